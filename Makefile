@@ -1,0 +1,41 @@
+# stablerow — see README.md. Every target installs what it needs through the
+# Go module proxy; gcc must be present for cgo (pg_query_go).
+GO        ?= go
+DEMO_DIR  ?= $(CURDIR)/.demo
+PKGS      := ./...
+FUZZTIME  ?= 10s
+
+.PHONY: all demo test test-short bench fuzz lint clean
+
+all: lint test
+
+demo:
+	$(GO) run ./cmd/stablerow demo -d $(DEMO_DIR)
+
+# All tests, race detector on, bounded sizes (-short keeps big fixtures out).
+test:
+	$(GO) test -race -short -count=1 -timeout 15m $(PKGS)
+
+test-short:
+	$(GO) test -short -count=1 $(PKGS)
+
+# Library benchmarks. STABLEROW_BENCH_ROWS scales the big fixtures.
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 3x -timeout 30m $(PKGS) | tee bench.out
+
+# Every fuzz target, FUZZTIME each.
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  dir=$$($(GO) list -f '{{.Dir}}' $$pkg); \
+	  for f in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$dir/*_test.go 2>/dev/null | sed 's/func //'); do \
+	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; \
+	done
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+clean:
+	rm -rf $(DEMO_DIR) bench.out
