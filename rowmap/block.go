@@ -1,0 +1,292 @@
+package rowmap
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"math/bits"
+	"slices"
+)
+
+// Block encoding (little endian), one per logical block:
+//
+//	+0 flags     u8   bit0: deletion bitmap present; bit1: local dictionary
+//	+1 width     u8   bits per packed label (0..16)
+//	+2 rows      u32  rows in the block
+//	+6 live      u32  live rows
+//	+10 k        u32  dictionary size (0 without a dictionary)
+//	+14 deletion bitmap  ceil(rows/64) × u64 (bit set = deleted), if flag
+//	+.. dictionary       k × u16 (sorted), if flag
+//	+.. packed labels    ceil(live*width/64) × u64, LSB first
+//	+.. CRC32C of the above  u32
+//
+// The per-block choice is the smaller of plain packing at ceil(log2 m) bits
+// and dictionary packing at ceil(log2 k) bits; the deletion bitmap costs one
+// bit per row and is left out when the block has no deletions.
+const (
+	blockHeaderSize = 14
+	flagDeletions   = 1
+	flagDictionary  = 2
+)
+
+func widthFor(n uint32) uint8 {
+	if n <= 1 {
+		return 0
+	}
+	return uint8(bits.Len32(n - 1))
+}
+
+// encodeBlock appends the encoding of labels (NullLabel = deleted).
+func encodeBlock(dst []byte, labels []uint32, m uint32) []byte {
+	start := len(dst)
+	n := len(labels)
+	live := 0
+	var seen []uint32
+	for _, l := range labels {
+		if l != NullLabel {
+			live++
+			seen = append(seen, l)
+		}
+	}
+	slices.Sort(seen)
+	dict := slices.Compact(seen)
+	plainW := widthFor(m)
+	dictW := widthFor(uint32(len(dict)))
+	useDict := uint64(live)*uint64(dictW)+uint64(len(dict))*16 < uint64(live)*uint64(plainW)
+	flags := uint8(0)
+	if live < n {
+		flags |= flagDeletions
+	}
+	w := plainW
+	if useDict {
+		flags |= flagDictionary
+		w = dictW
+	}
+	k := uint32(0)
+	if useDict {
+		k = uint32(len(dict))
+	}
+	dst = append(dst, flags, w)
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(n))
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(live))
+	dst = binary.LittleEndian.AppendUint32(dst, k)
+	if flags&flagDeletions != 0 {
+		for i := 0; i < n; i += 64 {
+			var word uint64
+			for j := i; j < n && j < i+64; j++ {
+				if labels[j] == NullLabel {
+					word |= 1 << (j - i)
+				}
+			}
+			dst = binary.LittleEndian.AppendUint64(dst, word)
+		}
+	}
+	var idx map[uint32]uint32
+	if useDict {
+		idx = make(map[uint32]uint32, len(dict))
+		for i, d := range dict {
+			idx[d] = uint32(i)
+			dst = binary.LittleEndian.AppendUint16(dst, uint16(d))
+		}
+	}
+	var acc uint64
+	var nb uint
+	for _, l := range labels {
+		if l == NullLabel || w == 0 {
+			continue
+		}
+		v := uint64(l)
+		if useDict {
+			v = uint64(idx[l])
+		}
+		acc |= v << nb
+		nb += uint(w)
+		if nb >= 64 {
+			dst = binary.LittleEndian.AppendUint64(dst, acc)
+			nb -= 64
+			acc = 0
+			if nb > 0 {
+				acc = v >> (uint(w) - nb)
+			}
+		}
+	}
+	if nb > 0 {
+		dst = binary.LittleEndian.AppendUint64(dst, acc)
+	}
+	return binary.LittleEndian.AppendUint32(dst, crc32.Checksum(dst[start:], castagnoli))
+}
+
+// blockInfo is a parsed block header.
+type blockInfo struct {
+	flags, width uint8
+	rows, live   uint32
+	k            uint32
+}
+
+func (b blockInfo) encoding() string {
+	s := fmt.Sprintf("plain w=%d", b.width)
+	if b.flags&flagDictionary != 0 {
+		s = fmt.Sprintf("dict k=%d w=%d", b.k, b.width)
+	}
+	if b.flags&flagDeletions != 0 {
+		s += " +delbitmap"
+	}
+	return s
+}
+
+func parseBlockHeader(buf []byte) (blockInfo, error) {
+	if len(buf) < blockHeaderSize+4 {
+		return blockInfo{}, fmt.Errorf("%w: block truncated", ErrCorrupt)
+	}
+	return blockInfo{
+		flags: buf[0], width: buf[1],
+		rows: binary.LittleEndian.Uint32(buf[2:]),
+		live: binary.LittleEndian.Uint32(buf[6:]),
+		k:    binary.LittleEndian.Uint32(buf[10:]),
+	}, nil
+}
+
+// decodeBlock verifies and decodes a block into out (len = rows). m is the
+// destination count, wantRows/wantLive the values implied by the counts.
+func decodeBlock(buf []byte, m uint32, wantRows, wantLive int, out []uint32) error {
+	h, err := parseBlockHeader(buf)
+	if err != nil {
+		return err
+	}
+	body := buf[:len(buf)-4]
+	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(buf[len(buf)-4:]) {
+		return fmt.Errorf("%w: block checksum mismatch", ErrCorrupt)
+	}
+	if h.flags&^(flagDeletions|flagDictionary) != 0 || int(h.rows) != wantRows || int(h.live) != wantLive || h.width > 16 {
+		return fmt.Errorf("%w: block header inconsistent (flags %#x rows %d/%d live %d/%d width %d)", ErrCorrupt, h.flags, h.rows, wantRows, h.live, wantLive, h.width)
+	}
+	n := int(h.rows)
+	p := blockHeaderSize
+	need := func(sz int) error {
+		if sz < 0 || p+sz > len(body) {
+			return fmt.Errorf("%w: block payload truncated", ErrCorrupt)
+		}
+		return nil
+	}
+	var del []byte
+	if h.flags&flagDeletions != 0 {
+		sz := (n + 63) / 64 * 8
+		if err := need(sz); err != nil {
+			return err
+		}
+		del = body[p : p+sz]
+		p += sz
+	} else if h.live != h.rows {
+		return fmt.Errorf("%w: deletions without bitmap", ErrCorrupt)
+	}
+	var dict []uint32
+	limit := m
+	if h.flags&flagDictionary != 0 {
+		if h.k == 0 || h.k > m || uint8(widthFor(h.k)) > h.width {
+			return fmt.Errorf("%w: bad dictionary size %d", ErrCorrupt, h.k)
+		}
+		if err := need(int(h.k) * 2); err != nil {
+			return err
+		}
+		dict = make([]uint32, h.k)
+		for i := range dict {
+			dict[i] = uint32(binary.LittleEndian.Uint16(body[p+2*i:]))
+			if dict[i] >= m {
+				return fmt.Errorf("%w: dictionary label %d ≥ %d", ErrCorrupt, dict[i], m)
+			}
+		}
+		p += int(h.k) * 2
+		limit = h.k
+	} else if h.k != 0 {
+		return fmt.Errorf("%w: dictionary size without dictionary", ErrCorrupt)
+	}
+	words := (int(h.live)*int(h.width) + 63) / 64
+	if err := need(words * 8); err != nil {
+		return err
+	}
+	if p+words*8 != len(body) {
+		return fmt.Errorf("%w: block has trailing bytes", ErrCorrupt)
+	}
+	packed := body[p:]
+	live := out[n-int(h.live):] // unpack live values into the tail, then spread
+	if err := unpack(packed, uint(h.width), live, limit); err != nil {
+		return err
+	}
+	if dict != nil {
+		for i, v := range live {
+			live[i] = dict[v]
+		}
+	}
+	if del == nil {
+		return nil
+	}
+	// Spread forward: dst index i ≥ source index, so reading from the tail
+	// ahead of writes is safe only when walking from the front if the live
+	// tail starts at or after i; it does, since src = n-live+seen ≥ i.
+	src := n - int(h.live)
+	seen := 0
+	for wi := 0; wi*64 < n; wi++ {
+		word := binary.LittleEndian.Uint64(del[wi*8:])
+		end := min(n, wi*64+64)
+		if wi*64+64 > n {
+			word &= uint64(1)<<(n-wi*64) - 1
+		}
+		if word == 0 && seen+(end-wi*64) <= int(h.live) {
+			copy(out[wi*64:end], out[src+seen:src+seen+(end-wi*64)])
+			seen += end - wi*64
+			continue
+		}
+		for i := wi * 64; i < end; i++ {
+			if word>>(i-wi*64)&1 != 0 {
+				out[i] = NullLabel
+				continue
+			}
+			if seen == int(h.live) {
+				return fmt.Errorf("%w: deletion bitmap disagrees with live count", ErrCorrupt)
+			}
+			out[i] = out[src+seen]
+			seen++
+		}
+	}
+	if seen != int(h.live) {
+		return fmt.Errorf("%w: deletion bitmap disagrees with live count", ErrCorrupt)
+	}
+	return nil
+}
+
+// unpack reads len(out) values of width w (LSB first) and checks each is
+// below limit. packed must hold ceil(len(out)*w/64) words.
+func unpack(packed []byte, w uint, out []uint32, limit uint32) error {
+	if w == 0 {
+		clear(out)
+		if len(out) > 0 && limit == 0 {
+			return fmt.Errorf("%w: label out of range", ErrCorrupt)
+		}
+		return nil
+	}
+	mask := uint64(1)<<w - 1
+	var acc uint64
+	var have uint
+	wi := 0
+	bad := false
+	for i := range out {
+		var v uint64
+		if have >= w {
+			v = acc & mask
+			acc >>= w
+			have -= w
+		} else {
+			next := binary.LittleEndian.Uint64(packed[wi:])
+			wi += 8
+			v = (acc | next<<have) & mask
+			acc = next >> (w - have)
+			have = 64 - (w - have)
+		}
+		out[i] = uint32(v)
+		bad = bad || uint32(v) >= limit
+	}
+	if bad {
+		return fmt.Errorf("%w: label out of range %d", ErrCorrupt, limit)
+	}
+	return nil
+}
