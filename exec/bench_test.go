@@ -1,0 +1,102 @@
+package exec_test
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/stablerow/stablerow/exec"
+	"github.com/stablerow/stablerow/exec/exectest"
+)
+
+// failNode's stream fails on first Next; checks error propagation through operators.
+type failNode struct{ exec.Node }
+
+var errBoom = errors.New("boom")
+
+type failStream struct{ exec.Stream }
+
+func (failStream) Next(context.Context) (arrow.RecordBatch, error) { return nil, errBoom }
+func (failStream) Close() error                                    { return nil }
+
+func (f failNode) Execute(ctx context.Context, tc *exec.TaskContext) (exec.Stream, error) {
+	return failStream{}, nil
+}
+
+func TestErrorPropagation(t *testing.T) {
+	mem := exectest.Mem(t)
+	v, _ := exec.NewValuesExec(kvSchema, nil)
+	f := failNode{v}
+	srt, _ := exec.NewSortExec(f, []exec.SortKey{{Column: 0}})
+	flt, _ := exec.NewFilterExec(f, exec.Unary{Op: exec.OpIsNull, E: colK})
+	prj, _ := exec.NewProjectExec(f, []exec.Expr{colK}, []string{"k"})
+	un, _ := exec.NewUnionExec(v, f)
+	hjL, _ := exec.NewHashJoinExec(f, v, []int{0}, []int{0}, exec.JoinInner)
+	hjR, _ := exec.NewHashJoinExec(v, f, []int{0}, []int{0}, exec.JoinLeft)
+	for _, n := range []exec.Node{srt, flt, prj, un, hjL, hjR, exec.NewLimitExec(f, 0, 3)} {
+		s, err := n.Execute(t.Context(), &exec.TaskContext{Mem: mem})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := exec.Collect(t.Context(), s); !errors.Is(err, errBoom) {
+			t.Fatalf("%s: got %v", n.Name(), err)
+		}
+		s.Close()
+	}
+}
+
+func benchRows(n int, r *rand.Rand) [][]any {
+	rows := make([][]any, n)
+	for i := range rows {
+		rows[i] = []any{int64(r.IntN(n)), "x"}
+	}
+	return rows
+}
+
+func BenchmarkHashJoin(b *testing.B) {
+	mem := exectest.Mem(b)
+	r := rand.New(rand.NewPCG(1, 1))
+	lb, _ := exectest.Batch(mem, kvSchema, benchRows(100_000, r))
+	rb, _ := exectest.Batch(mem, kvSchema, benchRows(100_000, r))
+	l, _ := exec.NewValuesExec(kvSchema, []arrow.RecordBatch{lb})
+	rr, _ := exec.NewValuesExec(kvSchema, []arrow.RecordBatch{rb})
+	lb.Release()
+	rb.Release()
+	defer l.Release()
+	defer rr.Release()
+	j, _ := exec.NewHashJoinExec(l, rr, []int{0}, []int{0}, exec.JoinInner)
+	b.ResetTimer()
+	for b.Loop() {
+		s, _ := j.Execute(b.Context(), &exec.TaskContext{Mem: mem, BatchSize: 8192})
+		out, err := exec.Collect(b.Context(), s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, o := range out {
+			o.Release()
+		}
+	}
+}
+
+func BenchmarkSort(b *testing.B) {
+	mem := exectest.Mem(b)
+	r := rand.New(rand.NewPCG(2, 2))
+	bt, _ := exectest.Batch(mem, kvSchema, benchRows(100_000, r))
+	v, _ := exec.NewValuesExec(kvSchema, []arrow.RecordBatch{bt})
+	bt.Release()
+	defer v.Release()
+	s0, _ := exec.NewSortExec(v, []exec.SortKey{{Column: 0}})
+	b.ResetTimer()
+	for b.Loop() {
+		s, _ := s0.Execute(b.Context(), &exec.TaskContext{Mem: mem, BatchSize: 8192})
+		out, err := exec.Collect(b.Context(), s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, o := range out {
+			o.Release()
+		}
+	}
+}

@@ -1,0 +1,279 @@
+package exec_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/stablerow/stablerow/exec"
+	"github.com/stablerow/stablerow/exec/exectest"
+)
+
+var kvSchema = arrow.NewSchema([]arrow.Field{
+	{Name: "k", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+	{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
+}, nil)
+
+func randRows(r *rand.Rand, n int) [][]any {
+	rows := make([][]any, n)
+	for i := range rows {
+		var k any = int64(r.IntN(10))
+		if r.IntN(5) == 0 {
+			k = nil
+		}
+		var s any = string(rune('a' + r.IntN(26)))
+		if r.IntN(7) == 0 {
+			s = nil
+		}
+		rows[i] = []any{k, s}
+	}
+	return rows
+}
+
+func TestValues(t *testing.T) {
+	rows := randRows(rand.New(rand.NewPCG(1, 2)), 50)
+	exectest.Run(t, exectest.Case{
+		Inputs:  []exectest.Input{{Schema: kvSchema, Rows: rows}},
+		Build:   func(in []exec.Node) (exec.Node, error) { return in[0], nil },
+		Want:    rows,
+		Ordered: true,
+	})
+}
+
+func TestLimit(t *testing.T) {
+	rows := randRows(rand.New(rand.NewPCG(3, 4)), 40)
+	for _, tc := range []struct{ off, lim int64 }{{0, 0}, {0, 5}, {3, 10}, {39, 5}, {45, 1}, {2, -1}} {
+		lo := min(int(tc.off), len(rows))
+		hi := len(rows)
+		if tc.lim >= 0 {
+			hi = min(hi, lo+int(tc.lim))
+		}
+		exectest.Run(t, exectest.Case{
+			Inputs: []exectest.Input{{Schema: kvSchema, Rows: rows}},
+			Build: func(in []exec.Node) (exec.Node, error) {
+				return exec.NewLimitExec(in[0], tc.off, tc.lim), nil
+			},
+			Want:    rows[lo:hi],
+			Ordered: true,
+		})
+	}
+}
+
+func TestUnion(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	a, b := randRows(r, 13), randRows(r, 9)
+	exectest.Run(t, exectest.Case{
+		Inputs: []exectest.Input{{Schema: kvSchema, Rows: a}, {Schema: kvSchema, Rows: nil}, {Schema: kvSchema, Rows: b}},
+		Build: func(in []exec.Node) (exec.Node, error) {
+			return exec.NewUnionExec(in...)
+		},
+		Want:    append(append([][]any{}, a...), b...),
+		Ordered: true,
+	})
+	other := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int32}}, nil)
+	mem := exectest.Mem(t)
+	v1, _ := exec.NewValuesExec(kvSchema, nil)
+	v2, _ := exec.NewValuesExec(other, nil)
+	_ = mem
+	if _, err := exec.NewUnionExec(v1, v2); !errors.Is(err, exec.ErrSchema) {
+		t.Fatalf("want ErrSchema, got %v", err)
+	}
+}
+
+func TestUnnest(t *testing.T) {
+	list := []uint64{5, 3, 3, 9, 0, 1, 2, 8}
+	want := make([][]any, len(list))
+	for i, v := range list {
+		want[i] = []any{v, int64(i + 1)}
+	}
+	exectest.Run(t, exectest.Case{
+		Build:   func([]exec.Node) (exec.Node, error) { return exec.NewUnnestExec(list) },
+		Want:    want,
+		Ordered: true,
+	})
+	// Bound parameter with NULLs.
+	x, y := int64(-4), int64(7)
+	plist := []*int64{&x, nil, &y}
+	exectest.Run(t, exectest.Case{
+		Build: func([]exec.Node) (exec.Node, error) {
+			return exec.NewUnnestParamExec(1, arrow.PrimitiveTypes.Int64)
+		},
+		Params:  map[int]any{1: plist},
+		Want:    [][]any{{int64(-4), int64(1)}, {nil, int64(2)}, {int64(7), int64(3)}},
+		Ordered: true,
+	})
+	u, _ := exec.NewUnnestParamExec(1, arrow.PrimitiveTypes.Int64)
+	if _, err := u.Execute(context.Background(), &exec.TaskContext{}); !errors.Is(err, exec.ErrInvalidArgument) {
+		t.Fatalf("unbound param: %v", err)
+	}
+	if _, err := u.Execute(context.Background(), &exec.TaskContext{Params: map[int]any{1: []uint64{1}}}); !errors.Is(err, exec.ErrSchema) {
+		t.Fatalf("wrong param type: %v", err)
+	}
+	if _, err := exec.NewUnnestExec([]string{"a"}); !errors.Is(err, exec.ErrInvalidArgument) {
+		t.Fatalf("bad list: %v", err)
+	}
+	if !exec.OrderingSatisfies(u.Properties().Ordering, []exec.SortKey{{Column: 1}}) {
+		t.Fatal("unnest must declare ord ASC")
+	}
+}
+
+func TestOrderingSatisfies(t *testing.T) {
+	a, b := exec.SortKey{Column: 0}, exec.SortKey{Column: 1, Descending: true}
+	cases := []struct {
+		have, want []exec.SortKey
+		ok         bool
+	}{
+		{nil, nil, true}, {[]exec.SortKey{a}, nil, true}, {nil, []exec.SortKey{a}, false},
+		{[]exec.SortKey{a, b}, []exec.SortKey{a}, true}, {[]exec.SortKey{a}, []exec.SortKey{a, b}, false},
+		{[]exec.SortKey{b}, []exec.SortKey{{Column: 1}}, false},
+	}
+	for i, c := range cases {
+		if got := exec.OrderingSatisfies(c.have, c.want); got != c.ok {
+			t.Errorf("case %d: got %v", i, got)
+		}
+	}
+}
+
+func TestCoalescer(t *testing.T) {
+	mem := exectest.Mem(t)
+	r := rand.New(rand.NewPCG(7, 8))
+	rows := randRows(r, 100)
+	for _, size := range []int{1, 3, 16, 200} {
+		var in []arrow.RecordBatch
+		for lo := 0; lo < len(rows); {
+			hi := min(len(rows), lo+1+r.IntN(30))
+			bs, err := exectest.Chunk(mem, kvSchema, rows[lo:hi], hi-lo, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in = append(in, bs...)
+			lo = hi
+		}
+		c := exec.NewCoalescer(kvSchema, mem, size)
+		var out []arrow.RecordBatch
+		for _, b := range in {
+			if err := c.Push(b); err != nil {
+				t.Fatal(err)
+			}
+			b.Release()
+			for o, ok := c.Pop(); ok; o, ok = c.Pop() {
+				out = append(out, o)
+			}
+		}
+		if err := c.Finish(); err != nil {
+			t.Fatal(err)
+		}
+		for o, ok := c.Pop(); ok; o, ok = c.Pop() {
+			out = append(out, o)
+		}
+		c.Release()
+		for i, o := range out {
+			if i < len(out)-1 && o.NumRows() != int64(size) {
+				t.Fatalf("size %d: batch %d has %d rows", size, i, o.NumRows())
+			}
+		}
+		got, err := exectest.Rows(out...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range out {
+			o.Release()
+		}
+		if len(got) != len(rows) {
+			t.Fatalf("size %d: %d rows, want %d", size, len(got), len(rows))
+		}
+		for i := range rows {
+			if got[i][0] != rows[i][0] || got[i][1] != rows[i][1] {
+				t.Fatalf("size %d row %d: %v != %v", size, i, got[i], rows[i])
+			}
+		}
+	}
+}
+
+func TestExplainAndMetrics(t *testing.T) {
+	mem := exectest.Mem(t)
+	b, _ := exectest.Batch(mem, kvSchema, randRows(rand.New(rand.NewPCG(9, 9)), 10))
+	v, _ := exec.NewValuesExec(kvSchema, []arrow.RecordBatch{b})
+	b.Release()
+	defer v.Release()
+	lim := exec.NewLimitExec(v, 2, 5)
+	ctx := context.Background()
+	s, _ := lim.Execute(ctx, &exec.TaskContext{Mem: mem, BatchSize: 3})
+	out, err := exec.Collect(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range out {
+		o.Release()
+	}
+	if got := lim.Metrics().OutputRows.Load(); got != 5 {
+		t.Fatalf("output rows %d", got)
+	}
+	lim.Metrics().Add("spills", 2)
+	if lim.Metrics().Snapshot()["spills"] != 2 {
+		t.Fatal("extra counter")
+	}
+	e := exec.Explain(lim, false)
+	if e != "01)LimitExec: offset=2 limit=5\n02)  ValuesExec: batches=1 rows=10\n" {
+		t.Fatalf("explain:\n%s", e)
+	}
+	ea := exec.Explain(lim, true)
+	if !strings.Contains(ea, "output_rows=5") || !strings.Contains(ea, "spills=2") {
+		t.Fatalf("explain analyze:\n%s", ea)
+	}
+}
+
+func TestCancellation(t *testing.T) {
+	mem := exectest.Mem(t)
+	u, _ := exec.NewUnnestExec([]int64{1, 2, 3})
+	ctx, cancel := context.WithCancel(context.Background())
+	s, _ := exec.NewLimitExec(u, 0, -1).Execute(ctx, &exec.TaskContext{Mem: mem, BatchSize: 1})
+	b, err := s.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Release()
+	cancel()
+	if _, err := exec.Collect(ctx, s); !errors.Is(err, context.Canceled) {
+		t.Fatalf("want Canceled, got %v", err)
+	}
+}
+
+func TestAdapters(t *testing.T) {
+	mem := exectest.Mem(t)
+	rows := randRows(rand.New(rand.NewPCG(11, 12)), 20)
+	bs, _ := exectest.Chunk(mem, kvSchema, rows, 6, true)
+	rr, err := array.NewRecordReader(kvSchema, bs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range bs {
+		b.Release()
+	}
+	// Stream -> reader -> stream round trip.
+	back := exec.FromRecordReader(exec.ToRecordReader(exec.FromRecordReader(rr)))
+	out, err := exec.Collect(context.Background(), back)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := exectest.Rows(out...)
+	for _, o := range out {
+		o.Release()
+	}
+	if len(got) != len(rows) {
+		t.Fatalf("%d rows", len(got))
+	}
+	for i := range rows {
+		if got[i][0] != rows[i][0] || got[i][1] != rows[i][1] {
+			t.Fatalf("row %d", i)
+		}
+	}
+	if _, err := back.Next(context.Background()); !errors.Is(err, exec.ErrClosed) && !errors.Is(err, io.EOF) {
+		t.Fatalf("after close: %v", err)
+	}
+}

@@ -1,0 +1,97 @@
+package exec_test
+
+import (
+	"errors"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/stablerow/stablerow/exec"
+	"github.com/stablerow/stablerow/exec/exectest"
+)
+
+var (
+	colK = exec.Col{Index: 0, Name: "k"}
+	colS = exec.Col{Index: 1, Name: "s"}
+)
+
+func TestFilter(t *testing.T) {
+	rows := randRows(rand.New(rand.NewPCG(41, 42)), 80)
+	cases := []struct {
+		pred exec.Expr
+		ref  func(k, s any) bool // true only where SQL's predicate is TRUE
+	}{
+		{exec.Binary{Op: exec.OpGt, L: colK, R: exec.Lit{Value: int64(4)}},
+			func(k, s any) bool { return k != nil && k.(int64) > 4 }},
+		{exec.Binary{Op: exec.OpOr,
+			L: exec.Binary{Op: exec.OpAnd, L: exec.Binary{Op: exec.OpLe, L: colK, R: exec.Lit{Value: int64(3)}}, R: exec.Binary{Op: exec.OpNe, L: colS, R: exec.Lit{Value: "c"}}},
+			R: exec.Unary{Op: exec.OpIsNull, E: colK}},
+			func(k, s any) bool { return k == nil || (k.(int64) <= 3 && s != nil && s.(string) != "c") }},
+		{exec.Unary{Op: exec.OpNot, E: exec.In{E: colS, List: []exec.Lit{{Value: "a"}, {Value: "b"}, {Value: "q"}}}},
+			func(k, s any) bool { return s != nil && s != "a" && s != "b" && s != "q" }},
+		{exec.In{E: colK, List: []exec.Lit{{Value: int64(1)}, {Value: nil, Type: arrow.PrimitiveTypes.Int64}}},
+			func(k, s any) bool { return k == int64(1) }},
+		{exec.Binary{Op: exec.OpEq, L: exec.Binary{Op: exec.OpMul, L: colK, R: exec.Lit{Value: int64(2)}}, R: exec.Binary{Op: exec.OpAdd, L: colK, R: exec.Lit{Value: int64(3)}}},
+			func(k, s any) bool { return k == int64(3) }},
+		{exec.Unary{Op: exec.OpIsNotNull, E: colS},
+			func(k, s any) bool { return s != nil }},
+		{exec.Binary{Op: exec.OpGe, L: exec.Cast{E: colK, To: arrow.PrimitiveTypes.Float64}, R: exec.Lit{Value: 7.5}},
+			func(k, s any) bool { return k != nil && float64(k.(int64)) >= 7.5 }},
+	}
+	for _, c := range cases {
+		var want [][]any
+		for _, r := range rows {
+			if c.ref(r[0], r[1]) {
+				want = append(want, r)
+			}
+		}
+		exectest.Run(t, exectest.Case{
+			Inputs:  []exectest.Input{{Schema: kvSchema, Rows: rows}},
+			Build:   func(in []exec.Node) (exec.Node, error) { return exec.NewFilterExec(in[0], c.pred) },
+			Want:    want,
+			Ordered: true,
+		})
+	}
+	v, _ := exec.NewValuesExec(kvSchema, nil)
+	if _, err := exec.NewFilterExec(v, colK); !errors.Is(err, exec.ErrSchema) {
+		t.Fatal(err)
+	}
+	if _, err := exec.NewFilterExec(v, exec.Binary{Op: exec.OpEq, L: colK, R: colS}); !errors.Is(err, exec.ErrSchema) {
+		t.Fatal(err)
+	}
+}
+
+func TestProject(t *testing.T) {
+	rows := randRows(rand.New(rand.NewPCG(43, 44)), 30)
+	var want [][]any
+	for _, r := range rows {
+		var d any
+		if r[0] != nil {
+			d = r[0].(int64) - 1
+		}
+		want = append(want, []any{r[1], d, r[0] == nil})
+	}
+	exectest.Run(t, exectest.Case{
+		Inputs: []exectest.Input{{Schema: kvSchema, Rows: rows}},
+		Build: func(in []exec.Node) (exec.Node, error) {
+			return exec.NewProjectExec(in[0], []exec.Expr{colS, exec.Binary{Op: exec.OpSub, L: colK, R: exec.Lit{Value: int64(1)}}, exec.Unary{Op: exec.OpIsNull, E: colK}},
+				[]string{"s", "d", "knull"})
+		},
+		Want:    want,
+		Ordered: true,
+	})
+	// Integer division by zero is an error, not a panic or a silent value.
+	mem := exectest.Mem(t)
+	b, _ := exectest.Batch(mem, kvSchema, [][]any{{int64(1), "a"}})
+	v, _ := exec.NewValuesExec(kvSchema, []arrow.RecordBatch{b})
+	b.Release()
+	defer v.Release()
+	p, err := exec.NewProjectExec(v, []exec.Expr{exec.Binary{Op: exec.OpDiv, L: colK, R: exec.Lit{Value: int64(0)}}}, []string{"q"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := p.Execute(t.Context(), &exec.TaskContext{Mem: mem})
+	if _, err := exec.Collect(t.Context(), s); err == nil {
+		t.Fatal("want divide-by-zero error")
+	}
+}

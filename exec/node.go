@@ -1,0 +1,52 @@
+package exec
+
+import (
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// Node is an immutable physical plan node. All run state lives in the Stream it returns.
+type Node interface {
+	Name() string
+	Schema() *arrow.Schema
+	Children() []Node
+	Properties() Properties
+	String() string
+	// Execute does no work before the first Next.
+	Execute(ctx context.Context, tc *TaskContext) (Stream, error)
+	Metrics() *Metrics
+}
+
+// TaskContext carries per-execution resources.
+type TaskContext struct {
+	Mem       memory.Allocator
+	BatchSize int
+	Params    map[int]any // bound dynamic params, e.g. []uint64, []int64
+}
+
+// DefaultBatchSize is used when TaskContext.BatchSize <= 0.
+const DefaultBatchSize = 8192
+
+func (tc *TaskContext) mem() memory.Allocator {
+	if tc == nil || tc.Mem == nil {
+		return memory.DefaultAllocator
+	}
+	return tc.Mem
+}
+
+func (tc *TaskContext) batchSize() int {
+	if tc == nil || tc.BatchSize <= 0 {
+		return DefaultBatchSize
+	}
+	return tc.BatchSize
+}
+
+// Stream: Next returns a batch the caller owns and must Release, or io.EOF.
+// A stream never touches a batch after returning it.
+type Stream interface {
+	Schema() *arrow.Schema
+	Next(ctx context.Context) (arrow.RecordBatch, error)
+	Close() error
+}

@@ -1,0 +1,104 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+)
+
+// ProjectExec evaluates Exprs per batch into named output columns.
+type ProjectExec struct {
+	input   Node
+	exprs   []Expr
+	schema  *arrow.Schema
+	metrics Metrics
+}
+
+func NewProjectExec(input Node, exprs []Expr, names []string) (*ProjectExec, error) {
+	if len(exprs) != len(names) {
+		return nil, fmt.Errorf("%w: %d exprs, %d names", ErrInvalidArgument, len(exprs), len(names))
+	}
+	fields := make([]arrow.Field, len(exprs))
+	for i, e := range exprs {
+		t, err := e.DataType(input.Schema())
+		if err != nil {
+			return nil, err
+		}
+		fields[i] = arrow.Field{Name: names[i], Type: t, Nullable: true}
+		if c, ok := e.(Col); ok {
+			fields[i].Nullable = input.Schema().Field(c.Index).Nullable
+		}
+	}
+	return &ProjectExec{input: input, exprs: append([]Expr{}, exprs...), schema: arrow.NewSchema(fields, nil)}, nil
+}
+
+func (p *ProjectExec) Name() string          { return "ProjectExec" }
+func (p *ProjectExec) Schema() *arrow.Schema { return p.schema }
+func (p *ProjectExec) Children() []Node      { return []Node{p.input} }
+func (p *ProjectExec) Metrics() *Metrics     { return &p.metrics }
+
+// Properties keeps input ordering keys whose column is passed through as a plain Col.
+func (p *ProjectExec) Properties() Properties {
+	var ord []SortKey
+	for _, k := range p.input.Properties().Ordering {
+		found := false
+		for i, e := range p.exprs {
+			if c, ok := e.(Col); ok && c.Index == k.Column {
+				k.Column, k.Name, found = i, p.schema.Field(i).Name, true
+				break
+			}
+		}
+		if !found {
+			break
+		}
+		ord = append(ord, k)
+	}
+	return Properties{Ordering: ord}
+}
+func (p *ProjectExec) String() string {
+	parts := make([]string, len(p.exprs))
+	for i, e := range p.exprs {
+		parts[i] = e.String() + " as " + p.schema.Field(i).Name
+	}
+	return "ProjectExec: expr=[" + strings.Join(parts, ", ") + "]"
+}
+
+func (p *ProjectExec) Execute(ctx context.Context, tc *TaskContext) (Stream, error) {
+	in, err := p.input.Execute(ctx, tc)
+	if err != nil {
+		return nil, err
+	}
+	return &projectStream{n: p, tc: tc, in: in}, nil
+}
+
+type projectStream struct {
+	n  *ProjectExec
+	tc *TaskContext
+	in Stream
+}
+
+func (s *projectStream) Schema() *arrow.Schema { return s.n.schema }
+func (s *projectStream) Close() error          { return s.in.Close() }
+
+func (s *projectStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	b, err := s.in.Next(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Release()
+	start := time.Now()
+	cols, err := evalAll(ctx, s.tc.mem(), b, s.n.exprs...)
+	if err != nil {
+		return nil, err
+	}
+	out := array.NewRecordBatch(s.n.schema, cols, b.NumRows())
+	releaseAll(cols)
+	return s.n.metrics.emit(out, start)
+}

@@ -1,0 +1,180 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+)
+
+// UnnestExec unnests a list WITH ORDINALITY: output (value, ord int64 1-based),
+// chunked by BatchSize. The list is a literal or TaskContext.Params[Param].
+// Supported list types: []uint64, []int64, []*uint64, []*int64 (nil = NULL).
+type UnnestExec struct {
+	literal any
+	param   int
+	isParam bool
+	schema  *arrow.Schema
+	metrics Metrics
+}
+
+func unnestSchema(t arrow.DataType) *arrow.Schema {
+	return arrow.NewSchema([]arrow.Field{
+		{Name: "value", Type: t, Nullable: true},
+		{Name: "ord", Type: arrow.PrimitiveTypes.Int64},
+	}, nil)
+}
+
+func listType(v any) (arrow.DataType, error) {
+	switch v.(type) {
+	case []uint64, []*uint64:
+		return arrow.PrimitiveTypes.Uint64, nil
+	case []int64, []*int64:
+		return arrow.PrimitiveTypes.Int64, nil
+	}
+	return nil, fmt.Errorf("%w: unnest list of type %T", ErrInvalidArgument, v)
+}
+
+// NewUnnestExec unnests a literal list.
+func NewUnnestExec(list any) (*UnnestExec, error) {
+	t, err := listType(list)
+	if err != nil {
+		return nil, err
+	}
+	return &UnnestExec{literal: list, schema: unnestSchema(t)}, nil
+}
+
+// NewUnnestParamExec unnests bound parameter param of element type t (Int64 or Uint64).
+func NewUnnestParamExec(param int, t arrow.DataType) (*UnnestExec, error) {
+	if t.ID() != arrow.INT64 && t.ID() != arrow.UINT64 {
+		return nil, fmt.Errorf("%w: unnest element type %s", ErrInvalidArgument, t)
+	}
+	return &UnnestExec{param: param, isParam: true, schema: unnestSchema(t)}, nil
+}
+
+func (u *UnnestExec) Name() string          { return "UnnestExec" }
+func (u *UnnestExec) Schema() *arrow.Schema { return u.schema }
+func (u *UnnestExec) Children() []Node      { return nil }
+func (u *UnnestExec) Metrics() *Metrics     { return &u.metrics }
+func (u *UnnestExec) Properties() Properties {
+	return Properties{Ordering: []SortKey{{Column: 1, Name: "ord"}}}
+}
+func (u *UnnestExec) String() string {
+	if u.isParam {
+		return fmt.Sprintf("UnnestExec: list=$%d ordinality=true", u.param)
+	}
+	return fmt.Sprintf("UnnestExec: list=literal[%d] ordinality=true", listLen(u.literal))
+}
+
+func listLen(v any) int {
+	switch l := v.(type) {
+	case []uint64:
+		return len(l)
+	case []int64:
+		return len(l)
+	case []*uint64:
+		return len(l)
+	case []*int64:
+		return len(l)
+	}
+	return 0
+}
+
+func (u *UnnestExec) Execute(ctx context.Context, tc *TaskContext) (Stream, error) {
+	list := u.literal
+	if u.isParam {
+		var ok bool
+		if tc != nil {
+			list, ok = tc.Params[u.param]
+		}
+		if !ok {
+			return nil, fmt.Errorf("%w: unnest parameter $%d not bound", ErrInvalidArgument, u.param)
+		}
+		t, err := listType(list)
+		if err != nil {
+			return nil, err
+		}
+		if !arrow.TypeEqual(t, u.schema.Field(0).Type) {
+			return nil, fmt.Errorf("%w: parameter $%d is %T, want list of %s", ErrSchema, u.param, list, u.schema.Field(0).Type)
+		}
+	}
+	return &unnestStream{n: u, tc: tc, list: list, total: listLen(list)}, nil
+}
+
+type unnestStream struct {
+	n          *UnnestExec
+	tc         *TaskContext
+	list       any
+	off, total int
+	closed     bool
+}
+
+func (s *unnestStream) Schema() *arrow.Schema { return s.n.schema }
+func (s *unnestStream) Close() error          { s.closed = true; return nil }
+
+func (s *unnestStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if s.closed {
+		return nil, ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if s.off >= s.total {
+		return nil, io.EOF
+	}
+	start := time.Now()
+	mem := s.tc.mem()
+	lo, hi := s.off, min(s.total, s.off+s.tc.batchSize())
+	s.off = hi
+	var vals arrow.Array
+	switch l := s.list.(type) {
+	case []uint64:
+		b := array.NewUint64Builder(mem)
+		b.AppendValues(l[lo:hi], nil)
+		vals = b.NewArray()
+		b.Release()
+	case []int64:
+		b := array.NewInt64Builder(mem)
+		b.AppendValues(l[lo:hi], nil)
+		vals = b.NewArray()
+		b.Release()
+	case []*uint64:
+		b := array.NewUint64Builder(mem)
+		b.Reserve(hi - lo)
+		for _, p := range l[lo:hi] {
+			if p == nil {
+				b.UnsafeAppendBoolToBitmap(false)
+			} else {
+				b.UnsafeAppend(*p)
+			}
+		}
+		vals = b.NewArray()
+		b.Release()
+	case []*int64:
+		b := array.NewInt64Builder(mem)
+		b.Reserve(hi - lo)
+		for _, p := range l[lo:hi] {
+			if p == nil {
+				b.UnsafeAppendBoolToBitmap(false)
+			} else {
+				b.UnsafeAppend(*p)
+			}
+		}
+		vals = b.NewArray()
+		b.Release()
+	}
+	ob := array.NewInt64Builder(mem)
+	ob.Reserve(hi - lo)
+	for i := lo; i < hi; i++ {
+		ob.UnsafeAppend(int64(i + 1))
+	}
+	ords := ob.NewArray()
+	ob.Release()
+	out := array.NewRecordBatch(s.n.schema, []arrow.Array{vals, ords}, int64(hi-lo))
+	vals.Release()
+	ords.Release()
+	return s.n.metrics.emit(out, start)
+}
