@@ -148,17 +148,30 @@ func parseBlockHeader(buf []byte) (blockInfo, error) {
 
 // decodeBlock verifies and decodes a block into out (len = rows). m is the
 // destination count, wantRows/wantLive the values implied by the counts.
-func decodeBlock(buf []byte, m uint32, wantRows, wantLive int, out []uint32) error {
+// parsedBlock is a validated view of one encoded block.
+type parsedBlock struct {
+	rows, live int
+	width      uint
+	del        []byte   // deletion bitmap, nil when the block has none
+	dict       []uint32 // local dictionary, nil when labels are packed directly
+	limit      uint32   // packed values must be below this
+	packed     []byte
+}
+
+// parseBlock checks a block's checksum and header against what the counts
+// say it must hold, and returns its parts without decoding the labels.
+func parseBlock(buf []byte, m uint32, wantRows, wantLive int) (parsedBlock, error) {
+	var pbk parsedBlock
 	h, err := parseBlockHeader(buf)
 	if err != nil {
-		return err
+		return pbk, err
 	}
 	body := buf[:len(buf)-4]
 	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(buf[len(buf)-4:]) {
-		return fmt.Errorf("%w: block checksum mismatch", ErrCorrupt)
+		return pbk, fmt.Errorf("%w: block checksum mismatch", ErrCorrupt)
 	}
 	if h.flags&^(flagDeletions|flagDictionary) != 0 || int(h.rows) != wantRows || int(h.live) != wantLive || h.width > 16 {
-		return fmt.Errorf("%w: block header inconsistent (flags %#x rows %d/%d live %d/%d width %d)", ErrCorrupt, h.flags, h.rows, wantRows, h.live, wantLive, h.width)
+		return pbk, fmt.Errorf("%w: block header inconsistent (flags %#x rows %d/%d live %d/%d width %d)", ErrCorrupt, h.flags, h.rows, wantRows, h.live, wantLive, h.width)
 	}
 	n := int(h.rows)
 	p := blockHeaderSize
@@ -172,42 +185,68 @@ func decodeBlock(buf []byte, m uint32, wantRows, wantLive int, out []uint32) err
 	if h.flags&flagDeletions != 0 {
 		sz := (n + 63) / 64 * 8
 		if err := need(sz); err != nil {
-			return err
+			return pbk, err
 		}
 		del = body[p : p+sz]
 		p += sz
 	} else if h.live != h.rows {
-		return fmt.Errorf("%w: deletions without bitmap", ErrCorrupt)
+		return pbk, fmt.Errorf("%w: deletions without bitmap", ErrCorrupt)
 	}
 	var dict []uint32
 	limit := m
 	if h.flags&flagDictionary != 0 {
 		if h.k == 0 || h.k > m || uint8(widthFor(h.k)) > h.width {
-			return fmt.Errorf("%w: bad dictionary size %d", ErrCorrupt, h.k)
+			return pbk, fmt.Errorf("%w: bad dictionary size %d", ErrCorrupt, h.k)
 		}
 		if err := need(int(h.k) * 2); err != nil {
-			return err
+			return pbk, err
 		}
 		dict = make([]uint32, h.k)
 		for i := range dict {
 			dict[i] = uint32(binary.LittleEndian.Uint16(body[p+2*i:]))
 			if dict[i] >= m {
-				return fmt.Errorf("%w: dictionary label %d ≥ %d", ErrCorrupt, dict[i], m)
+				return pbk, fmt.Errorf("%w: dictionary label %d ≥ %d", ErrCorrupt, dict[i], m)
 			}
 		}
 		p += int(h.k) * 2
 		limit = h.k
 	} else if h.k != 0 {
-		return fmt.Errorf("%w: dictionary size without dictionary", ErrCorrupt)
+		return pbk, fmt.Errorf("%w: dictionary size without dictionary", ErrCorrupt)
 	}
 	words := (int(h.live)*int(h.width) + 63) / 64
 	if err := need(words * 8); err != nil {
-		return err
+		return pbk, err
 	}
 	if p+words*8 != len(body) {
-		return fmt.Errorf("%w: block has trailing bytes", ErrCorrupt)
+		return pbk, fmt.Errorf("%w: block has trailing bytes", ErrCorrupt)
 	}
-	packed := body[p:]
+	if del != nil {
+		dead := 0
+		for wi := 0; wi*64 < n; wi++ {
+			word := binary.LittleEndian.Uint64(del[wi*8:])
+			if wi*64+64 > n {
+				word &= uint64(1)<<(n-wi*64) - 1
+			}
+			dead += bits.OnesCount64(word)
+		}
+		if dead != n-int(h.live) {
+			return pbk, fmt.Errorf("%w: deletion bitmap disagrees with live count", ErrCorrupt)
+		}
+	}
+	pbk = parsedBlock{rows: n, live: int(h.live), width: uint(h.width), del: del, dict: dict, limit: limit, packed: body[p:]}
+	return pbk, nil
+}
+
+func decodeBlock(buf []byte, m uint32, wantRows, wantLive int, out []uint32) error {
+	pbk, err := parseBlock(buf, m, wantRows, wantLive)
+	if err != nil {
+		return err
+	}
+	n, del, dict, packed, limit := pbk.rows, pbk.del, pbk.dict, pbk.packed, pbk.limit
+	h := struct {
+		live  uint32
+		width uint8
+	}{uint32(pbk.live), uint8(pbk.width)}
 	live := out[n-int(h.live):] // unpack live values into the tail, then spread
 	if err := unpack(packed, uint(h.width), live, limit); err != nil {
 		return err
@@ -289,4 +328,84 @@ func unpack(packed []byte, w uint, out []uint32, limit uint32) error {
 		return fmt.Errorf("%w: label out of range %d", ErrCorrupt, limit)
 	}
 	return nil
+}
+
+// rankEncoded answers a point lookup straight from a parsed block: the label
+// at pos and how many earlier rows of the block carry it. It never
+// materialises the block: the live index of pos comes from popcounts over the
+// deletion bitmap, and the rank from one pass over the packed prefix.
+func rankEncoded(pb parsedBlock, pos int) (label, rank uint32, deleted bool, err error) {
+	if pos < 0 || pos >= pb.rows {
+		return 0, 0, false, fmt.Errorf("%w: position %d of %d", ErrInvalidArgument, pos, pb.rows)
+	}
+	li := pos
+	if pb.del != nil {
+		w := pos / 64
+		word := binary.LittleEndian.Uint64(pb.del[w*8:])
+		if word>>(pos%64)&1 != 0 {
+			return 0, 0, true, nil
+		}
+		dead := bits.OnesCount64(word & (uint64(1)<<(pos%64) - 1))
+		for i := 0; i < w; i++ {
+			dead += bits.OnesCount64(binary.LittleEndian.Uint64(pb.del[i*8:]))
+		}
+		li = pos - dead
+	}
+	if li >= pb.live {
+		return 0, 0, false, fmt.Errorf("%w: deletion bitmap disagrees with live count", ErrCorrupt)
+	}
+	v := packedAt(pb.packed, pb.width, li)
+	if v >= pb.limit {
+		return 0, 0, false, fmt.Errorf("%w: label out of range %d", ErrCorrupt, pb.limit)
+	}
+	rank = countEqualPrefix(pb.packed, pb.width, li, v)
+	if pb.dict != nil {
+		return pb.dict[v], rank, false, nil
+	}
+	return v, rank, false, nil
+}
+
+// packedAt returns value i of width w (LSB first).
+func packedAt(packed []byte, w uint, i int) uint32 {
+	if w == 0 {
+		return 0
+	}
+	bit := uint(i) * w
+	wi, sh := int(bit/64), bit%64
+	v := binary.LittleEndian.Uint64(packed[wi*8:]) >> sh
+	if sh+w > 64 {
+		v |= binary.LittleEndian.Uint64(packed[wi*8+8:]) << (64 - sh)
+	}
+	return uint32(v & (uint64(1)<<w - 1))
+}
+
+// countEqualPrefix counts the values equal to want among the first n.
+func countEqualPrefix(packed []byte, w uint, n int, want uint32) uint32 {
+	if w == 0 {
+		return uint32(n)
+	}
+	mask := uint64(1)<<w - 1
+	target := uint64(want)
+	var acc uint64
+	var have uint
+	wi := 0
+	var c uint32
+	for i := 0; i < n; i++ {
+		var v uint64
+		if have >= w {
+			v = acc & mask
+			acc >>= w
+			have -= w
+		} else {
+			next := binary.LittleEndian.Uint64(packed[wi:])
+			wi += 8
+			v = (acc | next<<have) & mask
+			acc = next >> (w - have)
+			have = 64 - (w - have)
+		}
+		if v == target {
+			c++
+		}
+	}
+	return c
 }

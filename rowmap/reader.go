@@ -168,11 +168,19 @@ func (r *Reader) Translate(g uint64) (dest uint16, offset uint32, deleted bool, 
 	}
 	bs := uint64(r.counts.BlockSize())
 	b := int(g / bs)
-	labels, err := r.DecodeBlock(b)
-	if err != nil {
-		return 0, 0, false, err
+	sz := int(r.dir[b+1] - r.dir[b])
+	raw := make([]byte, sz)
+	if _, err := r.src.ReadAt(raw, int64(r.dir[b])); err != nil && !errors.Is(err, io.EOF) {
+		return 0, 0, false, fmt.Errorf("rowmap: reading block %d: %w", b, err)
 	}
-	l, rank, del := TranslateInBlock(labels, int(g%bs))
+	pb, err := parseBlock(raw, uint32(len(r.dests)), r.counts.BlockLen(b), r.counts.BlockLive(b))
+	if err != nil {
+		return 0, 0, false, fmt.Errorf("block %d: %w", b, err)
+	}
+	l, rank, del, err := rankEncoded(pb, int(g%bs))
+	if err != nil {
+		return 0, 0, false, fmt.Errorf("block %d: %w", b, err)
+	}
 	if del {
 		return 0, 0, true, nil
 	}
