@@ -259,32 +259,41 @@ func decodeBlock(buf []byte, m uint32, wantRows, wantLive int, out []uint32) err
 	if del == nil {
 		return nil
 	}
-	// Spread forward: dst index i ≥ source index, so reading from the tail
-	// ahead of writes is safe only when walking from the front if the live
-	// tail starts at or after i; it does, since src = n-live+seen ≥ i.
+	// Spread the live tail forward over the deletions: a destination index
+	// never passes its source (src+seen ≥ i), so a forward copy is safe.
+	// Deleted bits are walked with TrailingZeros, so the cost is per run of
+	// live rows, not a bit test per row.
 	src := n - int(h.live)
+	nLive := int(h.live)
 	seen := 0
-	for wi := 0; wi*64 < n; wi++ {
-		word := binary.LittleEndian.Uint64(del[wi*8:])
-		end := min(n, wi*64+64)
-		if wi*64+64 > n {
-			word &= uint64(1)<<(n-wi*64) - 1
+	for base := 0; base < n; base += 64 {
+		end := min(n, base+64)
+		word := binary.LittleEndian.Uint64(del[base/8:])
+		if end-base < 64 {
+			word &= uint64(1)<<(end-base) - 1
 		}
-		if word == 0 && seen+(end-wi*64) <= int(h.live) {
-			copy(out[wi*64:end], out[src+seen:src+seen+(end-wi*64)])
-			seen += end - wi*64
-			continue
-		}
-		for i := wi * 64; i < end; i++ {
-			if word>>(i-wi*64)&1 != 0 {
-				out[i] = NullLabel
-				continue
+		i := base
+		for {
+			d := end
+			if word != 0 {
+				d = base + bits.TrailingZeros64(word)
+				word &= word - 1
 			}
-			if seen == int(h.live) {
+			k := d - i
+			if seen+k > nLive {
 				return fmt.Errorf("%w: deletion bitmap disagrees with live count", ErrCorrupt)
 			}
-			out[i] = out[src+seen]
-			seen++
+			run := out[src+seen : src+seen+k]
+			dst := out[i:d]
+			for j := range dst {
+				dst[j] = run[j]
+			}
+			seen += k
+			if d == end {
+				break
+			}
+			out[d] = NullLabel
+			i = d + 1
 		}
 	}
 	if seen != int(h.live) {
