@@ -312,28 +312,33 @@ func unpack(packed []byte, w uint, out []uint32, limit uint32) error {
 		}
 		return nil
 	}
-	mask := uint64(1)<<w - 1
-	var acc uint64
-	var have uint
-	wi := 0
-	bad := false
-	for i := range out {
-		var v uint64
-		if have >= w {
-			v = acc & mask
-			acc >>= w
-			have -= w
-		} else {
-			next := binary.LittleEndian.Uint64(packed[wi:])
-			wi += 8
-			v = (acc | next<<have) & mask
-			acc = next >> (w - have)
-			have = 64 - (w - have)
-		}
-		out[i] = uint32(v)
-		bad = bad || uint32(v) >= limit
+	if w > 32 {
+		return fmt.Errorf("%w: bit width %d", ErrCorrupt, w)
 	}
-	if bad {
+	mask := uint64(1)<<w - 1
+	n := len(out)
+	// Fast part: every value whose unaligned 8-byte window lies inside
+	// packed is one load, shift and mask — no data-dependent branch, so
+	// iterations overlap in the pipeline. The few tail values fall back to
+	// word-aligned extraction.
+	fast := 0
+	if len(packed) >= 8 {
+		fast = min(n, int(uint64(len(packed)-8)*8/uint64(w))+1)
+	}
+	var maxv uint64
+	bit := uint(0)
+	for i := range out[:fast] {
+		v := binary.LittleEndian.Uint64(packed[bit>>3:]) >> (bit & 7) & mask
+		out[i] = uint32(v)
+		maxv = max(maxv, v)
+		bit += w
+	}
+	for i := fast; i < n; i++ {
+		v := packedAt(packed, w, i)
+		out[i] = v
+		maxv = max(maxv, uint64(v))
+	}
+	if n > 0 && maxv >= uint64(limit) {
 		return fmt.Errorf("%w: label out of range %d", ErrCorrupt, limit)
 	}
 	return nil

@@ -290,15 +290,13 @@ func (r *Reader) SweepBlocks(fromBlock int, fn func(firstRow uint64, labels, off
 	if err != nil {
 		return err
 	}
-	var raw []byte
-	var labels, offsets []uint32
+	var sc sweepScratch
 	bs := uint64(r.counts.BlockSize())
 	for b := fromBlock; b < r.counts.NumBlocks(); b++ {
-		if raw, labels, err = r.readBlock(b, raw, labels); err != nil {
+		labels, offsets, err := r.sweepBlock(st, b, &sc)
+		if err != nil {
 			return err
 		}
-		offsets = slices.Grow(offsets[:0], len(labels))[:len(labels)]
-		st.Block(labels, offsets)
 		if err := fn(uint64(b)*bs, labels, offsets); err != nil {
 			return err
 		}
