@@ -32,15 +32,9 @@ func (r *Reader) sweepBlock(st *SweepTranslator, b int, sc *sweepScratch) (label
 	// One guard element past the live values, read (and masked) by spread2.
 	sc.liveLabels = slices.Grow(sc.liveLabels[:0], pb.live+1)[:pb.live]
 	sc.liveOffs = slices.Grow(sc.liveOffs[:0], pb.live+1)[:pb.live]
-	if err := unpack(pb.packed, pb.width, sc.liveLabels, pb.limit); err != nil {
+	if err := unpackTranslate(pb, sc.liveLabels, sc.liveOffs, st); err != nil {
 		return nil, nil, fmt.Errorf("block %d: %w", b, err)
 	}
-	if pb.dict != nil {
-		for i, v := range sc.liveLabels {
-			sc.liveLabels[i] = pb.dict[v]
-		}
-	}
-	st.blockLive(sc.liveLabels, sc.liveOffs)
 	if pb.del == nil {
 		return sc.liveLabels, sc.liveOffs, nil
 	}
@@ -84,6 +78,91 @@ func spread2(del []byte, n int, a, b, dstA, dstB []uint32) error {
 			dstB[i] = gb[seen] | m
 			seen += int(1 - d)
 		}
+	}
+	return nil
+}
+
+// unpackTranslate unpacks a block's live labels and translates them in the
+// same pass (offset = counter[label]++), so each value is touched once.
+// Indexes are kept in range by padding the counters (and the dictionary) to
+// 2^width entries; an out-of-range label is reported after the loop, when
+// the translator's state no longer matters because the sweep fails.
+func unpackTranslate(pb parsedBlock, labels, offs []uint32, st *SweepTranslator) error {
+	w := pb.width
+	n := len(labels)
+	if w == 0 {
+		if n > 0 && pb.limit == 0 {
+			return fmt.Errorf("%w: label out of range", ErrCorrupt)
+		}
+		l := uint32(0)
+		if pb.dict != nil {
+			l = pb.dict[0]
+		}
+		c := st.counters
+		for i := range labels {
+			labels[i] = l
+			offs[i] = c[l]
+			c[l]++
+		}
+		return nil
+	}
+	if w > 16 {
+		return fmt.Errorf("%w: bit width %d", ErrCorrupt, w)
+	}
+	span := 1 << w
+	if len(st.counters) < span {
+		st.counters = append(st.counters, make([]uint32, span-len(st.counters))...)
+	}
+	c := st.counters[:span]
+	mask := uint64(span - 1)
+	fast := 0
+	if len(pb.packed) >= 8 {
+		fast = min(n, int(uint64(len(pb.packed)-8)*8/uint64(w))+1)
+	}
+	labels, offs = labels[:n], offs[:n]
+	var maxv uint64
+	bit := uint(0)
+	if pb.dict == nil {
+		for i := range labels[:fast] {
+			v := binary.LittleEndian.Uint64(pb.packed[bit>>3:]) >> (bit & 7) & mask
+			bit += w
+			maxv = max(maxv, v)
+			labels[i] = uint32(v)
+			o := c[v]
+			offs[i] = o
+			c[v] = o + 1
+		}
+	} else {
+		dict := make([]uint32, span)
+		copy(dict, pb.dict)
+		full := st.counters
+		for i := range labels[:fast] {
+			v := binary.LittleEndian.Uint64(pb.packed[bit>>3:]) >> (bit & 7) & mask
+			bit += w
+			maxv = max(maxv, v)
+			l := dict[v] // validated < m at parse; padding entries are 0
+			labels[i] = l
+			o := full[l]
+			offs[i] = o
+			full[l] = o + 1
+		}
+	}
+	for i := fast; i < n; i++ {
+		v := packedAt(pb.packed, w, i)
+		maxv = max(maxv, uint64(v))
+		if uint64(v) >= uint64(pb.limit) {
+			break
+		}
+		l := v
+		if pb.dict != nil {
+			l = pb.dict[v]
+		}
+		labels[i] = l
+		offs[i] = st.counters[l]
+		st.counters[l]++
+	}
+	if n > 0 && maxv >= uint64(pb.limit) {
+		return fmt.Errorf("%w: label out of range %d", ErrCorrupt, pb.limit)
 	}
 	return nil
 }
