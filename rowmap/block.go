@@ -89,29 +89,19 @@ func encodeBlock(dst []byte, labels []uint32, m uint32) []byte {
 			dst = binary.LittleEndian.AppendUint16(dst, uint16(d))
 		}
 	}
-	var acc uint64
-	var nb uint
-	for _, l := range labels {
-		if l == NullLabel || w == 0 {
-			continue
-		}
-		v := uint64(l)
-		if useDict {
-			v = uint64(idx[l])
-		}
-		acc |= v << nb
-		nb += uint(w)
-		if nb >= 64 {
-			dst = binary.LittleEndian.AppendUint64(dst, acc)
-			nb -= 64
-			acc = 0
-			if nb > 0 {
-				acc = v >> (uint(w) - nb)
+	if w > 0 {
+		pk := bitPacker{dst: dst, w: uint(w)}
+		for _, l := range labels {
+			if l == NullLabel {
+				continue
 			}
+			v := uint64(l)
+			if useDict {
+				v = uint64(idx[l])
+			}
+			pk.put(v)
 		}
-	}
-	if nb > 0 {
-		dst = binary.LittleEndian.AppendUint64(dst, acc)
+		dst = pk.finish()
 	}
 	return binary.LittleEndian.AppendUint32(dst, crc32.Checksum(dst[start:], castagnoli))
 }

@@ -310,26 +310,16 @@ func (c *CountsMatrix) AppendBinary(dst []byte) []byte {
 					dst = binary.LittleEndian.AppendUint64(dst, word)
 				}
 			}
-			var acc uint64
-			var nb uint
-			for j := 0; j < int(c.m) && w > 0; j++ {
-				v := uint64(c.delta(b, j))
-				if sparse && v == 0 {
-					continue
-				}
-				acc |= v << nb
-				nb += uint(w)
-				if nb >= 64 {
-					dst = binary.LittleEndian.AppendUint64(dst, acc)
-					nb -= 64
-					acc = 0
-					if nb > 0 {
-						acc = v >> (uint(w) - nb)
+			if w > 0 {
+				pk := bitPacker{dst: dst, w: uint(w)}
+				for j := 0; j < int(c.m); j++ {
+					v := uint64(c.delta(b, j))
+					if sparse && v == 0 {
+						continue
 					}
+					pk.put(v)
 				}
-			}
-			if nb > 0 {
-				dst = binary.LittleEndian.AppendUint64(dst, acc)
+				dst = pk.finish()
 			}
 		}
 	}
