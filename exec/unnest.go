@@ -132,39 +132,13 @@ func (s *unnestStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	var vals arrow.Array
 	switch l := s.list.(type) {
 	case []uint64:
-		b := array.NewUint64Builder(mem)
-		b.AppendValues(l[lo:hi], nil)
-		vals = b.NewArray()
-		b.Release()
+		vals = buildValues(array.NewUint64Builder(mem), l[lo:hi])
 	case []int64:
-		b := array.NewInt64Builder(mem)
-		b.AppendValues(l[lo:hi], nil)
-		vals = b.NewArray()
-		b.Release()
+		vals = buildValues(array.NewInt64Builder(mem), l[lo:hi])
 	case []*uint64:
-		b := array.NewUint64Builder(mem)
-		b.Reserve(hi - lo)
-		for _, p := range l[lo:hi] {
-			if p == nil {
-				b.UnsafeAppendBoolToBitmap(false)
-			} else {
-				b.UnsafeAppend(*p)
-			}
-		}
-		vals = b.NewArray()
-		b.Release()
+		vals = buildNullableValues(array.NewUint64Builder(mem), l[lo:hi])
 	case []*int64:
-		b := array.NewInt64Builder(mem)
-		b.Reserve(hi - lo)
-		for _, p := range l[lo:hi] {
-			if p == nil {
-				b.UnsafeAppendBoolToBitmap(false)
-			} else {
-				b.UnsafeAppend(*p)
-			}
-		}
-		vals = b.NewArray()
-		b.Release()
+		vals = buildNullableValues(array.NewInt64Builder(mem), l[lo:hi])
 	}
 	ob := array.NewInt64Builder(mem)
 	ob.Reserve(hi - lo)
@@ -177,4 +151,35 @@ func (s *unnestStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	vals.Release()
 	ords.Release()
 	return s.n.metrics.emit(out, start)
+}
+
+// valueBuilder is the part of arrow-go's typed builders the unnest needs.
+type valueBuilder[T any] interface {
+	Reserve(n int)
+	AppendValues(v []T, valid []bool)
+	UnsafeAppend(v T)
+	UnsafeAppendBoolToBitmap(isValid bool)
+	NewArray() arrow.Array
+	Release()
+}
+
+// buildValues turns a slice into an array with the builder, then releases it.
+func buildValues[T any](b valueBuilder[T], v []T) arrow.Array {
+	defer b.Release()
+	b.AppendValues(v, nil)
+	return b.NewArray()
+}
+
+// buildNullableValues is buildValues for a list whose nil elements are NULLs.
+func buildNullableValues[T any](b valueBuilder[T], v []*T) arrow.Array {
+	defer b.Release()
+	b.Reserve(len(v))
+	for _, p := range v {
+		if p == nil {
+			b.UnsafeAppendBoolToBitmap(false)
+		} else {
+			b.UnsafeAppend(*p)
+		}
+	}
+	return b.NewArray()
 }
