@@ -3,11 +3,9 @@ package rowmap
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
+	"github.com/stablerow/stablerow/internal/fuzzseed"
 	"hash/crc32"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -98,26 +96,11 @@ func TestTranslateInBlock(t *testing.T) {
 }
 
 // TestWriteFuzzCorpus regenerates the committed seed corpora when
-// ROWMAP_WRITE_CORPUS=1.
+// STABLEROW_WRITE_CORPUS=1.
 func TestWriteFuzzCorpus(t *testing.T) {
-	if os.Getenv("ROWMAP_WRITE_CORPUS") == "" {
-		t.Skip("set ROWMAP_WRITE_CORPUS=1 to regenerate testdata/fuzz")
-	}
-	write := func(target string, i int, b []byte) {
-		dir := filepath.Join("testdata", "fuzz", target)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("seed%02d", i)), fmt.Appendf(nil, "go test fuzz v1\n[]byte(%q)\n", b), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for i, seed := range countsSeeds() {
-		write("FuzzDecodeCounts", i, seed)
-	}
-	for i, seed := range fileSeeds(t) {
-		write("FuzzOpen", i, seed)
-	}
+	fuzzseed.Skip(t)
+	fuzzseed.Write(t, "FuzzDecodeCounts", countsSeeds())
+	fuzzseed.Write(t, "FuzzOpen", fileSeeds(t))
 }
 
 func countsSeeds() [][]byte {

@@ -3,11 +3,9 @@ package deletion
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
+	"github.com/stablerow/stablerow/internal/fuzzseed"
 	"hash/crc32"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -210,21 +208,13 @@ func checkFuzz(t *testing.T, b []byte) {
 }
 
 func TestWriteFuzzCorpus(t *testing.T) {
-	if os.Getenv("STABLEROW_WRITE_CORPUS") == "" {
-		t.Skip("set STABLEROW_WRITE_CORPUS=1 to regenerate testdata/fuzz")
-	}
-	for name, trim := range map[string]int{"FuzzUnmarshalVector": 0, "FuzzDecodePayload": 4} {
-		dir := filepath.Join("testdata", "fuzz", name)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		for i, v := range sampleVectors() {
+	fuzzseed.Skip(t)
+	for target, trim := range map[string]int{"FuzzUnmarshalVector": 0, "FuzzDecodePayload": 4} {
+		var seeds [][]byte
+		for _, v := range sampleVectors() {
 			b, _ := v.MarshalBinary()
-			b = b[:len(b)-trim]
-			data := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", b)
-			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("seed%02d", i)), []byte(data), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			seeds = append(seeds, b[:len(b)-trim])
 		}
+		fuzzseed.Write(t, target, seeds)
 	}
 }

@@ -3,11 +3,9 @@ package rowid
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
+	"github.com/stablerow/stablerow/internal/fuzzseed"
 	"hash/crc32"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -144,21 +142,13 @@ func FuzzDecodeSegments(f *testing.F) {
 // TestWriteFuzzCorpus regenerates the committed seed corpora when
 // STABLEROW_WRITE_CORPUS=1.
 func TestWriteFuzzCorpus(t *testing.T) {
-	if os.Getenv("STABLEROW_WRITE_CORPUS") == "" {
-		t.Skip("set STABLEROW_WRITE_CORPUS=1 to regenerate testdata/fuzz")
-	}
-	for name, trim := range map[string]int{"FuzzUnmarshalSequence": 0, "FuzzDecodeSegments": 4} {
-		dir := filepath.Join("testdata", "fuzz", name)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		for i, s := range sampleSequences() {
+	fuzzseed.Skip(t)
+	for target, trim := range map[string]int{"FuzzUnmarshalSequence": 0, "FuzzDecodeSegments": 4} {
+		var seeds [][]byte
+		for _, s := range sampleSequences() {
 			b, _ := s.MarshalBinary()
-			b = b[:len(b)-trim]
-			data := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", b)
-			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("seed%02d", i)), []byte(data), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			seeds = append(seeds, b[:len(b)-trim])
 		}
+		fuzzseed.Write(t, target, seeds)
 	}
 }
