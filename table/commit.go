@@ -1,0 +1,241 @@
+package table
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/stablerow/stablerow/table/deletion"
+	"github.com/stablerow/stablerow/table/rowid"
+	"github.com/stablerow/stablerow/table/store"
+)
+
+// newFragment is a data file written by a transaction but not yet given a
+// fragment id. Fresh rows get row ids at apply time (so concurrent appends
+// rebase by renumbering); moved rows keep theirs.
+type newFragment struct {
+	dataFile  string
+	rows      uint64
+	batchRows uint64
+	keptIDs   *rowid.Sequence // nil: assign fresh ids
+}
+
+// txn is a transaction: deltas against its base version.
+type txn struct {
+	kind string
+	base *Manifest
+	add  []newFragment
+	// del maps fragment id -> offsets to delete.
+	del map[uint32]*roaring.Bitmap
+	// strict: every offset in del must still be live when applied (an
+	// update moved those rows; deleting a row someone else deleted would
+	// resurrect it in the new fragment).
+	strict bool
+	// movedIDs are the ids of the rows an update moves, checked against the
+	// ids at the deleted offsets (conservation of row ids).
+	movedIDs []uint64
+	// index, when set, is added or replaces the index of the same name.
+	index   *IndexMeta
+	replace bool
+	detail  string
+	// mutate, when set, may change the manifest after the deltas are
+	// applied (rewrites and index commits of later features).
+	mutate func(base, next *Manifest) error
+}
+
+func (tx *txn) touched() []uint32 {
+	ids := make([]uint32, 0, len(tx.del))
+	for id := range tx.del {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// commutes reports whether tx can be applied on top of a version produced
+// by other (committed after tx's base).
+func (tx *txn) commutes(other TxnSummary) error {
+	if tx.kind == "append" || other.Kind == "append" || other.Kind == "create" {
+		return nil
+	}
+	if other.Kind == "index" {
+		if tx.index != nil && other.Detail == tx.index.Name {
+			return errorf(ErrConflict, "index %q was changed by a concurrent commit", tx.index.Name)
+		}
+		return nil
+	}
+	if tx.kind == "index" {
+		// An index commit only records coverage; later versions that removed
+		// covered fragments are handled when the index is used.
+		return nil
+	}
+	mine := tx.touched()
+	overlap := func(ids []uint32) bool {
+		for _, id := range ids {
+			if _, ok := slices.BinarySearch(mine, id); ok {
+				return true
+			}
+		}
+		return false
+	}
+	if overlap(other.Removed) {
+		return errorf(ErrConflict, "a concurrent %s removed fragments this %s changes", other.Kind, tx.kind)
+	}
+	if tx.kind == "delete" && other.Kind == "delete" {
+		return nil // deletion vectors union
+	}
+	if overlap(other.Touched) {
+		return errorf(ErrConflict, "a concurrent %s changed fragments this %s changes", other.Kind, tx.kind)
+	}
+	return nil
+}
+
+// apply builds the next manifest from latest and checks conservation.
+func (tx *txn) apply(latest *Manifest) (*Manifest, error) {
+	next := latest.clone()
+	next.Version = latest.Version + 1
+	next.TimestampNanos = time.Now().UnixNano()
+	var newlyDeleted uint64
+	var deletedIDs []uint64
+	for _, id := range tx.touched() {
+		add := tx.del[id]
+		i := slices.IndexFunc(next.Fragments, func(f *Fragment) bool { return f.ID == id })
+		if i < 0 {
+			return nil, errorf(ErrConflict, "fragment %d no longer exists", id)
+		}
+		f := *next.Fragments[i]
+		if !add.IsEmpty() && uint64(add.Maximum()) >= f.PhysicalRows {
+			return nil, errorf(ErrConservation, "delete of offset %d in fragment %d of %d rows", add.Maximum(), id, f.PhysicalRows)
+		}
+		old := f.Deletions.Bitmap()
+		fresh := add.Clone()
+		if old != nil {
+			fresh.AndNot(old)
+		}
+		if tx.strict && fresh.GetCardinality() != add.GetCardinality() {
+			return nil, errorf(ErrConflict, "rows of fragment %d this %s moves were deleted concurrently", id, tx.kind)
+		}
+		if tx.movedIDs != nil {
+			it := fresh.Iterator()
+			for it.HasNext() {
+				rid, _ := f.RowIDs.Get(uint64(it.Next()))
+				deletedIDs = append(deletedIDs, rid)
+			}
+		}
+		newlyDeleted += fresh.GetCardinality()
+		f.Deletions = f.Deletions.Union(deletion.FromBitmap(fresh))
+		next.Fragments[i] = &f
+	}
+	var added uint64
+	for _, nf := range tx.add {
+		ids := nf.keptIDs
+		if ids == nil {
+			ids = rowid.NewRange(next.NextRowID, next.NextRowID+nf.rows)
+			next.NextRowID += nf.rows
+		}
+		if next.NextFragmentID == ^uint32(0) {
+			return nil, errorf(ErrInvalidArgument, "fragment ids exhausted")
+		}
+		next.Fragments = append(next.Fragments, &Fragment{ID: next.NextFragmentID, DataFile: nf.dataFile,
+			PhysicalRows: nf.rows, BatchRows: nf.batchRows, RowIDs: ids})
+		next.NextFragmentID++
+		added += nf.rows
+	}
+	if tx.movedIDs != nil {
+		a, b := slices.Clone(tx.movedIDs), deletedIDs
+		slices.Sort(a)
+		slices.Sort(b)
+		if !slices.Equal(a, b) {
+			return nil, errorf(ErrConservation, "%s moves %d row ids but deletes %d rows with other ids", tx.kind, len(a), len(b))
+		}
+		for i := 1; i < len(a); i++ {
+			if a[i] == a[i-1] {
+				return nil, errorf(ErrConservation, "%s moves row id %d twice", tx.kind, a[i])
+			}
+		}
+	}
+	if tx.index != nil {
+		i := slices.IndexFunc(next.Indexes, func(ix *IndexMeta) bool { return ix.Name == tx.index.Name })
+		switch {
+		case i >= 0 && !tx.replace:
+			return nil, errorf(ErrInvalidArgument, "index %q already exists", tx.index.Name)
+		case i >= 0:
+			next.Indexes[i] = tx.index
+		default:
+			next.Indexes = append(next.Indexes, tx.index)
+		}
+	}
+	if tx.mutate != nil {
+		if err := tx.mutate(latest, next); err != nil {
+			return nil, err
+		}
+	}
+	next.Txn = TxnSummary{Kind: tx.kind, BaseVersion: tx.base.Version, Touched: tx.touched(),
+		RowsAdded: added, RowsDeleted: newlyDeleted, Detail: tx.detail}
+	if tx.index != nil {
+		next.Txn.Detail = tx.index.Name
+	}
+	if tx.mutate == nil {
+		if got, want := next.LiveRows(), latest.LiveRows()+added-newlyDeleted; got != want {
+			return nil, errorf(ErrConservation, "%s: %d live rows after commit, expected %d", tx.kind, got, want)
+		}
+	}
+	if err := next.validate(); err != nil {
+		return nil, fmt.Errorf("%w: %s would write an invalid manifest: %v", ErrConservation, tx.kind, err)
+	}
+	return next, nil
+}
+
+// commit applies tx on the newest version and writes it with
+// put-if-absent, rebasing over concurrent commits that commute with it.
+func (t *Table) commit(ctx context.Context, tx *txn) (*Table, error) {
+	latest := tx.base
+	checked := tx.base.Version
+	for attempt := 0; attempt <= t.opts.CommitRetries; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		// Check every version committed since the base (once each).
+		for v := checked + 1; v <= latest.Version; v++ {
+			m := latest
+			if v != latest.Version {
+				var err error
+				if m, err = readManifest(ctx, t.st, v); err != nil {
+					return nil, err
+				}
+			}
+			if err := tx.commutes(m.Txn); err != nil {
+				return nil, fmt.Errorf("%w (version %d)", err, v)
+			}
+		}
+		checked = latest.Version
+		next, err := tx.apply(latest)
+		if err != nil {
+			return nil, err
+		}
+		b, err := next.MarshalBinary()
+		if err != nil {
+			return nil, err
+		}
+		err = t.st.PutIfAbsent(ctx, manifestPath(next.Version), b)
+		if err == nil {
+			return newTable(t.st, next, t.opts), nil
+		}
+		if !errors.Is(err, store.ErrExists) {
+			return nil, fmt.Errorf("table: commit version %d: %w", next.Version, err)
+		}
+		// Someone committed next.Version first: move to the newest version.
+		v, err := LatestVersion(ctx, t.st)
+		if err != nil {
+			return nil, err
+		}
+		if latest, err = readManifest(ctx, t.st, v); err != nil {
+			return nil, err
+		}
+	}
+	return nil, errorf(ErrConflict, "gave up after %d concurrent commits", t.opts.CommitRetries)
+}

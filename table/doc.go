@@ -1,0 +1,36 @@
+// Package table is stablerow's versioned table format with stable row ids.
+//
+// A table is a prefix in a store.Store:
+//
+//	_versions/<n>.manifest   one immutable manifest per version (put-if-absent)
+//	data/<uuid>.arrow        fragment data, Arrow IPC files of user columns
+//	_indices/<uuid>/...      index files (written by index packages)
+//	_rowmaps/<uuid>.rowmap   row maps of reordered rewrites
+//
+// A manifest lists fragments. Each fragment has a data file, a physical row
+// count, a row id sequence aligned with its physical offsets (row id of
+// offset i = RowIDs.Get(i)) and a deletion vector of dead offsets. Deleting
+// never rewrites data or the row id sequence; it only grows the deletion
+// vector, so a row address (fragment<<32 | offset) stays valid for a row
+// until a rewrite moves it.
+//
+// `_rowid` and `_rowaddr` are real schema fields (field ids -3 and -2, type
+// uint64) appended after the user columns. Scans and fragment takes serve
+// them like any other column, which is what lets index training and the
+// unindexed fallback stay generic.
+//
+// Writes go through transactions: a transaction records what it read (its
+// base version) and what it does as deltas (fragments added, offsets
+// deleted, index metadata added). Commit applies the deltas to the newest
+// manifest, checks conservation (live rows out = live rows in + added -
+// deleted, row ids unique and below NextRowID) and writes the next manifest
+// with put-if-absent. When another writer got there first, the transaction
+// is rebased when the two commute (appends with anything; deletes of
+// different or even the same fragments) and refused with ErrConflict when
+// they do not (an update or rewrite touching fragments the other changed).
+// A failed commit never leaves a manifest behind, so readers always see the
+// last good version.
+//
+// Table values are immutable snapshots of one version; every write returns
+// the new snapshot.
+package table

@@ -1,0 +1,343 @@
+package table
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"slices"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/stablerow/stablerow/table/deletion"
+	"github.com/stablerow/stablerow/table/rowid"
+)
+
+// Fragment is the manifest entry of one data file. Values are immutable:
+// a write that changes a fragment's deletions replaces the entry.
+type Fragment struct {
+	ID           uint32
+	DataFile     string // store path of the Arrow IPC file
+	PhysicalRows uint64 // rows in the data file, dead ones included
+	BatchRows    uint64 // rows per IPC batch (all but the last)
+	RowIDs       *rowid.Sequence
+	Deletions    *deletion.Vector // nil when nothing is deleted
+}
+
+// LiveRows is the number of rows not deleted.
+func (f *Fragment) LiveRows() uint64 { return f.PhysicalRows - f.Deletions.Cardinality() }
+
+// IsLive reports whether offset holds a live row.
+func (f *Fragment) IsLive(off uint32) bool {
+	return uint64(off) < f.PhysicalRows && !f.Deletions.Contains(off)
+}
+
+// IndexMeta is the manifest record of one index. Index packages own the
+// files under Prefix; the table only tracks which fragments the index
+// covers and when it was built.
+type IndexMeta struct {
+	Name           string
+	Column         string
+	Kind           string // "btree"
+	Prefix         string // store prefix of the index files
+	Fragments      *roaring.Bitmap
+	DatasetVersion uint64
+	Unique         bool // the column is unique by construction (_rowid)
+}
+
+// Covers reports whether the index covers fragment id.
+func (m *IndexMeta) Covers(id uint32) bool { return m.Fragments != nil && m.Fragments.Contains(id) }
+
+// TxnSummary records what produced a version; conflict detection reads the
+// summaries of versions committed after a transaction's base.
+type TxnSummary struct {
+	Kind        string   // "create", "append", "delete", "update", "index", "rewrite"
+	BaseVersion uint64   // the version the transaction read
+	Touched     []uint32 // fragments whose deletions changed or that were removed
+	Removed     []uint32 // fragments removed
+	RowsAdded   uint64
+	RowsDeleted uint64
+	Detail      string // free text for humans (e.g. rewrite kind)
+}
+
+// Manifest is one version of a table.
+type Manifest struct {
+	Version        uint64
+	TimestampNanos int64
+	Schema         *arrow.Schema // user columns only, field ids 0..n-1
+	NextRowID      uint64
+	NextFragmentID uint32
+	Fragments      []*Fragment // ascending ID
+	Indexes        []*IndexMeta
+	Txn            TxnSummary
+	// Extra is an opaque, versioned section for later features (e.g. the
+	// fragment reuse history); decoders keep it byte-for-byte.
+	Extra []byte
+}
+
+// LiveRows is the number of live rows over all fragments.
+func (m *Manifest) LiveRows() uint64 {
+	var n uint64
+	for _, f := range m.Fragments {
+		n += f.LiveRows()
+	}
+	return n
+}
+
+// Fragment returns the fragment with id, or nil.
+func (m *Manifest) Fragment(id uint32) *Fragment {
+	i, ok := slices.BinarySearchFunc(m.Fragments, id, func(f *Fragment, id uint32) int {
+		return int(int64(f.ID) - int64(id))
+	})
+	if !ok {
+		return nil
+	}
+	return m.Fragments[i]
+}
+
+// clone is a shallow copy whose slices may be changed independently.
+func (m *Manifest) clone() *Manifest {
+	c := *m
+	c.Fragments = slices.Clone(m.Fragments)
+	c.Indexes = slices.Clone(m.Indexes)
+	c.Txn = TxnSummary{}
+	return &c
+}
+
+// Manifest file layout (integers little-endian, u/v = uvarint):
+//
+//	"SRMF" | u16 format version | u16 flags=0 | u32 body length | body | u32 crc32c
+//
+// The crc covers everything before it; the body is the fields in the order
+// of encodeBody. Unknown format versions are refused (ErrCorrupt).
+const (
+	manifestMagic   = "SRMF"
+	manifestVersion = 1
+	manifestHeader  = 4 + 2 + 2 + 4
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// MarshalBinary encodes the manifest.
+func (m *Manifest) MarshalBinary() ([]byte, error) {
+	var e encoder
+	if err := m.encodeBody(&e); err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, manifestHeader+len(e.b)+4)
+	out = append(out, manifestMagic...)
+	out = binary.LittleEndian.AppendUint16(out, manifestVersion)
+	out = binary.LittleEndian.AppendUint16(out, 0)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(e.b)))
+	out = append(out, e.b...)
+	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, castagnoli)), nil
+}
+
+func (m *Manifest) encodeBody(e *encoder) error {
+	e.uv(m.Version)
+	e.i64(m.TimestampNanos)
+	encodeSchema(e, m.Schema)
+	e.uv(m.NextRowID)
+	e.uv(uint64(m.NextFragmentID))
+	e.uv(uint64(len(m.Fragments)))
+	for _, f := range m.Fragments {
+		e.uv(uint64(f.ID))
+		e.str(f.DataFile)
+		e.uv(f.PhysicalRows)
+		e.uv(f.BatchRows)
+		ids, err := f.RowIDs.MarshalBinary()
+		if err != nil {
+			return fmt.Errorf("table: fragment %d row ids: %w", f.ID, err)
+		}
+		e.bytes(ids)
+		var del []byte
+		if !f.Deletions.IsEmpty() {
+			if del, err = f.Deletions.MarshalBinary(); err != nil {
+				return fmt.Errorf("table: fragment %d deletions: %w", f.ID, err)
+			}
+		}
+		e.bytes(del)
+	}
+	e.uv(uint64(len(m.Indexes)))
+	for _, ix := range m.Indexes {
+		e.str(ix.Name)
+		e.str(ix.Column)
+		e.str(ix.Kind)
+		e.str(ix.Prefix)
+		bm, err := deletion.FromBitmap(ix.Fragments).MarshalBinary()
+		if err != nil {
+			return fmt.Errorf("table: index %s fragments: %w", ix.Name, err)
+		}
+		e.bytes(bm)
+		e.uv(ix.DatasetVersion)
+		e.bool(ix.Unique)
+	}
+	t := m.Txn
+	e.str(t.Kind)
+	e.uv(t.BaseVersion)
+	for _, ids := range [][]uint32{t.Touched, t.Removed} {
+		e.uv(uint64(len(ids)))
+		for _, id := range ids {
+			e.uv(uint64(id))
+		}
+	}
+	e.uv(t.RowsAdded)
+	e.uv(t.RowsDeleted)
+	e.str(t.Detail)
+	e.bytes(m.Extra)
+	return nil
+}
+
+// UnmarshalManifest decodes and fully validates a manifest: checksum,
+// fragment ids ascending and below NextFragmentID, row id sequences as long
+// as their fragments, deletions inside them, row ids below NextRowID.
+func UnmarshalManifest(b []byte) (*Manifest, error) {
+	if len(b) < manifestHeader+4 {
+		return nil, errorf(ErrCorrupt, "manifest: %d bytes is too short", len(b))
+	}
+	if !bytes.Equal(b[:4], []byte(manifestMagic)) {
+		return nil, errorf(ErrCorrupt, "manifest: bad magic %q", b[:4])
+	}
+	if v := binary.LittleEndian.Uint16(b[4:]); v != manifestVersion {
+		return nil, errorf(ErrCorrupt, "manifest: unsupported format version %d", v)
+	}
+	if fl := binary.LittleEndian.Uint16(b[6:]); fl != 0 {
+		return nil, errorf(ErrCorrupt, "manifest: unknown flags %#x", fl)
+	}
+	n := uint64(binary.LittleEndian.Uint32(b[8:]))
+	if n != uint64(len(b)-manifestHeader-4) {
+		return nil, errorf(ErrCorrupt, "manifest: body length %d does not match file size %d", n, len(b))
+	}
+	crcAt := len(b) - 4
+	if got, want := crc32.Checksum(b[:crcAt], castagnoli), binary.LittleEndian.Uint32(b[crcAt:]); got != want {
+		return nil, errorf(ErrCorrupt, "manifest: checksum mismatch (%08x != %08x)", got, want)
+	}
+	d := &decoder{b: b[manifestHeader:crcAt]}
+	m := decodeBody(d)
+	if d.err != nil {
+		return nil, d.err
+	}
+	if len(d.b) != 0 {
+		return nil, errorf(ErrCorrupt, "manifest: %d trailing bytes", len(d.b))
+	}
+	if err := m.validate(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func decodeBody(d *decoder) *Manifest {
+	m := &Manifest{}
+	m.Version = d.uv("version")
+	m.TimestampNanos = d.i64("timestamp")
+	m.Schema = decodeSchema(d)
+	m.NextRowID = d.uv("next row id")
+	m.NextFragmentID = d.u32("next fragment id")
+	nf := d.count("fragment count", 6)
+	for i := 0; i < nf && d.err == nil; i++ {
+		f := &Fragment{}
+		f.ID = d.u32("fragment id")
+		f.DataFile = d.str("data file")
+		f.PhysicalRows = d.uv("physical rows")
+		f.BatchRows = d.uv("batch rows")
+		ids := d.bytes("row ids")
+		del := d.bytes("deletions")
+		if d.err != nil {
+			break
+		}
+		var err error
+		if f.RowIDs, err = rowid.UnmarshalSequence(ids); err != nil {
+			d.err = fmt.Errorf("%w: manifest: fragment %d: %v", ErrCorrupt, f.ID, err)
+			break
+		}
+		if len(del) > 0 {
+			if f.Deletions, err = deletion.UnmarshalVector(del); err != nil {
+				d.err = fmt.Errorf("%w: manifest: fragment %d: %v", ErrCorrupt, f.ID, err)
+				break
+			}
+		}
+		m.Fragments = append(m.Fragments, f)
+	}
+	ni := d.count("index count", 8)
+	for i := 0; i < ni && d.err == nil; i++ {
+		ix := &IndexMeta{}
+		ix.Name = d.str("index name")
+		ix.Column = d.str("index column")
+		ix.Kind = d.str("index kind")
+		ix.Prefix = d.str("index prefix")
+		bm := d.bytes("index fragments")
+		ix.DatasetVersion = d.uv("index version")
+		ix.Unique = d.bool("index unique")
+		if d.err != nil {
+			break
+		}
+		v, err := deletion.UnmarshalVector(bm)
+		if err != nil {
+			d.err = fmt.Errorf("%w: manifest: index %q: %v", ErrCorrupt, ix.Name, err)
+			break
+		}
+		ix.Fragments = v.Bitmap()
+		m.Indexes = append(m.Indexes, ix)
+	}
+	m.Txn.Kind = d.str("txn kind")
+	m.Txn.BaseVersion = d.uv("txn base")
+	for _, dst := range []*[]uint32{&m.Txn.Touched, &m.Txn.Removed} {
+		k := d.count("txn fragment list", 1)
+		for j := 0; j < k && d.err == nil; j++ {
+			*dst = append(*dst, d.u32("txn fragment"))
+		}
+	}
+	m.Txn.RowsAdded = d.uv("txn rows added")
+	m.Txn.RowsDeleted = d.uv("txn rows deleted")
+	m.Txn.Detail = d.str("txn detail")
+	m.Extra = d.bytes("extra")
+	return m
+}
+
+// validate checks the invariants every manifest must hold, on decode and
+// before every commit.
+func (m *Manifest) validate() error {
+	if m.Schema == nil {
+		return errorf(ErrCorrupt, "manifest: no schema")
+	}
+	var prev int64 = -1
+	for _, f := range m.Fragments {
+		if int64(f.ID) <= prev {
+			return errorf(ErrCorrupt, "manifest: fragment ids not ascending at %d", f.ID)
+		}
+		prev = int64(f.ID)
+		if f.ID >= m.NextFragmentID {
+			return errorf(ErrCorrupt, "manifest: fragment id %d >= next fragment id %d", f.ID, m.NextFragmentID)
+		}
+		if f.DataFile == "" {
+			return errorf(ErrCorrupt, "manifest: fragment %d has no data file", f.ID)
+		}
+		if f.RowIDs.Len() != f.PhysicalRows {
+			return errorf(ErrCorrupt, "manifest: fragment %d has %d row ids for %d rows", f.ID, f.RowIDs.Len(), f.PhysicalRows)
+		}
+		if f.PhysicalRows > 1<<32 {
+			return errorf(ErrCorrupt, "manifest: fragment %d has %d rows (> 2^32)", f.ID, f.PhysicalRows)
+		}
+		if f.PhysicalRows > 0 && (f.BatchRows == 0 || f.BatchRows > 1<<32) {
+			return errorf(ErrCorrupt, "manifest: fragment %d has batch size %d", f.ID, f.BatchRows)
+		}
+		if bm := f.Deletions.Bitmap(); bm != nil && !bm.IsEmpty() && uint64(bm.Maximum()) >= f.PhysicalRows {
+			return errorf(ErrCorrupt, "manifest: fragment %d deletes offset %d of %d rows", f.ID, bm.Maximum(), f.PhysicalRows)
+		}
+		if _, hi, ok := f.RowIDs.MinMax(); ok && hi >= m.NextRowID {
+			return errorf(ErrCorrupt, "manifest: fragment %d has row id %d >= next row id %d", f.ID, hi, m.NextRowID)
+		}
+	}
+	names := map[string]bool{}
+	for _, ix := range m.Indexes {
+		if ix.Name == "" || names[ix.Name] {
+			return errorf(ErrCorrupt, "manifest: bad or duplicate index name %q", ix.Name)
+		}
+		names[ix.Name] = true
+		if !slices.ContainsFunc(fullSchema(m.Schema).Fields(), func(f arrow.Field) bool { return f.Name == ix.Column }) {
+			return errorf(ErrCorrupt, "manifest: index %q on unknown column %q", ix.Name, ix.Column)
+		}
+	}
+	return nil
+}

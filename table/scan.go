@@ -1,0 +1,257 @@
+package table
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// ScanOptions selects what a scan reads.
+type ScanOptions struct {
+	// Columns by name, in output order; may include _rowid and _rowaddr.
+	// nil means all user columns.
+	Columns []string
+	// Fragments restricts the scan to these fragment ids (nil: all).
+	Fragments []uint32
+	// Mem allocates the output (nil: memory.DefaultAllocator).
+	Mem memory.Allocator
+	// WithDeleted also returns deleted rows (for diagnostics).
+	WithDeleted bool
+}
+
+// systemBatchRows is the batch length of scans that read no data file:
+// system columns are generated, so bigger batches cost nothing.
+const systemBatchRows = 1 << 16
+
+// Scanner streams the live rows of a table snapshot as record batches. It
+// implements array.RecordReader; a batch is valid until the next call to
+// Next (Retain it to keep it).
+type Scanner struct {
+	ctx   context.Context
+	t     *Table
+	p     *projection
+	mem   memory.Allocator
+	frags []*Fragment
+	opt   ScanOptions
+
+	fi   int       // current fragment
+	d    *dataFile // open data file of frags[fi] (user columns only)
+	next uint64    // next physical offset in frags[fi]
+	cur  arrow.RecordBatch
+	err  error
+	refs atomic.Int64
+}
+
+// Scan starts a scan of the snapshot.
+func (t *Table) Scan(ctx context.Context, opt ScanOptions) (*Scanner, error) {
+	p, err := t.project(opt.Columns)
+	if err != nil {
+		return nil, err
+	}
+	frags, err := t.selectFragments(opt.Fragments)
+	if err != nil {
+		return nil, err
+	}
+	mem := opt.Mem
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	s := &Scanner{ctx: ctx, t: t, p: p, mem: mem, frags: frags, opt: opt}
+	s.refs.Store(1)
+	return s, nil
+}
+
+// ScanColumns is Scan in the shape index builders consume.
+func (t *Table) ScanColumns(ctx context.Context, columns []string, fragments []uint32, mem memory.Allocator) (array.RecordReader, error) {
+	if fragments == nil {
+		fragments = []uint32{}
+	}
+	return t.Scan(ctx, ScanOptions{Columns: columns, Fragments: fragments, Mem: mem})
+}
+
+func (t *Table) selectFragments(ids []uint32) ([]*Fragment, error) {
+	if ids == nil {
+		return t.m.Fragments, nil
+	}
+	out := make([]*Fragment, 0, len(ids))
+	seen := map[uint32]bool{}
+	for _, id := range ids {
+		f := t.m.Fragment(id)
+		if f == nil {
+			return nil, errorf(ErrInvalidArgument, "no fragment %d in version %d", id, t.m.Version)
+		}
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+func (s *Scanner) Schema() *arrow.Schema { return s.p.schema }
+func (s *Scanner) Err() error            { return s.err }
+func (s *Scanner) Retain()               { s.refs.Add(1) }
+func (s *Scanner) Release() {
+	if s.refs.Add(-1) == 0 {
+		s.closeAll()
+	}
+}
+
+// RecordBatch is the current batch.
+func (s *Scanner) RecordBatch() arrow.RecordBatch { return s.cur }
+
+// Record is the deprecated name of RecordBatch.
+func (s *Scanner) Record() arrow.RecordBatch { return s.cur }
+
+func (s *Scanner) closeAll() {
+	if s.cur != nil {
+		s.cur.Release()
+		s.cur = nil
+	}
+	if s.d != nil {
+		s.d.Close()
+		s.d = nil
+	}
+}
+
+// Next advances to the next non-empty batch.
+func (s *Scanner) Next() bool {
+	if s.cur != nil {
+		s.cur.Release()
+		s.cur = nil
+	}
+	for s.err == nil && s.fi < len(s.frags) {
+		if err := s.ctx.Err(); err != nil {
+			s.err = err
+			break
+		}
+		f := s.frags[s.fi]
+		if s.next >= f.PhysicalRows {
+			if s.d != nil {
+				s.d.Close()
+				s.d = nil
+			}
+			s.fi++
+			s.next = 0
+			continue
+		}
+		b, err := s.read(f)
+		if err != nil {
+			s.err = err
+			break
+		}
+		if b.NumRows() == 0 {
+			b.Release()
+			continue
+		}
+		s.cur = b
+		return true
+	}
+	s.closeAll()
+	return false
+}
+
+// read produces the batch starting at s.next of f and advances.
+func (s *Scanner) read(f *Fragment) (arrow.RecordBatch, error) {
+	var data arrow.RecordBatch
+	var n uint64
+	start := s.next
+	if s.p.user {
+		if s.d == nil {
+			d, err := s.t.openData(s.ctx, f, s.mem)
+			if err != nil {
+				return nil, err
+			}
+			s.d = d
+		}
+		b, err := s.d.batch(int(start / f.BatchRows))
+		if err != nil {
+			return nil, err
+		}
+		data, n = b, uint64(b.NumRows())
+		defer data.Release()
+	} else {
+		n = min(systemBatchRows, f.PhysicalRows-start)
+	}
+	s.next += n
+	cols := make([]arrow.Array, len(s.p.src))
+	defer func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}()
+	for i, j := range s.p.src {
+		if j < s.t.m.Schema.NumFields() {
+			cols[i] = data.Column(j)
+			cols[i].Retain()
+		} else {
+			cols[i] = systemColumn(s.mem, f, s.p.names[i], start, n)
+		}
+	}
+	out := array.NewRecordBatch(s.p.schema, cols, int64(n))
+	if s.opt.WithDeleted {
+		return out, nil
+	}
+	dead := deadIn(f, start, n)
+	if dead == 0 {
+		return out, nil
+	}
+	defer out.Release()
+	if dead == n {
+		return emptyBatch(s.mem, s.p.schema), nil
+	}
+	mask := liveMask(s.mem, f, start, n)
+	defer mask.Release()
+	ctx := compute.WithAllocator(s.ctx, s.mem)
+	res, err := compute.FilterRecordBatch(ctx, out, mask, compute.DefaultFilterOptions())
+	if err != nil {
+		return nil, fmt.Errorf("table: filter deleted rows: %w", err)
+	}
+	return res, nil
+}
+
+// deadIn counts deleted offsets in [start, start+n).
+func deadIn(f *Fragment, start, n uint64) uint64 {
+	bm := f.Deletions.Bitmap()
+	if bm == nil || bm.IsEmpty() {
+		return 0
+	}
+	return bm.Rank(uint32(start+n-1)) - rankBefore(bm, start)
+}
+
+func rankBefore(bm *roaring.Bitmap, start uint64) uint64 {
+	if start == 0 {
+		return 0
+	}
+	return bm.Rank(uint32(start - 1))
+}
+
+func liveMask(mem memory.Allocator, f *Fragment, start, n uint64) *array.Boolean {
+	b := array.NewBooleanBuilder(mem)
+	defer b.Release()
+	b.Reserve(int(n))
+	for i := uint64(0); i < n; i++ {
+		b.UnsafeAppend(!f.Deletions.Contains(uint32(start + i)))
+	}
+	return b.NewBooleanArray()
+}
+
+func emptyBatch(mem memory.Allocator, s *arrow.Schema) arrow.RecordBatch {
+	cols := make([]arrow.Array, s.NumFields())
+	for i, f := range s.Fields() {
+		cols[i] = array.MakeArrayOfNull(mem, f.Type, 0)
+	}
+	b := array.NewRecordBatch(s, cols, 0)
+	for _, c := range cols {
+		c.Release()
+	}
+	return b
+}

@@ -1,0 +1,157 @@
+package table
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// System column names and their reserved field ids.
+const (
+	RowID   = "_rowid"
+	RowAddr = "_rowaddr"
+
+	RowIDFieldID   = -3
+	RowAddrFieldID = -2
+)
+
+// FieldIDKey is the Arrow field metadata key holding a field's id.
+const FieldIDKey = "stablerow.field_id"
+
+// IsSystemColumn reports whether name is _rowid or _rowaddr.
+func IsSystemColumn(name string) bool { return name == RowID || name == RowAddr }
+
+func fieldWithID(name string, t arrow.DataType, nullable bool, id int) arrow.Field {
+	return arrow.Field{Name: name, Type: t, Nullable: nullable,
+		Metadata: arrow.NewMetadata([]string{FieldIDKey}, []string{strconv.Itoa(id)})}
+}
+
+// FieldID returns the field id recorded in f's metadata.
+func FieldID(f arrow.Field) (int, bool) {
+	v, ok := f.Metadata.GetValue(FieldIDKey)
+	if !ok {
+		return 0, false
+	}
+	id, err := strconv.Atoi(v)
+	return id, err == nil
+}
+
+// typeCodes are the column types a table stores. The code is what the
+// manifest records, so codes are never renumbered.
+var typeCodes = []struct {
+	code uint64
+	t    arrow.DataType
+}{
+	{1, arrow.FixedWidthTypes.Boolean},
+	{2, arrow.PrimitiveTypes.Int8},
+	{3, arrow.PrimitiveTypes.Int16},
+	{4, arrow.PrimitiveTypes.Int32},
+	{5, arrow.PrimitiveTypes.Int64},
+	{6, arrow.PrimitiveTypes.Uint8},
+	{7, arrow.PrimitiveTypes.Uint16},
+	{8, arrow.PrimitiveTypes.Uint32},
+	{9, arrow.PrimitiveTypes.Uint64},
+	{10, arrow.PrimitiveTypes.Float32},
+	{11, arrow.PrimitiveTypes.Float64},
+	{12, arrow.BinaryTypes.String},
+	{13, arrow.BinaryTypes.Binary},
+	{14, arrow.FixedWidthTypes.Date32},
+}
+
+func typeCode(t arrow.DataType) (uint64, bool) {
+	for _, c := range typeCodes {
+		if arrow.TypeEqual(c.t, t) {
+			return c.code, true
+		}
+	}
+	return 0, false
+}
+
+func typeOf(code uint64) (arrow.DataType, bool) {
+	for _, c := range typeCodes {
+		if c.code == code {
+			return c.t, true
+		}
+	}
+	return nil, false
+}
+
+// checkUserSchema validates a schema given to Create: supported types,
+// unique non-empty names, no system or underscore-prefixed reserved names.
+func checkUserSchema(s *arrow.Schema) error {
+	if s == nil || s.NumFields() == 0 {
+		return errorf(ErrSchema, "a table needs at least one column")
+	}
+	seen := map[string]bool{}
+	for _, f := range s.Fields() {
+		if f.Name == "" {
+			return errorf(ErrSchema, "empty column name")
+		}
+		if IsSystemColumn(f.Name) {
+			return errorf(ErrSchema, "column name %q is reserved", f.Name)
+		}
+		key := strings.ToLower(f.Name)
+		if seen[key] {
+			return errorf(ErrSchema, "duplicate column %q", f.Name)
+		}
+		seen[key] = true
+		if _, ok := typeCode(f.Type); !ok {
+			return errorf(ErrSchema, "column %q: unsupported type %s", f.Name, f.Type)
+		}
+	}
+	return nil
+}
+
+// normalizeUserSchema strips metadata and assigns field ids 0..n-1.
+func normalizeUserSchema(s *arrow.Schema) *arrow.Schema {
+	fs := make([]arrow.Field, s.NumFields())
+	for i, f := range s.Fields() {
+		fs[i] = fieldWithID(f.Name, f.Type, f.Nullable, i)
+	}
+	return arrow.NewSchema(fs, nil)
+}
+
+// fullSchema is the user schema followed by the system columns.
+func fullSchema(user *arrow.Schema) *arrow.Schema {
+	fs := append([]arrow.Field{}, user.Fields()...)
+	fs = append(fs,
+		fieldWithID(RowID, arrow.PrimitiveTypes.Uint64, false, RowIDFieldID),
+		fieldWithID(RowAddr, arrow.PrimitiveTypes.Uint64, false, RowAddrFieldID))
+	return arrow.NewSchema(fs, nil)
+}
+
+func encodeSchema(e *encoder, s *arrow.Schema) {
+	e.uv(uint64(s.NumFields()))
+	for _, f := range s.Fields() {
+		code, _ := typeCode(f.Type)
+		e.str(f.Name)
+		e.uv(code)
+		e.bool(f.Nullable)
+	}
+}
+
+func decodeSchema(d *decoder) *arrow.Schema {
+	n := d.count("schema field count", 3)
+	fs := make([]arrow.Field, 0, n)
+	for i := 0; i < n && d.err == nil; i++ {
+		name := d.str("field name")
+		code := d.uv("field type")
+		nullable := d.bool("field nullability")
+		t, ok := typeOf(code)
+		if !ok && d.err == nil {
+			d.err = errorf(ErrCorrupt, "manifest: field %q has unknown type code %d", name, code)
+		}
+		fs = append(fs, arrow.Field{Name: name, Type: t, Nullable: nullable})
+	}
+	if d.err != nil {
+		return nil
+	}
+	s := arrow.NewSchema(fs, nil)
+	if err := checkUserSchema(s); err != nil {
+		d.err = fmt.Errorf("%w: manifest schema: %v", ErrCorrupt, err)
+		return nil
+	}
+	return normalizeUserSchema(s)
+}

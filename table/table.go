@@ -1,0 +1,265 @@
+package table
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/stablerow/stablerow/table/store"
+)
+
+// Table is an immutable snapshot of one version of a table. It is safe for
+// concurrent use; writes return a new snapshot.
+type Table struct {
+	st     store.Store
+	m      *Manifest
+	schema *arrow.Schema // user columns then _rowid, _rowaddr
+	opts   Options
+}
+
+// Options tune writes. The zero value is usable.
+type Options struct {
+	// MaxRowsPerFragment caps the rows of one data file (default 1<<20).
+	MaxRowsPerFragment int
+	// BatchRows is the number of rows per IPC batch in data files (default
+	// 4096): the granularity of a take.
+	BatchRows int
+	// CommitRetries bounds rebase attempts when commits race (default 64).
+	CommitRetries int
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxRowsPerFragment <= 0 {
+		o.MaxRowsPerFragment = 1 << 20
+	}
+	if o.BatchRows <= 0 {
+		o.BatchRows = 4096
+	}
+	if o.CommitRetries <= 0 {
+		o.CommitRetries = 64
+	}
+	return o
+}
+
+const versionsDir = "_versions/"
+
+func manifestPath(v uint64) string { return fmt.Sprintf("%s%020d.manifest", versionsDir, v) }
+
+func parseManifestPath(p string) (uint64, bool) {
+	s, ok := strings.CutPrefix(p, versionsDir)
+	if !ok {
+		return 0, false
+	}
+	s, ok = strings.CutSuffix(s, ".manifest")
+	if !ok || len(s) != 20 {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(s, 10, 64)
+	return v, err == nil
+}
+
+func newUUID() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return hex.EncodeToString(b[:])
+}
+
+// Create makes a new, empty table (version 1) with the given user columns.
+func Create(ctx context.Context, st store.Store, schema *arrow.Schema, opts Options) (*Table, error) {
+	if err := checkUserSchema(schema); err != nil {
+		return nil, err
+	}
+	m := &Manifest{
+		Version:        1,
+		TimestampNanos: time.Now().UnixNano(),
+		Schema:         normalizeUserSchema(schema),
+		Txn:            TxnSummary{Kind: "create"},
+	}
+	b, err := m.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	if err := st.PutIfAbsent(ctx, manifestPath(1), b); err != nil {
+		if errors.Is(err, store.ErrExists) {
+			return nil, errorf(ErrExists, "a table already exists here")
+		}
+		return nil, fmt.Errorf("table: create: %w", err)
+	}
+	return newTable(st, m, opts), nil
+}
+
+func newTable(st store.Store, m *Manifest, opts Options) *Table {
+	return &Table{st: st, m: m, schema: fullSchema(m.Schema), opts: opts.withDefaults()}
+}
+
+// Open opens the latest version of the table in st.
+func Open(ctx context.Context, st store.Store, opts Options) (*Table, error) {
+	v, err := LatestVersion(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	return OpenVersion(ctx, st, v, opts)
+}
+
+// OpenVersion opens a given version.
+func OpenVersion(ctx context.Context, st store.Store, version uint64, opts Options) (*Table, error) {
+	m, err := readManifest(ctx, st, version)
+	if err != nil {
+		return nil, err
+	}
+	return newTable(st, m, opts), nil
+}
+
+func readManifest(ctx context.Context, st store.Store, version uint64) (*Manifest, error) {
+	b, err := st.Get(ctx, manifestPath(version))
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, errorf(ErrNotFound, "version %d", version)
+		}
+		return nil, fmt.Errorf("table: read version %d: %w", version, err)
+	}
+	m, err := UnmarshalManifest(b)
+	if err != nil {
+		return nil, fmt.Errorf("version %d: %w", version, err)
+	}
+	if m.Version != version {
+		return nil, errorf(ErrCorrupt, "manifest %s says version %d", manifestPath(version), m.Version)
+	}
+	return m, nil
+}
+
+// listVersions returns the committed version numbers, ascending.
+func listVersions(ctx context.Context, st store.Store) ([]uint64, error) {
+	paths, err := st.List(ctx, versionsDir)
+	if err != nil {
+		return nil, fmt.Errorf("table: list versions: %w", err)
+	}
+	var vs []uint64
+	for _, p := range paths {
+		if v, ok := parseManifestPath(p); ok {
+			vs = append(vs, v)
+		}
+	}
+	return vs, nil
+}
+
+// LatestVersion returns the newest committed version, or ErrNotFound.
+func LatestVersion(ctx context.Context, st store.Store) (uint64, error) {
+	vs, err := listVersions(ctx, st)
+	if err != nil {
+		return 0, err
+	}
+	if len(vs) == 0 {
+		return 0, errorf(ErrNotFound, "no table (no manifests under %s)", versionsDir)
+	}
+	return vs[len(vs)-1], nil
+}
+
+// VersionInfo describes one committed version.
+type VersionInfo struct {
+	Version   uint64
+	Time      time.Time
+	Kind      string
+	LiveRows  uint64
+	Fragments int
+	Txn       TxnSummary
+}
+
+// Versions lists every committed version, oldest first.
+func Versions(ctx context.Context, st store.Store) ([]VersionInfo, error) {
+	vs, err := listVersions(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]VersionInfo, 0, len(vs))
+	for _, v := range vs {
+		m, err := readManifest(ctx, st, v)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, VersionInfo{Version: v, Time: time.Unix(0, m.TimestampNanos), Kind: m.Txn.Kind,
+			LiveRows: m.LiveRows(), Fragments: len(m.Fragments), Txn: m.Txn})
+	}
+	return out, nil
+}
+
+// Latest returns a snapshot of the newest version (t itself if current).
+func (t *Table) Latest(ctx context.Context) (*Table, error) {
+	v, err := LatestVersion(ctx, t.st)
+	if err != nil {
+		return nil, err
+	}
+	if v == t.m.Version {
+		return t, nil
+	}
+	return OpenVersion(ctx, t.st, v, t.opts)
+}
+
+// Store is the store the table lives in.
+func (t *Table) Store() store.Store { return t.st }
+
+// Version is the snapshot's version.
+func (t *Table) Version() uint64 { return t.m.Version }
+
+// Manifest is the snapshot's manifest; callers must not modify it.
+func (t *Table) Manifest() *Manifest { return t.m }
+
+// Schema is the full schema: user columns, then _rowid and _rowaddr.
+func (t *Table) Schema() *arrow.Schema { return t.schema }
+
+// UserSchema is the schema of the user columns only.
+func (t *Table) UserSchema() *arrow.Schema { return t.m.Schema }
+
+// Fragments lists the fragments, ascending id.
+func (t *Table) Fragments() []*Fragment { return t.m.Fragments }
+
+// FragmentIDs lists the fragment ids, ascending.
+func (t *Table) FragmentIDs() []uint32 {
+	ids := make([]uint32, len(t.m.Fragments))
+	for i, f := range t.m.Fragments {
+		ids[i] = f.ID
+	}
+	return ids
+}
+
+// LiveRows is the number of live rows.
+func (t *Table) LiveRows() uint64 { return t.m.LiveRows() }
+
+// Indexes lists the index records of this version.
+func (t *Table) Indexes() []*IndexMeta { return t.m.Indexes }
+
+// Index returns the index record named name, or nil.
+func (t *Table) Index(name string) *IndexMeta {
+	for _, ix := range t.m.Indexes {
+		if ix.Name == name {
+			return ix
+		}
+	}
+	return nil
+}
+
+// ColumnIndex returns the position of a column in Schema(), or -1.
+func (t *Table) ColumnIndex(name string) int {
+	for i, f := range t.schema.Fields() {
+		if f.Name == name {
+			return i
+		}
+	}
+	for i, f := range t.schema.Fields() {
+		if strings.EqualFold(f.Name, name) {
+			return i
+		}
+	}
+	return -1
+}

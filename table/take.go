@@ -1,0 +1,245 @@
+package table
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/stablerow/stablerow/table/rowid"
+)
+
+// Take reads the rows at the given addresses, in the given order
+// (duplicates allowed), and returns the named columns (which may include
+// _rowid and _rowaddr). Positions where valid is false (valid may be nil)
+// come out as NULL in every column; those addresses are not looked at.
+//
+// Take reads physical rows: it does not consult deletion vectors, because
+// its callers (index probes) decide liveness themselves; use IsLive for
+// that. An address outside the table is ErrInvalidArgument.
+//
+// Each data batch touched is decoded once per call however many addresses
+// fall into it.
+func (t *Table) Take(ctx context.Context, addrs []uint64, valid []bool, columns []string, mem memory.Allocator) (arrow.RecordBatch, error) {
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	if valid != nil && len(valid) != len(addrs) {
+		return nil, errorf(ErrInvalidArgument, "take: %d validity flags for %d addresses", len(valid), len(addrs))
+	}
+	p, err := t.project(columns)
+	if err != nil {
+		return nil, err
+	}
+	for i, a := range addrs {
+		if valid != nil && !valid[i] {
+			continue
+		}
+		ad := rowid.Address(a)
+		f := t.m.Fragment(ad.Fragment())
+		if f == nil || uint64(ad.Offset()) >= f.PhysicalRows {
+			return nil, errorf(ErrInvalidArgument, "take: address %s is not in version %d", ad, t.m.Version)
+		}
+	}
+	// order: positions of valid addresses sorted by address, so each data
+	// batch is visited once and gathered rows come out in address order.
+	order := make([]int32, 0, len(addrs))
+	for i := range addrs {
+		if valid == nil || valid[i] {
+			order = append(order, int32(i))
+		}
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		x, y := addrs[a], addrs[b]
+		switch {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
+		}
+		return int(a - b)
+	})
+	gathered, err := t.gather(ctx, p, addrs, order, mem)
+	if err != nil {
+		return nil, err
+	}
+	defer releaseArrays(gathered)
+	// Scatter back: out[i] = gathered[rank of i], NULL where invalid.
+	rank := make([]int32, len(addrs))
+	for r, i := range order {
+		rank[i] = int32(r)
+	}
+	ib := array.NewInt32Builder(mem)
+	defer ib.Release()
+	ib.Reserve(len(addrs))
+	for i := range addrs {
+		if valid != nil && !valid[i] {
+			ib.UnsafeAppendBoolToBitmap(false)
+		} else {
+			ib.UnsafeAppend(rank[i])
+		}
+	}
+	idx := ib.NewInt32Array()
+	defer idx.Release()
+	cctx := compute.WithAllocator(ctx, mem)
+	cols := make([]arrow.Array, len(gathered))
+	defer releaseArrays(cols)
+	for c, g := range gathered {
+		out, err := compute.TakeArray(cctx, g, idx)
+		if err != nil {
+			return nil, fmt.Errorf("table: take: %w", err)
+		}
+		cols[c] = out
+	}
+	fs := slices.Clone(p.schema.Fields())
+	for i := range fs {
+		fs[i].Nullable = fs[i].Nullable || valid != nil
+	}
+	return array.NewRecordBatch(arrow.NewSchema(fs, nil), cols, int64(len(addrs))), nil
+}
+
+func releaseArrays(as []arrow.Array) {
+	for _, a := range as {
+		if a != nil {
+			a.Release()
+		}
+	}
+}
+
+// gather returns, per projected column, the rows at addrs[order[k]] for
+// k = 0.. (order sorted by address).
+func (t *Table) gather(ctx context.Context, p *projection, addrs []uint64, order []int32, mem memory.Allocator) ([]arrow.Array, error) {
+	parts := make([][]arrow.Array, len(p.src))
+	defer func() {
+		for _, ps := range parts {
+			releaseArrays(ps)
+		}
+	}()
+	cctx := compute.WithAllocator(ctx, mem)
+	for k := 0; k < len(order); {
+		ad := rowid.Address(addrs[order[k]])
+		f := t.m.Fragment(ad.Fragment())
+		// The run of positions in this fragment.
+		e := k
+		for e < len(order) && rowid.Address(addrs[order[e]]).Fragment() == f.ID {
+			e++
+		}
+		if err := t.gatherFragment(cctx, p, f, addrs, order[k:e], mem, parts); err != nil {
+			return nil, err
+		}
+		k = e
+	}
+	out := make([]arrow.Array, len(p.src))
+	for c := range p.src {
+		if len(parts[c]) == 0 {
+			out[c] = array.MakeArrayOfNull(mem, p.schema.Field(c).Type, 0)
+			continue
+		}
+		a, err := array.Concatenate(parts[c], mem)
+		if err != nil {
+			releaseArrays(out)
+			return nil, fmt.Errorf("table: take: %w", err)
+		}
+		out[c] = a
+	}
+	return out, nil
+}
+
+func (t *Table) gatherFragment(ctx context.Context, p *projection, f *Fragment, addrs []uint64, order []int32, mem memory.Allocator, parts [][]arrow.Array) error {
+	offs := make([]uint64, len(order))
+	for i, o := range order {
+		offs[i] = uint64(rowid.Address(addrs[o]).Offset())
+	}
+	var d *dataFile
+	if p.user {
+		var err error
+		if d, err = t.openData(ctx, f, mem); err != nil {
+			return err
+		}
+		defer d.Close()
+	}
+	for k := 0; k < len(offs); {
+		bi := offs[k] / f.BatchRows
+		e := k
+		for e < len(offs) && offs[e]/f.BatchRows == bi {
+			e++
+		}
+		var data arrow.RecordBatch
+		var idx arrow.Array
+		if d != nil {
+			b, err := d.batch(int(bi))
+			if err != nil {
+				return err
+			}
+			data = b
+			ib := array.NewUint32Builder(mem)
+			ib.Reserve(e - k)
+			for _, o := range offs[k:e] {
+				ib.UnsafeAppend(uint32(o - bi*f.BatchRows))
+			}
+			idx = ib.NewArray()
+			ib.Release()
+		}
+		err := func() error {
+			if data != nil {
+				defer data.Release()
+				defer idx.Release()
+			}
+			for c, j := range p.src {
+				var a arrow.Array
+				if j < t.m.Schema.NumFields() {
+					var err error
+					if a, err = compute.TakeArray(ctx, data.Column(j), idx); err != nil {
+						return fmt.Errorf("table: take: %w", err)
+					}
+				} else {
+					a = systemValues(mem, f, p.names[c], offs[k:e])
+				}
+				parts[c] = append(parts[c], a)
+			}
+			return nil
+		}()
+		if err != nil {
+			return err
+		}
+		k = e
+	}
+	return nil
+}
+
+// systemValues builds _rowid or _rowaddr at the given offsets of f.
+func systemValues(mem memory.Allocator, f *Fragment, name string, offs []uint64) arrow.Array {
+	b := array.NewUint64Builder(mem)
+	defer b.Release()
+	b.Reserve(len(offs))
+	for _, o := range offs {
+		if name == RowID {
+			id, _ := f.RowIDs.Get(o)
+			b.UnsafeAppend(id)
+		} else {
+			b.UnsafeAppend(uint64(rowid.NewAddress(f.ID, uint32(o))))
+		}
+	}
+	return b.NewArray()
+}
+
+// IsLive reports whether addr is a live row of this version.
+func (t *Table) IsLive(addr uint64) bool {
+	ad := rowid.Address(addr)
+	f := t.m.Fragment(ad.Fragment())
+	return f != nil && f.IsLive(ad.Offset())
+}
+
+// RowIDAt returns the row id stored at addr (live or not).
+func (t *Table) RowIDAt(addr uint64) (uint64, bool) {
+	ad := rowid.Address(addr)
+	f := t.m.Fragment(ad.Fragment())
+	if f == nil {
+		return 0, false
+	}
+	return f.RowIDs.Get(uint64(ad.Offset()))
+}

@@ -1,0 +1,252 @@
+package table
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// fragmentWriter cuts a stream of user-column batches into data files of at
+// most maxRows rows, each stored as an Arrow IPC file of batchRows-row
+// batches (the take granularity).
+type fragmentWriter struct {
+	ctx       context.Context
+	t         *Table
+	mem       memory.Allocator
+	maxRows   int
+	batchRows int
+
+	buf   bytes.Buffer
+	w     *ipc.FileWriter
+	rows  int           // rows in the open file
+	pend  []arrow.Array // rows not yet written as a full batch, per column
+	pendN int
+	out   []newFragment
+}
+
+func (t *Table) newFragmentWriter(ctx context.Context, mem memory.Allocator) *fragmentWriter {
+	return &fragmentWriter{ctx: ctx, t: t, mem: mem, maxRows: t.opts.MaxRowsPerFragment, batchRows: t.opts.BatchRows}
+}
+
+// conform checks that b has the user columns (by name, in order, same
+// types) and returns it re-labelled with the table's user schema.
+func (t *Table) conform(b arrow.RecordBatch) (arrow.RecordBatch, error) {
+	us := t.m.Schema
+	if int(b.NumCols()) != us.NumFields() {
+		return nil, errorf(ErrSchema, "batch has %d columns, table has %d user columns", b.NumCols(), us.NumFields())
+	}
+	for i, f := range us.Fields() {
+		c := b.Column(i)
+		if !arrow.TypeEqual(c.DataType(), f.Type) {
+			return nil, errorf(ErrSchema, "column %q: got %s, want %s", f.Name, c.DataType(), f.Type)
+		}
+		if !f.Nullable && c.NullN() > 0 {
+			return nil, errorf(ErrSchema, "column %q is NOT NULL but the batch has %d nulls", f.Name, c.NullN())
+		}
+	}
+	return array.NewRecordBatch(us, b.Columns(), b.NumRows()), nil
+}
+
+// write adds the rows of b (already conformed) to the open data file.
+func (fw *fragmentWriter) write(b arrow.RecordBatch) error {
+	for off := int64(0); off < b.NumRows(); {
+		room := int64(fw.maxRows - fw.rows)
+		n := min(room, b.NumRows()-off)
+		s := b.NewSlice(off, off+n)
+		err := fw.writeSlice(s)
+		s.Release()
+		if err != nil {
+			return err
+		}
+		off += n
+		if fw.rows == fw.maxRows {
+			if err := fw.finishFile(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// writeSlice buffers rows so that every IPC batch but the file's last has
+// exactly batchRows rows: Take finds batch i of offset o as o / batchRows.
+func (fw *fragmentWriter) writeSlice(s arrow.RecordBatch) error {
+	if fw.w == nil {
+		fw.buf.Reset()
+		w, err := ipc.NewFileWriter(&fw.buf, ipc.WithSchema(fw.t.m.Schema), ipc.WithAllocator(fw.mem))
+		if err != nil {
+			return fmt.Errorf("table: open data file: %w", err)
+		}
+		fw.w = w
+	}
+	fw.rows += int(s.NumRows())
+	for off := int64(0); off < s.NumRows(); {
+		need := int64(fw.batchRows - fw.pendN)
+		n := min(need, s.NumRows()-off)
+		part := s.NewSlice(off, off+n)
+		if fw.pendN == 0 && n == int64(fw.batchRows) {
+			err := fw.w.Write(part)
+			part.Release()
+			if err != nil {
+				return fmt.Errorf("table: write data file: %w", err)
+			}
+		} else {
+			if err := fw.appendPending(part); err != nil {
+				return err
+			}
+		}
+		off += n
+		if fw.pendN == fw.batchRows {
+			if err := fw.flushPending(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (fw *fragmentWriter) appendPending(part arrow.RecordBatch) error {
+	defer part.Release()
+	if fw.pend == nil {
+		fw.pend = make([]arrow.Array, part.NumCols())
+		for i := range fw.pend {
+			fw.pend[i] = part.Column(i)
+			fw.pend[i].Retain()
+		}
+	} else {
+		for i := range fw.pend {
+			c, err := array.Concatenate([]arrow.Array{fw.pend[i], part.Column(i)}, fw.mem)
+			if err != nil {
+				return fmt.Errorf("table: buffer rows: %w", err)
+			}
+			fw.pend[i].Release()
+			fw.pend[i] = c
+		}
+	}
+	fw.pendN += int(part.NumRows())
+	return nil
+}
+
+func (fw *fragmentWriter) flushPending() error {
+	if fw.pendN == 0 {
+		return nil
+	}
+	b := array.NewRecordBatch(fw.t.m.Schema, fw.pend, int64(fw.pendN))
+	err := fw.w.Write(b)
+	b.Release()
+	fw.releasePending()
+	if err != nil {
+		return fmt.Errorf("table: write data file: %w", err)
+	}
+	return nil
+}
+
+func (fw *fragmentWriter) releasePending() {
+	for _, c := range fw.pend {
+		c.Release()
+	}
+	fw.pend, fw.pendN = nil, 0
+}
+
+func (fw *fragmentWriter) finishFile() error {
+	if fw.w == nil {
+		return nil
+	}
+	if err := fw.flushPending(); err != nil {
+		return err
+	}
+	if err := fw.w.Close(); err != nil {
+		return fmt.Errorf("table: close data file: %w", err)
+	}
+	fw.w = nil
+	path := "data/" + newUUID() + ".arrow"
+	if err := fw.t.st.Put(fw.ctx, path, bytes.Clone(fw.buf.Bytes())); err != nil {
+		return fmt.Errorf("table: store data file: %w", err)
+	}
+	fw.out = append(fw.out, newFragment{dataFile: path, rows: uint64(fw.rows), batchRows: uint64(fw.batchRows)})
+	fw.rows = 0
+	return nil
+}
+
+// finish closes the open file and returns the fragments written.
+func (fw *fragmentWriter) finish() ([]newFragment, error) {
+	if err := fw.finishFile(); err != nil {
+		return nil, err
+	}
+	return fw.out, nil
+}
+
+// abort drops buffered state; files already stored become orphans that
+// Cleanup removes (they are referenced by no manifest).
+func (fw *fragmentWriter) abort() {
+	fw.releasePending()
+	if fw.w != nil {
+		_ = fw.w.Close()
+		fw.w = nil
+	}
+}
+
+// Append adds the rows of rdr (user columns, in table order) as new
+// fragments with fresh, increasing row ids, and commits a new version.
+func (t *Table) Append(ctx context.Context, rdr array.RecordReader, mem memory.Allocator) (*Table, error) {
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	fw := t.newFragmentWriter(ctx, mem)
+	for rdr.Next() {
+		if err := ctx.Err(); err != nil {
+			fw.abort()
+			return nil, err
+		}
+		b, err := t.conform(rdr.RecordBatch())
+		if err != nil {
+			fw.abort()
+			return nil, err
+		}
+		err = fw.write(b)
+		b.Release()
+		if err != nil {
+			fw.abort()
+			return nil, err
+		}
+	}
+	if err := rdr.Err(); err != nil {
+		fw.abort()
+		return nil, fmt.Errorf("table: append input: %w", err)
+	}
+	frags, err := fw.finish()
+	if err != nil {
+		fw.abort()
+		return nil, err
+	}
+	if len(frags) == 0 {
+		return t, nil
+	}
+	return t.commit(ctx, &txn{kind: "append", base: t.m, add: frags})
+}
+
+// AppendBatches is Append over a slice of batches (user columns).
+func (t *Table) AppendBatches(ctx context.Context, batches []arrow.RecordBatch, mem memory.Allocator) (*Table, error) {
+	return t.Append(ctx, &sliceReader{schema: t.m.Schema, batches: batches, i: -1}, mem)
+}
+
+// sliceReader is a RecordReader over batches it does not own; unlike
+// array.NewRecordReader it does not insist on identical field metadata.
+type sliceReader struct {
+	schema  *arrow.Schema
+	batches []arrow.RecordBatch
+	i       int
+}
+
+func (r *sliceReader) Retain()                        {}
+func (r *sliceReader) Release()                       {}
+func (r *sliceReader) Schema() *arrow.Schema          { return r.schema }
+func (r *sliceReader) Next() bool                     { r.i++; return r.i < len(r.batches) }
+func (r *sliceReader) RecordBatch() arrow.RecordBatch { return r.batches[r.i] }
+func (r *sliceReader) Record() arrow.RecordBatch      { return r.batches[r.i] }
+func (r *sliceReader) Err() error                     { return nil }
