@@ -4,6 +4,8 @@ GO        ?= go
 DEMO_DIR  ?= $(CURDIR)/.demo
 PKGS      := ./...
 FUZZTIME  ?= 10s
+# One worker: with two on a 2-core machine the fuzzer has been seen to stall.
+FUZZPARALLEL ?= 1
 
 .PHONY: all demo test test-short bench fuzz lint clean
 
@@ -28,7 +30,7 @@ fuzz:
 	@set -e; for pkg in $$($(GO) list ./...); do \
 	  dir=$$($(GO) list -f '{{.Dir}}' $$pkg); \
 	  for f in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$dir/*_test.go 2>/dev/null | sed 's/func //'); do \
-	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
+	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -parallel $(FUZZPARALLEL) $$pkg; \
 	  done; \
 	done
 

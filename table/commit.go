@@ -239,3 +239,21 @@ func (t *Table) commit(ctx context.Context, tx *txn) (*Table, error) {
 	}
 	return nil, errorf(ErrConflict, "gave up after %d concurrent commits", t.opts.CommitRetries)
 }
+
+// CommitIndex records an index (built by an index package under
+// meta.Prefix) in a new version. With replace, it supersedes the index of
+// the same name (an optimized or remapped build); without, a name clash is
+// ErrInvalidArgument.
+func (t *Table) CommitIndex(ctx context.Context, meta *IndexMeta, replace bool) (*Table, error) {
+	if meta == nil || meta.Name == "" || meta.Prefix == "" {
+		return nil, errorf(ErrInvalidArgument, "index needs a name and a prefix")
+	}
+	if t.ColumnIndex(meta.Column) < 0 {
+		return nil, errorf(ErrInvalidArgument, "index %q: unknown column %q", meta.Name, meta.Column)
+	}
+	c := *meta
+	if c.Fragments == nil {
+		c.Fragments = roaring.New()
+	}
+	return t.commit(ctx, &txn{kind: "index", base: t.m, index: &c, replace: replace})
+}

@@ -21,15 +21,35 @@ type dataFile struct {
 	ipc *ipc.FileReader
 }
 
-func (t *Table) openData(ctx context.Context, f *Fragment, mem memory.Allocator) (*dataFile, error) {
-	r, err := t.st.Open(ctx, f.DataFile)
-	if err != nil {
-		return nil, fmt.Errorf("table: fragment %d: open %s: %w", f.ID, f.DataFile, err)
-	}
-	fr, err := ipc.NewFileReader(io.NewSectionReader(r, 0, r.Size()), ipc.WithAllocator(mem))
-	if err != nil {
-		r.Close()
-		return nil, errorf(ErrCorrupt, "fragment %d: data file %s: %v", f.ID, f.DataFile, err)
+// openData opens f's data file: zero-copy over mapped memory when the
+// store can map it, else through range reads. A malformed IPC file can make
+// arrow-go panic; that is contained and reported as ErrCorrupt.
+func (t *Table) openData(ctx context.Context, f *Fragment, mem memory.Allocator) (d *dataFile, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			d, err = nil, errorf(ErrCorrupt, "fragment %d: data file %s: %v", f.ID, f.DataFile, p)
+		}
+	}()
+	var r store.Reader = nopReader{}
+	var fr *ipc.FileReader
+	if mp, ok := t.st.(store.Mapper); ok {
+		b, err := mp.Map(ctx, f.DataFile)
+		if err != nil {
+			return nil, fmt.Errorf("table: fragment %d: map %s: %w", f.ID, f.DataFile, err)
+		}
+		fr, err = ipc.NewMappedFileReader(b, ipc.WithAllocator(mem))
+		if err != nil {
+			return nil, errorf(ErrCorrupt, "fragment %d: data file %s: %v", f.ID, f.DataFile, err)
+		}
+	} else {
+		if r, err = t.st.Open(ctx, f.DataFile); err != nil {
+			return nil, fmt.Errorf("table: fragment %d: open %s: %w", f.ID, f.DataFile, err)
+		}
+		fr, err = ipc.NewFileReader(io.NewSectionReader(r, 0, r.Size()), ipc.WithAllocator(mem))
+		if err != nil {
+			r.Close()
+			return nil, errorf(ErrCorrupt, "fragment %d: data file %s: %v", f.ID, f.DataFile, err)
+		}
 	}
 	want := uint64(0)
 	if f.PhysicalRows > 0 {
@@ -52,8 +72,13 @@ func (t *Table) openData(ctx context.Context, f *Fragment, mem memory.Allocator)
 }
 
 // batch reads IPC batch i and checks its length against the manifest.
-func (d *dataFile) batch(i int) (arrow.RecordBatch, error) {
-	b, err := d.ipc.RecordBatchAt(i)
+func (d *dataFile) batch(i int) (b arrow.RecordBatch, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			b, err = nil, errorf(ErrCorrupt, "fragment %d: batch %d: %v", d.f.ID, i, p)
+		}
+	}()
+	b, err = d.ipc.RecordBatchAt(i)
 	if err != nil {
 		return nil, errorf(ErrCorrupt, "fragment %d: batch %d: %v", d.f.ID, i, err)
 	}
@@ -70,6 +95,12 @@ func (d *dataFile) Close() error {
 	d.ipc.Close()
 	return d.r.Close()
 }
+
+type nopReader struct{}
+
+func (nopReader) ReadAt([]byte, int64) (int, error) { return 0, io.EOF }
+func (nopReader) Size() int64                       { return 0 }
+func (nopReader) Close() error                      { return nil }
 
 // column selection resolved against the full schema.
 type projection struct {
@@ -105,17 +136,27 @@ func (t *Table) project(columns []string) (*projection, error) {
 // systemColumn builds _rowid or _rowaddr for the physical offsets
 // [start, start+n) of f.
 func systemColumn(mem memory.Allocator, f *Fragment, name string, start, n uint64) arrow.Array {
-	b := array.NewUint64Builder(mem)
-	defer b.Release()
-	b.Reserve(int(n))
-	if name == RowID {
-		vals := f.RowIDs.Slice(start, n).AppendTo(make([]uint64, 0, n))
-		b.AppendValues(vals, nil)
-	} else {
-		base := uint64(rowid.NewAddress(f.ID, 0))
-		for i := uint64(0); i < n; i++ {
-			b.UnsafeAppend(base + start + i)
+	return newUint64Array(mem, int(n), func(v []uint64) {
+		if name == RowID {
+			f.RowIDs.Slice(start, n).AppendTo(v[:0])
+			return
 		}
-	}
-	return b.NewArray()
+		base := uint64(rowid.NewAddress(f.ID, 0)) + start
+		for i := range v {
+			v[i] = base + uint64(i)
+		}
+	})
+}
+
+// newUint64Array allocates a non-null uint64 array of n values from mem and
+// lets fill write them in place (no builder, no per-value calls).
+func newUint64Array(mem memory.Allocator, n int, fill func([]uint64)) arrow.Array {
+	buf := memory.NewResizableBuffer(mem)
+	buf.Resize(n * 8)
+	fill(arrow.Uint64Traits.CastFromBytes(buf.Bytes())[:n])
+	data := array.NewData(arrow.PrimitiveTypes.Uint64, n, []*memory.Buffer{nil, buf}, nil, 0, 0)
+	buf.Release()
+	a := array.MakeFromData(data)
+	data.Release()
+	return a
 }

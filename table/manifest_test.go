@@ -1,0 +1,104 @@
+package table_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/stretchr/testify/require"
+
+	"github.com/stablerow/stablerow/exec/exectest"
+	"github.com/stablerow/stablerow/internal/fuzzseed"
+	"github.com/stablerow/stablerow/table"
+	"github.com/stablerow/stablerow/table/store"
+)
+
+// sampleManifests builds a table through appends, deletes, an update and an
+// index record and returns the encoded manifest of every version.
+func sampleManifests(t testing.TB) [][]byte {
+	ctx := context.Background()
+	mem := exectest.Mem(t)
+	st := store.NewMemory()
+	tb, err := table.Create(ctx, st, userSchema, table.Options{MaxRowsPerFragment: 50, BatchRows: 16})
+	require.NoError(t, err)
+	var rows [][]any
+	for i := range 120 {
+		rows = append(rows, []any{int64(i), fmt.Sprint(i), nil})
+	}
+	b, err := exectest.Batch(mem, userSchema, rows)
+	require.NoError(t, err)
+	tb, err = tb.AppendBatches(ctx, []arrow.RecordBatch{b}, mem)
+	b.Release()
+	require.NoError(t, err)
+	tb, _, err = tb.DeleteRowIDs(ctx, []uint64{3, 4, 5, 60, 119})
+	require.NoError(t, err)
+	_, err = tb.CommitIndex(ctx, &table.IndexMeta{Name: "rid", Column: "_rowid", Kind: "btree", Prefix: "_indices/x/",
+		Fragments: roaring.BitmapOf(0, 1), DatasetVersion: tb.Version(), Unique: true}, false)
+	require.NoError(t, err)
+	vs, err := table.Versions(ctx, st)
+	require.NoError(t, err)
+	var out [][]byte
+	for _, v := range vs {
+		p := fmt.Sprintf("_versions/%020d.manifest", v.Version)
+		b, err := st.Get(ctx, p)
+		require.NoError(t, err)
+		out = append(out, b)
+	}
+	return out
+}
+
+func TestManifestRoundTrip(t *testing.T) {
+	for i, b := range sampleManifests(t) {
+		m, err := table.UnmarshalManifest(b)
+		require.NoError(t, err, "version %d", i+1)
+		again, err := m.MarshalBinary()
+		require.NoError(t, err)
+		require.True(t, bytes.Equal(b, again), "version %d re-encodes differently", i+1)
+	}
+}
+
+func TestManifestCorrupt(t *testing.T) {
+	ms := sampleManifests(t)
+	b := ms[len(ms)-1]
+	for n := 0; n < len(b); n++ {
+		_, err := table.UnmarshalManifest(b[:n])
+		require.ErrorIs(t, err, table.ErrCorrupt, "truncated to %d", n)
+	}
+	for i := 0; i < len(b); i++ {
+		for _, bit := range []byte{1, 0x80} {
+			c := bytes.Clone(b)
+			c[i] ^= bit
+			_, err := table.UnmarshalManifest(c)
+			require.ErrorIs(t, err, table.ErrCorrupt, "flip byte %d bit %#x", i, bit)
+		}
+	}
+	_, err := table.UnmarshalManifest([]byte("PAR1 not a manifest at all, sorry"))
+	require.ErrorIs(t, err, table.ErrCorrupt)
+}
+
+func FuzzManifest(f *testing.F) {
+	for _, b := range sampleManifests(f) {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := table.UnmarshalManifest(b)
+		if err != nil {
+			require.ErrorIs(t, err, table.ErrCorrupt)
+			return
+		}
+		again, err := m.MarshalBinary()
+		require.NoError(t, err)
+		m2, err := table.UnmarshalManifest(again)
+		require.NoError(t, err)
+		require.Equal(t, m.Version, m2.Version)
+		require.Equal(t, m.LiveRows(), m2.LiveRows())
+	})
+}
+
+func TestManifestCorpus(t *testing.T) {
+	fuzzseed.Skip(t)
+	fuzzseed.Write(t, "FuzzManifest", sampleManifests(t))
+}
