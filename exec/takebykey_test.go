@@ -1,0 +1,221 @@
+package exec_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/stretchr/testify/require"
+
+	"github.com/stablerow/stablerow/exec"
+	"github.com/stablerow/stablerow/exec/exectest"
+	"github.com/stablerow/stablerow/table"
+	"github.com/stablerow/stablerow/table/rowid"
+	"github.com/stablerow/stablerow/table/store"
+)
+
+// mapIndex is a reference KeyIndex: every (_rowid, _rowaddr) of the
+// covered fragments at build time, stale entries included, like a BTree.
+type mapIndex struct {
+	m       map[uint64][]uint64
+	covered map[uint32]bool
+}
+
+func buildMapIndex(t *testing.T, tb *table.Table) *mapIndex {
+	ix := &mapIndex{m: map[uint64][]uint64{}, covered: map[uint32]bool{}}
+	sc, err := tb.Scan(context.Background(), table.ScanOptions{Columns: []string{"_rowid", "_rowaddr"}})
+	require.NoError(t, err)
+	defer sc.Release()
+	for sc.Next() {
+		b := sc.RecordBatch()
+		ids, addrs := b.Column(0).(*array.Uint64), b.Column(1).(*array.Uint64)
+		for i := 0; i < ids.Len(); i++ {
+			ix.m[ids.Value(i)] = append(ix.m[ids.Value(i)], addrs.Value(i))
+		}
+	}
+	for _, id := range tb.FragmentIDs() {
+		ix.covered[id] = true
+	}
+	return ix
+}
+
+func (ix *mapIndex) Probe(_ context.Context, keys arrow.Array) (*exec.ProbeResult, error) {
+	k := keys.(*array.Uint64)
+	r := &exec.ProbeResult{Addrs: make([]uint64, k.Len()), Found: make([]bool, k.Len())}
+	for i := 0; i < k.Len(); i++ {
+		if k.IsNull(i) {
+			continue
+		}
+		if as := ix.m[k.Value(i)]; len(as) > 0 {
+			r.Addrs[i], r.Found[i] = as[0], true
+			if len(as) > 1 {
+				r.Multi = append(r.Multi, i)
+			}
+		}
+	}
+	return r, nil
+}
+
+func (ix *mapIndex) ProbeAll(_ context.Context, keys arrow.Array, i int) ([]uint64, error) {
+	return ix.m[keys.(*array.Uint64).Value(i)], nil
+}
+func (ix *mapIndex) Covers(f uint32) bool { return ix.covered[f] }
+func (ix *mapIndex) String() string       { return "map" }
+
+var takeSchema = arrow.NewSchema([]arrow.Field{
+	{Name: "k", Type: arrow.PrimitiveTypes.Int64},
+	{Name: "name", Type: arrow.BinaryTypes.String, Nullable: true},
+}, nil)
+
+// takeFixture: 3 indexed fragments, then an append, deletes and an update
+// (moving rows to an unindexed fragment).
+func takeFixture(t *testing.T) (*table.Table, *mapIndex) {
+	ctx := context.Background()
+	mem := exectest.Mem(t)
+	tb, err := table.Create(ctx, store.NewMemory(), takeSchema, table.Options{MaxRowsPerFragment: 100, BatchRows: 16})
+	require.NoError(t, err)
+	appendRows := func(from, n int) {
+		var rows [][]any
+		for i := from; i < from+n; i++ {
+			rows = append(rows, []any{int64(i * 10), fmt.Sprint("r", i)})
+		}
+		b, err := exectest.Batch(mem, takeSchema, rows)
+		require.NoError(t, err)
+		tb, err = tb.AppendBatches(ctx, []arrow.RecordBatch{b}, mem)
+		b.Release()
+		require.NoError(t, err)
+	}
+	appendRows(0, 300)
+	ix := buildMapIndex(t, tb)
+	appendRows(300, 50) // unindexed fragment
+	tb, _, err = tb.DeleteRowIDs(ctx, []uint64{5, 6, 7, 120, 310})
+	require.NoError(t, err)
+	ub, err := exectest.Batch(mem, arrow.NewSchema(append([]arrow.Field{{Name: "_rowid", Type: arrow.PrimitiveTypes.Uint64}}, takeSchema.Fields()...), nil),
+		[][]any{{uint64(8), int64(-8), "moved8"}, {uint64(250), int64(-250), "moved250"}, {uint64(320), int64(-320), "moved320"}})
+	require.NoError(t, err)
+	rdr, err := array.NewRecordReader(ub.Schema(), []arrow.RecordBatch{ub})
+	require.NoError(t, err)
+	tb, _, err = tb.Update(ctx, rdr, mem)
+	rdr.Release()
+	ub.Release()
+	require.NoError(t, err)
+	return tb, ix
+}
+
+// expectTake is the independent expectation: the table's own row id
+// resolution (row id sequences + deletion vectors) and a full scan.
+func expectTake(t *testing.T, tb *table.Table, ids []*uint64) [][]any {
+	data := map[uint64][]any{}
+	sc, err := tb.Scan(context.Background(), table.ScanOptions{Columns: []string{"_rowid", "_rowaddr", "k", "name"}})
+	require.NoError(t, err)
+	for sc.Next() {
+		rows, err := exectest.Rows(sc.RecordBatch())
+		require.NoError(t, err)
+		for _, r := range rows {
+			data[r[0].(uint64)] = r[1:]
+		}
+	}
+	sc.Release()
+	var want [][]any
+	for i, id := range ids {
+		row := []any{nil, int64(i + 1), nil, nil, nil}
+		if id != nil {
+			row[0] = *id
+			if d, ok := data[*id]; ok {
+				row[2], row[3], row[4] = d[0], d[1], d[2]
+			}
+		}
+		want = append(want, row)
+	}
+	return want
+}
+
+func TestTakeByKeyExec(t *testing.T) {
+	tb, ix := takeFixture(t)
+	r := rand.New(rand.NewPCG(4, 4))
+	var ids []*uint64
+	for range 400 {
+		switch x := r.IntN(20); {
+		case x == 0:
+			ids = append(ids, nil) // NULL key: miss
+		case x == 1:
+			v := uint64(1000 + r.IntN(10)) // never existed
+			ids = append(ids, &v)
+		default:
+			v := uint64(r.IntN(350)) // covers deleted, moved, unindexed, duplicates
+			ids = append(ids, &v)
+		}
+	}
+	for _, v := range []uint64{8, 250, 320, 5, 310, 349, 0} { // the interesting ones for sure
+		ids = append(ids, &v)
+	}
+	want := expectTake(t, tb, ids)
+	for _, c := range []struct {
+		name  string
+		index exec.KeyIndex
+		batch int
+	}{{"index", ix, 0}, {"index-small-probe-batches", ix, 7}, {"no-index", nil, 0}} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, cols := range [][]string{{"_rowaddr", "k", "name"}} {
+				mem := exectest.Mem(t)
+				un, err := exec.NewUnnestExec(ids)
+				require.NoError(t, err)
+				n, err := exec.NewTakeByKeyExec(un, 0, tb, "_rowid", c.index, cols, exec.TakeByKeyOptions{ProbeBatch: c.batch})
+				require.NoError(t, err)
+				require.True(t, exec.OrderingSatisfies(n.Properties().Ordering, un.Properties().Ordering))
+				for _, bs := range []int{1, 3, 8192} {
+					got, err := collect(n, &exec.TaskContext{Mem: mem, BatchSize: bs})
+					require.NoError(t, err)
+					rows, err := exectest.Rows(got...)
+					require.NoError(t, err)
+					for _, b := range got {
+						b.Release()
+					}
+					require.Equal(t, want, rows, "batch size %d", bs)
+				}
+				s := n.Metrics().Snapshot()
+				require.Positive(t, s["fallback_keys"])
+				if c.index != nil {
+					// Per execution (3 here) only the two unindexed fragments
+					// (the append and the update's moved rows) are read.
+					require.Equal(t, int64(2*3), s["fallback_fragments"])
+				}
+			}
+		})
+	}
+}
+
+func TestTakeByKeyNotUnique(t *testing.T) {
+	tb, _ := takeFixture(t)
+	mem := exectest.Mem(t)
+	// An index claiming two live addresses for id 3.
+	bad := &mapIndex{m: map[uint64][]uint64{3: {uint64(rowid.NewAddress(0, 3)), uint64(rowid.NewAddress(0, 4))}}, covered: map[uint32]bool{0: true}}
+	un, err := exec.NewUnnestExec([]uint64{1, 3})
+	require.NoError(t, err)
+	n, err := exec.NewTakeByKeyExec(un, 0, tb, "_rowid", bad, []string{"_rowaddr"}, exec.TakeByKeyOptions{})
+	require.NoError(t, err)
+	_, err = collect(n, &exec.TaskContext{Mem: mem})
+	require.True(t, errors.Is(err, exec.ErrNotUnique), "%v", err)
+}
+
+func TestTakeByKeyTypeMismatch(t *testing.T) {
+	tb, ix := takeFixture(t)
+	un, err := exec.NewUnnestExec([]int64{1})
+	require.NoError(t, err)
+	_, err = exec.NewTakeByKeyExec(un, 0, tb, "_rowid", ix, nil, exec.TakeByKeyOptions{})
+	require.ErrorIs(t, err, exec.ErrSchema)
+}
+
+func collect(n exec.Node, tc *exec.TaskContext) ([]arrow.RecordBatch, error) {
+	ctx := context.Background()
+	st, err := n.Execute(ctx, tc)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	return exec.Collect(ctx, st)
+}
