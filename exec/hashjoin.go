@@ -109,7 +109,9 @@ type hashJoinStream struct {
 	left   Stream
 	build  arrow.RecordBatch
 	head   map[string]int32 // encoded key -> first build row
-	next   []int32          // chain of build rows with equal key, -1 ends
+	headU  map[uint64]int32 // the same for one integer key column (no encoding)
+	intKey bool
+	next   []int32 // chain of build rows with equal key, -1 ends
 	tail   []int32
 	co     *Coalescer
 	built  bool
@@ -134,6 +136,28 @@ func (s *hashJoinStream) Close() error {
 		return s.left.Close()
 	}
 	return nil
+}
+
+// intKeys returns a value reader when cols is one integer column.
+func intKeys(cols []arrow.Array) (func(int) uint64, bool) {
+	if len(cols) != 1 {
+		return nil, false
+	}
+	switch a := cols[0].(type) {
+	case *array.Int64:
+		v := a.Int64Values()
+		return func(r int) uint64 { return uint64(v[r]) }, true
+	case *array.Uint64:
+		v := a.Uint64Values()
+		return func(r int) uint64 { return v[r] }, true
+	case *array.Int32:
+		v := a.Int32Values()
+		return func(r int) uint64 { return uint64(int64(v[r])) }, true
+	case *array.Uint32:
+		v := a.Uint32Values()
+		return func(r int) uint64 { return uint64(v[r]) }, true
+	}
+	return nil, false
 }
 
 // encodeKey appends row's key bytes to buf; ok is false if any key is NULL.
@@ -216,9 +240,33 @@ func (s *hashJoinStream) doBuild(ctx context.Context) error {
 	for i, k := range s.n.rkeys {
 		cols[i] = all.Column(k)
 	}
-	s.head = make(map[string]int32, n)
 	s.next = make([]int32, n)
 	s.tail = make([]int32, n)
+	if vals, ok := intKeys(cols); ok {
+		// One integer key: a map keyed by the value itself is several times
+		// faster than encoding every key to bytes.
+		s.intKey = true
+		s.headU = make(map[uint64]int32, n)
+		c := cols[0]
+		for r := 0; r < n; r++ {
+			s.next[r] = -1
+			if c.IsNull(r) {
+				continue
+			}
+			k := vals(r)
+			if h, found := s.headU[k]; found {
+				s.next[s.tail[h]] = int32(r)
+				s.tail[h] = int32(r)
+			} else {
+				s.headU[k] = int32(r)
+				s.tail[r] = int32(r)
+			}
+		}
+		s.n.metrics.Add("build_rows", int64(n))
+		s.left, err = s.n.left.Execute(ctx, s.tc)
+		return err
+	}
+	s.head = make(map[string]int32, n)
 	for r := 0; r < n; r++ {
 		s.next[r] = -1
 		var ok bool
@@ -298,12 +346,26 @@ func (s *hashJoinStream) probe(ctx context.Context, lb arrow.RecordBatch) error 
 	ri := array.NewInt64Builder(mem)
 	defer li.Release()
 	defer ri.Release()
+	var vals func(int) uint64
+	if s.intKey {
+		vals, _ = intKeys(cols)
+	}
 	for r := 0; r < int(lb.NumRows()); r++ {
-		var ok bool
-		s.buf, ok = encodeKey(s.buf[:0], cols, r)
 		matched := false
-		if ok {
-			if h, found := s.head[string(s.buf)]; found {
+		h, found := int32(0), false
+		if s.intKey {
+			if !cols[0].IsNull(r) {
+				h, found = s.headU[vals(r)]
+			}
+		} else {
+			var ok bool
+			s.buf, ok = encodeKey(s.buf[:0], cols, r)
+			if ok {
+				h, found = s.head[string(s.buf)]
+			}
+		}
+		{
+			if found {
 				for m := h; m >= 0; m = s.next[m] {
 					li.Append(int64(r))
 					ri.Append(int64(m))

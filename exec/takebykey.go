@@ -173,6 +173,7 @@ type takeStream struct {
 	valid   []bool              // hit per pending row
 	emitted int                 // pending batches already emitted
 	rowBase int                 // first row of pending[emitted]
+	taken   arrow.RecordBatch   // table columns of all pending rows (one Take per probe batch)
 	fb      *fallbackMap        // lazily built fallback lookups
 	eof     bool
 }
@@ -251,6 +252,10 @@ func (s *takeStream) gather(ctx context.Context) error {
 func (s *takeStream) releasePending() {
 	for _, b := range s.pending {
 		b.Release()
+	}
+	if s.taken != nil {
+		s.taken.Release()
+		s.taken = nil
 	}
 	s.pending, s.emitted, s.rowBase = s.pending[:0], 0, 0
 }
@@ -337,7 +342,27 @@ func (s *takeStream) resolve(ctx context.Context) error {
 	}
 	m.Add("hits", hits)
 	m.Add("misses", int64(total)-hits)
+	if !s.n.systemOnly() {
+		// One take for the whole probe batch: each data batch touched is
+		// decoded once, however the driving rows are chunked.
+		tb, err := s.n.t.Take(ctx, s.addrs, s.valid, s.n.columns, s.mem)
+		if err != nil {
+			return fmt.Errorf("exec: take: %w", err)
+		}
+		s.taken = tb
+	}
 	return nil
+}
+
+// systemOnly: every requested table column is _rowid or _rowaddr, so the
+// answer needs no data file.
+func (n *TakeByKeyExec) systemOnly() bool {
+	for _, c := range n.columns {
+		if !table.IsSystemColumn(c) {
+			return false
+		}
+	}
+	return true
 }
 
 // liveCovered: an index answer counts only if the row is live in this
@@ -380,26 +405,19 @@ func (s *takeStream) output(ctx context.Context, b arrow.RecordBatch, base int) 
 			c.Release()
 		}
 	}()
-	system := true
-	for _, c := range s.n.columns {
-		system = system && table.IsSystemColumn(c)
-	}
-	if system {
+	if s.taken == nil {
 		// _rowaddr is the answer itself and _rowid sits in the row id
 		// sequence: no data file is read.
 		for _, c := range s.n.columns {
 			cols = append(cols, s.systemColumn(c, addrs, valid))
 		}
-	} else if len(s.n.columns) > 0 {
-		tb, err := s.n.t.Take(ctx, addrs, valid, s.n.columns, s.mem)
-		if err != nil {
-			return nil, fmt.Errorf("exec: take: %w", err)
-		}
-		for _, c := range tb.Columns() {
+	} else {
+		part := s.taken.NewSlice(int64(base), int64(base+n))
+		for _, c := range part.Columns() {
 			c.Retain()
 			cols = append(cols, c)
 		}
-		tb.Release()
+		part.Release()
 	}
 	return array.NewRecordBatch(s.n.schema, cols, int64(n)), nil
 }

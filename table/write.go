@@ -23,8 +23,8 @@ type fragmentWriter struct {
 
 	buf   bytes.Buffer
 	w     *ipc.FileWriter
-	rows  int           // rows in the open file
-	pend  []arrow.Array // rows not yet written as a full batch, per column
+	rows  int                 // rows in the open file
+	pend  []arrow.RecordBatch // slices not yet written as a full batch
 	pendN int
 	out   []newFragment
 }
@@ -110,24 +110,11 @@ func (fw *fragmentWriter) writeSlice(s arrow.RecordBatch) error {
 	return nil
 }
 
+// appendPending keeps part until a whole batch is buffered; the parts are
+// concatenated once, at flush (concatenating on every append would copy the
+// buffer again for each small input batch).
 func (fw *fragmentWriter) appendPending(part arrow.RecordBatch) error {
-	defer part.Release()
-	if fw.pend == nil {
-		fw.pend = make([]arrow.Array, part.NumCols())
-		for i := range fw.pend {
-			fw.pend[i] = part.Column(i)
-			fw.pend[i].Retain()
-		}
-	} else {
-		for i := range fw.pend {
-			c, err := array.Concatenate([]arrow.Array{fw.pend[i], part.Column(i)}, fw.mem)
-			if err != nil {
-				return fmt.Errorf("table: buffer rows: %w", err)
-			}
-			fw.pend[i].Release()
-			fw.pend[i] = c
-		}
-	}
+	fw.pend = append(fw.pend, part)
 	fw.pendN += int(part.NumRows())
 	return nil
 }
@@ -136,10 +123,29 @@ func (fw *fragmentWriter) flushPending() error {
 	if fw.pendN == 0 {
 		return nil
 	}
-	b := array.NewRecordBatch(fw.t.m.Schema, fw.pend, int64(fw.pendN))
+	defer fw.releasePending()
+	cols := make([]arrow.Array, fw.t.m.Schema.NumFields())
+	defer func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}()
+	parts := make([]arrow.Array, len(fw.pend))
+	for c := range cols {
+		for i, p := range fw.pend {
+			parts[i] = p.Column(c)
+		}
+		a, err := array.Concatenate(parts, fw.mem)
+		if err != nil {
+			return fmt.Errorf("table: buffer rows: %w", err)
+		}
+		cols[c] = a
+	}
+	b := array.NewRecordBatch(fw.t.m.Schema, cols, int64(fw.pendN))
 	err := fw.w.Write(b)
 	b.Release()
-	fw.releasePending()
 	if err != nil {
 		return fmt.Errorf("table: write data file: %w", err)
 	}
@@ -147,8 +153,8 @@ func (fw *fragmentWriter) flushPending() error {
 }
 
 func (fw *fragmentWriter) releasePending() {
-	for _, c := range fw.pend {
-		c.Release()
+	for _, p := range fw.pend {
+		p.Release()
 	}
 	fw.pend, fw.pendN = nil, 0
 }

@@ -5,19 +5,66 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/stablerow/stablerow/rowmap"
+	"github.com/stablerow/stablerow/table"
+	"github.com/stablerow/stablerow/table/store"
 )
 
-func runInspect(_ context.Context, args []string) error {
+// runInspect describes a .rowmap file, a table directory, or every table
+// of a database directory.
+func runInspect(ctx context.Context, args []string) error {
+	segments := false
+	if len(args) == 2 && args[0] == "-segments" {
+		segments, args = true, args[1:]
+	}
 	if len(args) != 1 {
-		return errors.New("inspect takes one path")
+		return errors.New("inspect takes one path: FILE.rowmap, a table directory or a database directory")
 	}
 	path := args[0]
-	if !strings.HasSuffix(path, ".rowmap") {
-		return fmt.Errorf("inspect: %s: only .rowmap files are supported so far", path)
+	if strings.HasSuffix(path, ".rowmap") {
+		return inspectRowmap(path)
 	}
+	if _, err := os.Stat(filepath.Join(path, "_versions")); err == nil {
+		return inspectTable(ctx, path, segments)
+	}
+	ents, err := os.ReadDir(path)
+	if err != nil {
+		return err
+	}
+	found := false
+	for _, e := range ents {
+		sub := filepath.Join(path, e.Name())
+		if _, err := os.Stat(filepath.Join(sub, "_versions")); e.IsDir() && err == nil {
+			found = true
+			fmt.Printf("== table %s (%s)\n", e.Name(), sub)
+			if err := inspectTable(ctx, sub, segments); err != nil {
+				return err
+			}
+			fmt.Println()
+		}
+	}
+	if !found {
+		return fmt.Errorf("inspect: %s holds no table", path)
+	}
+	return nil
+}
+
+func inspectTable(ctx context.Context, dir string, segments bool) error {
+	st, err := store.NewLocal(dir)
+	if err != nil {
+		return err
+	}
+	t, err := table.Open(ctx, st, table.Options{})
+	if err != nil {
+		return err
+	}
+	return t.Describe(ctx, os.Stdout, segments)
+}
+
+func inspectRowmap(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err

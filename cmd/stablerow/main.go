@@ -1,7 +1,8 @@
 // Command stablerow is the CLI of the stablerow library.
 //
-//	stablerow demo -d DIR        run the main job on an embedded local table
-//	stablerow inspect FILE       describe a .rowmap file
+//	stablerow demo -d DIR            run the main job on an embedded local table
+//	stablerow sql -d DIR [-e SQL]    run SQL (interactive prompt without -e)
+//	stablerow inspect PATH           describe a table, a database or a .rowmap file
 package main
 
 import (
@@ -12,8 +13,12 @@ import (
 
 func usage() {
 	fmt.Fprintln(os.Stderr, `usage:
-  stablerow demo [-d DIR] [-rows N] [-ids N]   the take-by-row-id job on a local table
-  stablerow inspect FILE.rowmap                header, destinations, counts and blocks of a row map`)
+  stablerow demo [-d DIR] [-rows N] [-ids N]        the take-by-row-id job on a local table
+  stablerow sql [-d DIR] [-e SQL] [-p ids=1,2,3] [-plan] [-no-index]
+                                                    run SQL; without -e an interactive prompt
+  stablerow inspect [-segments] PATH                a table or database directory (manifest,
+                                                    fragments, row id segments, deletions,
+                                                    indexes, versions) or a .rowmap file`)
 }
 
 func main() {
@@ -26,6 +31,8 @@ func main() {
 	switch os.Args[1] {
 	case "demo":
 		err = runDemo(ctx, os.Args[2:])
+	case "sql":
+		err = runSQL(ctx, os.Args[2:])
 	case "inspect":
 		err = runInspect(ctx, os.Args[2:])
 	case "-h", "--help", "help":

@@ -1,0 +1,154 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/stablerow/stablerow/exec"
+	"github.com/stablerow/stablerow/index/btree"
+	"github.com/stablerow/stablerow/plan"
+	"github.com/stablerow/stablerow/plan/sql"
+	"github.com/stablerow/stablerow/table"
+)
+
+// catalog pins one snapshot per table for the life of a statement and
+// serves both the SQL front end (schemas) and the planner (providers).
+type catalog struct {
+	ctx  context.Context
+	db   *DB
+	mu   sync.Mutex
+	snap map[string]*table.Table
+}
+
+func (db *DB) newCatalog(ctx context.Context) *catalog {
+	return &catalog{ctx: ctx, db: db, snap: map[string]*table.Table{}}
+}
+
+func (c *catalog) table(name string) (*table.Table, error) {
+	key := strings.ToLower(name)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t, ok := c.snap[key]; ok {
+		return t, nil
+	}
+	t, err := c.db.Table(c.ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	c.snap[key] = t
+	return t, nil
+}
+
+// TableSchema implements sql.Catalog.
+func (c *catalog) TableSchema(name string) (*arrow.Schema, error) {
+	t, err := c.table(name)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", sql.ErrUnknownTable, err)
+	}
+	return t.Schema(), nil
+}
+
+// Table implements plan.Catalog.
+func (c *catalog) Table(name string) (plan.TableProvider, error) {
+	t, err := c.table(name)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", plan.ErrUnknownTable, err)
+	}
+	return &provider{c: c, t: t}, nil
+}
+
+// provider is one table snapshot as the planner sees it.
+type provider struct {
+	c *catalog
+	t *table.Table
+}
+
+func (p *provider) Schema() *arrow.Schema { return p.t.Schema() }
+
+func (p *provider) Scan(columns []int) (exec.Node, error) {
+	names := make([]string, len(columns))
+	for i, c := range columns {
+		if c < 0 || c >= p.t.Schema().NumFields() {
+			return nil, fmt.Errorf("engine: scan column %d of %d", c, p.t.Schema().NumFields())
+		}
+		names[i] = p.t.Schema().Field(c).Name
+	}
+	return exec.NewScanExec(p.t, names, nil)
+}
+
+// TakeByKey plans a TakeByKeyExec when a unique BTree covers the key
+// column (today: the index on _rowid, unique by construction).
+func (p *provider) TakeByKey(driving exec.Node, drivingKey int, keyColumn int, columns []int) (exec.Node, bool, error) {
+	if p.c.db.opt.DisableIndexes || keyColumn < 0 || keyColumn >= p.t.Schema().NumFields() {
+		return nil, false, nil
+	}
+	col := p.t.Schema().Field(keyColumn).Name
+	var meta *table.IndexMeta
+	for _, m := range p.t.Indexes() {
+		if m.Column == col && m.Kind == "btree" && m.Unique {
+			meta = m
+			break
+		}
+	}
+	if meta == nil {
+		return nil, false, nil
+	}
+	if !arrow.TypeEqual(driving.Schema().Field(drivingKey).Type, p.t.Schema().Field(keyColumn).Type) {
+		return nil, false, nil
+	}
+	ix, err := p.c.db.openIndex(p.c.ctx, p.t, meta)
+	if err != nil {
+		return nil, false, err
+	}
+	names := make([]string, len(columns))
+	for i, c := range columns {
+		names[i] = p.t.Schema().Field(c).Name
+	}
+	n, err := exec.NewTakeByKeyExec(driving, drivingKey, p.t, col, &keyIndex{ix: ix, meta: meta}, names,
+		exec.TakeByKeyOptions{ProbeBatch: p.c.db.opt.ProbeBatch})
+	if err != nil {
+		return nil, false, err
+	}
+	return n, true, nil
+}
+
+// keyIndex adapts a BTree to exec.KeyIndex.
+type keyIndex struct {
+	ix   *btree.Index
+	meta *table.IndexMeta
+}
+
+func (k *keyIndex) Probe(ctx context.Context, keys arrow.Array) (*exec.ProbeResult, error) {
+	var res *btree.LookupResult
+	var err error
+	if u, ok := keys.(*array.Uint64); ok && u.NullN() == 0 {
+		res, err = k.ix.LookupUint64(ctx, u.Uint64Values())
+	} else {
+		res, err = k.ix.Lookup(ctx, keys)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &exec.ProbeResult{Addrs: res.Addrs, Found: res.Found, Multi: res.Multi, PagesDecoded: res.PagesDecoded}, nil
+}
+
+func (k *keyIndex) ProbeAll(ctx context.Context, keys arrow.Array, i int) ([]uint64, error) {
+	one := array.NewSlice(keys, int64(i), int64(i+1))
+	defer one.Release()
+	bm, err := k.ix.SearchIn(ctx, one)
+	if err != nil {
+		return nil, err
+	}
+	return bm.ToArray(), nil
+}
+
+func (k *keyIndex) Covers(f uint32) bool { return k.meta.Covers(f) }
+
+func (k *keyIndex) String() string {
+	return fmt.Sprintf("btree %s(%s) built at v%d covering %d fragments", k.meta.Name, k.meta.Column, k.meta.DatasetVersion, k.meta.Fragments.GetCardinality())
+}

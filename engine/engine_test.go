@@ -1,0 +1,68 @@
+package engine_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/stablerow/stablerow/engine"
+	"github.com/stablerow/stablerow/exec/exectest"
+)
+
+const seedQuery = `SELECT v.ord, t._rowaddr FROM UNNEST(:ids) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid ORDER BY v.ord`
+
+func run(t *testing.T, db *engine.DB, q string, params map[string]any) [][]any {
+	t.Helper()
+	res, err := db.Exec(context.Background(), q, params)
+	require.NoError(t, err, q)
+	defer res.Release()
+	rows, err := exectest.Rows(res.Batches...)
+	require.NoError(t, err)
+	return rows
+}
+
+func TestSeedQueryEndToEnd(t *testing.T) {
+	mem := exectest.Mem(t)
+	ctx := context.Background()
+	for _, disable := range []bool{false, true} {
+		db := engine.OpenMemory(engine.Options{Mem: mem, DisableIndexes: disable})
+		_, err := db.Exec(ctx, `CREATE TABLE t (k BIGINT NOT NULL, name TEXT);
+			INSERT INTO t SELECT g * 10, 'n' FROM generate_series(0, 999) AS g(g);
+			CREATE INDEX rid ON t USING btree (_rowid);
+			INSERT INTO t SELECT g * 10, 'late' FROM generate_series(1000, 1099) AS g(g);
+			DELETE FROM t WHERE k = 50;
+			UPDATE t SET name = 'moved' WHERE k = 70`, nil)
+		require.NoError(t, err)
+		ids := []int64{7, 5, 1050, 7, 99999, 0, -3}
+		rows := run(t, db, seedQuery, map[string]any{"ids": ids})
+		require.Len(t, rows, len(ids))
+		for i, r := range rows {
+			require.Equal(t, int64(i+1), r[0])
+		}
+		require.Nil(t, rows[1][1], "deleted row 5 is a miss")
+		require.Nil(t, rows[4][1], "unknown id is a miss")
+		require.Nil(t, rows[6][1], "negative id is a miss")
+		require.NotNil(t, rows[0][1])
+		require.Equal(t, rows[0][1], rows[3][1], "duplicate ids give the same row")
+		require.NotNil(t, rows[2][1], "id appended after the index is found by the fallback")
+		// Row 7 moved by the update: its address is in the newest fragment.
+		got := run(t, db, `SELECT v.ord, t._rowaddr, t.k, t.name FROM UNNEST(:ids) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid ORDER BY v.ord`, map[string]any{"ids": []int64{7, 1050}})
+		require.Equal(t, []any{int64(1), got[0][1], int64(70), "moved"}, got[0])
+		require.Equal(t, int64(10500), got[1][2])
+		plan := run(t, db, "EXPLAIN "+seedQuery, nil)
+		var text []string
+		for _, r := range plan {
+			text = append(text, r[0].(string))
+		}
+		joined := strings.Join(text, "\n")
+		if disable {
+			require.Contains(t, joined, "SortExec")
+			require.NotContains(t, joined, "TakeByKeyExec")
+		} else {
+			require.Contains(t, joined, "TakeByKeyExec")
+			require.NotContains(t, joined, "SortExec")
+		}
+	}
+}

@@ -1,0 +1,167 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/stablerow/stablerow/exec"
+	"github.com/substrait-io/substrait-go/v8/extensions"
+	splan "github.com/substrait-io/substrait-go/v8/plan"
+	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
+)
+
+// Build plans p against cat. The returned node's schema field names are the
+// plan root's names. Build never panics: substrait-go panics on some
+// malformed plans, and those (like any other panic while planning) come
+// back as an error wrapping ErrInvalidPlan.
+func Build(ctx context.Context, p *substraitpb.Plan, cat Catalog, opt Options) (node exec.Node, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			node = nil
+			err = fmt.Errorf("%w: internal error: %v", ErrInvalidPlan, r)
+		}
+	}()
+	if p == nil {
+		return nil, fmt.Errorf("%w: nil plan", ErrInvalidPlan)
+	}
+	if cat == nil {
+		return nil, fmt.Errorf("%w: nil catalog", ErrInvalidPlan)
+	}
+	root, err := protoRoot(p)
+	if err != nil {
+		return nil, err
+	}
+	// Name unsupported relations before substrait-go sees them: it rejects
+	// several (WindowRel, ExpandRel, ...) with a generic "not implemented".
+	if err := checkRels(root.Input); err != nil {
+		return nil, err
+	}
+	sp, err := fromProto(p)
+	if err != nil {
+		return nil, err
+	}
+	roots := sp.GetRoots()
+	if len(roots) != 1 {
+		return nil, fmt.Errorf("%w: plan has %d roots, want 1", ErrInvalidPlan, len(roots))
+	}
+	pl := &planner{ctx: ctx, cat: cat, opt: opt, tables: map[string]TableProvider{}, widths: map[splan.Rel]int{}, params: map[int]paramUse{}, extended: map[exec.Node]extension{}}
+	out, err := pl.compile(roots[0].Input(), nil, hint{})
+	if err != nil {
+		return nil, err
+	}
+	node, err = pl.finish(out, roots[0].Names())
+	if err != nil {
+		return nil, err
+	}
+	if len(pl.params) > 0 {
+		node = &paramsExec{input: node, uses: pl.params}
+	}
+	return node, nil
+}
+
+// protoRoot returns the plan's single RelRoot.
+func protoRoot(p *substraitpb.Plan) (*substraitpb.RelRoot, error) {
+	var root *substraitpb.RelRoot
+	for _, r := range p.GetRelations() {
+		switch t := r.GetRelType().(type) {
+		case *substraitpb.PlanRel_Root:
+			if root != nil {
+				return nil, fmt.Errorf("%w: plan has more than one root", ErrInvalidPlan)
+			}
+			root = t.Root
+		case *substraitpb.PlanRel_Rel:
+			return nil, fmt.Errorf("%w: plan relations other than the root (references)", errUnsupported("plan"))
+		default:
+			return nil, fmt.Errorf("%w: plan relation without a type", ErrInvalidPlan)
+		}
+	}
+	if root == nil {
+		return nil, fmt.Errorf("%w: plan has no root relation", ErrInvalidPlan)
+	}
+	return root, nil
+}
+
+// checkRels walks the proto tree and names the first relation kind the
+// planner does not handle.
+func checkRels(r *substraitpb.Rel) error {
+	for r != nil {
+		switch t := r.GetRelType().(type) {
+		case *substraitpb.Rel_Read:
+			switch rt := t.Read.GetReadType().(type) {
+			case *substraitpb.ReadRel_NamedTable_, *substraitpb.ReadRel_VirtualTable_, *substraitpb.ReadRel_ExtensionTable_:
+				return nil
+			case nil:
+				return fmt.Errorf("%w: ReadRel without a read type", ErrInvalidPlan)
+			default:
+				name := strings.TrimPrefix(fmt.Sprintf("%T", rt), "*substraitpb.ReadRel_")
+				return fmt.Errorf("%w: %s", errUnsupported("read"), strings.TrimSuffix(name, "_"))
+			}
+		case *substraitpb.Rel_Filter:
+			r = t.Filter.GetInput()
+		case *substraitpb.Rel_Project:
+			r = t.Project.GetInput()
+		case *substraitpb.Rel_Sort:
+			r = t.Sort.GetInput()
+		case *substraitpb.Rel_Fetch:
+			r = t.Fetch.GetInput()
+		case *substraitpb.Rel_Aggregate:
+			r = t.Aggregate.GetInput()
+		case *substraitpb.Rel_Join:
+			if err := checkRels(t.Join.GetLeft()); err != nil {
+				return err
+			}
+			r = t.Join.GetRight()
+		case nil:
+			return fmt.Errorf("%w: relation without a type", ErrInvalidPlan)
+		default:
+			return fmt.Errorf("%w: %sRel", errUnsupported("relation"), strings.TrimPrefix(fmt.Sprintf("%T", t), "*substraitpb.Rel_"))
+		}
+	}
+	return fmt.Errorf("%w: missing input relation", ErrInvalidPlan)
+}
+
+// finish renames the output to the root names and drops helper columns.
+func (p *planner) finish(out *rel, names []string) (exec.Node, error) {
+	if len(names) != len(out.cols) {
+		return nil, fmt.Errorf("%w: root has %d names for %d columns", ErrInvalidPlan, len(names), len(out.cols))
+	}
+	sc := out.node.Schema()
+	same := sc.NumFields() == len(names)
+	exprs := make([]exec.Expr, len(names))
+	for i := range names {
+		c, err := out.field(i)
+		if err != nil {
+			return nil, err
+		}
+		exprs[i] = c
+		same = same && c.Index == i && sc.Field(i).Name == names[i]
+	}
+	if same {
+		return out.node, nil
+	}
+	// Over a ProjectExec of computed columns, project from its input
+	// directly: the computed expressions move into the root projection.
+	if e, ok := p.extended[out.node]; ok {
+		for i, x := range exprs {
+			exprs[i] = e.exprs[x.(exec.Col).Index]
+		}
+		return exec.NewProjectExec(e.input, exprs, names)
+	}
+	return exec.NewProjectExec(out.node, exprs, names)
+}
+
+// fromProto is substrait-go's FromProto, whose panics on malformed plans
+// (field references out of range, ...) become ErrInvalidPlan.
+func fromProto(p *substraitpb.Plan) (sp *splan.Plan, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			sp, err = nil, fmt.Errorf("%w: substrait-go: %v", ErrInvalidPlan, r)
+		}
+	}()
+	sp, err = splan.FromProto(p, extensions.GetDefaultCollectionWithNoError())
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidPlan, err)
+	}
+	return sp, nil
+}

@@ -1,0 +1,37 @@
+package plan
+
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/stablerow/stablerow/exec"
+)
+
+// Catalog resolves NamedTable reads.
+type Catalog interface {
+	// Table returns the provider of the named table, or an error (wrapping
+	// ErrUnknownTable for an unknown name).
+	Table(name string) (TableProvider, error)
+}
+
+// TableProvider is one table as the planner sees it.
+type TableProvider interface {
+	// Schema is the Arrow schema: user columns then _rowid, _rowaddr
+	// (uint64). Index i matches base_schema field i.
+	Schema() *arrow.Schema
+	// Scan returns a node producing the given columns (indices into Schema())
+	// in that order.
+	Scan(columns []int) (exec.Node, error)
+	// TakeByKey builds an ordered left take: for each row of driving (in
+	// order), the row of the table whose column keyColumn equals driving
+	// column drivingKey, or NULLs. Output schema = driving's columns followed
+	// by the table columns `columns` (always nullable). ok=false when there is
+	// no usable unique index on keyColumn (the planner then plans the generic
+	// way). The node declares driving's ordering as its own output ordering.
+	TakeByKey(driving exec.Node, drivingKey int, keyColumn int, columns []int) (node exec.Node, ok bool, err error)
+}
+
+// Options tune Build.
+type Options struct {
+	// DisableIndexes never calls TakeByKey, so every join is a hash join and
+	// every sort is kept: the metamorphic check runs both and compares rows.
+	DisableIndexes bool
+}

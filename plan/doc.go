@@ -1,0 +1,25 @@
+// Package plan turns a Substrait plan into a stablerow physical plan
+// (an exec.Node tree), applying the planner rules on the way:
+//
+//   - take by key: `[Sort(keys on driving columns)] <- [Project] <- Join(LEFT,
+//     D, T) ON D.k = T.c`, T a named table, becomes the table provider's
+//     TakeByKey node when the provider has a unique index on c; that node keeps
+//     D's order, so a sort on D's ordering (the unnest's `ord`) is elided;
+//   - column pruning: every scan and every take reads only the columns the
+//     plan above it references;
+//   - row id typing: `_rowid`/`_rowaddr` travel as i64 in Substrait but are
+//     uint64 in Arrow; where they meet int64 values the planner converts so
+//     values keep their meaning (a negative id never matches).
+//
+// Everything else plans generically (hash join, sort, ...), and the
+// DisableIndexes option forces the generic plan, so the two can be checked
+// against each other. Usage:
+//
+//	node, err := plan.Build(ctx, pb, catalog, plan.Options{})
+//	s, err := node.Execute(ctx, &exec.TaskContext{Mem: mem, Params: map[int]any{1: ids}})
+//	fmt.Print(exec.Explain(node, false))
+//
+// Build never panics on a bad plan: malformed input gives an error wrapping
+// ErrInvalidPlan, a valid construct the engine lacks gives ErrUnsupported
+// naming it.
+package plan

@@ -1,0 +1,377 @@
+package plan
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/stablerow/stablerow/exec"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/types"
+	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
+)
+
+// fieldIndex returns the field a root struct field reference points at.
+func fieldIndex(f *expr.FieldReference) (int, error) {
+	if f.Root != expr.RootReference {
+		return 0, fmt.Errorf("%w: outer or expression field references", errUnsupported("expression"))
+	}
+	s, ok := f.Reference.(*expr.StructFieldRef)
+	if !ok || s == nil {
+		return 0, fmt.Errorf("%w: field reference %s", errUnsupported("expression"), f)
+	}
+	if s.Child != nil {
+		return 0, fmt.Errorf("%w: nested field reference %s", errUnsupported("expression"), f)
+	}
+	return int(s.Field), nil
+}
+
+// refs calls f with every field index e references.
+func refs(e expr.Expression, f func(int) error) error {
+	if e == nil {
+		return nil
+	}
+	if fr, ok := e.(*expr.FieldReference); ok {
+		i, err := fieldIndex(fr)
+		if err != nil {
+			return err
+		}
+		return f(i)
+	}
+	var err error
+	e.Visit(func(c expr.Expression) expr.Expression {
+		if err == nil {
+			err = refs(c, f)
+		}
+		return c
+	})
+	return err
+}
+
+// refSet returns the fields e references.
+func refSet(e expr.Expression) (map[int]bool, error) {
+	s := map[int]bool{}
+	err := refs(e, func(i int) error { s[i] = true; return nil })
+	return s, err
+}
+
+// exprArgs returns a function's arguments as expressions.
+func exprArgs(name string, n int, arg func(int) types.FuncArg) ([]expr.Expression, error) {
+	out := make([]expr.Expression, n)
+	for i := range out {
+		e, ok := arg(i).(expr.Expression)
+		if !ok {
+			return nil, fmt.Errorf("%w: %s argument %d is not a value", ErrInvalidPlan, name, i)
+		}
+		out[i] = e
+	}
+	return out, nil
+}
+
+// funcName is f's name, or "" when substrait-go left the function without
+// a declaration (its Name then panics on a nil pointer).
+func funcName(f interface{ Name() string }) (name string) {
+	defer func() {
+		if recover() != nil {
+			name = ""
+		}
+	}()
+	return f.Name()
+}
+
+// checkFuncs reports the first scalar function in e the planner lacks.
+func checkFuncs(e expr.Expression) error {
+	if e == nil {
+		return nil
+	}
+	if f, ok := e.(*expr.ScalarFunction); ok {
+		n := funcName(f)
+		if n == "" {
+			return fmt.Errorf("%w: function without a declaration", ErrInvalidPlan)
+		}
+		_, isBinary := binaryOps[n]
+		_, isUnary := unaryOps[n]
+		if !isBinary && !isUnary && n != "and" && n != "or" && n != "negate" {
+			return fmt.Errorf("%w: %s", errUnsupported("function"), n)
+		}
+	}
+	var err error
+	e.Visit(func(c expr.Expression) expr.Expression {
+		if err == nil {
+			err = checkFuncs(c)
+		}
+		return c
+	})
+	return err
+}
+
+var binaryOps = map[string]exec.Op{
+	"equal": exec.OpEq, "not_equal": exec.OpNe, "lt": exec.OpLt, "lte": exec.OpLe, "gt": exec.OpGt, "gte": exec.OpGe,
+	"add": exec.OpAdd, "subtract": exec.OpSub, "multiply": exec.OpMul, "divide": exec.OpDiv,
+}
+
+var unaryOps = map[string]exec.UnaryOp{"not": exec.OpNot, "is_null": exec.OpIsNull, "is_not_null": exec.OpIsNotNull}
+
+// expr compiles a Substrait expression over sc.
+func (p *planner) expr(e expr.Expression, sc scope) (exec.Expr, error) {
+	switch e := e.(type) {
+	case *expr.FieldReference:
+		i, err := fieldIndex(e)
+		if err != nil {
+			return nil, err
+		}
+		return sc.field(i)
+	case expr.Literal:
+		return literal(e)
+	case *expr.ScalarFunction:
+		return p.scalarFn(e, sc)
+	case *expr.Cast:
+		in, err := p.expr(e.Input, sc)
+		if err != nil {
+			return nil, err
+		}
+		to, err := arrowType(e.Type)
+		if err != nil {
+			return nil, err
+		}
+		from, err := in.DataType(sc.schema())
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrInvalidPlan, err)
+		}
+		if arrow.TypeEqual(from, to) {
+			return in, nil
+		}
+		if l, ok := in.(exec.Lit); ok {
+			if v, ok := convertLiteral(l.Value, to); ok {
+				return exec.Lit{Value: v, Type: to}, nil
+			}
+		}
+		if from.ID() == arrow.UINT64 && to.ID() == arrow.INT64 {
+			return asInt64{in}, nil
+		}
+		if to.ID() == arrow.STRING {
+			return castText{in}, nil
+		}
+		if isFloat(from) && isSignedInt(to) {
+			var r exec.Expr = floatToInt{in}
+			if to.ID() != arrow.INT64 {
+				r = exec.Cast{E: r, To: to}
+			}
+			return r, nil
+		}
+		return exec.Cast{E: in, To: to}, nil
+	case *expr.SingularOrList:
+		return p.inList(e, sc)
+	case *expr.DynamicParameter:
+		if _, ok := e.OutputType.(*types.ListType); ok {
+			return nil, fmt.Errorf("%w: list parameter $%d outside UNNEST", errUnsupported("expression"), e.ParameterReference)
+		}
+		t, err := arrowType(e.OutputType)
+		if err != nil {
+			return nil, err
+		}
+		ref := int(e.ParameterReference)
+		u := p.params[ref]
+		if u.scalar != nil && !arrow.TypeEqual(u.scalar, t) {
+			return nil, fmt.Errorf("%w: parameter $%d used as %s and %s", ErrInvalidPlan, ref, u.scalar, t)
+		}
+		u.scalar = t
+		p.params[ref] = u
+		return paramExpr{ref: ref, typ: t}, nil
+	case nil:
+		return nil, fmt.Errorf("%w: missing expression", ErrInvalidPlan)
+	}
+	return nil, fmt.Errorf("%w: %T", errUnsupported("expression"), e)
+}
+
+// typeOf is e's Arrow type over sc (an invalid combination is a bad plan).
+func typeOf(e exec.Expr, sc scope) (arrow.DataType, error) {
+	t, err := e.DataType(sc.schema())
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidPlan, err)
+	}
+	return t, nil
+}
+
+func (p *planner) scalarFn(f *expr.ScalarFunction, sc scope) (exec.Expr, error) {
+	name := funcName(f)
+	if name == "" {
+		return nil, fmt.Errorf("%w: function without a declaration", ErrInvalidPlan)
+	}
+	args, err := exprArgs(name, f.NArgs(), f.Arg)
+	if err != nil {
+		return nil, err
+	}
+	cargs := make([]exec.Expr, len(args))
+	for i, a := range args {
+		if cargs[i], err = p.expr(a, sc); err != nil {
+			return nil, err
+		}
+	}
+	arity := func(n int) error {
+		if len(cargs) != n {
+			return fmt.Errorf("%w: %s takes %d arguments, got %d", ErrInvalidPlan, name, n, len(cargs))
+		}
+		return nil
+	}
+	if op, ok := binaryOps[name]; ok {
+		if err := arity(2); err != nil {
+			return nil, err
+		}
+		return p.binary(op, cargs[0], cargs[1], sc)
+	}
+	if op, ok := unaryOps[name]; ok {
+		if err := arity(1); err != nil {
+			return nil, err
+		}
+		return exec.Unary{Op: op, E: cargs[0]}, nil
+	}
+	switch name {
+	case "and", "or":
+		if len(cargs) == 0 {
+			return nil, fmt.Errorf("%w: %s without arguments", ErrInvalidPlan, name)
+		}
+		op := exec.OpAnd
+		if name == "or" {
+			op = exec.OpOr
+		}
+		acc := cargs[0]
+		for _, a := range cargs[1:] {
+			acc = exec.Binary{Op: op, L: acc, R: a}
+		}
+		return acc, nil
+	case "negate":
+		if err := arity(1); err != nil {
+			return nil, err
+		}
+		t, err := typeOf(cargs[0], sc)
+		if err != nil {
+			return nil, err
+		}
+		var zero exec.Expr
+		switch {
+		case isSignedInt(t) || t.ID() == arrow.UINT64:
+			zero = exec.Lit{Value: int64(0)}
+		case isFloat(t):
+			zero = exec.Lit{Value: float64(0)}
+		default:
+			return nil, fmt.Errorf("%w: negate of %s", ErrInvalidPlan, t)
+		}
+		if l, ok := cargs[0].(exec.Lit); ok {
+			switch v := l.Value.(type) {
+			case int64:
+				if v != -1<<63 {
+					return exec.Lit{Value: -v}, nil
+				}
+			case float64:
+				return exec.Lit{Value: -v}, nil
+			}
+		}
+		return p.binary(exec.OpSub, zero, cargs[0], sc)
+	}
+	return nil, fmt.Errorf("%w: %s", errUnsupported("function"), name)
+}
+
+// binary builds l op r with both operands converted to one type.
+func (p *planner) binary(op exec.Op, l, r exec.Expr, sc scope) (exec.Expr, error) {
+	lt, err := typeOf(l, sc)
+	if err != nil {
+		return nil, err
+	}
+	rt, err := typeOf(r, sc)
+	if err != nil {
+		return nil, err
+	}
+	l, r, _, err = unify(l, r, lt, rt)
+	if err != nil {
+		return nil, err
+	}
+	b := exec.Binary{Op: op, L: l, R: r}
+	if _, err := b.DataType(sc.schema()); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidPlan, err)
+	}
+	return b, nil
+}
+
+// inList plans `x IN (a, b, ...)`: an exec.In when every option is a
+// literal of x's type, else the Kleene OR of equalities (the same SQL
+// semantics).
+func (p *planner) inList(e *expr.SingularOrList, sc scope) (exec.Expr, error) {
+	if len(e.Options) == 0 {
+		return nil, fmt.Errorf("%w: empty IN list", ErrInvalidPlan)
+	}
+	v, err := p.expr(e.Value, sc)
+	if err != nil {
+		return nil, err
+	}
+	vt, err := typeOf(v, sc)
+	if err != nil {
+		return nil, err
+	}
+	var eqs []exec.Expr
+	var lits []exec.Lit
+	var first exec.Expr
+	same := true
+	for _, o := range e.Options {
+		co, err := p.expr(o, sc)
+		if err != nil {
+			return nil, err
+		}
+		ot, err := typeOf(co, sc)
+		if err != nil {
+			return nil, err
+		}
+		l, r, _, err := unify(v, co, vt, ot)
+		if err != nil {
+			return nil, err
+		}
+		eqs = append(eqs, exec.Binary{Op: exec.OpEq, L: l, R: r})
+		lit, isLit := r.(exec.Lit)
+		if first == nil {
+			first = l
+		}
+		same = same && isLit && lit.Value != nil && l.String() == first.String()
+		lits = append(lits, lit)
+	}
+	if same {
+		return exec.In{E: first, List: lits}, nil
+	}
+	acc := eqs[0]
+	for _, q := range eqs[1:] {
+		acc = exec.Binary{Op: exec.OpOr, L: acc, R: q}
+	}
+	return acc, nil
+}
+
+// literal converts a Substrait literal to an exec.Lit.
+func literal(l expr.Literal) (exec.Expr, error) {
+	pl := l.ToProtoLiteral()
+	switch v := pl.GetLiteralType().(type) {
+	case *substraitpb.Expression_Literal_Boolean:
+		return exec.Lit{Value: v.Boolean}, nil
+	case *substraitpb.Expression_Literal_I8:
+		return exec.Lit{Value: int8(v.I8)}, nil
+	case *substraitpb.Expression_Literal_I16:
+		return exec.Lit{Value: int16(v.I16)}, nil
+	case *substraitpb.Expression_Literal_I32:
+		return exec.Lit{Value: v.I32}, nil
+	case *substraitpb.Expression_Literal_I64:
+		return exec.Lit{Value: v.I64}, nil
+	case *substraitpb.Expression_Literal_Fp32:
+		return exec.Lit{Value: v.Fp32}, nil
+	case *substraitpb.Expression_Literal_Fp64:
+		return exec.Lit{Value: v.Fp64}, nil
+	case *substraitpb.Expression_Literal_String_:
+		return exec.Lit{Value: v.String_}, nil
+	case *substraitpb.Expression_Literal_VarChar_:
+		return exec.Lit{Value: v.VarChar.GetValue()}, nil
+	case *substraitpb.Expression_Literal_FixedChar:
+		return exec.Lit{Value: v.FixedChar}, nil
+	case *substraitpb.Expression_Literal_Null:
+		t, err := arrowType(types.TypeFromProto(v.Null))
+		if err != nil {
+			return nil, err
+		}
+		return exec.Lit{Type: t}, nil
+	}
+	return nil, fmt.Errorf("%w: literal %s", errUnsupported("expression"), l)
+}

@@ -1,0 +1,178 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/arrow/scalar"
+	"github.com/stablerow/stablerow/exec"
+)
+
+// paramUse records how the plan uses one dynamic parameter.
+type paramUse struct {
+	scalar arrow.DataType // type of a scalar use (nil: none)
+	list   bool           // used as an unnest list of int64
+}
+
+// paramsKey carries the bound parameters in the context of Next: exec.Expr
+// gets no TaskContext, so a scalar parameter reads them from there.
+type paramsKey struct{}
+
+// paramExpr is a scalar dynamic parameter ($k), evaluated to a column of the
+// bound value.
+type paramExpr struct {
+	ref int
+	typ arrow.DataType
+}
+
+func (e paramExpr) String() string                                 { return fmt.Sprintf("$%d", e.ref) }
+func (e paramExpr) DataType(*arrow.Schema) (arrow.DataType, error) { return e.typ, nil }
+func (e paramExpr) Evaluate(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (arrow.Array, error) {
+	params, _ := ctx.Value(paramsKey{}).(map[int]any)
+	v, ok := params[e.ref]
+	if !ok {
+		return nil, fmt.Errorf("plan: $%d: %w", e.ref, ErrMissingParam)
+	}
+	s, err := paramScalar(e.ref, v, e.typ)
+	if err != nil {
+		return nil, err
+	}
+	return scalar.MakeArrayFromScalar(s, int(b.NumRows()), mem)
+}
+
+// paramScalar converts a bound Go value to a scalar of type t.
+func paramScalar(ref int, v any, t arrow.DataType) (scalar.Scalar, error) {
+	if v == nil {
+		return scalar.MakeNullScalar(t), nil
+	}
+	var lit any
+	switch x := v.(type) {
+	case int:
+		lit = int64(x)
+	case int32:
+		lit = int64(x)
+	case uint64:
+		if x > 1<<63-1 {
+			return nil, fmt.Errorf("plan: $%d = %d overflows i64: %w", ref, x, ErrParamType)
+		}
+		lit = int64(x)
+	case *int64:
+		if x == nil {
+			return scalar.MakeNullScalar(t), nil
+		}
+		lit = *x
+	default:
+		lit = v
+	}
+	if c, ok := convertLiteral(lit, t); ok {
+		lit = c
+	}
+	s := scalar.MakeScalar(lit)
+	if s == nil || !arrow.TypeEqual(s.DataType(), t) {
+		return nil, fmt.Errorf("plan: $%d is %T, want %s: %w", ref, v, t, ErrParamType)
+	}
+	return s, nil
+}
+
+// unnestList normalises a bound unnest list to the []int64 or []*int64 the
+// planned int64 UnnestExec takes. A uint64 id list is reinterpreted (ids are
+// < 2^63).
+func unnestList(ref int, v any) (any, error) {
+	switch l := v.(type) {
+	case []int64, []*int64:
+		return l, nil
+	case []uint64:
+		out := make([]int64, len(l))
+		for i, x := range l {
+			out[i] = int64(x)
+		}
+		return out, nil
+	case []*uint64:
+		out := make([]*int64, len(l))
+		for i, x := range l {
+			if x != nil {
+				y := int64(*x)
+				out[i] = &y
+			}
+		}
+		return out, nil
+	case []int:
+		out := make([]int64, len(l))
+		for i, x := range l {
+			out[i] = int64(x)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("plan: unnest $%d is %T, want a list of integers: %w", ref, v, ErrParamType)
+}
+
+// paramsExec binds parameters for the plan below it: Execute checks every
+// parameter the plan uses is bound, normalises unnest lists, and each Next
+// carries the values in its context for paramExpr. It is transparent in
+// EXPLAIN (it shows as its input).
+type paramsExec struct {
+	input exec.Node
+	uses  map[int]paramUse
+}
+
+func (p *paramsExec) Name() string                { return p.input.Name() }
+func (p *paramsExec) Schema() *arrow.Schema       { return p.input.Schema() }
+func (p *paramsExec) Children() []exec.Node       { return p.input.Children() }
+func (p *paramsExec) Properties() exec.Properties { return p.input.Properties() }
+func (p *paramsExec) String() string              { return p.input.String() }
+func (p *paramsExec) Metrics() *exec.Metrics      { return p.input.Metrics() }
+
+// Execute implements exec.Node.
+func (p *paramsExec) Execute(ctx context.Context, tc *exec.TaskContext) (exec.Stream, error) {
+	var bound map[int]any
+	if tc != nil {
+		bound = tc.Params
+	}
+	params := maps.Clone(bound)
+	if params == nil {
+		params = map[int]any{}
+	}
+	for _, ref := range slices.Sorted(maps.Keys(p.uses)) {
+		v, ok := bound[ref]
+		if !ok {
+			return nil, fmt.Errorf("plan: $%d: %w", ref, ErrMissingParam)
+		}
+		u := p.uses[ref]
+		if u.list {
+			l, err := unnestList(ref, v)
+			if err != nil {
+				return nil, err
+			}
+			params[ref] = l
+		}
+		if u.scalar != nil {
+			if _, err := paramScalar(ref, v, u.scalar); err != nil {
+				return nil, err
+			}
+		}
+	}
+	tc2 := &exec.TaskContext{Params: params}
+	if tc != nil {
+		tc2.Mem, tc2.BatchSize = tc.Mem, tc.BatchSize
+	}
+	ctx = context.WithValue(ctx, paramsKey{}, params)
+	in, err := p.input.Execute(ctx, tc2)
+	if err != nil {
+		return nil, err
+	}
+	return &paramsStream{Stream: in, params: params}, nil
+}
+
+type paramsStream struct {
+	exec.Stream
+	params map[int]any
+}
+
+// Next implements exec.Stream.
+func (s *paramsStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	return s.Stream.Next(context.WithValue(ctx, paramsKey{}, s.params))
+}

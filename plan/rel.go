@@ -1,0 +1,221 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/stablerow/stablerow/exec"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	splan "github.com/substrait-io/substrait-go/v8/plan"
+)
+
+// planner holds the state of one Build.
+type planner struct {
+	ctx    context.Context
+	cat    Catalog
+	opt    Options
+	tables map[string]TableProvider
+	widths map[splan.Rel]int
+	params map[int]paramUse
+	// extended holds the ProjectExecs withExtra made.
+	extended map[exec.Node]extension
+}
+
+// rel is a compiled relation. node produces the columns; cols[i] is the node
+// column holding the relation's output field i, or -1 when nothing above
+// needs that field (column pruning). A node may hold extra columns (join
+// keys, sort keys) that no field maps to.
+type rel struct {
+	node  exec.Node
+	cols  []int
+	names []string // output field names, for display
+	// takeOrdered: node's ordering comes from a TakeByKey, which keeps its
+	// driving side's order, so a Sort above may be elided against it. The
+	// generic plan never sets it: under DisableIndexes every sort stays.
+	takeOrdered bool
+}
+
+// hint passes what a parent knows down to its input.
+type hint struct {
+	// noTake: a Sort above orders by something other than the driving
+	// columns, so the join below must not become a take (the take shape
+	// would not hold).
+	noTake bool
+}
+
+// scope resolves field references of an expression to node columns.
+type scope interface {
+	field(i int) (exec.Col, error)
+	schema() *arrow.Schema
+}
+
+func (r *rel) schema() *arrow.Schema { return r.node.Schema() }
+
+func (r *rel) field(i int) (exec.Col, error) {
+	if i < 0 || i >= len(r.cols) {
+		return exec.Col{}, fmt.Errorf("%w: field reference %d out of range (%d fields)", ErrInvalidPlan, i, len(r.cols))
+	}
+	c := r.cols[i]
+	if c < 0 || c >= r.node.Schema().NumFields() {
+		return exec.Col{}, fmt.Errorf("%w: field %d was pruned (planner bug)", ErrInvalidPlan, i)
+	}
+	// EXPLAIN shows a column by its name in the node it comes from.
+	return exec.Col{Index: c, Name: r.node.Schema().Field(c).Name}, nil
+}
+
+// shifted is the scope of the right input of a join: join fields from off on.
+type shifted struct {
+	r   *rel
+	off int
+}
+
+func (s shifted) schema() *arrow.Schema { return s.r.schema() }
+func (s shifted) field(i int) (exec.Col, error) {
+	if i < s.off {
+		return exec.Col{}, fmt.Errorf("%w: field %d is not on the right side of the join", ErrInvalidPlan, i)
+	}
+	return s.r.field(i - s.off)
+}
+
+// relName names a relation type for errors ("CrossRel").
+func relName(r splan.Rel) string { return strings.TrimPrefix(fmt.Sprintf("%T", r), "*plan.") }
+
+// width is the number of output fields of r (after its emit mapping).
+func (p *planner) width(r splan.Rel) (int, error) {
+	if w, ok := p.widths[r]; ok {
+		return w, nil
+	}
+	w, err := p.directWidth(r)
+	if err != nil {
+		return 0, err
+	}
+	if m := r.OutputMapping(); m != nil {
+		w = len(m)
+	}
+	p.widths[r] = w
+	return w, nil
+}
+
+// directWidth is r's width before its emit mapping.
+func (p *planner) directWidth(r splan.Rel) (int, error) {
+	switch r := r.(type) {
+	case splan.ReadRel:
+		if m := r.Projection(); m != nil {
+			return len(m.Select()), nil
+		}
+		return len(r.BaseSchema().Struct.Types), nil
+	case *splan.FilterRel:
+		return p.width(r.Input())
+	case *splan.SortRel:
+		return p.width(r.Input())
+	case *splan.FetchRel:
+		return p.width(r.Input())
+	case *splan.ProjectRel:
+		w, err := p.width(r.Input())
+		return w + len(r.Expressions()), err
+	case *splan.JoinRel:
+		l, err := p.width(r.Left())
+		if err != nil {
+			return 0, err
+		}
+		rw, err := p.width(r.Right())
+		return l + rw, err
+	case *splan.AggregateRel:
+		n := len(r.Measures())
+		for _, g := range r.GroupingReferences() {
+			n += len(g)
+		}
+		return n, nil
+	}
+	return 0, fmt.Errorf("%w: %s", errUnsupported("relation"), relName(r))
+}
+
+// needs reports whether field i is needed (nil need: all are).
+func needs(need []bool, i int) bool { return need == nil || (i < len(need) && need[i]) }
+
+// compile plans r. need marks the output fields a parent uses (nil: all);
+// the result may leave the others out.
+func (p *planner) compile(r splan.Rel, need []bool, h hint) (*rel, error) {
+	if err := p.ctx.Err(); err != nil {
+		return nil, err
+	}
+	mapping := r.OutputMapping()
+	dneed := need
+	if mapping != nil {
+		dw, err := p.directWidth(r)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range mapping {
+			if m < 0 || int(m) >= dw {
+				return nil, fmt.Errorf("%w: %s emits field %d of %d", ErrInvalidPlan, relName(r), m, dw)
+			}
+		}
+		dneed = make([]bool, dw)
+		for o, m := range mapping {
+			if needs(need, o) {
+				dneed[m] = true
+			}
+		}
+	}
+	out, err := p.compileDirect(r, dneed, h)
+	if err != nil || mapping == nil {
+		return out, err
+	}
+	cols := make([]int, len(mapping))
+	names := make([]string, len(mapping))
+	for o, m := range mapping {
+		cols[o], names[o] = out.cols[m], out.names[m]
+		if !needs(need, o) {
+			cols[o] = -1
+		}
+	}
+	return &rel{node: out.node, cols: cols, names: names, takeOrdered: out.takeOrdered}, nil
+}
+
+func (p *planner) compileDirect(r splan.Rel, need []bool, h hint) (*rel, error) {
+	switch r := r.(type) {
+	case *splan.NamedTableReadRel:
+		return p.namedRead(r, need)
+	case *splan.VirtualTableReadRel:
+		return p.virtualTable(r)
+	case *splan.ExtensionTableReadRel:
+		return p.extensionRead(r)
+	case *splan.FilterRel:
+		return p.filter(r, need)
+	case *splan.ProjectRel:
+		return p.project(r, need, h)
+	case *splan.JoinRel:
+		return p.join(r, need, h)
+	case *splan.SortRel:
+		return p.sort(r, need)
+	case *splan.FetchRel:
+		return p.fetch(r, need)
+	case *splan.AggregateRel:
+		return p.aggregate(r)
+	}
+	return nil, fmt.Errorf("%w: %s", errUnsupported("relation"), relName(r))
+}
+
+// inputNeed returns the fields of input (width w) that need (over the
+// relation's output, whose first w fields are the input's) and exprs use.
+func inputNeed(w int, need []bool, exprs ...expr.Expression) ([]bool, error) {
+	in := make([]bool, w)
+	for i := range in {
+		in[i] = needs(need, i)
+	}
+	for _, e := range exprs {
+		if err := refs(e, func(i int) error {
+			if i < 0 || i >= w {
+				return fmt.Errorf("%w: field reference %d out of range (%d fields)", ErrInvalidPlan, i, w)
+			}
+			in[i] = true
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+	}
+	return in, nil
+}

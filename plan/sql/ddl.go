@@ -1,0 +1,152 @@
+package sql
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+)
+
+// createTable lowers CREATE TABLE [IF NOT EXISTS] t (col type [NOT NULL | NULL], ...).
+func (l *lowerer) createTable(c *pg_query.CreateStmt) (*CreateTable, error) {
+	if c.Relation == nil {
+		return nil, fmt.Errorf("%w: CREATE TABLE without a name", ErrSyntax)
+	}
+	switch {
+	case len(c.InhRelations) > 0:
+		return nil, fmt.Errorf("%w: INHERITS", ErrUnsupported)
+	case c.Partspec != nil || c.Partbound != nil:
+		return nil, fmt.Errorf("%w: partitioned tables", ErrUnsupported)
+	case c.OfTypename != nil:
+		return nil, fmt.Errorf("%w: CREATE TABLE OF type", ErrUnsupported)
+	case c.Relation.Relpersistence != "" && c.Relation.Relpersistence != "p":
+		return nil, fmt.Errorf("%w: TEMPORARY or UNLOGGED tables", ErrUnsupported)
+	case len(c.Options) > 0 || c.Tablespacename != "" || c.AccessMethod != "":
+		return nil, fmt.Errorf("%w: table options", ErrUnsupported)
+	}
+	name, err := l.tableName(c.Relation)
+	if err != nil {
+		return nil, err
+	}
+	var fields []arrow.Field
+	seen := map[string]bool{}
+	for _, elt := range c.TableElts {
+		cd := elt.GetColumnDef()
+		if cd == nil {
+			return nil, fmt.Errorf("%w: table constraint %s", ErrUnsupported, nodeName(elt))
+		}
+		if isSystemColumn(cd.Colname) {
+			return nil, fmt.Errorf("%w: column name %q is reserved", ErrInvalid, cd.Colname)
+		}
+		if seen[strings.ToLower(cd.Colname)] {
+			return nil, fmt.Errorf("%w: column %q specified more than once", ErrInvalid, cd.Colname)
+		}
+		seen[strings.ToLower(cd.Colname)] = true
+		k, array, err := typeName(cd.TypeName)
+		if err != nil {
+			return nil, err
+		}
+		if array {
+			return nil, fmt.Errorf("%w: array column %q", ErrUnsupported, cd.Colname)
+		}
+		if cd.CollClause != nil || cd.RawDefault != nil || cd.Generated != "" || cd.Identity != "" {
+			return nil, fmt.Errorf("%w: COLLATE, DEFAULT, GENERATED or IDENTITY on column %q", ErrUnsupported, cd.Colname)
+		}
+		nullable := !cd.IsNotNull
+		for _, cn := range cd.Constraints {
+			switch cn.GetConstraint().GetContype() {
+			case pg_query.ConstrType_CONSTR_NOTNULL:
+				nullable = false
+			case pg_query.ConstrType_CONSTR_NULL:
+				nullable = true
+			default:
+				return nil, fmt.Errorf("%w: column constraint %s on %q", ErrUnsupported,
+					strings.TrimPrefix(cn.GetConstraint().GetContype().String(), "CONSTR_"), cd.Colname)
+			}
+		}
+		fields = append(fields, arrow.Field{Name: cd.Colname, Type: k.arrow(), Nullable: nullable})
+	}
+	if len(fields) == 0 {
+		return nil, fmt.Errorf("%w: a table needs at least one column", ErrUnsupported)
+	}
+	return &CreateTable{Name: name, Schema: arrow.NewSchema(fields, nil), IfNotExists: c.IfNotExists}, nil
+}
+
+// createIndex lowers CREATE INDEX [IF NOT EXISTS] [name] ON t [USING btree] (col).
+// The table and column must exist; system columns may be indexed.
+func (l *lowerer) createIndex(ix *pg_query.IndexStmt) (*CreateIndex, error) {
+	switch {
+	case ix.Unique || ix.Primary || ix.Isconstraint:
+		return nil, fmt.Errorf("%w: UNIQUE or PRIMARY KEY index", ErrUnsupported)
+	case ix.WhereClause != nil:
+		return nil, fmt.Errorf("%w: partial index", ErrUnsupported)
+	case len(ix.IndexIncludingParams) > 0:
+		return nil, fmt.Errorf("%w: INCLUDE", ErrUnsupported)
+	case ix.Concurrent:
+		return nil, fmt.Errorf("%w: CONCURRENTLY", ErrUnsupported)
+	case len(ix.Options) > 0 || ix.TableSpace != "":
+		return nil, fmt.Errorf("%w: index options", ErrUnsupported)
+	case len(ix.IndexParams) != 1:
+		return nil, fmt.Errorf("%w: index on %d columns", ErrUnsupported, len(ix.IndexParams))
+	}
+	method := strings.ToLower(ix.AccessMethod)
+	if method == "" {
+		method = "btree"
+	}
+	if method != "btree" {
+		return nil, fmt.Errorf("%w: index method %s", ErrUnsupported, method)
+	}
+	el := ix.IndexParams[0].GetIndexElem()
+	if el == nil || el.Name == "" || el.Expr != nil {
+		return nil, fmt.Errorf("%w: expression index", ErrUnsupported)
+	}
+	if len(el.Opclass) > 0 || len(el.Collation) > 0 || el.Ordering != pg_query.SortByDir_SORTBY_DEFAULT || el.NullsOrdering != pg_query.SortByNulls_SORTBY_NULLS_DEFAULT {
+		return nil, fmt.Errorf("%w: index column options", ErrUnsupported)
+	}
+	table, err := l.tableName(ix.Relation)
+	if err != nil {
+		return nil, err
+	}
+	_, cols, err := l.tableSchema(table, ix.Relation.Location)
+	if err != nil {
+		return nil, err
+	}
+	i, err := l.lookup(&scope{cols: cols}, "", el.Name, -1)
+	if err != nil {
+		return nil, err
+	}
+	column := cols[i].name
+	name := ix.Idxname
+	if name == "" {
+		name = table + "_" + column + "_idx"
+	}
+	return &CreateIndex{Name: name, Table: table, Column: column, Method: method, IfNotExists: ix.IfNotExists}, nil
+}
+
+// drop lowers DROP TABLE | INDEX [IF EXISTS] name (one name, no CASCADE).
+func (l *lowerer) drop(d *pg_query.DropStmt) (Statement, error) {
+	if d.Behavior == pg_query.DropBehavior_DROP_CASCADE || d.Concurrent {
+		return nil, fmt.Errorf("%w: DROP ... CASCADE or CONCURRENTLY", ErrUnsupported)
+	}
+	if len(d.Objects) != 1 {
+		return nil, fmt.Errorf("%w: DROP of %d objects", ErrUnsupported, len(d.Objects))
+	}
+	var parts []string
+	for _, n := range d.Objects[0].GetList().GetItems() {
+		parts = append(parts, n.GetString_().GetSval())
+	}
+	if len(parts) == 2 && parts[0] == "public" {
+		parts = parts[1:]
+	}
+	if len(parts) != 1 || parts[0] == "" {
+		return nil, fmt.Errorf("%w: qualified name in DROP", ErrUnsupported)
+	}
+	switch d.RemoveType {
+	case pg_query.ObjectType_OBJECT_TABLE:
+		return &DropTable{Name: parts[0], IfExists: d.MissingOk}, nil
+	case pg_query.ObjectType_OBJECT_INDEX:
+		return &DropIndex{Name: parts[0], IfExists: d.MissingOk}, nil
+	}
+	return nil, fmt.Errorf("%w: DROP %s", ErrUnsupported, strings.TrimPrefix(d.RemoveType.String(), "OBJECT_"))
+}

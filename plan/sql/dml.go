@@ -1,0 +1,352 @@
+package sql
+
+import (
+	"fmt"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/plan"
+	"github.com/substrait-io/substrait-go/v8/types"
+)
+
+// dmlTable resolves the target of INSERT/UPDATE/DELETE and rejects the
+// clauses we do not lower.
+func (l *lowerer) dmlTable(rv *pg_query.RangeVar, with *pg_query.WithClause, returning []*pg_query.Node) (string, error) {
+	if with != nil {
+		return "", fmt.Errorf("%w: WITH", ErrUnsupported)
+	}
+	if len(returning) > 0 {
+		return "", fmt.Errorf("%w: RETURNING", ErrUnsupported)
+	}
+	if rv == nil {
+		return "", fmt.Errorf("%w: missing table", ErrSyntax)
+	}
+	return l.tableName(rv)
+}
+
+// userColumns returns the indices of the non-system columns of cols.
+func userColumns(cols []column) []int {
+	var out []int
+	for i, c := range cols {
+		if !c.hidden {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// targetColumn resolves an INSERT/UPDATE target column name.
+func (l *lowerer) targetColumn(cols []column, rt *pg_query.ResTarget) (int, error) {
+	if len(rt.Indirection) > 0 {
+		return 0, fmt.Errorf("%w: subscripted or field target column%s", ErrUnsupported, l.src.at(rt.Location))
+	}
+	i, err := l.lookup(&scope{cols: cols}, "", rt.Name, rt.Location)
+	if err != nil {
+		return 0, err
+	}
+	if cols[i].hidden {
+		return 0, fmt.Errorf("%w: cannot assign to system column %q%s", ErrInvalid, cols[i].name, l.src.at(rt.Location))
+	}
+	return i, nil
+}
+
+// insert lowers INSERT INTO t [(cols)] VALUES ... | SELECT ...; the source
+// yields the target columns, each cast to its column type.
+func (l *lowerer) insert(ins *pg_query.InsertStmt) (*Insert, error) {
+	table, err := l.dmlTable(ins.Relation, ins.WithClause, ins.ReturningList)
+	if err != nil {
+		return nil, err
+	}
+	if ins.OnConflictClause != nil {
+		return nil, fmt.Errorf("%w: ON CONFLICT", ErrUnsupported)
+	}
+	if ins.Override != pg_query.OverridingKind_OVERRIDING_NOT_SET && ins.Override != pg_query.OverridingKind_OVERRIDING_KIND_UNDEFINED {
+		return nil, fmt.Errorf("%w: OVERRIDING", ErrUnsupported)
+	}
+	_, cols, err := l.tableSchema(table, ins.Relation.Location)
+	if err != nil {
+		return nil, err
+	}
+	targets := userColumns(cols)
+	explicit := len(ins.Cols) > 0
+	if explicit {
+		targets = targets[:0:0]
+		seen := map[int]bool{}
+		for _, n := range ins.Cols {
+			i, err := l.targetColumn(cols, n.GetResTarget())
+			if err != nil {
+				return nil, err
+			}
+			if seen[i] {
+				return nil, fmt.Errorf("%w: column %q specified more than once", ErrInvalid, cols[i].name)
+			}
+			seen[i] = true
+			targets = append(targets, i)
+		}
+	}
+	sel := ins.SelectStmt.GetSelectStmt()
+	if sel == nil {
+		return nil, fmt.Errorf("%w: INSERT ... DEFAULT VALUES", ErrUnsupported)
+	}
+	var rel plan.Rel
+	var width int
+	if len(sel.ValuesLists) > 0 {
+		rel, width, err = l.values(sel, cols, targets, explicit)
+	} else {
+		rel, width, err = l.insertSelect(sel, cols, targets, explicit)
+	}
+	if err != nil {
+		return nil, err
+	}
+	targets = targets[:width]
+	names := make([]string, len(targets))
+	for i, t := range targets {
+		names[i] = cols[t].name
+	}
+	q, err := l.query(rel, names)
+	if err != nil {
+		return nil, err
+	}
+	out := &Insert{Table: table, Source: q}
+	if explicit || len(targets) < len(userColumns(cols)) {
+		out.Columns = names
+	}
+	return out, nil
+}
+
+// checkWidth compares a source's column count with the targets. Without a
+// column list Postgres fills the trailing columns with NULL.
+func checkWidth(n, targets int, explicit bool) error {
+	switch {
+	case n > targets:
+		return fmt.Errorf("%w: INSERT has more expressions than target columns", ErrInvalid)
+	case n < targets && explicit:
+		return fmt.Errorf("%w: INSERT has more target columns than expressions", ErrInvalid)
+	}
+	return nil
+}
+
+// values lowers VALUES rows to a VirtualTable whose cells are literals (or
+// expressions, for parameters and arithmetic) of the nullable target types.
+func (l *lowerer) values(sel *pg_query.SelectStmt, cols []column, targets []int, explicit bool) (plan.Rel, int, error) {
+	if len(sel.SortClause) > 0 || sel.LimitCount != nil || sel.LimitOffset != nil || sel.WithClause != nil {
+		return nil, 0, fmt.Errorf("%w: ORDER BY, LIMIT or WITH on VALUES", ErrUnsupported)
+	}
+	width := len(sel.ValuesLists[0].GetList().GetItems())
+	if err := checkWidth(width, len(targets), explicit); err != nil {
+		return nil, 0, err
+	}
+	rows := make([]expr.VirtualTableExpressionValue, len(sel.ValuesLists))
+	for r, vl := range sel.ValuesLists {
+		items := vl.GetList().GetItems()
+		if len(items) != width {
+			return nil, 0, fmt.Errorf("%w: VALUES lists must all be the same length", ErrInvalid)
+		}
+		row := make(expr.VirtualTableExpressionValue, width)
+		for i, n := range items {
+			if _, ok := n.Node.(*pg_query.Node_SetToDefault); ok {
+				return nil, 0, fmt.Errorf("%w: DEFAULT in VALUES", ErrUnsupported)
+			}
+			v, err := l.expr(n, &scope{noAggs: "in VALUES"})
+			if err != nil {
+				return nil, 0, err
+			}
+			k := kindOf(cols[targets[i]].typ)
+			e, err := l.assign(v, k)
+			if err != nil {
+				return nil, 0, fmt.Errorf("column %q: %w", cols[targets[i]].name, err)
+			}
+			row[i] = nullable(e)
+		}
+		rows[r] = row
+	}
+	names := make([]string, width)
+	for i := range names {
+		names[i] = cols[targets[i]].name
+	}
+	rel, err := l.b.VirtualTableFromExpr(names, rows...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%w: VALUES: %v", ErrInvalid, err)
+	}
+	return rel, width, nil
+}
+
+// nullable gives e a nullable type so every VALUES row has the same types.
+func nullable(e expr.Expression) expr.Expression {
+	t := e.GetType()
+	if isNullable(t) {
+		return e
+	}
+	if lit, ok := literalOf(e); ok && lit != nil {
+		return newLiteral(lit, true)
+	}
+	return &expr.Cast{Type: t.WithNullability(types.NullabilityNullable), Input: e, FailureBehavior: types.BehaviorThrowException}
+}
+
+// insertSelect lowers the SELECT of INSERT ... SELECT and casts its columns
+// to the target types with a projection when they differ.
+func (l *lowerer) insertSelect(sel *pg_query.SelectStmt, cols []column, targets []int, explicit bool) (plan.Rel, int, error) {
+	rel, _, err := l.selectStmt(sel)
+	if err != nil {
+		return nil, 0, err
+	}
+	rt := rel.RecordType()
+	width := int(rt.FieldCount())
+	if err := checkWidth(width, len(targets), explicit); err != nil {
+		return nil, 0, err
+	}
+	in := &scope{}
+	for i := range width {
+		in.cols = append(in.cols, column{typ: rt.GetFieldRef(int32(i))})
+	}
+	exprs := make([]expr.Expression, width)
+	remap := make([]int32, width)
+	same := true
+	for i := range width {
+		ref, err := in.ref(i)
+		if err != nil {
+			return nil, 0, fmt.Errorf("%w: %v", ErrInvalid, err)
+		}
+		k := kindOf(cols[targets[i]].typ)
+		e, err := l.assign(value{e: ref}, k)
+		if err != nil {
+			return nil, 0, fmt.Errorf("column %q: %w", cols[targets[i]].name, err)
+		}
+		same = same && e == expr.Expression(ref)
+		exprs[i] = e
+		remap[i] = int32(width + i)
+	}
+	if same {
+		return rel, width, nil
+	}
+	proj, err := l.b.ProjectRemap(rel, remap, exprs...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%w: project: %v", ErrInvalid, err)
+	}
+	return proj, width, nil
+}
+
+// delete lowers DELETE FROM t [WHERE c] to SELECT _rowid FROM t [WHERE c].
+func (l *lowerer) delete(d *pg_query.DeleteStmt) (*Delete, error) {
+	table, err := l.dmlTable(d.Relation, d.WithClause, d.ReturningList)
+	if err != nil {
+		return nil, err
+	}
+	if len(d.UsingClause) > 0 {
+		return nil, fmt.Errorf("%w: DELETE ... USING", ErrUnsupported)
+	}
+	rel, sc, err := l.table(d.Relation)
+	if err != nil {
+		return nil, err
+	}
+	if d.WhereClause != nil {
+		if rel, err = l.filter(rel, sc, d.WhereClause); err != nil {
+			return nil, err
+		}
+	}
+	id, err := l.rowIDRef(sc)
+	if err != nil {
+		return nil, err
+	}
+	rel, err = l.b.ProjectRemap(rel, []int32{int32(len(sc.cols))}, id)
+	if err != nil {
+		return nil, fmt.Errorf("%w: project: %v", ErrInvalid, err)
+	}
+	q, err := l.query(rel, []string{colRowID})
+	if err != nil {
+		return nil, err
+	}
+	return &Delete{Table: table, Rows: q}, nil
+}
+
+func (l *lowerer) rowIDRef(sc *scope) (expr.Expression, error) {
+	for i, c := range sc.cols {
+		if c.hidden && strings.EqualFold(c.name, colRowID) {
+			return sc.ref(i)
+		}
+	}
+	return nil, fmt.Errorf("%w: table has no %s column", ErrInvalid, colRowID)
+}
+
+// update lowers UPDATE t SET c = e, ... [WHERE cond] to SELECT _rowid,
+// <every user column, assigned ones replaced and cast> FROM t [WHERE cond].
+func (l *lowerer) update(u *pg_query.UpdateStmt) (*Update, error) {
+	table, err := l.dmlTable(u.Relation, u.WithClause, u.ReturningList)
+	if err != nil {
+		return nil, err
+	}
+	if len(u.FromClause) > 0 {
+		return nil, fmt.Errorf("%w: UPDATE ... FROM", ErrUnsupported)
+	}
+	rel, sc, err := l.table(u.Relation)
+	if err != nil {
+		return nil, err
+	}
+	set := map[int]*pg_query.Node{}
+	for _, n := range u.TargetList {
+		rt := n.GetResTarget()
+		if rt == nil {
+			return nil, fmt.Errorf("%w: SET item", ErrUnsupported)
+		}
+		switch rt.Val.GetNode().(type) {
+		case *pg_query.Node_MultiAssignRef:
+			return nil, fmt.Errorf("%w: multiple-column SET", ErrUnsupported)
+		case *pg_query.Node_SetToDefault:
+			return nil, fmt.Errorf("%w: SET ... = DEFAULT", ErrUnsupported)
+		}
+		i, err := l.targetColumn(sc.cols, rt)
+		if err != nil {
+			return nil, err
+		}
+		if set[i] != nil {
+			return nil, fmt.Errorf("%w: multiple assignments to column %q", ErrInvalid, sc.cols[i].name)
+		}
+		set[i] = rt.Val
+	}
+	// The filter keeps the scan's record, so the SET expressions and the
+	// _rowid reference are lowered over sc either way.
+	if u.WhereClause != nil {
+		if rel, err = l.filter(rel, sc, u.WhereClause); err != nil {
+			return nil, err
+		}
+	}
+	id, err := l.rowIDRef(sc)
+	if err != nil {
+		return nil, err
+	}
+	exprs := []expr.Expression{id}
+	names := []string{colRowID}
+	es := *sc
+	es.noAggs = "in UPDATE"
+	for _, i := range userColumns(sc.cols) {
+		e, err := sc.ref(i)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+		}
+		if n := set[i]; n != nil {
+			v, err := l.expr(n, &es)
+			if err != nil {
+				return nil, err
+			}
+			if e, err = l.assign(v, kindOf(sc.cols[i].typ)); err != nil {
+				return nil, fmt.Errorf("column %q: %w", sc.cols[i].name, err)
+			}
+		}
+		exprs = append(exprs, e)
+		names = append(names, sc.cols[i].name)
+	}
+	remap := make([]int32, len(exprs))
+	for i := range remap {
+		remap[i] = int32(len(sc.cols) + i)
+	}
+	rel, err = l.b.ProjectRemap(rel, remap, exprs...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: project: %v", ErrInvalid, err)
+	}
+	q, err := l.query(rel, names)
+	if err != nil {
+		return nil, err
+	}
+	return &Update{Table: table, Rows: q}, nil
+}

@@ -1,0 +1,150 @@
+package sql
+
+import (
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/plan"
+)
+
+func TestInsertValues(t *testing.T) {
+	ins, ok := parseOne(t, "INSERT INTO t (score, id) VALUES (1, '7'), (-2.5, NULL), (:s, 3 + 1), (1, 9223372036854775807 + 1)").(*Insert)
+	require.True(t, ok)
+	assert.Equal(t, "t", ins.Table)
+	assert.Equal(t, []string{"score", "id"}, ins.Columns)
+	assert.Equal(t, []string{"s"}, ins.Source.ParamNames)
+	root, names := reread(t, ins.Source.Plan)
+	assert.Equal(t, []string{"score", "id"}, names)
+	vt, ok := root.(*plan.VirtualTableReadRel)
+	require.True(t, ok, "%T", root)
+	assert.Equal(t, "fp64?,i64?", typeList(vt.BaseSchema().Struct.Types))
+	rows := vt.Values()
+	require.Len(t, rows, 4)
+	assert.Equal(t, 1.0, litValue(t, rows[0][0]), "1 cast to double at plan time")
+	assert.Equal(t, int64(7), litValue(t, rows[0][1]), "'7' parsed as bigint")
+	assert.Equal(t, -2.5, litValue(t, rows[1][0]))
+	assert.Nil(t, litValue(t, rows[1][1]))
+	p, ok := rows[2][0].(*expr.DynamicParameter)
+	require.True(t, ok, "%v", rows[2][0])
+	assert.Equal(t, uint32(1), p.ParameterReference)
+	assert.Equal(t, "fp64?", p.OutputType.String(), ":s takes the column type")
+	assert.Equal(t, int64(4), litValue(t, rows[2][1]), "constant arithmetic is folded")
+	c, ok := rows[3][1].(*expr.Cast)
+	require.True(t, ok, "a non-nullable expression is made nullable by a cast: %v", rows[3][1])
+	fn(t, c.Input, "add") // overflow is left to run time
+
+	// All columns, and fewer values than columns (Postgres fills NULLs).
+	ins = parseOne(t, "INSERT INTO t VALUES (1, 'a', 2)").(*Insert)
+	assert.Nil(t, ins.Columns)
+	ins = parseOne(t, "INSERT INTO t VALUES (1, 5)").(*Insert)
+	assert.Equal(t, []string{"id", "name"}, ins.Columns)
+	root, _ = reread(t, ins.Source.Plan)
+	assert.Equal(t, "5", litValue(t, root.(*plan.VirtualTableReadRel).Values()[0][1]), "assignment casts bigint to text")
+}
+
+func TestInsertSelect(t *testing.T) {
+	ins := parseOne(t, "INSERT INTO t (id, score) SELECT g, g FROM generate_series(1, 1000) AS g").(*Insert)
+	assert.Equal(t, []string{"id", "score"}, ins.Columns)
+	root, names := reread(t, ins.Source.Plan)
+	assert.Equal(t, []string{"id", "score"}, names)
+	cast := root.(*plan.ProjectRel)
+	assert.Equal(t, []int32{2, 3}, cast.OutputMapping())
+	assert.Equal(t, int32(0), fieldIndex(t, cast.Expressions()[0]))
+	c, ok := cast.Expressions()[1].(*expr.Cast)
+	require.True(t, ok, "bigint -> double cast for score")
+	assert.Equal(t, kindF64, kindOf(c.Type))
+	inner := cast.Input().(*plan.ProjectRel)
+	d := detailOf(t, inner.Input())
+	assert.Equal(t, "stablerow.generate_series", d["relation"])
+
+	// Matching types need no cast projection.
+	ins = parseOne(t, "INSERT INTO u SELECT id, true FROM t").(*Insert)
+	root, _ = reread(t, ins.Source.Plan)
+	_, ok = root.(*plan.ProjectRel).Input().(*plan.NamedTableReadRel)
+	assert.True(t, ok)
+}
+
+func TestDelete(t *testing.T) {
+	del := parseOne(t, "DELETE FROM t WHERE id > 3").(*Delete)
+	assert.Equal(t, "t", del.Table)
+	root, names := reread(t, del.Rows.Plan)
+	assert.Equal(t, []string{"_rowid"}, names)
+	proj := root.(*plan.ProjectRel)
+	assert.Equal(t, int32(3), fieldIndex(t, proj.Expressions()[0]))
+	fn(t, proj.Input().(*plan.FilterRel).Condition(), "gt")
+
+	del = parseOne(t, "DELETE FROM t").(*Delete)
+	root, _ = reread(t, del.Rows.Plan)
+	_, ok := root.(*plan.ProjectRel).Input().(*plan.NamedTableReadRel)
+	assert.True(t, ok)
+}
+
+func TestUpdate(t *testing.T) {
+	up := parseOne(t, "UPDATE t SET score = id * 2, name = NULL WHERE id = :id").(*Update)
+	assert.Equal(t, "t", up.Table)
+	assert.Equal(t, []string{"id"}, up.Rows.ParamNames)
+	root, names := reread(t, up.Rows.Plan)
+	assert.Equal(t, []string{"_rowid", "id", "name", "score"}, names)
+	proj := root.(*plan.ProjectRel)
+	es := proj.Expressions()
+	assert.Equal(t, int32(3), fieldIndex(t, es[0]))
+	assert.Equal(t, int32(0), fieldIndex(t, es[1]), "untouched column passes through")
+	assert.Nil(t, litValue(t, es[2]))
+	assert.Equal(t, kindString, kindOf(es[2].GetType()))
+	c := es[3].(*expr.Cast)
+	assert.Equal(t, kindF64, kindOf(c.Type), "SET value cast to the column type")
+	fn(t, c.Input, "multiply")
+	fn(t, proj.Input().(*plan.FilterRel).Condition(), "equal")
+}
+
+func TestCreateTable(t *testing.T) {
+	ct := parseOne(t, "CREATE TABLE IF NOT EXISTS Items (id BIGINT NOT NULL, n INT, s VARCHAR(10), x DOUBLE PRECISION, r REAL, b BOOLEAN NULL, \"Quoted\" TEXT)").(*CreateTable)
+	assert.Equal(t, "items", ct.Name)
+	assert.True(t, ct.IfNotExists)
+	want := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "n", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "x", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		{Name: "r", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		{Name: "b", Type: arrow.FixedWidthTypes.Boolean, Nullable: true},
+		{Name: "Quoted", Type: arrow.BinaryTypes.String, Nullable: true},
+	}, nil)
+	assert.True(t, want.Equal(ct.Schema), "got %v", ct.Schema)
+}
+
+func TestCreateIndex(t *testing.T) {
+	ix := parseOne(t, "CREATE INDEX ON t (_ROWID)").(*CreateIndex)
+	assert.Equal(t, CreateIndex{Name: "t__rowid_idx", Table: "t", Column: "_rowid", Method: "btree"}, *ix)
+	ix = parseOne(t, "CREATE INDEX IF NOT EXISTS by_name ON t USING BTREE (name)").(*CreateIndex)
+	assert.Equal(t, CreateIndex{Name: "by_name", Table: "t", Column: "name", Method: "btree", IfNotExists: true}, *ix)
+}
+
+func TestExplainAndScripts(t *testing.T) {
+	stmts, err := Parse("EXPLAIN SELECT 1; EXPLAIN ANALYZE SELECT id FROM t;\n-- trailing comment\n", testCatalog)
+	require.NoError(t, err)
+	require.Len(t, stmts, 2)
+	assert.True(t, stmts[0].(*Query).Explain)
+	assert.False(t, stmts[0].(*Query).Analyze)
+	assert.True(t, stmts[1].(*Query).Explain)
+	assert.True(t, stmts[1].(*Query).Analyze)
+
+	for q, want := range map[string]bool{"EXPLAIN (ANALYZE false) SELECT 1": false, "EXPLAIN (ANALYZE) SELECT 1": true, "EXPLAIN (ANALYZE on) SELECT 1": true} {
+		assert.Equal(t, want, parseOne(t, q).(*Query).Analyze, q)
+	}
+	_, err = Parse("EXPLAIN (ANALYZE maybe) SELECT 1", testCatalog)
+	assert.ErrorIs(t, err, ErrInvalid)
+
+	stmts, err = Parse("", testCatalog)
+	require.NoError(t, err)
+	assert.Empty(t, stmts)
+}
+
+func TestDrop(t *testing.T) {
+	assert.Equal(t, &DropTable{Name: "t"}, parseOne(t, "DROP TABLE t"))
+	assert.Equal(t, &DropTable{Name: "gone", IfExists: true}, parseOne(t, "DROP TABLE IF EXISTS public.gone"))
+	assert.Equal(t, &DropIndex{Name: "t_id_idx"}, parseOne(t, "DROP INDEX t_id_idx"))
+}

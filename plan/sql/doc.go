@@ -1,0 +1,38 @@
+// Package sql lowers Postgres-dialect SQL to Substrait plans, so SQL text
+// and outside Substrait producers reach the planner through one path.
+//
+// Parsing is the real Postgres grammar (pg_query_go). :name parameters are
+// rewritten to $k first (Postgres has no named parameters); each statement
+// numbers its own names from 1 in order of first appearance. Lowering
+// follows the stablerow Substrait conventions: tables are NamedTableReadRel
+// with the full schema (user columns, _rowid, _rowaddr), UNNEST and
+// generate_series are extension-table reads, $k is a DynamicParameter.
+//
+// A SELECT lowers bottom-up as
+//
+//	Read/Join -> Filter(WHERE) -> [Aggregate] -> Project -> Sort -> Fetch
+//
+// The projection sits under the sort whenever every ORDER BY key is an
+// output column (by alias, ordinal or an equal expression), which is the
+// shape the take-by-key rule matches for the seed query:
+//
+//	SELECT v.ord, t._rowaddr
+//	FROM UNNEST(:ids) WITH ORDINALITY AS v(rowid, ord)
+//	LEFT JOIN t ON t._rowid = v.rowid
+//	ORDER BY v.ord
+//
+//	Sort(ord) <- Project[v.ord, t._rowaddr] <- Join(LEFT, unnest($1), t)
+//	             on equal(v.rowid, t._rowid)
+//
+// Otherwise the sort goes under the projection, over the FROM record.
+// Join equalities are written left-input column first.
+//
+// Untyped values take the type their context asks for, as in Postgres:
+// '5' = id compares as bigint, name = $1 makes $1 text, a bare $1 is
+// bigint and UNNEST($1) is a bigint list (UNNEST($1::text[]) a text one).
+//
+// Usage:
+//
+//	stmts, err := sql.Parse("SELECT id FROM t WHERE score > :min", catalog)
+//	q := stmts[0].(*sql.Query) // q.Plan, q.ParamNames == ["min"]
+package sql

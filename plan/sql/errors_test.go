@@ -1,0 +1,102 @@
+package sql
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestErrors(t *testing.T) {
+	for _, c := range []struct {
+		sql  string
+		want error
+		msg  string // substring of the message
+	}{
+		{"SELEC 1", ErrSyntax, "line 1, column 1"},
+		{"SELECT id\nFROM t WHERE", ErrSyntax, "line 2, column 13"},
+		{"SELECT :ids, (", ErrSyntax, "line 1, column 15"}, // position in the caller's text, not the rewritten one
+		{"SELECT 'unterminated", ErrSyntax, "line 1, column 8"},
+		{"SELECT 1;\nSELEC 2", ErrSyntax, "line 2, column 1"},
+		{"SELECT 'é', :p, (", ErrSyntax, "line 1, column 18"}, // columns count characters
+		{"SELECT 'é', :p, nope FROM t", ErrUnknownColumn, "line 1, column 17"},
+		{"SELECT * FROM nope", ErrUnknownTable, `"nope"`},
+		{"SELECT x.id FROM t", ErrUnknownTable, `"x"`},
+		{"SELECT t.id FROM t AS x", ErrUnknownTable, `"t"`},
+		{"SELECT nope FROM t", ErrUnknownColumn, `"nope" does not exist at line 1, column 8`},
+		{"SELECT t.nope FROM t", ErrUnknownColumn, `"t.nope"`},
+		{"SELECT id FROM t JOIN u ON t.id = u.id", ErrAmbiguous, `"id" is ambiguous`},
+		{"SELECT _rowid FROM t JOIN u ON t.id = u.id", ErrAmbiguous, "_rowid"},
+		{"SELECT 1 FROM t JOIN t ON t.id = t.id", ErrAmbiguous, "more than once"},
+		{"SELECT id AS a, name AS a FROM t ORDER BY a", ErrAmbiguous, "ORDER BY"},
+		{"SELECT id FROM t GROUP BY id", ErrUnsupported, "GROUP BY"},
+		{"SELECT DISTINCT id FROM t", ErrUnsupported, "DISTINCT"},
+		{"SELECT id FROM t UNION SELECT id FROM t", ErrUnsupported, "UNION"},
+		{"SELECT id FROM t, u", ErrUnsupported, "multiple FROM"},
+		{"SELECT id FROM t RIGHT JOIN u ON true", ErrUnsupported, "RIGHT JOIN"},
+		{"SELECT t.id FROM t CROSS JOIN u", ErrUnsupported, "CROSS JOIN"},
+		{"SELECT lower(name) FROM t", ErrUnsupported, "function lower"},
+		{"SELECT id FROM t WHERE id IN (SELECT id FROM u)", ErrUnsupported, "subquery"},
+		{"SELECT CASE WHEN true THEN 1 END", ErrUnsupported, "CASE"},
+		{"SELECT id FROM t LIMIT $1", ErrUnsupported, "LIMIT"},
+		{"SELECT * FROM unnest(ARRAY[1], ARRAY[2])", ErrUnsupported, "UNNEST with 2"},
+		{"SELECT * FROM unnest(ARRAY[id])", ErrUnknownColumn, "id"},
+		{"SELECT * FROM unnest(ARRAY[9007199254740993])", ErrUnsupported, "2^53"},
+		{"DROP VIEW t", ErrUnsupported, "DROP VIEW"},
+		{"DROP TABLE t CASCADE", ErrUnsupported, "CASCADE"},
+		{"DROP TABLE t, u", ErrUnsupported, "2 objects"},
+		{"VACUUM t", ErrUnsupported, "VacuumStmt"},
+		{"SELECT id FROM t WHERE name = 5", ErrType, "text"},
+		{"SELECT id FROM t WHERE id = 'abc'", ErrType, "invalid input syntax for type bigint"},
+		{"SELECT name + 1 FROM t", ErrType, "cannot compare or combine"},
+		{"SELECT name + name FROM t", ErrType, "numbers"},
+		{"SELECT id FROM t WHERE id", ErrType, "boolean"},
+		{"SELECT $0", ErrParam, "$0"},
+		{"SELECT $2", ErrParam, "$1 is never used"},
+		{"SELECT :a, $1", ErrParam, "mix :name and $k parameters in one statement (the $k at line 1, column 12)"},
+		{"SELECT * FROM UNNEST(:ids) AS v(x) WHERE x = :ids", ErrParam, ":ids"},
+		{"SELECT id FROM t WHERE id = $1 AND name = $1", ErrParam, "$1"},
+		{"SELECT $70000", ErrParam, "$70000"},
+		{"SELECT id, count(*) FROM t", ErrInvalid, "GROUP BY"},
+		{"SELECT id FROM t WHERE count(*) > 1", ErrInvalid, "WHERE"},
+		{"SELECT count(count(*)) FROM t", ErrInvalid, "aggregate arguments"},
+		{"SELECT id FROM t ORDER BY 3", ErrInvalid, "position 3"},
+		{"SELECT id FROM t LIMIT -1", ErrInvalid, "negative"},
+		{"SELECT * FROM generate_series(1, 5, 0)", ErrInvalid, "zero"},
+		{"SELECT * FROM UNNEST(ARRAY[1]) AS v(a, b)", ErrInvalid, "1 columns available"},
+		{"INSERT INTO t VALUES (1, 'a', 1.0, 2)", ErrInvalid, "more expressions"},
+		{"INSERT INTO t (id, name) VALUES (1)", ErrInvalid, "more target columns"},
+		{"INSERT INTO t (id, id) VALUES (1, 2)", ErrInvalid, "more than once"},
+		{"INSERT INTO t (_rowid) VALUES (1)", ErrInvalid, "system column"},
+		{"INSERT INTO t (nope) VALUES (1)", ErrUnknownColumn, "nope"},
+		{"INSERT INTO nope VALUES (1)", ErrUnknownTable, "nope"},
+		{"INSERT INTO t (id) VALUES ('x')", ErrType, "bigint"},
+		{"INSERT INTO u (flag) VALUES (1)", ErrType, "boolean"},
+		{"INSERT INTO t VALUES (1) RETURNING id", ErrUnsupported, "RETURNING"},
+		{"UPDATE t SET nope = 1", ErrUnknownColumn, "nope"},
+		{"UPDATE t SET id = 1, id = 2", ErrInvalid, "multiple assignments"},
+		{"UPDATE t SET _rowid = 1", ErrInvalid, "system column"},
+		{"UPDATE t SET id = 1 FROM u", ErrUnsupported, "FROM"},
+		{"DELETE FROM t WHERE nope = 1", ErrUnknownColumn, "nope"},
+		{"DELETE FROM t USING u", ErrUnsupported, "USING"},
+		{"CREATE TABLE x (a BIGINT PRIMARY KEY)", ErrUnsupported, "PRIMARY"},
+		{"CREATE TABLE x (a BIGINT, A TEXT)", ErrInvalid, "more than once"},
+		{"CREATE TABLE x (_rowid BIGINT)", ErrInvalid, "reserved"},
+		{"CREATE TABLE x (a TIMESTAMP)", ErrUnsupported, "timestamp"},
+		{"CREATE INDEX ON t USING hash (id)", ErrUnsupported, "hash"},
+		{"CREATE INDEX ON t (id, name)", ErrUnsupported, "2 columns"},
+		{"CREATE INDEX ON t (nope)", ErrUnknownColumn, "nope"},
+		{"CREATE INDEX ON nope (id)", ErrUnknownTable, "nope"},
+		{"EXPLAIN VERBOSE SELECT 1", ErrUnsupported, "verbose"},
+		{"EXPLAIN DELETE FROM t", ErrUnsupported, "EXPLAIN"},
+	} {
+		_, err := Parse(c.sql, testCatalog)
+		if !assert.Error(t, err, c.sql) {
+			continue
+		}
+		assert.True(t, errors.Is(err, c.want), "%s: %v is not %v", c.sql, err, c.want)
+		assert.True(t, strings.Contains(err.Error(), c.msg), "%s: %q lacks %q", c.sql, err, c.msg)
+		assert.False(t, errors.Is(err, errInternal), "%s: %v", c.sql, err)
+	}
+}

@@ -1,0 +1,414 @@
+package sql
+
+import (
+	"fmt"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/plan"
+	"github.com/substrait-io/substrait-go/v8/types"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/structpb"
+)
+
+// Extension-table relation names (substrait.md §4).
+const (
+	relUnnest         = "stablerow.unnest"
+	relGenerateSeries = "stablerow.generate_series"
+)
+
+// maxExactInt bounds integers carried in a structpb detail, whose numbers
+// are float64: beyond 2^53 they would silently change.
+const maxExactInt = 1 << 53
+
+// from lowers a FROM clause. No FROM is one row with no columns.
+func (l *lowerer) from(items []*pg_query.Node) (plan.Rel, *scope, error) {
+	switch len(items) {
+	case 0:
+		rel, err := l.b.VirtualTableFromExpr([]string{}, expr.VirtualTableExpressionValue{})
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+		}
+		return rel, &scope{}, nil
+	case 1:
+		return l.fromItem(items[0])
+	}
+	return nil, nil, fmt.Errorf("%w: multiple FROM items (use JOIN ... ON)", ErrUnsupported)
+}
+
+func (l *lowerer) fromItem(n *pg_query.Node) (plan.Rel, *scope, error) {
+	switch x := n.Node.(type) {
+	case *pg_query.Node_RangeVar:
+		return l.table(x.RangeVar)
+	case *pg_query.Node_RangeFunction:
+		return l.rangeFunction(x.RangeFunction)
+	case *pg_query.Node_JoinExpr:
+		return l.join(x.JoinExpr)
+	case *pg_query.Node_RangeSubselect:
+		return nil, nil, fmt.Errorf("%w: subquery in FROM", ErrUnsupported)
+	}
+	return nil, nil, fmt.Errorf("%w: FROM item %s", ErrUnsupported, nodeName(n))
+}
+
+// tableName checks a RangeVar names a plain table and returns its name.
+func (l *lowerer) tableName(rv *pg_query.RangeVar) (string, error) {
+	if rv.Catalogname != "" || (rv.Schemaname != "" && rv.Schemaname != "public") {
+		return "", fmt.Errorf("%w: schema-qualified table %s.%s%s", ErrUnsupported, rv.Schemaname, rv.Relname, l.src.at(rv.Location))
+	}
+	if !rv.Inh {
+		return "", fmt.Errorf("%w: ONLY%s", ErrUnsupported, l.src.at(rv.Location))
+	}
+	return rv.Relname, nil
+}
+
+// tableSchema asks the catalog and lays the table out as columns (§2):
+// user columns, then _rowid and _rowaddr as non-nullable i64.
+func (l *lowerer) tableSchema(name string, loc int32) (types.NamedStruct, []column, error) {
+	sch, err := l.cat.TableSchema(name)
+	if err != nil {
+		return types.NamedStruct{}, nil, fmt.Errorf("sql: table %q%s: %w", name, l.src.at(loc), err)
+	}
+	if sch == nil {
+		return types.NamedStruct{}, nil, fmt.Errorf("sql: table %q%s: %w", name, l.src.at(loc), ErrUnknownTable)
+	}
+	ns := types.NamedStruct{Struct: types.StructType{Nullability: types.NullabilityRequired}}
+	var cols []column
+	for _, f := range sch.Fields() {
+		k := arrowKind(f.Type)
+		if k == kindUnknown {
+			return types.NamedStruct{}, nil, fmt.Errorf("%w: column %s.%s of Arrow type %s", ErrUnsupported, name, f.Name, f.Type)
+		}
+		sys := isSystemColumn(f.Name)
+		t := k.typ(f.Nullable && !sys)
+		ns.Names = append(ns.Names, f.Name)
+		ns.Struct.Types = append(ns.Struct.Types, t)
+		cols = append(cols, column{qual: name, name: f.Name, typ: t, hidden: sys})
+	}
+	return ns, cols, nil
+}
+
+func (l *lowerer) table(rv *pg_query.RangeVar) (plan.Rel, *scope, error) {
+	name, err := l.tableName(rv)
+	if err != nil {
+		return nil, nil, err
+	}
+	ns, cols, err := l.tableSchema(name, rv.Location)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := l.alias(rv.Alias, cols); err != nil {
+		return nil, nil, err
+	}
+	return l.b.NamedScan([]string{name}, ns), &scope{cols: cols}, nil
+}
+
+// alias applies AS name[(c1, c2, ...)] to a FROM item's columns; column
+// aliases rename the visible columns in order.
+func (l *lowerer) alias(a *pg_query.Alias, cols []column) error {
+	if a == nil {
+		return nil
+	}
+	for i := range cols {
+		cols[i].qual = a.Aliasname
+	}
+	j := 0
+	for _, n := range a.Colnames {
+		for j < len(cols) && cols[j].hidden {
+			j++
+		}
+		if j == len(cols) {
+			return fmt.Errorf("%w: %q has fewer columns than the aliases given", ErrInvalid, a.Aliasname)
+		}
+		cols[j].name = n.GetString_().GetSval()
+		j++
+	}
+	return nil
+}
+
+// rangeFunction lowers UNNEST(...) [WITH ORDINALITY] and generate_series(...)
+// in FROM to extension-table reads (§4).
+func (l *lowerer) rangeFunction(rf *pg_query.RangeFunction) (plan.Rel, *scope, error) {
+	if rf.Lateral || rf.IsRowsfrom || len(rf.Functions) != 1 || len(rf.Coldeflist) > 0 {
+		return nil, nil, fmt.Errorf("%w: this table function form (LATERAL, ROWS FROM, column definitions)", ErrUnsupported)
+	}
+	items := rf.Functions[0].GetList().GetItems()
+	if len(items) == 0 || items[0].GetFuncCall() == nil || (len(items) > 1 && items[1] != nil && items[1].Node != nil) {
+		return nil, nil, fmt.Errorf("%w: table function form", ErrUnsupported)
+	}
+	fc := items[0].GetFuncCall()
+	if fc.AggStar || fc.AggDistinct || fc.FuncVariadic || len(fc.AggOrder) > 0 || fc.AggFilter != nil || fc.Over != nil {
+		return nil, nil, fmt.Errorf("%w: decorated table function call%s", ErrUnsupported, l.src.at(fc.Location))
+	}
+	switch name := funcName(fc); name {
+	case "unnest":
+		return l.unnest(fc, rf)
+	case "generate_series":
+		if rf.Ordinality {
+			return nil, nil, fmt.Errorf("%w: generate_series WITH ORDINALITY%s", ErrUnsupported, l.src.at(fc.Location))
+		}
+		return l.generateSeries(fc, rf)
+	default:
+		return nil, nil, fmt.Errorf("%w: table function %s%s", ErrUnsupported, name, l.src.at(fc.Location))
+	}
+}
+
+// functionColumns names a table function's output: alias column names
+// first, else the alias itself (Postgres names a one-column function's
+// column after the alias), else the function name; the ordinal column
+// defaults to "ordinality".
+func (l *lowerer) functionColumns(rf *pg_query.RangeFunction, fn string, n int) (qual string, names []string, err error) {
+	qual, first := fn, fn
+	var given []string
+	if a := rf.Alias; a != nil {
+		qual, first = a.Aliasname, a.Aliasname
+		for _, c := range a.Colnames {
+			given = append(given, c.GetString_().GetSval())
+		}
+	}
+	if len(given) > n {
+		return "", nil, fmt.Errorf("%w: %q has %d columns available but %d columns specified", ErrInvalid, qual, n, len(given))
+	}
+	names = []string{first, "ordinality"}[:n]
+	copy(names, given)
+	return qual, names, nil
+}
+
+func (l *lowerer) unnest(fc *pg_query.FuncCall, rf *pg_query.RangeFunction) (plan.Rel, *scope, error) {
+	if len(fc.Args) != 1 {
+		return nil, nil, fmt.Errorf("%w: UNNEST with %d arguments%s", ErrUnsupported, len(fc.Args), l.src.at(fc.Location))
+	}
+	detail := map[string]any{"relation": relUnnest, "ordinality": rf.Ordinality}
+	elem, err := l.unnestArg(fc.Args[0], kindUnknown, detail)
+	if err != nil {
+		return nil, nil, err
+	}
+	detail["element_type"] = elem.substraitName()
+	ncols := 1
+	if rf.Ordinality {
+		ncols = 2
+	}
+	qual, names, err := l.functionColumns(rf, "unnest", ncols)
+	if err != nil {
+		return nil, nil, err
+	}
+	ts := []types.Type{elem.typ(true), kindI64.typ(false)}[:ncols]
+	cols := make([]column, ncols)
+	for i := range cols {
+		cols[i] = column{qual: qual, name: names[i], typ: ts[i]}
+	}
+	rel, err := l.extensionTable(detail, names, ts)
+	return rel, &scope{cols: cols}, err
+}
+
+// unnestArg fills detail with the list UNNEST reads: a parameter ($k,
+// optionally cast to T[]) or an ARRAY[...] of constants. want is the element
+// kind a cast asked for.
+func (l *lowerer) unnestArg(n *pg_query.Node, want kind, detail map[string]any) (kind, error) {
+	switch x := n.Node.(type) {
+	case *pg_query.Node_TypeCast:
+		k, array, err := typeName(x.TypeCast.TypeName)
+		if err != nil {
+			return 0, err
+		}
+		if !array {
+			return 0, fmt.Errorf("%w: UNNEST needs an array, not %s%s", ErrType, k, l.src.at(x.TypeCast.Location))
+		}
+		if want != kindUnknown && want != k {
+			return 0, fmt.Errorf("%w: nested array casts%s", ErrUnsupported, l.src.at(x.TypeCast.Location))
+		}
+		return l.unnestArg(x.TypeCast.Arg, k, detail)
+	case *pg_query.Node_ParamRef:
+		k := want
+		if k == kindUnknown {
+			k = kindI64 // §6: a bare UNNEST($k) reads list<i64>
+		}
+		p := int(x.ParamRef.Number)
+		if p >= 1 && p <= len(l.params) && l.params[p-1].used && !l.params[p-1].list {
+			return 0, fmt.Errorf("%w: scalar parameter %s used as a list%s", ErrParam, l.paramLabel(p), l.src.at(x.ParamRef.Location))
+		}
+		if err := l.useParam(p, true, k, x.ParamRef.Location); err != nil {
+			return 0, err
+		}
+		detail["param"] = p
+		return k, nil
+	case *pg_query.Node_AArrayExpr:
+		return l.arrayValues(x.AArrayExpr, want, detail)
+	}
+	return 0, fmt.Errorf("%w: UNNEST argument %s (use a parameter or ARRAY[...])", ErrUnsupported, nodeName(n))
+}
+
+// arrayValues lowers ARRAY[c1, c2, ...] of constants into detail "values".
+// The element kind is the cast's, else the typed elements' (bigint and
+// double precision meet at double precision), else text for string
+// literals, else bigint.
+func (l *lowerer) arrayValues(a *pg_query.A_ArrayExpr, want kind, detail map[string]any) (kind, error) {
+	vs := make([]value, len(a.Elements))
+	for i, n := range a.Elements {
+		v, err := l.expr(n, &scope{noAggs: "in ARRAY"})
+		if err != nil {
+			return 0, err
+		}
+		vs[i] = v
+	}
+	k := want
+	if k == kindUnknown {
+		_, uk, err := l.unifyKinds(vs)
+		if err != nil {
+			return 0, err
+		}
+		k = uk
+	}
+	out := make([]any, len(vs))
+	for i, v := range vs {
+		var e expr.Expression
+		var err error
+		if want != kindUnknown {
+			e, err = l.explicit(v, k)
+		} else {
+			e, err = l.coerce(v, k)
+		}
+		if err != nil {
+			return 0, err
+		}
+		lit, ok := literalOf(e)
+		if !ok {
+			return 0, fmt.Errorf("%w: non-constant ARRAY element%s", ErrUnsupported, l.src.at(v.loc))
+		}
+		if n, isInt := lit.(int64); isInt && (n > maxExactInt || n < -maxExactInt) {
+			return 0, fmt.Errorf("%w: ARRAY integer %d beyond 2^53%s", ErrUnsupported, n, l.src.at(v.loc))
+		}
+		out[i] = lit
+	}
+	detail["values"] = out
+	return k, nil
+}
+
+// unifyKinds is unify's kind choice without building expressions.
+func (l *lowerer) unifyKinds(vs []value) ([]value, kind, error) {
+	k := kindUnknown
+	for _, v := range vs {
+		vk := v.kind()
+		switch {
+		case v.how != typed:
+		case k == kindUnknown || k == vk:
+			k = vk
+		case k.numeric() && vk.numeric():
+			k = kindF64
+		default:
+			return nil, 0, fmt.Errorf("%w: ARRAY mixes %s and %s%s", ErrType, k, vk, l.src.at(v.loc))
+		}
+	}
+	if k == kindUnknown {
+		k = kindI64
+		for _, v := range vs {
+			if v.how == untypedString {
+				k = kindString
+			}
+		}
+	}
+	return vs, k, nil
+}
+
+func (l *lowerer) generateSeries(fc *pg_query.FuncCall, rf *pg_query.RangeFunction) (plan.Rel, *scope, error) {
+	if len(fc.Args) < 2 || len(fc.Args) > 3 {
+		return nil, nil, fmt.Errorf("%w: generate_series takes 2 or 3 arguments%s", ErrInvalid, l.src.at(fc.Location))
+	}
+	keys := []string{"start", "stop", "step"}
+	detail := map[string]any{"relation": relGenerateSeries, "step": int64(1)}
+	for i, n := range fc.Args {
+		v, err := l.expr(n, &scope{noAggs: "in generate_series"})
+		if err != nil {
+			return nil, nil, err
+		}
+		e, err := l.coerce(v, kindI64)
+		if err != nil {
+			return nil, nil, err
+		}
+		lit, ok := literalOf(e)
+		num, isInt := lit.(int64)
+		if !ok || !isInt {
+			return nil, nil, fmt.Errorf("%w: generate_series needs integer constants%s", ErrUnsupported, l.src.at(v.loc))
+		}
+		if num > maxExactInt || num < -maxExactInt {
+			return nil, nil, fmt.Errorf("%w: generate_series bound %d beyond 2^53%s", ErrUnsupported, num, l.src.at(v.loc))
+		}
+		detail[keys[i]] = num
+	}
+	if detail["step"] == int64(0) {
+		return nil, nil, fmt.Errorf("%w: generate_series step size cannot equal zero%s", ErrInvalid, l.src.at(fc.Location))
+	}
+	qual, names, err := l.functionColumns(rf, "generate_series", 1)
+	if err != nil {
+		return nil, nil, err
+	}
+	t := kindI64.typ(false)
+	rel, err := l.extensionTable(detail, names, []types.Type{t})
+	return rel, &scope{cols: []column{{qual: qual, name: names[0], typ: t}}}, err
+}
+
+func (l *lowerer) extensionTable(detail map[string]any, names []string, ts []types.Type) (plan.Rel, error) {
+	st, err := structpb.NewStruct(detail)
+	if err != nil {
+		return nil, fmt.Errorf("%w: extension detail: %v", ErrInvalid, err)
+	}
+	anyDetail, err := anypb.New(st)
+	if err != nil {
+		return nil, fmt.Errorf("%w: extension detail: %v", ErrInvalid, err)
+	}
+	ns := types.NamedStruct{Names: names, Struct: types.StructType{Nullability: types.NullabilityRequired, Types: ts}}
+	return l.b.ExtensionTable(anyDetail, ns), nil
+}
+
+// join lowers [INNER | LEFT] JOIN ... ON (§7); the output is left ++ right.
+func (l *lowerer) join(j *pg_query.JoinExpr) (plan.Rel, *scope, error) {
+	var jt plan.JoinType
+	switch {
+	case j.IsNatural || len(j.UsingClause) > 0:
+		return nil, nil, fmt.Errorf("%w: NATURAL or USING join", ErrUnsupported)
+	case j.Alias != nil:
+		return nil, nil, fmt.Errorf("%w: alias on a join", ErrUnsupported)
+	case j.Quals == nil:
+		return nil, nil, fmt.Errorf("%w: CROSS JOIN (a join needs ON)", ErrUnsupported)
+	case j.Jointype == pg_query.JoinType_JOIN_INNER:
+		jt = plan.JoinTypeInner
+	case j.Jointype == pg_query.JoinType_JOIN_LEFT:
+		jt = plan.JoinTypeLeft
+	default:
+		return nil, nil, fmt.Errorf("%w: %s", ErrUnsupported, strings.TrimPrefix(j.Jointype.String(), "JOIN_")+" JOIN")
+	}
+	left, ls, err := l.fromItem(j.Larg)
+	if err != nil {
+		return nil, nil, err
+	}
+	right, rs, err := l.fromItem(j.Rarg)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, c := range rs.cols {
+		if ls.hasQual(c.qual) {
+			return nil, nil, fmt.Errorf("%w: table name %q specified more than once", ErrAmbiguous, c.qual)
+		}
+	}
+	cols := append(append([]column{}, ls.cols...), rs.cols...)
+	if jt == plan.JoinTypeLeft {
+		// The right side of a LEFT join is NULL where nothing matched.
+		for i := len(ls.cols); i < len(cols); i++ {
+			cols[i].typ = cols[i].typ.WithNullability(types.NullabilityNullable)
+		}
+	}
+	on := &scope{cols: append(append([]column{}, ls.cols...), rs.cols...), nLeft: len(ls.cols), noAggs: "in JOIN conditions"}
+	v, err := l.expr(j.Quals, on)
+	if err != nil {
+		return nil, nil, err
+	}
+	cond, err := l.coerce(v, kindBool)
+	if err != nil {
+		return nil, nil, err
+	}
+	rel, err := l.b.Join(left, right, cond, jt)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: join: %v", ErrInvalid, err)
+	}
+	return rel, &scope{cols: cols}, nil
+}

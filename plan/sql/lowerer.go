@@ -1,0 +1,136 @@
+package sql
+
+import (
+	"fmt"
+
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/extensions"
+	"github.com/substrait-io/substrait-go/v8/plan"
+	"github.com/substrait-io/substrait-go/v8/types"
+)
+
+// Function URNs of the default collection (substrait.md §5).
+var (
+	urnComparison = extensions.SubstraitDefaultURNPrefix + "functions_comparison"
+	urnBoolean    = extensions.SubstraitDefaultURNPrefix + "functions_boolean"
+	urnArithmetic = extensions.SubstraitDefaultURNPrefix + "functions_arithmetic"
+	urnAggregate  = extensions.SubstraitDefaultURNPrefix + "functions_aggregate_generic"
+)
+
+// lowerer turns one statement into Substrait. It is used once.
+type lowerer struct {
+	src *source
+	cat Catalog
+	b   plan.Builder
+	seg segment
+	// params[k-1] records how $k is used.
+	params []paramUse
+}
+
+type paramUse struct {
+	used bool
+	list bool // UNNEST($k): a list parameter
+	kind kind // scalar type, or list element type
+	loc  int32
+}
+
+func newLowerer(src *source, cat Catalog, seg segment) *lowerer {
+	return &lowerer{src: src, cat: cat, b: plan.NewBuilderDefault(), seg: seg}
+}
+
+// useParam records a use of $k as a list or a scalar of kind k, checking it
+// agrees with the earlier uses.
+func (l *lowerer) useParam(n int, list bool, k kind, loc int32) error {
+	if n < 1 || n > maxParams {
+		return fmt.Errorf("%w: there is no parameter $%d%s", ErrParam, n, l.src.at(loc))
+	}
+	for len(l.params) < n {
+		l.params = append(l.params, paramUse{})
+	}
+	p := &l.params[n-1]
+	if p.used && (p.list != list || p.kind != k) {
+		return fmt.Errorf("%w: parameter %s used as both %s and %s%s", ErrParam, l.paramLabel(n), p.describe(), paramUse{list: list, kind: k}.describe(), l.src.at(loc))
+	}
+	*p = paramUse{used: true, list: list, kind: k, loc: loc}
+	return nil
+}
+
+func (p paramUse) describe() string {
+	if p.list {
+		return p.kind.String() + "[]"
+	}
+	return p.kind.String()
+}
+
+// paramLabel spells $k as the caller wrote it.
+func (l *lowerer) paramLabel(n int) string {
+	if n >= 1 && n <= len(l.seg.names) {
+		return ":" + l.seg.names[n-1]
+	}
+	return fmt.Sprintf("$%d", n)
+}
+
+// knownParam returns the kind $k already has as a scalar, if any.
+func (l *lowerer) knownParam(n int) (kind, bool) {
+	if n < 1 || n > len(l.params) || !l.params[n-1].used || l.params[n-1].list {
+		return kindUnknown, false
+	}
+	return l.params[n-1].kind, true
+}
+
+// paramExpr is $k as a scalar of kind k (§6: a DynamicParameter with
+// reference k). It is nullable: a caller may bind NULL.
+func (l *lowerer) paramExpr(n int, k kind, loc int32) (expr.Expression, error) {
+	if err := l.useParam(n, false, k, loc); err != nil {
+		return nil, err
+	}
+	return &expr.DynamicParameter{OutputType: k.typ(true), ParameterReference: uint32(n)}, nil
+}
+
+// paramNames checks the numbering has no gaps and returns ParamNames.
+func (l *lowerer) paramNames() ([]string, error) {
+	n := max(len(l.params), len(l.seg.names))
+	if n == 0 {
+		return nil, nil
+	}
+	names := make([]string, n)
+	for i := range n {
+		if i >= len(l.params) || !l.params[i].used {
+			return nil, fmt.Errorf("%w: parameter $%d is never used (parameters must be numbered 1..n)", ErrParam, i+1)
+		}
+		if i < len(l.seg.names) {
+			names[i] = l.seg.names[i]
+		}
+	}
+	return names, nil
+}
+
+// query wraps a lowered relation into a Query.
+func (l *lowerer) query(root plan.Rel, names []string) (*Query, error) {
+	p, err := l.b.Plan(root, names)
+	if err != nil {
+		return nil, fmt.Errorf("%w: building plan: %v", ErrInvalid, err)
+	}
+	pb, err := p.ToProto()
+	if err != nil {
+		return nil, fmt.Errorf("%w: encoding plan: %v", ErrInvalid, err)
+	}
+	pn, err := l.paramNames()
+	if err != nil {
+		return nil, err
+	}
+	return &Query{Plan: pb, ParamNames: pn}, nil
+}
+
+// call builds a scalar function of the default collection.
+func (l *lowerer) call(urn, name string, loc int32, args ...expr.Expression) (expr.Expression, error) {
+	fa := make([]types.FuncArg, len(args))
+	for i, a := range args {
+		fa[i] = a
+	}
+	f, err := l.b.ScalarFn(urn, name, nil, fa...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v%s", ErrType, name, err, l.src.at(loc))
+	}
+	return f, nil
+}

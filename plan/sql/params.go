@@ -1,0 +1,169 @@
+package sql
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"github.com/pganalyze/pg_query_go/v6/parser"
+)
+
+// maxParams bounds $k like Postgres does (65535), so a hostile "$999999999"
+// cannot make ParamNames allocate gigabytes.
+const maxParams = 65535
+
+// source is the caller's SQL after the :name -> $k rewrite, with what is
+// needed to report positions in the caller's own text.
+type source struct {
+	orig, text string
+	// shifts records, for each rewrite, the rewritten offset just after it
+	// and the cumulative (original - rewritten) length difference from there.
+	shifts []shift
+	// segments are the ';'-separated pieces of text, with the names given
+	// to $1..$n inside each one.
+	segments []segment
+}
+
+type shift struct{ at, delta int }
+
+type segment struct {
+	end        int // offset in text of the ';' closing it (or len(text))
+	names      []string
+	positional int // offset+1 in the original text of the first $k, 0 if none
+}
+
+// rewrite replaces each :name (an identifier or keyword glued to a lone ':'
+// token; '::' casts are a different token) by $k, numbering names per
+// statement in order of first appearance. The scanner already skips string
+// literals, quoted identifiers and comments.
+func rewrite(sql string) (*source, error) {
+	src := &source{orig: sql, text: sql}
+	scan, err := pg_query.Scan(sql)
+	if err != nil {
+		// The scanner's messages carry no position; the parser's do.
+		if _, perr := pg_query.Parse(sql); perr != nil {
+			return nil, src.syntaxError(perr)
+		}
+		return nil, fmt.Errorf("%w: %v", ErrSyntax, err)
+	}
+	var b strings.Builder
+	last := 0
+	seg := segment{}
+	index := map[string]int{}
+	toks := scan.Tokens
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		switch {
+		case t.Token == pg_query.Token_ASCII_59: // ';'
+			seg.end = b.Len() + int(t.Start) - last
+			src.segments = append(src.segments, seg)
+			seg = segment{}
+			clear(index)
+		case t.Token == pg_query.Token_PARAM:
+			if seg.positional == 0 {
+				seg.positional = int(t.Start) + 1
+			}
+		case t.Token == pg_query.Token_ASCII_58 && i+1 < len(toks) && toks[i+1].Start == t.End && isWord(toks[i+1]):
+			next := toks[i+1]
+			name := strings.ToLower(sql[next.Start:next.End])
+			if strings.HasPrefix(name, `"`) {
+				name = strings.Trim(sql[next.Start:next.End], `"`)
+			}
+			k, ok := index[name]
+			if !ok {
+				seg.names = append(seg.names, name)
+				k = len(seg.names)
+				index[name] = k
+			}
+			b.WriteString(sql[last:t.Start])
+			repl := "$" + strconv.Itoa(k)
+			b.WriteString(repl)
+			last = int(next.End)
+			src.shifts = append(src.shifts, shift{at: b.Len(), delta: last - b.Len()})
+			i++
+		}
+	}
+	b.WriteString(sql[last:])
+	src.text = b.String()
+	seg.end = len(src.text)
+	src.segments = append(src.segments, seg)
+	for _, s := range src.segments {
+		if s.positional > 0 && len(s.names) > 0 {
+			return nil, fmt.Errorf("%w: cannot mix :name and $k parameters in one statement (the $k at %s)", ErrParam, src.origPosition(s.positional-1))
+		}
+	}
+	return src, nil
+}
+
+// isWord reports whether a token can follow ':' as a parameter name.
+func isWord(t *pg_query.ScanToken) bool {
+	return t.Token == pg_query.Token_IDENT || t.KeywordKind != pg_query.KeywordKind_NO_KEYWORD
+}
+
+// segmentAt returns the statement piece holding rewritten offset off.
+func (s *source) segmentAt(off int) segment {
+	for _, seg := range s.segments {
+		if off < seg.end || seg.end == len(s.text) {
+			return seg
+		}
+	}
+	return segment{}
+}
+
+// origOffset maps a byte offset in the rewritten text back to the original.
+func (s *source) origOffset(off int) int {
+	d := 0
+	for _, sh := range s.shifts {
+		if off < sh.at {
+			break
+		}
+		d = sh.delta
+	}
+	off += d
+	return min(max(off, 0), len(s.orig))
+}
+
+// position renders a rewritten byte offset as "line L, column C" of the
+// original text (both 1-based, columns in characters).
+func (s *source) position(off int) string { return s.origPosition(s.origOffset(off)) }
+
+// origPosition renders a byte offset of the original text.
+func (s *source) origPosition(o int) string {
+	before := s.orig[:o]
+	line := strings.Count(before, "\n") + 1
+	col := utf8.RuneCountInString(before[strings.LastIndexByte(before, '\n')+1:]) + 1
+	return fmt.Sprintf("line %d, column %d", line, col)
+}
+
+// at renders an AST location (-1 when unknown) as " at line L, column C".
+func (s *source) at(loc int32) string {
+	if loc < 0 {
+		return ""
+	}
+	return " at " + s.position(int(loc))
+}
+
+// syntaxError wraps a parser error with its position. Postgres reports the
+// cursor as a 1-based character index into the text it was given.
+func (s *source) syntaxError(err error) error {
+	var pe *parser.Error
+	if errors.As(err, &pe) && pe.Cursorpos > 0 {
+		off := charToByte(s.text, pe.Cursorpos-1)
+		return fmt.Errorf("%w at %s: %s", ErrSyntax, s.position(off), pe.Message)
+	}
+	return fmt.Errorf("%w: %v", ErrSyntax, err)
+}
+
+// charToByte converts a character index into a byte offset of text.
+func charToByte(text string, n int) int {
+	for off := range text {
+		if n == 0 {
+			return off
+		}
+		n--
+	}
+	return len(text)
+}

@@ -1,0 +1,112 @@
+package sql
+
+import (
+	"errors"
+	"fmt"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+)
+
+// errInternal marks a panic inside the lowering or substrait-go, turned
+// into an error so bad input never crashes the caller. Tests treat it as a
+// bug.
+var errInternal = errors.New("sql: internal error")
+
+// Parse parses one or more ';'-separated Postgres-dialect statements and
+// lowers each to a Statement. :name parameters become $1, $2, ... per
+// statement, in order of first appearance.
+func Parse(sql string, cat Catalog) (stmts []Statement, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			stmts, err = nil, fmt.Errorf("%w (%w): %v", ErrInvalid, errInternal, r)
+		}
+	}()
+	src, err := rewrite(sql)
+	if err != nil {
+		return nil, err
+	}
+	tree, err := pg_query.Parse(src.text)
+	if err != nil {
+		return nil, src.syntaxError(err)
+	}
+	for _, raw := range tree.Stmts {
+		l := newLowerer(src, cat, src.segmentAt(int(raw.StmtLocation)))
+		st, err := l.statement(raw.Stmt)
+		if err != nil {
+			return nil, err
+		}
+		stmts = append(stmts, st)
+	}
+	return stmts, nil
+}
+
+func (l *lowerer) statement(n *pg_query.Node) (Statement, error) {
+	switch x := n.GetNode().(type) {
+	case *pg_query.Node_SelectStmt:
+		return l.selectQuery(x.SelectStmt)
+	case *pg_query.Node_ExplainStmt:
+		return l.explain(x.ExplainStmt)
+	case *pg_query.Node_CreateStmt:
+		return l.createTable(x.CreateStmt)
+	case *pg_query.Node_IndexStmt:
+		return l.createIndex(x.IndexStmt)
+	case *pg_query.Node_InsertStmt:
+		return l.insert(x.InsertStmt)
+	case *pg_query.Node_DeleteStmt:
+		return l.delete(x.DeleteStmt)
+	case *pg_query.Node_UpdateStmt:
+		return l.update(x.UpdateStmt)
+	case *pg_query.Node_DropStmt:
+		return l.drop(x.DropStmt)
+	case nil:
+		return nil, fmt.Errorf("%w: empty statement", ErrSyntax)
+	}
+	return nil, fmt.Errorf("%w: statement %s", ErrUnsupported, nodeName(n))
+}
+
+func (l *lowerer) selectQuery(s *pg_query.SelectStmt) (*Query, error) {
+	rel, names, err := l.selectStmt(s)
+	if err != nil {
+		return nil, err
+	}
+	return l.query(rel, names)
+}
+
+// explain lowers EXPLAIN [ANALYZE] <select>; other options are refused.
+func (l *lowerer) explain(e *pg_query.ExplainStmt) (*Query, error) {
+	analyze := false
+	for _, o := range e.Options {
+		d := o.GetDefElem()
+		if d == nil || d.Defname != "analyze" {
+			name := "?"
+			if d != nil {
+				name = d.Defname
+			}
+			return nil, fmt.Errorf("%w: EXPLAIN option %s", ErrUnsupported, name)
+		}
+		analyze = true
+		if d.Arg != nil {
+			// (ANALYZE false) arrives as a string or a boolean.
+			v := value{how: untypedString, str: d.Arg.GetString_().GetSval(), loc: d.Location}
+			if b := d.Arg.GetBoolean(); b != nil {
+				v = value{e: newLiteral(b.Boolval, false), loc: d.Location}
+			}
+			e, err := l.coerce(v, kindBool)
+			if err != nil {
+				return nil, fmt.Errorf("%w: EXPLAIN option analyze: %w", ErrInvalid, err)
+			}
+			lit, _ := literalOf(e)
+			analyze, _ = lit.(bool)
+		}
+	}
+	s := e.Query.GetSelectStmt()
+	if s == nil {
+		return nil, fmt.Errorf("%w: EXPLAIN of a non-SELECT statement", ErrUnsupported)
+	}
+	q, err := l.selectQuery(s)
+	if err != nil {
+		return nil, err
+	}
+	q.Explain, q.Analyze = true, analyze
+	return q, nil
+}

@@ -1,0 +1,100 @@
+package sql
+
+import (
+	"fmt"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/types"
+)
+
+// System column names (substrait.md §2): real fields of every table, hidden
+// from SELECT * but selectable by name.
+const (
+	colRowID   = "_rowid"
+	colRowAddr = "_rowaddr"
+)
+
+func isSystemColumn(name string) bool {
+	return strings.EqualFold(name, colRowID) || strings.EqualFold(name, colRowAddr)
+}
+
+// column is one field of the record a scope describes.
+type column struct {
+	qual   string // FROM-item name (alias, or table name without one)
+	name   string
+	typ    types.Type
+	hidden bool // system column: not part of *
+}
+
+// scope is the record visible to expressions: the output of the FROM clause
+// (or of an AggregateRel) in field order.
+type scope struct {
+	cols []column
+	// nLeft is the number of columns from a join's left input while lowering
+	// its ON condition (0 otherwise); equalities are written left-first.
+	nLeft int
+	// aggs is set while lowering over an AggregateRel: the aggregate calls
+	// the SELECT list and ORDER BY hold, by node, as measure field indices.
+	// Plain column references are then an error.
+	aggs map[*pg_query.FuncCall]int32
+	// noAggs says aggregates are not allowed here (WHERE, ON, arguments).
+	noAggs string
+}
+
+func (s *scope) record() *types.RecordType {
+	ts := make([]types.Type, len(s.cols))
+	for i, c := range s.cols {
+		ts[i] = c.typ
+	}
+	return types.NewRecordTypeFromTypes(ts)
+}
+
+// ref builds a field reference to column i.
+func (s *scope) ref(i int) (expr.Expression, error) {
+	return expr.NewRootFieldRef(expr.NewStructFieldRef(int32(i)), s.record())
+}
+
+// hasQual reports whether some column belongs to FROM item q.
+func (s *scope) hasQual(q string) bool {
+	for _, c := range s.cols {
+		if strings.EqualFold(c.qual, q) {
+			return true
+		}
+	}
+	return false
+}
+
+// lookup resolves [qual.]name to a column index, case-insensitively
+// (§9). An exact-case match wins over a folded one, so quoted mixed-case
+// names still work.
+func (l *lowerer) lookup(s *scope, qual, name string, loc int32) (int, error) {
+	if qual != "" && !s.hasQual(qual) {
+		return 0, fmt.Errorf("%w: missing FROM-clause entry for table %q%s", ErrUnknownTable, qual, l.src.at(loc))
+	}
+	find := func(match func(a, b string) bool) []int {
+		var hits []int
+		for i, c := range s.cols {
+			if (qual == "" || match(c.qual, qual)) && match(c.name, name) {
+				hits = append(hits, i)
+			}
+		}
+		return hits
+	}
+	hits := find(func(a, b string) bool { return a == b })
+	if len(hits) == 0 {
+		hits = find(strings.EqualFold)
+	}
+	full := name
+	if qual != "" {
+		full = qual + "." + name
+	}
+	switch len(hits) {
+	case 0:
+		return 0, fmt.Errorf("%w: column %q does not exist%s", ErrUnknownColumn, full, l.src.at(loc))
+	case 1:
+		return hits[0], nil
+	}
+	return 0, fmt.Errorf("%w: column reference %q is ambiguous%s", ErrAmbiguous, full, l.src.at(loc))
+}

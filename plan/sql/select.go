@@ -1,0 +1,444 @@
+package sql
+
+import (
+	"fmt"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/plan"
+	"github.com/substrait-io/substrait-go/v8/types"
+)
+
+// output is one SELECT-list column: its expression over the input scope
+// and its name.
+type output struct {
+	e    expr.Expression
+	name string
+}
+
+// selectShape rejects the SELECT features we do not lower, by name.
+func (l *lowerer) selectShape(s *pg_query.SelectStmt) error {
+	checks := []struct {
+		bad  bool
+		name string
+	}{
+		{s.Op != pg_query.SetOperation_SETOP_NONE && s.Op != pg_query.SetOperation_SET_OPERATION_UNDEFINED, "UNION/INTERSECT/EXCEPT"},
+		{s.WithClause != nil, "WITH"},
+		{len(s.DistinctClause) > 0, "DISTINCT"},
+		{s.IntoClause != nil, "SELECT INTO"},
+		{len(s.GroupClause) > 0 || s.GroupDistinct, "GROUP BY"},
+		{s.HavingClause != nil, "HAVING"},
+		{len(s.WindowClause) > 0, "WINDOW"},
+		{len(s.LockingClause) > 0, "FOR UPDATE/SHARE"},
+		{s.LimitOption == pg_query.LimitOption_LIMIT_OPTION_WITH_TIES, "FETCH ... WITH TIES"},
+		{len(s.ValuesLists) > 0, "VALUES outside INSERT"},
+	}
+	for _, c := range checks {
+		if c.bad {
+			return fmt.Errorf("%w: %s", ErrUnsupported, c.name)
+		}
+	}
+	return nil
+}
+
+// selectStmt lowers a SELECT (substrait.md §8): Read/Join -> Filter ->
+// [Aggregate] -> Project -> Sort -> Fetch. When an ORDER BY key is not one
+// of the outputs, the sort goes under the projection instead.
+func (l *lowerer) selectStmt(s *pg_query.SelectStmt) (plan.Rel, []string, error) {
+	if err := l.selectShape(s); err != nil {
+		return nil, nil, err
+	}
+	rel, sc, err := l.from(s.FromClause)
+	if err != nil {
+		return nil, nil, err
+	}
+	if s.WhereClause != nil {
+		if rel, err = l.filter(rel, sc, s.WhereClause); err != nil {
+			return nil, nil, err
+		}
+	}
+	// Aggregates: one grouping-less AggregateRel; the SELECT list and ORDER
+	// BY are then lowered over its measures.
+	var sortNodes []*pg_query.Node
+	for _, sb := range s.SortClause {
+		sortNodes = append(sortNodes, sb.GetSortBy().GetNode())
+	}
+	var targetNodes []*pg_query.Node
+	for _, t := range s.TargetList {
+		targetNodes = append(targetNodes, t.GetResTarget().GetVal())
+	}
+	in := sc
+	if calls := aggregateCalls(append(targetNodes, sortNodes...)...); len(calls) > 0 {
+		if rel, in, err = l.aggregate(rel, sc, calls); err != nil {
+			return nil, nil, err
+		}
+	}
+	outs, err := l.targets(s.TargetList, in)
+	if err != nil {
+		return nil, nil, err
+	}
+	rel, err = l.projectAndSort(rel, in, outs, s.SortClause)
+	if err != nil {
+		return nil, nil, err
+	}
+	if rel, err = l.fetch(rel, s); err != nil {
+		return nil, nil, err
+	}
+	names := make([]string, len(outs))
+	for i, o := range outs {
+		names[i] = o.name
+	}
+	return rel, names, nil
+}
+
+func (l *lowerer) filter(rel plan.Rel, sc *scope, where *pg_query.Node) (plan.Rel, error) {
+	ws := *sc
+	ws.noAggs = "in WHERE"
+	v, err := l.expr(where, &ws)
+	if err != nil {
+		return nil, err
+	}
+	cond, err := l.coerce(v, kindBool)
+	if err != nil {
+		return nil, err
+	}
+	f, err := l.b.Filter(rel, cond)
+	if err != nil {
+		return nil, fmt.Errorf("%w: filter: %v", ErrInvalid, err)
+	}
+	return f, nil
+}
+
+// aggregate builds the AggregateRel for calls and the scope over its output.
+func (l *lowerer) aggregate(rel plan.Rel, sc *scope, calls []*pg_query.FuncCall) (plan.Rel, *scope, error) {
+	args := *sc
+	args.noAggs = "in aggregate arguments"
+	out := &scope{aggs: map[*pg_query.FuncCall]int32{}}
+	var measures []plan.AggRelMeasure
+	for _, fc := range calls {
+		if fc.AggDistinct || fc.AggFilter != nil || len(fc.AggOrder) > 0 || fc.Over != nil || fc.AggWithinGroup || fc.FuncVariadic {
+			return nil, nil, fmt.Errorf("%w: DISTINCT, FILTER, ORDER BY or OVER in an aggregate%s", ErrUnsupported, l.src.at(fc.Location))
+		}
+		var fargs []types.FuncArg
+		switch {
+		case fc.AggStar:
+		case len(fc.Args) == 1:
+			v, err := l.expr(fc.Args[0], &args)
+			if err != nil {
+				return nil, nil, err
+			}
+			e, err := l.settle(v)
+			if err != nil {
+				return nil, nil, err
+			}
+			fargs = append(fargs, e)
+		default:
+			return nil, nil, fmt.Errorf("%w: count takes * or one argument%s", ErrInvalid, l.src.at(fc.Location))
+		}
+		name := "count"
+		if len(fargs) > 0 {
+			// substrait-go cannot match the YAML's plain "any" argument by type;
+			// naming the variant resolves it directly.
+			name = "count:any"
+		}
+		f, err := l.b.AggregateFn(urnAggregate, name, nil, fargs...)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: count: %v%s", ErrType, err, l.src.at(fc.Location))
+		}
+		out.aggs[fc] = int32(len(measures))
+		out.cols = append(out.cols, column{name: "count", typ: f.GetType()})
+		measures = append(measures, l.b.Measure(f, nil))
+	}
+	agg, err := l.b.AggregateColumns(rel, measures)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: aggregate: %v", ErrInvalid, err)
+	}
+	return agg, out, nil
+}
+
+// targets lowers the SELECT list, expanding * and t.* to the visible
+// columns.
+func (l *lowerer) targets(list []*pg_query.Node, in *scope) ([]output, error) {
+	var outs []output
+	for _, n := range list {
+		rt := n.GetResTarget()
+		if rt == nil || rt.Val == nil {
+			return nil, fmt.Errorf("%w: SELECT list item", ErrUnsupported)
+		}
+		if cr := rt.Val.GetColumnRef(); cr != nil {
+			qual, _, star, err := l.refName(cr)
+			if err != nil {
+				return nil, err
+			}
+			if star {
+				expanded, err := l.star(in, qual, cr.Location)
+				if err != nil {
+					return nil, err
+				}
+				outs = append(outs, expanded...)
+				continue
+			}
+		}
+		v, err := l.expr(rt.Val, in)
+		if err != nil {
+			return nil, err
+		}
+		e, err := l.settle(v)
+		if err != nil {
+			return nil, err
+		}
+		name := rt.Name
+		if name == "" {
+			name = v.name
+		}
+		if name == "" {
+			name = "?column?"
+		}
+		outs = append(outs, output{e: e, name: name})
+	}
+	if len(outs) == 0 {
+		return nil, fmt.Errorf("%w: empty SELECT list", ErrUnsupported)
+	}
+	return outs, nil
+}
+
+func (l *lowerer) star(in *scope, qual string, loc int32) ([]output, error) {
+	if in.aggs != nil {
+		return nil, fmt.Errorf("%w: * next to an aggregate needs GROUP BY%s", ErrInvalid, l.src.at(loc))
+	}
+	if qual != "" && !in.hasQual(qual) {
+		return nil, fmt.Errorf("%w: missing FROM-clause entry for table %q%s", ErrUnknownTable, qual, l.src.at(loc))
+	}
+	var outs []output
+	for i, c := range in.cols {
+		if c.hidden || (qual != "" && !strings.EqualFold(c.qual, qual)) {
+			continue
+		}
+		e, err := in.ref(i)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+		}
+		outs = append(outs, output{e: e, name: c.name})
+	}
+	if len(outs) == 0 {
+		return nil, fmt.Errorf("%w: SELECT * with no columns%s", ErrInvalid, l.src.at(loc))
+	}
+	return outs, nil
+}
+
+// sortKey is one ORDER BY item: the output it names (-1 if none) and its
+// expression over the input scope.
+type sortKey struct {
+	out  int
+	e    expr.Expression
+	kind types.SortDirection
+}
+
+func sortDirection(sb *pg_query.SortBy) (types.SortDirection, error) {
+	desc := false
+	switch sb.SortbyDir {
+	case pg_query.SortByDir_SORTBY_DEFAULT, pg_query.SortByDir_SORTBY_ASC:
+	case pg_query.SortByDir_SORTBY_DESC:
+		desc = true
+	default:
+		return 0, fmt.Errorf("%w: ORDER BY ... USING", ErrUnsupported)
+	}
+	// Postgres: NULLs sort as larger than every value unless told otherwise.
+	nullsFirst := desc
+	switch sb.SortbyNulls {
+	case pg_query.SortByNulls_SORTBY_NULLS_FIRST:
+		nullsFirst = true
+	case pg_query.SortByNulls_SORTBY_NULLS_LAST:
+		nullsFirst = false
+	}
+	switch {
+	case desc && nullsFirst:
+		return types.SortDescNullsFirst, nil
+	case desc:
+		return types.SortDescNullsLast, nil
+	case nullsFirst:
+		return types.SortAscNullsFirst, nil
+	}
+	return types.SortAscNullsLast, nil
+}
+
+// orderKeys resolves ORDER BY items the Postgres way: an integer is an
+// output ordinal, a bare name an output name, anything else an expression
+// over the input (which still counts as an output when it equals one).
+func (l *lowerer) orderKeys(clause []*pg_query.Node, in *scope, outs []output) ([]sortKey, error) {
+	var keys []sortKey
+	for _, n := range clause {
+		sb := n.GetSortBy()
+		if sb == nil {
+			return nil, fmt.Errorf("%w: ORDER BY item", ErrUnsupported)
+		}
+		dir, err := sortDirection(sb)
+		if err != nil {
+			return nil, err
+		}
+		out, err := l.outputNamed(sb.Node, outs)
+		if err != nil {
+			return nil, err
+		}
+		if out >= 0 {
+			keys = append(keys, sortKey{out: out, e: outs[out].e, kind: dir})
+			continue
+		}
+		ks := *in
+		ks.noAggs = "in ORDER BY"
+		v, err := l.expr(sb.Node, &ks)
+		if err != nil {
+			return nil, err
+		}
+		e, err := l.settle(v)
+		if err != nil {
+			return nil, err
+		}
+		key := sortKey{out: -1, e: e, kind: dir}
+		for i, o := range outs {
+			if o.e.Equals(e) {
+				key.out = i
+				break
+			}
+		}
+		keys = append(keys, key)
+	}
+	return keys, nil
+}
+
+// outputNamed returns the output an ORDER BY ordinal or bare name refers
+// to, or -1.
+func (l *lowerer) outputNamed(n *pg_query.Node, outs []output) (int, error) {
+	if c := n.GetAConst(); c != nil {
+		iv, ok := c.Val.(*pg_query.A_Const_Ival)
+		if !ok {
+			return -1, fmt.Errorf("%w: ORDER BY a constant other than a position%s", ErrUnsupported, l.src.at(c.Location))
+		}
+		if iv.Ival.Ival < 1 || int(iv.Ival.Ival) > len(outs) {
+			return -1, fmt.Errorf("%w: ORDER BY position %d is not in select list%s", ErrInvalid, iv.Ival.Ival, l.src.at(c.Location))
+		}
+		return int(iv.Ival.Ival) - 1, nil
+	}
+	cr := n.GetColumnRef()
+	if cr == nil || len(cr.Fields) != 1 || cr.Fields[0].GetString_() == nil {
+		return -1, nil
+	}
+	name := cr.Fields[0].GetString_().GetSval()
+	hit := -1
+	for i, o := range outs {
+		if o.name != name {
+			continue
+		}
+		if hit >= 0 && !outs[hit].e.Equals(o.e) {
+			return -1, fmt.Errorf("%w: ORDER BY %q is ambiguous%s", ErrAmbiguous, name, l.src.at(cr.Location))
+		}
+		if hit < 0 {
+			hit = i
+		}
+	}
+	return hit, nil
+}
+
+// projectAndSort emits Sort <- Project when every sort key is an output
+// (the shape the take rule matches), else Project <- Sort.
+func (l *lowerer) projectAndSort(rel plan.Rel, in *scope, outs []output, clause []*pg_query.Node) (plan.Rel, error) {
+	keys, err := l.orderKeys(clause, in, outs)
+	if err != nil {
+		return nil, err
+	}
+	below := false
+	for _, k := range keys {
+		below = below || k.out < 0
+	}
+	if below {
+		fields := make([]expr.SortField, len(keys))
+		for i, k := range keys {
+			fields[i] = expr.SortField{Expr: k.e, Kind: k.kind}
+		}
+		if rel, err = l.b.Sort(rel, fields...); err != nil {
+			return nil, fmt.Errorf("%w: sort: %v", ErrInvalid, err)
+		}
+	}
+	n := rel.RecordType().FieldCount()
+	exprs := make([]expr.Expression, len(outs))
+	remap := make([]int32, len(outs))
+	for i, o := range outs {
+		exprs[i] = o.e
+		remap[i] = n + int32(i)
+	}
+	proj, err := l.b.ProjectRemap(rel, remap, exprs...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: project: %v", ErrInvalid, err)
+	}
+	if below || len(keys) == 0 {
+		return proj, nil
+	}
+	fields := make([]expr.SortField, len(keys))
+	for i, k := range keys {
+		ref, err := l.b.RootFieldRef(proj, int32(k.out))
+		if err != nil {
+			return nil, fmt.Errorf("%w: sort: %v", ErrInvalid, err)
+		}
+		fields[i] = expr.SortField{Expr: ref, Kind: k.kind}
+	}
+	sorted, err := l.b.Sort(proj, fields...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: sort: %v", ErrInvalid, err)
+	}
+	return sorted, nil
+}
+
+// fetch lowers LIMIT/OFFSET constants to a FetchRel.
+func (l *lowerer) fetch(rel plan.Rel, s *pg_query.SelectStmt) (plan.Rel, error) {
+	if s.LimitCount == nil && s.LimitOffset == nil {
+		return rel, nil
+	}
+	count, err := l.limitValue(s.LimitCount, "LIMIT")
+	if err != nil {
+		return nil, err
+	}
+	offset, err := l.limitValue(s.LimitOffset, "OFFSET")
+	if err != nil {
+		return nil, err
+	}
+	if offset < 0 {
+		offset = 0
+	}
+	f, err := l.b.Fetch(rel, offset, count)
+	if err != nil {
+		return nil, fmt.Errorf("%w: fetch: %v", ErrInvalid, err)
+	}
+	return f, nil
+}
+
+// limitValue reads a LIMIT/OFFSET constant; -1 stands for none (LIMIT ALL,
+// LIMIT NULL, or absent).
+func (l *lowerer) limitValue(n *pg_query.Node, what string) (int64, error) {
+	if n == nil {
+		return plan.FETCH_COUNT_ALL_RECORDS, nil
+	}
+	v, err := l.expr(n, &scope{noAggs: "in " + what})
+	if err != nil {
+		return 0, err
+	}
+	if v.how == untypedNull {
+		return plan.FETCH_COUNT_ALL_RECORDS, nil
+	}
+	if v.how == untypedParam {
+		return 0, fmt.Errorf("%w: parameter in %s%s", ErrUnsupported, what, l.src.at(v.loc))
+	}
+	e, err := l.coerce(v, kindI64)
+	if err != nil {
+		return 0, err
+	}
+	lit, ok := literalOf(e)
+	num, isInt := lit.(int64)
+	if !ok || !isInt {
+		return 0, fmt.Errorf("%w: non-constant %s%s", ErrUnsupported, what, l.src.at(v.loc))
+	}
+	if num < 0 {
+		return 0, fmt.Errorf("%w: %s must not be negative%s", ErrInvalid, what, l.src.at(v.loc))
+	}
+	return num, nil
+}

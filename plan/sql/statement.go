@@ -1,0 +1,97 @@
+package sql
+
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
+)
+
+// Catalog is what the SQL front end needs to know about tables.
+type Catalog interface {
+	// TableSchema returns the table's full Arrow schema: the user columns,
+	// then _rowid and _rowaddr (uint64). An unknown table gives an error
+	// wrapping ErrUnknownTable.
+	TableSchema(name string) (*arrow.Schema, error)
+}
+
+// Statement is one parsed and lowered SQL statement: *Query, *CreateTable,
+// *Insert, *Delete, *Update, *CreateIndex, *DropTable or *DropIndex. The
+// set is closed.
+type Statement interface{ statement() }
+
+// Query is a SELECT (or EXPLAIN [ANALYZE] SELECT) lowered to Substrait.
+type Query struct {
+	// Plan has one root whose names are the output column names.
+	Plan *substraitpb.Plan
+	// ParamNames[k-1] is the name written for $k (":ids" gives "ids"), or ""
+	// when the text used $k itself. len(ParamNames) is the number of
+	// parameters the plan references; every one of 1..len is used.
+	ParamNames []string
+	// Explain and Analyze are set by EXPLAIN [ANALYZE] <select>.
+	Explain, Analyze bool
+}
+
+// CreateTable is CREATE TABLE [IF NOT EXISTS] name (col type [NOT NULL], ...).
+type CreateTable struct {
+	Name string
+	// Schema holds the user columns only; the engine adds _rowid/_rowaddr.
+	Schema      *arrow.Schema
+	IfNotExists bool
+}
+
+// Insert is INSERT INTO table [(cols)] VALUES ... | SELECT ...
+type Insert struct {
+	Table string
+	// Columns are the target columns in source order (spelled as in the
+	// table schema); nil means all user columns in table order.
+	Columns []string
+	// Source yields one row per inserted row, one column per target column,
+	// each already cast to the target column's type.
+	Source *Query
+}
+
+// Delete is DELETE FROM table [WHERE cond].
+type Delete struct {
+	Table string
+	// Rows is SELECT _rowid FROM table [WHERE cond].
+	Rows *Query
+}
+
+// Update is UPDATE table SET col = expr, ... [WHERE cond].
+type Update struct {
+	Table string
+	// Rows is SELECT _rowid, <every user column in table order, with the SET
+	// expressions applied and cast to the column type> FROM table [WHERE cond].
+	Rows *Query
+}
+
+// CreateIndex is CREATE INDEX [IF NOT EXISTS] [name] ON table [USING btree] (column).
+type CreateIndex struct {
+	// Name is the index name; when omitted it is Postgres' default
+	// "<table>_<column>_idx".
+	Name, Table, Column string
+	// Method is the access method, always "btree" for now.
+	Method      string
+	IfNotExists bool
+}
+
+// DropTable is DROP TABLE [IF EXISTS] name. Existence is the engine's to
+// check (IF EXISTS makes a missing table a no-op).
+type DropTable struct {
+	Name     string
+	IfExists bool
+}
+
+// DropIndex is DROP INDEX [IF EXISTS] name.
+type DropIndex struct {
+	Name     string
+	IfExists bool
+}
+
+func (*Query) statement()       {}
+func (*CreateTable) statement() {}
+func (*Insert) statement()      {}
+func (*Delete) statement()      {}
+func (*Update) statement()      {}
+func (*CreateIndex) statement() {}
+func (*DropTable) statement()   {}
+func (*DropIndex) statement()   {}

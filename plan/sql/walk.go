@@ -1,0 +1,41 @@
+package sql
+
+import (
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// aggregateCalls returns the aggregate calls inside the given trees, in
+// source order, not descending into the aggregates themselves (nesting is
+// reported when their arguments are lowered).
+func aggregateCalls(nodes ...*pg_query.Node) []*pg_query.FuncCall {
+	var out []*pg_query.FuncCall
+	var walk func(m protoreflect.Message)
+	walk = func(m protoreflect.Message) {
+		if fc, ok := m.Interface().(*pg_query.FuncCall); ok && isAggregate(fc) {
+			out = append(out, fc)
+			return
+		}
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			if fd.Kind() != protoreflect.MessageKind {
+				return true
+			}
+			switch {
+			case fd.IsList():
+				for i := range v.List().Len() {
+					walk(v.List().Get(i).Message())
+				}
+			case fd.IsMap():
+			default:
+				walk(v.Message())
+			}
+			return true
+		})
+	}
+	for _, n := range nodes {
+		if n != nil {
+			walk(n.ProtoReflect())
+		}
+	}
+	return out
+}

@@ -1,0 +1,329 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/stablerow/stablerow/exec"
+	"github.com/substrait-io/substrait-go/v8/types"
+)
+
+// arrowType maps a Substrait type to the Arrow type stablerow uses for it
+// (substrait.md §3). Row id columns never come through here: their Arrow
+// type is the table provider's uint64.
+func arrowType(t types.Type) (arrow.DataType, error) {
+	switch t.(type) {
+	case *types.Int64Type:
+		return arrow.PrimitiveTypes.Int64, nil
+	case *types.Int32Type:
+		return arrow.PrimitiveTypes.Int32, nil
+	case *types.Int16Type:
+		return arrow.PrimitiveTypes.Int16, nil
+	case *types.Int8Type:
+		return arrow.PrimitiveTypes.Int8, nil
+	case *types.Float64Type:
+		return arrow.PrimitiveTypes.Float64, nil
+	case *types.Float32Type:
+		return arrow.PrimitiveTypes.Float32, nil
+	case *types.StringType, *types.VarCharType, *types.FixedCharType:
+		return arrow.BinaryTypes.String, nil
+	case *types.BooleanType:
+		return arrow.FixedWidthTypes.Boolean, nil
+	case nil:
+		return nil, fmt.Errorf("%w: missing type", ErrInvalidPlan)
+	}
+	return nil, fmt.Errorf("%w: %s", errUnsupported("type"), t)
+}
+
+// errUnsupported prefixes ErrUnsupported with what kind of construct it is.
+func errUnsupported(kind string) error { return fmt.Errorf("%w %s", ErrUnsupported, kind) }
+
+func isSignedInt(t arrow.DataType) bool {
+	switch t.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64:
+		return true
+	}
+	return false
+}
+
+func isFloat(t arrow.DataType) bool { return t.ID() == arrow.FLOAT32 || t.ID() == arrow.FLOAT64 }
+
+// unify converts two operands of a comparison or arithmetic to one type:
+// integers widen to int64, an integer meeting a float becomes float64, and
+// a uint64 row id meeting a signed integer is reinterpreted as int64 (ids
+// are < 2^63, so this keeps every value's meaning, and a negative operand
+// compares as the negative number it is: `_rowid > -1` is true, `_rowid =
+// -1` false).
+func unify(l, r exec.Expr, ls, rs arrow.DataType) (exec.Expr, exec.Expr, arrow.DataType, error) {
+	if arrow.TypeEqual(ls, rs) {
+		return l, r, ls, nil
+	}
+	if ls.ID() == arrow.UINT64 {
+		l, ls = asInt64{l}, arrow.PrimitiveTypes.Int64
+	}
+	if rs.ID() == arrow.UINT64 {
+		r, rs = asInt64{r}, arrow.PrimitiveTypes.Int64
+	}
+	if arrow.TypeEqual(ls, rs) {
+		return l, r, ls, nil
+	}
+	var to arrow.DataType
+	switch {
+	case isSignedInt(ls) && isSignedInt(rs):
+		to = arrow.PrimitiveTypes.Int64
+	case (isSignedInt(ls) || isFloat(ls)) && (isSignedInt(rs) || isFloat(rs)):
+		to = arrow.PrimitiveTypes.Float64
+	case ls.ID() == arrow.NULL:
+		to = rs
+	case rs.ID() == arrow.NULL:
+		to = ls
+	default:
+		return nil, nil, nil, fmt.Errorf("%w: cannot combine %s and %s", ErrInvalidPlan, ls, rs)
+	}
+	return castTo(l, ls, to), castTo(r, rs, to), to, nil
+}
+
+// castTo wraps e in a cast unless it already has type to. A literal is
+// converted at plan time, so EXPLAIN shows `x = 5` rather than a cast.
+func castTo(e exec.Expr, from, to arrow.DataType) exec.Expr {
+	if arrow.TypeEqual(from, to) {
+		return e
+	}
+	if l, ok := e.(exec.Lit); ok {
+		if v, ok := convertLiteral(l.Value, to); ok {
+			return exec.Lit{Value: v, Type: to}
+		}
+	}
+	if from.ID() == arrow.UINT64 && to.ID() == arrow.INT64 {
+		return asInt64{e}
+	}
+	return exec.Cast{E: e, To: to}
+}
+
+// convertLiteral converts a literal's Go value to the Go type exec.Lit uses
+// for to; ok is false when it cannot do so exactly.
+func convertLiteral(v any, to arrow.DataType) (any, bool) {
+	if v == nil {
+		return nil, true
+	}
+	var i int64
+	switch x := v.(type) {
+	case int8:
+		i = int64(x)
+	case int16:
+		i = int64(x)
+	case int32:
+		i = int64(x)
+	case int64:
+		i = x
+	case float32:
+		if to.ID() == arrow.FLOAT64 {
+			return float64(x), true
+		}
+		return nil, false
+	default:
+		return nil, false
+	}
+	switch to.ID() {
+	case arrow.INT64:
+		return i, true
+	case arrow.FLOAT64:
+		return float64(i), true
+	}
+	return nil, false
+}
+
+// asInt64 reinterprets a uint64 array as int64 without copying (row ids are
+// < 2^63, so values are unchanged).
+type asInt64 struct{ E exec.Expr }
+
+func (e asInt64) String() string { return fmt.Sprintf("i64(%s)", e.E) }
+func (e asInt64) DataType(s *arrow.Schema) (arrow.DataType, error) {
+	t, err := e.E.DataType(s)
+	if err != nil {
+		return nil, err
+	}
+	if t.ID() != arrow.UINT64 {
+		return nil, fmt.Errorf("%w: i64() of %s", exec.ErrSchema, t)
+	}
+	return arrow.PrimitiveTypes.Int64, nil
+}
+func (e asInt64) Evaluate(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (arrow.Array, error) {
+	a, err := e.E.Evaluate(ctx, mem, b)
+	if err != nil {
+		return nil, err
+	}
+	defer a.Release()
+	if a.DataType().ID() != arrow.UINT64 {
+		return nil, fmt.Errorf("%w: i64() of %s", exec.ErrSchema, a.DataType())
+	}
+	d := a.Data()
+	nd := array.NewData(arrow.PrimitiveTypes.Int64, d.Len(), d.Buffers(), nil, d.NullN(), d.Offset())
+	defer nd.Release()
+	return array.MakeFromData(nd), nil
+}
+
+// toRowID converts int64 values to uint64 row ids for a join against a row
+// id column; a negative value (never a valid id) becomes NULL, so it misses
+// instead of wrapping around to a huge id.
+type toRowID struct{ E exec.Expr }
+
+func (e toRowID) String() string { return fmt.Sprintf("u64(%s)", e.E) }
+func (e toRowID) DataType(s *arrow.Schema) (arrow.DataType, error) {
+	t, err := e.E.DataType(s)
+	if err != nil {
+		return nil, err
+	}
+	if t.ID() != arrow.INT64 {
+		return nil, fmt.Errorf("%w: u64() of %s", exec.ErrSchema, t)
+	}
+	return arrow.PrimitiveTypes.Uint64, nil
+}
+func (e toRowID) Evaluate(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (arrow.Array, error) {
+	a, err := e.E.Evaluate(ctx, mem, b)
+	if err != nil {
+		return nil, err
+	}
+	defer a.Release()
+	ia, ok := a.(*array.Int64)
+	if !ok {
+		return nil, fmt.Errorf("%w: u64() of %s", exec.ErrSchema, a.DataType())
+	}
+	ub := array.NewUint64Builder(mem)
+	defer ub.Release()
+	ub.Reserve(ia.Len())
+	for i := 0; i < ia.Len(); i++ {
+		if v := ia.Value(i); ia.IsValid(i) && v >= 0 {
+			ub.UnsafeAppend(uint64(v))
+		} else {
+			ub.UnsafeAppendBoolToBitmap(false)
+		}
+	}
+	return ub.NewArray(), nil
+}
+
+// keyCast returns the expression that turns a driving-side key of type from
+// into the type of the column it must equal, or an error if none keeps the
+// values' meaning.
+func keyCast(e exec.Expr, from, to arrow.DataType) (exec.Expr, error) {
+	switch {
+	case arrow.TypeEqual(from, to):
+		return e, nil
+	case to.ID() == arrow.UINT64 && isSignedInt(from):
+		return toRowID{castTo(e, from, arrow.PrimitiveTypes.Int64)}, nil
+	case from.ID() == arrow.UINT64 && to.ID() == arrow.INT64:
+		return asInt64{e}, nil
+	case isSignedInt(from) && isSignedInt(to) && to.ID() == arrow.INT64,
+		(isSignedInt(from) || isFloat(from)) && to.ID() == arrow.FLOAT64:
+		return castTo(e, from, to), nil
+	}
+	return nil, fmt.Errorf("%w: join keys of types %s and %s", ErrInvalidPlan, from, to)
+}
+
+// castText formats numbers and booleans as text itself: arrow-go's cast to
+// utf8 leaves buffers outstanding on a CheckedAllocator (64 bytes per call).
+// Floats use the shortest exact form ("1.5", "-1", "1e+21"), as Postgres.
+type castText struct{ E exec.Expr }
+
+func (e castText) String() string { return fmt.Sprintf("CAST(%s AS utf8)", e.E) }
+func (e castText) DataType(s *arrow.Schema) (arrow.DataType, error) {
+	if _, err := e.E.DataType(s); err != nil {
+		return nil, err
+	}
+	return arrow.BinaryTypes.String, nil
+}
+func (e castText) Evaluate(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (arrow.Array, error) {
+	a, err := e.E.Evaluate(ctx, mem, b)
+	if err != nil {
+		return nil, err
+	}
+	defer a.Release()
+	var format func(i int) string
+	switch a := a.(type) {
+	case *array.Int8:
+		format = func(i int) string { return strconv.FormatInt(int64(a.Value(i)), 10) }
+	case *array.Int16:
+		format = func(i int) string { return strconv.FormatInt(int64(a.Value(i)), 10) }
+	case *array.Int32:
+		format = func(i int) string { return strconv.FormatInt(int64(a.Value(i)), 10) }
+	case *array.Int64:
+		format = func(i int) string { return strconv.FormatInt(a.Value(i), 10) }
+	case *array.Uint64:
+		format = func(i int) string { return strconv.FormatUint(a.Value(i), 10) }
+	case *array.Float32:
+		format = func(i int) string { return strconv.FormatFloat(float64(a.Value(i)), 'g', -1, 32) }
+	case *array.Float64:
+		format = func(i int) string { return strconv.FormatFloat(a.Value(i), 'g', -1, 64) }
+	case *array.Boolean:
+		format = func(i int) string { return strconv.FormatBool(a.Value(i)) }
+	case *array.String:
+		a.Retain()
+		return a, nil
+	default:
+		return nil, fmt.Errorf("%w: cast %s to text", exec.ErrSchema, a.DataType())
+	}
+	sb := array.NewStringBuilder(mem)
+	defer sb.Release()
+	sb.Reserve(a.Len())
+	for i := 0; i < a.Len(); i++ {
+		if a.IsNull(i) {
+			sb.AppendNull()
+		} else {
+			sb.Append(format(i))
+		}
+	}
+	return sb.NewArray(), nil
+}
+
+// floatToInt casts floats to int64 the Postgres way: rounded half to even
+// (rint), an error when out of range or NaN. arrow-go's safe cast rejects
+// any fraction instead.
+type floatToInt struct{ E exec.Expr }
+
+func (e floatToInt) String() string { return fmt.Sprintf("CAST(%s AS int64)", e.E) }
+func (e floatToInt) DataType(s *arrow.Schema) (arrow.DataType, error) {
+	t, err := e.E.DataType(s)
+	if err != nil {
+		return nil, err
+	}
+	if !isFloat(t) {
+		return nil, fmt.Errorf("%w: float cast of %s", exec.ErrSchema, t)
+	}
+	return arrow.PrimitiveTypes.Int64, nil
+}
+func (e floatToInt) Evaluate(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (arrow.Array, error) {
+	a, err := e.E.Evaluate(ctx, mem, b)
+	if err != nil {
+		return nil, err
+	}
+	defer a.Release()
+	var value func(i int) float64
+	switch a := a.(type) {
+	case *array.Float64:
+		value = a.Value
+	case *array.Float32:
+		value = func(i int) float64 { return float64(a.Value(i)) }
+	default:
+		return nil, fmt.Errorf("%w: float cast of %s", exec.ErrSchema, a.DataType())
+	}
+	ib := array.NewInt64Builder(mem)
+	defer ib.Release()
+	ib.Reserve(a.Len())
+	for i := 0; i < a.Len(); i++ {
+		if a.IsNull(i) {
+			ib.UnsafeAppendBoolToBitmap(false)
+			continue
+		}
+		v := math.RoundToEven(value(i))
+		if math.IsNaN(v) || v < -(1<<63) || v >= 1<<63 {
+			return nil, fmt.Errorf("%w: %v out of range for int64", exec.ErrInvalidArgument, value(i))
+		}
+		ib.UnsafeAppend(int64(v))
+	}
+	return ib.NewArray(), nil
+}

@@ -1,0 +1,30 @@
+// Package sqltest runs sqllogictest files against the engine.
+//
+// A file is a sequence of records separated by blank lines:
+//
+//	statement ok
+//	CREATE TABLE t (k BIGINT NOT NULL, s TEXT)
+//
+//	statement error <substring of the error>
+//	SELECT nope FROM t
+//
+//	query IT rowsort
+//	SELECT k, s FROM t WHERE k < 3
+//	----
+//	1 a
+//	2 NULL
+//
+//	bind ids 5 3 NULL 9          (binds :ids to a list; NULL allowed)
+//	bind ids series 1 100000     (the list 1, 2, ..., 100000)
+//
+// `query` types are one letter per column (I integer, R real, T text,
+// B boolean); values print space-separated, NULL as NULL and the empty
+// string as (empty). `rowsort` compares rows sorted; without it order
+// matters. `skipif noindex` / `onlyif noindex` before a record limit it to
+// runs with or without indexes (EXPLAIN output differs, results do not).
+//
+// Every file runs metamorphically — batch sizes 1, 2 and 8192, with and
+// without indexes — and every run must match the same expected output.
+// `go test ./sqltest -rewrite` rewrites the expected output from the first
+// configuration (batch 8192, indexes on); review the diff before committing.
+package sqltest

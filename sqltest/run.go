@@ -1,0 +1,222 @@
+package sqltest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/stablerow/stablerow/engine"
+)
+
+// Config is one metamorphic configuration.
+type Config struct {
+	BatchSize int
+	NoIndex   bool
+}
+
+func (c Config) String() string {
+	if c.NoIndex {
+		return fmt.Sprintf("batch=%d,noindex", c.BatchSize)
+	}
+	return fmt.Sprintf("batch=%d", c.BatchSize)
+}
+
+// Configs are the configurations every file runs under; the first one
+// produces the output -rewrite records.
+var Configs = []Config{{8192, false}, {1, false}, {2, false}, {8192, true}, {2, true}}
+
+// Failure is one mismatch.
+type Failure struct {
+	Record *Record
+	Msg    string
+}
+
+func (f Failure) Error() string {
+	return fmt.Sprintf("line %d (%s): %s", f.Record.Line, f.Record.Header, f.Msg)
+}
+
+// Run executes the records against db. With rewrite, query records get
+// their Expect replaced by the actual output instead of being compared.
+func Run(ctx context.Context, db *engine.DB, recs []*Record, cfg Config, rewrite bool) []Failure {
+	var fails []Failure
+	params := map[string]any{}
+	for _, r := range recs {
+		if (r.Skip == "noindex" && cfg.NoIndex) || (r.Skip == "index" && !cfg.NoIndex) {
+			continue
+		}
+		switch r.Kind {
+		case KindBind:
+			v, err := bindValue(r.Args)
+			if err != nil {
+				fails = append(fails, Failure{r, err.Error()})
+				continue
+			}
+			params[r.Param] = v
+		case KindStatement:
+			res, err := db.Exec(ctx, r.SQL, params)
+			res.Release()
+			if r.Error {
+				if err == nil {
+					fails = append(fails, Failure{r, "statement succeeded, expected an error"})
+				} else if !strings.Contains(err.Error(), r.ErrText) {
+					fails = append(fails, Failure{r, fmt.Sprintf("error %q does not contain %q", err, r.ErrText)})
+				}
+			} else if err != nil {
+				fails = append(fails, Failure{r, "statement failed: " + err.Error()})
+			}
+		case KindQuery:
+			res, err := db.Exec(ctx, r.SQL, params)
+			if r.Error {
+				res.Release()
+				if err == nil {
+					fails = append(fails, Failure{r, "query succeeded, expected an error"})
+				} else if !strings.Contains(err.Error(), r.ErrText) {
+					fails = append(fails, Failure{r, fmt.Sprintf("error %q does not contain %q", err, r.ErrText)})
+				}
+				continue
+			}
+			if err != nil {
+				fails = append(fails, Failure{r, "query failed: " + err.Error()})
+				continue
+			}
+			got, ferr := formatResult(res, r.Types)
+			res.Release()
+			if ferr != nil {
+				fails = append(fails, Failure{r, ferr.Error()})
+				continue
+			}
+			if r.RowSort {
+				slices.Sort(got)
+			}
+			if rewrite {
+				r.Expect = got
+				continue
+			}
+			if !slices.Equal(got, r.Expect) {
+				fails = append(fails, Failure{r, diff(r.Expect, got)})
+			}
+		}
+	}
+	return fails
+}
+
+func bindValue(args []string) (any, error) {
+	if len(args) == 3 && args[0] == "series" {
+		lo, err1 := strconv.ParseInt(args[1], 10, 64)
+		hi, err2 := strconv.ParseInt(args[2], 10, 64)
+		if err1 != nil || err2 != nil || hi < lo {
+			return nil, fmt.Errorf("bind series: bad bounds %v", args[1:])
+		}
+		v := make([]int64, 0, hi-lo+1)
+		for x := lo; x <= hi; x++ {
+			v = append(v, x)
+		}
+		return v, nil
+	}
+	nulls := slices.Contains(args, "NULL")
+	var plain []int64
+	var withNull []*int64
+	for _, a := range args {
+		if a == "NULL" {
+			withNull = append(withNull, nil)
+			continue
+		}
+		x, err := strconv.ParseInt(a, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("bind: %q is not an integer", a)
+		}
+		plain = append(plain, x)
+		withNull = append(withNull, &x)
+	}
+	if nulls {
+		return withNull, nil
+	}
+	if plain == nil {
+		plain = []int64{}
+	}
+	return plain, nil
+}
+
+// formatResult renders rows as space-separated values.
+func formatResult(res *engine.Result, types string) ([]string, error) {
+	if res.Schema == nil {
+		return nil, fmt.Errorf("statement returned no result set")
+	}
+	if len(types) != res.Schema.NumFields() {
+		return nil, fmt.Errorf("query declares %d columns (%s), result has %d", len(types), types, res.Schema.NumFields())
+	}
+	var out []string
+	for _, b := range res.Batches {
+		for r := 0; r < int(b.NumRows()); r++ {
+			vals := make([]string, b.NumCols())
+			for c := range vals {
+				v, err := formatValue(b.Column(c), r, types[c])
+				if err != nil {
+					return nil, fmt.Errorf("column %d: %w", c, err)
+				}
+				vals[c] = v
+			}
+			out = append(out, strings.Join(vals, " "))
+		}
+	}
+	return out, nil
+}
+
+func formatValue(a arrow.Array, i int, typ byte) (string, error) {
+	if a.IsNull(i) {
+		return "NULL", nil
+	}
+	switch typ {
+	case 'I':
+		switch c := a.(type) {
+		case *array.Int64:
+			return strconv.FormatInt(c.Value(i), 10), nil
+		case *array.Int32:
+			return strconv.FormatInt(int64(c.Value(i)), 10), nil
+		case *array.Uint64:
+			return strconv.FormatUint(c.Value(i), 10), nil
+		case *array.Uint32:
+			return strconv.FormatUint(uint64(c.Value(i)), 10), nil
+		}
+	case 'R':
+		if c, ok := a.(*array.Float64); ok {
+			return strconv.FormatFloat(c.Value(i), 'g', -1, 64), nil
+		}
+	case 'T':
+		if c, ok := a.(*array.String); ok {
+			if c.Value(i) == "" {
+				return "(empty)", nil
+			}
+			return c.Value(i), nil
+		}
+	case 'B':
+		if c, ok := a.(*array.Boolean); ok {
+			return strconv.FormatBool(c.Value(i)), nil
+		}
+	}
+	return "", fmt.Errorf("type %c does not match %s", typ, a.DataType())
+}
+
+func diff(want, got []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "expected %d rows, got %d", len(want), len(got))
+	for i := 0; i < max(len(want), len(got)); i++ {
+		var w, g string
+		if i < len(want) {
+			w = want[i]
+		}
+		if i < len(got) {
+			g = got[i]
+		}
+		if w != g {
+			fmt.Fprintf(&b, "\nfirst difference at row %d:\n  want: %q\n  got:  %q", i+1, w, g)
+			break
+		}
+	}
+	return b.String()
+}
