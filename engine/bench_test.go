@@ -1,0 +1,148 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/stablerow/stablerow/engine"
+)
+
+var benchSchema = arrow.NewSchema([]arrow.Field{
+	{Name: "k", Type: arrow.PrimitiveTypes.Int64},
+	{Name: "payload", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+}, nil)
+
+// genReader yields k = 0..n-1, payload = k/2 in 64K-row batches.
+type genReader struct {
+	next, n int
+	cur     arrow.RecordBatch
+}
+
+func (g *genReader) Retain()                        {}
+func (g *genReader) Release()                       {}
+func (g *genReader) Schema() *arrow.Schema          { return benchSchema }
+func (g *genReader) RecordBatch() arrow.RecordBatch { return g.cur }
+func (g *genReader) Record() arrow.RecordBatch      { return g.cur }
+func (g *genReader) Err() error                     { return nil }
+func (g *genReader) Next() bool {
+	if g.cur != nil {
+		g.cur.Release()
+		g.cur = nil
+	}
+	if g.next >= g.n {
+		return false
+	}
+	m := min(1<<16, g.n-g.next)
+	kb, pb := array.NewInt64Builder(memory.DefaultAllocator), array.NewFloat64Builder(memory.DefaultAllocator)
+	for i := 0; i < m; i++ {
+		kb.Append(int64(g.next + i))
+		pb.Append(float64(g.next+i) / 2)
+	}
+	k, p := kb.NewArray(), pb.NewArray()
+	g.cur = array.NewRecordBatch(benchSchema, []arrow.Array{k, p}, int64(m))
+	k.Release()
+	p.Release()
+	kb.Release()
+	pb.Release()
+	g.next += m
+	return true
+}
+
+var (
+	benchOnce sync.Once
+	benchDir  string
+	benchErr  error
+)
+
+const benchRows = 10_000_000
+
+// benchDB builds, once per process, a 10M-row table with a BTree on _rowid.
+func benchDB(b *testing.B) string {
+	benchOnce.Do(func() {
+		benchDir, benchErr = os.MkdirTemp("", "stablerow-bench-")
+		if benchErr != nil {
+			return
+		}
+		ctx := context.Background()
+		db, err := engine.Open(benchDir, engine.Options{})
+		if err != nil {
+			benchErr = err
+			return
+		}
+		if _, benchErr = db.CreateTable(ctx, "t", benchSchema); benchErr != nil {
+			return
+		}
+		if _, benchErr = db.Append(ctx, "t", &genReader{n: benchRows}); benchErr != nil {
+			return
+		}
+		benchErr = db.CreateIndex(ctx, "t", "rid", "_rowid")
+	})
+	if benchErr != nil {
+		b.Fatal(benchErr)
+	}
+	return benchDir
+}
+
+// benchIDs: random ids over the table, ~5% never assigned, ~2% duplicates.
+func benchIDs(n int) []int64 {
+	r := rand.New(rand.NewPCG(uint64(n), 5))
+	ids := make([]int64, n)
+	for i := range ids {
+		switch {
+		case i > 0 && r.IntN(50) == 0:
+			ids[i] = ids[r.IntN(i)]
+		case r.IntN(20) == 0:
+			ids[i] = benchRows + r.Int64N(benchRows)
+		default:
+			ids[i] = r.Int64N(benchRows)
+		}
+	}
+	return ids
+}
+
+var printed sync.Map
+
+func benchSeed(b *testing.B, nids int, sql string, noIndex bool) {
+	dir := benchDB(b)
+	db, err := engine.Open(dir, engine.Options{DisableIndexes: noIndex})
+	if err != nil {
+		b.Fatal(err)
+	}
+	params := map[string]any{"ids": benchIDs(nids)}
+	ctx := context.Background()
+	b.ResetTimer()
+	var plan string
+	for b.Loop() {
+		res, err := db.Exec(ctx, sql, params)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.NumRows() != int64(nids) {
+			b.Fatalf("%d rows for %d ids", res.NumRows(), nids)
+		}
+		plan = res.Plan
+		res.Release()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/query")
+	if _, dup := printed.LoadOrStore(b.Name(), true); !dup {
+		fmt.Printf("plan of %s (last run, with metrics):\n%s\n", b.Name(), plan)
+	}
+}
+
+const seedSQL = `SELECT v.ord, t._rowaddr FROM UNNEST(:ids) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid ORDER BY v.ord`
+const payloadSQL = `SELECT v.ord, t._rowaddr, t.payload FROM UNNEST(:ids) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid ORDER BY v.ord`
+
+// The seed query over 10M rows (1M-row fragments, BTree on _rowid).
+func BenchmarkSeedQuery10M_100(b *testing.B)        { benchSeed(b, 100, seedSQL, false) }
+func BenchmarkSeedQuery10M_10K(b *testing.B)        { benchSeed(b, 10_000, seedSQL, false) }
+func BenchmarkSeedQuery10M_1M(b *testing.B)         { benchSeed(b, 1_000_000, seedSQL, false) }
+func BenchmarkSeedQueryPayload10M_10K(b *testing.B) { benchSeed(b, 10_000, payloadSQL, false) }
+func BenchmarkSeedQueryNoIndex10M_10K(b *testing.B) { benchSeed(b, 10_000, seedSQL, true) }
