@@ -36,6 +36,26 @@ func (m *Metrics) Add(name string, n int64) {
 	c.Add(n)
 }
 
+// Max raises the named counter to v if v is larger (a high-water mark).
+func (m *Metrics) Max(name string, v int64) {
+	m.mu.Lock()
+	if m.extra == nil {
+		m.extra = map[string]*atomic.Int64{}
+	}
+	c, ok := m.extra[name]
+	if !ok {
+		c = new(atomic.Int64)
+		m.extra[name] = c
+	}
+	m.mu.Unlock()
+	for {
+		old := c.Load()
+		if v <= old || c.CompareAndSwap(old, v) {
+			return
+		}
+	}
+}
+
 // Snapshot returns all counters by name.
 func (m *Metrics) Snapshot() map[string]int64 {
 	s := map[string]int64{

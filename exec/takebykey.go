@@ -273,6 +273,9 @@ func (s *takeStream) resolve(ctx context.Context) error {
 		return fmt.Errorf("exec: take: %w", err)
 	}
 	defer keys.Release()
+	m0 := &s.n.metrics
+	m0.Add("probe_batches", 1)
+	m0.Max("max_probe_rows", int64(total))
 	s.addrs = resize(s.addrs, total)
 	s.valid = resizeBool(s.valid, total)
 	m := &s.n.metrics

@@ -219,3 +219,57 @@ func collect(n exec.Node, tc *exec.TaskContext) ([]arrow.RecordBatch, error) {
 	defer st.Close()
 	return exec.Collect(ctx, st)
 }
+
+// TestTakeByKeyBoundedState: however long the driving input, the take holds
+// at most ProbeBatch driving rows (plus one input batch) at a time.
+func TestTakeByKeyBoundedState(t *testing.T) {
+	tb, ix := takeFixture(t)
+	mem := exectest.Mem(t)
+	ids := make([]uint64, 20_000)
+	for i := range ids {
+		ids[i] = uint64(i % 400)
+	}
+	un, err := exec.NewUnnestExec(ids)
+	require.NoError(t, err)
+	const probe = 1000
+	n, err := exec.NewTakeByKeyExec(un, 0, tb, "_rowid", ix, []string{"k"}, exec.TakeByKeyOptions{ProbeBatch: probe})
+	require.NoError(t, err)
+	const batch = 64
+	out, err := collect(n, &exec.TaskContext{Mem: mem, BatchSize: batch})
+	require.NoError(t, err)
+	rows := 0
+	for _, b := range out {
+		rows += int(b.NumRows())
+		b.Release()
+	}
+	require.Equal(t, len(ids), rows)
+	s := n.Metrics().Snapshot()
+	require.LessOrEqual(t, s["max_probe_rows"], int64(probe+batch))
+	require.GreaterOrEqual(t, s["probe_batches"], int64(len(ids)/(probe+batch)))
+}
+
+// TestTakeByKeyCancel: a cancelled context stops the take at the next
+// batch, and closing the stream releases every buffer.
+func TestTakeByKeyCancel(t *testing.T) {
+	tb, ix := takeFixture(t)
+	mem := exectest.Mem(t)
+	ids := make([]uint64, 5000)
+	for i := range ids {
+		ids[i] = uint64(i % 300)
+	}
+	un, err := exec.NewUnnestExec(ids)
+	require.NoError(t, err)
+	n, err := exec.NewTakeByKeyExec(un, 0, tb, "_rowid", ix, []string{"k", "name"}, exec.TakeByKeyOptions{ProbeBatch: 512})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	st, err := n.Execute(ctx, &exec.TaskContext{Mem: mem, BatchSize: 100})
+	require.NoError(t, err)
+	b, err := st.Next(ctx)
+	require.NoError(t, err)
+	b.Release()
+	cancel()
+	_, err = st.Next(ctx)
+	require.ErrorIs(t, err, context.Canceled)
+	require.NoError(t, st.Close())
+	require.Zero(t, mem.CurrentAlloc(), "a cancelled take holds no Arrow memory after Close")
+}
