@@ -1,0 +1,141 @@
+package fragreuse
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/stablerow/stablerow/rowmap"
+	"github.com/stablerow/stablerow/table"
+	"github.com/stablerow/stablerow/table/rowid"
+	"github.com/stablerow/stablerow/table/store"
+)
+
+// partitionStep translates a stable partition through its rowmap. Source
+// row (s, o) is rowmap row physPrefix[s] + o.
+type partitionStep struct {
+	sourceTable
+	physPrefix []uint64
+	destIDs    []uint32
+	rm         *rowmap.Reader
+	r          store.Reader
+}
+
+// sweepDensity: sorted requests of at least sweepMin rows are swept when
+// they ask for at least one row in sweepDensity of the rows they span;
+// others use TranslateMany (point lookups, partial sweeps per block).
+const (
+	sweepDensity = 8
+	sweepMin     = 64
+)
+
+func openPartition(ctx context.Context, st store.Store, tr *table.Transition) (*partitionStep, error) {
+	src, err := newSourceTable(tr)
+	if err != nil {
+		return nil, err
+	}
+	s := &partitionStep{sourceTable: src, physPrefix: make([]uint64, len(tr.Sources)), destIDs: make([]uint32, len(tr.Destinations))}
+	var phys, live uint64
+	for i := range tr.Sources {
+		s.physPrefix[i] = phys
+		phys += tr.Sources[i].PhysicalRows
+		live += tr.Sources[i].LiveRows()
+	}
+	for j, d := range tr.Destinations {
+		s.destIDs[j] = d.Fragment
+	}
+	if s.r, err = st.Open(ctx, tr.RowMap); err != nil {
+		return nil, fmt.Errorf("fragreuse: open rowmap of version %d: %w", tr.Version, err)
+	}
+	fail := func(err error) (*partitionStep, error) {
+		s.r.Close()
+		return nil, err
+	}
+	if s.rm, err = rowmap.Open(s.r); err != nil {
+		return fail(fmt.Errorf("%w: rowmap %s: %w", ErrCorrupt, tr.RowMap, err))
+	}
+	if !slices.Equal(s.rm.Destinations(), s.destIDs) {
+		return fail(errorf(ErrCorrupt, "rowmap %s lists destinations %v, version %d says %v", tr.RowMap, s.rm.Destinations(), tr.Version, s.destIDs))
+	}
+	c := s.rm.Counts()
+	if c.TotalRows() != phys || c.LiveRows() != live {
+		return fail(errorf(ErrCorrupt, "rowmap %s has %d rows (%d live), version %d's sources %d (%d live)", tr.RowMap, c.TotalRows(), c.LiveRows(), tr.Version, phys, live))
+	}
+	for j, n := range c.Totals() {
+		if uint64(n) != tr.Destinations[j].Rows {
+			return fail(errorf(ErrCorrupt, "rowmap %s sends %d rows to fragment %d, version %d says %d", tr.RowMap, n, s.destIDs[j], tr.Version, tr.Destinations[j].Rows))
+		}
+	}
+	return s, nil
+}
+
+func (s *partitionStep) translate(out []uint64, live []bool, sel, srcs []int32) error {
+	rows := make([]uint64, len(sel))
+	for k, i := range sel {
+		o, err := s.offset(out[i], srcs[k])
+		if err != nil {
+			return err
+		}
+		rows[k] = s.physPrefix[srcs[k]] + uint64(o)
+	}
+	res := make([]rowmap.Translation, len(rows))
+	if err := s.lookup(rows, res); err != nil {
+		return fmt.Errorf("fragreuse: version %d: %w", s.version, err)
+	}
+	for k, i := range sel {
+		if r := res[k]; r.Deleted {
+			out[i], live[i] = DeletedAddr, false
+		} else {
+			out[i] = uint64(rowid.NewAddress(s.destIDs[r.Dest], r.Offset))
+		}
+	}
+	return nil
+}
+
+var errStop = errors.New("stop")
+
+// lookup translates rows, sweeping when they are sorted and dense.
+func (s *partitionStep) lookup(rows []uint64, res []rowmap.Translation) error {
+	bs := uint64(s.rm.Counts().BlockSize())
+	n := len(rows)
+	if n == 0 {
+		return nil
+	}
+	first, last := rows[0], rows[n-1]
+	if n < sweepMin || !slices.IsSorted(rows) || uint64(n)*sweepDensity < last-first+1 {
+		return s.rm.TranslateMany(rows, res)
+	}
+	k := 0
+	err := s.rm.SweepBlocks(int(first/bs), func(start uint64, labels, offsets []uint32) error {
+		end := start + uint64(len(labels))
+		for k < n && rows[k] < end {
+			p := rows[k] - start
+			if l := labels[p]; l == rowmap.NullLabel {
+				res[k] = rowmap.Translation{Deleted: true}
+			} else {
+				res[k] = rowmap.Translation{Dest: uint16(l), Offset: offsets[p]}
+			}
+			k++
+		}
+		if k == n {
+			return errStop
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return err
+	}
+	if k != n {
+		return errorf(ErrInvalidArgument, "row %d is past the rowmap's %d rows", rows[k], s.rm.NumRows())
+	}
+	return nil
+}
+
+func (s *partitionStep) memoryBytes() int {
+	c := s.rm.Counts()
+	return s.sourceTable.memoryBytes() + len(s.physPrefix)*8 + len(s.destIDs)*8 +
+		c.NumBlocks()*c.NumDestinations()*4 + (c.NumBlocks()+1)*8
+}
+
+func (s *partitionStep) close() error { return s.r.Close() }
