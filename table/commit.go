@@ -41,6 +41,9 @@ type txn struct {
 	// index, when set, is added or replaces the index of the same name.
 	index   *IndexMeta
 	replace bool
+	// removed lists the fragments the transaction removes (rewrites), so
+	// later conflict checks see them in the version's summary.
+	removed []uint32
 	detail  string
 	// mutate, when set, may change the manifest after the deltas are
 	// applied (rewrites and index commits of later features).
@@ -82,6 +85,11 @@ func (tx *txn) commutes(other TxnSummary) error {
 		}
 		return false
 	}
+	if tx.kind == "delete" && (other.Kind == "rewrite" || other.Kind == "reserve") {
+		// A rewrite moves rows but keeps their row ids: apply re-finds the
+		// rows this delete targets by id in the rewritten fragments.
+		return nil
+	}
 	if overlap(other.Removed) {
 		return errorf(ErrConflict, "a concurrent %s removed fragments this %s changes", other.Kind, tx.kind)
 	}
@@ -101,8 +109,12 @@ func (tx *txn) apply(latest *Manifest) (*Manifest, error) {
 	next.TimestampNanos = time.Now().UnixNano()
 	var newlyDeleted uint64
 	var deletedIDs []uint64
-	for _, id := range tx.touched() {
-		add := tx.del[id]
+	del, err := tx.rebaseDeletes(latest)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range sortedKeys(del) {
+		add := del[id]
 		i := slices.IndexFunc(next.Fragments, func(f *Fragment) bool { return f.ID == id })
 		if i < 0 {
 			return nil, errorf(ErrConflict, "fragment %d no longer exists", id)
@@ -174,8 +186,8 @@ func (tx *txn) apply(latest *Manifest) (*Manifest, error) {
 			return nil, err
 		}
 	}
-	next.Txn = TxnSummary{Kind: tx.kind, BaseVersion: tx.base.Version, Touched: tx.touched(),
-		RowsAdded: added, RowsDeleted: newlyDeleted, Detail: tx.detail}
+	next.Txn = TxnSummary{Kind: tx.kind, BaseVersion: tx.base.Version, Touched: sortedKeys(del),
+		Removed: slices.Sorted(slices.Values(tx.removed)), RowsAdded: added, RowsDeleted: newlyDeleted, Detail: tx.detail}
 	if tx.index != nil {
 		next.Txn.Detail = tx.index.Name
 	}
@@ -188,6 +200,65 @@ func (tx *txn) apply(latest *Manifest) (*Manifest, error) {
 		return nil, fmt.Errorf("%w: %s would write an invalid manifest: %v", ErrConservation, tx.kind, err)
 	}
 	return next, nil
+}
+
+// rebaseDeletes returns the offsets to delete against latest. For a delete
+// whose fragments a concurrent rewrite replaced, the target rows are found
+// again by row id (rewrites keep ids) among latest's live rows; rows
+// deleted meanwhile are simply gone. Anything else keeps tx.del as is.
+func (tx *txn) rebaseDeletes(latest *Manifest) (map[uint32]*roaring.Bitmap, error) {
+	if tx.kind != "delete" {
+		return tx.del, nil
+	}
+	var ids []uint64
+	out := make(map[uint32]*roaring.Bitmap, len(tx.del))
+	for id, offs := range tx.del {
+		if latest.Fragment(id) != nil {
+			out[id] = offs
+			continue
+		}
+		f := tx.base.Fragment(id)
+		if f == nil {
+			return nil, errorf(ErrConflict, "fragment %d is unknown", id)
+		}
+		it := offs.Iterator()
+		for it.HasNext() {
+			rid, ok := f.RowIDs.Get(uint64(it.Next()))
+			if !ok {
+				return nil, errorf(ErrConservation, "fragment %d: offset outside its row ids", id)
+			}
+			ids = append(ids, rid)
+		}
+	}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	addrs, found := latest.locate(ids)
+	for i, a := range addrs {
+		if !found[i] {
+			continue
+		}
+		ad := rowid.Address(a)
+		bm := out[ad.Fragment()]
+		if bm == nil {
+			bm = roaring.New()
+			out[ad.Fragment()] = bm
+		} else if _, shared := tx.del[ad.Fragment()]; shared && bm == tx.del[ad.Fragment()] {
+			bm = bm.Clone()
+			out[ad.Fragment()] = bm
+		}
+		bm.Add(ad.Offset())
+	}
+	return out, nil
+}
+
+func sortedKeys(m map[uint32]*roaring.Bitmap) []uint32 {
+	ids := make([]uint32, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // commit applies tx on the newest version and writes it with

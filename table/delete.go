@@ -18,14 +18,18 @@ import (
 // found[i] is false for ids with no live row. This is the write path's
 // resolver; queries use the BTree on _rowid instead.
 func (t *Table) Locate(ids []uint64) (addrs []uint64, found []bool) {
+	return t.m.locate(ids)
+}
+
+func (m *Manifest) locate(ids []uint64) (addrs []uint64, found []bool) {
 	addrs = make([]uint64, len(ids))
 	found = make([]bool, len(ids))
 	type span struct {
 		f      *Fragment
 		lo, hi uint64
 	}
-	spans := make([]span, 0, len(t.m.Fragments))
-	for _, f := range t.m.Fragments {
+	spans := make([]span, 0, len(m.Fragments))
+	for _, f := range m.Fragments {
 		if lo, hi, ok := f.RowIDs.MinMax(); ok && f.LiveRows() > 0 {
 			spans = append(spans, span{f, lo, hi})
 		}

@@ -224,6 +224,12 @@ func UnmarshalManifest(b []byte) (*Manifest, error) {
 	if err := m.validate(); err != nil {
 		return nil, err
 	}
+	if len(m.Extra) > 0 {
+		// The fragment reuse history is checked on read, not first use.
+		if _, err := decodeHistory(m.Extra); err != nil {
+			return nil, err
+		}
+	}
 	return m, nil
 }
 

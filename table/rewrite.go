@@ -656,7 +656,13 @@ func (t *Table) commitRewrite(ctx context.Context, groups []*rewriteGroup, defer
 			return nil, err
 		}
 	}
-	tx := &txn{kind: "rewrite", base: base.m, detail: detail,
+	var removed []uint32
+	for _, g := range groups {
+		for _, src := range g.tr.Sources {
+			removed = append(removed, src.Fragment)
+		}
+	}
+	tx := &txn{kind: "rewrite", base: base.m, detail: detail, removed: removed,
 		mutate: func(latest, nm *Manifest) error {
 			if err := applyRewrite(latest, nm, groups, deferRemap); err != nil {
 				return err
