@@ -109,7 +109,15 @@ func (p *provider) TakeByKey(driving exec.Node, drivingKey int, keyColumn int, c
 	for i, c := range columns {
 		names[i] = p.t.Schema().Field(c).Name
 	}
-	n, err := exec.NewTakeByKeyExec(driving, drivingKey, p.t, col, &keyIndex{ix: ix, meta: meta}, names,
+	var ki exec.KeyIndex = &keyIndex{ix: ix, meta: meta}
+	h, err := p.c.db.historyFor(p.c.ctx, p.t, meta)
+	if err != nil {
+		return nil, false, err
+	}
+	if h != nil {
+		ki = &remappedIndex{keyIndex: keyIndex{ix: ix, meta: meta}, h: h}
+	}
+	n, err := exec.NewTakeByKeyExec(driving, drivingKey, p.t, col, ki, names,
 		exec.TakeByKeyOptions{ProbeBatch: p.c.db.opt.ProbeBatch})
 	if err != nil {
 		return nil, false, err

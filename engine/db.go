@@ -17,6 +17,7 @@ import (
 
 	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/index/btree"
+	"github.com/stablerow/stablerow/index/fragreuse"
 	"github.com/stablerow/stablerow/table"
 	"github.com/stablerow/stablerow/table/store"
 )
@@ -38,6 +39,7 @@ type DB struct {
 	mu     sync.Mutex
 	stores map[string]store.Store  // by lower-case table name
 	idx    map[string]*btree.Index // open indexes by store identity + prefix
+	hist   map[string]*fragreuse.History
 }
 
 var tableName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -48,7 +50,7 @@ func Open(dir string, opt Options) (*DB, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("engine: open %s: %w", dir, err)
 	}
-	db := &DB{opt: opt, dir: dir, stores: map[string]store.Store{}, idx: map[string]*btree.Index{}}
+	db := &DB{opt: opt, dir: dir, stores: map[string]store.Store{}, idx: map[string]*btree.Index{}, hist: map[string]*fragreuse.History{}}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("engine: open %s: %w", dir, err)
@@ -71,7 +73,7 @@ func Open(dir string, opt Options) (*DB, error) {
 
 // OpenMemory returns a DB whose tables live in memory (tests, examples).
 func OpenMemory(opt Options) *DB {
-	return &DB{opt: opt, stores: map[string]store.Store{}, idx: map[string]*btree.Index{}}
+	return &DB{opt: opt, stores: map[string]store.Store{}, idx: map[string]*btree.Index{}, hist: map[string]*fragreuse.History{}}
 }
 
 func (db *DB) mem() memory.Allocator {

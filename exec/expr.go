@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -140,12 +141,13 @@ const (
 	OpSub
 	OpMul
 	OpDiv
+	OpMod // remainder with the dividend's sign (Postgres %); x % 0 is an error
 )
 
 var opInfo = [...]struct{ sym, fn string }{
 	{"=", "equal"}, {"<>", "not_equal"}, {"<", "less"}, {"<=", "less_equal"}, {">", "greater"}, {">=", "greater_equal"},
 	{"AND", "and_kleene"}, {"OR", "or_kleene"},
-	{"+", "add"}, {"-", "subtract"}, {"*", "multiply"}, {"/", "divide"},
+	{"+", "add"}, {"-", "subtract"}, {"*", "multiply"}, {"/", "divide"}, {"%", "modulus"},
 }
 
 // Binary applies Op to L and R (operands must have the same type).
@@ -195,7 +197,54 @@ func (e Binary) Evaluate(ctx context.Context, mem memory.Allocator, b arrow.Reco
 		return nil, err
 	}
 	defer releaseAll(args)
+	if e.Op == OpMod {
+		return modulus(mem, args[0], args[1])
+	}
 	return call(ctx, mem, opInfo[e.Op].fn, nil, args...)
+}
+
+// modulus is % for integer and float arrays; arrow-go has no kernel for it.
+func modulus(mem memory.Allocator, l, r arrow.Array) (arrow.Array, error) {
+	n := l.Len()
+	switch a := l.(type) {
+	case *array.Int64:
+		b := r.(*array.Int64)
+		bld := array.NewInt64Builder(mem)
+		defer bld.Release()
+		bld.Reserve(n)
+		for i := 0; i < n; i++ {
+			if a.IsNull(i) || b.IsNull(i) {
+				bld.UnsafeAppendBoolToBitmap(false)
+				continue
+			}
+			if b.Value(i) == 0 {
+				return nil, fmt.Errorf("%w: division by zero", ErrInvalidArgument)
+			}
+			if b.Value(i) == -1 { // MinInt64 % -1 would trap
+				bld.UnsafeAppend(0)
+				continue
+			}
+			bld.UnsafeAppend(a.Value(i) % b.Value(i))
+		}
+		return bld.NewArray(), nil
+	case *array.Float64:
+		b := r.(*array.Float64)
+		bld := array.NewFloat64Builder(mem)
+		defer bld.Release()
+		bld.Reserve(n)
+		for i := 0; i < n; i++ {
+			if a.IsNull(i) || b.IsNull(i) {
+				bld.UnsafeAppendBoolToBitmap(false)
+				continue
+			}
+			if b.Value(i) == 0 {
+				return nil, fmt.Errorf("%w: division by zero", ErrInvalidArgument)
+			}
+			bld.UnsafeAppend(math.Mod(a.Value(i), b.Value(i)))
+		}
+		return bld.NewArray(), nil
+	}
+	return nil, fmt.Errorf("%w: %% on %s", ErrSchema, l.DataType())
 }
 
 // Unary operators.

@@ -107,6 +107,7 @@ func checkFuncs(e expr.Expression) error {
 var binaryOps = map[string]exec.Op{
 	"equal": exec.OpEq, "not_equal": exec.OpNe, "lt": exec.OpLt, "lte": exec.OpLe, "gt": exec.OpGt, "gte": exec.OpGe,
 	"add": exec.OpAdd, "subtract": exec.OpSub, "multiply": exec.OpMul, "divide": exec.OpDiv,
+	"modulus": exec.OpMod,
 }
 
 var unaryOps = map[string]exec.UnaryOp{"not": exec.OpNot, "is_null": exec.OpIsNull, "is_not_null": exec.OpIsNotNull}

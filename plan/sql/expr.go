@@ -16,7 +16,7 @@ var comparisons = map[string]string{
 }
 
 var arithmetic = map[string]string{
-	"+": "add", "-": "subtract", "*": "multiply", "/": "divide",
+	"+": "add", "-": "subtract", "*": "multiply", "/": "divide", "%": "modulus",
 }
 
 // expr lowers one expression over scope s.
