@@ -82,10 +82,10 @@ func TestBuildErrors(t *testing.T) {
 	t.Run("unsupported-function", func(t *testing.T) {
 		s := newSB(t)
 		tb := s.scan(c, "t")
-		f := must(s.b.Filter(tb, s.fn(cmpURN, "equal", s.fn(arithURN, "modulus", s.ref(tb, 0), lit(int64(2))), lit(int64(0)))))
+		f := must(s.b.Filter(tb, s.fn(cmpURN, "equal", s.fn(arithURN, "power", s.ref(tb, 0), lit(int64(2))), lit(int64(0)))))
 		err := buildErr(t, c, s.plan(f, "id", "name", "score", "_rowid", "_rowaddr"))
 		isErr(t, err, plan.ErrUnsupported)
-		if !strings.Contains(err.Error(), "plan: unsupported function: modulus") {
+		if !strings.Contains(err.Error(), "plan: unsupported function: power") {
 			t.Fatal(err)
 		}
 	})
