@@ -158,5 +158,9 @@ func (k *keyIndex) ProbeAll(ctx context.Context, keys arrow.Array, i int) ([]uin
 func (k *keyIndex) Covers(f uint32) bool { return k.meta.Covers(f) }
 
 func (k *keyIndex) String() string {
-	return fmt.Sprintf("btree %s(%s) built at v%d covering %d fragments", k.meta.Name, k.meta.Column, k.meta.DatasetVersion, k.meta.Fragments.GetCardinality())
+	n := uint64(0)
+	if k.meta.Fragments != nil {
+		n = k.meta.Fragments.GetCardinality()
+	}
+	return fmt.Sprintf("btree %s(%s) built at v%d covering %d fragments", k.meta.Name, k.meta.Column, k.meta.DatasetVersion, n)
 }

@@ -283,7 +283,9 @@ func decodeBody(d *decoder) *Manifest {
 			d.err = fmt.Errorf("%w: manifest: index %q: %v", ErrCorrupt, ix.Name, err)
 			break
 		}
-		ix.Fragments = v.Bitmap()
+		if ix.Fragments = v.Bitmap(); ix.Fragments == nil {
+			ix.Fragments = roaring.New() // covers nothing; never nil
+		}
 		m.Indexes = append(m.Indexes, ix)
 	}
 	m.Txn.Kind = d.str("txn kind")
