@@ -176,6 +176,12 @@ type takeStream struct {
 	taken   arrow.RecordBatch   // table columns of all pending rows (one Take per probe batch)
 	fb      *fallbackMap        // lazily built fallback lookups
 	eof     bool
+
+	// frags[id] is fragment id of the snapshot, live[id] reports whether the
+	// index may answer for it: built once so that checking a hit costs two
+	// slice reads and, only for fragments with deletions, a bitmap probe.
+	frags   []*table.Fragment
+	covered []bool
 }
 
 func (s *takeStream) Schema() *arrow.Schema { return s.n.schema }
@@ -371,7 +377,22 @@ func (n *TakeByKeyExec) systemOnly() bool {
 // liveCovered: an index answer counts only if the row is live in this
 // version and its fragment is one the index covers.
 func (s *takeStream) liveCovered(a uint64) bool {
-	return s.n.index.Covers(rowid.Address(a).Fragment()) && s.n.t.IsLive(a)
+	if s.frags == nil {
+		m := s.n.t.Manifest()
+		s.frags = make([]*table.Fragment, m.NextFragmentID)
+		s.covered = make([]bool, m.NextFragmentID)
+		for _, f := range m.Fragments {
+			s.frags[f.ID] = f
+			s.covered[f.ID] = s.n.index.Covers(f.ID)
+		}
+	}
+	ad := rowid.Address(a)
+	id := ad.Fragment()
+	if int(id) >= len(s.frags) || !s.covered[id] {
+		return false
+	}
+	f := s.frags[id]
+	return f != nil && f.IsLive(ad.Offset())
 }
 
 func (s *takeStream) resolveFallback(ctx context.Context, keys arrow.Array, idx []int) error {
