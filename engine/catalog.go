@@ -110,15 +110,16 @@ func (p *provider) TakeByKey(driving exec.Node, drivingKey int, keyColumn int, c
 		names[i] = p.t.Schema().Field(c).Name
 	}
 	var ki exec.KeyIndex = &keyIndex{ix: ix, meta: meta}
+	opt := exec.TakeByKeyOptions{ProbeBatch: p.c.db.opt.ProbeBatch}
 	h, err := p.c.db.historyFor(p.c.ctx, p.t, meta)
 	if err != nil {
 		return nil, false, err
 	}
 	if h != nil {
-		ki = &remappedIndex{keyIndex: keyIndex{ix: ix, meta: meta}, h: h}
+		ki = &derivedIndex{keyIndex: keyIndex{ix: ix, meta: meta}, h: h}
+		opt.Remap = h
 	}
-	n, err := exec.NewTakeByKeyExec(driving, drivingKey, p.t, col, ki, names,
-		exec.TakeByKeyOptions{ProbeBatch: p.c.db.opt.ProbeBatch})
+	n, err := exec.NewTakeByKeyExec(driving, drivingKey, p.t, col, ki, names, opt)
 	if err != nil {
 		return nil, false, err
 	}

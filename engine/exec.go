@@ -113,6 +113,12 @@ func (db *DB) run(ctx context.Context, cat *catalog, st sql.Statement, params ma
 		return &Result{}, err
 	case *sql.DropIndex:
 		return nil, fmt.Errorf("%w: DROP INDEX", ErrUnsupported)
+	case *sql.Vacuum:
+		return &Result{}, db.Vacuum(ctx, s.Table)
+	case *sql.Cluster:
+		return &Result{}, db.Cluster(ctx, s.Table, s.Index)
+	case *sql.Reindex:
+		return &Result{}, db.Reindex(ctx, s.Table, s.Index)
 	case *sql.Insert:
 		return db.insert(ctx, cat, s, params)
 	case *sql.Delete:

@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/index/btree"
 	"github.com/stablerow/stablerow/index/fragreuse"
 	"github.com/stablerow/stablerow/table"
@@ -53,53 +51,20 @@ func (db *DB) historyFor(ctx context.Context, t *table.Table, m *table.IndexMeta
 	return h, nil
 }
 
-// remappedIndex is an index probed through the fragment reuse history: its
-// stored addresses predate rewrites, so each answer is translated to the
-// row's current address (the probe-side RowAddrRemapExec), and coverage is
-// the derived one (an index covering all sources of a rewrite covers its
+// derivedIndex is an index whose build predates rewrites: TakeByKeyExec
+// translates its answers through the fragment reuse history (a
+// RowAddrRemapExec over the probe in the plan), and it covers what the
+// history derives (an index covering all sources of a rewrite covers its
 // destinations).
-type remappedIndex struct {
+type derivedIndex struct {
 	keyIndex
 	h *fragreuse.History
 }
 
-func (r *remappedIndex) Probe(ctx context.Context, keys arrow.Array) (*exec.ProbeResult, error) {
-	res, err := r.keyIndex.Probe(ctx, keys)
-	if err != nil {
-		return nil, err
-	}
-	live := make([]bool, len(res.Addrs))
-	if err := r.h.Translate(res.Addrs, res.Addrs, live); err != nil {
-		return nil, err
-	}
-	for i := range live {
-		res.Found[i] = res.Found[i] && live[i]
-	}
-	return res, nil
-}
+func (r *derivedIndex) Covers(f uint32) bool { return r.h.Coverage().Contains(f) }
 
-func (r *remappedIndex) ProbeAll(ctx context.Context, keys arrow.Array, i int) ([]uint64, error) {
-	all, err := r.keyIndex.ProbeAll(ctx, keys, i)
-	if err != nil {
-		return nil, err
-	}
-	live := make([]bool, len(all))
-	if err := r.h.Translate(all, all, live); err != nil {
-		return nil, err
-	}
-	out := all[:0]
-	for j, a := range all {
-		if live[j] {
-			out = append(out, a)
-		}
-	}
-	return out, nil
-}
-
-func (r *remappedIndex) Covers(f uint32) bool { return r.h.Coverage().Contains(f) }
-
-func (r *remappedIndex) String() string {
-	return fmt.Sprintf("%s, addresses remapped through %d rewrite(s)", r.keyIndex.String(), r.h.Len())
+func (r *derivedIndex) String() string {
+	return fmt.Sprintf("%s, derived coverage %d fragments", r.keyIndex.String(), r.h.Coverage().GetCardinality())
 }
 
 // OptimizeIndex brings an index up to date in one commit: every pending

@@ -69,9 +69,10 @@ func TestDeferredRemapAndOptimize(t *testing.T) {
 		require.Equal(t, len(ids), i)
 		require.Contains(t, res.Plan, "TakeByKeyExec")
 		if wantRemap {
-			require.Contains(t, res.Plan, "remapped through 2 rewrite(s)")
+			require.Contains(t, res.Plan, "RowAddrRemapExec: column=_rowaddr, transitions=2")
+			require.Contains(t, res.Plan, "IndexProbeExec: btree rid(_rowid)")
 		} else {
-			require.NotContains(t, res.Plan, "remapped")
+			require.NotContains(t, res.Plan, "RowAddrRemapExec")
 		}
 		// The rewritten rows come from the index, not from scanning them:
 		// only the one late fragment is left to the fallback.

@@ -64,6 +64,7 @@ type TakeByKeyExec struct {
 	index      KeyIndex
 	columns    []string
 	fallback   *UnindexedFallbackScan // nil when the index covers every fragment
+	remap      *RowAddrRemapExec      // probe-side remap (nil: index is current)
 	probeBatch int
 	schema     *arrow.Schema
 	metrics    Metrics
@@ -72,6 +73,30 @@ type TakeByKeyExec struct {
 // TakeByKeyOptions tune TakeByKeyExec.
 type TakeByKeyOptions struct {
 	ProbeBatch int // keys per probe (default DefaultProbeBatch)
+	// Remap, when set, translates the index's addresses (written before
+	// rewrites) to current ones; the plan shows it as a RowAddrRemapExec
+	// over the index probe. The index's Covers must then answer with the
+	// derived coverage.
+	Remap Remapper
+}
+
+// IndexProbeExec stands for the batched index probe inside TakeByKeyExec
+// in EXPLAIN output; it yields (key, _rowaddr) pairs only as part of the
+// take and cannot run on its own.
+type IndexProbeExec struct {
+	index   KeyIndex
+	schema  *arrow.Schema
+	metrics Metrics
+}
+
+func (n *IndexProbeExec) Name() string           { return "IndexProbeExec" }
+func (n *IndexProbeExec) Schema() *arrow.Schema  { return n.schema }
+func (n *IndexProbeExec) Children() []Node       { return nil }
+func (n *IndexProbeExec) Metrics() *Metrics      { return &n.metrics }
+func (n *IndexProbeExec) Properties() Properties { return Properties{} }
+func (n *IndexProbeExec) String() string         { return "IndexProbeExec: " + n.index.String() }
+func (n *IndexProbeExec) Execute(context.Context, *TaskContext) (Stream, error) {
+	return nil, fmt.Errorf("%w: IndexProbeExec runs inside TakeByKeyExec", ErrInvalidArgument)
 }
 
 // NewTakeByKeyExec builds the node. The driving key column must have the
@@ -104,6 +129,16 @@ func NewTakeByKeyExec(driving Node, keyCol int, t *table.Table, keyColumn string
 	if n.probeBatch <= 0 {
 		n.probeBatch = DefaultProbeBatch
 	}
+	if opt.Remap != nil && index != nil {
+		probe := &IndexProbeExec{index: index, schema: arrow.NewSchema([]arrow.Field{
+			{Name: n.keyColumn, Type: kt, Nullable: true},
+			{Name: table.RowAddr, Type: arrow.PrimitiveTypes.Uint64, Nullable: true}}, nil)}
+		rm, err := NewRowAddrRemapExec(probe, 1, opt.Remap, RemapNull)
+		if err != nil {
+			return nil, err
+		}
+		n.remap = rm
+	}
 	var uncovered []uint32
 	for _, f := range t.Fragments() {
 		if index == nil || !index.Covers(f.ID) {
@@ -128,10 +163,14 @@ func (n *TakeByKeyExec) Properties() Properties {
 }
 
 func (n *TakeByKeyExec) Children() []Node {
-	if n.fallback != nil {
-		return []Node{n.driving, n.fallback}
+	c := []Node{n.driving}
+	if n.remap != nil {
+		c = append(c, n.remap)
 	}
-	return []Node{n.driving}
+	if n.fallback != nil {
+		c = append(c, n.fallback)
+	}
+	return c
 }
 
 func (n *TakeByKeyExec) String() string {
@@ -296,6 +335,9 @@ func (s *takeStream) resolve(ctx context.Context) error {
 			return fmt.Errorf("%w: take: index answered %d of %d keys", ErrInvalidArgument, len(res.Found), total)
 		}
 		m.Add("pages_decoded", int64(res.PagesDecoded))
+		if err := s.remapProbe(res); err != nil {
+			return err
+		}
 		multi := map[int]bool{}
 		for _, i := range res.Multi {
 			multi[i] = true
@@ -308,6 +350,9 @@ func (s *takeStream) resolve(ctx context.Context) error {
 				all, err := s.n.index.ProbeAll(ctx, keys, i)
 				if err != nil {
 					return fmt.Errorf("exec: take: probe %s: %w", s.n.index, err)
+				}
+				if all, err = s.remapAll(all); err != nil {
+					return err
 				}
 				live := 0
 				for _, a := range all {
@@ -372,6 +417,49 @@ func (n *TakeByKeyExec) systemOnly() bool {
 		}
 	}
 	return true
+}
+
+// remapProbe translates the found addresses of a probe through the
+// fragment reuse history (when the index predates rewrites).
+func (s *takeStream) remapProbe(res *ProbeResult) error {
+	if s.n.remap == nil {
+		return nil
+	}
+	start := time.Now()
+	live := make([]bool, len(res.Addrs))
+	if err := s.n.remap.remap.Translate(res.Addrs, res.Addrs, live); err != nil {
+		return fmt.Errorf("exec: take: remap: %w", err)
+	}
+	dead := 0
+	for i := range live {
+		if res.Found[i] && !live[i] {
+			res.Found[i] = false
+			dead++
+		}
+	}
+	rm := &s.n.remap.metrics
+	rm.Add("addresses_remapped", int64(len(live)))
+	rm.Add("deleted", int64(dead))
+	rm.OutputRows.Add(int64(len(live) - dead))
+	rm.ElapsedCompute.Add(int64(time.Since(start)))
+	return nil
+}
+
+func (s *takeStream) remapAll(all []uint64) ([]uint64, error) {
+	if s.n.remap == nil || len(all) == 0 {
+		return all, nil
+	}
+	live := make([]bool, len(all))
+	if err := s.n.remap.remap.Translate(all, all, live); err != nil {
+		return nil, fmt.Errorf("exec: take: remap: %w", err)
+	}
+	out := all[:0]
+	for i, a := range all {
+		if live[i] {
+			out = append(out, a)
+		}
+	}
+	return out, nil
 }
 
 // liveCovered: an index answer counts only if the row is live in this

@@ -25,6 +25,8 @@
 //
 // Every file runs metamorphically — batch sizes 1, 2 and 8192, with and
 // without indexes — and every run must match the same expected output.
+// Files named *_large.slt (100K-row inputs) run at batch sizes 8192 and
+// 1024 instead, with and without indexes.
 // `go test ./sqltest -rewrite` rewrites the expected output from the first
 // configuration (batch 8192, indexes on); review the diff before committing.
 package sqltest

@@ -30,6 +30,11 @@ func (c Config) String() string {
 // produces the output -rewrite records.
 var Configs = []Config{{8192, false}, {1, false}, {2, false}, {8192, true}, {2, true}}
 
+// LargeConfigs replace Configs for files named *_large.slt (100K-row
+// inputs): batch sizes of 1 or 2 there would run 100K batches through
+// every operator and measure allocator overhead, not logic.
+var LargeConfigs = []Config{{8192, false}, {1024, false}, {8192, true}, {1024, true}}
+
 // Failure is one mismatch.
 type Failure struct {
 	Record *Record

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stablerow/stablerow/engine"
@@ -30,7 +31,11 @@ func TestSQLLogic(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for i, cfg := range sqltest.Configs {
+			configs := sqltest.Configs
+			if strings.HasSuffix(path, "_large.slt") {
+				configs = sqltest.LargeConfigs
+			}
+			for i, cfg := range configs {
 				t.Run(cfg.String(), func(t *testing.T) {
 					mem := exectest.Mem(t)
 					db := engine.OpenMemory(engine.Options{Mem: mem, BatchSize: cfg.BatchSize, DisableIndexes: cfg.NoIndex})

@@ -148,3 +148,15 @@ func TestDrop(t *testing.T) {
 	assert.Equal(t, &DropTable{Name: "gone", IfExists: true}, parseOne(t, "DROP TABLE IF EXISTS public.gone"))
 	assert.Equal(t, &DropIndex{Name: "t_id_idx"}, parseOne(t, "DROP INDEX t_id_idx"))
 }
+
+func TestMaintenance(t *testing.T) {
+	assert.Equal(t, &Vacuum{Table: "t"}, parseOne(t, "VACUUM t"))
+	assert.Equal(t, &Vacuum{Table: "t"}, parseOne(t, "VACUUM FULL public.t"))
+	assert.Equal(t, &Cluster{Table: "t", Index: "t_id_idx"}, parseOne(t, "CLUSTER t USING t_id_idx"))
+	assert.Equal(t, &Reindex{Index: "rid"}, parseOne(t, "REINDEX INDEX rid"))
+	assert.Equal(t, &Reindex{Table: "t"}, parseOne(t, "REINDEX TABLE t"))
+	for _, bad := range []string{"VACUUM", "VACUUM t, u", "ANALYZE t", "CLUSTER t", "VACUUM nope", "REINDEX DATABASE d"} {
+		_, err := Parse(bad, testCatalog)
+		assert.Error(t, err, bad)
+	}
+}

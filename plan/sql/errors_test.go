@@ -46,7 +46,7 @@ func TestErrors(t *testing.T) {
 		{"DROP VIEW t", ErrUnsupported, "DROP VIEW"},
 		{"DROP TABLE t CASCADE", ErrUnsupported, "CASCADE"},
 		{"DROP TABLE t, u", ErrUnsupported, "2 objects"},
-		{"VACUUM t", ErrUnsupported, "VacuumStmt"},
+		{"ANALYZE t", ErrUnsupported, "ANALYZE"},
 		{"SELECT id FROM t WHERE name = 5", ErrType, "text"},
 		{"SELECT id FROM t WHERE id = 'abc'", ErrType, "invalid input syntax for type bigint"},
 		{"SELECT name + 1 FROM t", ErrType, "cannot compare or combine"},

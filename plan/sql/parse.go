@@ -58,6 +58,12 @@ func (l *lowerer) statement(n *pg_query.Node) (Statement, error) {
 		return l.update(x.UpdateStmt)
 	case *pg_query.Node_DropStmt:
 		return l.drop(x.DropStmt)
+	case *pg_query.Node_VacuumStmt:
+		return l.vacuum(x.VacuumStmt)
+	case *pg_query.Node_ClusterStmt:
+		return l.cluster(x.ClusterStmt)
+	case *pg_query.Node_ReindexStmt:
+		return l.reindex(x.ReindexStmt)
 	case nil:
 		return nil, fmt.Errorf("%w: empty statement", ErrSyntax)
 	}
