@@ -75,10 +75,61 @@ func arraySize(lo, n, span1 uint64) int {
 	return 2 + uvLen(lo) + uvLen(n) + int(n)*int(widthFor(span1))
 }
 
-// appendSorted appends the smallest encoding of a strictly ascending run.
-// Like Lance: a hole-free run is a Range; otherwise the smallest of holes,
-// bitmap and sorted array wins, ties preferring holes then bitmap.
+// minSplitRun is the shortest consecutive stretch worth its own Range
+// segment inside an ascending run.
+const minSplitRun = 64
+
+// appendSorted appends the smallest encoding of a strictly ascending run:
+// either one segment for the whole run, or the run split around its long
+// consecutive stretches (each a Range) when that is smaller — the ids an
+// update moves are typically a few scattered ids plus long ranges, which no
+// single segment encodes well.
 func appendSorted(dst []*segment, v []uint64) []*segment {
+	one := appendSortedOne(nil, v)
+	if len(v) < 2*minSplitRun || one[0].kind == KindRange {
+		return append(dst, one...)
+	}
+	var split []*segment
+	start := 0
+	for i := 0; i < len(v); {
+		j := i + 1
+		for j < len(v) && v[j] == v[j-1]+1 {
+			j++
+		}
+		if j-i >= minSplitRun {
+			if i > start {
+				split = appendSortedOne(split, v[start:i])
+			}
+			split = append(split, newRangeSeg(v[i], uint64(j-i)))
+			start = j
+		}
+		i = j
+	}
+	if start == 0 {
+		return append(dst, one...)
+	}
+	if start < len(v) {
+		split = appendSortedOne(split, v[start:])
+	}
+	if segmentsSize(split) < segmentsSize(one) {
+		return append(dst, split...)
+	}
+	return append(dst, one...)
+}
+
+func segmentsSize(segs []*segment) int {
+	n := 0
+	for _, g := range segs {
+		n += g.encodedSize()
+	}
+	return n
+}
+
+// appendSortedOne appends the smallest single-segment encoding of a
+// strictly ascending run. Like Lance: a hole-free run is a Range; otherwise
+// the smallest of holes, bitmap and sorted array wins, ties preferring
+// holes then bitmap.
+func appendSortedOne(dst []*segment, v []uint64) []*segment {
 	lo, hi := v[0], v[len(v)-1]
 	n := uint64(len(v))
 	span1 := hi - lo

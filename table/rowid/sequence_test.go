@@ -279,3 +279,29 @@ func TestBitmapGetLarge(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitLongStretches: an ascending run of a few scattered ids and long
+// consecutive stretches (what an update moves) encodes as ranges, not as
+// one array or bitmap over the whole span.
+func TestSplitLongStretches(t *testing.T) {
+	ids := []uint64{7, 90}
+	for x := uint64(500000); x < 510000; x++ {
+		ids = append(ids, x)
+	}
+	ids = append(ids, 600001)
+	for x := uint64(700000); x < 700500; x++ {
+		ids = append(ids, x)
+	}
+	s := NewSequence(ids)
+	if s.EncodedSize() > 100 {
+		t.Fatalf("encoded in %d bytes: %+v", s.EncodedSize(), s.Segments())
+	}
+	for i, id := range ids {
+		if got, ok := s.Get(uint64(i)); !ok || got != id {
+			t.Fatalf("Get(%d) = %d, %v; want %d", i, got, ok, id)
+		}
+		if off, ok := s.Position(id); !ok || off != uint64(i) {
+			t.Fatalf("Position(%d) = %d, %v; want %d", id, off, ok, i)
+		}
+	}
+}
