@@ -40,6 +40,7 @@ type DB struct {
 	stores map[string]store.Store  // by lower-case table name
 	idx    map[string]*btree.Index // open indexes by store identity + prefix
 	hist   map[string]*fragreuse.History
+	snaps  map[store.Store]*table.Table // newest snapshot opened per table
 }
 
 var tableName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -50,7 +51,7 @@ func Open(dir string, opt Options) (*DB, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("engine: open %s: %w", dir, err)
 	}
-	db := &DB{opt: opt, dir: dir, stores: map[string]store.Store{}, idx: map[string]*btree.Index{}, hist: map[string]*fragreuse.History{}}
+	db := &DB{opt: opt, dir: dir, stores: map[string]store.Store{}, idx: map[string]*btree.Index{}, hist: map[string]*fragreuse.History{}, snaps: map[store.Store]*table.Table{}}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("engine: open %s: %w", dir, err)
@@ -73,7 +74,7 @@ func Open(dir string, opt Options) (*DB, error) {
 
 // OpenMemory returns a DB whose tables live in memory (tests, examples).
 func OpenMemory(opt Options) *DB {
-	return &DB{opt: opt, stores: map[string]store.Store{}, idx: map[string]*btree.Index{}, hist: map[string]*fragreuse.History{}}
+	return &DB{opt: opt, stores: map[string]store.Store{}, idx: map[string]*btree.Index{}, hist: map[string]*fragreuse.History{}, snaps: map[store.Store]*table.Table{}}
 }
 
 func (db *DB) mem() memory.Allocator {
@@ -105,13 +106,33 @@ func (db *DB) storeOf(name string) (store.Store, error) {
 	return st, nil
 }
 
-// Table returns the latest snapshot of a table.
+// Table returns the latest snapshot of a table. Versions are immutable, so
+// a snapshot decoded once is reused until a newer version appears: each
+// statement then costs one listing of _versions/, not a manifest decode.
 func (db *DB) Table(ctx context.Context, name string) (*table.Table, error) {
 	st, err := db.storeOf(name)
 	if err != nil {
 		return nil, err
 	}
-	return table.Open(ctx, st, db.opt.Table)
+	v, err := table.LatestVersion(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	db.mu.Lock()
+	t, ok := db.snaps[st]
+	db.mu.Unlock()
+	if ok && t.Version() == v {
+		return t, nil
+	}
+	if t, err = table.OpenVersion(ctx, st, v, db.opt.Table); err != nil {
+		return nil, err
+	}
+	db.mu.Lock()
+	if cur, ok := db.snaps[st]; !ok || cur.Version() < t.Version() {
+		db.snaps[st] = t
+	}
+	db.mu.Unlock()
+	return t, nil
 }
 
 // CreateTable creates an empty table with the given user columns.
@@ -149,6 +170,7 @@ func (db *DB) DropTable(ctx context.Context, name string) error {
 	db.mu.Lock()
 	st, ok := db.stores[key]
 	delete(db.stores, key)
+	delete(db.snaps, st)
 	db.mu.Unlock()
 	if !ok {
 		return fmt.Errorf("%w: %q", ErrUnknownTable, name)
