@@ -352,8 +352,99 @@ func (e In) Evaluate(ctx context.Context, mem memory.Allocator, b arrow.RecordBa
 	if len(e.List) == 0 {
 		return nil, fmt.Errorf("%w: empty IN list", ErrInvalidArgument)
 	}
+	if out, ok, err := e.evalSet(ctx, mem, b); ok || err != nil {
+		return out, err
+	}
 	// Kleene OR of equalities gives exactly SQL's IN semantics.
 	return e.or().Evaluate(ctx, mem, b)
+}
+
+// evalSet is IN as one hash-set probe per row when the operand is an
+// int64, uint64, float64 or string column and every literal is a Go value
+// of that type (or NULL): the OR chain costs rows × list equalities. SQL
+// semantics are kept: a NULL operand gives NULL; a miss gives NULL when the
+// list holds a NULL, false otherwise.
+func (e In) evalSet(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (arrow.Array, bool, error) {
+	if _, err := e.DataType(b.Schema()); err != nil {
+		return nil, false, err
+	}
+	x, err := e.E.Evaluate(ctx, mem, b)
+	if err != nil {
+		return nil, false, err
+	}
+	defer x.Release()
+	listNull := false
+	set := make(map[any]struct{}, len(e.List))
+	for _, l := range e.List {
+		if l.Value == nil {
+			listNull = true
+			continue
+		}
+		switch x.(type) {
+		case *array.Int64:
+			v, ok := l.Value.(int64)
+			if !ok {
+				return nil, false, nil
+			}
+			set[v] = struct{}{}
+		case *array.Uint64:
+			v, ok := l.Value.(uint64)
+			if !ok {
+				return nil, false, nil
+			}
+			set[v] = struct{}{}
+		case *array.Float64:
+			v, ok := l.Value.(float64)
+			if !ok || v != v {
+				return nil, false, nil // NaN: leave it to the kernels
+			}
+			if v == 0 {
+				v = 0 // -0 and +0 are equal
+			}
+			set[v] = struct{}{}
+		case *array.String:
+			v, ok := l.Value.(string)
+			if !ok {
+				return nil, false, nil
+			}
+			set[v] = struct{}{}
+		default:
+			return nil, false, nil
+		}
+	}
+	bb := array.NewBooleanBuilder(mem)
+	defer bb.Release()
+	n := x.Len()
+	bb.Reserve(n)
+	for i := 0; i < n; i++ {
+		if x.IsNull(i) {
+			bb.UnsafeAppendBoolToBitmap(false)
+			continue
+		}
+		var key any
+		switch c := x.(type) {
+		case *array.Int64:
+			key = c.Value(i)
+		case *array.Uint64:
+			key = c.Value(i)
+		case *array.Float64:
+			f := c.Value(i)
+			if f == 0 {
+				f = 0
+			}
+			key = f
+		case *array.String:
+			key = c.Value(i)
+		}
+		if _, hit := set[key]; hit {
+			bb.UnsafeAppend(true)
+		} else if listNull {
+			bb.UnsafeAppendBoolToBitmap(false)
+		} else {
+			bb.UnsafeAppend(false)
+		}
+	}
+	return bb.NewArray(), true, nil
 }
 
 // Cast converts E to To (safe cast: overflow is an error).

@@ -1,11 +1,15 @@
 package exec_test
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/stretchr/testify/require"
 	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/exec/exectest"
 )
@@ -93,5 +97,64 @@ func TestProject(t *testing.T) {
 	s, _ := p.Execute(t.Context(), &exec.TaskContext{Mem: mem})
 	if _, err := exec.Collect(t.Context(), s); err == nil {
 		t.Fatal("want divide-by-zero error")
+	}
+}
+
+// TestInSetMatchesOrChain: the hash-set IN agrees with the Kleene OR of
+// equalities (SQL's definition) on random columns with NULLs, for lists with
+// and without a NULL, over int64, float64 and string operands.
+func TestInSetMatchesOrChain(t *testing.T) {
+	mem := exectest.Mem(t)
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(8, 8))
+	types := []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Float64, arrow.BinaryTypes.String}
+	for round := 0; round < 60; round++ {
+		typ := types[round%len(types)]
+		val := func() any {
+			x := r.IntN(12)
+			switch typ.ID() {
+			case arrow.INT64:
+				return int64(x)
+			case arrow.FLOAT64:
+				return float64(x) / 2
+			}
+			return fmt.Sprint("s", x)
+		}
+		schema := arrow.NewSchema([]arrow.Field{{Name: "x", Type: typ, Nullable: true}}, nil)
+		var rows [][]any
+		for range 200 {
+			if r.IntN(6) == 0 {
+				rows = append(rows, []any{nil})
+			} else {
+				rows = append(rows, []any{val()})
+			}
+		}
+		b, err := exectest.Batch(mem, schema, rows)
+		require.NoError(t, err)
+		var list []exec.Lit
+		for range 1 + r.IntN(5) {
+			list = append(list, exec.Lit{Value: val()})
+		}
+		if round%2 == 1 {
+			list = append(list, exec.Lit{Type: typ})
+		}
+		in := exec.In{E: exec.Col{Index: 0, Name: "x"}, List: list}
+		got, err := in.Evaluate(ctx, mem, b)
+		require.NoError(t, err)
+		var want exec.Expr
+		for _, l := range list {
+			eq := exec.Binary{Op: exec.OpEq, L: exec.Col{Index: 0, Name: "x"}, R: l}
+			if want == nil {
+				want = eq
+			} else {
+				want = exec.Binary{Op: exec.OpOr, L: want, R: eq}
+			}
+		}
+		ref, err := want.Evaluate(ctx, mem, b)
+		require.NoError(t, err)
+		require.True(t, array.Equal(ref, got), "round %d (%s, list %v):\nwant %v\ngot  %v", round, typ, list, ref, got)
+		got.Release()
+		ref.Release()
+		b.Release()
 	}
 }
