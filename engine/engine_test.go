@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/stablerow/stablerow/engine"
 	"github.com/stablerow/stablerow/exec/exectest"
+	"github.com/stablerow/stablerow/table"
 )
 
 const seedQuery = `SELECT v.ord, t._rowaddr FROM UNNEST(:ids) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid ORDER BY v.ord`
@@ -91,4 +93,54 @@ func TestSubstraitRoundTrip(t *testing.T) {
 	require.Contains(t, res.Plan, "TakeByKeyExec")
 	_, err = db.ExecSubstrait(ctx, []byte(`{"relations": [{"root": {"input": {"window": {}}}}]}`), nil)
 	require.Error(t, err)
+}
+
+// TestIndexedInFilter: WHERE k IN (...) and k = v on a column with a BTree
+// plan as an IndexScanExec (plus a scan of the fragments the index does not
+// cover), and return exactly the rows the index-free plan returns, also
+// after a delete, an update and a recluster with the remap deferred.
+func TestIndexedInFilter(t *testing.T) {
+	mem := exectest.Mem(t)
+	ctx := context.Background()
+	var dbs []*engine.DB
+	for _, noIdx := range []bool{false, true} {
+		db := engine.OpenMemory(engine.Options{Mem: mem, DisableIndexes: noIdx, Table: table.Options{MaxRowsPerFragment: 300, BatchRows: 32}})
+		_, err := db.Exec(ctx, `CREATE TABLE t (k BIGINT NOT NULL, s TEXT);
+			INSERT INTO t SELECT (g * 37) % 1000, 'v' FROM generate_series(0, 999) AS g(g);
+			CREATE INDEX kx ON t USING btree (k);
+			INSERT INTO t SELECT g, 'late' FROM generate_series(2000, 2010) AS g(g);
+			DELETE FROM t WHERE k = 74;
+			UPDATE t SET s = 'moved' WHERE k = 111`, nil)
+		require.NoError(t, err)
+		dbs = append(dbs, db)
+	}
+	queries := []string{
+		"SELECT k, s, _rowid FROM t WHERE k IN (0, 37, 74, 111, 999, 2005, 5000) ORDER BY k",
+		"SELECT k, s FROM t WHERE k = 111",
+		"SELECT k FROM t WHERE k IN (1, 2, 3) AND s = 'v' ORDER BY k",
+	}
+	check := func(stage string) {
+		for _, q := range queries {
+			want := run(t, dbs[1], q, nil)
+			res, err := dbs[0].Exec(ctx, "EXPLAIN "+q, nil)
+			require.NoError(t, err)
+			plan, err := exectest.Rows(res.Batches...)
+			res.Release()
+			require.NoError(t, err)
+			require.Contains(t, fmt.Sprint(plan), "IndexScanExec", "%s: %s", stage, q)
+			require.Equal(t, want, run(t, dbs[0], q, nil), "%s: %s", stage, q)
+			require.NotEmpty(t, want, q)
+		}
+	}
+	check("after writes")
+	for _, db := range dbs {
+		_, err := db.Exec(ctx, "CLUSTER t USING kx; DELETE FROM t WHERE k = 37", nil)
+		require.NoError(t, err)
+	}
+	check("after cluster")
+	for _, db := range dbs {
+		_, err := db.Exec(ctx, "REINDEX TABLE t", nil)
+		require.NoError(t, err)
+	}
+	check("after reindex")
 }

@@ -18,6 +18,7 @@ func (p *planner) filter(r *splan.FilterRel, need []bool) (*rel, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.noteKeySet(r)
 	in, err := p.compile(r.Input(), inNeed, hint{})
 	if err != nil {
 		return nil, err

@@ -118,9 +118,22 @@ func (p *planner) namedRead(r *splan.NamedTableReadRel, need []bool) (*rel, erro
 	if len(scan) == 0 {
 		use(0)
 	}
-	node, err := t.Scan(scan)
-	if err != nil {
-		return nil, fmt.Errorf("plan: scan %q: %w", r.Names()[0], err)
+	var node exec.Node
+	if ks := p.keySets[r]; ks != nil {
+		if is, ok := t.(IndexedScanner); ok {
+			n, ok, err := is.ScanWhereIn(scan, ks.col, ks.values)
+			if err != nil {
+				return nil, fmt.Errorf("plan: index scan %q: %w", r.Names()[0], err)
+			}
+			if ok {
+				node = n
+			}
+		}
+	}
+	if node == nil {
+		if node, err = t.Scan(scan); err != nil {
+			return nil, fmt.Errorf("plan: scan %q: %w", r.Names()[0], err)
+		}
 	}
 	if node.Schema().NumFields() != len(scan) {
 		return nil, fmt.Errorf("%w: scan of %q returned %d columns, want %d", ErrInvalidPlan, r.Names()[0], node.Schema().NumFields(), len(scan))

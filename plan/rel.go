@@ -21,6 +21,8 @@ type planner struct {
 	params map[int]paramUse
 	// extended holds the ProjectExecs withExtra made.
 	extended map[exec.Node]extension
+	// keySets: filters over table reads that an index may answer.
+	keySets map[*splan.NamedTableReadRel]*keySet
 }
 
 // rel is a compiled relation. node produces the columns; cols[i] is the node

@@ -1,0 +1,168 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/stablerow/stablerow/exec"
+	"github.com/stablerow/stablerow/table"
+)
+
+// ScanWhereIn answers `key IN (values)` with a BTree on the key column:
+// an IndexScanExec over the fragments the index covers (through the
+// fragment reuse history when rewrites happened since its build), united
+// with a plain scan of the fragments it does not cover. The planner keeps
+// the filter above, so this only has to find a superset of the rows.
+func (p *provider) ScanWhereIn(columns []int, key int, values []any) (exec.Node, bool, error) {
+	if p.c.db.opt.DisableIndexes || key < 0 || key >= p.t.Schema().NumFields() {
+		return nil, false, nil
+	}
+	col := p.t.Schema().Field(key).Name
+	var meta *table.IndexMeta
+	for _, m := range p.t.Indexes() {
+		if m.Column == col && m.Kind == "btree" {
+			meta = m
+			break
+		}
+	}
+	if meta == nil {
+		return nil, false, nil
+	}
+	keys, ok := keyArray(p.t.Schema().Field(key).Type, values)
+	if !ok {
+		return nil, false, nil
+	}
+	ctx := p.c.ctx
+	ix, err := p.c.db.openIndex(ctx, p.t, meta)
+	if err != nil {
+		return nil, false, err
+	}
+	h, err := p.c.db.historyFor(ctx, p.t, meta)
+	if err != nil {
+		return nil, false, err
+	}
+	covers := meta.Covers
+	if h != nil {
+		covers = h.Coverage().Contains
+	}
+	names := make([]string, len(columns))
+	for i, c := range columns {
+		names[i] = p.t.Schema().Field(c).Name
+	}
+	t := p.t
+	lookup := func(ctx context.Context) ([]uint64, error) {
+		bm, err := ix.SearchIn(ctx, keys)
+		if err != nil {
+			return nil, err
+		}
+		addrs := bm.ToArray()
+		live := make([]bool, len(addrs))
+		if h != nil {
+			if err := h.Translate(addrs, addrs, live); err != nil {
+				return nil, err
+			}
+		} else {
+			for i := range live {
+				live[i] = true
+			}
+		}
+		out := addrs[:0]
+		for i, a := range addrs {
+			if live[i] && covers(uint32(a>>32)) && t.IsLive(a) {
+				out = append(out, a)
+			}
+		}
+		return out, nil
+	}
+	desc := fmt.Sprintf("btree %s(%s) IN %d values", meta.Name, col, len(values))
+	if h != nil {
+		desc += fmt.Sprintf(", addresses remapped through %d rewrite(s)", h.Len())
+	}
+	scan, err := exec.NewIndexScanExec(t, names, lookup, desc)
+	if err != nil {
+		return nil, false, err
+	}
+	var uncovered []uint32
+	for _, id := range t.FragmentIDs() {
+		if !covers(id) {
+			uncovered = append(uncovered, id)
+		}
+	}
+	if len(uncovered) == 0 {
+		return scan, true, nil
+	}
+	rest, err := exec.NewScanExec(t, names, uncovered)
+	if err != nil {
+		return nil, false, err
+	}
+	u, err := exec.NewUnionExec(scan, rest)
+	if err != nil {
+		return nil, false, err
+	}
+	return u, true, nil
+}
+
+// keyArray builds the search keys in the index's key type; ok is false
+// for values it cannot represent exactly (the planner then scans). The keys
+// are plan constants that live as long as the plan, so they come from the
+// Go heap, not from the query's allocator.
+func keyArray(t arrow.DataType, values []any) (arrow.Array, bool) {
+	mem := memory.DefaultAllocator
+	switch t.ID() {
+	case arrow.INT64:
+		b := array.NewInt64Builder(mem)
+		defer b.Release()
+		for _, v := range values {
+			x, ok := v.(int64)
+			if !ok {
+				return nil, false
+			}
+			b.Append(x)
+		}
+		return b.NewArray(), true
+	case arrow.UINT64:
+		b := array.NewUint64Builder(mem)
+		defer b.Release()
+		for _, v := range values {
+			switch x := v.(type) {
+			case uint64:
+				b.Append(x)
+			case int64:
+				if x >= 0 { // a negative id matches nothing
+					b.Append(uint64(x))
+				}
+			default:
+				return nil, false
+			}
+		}
+		return b.NewArray(), true
+	case arrow.FLOAT64:
+		b := array.NewFloat64Builder(mem)
+		defer b.Release()
+		for _, v := range values {
+			x, ok := v.(float64)
+			if !ok || math.IsNaN(x) {
+				return nil, false
+			}
+			b.Append(x)
+		}
+		return b.NewArray(), true
+	case arrow.STRING:
+		b := array.NewStringBuilder(mem)
+		defer b.Release()
+		for _, v := range values {
+			x, ok := v.(string)
+			if !ok {
+				return nil, false
+			}
+			b.Append(x)
+		}
+		return b.NewArray(), true
+	}
+	return nil, false
+}

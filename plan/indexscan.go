@@ -1,0 +1,110 @@
+package plan
+
+import (
+	"github.com/substrait-io/substrait-go/v8/expr"
+	splan "github.com/substrait-io/substrait-go/v8/plan"
+
+	"github.com/stablerow/stablerow/exec"
+)
+
+// IndexedScanner is optionally implemented by a TableProvider whose table
+// has scalar indexes. ScanWhereIn returns a node producing columns (like
+// Scan) for a superset of the rows whose column key equals one of values —
+// at least every such row, typically exactly them — or ok=false when no
+// index can serve the column. The planner keeps the full filter above it,
+// so a provider may return extra rows but must never miss one.
+type IndexedScanner interface {
+	ScanWhereIn(columns []int, key int, values []any) (node exec.Node, ok bool, err error)
+}
+
+// keySet is a filter conjunct `column IN (literals)` or `column = literal`
+// on a table read: what an index can answer.
+type keySet struct {
+	col    int // table column
+	values []any
+}
+
+// keySetOf finds, among the AND-ed conjuncts of cond over a read whose
+// output field i is table column cols[i], one that an index can answer.
+func keySetOf(cond expr.Expression, cols []int) *keySet {
+	f, ok := cond.(*expr.ScalarFunction)
+	if !ok {
+		if in, ok := cond.(*expr.SingularOrList); ok {
+			return inSet(in.Value, in.Options, cols)
+		}
+		return nil
+	}
+	switch funcName(f) {
+	case "and":
+		for i := 0; i < f.NArgs(); i++ {
+			if a, ok := f.Arg(i).(expr.Expression); ok {
+				if ks := keySetOf(a, cols); ks != nil {
+					return ks
+				}
+			}
+		}
+	case "equal":
+		if f.NArgs() == 2 {
+			l, _ := f.Arg(0).(expr.Expression)
+			r, _ := f.Arg(1).(expr.Expression)
+			if ks := inSet(l, []expr.Expression{r}, cols); ks != nil {
+				return ks
+			}
+			return inSet(r, []expr.Expression{l}, cols)
+		}
+	}
+	return nil
+}
+
+func inSet(v expr.Expression, options []expr.Expression, cols []int) *keySet {
+	fr, ok := v.(*expr.FieldReference)
+	if !ok {
+		return nil
+	}
+	i, err := fieldIndex(fr)
+	if err != nil || i < 0 || i >= len(cols) {
+		return nil
+	}
+	ks := &keySet{col: cols[i]}
+	for _, o := range options {
+		l, ok := o.(expr.Literal)
+		if !ok {
+			return nil
+		}
+		e, err := literal(l)
+		if err != nil {
+			return nil
+		}
+		lit, ok := e.(exec.Lit)
+		if !ok || lit.Value == nil {
+			return nil // NULL never matches; leave such lists to the filter
+		}
+		ks.values = append(ks.values, lit.Value)
+	}
+	if len(ks.values) == 0 {
+		return nil
+	}
+	return ks
+}
+
+// noteKeySet records, for a filter directly over a plain table read, the
+// key set an index might answer; namedRead then asks the provider.
+func (p *planner) noteKeySet(r *splan.FilterRel) {
+	if p.opt.DisableIndexes {
+		return
+	}
+	read, ok := r.Input().(*splan.NamedTableReadRel)
+	if !ok || read.Filter() != nil || read.OutputMapping() != nil {
+		return
+	}
+	_, cols, err := p.namedTable(read)
+	if err != nil {
+		return
+	}
+	if ks := keySetOf(r.Condition(), cols); ks != nil {
+		if p.keySets == nil {
+			p.keySets = map[*splan.NamedTableReadRel]*keySet{}
+		}
+		p.keySets[read] = ks
+	}
+}
