@@ -14,16 +14,21 @@ all: lint test
 demo:
 	$(GO) run ./cmd/stablerow demo -d $(DEMO_DIR)
 
-# All tests, race detector on, bounded sizes (-short keeps big fixtures out).
+# All tests, race detector on, bounded sizes (-short keeps big fixtures out);
+# then the DuckDB peer module's own tests (its own go.mod; first build
+# fetches duckdb-go's static libraries).
 test:
 	$(GO) test -race -short -count=1 -timeout 15m $(PKGS)
+	cd bench && $(GO) test -short -count=1 -timeout 10m ./...
 
 test-short:
 	$(GO) test -short -count=1 $(PKGS)
 
-# Library benchmarks. STABLEROW_BENCH_ROWS scales the big fixtures.
+# Library benchmarks, then stablerow and DuckDB side by side on the same
+# data (bench/: differential check first, medians, ratios, a PNG plot).
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3x -timeout 30m $(PKGS) | tee bench.out
+	cd bench && $(GO) run ./cmd/peerbench -rows 1000000,10000000 -out ../bench-report.md -plot ../docs/bench.png
 
 # Every fuzz target, FUZZTIME each.
 fuzz:

@@ -1,0 +1,175 @@
+// Command peerbench measures stablerow against DuckDB on the same data
+// (issue 7) and writes a markdown report and a PNG plot.
+//
+//	cd bench && go run ./cmd/peerbench -rows 1000000,10000000 -out ../bench-report.md -plot ../docs/bench.png
+//	cd bench && go run ./cmd/peerbench -quick
+//
+// For each table size it builds t in stablerow (CreateTable + Append in 1M
+// row fragments, then CREATE INDEX on _rowid and on k), reads the rows back
+// with their _rowid and _rowaddr, loads exactly those rows into two DuckDB
+// databases (one plain, one with a unique ART index on _rowid), and runs
+// every workload: first once per engine with a differential check (any
+// difference exits non-zero), then alternating timed runs. The workloads
+// are the take (with and without payload), an IN-list on k, the take after
+// a delete of ~10%, after a recluster by k with the index remap deferred,
+// and after OptimizeIndex. See package peer.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/stablerow/stablerow/bench/peer"
+)
+
+// config is the parsed command line.
+type config struct {
+	rows      []int
+	ids       []int
+	keys      []int
+	maxKeyOps int64 // skip an IN-list case when rows*keys exceeds this
+	runs      int
+	bigRuns   int // runs of cases with >= bigIDs ids
+	seed      uint64
+	threads   int
+	dir       string
+	out       string
+	plot      string
+	quick     bool
+	recluster bool
+}
+
+const bigIDs = 1_000_000
+
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for f := range strings.SplitSeq(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(strings.ReplaceAll(f, "_", ""))
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("bad number %q", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func parseFlags(args []string) (*config, error) {
+	fs := flag.NewFlagSet("peerbench", flag.ContinueOnError)
+	rows := fs.String("rows", "1000000,10000000", "table sizes, comma-separated")
+	ids := fs.String("ids", "10,100,10000,1000000", "id list lengths of the take workloads (10: below DuckDB's 50-id threshold for an ART index scan)")
+	keys := fs.String("keys", "10,100", "key list lengths of the k IN-list workload")
+	c := &config{}
+	fs.Int64Var(&c.maxKeyOps, "max-key-ops", 2_000_000_000, "skip IN-list cases with rows*keys above this (bounds DuckDB's and the fallback's scan cost)")
+	fs.IntVar(&c.runs, "runs", 5, "timed runs per engine and case")
+	fs.IntVar(&c.bigRuns, "big-runs", 3, "timed runs for cases with 1M or more ids")
+	fs.Uint64Var(&c.seed, "seed", 1, "seed of the id and key lists")
+	fs.IntVar(&c.threads, "threads", 0, "DuckDB threads (0: all cores)")
+	fs.StringVar(&c.dir, "dir", "", "directory for the stablerow tables (default: a temporary one, removed)")
+	fs.StringVar(&c.out, "out", "", "also write the markdown report to this file")
+	fs.StringVar(&c.plot, "plot", "", "write the latency plot (PNG) to this file")
+	fs.BoolVar(&c.recluster, "recluster", true, "also measure the takes after a recluster by k (remap deferred) and after OptimizeIndex")
+	fs.BoolVar(&c.quick, "quick", false, "a ~1 minute run: 1M rows, 3 runs (1 for 1M ids), a 10-key IN-list")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if c.quick {
+		*rows, *keys = "1000000", "10"
+		c.runs, c.bigRuns = 3, 1
+	}
+	var err error
+	if c.rows, err = parseInts(*rows); err != nil {
+		return nil, err
+	}
+	if c.ids, err = parseInts(*ids); err != nil {
+		return nil, err
+	}
+	if c.keys, err = parseInts(*keys); err != nil {
+		return nil, err
+	}
+	if len(c.rows) == 0 || c.runs < 1 || c.bigRuns < 1 {
+		return nil, errors.New("need at least one table size and one run")
+	}
+	return c, nil
+}
+
+func main() {
+	c, err := parseFlags(os.Args[1:])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "peerbench:", err)
+		os.Exit(2)
+	}
+	if err := run(context.Background(), c, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "peerbench: FAILED:", err)
+		if errors.Is(err, peer.ErrMismatch) {
+			fmt.Fprintln(os.Stderr, "peerbench: the engines returned different rows; no figures were written")
+		}
+		os.Exit(1)
+	}
+}
+
+// run measures and writes the report to stdout (and the -out file).
+func run(ctx context.Context, c *config, stdout io.Writer) error {
+	start := time.Now()
+	load0 := loadAvg()
+	dir := c.dir
+	if dir == "" {
+		d, err := os.MkdirTemp("", "peerbench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	}
+	rep := &peer.Report{Title: "stablerow vs DuckDB (issue 7)"}
+	for _, n := range c.rows {
+		res, setup, err := benchSize(ctx, c, filepath.Join(dir, fmt.Sprintf("rows%d", n)), n)
+		if err != nil {
+			return err
+		}
+		rep.Results = append(rep.Results, res...)
+		rep.Setup = append(rep.Setup, setup...)
+	}
+	rep.Setting = setting(c, time.Since(start), load0, loadAvg())
+	rep.Notes = notesOf(c)
+	var b strings.Builder
+	if err := rep.WriteMarkdown(&b); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(stdout, b.String()); err != nil {
+		return err
+	}
+	if c.out != "" {
+		if err := os.WriteFile(c.out, []byte(b.String()), 0o644); err != nil {
+			return err
+		}
+	}
+	if c.plot != "" {
+		if err := os.MkdirAll(filepath.Dir(c.plot), 0o755); err != nil {
+			return err
+		}
+		f, err := os.Create(c.plot)
+		if err != nil {
+			return err
+		}
+		if err := peer.WritePlot(f, rep.Results, "take"); err != nil {
+			f.Close()
+			return err
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseFlags(t *testing.T) {
+	c, err := parseFlags([]string{"-rows", "1_000,20000", "-ids", "5, 10", "-runs", "2"})
+	require.NoError(t, err)
+	require.Equal(t, []int{1000, 20000}, c.rows)
+	require.Equal(t, []int{5, 10}, c.ids)
+	require.Equal(t, 2, c.runs)
+	q, err := parseFlags([]string{"-quick"})
+	require.NoError(t, err)
+	require.Equal(t, []int{1_000_000}, q.rows)
+	_, err = parseFlags([]string{"-rows", "x"})
+	require.Error(t, err)
+	_, err = parseFlags([]string{"-runs", "0"})
+	require.Error(t, err)
+}
+
+// TestSmallRun runs the whole command on a small table: both engines are
+// built, every workload passes its differential check, and the report and
+// plot are written.
+func TestSmallRun(t *testing.T) {
+	dir := t.TempDir()
+	out, plot := filepath.Join(dir, "r.md"), filepath.Join(dir, "p.png")
+	c, err := parseFlags([]string{"-rows", "3000", "-ids", "10,500", "-keys", "5", "-runs", "1",
+		"-dir", filepath.Join(dir, "db"), "-out", out, "-plot", plot})
+	require.NoError(t, err)
+	var stdout strings.Builder
+	require.NoError(t, run(context.Background(), c, &stdout))
+	md, err := os.ReadFile(out)
+	require.NoError(t, err)
+	require.Equal(t, stdout.String(), string(md), "stdout and -out hold the same report")
+	for _, w := range []string{"| take | 3K | 500 |", "| take+payload | 3K | 10 |", "| k IN-list | 3K | 5 |", "| take after delete | 3K | 500 |",
+		"| take after recluster | 3K | 500 |", "| take after optimize | 3K | 10 |", "TakeByKeyExec"} {
+		require.True(t, strings.Contains(string(md), w), "report lacks %q", w)
+	}
+	st, err := os.Stat(plot)
+	require.NoError(t, err)
+	require.Greater(t, st.Size(), int64(1000))
+}
