@@ -113,15 +113,20 @@ func benchIDs(n int) []int64 {
 var printed sync.Map
 
 func benchSeed(b *testing.B, nids int, sql string, noIndex bool) {
-	dir := benchDB(b)
-	db, err := engine.Open(dir, engine.Options{DisableIndexes: noIndex})
+	db, err := engine.Open(benchDB(b), engine.Options{DisableIndexes: noIndex})
 	if err != nil {
 		b.Fatal(err)
 	}
+	timeQuery(b, db, sql, nids)
+}
+
+// timeQuery times sql with :ids bound to nids benchmark ids, after one
+// untimed run that maps the files and warms the page cache (the figures
+// are for a warm process, as a server would run), and prints the plan of
+// the last run once per benchmark.
+func timeQuery(b *testing.B, db *engine.DB, sql string, nids int) {
 	params := map[string]any{"ids": benchIDs(nids)}
 	ctx := context.Background()
-	// One untimed run maps the files and warms the page cache: the figures
-	// are for a warm process, as a server would run.
 	if res, err := db.Exec(ctx, sql, params); err != nil {
 		b.Fatal(err)
 	} else {
@@ -228,33 +233,11 @@ func (s *shuffledReader) Next() bool {
 }
 
 func benchRecluster(b *testing.B, name string, nids int) {
-	dir := reclusteredDBs(b)
-	db, err := engine.Open(dir, engine.Options{})
+	db, err := engine.Open(reclusteredDBs(b), engine.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	sql := strings.Replace(seedSQL, "JOIN t ON t.", "JOIN "+name+" t ON t.", 1)
-	params := map[string]any{"ids": benchIDs(nids)}
-	ctx := context.Background()
-	if res, err := db.Exec(ctx, sql, params); err != nil {
-		b.Fatal(err)
-	} else {
-		res.Release()
-	}
-	b.ResetTimer()
-	var plan string
-	for b.Loop() {
-		res, err := db.Exec(ctx, sql, params)
-		if err != nil {
-			b.Fatal(err)
-		}
-		plan = res.Plan
-		res.Release()
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/query")
-	if _, dup := printed.LoadOrStore(b.Name(), true); !dup {
-		fmt.Printf("plan of %s:\n%s\n", b.Name(), plan)
-	}
+	timeQuery(b, db, strings.Replace(seedSQL, "JOIN t ON t.", "JOIN "+name+" t ON t.", 1), nids)
 }
 
 // The seed query after a recluster of all 10M rows by a random key: with

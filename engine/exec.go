@@ -188,29 +188,38 @@ func (db *DB) build(ctx context.Context, cat *catalog, q *sql.Query) (exec.Node,
 }
 
 func (db *DB) query(ctx context.Context, cat *catalog, q *sql.Query, params map[string]any) (*Result, error) {
+	res, _, err := db.runQuery(ctx, cat, q, params)
+	return res, err
+}
+
+// runQuery plans q, runs it (unless it is a plain EXPLAIN) and returns the
+// result with the node that ran.
+func (db *DB) runQuery(ctx context.Context, cat *catalog, q *sql.Query, params map[string]any) (*Result, exec.Node, error) {
 	node, err := db.build(ctx, cat, q)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if q.Explain && !q.Analyze {
-		return explainResult(db, exec.Explain(node, false))
+		res, err := explainResult(db, exec.Explain(node, false))
+		return res, node, err
 	}
 	bound, err := bind(q, params)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	batches, err := db.collect(ctx, node, bound)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	text := exec.Explain(node, true)
 	if q.Explain {
 		for _, b := range batches {
 			b.Release()
 		}
-		return explainResult(db, text)
+		res, err := explainResult(db, text)
+		return res, node, err
 	}
-	return &Result{Schema: node.Schema(), Batches: batches, Plan: text}, nil
+	return &Result{Schema: node.Schema(), Batches: batches, Plan: text}, node, nil
 }
 
 // Query plans and runs one SELECT, returning the plan node with the result
@@ -228,19 +237,7 @@ func (db *DB) Query(ctx context.Context, text string, params map[string]any) (*R
 	if !ok || q.Explain {
 		return nil, nil, fmt.Errorf("%w: Query takes a SELECT", ErrUnsupported)
 	}
-	node, err := db.build(ctx, cat, q)
-	if err != nil {
-		return nil, nil, err
-	}
-	bound, err := bind(q, params)
-	if err != nil {
-		return nil, nil, err
-	}
-	batches, err := db.collect(ctx, node, bound)
-	if err != nil {
-		return nil, nil, err
-	}
-	return &Result{Schema: node.Schema(), Batches: batches, Plan: exec.Explain(node, true)}, node, nil
+	return db.runQuery(ctx, cat, q, params)
 }
 
 func (db *DB) collect(ctx context.Context, node exec.Node, params map[int]any) ([]arrow.RecordBatch, error) {

@@ -205,46 +205,49 @@ func (e Binary) Evaluate(ctx context.Context, mem memory.Allocator, b arrow.Reco
 
 // modulus is % for integer and float arrays; arrow-go has no kernel for it.
 func modulus(mem memory.Allocator, l, r arrow.Array) (arrow.Array, error) {
-	n := l.Len()
 	switch a := l.(type) {
 	case *array.Int64:
-		b := r.(*array.Int64)
-		bld := array.NewInt64Builder(mem)
-		defer bld.Release()
-		bld.Reserve(n)
-		for i := 0; i < n; i++ {
-			if a.IsNull(i) || b.IsNull(i) {
-				bld.UnsafeAppendBoolToBitmap(false)
-				continue
+		return remainder(a, r.(*array.Int64), array.NewInt64Builder(mem), func(x, y int64) int64 {
+			if y == -1 { // MinInt64 % -1 would trap
+				return 0
 			}
-			if b.Value(i) == 0 {
-				return nil, fmt.Errorf("%w: division by zero", ErrInvalidArgument)
-			}
-			if b.Value(i) == -1 { // MinInt64 % -1 would trap
-				bld.UnsafeAppend(0)
-				continue
-			}
-			bld.UnsafeAppend(a.Value(i) % b.Value(i))
-		}
-		return bld.NewArray(), nil
+			return x % y
+		})
 	case *array.Float64:
-		b := r.(*array.Float64)
-		bld := array.NewFloat64Builder(mem)
-		defer bld.Release()
-		bld.Reserve(n)
-		for i := 0; i < n; i++ {
-			if a.IsNull(i) || b.IsNull(i) {
-				bld.UnsafeAppendBoolToBitmap(false)
-				continue
-			}
-			if b.Value(i) == 0 {
-				return nil, fmt.Errorf("%w: division by zero", ErrInvalidArgument)
-			}
-			bld.UnsafeAppend(math.Mod(a.Value(i), b.Value(i)))
-		}
-		return bld.NewArray(), nil
+		return remainder(a, r.(*array.Float64), array.NewFloat64Builder(mem), math.Mod)
 	}
 	return nil, fmt.Errorf("%w: %% on %s", ErrSchema, l.DataType())
+}
+
+type numArray[T int64 | float64] interface {
+	arrow.Array
+	Value(int) T
+}
+
+func remainder[T int64 | float64](a, b numArray[T], bld fixedBuilder[T], rem func(x, y T) T) (arrow.Array, error) {
+	defer bld.Release()
+	n := a.Len()
+	bld.Reserve(n)
+	for i := 0; i < n; i++ {
+		if a.IsNull(i) || b.IsNull(i) {
+			bld.UnsafeAppendBoolToBitmap(false)
+			continue
+		}
+		if b.Value(i) == 0 {
+			return nil, fmt.Errorf("%w: division by zero", ErrInvalidArgument)
+		}
+		bld.UnsafeAppend(rem(a.Value(i), b.Value(i)))
+	}
+	return bld.NewArray(), nil
+}
+
+// fixedBuilder is the part of arrow's typed builders remainder needs.
+type fixedBuilder[T any] interface {
+	Reserve(int)
+	UnsafeAppend(T)
+	UnsafeAppendBoolToBitmap(bool)
+	NewArray() arrow.Array
+	Release()
 }
 
 // Unary operators.

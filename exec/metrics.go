@@ -21,9 +21,10 @@ type Metrics struct {
 	extra map[string]*atomic.Int64
 }
 
-// Add increments the named extra counter by n.
-func (m *Metrics) Add(name string, n int64) {
+// counter returns the named extra counter, creating it at zero.
+func (m *Metrics) counter(name string) *atomic.Int64 {
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	if m.extra == nil {
 		m.extra = map[string]*atomic.Int64{}
 	}
@@ -32,22 +33,15 @@ func (m *Metrics) Add(name string, n int64) {
 		c = new(atomic.Int64)
 		m.extra[name] = c
 	}
-	m.mu.Unlock()
-	c.Add(n)
+	return c
 }
+
+// Add increments the named extra counter by n.
+func (m *Metrics) Add(name string, n int64) { m.counter(name).Add(n) }
 
 // Max raises the named counter to v if v is larger (a high-water mark).
 func (m *Metrics) Max(name string, v int64) {
-	m.mu.Lock()
-	if m.extra == nil {
-		m.extra = map[string]*atomic.Int64{}
-	}
-	c, ok := m.extra[name]
-	if !ok {
-		c = new(atomic.Int64)
-		m.extra[name] = c
-	}
-	m.mu.Unlock()
+	c := m.counter(name)
 	for {
 		old := c.Load()
 		if v <= old || c.CompareAndSwap(old, v) {
