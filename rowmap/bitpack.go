@@ -3,7 +3,7 @@ package rowmap
 import "encoding/binary"
 
 // bitPacker appends values of a fixed width LSB-first into little-endian
-// 64-bit words, the layout unpack, packedAt and unpackTranslate read.
+// 64-bit words, the layout unpack, packedAt and translateBlock read.
 type bitPacker struct {
 	dst []byte
 	acc uint64

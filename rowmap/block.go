@@ -197,6 +197,11 @@ func parseBlock(buf []byte, m uint32, wantRows, wantLive int) (parsedBlock, erro
 			if dict[i] >= m {
 				return pbk, fmt.Errorf("%w: dictionary label %d ≥ %d", ErrCorrupt, dict[i], m)
 			}
+			// The writer emits the dictionary sorted and without repeats; the
+			// sweep keeps one counter per entry, so repeats must not pass.
+			if i > 0 && dict[i] <= dict[i-1] {
+				return pbk, fmt.Errorf("%w: dictionary not strictly increasing", ErrCorrupt)
+			}
 		}
 		p += int(h.k) * 2
 		limit = h.k
@@ -384,30 +389,35 @@ func packedAt(packed []byte, w uint, i int) uint32 {
 }
 
 // countEqualPrefix counts the values equal to want among the first n.
+//
+// It compares k = 57/w values at once (SWAR): one unaligned 8-byte load at
+// a bit phase below 8 holds k whole values; XOR with want replicated in
+// every lane turns matches into zero lanes, and a lane is non-zero exactly
+// when its top bit is set after adding all-ones-but-the-top to its low bits
+// (the sum stays inside the lane) and OR-ing the lane back in. The zero
+// lanes are then a popcount of the top bits left clear.
 func countEqualPrefix(packed []byte, w uint, n int, want uint32) uint32 {
 	if w == 0 {
 		return uint32(n)
 	}
-	mask := uint64(1)<<w - 1
-	target := uint64(want)
-	var acc uint64
-	var have uint
-	wi := 0
+	k := 57 / w
+	var low uint64 // the lowest bit of each of the k lanes
+	for j := range k {
+		low |= 1 << (j * w)
+	}
+	field := uint64(1)<<(k*w) - 1
+	rest := low * (uint64(1)<<(w-1) - 1) // every lane bit but the top
+	top := low << (w - 1)
+	rep := low * uint64(want)
 	var c uint32
-	for i := 0; i < n; i++ {
-		var v uint64
-		if have >= w {
-			v = acc & mask
-			acc >>= w
-			have -= w
-		} else {
-			next := binary.LittleEndian.Uint64(packed[wi:])
-			wi += 8
-			v = (acc | next<<have) & mask
-			acc = next >> (w - have)
-			have = 64 - (w - have)
-		}
-		if v == target {
+	i, bit := 0, uint(0)
+	for ; i+int(k) <= n && int(bit>>3)+8 <= len(packed); i += int(k) {
+		x := binary.LittleEndian.Uint64(packed[bit>>3:])>>(bit&7)&field ^ rep
+		c += uint32(bits.OnesCount64(^((x&rest + rest) | x) & top))
+		bit += k * w
+	}
+	for ; i < n; i++ {
+		if packedAt(packed, w, i) == want {
 			c++
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -160,6 +161,10 @@ func (r *Reader) DecodeBlock(b int) ([]uint32, error) {
 	return out, err
 }
 
+// pointBufs recycles the block buffers of point lookups, which would
+// otherwise allocate (and zero) a block's worth of bytes per call.
+var pointBufs = sync.Pool{New: func() any { return new([]byte) }}
+
 // Translate maps source row g to its destination index and offset; deleted
 // rows report deleted=true. It reads one block.
 func (r *Reader) Translate(g uint64) (dest uint16, offset uint32, deleted bool, err error) {
@@ -169,7 +174,10 @@ func (r *Reader) Translate(g uint64) (dest uint16, offset uint32, deleted bool, 
 	bs := uint64(r.counts.BlockSize())
 	b := int(g / bs)
 	sz := int(r.dir[b+1] - r.dir[b])
-	raw := make([]byte, sz)
+	bp := pointBufs.Get().(*[]byte)
+	defer pointBufs.Put(bp)
+	raw := slices.Grow((*bp)[:0], sz)[:sz]
+	*bp = raw
 	if _, err := r.src.ReadAt(raw, int64(r.dir[b])); err != nil && !errors.Is(err, io.EOF) {
 		return 0, 0, false, fmt.Errorf("rowmap: reading block %d: %w", b, err)
 	}
@@ -197,13 +205,14 @@ type Translation struct {
 	Deleted bool
 }
 
-// rankThreshold: blocks with at most this many requested rows use per-row
-// rank scans; denser ones use one partial sweep.
+// rankThreshold: blocks with at most this many requested rows are ranked
+// on the packed block per row (as Translate does); denser ones are swept
+// once with the sweep kernel.
 const rankThreshold = 4
 
 // TranslateMany translates rows (any order, duplicates allowed) into out
-// (len(out) ≥ len(rows)). Each touched block is read and decoded once, and
-// only one decoded block is held at a time.
+// (len(out) ≥ len(rows)). Each touched block is read and checked once, and
+// only one translated block is held at a time.
 func (r *Reader) TranslateMany(rows []uint64, out []Translation) error {
 	if len(out) < len(rows) {
 		return fmt.Errorf("%w: out has %d slots for %d rows", ErrInvalidArgument, len(out), len(rows))
@@ -225,24 +234,27 @@ func (r *Reader) TranslateMany(rows []uint64, out []Translation) error {
 		return 0
 	})
 	bs := uint64(r.counts.BlockSize())
-	var raw []byte
-	var labels []uint32
+	var sc sweepScratch
+	defer sc.release()
 	var counters []uint32
-	var err error
 	for i := 0; i < len(order); {
 		b := int(rows[order[i]] / bs)
 		j := i
 		for j < len(order) && int(rows[order[j]]/bs) == b {
 			j++
 		}
-		if raw, labels, err = r.readBlock(b, raw, labels); err != nil {
-			return err
-		}
 		base := r.counts.Base(b)
 		start := uint64(b) * bs
 		if j-i <= rankThreshold {
+			pb, err := r.readParsed(b, &sc)
+			if err != nil {
+				return err
+			}
 			for _, k := range order[i:j] {
-				l, rank, del := TranslateInBlock(labels, int(rows[k]-start))
+				l, rank, del, err := rankEncoded(pb, int(rows[k]-start))
+				if err != nil {
+					return fmt.Errorf("block %d: %w", b, err)
+				}
 				if del {
 					out[k] = Translation{Deleted: true}
 					continue
@@ -261,18 +273,17 @@ func (r *Reader) TranslateMany(rows []uint64, out []Translation) error {
 			} else {
 				clear(counters)
 			}
-			pos := 0
+			st := SweepTranslator{counters: counters}
+			labels, offsets, err := r.sweepBlock(&st, b, &sc)
+			if err != nil {
+				return err
+			}
 			for _, k := range order[i:j] {
-				p := int(rows[k] - start)
-				for ; pos < p; pos++ {
-					if l := labels[pos]; l != NullLabel {
-						counters[l]++
-					}
-				}
+				p := rows[k] - start
 				if l := labels[p]; l == NullLabel {
 					out[k] = Translation{Deleted: true}
 				} else {
-					out[k] = Translation{Dest: uint16(l), Offset: counters[l]}
+					out[k] = Translation{Dest: uint16(l), Offset: offsets[p]}
 				}
 			}
 		}
@@ -290,7 +301,8 @@ func (r *Reader) SweepBlocks(fromBlock int, fn func(firstRow uint64, labels, off
 	if err != nil {
 		return err
 	}
-	var sc sweepScratch
+	sc := sweepScratch{readAhead: true}
+	defer sc.release()
 	bs := uint64(r.counts.BlockSize())
 	for b := fromBlock; b < r.counts.NumBlocks(); b++ {
 		labels, offsets, err := r.sweepBlock(st, b, &sc)

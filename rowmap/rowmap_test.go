@@ -37,21 +37,24 @@ func checkAll(t *testing.T, f *fixture, seed uint64) {
 			t.Fatalf("row %d: got %+v want %+v", g, got, f.ref[g])
 		}
 	}
-	// batch (with duplicates, dense and sparse)
-	var rows []uint64
-	for range 2000 {
-		if len(f.ref) == 0 {
-			break
+	// batch (with duplicates): 2000 rows make most blocks dense (swept),
+	// 12 rows leave most sparse (ranked per row)
+	for _, size := range []int{2000, 12} {
+		var rows []uint64
+		for range size {
+			if len(f.ref) == 0 {
+				break
+			}
+			rows = append(rows, r.Uint64N(uint64(len(f.ref))))
 		}
-		rows = append(rows, r.Uint64N(uint64(len(f.ref))))
-	}
-	out := make([]Translation, len(rows))
-	if err := rd.TranslateMany(rows, out); err != nil {
-		t.Fatal(err)
-	}
-	for i, g := range rows {
-		if out[i] != f.ref[g] {
-			t.Fatalf("batch row %d: got %+v want %+v", g, out[i], f.ref[g])
+		out := make([]Translation, len(rows))
+		if err := rd.TranslateMany(rows, out); err != nil {
+			t.Fatal(err)
+		}
+		for i, g := range rows {
+			if out[i] != f.ref[g] {
+				t.Fatalf("batch of %d, row %d: got %+v want %+v", size, g, out[i], f.ref[g])
+			}
 		}
 	}
 	// sweep from every block boundary
@@ -95,6 +98,9 @@ func TestProperty(t *testing.T) {
 		{"wide", []uint64{3000}, 1000, 0.125, 0, 1024},
 		{"max-dests", []uint64{2000}, 65536, 0.1, 0, 512},
 		{"real-block", []uint64{70000, 65536, 1234}, 1000, 0.125, 0, 0},
+		// blocks longer than the sweep's 64K-row segment
+		{"long-blocks", []uint64{140000, 21000}, 700, 0.125, 0, 150000},
+		{"long-blocks-wide", []uint64{131073}, 40000, 0.2, 0, 131072},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

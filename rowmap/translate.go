@@ -63,14 +63,3 @@ func (s *SweepTranslator) Block(labels []uint32, out []uint32) {
 		c[l]++
 	}
 }
-
-// blockLive translates live labels only — no NULL test per row. Labels must
-// be validated below the number of destinations (decoders guarantee it).
-func (s *SweepTranslator) blockLive(labels, out []uint32) {
-	c := s.counters
-	out = out[:len(labels)]
-	for i, l := range labels {
-		out[i] = c[l]
-		c[l]++
-	}
-}
