@@ -327,3 +327,34 @@ func TestUpdateErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestTakeLargeShuffled: a take of more rows than the radix sort's
+// threshold, shuffled with duplicates, returns every row in input order.
+func TestTakeLargeShuffled(t *testing.T) {
+	mem := exectest.Mem(t)
+	ctx := context.Background()
+	tb, err := table.Create(ctx, store.NewMemory(), userSchema, table.Options{MaxRowsPerFragment: 700, BatchRows: 64})
+	require.NoError(t, err)
+	rows := genRows(rand.New(rand.NewPCG(5, 5)), 3000)
+	b := rowsBatch(t, mem, rows, nil)
+	tb, err = tb.AppendBatches(ctx, []arrow.RecordBatch{b}, mem)
+	b.Release()
+	require.NoError(t, err)
+	r := rand.New(rand.NewPCG(6, 6))
+	ids := make([]uint64, 5000)
+	for i := range ids {
+		ids[i] = uint64(r.IntN(3000))
+	}
+	addrs, found := tb.Locate(ids)
+	for _, f := range found {
+		require.True(t, f)
+	}
+	out, err := tb.Take(ctx, addrs, nil, []string{"_rowid", "k", "name"}, mem)
+	require.NoError(t, err)
+	defer out.Release()
+	got, err := exectest.Rows(out)
+	require.NoError(t, err)
+	for i, id := range ids {
+		require.Equal(t, []any{id, rows[id].k, rows[id].name}, got[i], "position %d", i)
+	}
+}

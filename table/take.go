@@ -1,6 +1,7 @@
 package table
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -53,16 +54,7 @@ func (t *Table) Take(ctx context.Context, addrs []uint64, valid []bool, columns 
 			order = append(order, int32(i))
 		}
 	}
-	slices.SortFunc(order, func(a, b int32) int {
-		x, y := addrs[a], addrs[b]
-		switch {
-		case x < y:
-			return -1
-		case x > y:
-			return 1
-		}
-		return int(a - b)
-	})
+	sortByAddr(order, addrs)
 	gathered, err := t.gather(ctx, p, addrs, order, mem)
 	if err != nil {
 		return nil, err
@@ -176,24 +168,30 @@ func (t *Table) gatherFragment(ctx context.Context, p *projection, f *Fragment, 
 				return err
 			}
 			data = b
-			ib := array.NewUint32Builder(mem)
-			ib.Reserve(e - k)
-			for _, o := range offs[k:e] {
-				ib.UnsafeAppend(uint32(o - bi*f.BatchRows))
-			}
-			idx = ib.NewArray()
-			ib.Release()
 		}
 		err := func() error {
 			if data != nil {
 				defer data.Release()
-				defer idx.Release()
 			}
+			defer func() {
+				if idx != nil {
+					idx.Release()
+				}
+			}()
 			for c, j := range p.src {
 				var a arrow.Array
 				if j < t.m.Schema.NumFields() {
 					var err error
 					if a = gatherFixed(mem, data.Column(j), offs[k:e], bi*f.BatchRows); a == nil {
+						if idx == nil { // take kernel indices, built only for variable-width columns
+							ib := array.NewUint32Builder(mem)
+							ib.Reserve(e - k)
+							for _, o := range offs[k:e] {
+								ib.UnsafeAppend(uint32(o - bi*f.BatchRows))
+							}
+							idx = ib.NewArray()
+							ib.Release()
+						}
 						if a, err = compute.TakeArray(ctx, data.Column(j), idx); err != nil {
 							return fmt.Errorf("table: take: %w", err)
 						}
@@ -286,4 +284,40 @@ func gatherValues[T any](_ memory.Allocator, col arrow.Array, vals []T, offs []u
 		b.UnsafeAppend(vals[i])
 	}
 	return b.NewArray()
+}
+
+// sortByAddr stably sorts positions by addrs[position]: an LSD radix sort
+// over the bytes the largest address uses (a take of 1M rows would spend
+// most of its time in a comparison sort).
+func sortByAddr(order []int32, addrs []uint64) {
+	if len(order) < 256 {
+		slices.SortStableFunc(order, func(a, b int32) int {
+			return cmp.Compare(addrs[a], addrs[b])
+		})
+		return
+	}
+	var hi uint64
+	for _, i := range order {
+		hi = max(hi, addrs[i])
+	}
+	tmp := make([]int32, len(order))
+	src, dst := order, tmp
+	for shift := uint(0); shift < 64 && hi>>shift != 0; shift += 8 {
+		var count [257]int
+		for _, i := range src {
+			count[(addrs[i]>>shift)&0xff+1]++
+		}
+		for d := 1; d < 257; d++ {
+			count[d] += count[d-1]
+		}
+		for _, i := range src {
+			d := (addrs[i] >> shift) & 0xff
+			dst[count[d]] = i
+			count[d]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &order[0] {
+		copy(order, src)
+	}
 }
