@@ -22,11 +22,14 @@ type partitionStep struct {
 	r          store.Reader
 }
 
-// sweepDensity: sorted requests of at least sweepMin rows are swept when
-// they ask for at least one row in sweepDensity of the rows they span;
-// others use TranslateMany (point lookups, partial sweeps per block).
+// sweepDensity: requests of at least sweepMin rows are swept (sorted
+// first when they are not) when they ask for at least one row in
+// sweepDensity of the rows they span; others use TranslateMany (point
+// lookups, partial sweeps per block). At 1 in 64 nearly every 64K-row
+// block is touched anyway, and one sweep (~200M rows/s) beats decoding
+// the same blocks row group by row group.
 const (
-	sweepDensity = 8
+	sweepDensity = 64
 	sweepMin     = 64
 )
 
@@ -103,6 +106,26 @@ func (s *partitionStep) lookup(rows []uint64, res []rowmap.Translation) error {
 		return nil
 	}
 	first, last := rows[0], rows[n-1]
+	if n >= sweepMin && !slices.IsSorted(rows) {
+		// Dense but unordered (an index probe's answers come in key order):
+		// sort a permutation, sweep, scatter back.
+		lo, hi := slices.Min(rows), slices.Max(rows)
+		if uint64(n)*sweepDensity >= hi-lo+1 {
+			perm := sortedPerm(rows)
+			sorted := make([]uint64, n)
+			for k, i := range perm {
+				sorted[k] = rows[i]
+			}
+			tmp := make([]rowmap.Translation, n)
+			if err := s.lookup(sorted, tmp); err != nil {
+				return err
+			}
+			for k, i := range perm {
+				res[i] = tmp[k]
+			}
+			return nil
+		}
+	}
 	if n < sweepMin || !slices.IsSorted(rows) || uint64(n)*sweepDensity < last-first+1 {
 		return s.rm.TranslateMany(rows, res)
 	}
@@ -139,3 +162,31 @@ func (s *partitionStep) memoryBytes() int {
 }
 
 func (s *partitionStep) close() error { return s.r.Close() }
+
+// sortedPerm returns the positions of rows in ascending row order (stable
+// LSD radix sort over the bytes the largest row uses).
+func sortedPerm(rows []uint64) []int32 {
+	perm := make([]int32, len(rows))
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	hi := slices.Max(rows)
+	tmp := make([]int32, len(rows))
+	src, dst := perm, tmp
+	for shift := uint(0); shift < 64 && hi>>shift != 0; shift += 8 {
+		var count [257]int
+		for _, i := range src {
+			count[(rows[i]>>shift)&0xff+1]++
+		}
+		for d := 1; d < 257; d++ {
+			count[d] += count[d-1]
+		}
+		for _, i := range src {
+			d := (rows[i] >> shift) & 0xff
+			dst[count[d]] = i
+			count[d]++
+		}
+		src, dst = dst, src
+	}
+	return src
+}
