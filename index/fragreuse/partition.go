@@ -163,30 +163,40 @@ func (s *partitionStep) memoryBytes() int {
 
 func (s *partitionStep) close() error { return s.r.Close() }
 
-// sortedPerm returns the positions of rows in ascending row order (stable
-// LSD radix sort over the bytes the largest row uses).
+// sortedPerm returns the positions of rows in ascending row order: a
+// stable LSD radix sort with 16-bit digits over (row, position) pairs kept
+// side by side, so every pass reads and writes sequentially (sorting
+// positions alone would chase rows[i] at random on every pass).
 func sortedPerm(rows []uint64) []int32 {
-	perm := make([]int32, len(rows))
-	for i := range perm {
-		perm[i] = int32(i)
+	type pair struct {
+		row uint64
+		pos int32
 	}
+	src := make([]pair, len(rows))
+	for i, r := range rows {
+		src[i] = pair{r, int32(i)}
+	}
+	dst := make([]pair, len(rows))
 	hi := slices.Max(rows)
-	tmp := make([]int32, len(rows))
-	src, dst := perm, tmp
-	for shift := uint(0); shift < 64 && hi>>shift != 0; shift += 8 {
-		var count [257]int
-		for _, i := range src {
-			count[(rows[i]>>shift)&0xff+1]++
+	count := make([]int, 1<<16+1)
+	for shift := uint(0); shift < 64 && hi>>shift != 0; shift += 16 {
+		clear(count)
+		for _, p := range src {
+			count[(p.row>>shift)&0xffff+1]++
 		}
-		for d := 1; d < 257; d++ {
+		for d := 1; d < len(count); d++ {
 			count[d] += count[d-1]
 		}
-		for _, i := range src {
-			d := (rows[i] >> shift) & 0xff
-			dst[count[d]] = i
+		for _, p := range src {
+			d := (p.row >> shift) & 0xffff
+			dst[count[d]] = p
 			count[d]++
 		}
 		src, dst = dst, src
 	}
-	return src
+	perm := make([]int32, len(rows))
+	for k, p := range src {
+		perm[k] = p.pos
+	}
+	return perm
 }
