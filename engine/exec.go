@@ -261,14 +261,24 @@ func explainResult(db *DB, text string) (*Result, error) {
 	return &Result{Schema: schema, Batches: []arrow.RecordBatch{array.NewRecordBatch(schema, []arrow.Array{col}, int64(col.Len()))}, Plan: text}, nil
 }
 
+// dmlRows pins the target table of a DML statement and runs the query
+// that produces its rows (the caller releases them).
+func (db *DB) dmlRows(ctx context.Context, cat *catalog, name string, q *sql.Query, params map[string]any) (*table.Table, *Result, error) {
+	t, err := cat.table(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, err := db.query(ctx, cat, q, params)
+	if err != nil {
+		return nil, nil, err
+	}
+	return t, rows, nil
+}
+
 // insert runs the source query and appends its rows; target columns not
 // named get NULL.
 func (db *DB) insert(ctx context.Context, cat *catalog, s *sql.Insert, params map[string]any) (*Result, error) {
-	t, err := cat.table(s.Table)
-	if err != nil {
-		return nil, err
-	}
-	src, err := db.query(ctx, cat, s.Source, params)
+	t, src, err := db.dmlRows(ctx, cat, s.Table, s.Source, params)
 	if err != nil {
 		return nil, err
 	}
@@ -329,11 +339,7 @@ func (db *DB) insert(ctx context.Context, cat *catalog, s *sql.Insert, params ma
 }
 
 func (db *DB) delete(ctx context.Context, cat *catalog, s *sql.Delete, params map[string]any) (*Result, error) {
-	t, err := cat.table(s.Table)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := db.query(ctx, cat, s.Rows, params)
+	t, rows, err := db.dmlRows(ctx, cat, s.Table, s.Rows, params)
 	if err != nil {
 		return nil, err
 	}
@@ -354,11 +360,7 @@ func (db *DB) delete(ctx context.Context, cat *catalog, s *sql.Delete, params ma
 }
 
 func (db *DB) update(ctx context.Context, cat *catalog, s *sql.Update, params map[string]any) (*Result, error) {
-	t, err := cat.table(s.Table)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := db.query(ctx, cat, s.Rows, params)
+	t, rows, err := db.dmlRows(ctx, cat, s.Table, s.Rows, params)
 	if err != nil {
 		return nil, err
 	}
