@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -327,7 +330,7 @@ func (s *takeStream) resolve(ctx context.Context) error {
 	m.Add("keys_probed", int64(total))
 	var unresolved []int
 	if s.n.index != nil {
-		res, err := s.n.index.Probe(ctx, keys)
+		res, err := s.probe(ctx, keys)
 		if err != nil {
 			return fmt.Errorf("exec: take: probe %s: %w", s.n.index, err)
 		}
@@ -417,6 +420,53 @@ func (n *TakeByKeyExec) systemOnly() bool {
 		}
 	}
 	return true
+}
+
+// parallelProbeMin is the probe batch above which the keys are split
+// across cores: each part sorts and walks its own pages, and the index is
+// safe for concurrent probes.
+const parallelProbeMin = 1 << 16
+
+// probe runs the index probe, in parallel parts for large batches.
+func (s *takeStream) probe(ctx context.Context, keys arrow.Array) (*ProbeResult, error) {
+	n := keys.Len()
+	parts := min(runtime.GOMAXPROCS(0), 8)
+	if n < parallelProbeMin || parts < 2 {
+		return s.n.index.Probe(ctx, keys)
+	}
+	results := make([]*ProbeResult, parts)
+	g, gctx := errgroup.WithContext(ctx)
+	for p := range parts {
+		lo, hi := n*p/parts, n*(p+1)/parts
+		g.Go(func() error {
+			part := array.NewSlice(keys, int64(lo), int64(hi))
+			defer part.Release()
+			r, err := s.n.index.Probe(gctx, part)
+			if err != nil {
+				return err
+			}
+			if len(r.Addrs) != hi-lo || len(r.Found) != hi-lo {
+				return fmt.Errorf("%w: take: index answered %d of %d keys", ErrInvalidArgument, len(r.Found), hi-lo)
+			}
+			results[p] = r
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	out := &ProbeResult{Addrs: make([]uint64, 0, n), Found: make([]bool, 0, n)}
+	for p, r := range results {
+		base := n * p / parts
+		out.Addrs = append(out.Addrs, r.Addrs...)
+		out.Found = append(out.Found, r.Found...)
+		for _, i := range r.Multi {
+			out.Multi = append(out.Multi, base+i)
+		}
+		out.PagesDecoded += r.PagesDecoded
+	}
+	s.n.metrics.Add("parallel_probes", int64(parts))
+	return out, nil
 }
 
 // remapProbe translates the found addresses of a probe through the

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -272,4 +273,42 @@ func TestTakeByKeyCancel(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	require.NoError(t, st.Close())
 	require.Zero(t, mem.CurrentAlloc(), "a cancelled take holds no Arrow memory after Close")
+}
+
+// TestTakeByKeyParallelProbe: a probe batch large enough to be split
+// across cores gives the same rows as the reference, including keys the
+// index holds twice (a dead and a live entry: Multi positions must be
+// offset correctly when the parts are merged).
+func TestTakeByKeyParallelProbe(t *testing.T) {
+	tb, ix := takeFixture(t)
+	mem := exectest.Mem(t)
+	// Give ids 0..9 a second, dead entry (the address of deleted id 5).
+	dead := ix.m[5][0]
+	for id := uint64(0); id < 10; id++ {
+		if id != 5 {
+			ix.m[id] = append(ix.m[id], dead)
+		}
+	}
+	r := rand.New(rand.NewPCG(12, 12))
+	ids := make([]*uint64, 150_000)
+	for i := range ids {
+		v := uint64(r.IntN(360))
+		ids[i] = &v
+	}
+	want := expectTake(t, tb, ids)
+	un, err := exec.NewUnnestExec(ids)
+	require.NoError(t, err)
+	n, err := exec.NewTakeByKeyExec(un, 0, tb, "_rowid", ix, []string{"_rowaddr", "k", "name"}, exec.TakeByKeyOptions{})
+	require.NoError(t, err)
+	out, err := collect(n, &exec.TaskContext{Mem: mem, BatchSize: 8192})
+	require.NoError(t, err)
+	got, err := exectest.Rows(out...)
+	require.NoError(t, err)
+	for _, b := range out {
+		b.Release()
+	}
+	require.Equal(t, want, got)
+	if runtime.GOMAXPROCS(0) > 1 {
+		require.Positive(t, n.Metrics().Snapshot()["parallel_probes"])
+	}
 }
