@@ -28,6 +28,7 @@ type Record struct {
 	RowSort bool
 	Expect  []string // expected result lines
 	Skip    string   // "noindex": skip without indexes; "index": skip with
+	Comment []string // comment lines before the record, kept by -rewrite
 	// Bind
 	Param string
 	Args  []string
@@ -46,9 +47,17 @@ func Parse(r io.Reader) ([]*Record, error) {
 	}
 	var recs []*Record
 	skip := ""
+	var comment []string
 	for i := 0; i < len(lines); i++ {
 		line := strings.TrimSpace(lines[i])
-		if line == "" || strings.HasPrefix(line, "#") {
+		if strings.HasPrefix(line, "#") {
+			comment = append(comment, line)
+			continue
+		}
+		if line == "" {
+			if len(comment) > 0 {
+				comment = append(comment, "")
+			}
 			continue
 		}
 		f := strings.Fields(line)
@@ -67,15 +76,15 @@ func Parse(r io.Reader) ([]*Record, error) {
 			if len(f) < 2 {
 				return nil, fmt.Errorf("line %d: bind needs a parameter name", i+1)
 			}
-			recs = append(recs, &Record{Kind: KindBind, Line: i + 1, Header: line, Param: f[1], Args: f[2:], Skip: skip})
-			skip = ""
+			recs = append(recs, &Record{Kind: KindBind, Line: i + 1, Header: line, Param: f[1], Args: f[2:], Skip: skip, Comment: comment})
+			skip, comment = "", nil
 			continue
 		case "statement", "query":
 		default:
 			return nil, fmt.Errorf("line %d: unknown directive %q", i+1, f[0])
 		}
-		rec := &Record{Line: i + 1, Header: line, Skip: skip}
-		skip = ""
+		rec := &Record{Line: i + 1, Header: line, Skip: skip, Comment: comment}
+		skip, comment = "", nil
 		if f[0] == "statement" {
 			rec.Kind = KindStatement
 			if len(f) < 2 || (f[1] != "ok" && f[1] != "error") {
@@ -128,6 +137,9 @@ func Format(w io.Writer, recs []*Record) error {
 	for i, r := range recs {
 		if i > 0 {
 			bw.WriteString("\n")
+		}
+		for _, c := range r.Comment {
+			bw.WriteString(c + "\n")
 		}
 		switch r.Skip {
 		case "noindex":
