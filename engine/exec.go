@@ -368,25 +368,9 @@ func (db *DB) update(ctx context.Context, cat *catalog, s *sql.Update, params ma
 	if rows.NumRows() == 0 {
 		return &Result{}, nil
 	}
-	rdr := &batchReader{schema: rows.Schema, batches: rows.Batches, i: -1}
-	_, n, err := t.Update(ctx, rdr, db.mem())
+	_, n, err := t.UpdateBatches(ctx, rows.Batches, db.mem())
 	if err != nil {
 		return nil, err
 	}
 	return &Result{RowsAffected: int64(n)}, nil
 }
-
-// batchReader is an array.RecordReader over batches it does not own.
-type batchReader struct {
-	schema  *arrow.Schema
-	batches []arrow.RecordBatch
-	i       int
-}
-
-func (r *batchReader) Retain()                        {}
-func (r *batchReader) Release()                       {}
-func (r *batchReader) Schema() *arrow.Schema          { return r.schema }
-func (r *batchReader) Next() bool                     { r.i++; return r.i < len(r.batches) }
-func (r *batchReader) RecordBatch() arrow.RecordBatch { return r.batches[r.i] }
-func (r *batchReader) Record() arrow.RecordBatch      { return r.batches[r.i] }
-func (r *batchReader) Err() error                     { return nil }

@@ -250,15 +250,15 @@ func (t *Table) RowIDAt(addr uint64) (uint64, bool) {
 func gatherFixed(mem memory.Allocator, col arrow.Array, offs []uint64, base uint64) arrow.Array {
 	switch c := col.(type) {
 	case *array.Int64:
-		return gatherValues(mem, c, c.Int64Values(), offs, base, array.NewInt64Builder(mem))
+		return gatherValues(c, c.Int64Values(), offs, base, array.NewInt64Builder(mem))
 	case *array.Uint64:
-		return gatherValues(mem, c, c.Uint64Values(), offs, base, array.NewUint64Builder(mem))
+		return gatherValues(c, c.Uint64Values(), offs, base, array.NewUint64Builder(mem))
 	case *array.Float64:
-		return gatherValues(mem, c, c.Float64Values(), offs, base, array.NewFloat64Builder(mem))
+		return gatherValues(c, c.Float64Values(), offs, base, array.NewFloat64Builder(mem))
 	case *array.Int32:
-		return gatherValues(mem, c, c.Int32Values(), offs, base, array.NewInt32Builder(mem))
+		return gatherValues(c, c.Int32Values(), offs, base, array.NewInt32Builder(mem))
 	case *array.Float32:
-		return gatherValues(mem, c, c.Float32Values(), offs, base, array.NewFloat32Builder(mem))
+		return gatherValues(c, c.Float32Values(), offs, base, array.NewFloat32Builder(mem))
 	}
 	return nil
 }
@@ -271,7 +271,7 @@ type fixedBuilder[T any] interface {
 	Release()
 }
 
-func gatherValues[T any](_ memory.Allocator, col arrow.Array, vals []T, offs []uint64, base uint64, b fixedBuilder[T]) arrow.Array {
+func gatherValues[T any](col arrow.Array, vals []T, offs []uint64, base uint64, b fixedBuilder[T]) arrow.Array {
 	defer b.Release()
 	b.Reserve(len(offs))
 	nulls := col.NullN() > 0

@@ -90,3 +90,12 @@ func (t *Table) Update(ctx context.Context, rdr array.RecordReader, mem memory.A
 	}
 	return nt, uint64(len(ids)), nil
 }
+
+// UpdateBatches is Update over a slice of batches (_rowid, then every user
+// column).
+func (t *Table) UpdateBatches(ctx context.Context, batches []arrow.RecordBatch, mem memory.Allocator) (*Table, uint64, error) {
+	if len(batches) == 0 {
+		return t, 0, nil
+	}
+	return t.Update(ctx, &sliceReader{schema: batches[0].Schema(), batches: batches, i: -1}, mem)
+}

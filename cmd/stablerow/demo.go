@@ -132,18 +132,11 @@ func runDemo(ctx context.Context, args []string) error {
 
 	step("the seed query, %d ids, through SQL -> Substrait -> physical plan", *nids)
 	fmt.Println(indent(seedQuery))
-	start = time.Now()
-	res, err := db.Exec(ctx, seedQuery, params)
+	got, took, plan, err := seed(ctx, db, params)
 	if err != nil {
 		return err
 	}
-	took := time.Since(start)
-	fmt.Printf("\nplan that ran (EXPLAIN ANALYZE):\n%s", indent(res.Plan))
-	got, err := ordAddrs(res)
-	res.Release()
-	if err != nil {
-		return err
-	}
+	fmt.Printf("\nplan that ran (EXPLAIN ANALYZE):\n%s", indent(plan))
 	hits, err := verify(t, ids, got)
 	if err != nil {
 		return err
@@ -156,18 +149,11 @@ func runDemo(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	start = time.Now()
-	res, err = noIdx.Exec(ctx, seedQuery, params)
+	got2, took2, plan, err := seed(ctx, noIdx, params)
 	if err != nil {
 		return err
 	}
-	took2 := time.Since(start)
-	fmt.Printf("%s", indent(res.Plan))
-	got2, err := ordAddrs(res)
-	res.Release()
-	if err != nil {
-		return err
-	}
+	fmt.Printf("%s", indent(plan))
 	if !slices.Equal(got, got2) {
 		return fmt.Errorf("demo: the index-free plan returned different rows")
 	}
@@ -208,26 +194,32 @@ func runDemo(ctx context.Context, args []string) error {
 	return nil
 }
 
+// seed runs the seed query and returns its (ord-checked) addresses, the
+// time it took and the plan that ran.
+func seed(ctx context.Context, db *engine.DB, params map[string]any) ([]uint64, time.Duration, string, error) {
+	start := time.Now()
+	res, err := db.Exec(ctx, seedQuery, params)
+	if err != nil {
+		return nil, 0, "", err
+	}
+	took := time.Since(start)
+	defer res.Release()
+	got, err := ordAddrs(res)
+	return got, took, res.Plan, err
+}
+
 // runChecked runs the seed query, prints its plan and checks every row.
 func runChecked(ctx context.Context, db *engine.DB, params map[string]any, ids []int64, title string) error {
-	step := func(format string, a ...any) { fmt.Printf("\n== "+format+"\n", a...) }
-	step("%s", title)
+	fmt.Printf("\n== %s\n", title)
 	t, err := db.Table(ctx, "t")
 	if err != nil {
 		return err
 	}
-	start := time.Now()
-	res, err := db.Exec(ctx, seedQuery, params)
+	got, took, plan, err := seed(ctx, db, params)
 	if err != nil {
 		return err
 	}
-	took := time.Since(start)
-	fmt.Print(indent(res.Plan))
-	got, err := ordAddrs(res)
-	res.Release()
-	if err != nil {
-		return err
-	}
+	fmt.Print(indent(plan))
 	hits, err := verify(t, ids, got)
 	if err != nil {
 		return err
