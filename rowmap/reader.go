@@ -21,10 +21,14 @@ type Source interface {
 	Size() int64
 }
 
-type bytesSource struct{ *bytes.Reader }
+type bytesSource struct {
+	*bytes.Reader
+	b []byte
+}
 
-// BytesSource wraps an in-memory file.
-func BytesSource(b []byte) Source { return bytesSource{bytes.NewReader(b)} }
+// BytesSource wraps an in-memory file (read or memory-mapped); b must not
+// change while a Reader uses it. Sweeps over it read blocks in place.
+func BytesSource(b []byte) Source { return bytesSource{bytes.NewReader(b), b} }
 
 type fileSource struct {
 	*os.File
@@ -48,6 +52,7 @@ type Reader struct {
 	dests  []uint32
 	counts *CountsMatrix
 	dir    []uint64 // numBlocks+1 offsets
+	mem    []byte   // the whole file, when src is a BytesSource
 }
 
 const speculativeTail = 1 << 16
@@ -126,7 +131,11 @@ func Open(src Source) (*Reader, error) {
 			return nil, fmt.Errorf("%w: block %d is too small", ErrCorrupt, i-1)
 		}
 	}
-	return &Reader{src: src, dests: dests, counts: cm, dir: dir}, nil
+	rd := &Reader{src: src, dests: dests, counts: cm, dir: dir}
+	if bs, ok := src.(bytesSource); ok {
+		rd.mem = bs.b
+	}
+	return rd, nil
 }
 
 // Destinations returns the destination fragment ids (a copy).

@@ -105,7 +105,7 @@ func TestProperty(t *testing.T) {
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			f := genFixture(t, uint64(i), c.frags, c.m, c.del, c.local, c.bs)
-			checkAll(t, f, uint64(i))
+			forEachKernel(t, func(t *testing.T) { checkAll(t, f, uint64(i)) })
 		})
 	}
 }

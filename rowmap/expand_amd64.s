@@ -1,0 +1,121 @@
+#include "textflag.h"
+
+// func expandAVX2(lab, off *uint32, del *uint64, groups, live int)
+//
+// lab[0:live] and off[0:live] hold, in row order, the labels and offsets of
+// the live rows of groups groups of 64 rows; del holds the groups' deletion
+// words. The values are spread in place over the groups' rows, NullLabel at
+// deleted rows.
+//
+// The walk runs from the last 8-row chunk to the first: a chunk's values
+// sit at or before its rows, so every value is read before any chunk's
+// store can reach it (lanes a chunk loads past its own values may already
+// be overwritten, but its permutation never selects them). Per chunk the
+// live-row byte indexes expandPerm: lane j takes compact value
+// popcount(live below j), or has its top bit set when row j is deleted, and
+// an arithmetic shift of the permutation by 31 turns those lanes into the
+// all-ones NullLabel to OR in.
+TEXT ·expandAVX2(SB), NOSPLIT, $0-40
+	MOVQ lab+0(FP), R8
+	MOVQ off+8(FP), R9
+	MOVQ del+16(FP), R10
+	MOVQ groups+24(FP), R11
+	MOVQ live+32(FP), DX
+	LEAQ ·expandPerm(SB), R12
+	TESTQ R11, R11
+	JZ   done
+	MOVQ R11, AX
+	SHLQ $8, AX           // 64 rows of 4 bytes per group
+	LEAQ (R8)(AX*1), DI   // one past the last row of lab
+	LEAQ (R9)(AX*1), SI   // and of off
+	LEAQ (R10)(R11*8), R10
+
+group:
+	SUBQ $8, R10
+	MOVQ (R10), AX
+	NOTQ AX               // live rows of the group
+	MOVQ $8, CX
+
+chunk:
+	MOVQ    AX, BX
+	SHRQ    $56, BX       // live rows of the group's last unplaced chunk
+	POPCNTQ BX, R13
+	SUBQ    R13, DX       // index of the chunk's first compact value
+	SHLQ    $5, BX
+	VMOVDQU (R12)(BX*1), Y0
+	VPSRAD  $31, Y0, Y1
+	SUBQ    $32, DI
+	SUBQ    $32, SI
+	VPERMD  (R8)(DX*4), Y0, Y2
+	VPOR    Y1, Y2, Y2
+	VMOVDQU Y2, (DI)
+	VPERMD  (R9)(DX*4), Y0, Y3
+	VPOR    Y1, Y3, Y3
+	VMOVDQU Y3, (SI)
+	SHLQ    $8, AX
+	DECQ    CX
+	JNZ     chunk
+
+	DECQ R11
+	JNZ  group
+
+done:
+	VZEROUPPER
+	RET
+
+// func expandIdentAVX2(lab *uint32, vals *byte, off *uint32, del *uint64, groups, live int)
+//
+// As expandAVX2, for a block without a dictionary, whose labels are its
+// packed values: lab's values come from vals (one little-endian uint16 per
+// live row, widened here) rather than from a compact copy in lab, so the
+// rank pass before it stores only offsets. off is spread in place as in
+// expandAVX2.
+TEXT ·expandIdentAVX2(SB), NOSPLIT, $0-48
+	MOVQ lab+0(FP), DI
+	MOVQ vals+8(FP), R8
+	MOVQ off+16(FP), R9
+	MOVQ del+24(FP), R10
+	MOVQ groups+32(FP), R11
+	MOVQ live+40(FP), DX
+	LEAQ ·expandPerm(SB), R12
+	TESTQ R11, R11
+	JZ   identdone
+	MOVQ R11, AX
+	SHLQ $8, AX
+	LEAQ (DI)(AX*1), DI
+	LEAQ (R9)(AX*1), SI
+	LEAQ (R10)(R11*8), R10
+
+identgroup:
+	SUBQ $8, R10
+	MOVQ (R10), AX
+	NOTQ AX
+	MOVQ $8, CX
+
+identchunk:
+	MOVQ      AX, BX
+	SHRQ      $56, BX
+	POPCNTQ   BX, R13
+	SUBQ      R13, DX
+	SHLQ      $5, BX
+	VMOVDQU   (R12)(BX*1), Y0
+	VPSRAD    $31, Y0, Y1
+	SUBQ      $32, DI
+	SUBQ      $32, SI
+	VPMOVZXWD (R8)(DX*2), Y2
+	VPERMD    Y2, Y0, Y2
+	VPOR      Y1, Y2, Y2
+	VMOVDQU   Y2, (DI)
+	VPERMD    (R9)(DX*4), Y0, Y3
+	VPOR      Y1, Y3, Y3
+	VMOVDQU   Y3, (SI)
+	SHLQ      $8, AX
+	DECQ      CX
+	JNZ       identchunk
+
+	DECQ R11
+	JNZ  identgroup
+
+identdone:
+	VZEROUPPER
+	RET

@@ -1,0 +1,124 @@
+package rowmap
+
+import (
+	"encoding/binary"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestUnpackLive checks the sweep's decode, the generated constant-shift
+// kernels (phase 0) and the unaligned loop (phases 1–7), against values set
+// bit by bit at their LSB-first positions.
+func TestUnpackLive(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	tab := new(valueTables)
+	for w := uint(0); w <= 16; w++ {
+		for phase := uint(0); phase < 8; phase++ {
+			for _, n := range []int{0, 1, 7, 8, 9, 63, 64, 65, 1000, segRows} {
+				want := make([]uint16, n)
+				var win [winSize]byte
+				for i := range want {
+					v := uint16(r.Uint32() & (1<<w - 1))
+					want[i] = v
+					for b := range w {
+						if v>>b&1 != 0 {
+							pos := phase + uint(i)*w + b
+							win[pos/8] |= 1 << (pos % 8)
+						}
+					}
+				}
+				unpackLive(tab.vals[:], n, &win, phase, w)
+				for i, v := range want {
+					if got := binary.LittleEndian.Uint16(tab.vals[2*i:]); got != v {
+						t.Fatalf("width %d phase %d n %d: value %d = %d, want %d", w, phase, n, i, got, v)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSweepSources sweeps maps several windows long through both read
+// paths — blocks read in place from an in-memory file, and blocks copied
+// out of an os.File — against the reference, from block boundaries at the
+// start, the middle and the end (where the in-place path gives way to
+// copies for lack of slack).
+func TestSweepSources(t *testing.T) {
+	for i, c := range []struct {
+		name  string
+		local int
+	}{{"uniform", 0}, {"locality", 16}} {
+		t.Run(c.name, func(t *testing.T) {
+			f := genFixture(t, uint64(60+i), []uint64{700_000, 0, 333_333}, 1000, 0.125, c.local, BlockSize)
+			p := filepath.Join(t.TempDir(), "m.rowmap")
+			if err := os.WriteFile(p, f.file, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			fh, err := os.Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer fh.Close()
+			fsrc, err := FileSource(fh)
+			if err != nil {
+				t.Fatal(err)
+			}
+			forEachKernel(t, func(t *testing.T) { checkSources(t, f, fsrc) })
+		})
+	}
+}
+
+func checkSources(t *testing.T, f *fixture, fsrc Source) {
+	for name, src := range map[string]Source{"bytes": BytesSource(f.file), "file": fsrc} {
+		rd, err := Open(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nb := rd.Counts().NumBlocks()
+		if name == "bytes" && (rd.mem == nil || rd.dir[1]+winSize > uint64(len(rd.mem))) {
+			t.Fatalf("fixture too small to read blocks in place")
+		}
+		for _, b := range []int{0, nb / 2, nb - 1} {
+			next := uint64(b) * BlockSize
+			err := rd.SweepBlocks(b, func(first uint64, labels, offsets []uint32) error {
+				if first != next {
+					t.Fatalf("%s: block at row %d, want %d", name, first, next)
+				}
+				for j := range labels {
+					want := f.ref[first+uint64(j)]
+					got := Translation{Deleted: labels[j] == NullLabel}
+					if !got.Deleted {
+						got.Dest, got.Offset = uint16(labels[j]), offsets[j]
+					}
+					if got != want {
+						t.Fatalf("%s: sweep from block %d, row %d: got %+v want %+v", name, b, first+uint64(j), got, want)
+					}
+				}
+				next += uint64(len(labels))
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if next != uint64(len(f.ref)) {
+				t.Fatalf("%s: sweep ended at %d of %d", name, next, len(f.ref))
+			}
+		}
+	}
+}
+
+// forEachKernel runs fn with each sweep row loop this machine has: rankRows
+// (everywhere) and the rank-then-expand pair (amd64 with AVX2).
+func forEachKernel(t *testing.T, fn func(t *testing.T)) {
+	defer func(u bool) { useExpand = u }(useExpand)
+	useExpand = false
+	t.Run("rank", fn)
+	if !haveExpand {
+		t.Log("no AVX2 here: the expand kernel is not run")
+		return
+	}
+	useExpand = true
+	t.Run("expand", fn)
+}
