@@ -410,7 +410,15 @@ func countEqualPrefix(packed []byte, w uint, n int, want uint32) uint32 {
 	top := low << (w - 1)
 	rep := low * uint64(want)
 	var c uint32
-	i, bit := 0, uint(0)
+	i := 0
+	if useAVX2Count && w <= 16 && len(packed) >= 16 {
+		// Whole groups of 8 whose 16-byte loads stay inside packed.
+		if units := min(n/8, (len(packed)-16)/int(w)+1); units > 0 {
+			c = uint32(countPackedAVX2(&packed[0], units, want, &packedTabs[w]))
+			i = 8 * units
+		}
+	}
+	bit := uint(i) * w
 	for ; i+int(k) <= n && int(bit>>3)+8 <= len(packed); i += int(k) {
 		x := binary.LittleEndian.Uint64(packed[bit>>3:])>>(bit&7)&field ^ rep
 		c += uint32(bits.OnesCount64(^((x&rest + rest) | x) & top))
@@ -423,3 +431,33 @@ func countEqualPrefix(packed []byte, w uint, n int, want uint32) uint32 {
 	}
 	return c
 }
+
+// packedTab is countPackedAVX2's per-width table: the byte shuffle that puts
+// value k of a group of 8 in 32-bit lane k, the lanes' shifts, the value
+// mask and the group stride in bytes. The assembly reads it by offset.
+type packedTab struct {
+	shuf  [32]byte
+	shift [8]uint32
+	mask  uint32
+	_     uint32
+	step  uint64
+}
+
+var packedTabs = func() (t [17]packedTab) {
+	for w := 1; w <= 16; w++ {
+		p := &t[w]
+		for k := range 8 {
+			for b := range 4 {
+				src := k*w/8 + b
+				if src >= 16 {
+					src = 0x80 // zero the byte: past the group, above the mask
+				}
+				p.shuf[16*(k/4)+4*(k%4)+b] = byte(src)
+			}
+			p.shift[k] = uint32(k * w % 8)
+		}
+		p.mask = 1<<w - 1
+		p.step = uint64(w)
+	}
+	return t
+}()

@@ -5,13 +5,29 @@ import (
 	"testing"
 )
 
-// TestCountEqualPrefix checks the SWAR rank count against a per-value count
-// for every width, prefix lengths across the vector tail, and wanted values
-// that are frequent, rare and absent.
+// TestCountEqualPrefix checks the packed-block rank count (the AVX2 kernel
+// where the machine has it, and the SWAR loop alone) against a per-value
+// count, for every width, prefix lengths across the vector and SWAR tails,
+// and wanted values that are frequent, rare and absent.
 func TestCountEqualPrefix(t *testing.T) {
+	defer func(u bool) { useAVX2Count = u }(useAVX2Count)
+	for _, avx := range []bool{false, true} {
+		if avx && !haveAVX2 {
+			t.Log("no AVX2 here: countPackedAVX2 is not run")
+			continue
+		}
+		useAVX2Count = avx
+		testCountEqualPrefix(t)
+	}
+}
+
+func testCountEqualPrefix(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 5))
 	for w := uint(1); w <= 16; w++ {
 		n := 700 + r.IntN(64)
+		if w%3 == 0 {
+			n = 65536 - r.IntN(8)
+		}
 		vals := make([]uint32, n)
 		pk := bitPacker{w: w}
 		for i := range vals {
@@ -26,7 +42,7 @@ func TestCountEqualPrefix(t *testing.T) {
 			if want >= 1<<w {
 				continue // values are below 2^w by construction
 			}
-			for _, pre := range []int{0, 1, 2, 57/int(w) + 1, n / 2, n - 1, n} {
+			for _, pre := range []int{0, 1, 2, 7, 8, 9, 16, 57/int(w) + 1, n / 2, n - 9, n - 8, n - 1, n} {
 				var ref uint32
 				for _, v := range vals[:pre] {
 					if v == want {
@@ -34,7 +50,7 @@ func TestCountEqualPrefix(t *testing.T) {
 					}
 				}
 				if got := countEqualPrefix(packed, w, pre, want); got != ref {
-					t.Fatalf("w=%d want=%d prefix %d: got %d, reference %d", w, want, pre, got, ref)
+					t.Fatalf("avx2 %v w=%d want=%d prefix %d: got %d, reference %d", useAVX2Count, w, want, pre, got, ref)
 				}
 			}
 		}

@@ -237,7 +237,7 @@ func unpackLive(dst []byte, n int, win *[winSize]byte, bit, w uint) {
 
 // useExpand selects the two-pass row loop (rankCompact, then expandRows);
 // tests turn it off to check rankRows on machines that have the kernel.
-var useExpand = haveExpand
+var useExpand = haveAVX2
 
 // rankCompact ranks a segment's live rows in row order, writing their
 // offsets to off and, for a block with a dictionary, their labels to lab

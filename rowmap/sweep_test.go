@@ -115,7 +115,7 @@ func forEachKernel(t *testing.T, fn func(t *testing.T)) {
 	defer func(u bool) { useExpand = u }(useExpand)
 	useExpand = false
 	t.Run("rank", fn)
-	if !haveExpand {
+	if !haveAVX2 {
 		t.Log("no AVX2 here: the expand kernel is not run")
 		return
 	}

@@ -2,13 +2,19 @@ package rowmap
 
 import "golang.org/x/sys/cpu"
 
-// haveExpand reports whether this CPU runs expandAVX2 (AVX2 for the
-// permutes, POPCNT for the chunk counts; the OS must save the YMM state,
-// which cpu.X86.HasAVX2 includes).
-var haveExpand = cpu.X86.HasAVX2 && cpu.X86.HasPOPCNT
+// haveAVX2 reports whether this CPU runs the kernels of simd_amd64.s (AVX2
+// for the vectors, POPCNT for expand's chunk counts; the OS must save the
+// YMM state, which cpu.X86.HasAVX2 includes).
+var haveAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasPOPCNT
 
 //go:noescape
 func expandAVX2(lab, off *uint32, del *uint64, groups, live int)
+
+//go:noescape
+func countEqualAVX2(p *uint32, n int, want uint32) int
+
+//go:noescape
+func countPackedAVX2(p *byte, units int, want uint32, tab *packedTab) int
 
 //go:noescape
 func expandIdentAVX2(lab *uint32, vals *byte, off *uint32, del *uint64, groups, live int)
