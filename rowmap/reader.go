@@ -325,6 +325,40 @@ func (r *Reader) SweepBlocks(fromBlock int, fn func(firstRow uint64, labels, off
 	return nil
 }
 
+// SweepRange translates rows [from, to) in order, starting and ending
+// anywhere in a block: the sweep seeds its counters at from's block
+// boundary and translates that block whole, and fn gets each block's part of
+// the range (its first row, labels and offsets, as in SweepBlocks). An empty
+// range calls fn never.
+func (r *Reader) SweepRange(from, to uint64, fn func(firstRow uint64, labels, offsets []uint32) error) error {
+	if from > to || to > r.NumRows() {
+		return fmt.Errorf("%w: sweep of rows [%d, %d) of %d", ErrInvalidArgument, from, to, r.NumRows())
+	}
+	if from == to {
+		return nil
+	}
+	bs := uint64(r.counts.BlockSize())
+	b0 := int(from / bs)
+	st, err := NewSweepTranslator(r.counts, b0)
+	if err != nil {
+		return err
+	}
+	sc := sweepScratch{readAhead: true}
+	defer sc.release()
+	for b := b0; uint64(b)*bs < to; b++ {
+		labels, offsets, err := r.sweepBlock(st, b, &sc)
+		if err != nil {
+			return err
+		}
+		first := uint64(b) * bs
+		lo, hi := max(from, first)-first, min(to, first+uint64(len(labels)))-first
+		if err := fn(first+lo, labels[lo:hi], offsets[lo:hi]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Sweep is SweepBlocks with one callback per row.
 func (r *Reader) Sweep(fromBlock int, fn func(row uint64, dest uint16, offset uint32, deleted bool) error) error {
 	return r.SweepBlocks(fromBlock, func(first uint64, labels, offsets []uint32) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,10 @@ import (
 // runInspect describes a .rowmap file, a table directory, or every table
 // of a database directory.
 func runInspect(ctx context.Context, args []string) error {
+	return inspect(ctx, os.Stdout, args)
+}
+
+func inspect(ctx context.Context, w io.Writer, args []string) error {
 	segments := false
 	if len(args) == 2 && args[0] == "-segments" {
 		segments, args = true, args[1:]
@@ -25,10 +30,10 @@ func runInspect(ctx context.Context, args []string) error {
 	}
 	path := args[0]
 	if strings.HasSuffix(path, ".rowmap") {
-		return inspectRowmap(path)
+		return inspectRowmap(w, path)
 	}
 	if _, err := os.Stat(filepath.Join(path, "_versions")); err == nil {
-		return inspectTable(ctx, path, segments)
+		return inspectTable(ctx, w, path, segments)
 	}
 	ents, err := os.ReadDir(path)
 	if err != nil {
@@ -39,11 +44,11 @@ func runInspect(ctx context.Context, args []string) error {
 		sub := filepath.Join(path, e.Name())
 		if _, err := os.Stat(filepath.Join(sub, "_versions")); e.IsDir() && err == nil {
 			found = true
-			fmt.Printf("== table %s (%s)\n", e.Name(), sub)
-			if err := inspectTable(ctx, sub, segments); err != nil {
+			fmt.Fprintf(w, "== table %s (%s)\n", e.Name(), sub)
+			if err := inspectTable(ctx, w, sub, segments); err != nil {
 				return err
 			}
-			fmt.Println()
+			fmt.Fprintln(w)
 		}
 	}
 	if !found {
@@ -52,7 +57,7 @@ func runInspect(ctx context.Context, args []string) error {
 	return nil
 }
 
-func inspectTable(ctx context.Context, dir string, segments bool) error {
+func inspectTable(ctx context.Context, w io.Writer, dir string, segments bool) error {
 	st, err := store.NewLocal(dir)
 	if err != nil {
 		return err
@@ -61,10 +66,10 @@ func inspectTable(ctx context.Context, dir string, segments bool) error {
 	if err != nil {
 		return err
 	}
-	return t.Describe(ctx, os.Stdout, segments)
+	return t.Describe(ctx, w, segments)
 }
 
-func inspectRowmap(path string) error {
+func inspectRowmap(w io.Writer, path string) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -78,5 +83,5 @@ func inspectRowmap(path string) error {
 	if err != nil {
 		return err
 	}
-	return r.Describe(os.Stdout)
+	return r.Describe(w)
 }
