@@ -251,6 +251,14 @@ func TestEdgeShapes(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
+		for _, at := range []uint64{0, rd.NumRows()} {
+			if err := rd.SweepRange(at, at, func(uint64, []uint32, []uint32) error {
+				t.Fatal("empty range called back")
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 }
 
