@@ -99,27 +99,32 @@ func (r *Reader) sweepBlock(st *SweepTranslator, b int, sc *sweepScratch) (label
 	}
 	sc.labels = slices.Grow(sc.labels[:0], pb.rows)[:pb.rows]
 	sc.offsets = slices.Grow(sc.offsets[:0], pb.rows)[:pb.rows]
-	if err := translateBlock(pb, st.counters, sc.tab, sc.labels, sc.offsets); err != nil {
+	if err := translateBlock(pb, st.counters, r.counts.After(b), sc.tab, sc.labels, sc.offsets); err != nil {
 		return nil, nil, fmt.Errorf("block %d: %w", b, err)
 	}
 	return sc.labels, sc.offsets, nil
 }
 
 // translateBlock writes every row's label and offset (NullLabel for both on
-// a deleted row) in one pass over the rows, advancing counters.
+// a deleted row), advancing counters, which must then equal after (the
+// counts after the block).
 //
-// The loop has no data-dependent branch. Counters are kept per packed value
-// in t.loc (seeded from counters and written back after the block), so a
-// dictionary block costs no extra lookup per row. A deleted row still reads
-// the packed value under the cursor, but ORs an all-ones mask into its
-// outputs, adds zero to the counter and does not advance the cursor; the
-// deletion bit comes from one bitmap word per 64 rows.
+// Per segment of up to segRows rows: unpack the live rows' packed values
+// (unpackLive), then rank and spread them (rankCompact and expandRows with
+// AVX2, else rankRows). Counters are kept per packed value in t.loc, seeded
+// from counters and written back after the block, so a dictionary block
+// costs no extra lookup per row.
 //
-// Out-of-range values are caught after the loop rather than tested per row:
+// Two checks run after the loops rather than per row. Out-of-range values:
 // the entries of t.loc at and above the number of valid values start at
-// zero, only a live row can raise them, and so any of them being non-zero
-// means the block held a label outside its range.
-func translateBlock(pb parsedBlock, counters []uint32, t *valueTables, labels, offs []uint32) error {
+// zero, only a live row can raise them, so any of them being non-zero means
+// the block held a label outside its range. Counts: a block whose labels
+// disagree with the counts matrix would translate differently by sweep and
+// by point lookup, so the labels' counters are compared with after. Only
+// the block's own labels need comparing: their deltas then add up to the
+// block's live count, which the header matched, so every other label's
+// (non-negative) delta is zero.
+func translateBlock(pb parsedBlock, counters, after []uint32, t *valueTables, labels, offs []uint32) error {
 	w := pb.width
 	if w > 16 {
 		return fmt.Errorf("%w: bit width %d", ErrCorrupt, w)
@@ -201,12 +206,17 @@ func translateBlock(pb parsedBlock, counters []uint32, t *valueTables, labels, o
 		}
 	}
 	for j, l := range t.lut[:k] {
+		if t.loc[j] != after[l] {
+			return fmt.Errorf("%w: %d rows of destination %d through this block, counts say %d", ErrCorrupt, t.loc[j], l, after[l])
+		}
+	}
+	for j, l := range t.lut[:k] {
 		counters[l] = t.loc[j]
 	}
 	return nil
 }
 
-// The per-row loop reads packed labels through a fixed-size window so the
+// The unpack reads packed labels through a fixed-size window so the
 // compiler can drop its bounds checks: a segment of at most segRows rows
 // starts its cursor at a bit phase below 8, so every byte it reads lies
 // below 2^17+3, inside a window of winSize bytes.

@@ -2,9 +2,11 @@ package rowmap
 
 import (
 	"encoding/binary"
+	"errors"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -121,4 +123,46 @@ func forEachKernel(t *testing.T, fn func(t *testing.T)) {
 	}
 	useExpand = true
 	t.Run("expand", fn)
+}
+
+// TestSweepChecksCounts: a map whose counts matrix disagrees with its
+// blocks' labels (each block's live total still right, so the headers
+// match) is ErrCorrupt for the sweep and for dense batches, with either
+// kernel, rather than translated two different ways by sweep and point
+// lookups. The counts are swapped in memory, past Open's checks, as a
+// writer bug with valid checksums would leave them.
+func TestSweepChecksCounts(t *testing.T) {
+	f := genFixture(t, 77, []uint64{200_000}, 50, 0.125, 0, BlockSize)
+	forEachKernel(t, func(t *testing.T) {
+		rd, err := Open(BytesSource(f.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := rd.counts
+		m := c.NumDestinations()
+		data := slices.Clone(c.data)
+		if data[1] == 0 {
+			t.Fatal("fixture: destination 1 has no rows in block 0")
+		}
+		for b := range c.NumBlocks() {
+			data[b*m]++ // one row of block 0 moves from destination 1 to 0
+			data[b*m+1]--
+		}
+		if rd.counts, err = NewCountsMatrix(uint32(m), uint32(c.BlockSize()), c.TotalRows(), data); err != nil {
+			t.Fatal(err)
+		}
+		if err := rd.counts.Validate(); err != nil {
+			t.Fatalf("the tampered counts should pass Validate: %v", err)
+		}
+		if err := rd.SweepBlocks(0, func(uint64, []uint32, []uint32) error { return nil }); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("sweep: %v, want ErrCorrupt", err)
+		}
+		rows := make([]uint64, 1000)
+		for i := range rows {
+			rows[i] = uint64(i)
+		}
+		if err := rd.TranslateMany(rows, make([]Translation, len(rows))); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("dense batch: %v, want ErrCorrupt", err)
+		}
+	})
 }
