@@ -1,8 +1,11 @@
 package rowmap
 
 import (
+	"encoding/binary"
 	"errors"
 	"testing"
+
+	"github.com/RoaringBitmap/roaring/v2"
 )
 
 func FuzzDecodeCounts(f *testing.F) {
@@ -98,6 +101,118 @@ func FuzzOpen(f *testing.F) {
 			for i, g := range rows {
 				if out[i] != swept[g] {
 					t.Fatalf("row %d: batch %+v, sweep %+v", g, out[i], swept[g])
+				}
+			}
+		}
+	})
+}
+
+// FuzzRoundTrip writes a map from fuzzed labels and deletions and checks
+// that every read path translates it as the reference does (offset =
+// earlier live rows with the same label), with each kernel. The input
+// picks the destination count (b[0]: 1–255, or 65,536), the block size
+// (b[1]: 1–255, or 64K), the fragment count (b[2]), then two bytes per row:
+// a row is deleted when the pair is a multiple of 8, else its label is the
+// pair over 8 modulo the destination count.
+func FuzzRoundTrip(f *testing.F) {
+	f.Add([]byte{2, 3, 1, 1, 0, 9, 0, 8, 0, 17, 0, 25, 0})
+	f.Add([]byte{255, 0, 2, 0xff, 0xff, 1, 2, 3, 4, 0, 0, 7, 7})
+	f.Add(append([]byte{15, 63, 3}, make([]byte, 300)...))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) < 3 {
+			return
+		}
+		m := int(b[0]) + 1
+		if b[0] == 255 {
+			m = MaxDestinations
+		}
+		bs := int(b[1])
+		if bs == 0 {
+			bs = BlockSize
+		}
+		body := b[3:]
+		nrows := len(body) / 2
+		var ref []Translation
+		var live []uint16
+		totals := make([]uint32, m)
+		nfrag := int(b[2])%3 + 1
+		var srcs []SourceFragment
+		for fi := range nfrag {
+			lo, hi := nrows*fi/nfrag, nrows*(fi+1)/nfrag
+			del := roaring.New()
+			for i := lo; i < hi; i++ {
+				x := binary.LittleEndian.Uint16(body[2*i:])
+				if x%8 == 0 {
+					del.Add(uint32(i - lo))
+					ref = append(ref, Translation{Deleted: true})
+					continue
+				}
+				l := uint16(int(x/8) % m)
+				live = append(live, l)
+				ref = append(ref, Translation{Dest: l, Offset: totals[l]})
+				totals[l]++
+			}
+			srcs = append(srcs, SourceFragment{PhysicalRows: uint64(hi - lo), Deleted: del})
+		}
+		dests := make([]uint32, m)
+		for i := range dests {
+			dests[i] = uint32(i)
+		}
+		w, err := NewWriter(dests, srcs, WriterOptions{BlockSize: bs, ExpectedTotals: totals})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Append(live); err != nil {
+			t.Fatal(err)
+		}
+		file, err := w.Finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd, err := Open(BytesSource(file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func(e, c bool) { useExpand, useAVX2Count = e, c }(useExpand, useAVX2Count)
+		for _, simd := range []bool{false, haveAVX2} {
+			useExpand, useAVX2Count = simd, simd
+			next := uint64(0)
+			err := rd.SweepBlocks(0, func(first uint64, labels, offsets []uint32) error {
+				for j, l := range labels {
+					got := Translation{Deleted: l == NullLabel}
+					if !got.Deleted {
+						got.Dest, got.Offset = uint16(l), offsets[j]
+					}
+					if want := ref[first+uint64(j)]; got != want {
+						t.Fatalf("simd %v: sweep row %d: %+v, want %+v", simd, first+uint64(j), got, want)
+					}
+				}
+				next += uint64(len(labels))
+				return nil
+			})
+			if err != nil || next != uint64(len(ref)) {
+				t.Fatalf("simd %v: sweep to %d of %d: %v", simd, next, len(ref), err)
+			}
+			for g := range ref {
+				d, o, del, err := rd.Translate(uint64(g))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := (Translation{d, o, del}); got != ref[g] {
+					t.Fatalf("simd %v: point row %d: %+v, want %+v", simd, g, got, ref[g])
+				}
+			}
+			rows := make([]uint64, len(ref))
+			for i := range rows {
+				rows[i] = uint64(len(rows) - 1 - i)
+			}
+			out := make([]Translation, len(rows))
+			if err := rd.TranslateMany(rows, out); err != nil {
+				t.Fatal(err)
+			}
+			for i, g := range rows {
+				if out[i] != ref[g] {
+					t.Fatalf("simd %v: batch row %d: %+v, want %+v", simd, g, out[i], ref[g])
 				}
 			}
 		}
