@@ -158,18 +158,7 @@ func FuzzRoundTrip(f *testing.F) {
 		for i := range dests {
 			dests[i] = uint32(i)
 		}
-		w, err := NewWriter(dests, srcs, WriterOptions{BlockSize: bs, ExpectedTotals: totals})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Append(live); err != nil {
-			t.Fatal(err)
-		}
-		file, err := w.Finish()
-		if err != nil {
-			t.Fatal(err)
-		}
-		rd, err := Open(BytesSource(file))
+		rd, err := Open(BytesSource(writeMap(t, dests, srcs, WriterOptions{BlockSize: bs, ExpectedTotals: totals}, live)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -179,10 +168,7 @@ func FuzzRoundTrip(f *testing.F) {
 			next := uint64(0)
 			err := rd.SweepBlocks(0, func(first uint64, labels, offsets []uint32) error {
 				for j, l := range labels {
-					got := Translation{Deleted: l == NullLabel}
-					if !got.Deleted {
-						got.Dest, got.Offset = uint16(l), offsets[j]
-					}
+					got := translationOf(l, offsets[j])
 					if want := ref[first+uint64(j)]; got != want {
 						t.Fatalf("simd %v: sweep row %d: %+v, want %+v", simd, first+uint64(j), got, want)
 					}

@@ -2,6 +2,8 @@ package rowmap
 
 import (
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -70,4 +72,49 @@ func genFixture(t testing.TB, seed uint64, fragRows []uint64, m int, delFrac flo
 		t.Fatal(err)
 	}
 	return f
+}
+
+// writeMap writes a map of live's labels over srcs in one Append.
+func writeMap(t testing.TB, dests []uint32, srcs []SourceFragment, opts WriterOptions, live []uint16) []byte {
+	t.Helper()
+	w, err := NewWriter(dests, srcs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Append(live); err != nil {
+		t.Fatal(err)
+	}
+	file, err := w.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// fileSourceOf writes file to a temporary file and opens it as a
+// FileSource (closed when the test ends).
+func fileSourceOf(t testing.TB, file []byte) Source {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "m.rowmap")
+	if err := os.WriteFile(p, file, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fh, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fh.Close() })
+	src, err := FileSource(fh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+// translationOf is the Translation a sweep's label and offset stand for.
+func translationOf(label, offset uint32) Translation {
+	if label == NullLabel {
+		return Translation{Deleted: true}
+	}
+	return Translation{Dest: uint16(label), Offset: offset}
 }

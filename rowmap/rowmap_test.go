@@ -67,10 +67,7 @@ func checkAll(t *testing.T, f *fixture, seed uint64) {
 				t.Fatalf("range [%d, %d): part at %d of %d rows, want it at %d", from, to, first, len(labels), next)
 			}
 			for j, l := range labels {
-				got := Translation{Deleted: l == NullLabel}
-				if !got.Deleted {
-					got.Dest, got.Offset = uint16(l), offsets[j]
-				}
+				got := translationOf(l, offsets[j])
 				if want := f.ref[first+uint64(j)]; got != want {
 					t.Fatalf("range [%d, %d) row %d: got %+v want %+v", from, to, first+uint64(j), got, want)
 				}
@@ -328,20 +325,7 @@ func TestCorrupt(t *testing.T) {
 
 func TestFileSource(t *testing.T) {
 	f := genFixture(t, 4, []uint64{5000}, 10, 0.1, 0, 256)
-	p := filepath.Join(t.TempDir(), "x.rowmap")
-	if err := os.WriteFile(p, f.file, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	fh, err := os.Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	src, err := FileSource(fh)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rd, err := Open(src)
+	rd, err := Open(fileSourceOf(t, f.file))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,8 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -54,19 +52,7 @@ func TestSweepSources(t *testing.T) {
 	}{{"uniform", 0}, {"locality", 16}} {
 		t.Run(c.name, func(t *testing.T) {
 			f := genFixture(t, uint64(60+i), []uint64{700_000, 0, 333_333}, 1000, 0.125, c.local, BlockSize)
-			p := filepath.Join(t.TempDir(), "m.rowmap")
-			if err := os.WriteFile(p, f.file, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			fh, err := os.Open(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer fh.Close()
-			fsrc, err := FileSource(fh)
-			if err != nil {
-				t.Fatal(err)
-			}
+			fsrc := fileSourceOf(t, f.file)
 			forEachKernel(t, func(t *testing.T) { checkSources(t, f, fsrc) })
 		})
 	}
@@ -90,10 +76,7 @@ func checkSources(t *testing.T, f *fixture, fsrc Source) {
 				}
 				for j := range labels {
 					want := f.ref[first+uint64(j)]
-					got := Translation{Deleted: labels[j] == NullLabel}
-					if !got.Deleted {
-						got.Dest, got.Offset = uint16(labels[j]), offsets[j]
-					}
+					got := translationOf(labels[j], offsets[j])
 					if got != want {
 						t.Fatalf("%s: sweep from block %d, row %d: got %+v want %+v", name, b, first+uint64(j), got, want)
 					}
