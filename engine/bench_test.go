@@ -159,6 +159,7 @@ func BenchmarkSeedQuery10M_100(b *testing.B)        { benchSeed(b, 100, seedSQL,
 func BenchmarkSeedQuery10M_10K(b *testing.B)        { benchSeed(b, 10_000, seedSQL, false) }
 func BenchmarkSeedQuery10M_1M(b *testing.B)         { benchSeed(b, 1_000_000, seedSQL, false) }
 func BenchmarkSeedQueryPayload10M_10K(b *testing.B) { benchSeed(b, 10_000, payloadSQL, false) }
+func BenchmarkSeedQueryPayload10M_1M(b *testing.B)  { benchSeed(b, 1_000_000, payloadSQL, false) }
 func BenchmarkSeedQueryNoIndex10M_10K(b *testing.B) { benchSeed(b, 10_000, seedSQL, true) }
 
 var (
