@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/stablerow/stablerow/internal/radix"
 	"github.com/stablerow/stablerow/table/rowid"
 )
 
@@ -337,46 +338,9 @@ func sortByAddr(order []int32, addrs []uint64, shift uint) {
 		a := addrs[i]
 		keys[j] = (uint64(uint32(a>>32)-lo)<<offBits|uint64(uint32(a)>>shift))<<posBits | uint64(i)
 	}
-	radixSortKeys(keys, posBits, posBits+fragBits+offBits)
+	radix.SortKeys(keys, posBits, posBits+fragBits+offBits)
 	for j, k := range keys {
 		order[j] = int32(k & (1<<posBits - 1))
-	}
-}
-
-// radixSortKeys stably sorts keys by their bits [from, to), in as few
-// passes of at most 11 bits as the range needs, the digits as narrow as
-// that pass count allows (fewer buckets keep the scatter's write heads in
-// L1: 24 bits go as three 8-bit passes, not 11+11+2).
-func radixSortKeys(keys []uint64, from, to uint) {
-	if to <= from {
-		return
-	}
-	passes := (to - from + 10) / 11
-	digit := (to - from + passes - 1) / passes
-	mask := uint64(1)<<digit - 1
-	count := make([]int, 1<<digit+1)
-	tmp := make([]uint64, len(keys))
-	src, dst := keys, tmp
-	for shift := from; shift < to; shift += digit {
-		clear(count)
-		for _, k := range src {
-			count[(k>>shift)&mask+1]++
-		}
-		if count[(src[0]>>shift)&mask+1] == len(src) {
-			continue // every key has the same digit: the pass would not move any
-		}
-		for d := 1; d < len(count); d++ {
-			count[d] += count[d-1]
-		}
-		for _, k := range src {
-			d := (k >> shift) & mask
-			dst[count[d]] = k
-			count[d]++
-		}
-		src, dst = dst, src
-	}
-	if &src[0] != &keys[0] {
-		copy(keys, src)
 	}
 }
 

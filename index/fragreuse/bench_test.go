@@ -177,8 +177,9 @@ func BenchmarkTranslatePartition(b *testing.B) {
 	}
 	sparse := slices.Clone(all)
 	r.Shuffle(len(sparse), func(i, j int) { sparse[i], sparse[j] = sparse[j], sparse[i] })
+	dense := slices.Clone(sparse[:1_000_000]) // 1 in 4, unordered: the dense-request path
 	sparse = sparse[:10_000]
-	for name, addrs := range map[string][]uint64{"point-10K": sparse, "sweep-4M": all} {
+	for name, addrs := range map[string][]uint64{"point-10K": sparse, "sweep-4M": all, "dense-1M-unordered": dense} {
 		out, live := make([]uint64, len(addrs)), make([]bool, len(addrs))
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
