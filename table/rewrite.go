@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -14,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/stablerow/stablerow/internal/radix"
 	"github.com/stablerow/stablerow/rowmap"
 	"github.com/stablerow/stablerow/table/deletion"
 	"github.com/stablerow/stablerow/table/rowid"
@@ -424,17 +426,27 @@ func (t *Table) partitionLabels(ctx context.Context, srcs []*Fragment, key strin
 		return nil, 0, fmt.Errorf("table: recluster: %w", err)
 	}
 	defer keys.Release()
+	if ok := orderKeys(keys); ok != nil {
+		labels, m := labelsByOrderKeys(ok, want)
+		return labels, m, nil
+	}
 	less, err := keyComparator(keys)
 	if err != nil {
 		return nil, 0, err
 	}
-	n := keys.Len()
+	labels, m := labelsByComparator(less, keys.Len(), want)
+	return labels, m, nil
+}
+
+// labelsByComparator cuts the rows, stably sorted by less, into want
+// equal runs of positions; a run of equal keys goes to the bucket of its
+// first sorted position, so buckets may be fewer (m) and uneven.
+func labelsByComparator(less func(i, j int) int, n, want int) ([]uint16, int) {
 	perm := make([]int32, n)
 	for i := range perm {
 		perm[i] = int32(i)
 	}
 	slices.SortStableFunc(perm, func(a, b int32) int { return less(int(a), int(b)) })
-	// A run of equal keys goes to the bucket of its first sorted position.
 	labels := make([]uint16, n)
 	bucket, m, prev := -1, 0, -1
 	for p, i := range perm {
@@ -447,7 +459,99 @@ func (t *Table) partitionLabels(ctx context.Context, srcs []*Fragment, key strin
 		labels[i] = uint16(bucket)
 		m = bucket + 1
 	}
-	return labels, m, nil
+	return labels, m
+}
+
+// labelsByOrderKeys gives labelsByComparator's labels for keys given as
+// order-preserving uint64s, without sorting the rows: the keys alone are
+// radix-sorted (over the bits their range spans), the first key of each
+// bucket is read off the sorted keys by the same rule, and each row's label
+// is the number of those boundaries at or below its key, less one. A
+// comparison sort of 10M row positions took ~9 s of a 10M-row recluster.
+func labelsByOrderKeys(keys []uint64, want int) ([]uint16, int) {
+	n := len(keys)
+	if n == 0 {
+		return nil, 0
+	}
+	lo, hi := slices.Min(keys), slices.Max(keys)
+	sorted := make([]uint64, n)
+	for i, k := range keys {
+		sorted[i] = k - lo
+	}
+	radix.SortKeys(sorted, 0, uint(bits.Len64(hi-lo)))
+	var bounds []uint64
+	prev := -1
+	for p, k := range sorted {
+		if p == 0 || k != sorted[p-1] {
+			if b := int(uint64(p) * uint64(want) / uint64(n)); b != prev {
+				prev = b
+				bounds = append(bounds, k+lo)
+			}
+		}
+	}
+	labels := make([]uint16, n)
+	for i, k := range keys {
+		j, found := slices.BinarySearch(bounds, k)
+		if !found {
+			j--
+		}
+		labels[i] = uint16(j)
+	}
+	return labels, len(bounds)
+}
+
+// orderKeys returns order-preserving uint64 images of an integer-typed
+// array's values (signed ones with the sign bit flipped), or nil for other
+// types and for arrays with nulls, which keyComparator orders.
+func orderKeys(a arrow.Array) []uint64 {
+	if a.NullN() > 0 {
+		return nil
+	}
+	out := make([]uint64, a.Len())
+	const flip = 1 << 63
+	switch v := a.(type) {
+	case *array.Int8:
+		for i, x := range v.Int8Values() {
+			out[i] = uint64(int64(x)) ^ flip
+		}
+	case *array.Int16:
+		for i, x := range v.Int16Values() {
+			out[i] = uint64(int64(x)) ^ flip
+		}
+	case *array.Int32:
+		for i, x := range v.Int32Values() {
+			out[i] = uint64(int64(x)) ^ flip
+		}
+	case *array.Int64:
+		for i, x := range v.Int64Values() {
+			out[i] = uint64(x) ^ flip
+		}
+	case *array.Date32:
+		for i, x := range v.Date32Values() {
+			out[i] = uint64(int64(x)) ^ flip
+		}
+	case *array.Timestamp:
+		for i, x := range v.TimestampValues() {
+			out[i] = uint64(int64(x)) ^ flip
+		}
+	case *array.Uint8:
+		for i, x := range v.Uint8Values() {
+			out[i] = uint64(x)
+		}
+	case *array.Uint16:
+		for i, x := range v.Uint16Values() {
+			out[i] = uint64(x)
+		}
+	case *array.Uint32:
+		for i, x := range v.Uint32Values() {
+			out[i] = uint64(x)
+		}
+	case *array.Uint64:
+		copy(out, v.Uint64Values())
+	default:
+		return nil
+	}
+	return out
 }
 
 // writePartition routes the live source rows to their destination files.

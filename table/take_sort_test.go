@@ -154,3 +154,99 @@ func BenchmarkSortByAddr1M(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(addrs)), "ns/addr")
 }
+
+// TestLabelsByOrderKeys checks the recluster's radix path against its
+// comparator path (a stable sort of the positions) on integer keys: many
+// duplicates, negative values, keys spanning all 64 bits, a single key,
+// and destination counts from 1 to more than the rows.
+func TestLabelsByOrderKeys(t *testing.T) {
+	r := rand.New(rand.NewPCG(12, 12))
+	for _, n := range []int{1, 2, 100, 5000} {
+		for _, spread := range []int64{1, 3, 1000, 1 << 62} {
+			for _, want := range []int{1, 2, 7, 64, 10_000} {
+				vals := make([]int64, n)
+				for i := range vals {
+					vals[i] = r.Int64N(spread) - spread/2
+				}
+				b := array.NewInt64Builder(memory.DefaultAllocator)
+				b.AppendValues(vals, nil)
+				a := b.NewInt64Array()
+				b.Release()
+				less, err := keyComparator(a)
+				if err != nil {
+					t.Fatal(err)
+				}
+				wantLabels, wantM := labelsByComparator(less, n, want)
+				got, m := labelsByOrderKeys(orderKeys(a), want)
+				a.Release()
+				if m != wantM || !slices.Equal(got, wantLabels) {
+					t.Fatalf("n %d spread %d want %d: %d buckets, expected %d; labels equal %v", n, spread, want, m, wantM, slices.Equal(got, wantLabels))
+				}
+			}
+		}
+	}
+}
+
+// TestOrderKeys: for every integer key type, the uint64 images order as
+// keyComparator orders the values; an array with nulls gets none.
+func TestOrderKeys(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	r := rand.New(rand.NewPCG(13, 13))
+	types := []arrow.DataType{
+		arrow.PrimitiveTypes.Int8, arrow.PrimitiveTypes.Int16, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int64,
+		arrow.PrimitiveTypes.Uint8, arrow.PrimitiveTypes.Uint16, arrow.PrimitiveTypes.Uint32, arrow.PrimitiveTypes.Uint64,
+		arrow.FixedWidthTypes.Date32, arrow.FixedWidthTypes.Timestamp_us,
+	}
+	for _, dt := range types {
+		b := array.NewBuilder(mem, dt)
+		for range 500 {
+			x := r.Uint64()
+			switch bb := b.(type) {
+			case *array.Int8Builder:
+				bb.Append(int8(x))
+			case *array.Int16Builder:
+				bb.Append(int16(x))
+			case *array.Int32Builder:
+				bb.Append(int32(x))
+			case *array.Int64Builder:
+				bb.Append(int64(x))
+			case *array.Uint8Builder:
+				bb.Append(uint8(x))
+			case *array.Uint16Builder:
+				bb.Append(uint16(x))
+			case *array.Uint32Builder:
+				bb.Append(uint32(x))
+			case *array.Uint64Builder:
+				bb.Append(x)
+			case *array.Date32Builder:
+				bb.Append(arrow.Date32(int32(x)))
+			case *array.TimestampBuilder:
+				bb.Append(arrow.Timestamp(int64(x)))
+			}
+		}
+		a := b.NewArray()
+		less, err := keyComparator(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ok := orderKeys(a)
+		if len(ok) != a.Len() {
+			t.Fatalf("%s: %d keys for %d values", dt, len(ok), a.Len())
+		}
+		for range 2000 {
+			i, j := r.IntN(a.Len()), r.IntN(a.Len())
+			if got, want := cmp.Compare(ok[i], ok[j]), less(i, j); got != want {
+				t.Fatalf("%s: rows %d, %d order %d by key, %d by value", dt, i, j, got, want)
+			}
+		}
+		a.Release()
+		b.AppendNull()
+		withNull := b.NewArray()
+		if orderKeys(withNull) != nil {
+			t.Fatalf("%s: keys for an array with nulls", dt)
+		}
+		withNull.Release()
+		b.Release()
+	}
+}
