@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -162,11 +163,20 @@ func BenchmarkSortByAddr1M(b *testing.B) {
 func TestLabelsByOrderKeys(t *testing.T) {
 	r := rand.New(rand.NewPCG(12, 12))
 	for _, n := range []int{1, 2, 100, 5000} {
-		for _, spread := range []int64{1, 3, 1000, 1 << 62} {
+		for _, spread := range []int64{1, 3, 1000, 1 << 30, 1 << 62, 0} {
 			for _, want := range []int{1, 2, 7, 64, 10_000} {
 				vals := make([]int64, n)
 				for i := range vals {
-					vals[i] = r.Int64N(spread) - spread/2
+					switch {
+					case spread > 0:
+						vals[i] = r.Int64N(spread) - spread/2
+					case i%3 == 0: // spread 0: the extremes, heavy duplicates, and a few others
+						vals[i] = math.MinInt64
+					case i%3 == 1 && i%7 != 0:
+						vals[i] = math.MaxInt64
+					default:
+						vals[i] = int64(r.Uint64())
+					}
 				}
 				b := array.NewInt64Builder(memory.DefaultAllocator)
 				b.AppendValues(vals, nil)
@@ -249,4 +259,18 @@ func TestOrderKeys(t *testing.T) {
 		withNull.Release()
 		b.Release()
 	}
+}
+
+// BenchmarkLabelsByOrderKeys10M labels 10M scrambled int64 keys into 10
+// destinations, the label step of a 10M-row recluster.
+func BenchmarkLabelsByOrderKeys10M(b *testing.B) {
+	r := rand.New(rand.NewPCG(14, 14))
+	keys := make([]uint64, 10_000_000)
+	for i := range keys {
+		keys[i] = r.Uint64()
+	}
+	for b.Loop() {
+		labelsByOrderKeys(keys, 10)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(keys)), "ns/row")
 }
