@@ -231,3 +231,24 @@ func BenchmarkBatch10K(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkWrite writes the seed's uniform map (2M rows, 1000
+// destinations, ~1/8 deleted) from its labels: the cost a rewrite pays to
+// record its row map.
+func BenchmarkWrite(b *testing.B) {
+	uni, _ := benchMaps(b)
+	f := uni.f
+	for b.Loop() {
+		w, err := NewWriter(f.dests, f.sources, WriterOptions{ExpectedTotals: f.totals})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := w.Append(f.live); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := w.Finish(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(benchRows)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrows/s")
+}

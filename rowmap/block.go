@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math/bits"
-	"slices"
 )
 
 // Block encoding (little endian), one per logical block:
@@ -36,20 +35,39 @@ func widthFor(n uint32) uint8 {
 	return uint8(bits.Len32(n - 1))
 }
 
-// encodeBlock appends the encoding of labels (NullLabel = deleted).
-func encodeBlock(dst []byte, labels []uint32, m uint32) []byte {
+// encodeScratch is what encodeBlock reuses across blocks: which labels a
+// block holds (a bit per possible label) and each dictionary label's index.
+type encodeScratch struct {
+	present [MaxDestinations / 64]uint64
+	index   [MaxDestinations]uint16
+	dict    []uint32
+}
+
+// encodeBlock appends the encoding of labels (NullLabel = deleted; others
+// below m ≤ MaxDestinations).
+//
+// The block's distinct labels, ascending, come from a presence bitmap, one
+// pass over the rows and one over m/64 words; sorting the live labels to
+// find them cost most of a writer's time.
+func encodeBlock(dst []byte, labels []uint32, m uint32, sc *encodeScratch) []byte {
 	start := len(dst)
 	n := len(labels)
 	live := 0
-	var seen []uint32
+	words := (int(m) + 63) / 64
+	clear(sc.present[:words])
 	for _, l := range labels {
 		if l != NullLabel {
 			live++
-			seen = append(seen, l)
+			sc.present[l>>6&(MaxDestinations/64-1)] |= 1 << (l & 63)
 		}
 	}
-	slices.Sort(seen)
-	dict := slices.Compact(seen)
+	dict := sc.dict[:0]
+	for wi, word := range sc.present[:words] {
+		for ; word != 0; word &= word - 1 {
+			dict = append(dict, uint32(wi*64+bits.TrailingZeros64(word)))
+		}
+	}
+	sc.dict = dict
 	plainW := widthFor(m)
 	dictW := widthFor(uint32(len(dict)))
 	useDict := uint64(live)*uint64(dictW)+uint64(len(dict))*16 < uint64(live)*uint64(plainW)
@@ -81,11 +99,9 @@ func encodeBlock(dst []byte, labels []uint32, m uint32) []byte {
 			dst = binary.LittleEndian.AppendUint64(dst, word)
 		}
 	}
-	var idx map[uint32]uint32
 	if useDict {
-		idx = make(map[uint32]uint32, len(dict))
 		for i, d := range dict {
-			idx[d] = uint32(i)
+			sc.index[d&(MaxDestinations-1)] = uint16(i)
 			dst = binary.LittleEndian.AppendUint16(dst, uint16(d))
 		}
 	}
@@ -97,7 +113,7 @@ func encodeBlock(dst []byte, labels []uint32, m uint32) []byte {
 			}
 			v := uint64(l)
 			if useDict {
-				v = uint64(idx[l])
+				v = uint64(sc.index[l&(MaxDestinations-1)])
 			}
 			pk.put(v)
 		}

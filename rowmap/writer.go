@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 
 	"github.com/RoaringBitmap/roaring/v2"
 )
@@ -53,7 +54,11 @@ type Writer struct {
 
 	frag    int    // current source fragment
 	fragOff uint64 // offset within it
+	delFrag int    // 1 + the fragment delIt walks (0: none yet)
+	delIt   roaring.IntPeekable
+	nextDel uint64 // its next deleted offset (MaxUint64: none)
 	block   []uint32
+	enc     *encodeScratch // encodeBlock's tables, made at the first block
 	counts  *CountsBuilder
 	out     []byte
 	dir     []uint64
@@ -101,8 +106,22 @@ func (w *Writer) nextRow() (deleted, ok bool) {
 	if w.frag == len(w.sources) {
 		return false, false
 	}
-	s := w.sources[w.frag]
-	d := s.Deleted != nil && s.Deleted.Contains(uint32(w.fragOff))
+	if w.delFrag != w.frag+1 {
+		// Entering a fragment: its deleted offsets are walked in order with
+		// an iterator, not looked up per row.
+		w.delFrag, w.nextDel, w.delIt = w.frag+1, math.MaxUint64, nil
+		if del := w.sources[w.frag].Deleted; del != nil && !del.IsEmpty() {
+			w.delIt = del.Iterator()
+			w.nextDel = uint64(w.delIt.Next())
+		}
+	}
+	d := w.fragOff == w.nextDel
+	if d {
+		w.nextDel = math.MaxUint64
+		if w.delIt.HasNext() {
+			w.nextDel = uint64(w.delIt.Next())
+		}
+	}
 	w.fragOff++
 	return d, true
 }
@@ -124,7 +143,10 @@ func (w *Writer) flush() {
 		return
 	}
 	w.dir = append(w.dir, uint64(len(w.out)))
-	w.out = encodeBlock(w.out, w.block, uint32(len(w.dests)))
+	if w.enc == nil {
+		w.enc = new(encodeScratch)
+	}
+	w.out = encodeBlock(w.out, w.block, uint32(len(w.dests)), w.enc)
 	w.block = w.block[:0]
 }
 
