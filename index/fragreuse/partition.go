@@ -113,76 +113,42 @@ func (s *partitionStep) translate(out []uint64, live []bool, sel, srcs []int32) 
 
 var errStop = errors.New("stop")
 
-// lookup translates rows, sweeping when they are sorted and dense.
+// lookup translates rows: one sweep when they are dense (sorted, or
+// grouped by block first when they are not: an index probe's answers come
+// in key order), else TranslateMany's point and per-block paths.
 func (s *partitionStep) lookup(rows []uint64, res []rowmap.Translation) error {
-	bs := uint64(s.rm.Counts().BlockSize())
 	n := len(rows)
-	if n == 0 {
-		return nil
-	}
-	first, last := rows[0], rows[n-1]
-	if n >= sweepMin && !slices.IsSorted(rows) {
-		// Dense but unordered (an index probe's answers come in key order):
-		// sort a permutation, sweep, scatter back.
-		lo, hi := slices.Min(rows), slices.Max(rows)
-		if uint64(n)*sweepDensity >= hi-lo+1 {
-			return s.sweepUnordered(rows, res, lo, hi)
-		}
-	}
-	if n < sweepMin || !slices.IsSorted(rows) || uint64(n)*sweepDensity < last-first+1 {
+	if n < sweepMin {
 		return s.rm.TranslateMany(rows, res)
 	}
-	k := 0
-	err := s.rm.SweepBlocks(int(first/bs), func(start uint64, labels, offsets []uint32) error {
-		end := start + uint64(len(labels))
-		for k < n && rows[k] < end {
-			p := rows[k] - start
-			if l := labels[p]; l == rowmap.NullLabel {
-				res[k] = rowmap.Translation{Deleted: true}
-			} else {
-				res[k] = rowmap.Translation{Dest: uint16(l), Offset: offsets[p]}
-			}
-			k++
-		}
-		if k == n {
-			return errStop
-		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, errStop) {
-		return err
+	lo, hi := rows[0], rows[n-1]
+	sorted := slices.IsSorted(rows)
+	if !sorted {
+		lo, hi = slices.Min(rows), slices.Max(rows)
 	}
-	if k != n {
-		return errorf(ErrInvalidArgument, "row %d is past the rowmap's %d rows", rows[k], s.rm.NumRows())
+	if uint64(n)*sweepDensity < hi-lo+1 {
+		return s.rm.TranslateMany(rows, res)
 	}
-	return nil
-}
-
-func (s *partitionStep) memoryBytes() int {
-	c := s.rm.Counts()
-	return s.sourceTable.memoryBytes() + len(s.physPrefix)*8 + len(s.destIDs)*8 +
-		c.NumBlocks()*c.NumDestinations()*4 + (c.NumBlocks()+1)*8
-}
-
-func (s *partitionStep) close() error {
-	if s.r == nil {
-		return nil
-	}
-	return s.r.Close()
-}
-
-// sweepUnordered translates dense rows in any order with one sweep from
-// lo's block: the positions are grouped by block (blockPerm), and each
-// block's callback answers its rows, in any order within the block,
-// straight into res.
-func (s *partitionStep) sweepUnordered(rows []uint64, res []rowmap.Translation, lo, hi uint64) error {
+	var perm []int32 // nil: rows are in order already
 	bs := uint64(s.rm.Counts().BlockSize())
-	perm := blockPerm(rows, lo/bs, hi/bs, bs)
+	if !sorted {
+		perm = blockPerm(rows, lo/bs, hi/bs, bs)
+	}
+	return s.sweepRows(rows, perm, res, lo/bs)
+}
+
+// sweepRows translates rows with one sweep from block first, visiting them
+// in perm's order (grouped by ascending block, any order within one; nil
+// for rows already ascending) and answering each straight into res.
+func (s *partitionStep) sweepRows(rows []uint64, perm []int32, res []rowmap.Translation, first uint64) error {
 	k, n := 0, len(rows)
-	err := s.rm.SweepBlocks(int(lo/bs), func(start uint64, labels, offsets []uint32) error {
+	err := s.rm.SweepBlocks(int(first), func(start uint64, labels, offsets []uint32) error {
 		end := start + uint64(len(labels))
 		for ; k < n; k++ {
-			i := perm[k]
+			i := k
+			if perm != nil {
+				i = int(perm[k])
+			}
 			r := rows[i]
 			if r >= end {
 				break
@@ -202,9 +168,26 @@ func (s *partitionStep) sweepUnordered(rows []uint64, res []rowmap.Translation, 
 		return err
 	}
 	if k != n {
-		return errorf(ErrInvalidArgument, "row %d is past the rowmap's %d rows", rows[perm[k]], s.rm.NumRows())
+		i := k
+		if perm != nil {
+			i = int(perm[k])
+		}
+		return errorf(ErrInvalidArgument, "row %d is past the rowmap's %d rows", rows[i], s.rm.NumRows())
 	}
 	return nil
+}
+
+func (s *partitionStep) memoryBytes() int {
+	c := s.rm.Counts()
+	return s.sourceTable.memoryBytes() + len(s.physPrefix)*8 + len(s.destIDs)*8 +
+		c.NumBlocks()*c.NumDestinations()*4 + (c.NumBlocks()+1)*8
+}
+
+func (s *partitionStep) close() error {
+	if s.r == nil {
+		return nil
+	}
+	return s.r.Close()
 }
 
 // blockPerm returns the positions of rows grouped by block (rows/bs, from
