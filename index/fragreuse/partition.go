@@ -1,7 +1,6 @@
 package fragreuse
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -113,51 +112,37 @@ func (s *partitionStep) translate(out []uint64, live []bool, sel, srcs []int32) 
 
 var errStop = errors.New("stop")
 
-// lookup translates rows: one sweep when they are dense (sorted, or
-// grouped by block first when they are not: an index probe's answers come
-// in key order), else TranslateMany's point and per-block paths.
+// lookup translates rows: one sweep when they are dense — in row order
+// when they are sorted, through block-grouped keys when not (an index
+// probe's answers come in key order) — else TranslateMany's point and
+// per-block paths.
 func (s *partitionStep) lookup(rows []uint64, res []rowmap.Translation) error {
 	n := len(rows)
 	if n < sweepMin {
 		return s.rm.TranslateMany(rows, res)
 	}
-	lo, hi := rows[0], rows[n-1]
-	sorted := slices.IsSorted(rows)
-	if !sorted {
-		lo, hi = slices.Min(rows), slices.Max(rows)
-	}
+	lo, hi := slices.Min(rows), slices.Max(rows)
 	if uint64(n)*sweepDensity < hi-lo+1 {
 		return s.rm.TranslateMany(rows, res)
 	}
-	var perm []int32 // nil: rows are in order already
 	bs := uint64(s.rm.Counts().BlockSize())
-	if !sorted {
-		perm = blockPerm(rows, lo/bs, hi/bs, bs)
+	if slices.IsSorted(rows) {
+		return s.sweepSorted(rows, res, lo/bs)
 	}
-	return s.sweepRows(rows, perm, res, lo/bs)
+	kl := keyLayout{loBlock: lo / bs, bs: bs, blockBits: uint(bits.Len64(hi/bs - lo/bs)), offBits: uint(bits.Len64(bs - 1)), posBits: uint(bits.Len64(uint64(n - 1)))}
+	if kl.blockBits+kl.offBits+kl.posBits > 64 {
+		return s.rm.TranslateMany(rows, res) // too wide for one key a row (no real map is)
+	}
+	return s.sweepKeys(kl.keys(rows), res, kl)
 }
 
-// sweepRows translates rows with one sweep from block first, visiting them
-// in perm's order (grouped by ascending block, any order within one; nil
-// for rows already ascending) and answering each straight into res.
-func (s *partitionStep) sweepRows(rows []uint64, perm []int32, res []rowmap.Translation, first uint64) error {
+// sweepSorted answers ascending rows with one sweep from block first.
+func (s *partitionStep) sweepSorted(rows []uint64, res []rowmap.Translation, first uint64) error {
 	k, n := 0, len(rows)
 	err := s.rm.SweepBlocks(int(first), func(start uint64, labels, offsets []uint32) error {
 		end := start + uint64(len(labels))
-		for ; k < n; k++ {
-			i := k
-			if perm != nil {
-				i = int(perm[k])
-			}
-			r := rows[i]
-			if r >= end {
-				break
-			}
-			if l := labels[r-start]; l == rowmap.NullLabel {
-				res[i] = rowmap.Translation{Deleted: true}
-			} else {
-				res[i] = rowmap.Translation{Dest: uint16(l), Offset: offsets[r-start]}
-			}
+		for ; k < n && rows[k] < end; k++ {
+			res[k] = answer(labels, offsets, rows[k]-start)
 		}
 		if k == n {
 			return errStop
@@ -168,11 +153,65 @@ func (s *partitionStep) sweepRows(rows []uint64, perm []int32, res []rowmap.Tran
 		return err
 	}
 	if k != n {
-		i := k
-		if perm != nil {
-			i = int(perm[k])
+		return errorf(ErrInvalidArgument, "row %d is past the rowmap's %d rows", rows[k], s.rm.NumRows())
+	}
+	return nil
+}
+
+// answer is the translation of row p of a swept block.
+func answer(labels, offsets []uint32, p uint64) rowmap.Translation {
+	if l := labels[p]; l != rowmap.NullLabel {
+		return rowmap.Translation{Dest: uint16(l), Offset: offsets[p]}
+	}
+	return rowmap.Translation{Deleted: true}
+}
+
+// keyLayout packs a requested row and its position into one uint64: the
+// row's block less loBlock, its offset in the block, and the position.
+type keyLayout struct {
+	loBlock, bs                 uint64
+	blockBits, offBits, posBits uint
+}
+
+// keys returns one key per row, grouped by ascending block and in position
+// order within a block: radix-sorted by the block bits only (a sweep needs
+// no finer order; a 10M-row map's 153 blocks are one 8-bit pass). The sweep
+// then reads the keys in order and never loads rows at random.
+func (kl keyLayout) keys(rows []uint64) []uint64 {
+	keys := make([]uint64, len(rows))
+	for i, r := range rows {
+		keys[i] = ((r/kl.bs-kl.loBlock)<<kl.offBits|r%kl.bs)<<kl.posBits | uint64(i)
+	}
+	radix.SortKeys(keys, kl.offBits+kl.posBits, kl.blockBits+kl.offBits+kl.posBits)
+	return keys
+}
+
+// sweepKeys answers the rows behind keys (see keyLayout.keys) with one
+// sweep from the first one's block, straight into res.
+func (s *partitionStep) sweepKeys(keys []uint64, res []rowmap.Translation, kl keyLayout) error {
+	k, n := 0, len(keys)
+	blockShift, offMask, posMask := kl.offBits+kl.posBits, uint64(1)<<kl.offBits-1, uint64(1)<<kl.posBits-1
+	past := errors.New("past the end")
+	err := s.rm.SweepBlocks(int(kl.loBlock), func(start uint64, labels, offsets []uint32) error {
+		blk := start/kl.bs - kl.loBlock
+		for ; k < n && keys[k]>>blockShift == blk; k++ {
+			p, i := keys[k]>>kl.posBits&offMask, keys[k]&posMask
+			if p >= uint64(len(labels)) {
+				return past // in the short last block, past its rows
+			}
+			res[i] = answer(labels, offsets, p)
 		}
-		return errorf(ErrInvalidArgument, "row %d is past the rowmap's %d rows", rows[i], s.rm.NumRows())
+		if k == n {
+			return errStop
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStop) && !errors.Is(err, past) {
+		return err
+	}
+	if k != n {
+		row := (keys[k]>>blockShift+kl.loBlock)*kl.bs + keys[k]>>kl.posBits&offMask
+		return errorf(ErrInvalidArgument, "row %d is past the rowmap's %d rows", row, s.rm.NumRows())
 	}
 	return nil
 }
@@ -188,33 +227,4 @@ func (s *partitionStep) close() error {
 		return nil
 	}
 	return s.r.Close()
-}
-
-// blockPerm returns the positions of rows grouped by block (rows/bs, from
-// loBlock to hiBlock) in ascending block order, positions ascending within
-// a block. Each row becomes one key, its block less loBlock above its
-// position, and radix.SortKeys sorts by the block bits only: a sweep needs
-// no more order than that, and a 10M-row map's 153 blocks are one 8-bit
-// pass. (A full sort of (row, position) pairs with 16-bit digits, then a
-// sorted copy and a scatter back, cost ~3× as much per 1M rows.) Too many
-// blocks to share a key with the position take a comparison sort.
-func blockPerm(rows []uint64, loBlock, hiBlock, bs uint64) []int32 {
-	blockBits, posBits := uint(bits.Len64(hiBlock-loBlock)), uint(bits.Len64(uint64(len(rows)-1)))
-	perm := make([]int32, len(rows))
-	if blockBits+posBits > 64 {
-		for i := range perm {
-			perm[i] = int32(i)
-		}
-		slices.SortStableFunc(perm, func(a, b int32) int { return cmp.Compare(rows[a]/bs, rows[b]/bs) })
-		return perm
-	}
-	keys := make([]uint64, len(rows))
-	for i, r := range rows {
-		keys[i] = (r/bs-loBlock)<<posBits | uint64(i)
-	}
-	radix.SortKeys(keys, posBits, posBits+blockBits)
-	for k, key := range keys {
-		perm[k] = int32(key & (1<<posBits - 1))
-	}
-	return perm
 }
