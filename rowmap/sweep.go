@@ -12,13 +12,12 @@ import (
 
 // valueTables holds what the sweep kernel works with: the two tables it
 // indexes by packed value (2^16 entries, the widest packed value, so a uint16
-// index needs no bounds check in the per-row loop), the deletion words of
-// the current segment, and the buffer blocks are read into.
+// index needs no bounds check in the per-row loops), the deletion words and
+// unpacked values of the current segment, and the buffer blocks are read
+// into.
 type valueTables struct {
 	lut    [1 << 16]uint32         // packed value → label (identity, or the dictionary)
 	loc    [1 << 16]uint32         // packed value → next offset of its label
-	mask   uint32                  // (1<<width)-1 of the block being translated
-	width  uint                    // its packed label width
 	identK int                     // lut[:identK] is known to hold the identity
 	del    [segRows / 64]uint64    // deletion words of the segment being translated
 	vals   [2 * (segRows + 8)]byte // the segment's live rows' packed values, unpacked to uint16s
@@ -170,7 +169,6 @@ func translateBlock(pb parsedBlock, counters, after []uint32, t *valueTables, la
 		return fmt.Errorf("%w: block buffer without window slack", ErrInvalidArgument)
 	}
 	pk = pk[:cap(pk)]
-	t.width, t.mask = w, uint32(span-1)
 	bit := uint(0)
 	for s := 0; s < n; s += segRows {
 		e := min(n, s+segRows)
@@ -227,10 +225,11 @@ const (
 )
 
 // unpackLive unpacks n values of width w that start bit bits into win into
-// dst, as little-endian uint16s. A segment that starts on a byte (every segment of a block of at most
-// segRows rows does) goes through the width's constant-shift kernel, which
-// may write up to 7 values past n (t.vals has room for them);
-// otherwise each value is one unaligned load, shift and mask.
+// dst, as little-endian uint16s. A segment that starts on a byte (every
+// segment of a block of at most segRows rows does) goes through the width's
+// constant-shift kernel, which may write up to 7 values past n (t.vals has
+// room for them); otherwise each value is one unaligned load, shift and
+// mask.
 func unpackLive(dst []byte, n int, win *[winSize]byte, bit, w uint) {
 	if bit == 0 {
 		unpackKernels[w](dst, win[:], (n+7)/8)
@@ -329,26 +328,8 @@ func rankRows(lab, off []uint32, t *valueTables) {
 	off = off[:n]
 	full := n &^ 63
 	k := 0
-	loc, lut, vals := t.loc[:], t.lut[:], t.vals[:]
 	for g := 0; g < full; g += 64 {
-		// Written out here rather than calling rankGroup: the call, and the
-		// table slices it reloads, cost ~5% of the sweep.
-		l, o := lab[g:g+64], off[g:g+64]
-		del := t.del[g>>6&(segRows/64-1)]
-		for m := del; m != 0; m &= m - 1 {
-			r := bits.TrailingZeros64(m) & 63
-			l[r] = NullLabel
-			o[r] = NullLabel
-		}
-		for m := ^del; m != 0; m &= m - 1 {
-			r := bits.TrailingZeros64(m) & 63
-			v := binary.LittleEndian.Uint16(vals[2*(k&(segRows-1)):])
-			k++
-			c := loc[v]
-			loc[v] = c + 1
-			l[r] = lut[v]
-			o[r] = c
-		}
+		k = rankGroup(lab[g:g+64], off[g:g+64], t.del[g>>6&(segRows/64-1)], ^uint64(0), k, t)
 	}
 	if rem := n - full; rem > 0 {
 		var l, o [64]uint32
@@ -358,8 +339,7 @@ func rankRows(lab, off []uint32, t *valueTables) {
 	}
 }
 
-// rankGroup is rankRows's loop body for the rows of a group of 64 that valid
-// selects, del being its deletion word and k the index in t.vals of its
+// rankGroup translates the rows of a group of 64 that valid selects, del being its deletion word and k the index in t.vals of its
 // first live row; it returns the index after its last.
 func rankGroup(lab, off []uint32, del, valid uint64, k int, t *valueTables) int {
 	lab, off = lab[:64], off[:64]

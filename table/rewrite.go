@@ -467,9 +467,7 @@ func labelsByComparator(less func(i, j int) int, n, want int) ([]uint16, int) {
 // sorted position 0 and at the first run of equal keys reaching each
 // threshold t_j = ceil(j*n/want), j = 1..want-1: its first key is the
 // smallest key above the (t_j - 1)-th smallest. Those boundary keys come
-// from bucketBounds (narrow ranges: one radix sort of the keys; wide ones:
-// only the few top-digit buckets holding a threshold are sorted), and each
-// row's label is the number of boundaries at or below its key, less one. A
+// from bucketBounds, and each row's label is the number of boundaries at or below its key, less one. A
 // comparison sort of 10M row positions took ~9 s of a 10M-row recluster.
 func labelsByOrderKeys(keys []uint64, want int) ([]uint16, int) {
 	n := len(keys)
@@ -503,37 +501,16 @@ func labelsByOrderKeys(keys []uint64, want int) ([]uint16, int) {
 
 // bucketBounds returns the smallest key, then for each threshold t (ascending,
 // 0 < t < len(keys)) the smallest key above the (t-1)-th smallest, where it
-// exists, without repeats.
+// exists, without repeats. Only the top-digit buckets holding a threshold's
+// rank are sorted, so the cost is two passes over the keys however wide
+// they are.
 func bucketBounds(keys []uint64, ts []int) []uint64 {
 	lo, hi := slices.Min(keys), slices.Max(keys)
 	width := uint(bits.Len64(hi - lo))
-	const digit = 11
-	if width <= 2*digit {
-		// Two radix passes at most: sort everything.
-		sorted := make([]uint64, len(keys))
-		for i, k := range keys {
-			sorted[i] = k - lo
-		}
-		radix.SortKeys(sorted, 0, width)
-		bounds := []uint64{lo}
-		for _, t := range ts {
-			// The first key above sorted[t-1]: sorted[t] when a run starts there,
-			// else past the run.
-			v := sorted[t-1]
-			if v == hi-lo {
-				continue // the largest key: no bucket starts after it
-			}
-			if q, _ := slices.BinarySearch(sorted[t:], v+1); t+q < len(sorted) {
-				if b := sorted[t+q] + lo; b != bounds[len(bounds)-1] {
-					bounds = append(bounds, b)
-				}
-			}
-		}
-		return bounds
-	}
-	// Histogram the top digit of each key's offset from lo, with each
-	// bucket's smallest key; then sort just the buckets a threshold's rank
-	// falls in.
+	// Histogram the top digit (up to 11 bits) of each key's offset from lo,
+	// with each bucket's smallest key; then sort just the buckets a
+	// threshold's rank falls in.
+	digit := min(width, 11)
 	shift := width - digit
 	count := make([]int, 1<<digit+1)
 	bmin := make([]uint64, 1<<digit)

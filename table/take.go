@@ -312,13 +312,17 @@ func (t *Table) batchShift() uint {
 // keep position order because the keys start in it and every pass is
 // stable. (Sorting positions by indirect loads of addrs, byte by byte, cost
 // ~300 ms per 1M random addresses, most of a 1M-row take.) Addresses too
-// wide to compact into one key fall back to that indirect sort.
+// wide to share one key with their position (fragment ids and offsets
+// spanning over 33 bits together) take the comparison sort.
 func sortByAddr(order []int32, addrs []uint64, shift uint) {
 	group := func(a uint64) uint64 { return a>>32<<32 | uint64(uint32(a)>>shift) }
-	if len(order) < 256 {
+	byCompare := func() {
 		slices.SortStableFunc(order, func(a, b int32) int {
 			return cmp.Compare(group(addrs[a]), group(addrs[b]))
 		})
+	}
+	if len(order) < 256 {
+		byCompare()
 		return
 	}
 	lo, hi, maxGroup, maxPos := uint32(1<<32-1), uint32(0), uint32(0), int32(0)
@@ -330,7 +334,7 @@ func sortByAddr(order []int32, addrs []uint64, shift uint) {
 	}
 	fragBits, offBits, posBits := uint(bits.Len32(hi-lo)), uint(bits.Len32(maxGroup)), uint(bits.Len32(uint32(maxPos)))
 	if fragBits+offBits+posBits > 64 {
-		sortByAddrIndirect(order, addrs, shift)
+		byCompare()
 		return
 	}
 	keys := make([]uint64, len(order))
@@ -341,35 +345,5 @@ func sortByAddr(order []int32, addrs []uint64, shift uint) {
 	radix.SortKeys(keys, posBits, posBits+fragBits+offBits)
 	for j, k := range keys {
 		order[j] = int32(k & (1<<posBits - 1))
-	}
-}
-
-// sortByAddrIndirect is sortByAddr's LSD radix sort of positions through
-// addrs, a byte a pass, for addresses that do not compact into one key.
-func sortByAddrIndirect(order []int32, addrs []uint64, shift uint) {
-	group := func(a uint64) uint64 { return a>>32<<32 | uint64(uint32(a)>>shift) }
-	var hi uint64
-	for _, i := range order {
-		hi = max(hi, group(addrs[i]))
-	}
-	tmp := make([]int32, len(order))
-	src, dst := order, tmp
-	for sh := uint(0); sh < 64 && hi>>sh != 0; sh += 8 {
-		var count [257]int
-		for _, i := range src {
-			count[(group(addrs[i])>>sh)&0xff+1]++
-		}
-		for d := 1; d < 257; d++ {
-			count[d] += count[d-1]
-		}
-		for _, i := range src {
-			d := (group(addrs[i]) >> sh) & 0xff
-			dst[count[d]] = i
-			count[d]++
-		}
-		src, dst = dst, src
-	}
-	if &src[0] != &order[0] {
-		copy(order, src)
 	}
 }

@@ -17,7 +17,7 @@ import (
 )
 
 // TestSortByAddr checks the take's address sort, both the compacted-key
-// radix sort and its indirect fallback, by whole address and by offset
+// radix sort and its comparison-sort fallback, by whole address and by offset
 // groups of 8 and 4096 rows, against a stable comparison sort:
 // duplicate addresses must keep position order, and the positions need not
 // be every index of addrs (invalid addresses are left out of order).
