@@ -306,23 +306,10 @@ func (r *Reader) TranslateMany(rows []uint64, out []Translation) error {
 // deleted) and offsets (NullLabel for deleted rows). The slices are reused
 // after fn returns. A non-nil error from fn stops the sweep and is returned.
 func (r *Reader) SweepBlocks(fromBlock int, fn func(firstRow uint64, labels, offsets []uint32) error) error {
-	st, err := NewSweepTranslator(r.counts, fromBlock)
-	if err != nil {
-		return err
+	if fromBlock < 0 || fromBlock > r.counts.NumBlocks() {
+		return fmt.Errorf("%w: sweep start block %d of %d", ErrInvalidArgument, fromBlock, r.counts.NumBlocks())
 	}
-	sc := sweepScratch{readAhead: true}
-	defer sc.release()
-	bs := uint64(r.counts.BlockSize())
-	for b := fromBlock; b < r.counts.NumBlocks(); b++ {
-		labels, offsets, err := r.sweepBlock(st, b, &sc)
-		if err != nil {
-			return err
-		}
-		if err := fn(uint64(b)*bs, labels, offsets); err != nil {
-			return err
-		}
-	}
-	return nil
+	return r.SweepRange(min(uint64(fromBlock)*uint64(r.counts.BlockSize()), r.NumRows()), r.NumRows(), fn)
 }
 
 // SweepRange translates rows [from, to) in order, starting and ending

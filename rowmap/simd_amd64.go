@@ -20,7 +20,7 @@ func countPackedAVX2(p *byte, units int, want uint32, tab *packedTab) int
 func expandIdentAVX2(lab *uint32, vals *byte, off *uint32, del *uint64, groups, live int)
 
 // expandPerm[m] is the VPERMD index vector for an 8-row chunk whose live
-// rows are the set bits of m (see expand_amd64.s).
+// rows are the set bits of m (see simd_amd64.s).
 var expandPerm = func() (p [256][8]uint32) {
 	for m := range 256 {
 		k := uint32(0)

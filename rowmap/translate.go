@@ -30,8 +30,8 @@ func countEqual(s []uint32, want uint32) uint32 {
 }
 
 // countEqualGo is countEqual without a data-dependent branch: widened to 64
-// bits, v^want - 1 wraps around to set bit 63 exactly when v == want. Four sums let the adds
-// overlap.
+// bits, v^want - 1 wraps around to set bit 63 exactly when v == want. Four
+// sums let the adds overlap.
 func countEqualGo(s []uint32, want uint32) uint32 {
 	var a, b, c, d uint64
 	i := 0
