@@ -110,7 +110,12 @@ func (s *partitionStep) translate(out []uint64, live []bool, sel, srcs []int32) 
 	return nil
 }
 
-var errStop = errors.New("stop")
+// errStop ends a sweep once every request is answered; errPast ends it at
+// a request past the map's rows (reported with the row by the caller).
+var (
+	errStop = errors.New("stop")
+	errPast = errors.New("past the end")
+)
 
 // lookup translates rows: one sweep when they are dense — in row order
 // when they are sorted, through block-grouped keys when not (an index
@@ -191,13 +196,12 @@ func (kl keyLayout) keys(rows []uint64) []uint64 {
 func (s *partitionStep) sweepKeys(keys []uint64, res []rowmap.Translation, kl keyLayout) error {
 	k, n := 0, len(keys)
 	blockShift, offMask, posMask := kl.offBits+kl.posBits, uint64(1)<<kl.offBits-1, uint64(1)<<kl.posBits-1
-	past := errors.New("past the end")
 	err := s.rm.SweepBlocks(int(kl.loBlock), func(start uint64, labels, offsets []uint32) error {
 		blk := start/kl.bs - kl.loBlock
 		for ; k < n && keys[k]>>blockShift == blk; k++ {
 			p, i := keys[k]>>kl.posBits&offMask, keys[k]&posMask
 			if p >= uint64(len(labels)) {
-				return past // in the short last block, past its rows
+				return errPast // in the short last block, past its rows
 			}
 			res[i] = answer(labels, offsets, p)
 		}
@@ -206,7 +210,7 @@ func (s *partitionStep) sweepKeys(keys []uint64, res []rowmap.Translation, kl ke
 		}
 		return nil
 	})
-	if err != nil && !errors.Is(err, errStop) && !errors.Is(err, past) {
+	if err != nil && !errors.Is(err, errStop) && !errors.Is(err, errPast) {
 		return err
 	}
 	if k != n {
