@@ -161,6 +161,8 @@ func BenchmarkSortByAddr1M(b *testing.B) {
 // duplicates, negative values, keys spanning all 64 bits, a single key,
 // and destination counts from 1 to more than the rows.
 func TestLabelsByOrderKeys(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
 	r := rand.New(rand.NewPCG(12, 12))
 	for _, n := range []int{1, 2, 100, 5000} {
 		for _, spread := range []int64{1, 3, 1000, 1 << 30, 1 << 62, 0} {
@@ -178,7 +180,7 @@ func TestLabelsByOrderKeys(t *testing.T) {
 						vals[i] = int64(r.Uint64())
 					}
 				}
-				b := array.NewInt64Builder(memory.DefaultAllocator)
+				b := array.NewInt64Builder(mem)
 				b.AppendValues(vals, nil)
 				a := b.NewInt64Array()
 				b.Release()
