@@ -1,12 +1,16 @@
 package engine
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/stablerow/stablerow/errkind"
+)
 
 // Sentinel errors; test with errors.Is.
 var (
-	ErrUnknownTable = errors.New("engine: unknown table")
+	ErrUnknownTable = errkind.New(errkind.NotFound, "engine: unknown table")
 	ErrTableExists  = errors.New("engine: table already exists")
-	ErrUnsupported  = errors.New("engine: unsupported")
-	ErrParam        = errors.New("engine: bad parameter")
+	ErrUnsupported  = errkind.New(errkind.Unsupported, "engine: unsupported")
+	ErrParam        = errkind.New(errkind.InvalidArgument, "engine: bad parameter")
 	ErrIndex        = errors.New("engine: index error")
 )

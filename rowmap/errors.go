@@ -1,16 +1,20 @@
 package rowmap
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/stablerow/stablerow/errkind"
+)
 
 var (
 	// ErrCorrupt marks any decode failure: bad magic, truncation, checksum
 	// mismatch, inconsistent counts.
-	ErrCorrupt = errors.New("rowmap: corrupt data")
+	ErrCorrupt = errkind.New(errkind.Corrupt, "rowmap: corrupt data")
 	// ErrUnknownRepresentation marks a counts encoding whose tag this reader
 	// does not know. It wraps ErrCorrupt as well (see errUnknownTag).
-	ErrUnknownRepresentation = errors.New("rowmap: unknown counts representation")
+	ErrUnknownRepresentation = errkind.New(errkind.Corrupt, "rowmap: unknown counts representation")
 	// ErrInvalidArgument marks bad caller input (sizes, labels out of range).
-	ErrInvalidArgument = errors.New("rowmap: invalid argument")
+	ErrInvalidArgument = errkind.New(errkind.InvalidArgument, "rowmap: invalid argument")
 	// ErrConservation marks a mismatch between labels and source rows or
 	// expected destination totals.
 	ErrConservation = errors.New("rowmap: conservation violated")

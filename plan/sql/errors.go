@@ -1,6 +1,8 @@
 package sql
 
-import "errors"
+import (
+	"github.com/stablerow/stablerow/errkind"
+)
 
 // Sentinels; every error Parse returns wraps one of them (a catalog failure
 // other than a missing table wraps the catalog's own error), so callers and
@@ -8,28 +10,28 @@ import "errors"
 var (
 	// ErrSyntax marks text the Postgres grammar rejects; the message carries
 	// the line and column of the offending token in the caller's text.
-	ErrSyntax = errors.New("sql: syntax error")
+	ErrSyntax = errkind.New(errkind.InvalidArgument, "sql: syntax error")
 	// ErrUnsupported marks valid Postgres that stablerow does not lower; the
 	// message names the construct ("sql: unsupported: GROUP BY").
-	ErrUnsupported = errors.New("sql: unsupported")
+	ErrUnsupported = errkind.New(errkind.Unsupported, "sql: unsupported")
 	// ErrUnknownTable marks a table (or FROM alias) that does not exist. A
 	// Catalog reports a missing table by wrapping this sentinel.
-	ErrUnknownTable = errors.New("sql: unknown table")
+	ErrUnknownTable = errkind.New(errkind.NotFound, "sql: unknown table")
 	// ErrUnknownColumn marks a column name that no FROM item provides.
-	ErrUnknownColumn = errors.New("sql: unknown column")
+	ErrUnknownColumn = errkind.New(errkind.InvalidArgument, "sql: unknown column")
 	// ErrAmbiguous marks a column name two FROM items provide, a FROM alias
 	// used twice, or an ORDER BY name that matches two outputs.
-	ErrAmbiguous = errors.New("sql: ambiguous reference")
+	ErrAmbiguous = errkind.New(errkind.InvalidArgument, "sql: ambiguous reference")
 	// ErrType marks operands or values whose types do not fit (comparing a
 	// string with a number, a string literal that is not a valid integer,
 	// an INSERT value that cannot be cast to its column).
-	ErrType = errors.New("sql: type error")
+	ErrType = errkind.New(errkind.InvalidArgument, "sql: type error")
 	// ErrParam marks a bad query parameter: $0, a gap in the numbering,
 	// mixing :name with $k, or one parameter used as both a list and a
 	// scalar or with two different types.
-	ErrParam = errors.New("sql: bad parameter")
+	ErrParam = errkind.New(errkind.InvalidArgument, "sql: bad parameter")
 	// ErrInvalid marks statements that are well typed but wrong in shape:
 	// column counts that do not match, a column named twice, a plain column
 	// next to an aggregate without GROUP BY.
-	ErrInvalid = errors.New("sql: invalid statement")
+	ErrInvalid = errkind.New(errkind.InvalidArgument, "sql: invalid statement")
 )

@@ -1,12 +1,16 @@
 package store
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/stablerow/stablerow/errkind"
+)
 
 var (
 	// ErrNotFound reports a path that does not exist.
-	ErrNotFound = errors.New("store: not found")
+	ErrNotFound = errkind.New(errkind.NotFound, "store: not found")
 	// ErrExists reports a PutIfAbsent on a path that already exists.
 	ErrExists = errors.New("store: already exists")
 	// ErrInvalidArgument reports a bad path or an out-of-range read.
-	ErrInvalidArgument = errors.New("store: invalid argument")
+	ErrInvalidArgument = errkind.New(errkind.InvalidArgument, "store: invalid argument")
 )
