@@ -355,3 +355,24 @@ func TestCleanupRefusesCorruptManifest(t *testing.T) {
 	_, err = table.Cleanup(ctx, store.NewMemory(), table.CleanupOptions{})
 	require.ErrorIs(t, err, table.ErrNotFound)
 }
+
+// TestCreateOverExpiredFirstVersion: Cleanup may expire version 1 of a
+// live table; Create must still see the table (any committed version) and
+// refuse, not commit a fresh, empty version 1 beneath the real history.
+func TestCreateOverExpiredFirstVersion(t *testing.T) {
+	mem := exectest.Mem(t)
+	ctx := context.Background()
+	st := store.NewMemory()
+	fx := newCleanupFixture(t, st, mem)
+	_, err := table.Cleanup(ctx, st, table.CleanupOptions{KeepVersions: 1, MinAge: -1})
+	require.NoError(t, err)
+	_, err = st.Size(ctx, manifestName(1))
+	require.ErrorIs(t, err, store.ErrNotFound, "version 1 expired")
+
+	_, err = table.Create(ctx, st, userSchema, table.Options{})
+	require.ErrorIs(t, err, table.ErrExists)
+	vs, err := table.Versions(ctx, st)
+	require.NoError(t, err)
+	require.Len(t, vs, 1, "Create committed nothing")
+	checkVersions(t, st, fx.history, mem)
+}

@@ -76,9 +76,24 @@ func newUUID() string {
 }
 
 // Create makes a new, empty table (version 1) with the given user columns.
+//
+// A table exists iff a manifest of it was committed: creating is one
+// put-if-absent of version 1, so a Create that fails leaves no table, only
+// at worst stray files that are no table's (Cleanup and the engine's
+// vacuum remove them), and a retry succeeds. Version 1 may be gone while
+// the table lives on (Cleanup expires old versions), so any committed
+// version makes Create fail with ErrExists rather than commit a second,
+// unrelated version 1 beneath the existing history.
 func Create(ctx context.Context, st store.Store, schema *arrow.Schema, opts Options) (*Table, error) {
 	if err := checkUserSchema(schema); err != nil {
 		return nil, err
+	}
+	vs, err := listVersions(ctx, st)
+	if err != nil {
+		return nil, fmt.Errorf("table: create: %w", err)
+	}
+	if len(vs) > 0 {
+		return nil, errorf(ErrExists, "a table already exists here (version %d)", vs[len(vs)-1])
 	}
 	m := &Manifest{
 		Version:        1,
