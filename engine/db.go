@@ -60,12 +60,12 @@ func Open(dir string, opt Options) (*DB, error) {
 		if !e.IsDir() || !tableName.MatchString(e.Name()) {
 			continue
 		}
-		if _, err := os.Stat(filepath.Join(dir, e.Name(), "_versions")); err != nil {
-			continue
-		}
-		st, err := store.NewLocal(filepath.Join(dir, e.Name()))
+		st, ok, err := openTableDir(context.Background(), filepath.Join(dir, e.Name()))
 		if err != nil {
 			return nil, err
+		}
+		if !ok {
+			continue // no committed manifest: no table (see tabledir.go)
 		}
 		db.stores[strings.ToLower(e.Name())] = st
 	}
@@ -135,7 +135,10 @@ func (db *DB) Table(ctx context.Context, name string) (*table.Table, error) {
 	return t, nil
 }
 
-// CreateTable creates an empty table with the given user columns.
+// CreateTable creates an empty table with the given user columns. The
+// table exists once table.Create committed its first manifest; a CREATE
+// that fails before leaves at most a directory that is no table, which a
+// retry reuses and Vacuum removes.
 func (db *DB) CreateTable(ctx context.Context, name string, schema *arrow.Schema) (*table.Table, error) {
 	if !tableName.MatchString(name) {
 		return nil, fmt.Errorf("%w: bad table name %q", ErrUnsupported, name)
@@ -149,7 +152,7 @@ func (db *DB) CreateTable(ctx context.Context, name string, schema *arrow.Schema
 	var st store.Store = store.NewMemory()
 	if db.dir != "" {
 		var err error
-		if st, err = store.NewLocal(filepath.Join(db.dir, key)); err != nil {
+		if st, err = newTableStore(filepath.Join(db.dir, key)); err != nil {
 			return nil, err
 		}
 	}
@@ -164,7 +167,10 @@ func (db *DB) CreateTable(ctx context.Context, name string, schema *arrow.Schema
 	return t, nil
 }
 
-// DropTable removes a table and all its files.
+// DropTable removes a table and all its files. For a local database the
+// table's directory is first renamed out of the namespace (atomic: the
+// table is gone at once and entirely), then deleted; Vacuum deletes what
+// an interrupted drop left.
 func (db *DB) DropTable(ctx context.Context, name string) error {
 	key := strings.ToLower(name)
 	db.mu.Lock()
@@ -176,7 +182,7 @@ func (db *DB) DropTable(ctx context.Context, name string) error {
 		return fmt.Errorf("%w: %q", ErrUnknownTable, name)
 	}
 	if db.dir != "" {
-		return os.RemoveAll(filepath.Join(db.dir, key))
+		return dropDir(db.dir, key)
 	}
 	paths, err := st.List(ctx, "")
 	if err != nil {

@@ -114,7 +114,7 @@ func (db *DB) run(ctx context.Context, cat *catalog, st sql.Statement, params ma
 	case *sql.DropIndex:
 		return nil, fmt.Errorf("%w: DROP INDEX", ErrUnsupported)
 	case *sql.Vacuum:
-		return &Result{}, db.Vacuum(ctx, s.Table)
+		return db.vacuum(ctx, s)
 	case *sql.Cluster:
 		return &Result{}, db.Cluster(ctx, s.Table, s.Index)
 	case *sql.Reindex:

@@ -150,13 +150,53 @@ func TestDrop(t *testing.T) {
 }
 
 func TestMaintenance(t *testing.T) {
-	assert.Equal(t, &Vacuum{Table: "t"}, parseOne(t, "VACUUM t"))
-	assert.Equal(t, &Vacuum{Table: "t"}, parseOne(t, "VACUUM FULL public.t"))
+	// As in PostgreSQL: plain VACUUM reclaims, FULL rewrites, no table
+	// name means every table, and a list names several.
+	for _, c := range []struct {
+		sql  string
+		want *Vacuum
+	}{
+		{"VACUUM t", &Vacuum{Tables: []string{"t"}}},
+		{"VACUUM", &Vacuum{}},
+		{"VACUUM t, public.u", &Vacuum{Tables: []string{"t", "u"}}},
+		{"VACUUM FULL public.t", &Vacuum{Tables: []string{"t"}, Full: true}},
+		{"VACUUM FULL", &Vacuum{Full: true}},
+		{"VACUUM (FULL) t", &Vacuum{Tables: []string{"t"}, Full: true}},
+		{"VACUUM (FULL true) t", &Vacuum{Tables: []string{"t"}, Full: true}},
+		{"VACUUM (FULL ON) t", &Vacuum{Tables: []string{"t"}, Full: true}},
+		{"VACUUM (FULL 1) t", &Vacuum{Tables: []string{"t"}, Full: true}},
+		{"VACUUM (FULL false) t", &Vacuum{Tables: []string{"t"}}},
+		{"VACUUM (FULL off) t", &Vacuum{Tables: []string{"t"}}},
+		{"VACUUM (FULL 0) t", &Vacuum{Tables: []string{"t"}}},
+	} {
+		assert.Equal(t, c.want, parseOne(t, c.sql), c.sql)
+	}
 	assert.Equal(t, &Cluster{Table: "t", Index: "t_id_idx"}, parseOne(t, "CLUSTER t USING t_id_idx"))
 	assert.Equal(t, &Reindex{Index: "rid"}, parseOne(t, "REINDEX INDEX rid"))
 	assert.Equal(t, &Reindex{Table: "t"}, parseOne(t, "REINDEX TABLE t"))
-	for _, bad := range []string{"VACUUM", "VACUUM t, u", "ANALYZE t", "CLUSTER t", "VACUUM nope", "REINDEX DATABASE d"} {
-		_, err := Parse(bad, testCatalog)
-		assert.Error(t, err, bad)
+	for _, c := range []struct {
+		sql  string
+		want error
+		text string
+	}{
+		{"ANALYZE t", ErrUnsupported, "ANALYZE"},
+		{"VACUUM ANALYZE t", ErrUnsupported, "VACUUM option ANALYZE"},
+		{"VACUUM VERBOSE t", ErrUnsupported, "VACUUM option VERBOSE"},
+		{"VACUUM (FREEZE) t", ErrUnsupported, "VACUUM option FREEZE"},
+		{"VACUUM (FULL 2) t", ErrSyntax, "FULL requires a Boolean value"},
+		{"VACUUM (FULL maybe) t", ErrSyntax, "FULL requires a Boolean value"},
+		{"VACUUM t (k)", ErrUnsupported, "column list"},
+		{"VACUUM other.t", ErrUnsupported, "schema-qualified"},
+		{"VACUUM nope", nil, "nope"},
+		{"VACUUM t, nope", nil, "nope"},
+		{"CLUSTER t", ErrUnsupported, "USING"},
+		{"REINDEX DATABASE d", ErrUnsupported, "REINDEX"},
+	} {
+		_, err := Parse(c.sql, testCatalog)
+		require.Error(t, err, c.sql)
+		if c.want != nil {
+			assert.ErrorIs(t, err, c.want, c.sql)
+		}
+		assert.Contains(t, err.Error(), c.text, c.sql)
 	}
 }

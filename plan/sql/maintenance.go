@@ -2,6 +2,7 @@ package sql
 
 import (
 	"fmt"
+	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 )
@@ -9,16 +10,22 @@ import (
 // Table maintenance reuses Postgres' own statements for stablerow's
 // rewrites, so no grammar of our own is needed:
 //
-//	VACUUM t                 order-preserving compaction (Compact)
+//	VACUUM [t, ...]          reclaim the space of files no version needs
+//	VACUUM FULL [t, ...]     order-preserving compaction (Compact)
 //	CLUSTER t USING idx      reordered rewrite by idx's column (Recluster)
 //	REINDEX INDEX idx        bring idx up to date (OptimizeIndex)
 //	REINDEX TABLE t          every index of t
 //
+// As in PostgreSQL, plain VACUUM reclaims space and VACUUM FULL rewrites
+// the table; without a table name both cover the whole database.
 // Rewrites defer the index remap (the fragment reuse history keeps every
 // index answering); REINDEX folds the history into the index.
 
-// Vacuum is VACUUM [FULL] table.
-type Vacuum struct{ Table string }
+// Vacuum is VACUUM [FULL] [table, ...]; no Tables means every table.
+type Vacuum struct {
+	Tables []string
+	Full   bool
+}
 
 // Cluster is CLUSTER table USING index.
 type Cluster struct{ Table, Index string }
@@ -44,17 +51,70 @@ func (l *lowerer) vacuum(v *pg_query.VacuumStmt) (Statement, error) {
 	if !v.IsVacuumcmd {
 		return nil, fmt.Errorf("%w: ANALYZE", ErrUnsupported)
 	}
-	if len(v.Rels) != 1 {
-		return nil, fmt.Errorf("%w: VACUUM needs exactly one table", ErrUnsupported)
+	out := &Vacuum{}
+	for _, o := range v.Options {
+		d := o.GetDefElem()
+		if d == nil {
+			return nil, fmt.Errorf("%w: VACUUM option %v", ErrUnsupported, o)
+		}
+		if d.Defname != "full" {
+			return nil, fmt.Errorf("%w: VACUUM option %s", ErrUnsupported, strings.ToUpper(d.Defname))
+		}
+		on, err := defBool(d)
+		if err != nil {
+			return nil, err
+		}
+		out.Full = on
 	}
-	name, err := relName(v.Rels[0].GetVacuumRelation().GetRelation())
-	if err != nil {
-		return nil, err
+	for _, r := range v.Rels {
+		vr := r.GetVacuumRelation()
+		if vr == nil {
+			return nil, fmt.Errorf("%w: VACUUM target %v", ErrUnsupported, r)
+		}
+		if len(vr.VaCols) > 0 {
+			return nil, fmt.Errorf("%w: VACUUM with a column list", ErrUnsupported)
+		}
+		name, err := relName(vr.GetRelation())
+		if err != nil {
+			return nil, err
+		}
+		if _, err := l.cat.TableSchema(name); err != nil {
+			return nil, err
+		}
+		out.Tables = append(out.Tables, name)
 	}
-	if _, err := l.cat.TableSchema(name); err != nil {
-		return nil, err
+	return out, nil
+}
+
+// defBool reads a boolean option as PostgreSQL's defGetBoolean does: no
+// value is true; otherwise true/false/on/off (any case) or 1/0.
+func defBool(d *pg_query.DefElem) (bool, error) {
+	if d.Arg == nil {
+		return true, nil
 	}
-	return &Vacuum{Table: name}, nil
+	if i := d.Arg.GetInteger(); i != nil {
+		switch i.Ival {
+		case 0:
+			return false, nil
+		case 1:
+			return true, nil
+		}
+	} else {
+		var s string
+		switch {
+		case d.Arg.GetString_() != nil:
+			s = d.Arg.GetString_().Sval
+		case d.Arg.GetBoolean() != nil:
+			return d.Arg.GetBoolean().Boolval, nil
+		}
+		switch strings.ToLower(s) {
+		case "true", "on":
+			return true, nil
+		case "false", "off":
+			return false, nil
+		}
+	}
+	return false, fmt.Errorf("%w: %s requires a Boolean value", ErrSyntax, strings.ToUpper(d.Defname))
 }
 
 func (l *lowerer) cluster(c *pg_query.ClusterStmt) (Statement, error) {
