@@ -4,6 +4,7 @@
 //	stablerow sql -d DIR [-e SQL]    run SQL (interactive prompt without -e)
 //	stablerow substrait -f PLAN      run a Substrait plan (JSON or binary); -emit SQL prints one
 //	stablerow inspect PATH           describe a table, a database or a .rowmap file
+//	stablerow vacuum -d DIR          remove files no version references
 package main
 
 import (
@@ -21,7 +22,9 @@ func usage() {
   stablerow substrait [-d DIR] -emit 'SELECT ...'    print the Substrait JSON plan SQL lowers to
   stablerow inspect [-segments] PATH                a table or database directory (manifest,
                                                     fragments, row id segments, deletions,
-                                                    indexes, versions) or a .rowmap file`)
+                                                    indexes, versions) or a .rowmap file
+  stablerow vacuum [-d DIR] [-table t] [-grace 1h] [-dry-run]
+                                                    remove files no version references`)
 }
 
 func main() {
@@ -40,6 +43,8 @@ func main() {
 		err = runSubstrait(ctx, os.Args[2:])
 	case "inspect":
 		err = runInspect(ctx, os.Args[2:])
+	case "vacuum":
+		err = runVacuum(ctx, os.Args[2:])
 	case "-h", "--help", "help":
 		usage()
 		return
