@@ -54,13 +54,15 @@ func committed(ctx context.Context, st store.Store) (bool, error) {
 }
 
 // openTableDir opens the directory dir as a table; ok is false when it
-// holds no committed manifest (not a table).
+// surely holds no committed manifest (not a table). A directory whose
+// manifests cannot be listed counts as a table: Open then keeps it (its
+// use reports the error) and Vacuum leaves it alone.
 func openTableDir(ctx context.Context, dir string) (st *store.Local, ok bool, err error) {
 	if st, err = store.NewLocal(dir); err != nil {
 		return nil, false, err
 	}
 	if ok, err = committed(ctx, st); err != nil {
-		return nil, false, fmt.Errorf("engine: open %s: %w", dir, err)
+		return st, true, nil
 	}
 	return st, ok, nil
 }
