@@ -9,3 +9,11 @@ func SetTableStoreForTest(f func(dir string) (store.Store, error)) (restore func
 	newTableStore = f
 	return func() { newTableStore = old }
 }
+
+// SetSweepHookForTest runs f after VACUUM moved an unfinished CREATE's
+// directory aside and before it checks it again, until restore is called.
+func SetSweepHookForTest(f func(aside string)) (restore func()) {
+	old := sweepHook
+	sweepHook = f
+	return func() { sweepHook = old }
+}

@@ -26,9 +26,9 @@ import (
 // a local database also the directories that are no table (see
 // tabledir.go).
 
-// ErrSweep: a leftover directory Vacuum moved aside turned out to hold a
+// ErrVacuumConflict: a leftover directory Vacuum moved aside turned out to hold a
 // committed table and could not be moved back; nothing was deleted.
-var ErrSweep = errkind.New(errkind.Conflict, "engine: vacuum")
+var ErrVacuumConflict = errkind.New(errkind.Conflict, "engine: vacuum")
 
 // VacuumOptions tune Vacuum. The zero value is plain SQL VACUUM.
 type VacuumOptions struct {

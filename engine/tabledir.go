@@ -176,7 +176,7 @@ func (db *DB) sweepDirs(ctx context.Context, grace time.Duration, dryRun bool) (
 			if ok && lo.Kind == LeftoverSwept {
 				// A Vacuum moved a table aside and died before it could move it
 				// back: keep it, loudly.
-				return out, fmt.Errorf("%w: %s holds a committed table; rename it back to its table name", ErrSweep, full)
+				return out, fmt.Errorf("%w: %s holds a committed table; rename it back to its table name", ErrVacuumConflict, full)
 			}
 			if ok {
 				continue
@@ -199,8 +199,12 @@ func (db *DB) sweepDirs(ctx context.Context, grace time.Duration, dryRun bool) (
 		}
 		lo.Removed = true
 		if !dryRun {
-			if err := removeLeftover(ctx, db.dir, name, lo.Kind); err != nil {
+			gone, err := removeLeftover(ctx, db.dir, name, lo.Kind)
+			if err != nil {
 				return out, err
+			}
+			if !gone {
+				continue // a CREATE committed in it meanwhile: a table now
 			}
 		}
 		out = append(out, lo)
@@ -208,34 +212,41 @@ func (db *DB) sweepDirs(ctx context.Context, grace time.Duration, dryRun bool) (
 	return out, nil
 }
 
-// removeLeftover deletes the leftover directory dir/name. An unfinished
-// CREATE is first moved aside with one rename and checked again: a CREATE
-// that committed between the check and the rename is moved back.
-func removeLeftover(ctx context.Context, dir, name string, kind LeftoverKind) error {
+// sweepHook, when set (tests), runs after an unfinished CREATE's directory
+// was moved aside and before it is checked again.
+var sweepHook func(aside string)
+
+// removeLeftover deletes the leftover directory dir/name; gone is false
+// when it turned out to be a table. An unfinished CREATE is first moved
+// aside with one rename and checked again: a CREATE that committed between
+// the check and the rename is moved back.
+func removeLeftover(ctx context.Context, dir, name string, kind LeftoverKind) (gone bool, err error) {
 	full := filepath.Join(dir, name)
 	if kind != LeftoverUncommitted {
 		if err := os.RemoveAll(full); err != nil {
-			return fmt.Errorf("engine: vacuum: %w", err)
+			return false, fmt.Errorf("engine: vacuum: %w", err)
 		}
-		return nil
+		return true, nil
 	}
 	aside := filepath.Join(dir, sweptPrefix+newID()+"-"+name)
 	if err := os.Rename(full, aside); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil // removed meanwhile
+			return true, nil // removed meanwhile
 		}
-		return fmt.Errorf("engine: vacuum: %w", err)
+		return false, fmt.Errorf("engine: vacuum: %w", err)
 	}
-	_, ok, err := openTableDir(ctx, aside)
-	if err == nil && !ok {
+	if sweepHook != nil {
+		sweepHook(aside)
+	}
+	if _, ok, _ := openTableDir(ctx, aside); !ok {
 		if err := os.RemoveAll(aside); err != nil {
-			return fmt.Errorf("engine: vacuum: %w", err)
+			return false, fmt.Errorf("engine: vacuum: %w", err)
 		}
-		return nil
+		return true, nil
 	}
-	// Committed meanwhile (or unreadable): put it back.
-	if rerr := os.Rename(aside, full); rerr != nil {
-		return fmt.Errorf("%w: %s was committed while being swept and cannot be moved back to %s: %v", ErrSweep, aside, full, rerr)
+	// Committed meanwhile: put it back.
+	if err := os.Rename(aside, full); err != nil {
+		return false, fmt.Errorf("%w: %s was committed while being swept and cannot be moved back to %s: %v", ErrVacuumConflict, aside, full, err)
 	}
-	return err
+	return false, nil
 }

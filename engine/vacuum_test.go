@@ -355,3 +355,57 @@ func TestDropTableIsAtomic(t *testing.T) {
 	require.FileExists(t, filepath.Join(dir, "mine", "notes.txt"))
 	require.Equal(t, [][]any{{int64(2)}}, run(t, db2, "SELECT k FROM t", nil))
 }
+
+// TestVacuumKeepsStrandedTable: a committed table that an interrupted
+// VACUUM left moved aside is never deleted; VACUUM says what to do.
+func TestVacuumKeepsStrandedTable(t *testing.T) {
+	mem := exectest.Mem(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	db, err := engine.Open(dir, engine.Options{Mem: mem})
+	require.NoError(t, err)
+	run(t, db, "CREATE TABLE s (k BIGINT); INSERT INTO s VALUES (1)", nil)
+	aside := filepath.Join(dir, ".vacuum-0001-s")
+	require.NoError(t, os.Rename(filepath.Join(dir, "s"), aside))
+	backdate(t, aside)
+	before := treeFiles(t, aside)
+
+	db2, err := engine.Open(dir, engine.Options{Mem: mem})
+	require.NoError(t, err)
+	_, err = db2.Vacuum(ctx, "", engine.VacuumOptions{Grace: -1})
+	require.ErrorIs(t, err, engine.ErrVacuumConflict)
+	require.ErrorIs(t, err, errkind.Conflict)
+	require.ErrorContains(t, err, "rename it back")
+	require.Equal(t, before, treeFiles(t, aside))
+}
+
+// TestVacuumRacingCreate: a CREATE TABLE that commits in an old unfinished
+// directory just as VACUUM moves it aside keeps its table: VACUUM checks
+// again after the move and moves the table back.
+func TestVacuumRacingCreate(t *testing.T) {
+	mem := exectest.Mem(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "u", "_versions"), 0o755))
+	backdate(t, filepath.Join(dir, "u"))
+	db, err := engine.Open(dir, engine.Options{Mem: mem})
+	require.NoError(t, err)
+	restore := engine.SetSweepHookForTest(func(aside string) {
+		l, err := store.NewLocal(aside)
+		require.NoError(t, err)
+		_, err = table.Create(ctx, l, arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.PrimitiveTypes.Int64}}, nil), table.Options{})
+		require.NoError(t, err)
+	})
+	rep, err := db.Vacuum(ctx, "", engine.VacuumOptions{})
+	restore()
+	require.NoError(t, err)
+	require.Empty(t, rep.Leftovers, "the directory became a table: nothing was removed")
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, ents, 1)
+	require.Equal(t, "u", ents[0].Name())
+	db2, err := engine.Open(dir, engine.Options{Mem: mem})
+	require.NoError(t, err)
+	require.Equal(t, []string{"u"}, db2.Tables())
+	require.Equal(t, [][]any{{int64(0)}}, run(t, db2, "SELECT count(*) FROM u", nil))
+}

@@ -79,8 +79,8 @@ func newUUID() string {
 //
 // A table exists iff a manifest of it was committed: creating is one
 // put-if-absent of version 1, so a Create that fails leaves no table, only
-// at worst stray files that are no table's (Cleanup and the engine's
-// vacuum remove them), and a retry succeeds. Version 1 may be gone while
+// at worst stray files that are no table's (the engine's VACUUM removes
+// such a directory), and a retry succeeds. Version 1 may be gone while
 // the table lives on (Cleanup expires old versions), so any committed
 // version makes Create fail with ErrExists rather than commit a second,
 // unrelated version 1 beneath the existing history.
