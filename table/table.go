@@ -132,7 +132,7 @@ func readManifest(ctx context.Context, st store.Store, version uint64) (*Manifes
 	}
 	m, err := UnmarshalManifest(b)
 	if err != nil {
-		return nil, fmt.Errorf("version %d: %w", version, err)
+		return nil, fmt.Errorf("table: version %d (%s): %w", version, manifestPath(version), err)
 	}
 	if m.Version != version {
 		return nil, errorf(ErrCorrupt, "manifest %s says version %d", manifestPath(version), m.Version)
