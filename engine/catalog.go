@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -9,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/stablerow/stablerow/errkind"
 	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/index/btree"
 	"github.com/stablerow/stablerow/plan"
@@ -48,16 +50,26 @@ func (c *catalog) table(name string) (*table.Table, error) {
 func (c *catalog) TableSchema(name string) (*arrow.Schema, error) {
 	t, err := c.table(name)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", sql.ErrUnknownTable, err)
+		return nil, unknownTable(sql.ErrUnknownTable, err)
 	}
 	return t.Schema(), nil
+}
+
+// unknownTable labels a table that is not there with the front end's
+// sentinel; any other failure (a corrupt manifest, an I/O error) keeps its
+// own identity instead of passing for a missing table.
+func unknownTable(sentinel, err error) error {
+	if errors.Is(err, errkind.NotFound) {
+		return fmt.Errorf("%w: %w", sentinel, err)
+	}
+	return err
 }
 
 // Table implements plan.Catalog.
 func (c *catalog) Table(name string) (plan.TableProvider, error) {
 	t, err := c.table(name)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", plan.ErrUnknownTable, err)
+		return nil, unknownTable(plan.ErrUnknownTable, err)
 	}
 	return &provider{c: c, t: t}, nil
 }

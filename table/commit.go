@@ -19,6 +19,7 @@ import (
 // rebase by renumbering); moved rows keep theirs.
 type newFragment struct {
 	dataFile  string
+	file      DataFileInfo
 	rows      uint64
 	batchRows uint64
 	keptIDs   *rowid.Sequence // nil: assign fresh ids
@@ -153,7 +154,7 @@ func (tx *txn) apply(latest *Manifest) (*Manifest, error) {
 			return nil, errorf(ErrInvalidArgument, "fragment ids exhausted")
 		}
 		next.Fragments = append(next.Fragments, &Fragment{ID: next.NextFragmentID, DataFile: nf.dataFile,
-			PhysicalRows: nf.rows, BatchRows: nf.batchRows, RowIDs: ids})
+			File: nf.file, PhysicalRows: nf.rows, BatchRows: nf.batchRows, RowIDs: ids})
 		next.NextFragmentID++
 		added += nf.rows
 	}
@@ -197,7 +198,7 @@ func (tx *txn) apply(latest *Manifest) (*Manifest, error) {
 		}
 	}
 	if err := next.validate(); err != nil {
-		return nil, fmt.Errorf("%w: %s would write an invalid manifest: %v", ErrConservation, tx.kind, err)
+		return nil, fmt.Errorf("%w: %s would write an invalid manifest: %w", ErrConservation, tx.kind, err)
 	}
 	return next, nil
 }

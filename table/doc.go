@@ -14,6 +14,15 @@
 // vector, so a row address (fragment<<32 | offset) stays valid for a row
 // until a rewrite moves it.
 //
+// Every data file is bound to its manifest entry (DataFileInfo): its size,
+// a random content id (also in the file's schema metadata) and CRC32C
+// checksums of each IPC record batch's bytes and of the footer, taken at
+// write time. Readers check the size and footer before arrow-go parses the
+// file and each batch's bytes before it is decoded, so a flipped,
+// truncated or swapped file is ErrCorrupt naming the file, never wrong
+// rows or a decoder panic. A point take hashes only the batches it
+// touches, and a snapshot remembers the batches it has verified.
+//
 // `_rowid` and `_rowaddr` are real schema fields (field ids -3 and -2, type
 // uint64) appended after the user columns. Scans and fragment takes serve
 // them like any other column, which is what lets index training and the

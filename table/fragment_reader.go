@@ -3,7 +3,6 @@ package table
 import (
 	"context"
 	"fmt"
-	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -14,93 +13,156 @@ import (
 	"github.com/stablerow/stablerow/table/store"
 )
 
-// dataFile is an open fragment data file.
+// dataFile is an open fragment data file. Every byte arrow-go decodes has
+// been checked against the fragment's DataFileInfo first:
+//
+//	openData: size == manifest size --> tail crc (footer) --> arrow-go parses footer
+//	                                                             |
+//	batch(i): span i crc (skipped when this snapshot verified it) --> arrow-go decodes batch i
+//
+// Mapped files are read zero-copy; the marks in chk let warm reads skip
+// hashing. Files read through store.Reader go through vr, which serves
+// arrow-go only the bytes just verified.
 type dataFile struct {
-	f   *Fragment
-	r   store.Reader
-	ipc *ipc.FileReader
+	f    *Fragment
+	data []byte       // the mapped file; nil when read through r
+	chk  *fileCheck   // verification marks of the mapped file
+	r    store.Reader // nil when mapped
+	vr   *verifiedReader
+	ipc  *ipc.FileReader
 }
 
 // openData opens f's data file: zero-copy over mapped memory when the
-// store can map it, else through range reads. A malformed IPC file can make
-// arrow-go panic; that is contained and reported as ErrCorrupt.
+// store can map it, else through range reads. Any mismatch with the
+// manifest (size, checksum, content id, batch count, column types) is
+// ErrCorrupt naming the file.
 func (t *Table) openData(ctx context.Context, f *Fragment, mem memory.Allocator) (d *dataFile, err error) {
+	d = &dataFile{f: f}
 	defer func() {
+		// Verification runs before arrow-go sees a byte, so a panic here
+		// would be a decoder bug on verified input; it is still reported
+		// rather than allowed to take the process down.
 		if p := recover(); p != nil {
-			d, err = nil, errorf(ErrCorrupt, "fragment %d: data file %s: %v", f.ID, f.DataFile, p)
+			err = errorf(ErrCorrupt, "fragment %d: data file %s: %v", f.ID, f.DataFile, p)
+		}
+		if err != nil {
+			d.Close()
+			d = nil
 		}
 	}()
-	var r store.Reader = nopReader{}
-	var fr *ipc.FileReader
 	if mp, ok := t.st.(store.Mapper); ok {
-		b, err := mp.Map(ctx, f.DataFile)
-		if err != nil {
-			return nil, fmt.Errorf("table: fragment %d: map %s: %w", f.ID, f.DataFile, err)
+		if d.data, err = mp.Map(ctx, f.DataFile); err != nil {
+			return d, fmt.Errorf("table: fragment %d: map %s: %w", f.ID, f.DataFile, err)
 		}
-		fr, err = ipc.NewMappedFileReader(b, ipc.WithAllocator(mem))
-		if err != nil {
-			return nil, errorf(ErrCorrupt, "fragment %d: data file %s: %v", f.ID, f.DataFile, err)
+		d.chk = t.checks.get(f.DataFile, &f.File, d.data)
+		if !d.chk.tail.Load() {
+			if err := checkTail(f, d.data); err != nil {
+				return d, err
+			}
+			d.chk.tail.Store(true)
+		}
+		if d.ipc, err = ipc.NewMappedFileReader(d.data, ipc.WithAllocator(mem)); err != nil {
+			return d, errorf(ErrCorrupt, "fragment %d: data file %s: %w", f.ID, f.DataFile, err)
 		}
 	} else {
-		if r, err = t.st.Open(ctx, f.DataFile); err != nil {
-			return nil, fmt.Errorf("table: fragment %d: open %s: %w", f.ID, f.DataFile, err)
+		if d.r, err = t.st.Open(ctx, f.DataFile); err != nil {
+			return d, fmt.Errorf("table: fragment %d: open %s: %w", f.ID, f.DataFile, err)
 		}
-		fr, err = ipc.NewFileReader(io.NewSectionReader(r, 0, r.Size()), ipc.WithAllocator(mem))
-		if err != nil {
-			r.Close()
-			return nil, errorf(ErrCorrupt, "fragment %d: data file %s: %v", f.ID, f.DataFile, err)
+		size := d.r.Size()
+		if uint64(size) != f.File.Size {
+			return d, errorf(ErrCorrupt, "fragment %d: data file %s is %d bytes, the manifest says %d", f.ID, f.DataFile, size, f.File.Size)
 		}
-	}
-	want := uint64(0)
-	if f.PhysicalRows > 0 {
-		want = (f.PhysicalRows + f.BatchRows - 1) / f.BatchRows
-	}
-	if uint64(fr.NumRecords()) != want || fr.Schema().NumFields() != t.m.Schema.NumFields() {
-		fr.Close()
-		r.Close()
-		return nil, errorf(ErrCorrupt, "fragment %d: data file %s has %d batches of %d columns, manifest expects %d of %d",
-			f.ID, f.DataFile, fr.NumRecords(), fr.Schema().NumFields(), want, t.m.Schema.NumFields())
-	}
-	for i, fld := range fr.Schema().Fields() {
-		if !arrow.TypeEqual(fld.Type, t.m.Schema.Field(i).Type) {
-			fr.Close()
-			r.Close()
-			return nil, errorf(ErrCorrupt, "fragment %d: column %d is %s, manifest says %s", f.ID, i, fld.Type, t.m.Schema.Field(i).Type)
+		ts := int64(f.File.tailStart())
+		tail := make([]byte, size-ts)
+		if _, err := d.r.ReadAt(tail, ts); err != nil {
+			return d, fmt.Errorf("table: fragment %d: read %s: %w", f.ID, f.DataFile, err)
+		}
+		if err := checkTailCRC(f, tail); err != nil {
+			return d, err
+		}
+		d.vr = &verifiedReader{size: size, tail: window{off: ts, data: tail}}
+		if d.ipc, err = ipc.NewFileReader(d.vr, ipc.WithAllocator(mem)); err != nil {
+			return d, errorf(ErrCorrupt, "fragment %d: data file %s: %w", f.ID, f.DataFile, err)
 		}
 	}
-	return &dataFile{f: f, r: r, ipc: fr}, nil
+	return d, d.checkSchema(t.m.Schema)
 }
 
-// batch reads IPC batch i and checks its length against the manifest.
+// checkSchema compares what the verified footer says with the manifest: a
+// checksum match makes a mismatch here unlikely, but it is what names a
+// file written for another fragment if two ever collide.
+func (d *dataFile) checkSchema(us *arrow.Schema) error {
+	f, fr := d.f, d.ipc
+	if id, _ := fr.Schema().Metadata().GetValue(metadataFileID); id != f.File.IDString() {
+		return errorf(ErrCorrupt, "fragment %d: data file %s has content id %q, the manifest says %q", f.ID, f.DataFile, id, f.File.IDString())
+	}
+	if want := len(f.File.Spans); fr.NumRecords() != want || fr.Schema().NumFields() != us.NumFields() {
+		return errorf(ErrCorrupt, "fragment %d: data file %s has %d batches of %d columns, manifest expects %d of %d",
+			f.ID, f.DataFile, fr.NumRecords(), fr.Schema().NumFields(), want, us.NumFields())
+	}
+	for i, fld := range fr.Schema().Fields() {
+		if !arrow.TypeEqual(fld.Type, us.Field(i).Type) {
+			return errorf(ErrCorrupt, "fragment %d: data file %s: column %d is %s, manifest says %s", f.ID, f.DataFile, i, fld.Type, us.Field(i).Type)
+		}
+	}
+	return nil
+}
+
+// batch verifies IPC batch i's bytes, decodes it and checks its length
+// against the manifest.
 func (d *dataFile) batch(i int) (b arrow.RecordBatch, err error) {
+	f := d.f
+	if i < 0 || i >= len(f.File.Spans) {
+		return nil, errorf(ErrInvalidArgument, "fragment %d: batch %d of %d", f.ID, i, len(f.File.Spans))
+	}
+	start, end := f.File.span(i)
+	if d.data != nil {
+		if !d.chk.spans[i].Load() {
+			// tail verification established len(d.data) == File.Size, and
+			// the manifest's spans lie inside File.Size.
+			if err := checkSpan(f, i, d.data[start:end]); err != nil {
+				return nil, err
+			}
+			d.chk.spans[i].Store(true)
+		}
+	} else {
+		buf := make([]byte, end-start)
+		if _, err := d.r.ReadAt(buf, int64(start)); err != nil {
+			return nil, fmt.Errorf("table: fragment %d: read %s: %w", f.ID, f.DataFile, err)
+		}
+		if err := checkSpan(f, i, buf); err != nil {
+			return nil, err
+		}
+		d.vr.window = window{off: int64(start), data: buf}
+		defer func() { d.vr.window = window{} }()
+	}
 	defer func() {
 		if p := recover(); p != nil {
-			b, err = nil, errorf(ErrCorrupt, "fragment %d: batch %d: %v", d.f.ID, i, p)
+			b, err = nil, errorf(ErrCorrupt, "fragment %d: data file %s: batch %d: %v", f.ID, f.DataFile, i, p)
 		}
 	}()
 	b, err = d.ipc.RecordBatchAt(i)
 	if err != nil {
-		return nil, errorf(ErrCorrupt, "fragment %d: batch %d: %v", d.f.ID, i, err)
+		return nil, errorf(ErrCorrupt, "fragment %d: data file %s: batch %d: %w", f.ID, f.DataFile, i, err)
 	}
-	start := uint64(i) * d.f.BatchRows
-	want := min(d.f.BatchRows, d.f.PhysicalRows-start)
+	first := uint64(i) * f.BatchRows
+	want := min(f.BatchRows, f.PhysicalRows-first)
 	if uint64(b.NumRows()) != want {
 		b.Release()
-		return nil, errorf(ErrCorrupt, "fragment %d: batch %d has %d rows, expected %d", d.f.ID, i, b.NumRows(), want)
+		return nil, errorf(ErrCorrupt, "fragment %d: data file %s: batch %d has %d rows, expected %d", f.ID, f.DataFile, i, b.NumRows(), want)
 	}
 	return b, nil
 }
 
 func (d *dataFile) Close() error {
-	d.ipc.Close()
-	return d.r.Close()
+	if d.ipc != nil {
+		d.ipc.Close()
+	}
+	if d.r != nil {
+		return d.r.Close()
+	}
+	return nil
 }
-
-type nopReader struct{}
-
-func (nopReader) ReadAt([]byte, int64) (int, error) { return 0, io.EOF }
-func (nopReader) Size() int64                       { return 0 }
-func (nopReader) Close() error                      { return nil }
 
 // column selection resolved against the full schema.
 type projection struct {

@@ -180,7 +180,7 @@ func encodeHistory(ts []Transition) ([]byte, error) {
 }
 
 func historyErr(format string, args ...any) error {
-	return fmt.Errorf("%w: fragment reuse history: %s", ErrCorrupt, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%w: fragment reuse history: "+format, append([]any{ErrCorrupt}, args...)...)
 }
 
 // decodeHistory decodes and validates an Extra section.
@@ -239,7 +239,7 @@ func decodeHistory(b []byte) ([]Transition, error) {
 			if len(dv) > 0 {
 				v, err := deletion.UnmarshalVector(dv)
 				if err != nil {
-					return nil, historyErr("transition %d source %d: %v", i, s.Fragment, err)
+					return nil, historyErr("transition %d source %d: %w", i, s.Fragment, err)
 				}
 				if v.IsEmpty() {
 					return nil, historyErr("transition %d source %d: empty deletion vector stored", i, s.Fragment)
@@ -310,7 +310,7 @@ func validateHistory(ts []Transition) error {
 			}
 			dg, err := DeletionDigest(s.Deletions)
 			if err != nil {
-				return historyErr("transition %d: source %d: %v", i, s.Fragment, err)
+				return historyErr("transition %d: source %d: %w", i, s.Fragment, err)
 			}
 			if dg != s.DeletionDigest {
 				return historyErr("transition %d: source %d deletion digest %08x, vector hashes to %08x", i, s.Fragment, s.DeletionDigest, dg)
@@ -340,7 +340,7 @@ func appendHistory(m *Manifest, ts []Transition) ([]byte, error) {
 	}
 	all := append(slices.Clone(old), ts...)
 	if err := validateHistory(all); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrConservation, err)
+		return nil, fmt.Errorf("%w: %w", ErrConservation, err)
 	}
 	return encodeHistory(all)
 }

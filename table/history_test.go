@@ -180,7 +180,7 @@ func rewriteFixture(t *testing.T) (*Manifest, *rewriteGroup) {
 		NextRowID: 30, NextFragmentID: 5}
 	for i := range uint32(3) {
 		m.Fragments = append(m.Fragments, &Fragment{ID: i, DataFile: "data/f" + string(rune('0'+i)), PhysicalRows: 10, BatchRows: 10,
-			RowIDs: rowid.NewRange(uint64(i)*10, uint64(i)*10+10)})
+			RowIDs: rowid.NewRange(uint64(i)*10, uint64(i)*10+10), File: fakeFile(10, 10)})
 	}
 	m.Fragments[1].Deletions = deletion.New(3, 4)
 	g := &rewriteGroup{kind: TransitionOrdered, sources: slices.Clone(m.Fragments[:2])}
@@ -191,7 +191,7 @@ func rewriteFixture(t *testing.T) (*Manifest, *rewriteGroup) {
 		require.NoError(t, err)
 		g.tr.Sources = append(g.tr.Sources, s)
 	}
-	g.dests = []newFragment{{dataFile: "data/new", rows: 18, batchRows: 10}}
+	g.dests = []newFragment{{dataFile: "data/new", file: fakeFile(18, 10), rows: 18, batchRows: 10}}
 	require.NoError(t, assignIDs(g.dests, ids))
 	g.tr.Kind = TransitionOrdered
 	g.tr.Destinations = []TransitionDest{{Fragment: 3, Rows: 18}}
@@ -300,8 +300,8 @@ func TestRowMapConservationAndFold(t *testing.T) {
 	for i, id := range ids {
 		per[i%2] = append(per[i%2], id)
 	}
-	g.dests = []newFragment{{dataFile: "data/a", rows: 9, batchRows: 9, keptIDs: rowid.NewSequence(per[0])},
-		{dataFile: "data/b", rows: 9, batchRows: 9, keptIDs: rowid.NewSequence(per[1])}}
+	g.dests = []newFragment{{dataFile: "data/a", file: fakeFile(9, 9), rows: 9, batchRows: 9, keptIDs: rowid.NewSequence(per[0])},
+		{dataFile: "data/b", file: fakeFile(9, 9), rows: 9, batchRows: 9, keptIDs: rowid.NewSequence(per[1])}}
 	require.NoError(t, tb.writeRowMap(t.Context(), g))
 	// Concurrently delete fragment 1 offset 6 (row id 16, live row 14 of
 	// the group: destination 0, offset 7).

@@ -23,6 +23,9 @@ type Fragment struct {
 	BatchRows    uint64 // rows per IPC batch (all but the last)
 	RowIDs       *rowid.Sequence
 	Deletions    *deletion.Vector // nil when nothing is deleted
+	// File is the data file's size, content id and checksums; readers
+	// verify the bytes they read against it.
+	File DataFileInfo
 }
 
 // LiveRows is the number of rows not deleted.
@@ -111,9 +114,15 @@ func (m *Manifest) clone() *Manifest {
 //
 // The crc covers everything before it; the body is the fields in the order
 // of encodeBody. Unknown format versions are refused (ErrCorrupt).
+//
+// Version 2 added each fragment's DataFileInfo (data file size, content id
+// and checksums). Version 1 manifests are refused rather than read without
+// verification: a table written before checksums cannot prove its data
+// files, and the project has no users with such tables to migrate, so the
+// error says to recreate the table.
 const (
 	manifestMagic   = "SRMF"
-	manifestVersion = 1
+	manifestVersion = 2
 	manifestHeader  = 4 + 2 + 2 + 4
 )
 
@@ -158,6 +167,7 @@ func (m *Manifest) encodeBody(e *encoder) error {
 			}
 		}
 		e.bytes(del)
+		f.File.encode(e)
 	}
 	e.uv(uint64(len(m.Indexes)))
 	for _, ix := range m.Indexes {
@@ -200,6 +210,9 @@ func UnmarshalManifest(b []byte) (*Manifest, error) {
 		return nil, errorf(ErrCorrupt, "manifest: bad magic %q", b[:4])
 	}
 	if v := binary.LittleEndian.Uint16(b[4:]); v != manifestVersion {
+		if v == 1 {
+			return nil, errorf(ErrCorrupt, "manifest: format version 1 predates data file checksums and is no longer read; recreate the table")
+		}
 		return nil, errorf(ErrCorrupt, "manifest: unsupported format version %d", v)
 	}
 	if fl := binary.LittleEndian.Uint16(b[6:]); fl != 0 {
@@ -249,17 +262,18 @@ func decodeBody(d *decoder) *Manifest {
 		f.BatchRows = d.uv("batch rows")
 		ids := d.bytes("row ids")
 		del := d.bytes("deletions")
+		f.File = decodeDataFileInfo(d)
 		if d.err != nil {
 			break
 		}
 		var err error
 		if f.RowIDs, err = rowid.UnmarshalSequence(ids); err != nil {
-			d.err = fmt.Errorf("%w: manifest: fragment %d: %v", ErrCorrupt, f.ID, err)
+			d.err = fmt.Errorf("%w: manifest: fragment %d: %w", ErrCorrupt, f.ID, err)
 			break
 		}
 		if len(del) > 0 {
 			if f.Deletions, err = deletion.UnmarshalVector(del); err != nil {
-				d.err = fmt.Errorf("%w: manifest: fragment %d: %v", ErrCorrupt, f.ID, err)
+				d.err = fmt.Errorf("%w: manifest: fragment %d: %w", ErrCorrupt, f.ID, err)
 				break
 			}
 		}
@@ -280,7 +294,7 @@ func decodeBody(d *decoder) *Manifest {
 		}
 		v, err := deletion.UnmarshalVector(bm)
 		if err != nil {
-			d.err = fmt.Errorf("%w: manifest: index %q: %v", ErrCorrupt, ix.Name, err)
+			d.err = fmt.Errorf("%w: manifest: index %q: %w", ErrCorrupt, ix.Name, err)
 			break
 		}
 		if ix.Fragments = v.Bitmap(); ix.Fragments == nil {
@@ -329,6 +343,9 @@ func (m *Manifest) validate() error {
 		}
 		if f.PhysicalRows > 0 && (f.BatchRows == 0 || f.BatchRows > 1<<32) {
 			return errorf(ErrCorrupt, "manifest: fragment %d has batch size %d", f.ID, f.BatchRows)
+		}
+		if err := f.File.validate(f); err != nil {
+			return err
 		}
 		if bm := f.Deletions.Bitmap(); bm != nil && !bm.IsEmpty() && uint64(bm.Maximum()) >= f.PhysicalRows {
 			return errorf(ErrCorrupt, "manifest: fragment %d deletes offset %d of %d rows", f.ID, bm.Maximum(), f.PhysicalRows)

@@ -923,14 +923,14 @@ func (t *Table) writeRowMap(ctx context.Context, g *rewriteGroup) error {
 	}
 	w, err := rowmap.NewWriter(dests, srcs, rowmap.WriterOptions{ExpectedTotals: totals})
 	if err != nil {
-		return fmt.Errorf("%w: recluster: %v", ErrConservation, err)
+		return fmt.Errorf("%w: recluster: %w", ErrConservation, err)
 	}
 	if err := w.Append(g.labels); err != nil {
-		return fmt.Errorf("%w: recluster: %v", ErrConservation, err)
+		return fmt.Errorf("%w: recluster: %w", ErrConservation, err)
 	}
 	b, err := w.Finish()
 	if err != nil {
-		return fmt.Errorf("%w: recluster: %v", ErrConservation, err)
+		return fmt.Errorf("%w: recluster: %w", ErrConservation, err)
 	}
 	if g.rm, err = rowmap.Open(rowmap.BytesSource(b)); err != nil {
 		return fmt.Errorf("table: recluster: reopen rowmap: %w", err)
@@ -965,7 +965,7 @@ func applyRewrite(latest, next *Manifest, groups []*rewriteGroup, deferRemap boo
 			if d.keptIDs == nil || d.keptIDs.Len() != d.rows || d.rows != tr.Destinations[i].Rows {
 				return errorf(ErrConservation, "destination %d: %d rows, row ids for %d", tr.Destinations[i].Fragment, d.rows, d.keptIDs.Len())
 			}
-			next.Fragments = append(next.Fragments, &Fragment{ID: tr.Destinations[i].Fragment, DataFile: d.dataFile,
+			next.Fragments = append(next.Fragments, &Fragment{ID: tr.Destinations[i].Fragment, DataFile: d.dataFile, File: d.file,
 				PhysicalRows: d.rows, BatchRows: d.batchRows, RowIDs: d.keptIDs, Deletions: folded[i]})
 			if tr.Destinations[i].Fragment >= next.NextFragmentID {
 				return errorf(ErrConservation, "destination id %d was not reserved", tr.Destinations[i].Fragment)
@@ -1076,7 +1076,7 @@ func foldSource(g *rewriteGroup, s TransitionSource, fresh *roaring.Bitmap, live
 		}
 		res := make([]rowmap.Translation, len(rows))
 		if err := g.rm.TranslateMany(rows, res); err != nil {
-			return fmt.Errorf("%w: fold through rowmap: %v", ErrConservation, err)
+			return fmt.Errorf("%w: fold through rowmap: %w", ErrConservation, err)
 		}
 		for i, r := range res {
 			if r.Deleted {

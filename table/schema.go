@@ -150,7 +150,7 @@ func decodeSchema(d *decoder) *arrow.Schema {
 	}
 	s := arrow.NewSchema(fs, nil)
 	if err := checkUserSchema(s); err != nil {
-		d.err = fmt.Errorf("%w: manifest schema: %v", ErrCorrupt, err)
+		d.err = fmt.Errorf("%w: manifest schema: %w", ErrCorrupt, err)
 		return nil
 	}
 	return normalizeUserSchema(s)

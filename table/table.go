@@ -22,6 +22,7 @@ type Table struct {
 	m      *Manifest
 	schema *arrow.Schema // user columns then _rowid, _rowaddr
 	opts   Options
+	checks *fileChecks // data file parts this snapshot has verified
 }
 
 // Options tune writes. The zero value is usable.
@@ -115,7 +116,7 @@ func Create(ctx context.Context, st store.Store, schema *arrow.Schema, opts Opti
 }
 
 func newTable(st store.Store, m *Manifest, opts Options) *Table {
-	return &Table{st: st, m: m, schema: fullSchema(m.Schema), opts: opts.withDefaults()}
+	return &Table{st: st, m: m, schema: fullSchema(m.Schema), opts: opts.withDefaults(), checks: &fileChecks{}}
 }
 
 // Open opens the latest version of the table in st.
@@ -146,7 +147,7 @@ func readManifest(ctx context.Context, st store.Store, version uint64) (*Manifes
 	}
 	m, err := UnmarshalManifest(b)
 	if err != nil {
-		return nil, fmt.Errorf("version %d: %w", version, err)
+		return nil, fmt.Errorf("table: version %d (%s): %w", version, manifestPath(version), err)
 	}
 	if m.Version != version {
 		return nil, errorf(ErrCorrupt, "manifest %s says version %d", manifestPath(version), m.Version)

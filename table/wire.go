@@ -12,6 +12,7 @@ type encoder struct{ b []byte }
 
 func (e *encoder) uv(x uint64)    { e.b = binary.AppendUvarint(e.b, x) }
 func (e *encoder) i64(x int64)    { e.b = binary.LittleEndian.AppendUint64(e.b, uint64(x)) }
+func (e *encoder) u32(x uint32)   { e.b = binary.LittleEndian.AppendUint32(e.b, x) }
 func (e *encoder) bytes(p []byte) { e.uv(uint64(len(p))); e.b = append(e.b, p...) }
 func (e *encoder) str(s string)   { e.uv(uint64(len(s))); e.b = append(e.b, s...) }
 func (e *encoder) bool(v bool) {
@@ -83,6 +84,30 @@ func (d *decoder) i64(what string) int64 {
 	x := binary.LittleEndian.Uint64(d.b)
 	d.b = d.b[8:]
 	return int64(x)
+}
+
+// fixed reads exactly n bytes (nil after an error).
+func (d *decoder) fixed(what string, n int) []byte {
+	if d.err != nil {
+		return nil
+	}
+	if len(d.b) < n {
+		d.fail(what)
+		return nil
+	}
+	p := d.b[:n:n]
+	d.b = d.b[n:]
+	return p
+}
+
+// u32le reads a fixed little-endian uint32 (checksums, which varints
+// would not shorten).
+func (d *decoder) u32le(what string) uint32 {
+	p := d.fixed(what, 4)
+	if p == nil {
+		return 0
+	}
+	return binary.LittleEndian.Uint32(p)
 }
 
 func (d *decoder) bytes(what string) []byte {

@@ -3,12 +3,15 @@ package table
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/stablerow/stablerow/errkind"
 )
 
 // fragmentWriter cuts a stream of user-column batches into data files of at
@@ -23,6 +26,8 @@ type fragmentWriter struct {
 
 	buf   bytes.Buffer
 	w     *ipc.FileWriter
+	file  DataFileInfo        // of the open file: id and the spans written so far
+	wsch  *arrow.Schema       // user schema carrying the open file's content id
 	rows  int                 // rows in the open file
 	pend  []arrow.RecordBatch // slices not yet written as a full batch
 	pendN int
@@ -78,7 +83,14 @@ func (fw *fragmentWriter) write(b arrow.RecordBatch) error {
 func (fw *fragmentWriter) writeSlice(s arrow.RecordBatch) error {
 	if fw.w == nil {
 		fw.buf.Reset()
-		w, err := ipc.NewFileWriter(&fw.buf, ipc.WithSchema(fw.t.m.Schema), ipc.WithAllocator(fw.mem))
+		fw.file = DataFileInfo{}
+		if _, err := hex.Decode(fw.file.ID[:], []byte(newUUID())); err != nil {
+			return fmt.Errorf("table: data file id: %w", err)
+		}
+		us := fw.t.m.Schema
+		md := arrow.NewMetadata([]string{metadataFileID}, []string{fw.file.IDString()})
+		fw.wsch = arrow.NewSchema(us.Fields(), &md)
+		w, err := ipc.NewFileWriter(&fw.buf, ipc.WithSchema(fw.wsch), ipc.WithAllocator(fw.mem))
 		if err != nil {
 			return fmt.Errorf("table: open data file: %w", err)
 		}
@@ -90,10 +102,10 @@ func (fw *fragmentWriter) writeSlice(s arrow.RecordBatch) error {
 		n := min(need, s.NumRows()-off)
 		part := s.NewSlice(off, off+n)
 		if fw.pendN == 0 && n == int64(fw.batchRows) {
-			err := fw.w.Write(part)
+			err := fw.writeBatch(part)
 			part.Release()
 			if err != nil {
-				return fmt.Errorf("table: write data file: %w", err)
+				return err
 			}
 		} else {
 			if err := fw.appendPending(part); err != nil {
@@ -144,11 +156,32 @@ func (fw *fragmentWriter) flushPending() error {
 		cols[c] = a
 	}
 	b := array.NewRecordBatch(fw.t.m.Schema, cols, int64(fw.pendN))
-	err := fw.w.Write(b)
+	err := fw.writeBatch(b)
 	b.Release()
+	return err
+}
+
+// writeBatch writes one IPC record batch and records its span: arrow-go's
+// file writer writes each payload straight through to buf, so the bytes
+// added by this Write are exactly the batch (plus, for the first, the
+// magic and schema message before it).
+func (fw *fragmentWriter) writeBatch(b arrow.RecordBatch) error {
+	start := uint64(fw.buf.Len())
+	if fs := fw.file.Spans; len(fs) > 0 && fs[len(fs)-1].End != start {
+		return fmt.Errorf("%w: table: data file writer: batch %d starts at %d, the previous span ends at %d", errkind.Internal, len(fs), start, fs[len(fs)-1].End)
+	}
+	rb := array.NewRecordBatch(fw.wsch, b.Columns(), b.NumRows())
+	err := fw.w.Write(rb)
+	rb.Release()
 	if err != nil {
 		return fmt.Errorf("table: write data file: %w", err)
 	}
+	end := uint64(fw.buf.Len())
+	sp := fw.buf.Bytes()[0:end]
+	if len(fw.file.Spans) > 0 {
+		sp = sp[start:]
+	}
+	fw.file.Spans = append(fw.file.Spans, Span{End: end, CRC: crc32c(sp)})
 	return nil
 }
 
@@ -170,11 +203,15 @@ func (fw *fragmentWriter) finishFile() error {
 		return fmt.Errorf("table: close data file: %w", err)
 	}
 	fw.w = nil
-	path := "data/" + newUUID() + ".arrow"
-	if err := fw.t.st.Put(fw.ctx, path, bytes.Clone(fw.buf.Bytes())); err != nil {
+	data := fw.buf.Bytes()
+	fw.file.Size = uint64(len(data))
+	fw.file.TailCRC = crc32c(data[fw.file.tailStart():])
+	path := "data/" + fw.file.IDString() + ".arrow"
+	if err := fw.t.st.Put(fw.ctx, path, bytes.Clone(data)); err != nil {
 		return fmt.Errorf("table: store data file: %w", err)
 	}
-	fw.out = append(fw.out, newFragment{dataFile: path, rows: uint64(fw.rows), batchRows: uint64(fw.batchRows)})
+	fw.out = append(fw.out, newFragment{dataFile: path, file: fw.file, rows: uint64(fw.rows), batchRows: uint64(fw.batchRows)})
+	fw.file = DataFileInfo{}
 	fw.rows = 0
 	return nil
 }

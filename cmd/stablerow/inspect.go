@@ -81,7 +81,16 @@ func inspectRowmap(w io.Writer, path string) error {
 	}
 	r, err := rowmap.Open(src)
 	if err != nil {
-		return err
+		return fmt.Errorf("inspect %s: %w", path, err)
+	}
+	// Open checks only the tail (header, counts, directory); every block
+	// carries its own CRC, read here before anything is printed, so a map
+	// whose body is damaged is reported (first bad block) rather than
+	// described as if it were sound.
+	for b := range r.Counts().NumBlocks() {
+		if _, err := r.DecodeBlock(b); err != nil {
+			return fmt.Errorf("inspect %s: %w", path, err)
+		}
 	}
 	return r.Describe(w)
 }

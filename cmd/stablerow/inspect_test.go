@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,6 +83,37 @@ func TestInspectBadInput(t *testing.T) {
 			t.Fatalf("inspect %v: no error", args)
 		} else if len(args) == 1 && args[0] == dir && !strings.Contains(err.Error(), "holds no table") {
 			t.Fatalf("inspect of a directory without tables: %v", err)
+		}
+	}
+}
+
+// TestInspectRowmapBadBlock: Open reads only the tail, so a flipped byte in
+// a block body went unnoticed and the map was described as sound. Every
+// byte of both blocks of the worked example (block 0 at [8, 42), block 1 at
+// [42, 68), per the golden description) is flipped in turn: inspect must
+// report ErrCorrupt naming that block, and print nothing.
+func TestInspectRowmapBadBlock(t *testing.T) {
+	dir := t.TempDir()
+	_, file := workedExample(t, dir)
+	for _, blk := range []struct{ b, lo, hi int }{{0, 8, 42}, {1, 42, 68}} {
+		for i := blk.lo; i < blk.hi; i++ {
+			c := bytes.Clone(file)
+			c[i] ^= 0x01
+			bad := filepath.Join(dir, "bad.rowmap")
+			if err := os.WriteFile(bad, c, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			err := inspect(context.Background(), &out, []string{bad})
+			if !errors.Is(err, rowmap.ErrCorrupt) {
+				t.Fatalf("byte %d flipped: error %v, want rowmap.ErrCorrupt", i, err)
+			}
+			if want := fmt.Sprintf("block %d:", blk.b); !strings.Contains(err.Error(), want) {
+				t.Fatalf("byte %d flipped: %q does not name %q", i, err, want)
+			}
+			if out.Len() != 0 {
+				t.Fatalf("byte %d flipped: printed %q", i, out.String())
+			}
 		}
 	}
 }
