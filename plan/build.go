@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/stablerow/stablerow/exec"
-	"github.com/substrait-io/substrait-go/v8/extensions"
+	"github.com/stablerow/stablerow/plan/internal/substraitfn"
 	splan "github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
 )
@@ -45,7 +45,7 @@ func Build(ctx context.Context, p *substraitpb.Plan, cat Catalog, opt Options) (
 	if len(roots) != 1 {
 		return nil, fmt.Errorf("%w: plan has %d roots, want 1", ErrInvalidPlan, len(roots))
 	}
-	pl := &planner{ctx: ctx, cat: cat, opt: opt, tables: map[string]TableProvider{}, widths: map[splan.Rel]int{}, params: map[int]paramUse{}, extended: map[exec.Node]extension{}}
+	pl := &planner{ctx: ctx, cat: cat, opt: opt, reg: sp.ExtensionRegistry(), tables: map[string]TableProvider{}, widths: map[splan.Rel]int{}, params: map[int]paramUse{}, extended: map[exec.Node]extension{}}
 	out, err := pl.compile(roots[0].Input(), nil, hint{})
 	if err != nil {
 		return nil, err
@@ -159,9 +159,9 @@ func fromProto(p *substraitpb.Plan) (sp *splan.Plan, err error) {
 			sp, err = nil, fmt.Errorf("%w: substrait-go: %v", ErrInvalidPlan, r)
 		}
 	}()
-	sp, err = splan.FromProto(p, extensions.GetDefaultCollectionWithNoError())
+	sp, err = substraitfn.FromProto(p)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalidPlan, err)
+		return nil, fmt.Errorf("%w: %w", ErrInvalidPlan, err)
 	}
 	return sp, nil
 }

@@ -1,12 +1,14 @@
 package plan_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/stablerow/stablerow/exec/exectest"
 	"github.com/stablerow/stablerow/plan"
+	"github.com/stablerow/stablerow/plan/internal/substraitfn"
 	"github.com/stablerow/stablerow/plan/sql"
 )
 
@@ -71,5 +73,32 @@ func TestSQLEndToEnd(t *testing.T) {
 				t.Fatalf("explain:\n%s", explain)
 			}
 		})
+	}
+}
+
+// TestSQLPlansReadWithoutDefaultCollection: every function the SQL front
+// end emits reads back through the light collection; none of its plans
+// pays the full YAML load (substraitfn's fallback) in a fresh process.
+func TestSQLPlansReadWithoutDefaultCollection(t *testing.T) {
+	stmts := []string{
+		"SELECT v.ord, t._rowaddr FROM UNNEST(:ids) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid ORDER BY v.ord",
+		"SELECT id + 1, id - 1, id * 2, id / 2, id % 3, -id, score + 1.5, score * 2.0, -score FROM t WHERE id <> 3 OR NOT (id < 4 AND id <= 5 AND id > 1 AND id >= 0)",
+		"SELECT count(*), count(name) FROM t WHERE name IS NULL OR name IS NOT NULL",
+		"SELECT id FROM t WHERE score = 2.5 OR name = 'x' OR id IN (1, 2) OR id BETWEEN 1 AND 2",
+	}
+	mem := exectest.Mem(t)
+	c := stdCatalog(t, mem)
+	before := substraitfn.Fallbacks()
+	for _, s := range stmts {
+		parsed, err := sql.Parse(s, sqlCatalog{c})
+		if err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		if _, err := plan.Build(context.Background(), parsed[0].(*sql.Query).Plan, c, plan.Options{}); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	if n := substraitfn.Fallbacks() - before; n != 0 {
+		t.Fatalf("%d plans needed the full collection", n)
 	}
 }

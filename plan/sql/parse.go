@@ -30,7 +30,10 @@ func Parse(sql string, cat Catalog) (stmts []Statement, err error) {
 		return nil, src.syntaxError(err)
 	}
 	for _, raw := range tree.Stmts {
-		l := newLowerer(src, cat, src.segmentAt(int(raw.StmtLocation)))
+		l, err := newLowerer(src, cat, src.segmentAt(int(raw.StmtLocation)))
+		if err != nil {
+			return nil, err
+		}
 		st, err := l.statement(raw.Stmt)
 		if err != nil {
 			return nil, err

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"github.com/stablerow/stablerow/plan/internal/substraitfn"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
@@ -120,7 +121,7 @@ func (l *lowerer) aggregate(rel plan.Rel, sc *scope, calls []*pg_query.FuncCall)
 		if fc.AggDistinct || fc.AggFilter != nil || len(fc.AggOrder) > 0 || fc.Over != nil || fc.AggWithinGroup || fc.FuncVariadic {
 			return nil, nil, fmt.Errorf("%w: DISTINCT, FILTER, ORDER BY or OVER in an aggregate%s", ErrUnsupported, l.src.at(fc.Location))
 		}
-		var fargs []types.FuncArg
+		var fargs []expr.Expression
 		switch {
 		case fc.AggStar:
 		case len(fc.Args) == 1:
@@ -136,15 +137,9 @@ func (l *lowerer) aggregate(rel plan.Rel, sc *scope, calls []*pg_query.FuncCall)
 		default:
 			return nil, nil, fmt.Errorf("%w: count takes * or one argument%s", ErrInvalid, l.src.at(fc.Location))
 		}
-		name := "count"
-		if len(fargs) > 0 {
-			// substrait-go cannot match the YAML's plain "any" argument by type;
-			// naming the variant resolves it directly.
-			name = "count:any"
-		}
-		f, err := l.b.AggregateFn(urnAggregate, name, nil, fargs...)
+		f, err := substraitfn.Count(l.b.GetExprBuilder().Reg, fargs...)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w: count: %v%s", ErrType, err, l.src.at(fc.Location))
+			return nil, nil, fmt.Errorf("%w: count: %w%s", ErrType, err, l.src.at(fc.Location))
 		}
 		out.aggs[fc] = int32(len(measures))
 		out.cols = append(out.cols, column{name: "count", typ: f.GetType()})
