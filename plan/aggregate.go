@@ -33,7 +33,7 @@ func (p *planner) aggregate(r *splan.AggregateRel) (*rel, error) {
 		switch name := p.aggregateName(f); name {
 		case "count":
 		case "":
-			return nil, fmt.Errorf("%w: aggregate function without a declaration", ErrInvalidPlan)
+			return nil, fmt.Errorf("%w: aggregate function anchor not declared", ErrInvalidPlan)
 		default:
 			return nil, fmt.Errorf("%w: %s", errUnsupported("aggregate function"), name)
 		}
@@ -101,7 +101,7 @@ func (p *planner) aggregate(r *splan.AggregateRel) (*rel, error) {
 	}
 	a, err := exec.NewAggregateExec(node, aggs)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalidPlan, err)
+		return nil, fmt.Errorf("%w: %w", ErrInvalidPlan, err)
 	}
 	cols := make([]int, len(aggs))
 	names := make([]string, len(aggs))

@@ -14,12 +14,12 @@ import (
 // Build plans p against cat. The returned node's schema field names are the
 // plan root's names. Build never panics: substrait-go panics on some
 // malformed plans, and those (like any other panic while planning) come
-// back as an error wrapping ErrInvalidPlan.
+// back as an error wrapping ErrInvalidPlan (and matching errkind.Internal);
+// a panic in the planner itself is ErrInternal.
 func Build(ctx context.Context, p *substraitpb.Plan, cat Catalog, opt Options) (node exec.Node, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			node = nil
-			err = fmt.Errorf("%w: internal error: %v", ErrInvalidPlan, r)
+			node, err = nil, recovered(r, ErrInternal, "planning")
 		}
 	}()
 	if p == nil {
@@ -156,7 +156,7 @@ func (p *planner) finish(out *rel, names []string) (exec.Node, error) {
 func fromProto(p *substraitpb.Plan) (sp *splan.Plan, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			sp, err = nil, fmt.Errorf("%w: substrait-go: %v", ErrInvalidPlan, r)
+			sp, err = nil, fmt.Errorf("%w: %w", ErrInvalidPlan, recovered(r, errDecoder, "reading the plan"))
 		}
 	}()
 	sp, err = substraitfn.FromProto(p)

@@ -232,7 +232,7 @@ func (p *planner) extensionRead(r *splan.ExtensionTableReadRel) (*rel, error) {
 	}
 	var st structpb.Struct
 	if err := d.UnmarshalTo(&st); err != nil {
-		return nil, fmt.Errorf("%w: extension table detail %s: %v", ErrInvalidPlan, d.GetTypeUrl(), err)
+		return nil, fmt.Errorf("%w: extension table detail %s: %w", ErrInvalidPlan, d.GetTypeUrl(), err)
 	}
 	f := st.GetFields()
 	base := r.BaseSchema()
@@ -257,7 +257,7 @@ func (p *planner) extensionRead(r *splan.ExtensionTableReadRel) (*rel, error) {
 		}
 		g, err := exec.NewGenerateSeriesExec(base.Names[0], start, stop, step)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrInvalidPlan, err)
+			return nil, fmt.Errorf("%w: %w", ErrInvalidPlan, err)
 		}
 		return readOf(r, g, base.Names)
 	default:
@@ -339,7 +339,7 @@ func (p *planner) unnest(r *splan.ExtensionTableReadRel, f map[string]*structpb.
 		u.list = true
 		p.params[int(k)] = u
 		if node, err = exec.NewUnnestParamExec(int(k), arrow.PrimitiveTypes.Int64); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrInvalidPlan, err)
+			return nil, fmt.Errorf("%w: %w", ErrInvalidPlan, err)
 		}
 	case hasValues:
 		vals := lv.GetListValue().GetValues()

@@ -38,7 +38,7 @@ type paramUse struct {
 func newLowerer(src *source, cat Catalog, seg segment) (*lowerer, error) {
 	c, err := substraitfn.Collection()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", errInternal, err)
+		return nil, fmt.Errorf("%w: %w", ErrInternal, err)
 	}
 	return &lowerer{src: src, cat: cat, b: plan.NewBuilder(c), seg: seg}, nil
 }

@@ -106,7 +106,7 @@ func (l *lowerer) filter(rel plan.Rel, sc *scope, where *pg_query.Node) (plan.Re
 	}
 	f, err := l.b.Filter(rel, cond)
 	if err != nil {
-		return nil, fmt.Errorf("%w: filter: %v", ErrInvalid, err)
+		return nil, fmt.Errorf("%w: filter: %w", ErrInvalid, err)
 	}
 	return f, nil
 }
@@ -147,7 +147,7 @@ func (l *lowerer) aggregate(rel plan.Rel, sc *scope, calls []*pg_query.FuncCall)
 	}
 	agg, err := l.b.AggregateColumns(rel, measures)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: aggregate: %v", ErrInvalid, err)
+		return nil, nil, fmt.Errorf("%w: aggregate: %w", ErrInvalid, err)
 	}
 	return agg, out, nil
 }
@@ -212,7 +212,7 @@ func (l *lowerer) star(in *scope, qual string, loc int32) ([]output, error) {
 		}
 		e, err := in.ref(i)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 		}
 		outs = append(outs, output{e: e, name: c.name})
 	}
@@ -352,7 +352,7 @@ func (l *lowerer) projectAndSort(rel plan.Rel, in *scope, outs []output, clause 
 			fields[i] = expr.SortField{Expr: k.e, Kind: k.kind}
 		}
 		if rel, err = l.b.Sort(rel, fields...); err != nil {
-			return nil, fmt.Errorf("%w: sort: %v", ErrInvalid, err)
+			return nil, fmt.Errorf("%w: sort: %w", ErrInvalid, err)
 		}
 	}
 	n := rel.RecordType().FieldCount()
@@ -364,7 +364,7 @@ func (l *lowerer) projectAndSort(rel plan.Rel, in *scope, outs []output, clause 
 	}
 	proj, err := l.b.ProjectRemap(rel, remap, exprs...)
 	if err != nil {
-		return nil, fmt.Errorf("%w: project: %v", ErrInvalid, err)
+		return nil, fmt.Errorf("%w: project: %w", ErrInvalid, err)
 	}
 	if below || len(keys) == 0 {
 		return proj, nil
@@ -373,13 +373,13 @@ func (l *lowerer) projectAndSort(rel plan.Rel, in *scope, outs []output, clause 
 	for i, k := range keys {
 		ref, err := l.b.RootFieldRef(proj, int32(k.out))
 		if err != nil {
-			return nil, fmt.Errorf("%w: sort: %v", ErrInvalid, err)
+			return nil, fmt.Errorf("%w: sort: %w", ErrInvalid, err)
 		}
 		fields[i] = expr.SortField{Expr: ref, Kind: k.kind}
 	}
 	sorted, err := l.b.Sort(proj, fields...)
 	if err != nil {
-		return nil, fmt.Errorf("%w: sort: %v", ErrInvalid, err)
+		return nil, fmt.Errorf("%w: sort: %w", ErrInvalid, err)
 	}
 	return sorted, nil
 }
@@ -402,7 +402,7 @@ func (l *lowerer) fetch(rel plan.Rel, s *pg_query.SelectStmt) (plan.Rel, error) 
 	}
 	f, err := l.b.Fetch(rel, offset, count)
 	if err != nil {
-		return nil, fmt.Errorf("%w: fetch: %v", ErrInvalid, err)
+		return nil, fmt.Errorf("%w: fetch: %w", ErrInvalid, err)
 	}
 	return f, nil
 }

@@ -124,7 +124,9 @@ func Fallbacks() int64 { return fallbacks.Load() }
 func lightFromProto(p *substraitpb.Plan, c *extensions.Collection) (sp *splan.Plan, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			sp, err = nil, fmt.Errorf("substraitfn: substrait-go panicked reading the plan: %v", r)
+			// The plan is read again against the full collection, whose
+			// error (or panic) the caller sees; this one only decides that.
+			sp, err = nil, fmt.Errorf("substraitfn: substrait-go panicked reading the plan (%T)", r)
 		}
 	}()
 	return splan.FromProto(simpleNames(p), c)
