@@ -153,6 +153,9 @@ func (p *planner) expr(e expr.Expression, sc scope) (exec.Expr, error) {
 		if to.ID() == arrow.STRING {
 			return castText{in}, nil
 		}
+		if isSignedInt(from) && to.ID() == arrow.FLOAT64 {
+			return intToFloat{in}, nil // nearest double, as Postgres; arrow rejects > 2^53
+		}
 		if isFloat(from) && isSignedInt(to) {
 			var r exec.Expr = floatToInt{in}
 			if to.ID() != arrow.INT64 {

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/stablerow/stablerow/engine"
+	"github.com/stablerow/stablerow/exec"
 )
 
 // Config is one metamorphic configuration.
@@ -189,8 +190,13 @@ func formatValue(a arrow.Array, i int, typ byte) (string, error) {
 			return strconv.FormatUint(uint64(c.Value(i)), 10), nil
 		}
 	case 'R':
-		if c, ok := a.(*array.Float64); ok {
-			return strconv.FormatFloat(c.Value(i), 'g', -1, 64), nil
+		// As Postgres prints double precision and real (float8out and
+		// float4out), so expected output reads like psql's.
+		switch c := a.(type) {
+		case *array.Float64:
+			return exec.FormatFloat(c.Value(i), 64), nil
+		case *array.Float32:
+			return exec.FormatFloat(float64(c.Value(i)), 32), nil
 		}
 	case 'T':
 		if c, ok := a.(*array.String); ok {
