@@ -187,7 +187,11 @@ func nullable(e expr.Expression) expr.Expression {
 // insertSelect lowers the SELECT of INSERT ... SELECT and casts its columns
 // to the target types with a projection when they differ.
 func (l *lowerer) insertSelect(sel *pg_query.SelectStmt, cols []column, targets []int, explicit bool) (plan.Rel, int, error) {
-	rel, _, err := l.selectStmt(sel)
+	want := make([]kind, len(targets))
+	for i, t := range targets {
+		want[i] = kindOf(cols[t].typ)
+	}
+	rel, _, err := l.selectStmt(sel, want)
 	if err != nil {
 		return nil, 0, err
 	}

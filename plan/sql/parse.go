@@ -71,7 +71,7 @@ func (l *lowerer) statement(n *pg_query.Node) (Statement, error) {
 }
 
 func (l *lowerer) selectQuery(s *pg_query.SelectStmt) (*Query, error) {
-	rel, names, err := l.selectStmt(s)
+	rel, names, err := l.selectStmt(s, nil)
 	if err != nil {
 		return nil, err
 	}

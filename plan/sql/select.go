@@ -45,8 +45,12 @@ func (l *lowerer) selectShape(s *pg_query.SelectStmt) error {
 
 // selectStmt lowers a SELECT (substrait.md §8): Read/Join -> Filter ->
 // [Aggregate] -> Project -> Sort -> Fetch. When an ORDER BY key is not one
-// of the outputs, the sort goes under the projection instead.
-func (l *lowerer) selectStmt(s *pg_query.SelectStmt) (plan.Rel, []string, error) {
+// of the outputs, the sort goes under the projection instead. want, when
+// set, is the kind each output is headed for (the target columns of
+// INSERT ... SELECT): an untyped output (NULL, a string literal, a
+// parameter) takes that kind, as Postgres resolves them against the
+// target, instead of its default.
+func (l *lowerer) selectStmt(s *pg_query.SelectStmt, want []kind) (plan.Rel, []string, error) {
 	if err := l.selectShape(s); err != nil {
 		return nil, nil, err
 	}
@@ -75,7 +79,7 @@ func (l *lowerer) selectStmt(s *pg_query.SelectStmt) (plan.Rel, []string, error)
 			return nil, nil, err
 		}
 	}
-	outs, err := l.targets(s.TargetList, in)
+	outs, err := l.targets(s.TargetList, in, want)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -153,8 +157,8 @@ func (l *lowerer) aggregate(rel plan.Rel, sc *scope, calls []*pg_query.FuncCall)
 }
 
 // targets lowers the SELECT list, expanding * and t.* to the visible
-// columns.
-func (l *lowerer) targets(list []*pg_query.Node, in *scope) ([]output, error) {
+// columns. An untyped item takes want's kind for its position, if any.
+func (l *lowerer) targets(list []*pg_query.Node, in *scope, want []kind) ([]output, error) {
 	var outs []output
 	for _, n := range list {
 		rt := n.GetResTarget()
@@ -179,7 +183,11 @@ func (l *lowerer) targets(list []*pg_query.Node, in *scope) ([]output, error) {
 		if err != nil {
 			return nil, err
 		}
-		e, err := l.settle(v)
+		k := l.defaultKind(v)
+		if i := len(outs); v.how != typed && i < len(want) && want[i] != kindUnknown {
+			k = want[i]
+		}
+		e, err := l.coerce(v, k)
 		if err != nil {
 			return nil, err
 		}
