@@ -2,6 +2,7 @@ package plan_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -100,5 +101,27 @@ func TestSQLPlansReadWithoutDefaultCollection(t *testing.T) {
 	}
 	if n := substraitfn.Fallbacks() - before; n != 0 {
 		t.Fatalf("%d plans needed the full collection", n)
+	}
+}
+
+// TestTextListParameter: UNNEST($1::text[]) reads a bound []string (or
+// []*string with NULLs) and drives a join on a text column; a list of
+// another element type is ErrParamType, not a panic or a wrong answer.
+func TestTextListParameter(t *testing.T) {
+	mem := exectest.Mem(t)
+	c := stdCatalog(t, mem)
+	stmts, err := sql.Parse("SELECT v.ord, t.id FROM UNNEST(:names::text[]) WITH ORDINALITY AS v(name, ord) LEFT JOIN t ON t.name = v.name ORDER BY v.ord", sqlCatalog{c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := stmts[0].(*sql.Query)
+	b := "b"
+	rows, explain, err := run(t, mem, c, q.Plan, plan.Options{}, map[int]any{1: []*string{&b, nil}}, 2)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, explain)
+	}
+	equalRows(t, rows, [][]any{{int64(1), int64(11)}, {int64(1), int64(15)}, {int64(2), nil}}) // two rows are named b
+	if _, _, err := run(t, mem, c, q.Plan, plan.Options{}, map[int]any{1: []int64{1}}, 2); !errors.Is(err, plan.ErrParamType) {
+		t.Fatalf("bigint list for a text list: %v", err)
 	}
 }

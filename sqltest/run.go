@@ -112,6 +112,9 @@ func Run(ctx context.Context, db *engine.DB, recs []*Record, cfg Config, rewrite
 }
 
 func bindValue(args []string) (any, error) {
+	if len(args) > 0 && args[0] == "text" {
+		return bindText(args[1:]), nil
+	}
 	if len(args) == 3 && args[0] == "series" {
 		lo, err1 := strconv.ParseInt(args[1], 10, 64)
 		hi, err2 := strconv.ParseInt(args[2], 10, 64)
@@ -146,6 +149,21 @@ func bindValue(args []string) (any, error) {
 		plain = []int64{}
 	}
 	return plain, nil
+}
+
+// bindText binds a text list: []string, or []*string when a NULL is among
+// the values.
+func bindText(args []string) any {
+	if !slices.Contains(args, "NULL") {
+		return append([]string{}, args...)
+	}
+	out := make([]*string, len(args))
+	for i, a := range args {
+		if a != "NULL" {
+			out[i] = &args[i]
+		}
+	}
+	return out
 }
 
 // formatResult renders rows as space-separated values.

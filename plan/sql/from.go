@@ -223,6 +223,10 @@ func (l *lowerer) unnestArg(n *pg_query.Node, want kind, detail map[string]any) 
 		if k == kindUnknown {
 			k = kindI64 // §6: a bare UNNEST($k) reads list<i64>
 		}
+		if k != kindI64 && k != kindString {
+			// The planner unnests bigint and text parameter lists.
+			return 0, fmt.Errorf("%w: UNNEST of a %s[] parameter (bigint[] and text[] are)%s", ErrUnsupported, k, l.src.at(x.ParamRef.Location))
+		}
 		p := int(x.ParamRef.Number)
 		if p >= 1 && p <= len(l.params) && l.params[p-1].used && !l.params[p-1].list {
 			return 0, fmt.Errorf("%w: scalar parameter %s used as a list%s", ErrParam, l.paramLabel(p), l.src.at(x.ParamRef.Location))
