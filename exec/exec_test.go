@@ -114,9 +114,24 @@ func TestUnnest(t *testing.T) {
 	if _, err := u.Execute(context.Background(), &exec.TaskContext{Params: map[int]any{1: []uint64{1}}}); !errors.Is(err, exec.ErrSchema) {
 		t.Fatalf("wrong param type: %v", err)
 	}
-	if _, err := exec.NewUnnestExec([]string{"a"}); !errors.Is(err, exec.ErrInvalidArgument) {
+	if _, err := exec.NewUnnestExec([]float32{1}); !errors.Is(err, exec.ErrInvalidArgument) {
 		t.Fatalf("bad list: %v", err)
 	}
+	// A text list parameter, with a NULL.
+	a, b := "a", ""
+	exectest.Run(t, exectest.Case{
+		Build: func([]exec.Node) (exec.Node, error) {
+			return exec.NewUnnestParamExec(1, arrow.BinaryTypes.String)
+		},
+		Params:  map[int]any{1: []*string{&a, nil, &b}},
+		Want:    [][]any{{"a", int64(1)}, {nil, int64(2)}, {"", int64(3)}},
+		Ordered: true,
+	})
+	exectest.Run(t, exectest.Case{
+		Build:   func([]exec.Node) (exec.Node, error) { return exec.NewUnnestExec([]string{"x", "y"}) },
+		Want:    [][]any{{"x", int64(1)}, {"y", int64(2)}},
+		Ordered: true,
+	})
 	if !exec.OrderingSatisfies(u.Properties().Ordering, []exec.SortKey{{Column: 1}}) {
 		t.Fatal("unnest must declare ord ASC")
 	}

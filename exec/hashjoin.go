@@ -45,7 +45,7 @@ type HashJoinExec struct {
 func joinKeyOK(t arrow.DataType) bool {
 	switch t.ID() {
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
-		arrow.FLOAT32, arrow.FLOAT64, arrow.STRING:
+		arrow.FLOAT32, arrow.FLOAT64, arrow.STRING, arrow.BOOL:
 		return true
 	}
 	return false
@@ -199,6 +199,12 @@ func encodeKey(buf []byte, cols []arrow.Array, row int) ([]byte, bool) {
 			v := a.Value(row)
 			buf = binary.LittleEndian.AppendUint32(buf, uint32(len(v))) // length prefix keeps multi-key encodings unambiguous
 			buf = append(buf, v...)
+		case *array.Boolean:
+			b := byte(0)
+			if a.Value(row) {
+				b = 1
+			}
+			buf = append(buf, b)
 		}
 	}
 	return buf, true

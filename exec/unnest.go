@@ -8,11 +8,13 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // UnnestExec unnests a list WITH ORDINALITY: output (value, ord int64 1-based),
 // chunked by BatchSize. The list is a literal or TaskContext.Params[Param].
-// Supported list types: []uint64, []int64, []*uint64, []*int64 (nil = NULL).
+// Supported list types: []uint64, []int64, []string and their pointer forms
+// []*uint64, []*int64, []*string (nil = NULL).
 type UnnestExec struct {
 	literal any
 	param   int
@@ -34,6 +36,8 @@ func listType(v any) (arrow.DataType, error) {
 		return arrow.PrimitiveTypes.Uint64, nil
 	case []int64, []*int64:
 		return arrow.PrimitiveTypes.Int64, nil
+	case []string, []*string:
+		return arrow.BinaryTypes.String, nil
 	}
 	return nil, fmt.Errorf("%w: unnest list of type %T", ErrInvalidArgument, v)
 }
@@ -47,9 +51,10 @@ func NewUnnestExec(list any) (*UnnestExec, error) {
 	return &UnnestExec{literal: list, schema: unnestSchema(t)}, nil
 }
 
-// NewUnnestParamExec unnests bound parameter param of element type t (Int64 or Uint64).
+// NewUnnestParamExec unnests bound parameter param of element type t
+// (Int64, Uint64 or String).
 func NewUnnestParamExec(param int, t arrow.DataType) (*UnnestExec, error) {
-	if t.ID() != arrow.INT64 && t.ID() != arrow.UINT64 {
+	if t.ID() != arrow.INT64 && t.ID() != arrow.UINT64 && t.ID() != arrow.STRING {
 		return nil, fmt.Errorf("%w: unnest element type %s", ErrInvalidArgument, t)
 	}
 	return &UnnestExec{param: param, isParam: true, schema: unnestSchema(t)}, nil
@@ -78,6 +83,10 @@ func listLen(v any) int {
 	case []*uint64:
 		return len(l)
 	case []*int64:
+		return len(l)
+	case []string:
+		return len(l)
+	case []*string:
 		return len(l)
 	}
 	return 0
@@ -139,6 +148,10 @@ func (s *unnestStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		vals = buildNullableValues(array.NewUint64Builder(mem), l[lo:hi])
 	case []*int64:
 		vals = buildNullableValues(array.NewInt64Builder(mem), l[lo:hi])
+	case []string:
+		vals = buildStrings(mem, l[lo:hi])
+	case []*string:
+		vals = buildNullableStrings(mem, l[lo:hi])
 	}
 	ob := array.NewInt64Builder(mem)
 	ob.Reserve(hi - lo)
@@ -179,6 +192,30 @@ func buildNullableValues[T any](b valueBuilder[T], v []*T) arrow.Array {
 			b.UnsafeAppendBoolToBitmap(false)
 		} else {
 			b.UnsafeAppend(*p)
+		}
+	}
+	return b.NewArray()
+}
+
+// buildStrings is buildValues for text (arrow's string builder appends
+// strings through its own methods).
+func buildStrings(mem memory.Allocator, v []string) arrow.Array {
+	b := array.NewStringBuilder(mem)
+	defer b.Release()
+	b.AppendValues(v, nil)
+	return b.NewArray()
+}
+
+// buildNullableStrings is buildStrings for a list whose nil elements are NULLs.
+func buildNullableStrings(mem memory.Allocator, v []*string) arrow.Array {
+	b := array.NewStringBuilder(mem)
+	defer b.Release()
+	b.Reserve(len(v))
+	for _, p := range v {
+		if p == nil {
+			b.AppendNull()
+		} else {
+			b.Append(*p)
 		}
 	}
 	return b.NewArray()

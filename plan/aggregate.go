@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/stablerow/stablerow/exec"
 	"github.com/substrait-io/substrait-go/v8/expr"
@@ -29,10 +30,10 @@ func (p *planner) aggregate(r *splan.AggregateRel) (*rel, error) {
 		if f == nil {
 			return nil, fmt.Errorf("%w: aggregate measure without a function", ErrInvalidPlan)
 		}
-		switch name := funcName(f); name {
+		switch name := p.aggregateName(f); name {
 		case "count":
 		case "":
-			return nil, fmt.Errorf("%w: aggregate function without a declaration", ErrInvalidPlan)
+			return nil, fmt.Errorf("%w: aggregate function anchor not declared", ErrInvalidPlan)
 		default:
 			return nil, fmt.Errorf("%w: %s", errUnsupported("aggregate function"), name)
 		}
@@ -100,7 +101,7 @@ func (p *planner) aggregate(r *splan.AggregateRel) (*rel, error) {
 	}
 	a, err := exec.NewAggregateExec(node, aggs)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalidPlan, err)
+		return nil, fmt.Errorf("%w: %w", ErrInvalidPlan, err)
 	}
 	cols := make([]int, len(aggs))
 	names := make([]string, len(aggs))
@@ -108,4 +109,17 @@ func (p *planner) aggregate(r *splan.AggregateRel) (*rel, error) {
 		cols[i], names[i] = i, aggs[i].Name
 	}
 	return &rel{node: a, cols: cols, names: names}, nil
+}
+
+// aggregateName is f's simple name as the plan declares it ("count" for
+// "count:any"), "" when the plan does not declare its anchor. It reads the
+// declaration rather than f.Name(): substrait-go leaves an aggregate it
+// finds no collection entry for without one, and Name then panics.
+func (p *planner) aggregateName(f *expr.AggregateFunction) string {
+	id, ok := p.reg.DecodeFunc(f.ToProto().GetFunctionReference())
+	if !ok {
+		return ""
+	}
+	name, _, _ := strings.Cut(id.Name, ":")
+	return name
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/stablerow/stablerow/exec"
-	"github.com/substrait-io/substrait-go/v8/extensions"
+	"github.com/stablerow/stablerow/plan/internal/substraitfn"
 	splan "github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
 )
@@ -14,12 +14,12 @@ import (
 // Build plans p against cat. The returned node's schema field names are the
 // plan root's names. Build never panics: substrait-go panics on some
 // malformed plans, and those (like any other panic while planning) come
-// back as an error wrapping ErrInvalidPlan.
+// back as an error wrapping ErrInvalidPlan (and matching errkind.Internal);
+// a panic in the planner itself is ErrInternal.
 func Build(ctx context.Context, p *substraitpb.Plan, cat Catalog, opt Options) (node exec.Node, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			node = nil
-			err = fmt.Errorf("%w: internal error: %v", ErrInvalidPlan, r)
+			node, err = nil, recovered(r, ErrInternal, "planning")
 		}
 	}()
 	if p == nil {
@@ -45,7 +45,7 @@ func Build(ctx context.Context, p *substraitpb.Plan, cat Catalog, opt Options) (
 	if len(roots) != 1 {
 		return nil, fmt.Errorf("%w: plan has %d roots, want 1", ErrInvalidPlan, len(roots))
 	}
-	pl := &planner{ctx: ctx, cat: cat, opt: opt, tables: map[string]TableProvider{}, widths: map[splan.Rel]int{}, params: map[int]paramUse{}, extended: map[exec.Node]extension{}}
+	pl := &planner{ctx: ctx, cat: cat, opt: opt, reg: sp.ExtensionRegistry(), tables: map[string]TableProvider{}, widths: map[splan.Rel]int{}, params: map[int]paramUse{}, extended: map[exec.Node]extension{}}
 	out, err := pl.compile(roots[0].Input(), nil, hint{})
 	if err != nil {
 		return nil, err
@@ -156,12 +156,12 @@ func (p *planner) finish(out *rel, names []string) (exec.Node, error) {
 func fromProto(p *substraitpb.Plan) (sp *splan.Plan, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			sp, err = nil, fmt.Errorf("%w: substrait-go: %v", ErrInvalidPlan, r)
+			sp, err = nil, fmt.Errorf("%w: %w", ErrInvalidPlan, recovered(r, errDecoder, "reading the plan"))
 		}
 	}()
-	sp, err = splan.FromProto(p, extensions.GetDefaultCollectionWithNoError())
+	sp, err = substraitfn.FromProto(p)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalidPlan, err)
+		return nil, fmt.Errorf("%w: %w", ErrInvalidPlan, err)
 	}
 	return sp, nil
 }

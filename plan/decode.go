@@ -22,12 +22,12 @@ func DecodePlan(data []byte) (*substraitpb.Plan, error) {
 	}
 	if trimmed[0] == '{' {
 		if err := protojson.Unmarshal(trimmed, &pb); err != nil {
-			return nil, fmt.Errorf("%w: JSON: %v", ErrInvalidPlan, err)
+			return nil, fmt.Errorf("%w: JSON: %w", ErrInvalidPlan, err)
 		}
 		return &pb, nil
 	}
 	if err := proto.Unmarshal(data, &pb); err != nil {
-		return nil, fmt.Errorf("%w: protobuf: %v", ErrInvalidPlan, err)
+		return nil, fmt.Errorf("%w: protobuf: %w", ErrInvalidPlan, err)
 	}
 	return &pb, nil
 }

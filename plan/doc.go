@@ -8,8 +8,9 @@
 //   - column pruning: every scan and every take reads only the columns the
 //     plan above it references;
 //   - row id typing: `_rowid`/`_rowaddr` travel as i64 in Substrait but are
-//     uint64 in Arrow; where they meet int64 values the planner converts so
-//     values keep their meaning (a negative id never matches).
+//     uint64 in Arrow; in expressions they are bigint (a checked, zero-copy
+//     conversion: a - b of two ids is negative, not wrapped), and as join
+//     keys against int64 values a negative key simply misses.
 //
 // Everything else plans generically (hash join, sort, ...), and the
 // DisableIndexes option forces the generic plan, so the two can be checked
@@ -19,7 +20,16 @@
 //	s, err := node.Execute(ctx, &exec.TaskContext{Mem: mem, Params: map[int]any{1: ids}})
 //	fmt.Print(exec.Explain(node, false))
 //
+// Plans are read against plan/internal/substraitfn's collection, which
+// declares the standard extension URNs without parsing their YAML: a fresh
+// process plans its first query without substrait-go's 130-280 ms default
+// collection load (an outside plan that needs a real declaration still
+// gets it, read once).
+//
 // Build never panics on a bad plan: malformed input gives an error wrapping
 // ErrInvalidPlan, a valid construct the engine lacks gives ErrUnsupported
-// naming it.
+// naming it, and a bug (a recovered panic) gives ErrInternal
+// (errkind.Internal) with the panic only in the debug log (log/slog,
+// level Debug). Errors from the catalog and table providers are wrapped,
+// never flattened, so their kinds (errkind.Corrupt, ...) survive.
 package plan

@@ -1,6 +1,10 @@
 package plan
 
 import (
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+
 	"github.com/stablerow/stablerow/errkind"
 )
 
@@ -21,4 +25,22 @@ var (
 	ErrMissingParam = errkind.New(errkind.InvalidArgument, "plan: parameter not bound")
 	// ErrParamType: a bound parameter's Go type does not fit its use.
 	ErrParamType = errkind.New(errkind.InvalidArgument, "plan: parameter of wrong type")
+	// ErrOutOfRange: a value does not fit the type an expression converts
+	// it to (a row id beyond bigint, a double beyond bigint).
+	ErrOutOfRange = errkind.New(errkind.OutOfRange, "plan: value out of range")
+	// ErrInternal: a bug in the planner (a recovered panic, a broken
+	// invariant). The message never carries the panic's text; the panic
+	// and its stack go to the debug log (log/slog at level Debug).
+	ErrInternal = errkind.New(errkind.Internal, "plan: internal error")
+	// errDecoder: substrait-go panicked decoding the plan. The plan is
+	// malformed (ErrInvalidPlan), and the panic is a bug to report, so the
+	// error matches errkind.Internal too.
+	errDecoder = errkind.New(errkind.Internal, "substrait-go panicked decoding it")
 )
+
+// recovered logs a recovered panic with its stack at level Debug and
+// returns the error that replaces it: kind, then what was being done.
+func recovered(r any, kind error, doing string) error {
+	slog.Debug("stablerow: recovered panic", "during", doing, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+	return fmt.Errorf("%w: %s (the panic is in the debug log)", kind, doing)
+}

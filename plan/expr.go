@@ -68,7 +68,8 @@ func exprArgs(name string, n int, arg func(int) types.FuncArg) ([]expr.Expressio
 }
 
 // funcName is f's name, or "" when substrait-go left the function without
-// a declaration (its Name then panics on a nil pointer).
+// a declaration (its Name then panics on a nil pointer; callers report
+// that as ErrInternal).
 func funcName(f interface{ Name() string }) (name string) {
 	defer func() {
 		if recover() != nil {
@@ -86,7 +87,7 @@ func checkFuncs(e expr.Expression) error {
 	if f, ok := e.(*expr.ScalarFunction); ok {
 		n := funcName(f)
 		if n == "" {
-			return fmt.Errorf("%w: function without a declaration", ErrInvalidPlan)
+			return fmt.Errorf("%w: function without a declaration", ErrInternal)
 		}
 		_, isBinary := binaryOps[n]
 		_, isUnary := unaryOps[n]
@@ -136,7 +137,7 @@ func (p *planner) expr(e expr.Expression, sc scope) (exec.Expr, error) {
 		}
 		from, err := in.DataType(sc.schema())
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrInvalidPlan, err)
+			return nil, fmt.Errorf("%w: %w", ErrInvalidPlan, err)
 		}
 		if arrow.TypeEqual(from, to) {
 			return in, nil
@@ -151,6 +152,9 @@ func (p *planner) expr(e expr.Expression, sc scope) (exec.Expr, error) {
 		}
 		if to.ID() == arrow.STRING {
 			return castText{in}, nil
+		}
+		if isSignedInt(from) && to.ID() == arrow.FLOAT64 {
+			return intToFloat{in}, nil // nearest double, as Postgres; arrow rejects > 2^53
 		}
 		if isFloat(from) && isSignedInt(to) {
 			var r exec.Expr = floatToInt{in}
@@ -188,7 +192,7 @@ func (p *planner) expr(e expr.Expression, sc scope) (exec.Expr, error) {
 func typeOf(e exec.Expr, sc scope) (arrow.DataType, error) {
 	t, err := e.DataType(sc.schema())
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalidPlan, err)
+		return nil, fmt.Errorf("%w: %w", ErrInvalidPlan, err)
 	}
 	return t, nil
 }
@@ -196,7 +200,7 @@ func typeOf(e exec.Expr, sc scope) (arrow.DataType, error) {
 func (p *planner) scalarFn(f *expr.ScalarFunction, sc scope) (exec.Expr, error) {
 	name := funcName(f)
 	if name == "" {
-		return nil, fmt.Errorf("%w: function without a declaration", ErrInvalidPlan)
+		return nil, fmt.Errorf("%w: function without a declaration", ErrInternal)
 	}
 	args, err := exprArgs(name, f.NArgs(), f.Arg)
 	if err != nil {
@@ -288,7 +292,7 @@ func (p *planner) binary(op exec.Op, l, r exec.Expr, sc scope) (exec.Expr, error
 	}
 	b := exec.Binary{Op: op, L: l, R: r}
 	if _, err := b.DataType(sc.schema()); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalidPlan, err)
+		return nil, fmt.Errorf("%w: %w", ErrInvalidPlan, err)
 	}
 	return b, nil
 }

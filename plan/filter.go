@@ -42,7 +42,7 @@ func (p *planner) filterIn(in *rel, sc scope, cond expr.Expression) (*rel, error
 	}
 	f, err := exec.NewFilterExec(in.node, pred)
 	if err != nil {
-		return nil, fmt.Errorf("%w: filter: %v", ErrInvalidPlan, err)
+		return nil, fmt.Errorf("%w: filter: %w", ErrInvalidPlan, err)
 	}
 	return &rel{node: f, cols: in.cols, names: in.names, takeOrdered: in.takeOrdered}, nil
 }

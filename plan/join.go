@@ -252,7 +252,7 @@ func (p *planner) join(j *splan.JoinRel, need []bool, h hint) (*rel, error) {
 	}
 	hj, err := exec.NewHashJoinExec(lnode, rnode, li, ri, typ)
 	if err != nil {
-		return nil, fmt.Errorf("%w: join: %v", ErrInvalidPlan, err)
+		return nil, fmt.Errorf("%w: join: %w", ErrInvalidPlan, err)
 	}
 	out := joined(hj, left, right, lnode.Schema().NumFields())
 	for _, c := range jp.residual {

@@ -15,7 +15,7 @@ import (
 // paramUse records how the plan uses one dynamic parameter.
 type paramUse struct {
 	scalar arrow.DataType // type of a scalar use (nil: none)
-	list   bool           // used as an unnest list of int64
+	list   arrow.DataType // element type of an unnest use (nil: none): int64 or string
 }
 
 // paramsKey carries the bound parameters in the context of Next: exec.Expr
@@ -78,10 +78,18 @@ func paramScalar(ref int, v any, t arrow.DataType) (scalar.Scalar, error) {
 	return s, nil
 }
 
-// unnestList normalises a bound unnest list to the []int64 or []*int64 the
-// planned int64 UnnestExec takes. A uint64 id list is reinterpreted (ids are
-// < 2^63).
-func unnestList(ref int, v any) (any, error) {
+// unnestList normalises a bound unnest list to what the planned
+// UnnestExec of element type t takes: []int64 or []*int64 for int64 (a
+// uint64 id list is reinterpreted, ids are < 2^63), []string or []*string
+// for text.
+func unnestList(ref int, v any, t arrow.DataType) (any, error) {
+	if t.ID() == arrow.STRING {
+		switch l := v.(type) {
+		case []string, []*string:
+			return l, nil
+		}
+		return nil, fmt.Errorf("plan: unnest $%d is %T, want a list of text: %w", ref, v, ErrParamType)
+	}
 	switch l := v.(type) {
 	case []int64, []*int64:
 		return l, nil
@@ -142,8 +150,8 @@ func (p *paramsExec) Execute(ctx context.Context, tc *exec.TaskContext) (exec.St
 			return nil, fmt.Errorf("plan: $%d: %w", ref, ErrMissingParam)
 		}
 		u := p.uses[ref]
-		if u.list {
-			l, err := unnestList(ref, v)
+		if u.list != nil {
+			l, err := unnestList(ref, v, u.list)
 			if err != nil {
 				return nil, err
 			}

@@ -28,7 +28,7 @@ func withExtra(extended map[exec.Node]extension, node exec.Node, extras []exec.E
 	}
 	pr, err := exec.NewProjectExec(node, exprs, all)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", ErrInvalidPlan, err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidPlan, err)
 	}
 	extended[pr] = extension{input: node, exprs: exprs}
 	return pr, idx, nil

@@ -232,7 +232,7 @@ func (p *planner) extensionRead(r *splan.ExtensionTableReadRel) (*rel, error) {
 	}
 	var st structpb.Struct
 	if err := d.UnmarshalTo(&st); err != nil {
-		return nil, fmt.Errorf("%w: extension table detail %s: %v", ErrInvalidPlan, d.GetTypeUrl(), err)
+		return nil, fmt.Errorf("%w: extension table detail %s: %w", ErrInvalidPlan, d.GetTypeUrl(), err)
 	}
 	f := st.GetFields()
 	base := r.BaseSchema()
@@ -257,7 +257,7 @@ func (p *planner) extensionRead(r *splan.ExtensionTableReadRel) (*rel, error) {
 		}
 		g, err := exec.NewGenerateSeriesExec(base.Names[0], start, stop, step)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrInvalidPlan, err)
+			return nil, fmt.Errorf("%w: %w", ErrInvalidPlan, err)
 		}
 		return readOf(r, g, base.Names)
 	default:
@@ -292,9 +292,9 @@ func intField(f map[string]*structpb.Value, key string, def int64, optional bool
 	return 0, fmt.Errorf("%w: %q is not a number", ErrInvalidPlan, key)
 }
 
-// unnest plans UNNEST(list) [WITH ORDINALITY]: a bound parameter or a
-// literal list of i64 becomes an exec.UnnestExec; a literal list of other
-// element types becomes rows of (value, ord).
+// unnest plans UNNEST(list) [WITH ORDINALITY]: a bound parameter (a list
+// of i64 or of text) or a literal list of i64 becomes an exec.UnnestExec; a
+// literal list of other element types becomes rows of (value, ord).
 func (p *planner) unnest(r *splan.ExtensionTableReadRel, f map[string]*structpb.Value) (*rel, error) {
 	base := r.BaseSchema()
 	ord := f["ordinality"].GetBoolValue()
@@ -332,14 +332,17 @@ func (p *planner) unnest(r *splan.ExtensionTableReadRel, f map[string]*structpb.
 		if err != nil {
 			return nil, err
 		}
-		if at.ID() != arrow.INT64 {
+		if at.ID() != arrow.INT64 && at.ID() != arrow.STRING {
 			return nil, fmt.Errorf("%w: unnest of a %s parameter", errUnsupported("extension table"), et)
 		}
 		u := p.params[int(k)]
-		u.list = true
+		if u.list != nil && !arrow.TypeEqual(u.list, at) {
+			return nil, fmt.Errorf("%w: parameter $%d unnested as lists of %s and %s", ErrInvalidPlan, k, u.list, at)
+		}
+		u.list = at
 		p.params[int(k)] = u
-		if node, err = exec.NewUnnestParamExec(int(k), arrow.PrimitiveTypes.Int64); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrInvalidPlan, err)
+		if node, err = exec.NewUnnestParamExec(int(k), at); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidPlan, err)
 		}
 	case hasValues:
 		vals := lv.GetListValue().GetValues()

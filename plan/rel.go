@@ -13,9 +13,12 @@ import (
 
 // planner holds the state of one Build.
 type planner struct {
-	ctx    context.Context
-	cat    Catalog
-	opt    Options
+	ctx context.Context
+	cat Catalog
+	opt Options
+	// reg is the plan's extension registry: function anchors to the
+	// names the plan declares.
+	reg    expr.ExtensionRegistry
 	tables map[string]TableProvider
 	widths map[splan.Rel]int
 	params map[int]paramUse

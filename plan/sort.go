@@ -94,7 +94,7 @@ func (p *planner) sort(r *splan.SortRel, need []bool) (*rel, error) {
 	}
 	s, err := exec.NewSortExec(node, keys)
 	if err != nil {
-		return nil, fmt.Errorf("%w: sort: %v", ErrInvalidPlan, err)
+		return nil, fmt.Errorf("%w: sort: %w", ErrInvalidPlan, err)
 	}
 	return &rel{node: s, cols: in.cols, names: in.names}, nil
 }

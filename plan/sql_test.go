@@ -1,12 +1,15 @@
 package plan_test
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/stablerow/stablerow/exec/exectest"
 	"github.com/stablerow/stablerow/plan"
+	"github.com/stablerow/stablerow/plan/internal/substraitfn"
 	"github.com/stablerow/stablerow/plan/sql"
 )
 
@@ -71,5 +74,54 @@ func TestSQLEndToEnd(t *testing.T) {
 				t.Fatalf("explain:\n%s", explain)
 			}
 		})
+	}
+}
+
+// TestSQLPlansReadWithoutDefaultCollection: every function the SQL front
+// end emits reads back through the light collection; none of its plans
+// pays the full YAML load (substraitfn's fallback) in a fresh process.
+func TestSQLPlansReadWithoutDefaultCollection(t *testing.T) {
+	stmts := []string{
+		"SELECT v.ord, t._rowaddr FROM UNNEST(:ids) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid ORDER BY v.ord",
+		"SELECT id + 1, id - 1, id * 2, id / 2, id % 3, -id, score + 1.5, score * 2.0, -score FROM t WHERE id <> 3 OR NOT (id < 4 AND id <= 5 AND id > 1 AND id >= 0)",
+		"SELECT count(*), count(name) FROM t WHERE name IS NULL OR name IS NOT NULL",
+		"SELECT id FROM t WHERE score = 2.5 OR name = 'x' OR id IN (1, 2) OR id BETWEEN 1 AND 2",
+	}
+	mem := exectest.Mem(t)
+	c := stdCatalog(t, mem)
+	before := substraitfn.Fallbacks()
+	for _, s := range stmts {
+		parsed, err := sql.Parse(s, sqlCatalog{c})
+		if err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		if _, err := plan.Build(context.Background(), parsed[0].(*sql.Query).Plan, c, plan.Options{}); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	if n := substraitfn.Fallbacks() - before; n != 0 {
+		t.Fatalf("%d plans needed the full collection", n)
+	}
+}
+
+// TestTextListParameter: UNNEST($1::text[]) reads a bound []string (or
+// []*string with NULLs) and drives a join on a text column; a list of
+// another element type is ErrParamType, not a panic or a wrong answer.
+func TestTextListParameter(t *testing.T) {
+	mem := exectest.Mem(t)
+	c := stdCatalog(t, mem)
+	stmts, err := sql.Parse("SELECT v.ord, t.id FROM UNNEST(:names::text[]) WITH ORDINALITY AS v(name, ord) LEFT JOIN t ON t.name = v.name ORDER BY v.ord", sqlCatalog{c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := stmts[0].(*sql.Query)
+	b := "b"
+	rows, explain, err := run(t, mem, c, q.Plan, plan.Options{}, map[int]any{1: []*string{&b, nil}}, 2)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, explain)
+	}
+	equalRows(t, rows, [][]any{{int64(1), int64(11)}, {int64(1), int64(15)}, {int64(2), nil}}) // two rows are named b
+	if _, _, err := run(t, mem, c, q.Plan, plan.Options{}, map[int]any{1: []int64{1}}, 2); !errors.Is(err, plan.ErrParamType) {
+		t.Fatalf("bigint list for a text list: %v", err)
 	}
 }

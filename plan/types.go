@@ -54,15 +54,14 @@ func isSignedInt(t arrow.DataType) bool {
 func isFloat(t arrow.DataType) bool { return t.ID() == arrow.FLOAT32 || t.ID() == arrow.FLOAT64 }
 
 // unify converts two operands of a comparison or arithmetic to one type:
-// integers widen to int64, an integer meeting a float becomes float64, and
-// a uint64 row id meeting a signed integer is reinterpreted as int64 (ids
-// are < 2^63, so this keeps every value's meaning, and a negative operand
+// integers widen to int64, an integer meeting a float becomes float64 (as
+// Postgres converts bigint to double precision), and a uint64 row id is
+// bigint in SQL, so it always becomes int64 (checked: asInt64), even
+// against another row id: `a._rowid - b._rowid` is a negative bigint, not a
+// wrapped uint64, and `%` finds its int64 kernel. A negative operand then
 // compares as the negative number it is: `_rowid > -1` is true, `_rowid =
-// -1` false).
+// -1` false.
 func unify(l, r exec.Expr, ls, rs arrow.DataType) (exec.Expr, exec.Expr, arrow.DataType, error) {
-	if arrow.TypeEqual(ls, rs) {
-		return l, r, ls, nil
-	}
 	if ls.ID() == arrow.UINT64 {
 		l, ls = asInt64{l}, arrow.PrimitiveTypes.Int64
 	}
@@ -102,6 +101,9 @@ func castTo(e exec.Expr, from, to arrow.DataType) exec.Expr {
 	if from.ID() == arrow.UINT64 && to.ID() == arrow.INT64 {
 		return asInt64{e}
 	}
+	if isSignedInt(from) && to.ID() == arrow.FLOAT64 {
+		return intToFloat{e}
+	}
 	return exec.Cast{E: e, To: to}
 }
 
@@ -138,8 +140,11 @@ func convertLiteral(v any, to arrow.DataType) (any, bool) {
 	return nil, false
 }
 
-// asInt64 reinterprets a uint64 array as int64 without copying (row ids are
-// < 2^63, so values are unchanged).
+// asInt64 is a uint64 row id as the bigint it is in SQL: the array is
+// reinterpreted without copying after a check that every value fits (the
+// table assigns ids below 2^63, so the check only guards against a broken
+// invariant or a foreign uint64 column; a value that does not fit is
+// ErrOutOfRange, never a silently negative number).
 type asInt64 struct{ E exec.Expr }
 
 func (e asInt64) String() string { return fmt.Sprintf("i64(%s)", e.E) }
@@ -159,13 +164,38 @@ func (e asInt64) Evaluate(ctx context.Context, mem memory.Allocator, b arrow.Rec
 		return nil, err
 	}
 	defer a.Release()
-	if a.DataType().ID() != arrow.UINT64 {
+	u, ok := a.(*array.Uint64)
+	if !ok {
 		return nil, fmt.Errorf("%w: i64() of %s", exec.ErrSchema, a.DataType())
+	}
+	if v, bad := aboveInt64(u); bad {
+		return nil, fmt.Errorf("%w: %d does not fit bigint", ErrOutOfRange, v)
 	}
 	d := a.Data()
 	nd := array.NewData(arrow.PrimitiveTypes.Int64, d.Len(), d.Buffers(), nil, d.NullN(), d.Offset())
 	defer nd.Release()
 	return array.MakeFromData(nd), nil
+}
+
+// aboveInt64 returns the first non-NULL value of u above MaxInt64. The
+// common all-valid case ORs the values in one pass.
+func aboveInt64(u *array.Uint64) (uint64, bool) {
+	vals := u.Uint64Values()
+	if u.NullN() == 0 {
+		var or uint64
+		for _, v := range vals {
+			or |= v
+		}
+		if or>>63 == 0 {
+			return 0, false
+		}
+	}
+	for i, v := range vals {
+		if v>>63 != 0 && u.IsValid(i) {
+			return v, true
+		}
+	}
+	return 0, false
 }
 
 // toRowID converts int64 values to uint64 row ids for a join against a row
@@ -227,7 +257,8 @@ func keyCast(e exec.Expr, from, to arrow.DataType) (exec.Expr, error) {
 
 // castText formats numbers and booleans as text itself: arrow-go's cast to
 // utf8 leaves buffers outstanding on a CheckedAllocator (64 bytes per call).
-// Floats use the shortest exact form ("1.5", "-1", "1e+21"), as Postgres.
+// Floats are written as Postgres' float8out/float4out write them
+// (exec.FormatFloat: 1234567, 1e+15, 1e-05).
 type castText struct{ E exec.Expr }
 
 func (e castText) String() string { return fmt.Sprintf("CAST(%s AS utf8)", e.E) }
@@ -256,9 +287,9 @@ func (e castText) Evaluate(ctx context.Context, mem memory.Allocator, b arrow.Re
 	case *array.Uint64:
 		format = func(i int) string { return strconv.FormatUint(a.Value(i), 10) }
 	case *array.Float32:
-		format = func(i int) string { return strconv.FormatFloat(float64(a.Value(i)), 'g', -1, 32) }
+		format = func(i int) string { return exec.FormatFloat(float64(a.Value(i)), 32) }
 	case *array.Float64:
-		format = func(i int) string { return strconv.FormatFloat(a.Value(i), 'g', -1, 64) }
+		format = func(i int) string { return exec.FormatFloat(a.Value(i), 64) }
 	case *array.Boolean:
 		format = func(i int) string { return strconv.FormatBool(a.Value(i)) }
 	case *array.String:
@@ -278,6 +309,55 @@ func (e castText) Evaluate(ctx context.Context, mem memory.Allocator, b arrow.Re
 		}
 	}
 	return sb.NewArray(), nil
+}
+
+// intToFloat converts integers to float64 the Postgres way (i8tod: the
+// nearest double, ties to even), for the implicit bigint -> double
+// precision coercion of `k + 0.5`. arrow-go's safe cast instead rejects
+// any integer beyond 2^53.
+type intToFloat struct{ E exec.Expr }
+
+func (e intToFloat) String() string { return fmt.Sprintf("CAST(%s AS float64)", e.E) }
+func (e intToFloat) DataType(s *arrow.Schema) (arrow.DataType, error) {
+	t, err := e.E.DataType(s)
+	if err != nil {
+		return nil, err
+	}
+	if !isSignedInt(t) {
+		return nil, fmt.Errorf("%w: integer cast of %s", exec.ErrSchema, t)
+	}
+	return arrow.PrimitiveTypes.Float64, nil
+}
+func (e intToFloat) Evaluate(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (arrow.Array, error) {
+	a, err := e.E.Evaluate(ctx, mem, b)
+	if err != nil {
+		return nil, err
+	}
+	defer a.Release()
+	var value func(i int) float64
+	switch a := a.(type) {
+	case *array.Int64:
+		value = func(i int) float64 { return float64(a.Value(i)) }
+	case *array.Int32:
+		value = func(i int) float64 { return float64(a.Value(i)) }
+	case *array.Int16:
+		value = func(i int) float64 { return float64(a.Value(i)) }
+	case *array.Int8:
+		value = func(i int) float64 { return float64(a.Value(i)) }
+	default:
+		return nil, fmt.Errorf("%w: integer cast of %s", exec.ErrSchema, a.DataType())
+	}
+	fb := array.NewFloat64Builder(mem)
+	defer fb.Release()
+	fb.Reserve(a.Len())
+	for i := 0; i < a.Len(); i++ {
+		if a.IsNull(i) {
+			fb.UnsafeAppendBoolToBitmap(false)
+		} else {
+			fb.UnsafeAppend(value(i))
+		}
+	}
+	return fb.NewArray(), nil
 }
 
 // floatToInt casts floats to int64 the Postgres way: rounded half to even
@@ -321,7 +401,7 @@ func (e floatToInt) Evaluate(ctx context.Context, mem memory.Allocator, b arrow.
 		}
 		v := math.RoundToEven(value(i))
 		if math.IsNaN(v) || v < -(1<<63) || v >= 1<<63 {
-			return nil, fmt.Errorf("%w: %v out of range for int64", exec.ErrInvalidArgument, value(i))
+			return nil, fmt.Errorf("%w: bigint out of range: %v", ErrOutOfRange, exec.FormatFloat(value(i), 64))
 		}
 		ib.UnsafeAppend(int64(v))
 	}

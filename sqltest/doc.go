@@ -16,10 +16,11 @@
 //
 //	bind ids 5 3 NULL 9          (binds :ids to a list; NULL allowed)
 //	bind ids series 1 100000     (the list 1, 2, ..., 100000)
+//	bind names text ann NULL bob (a text list; NULL allowed)
 //
 // `query` types are one letter per column (I integer, R real, T text,
 // B boolean); values print space-separated, NULL as NULL and the empty
-// string as (empty). `rowsort` compares rows sorted; without it order
+// string as (empty); reals print as PostgreSQL's float8out (exec.FormatFloat). `rowsort` compares rows sorted; without it order
 // matters. `skipif noindex` / `onlyif noindex` before a record limit it to
 // runs with or without indexes (EXPLAIN output differs, results do not).
 //

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/stablerow/stablerow/engine"
+	"github.com/stablerow/stablerow/exec"
 )
 
 // Config is one metamorphic configuration.
@@ -111,6 +112,9 @@ func Run(ctx context.Context, db *engine.DB, recs []*Record, cfg Config, rewrite
 }
 
 func bindValue(args []string) (any, error) {
+	if len(args) > 0 && args[0] == "text" {
+		return bindText(args[1:]), nil
+	}
 	if len(args) == 3 && args[0] == "series" {
 		lo, err1 := strconv.ParseInt(args[1], 10, 64)
 		hi, err2 := strconv.ParseInt(args[2], 10, 64)
@@ -145,6 +149,21 @@ func bindValue(args []string) (any, error) {
 		plain = []int64{}
 	}
 	return plain, nil
+}
+
+// bindText binds a text list: []string, or []*string when a NULL is among
+// the values.
+func bindText(args []string) any {
+	if !slices.Contains(args, "NULL") {
+		return append([]string{}, args...)
+	}
+	out := make([]*string, len(args))
+	for i, a := range args {
+		if a != "NULL" {
+			out[i] = &args[i]
+		}
+	}
+	return out
 }
 
 // formatResult renders rows as space-separated values.
@@ -189,8 +208,13 @@ func formatValue(a arrow.Array, i int, typ byte) (string, error) {
 			return strconv.FormatUint(uint64(c.Value(i)), 10), nil
 		}
 	case 'R':
-		if c, ok := a.(*array.Float64); ok {
-			return strconv.FormatFloat(c.Value(i), 'g', -1, 64), nil
+		// As Postgres prints double precision and real (float8out and
+		// float4out), so expected output reads like psql's.
+		switch c := a.(type) {
+		case *array.Float64:
+			return exec.FormatFloat(c.Value(i), 64), nil
+		case *array.Float32:
+			return exec.FormatFloat(float64(c.Value(i)), 32), nil
 		}
 	case 'T':
 		if c, ok := a.(*array.String); ok {

@@ -167,7 +167,7 @@ func (l *lowerer) values(sel *pg_query.SelectStmt, cols []column, targets []int,
 	}
 	rel, err := l.b.VirtualTableFromExpr(names, rows...)
 	if err != nil {
-		return nil, 0, fmt.Errorf("%w: VALUES: %v", ErrInvalid, err)
+		return nil, 0, fmt.Errorf("%w: VALUES: %w", ErrInvalid, err)
 	}
 	return rel, width, nil
 }
@@ -187,7 +187,11 @@ func nullable(e expr.Expression) expr.Expression {
 // insertSelect lowers the SELECT of INSERT ... SELECT and casts its columns
 // to the target types with a projection when they differ.
 func (l *lowerer) insertSelect(sel *pg_query.SelectStmt, cols []column, targets []int, explicit bool) (plan.Rel, int, error) {
-	rel, _, err := l.selectStmt(sel)
+	want := make([]kind, len(targets))
+	for i, t := range targets {
+		want[i] = kindOf(cols[t].typ)
+	}
+	rel, _, err := l.selectStmt(sel, want)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -206,7 +210,7 @@ func (l *lowerer) insertSelect(sel *pg_query.SelectStmt, cols []column, targets 
 	for i := range width {
 		ref, err := in.ref(i)
 		if err != nil {
-			return nil, 0, fmt.Errorf("%w: %v", ErrInvalid, err)
+			return nil, 0, fmt.Errorf("%w: %w", ErrInvalid, err)
 		}
 		k := kindOf(cols[targets[i]].typ)
 		e, err := l.assign(value{e: ref}, k)
@@ -222,7 +226,7 @@ func (l *lowerer) insertSelect(sel *pg_query.SelectStmt, cols []column, targets 
 	}
 	proj, err := l.b.ProjectRemap(rel, remap, exprs...)
 	if err != nil {
-		return nil, 0, fmt.Errorf("%w: project: %v", ErrInvalid, err)
+		return nil, 0, fmt.Errorf("%w: project: %w", ErrInvalid, err)
 	}
 	return proj, width, nil
 }
@@ -251,7 +255,7 @@ func (l *lowerer) delete(d *pg_query.DeleteStmt) (*Delete, error) {
 	}
 	rel, err = l.b.ProjectRemap(rel, []int32{int32(len(sc.cols))}, id)
 	if err != nil {
-		return nil, fmt.Errorf("%w: project: %v", ErrInvalid, err)
+		return nil, fmt.Errorf("%w: project: %w", ErrInvalid, err)
 	}
 	q, err := l.query(rel, []string{colRowID})
 	if err != nil {
@@ -322,7 +326,7 @@ func (l *lowerer) update(u *pg_query.UpdateStmt) (*Update, error) {
 	for _, i := range userColumns(sc.cols) {
 		e, err := sc.ref(i)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 		}
 		if n := set[i]; n != nil {
 			v, err := l.expr(n, &es)
@@ -342,7 +346,7 @@ func (l *lowerer) update(u *pg_query.UpdateStmt) (*Update, error) {
 	}
 	rel, err = l.b.ProjectRemap(rel, remap, exprs...)
 	if err != nil {
-		return nil, fmt.Errorf("%w: project: %v", ErrInvalid, err)
+		return nil, fmt.Errorf("%w: project: %w", ErrInvalid, err)
 	}
 	q, err := l.query(rel, names)
 	if err != nil {

@@ -29,7 +29,14 @@
 //
 // Untyped values take the type their context asks for, as in Postgres:
 // '5' = id compares as bigint, name = $1 makes $1 text, a bare $1 is
-// bigint and UNNEST($1) is a bigint list (UNNEST($1::text[]) a text one).
+// bigint and UNNEST($1) is a bigint list (UNNEST($1::text[]) a text one;
+// lists of other element types are refused here, with a position). In
+// INSERT ... SELECT the SELECT list's untyped values (NULL, '5', $1) take
+// the target columns' types, as in INSERT ... VALUES.
+//
+// Function calls are built by plan/internal/substraitfn with the standard
+// compound names and output types, without loading substrait-go's default
+// extension collection.
 //
 // Usage:
 //

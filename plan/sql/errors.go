@@ -34,4 +34,9 @@ var (
 	// column counts that do not match, a column named twice, a plain column
 	// next to an aggregate without GROUP BY.
 	ErrInvalid = errkind.New(errkind.InvalidArgument, "sql: invalid statement")
+	// ErrInternal marks a bug: a panic inside the lowering or substrait-go,
+	// recovered so bad input never crashes the caller. The message never
+	// carries the panic's text; the panic and its stack go to the debug log
+	// (log/slog at level Debug).
+	ErrInternal = errkind.New(errkind.Internal, "sql: internal error")
 )

@@ -97,6 +97,6 @@ func TestErrors(t *testing.T) {
 		}
 		assert.True(t, errors.Is(err, c.want), "%s: %v is not %v", c.sql, err, c.want)
 		assert.True(t, strings.Contains(err.Error(), c.msg), "%s: %q lacks %q", c.sql, err, c.msg)
-		assert.False(t, errors.Is(err, errInternal), "%s: %v", c.sql, err)
+		assert.False(t, errors.Is(err, ErrInternal), "%s: %v", c.sql, err)
 	}
 }

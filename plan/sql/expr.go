@@ -129,7 +129,7 @@ func (l *lowerer) columnRef(c *pg_query.ColumnRef, s *scope) (value, error) {
 	}
 	e, err := s.ref(i)
 	if err != nil {
-		return value{}, fmt.Errorf("%w: %v", ErrInvalid, err)
+		return value{}, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	return value{e: e, loc: c.Location, name: s.cols[i].name}, nil
 }

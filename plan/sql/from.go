@@ -28,7 +28,7 @@ func (l *lowerer) from(items []*pg_query.Node) (plan.Rel, *scope, error) {
 	case 0:
 		rel, err := l.b.VirtualTableFromExpr([]string{}, expr.VirtualTableExpressionValue{})
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+			return nil, nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 		}
 		return rel, &scope{}, nil
 	case 1:
@@ -223,6 +223,10 @@ func (l *lowerer) unnestArg(n *pg_query.Node, want kind, detail map[string]any) 
 		if k == kindUnknown {
 			k = kindI64 // §6: a bare UNNEST($k) reads list<i64>
 		}
+		if k != kindI64 && k != kindString {
+			// The planner unnests bigint and text parameter lists.
+			return 0, fmt.Errorf("%w: UNNEST of a %s[] parameter (bigint[] and text[] are)%s", ErrUnsupported, k, l.src.at(x.ParamRef.Location))
+		}
 		p := int(x.ParamRef.Number)
 		if p >= 1 && p <= len(l.params) && l.params[p-1].used && !l.params[p-1].list {
 			return 0, fmt.Errorf("%w: scalar parameter %s used as a list%s", ErrParam, l.paramLabel(p), l.src.at(x.ParamRef.Location))
@@ -350,11 +354,11 @@ func (l *lowerer) generateSeries(fc *pg_query.FuncCall, rf *pg_query.RangeFuncti
 func (l *lowerer) extensionTable(detail map[string]any, names []string, ts []types.Type) (plan.Rel, error) {
 	st, err := structpb.NewStruct(detail)
 	if err != nil {
-		return nil, fmt.Errorf("%w: extension detail: %v", ErrInvalid, err)
+		return nil, fmt.Errorf("%w: extension detail: %w", ErrInvalid, err)
 	}
 	anyDetail, err := anypb.New(st)
 	if err != nil {
-		return nil, fmt.Errorf("%w: extension detail: %v", ErrInvalid, err)
+		return nil, fmt.Errorf("%w: extension detail: %w", ErrInvalid, err)
 	}
 	ns := types.NamedStruct{Names: names, Struct: types.StructType{Nullability: types.NullabilityRequired, Types: ts}}
 	return l.b.ExtensionTable(anyDetail, ns), nil
@@ -408,7 +412,7 @@ func (l *lowerer) join(j *pg_query.JoinExpr) (plan.Rel, *scope, error) {
 	}
 	rel, err := l.b.Join(left, right, cond, jt)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: join: %v", ErrInvalid, err)
+		return nil, nil, fmt.Errorf("%w: join: %w", ErrInvalid, err)
 	}
 	return rel, &scope{cols: cols}, nil
 }

@@ -48,7 +48,7 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		stmts, err := Parse(string(b), testCatalog)
 		if err != nil {
-			if errors.Is(err, errInternal) {
+			if errors.Is(err, ErrInternal) {
 				t.Fatalf("internal error: %v", err)
 			}
 			for _, s := range sentinels {

@@ -3,18 +3,16 @@ package sql
 import (
 	"fmt"
 
+	"github.com/stablerow/stablerow/plan/internal/substraitfn"
 	"github.com/substrait-io/substrait-go/v8/expr"
-	"github.com/substrait-io/substrait-go/v8/extensions"
 	"github.com/substrait-io/substrait-go/v8/plan"
-	"github.com/substrait-io/substrait-go/v8/types"
 )
 
-// Function URNs of the default collection (substrait.md §5).
-var (
-	urnComparison = extensions.SubstraitDefaultURNPrefix + "functions_comparison"
-	urnBoolean    = extensions.SubstraitDefaultURNPrefix + "functions_boolean"
-	urnArithmetic = extensions.SubstraitDefaultURNPrefix + "functions_arithmetic"
-	urnAggregate  = extensions.SubstraitDefaultURNPrefix + "functions_aggregate_generic"
+// Function URNs of the standard extensions (substrait.md §5).
+const (
+	urnComparison = substraitfn.URNComparison
+	urnBoolean    = substraitfn.URNBoolean
+	urnArithmetic = substraitfn.URNArithmetic
 )
 
 // lowerer turns one statement into Substrait. It is used once.
@@ -34,8 +32,15 @@ type paramUse struct {
 	loc  int32
 }
 
-func newLowerer(src *source, cat Catalog, seg segment) *lowerer {
-	return &lowerer{src: src, cat: cat, b: plan.NewBuilderDefault(), seg: seg}
+// newLowerer starts a statement. Its builder works against substraitfn's
+// collection, which declares the standard URNs without parsing their
+// YAML: the calls are built by substraitfn (see call), never looked up.
+func newLowerer(src *source, cat Catalog, seg segment) (*lowerer, error) {
+	c, err := substraitfn.Collection()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInternal, err)
+	}
+	return &lowerer{src: src, cat: cat, b: plan.NewBuilder(c), seg: seg}, nil
 }
 
 // useParam records a use of $k as a list or a scalar of kind k, checking it
@@ -109,12 +114,13 @@ func (l *lowerer) paramNames() ([]string, error) {
 func (l *lowerer) query(root plan.Rel, names []string) (*Query, error) {
 	p, err := l.b.Plan(root, names)
 	if err != nil {
-		return nil, fmt.Errorf("%w: building plan: %v", ErrInvalid, err)
+		return nil, fmt.Errorf("%w: building plan: %w", ErrInvalid, err)
 	}
 	pb, err := p.ToProto()
 	if err != nil {
-		return nil, fmt.Errorf("%w: encoding plan: %v", ErrInvalid, err)
+		return nil, fmt.Errorf("%w: encoding plan: %w", ErrInvalid, err)
 	}
+	substraitfn.Finish(pb)
 	pn, err := l.paramNames()
 	if err != nil {
 		return nil, err
@@ -122,15 +128,12 @@ func (l *lowerer) query(root plan.Rel, names []string) (*Query, error) {
 	return &Query{Plan: pb, ParamNames: pn}, nil
 }
 
-// call builds a scalar function of the default collection.
+// call builds a standard scalar function, with the compound name and output
+// type the standard YAML gives it.
 func (l *lowerer) call(urn, name string, loc int32, args ...expr.Expression) (expr.Expression, error) {
-	fa := make([]types.FuncArg, len(args))
-	for i, a := range args {
-		fa[i] = a
-	}
-	f, err := l.b.ScalarFn(urn, name, nil, fa...)
+	f, err := substraitfn.Scalar(l.b.GetExprBuilder().Reg, urn, name, args...)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v%s", ErrType, name, err, l.src.at(loc))
+		return nil, fmt.Errorf("%w: %s: %w%s", ErrType, name, err, l.src.at(loc))
 	}
 	return f, nil
 }

@@ -47,7 +47,7 @@ func rewrite(sql string) (*source, error) {
 		if _, perr := pg_query.Parse(sql); perr != nil {
 			return nil, src.syntaxError(perr)
 		}
-		return nil, fmt.Errorf("%w: %v", ErrSyntax, err)
+		return nil, fmt.Errorf("%w: %w", ErrSyntax, err)
 	}
 	var b strings.Builder
 	last := 0
@@ -154,7 +154,7 @@ func (s *source) syntaxError(err error) error {
 		off := charToByte(s.text, pe.Cursorpos-1)
 		return fmt.Errorf("%w at %s: %s", ErrSyntax, s.position(off), pe.Message)
 	}
-	return fmt.Errorf("%w: %v", ErrSyntax, err)
+	return fmt.Errorf("%w: %w", ErrSyntax, err)
 }
 
 // charToByte converts a character index into a byte offset of text.

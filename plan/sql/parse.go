@@ -1,16 +1,12 @@
 package sql
 
 import (
-	"errors"
 	"fmt"
+	"log/slog"
+	"runtime/debug"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 )
-
-// errInternal marks a panic inside the lowering or substrait-go, turned
-// into an error so bad input never crashes the caller. Tests treat it as a
-// bug.
-var errInternal = errors.New("sql: internal error")
 
 // Parse parses one or more ';'-separated Postgres-dialect statements and
 // lowers each to a Statement. :name parameters become $1, $2, ... per
@@ -18,7 +14,8 @@ var errInternal = errors.New("sql: internal error")
 func Parse(sql string, cat Catalog) (stmts []Statement, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			stmts, err = nil, fmt.Errorf("%w (%w): %v", ErrInvalid, errInternal, r)
+			slog.Debug("stablerow: recovered panic", "during", "lowering SQL", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			stmts, err = nil, fmt.Errorf("%w: lowering the statement (the panic is in the debug log)", ErrInternal)
 		}
 	}()
 	src, err := rewrite(sql)
@@ -30,7 +27,10 @@ func Parse(sql string, cat Catalog) (stmts []Statement, err error) {
 		return nil, src.syntaxError(err)
 	}
 	for _, raw := range tree.Stmts {
-		l := newLowerer(src, cat, src.segmentAt(int(raw.StmtLocation)))
+		l, err := newLowerer(src, cat, src.segmentAt(int(raw.StmtLocation)))
+		if err != nil {
+			return nil, err
+		}
 		st, err := l.statement(raw.Stmt)
 		if err != nil {
 			return nil, err
@@ -71,7 +71,7 @@ func (l *lowerer) statement(n *pg_query.Node) (Statement, error) {
 }
 
 func (l *lowerer) selectQuery(s *pg_query.SelectStmt) (*Query, error) {
-	rel, names, err := l.selectStmt(s)
+	rel, names, err := l.selectStmt(s, nil)
 	if err != nil {
 		return nil, err
 	}

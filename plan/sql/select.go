@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"github.com/stablerow/stablerow/plan/internal/substraitfn"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
@@ -44,8 +45,12 @@ func (l *lowerer) selectShape(s *pg_query.SelectStmt) error {
 
 // selectStmt lowers a SELECT (substrait.md §8): Read/Join -> Filter ->
 // [Aggregate] -> Project -> Sort -> Fetch. When an ORDER BY key is not one
-// of the outputs, the sort goes under the projection instead.
-func (l *lowerer) selectStmt(s *pg_query.SelectStmt) (plan.Rel, []string, error) {
+// of the outputs, the sort goes under the projection instead. want, when
+// set, is the kind each output is headed for (the target columns of
+// INSERT ... SELECT): an untyped output (NULL, a string literal, a
+// parameter) takes that kind, as Postgres resolves them against the
+// target, instead of its default.
+func (l *lowerer) selectStmt(s *pg_query.SelectStmt, want []kind) (plan.Rel, []string, error) {
 	if err := l.selectShape(s); err != nil {
 		return nil, nil, err
 	}
@@ -74,7 +79,7 @@ func (l *lowerer) selectStmt(s *pg_query.SelectStmt) (plan.Rel, []string, error)
 			return nil, nil, err
 		}
 	}
-	outs, err := l.targets(s.TargetList, in)
+	outs, err := l.targets(s.TargetList, in, want)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -105,7 +110,7 @@ func (l *lowerer) filter(rel plan.Rel, sc *scope, where *pg_query.Node) (plan.Re
 	}
 	f, err := l.b.Filter(rel, cond)
 	if err != nil {
-		return nil, fmt.Errorf("%w: filter: %v", ErrInvalid, err)
+		return nil, fmt.Errorf("%w: filter: %w", ErrInvalid, err)
 	}
 	return f, nil
 }
@@ -120,7 +125,7 @@ func (l *lowerer) aggregate(rel plan.Rel, sc *scope, calls []*pg_query.FuncCall)
 		if fc.AggDistinct || fc.AggFilter != nil || len(fc.AggOrder) > 0 || fc.Over != nil || fc.AggWithinGroup || fc.FuncVariadic {
 			return nil, nil, fmt.Errorf("%w: DISTINCT, FILTER, ORDER BY or OVER in an aggregate%s", ErrUnsupported, l.src.at(fc.Location))
 		}
-		var fargs []types.FuncArg
+		var fargs []expr.Expression
 		switch {
 		case fc.AggStar:
 		case len(fc.Args) == 1:
@@ -136,15 +141,9 @@ func (l *lowerer) aggregate(rel plan.Rel, sc *scope, calls []*pg_query.FuncCall)
 		default:
 			return nil, nil, fmt.Errorf("%w: count takes * or one argument%s", ErrInvalid, l.src.at(fc.Location))
 		}
-		name := "count"
-		if len(fargs) > 0 {
-			// substrait-go cannot match the YAML's plain "any" argument by type;
-			// naming the variant resolves it directly.
-			name = "count:any"
-		}
-		f, err := l.b.AggregateFn(urnAggregate, name, nil, fargs...)
+		f, err := substraitfn.Count(l.b.GetExprBuilder().Reg, fargs...)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w: count: %v%s", ErrType, err, l.src.at(fc.Location))
+			return nil, nil, fmt.Errorf("%w: count: %w%s", ErrType, err, l.src.at(fc.Location))
 		}
 		out.aggs[fc] = int32(len(measures))
 		out.cols = append(out.cols, column{name: "count", typ: f.GetType()})
@@ -152,14 +151,14 @@ func (l *lowerer) aggregate(rel plan.Rel, sc *scope, calls []*pg_query.FuncCall)
 	}
 	agg, err := l.b.AggregateColumns(rel, measures)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: aggregate: %v", ErrInvalid, err)
+		return nil, nil, fmt.Errorf("%w: aggregate: %w", ErrInvalid, err)
 	}
 	return agg, out, nil
 }
 
 // targets lowers the SELECT list, expanding * and t.* to the visible
-// columns.
-func (l *lowerer) targets(list []*pg_query.Node, in *scope) ([]output, error) {
+// columns. An untyped item takes want's kind for its position, if any.
+func (l *lowerer) targets(list []*pg_query.Node, in *scope, want []kind) ([]output, error) {
 	var outs []output
 	for _, n := range list {
 		rt := n.GetResTarget()
@@ -184,7 +183,11 @@ func (l *lowerer) targets(list []*pg_query.Node, in *scope) ([]output, error) {
 		if err != nil {
 			return nil, err
 		}
-		e, err := l.settle(v)
+		k := l.defaultKind(v)
+		if i := len(outs); v.how != typed && i < len(want) && want[i] != kindUnknown {
+			k = want[i]
+		}
+		e, err := l.coerce(v, k)
 		if err != nil {
 			return nil, err
 		}
@@ -217,7 +220,7 @@ func (l *lowerer) star(in *scope, qual string, loc int32) ([]output, error) {
 		}
 		e, err := in.ref(i)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 		}
 		outs = append(outs, output{e: e, name: c.name})
 	}
@@ -357,7 +360,7 @@ func (l *lowerer) projectAndSort(rel plan.Rel, in *scope, outs []output, clause 
 			fields[i] = expr.SortField{Expr: k.e, Kind: k.kind}
 		}
 		if rel, err = l.b.Sort(rel, fields...); err != nil {
-			return nil, fmt.Errorf("%w: sort: %v", ErrInvalid, err)
+			return nil, fmt.Errorf("%w: sort: %w", ErrInvalid, err)
 		}
 	}
 	n := rel.RecordType().FieldCount()
@@ -369,7 +372,7 @@ func (l *lowerer) projectAndSort(rel plan.Rel, in *scope, outs []output, clause 
 	}
 	proj, err := l.b.ProjectRemap(rel, remap, exprs...)
 	if err != nil {
-		return nil, fmt.Errorf("%w: project: %v", ErrInvalid, err)
+		return nil, fmt.Errorf("%w: project: %w", ErrInvalid, err)
 	}
 	if below || len(keys) == 0 {
 		return proj, nil
@@ -378,13 +381,13 @@ func (l *lowerer) projectAndSort(rel plan.Rel, in *scope, outs []output, clause 
 	for i, k := range keys {
 		ref, err := l.b.RootFieldRef(proj, int32(k.out))
 		if err != nil {
-			return nil, fmt.Errorf("%w: sort: %v", ErrInvalid, err)
+			return nil, fmt.Errorf("%w: sort: %w", ErrInvalid, err)
 		}
 		fields[i] = expr.SortField{Expr: ref, Kind: k.kind}
 	}
 	sorted, err := l.b.Sort(proj, fields...)
 	if err != nil {
-		return nil, fmt.Errorf("%w: sort: %v", ErrInvalid, err)
+		return nil, fmt.Errorf("%w: sort: %w", ErrInvalid, err)
 	}
 	return sorted, nil
 }
@@ -407,7 +410,7 @@ func (l *lowerer) fetch(rel plan.Rel, s *pg_query.SelectStmt) (plan.Rel, error) 
 	}
 	f, err := l.b.Fetch(rel, offset, count)
 	if err != nil {
-		return nil, fmt.Errorf("%w: fetch: %v", ErrInvalid, err)
+		return nil, fmt.Errorf("%w: fetch: %w", ErrInvalid, err)
 	}
 	return f, nil
 }
