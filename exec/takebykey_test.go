@@ -181,9 +181,14 @@ func TestTakeByKeyExec(t *testing.T) {
 				s := n.Metrics().Snapshot()
 				require.Positive(t, s["fallback_keys"])
 				if c.index != nil {
-					// Per execution (3 here) only the two unindexed fragments
-					// (the append and the update's moved rows) are read.
-					require.Equal(t, int64(2*3), s["fallback_fragments"])
+					// Per probe batch only the two unindexed fragments (the
+					// append and the update's moved rows) are searched, through
+					// their row id sequences: no data row is read.
+					fb := childNamed(t, n, "UnindexedFallbackScan").Metrics().Snapshot()
+					require.Positive(t, fb["fragments_searched"])
+					require.LessOrEqual(t, fb["fragments_searched"], 2*s["probe_batches"])
+					require.Positive(t, fb["sequence_lookups"])
+					require.Zero(t, fb["data_rows_read"])
 				}
 			}
 		})
@@ -309,6 +314,28 @@ func TestTakeByKeyParallelProbe(t *testing.T) {
 	}
 	require.Equal(t, want, got)
 	if runtime.GOMAXPROCS(0) > 1 {
-		require.Positive(t, n.Metrics().Snapshot()["parallel_probes"])
+		require.Positive(t, childNamed(t, n, "IndexProbeExec").Metrics().Snapshot()["parallel_probes"])
 	}
+}
+
+// childNamed returns the first node called name in the plan under n.
+func childNamed(t *testing.T, n exec.Node, name string) exec.Node {
+	t.Helper()
+	var found exec.Node
+	var walk func(exec.Node)
+	walk = func(x exec.Node) {
+		if found != nil {
+			return
+		}
+		if x.Name() == name {
+			found = x
+			return
+		}
+		for _, c := range x.Children() {
+			walk(c)
+		}
+	}
+	walk(n)
+	require.NotNil(t, found, "no %s under %s", name, n.Name())
+	return found
 }
