@@ -115,7 +115,7 @@ func TestFallbackRowIDReadsNoData(t *testing.T) {
 	for i := range want {
 		want[i] = want[i][:3] // driving columns and _rowaddr
 	}
-	for _, index := range []exec.KeyIndex{ix, nil} {
+	for _, index := range []exec.KeyIndex{ix.at(tb), nil} {
 		mem := exectest.Mem(t)
 		un, err := exec.NewUnnestExec(ids)
 		require.NoError(t, err)
@@ -214,7 +214,7 @@ func TestKeyedNodesNeedAProbeBatch(t *testing.T) {
 	require.NoError(t, err)
 	_, err = fb.Execute(context.Background(), &exec.TaskContext{})
 	require.ErrorIs(t, err, exec.ErrInvalidArgument)
-	pr, err := exec.NewIndexProbeExec(ix)
+	pr, err := exec.NewIndexProbeExec(ix.at(tb))
 	require.NoError(t, err)
 	_, err = pr.Execute(context.Background(), &exec.TaskContext{})
 	require.ErrorIs(t, err, exec.ErrInvalidArgument)
@@ -251,7 +251,7 @@ func TestFallbackRowIDWorkBoundedByKeys(t *testing.T) {
 	ids := []uint64{5, 1000, 1001 + big/2, big + 999, big + 1000, 7}
 	un, err := exec.NewUnnestExec(ids)
 	require.NoError(t, err)
-	n, err := exec.NewTakeByKeyExec(un, 0, tb, "_rowid", ix, []string{"_rowaddr"}, exec.TakeByKeyOptions{})
+	n, err := exec.NewTakeByKeyExec(un, 0, tb, "_rowid", ix.at(tb), []string{"_rowaddr"}, exec.TakeByKeyOptions{})
 	require.NoError(t, err)
 	run := func() [][]any {
 		out, err := collect(n, &exec.TaskContext{Mem: mem})

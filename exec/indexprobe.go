@@ -21,10 +21,14 @@ type KeyIndex interface {
 	// ProbeAll returns every indexed address of keys[i]; IndexProbeExec
 	// asks for it when Probe reports more than one entry for a key.
 	ProbeAll(ctx context.Context, keys arrow.Array, i int) ([]uint64, error)
-	// Covers reports whether an address the index answers in fragment is
-	// the index's to answer: the fragment is in the index's coverage
-	// (built, or derived through the fragment reuse history).
-	Covers(fragment uint32) bool
+	// Valid sets ok[i] to whether addrs[i], an address the index answered
+	// (translated when the index predates rewrites), is the index's to
+	// answer in the snapshot the take reads: its row is live and its
+	// fragment covered, directly or through the fragment reuse history.
+	Valid(addrs []uint64, ok []bool)
+	// Uncovered lists the snapshot's fragments the index does not cover,
+	// where UnindexedFallbackScan looks for the keys left over.
+	Uncovered() []uint32
 	String() string
 }
 

@@ -62,9 +62,15 @@ func newPairBuilder(mem memory.Allocator, limit int) *pairBuilder {
 	return &pairBuilder{pos: array.NewUint32Builder(mem), addr: array.NewUint64Builder(mem), limit: limit}
 }
 
+// add appends a pair; callers add at most a few pairs past full().
 func (b *pairBuilder) add(pos int32, addr uint64) {
-	b.pos.Append(uint32(pos))
-	b.addr.Append(addr)
+	if b.pos.Len() == b.pos.Cap() {
+		grow := min(max(b.pos.Cap(), 64), b.limit)
+		b.pos.Reserve(grow)
+		b.addr.Reserve(grow)
+	}
+	b.pos.UnsafeAppend(uint32(pos))
+	b.addr.UnsafeAppend(addr)
 }
 
 func (b *pairBuilder) len() int   { return b.pos.Len() }

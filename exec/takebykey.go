@@ -59,8 +59,8 @@ type TakeByKeyOptions struct {
 	ProbeBatch int // keys per probe (default DefaultProbeBatch)
 	// Remap, when set, translates the index's addresses (written before
 	// rewrites) to current ones; the plan shows it as a RowAddrRemapExec
-	// over the index probe. The index's Covers must then answer with the
-	// derived coverage.
+	// over the index probe. The index's Valid and Uncovered must then
+	// answer with the derived coverage.
 	Remap Remapper
 }
 
@@ -109,11 +109,9 @@ func NewTakeByKeyExec(driving Node, keyCol int, t *table.Table, keyColumn string
 			n.probe = rm
 		}
 	}
-	var uncovered []uint32
-	for _, f := range t.Fragments() {
-		if index == nil || !index.Covers(f.ID) {
-			uncovered = append(uncovered, f.ID)
-		}
+	uncovered := t.FragmentIDs()
+	if index != nil {
+		uncovered = index.Uncovered()
 	}
 	if len(uncovered) > 0 {
 		fb, err := NewUnindexedFallbackScan(t, n.keyColumn, uncovered)

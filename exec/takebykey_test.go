@@ -24,6 +24,17 @@ import (
 type mapIndex struct {
 	m       map[uint64][]uint64
 	covered map[uint32]bool
+	t       *table.Table // the snapshot Valid and Uncovered answer for (see at)
+}
+
+// at binds the index to snapshot tb (nil stays nil).
+func (ix *mapIndex) at(tb *table.Table) exec.KeyIndex {
+	if ix == nil {
+		return nil
+	}
+	c := *ix
+	c.t = tb
+	return &c
 }
 
 func buildMapIndex(t *testing.T, tb *table.Table) *mapIndex {
@@ -64,8 +75,23 @@ func (ix *mapIndex) Probe(_ context.Context, keys arrow.Array) (*exec.ProbeResul
 func (ix *mapIndex) ProbeAll(_ context.Context, keys arrow.Array, i int) ([]uint64, error) {
 	return ix.m[keys.(*array.Uint64).Value(i)], nil
 }
-func (ix *mapIndex) Covers(f uint32) bool { return ix.covered[f] }
-func (ix *mapIndex) String() string       { return "map" }
+func (ix *mapIndex) Valid(addrs []uint64, ok []bool) {
+	for i, a := range addrs {
+		ok[i] = ix.covered[uint32(a>>32)] && ix.t.IsLive(a)
+	}
+}
+
+func (ix *mapIndex) Uncovered() []uint32 {
+	var out []uint32
+	for _, id := range ix.t.FragmentIDs() {
+		if !ix.covered[id] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func (ix *mapIndex) String() string { return "map" }
 
 var takeSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "k", Type: arrow.PrimitiveTypes.Int64},
@@ -157,7 +183,7 @@ func TestTakeByKeyExec(t *testing.T) {
 	want := expectTake(t, tb, ids)
 	for _, c := range []struct {
 		name  string
-		index exec.KeyIndex
+		index *mapIndex
 		batch int
 	}{{"index", ix, 0}, {"index-small-probe-batches", ix, 7}, {"no-index", nil, 0}} {
 		t.Run(c.name, func(t *testing.T) {
@@ -165,7 +191,7 @@ func TestTakeByKeyExec(t *testing.T) {
 				mem := exectest.Mem(t)
 				un, err := exec.NewUnnestExec(ids)
 				require.NoError(t, err)
-				n, err := exec.NewTakeByKeyExec(un, 0, tb, "_rowid", c.index, cols, exec.TakeByKeyOptions{ProbeBatch: c.batch})
+				n, err := exec.NewTakeByKeyExec(un, 0, tb, "_rowid", c.index.at(tb), cols, exec.TakeByKeyOptions{ProbeBatch: c.batch})
 				require.NoError(t, err)
 				require.True(t, exec.OrderingSatisfies(n.Properties().Ordering, un.Properties().Ordering))
 				for _, bs := range []int{1, 3, 8192} {
@@ -202,7 +228,7 @@ func TestTakeByKeyNotUnique(t *testing.T) {
 	bad := &mapIndex{m: map[uint64][]uint64{3: {uint64(rowid.NewAddress(0, 3)), uint64(rowid.NewAddress(0, 4))}}, covered: map[uint32]bool{0: true}}
 	un, err := exec.NewUnnestExec([]uint64{1, 3})
 	require.NoError(t, err)
-	n, err := exec.NewTakeByKeyExec(un, 0, tb, "_rowid", bad, []string{"_rowaddr"}, exec.TakeByKeyOptions{})
+	n, err := exec.NewTakeByKeyExec(un, 0, tb, "_rowid", bad.at(tb), []string{"_rowaddr"}, exec.TakeByKeyOptions{})
 	require.NoError(t, err)
 	_, err = collect(n, &exec.TaskContext{Mem: mem})
 	require.True(t, errors.Is(err, exec.ErrNotUnique), "%v", err)
@@ -212,7 +238,7 @@ func TestTakeByKeyTypeMismatch(t *testing.T) {
 	tb, ix := takeFixture(t)
 	un, err := exec.NewUnnestExec([]int64{1})
 	require.NoError(t, err)
-	_, err = exec.NewTakeByKeyExec(un, 0, tb, "_rowid", ix, nil, exec.TakeByKeyOptions{})
+	_, err = exec.NewTakeByKeyExec(un, 0, tb, "_rowid", ix.at(tb), nil, exec.TakeByKeyOptions{})
 	require.ErrorIs(t, err, exec.ErrSchema)
 }
 
@@ -238,7 +264,7 @@ func TestTakeByKeyBoundedState(t *testing.T) {
 	un, err := exec.NewUnnestExec(ids)
 	require.NoError(t, err)
 	const probe = 1000
-	n, err := exec.NewTakeByKeyExec(un, 0, tb, "_rowid", ix, []string{"k"}, exec.TakeByKeyOptions{ProbeBatch: probe})
+	n, err := exec.NewTakeByKeyExec(un, 0, tb, "_rowid", ix.at(tb), []string{"k"}, exec.TakeByKeyOptions{ProbeBatch: probe})
 	require.NoError(t, err)
 	const batch = 64
 	out, err := collect(n, &exec.TaskContext{Mem: mem, BatchSize: batch})
@@ -265,7 +291,7 @@ func TestTakeByKeyCancel(t *testing.T) {
 	}
 	un, err := exec.NewUnnestExec(ids)
 	require.NoError(t, err)
-	n, err := exec.NewTakeByKeyExec(un, 0, tb, "_rowid", ix, []string{"k", "name"}, exec.TakeByKeyOptions{ProbeBatch: 512})
+	n, err := exec.NewTakeByKeyExec(un, 0, tb, "_rowid", ix.at(tb), []string{"k", "name"}, exec.TakeByKeyOptions{ProbeBatch: 512})
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	st, err := n.Execute(ctx, &exec.TaskContext{Mem: mem, BatchSize: 100})
@@ -303,7 +329,7 @@ func TestTakeByKeyParallelProbe(t *testing.T) {
 	want := expectTake(t, tb, ids)
 	un, err := exec.NewUnnestExec(ids)
 	require.NoError(t, err)
-	n, err := exec.NewTakeByKeyExec(un, 0, tb, "_rowid", ix, []string{"_rowaddr", "k", "name"}, exec.TakeByKeyOptions{})
+	n, err := exec.NewTakeByKeyExec(un, 0, tb, "_rowid", ix.at(tb), []string{"_rowaddr", "k", "name"}, exec.TakeByKeyOptions{})
 	require.NoError(t, err)
 	out, err := collect(n, &exec.TaskContext{Mem: mem, BatchSize: 8192})
 	require.NoError(t, err)

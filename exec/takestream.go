@@ -12,7 +12,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/stablerow/stablerow/table"
-	"github.com/stablerow/stablerow/table/rowid"
 )
 
 // takeState is the take stream's state machine. One probe batch (at most
@@ -64,11 +63,7 @@ type takeStream struct {
 	emitted    int                 // pending batches already emitted
 	rowBase    int                 // first row of pending[emitted]
 
-	// frags[id] is fragment id of the snapshot and covered[id] whether the
-	// index may answer for it: built once so that checking a hit costs two
-	// slice reads and, only for fragments with deletions, a bitmap probe.
-	frags   []*table.Fragment
-	covered []bool
+	ok []bool // KeyIndex.Valid's answers for one child batch
 }
 
 func (s *takeStream) Schema() *arrow.Schema { return s.n.schema }
@@ -174,7 +169,7 @@ func (s *takeStream) handleGather(ctx context.Context) error {
 // fallback can answer, else to fetch.
 func (s *takeStream) handleProbe(ctx context.Context) error {
 	if s.n.probe != nil {
-		if err := s.drain(ctx, s.n.probe, &probeFeed{keys: s.keys}, s.acceptIndexed); err != nil {
+		if err := s.drain(ctx, s.n.probe, &probeFeed{keys: s.keys}, s.n.index.Valid, s.acceptIndexed); err != nil {
 			return err
 		}
 	}
@@ -191,13 +186,9 @@ func (s *takeStream) handleProbe(ctx context.Context) error {
 	return nil
 }
 
-// acceptIndexed records an index answer for probe row p if its address is
-// live and the index's to answer; two such answers are the uniqueness
-// violation.
+// acceptIndexed records a valid index answer for probe row p; two are the
+// uniqueness violation.
 func (s *takeStream) acceptIndexed(p int, a uint64) error {
-	if !s.liveCovered(a) {
-		return nil
-	}
 	if s.valid[p] && s.addrs[p] != a {
 		return fmt.Errorf("%w: take: key %v has more than one live row in index %s", ErrNotUnique, keyString(s.keys, p), s.n.index)
 	}
@@ -208,7 +199,7 @@ func (s *takeStream) acceptIndexed(p int, a uint64) error {
 // handleFallback resolves the keys left over through the fallback.
 func (s *takeStream) handleFallback(ctx context.Context) error {
 	s.n.metrics.Add("fallback_keys", int64(len(s.unresolved)))
-	return s.drain(ctx, s.n.fallback, &probeFeed{keys: s.keys, sel: s.unresolved}, func(p int, a uint64) error {
+	return s.drain(ctx, s.n.fallback, &probeFeed{keys: s.keys, sel: s.unresolved}, nil, func(p int, a uint64) error {
 		if s.valid[p] && s.addrs[p] != a {
 			return fmt.Errorf("%w: take: key %v has more than one live row in unindexed fragments", ErrNotUnique, keyString(s.keys, p))
 		}
@@ -218,8 +209,8 @@ func (s *takeStream) handleFallback(ctx context.Context) error {
 }
 
 // drain runs a keyed child on feed and hands each (probe row, address)
-// pair it emits to accept.
-func (s *takeStream) drain(ctx context.Context, child Node, feed *probeFeed, accept func(p int, a uint64) error) (err error) {
+// pair it emits to accept; with valid, only the pairs it passes.
+func (s *takeStream) drain(ctx context.Context, child Node, feed *probeFeed, valid func([]uint64, []bool), accept func(p int, a uint64) error) (err error) {
 	st, err := child.Execute(ctx, withProbe(s.tc, feed))
 	if err != nil {
 		return err
@@ -239,8 +230,12 @@ func (s *takeStream) drain(ctx context.Context, child Node, feed *probeFeed, acc
 			return err
 		}
 		pos, addr := b.Column(0).(*array.Uint32), b.Column(1).(*array.Uint64)
+		if valid != nil {
+			s.ok = resizeBool(s.ok, addr.Len())
+			valid(addr.Uint64Values(), s.ok)
+		}
 		for i := 0; i < pos.Len(); i++ {
-			if addr.IsNull(i) {
+			if addr.IsNull(i) || (valid != nil && !s.ok[i]) {
 				continue
 			}
 			p := int(pos.Value(i))
@@ -305,27 +300,6 @@ func (s *takeStream) releasePending() {
 		s.taken = nil
 	}
 	s.pending, s.emitted, s.rowBase = s.pending[:0], 0, 0
-}
-
-// liveCovered: an index answer counts only if the row is live in this
-// version and its fragment is one the index covers.
-func (s *takeStream) liveCovered(a uint64) bool {
-	if s.frags == nil {
-		m := s.n.t.Manifest()
-		s.frags = make([]*table.Fragment, m.NextFragmentID)
-		s.covered = make([]bool, m.NextFragmentID)
-		for _, f := range m.Fragments {
-			s.frags[f.ID] = f
-			s.covered[f.ID] = s.n.index.Covers(f.ID)
-		}
-	}
-	ad := rowid.Address(a)
-	id := ad.Fragment()
-	if int(id) >= len(s.frags) || !s.covered[id] {
-		return false
-	}
-	f := s.frags[id]
-	return f != nil && f.IsLive(ad.Offset())
 }
 
 // output appends the taken table columns to driving batch b, whose rows are
