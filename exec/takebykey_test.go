@@ -37,7 +37,7 @@ func (ix *mapIndex) at(tb *table.Table) exec.KeyIndex {
 	return &c
 }
 
-func buildMapIndex(t *testing.T, tb *table.Table) *mapIndex {
+func buildMapIndex(t testing.TB, tb *table.Table) *mapIndex {
 	ix := &mapIndex{m: map[uint64][]uint64{}, covered: map[uint32]bool{}}
 	sc, err := tb.Scan(context.Background(), table.ScanOptions{Columns: []string{"_rowid", "_rowaddr"}})
 	require.NoError(t, err)
@@ -100,7 +100,7 @@ var takeSchema = arrow.NewSchema([]arrow.Field{
 
 // takeFixture: 3 indexed fragments, then an append, deletes and an update
 // (moving rows to an unindexed fragment).
-func takeFixture(t *testing.T) (*table.Table, *mapIndex) {
+func takeFixture(t testing.TB) (*table.Table, *mapIndex) {
 	ctx := context.Background()
 	mem := exectest.Mem(t)
 	tb, err := table.Create(ctx, store.NewMemory(), takeSchema, table.Options{MaxRowsPerFragment: 100, BatchRows: 16})
@@ -135,7 +135,7 @@ func takeFixture(t *testing.T) (*table.Table, *mapIndex) {
 
 // expectTake is the independent expectation: the table's own row id
 // resolution (row id sequences + deletion vectors) and a full scan.
-func expectTake(t *testing.T, tb *table.Table, ids []*uint64) [][]any {
+func expectTake(t testing.TB, tb *table.Table, ids []*uint64) [][]any {
 	data := map[uint64][]any{}
 	sc, err := tb.Scan(context.Background(), table.ScanOptions{Columns: []string{"_rowid", "_rowaddr", "k", "name"}})
 	require.NoError(t, err)
