@@ -16,7 +16,7 @@ import (
 
 var schema = arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.PrimitiveTypes.Int64}}, nil)
 
-func appendRows(t *testing.T, tb *table.Table, from, n int) *table.Table {
+func appendRows(t testing.TB, tb *table.Table, from, n int) *table.Table {
 	mem := exectest.Mem(t)
 	var rows [][]any
 	for i := from; i < from+n; i++ {
