@@ -35,15 +35,10 @@ func (s State) String() string {
 type Coverage struct {
 	frag  []State           // by fragment id; NotCovered past the end
 	live  []*table.Fragment // by fragment id; nil for ids not in the snapshot
-	dense [][]uint64        // per fragment with deletions: a bit per offset set when live
+	phys  []uint64          // by fragment id: physical rows of Covered and Derived fragments, else 0
+	dense [][]uint64        // per answering fragment with deletions: a bit per offset, set when live
 	n     uint64            // fragments the index answers for (Covered + Derived)
 }
-
-// denseMinDeleted: fragments with at least this many deleted rows get a
-// dense liveness bitmap (one bit per row, built once per snapshot), so a
-// validity check is a word read instead of a roaring search. Fewer
-// deletions keep the roaring probe, which is then cheap.
-const denseMinDeleted = 64
 
 // NewCoverage computes meta's coverage in snapshot t: its fragment_bitmap,
 // widened by derived, the coverage derived through the fragment reuse
@@ -51,7 +46,7 @@ const denseMinDeleted = 64
 func NewCoverage(t *table.Table, meta *table.IndexMeta, derived *roaring.Bitmap) *Coverage {
 	m := t.Manifest()
 	c := &Coverage{frag: make([]State, m.NextFragmentID), live: make([]*table.Fragment, m.NextFragmentID),
-		dense: make([][]uint64, m.NextFragmentID)}
+		phys: make([]uint64, m.NextFragmentID), dense: make([][]uint64, m.NextFragmentID)}
 	for _, f := range m.Fragments {
 		if int(f.ID) >= len(c.frag) {
 			continue
@@ -66,7 +61,10 @@ func NewCoverage(t *table.Table, meta *table.IndexMeta, derived *roaring.Bitmap)
 			continue
 		}
 		c.n++
-		if f.Deletions.Cardinality() >= denseMinDeleted {
+		c.phys[f.ID] = f.PhysicalRows
+		if f.Deletions.Cardinality() > 0 {
+			// Every fragment with deletions gets the dense bitmap (a bit a
+			// row, built once per snapshot): Valid is then a word read.
 			c.dense[f.ID] = denseLive(f)
 		}
 	}
@@ -117,21 +115,21 @@ func (c *Coverage) Addr(a uint64) State {
 	return s
 }
 
+// isLive reports whether offset off of an answering fragment holds a live
+// row (false for fragments the index does not answer for).
 func (c *Coverage) isLive(id, off uint32) bool {
-	if d := c.dense[id]; d != nil {
-		return uint64(off)/64 < uint64(len(d)) && d[off/64]&(1<<(off%64)) != 0
+	if int(id) >= len(c.phys) || uint64(off) >= c.phys[id] {
+		return false
 	}
-	f := c.live[id]
-	return f != nil && f.IsLive(off)
+	d := c.dense[id]
+	return d == nil || d[off/64]&(1<<(off%64)) != 0
 }
 
 // Valid sets ok[i] to whether addrs[i] is Covered or Derived (live, and
 // the index's to answer).
 func (c *Coverage) Valid(addrs []uint64, ok []bool) {
 	for i, a := range addrs {
-		ad := rowid.Address(a)
-		id := ad.Fragment()
-		ok[i] = int(id) < len(c.frag) && c.frag[id] != NotCovered && c.isLive(id, ad.Offset())
+		ok[i] = c.isLive(uint32(a>>32), uint32(a))
 	}
 }
 

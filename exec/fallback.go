@@ -117,6 +117,8 @@ type fallbackStream struct {
 	scan Stream
 	cur  arrow.RecordBatch
 	row  int
+
+	pb *pairBuilder // pairs not yet emitted
 }
 
 type wantedID struct {
@@ -148,8 +150,10 @@ func (s *fallbackStream) Close() error {
 // Next implements Stream.
 func (s *fallbackStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	start := time.Now()
-	pb := newPairBuilder(s.tc.mem(), s.tc.batchSize())
-	defer pb.release()
+	if s.pb == nil {
+		s.pb = newPairBuilder(s.tc.mem(), s.tc.batchSize())
+	}
+	pb := s.pb
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err

@@ -101,6 +101,7 @@ type indexProbeStream struct {
 	res   *ProbeResult
 	multi []int // res.Multi, sorted
 	next  int   // next key position to emit
+	pb    *pairBuilder
 }
 
 func (s *indexProbeStream) Schema() *arrow.Schema { return pairSchema }
@@ -153,16 +154,19 @@ func (s *indexProbeStream) handleProbe(ctx context.Context) error {
 
 // handleEmit returns the next batch of pairs, or nil when none are left.
 func (s *indexProbeStream) handleEmit(ctx context.Context) (arrow.RecordBatch, error) {
-	pb := newPairBuilder(s.tc.mem(), s.tc.batchSize())
-	defer pb.release()
-	n := s.keys.Len()
-	for ; s.next < n && !pb.full(); s.next++ {
+	if s.pb == nil {
+		s.pb = newPairBuilder(s.tc.mem(), s.tc.batchSize())
+	}
+	pb := s.pb
+	n, limit := s.keys.Len(), pb.limit
+	found, addrs, nulls := s.res.Found, s.res.Addrs, s.keys.NullN() > 0
+	for ; s.next < n && len(pb.pos) < limit; s.next++ {
 		i := s.next
-		if s.keys.IsNull(i) {
-			continue
-		}
 		if len(s.multi) > 0 && s.multi[0] == i {
 			s.multi = s.multi[1:]
+			if nulls && s.keys.IsNull(i) {
+				continue
+			}
 			all, err := s.n.index.ProbeAll(ctx, s.keys, i)
 			if err != nil {
 				return nil, fmt.Errorf("exec: index probe %s: %w", s.n.index, err)
@@ -173,8 +177,9 @@ func (s *indexProbeStream) handleEmit(ctx context.Context) (arrow.RecordBatch, e
 			}
 			continue
 		}
-		if s.res.Found[i] {
-			pb.add(int32(i), s.res.Addrs[i])
+		if found[i] && (!nulls || !s.keys.IsNull(i)) {
+			pb.pos = append(pb.pos, uint32(i))
+			pb.addr = append(pb.addr, addrs[i])
 		}
 	}
 	return pb.flush(), nil

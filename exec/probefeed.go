@@ -51,43 +51,41 @@ var pairSchema = arrow.NewSchema([]arrow.Field{
 }, nil)
 
 // pairBuilder accumulates (probe row, address) pairs into batches of at
-// most limit rows.
+// most limit rows (a few more when one key has several entries): plain
+// slices filled per pair, copied into Arrow arrays once per batch.
 type pairBuilder struct {
-	pos   *array.Uint32Builder
-	addr  *array.Uint64Builder
+	mem   memory.Allocator
+	pos   []uint32
+	addr  []uint64
 	limit int
 }
 
 func newPairBuilder(mem memory.Allocator, limit int) *pairBuilder {
-	return &pairBuilder{pos: array.NewUint32Builder(mem), addr: array.NewUint64Builder(mem), limit: limit}
+	return &pairBuilder{mem: mem, limit: limit, pos: make([]uint32, 0, limit), addr: make([]uint64, 0, limit)}
 }
 
-// add appends a pair; callers add at most a few pairs past full().
 func (b *pairBuilder) add(pos int32, addr uint64) {
-	if b.pos.Len() == b.pos.Cap() {
-		grow := min(max(b.pos.Cap(), 64), b.limit)
-		b.pos.Reserve(grow)
-		b.addr.Reserve(grow)
-	}
-	b.pos.UnsafeAppend(uint32(pos))
-	b.addr.UnsafeAppend(addr)
+	b.pos = append(b.pos, uint32(pos))
+	b.addr = append(b.addr, addr)
 }
 
-func (b *pairBuilder) len() int   { return b.pos.Len() }
-func (b *pairBuilder) full() bool { return b.pos.Len() >= b.limit }
+func (b *pairBuilder) len() int   { return len(b.pos) }
+func (b *pairBuilder) full() bool { return len(b.pos) >= b.limit }
 
-// flush returns the pairs so far as a batch (nil when there are none).
+// flush returns the pairs so far as a batch (nil when there are none) and
+// empties the builder.
 func (b *pairBuilder) flush() arrow.RecordBatch {
-	if b.pos.Len() == 0 {
+	if len(b.pos) == 0 {
 		return nil
 	}
-	p, a := b.pos.NewArray(), b.addr.NewArray()
+	pb, ab := array.NewUint32Builder(b.mem), array.NewUint64Builder(b.mem)
+	defer pb.Release()
+	defer ab.Release()
+	pb.AppendValues(b.pos, nil)
+	ab.AppendValues(b.addr, nil)
+	p, a := pb.NewArray(), ab.NewArray()
 	defer p.Release()
 	defer a.Release()
+	b.pos, b.addr = b.pos[:0], b.addr[:0]
 	return array.NewRecordBatch(pairSchema, []arrow.Array{p, a}, int64(p.Len()))
-}
-
-func (b *pairBuilder) release() {
-	b.pos.Release()
-	b.addr.Release()
 }
