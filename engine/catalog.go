@@ -8,11 +8,10 @@ import (
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/stablerow/stablerow/access"
 	"github.com/stablerow/stablerow/errkind"
 	"github.com/stablerow/stablerow/exec"
-	"github.com/stablerow/stablerow/index/btree"
 	"github.com/stablerow/stablerow/plan"
 	"github.com/stablerow/stablerow/plan/sql"
 	"github.com/stablerow/stablerow/table"
@@ -94,86 +93,32 @@ func (p *provider) Scan(columns []int) (exec.Node, error) {
 }
 
 // TakeByKey plans a TakeByKeyExec when a unique BTree covers the key
-// column (today: the index on _rowid, unique by construction).
+// column (today: the index on _rowid, unique by construction); the access
+// layer's resolver answers for the index in this snapshot.
 func (p *provider) TakeByKey(driving exec.Node, drivingKey int, keyColumn int, columns []int) (exec.Node, bool, error) {
 	if p.c.db.opt.DisableIndexes || keyColumn < 0 || keyColumn >= p.t.Schema().NumFields() {
 		return nil, false, nil
 	}
 	col := p.t.Schema().Field(keyColumn).Name
-	var meta *table.IndexMeta
-	for _, m := range p.t.Indexes() {
-		if m.Column == col && m.Kind == "btree" && m.Unique {
-			meta = m
-			break
-		}
-	}
+	meta := access.Find(p.t, col, true)
 	if meta == nil {
 		return nil, false, nil
 	}
 	if !arrow.TypeEqual(driving.Schema().Field(drivingKey).Type, p.t.Schema().Field(keyColumn).Type) {
 		return nil, false, nil
 	}
-	ix, err := p.c.db.openIndex(p.c.ctx, p.t, meta)
+	r, err := p.c.db.acc.Resolver(p.c.ctx, p.t, meta)
 	if err != nil {
-		return nil, false, err
+		return nil, false, indexErr(err)
 	}
 	names := make([]string, len(columns))
 	for i, c := range columns {
 		names[i] = p.t.Schema().Field(c).Name
 	}
-	var ki exec.KeyIndex = &keyIndex{ix: ix, meta: meta}
-	opt := exec.TakeByKeyOptions{ProbeBatch: p.c.db.opt.ProbeBatch}
-	h, err := p.c.db.historyFor(p.c.ctx, p.t, meta)
-	if err != nil {
-		return nil, false, err
-	}
-	if h != nil {
-		ki = &derivedIndex{keyIndex: keyIndex{ix: ix, meta: meta}, h: h}
-		opt.Remap = h
-	}
-	n, err := exec.NewTakeByKeyExec(driving, drivingKey, p.t, col, ki, names, opt)
+	opt := exec.TakeByKeyOptions{ProbeBatch: p.c.db.opt.ProbeBatch, Remap: r.Remapper()}
+	n, err := exec.NewTakeByKeyExec(driving, drivingKey, p.t, col, r, names, opt)
 	if err != nil {
 		return nil, false, err
 	}
 	return n, true, nil
-}
-
-// keyIndex adapts a BTree to exec.KeyIndex.
-type keyIndex struct {
-	ix   *btree.Index
-	meta *table.IndexMeta
-}
-
-func (k *keyIndex) Probe(ctx context.Context, keys arrow.Array) (*exec.ProbeResult, error) {
-	var res *btree.LookupResult
-	var err error
-	if u, ok := keys.(*array.Uint64); ok && u.NullN() == 0 {
-		res, err = k.ix.LookupUint64(ctx, u.Uint64Values())
-	} else {
-		res, err = k.ix.Lookup(ctx, keys)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &exec.ProbeResult{Addrs: res.Addrs, Found: res.Found, Multi: res.Multi, PagesDecoded: res.PagesDecoded}, nil
-}
-
-func (k *keyIndex) ProbeAll(ctx context.Context, keys arrow.Array, i int) ([]uint64, error) {
-	one := array.NewSlice(keys, int64(i), int64(i+1))
-	defer one.Release()
-	bm, err := k.ix.SearchIn(ctx, one)
-	if err != nil {
-		return nil, err
-	}
-	return bm.ToArray(), nil
-}
-
-func (k *keyIndex) Covers(f uint32) bool { return k.meta.Covers(f) }
-
-func (k *keyIndex) String() string {
-	n := uint64(0)
-	if k.meta.Fragments != nil {
-		n = k.meta.Fragments.GetCardinality()
-	}
-	return fmt.Sprintf("btree %s(%s) built at v%d covering %d fragments", k.meta.Name, k.meta.Column, k.meta.DatasetVersion, n)
 }

@@ -15,9 +15,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/stablerow/stablerow/access"
 	"github.com/stablerow/stablerow/exec"
-	"github.com/stablerow/stablerow/index/btree"
-	"github.com/stablerow/stablerow/index/fragreuse"
 	"github.com/stablerow/stablerow/table"
 	"github.com/stablerow/stablerow/table/store"
 )
@@ -37,9 +36,8 @@ type DB struct {
 	opt    Options
 	dir    string // "" for an in-memory DB
 	mu     sync.Mutex
-	stores map[string]store.Store  // by lower-case table name
-	idx    map[string]*btree.Index // open indexes by store identity + prefix
-	hist   map[string]*fragreuse.History
+	stores map[string]store.Store       // by lower-case table name
+	acc    *access.Layer                // indexes: open, coverage, histories, create/optimize
 	snaps  map[store.Store]*table.Table // newest snapshot opened per table
 }
 
@@ -51,7 +49,7 @@ func Open(dir string, opt Options) (*DB, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("engine: open %s: %w", dir, err)
 	}
-	db := &DB{opt: opt, dir: dir, stores: map[string]store.Store{}, idx: map[string]*btree.Index{}, hist: map[string]*fragreuse.History{}, snaps: map[store.Store]*table.Table{}}
+	db := &DB{opt: opt, dir: dir, stores: map[string]store.Store{}, acc: access.New(opt.Mem), snaps: map[store.Store]*table.Table{}}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("engine: open %s: %w", dir, err)
@@ -74,7 +72,7 @@ func Open(dir string, opt Options) (*DB, error) {
 
 // OpenMemory returns a DB whose tables live in memory (tests, examples).
 func OpenMemory(opt Options) *DB {
-	return &DB{opt: opt, stores: map[string]store.Store{}, idx: map[string]*btree.Index{}, hist: map[string]*fragreuse.History{}, snaps: map[store.Store]*table.Table{}}
+	return &DB{opt: opt, stores: map[string]store.Store{}, acc: access.New(opt.Mem), snaps: map[store.Store]*table.Table{}}
 }
 
 func (db *DB) mem() memory.Allocator {
@@ -207,59 +205,15 @@ func (db *DB) Append(ctx context.Context, name string, rdr array.RecordReader) (
 
 // CreateIndex builds a BTree on column (any orderable column, _rowid
 // included) over every fragment of the latest version and records it in
-// the manifest. An index on _rowid is unique by construction and serves
-// TakeByKeyExec.
+// the manifest (access.Layer.CreateIndex). An index on _rowid is unique by
+// construction and serves TakeByKeyExec.
 func (db *DB) CreateIndex(ctx context.Context, tableName, indexName, column string) error {
 	t, err := db.Table(ctx, tableName)
 	if err != nil {
 		return err
 	}
-	ci := t.ColumnIndex(column)
-	if ci < 0 {
-		return fmt.Errorf("%w: table %s has no column %q", ErrIndex, tableName, column)
-	}
-	column = t.Schema().Field(ci).Name
-	if indexName == "" {
-		indexName = tableName + "_" + strings.TrimPrefix(column, "_") + "_idx"
-	}
-	if t.Index(indexName) != nil {
-		return fmt.Errorf("%w: index %q already exists on %s", ErrIndex, indexName, tableName)
-	}
-	prefix := "_indices/" + newID() + "/"
-	ix, err := btree.TrainFrom(ctx, t.Store(), prefix, t, column, btree.Options{Mem: db.mem()})
-	if err != nil {
-		return fmt.Errorf("%w: build %s: %v", ErrIndex, indexName, err)
-	}
-	meta := &table.IndexMeta{Name: indexName, Column: column, Kind: "btree", Prefix: prefix,
-		Fragments: bitmapOf(ix.Meta().FragmentIDs), DatasetVersion: t.Version(), Unique: column == table.RowID}
-	if _, err := t.CommitIndex(ctx, meta, false); err != nil {
-		return err
-	}
-	db.mu.Lock()
-	db.idx[indexKey(t.Store(), prefix)] = ix
-	db.mu.Unlock()
-	return nil
-}
-
-func indexKey(st store.Store, prefix string) string { return fmt.Sprintf("%p/%s", st, prefix) }
-
-// openIndex returns the open BTree for an index record (opened once).
-func (db *DB) openIndex(ctx context.Context, t *table.Table, m *table.IndexMeta) (*btree.Index, error) {
-	key := indexKey(t.Store(), m.Prefix)
-	db.mu.Lock()
-	ix, ok := db.idx[key]
-	db.mu.Unlock()
-	if ok {
-		return ix, nil
-	}
-	ix, err := btree.Open(ctx, t.Store(), m.Prefix, btree.Options{Mem: db.mem()})
-	if err != nil {
-		return nil, fmt.Errorf("%w: open %s: %v", ErrIndex, m.Name, err)
-	}
-	db.mu.Lock()
-	db.idx[key] = ix
-	db.mu.Unlock()
-	return ix, nil
+	_, err = db.acc.CreateIndex(ctx, t, tableName, indexName, column)
+	return indexErr(err)
 }
 
 func (db *DB) taskContext(params map[int]any) *exec.TaskContext {

@@ -9,8 +9,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/stablerow/stablerow/access"
 	"github.com/stablerow/stablerow/exec"
-	"github.com/stablerow/stablerow/table"
 )
 
 // ScanWhereIn answers `key IN (values)` with a BTree on the key column:
@@ -23,13 +23,7 @@ func (p *provider) ScanWhereIn(columns []int, key int, values []any) (exec.Node,
 		return nil, false, nil
 	}
 	col := p.t.Schema().Field(key).Name
-	var meta *table.IndexMeta
-	for _, m := range p.t.Indexes() {
-		if m.Column == col && m.Kind == "btree" {
-			meta = m
-			break
-		}
-	}
+	meta := access.Find(p.t, col, false)
 	if meta == nil {
 		return nil, false, nil
 	}
@@ -37,62 +31,25 @@ func (p *provider) ScanWhereIn(columns []int, key int, values []any) (exec.Node,
 	if !ok {
 		return nil, false, nil
 	}
-	ctx := p.c.ctx
-	ix, err := p.c.db.openIndex(ctx, p.t, meta)
+	r, err := p.c.db.acc.Resolver(p.c.ctx, p.t, meta)
 	if err != nil {
-		return nil, false, err
-	}
-	h, err := p.c.db.historyFor(ctx, p.t, meta)
-	if err != nil {
-		return nil, false, err
-	}
-	covers := meta.Covers
-	if h != nil {
-		covers = h.Coverage().Contains
+		return nil, false, indexErr(err)
 	}
 	names := make([]string, len(columns))
 	for i, c := range columns {
 		names[i] = p.t.Schema().Field(c).Name
 	}
 	t := p.t
-	lookup := func(ctx context.Context) ([]uint64, error) {
-		bm, err := ix.SearchIn(ctx, keys)
-		if err != nil {
-			return nil, err
-		}
-		addrs := bm.ToArray()
-		live := make([]bool, len(addrs))
-		if h != nil {
-			if err := h.Translate(addrs, addrs, live); err != nil {
-				return nil, err
-			}
-		} else {
-			for i := range live {
-				live[i] = true
-			}
-		}
-		out := addrs[:0]
-		for i, a := range addrs {
-			if live[i] && covers(uint32(a>>32)) && t.IsLive(a) {
-				out = append(out, a)
-			}
-		}
-		return out, nil
-	}
+	lookup := func(ctx context.Context) ([]uint64, error) { return r.SearchIn(ctx, keys) }
 	desc := fmt.Sprintf("btree %s(%s) IN %d values", meta.Name, col, len(values))
-	if h != nil {
-		desc += fmt.Sprintf(", addresses remapped through %d rewrite(s)", h.Len())
+	if n := r.Transitions(); n > 0 {
+		desc += fmt.Sprintf(", addresses remapped through %d rewrite(s)", n)
 	}
 	scan, err := exec.NewIndexScanExec(t, names, lookup, desc)
 	if err != nil {
 		return nil, false, err
 	}
-	var uncovered []uint32
-	for _, id := range t.FragmentIDs() {
-		if !covers(id) {
-			uncovered = append(uncovered, id)
-		}
-	}
+	uncovered := r.Uncovered()
 	if len(uncovered) == 0 {
 		return scan, true, nil
 	}

@@ -72,7 +72,7 @@ func openTableDir(ctx context.Context, dir string) (st *store.Local, ok bool, er
 // for Vacuum; the table is gone either way.
 func dropDir(dir, key string) error {
 	from := filepath.Join(dir, key)
-	to := filepath.Join(dir, droppedPrefix+newID()+"-"+key)
+	to := filepath.Join(dir, droppedPrefix+table.NewID()+"-"+key)
 	if err := os.Rename(from, to); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("%w: %q (dropped meanwhile)", ErrUnknownTable, key)
@@ -228,7 +228,7 @@ func removeLeftover(ctx context.Context, dir, name string, kind LeftoverKind) (g
 		}
 		return true, nil
 	}
-	aside := filepath.Join(dir, sweptPrefix+newID()+"-"+name)
+	aside := filepath.Join(dir, sweptPrefix+table.NewID()+"-"+name)
 	if err := os.Rename(full, aside); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return true, nil // removed meanwhile

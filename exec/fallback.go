@@ -1,114 +1,374 @@
 package exec
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/stablerow/stablerow/table"
+	"github.com/stablerow/stablerow/table/rowid"
 )
 
-// UnindexedFallbackScan reads the key column (and _rowaddr) of the
-// fragments an index does not cover, so that keys living there are still
-// found. For _rowid the fragments are pruned by each fragment's row id
-// range against the keys being resolved, so after a small append only the
-// new fragments are read, and only when a key can be in them.
+// UnindexedFallbackScan finds the keys an index could not answer in the
+// fragments the index does not cover, so partial coverage is always
+// correct. It runs per probe batch under TakeByKeyExec, which binds the
+// batch's keys and the positions still unresolved, and emits one
+// (probe_row, _rowaddr) pair per live row whose key is one of them.
+//
+// For _rowid the fragments' row id sequences (in the manifest) are an
+// exact index: each fragment whose id range can hold a wanted id is
+// searched by arithmetic on ranges and binary search on arrays, and no
+// data is read. For any other key the uncovered fragments' key column is
+// streamed against a hash of the batch's unresolved keys: state is bounded
+// by the probe batch and one scan batch, however many rows the fragments
+// hold.
+//
+//	┌───────┐ _rowid  ┌────────┐ fragment by fragment, no data read
+//	│ start │────────>│ search │──────────────┐
+//	└───────┘         └────────┘              v
+//	    │ other key   ┌──────┐ batch by batch ┌──────┐ ≤ BatchSize pairs
+//	    └────────────>│ scan │───────────────>│ emit │──────────────────> batch
+//	                  └──────┘                └──────┘
+//	search / scan exhausted, last pairs emitted -> done
+//
+// It cannot run on its own: Execute without a bound probe batch is
+// ErrInvalidArgument.
 type UnindexedFallbackScan struct {
-	t         *table.Table
-	keyColumn string
-	fragments []uint32
-	schema    *arrow.Schema
-	metrics   Metrics
+	t          *table.Table
+	keyColumn  string
+	fragments  []uint32
+	bySequence bool // keyColumn is _rowid: resolve through row id sequences
+	metrics    Metrics
 }
 
-// NewUnindexedFallbackScan scans keyColumn of the given fragments.
+// NewUnindexedFallbackScan resolves keys of keyColumn in the given
+// fragments.
 func NewUnindexedFallbackScan(t *table.Table, keyColumn string, fragments []uint32) (*UnindexedFallbackScan, error) {
 	ki := t.ColumnIndex(keyColumn)
 	if ki < 0 {
 		return nil, fmt.Errorf("%w: fallback: unknown column %q", ErrInvalidArgument, keyColumn)
 	}
-	k := t.Schema().Field(ki)
-	a := t.Schema().Field(t.ColumnIndex(table.RowAddr))
-	return &UnindexedFallbackScan{t: t, keyColumn: k.Name, fragments: slices.Clone(fragments),
-		schema: arrow.NewSchema([]arrow.Field{k, a}, nil)}, nil
+	name := t.Schema().Field(ki).Name
+	return &UnindexedFallbackScan{t: t, keyColumn: name, fragments: slices.Clone(fragments),
+		bySequence: name == table.RowID}, nil
 }
 
 func (n *UnindexedFallbackScan) Name() string           { return "UnindexedFallbackScan" }
-func (n *UnindexedFallbackScan) Schema() *arrow.Schema  { return n.schema }
+func (n *UnindexedFallbackScan) Schema() *arrow.Schema  { return pairSchema }
 func (n *UnindexedFallbackScan) Children() []Node       { return nil }
 func (n *UnindexedFallbackScan) Metrics() *Metrics      { return &n.metrics }
 func (n *UnindexedFallbackScan) Properties() Properties { return Properties{} }
 func (n *UnindexedFallbackScan) String() string {
-	prune := ""
-	if n.keyColumn == table.RowID {
-		prune = ", pruned by row id range"
+	how := "scan of the key column"
+	if n.bySequence {
+		how = "row id sequences (no data read)"
 	}
-	return fmt.Sprintf("UnindexedFallbackScan: column=%s, fragments=%v%s", n.keyColumn, n.fragments, prune)
+	return fmt.Sprintf("UnindexedFallbackScan: column=%s, fragments=%v, by %s", n.keyColumn, n.fragments, how)
 }
 
-// Execute scans every uncovered fragment (no pruning).
-func (n *UnindexedFallbackScan) Execute(ctx context.Context, tc *TaskContext) (Stream, error) {
-	return n.scan(ctx, tc, n.fragments)
-}
-
-func (n *UnindexedFallbackScan) scan(ctx context.Context, tc *TaskContext, frags []uint32) (Stream, error) {
-	sc, err := NewScanExec(n.t, []string{n.keyColumn, table.RowAddr}, frags)
+// Execute implements Node; it needs the probe batch TakeByKeyExec binds.
+func (n *UnindexedFallbackScan) Execute(_ context.Context, tc *TaskContext) (Stream, error) {
+	feed, err := probeFeedOf(tc, n.Name())
 	if err != nil {
 		return nil, err
 	}
-	return sc.Execute(ctx, tc)
+	if n.bySequence {
+		if _, ok := feed.keys.(*array.Uint64); !ok {
+			return nil, fmt.Errorf("%w: fallback: _rowid keys are %s, not uint64", ErrSchema, feed.keys.DataType())
+		}
+	}
+	// The scan child runs without the probe binding.
+	return &fallbackStream{n: n, tc: tc, parent: withProbe(tc, nil), feed: feed}, nil
 }
 
-// candidates returns the fragments that can hold any of keys[idx].
-func (n *UnindexedFallbackScan) candidates(keys arrow.Array, idx []int) []uint32 {
-	u, ok := keys.(*array.Uint64)
-	if n.keyColumn != table.RowID || !ok {
-		return n.fragments
+type fallbackState int
+
+const (
+	fallbackStart fallbackState = iota
+	fallbackSearch
+	fallbackScan
+	fallbackDone
+)
+
+type fallbackStream struct {
+	n      *UnindexedFallbackScan
+	tc     *TaskContext
+	parent *TaskContext
+	feed   *probeFeed
+	state  fallbackState
+
+	// search (_rowid): wanted ids sorted with their probe rows, and the
+	// candidate fragments with the wanted range each can hold.
+	want  []wantedID
+	cands []candidate
+	ci, k int // cursor: candidate, wanted entry
+
+	// scan (other keys): positions by key, the key column stream and the
+	// batch being matched.
+	hash *keyHash
+	scan Stream
+	cur  arrow.RecordBatch
+	row  int
+
+	pb *pairBuilder // pairs not yet emitted
+}
+
+type wantedID struct {
+	id  uint64
+	pos int32
+}
+
+type candidate struct {
+	f      *table.Fragment
+	lo, hi int // want[lo:hi] lie in the fragment's id range
+}
+
+func (s *fallbackStream) Schema() *arrow.Schema { return pairSchema }
+
+func (s *fallbackStream) Close() error {
+	s.state = fallbackDone
+	if s.cur != nil {
+		s.cur.Release()
+		s.cur = nil
 	}
-	want := make([]uint64, 0, len(idx))
-	for _, i := range idx {
-		want = append(want, u.Value(i))
+	if s.scan != nil {
+		err := s.scan.Close()
+		s.scan = nil
+		return err
 	}
-	slices.Sort(want)
-	var out []uint32
-	for _, id := range n.fragments {
-		f := n.t.Manifest().Fragment(id)
-		lo, hi, ok := f.RowIDs.MinMax()
-		if !ok || f.LiveRows() == 0 {
+	return nil
+}
+
+// Next implements Stream.
+func (s *fallbackStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	start := time.Now()
+	if s.pb == nil {
+		s.pb = newPairBuilder(s.tc.mem(), s.tc.batchSize())
+	}
+	pb := s.pb
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		var err error
+		switch s.state {
+		case fallbackStart:
+			// start -> search (_rowid) or scan (other keys).
+			if s.n.bySequence {
+				s.startSearch()
+				s.state = fallbackSearch
+			} else {
+				err = s.startScan(ctx)
+				s.state = fallbackScan
+			}
+		case fallbackSearch:
+			if s.search(pb) {
+				s.state = fallbackDone
+			}
+		case fallbackScan:
+			var end bool
+			if end, err = s.match(ctx, pb); end {
+				s.state = fallbackDone
+			}
+		case fallbackDone:
+			// emit what is left, then EOF.
+			if b := pb.flush(); b != nil {
+				return s.n.metrics.emit(b, start)
+			}
+			s.n.metrics.since(start)
+			return nil, io.EOF
+		}
+		if err != nil {
+			s.n.metrics.since(start)
+			return nil, err
+		}
+		if pb.full() {
+			// search/scan -> emit: a full batch of pairs.
+			return s.n.metrics.emit(pb.flush(), start)
+		}
+	}
+}
+
+// positions returns the probe rows to resolve.
+func (s *fallbackStream) positions(yield func(i int32)) {
+	if s.feed.sel != nil {
+		for _, i := range s.feed.sel {
+			if !s.feed.keys.IsNull(int(i)) {
+				yield(i)
+			}
+		}
+		return
+	}
+	for i := 0; i < s.feed.keys.Len(); i++ {
+		if !s.feed.keys.IsNull(i) {
+			yield(int32(i))
+		}
+	}
+}
+
+// startSearch sorts the wanted ids and keeps the fragments whose id range
+// holds any of them.
+func (s *fallbackStream) startSearch() {
+	keys := s.feed.keys.(*array.Uint64)
+	s.positions(func(i int32) { s.want = append(s.want, wantedID{keys.Value(int(i)), i}) })
+	slices.SortFunc(s.want, func(a, b wantedID) int {
+		if c := cmp.Compare(a.id, b.id); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.pos, b.pos)
+	})
+	m := s.n.t.Manifest()
+	for _, id := range s.n.fragments {
+		f := m.Fragment(id)
+		if f == nil || f.LiveRows() == 0 {
 			continue
 		}
-		j, _ := slices.BinarySearch(want, lo)
-		if j < len(want) && want[j] <= hi {
-			out = append(out, id)
+		lo, hi, ok := f.RowIDs.MinMax()
+		if !ok {
+			continue
+		}
+		a, _ := slices.BinarySearchFunc(s.want, lo, func(w wantedID, x uint64) int { return cmp.Compare(w.id, x) })
+		b := a
+		if hi == math.MaxUint64 {
+			b = len(s.want)
+		} else {
+			b, _ = slices.BinarySearchFunc(s.want, hi+1, func(w wantedID, x uint64) int { return cmp.Compare(w.id, x) })
+		}
+		if a < b {
+			s.cands = append(s.cands, candidate{f: f, lo: a, hi: b})
 		}
 	}
-	return out
+	s.n.metrics.Add("fragments_searched", int64(len(s.cands)))
+	if len(s.cands) > 0 {
+		s.k = s.cands[0].lo
+	}
 }
 
-// fallbackMap holds key -> address for the fragments loaded so far.
-type fallbackMap struct {
-	loaded map[uint32]bool
-	u      map[uint64]uint64 // uint64 keys (_rowid)
-	g      map[any]uint64    // other key types
-	dup    map[any]int       // keys with more than one live row
+// search resolves wanted ids through the candidates' row id sequences
+// until pb is full; it reports whether every candidate is done.
+func (s *fallbackStream) search(pb *pairBuilder) bool {
+	var lookups int64
+	defer func() { s.n.metrics.Add("sequence_lookups", lookups) }()
+	for s.ci < len(s.cands) {
+		c := s.cands[s.ci]
+		// A run of equal ids is one lookup.
+		var last uint64
+		var lastAddr uint64
+		lastOK, have := false, false
+		for ; s.k < c.hi; s.k++ {
+			if pb.full() {
+				return false
+			}
+			w := s.want[s.k]
+			if !have || w.id != last {
+				lookups++
+				last, have, lastOK = w.id, true, false
+				if off, ok := c.f.RowIDs.Position(w.id); ok && off <= math.MaxUint32 && c.f.IsLive(uint32(off)) {
+					lastAddr, lastOK = uint64(rowid.NewAddress(c.f.ID, uint32(off))), true
+				}
+			}
+			if lastOK {
+				pb.add(w.pos, lastAddr)
+			}
+		}
+		s.ci++
+		if s.ci < len(s.cands) {
+			s.k = s.cands[s.ci].lo
+		}
+	}
+	return true
 }
 
-func newFallbackMap() *fallbackMap {
-	return &fallbackMap{loaded: map[uint32]bool{}, u: map[uint64]uint64{}, g: map[any]uint64{}, dup: map[any]int{}}
+// startScan hashes the unresolved keys and opens the key column scan.
+func (s *fallbackStream) startScan(ctx context.Context) error {
+	s.hash = newKeyHash()
+	s.positions(func(i int32) { s.hash.add(s.feed.keys, int(i)) })
+	if s.hash.len() == 0 || len(s.n.fragments) == 0 {
+		return nil
+	}
+	sc, err := NewScanExec(s.n.t, []string{s.n.keyColumn, table.RowAddr}, s.n.fragments)
+	if err != nil {
+		return err
+	}
+	st, err := sc.Execute(ctx, s.parent)
+	if err != nil {
+		return err
+	}
+	s.scan = st
+	s.n.metrics.Add("fragments_scanned", int64(len(s.n.fragments)))
+	return nil
 }
 
-func keyAny(a arrow.Array, i int) any {
+// match streams the key column against the hash until pb is full; it
+// reports whether the scan is exhausted.
+func (s *fallbackStream) match(ctx context.Context, pb *pairBuilder) (bool, error) {
+	if s.scan == nil {
+		return true, nil
+	}
+	for !pb.full() {
+		if s.cur == nil {
+			b, err := s.scan.Next(ctx)
+			if errors.Is(err, io.EOF) {
+				return true, nil
+			}
+			if err != nil {
+				return false, err
+			}
+			s.cur, s.row = b, 0
+			s.n.metrics.Add("data_rows_read", b.NumRows())
+		}
+		k, a := s.cur.Column(0), s.cur.Column(1).(*array.Uint64)
+		for ; s.row < k.Len() && !pb.full(); s.row++ {
+			if k.IsNull(s.row) {
+				continue
+			}
+			for _, p := range s.hash.get(k, s.row) {
+				pb.add(p, a.Value(s.row))
+			}
+		}
+		if s.row == k.Len() {
+			s.cur.Release()
+			s.cur = nil
+		}
+	}
+	return false, nil
+}
+
+// keyHash maps the keys of a probe batch to their probe rows: integer
+// keys by their bits, other kinds by value.
+type keyHash struct {
+	ints  map[uint64][]int32
+	other map[any][]int32
+}
+
+func newKeyHash() *keyHash { return &keyHash{ints: map[uint64][]int32{}, other: map[any][]int32{}} }
+
+func (h *keyHash) len() int { return len(h.ints) + len(h.other) }
+
+func intKey(a arrow.Array, i int) (uint64, bool) {
 	switch c := a.(type) {
 	case *array.Uint64:
-		return c.Value(i)
+		return c.Value(i), true
 	case *array.Int64:
-		return c.Value(i)
+		return uint64(c.Value(i)), true
 	case *array.Int32:
-		return c.Value(i)
+		return uint64(c.Value(i)), true
+	case *array.Uint32:
+		return uint64(c.Value(i)), true
+	}
+	return 0, false
+}
+
+func anyKey(a arrow.Array, i int) any {
+	switch c := a.(type) {
 	case *array.Float64:
 		return c.Value(i)
 	case *array.String:
@@ -119,74 +379,19 @@ func keyAny(a arrow.Array, i int) any {
 	return a.ValueStr(i)
 }
 
-func (m *fallbackMap) load(ctx context.Context, n *UnindexedFallbackScan, tc *TaskContext, keys arrow.Array, idx []int, metrics *Metrics) error {
-	var need []uint32
-	for _, id := range n.candidates(keys, idx) {
-		if !m.loaded[id] {
-			need = append(need, id)
-		}
+func (h *keyHash) add(a arrow.Array, i int) {
+	if k, ok := intKey(a, i); ok {
+		h.ints[k] = append(h.ints[k], int32(i))
+		return
 	}
-	if len(need) == 0 {
-		return nil
-	}
-	st, err := n.scan(ctx, tc, need)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	rows := int64(0)
-	for {
-		b, err := st.Next(ctx)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		k, a := b.Column(0), b.Column(1).(*array.Uint64)
-		rows += b.NumRows()
-		for i := 0; i < k.Len(); i++ {
-			if k.IsNull(i) {
-				continue
-			}
-			if u, ok := k.(*array.Uint64); ok {
-				key := u.Value(i)
-				if _, seen := m.u[key]; seen {
-					m.dup[key]++
-				}
-				m.u[key] = a.Value(i)
-				continue
-			}
-			key := keyAny(k, i)
-			if _, seen := m.g[key]; seen {
-				m.dup[key]++
-			}
-			m.g[key] = a.Value(i)
-		}
-		b.Release()
-	}
-	for _, id := range need {
-		m.loaded[id] = true
-	}
-	metrics.Add("fallback_fragments", int64(len(need)))
-	metrics.Add("fallback_rows_scanned", rows)
-	n.metrics.OutputRows.Add(rows)
-	return nil
+	k := anyKey(a, i)
+	h.other[k] = append(h.other[k], int32(i))
 }
 
-func (m *fallbackMap) get(keys arrow.Array, i int) (uint64, bool, error) {
-	var key any
-	var a uint64
-	var ok bool
-	if u, isU := keys.(*array.Uint64); isU {
-		key = u.Value(i)
-		a, ok = m.u[u.Value(i)]
-	} else {
-		key = keyAny(keys, i)
-		a, ok = m.g[key]
+// get returns the probe rows whose key equals a[i] (a has the key type).
+func (h *keyHash) get(a arrow.Array, i int) []int32 {
+	if k, ok := intKey(a, i); ok {
+		return h.ints[k]
 	}
-	if ok && m.dup[key] > 0 {
-		return 0, false, fmt.Errorf("%w: take: key %v has %d live rows in unindexed fragments", ErrNotUnique, key, m.dup[key]+1)
-	}
-	return a, ok, nil
+	return h.other[anyKey(a, i)]
 }

@@ -24,6 +24,11 @@ type TaskContext struct {
 	Mem       memory.Allocator
 	BatchSize int
 	Params    map[int]any // bound dynamic params, e.g. []uint64, []int64
+
+	// probe binds the keys of one probe batch for the children of a
+	// TakeByKeyExec (IndexProbeExec, UnindexedFallbackScan), as Params
+	// binds :ids for an UnnestExec. Nil outside a take.
+	probe *probeFeed
 }
 
 // DefaultBatchSize is used when TaskContext.BatchSize <= 0.

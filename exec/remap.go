@@ -30,11 +30,27 @@ const (
 	RemapNull                  // the row stays with a NULL address
 )
 
+// CountingRemapper is a Remapper that reports how it translated: rows
+// swept versus looked up one by one, rowmap blocks read. RowAddrRemapExec
+// adds the counts to its metrics.
+type CountingRemapper interface {
+	Remapper
+	TranslateCounted(addrs []uint64, out []uint64, live []bool, count func(name string, n int64)) error
+}
+
 // RowAddrRemapExec translates the uint64 address column of its input
 // through a Remapper: the addresses an index stored before a compaction or
 // recluster become current ones, so that indexes can defer their rewrite.
 // The remapper chooses per batch between a sweep (sorted, dense runs) and
-// point lookups (sparse ones).
+// point lookups (sparse ones); a CountingRemapper's counts show in the
+// node's metrics next to addresses_remapped and deleted.
+//
+//	┌──────┐ input batch ┌───────────┐ rows left (or RemapNull) ┌──────┐
+//	│ pull │────────────>│ translate │─────────────────────────>│ emit │──> batch
+//	└──────┘<────────────└───────────┘  every row dropped       └──────┘
+//	   │ input EOF             ^                                    │
+//	   v                       └────────────── next Next ───────────┘
+//	 done
 type RowAddrRemapExec struct {
 	input   Node
 	col     int
@@ -94,12 +110,20 @@ func (n *RowAddrRemapExec) Execute(ctx context.Context, tc *TaskContext) (Stream
 	return &remapStream{n: n, tc: tc, in: in}, nil
 }
 
+type remapState int
+
+const (
+	remapPull remapState = iota
+	remapDone
+)
+
 type remapStream struct {
-	n   *RowAddrRemapExec
-	tc  *TaskContext
-	in  Stream
-	out []uint64
-	liv []bool
+	n     *RowAddrRemapExec
+	tc    *TaskContext
+	in    Stream
+	state remapState
+	out   []uint64
+	liv   []bool
 }
 
 func (s *remapStream) Schema() *arrow.Schema { return s.n.schema }
@@ -113,32 +137,41 @@ func (s *remapStream) Close() error {
 	return err
 }
 
+// Next implements Stream.
 func (s *remapStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if s.in == nil {
 		return nil, ErrClosed
 	}
 	for {
-		b, err := s.in.Next(ctx)
-		if errors.Is(err, io.EOF) {
+		switch s.state {
+		case remapPull:
+			b, err := s.in.Next(ctx)
+			if errors.Is(err, io.EOF) {
+				// pull -> done: the input ended.
+				s.state = remapDone
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			// pull -> translate -> emit, or back to pull when every row of
+			// the batch was dropped.
+			start := time.Now()
+			out, err := s.remap(ctx, b)
+			b.Release()
+			if err != nil {
+				s.n.metrics.since(start)
+				return nil, err
+			}
+			if out.NumRows() == 0 && s.n.mode == RemapDrop {
+				out.Release()
+				s.n.metrics.since(start)
+				continue
+			}
+			return s.n.metrics.emit(out, start)
+		case remapDone:
 			return nil, io.EOF
 		}
-		if err != nil {
-			return nil, err
-		}
-		start := time.Now()
-		out, err := s.remap(ctx, b)
-		b.Release()
-		s.n.metrics.ElapsedCompute.Add(int64(time.Since(start)))
-		if err != nil {
-			return nil, err
-		}
-		if out.NumRows() == 0 && s.n.mode == RemapDrop {
-			out.Release()
-			continue
-		}
-		s.n.metrics.OutputRows.Add(out.NumRows())
-		s.n.metrics.OutputBatches.Add(1)
-		return out, nil
 	}
 }
 
@@ -150,7 +183,13 @@ func (s *remapStream) remap(ctx context.Context, b arrow.RecordBatch) (arrow.Rec
 	}
 	out, live := s.out[:n], s.liv[:n]
 	in := col.Uint64Values()
-	if err := s.n.remap.Translate(in, out, live); err != nil {
+	var err error
+	if cr, ok := s.n.remap.(CountingRemapper); ok {
+		err = cr.TranslateCounted(in, out, live, s.n.metrics.Add)
+	} else {
+		err = s.n.remap.Translate(in, out, live)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("exec: remap: %w", err)
 	}
 	mem := s.tc.mem()

@@ -24,9 +24,20 @@ import (
 type mapIndex struct {
 	m       map[uint64][]uint64
 	covered map[uint32]bool
+	t       *table.Table // the snapshot Valid and Uncovered answer for (see at)
 }
 
-func buildMapIndex(t *testing.T, tb *table.Table) *mapIndex {
+// at binds the index to snapshot tb (nil stays nil).
+func (ix *mapIndex) at(tb *table.Table) exec.KeyIndex {
+	if ix == nil {
+		return nil
+	}
+	c := *ix
+	c.t = tb
+	return &c
+}
+
+func buildMapIndex(t testing.TB, tb *table.Table) *mapIndex {
 	ix := &mapIndex{m: map[uint64][]uint64{}, covered: map[uint32]bool{}}
 	sc, err := tb.Scan(context.Background(), table.ScanOptions{Columns: []string{"_rowid", "_rowaddr"}})
 	require.NoError(t, err)
@@ -64,8 +75,23 @@ func (ix *mapIndex) Probe(_ context.Context, keys arrow.Array) (*exec.ProbeResul
 func (ix *mapIndex) ProbeAll(_ context.Context, keys arrow.Array, i int) ([]uint64, error) {
 	return ix.m[keys.(*array.Uint64).Value(i)], nil
 }
-func (ix *mapIndex) Covers(f uint32) bool { return ix.covered[f] }
-func (ix *mapIndex) String() string       { return "map" }
+func (ix *mapIndex) Valid(addrs []uint64, ok []bool) {
+	for i, a := range addrs {
+		ok[i] = ix.covered[uint32(a>>32)] && ix.t.IsLive(a)
+	}
+}
+
+func (ix *mapIndex) Uncovered() []uint32 {
+	var out []uint32
+	for _, id := range ix.t.FragmentIDs() {
+		if !ix.covered[id] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func (ix *mapIndex) String() string { return "map" }
 
 var takeSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "k", Type: arrow.PrimitiveTypes.Int64},
@@ -74,7 +100,7 @@ var takeSchema = arrow.NewSchema([]arrow.Field{
 
 // takeFixture: 3 indexed fragments, then an append, deletes and an update
 // (moving rows to an unindexed fragment).
-func takeFixture(t *testing.T) (*table.Table, *mapIndex) {
+func takeFixture(t testing.TB) (*table.Table, *mapIndex) {
 	ctx := context.Background()
 	mem := exectest.Mem(t)
 	tb, err := table.Create(ctx, store.NewMemory(), takeSchema, table.Options{MaxRowsPerFragment: 100, BatchRows: 16})
@@ -109,7 +135,7 @@ func takeFixture(t *testing.T) (*table.Table, *mapIndex) {
 
 // expectTake is the independent expectation: the table's own row id
 // resolution (row id sequences + deletion vectors) and a full scan.
-func expectTake(t *testing.T, tb *table.Table, ids []*uint64) [][]any {
+func expectTake(t testing.TB, tb *table.Table, ids []*uint64) [][]any {
 	data := map[uint64][]any{}
 	sc, err := tb.Scan(context.Background(), table.ScanOptions{Columns: []string{"_rowid", "_rowaddr", "k", "name"}})
 	require.NoError(t, err)
@@ -157,7 +183,7 @@ func TestTakeByKeyExec(t *testing.T) {
 	want := expectTake(t, tb, ids)
 	for _, c := range []struct {
 		name  string
-		index exec.KeyIndex
+		index *mapIndex
 		batch int
 	}{{"index", ix, 0}, {"index-small-probe-batches", ix, 7}, {"no-index", nil, 0}} {
 		t.Run(c.name, func(t *testing.T) {
@@ -165,7 +191,7 @@ func TestTakeByKeyExec(t *testing.T) {
 				mem := exectest.Mem(t)
 				un, err := exec.NewUnnestExec(ids)
 				require.NoError(t, err)
-				n, err := exec.NewTakeByKeyExec(un, 0, tb, "_rowid", c.index, cols, exec.TakeByKeyOptions{ProbeBatch: c.batch})
+				n, err := exec.NewTakeByKeyExec(un, 0, tb, "_rowid", c.index.at(tb), cols, exec.TakeByKeyOptions{ProbeBatch: c.batch})
 				require.NoError(t, err)
 				require.True(t, exec.OrderingSatisfies(n.Properties().Ordering, un.Properties().Ordering))
 				for _, bs := range []int{1, 3, 8192} {
@@ -181,9 +207,14 @@ func TestTakeByKeyExec(t *testing.T) {
 				s := n.Metrics().Snapshot()
 				require.Positive(t, s["fallback_keys"])
 				if c.index != nil {
-					// Per execution (3 here) only the two unindexed fragments
-					// (the append and the update's moved rows) are read.
-					require.Equal(t, int64(2*3), s["fallback_fragments"])
+					// Per probe batch only the two unindexed fragments (the
+					// append and the update's moved rows) are searched, through
+					// their row id sequences: no data row is read.
+					fb := childNamed(t, n, "UnindexedFallbackScan").Metrics().Snapshot()
+					require.Positive(t, fb["fragments_searched"])
+					require.LessOrEqual(t, fb["fragments_searched"], 2*s["probe_batches"])
+					require.Positive(t, fb["sequence_lookups"])
+					require.Zero(t, fb["data_rows_read"])
 				}
 			}
 		})
@@ -197,7 +228,7 @@ func TestTakeByKeyNotUnique(t *testing.T) {
 	bad := &mapIndex{m: map[uint64][]uint64{3: {uint64(rowid.NewAddress(0, 3)), uint64(rowid.NewAddress(0, 4))}}, covered: map[uint32]bool{0: true}}
 	un, err := exec.NewUnnestExec([]uint64{1, 3})
 	require.NoError(t, err)
-	n, err := exec.NewTakeByKeyExec(un, 0, tb, "_rowid", bad, []string{"_rowaddr"}, exec.TakeByKeyOptions{})
+	n, err := exec.NewTakeByKeyExec(un, 0, tb, "_rowid", bad.at(tb), []string{"_rowaddr"}, exec.TakeByKeyOptions{})
 	require.NoError(t, err)
 	_, err = collect(n, &exec.TaskContext{Mem: mem})
 	require.True(t, errors.Is(err, exec.ErrNotUnique), "%v", err)
@@ -207,7 +238,7 @@ func TestTakeByKeyTypeMismatch(t *testing.T) {
 	tb, ix := takeFixture(t)
 	un, err := exec.NewUnnestExec([]int64{1})
 	require.NoError(t, err)
-	_, err = exec.NewTakeByKeyExec(un, 0, tb, "_rowid", ix, nil, exec.TakeByKeyOptions{})
+	_, err = exec.NewTakeByKeyExec(un, 0, tb, "_rowid", ix.at(tb), nil, exec.TakeByKeyOptions{})
 	require.ErrorIs(t, err, exec.ErrSchema)
 }
 
@@ -233,7 +264,7 @@ func TestTakeByKeyBoundedState(t *testing.T) {
 	un, err := exec.NewUnnestExec(ids)
 	require.NoError(t, err)
 	const probe = 1000
-	n, err := exec.NewTakeByKeyExec(un, 0, tb, "_rowid", ix, []string{"k"}, exec.TakeByKeyOptions{ProbeBatch: probe})
+	n, err := exec.NewTakeByKeyExec(un, 0, tb, "_rowid", ix.at(tb), []string{"k"}, exec.TakeByKeyOptions{ProbeBatch: probe})
 	require.NoError(t, err)
 	const batch = 64
 	out, err := collect(n, &exec.TaskContext{Mem: mem, BatchSize: batch})
@@ -260,7 +291,7 @@ func TestTakeByKeyCancel(t *testing.T) {
 	}
 	un, err := exec.NewUnnestExec(ids)
 	require.NoError(t, err)
-	n, err := exec.NewTakeByKeyExec(un, 0, tb, "_rowid", ix, []string{"k", "name"}, exec.TakeByKeyOptions{ProbeBatch: 512})
+	n, err := exec.NewTakeByKeyExec(un, 0, tb, "_rowid", ix.at(tb), []string{"k", "name"}, exec.TakeByKeyOptions{ProbeBatch: 512})
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	st, err := n.Execute(ctx, &exec.TaskContext{Mem: mem, BatchSize: 100})
@@ -298,7 +329,7 @@ func TestTakeByKeyParallelProbe(t *testing.T) {
 	want := expectTake(t, tb, ids)
 	un, err := exec.NewUnnestExec(ids)
 	require.NoError(t, err)
-	n, err := exec.NewTakeByKeyExec(un, 0, tb, "_rowid", ix, []string{"_rowaddr", "k", "name"}, exec.TakeByKeyOptions{})
+	n, err := exec.NewTakeByKeyExec(un, 0, tb, "_rowid", ix.at(tb), []string{"_rowaddr", "k", "name"}, exec.TakeByKeyOptions{})
 	require.NoError(t, err)
 	out, err := collect(n, &exec.TaskContext{Mem: mem, BatchSize: 8192})
 	require.NoError(t, err)
@@ -309,6 +340,28 @@ func TestTakeByKeyParallelProbe(t *testing.T) {
 	}
 	require.Equal(t, want, got)
 	if runtime.GOMAXPROCS(0) > 1 {
-		require.Positive(t, n.Metrics().Snapshot()["parallel_probes"])
+		require.Positive(t, childNamed(t, n, "IndexProbeExec").Metrics().Snapshot()["parallel_probes"])
 	}
+}
+
+// childNamed returns the first node called name in the plan under n.
+func childNamed(t *testing.T, n exec.Node, name string) exec.Node {
+	t.Helper()
+	var found exec.Node
+	var walk func(exec.Node)
+	walk = func(x exec.Node) {
+		if found != nil {
+			return
+		}
+		if x.Name() == name {
+			found = x
+			return
+		}
+		for _, c := range x.Children() {
+			walk(c)
+		}
+	}
+	walk(n)
+	require.NotNil(t, found, "no %s under %s", name, n.Name())
+	return found
 }

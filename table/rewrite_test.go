@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/stablerow/stablerow/exec/exectest"
-	"github.com/stablerow/stablerow/index/fragreuse"
 	"github.com/stablerow/stablerow/table"
 	"github.com/stablerow/stablerow/table/rowid"
 	"github.com/stablerow/stablerow/table/store"
@@ -461,76 +460,4 @@ func TestTrimHistory(t *testing.T) {
 		}))
 	}
 	require.Equal(t, want, scanAll(t, trimmed, mem))
-}
-
-// TestRewriteRemapIndex: without deferring, a RemapIndex hook gets the
-// rewrite's final transitions before the commit (destination ids reserved,
-// rowmap stored), translates the index's addresses through them, and its
-// record replaces the index in the rewrite's commit; nothing joins the
-// history.
-func TestRewriteRemapIndex(t *testing.T) {
-	mem := exectest.Mem(t)
-	ctx := context.Background()
-	for _, kind := range []string{"compact", "recluster"} {
-		t.Run(kind, func(t *testing.T) {
-			tb, want, _ := rwFixture(t, 13, 8, mem)
-			tb = fakeIndex(t, tb, "ids", tb.FragmentIDs())
-			// The "index": live row id -> address when it was built.
-			ids := make([]uint64, 0, len(want))
-			for id := range want {
-				ids = append(ids, id)
-			}
-			addrs, _ := tb.Locate(ids)
-			var remapped []uint64
-			calls := 0
-			remap := func(ctx context.Context, ix *table.IndexMeta, trs []table.Transition) (*table.IndexMeta, error) {
-				calls++
-				h, err := fragreuse.Open(ctx, tb.Store(), trs, ix.DatasetVersion)
-				if err != nil {
-					return nil, err
-				}
-				defer h.Close()
-				remapped = make([]uint64, len(addrs))
-				live := make([]bool, len(addrs))
-				if err := h.Translate(addrs, remapped, live); err != nil {
-					return nil, err
-				}
-				c := *ix
-				c.Prefix = "_indices/ids-remapped/"
-				c.Fragments = ix.Fragments.Clone()
-				for _, tr := range trs {
-					for _, s := range tr.Sources {
-						c.Fragments.Remove(s.Fragment)
-					}
-					for _, d := range tr.Destinations {
-						c.Fragments.Add(d.Fragment)
-					}
-					c.DatasetVersion = tr.Version
-				}
-				return &c, nil
-			}
-			var nt *table.Table
-			var err error
-			if kind == "compact" {
-				nt, err = tb.Compact(ctx, table.CompactOptions{TargetRows: 300, RemapIndex: remap, Mem: mem})
-			} else {
-				nt, err = tb.Recluster(ctx, "k", table.ReclusterOptions{Destinations: 3, RemapIndex: remap, Mem: mem})
-			}
-			require.NoError(t, err)
-			require.Equal(t, 1, calls)
-			require.Equal(t, want, scanAll(t, nt, mem))
-			ts, err := nt.History()
-			require.NoError(t, err)
-			require.Empty(t, ts)
-			ix := nt.Index("ids")
-			require.Equal(t, "_indices/ids-remapped/", ix.Prefix)
-			require.Equal(t, nt.FragmentIDs(), ix.Fragments.ToArray())
-			require.Equal(t, nt.Version(), ix.DatasetVersion)
-			cur, found := nt.Locate(ids)
-			for i := range ids {
-				require.True(t, found[i])
-				require.Equal(t, cur[i], remapped[i], "row id %d", ids[i])
-			}
-		})
-	}
 }

@@ -66,7 +66,9 @@ func parseManifestPath(p string) (uint64, bool) {
 	return v, err == nil
 }
 
-func newUUID() string {
+// NewID returns a random 128-bit id (UUID v4, hex) for a new file or
+// directory name; the one source of fresh names for table, access and engine.
+func NewID() string {
 	var b [16]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		panic(err) // crypto/rand never fails on supported platforms

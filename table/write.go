@@ -84,7 +84,7 @@ func (fw *fragmentWriter) writeSlice(s arrow.RecordBatch) error {
 	if fw.w == nil {
 		fw.buf.Reset()
 		fw.file = DataFileInfo{}
-		if _, err := hex.Decode(fw.file.ID[:], []byte(newUUID())); err != nil {
+		if _, err := hex.Decode(fw.file.ID[:], []byte(NewID())); err != nil {
 			return fmt.Errorf("table: data file id: %w", err)
 		}
 		us := fw.t.m.Schema

@@ -24,7 +24,7 @@ type step interface {
 	source(id uint32) int
 	// translate rewrites out[i] for the positions i = sel[k] (all live,
 	// in source src[k] of this step), clearing live[i] for deleted rows.
-	translate(out []uint64, live []bool, sel, src []int32) error
+	translate(out []uint64, live []bool, sel, src []int32, st *stats) error
 	memoryBytes() int
 	close() error
 }
@@ -127,6 +127,38 @@ func (h *History) Close() error {
 // DeletedAddr). out may be addrs itself. An address inside a source
 // fragment but past its rows is ErrInvalidArgument.
 func (h *History) Translate(addrs []uint64, out []uint64, live []bool) error {
+	return h.translate(addrs, out, live, nil)
+}
+
+// TranslateCounted is Translate that also reports how the addresses were
+// translated, through count (RowAddrRemapExec's metrics): rows swept
+// versus looked up one by one through ordered steps (ordered_swept,
+// ordered_point) and rowmaps (rowmap_swept, rowmap_point), and rowmap
+// blocks read (rowmap_blocks).
+func (h *History) TranslateCounted(addrs []uint64, out []uint64, live []bool, count func(name string, n int64)) error {
+	var st stats
+	err := h.translate(addrs, out, live, &st)
+	for _, c := range []struct {
+		name string
+		n    int64
+	}{{"ordered_swept", st.orderedSwept}, {"ordered_point", st.orderedPoint}, {"rowmap_swept", st.rowmapSwept},
+		{"rowmap_point", st.rowmapPoint}, {"rowmap_blocks", st.rowmapBlocks}} {
+		if c.n > 0 {
+			count(c.name, c.n)
+		}
+	}
+	return err
+}
+
+// stats counts how a translation went (see TranslateCounted); a nil
+// *stats counts nothing.
+type stats struct {
+	orderedSwept, orderedPoint int64
+	rowmapSwept, rowmapPoint   int64
+	rowmapBlocks               int64
+}
+
+func (h *History) translate(addrs []uint64, out []uint64, live []bool, st *stats) error {
 	if len(out) < len(addrs) || len(live) < len(addrs) {
 		return errorf(ErrInvalidArgument, "translate %d addresses into %d slots and %d flags", len(addrs), len(out), len(live))
 	}
@@ -154,7 +186,7 @@ func (h *History) Translate(addrs []uint64, out []uint64, live []bool) error {
 		if len(sel) == 0 {
 			continue
 		}
-		if err := s.translate(out, live, sel, src); err != nil {
+		if err := s.translate(out, live, sel, src, st); err != nil {
 			return err
 		}
 	}

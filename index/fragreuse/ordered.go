@@ -45,9 +45,15 @@ func newOrdered(tr *table.Transition) (*orderedStep, error) {
 	return s, nil
 }
 
-func (s *orderedStep) translate(out []uint64, live []bool, sel, srcs []int32) error {
+func (s *orderedStep) translate(out []uint64, live []bool, sel, srcs []int32, st *stats) error {
 	if sortedAt(out, sel) {
+		if st != nil {
+			st.orderedSwept += int64(len(sel))
+		}
 		return s.sweep(out, live, sel, srcs)
+	}
+	if st != nil {
+		st.orderedPoint += int64(len(sel))
 	}
 	for k, i := range sel {
 		src := srcs[k]

@@ -87,7 +87,7 @@ func openPartition(ctx context.Context, st store.Store, tr *table.Transition) (*
 	return s, nil
 }
 
-func (s *partitionStep) translate(out []uint64, live []bool, sel, srcs []int32) error {
+func (s *partitionStep) translate(out []uint64, live []bool, sel, srcs []int32, st *stats) error {
 	rows := make([]uint64, len(sel))
 	for k, i := range sel {
 		o, err := s.offset(out[i], srcs[k])
@@ -97,7 +97,7 @@ func (s *partitionStep) translate(out []uint64, live []bool, sel, srcs []int32) 
 		rows[k] = s.physPrefix[srcs[k]] + uint64(o)
 	}
 	res := make([]rowmap.Translation, len(rows))
-	if err := s.lookup(rows, res); err != nil {
+	if err := s.lookup(rows, res, st); err != nil {
 		return fmt.Errorf("fragreuse: version %d: %w", s.version, err)
 	}
 	for k, i := range sel {
@@ -121,30 +121,53 @@ var (
 // when they are sorted, through block-grouped keys when not (an index
 // probe's answers come in key order) — else TranslateMany's point and
 // per-block paths.
-func (s *partitionStep) lookup(rows []uint64, res []rowmap.Translation) error {
+func (s *partitionStep) lookup(rows []uint64, res []rowmap.Translation, st *stats) error {
 	n := len(rows)
 	if n < sweepMin {
-		return s.rm.TranslateMany(rows, res)
+		return s.points(rows, res, st)
 	}
 	lo, hi := slices.Min(rows), slices.Max(rows)
 	if uint64(n)*sweepDensity < hi-lo+1 {
-		return s.rm.TranslateMany(rows, res)
+		return s.points(rows, res, st)
 	}
 	bs := uint64(s.rm.Counts().BlockSize())
+	if st != nil {
+		st.rowmapSwept += int64(n)
+	}
 	if slices.IsSorted(rows) {
-		return s.sweepSorted(rows, res, lo/bs)
+		return s.sweepSorted(rows, res, lo/bs, st)
 	}
 	kl := keyLayout{loBlock: lo / bs, bs: bs, blockBits: uint(bits.Len64(hi/bs - lo/bs)), offBits: uint(bits.Len64(bs - 1)), posBits: uint(bits.Len64(uint64(n - 1)))}
 	if kl.blockBits+kl.offBits+kl.posBits > 64 {
-		return s.rm.TranslateMany(rows, res) // too wide for one key a row (no real map is)
+		return s.points(rows, res, st) // too wide for one key a row (no real map is)
 	}
-	return s.sweepKeys(kl.keys(rows), res, kl)
+	return s.sweepKeys(kl.keys(rows), res, kl, st)
+}
+
+// points translates rows through TranslateMany (point lookups, partial
+// sweeps per block), counting the distinct blocks it reads.
+func (s *partitionStep) points(rows []uint64, res []rowmap.Translation, st *stats) error {
+	if st != nil {
+		st.rowmapPoint += int64(len(rows))
+		bs := uint64(s.rm.Counts().BlockSize())
+		seen := make([]uint64, s.rm.Counts().NumBlocks()/64+1)
+		for _, r := range rows {
+			if b := r / bs; b/64 < uint64(len(seen)) && seen[b/64]&(1<<(b%64)) == 0 {
+				seen[b/64] |= 1 << (b % 64)
+				st.rowmapBlocks++
+			}
+		}
+	}
+	return s.rm.TranslateMany(rows, res)
 }
 
 // sweepSorted answers ascending rows with one sweep from block first.
-func (s *partitionStep) sweepSorted(rows []uint64, res []rowmap.Translation, first uint64) error {
+func (s *partitionStep) sweepSorted(rows []uint64, res []rowmap.Translation, first uint64, st *stats) error {
 	k, n := 0, len(rows)
 	err := s.rm.SweepBlocks(int(first), func(start uint64, labels, offsets []uint32) error {
+		if st != nil {
+			st.rowmapBlocks++
+		}
 		end := start + uint64(len(labels))
 		for ; k < n && rows[k] < end; k++ {
 			res[k] = answer(labels, offsets, rows[k]-start)
@@ -193,10 +216,13 @@ func (kl keyLayout) keys(rows []uint64) []uint64 {
 
 // sweepKeys answers the rows behind keys (see keyLayout.keys) with one
 // sweep from the first one's block, straight into res.
-func (s *partitionStep) sweepKeys(keys []uint64, res []rowmap.Translation, kl keyLayout) error {
+func (s *partitionStep) sweepKeys(keys []uint64, res []rowmap.Translation, kl keyLayout, st *stats) error {
 	k, n := 0, len(keys)
 	blockShift, offMask, posMask := kl.offBits+kl.posBits, uint64(1)<<kl.offBits-1, uint64(1)<<kl.posBits-1
 	err := s.rm.SweepBlocks(int(kl.loBlock), func(start uint64, labels, offsets []uint32) error {
+		if st != nil {
+			st.rowmapBlocks++
+		}
 		blk := start/kl.bs - kl.loBlock
 		for ; k < n && keys[k]>>blockShift == blk; k++ {
 			p, i := keys[k]>>kl.posBits&offMask, keys[k]&posMask
