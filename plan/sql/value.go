@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/stablerow/stablerow/exec"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/types"
 )
@@ -182,7 +183,7 @@ func foldCast(v any, k kind, nullable bool) (expr.Expression, bool) {
 			}
 			out = int64(r)
 		case kindString:
-			out = strconv.FormatFloat(x, 'g', -1, 64)
+			out = exec.FormatFloat(x, 64) // float8out: 1234567.0 is "1234567"
 		}
 	case bool:
 		switch k {
