@@ -100,3 +100,8 @@ func runEvalCases(t *testing.T, cases []evalCase) {
 func exectestMem(t *testing.T) *memory.CheckedAllocator { return exectest.Mem(t) }
 
 func errkindIs(err error, k error) bool { return errors.Is(err, k) }
+
+// arrowBatch wraps one array as a one-column batch.
+func arrowBatch(a arrow.Array) arrow.RecordBatch {
+	return array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "r", Type: a.DataType(), Nullable: true}}, nil), []arrow.Array{a}, int64(a.Len()))
+}
