@@ -91,8 +91,10 @@ func runEvalCases(t *testing.T, cases []evalCase) {
 			}
 			continue
 		}
-		if err != nil || !sameValue(got[0], c.want) {
-			t.Errorf("%s: got %v (%T), %v; want %v (%T)", c.name, got, got[0], err, c.want, c.want)
+		if err != nil {
+			t.Errorf("%s: got error %v; want %v", c.name, err, c.want)
+		} else if !sameValue(got[0], c.want) {
+			t.Errorf("%s: got %v (%T); want %v (%T)", c.name, got[0], got[0], c.want, c.want)
 		}
 	}
 }
