@@ -98,7 +98,7 @@ func materialize(d compute.Datum, n int, mem memory.Allocator) (arrow.Array, err
 		}
 		a, err := scalar.MakeArrayFromScalar(d.Value, n, mem)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrInvalidArgument, err)
+			return nil, fmt.Errorf("%w: %w", ErrInvalidArgument, err)
 		}
 		return a, nil
 	}

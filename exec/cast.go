@@ -95,7 +95,7 @@ func (e boundCast) Eval(ctx context.Context, mem memory.Allocator, b arrow.Recor
 	switch d := d.(type) {
 	case *compute.ScalarDatum: // one row stands for all
 		if a, err = scalar.MakeArrayFromScalar(d.Value, n, mem); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrInvalidArgument, err)
+			return nil, fmt.Errorf("%w: %w", ErrInvalidArgument, err)
 		}
 	case *compute.ArrayDatum:
 		a = d.MakeArray()

@@ -26,7 +26,14 @@ func (e In) String() string {
 	}
 	return fmt.Sprintf("%s IN (%s)", e.E, strings.Join(parts, ", "))
 }
-func (e In) DataType(s *arrow.Schema) (arrow.DataType, error) { return dataType(e, s) }
+// DataType checks the operand and items without building the set (the
+// planner asks for types more often than it builds operators).
+func (e In) DataType(s *arrow.Schema) (arrow.DataType, error) {
+	if _, _, err := e.operands(s); err != nil {
+		return nil, err
+	}
+	return arrow.FixedWidthTypes.Boolean, nil
+}
 func (e In) Evaluate(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (arrow.Array, error) {
 	return evaluate(ctx, mem, e, b)
 }
@@ -35,24 +42,11 @@ func (e In) Evaluate(ctx context.Context, mem memory.Allocator, b arrow.RecordBa
 // boxing into map[any]); each row is then one probe. Types without a set
 // are bound as the Kleene OR of equalities, which is SQL's definition.
 func (e In) Bind(s *arrow.Schema) (Bound, error) {
-	if len(e.List) == 0 {
-		return nil, fmt.Errorf("%w: empty IN list", ErrInvalidArgument)
-	}
-	x, err := Bind(e.E, s)
+	x, items, err := e.operands(s)
 	if err != nil {
 		return nil, err
 	}
-	t := x.Type()
-	items := make([]scalar.Scalar, len(e.List))
-	for i, l := range e.List {
-		if items[i], err = l.scalar(); err != nil {
-			return nil, err
-		}
-		if it := items[i].DataType(); it.ID() != arrow.NULL && !arrow.TypeEqual(it, t) {
-			return nil, fmt.Errorf("%w: %s: item %s is %s, operand is %s (add a Cast)", ErrSchema, e, l, it, t)
-		}
-	}
-	switch t.ID() {
+	switch x.Type().ID() {
 	case arrow.INT8:
 		return bindSet[int8](e, x, items)
 	case arrow.INT16:
@@ -80,6 +74,29 @@ func (e In) Bind(s *arrow.Schema) (Bound, error) {
 		}
 	}
 	return Bind(or, s)
+}
+
+// operands binds E and makes the items' scalars, checking that each is
+// of E's type or NULL.
+func (e In) operands(s *arrow.Schema) (Bound, []scalar.Scalar, error) {
+	if len(e.List) == 0 {
+		return nil, nil, fmt.Errorf("%w: empty IN list", ErrInvalidArgument)
+	}
+	x, err := Bind(e.E, s)
+	if err != nil {
+		return nil, nil, err
+	}
+	t := x.Type()
+	items := make([]scalar.Scalar, len(e.List))
+	for i, l := range e.List {
+		if items[i], err = l.scalar(); err != nil {
+			return nil, nil, err
+		}
+		if it := items[i].DataType(); it.ID() != arrow.NULL && !arrow.TypeEqual(it, t) {
+			return nil, nil, fmt.Errorf("%w: %s IN (...): item %s is %s, operand is %s (add a Cast)", ErrSchema, e.E, l, it, t)
+		}
+	}
+	return x, items, nil
 }
 
 // boundSet is IN over a fixed-width type: a Go map built at bind time.
@@ -198,7 +215,7 @@ func (e *boundStringSet) Eval(ctx context.Context, mem memory.Allocator, b arrow
 	var a arrow.Array
 	if sd, ok := d.(*compute.ScalarDatum); ok {
 		if a, err = scalar.MakeArrayFromScalar(sd.Value, 1, mem); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrInvalidArgument, err)
+			return nil, fmt.Errorf("%w: %w", ErrInvalidArgument, err)
 		}
 	} else {
 		a = d.(*compute.ArrayDatum).MakeArray()

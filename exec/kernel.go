@@ -161,7 +161,7 @@ func scalarAt(a arrow.Array, i int) (scalar.Scalar, error) {
 	}
 	s, err := scalar.GetScalar(a, i)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalidArgument, err)
+		return nil, fmt.Errorf("%w: %w", ErrInvalidArgument, err)
 	}
 	return s, nil
 }

@@ -136,7 +136,7 @@ func (p *planner) expr(e expr.Expression, sc scope) (exec.Expr, error) {
 		}
 		from, err := in.DataType(sc.schema())
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrInvalidPlan, err)
+			return nil, fmt.Errorf("%w: %w", ErrInvalidPlan, err)
 		}
 		if arrow.TypeEqual(from, to) {
 			return in, nil
@@ -180,7 +180,7 @@ func (p *planner) expr(e expr.Expression, sc scope) (exec.Expr, error) {
 func typeOf(e exec.Expr, sc scope) (arrow.DataType, error) {
 	t, err := e.DataType(sc.schema())
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalidPlan, err)
+		return nil, fmt.Errorf("%w: %w", ErrInvalidPlan, err)
 	}
 	return t, nil
 }
@@ -281,7 +281,7 @@ func (p *planner) binary(op exec.Op, l, r exec.Expr, sc scope) (exec.Expr, error
 	}
 	b := exec.Binary{Op: op, L: l, R: r}
 	if _, err := b.DataType(sc.schema()); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalidPlan, err)
+		return nil, fmt.Errorf("%w: %w", ErrInvalidPlan, err)
 	}
 	return b, nil
 }
