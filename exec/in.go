@@ -26,6 +26,7 @@ func (e In) String() string {
 	}
 	return fmt.Sprintf("%s IN (%s)", e.E, strings.Join(parts, ", "))
 }
+
 // DataType checks the operand and items without building the set (the
 // planner asks for types more often than it builds operators).
 func (e In) DataType(s *arrow.Schema) (arrow.DataType, error) {
