@@ -97,3 +97,16 @@ func TestFloatCompare(t *testing.T) {
 	}
 	runEvalCases(t, cases)
 }
+
+// TestBoolCompare: booleans order as in PostgreSQL, false < true (arrow-go
+// has no ordering kernel for them).
+func TestBoolCompare(t *testing.T) {
+	f := exec.Lit{Value: false}
+	runEvalCases(t, []evalCase{
+		{"true > false", bln, true, bin(exec.OpGt, colX, f), true, nil},
+		{"false < false", bln, false, bin(exec.OpLt, colX, f), false, nil},
+		{"false <= false", bln, false, bin(exec.OpLe, colX, f), true, nil},
+		{"true >= NULL", bln, true, bin(exec.OpGe, colX, exec.Lit{Type: bln}), nil, nil},
+		{"true <> false", bln, true, bin(exec.OpNe, colX, f), true, nil},
+	})
+}

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
@@ -98,7 +99,12 @@ type boundCompare struct {
 }
 
 func bindCompare(op Op, l, r Bound) (Bound, error) {
-	return boundCompare{op: op, l: l, r: r}, nil
+	switch l.Type().ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
+		arrow.FLOAT32, arrow.FLOAT64, arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.BOOL:
+		return boundCompare{op: op, l: l, r: r}, nil
+	}
+	return nil, fmt.Errorf("%w: cannot compare %s values", ErrSchema, l.Type())
 }
 
 func (e boundCompare) Type() arrow.DataType { return arrow.FixedWidthTypes.Boolean }
@@ -116,6 +122,8 @@ func (e boundCompare) Eval(ctx context.Context, mem memory.Allocator, b arrow.Re
 		return compareFloat[float64](mem, e.op, int(b.NumRows()), args[0], args[1])
 	case arrow.FLOAT32:
 		return compareFloat[float32](mem, e.op, int(b.NumRows()), args[0], args[1])
+	case arrow.BOOL: // arrow orders no booleans; PostgreSQL has false < true
+		return compareBool(mem, e.op, int(b.NumRows()), args[0], args[1])
 	}
 	res, err := compute.CallFunction(compute.WithAllocator(ctx, mem), opInfo[e.op].fn, nil, args...)
 	if err != nil {
@@ -176,6 +184,35 @@ func compareFloat[T float32 | float64](mem memory.Allocator, op Op, n int, ld, r
 			continue
 		}
 		out.set(i, cmpHolds(op, floatCmp(l.at(i), r.at(i))))
+	}
+	return result(out.array(), asScalar)
+}
+
+func compareBool(mem memory.Allocator, op Op, n int, ld, rd compute.Datum) (compute.Datum, error) {
+	n, asScalar := rowsFor(n, ld, rd)
+	lv, lm, err := boolBits(ld, n)
+	if err != nil {
+		return nil, err
+	}
+	rv, rm, err := boolBits(rd, n)
+	if err != nil {
+		return nil, err
+	}
+	out := newBoolOut(mem, n)
+	for i := 0; i < n; i++ {
+		if lm != nil && !bitutil.BitIsSet(lm, i) || rm != nil && !bitutil.BitIsSet(rm, i) {
+			out.setNull(i)
+			continue
+		}
+		a, b := bitutil.BitIsSet(lv, i), bitutil.BitIsSet(rv, i)
+		c := 0
+		if a != b {
+			c = 1
+			if b {
+				c = -1
+			}
+		}
+		out.set(i, cmpHolds(op, c))
 	}
 	return result(out.array(), asScalar)
 }

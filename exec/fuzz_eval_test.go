@@ -216,7 +216,7 @@ func (g *gen) expr(t arrow.DataType, depth int) (exec.Expr, refExpr) {
 		return exec.Lit{Value: v, Type: bln}, func([]any) (any, error) { return v, nil }
 	case c%7 == 1, c%7 == 2:
 		op := exec.Op(g.next() % 6)
-		ot := []arrow.DataType{i64, f64, str}[g.next()%3]
+		ot := []arrow.DataType{i64, f64, str, bln}[g.next()%4]
 		l, lr := g.expr(ot, depth-1)
 		r, rr := g.expr(ot, depth-1)
 		return exec.Binary{Op: op, L: l, R: r}, refStrict2(lr, rr, func(x, y any) (any, error) { return refCmp(op, x, y), nil })
@@ -428,6 +428,11 @@ func refCmp(op exec.Op, x, y any) any {
 		c = map[bool]int{true: -1, false: 0}[a < b] + map[bool]int{true: 1, false: 0}[a > b]
 	case string:
 		c = strings.Compare(a, y.(string))
+	case bool:
+		b := y.(bool)
+		if a != b {
+			c = map[bool]int{true: 1, false: -1}[a] // false < true
+		}
 	case float64:
 		b := y.(float64)
 		switch an, bn := a != a, b != b; {
