@@ -35,6 +35,10 @@ func TestSQLArithmeticAndCasts(t *testing.T) {
 		{"SELECT CAST(k * 2.5 AS BIGINT) FROM generate_series(1, 1) AS g(k)", [][]any{{int64(2)}}, nil},
 		{"SELECT CAST(k * 1e300 * 1e300 AS BIGINT) FROM generate_series(1, 1) AS g(k)", nil, exec.ErrOutOfRange},
 		{"SELECT -:m", nil, exec.ErrOutOfRange},
+		// A predicate over parameters only is one scalar per batch: it keeps
+		// or drops whole batches.
+		{"SELECT k FROM generate_series(1, 3) AS g(k) WHERE :m < 0", [][]any{{int64(1)}, {int64(2)}, {int64(3)}}, nil},
+		{"SELECT k FROM generate_series(1, 3) AS g(k) WHERE :m > 0 OR k = 2", [][]any{{int64(2)}}, nil},
 		{"SELECT CAST(k + 9007199254740992 AS DOUBLE PRECISION) FROM generate_series(1, 1) AS g(k)", [][]any{{float64(9007199254740992)}}, nil},
 	}
 	for _, tc := range cases {
