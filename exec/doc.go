@@ -8,4 +8,11 @@
 //	s, _ := lim.Execute(ctx, &exec.TaskContext{Mem: mem, BatchSize: 1024})
 //	out, err := exec.Collect(ctx, s) // caller releases every batch in out
 //	fmt.Println(exec.Explain(lim, true))
+//
+// Expressions (Expr: Col, Lit, Binary, Unary, In, Cast) are plan-side trees.
+// FilterExec and ProjectExec Bind them to their input schema once (bind.go);
+// the Bound tree evaluates a batch to a compute.Datum, an array or a scalar
+// standing for every row, so literals and parameters are never copied per
+// row. Arithmetic and casts follow PostgreSQL (arith.go, cast.go): overflow
+// is ErrOutOfRange, a zero divisor ErrDivisionByZero, never a wrapped value.
 package exec

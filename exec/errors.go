@@ -13,3 +13,11 @@ var (
 	ErrNotUnique       = errors.New("exec: join key not unique")
 	ErrClosed          = errors.New("exec: stream closed")
 )
+
+// Value errors raised while evaluating expressions, as PostgreSQL raises
+// them: a result outside its type ("bigint out of range", "value out of
+// range: overflow") and a zero divisor.
+var (
+	ErrOutOfRange     = errkind.New(errkind.OutOfRange, "exec: value out of range")
+	ErrDivisionByZero = errkind.New(errkind.InvalidArgument, "exec: division by zero")
+)

@@ -6,25 +6,31 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/scalar"
 )
 
 // FilterExec keeps rows where Predicate is TRUE (NULL and FALSE drop), with
 // output coalesced to BatchSize. Input ordering is preserved.
+//
+// The predicate is bound to the input schema once, here; each batch then
+// costs one evaluation of the bound tree. A predicate that comes out as a
+// scalar (it reads no column) keeps or drops the whole batch.
 type FilterExec struct {
 	input   Node
 	pred    Expr
+	bound   Bound
 	metrics Metrics
 }
 
 func NewFilterExec(input Node, pred Expr) (*FilterExec, error) {
-	t, err := pred.DataType(input.Schema())
+	bd, err := Bind(pred, input.Schema())
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("filter %s: %w", pred, err)
 	}
-	if t.ID() != arrow.BOOL {
+	if t := bd.Type(); t.ID() != arrow.BOOL {
 		return nil, fmt.Errorf("%w: filter predicate %s is %s, want boolean", ErrSchema, pred, t)
 	}
-	return &FilterExec{input: input, pred: pred}, nil
+	return &FilterExec{input: input, pred: pred, bound: bd}, nil
 }
 
 func (f *FilterExec) Name() string           { return "FilterExec" }
@@ -59,10 +65,18 @@ func (s *filterStream) Close() error {
 func (s *filterStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	return pullCoalesced(ctx, s.in, s.co, &s.eof, &s.n.metrics, func(b arrow.RecordBatch) error {
 		mem := s.tc.mem()
-		mask, err := s.n.pred.Evaluate(ctx, mem, b)
+		d, err := s.n.bound.Eval(ctx, mem, b)
 		if err != nil {
 			return err
 		}
+		defer d.Release()
+		if sd, ok := d.(*compute.ScalarDatum); ok {
+			if keep, _ := sd.Value.(*scalar.Boolean); keep != nil && keep.IsValid() && keep.Value {
+				return s.co.Push(b)
+			}
+			return nil
+		}
+		mask := d.(*compute.ArrayDatum).MakeArray()
 		defer mask.Release()
 		out, err := compute.FilterRecordBatch(compute.WithAllocator(ctx, mem), b, mask, compute.DefaultFilterOptions())
 		if err != nil {

@@ -10,10 +10,12 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
-// ProjectExec evaluates Exprs per batch into named output columns.
+// ProjectExec evaluates Exprs per batch into named output columns. The
+// expressions are bound to the input schema once, at construction.
 type ProjectExec struct {
 	input   Node
 	exprs   []Expr
+	bound   []Bound
 	schema  *arrow.Schema
 	metrics Metrics
 }
@@ -23,17 +25,19 @@ func NewProjectExec(input Node, exprs []Expr, names []string) (*ProjectExec, err
 		return nil, fmt.Errorf("%w: %d exprs, %d names", ErrInvalidArgument, len(exprs), len(names))
 	}
 	fields := make([]arrow.Field, len(exprs))
+	bound := make([]Bound, len(exprs))
 	for i, e := range exprs {
-		t, err := e.DataType(input.Schema())
+		bd, err := Bind(e, input.Schema())
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("project %s: %w", names[i], err)
 		}
-		fields[i] = arrow.Field{Name: names[i], Type: t, Nullable: true}
+		bound[i] = bd
+		fields[i] = arrow.Field{Name: names[i], Type: bd.Type(), Nullable: true}
 		if c, ok := e.(Col); ok {
 			fields[i].Nullable = input.Schema().Field(c.Index).Nullable
 		}
 	}
-	return &ProjectExec{input: input, exprs: append([]Expr{}, exprs...), schema: arrow.NewSchema(fields, nil)}, nil
+	return &ProjectExec{input: input, exprs: append([]Expr{}, exprs...), bound: bound, schema: arrow.NewSchema(fields, nil)}, nil
 }
 
 func (p *ProjectExec) Name() string          { return "ProjectExec" }
@@ -94,9 +98,14 @@ func (s *projectStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	}
 	defer b.Release()
 	start := time.Now()
-	cols, err := evalAll(ctx, s.tc.mem(), b, s.n.exprs...)
-	if err != nil {
-		return nil, err
+	cols := make([]arrow.Array, 0, len(s.n.bound))
+	for _, bd := range s.n.bound {
+		c, err := EvalArray(ctx, s.tc.mem(), bd, b)
+		if err != nil {
+			releaseAll(cols)
+			return nil, err
+		}
+		cols = append(cols, c)
 	}
 	out := array.NewRecordBatch(s.n.schema, cols, b.NumRows())
 	releaseAll(cols)

@@ -68,8 +68,7 @@ func exprArgs(name string, n int, arg func(int) types.FuncArg) ([]expr.Expressio
 }
 
 // funcName is f's name, or "" when substrait-go left the function without
-// a declaration (its Name then panics on a nil pointer; callers report
-// that as ErrInternal).
+// a declaration (its Name then panics on a nil pointer).
 func funcName(f interface{ Name() string }) (name string) {
 	defer func() {
 		if recover() != nil {
@@ -87,7 +86,7 @@ func checkFuncs(e expr.Expression) error {
 	if f, ok := e.(*expr.ScalarFunction); ok {
 		n := funcName(f)
 		if n == "" {
-			return fmt.Errorf("%w: function without a declaration", ErrInternal)
+			return fmt.Errorf("%w: function without a declaration", ErrInvalidPlan)
 		}
 		_, isBinary := binaryOps[n]
 		_, isUnary := unaryOps[n]
@@ -150,19 +149,8 @@ func (p *planner) expr(e expr.Expression, sc scope) (exec.Expr, error) {
 		if from.ID() == arrow.UINT64 && to.ID() == arrow.INT64 {
 			return asInt64{in}, nil
 		}
-		if to.ID() == arrow.STRING {
-			return castText{in}, nil
-		}
-		if isSignedInt(from) && to.ID() == arrow.FLOAT64 {
-			return intToFloat{in}, nil // nearest double, as Postgres; arrow rejects > 2^53
-		}
-		if isFloat(from) && isSignedInt(to) {
-			var r exec.Expr = floatToInt{in}
-			if to.ID() != arrow.INT64 {
-				r = exec.Cast{E: r, To: to}
-			}
-			return r, nil
-		}
+		// exec.Cast has PostgreSQL's semantics for every pair SQL can
+		// write (text output, float rounding, range errors).
 		return exec.Cast{E: in, To: to}, nil
 	case *expr.SingularOrList:
 		return p.inList(e, sc)
@@ -200,7 +188,7 @@ func typeOf(e exec.Expr, sc scope) (arrow.DataType, error) {
 func (p *planner) scalarFn(f *expr.ScalarFunction, sc scope) (exec.Expr, error) {
 	name := funcName(f)
 	if name == "" {
-		return nil, fmt.Errorf("%w: function without a declaration", ErrInternal)
+		return nil, fmt.Errorf("%w: function without a declaration", ErrInvalidPlan)
 	}
 	args, err := exprArgs(name, f.NArgs(), f.Arg)
 	if err != nil {
@@ -252,15 +240,6 @@ func (p *planner) scalarFn(f *expr.ScalarFunction, sc scope) (exec.Expr, error) 
 		if err != nil {
 			return nil, err
 		}
-		var zero exec.Expr
-		switch {
-		case isSignedInt(t) || t.ID() == arrow.UINT64:
-			zero = exec.Lit{Value: int64(0)}
-		case isFloat(t):
-			zero = exec.Lit{Value: float64(0)}
-		default:
-			return nil, fmt.Errorf("%w: negate of %s", ErrInvalidPlan, t)
-		}
 		if l, ok := cargs[0].(exec.Lit); ok {
 			switch v := l.Value.(type) {
 			case int64:
@@ -271,7 +250,17 @@ func (p *planner) scalarFn(f *expr.ScalarFunction, sc scope) (exec.Expr, error) 
 				return exec.Lit{Value: -v}, nil
 			}
 		}
-		return p.binary(exec.OpSub, zero, cargs[0], sc)
+		// Integers negate as 0 - x, whose checked subtraction raises
+		// "bigint out of range" for -MinInt64 as PostgreSQL's int8um does;
+		// floats as x * -1, which keeps the sign of zero (-(0.0) is -0).
+		switch {
+		case isSignedInt(t) || t.ID() == arrow.UINT64:
+		case isFloat(t):
+			return p.binary(exec.OpMul, cargs[0], exec.Lit{Value: float64(-1)}, sc)
+		default:
+			return nil, fmt.Errorf("%w: negate of %s", ErrInvalidPlan, t)
+		}
+		return p.binary(exec.OpSub, exec.Lit{Value: int64(0)}, cargs[0], sc)
 	}
 	return nil, fmt.Errorf("%w: %s", errUnsupported("function"), name)
 }

@@ -32,16 +32,22 @@ type paramExpr struct {
 func (e paramExpr) String() string                                 { return fmt.Sprintf("$%d", e.ref) }
 func (e paramExpr) DataType(*arrow.Schema) (arrow.DataType, error) { return e.typ, nil }
 func (e paramExpr) Evaluate(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (arrow.Array, error) {
+	s, err := e.EvalScalar(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return scalar.MakeArrayFromScalar(s, int(b.NumRows()), mem)
+}
+
+// EvalScalar makes paramExpr an exec.ScalarExpr: bound into an operator's
+// expression it stays one scalar per batch, never a column of copies.
+func (e paramExpr) EvalScalar(ctx context.Context) (scalar.Scalar, error) {
 	params, _ := ctx.Value(paramsKey{}).(map[int]any)
 	v, ok := params[e.ref]
 	if !ok {
 		return nil, fmt.Errorf("plan: $%d: %w", e.ref, ErrMissingParam)
 	}
-	s, err := paramScalar(e.ref, v, e.typ)
-	if err != nil {
-		return nil, err
-	}
-	return scalar.MakeArrayFromScalar(s, int(b.NumRows()), mem)
+	return paramScalar(e.ref, v, e.typ)
 }
 
 // paramScalar converts a bound Go value to a scalar of type t.

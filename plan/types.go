@@ -3,8 +3,6 @@ package plan
 import (
 	"context"
 	"fmt"
-	"math"
-	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -100,9 +98,6 @@ func castTo(e exec.Expr, from, to arrow.DataType) exec.Expr {
 	}
 	if from.ID() == arrow.UINT64 && to.ID() == arrow.INT64 {
 		return asInt64{e}
-	}
-	if isSignedInt(from) && to.ID() == arrow.FLOAT64 {
-		return intToFloat{e}
 	}
 	return exec.Cast{E: e, To: to}
 }
@@ -255,155 +250,3 @@ func keyCast(e exec.Expr, from, to arrow.DataType) (exec.Expr, error) {
 	return nil, fmt.Errorf("%w: join keys of types %s and %s", ErrInvalidPlan, from, to)
 }
 
-// castText formats numbers and booleans as text itself: arrow-go's cast to
-// utf8 leaves buffers outstanding on a CheckedAllocator (64 bytes per call).
-// Floats are written as Postgres' float8out/float4out write them
-// (exec.FormatFloat: 1234567, 1e+15, 1e-05).
-type castText struct{ E exec.Expr }
-
-func (e castText) String() string { return fmt.Sprintf("CAST(%s AS utf8)", e.E) }
-func (e castText) DataType(s *arrow.Schema) (arrow.DataType, error) {
-	if _, err := e.E.DataType(s); err != nil {
-		return nil, err
-	}
-	return arrow.BinaryTypes.String, nil
-}
-func (e castText) Evaluate(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (arrow.Array, error) {
-	a, err := e.E.Evaluate(ctx, mem, b)
-	if err != nil {
-		return nil, err
-	}
-	defer a.Release()
-	var format func(i int) string
-	switch a := a.(type) {
-	case *array.Int8:
-		format = func(i int) string { return strconv.FormatInt(int64(a.Value(i)), 10) }
-	case *array.Int16:
-		format = func(i int) string { return strconv.FormatInt(int64(a.Value(i)), 10) }
-	case *array.Int32:
-		format = func(i int) string { return strconv.FormatInt(int64(a.Value(i)), 10) }
-	case *array.Int64:
-		format = func(i int) string { return strconv.FormatInt(a.Value(i), 10) }
-	case *array.Uint64:
-		format = func(i int) string { return strconv.FormatUint(a.Value(i), 10) }
-	case *array.Float32:
-		format = func(i int) string { return exec.FormatFloat(float64(a.Value(i)), 32) }
-	case *array.Float64:
-		format = func(i int) string { return exec.FormatFloat(a.Value(i), 64) }
-	case *array.Boolean:
-		format = func(i int) string { return strconv.FormatBool(a.Value(i)) }
-	case *array.String:
-		a.Retain()
-		return a, nil
-	default:
-		return nil, fmt.Errorf("%w: cast %s to text", exec.ErrSchema, a.DataType())
-	}
-	sb := array.NewStringBuilder(mem)
-	defer sb.Release()
-	sb.Reserve(a.Len())
-	for i := 0; i < a.Len(); i++ {
-		if a.IsNull(i) {
-			sb.AppendNull()
-		} else {
-			sb.Append(format(i))
-		}
-	}
-	return sb.NewArray(), nil
-}
-
-// intToFloat converts integers to float64 the Postgres way (i8tod: the
-// nearest double, ties to even), for the implicit bigint -> double
-// precision coercion of `k + 0.5`. arrow-go's safe cast instead rejects
-// any integer beyond 2^53.
-type intToFloat struct{ E exec.Expr }
-
-func (e intToFloat) String() string { return fmt.Sprintf("CAST(%s AS float64)", e.E) }
-func (e intToFloat) DataType(s *arrow.Schema) (arrow.DataType, error) {
-	t, err := e.E.DataType(s)
-	if err != nil {
-		return nil, err
-	}
-	if !isSignedInt(t) {
-		return nil, fmt.Errorf("%w: integer cast of %s", exec.ErrSchema, t)
-	}
-	return arrow.PrimitiveTypes.Float64, nil
-}
-func (e intToFloat) Evaluate(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (arrow.Array, error) {
-	a, err := e.E.Evaluate(ctx, mem, b)
-	if err != nil {
-		return nil, err
-	}
-	defer a.Release()
-	var value func(i int) float64
-	switch a := a.(type) {
-	case *array.Int64:
-		value = func(i int) float64 { return float64(a.Value(i)) }
-	case *array.Int32:
-		value = func(i int) float64 { return float64(a.Value(i)) }
-	case *array.Int16:
-		value = func(i int) float64 { return float64(a.Value(i)) }
-	case *array.Int8:
-		value = func(i int) float64 { return float64(a.Value(i)) }
-	default:
-		return nil, fmt.Errorf("%w: integer cast of %s", exec.ErrSchema, a.DataType())
-	}
-	fb := array.NewFloat64Builder(mem)
-	defer fb.Release()
-	fb.Reserve(a.Len())
-	for i := 0; i < a.Len(); i++ {
-		if a.IsNull(i) {
-			fb.UnsafeAppendBoolToBitmap(false)
-		} else {
-			fb.UnsafeAppend(value(i))
-		}
-	}
-	return fb.NewArray(), nil
-}
-
-// floatToInt casts floats to int64 the Postgres way: rounded half to even
-// (rint), an error when out of range or NaN. arrow-go's safe cast rejects
-// any fraction instead.
-type floatToInt struct{ E exec.Expr }
-
-func (e floatToInt) String() string { return fmt.Sprintf("CAST(%s AS int64)", e.E) }
-func (e floatToInt) DataType(s *arrow.Schema) (arrow.DataType, error) {
-	t, err := e.E.DataType(s)
-	if err != nil {
-		return nil, err
-	}
-	if !isFloat(t) {
-		return nil, fmt.Errorf("%w: float cast of %s", exec.ErrSchema, t)
-	}
-	return arrow.PrimitiveTypes.Int64, nil
-}
-func (e floatToInt) Evaluate(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (arrow.Array, error) {
-	a, err := e.E.Evaluate(ctx, mem, b)
-	if err != nil {
-		return nil, err
-	}
-	defer a.Release()
-	var value func(i int) float64
-	switch a := a.(type) {
-	case *array.Float64:
-		value = a.Value
-	case *array.Float32:
-		value = func(i int) float64 { return float64(a.Value(i)) }
-	default:
-		return nil, fmt.Errorf("%w: float cast of %s", exec.ErrSchema, a.DataType())
-	}
-	ib := array.NewInt64Builder(mem)
-	defer ib.Release()
-	ib.Reserve(a.Len())
-	for i := 0; i < a.Len(); i++ {
-		if a.IsNull(i) {
-			ib.UnsafeAppendBoolToBitmap(false)
-			continue
-		}
-		v := math.RoundToEven(value(i))
-		if math.IsNaN(v) || v < -(1<<63) || v >= 1<<63 {
-			return nil, fmt.Errorf("%w: bigint out of range: %v", ErrOutOfRange, exec.FormatFloat(value(i), 64))
-		}
-		ib.UnsafeAppend(int64(v))
-	}
-	return ib.NewArray(), nil
-}

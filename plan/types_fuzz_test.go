@@ -105,7 +105,7 @@ func FuzzRowIDCasts(f *testing.F) {
 		ibatch := array.NewRecordBatch(isc, []arrow.Array{ia}, int64(n))
 		ia.Release()
 		defer ibatch.Release()
-		fa, err := intToFloat{exec.Col{Index: 0}}.Evaluate(ctx, mem, ibatch)
+		fa, err := exec.Cast{E: exec.Col{Index: 0}, To: arrow.PrimitiveTypes.Float64}.Evaluate(ctx, mem, ibatch)
 		if err != nil {
 			t.Fatal(err)
 		}

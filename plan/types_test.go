@@ -68,7 +68,7 @@ func TestIntToFloat(t *testing.T) {
 	b := array.NewRecordBatch(sc, []arrow.Array{col}, int64(col.Len()))
 	col.Release()
 	defer b.Release()
-	a, err := intToFloat{exec.Col{Index: 0, Name: "k"}}.Evaluate(context.Background(), mem, b)
+	a, err := exec.Cast{E: exec.Col{Index: 0, Name: "k"}, To: arrow.PrimitiveTypes.Float64}.Evaluate(context.Background(), mem, b)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -183,7 +183,7 @@ func foldCast(v any, k kind, nullable bool) (expr.Expression, bool) {
 			}
 			out = int64(r)
 		case kindString:
-			out = exec.FormatFloat(x, 64) // float8out, as a run-time cast writes it
+			out = exec.FormatFloat(x, 64) // float8out: 1234567.0 is "1234567"
 		}
 	case bool:
 		switch k {

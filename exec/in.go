@@ -1,0 +1,240 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/arrow/scalar"
+)
+
+// In is E IN (List...) with SQL semantics: TRUE on a match; else NULL if E
+// or any item is NULL; else FALSE.
+type In struct {
+	E    Expr
+	List []Lit
+}
+
+func (e In) String() string {
+	parts := make([]string, len(e.List))
+	for i, l := range e.List {
+		parts[i] = l.String()
+	}
+	return fmt.Sprintf("%s IN (%s)", e.E, strings.Join(parts, ", "))
+}
+
+// DataType checks the operand and items without building the set (the
+// planner asks for types more often than it builds operators).
+func (e In) DataType(s *arrow.Schema) (arrow.DataType, error) {
+	if _, _, err := e.operands(s); err != nil {
+		return nil, err
+	}
+	return arrow.FixedWidthTypes.Boolean, nil
+}
+func (e In) Evaluate(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (arrow.Array, error) {
+	return evaluate(ctx, mem, e, b)
+}
+
+// Bind builds the list's hash set once, typed by the operand's type (no
+// boxing into map[any]); each row is then one probe. Types without a set
+// are bound as the Kleene OR of equalities, which is SQL's definition.
+func (e In) Bind(s *arrow.Schema) (Bound, error) {
+	x, items, err := e.operands(s)
+	if err != nil {
+		return nil, err
+	}
+	switch x.Type().ID() {
+	case arrow.INT8:
+		return bindSet[int8](e, x, items)
+	case arrow.INT16:
+		return bindSet[int16](e, x, items)
+	case arrow.INT32:
+		return bindSet[int32](e, x, items)
+	case arrow.INT64:
+		return bindSet[int64](e, x, items)
+	case arrow.UINT64:
+		return bindSet[uint64](e, x, items)
+	case arrow.FLOAT32:
+		return bindSet[float32](e, x, items)
+	case arrow.FLOAT64:
+		return bindSet[float64](e, x, items)
+	case arrow.STRING:
+		return bindStringSet(e, x, items)
+	}
+	var or Expr
+	for _, l := range e.List {
+		eq := Binary{Op: OpEq, L: e.E, R: l}
+		if or == nil {
+			or = eq
+		} else {
+			or = Binary{Op: OpOr, L: or, R: eq}
+		}
+	}
+	return Bind(or, s)
+}
+
+// operands binds E and makes the items' scalars, checking that each is
+// of E's type or NULL.
+func (e In) operands(s *arrow.Schema) (Bound, []scalar.Scalar, error) {
+	if len(e.List) == 0 {
+		return nil, nil, fmt.Errorf("%w: empty IN list", ErrInvalidArgument)
+	}
+	x, err := Bind(e.E, s)
+	if err != nil {
+		return nil, nil, err
+	}
+	t := x.Type()
+	items := make([]scalar.Scalar, len(e.List))
+	for i, l := range e.List {
+		if items[i], err = l.scalar(); err != nil {
+			return nil, nil, err
+		}
+		if it := items[i].DataType(); it.ID() != arrow.NULL && !arrow.TypeEqual(it, t) {
+			return nil, nil, fmt.Errorf("%w: %s IN (...): item %s is %s, operand is %s (add a Cast)", ErrSchema, e.E, l, it, t)
+		}
+	}
+	return x, items, nil
+}
+
+// boundSet is IN over a fixed-width type: a Go map built at bind time.
+// Float keys are normalized as PostgreSQL compares floats: -0 is 0, and
+// NaN (which a map cannot find) is a flag that NaN is in the list.
+type boundSet[T fixed] struct {
+	src      In
+	x        Bound
+	set      map[T]struct{}
+	hasNaN   bool
+	listNull bool
+}
+
+func isNaN[T fixed](v T) bool { return v != v }
+
+func bindSet[T fixed](src In, x Bound, items []scalar.Scalar) (Bound, error) {
+	b := &boundSet[T]{src: src, x: x, set: make(map[T]struct{}, len(items))}
+	for _, it := range items {
+		if !it.IsValid() {
+			b.listNull = true
+			continue
+		}
+		o, err := operandOf[T](compute.NewDatumWithoutOwning(it))
+		if err != nil {
+			return nil, err
+		}
+		v := o.at(0)
+		switch {
+		case isNaN(v):
+			b.hasNaN = true
+		case v == 0:
+			b.set[0] = struct{}{} // -0 and 0 are one key
+		default:
+			b.set[v] = struct{}{}
+		}
+	}
+	return b, nil
+}
+
+func (e *boundSet[T]) Type() arrow.DataType { return arrow.FixedWidthTypes.Boolean }
+func (e *boundSet[T]) String() string       { return e.src.String() }
+func (e *boundSet[T]) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
+	d, err := e.x.Eval(ctx, mem, b)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Release()
+	x, err := operandOf[T](d)
+	if err != nil {
+		return nil, err
+	}
+	n, asScalar := rowsFor(int(b.NumRows()), d)
+	out := newBoolOut(mem, n)
+	for i := 0; i < n; i++ {
+		if !x.valid(i) {
+			out.setNull(i)
+			continue
+		}
+		v := x.at(i)
+		hit := false
+		if isNaN(v) {
+			hit = e.hasNaN
+		} else {
+			if v == 0 {
+				v = 0
+			}
+			_, hit = e.set[v]
+		}
+		emitIn(out, i, hit, e.listNull)
+	}
+	return result(out.array(), asScalar)
+}
+
+// emitIn writes one IN result: a miss is NULL when the list holds a NULL.
+func emitIn(out *boolOut, i int, hit, listNull bool) {
+	switch {
+	case hit:
+		out.set(i, true)
+	case listNull:
+		out.setNull(i)
+	}
+}
+
+// boundStringSet is IN over strings.
+type boundStringSet struct {
+	src      In
+	x        Bound
+	set      map[string]struct{}
+	listNull bool
+}
+
+func bindStringSet(src In, x Bound, items []scalar.Scalar) (Bound, error) {
+	b := &boundStringSet{src: src, x: x, set: make(map[string]struct{}, len(items))}
+	for _, it := range items {
+		if !it.IsValid() {
+			b.listNull = true
+			continue
+		}
+		s, ok := it.(*scalar.String)
+		if !ok {
+			return nil, fmt.Errorf("%w: IN item %s", ErrSchema, it.DataType())
+		}
+		b.set[string(s.Value.Bytes())] = struct{}{}
+	}
+	return b, nil
+}
+
+func (e *boundStringSet) Type() arrow.DataType { return arrow.FixedWidthTypes.Boolean }
+func (e *boundStringSet) String() string       { return e.src.String() }
+func (e *boundStringSet) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
+	d, err := e.x.Eval(ctx, mem, b)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Release()
+	var a arrow.Array
+	if sd, ok := d.(*compute.ScalarDatum); ok {
+		if a, err = scalar.MakeArrayFromScalar(sd.Value, 1, mem); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidArgument, err)
+		}
+	} else {
+		a = d.(*compute.ArrayDatum).MakeArray()
+	}
+	defer a.Release()
+	s, ok := a.(*array.String)
+	if !ok {
+		return nil, fmt.Errorf("%w: IN over %s", ErrSchema, a.DataType())
+	}
+	n, asScalar := rowsFor(int(b.NumRows()), d)
+	out := newBoolOut(mem, n)
+	for i := 0; i < n; i++ {
+		if s.IsNull(i) {
+			out.setNull(i)
+			continue
+		}
+		_, hit := e.set[s.Value(i)]
+		emitIn(out, i, hit, e.listNull)
+	}
+	return result(out.array(), asScalar)
+}

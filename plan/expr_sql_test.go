@@ -1,0 +1,73 @@
+package plan_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stablerow/stablerow/exec"
+	"github.com/stablerow/stablerow/exec/exectest"
+	"github.com/stablerow/stablerow/plan"
+	"github.com/stablerow/stablerow/plan/sql"
+)
+
+// TestSQLArithmeticAndCasts runs the statements from SQL to
+// results. Expected values and errors are PostgreSQL's: -k, k / -1 and
+// 2 - k of k = -2^63 are "bigint out of range"; CAST(1234567.0 AS TEXT)
+// is '1234567'; -(0.0) is -0.
+func TestSQLArithmeticAndCasts(t *testing.T) {
+	// k is a column holding -2^63 twice; :m is the scalar -2^63.
+	const minK = "UNNEST(:ks) AS v(k)"
+	cases := []struct {
+		sql  string
+		want [][]any
+		err  error
+	}{
+		{"SELECT -k FROM " + minK, nil, exec.ErrOutOfRange},
+		{"SELECT k / -1 FROM " + minK, nil, exec.ErrOutOfRange},
+		{"SELECT 2 - k FROM " + minK, nil, exec.ErrOutOfRange},
+		{"SELECT k * -1 FROM " + minK, nil, exec.ErrOutOfRange},
+		{"SELECT k % -1 FROM " + minK, [][]any{{int64(0)}, {int64(0)}}, nil},
+		{"SELECT k / 0 FROM " + minK, nil, exec.ErrDivisionByZero},
+		{"SELECT -k FROM generate_series(-3, -2) AS g(k)", [][]any{{int64(3)}, {int64(2)}}, nil},
+		{"SELECT CAST(1234567.0 AS TEXT)", [][]any{{"1234567"}}, nil},
+		{"SELECT CAST(k * 1234567.0 AS TEXT) FROM generate_series(1, 1) AS g(k)", [][]any{{"1234567"}}, nil},
+		{"SELECT CAST(-(k * 0.0) AS TEXT) FROM generate_series(1, 1) AS g(k)", [][]any{{"-0"}}, nil},
+		{"SELECT CAST(k * 2.5 AS BIGINT) FROM generate_series(1, 1) AS g(k)", [][]any{{int64(2)}}, nil},
+		{"SELECT CAST(k * 1e300 * 1e300 AS BIGINT) FROM generate_series(1, 1) AS g(k)", nil, exec.ErrOutOfRange},
+		{"SELECT -:m", nil, exec.ErrOutOfRange},
+		// A predicate over parameters only is one scalar per batch: it keeps
+		// or drops whole batches.
+		{"SELECT k FROM generate_series(1, 3) AS g(k) WHERE :m < 0", [][]any{{int64(1)}, {int64(2)}, {int64(3)}}, nil},
+		{"SELECT k FROM generate_series(1, 3) AS g(k) WHERE :m > 0 OR k = 2", [][]any{{int64(2)}}, nil},
+		{"SELECT CAST(k + 9007199254740992 AS DOUBLE PRECISION) FROM generate_series(1, 1) AS g(k)", [][]any{{float64(9007199254740992)}}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.sql, func(t *testing.T) {
+			mem := exectest.Mem(t)
+			c := stdCatalog(t, mem)
+			stmts, err := sql.Parse(tc.sql, sqlCatalog{c})
+			if err != nil {
+				t.Fatal(err)
+			}
+			q := stmts[0].(*sql.Query)
+			params := map[int]any{}
+			for i, n := range q.ParamNames {
+				params[i+1] = int64(-1 << 63)
+				if n == "ks" {
+					params[i+1] = []int64{-1 << 63, -1 << 63}
+				}
+			}
+			rows, explain, err := run(t, mem, c, q.Plan, plan.Options{}, params, 2)
+			if tc.err != nil {
+				if !errors.Is(err, tc.err) {
+					t.Fatalf("got %v, %v; want %v\n%s", rows, err, tc.err, explain)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("%v\n%s", err, explain)
+			}
+			equalRows(t, rows, tc.want)
+		})
+	}
+}
