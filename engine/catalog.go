@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -44,11 +45,20 @@ func (c *catalog) table(name string) (*table.Table, error) {
 	return t, nil
 }
 
+// unknownTable marks a missing table with the front end's sentinel; any
+// other failure (a corrupt manifest, an IO error) keeps its own identity.
+func unknownTable(sentinel, err error) error {
+	if errors.Is(err, ErrUnknownTable) {
+		return fmt.Errorf("%w: %w", sentinel, err)
+	}
+	return err
+}
+
 // TableSchema implements sql.Catalog.
 func (c *catalog) TableSchema(name string) (*arrow.Schema, error) {
 	t, err := c.table(name)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", sql.ErrUnknownTable, err)
+		return nil, unknownTable(sql.ErrUnknownTable, err)
 	}
 	return t.Schema(), nil
 }
@@ -57,7 +67,7 @@ func (c *catalog) TableSchema(name string) (*arrow.Schema, error) {
 func (c *catalog) Table(name string) (plan.TableProvider, error) {
 	t, err := c.table(name)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", plan.ErrUnknownTable, err)
+		return nil, unknownTable(plan.ErrUnknownTable, err)
 	}
 	return &provider{c: c, t: t}, nil
 }

@@ -217,12 +217,12 @@ func (db *DB) CreateIndex(ctx context.Context, tableName, indexName, column stri
 		indexName = tableName + "_" + strings.TrimPrefix(column, "_") + "_idx"
 	}
 	if t.Index(indexName) != nil {
-		return fmt.Errorf("%w: index %q already exists on %s", ErrIndex, indexName, tableName)
+		return fmt.Errorf("%w: %q on %s", ErrIndexExists, indexName, tableName)
 	}
 	prefix := "_indices/" + newID() + "/"
 	ix, err := btree.TrainFrom(ctx, t.Store(), prefix, t, column, btree.Options{Mem: db.mem()})
 	if err != nil {
-		return fmt.Errorf("%w: build %s: %v", ErrIndex, indexName, err)
+		return fmt.Errorf("engine: build index %s: %w", indexName, err)
 	}
 	meta := &table.IndexMeta{Name: indexName, Column: column, Kind: "btree", Prefix: prefix,
 		Fragments: bitmapOf(ix.Meta().FragmentIDs), DatasetVersion: t.Version(), Unique: column == table.RowID}
@@ -248,7 +248,7 @@ func (db *DB) openIndex(ctx context.Context, t *table.Table, m *table.IndexMeta)
 	}
 	ix, err := btree.Open(ctx, t.Store(), m.Prefix, btree.Options{Mem: db.mem()})
 	if err != nil {
-		return nil, fmt.Errorf("%w: open %s: %v", ErrIndex, m.Name, err)
+		return nil, fmt.Errorf("engine: open index %s: %w", m.Name, err)
 	}
 	db.mu.Lock()
 	db.idx[key] = ix
