@@ -38,7 +38,7 @@ func (db *DB) historyFor(ctx context.Context, t *table.Table, m *table.IndexMeta
 	}
 	h, err = fragreuse.ForIndex(ctx, t, m)
 	if err != nil {
-		return nil, fmt.Errorf("%w: history of %s: %v", ErrIndex, m.Name, err)
+		return nil, fmt.Errorf("%w: history of %s: %w", ErrIndex, m.Name, err)
 	}
 	db.mu.Lock()
 	if prev, ok := db.hist[key]; ok {
@@ -119,7 +119,7 @@ func (db *DB) OptimizeIndex(ctx context.Context, tableName, indexName string) er
 	prefix := "_indices/" + newID() + "/"
 	next, err := ix.Remap(ctx, t.Store(), prefix, translate, keep, t.Version(), btreeOptions(mem))
 	if err != nil {
-		return fmt.Errorf("%w: remap %s: %v", ErrIndex, indexName, err)
+		return fmt.Errorf("%w: remap %s: %w", ErrIndex, indexName, err)
 	}
 	var add []uint32
 	for _, id := range t.FragmentIDs() {
@@ -136,7 +136,7 @@ func (db *DB) OptimizeIndex(ctx context.Context, tableName, indexName string) er
 		next, err = next.Update(ctx, t.Store(), prefix, rdr, add, t.Version(), btreeOptions(mem))
 		rdr.Release()
 		if err != nil {
-			return fmt.Errorf("%w: update %s: %v", ErrIndex, indexName, err)
+			return fmt.Errorf("%w: update %s: %w", ErrIndex, indexName, err)
 		}
 	}
 	meta := &table.IndexMeta{Name: m.Name, Column: m.Column, Kind: m.Kind, Prefix: prefix,

@@ -135,9 +135,9 @@ func unnestList(ref int, v any) (any, error) {
 		}
 		return out, nil
 	case int64:
-		// One id is the one-element list: a caller binding values written
-		// as text (the CLI's -p 1=5) cannot tell a list of one from a
-		// scalar, and nothing else can mean.
+		// One id where a list is unnested is the list of one: a caller
+		// binding values written as text (the CLI's -p 1=5) cannot tell a
+		// list of one from a scalar, and here it can mean nothing else.
 		return []int64{l}, nil
 	case uint64:
 		return []int64{int64(l)}, nil
