@@ -38,6 +38,11 @@ func (db *DB) Exec(ctx context.Context, script string, params map[string]any) (*
 // line; every error keeps its identity (errors.Is with the package
 // sentinels and errkind), and a panic comes back as an *InternalError.
 func (db *DB) Query(ctx context.Context, script string, params map[string]any) (*Rows, error) {
+	if i := strings.IndexByte(script, 0); i >= 0 {
+		// The parser reads C strings: text after a NUL would be dropped
+		// unseen. PostgreSQL refuses NUL in query text too.
+		return nil, fmt.Errorf("%w: NUL byte at line %d", sql.ErrSyntax, 1+strings.Count(script[:i], "\n"))
+	}
 	stmts, rest := SplitStatements(script)
 	if rest.Text != "" {
 		stmts = append(stmts, rest)

@@ -75,4 +75,11 @@ func TestScriptErrorsKeepIdentity(t *testing.T) {
 	require.NoError(t, err)
 	_, err = db.Exec(ctx, " ; -- nothing\n", nil)
 	require.True(t, errors.Is(err, sql.ErrSyntax), "%v", err)
+	// libpg_query reads C strings: what follows a NUL would be dropped
+	// unseen (here the DROP), so a NUL byte is refused.
+	_, err = db.Exec(ctx, "SELECT 1;\x00 DROP TABLE t", nil)
+	require.True(t, errors.Is(err, sql.ErrSyntax), "%v", err)
+	require.Contains(t, err.Error(), "NUL byte")
+	_, err = db.Exec(ctx, "SELECT k FROM t", nil)
+	require.NoError(t, err)
 }
