@@ -50,22 +50,21 @@ func (db *DB) Query(ctx context.Context, script string, params map[string]any) (
 	if len(stmts) == 0 {
 		return nil, fmt.Errorf("%w: empty statement", sql.ErrSyntax)
 	}
-	for i, st := range stmts {
+	last := len(stmts) - 1
+	for i, st := range stmts[:last] {
 		rows, err := db.queryOne(ctx, st.Text, params)
-		if err == nil && i < len(stmts)-1 {
+		if err == nil {
 			err = rows.drain()
 		}
 		if err != nil {
-			if len(stmts) > 1 {
-				err = st.Err(i, err)
-			}
-			return nil, err
-		}
-		if i == len(stmts)-1 {
-			return rows, nil
+			return nil, st.Err(i, err)
 		}
 	}
-	panic("unreachable")
+	rows, err := db.queryOne(ctx, stmts[last].Text, params)
+	if err != nil && last > 0 {
+		err = stmts[last].Err(last, err)
+	}
+	return rows, err
 }
 
 // queryOne parses and starts one statement (a piece SplitStatements cut,
