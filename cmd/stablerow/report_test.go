@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -48,5 +49,23 @@ func TestReport(t *testing.T) {
 				t.Errorf("%v (debug %v): output %q shows %q", c.err, c.debug, w.String(), s)
 			}
 		}
+	}
+}
+
+// TestPromptInteractive: on a terminal an error is printed and the prompt
+// goes on with the next input; the rest of a failed line is not run.
+func TestPromptInteractive(t *testing.T) {
+	db, err := engine.Open(t.TempDir(), engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	in := strings.NewReader("SELECT nope; SELECT 2 AS skipped;\nSELECT 1 AS one\n;\n")
+	if err := prompt(context.Background(), db, nil, sqlOptions{maxRows: 50}, in, &out, true); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	if !strings.Contains(s, "error: ") || strings.Contains(s, "skipped") || !strings.Contains(s, " one") || !strings.Contains(s, "       ...> ") {
+		t.Fatalf("prompt output:\n%s", s)
 	}
 }
