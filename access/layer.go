@@ -18,6 +18,10 @@ import (
 // (opening, building, remapping, unknown index names).
 var ErrIndex = errkind.New(errkind.InvalidArgument, "access: index")
 
+// ErrIndexExists is CREATE INDEX of a name the table already has (the
+// engine's IF NOT EXISTS tests for it).
+var ErrIndexExists = errkind.New(errkind.InvalidArgument, "access: index already exists")
+
 // DefaultMaxResolvers bounds the cache of per-snapshot resolvers (their
 // coverage and fragment reuse history).
 const DefaultMaxResolvers = 64

@@ -25,7 +25,7 @@ func (l *Layer) CreateIndex(ctx context.Context, t *table.Table, tableName, name
 		name = tableName + "_" + strings.TrimPrefix(column, "_") + "_idx"
 	}
 	if t.Index(name) != nil {
-		return nil, fmt.Errorf("%w: index %q already exists on %s", ErrIndex, name, tableName)
+		return nil, fmt.Errorf("%w: %w: %q on %s", ErrIndex, ErrIndexExists, name, tableName)
 	}
 	prefix := "_indices/" + table.NewID() + "/"
 	ix, err := btree.TrainFrom(ctx, t.Store(), prefix, t, column, btree.Options{Mem: l.mem})

@@ -10,7 +10,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/stablerow/stablerow/access"
-	"github.com/stablerow/stablerow/errkind"
 	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/plan"
 	"github.com/stablerow/stablerow/plan/sql"
@@ -45,6 +44,15 @@ func (c *catalog) table(name string) (*table.Table, error) {
 	return t, nil
 }
 
+// unknownTable marks a missing table with the front end's sentinel; any
+// other failure (a corrupt manifest, an IO error) keeps its own identity.
+func unknownTable(sentinel, err error) error {
+	if errors.Is(err, ErrUnknownTable) {
+		return fmt.Errorf("%w: %w", sentinel, err)
+	}
+	return err
+}
+
 // TableSchema implements sql.Catalog.
 func (c *catalog) TableSchema(name string) (*arrow.Schema, error) {
 	t, err := c.table(name)
@@ -52,16 +60,6 @@ func (c *catalog) TableSchema(name string) (*arrow.Schema, error) {
 		return nil, unknownTable(sql.ErrUnknownTable, err)
 	}
 	return t.Schema(), nil
-}
-
-// unknownTable labels a table that is not there with the front end's
-// sentinel; any other failure (a corrupt manifest, an I/O error) keeps its
-// own identity instead of passing for a missing table.
-func unknownTable(sentinel, err error) error {
-	if errors.Is(err, errkind.NotFound) {
-		return fmt.Errorf("%w: %w", sentinel, err)
-	}
-	return err
 }
 
 // Table implements plan.Catalog.

@@ -7,4 +7,13 @@
 //
 // Every statement reads one snapshot per table, taken when the statement
 // starts, so a query never mixes versions.
+//
+// DB.Query runs a script and returns the last statement's Rows, a stream of
+// Arrow batches read as the plan produces them (memory bounded by the batch
+// size); INSERT ... SELECT and UPDATE feed their source stream to the table
+// writer the same way. DB.Exec is Query read to the end, for small results.
+// SplitStatements cuts a script by PostgreSQL's lexical rules, for callers
+// that want every statement's result (the CLI). Errors keep their identity
+// through every layer (errors.Is with the packages' sentinels and errkind);
+// a panic anywhere below the API comes back as an *InternalError.
 package engine

@@ -9,7 +9,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/plan"
@@ -17,108 +16,134 @@ import (
 	"github.com/stablerow/stablerow/table"
 )
 
-// Result is what a statement returns. It owns its batches.
-type Result struct {
-	Schema       *arrow.Schema
-	Batches      []arrow.RecordBatch
-	RowsAffected int64
-	// Plan is the plan that ran, with metrics (queries), or the EXPLAIN text.
-	Plan string
+// Exec runs every statement of script in order and returns the result of
+// the last one read to the end: a convenience for small results, built on
+// Query (use Query to stream). params binds :name parameters by name (and
+// $k ones by "k").
+func (db *DB) Exec(ctx context.Context, script string, params map[string]any) (*Result, error) {
+	rows, err := db.Query(ctx, script, params)
+	if err != nil {
+		return nil, err
+	}
+	return rows.collect()
 }
 
-// Release frees the batches.
-func (r *Result) Release() {
-	if r == nil {
-		return
+// Query runs the statements of script in order and returns the rows of the
+// last one as a stream; each earlier statement runs to completion first
+// (its rows are read and dropped), and the first that fails stops the
+// script. The caller must Close the Rows. To see every statement's result,
+// cut the script with SplitStatements and Query each piece.
+//
+// An error of a script of several statements names the statement and its
+// line; every error keeps its identity (errors.Is with the package
+// sentinels and errkind), and a panic comes back as an *InternalError.
+func (db *DB) Query(ctx context.Context, script string, params map[string]any) (*Rows, error) {
+	if i := strings.IndexByte(script, 0); i >= 0 {
+		// The parser reads C strings: text after a NUL would be dropped
+		// unseen. PostgreSQL refuses NUL in query text too.
+		return nil, fmt.Errorf("%w: NUL byte at line %d", sql.ErrSyntax, 1+strings.Count(script[:i], "\n"))
 	}
-	for _, b := range r.Batches {
-		b.Release()
+	stmts, rest := SplitStatements(script)
+	if rest.Text != "" {
+		stmts = append(stmts, rest)
 	}
-	r.Batches = nil
-}
-
-// NumRows is the number of result rows.
-func (r *Result) NumRows() int64 {
-	var n int64
-	for _, b := range r.Batches {
-		n += b.NumRows()
-	}
-	return n
-}
-
-// Exec runs every ';'-separated statement of text in order and returns the
-// result of the last one. params binds :name parameters by name (and $k
-// ones by "k").
-func (db *DB) Exec(ctx context.Context, text string, params map[string]any) (*Result, error) {
-	parts, err := pg_query.SplitWithScanner(text, true)
-	if err != nil || len(parts) == 0 {
-		parts = []string{text} // let the parser report the error with its position
-	}
-	var last *Result
-	for _, part := range parts {
-		if strings.TrimSpace(part) == "" {
-			continue
-		}
-		last.Release()
-		if last, err = db.execOne(ctx, part, params); err != nil {
-			return nil, err
-		}
-	}
-	if last == nil {
+	if len(stmts) == 0 {
 		return nil, fmt.Errorf("%w: empty statement", sql.ErrSyntax)
 	}
-	return last, nil
+	last := len(stmts) - 1
+	for i, st := range stmts[:last] {
+		rows, err := db.queryOne(ctx, st.Text, params)
+		if err == nil {
+			err = rows.drain()
+		}
+		if err != nil {
+			return nil, st.Err(i, err)
+		}
+	}
+	rows, err := db.queryOne(ctx, stmts[last].Text, params)
+	if err != nil && last > 0 {
+		err = stmts[last].Err(last, err)
+	}
+	return rows, err
 }
 
-func (db *DB) execOne(ctx context.Context, text string, params map[string]any) (*Result, error) {
+// queryOne parses and starts one statement (a piece SplitStatements cut,
+// which the parser reads as at most one statement).
+func (db *DB) queryOne(ctx context.Context, text string, params map[string]any) (rows *Rows, err error) {
+	defer recoverInternal(&err)
 	cat := db.newCatalog(ctx)
 	stmts, err := sql.Parse(text, cat)
 	if err != nil {
 		return nil, err
 	}
-	var last *Result
-	for _, st := range stmts {
-		last.Release()
-		if last, err = db.run(ctx, cat, st, params); err != nil {
+	if len(stmts) == 0 {
+		return newDoneRows(0), nil
+	}
+	for _, st := range stmts[:len(stmts)-1] {
+		r, err := db.start(ctx, cat, st, params)
+		if err == nil {
+			err = r.drain()
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
-	return last, nil
+	return db.start(ctx, cat, stmts[len(stmts)-1], params)
 }
 
-func (db *DB) run(ctx context.Context, cat *catalog, st sql.Statement, params map[string]any) (*Result, error) {
+// start runs one statement: a query is started and streams; any other
+// statement runs to completion.
+func (db *DB) start(ctx context.Context, cat *catalog, st sql.Statement, params map[string]any) (*Rows, error) {
 	switch s := st.(type) {
 	case *sql.Query:
-		return db.query(ctx, cat, s, params)
+		return db.startQuery(ctx, cat, s, params)
+	case *sql.Vacuum:
+		// VACUUM reports what it did as rows (one per table), built in
+		// memory: their number is bounded by the tables, not the data.
+		res, err := db.vacuum(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		return newBatchRows(res.Schema, res.Batches, ""), nil
+	}
+	n, err := db.run(ctx, cat, st, params)
+	if err != nil {
+		return nil, err
+	}
+	return newDoneRows(n), nil
+}
+
+// run runs a statement without a result set and returns the rows it
+// affected.
+func (db *DB) run(ctx context.Context, cat *catalog, st sql.Statement, params map[string]any) (int64, error) {
+	switch s := st.(type) {
 	case *sql.CreateTable:
 		_, err := db.CreateTable(ctx, s.Name, s.Schema)
 		if errors.Is(err, ErrTableExists) && s.IfNotExists {
 			err = nil
 		}
-		return &Result{}, err
+		return 0, err
 	case *sql.DropTable:
 		err := db.DropTable(ctx, s.Name)
 		if errors.Is(err, ErrUnknownTable) && s.IfExists {
 			err = nil
 		}
-		return &Result{}, err
+		return 0, err
 	case *sql.CreateIndex:
 		if s.Method != "" && !strings.EqualFold(s.Method, "btree") {
-			return nil, fmt.Errorf("%w: index method %q (only btree)", ErrUnsupported, s.Method)
+			return 0, fmt.Errorf("%w: index method %q (only btree)", ErrUnsupported, s.Method)
 		}
 		err := db.CreateIndex(ctx, s.Table, s.Name, s.Column)
-		if err != nil && s.IfNotExists && strings.Contains(err.Error(), "already exists") {
+		if errors.Is(err, ErrIndexExists) && s.IfNotExists {
 			err = nil
 		}
-		return &Result{}, err
+		return 0, err
 	case *sql.DropIndex:
-		return nil, fmt.Errorf("%w: DROP INDEX", ErrUnsupported)
-	case *sql.Vacuum:
-		return db.vacuum(ctx, s)
+		return 0, fmt.Errorf("%w: DROP INDEX", ErrUnsupported)
 	case *sql.Cluster:
-		return &Result{}, db.Cluster(ctx, s.Table, s.Index)
+		return 0, db.Cluster(ctx, s.Table, s.Index)
 	case *sql.Reindex:
-		return &Result{}, db.Reindex(ctx, s.Table, s.Index)
+		return 0, db.Reindex(ctx, s.Table, s.Index)
 	case *sql.Insert:
 		return db.insert(ctx, cat, s, params)
 	case *sql.Delete:
@@ -126,7 +151,7 @@ func (db *DB) run(ctx context.Context, cat *catalog, st sql.Statement, params ma
 	case *sql.Update:
 		return db.update(ctx, cat, s, params)
 	}
-	return nil, fmt.Errorf("%w: statement %T", ErrUnsupported, st)
+	return 0, fmt.Errorf("%w: statement %T", ErrUnsupported, st)
 }
 
 // bind maps the query's parameters to exec params by anchor.
@@ -140,11 +165,11 @@ func bind(q *sql.Query, params map[string]any) (map[int]any, error) {
 		}
 		v, ok := params[key]
 		if !ok {
-			return nil, fmt.Errorf("%w: no value bound for parameter %q", ErrParam, key)
+			return nil, fmt.Errorf("%w: no value bound for parameter %s", ErrParam, paramLabel(name, k))
 		}
 		nv, err := normalizeParam(v)
 		if err != nil {
-			return nil, fmt.Errorf("%w: parameter %q: %v", ErrParam, key, err)
+			return nil, fmt.Errorf("%w: parameter %s: %w", ErrParam, paramLabel(name, k), err)
 		}
 		out[k] = nv
 	}
@@ -187,69 +212,58 @@ func (db *DB) build(ctx context.Context, cat *catalog, q *sql.Query) (exec.Node,
 	return plan.Build(ctx, q.Plan, cat, plan.Options{DisableIndexes: db.opt.DisableIndexes})
 }
 
-func (db *DB) query(ctx context.Context, cat *catalog, q *sql.Query, params map[string]any) (*Result, error) {
-	res, _, err := db.runQuery(ctx, cat, q, params)
-	return res, err
-}
-
-// runQuery plans q, runs it (unless it is a plain EXPLAIN) and returns the
-// result with the node that ran.
-func (db *DB) runQuery(ctx context.Context, cat *catalog, q *sql.Query, params map[string]any) (*Result, exec.Node, error) {
+// startQuery plans q and starts it. A query streams; EXPLAIN returns its
+// text, EXPLAIN ANALYZE after running the query to the end (dropping its
+// rows as they come).
+func (db *DB) startQuery(ctx context.Context, cat *catalog, q *sql.Query, params map[string]any) (*Rows, error) {
 	node, err := db.build(ctx, cat, q)
-	if err != nil {
-		return nil, nil, err
-	}
-	if q.Explain && !q.Analyze {
-		res, err := explainResult(db, exec.Explain(node, false))
-		return res, node, err
-	}
-	bound, err := bind(q, params)
-	if err != nil {
-		return nil, nil, err
-	}
-	batches, err := db.collect(ctx, node, bound)
-	if err != nil {
-		return nil, nil, err
-	}
-	text := exec.Explain(node, true)
-	if q.Explain {
-		for _, b := range batches {
-			b.Release()
-		}
-		res, err := explainResult(db, text)
-		return res, node, err
-	}
-	return &Result{Schema: node.Schema(), Batches: batches, Plan: text}, node, nil
-}
-
-// Query plans and runs one SELECT, returning the plan node with the result
-// (for callers that want metrics or EXPLAIN of what ran).
-func (db *DB) Query(ctx context.Context, text string, params map[string]any) (*Result, exec.Node, error) {
-	cat := db.newCatalog(ctx)
-	stmts, err := sql.Parse(text, cat)
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(stmts) != 1 {
-		return nil, nil, fmt.Errorf("%w: Query takes one SELECT, got %d statements", ErrUnsupported, len(stmts))
-	}
-	q, ok := stmts[0].(*sql.Query)
-	if !ok || q.Explain {
-		return nil, nil, fmt.Errorf("%w: Query takes a SELECT", ErrUnsupported)
-	}
-	return db.runQuery(ctx, cat, q, params)
-}
-
-func (db *DB) collect(ctx context.Context, node exec.Node, params map[int]any) ([]arrow.RecordBatch, error) {
-	st, err := node.Execute(ctx, db.taskContext(params))
 	if err != nil {
 		return nil, err
 	}
-	defer st.Close()
-	return exec.Collect(ctx, st)
+	if q.Explain && !q.Analyze {
+		return explainRows(db, exec.Explain(node, false))
+	}
+	bound, err := bind(q, params)
+	if err != nil {
+		return nil, err
+	}
+	st, err := node.Execute(ctx, db.taskContext(bound))
+	if err != nil {
+		return nil, nameParam(q, err)
+	}
+	rows := newStreamRows(ctx, node, st)
+	if !q.Explain {
+		return rows, nil
+	}
+	if err := rows.drain(); err != nil {
+		return nil, err
+	}
+	return explainRows(db, exec.Explain(node, true))
 }
 
-func explainResult(db *DB, text string) (*Result, error) {
+// paramLabel is how the SQL text wrote parameter k: ":name" or "$k".
+func paramLabel(name string, k int) string {
+	if name != "" {
+		return ":" + name
+	}
+	return "$" + strconv.Itoa(k)
+}
+
+// nameParam names the parameter of a plan.ParamError by what the SQL text
+// called it (":ids" rather than "$1").
+func nameParam(q *sql.Query, err error) error {
+	var pe *plan.ParamError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	name := ""
+	if pe.Ref >= 1 && pe.Ref <= len(q.ParamNames) {
+		name = q.ParamNames[pe.Ref-1]
+	}
+	return fmt.Errorf("%w: parameter %s: %w", ErrParam, paramLabel(name, pe.Ref), err)
+}
+
+func explainRows(db *DB, text string) (*Rows, error) {
 	b := array.NewStringBuilder(db.mem())
 	defer b.Release()
 	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
@@ -258,31 +272,19 @@ func explainResult(db *DB, text string) (*Result, error) {
 	col := b.NewArray()
 	defer col.Release()
 	schema := arrow.NewSchema([]arrow.Field{{Name: "plan", Type: arrow.BinaryTypes.String}}, nil)
-	return &Result{Schema: schema, Batches: []arrow.RecordBatch{array.NewRecordBatch(schema, []arrow.Array{col}, int64(col.Len()))}, Plan: text}, nil
+	batch := array.NewRecordBatch(schema, []arrow.Array{col}, int64(col.Len()))
+	return newBatchRows(schema, []arrow.RecordBatch{batch}, text), nil
 }
 
-// dmlRows pins the target table of a DML statement and runs the query
-// that produces its rows (the caller releases them).
-func (db *DB) dmlRows(ctx context.Context, cat *catalog, name string, q *sql.Query, params map[string]any) (*table.Table, *Result, error) {
-	t, err := cat.table(name)
+// insert streams the source query's rows into the table: each batch is
+// fitted to the table's user columns (target columns not named get NULL)
+// and table.Append writes fragments as the batches arrive, so memory is
+// bounded by a batch and an open fragment, not by the source.
+func (db *DB) insert(ctx context.Context, cat *catalog, s *sql.Insert, params map[string]any) (int64, error) {
+	t, err := cat.table(s.Table)
 	if err != nil {
-		return nil, nil, err
+		return 0, err
 	}
-	rows, err := db.query(ctx, cat, q, params)
-	if err != nil {
-		return nil, nil, err
-	}
-	return t, rows, nil
-}
-
-// insert runs the source query and appends its rows; target columns not
-// named get NULL.
-func (db *DB) insert(ctx context.Context, cat *catalog, s *sql.Insert, params map[string]any) (*Result, error) {
-	t, src, err := db.dmlRows(ctx, cat, s.Table, s.Source, params)
-	if err != nil {
-		return nil, err
-	}
-	defer src.Release()
 	us := t.UserSchema()
 	pos := make([]int, us.NumFields()) // user column -> source column or -1
 	for i := range pos {
@@ -296,81 +298,142 @@ func (db *DB) insert(ctx context.Context, cat *catalog, s *sql.Insert, params ma
 		for j, c := range s.Columns {
 			i := t.ColumnIndex(c)
 			if i < 0 || i >= us.NumFields() {
-				return nil, fmt.Errorf("%w: insert into unknown column %q", table.ErrInvalidArgument, c)
+				return 0, fmt.Errorf("%w: insert into unknown column %q", table.ErrInvalidArgument, c)
 			}
 			pos[i] = j
 		}
 	}
-	var out []arrow.RecordBatch
-	defer func() {
-		for _, b := range out {
-			b.Release()
-		}
-	}()
-	for _, b := range src.Batches {
-		cols := make([]arrow.Array, us.NumFields())
-		for i, f := range us.Fields() {
-			if pos[i] >= 0 {
-				if pos[i] >= int(b.NumCols()) {
-					return nil, fmt.Errorf("%w: insert source has %d columns", table.ErrSchema, b.NumCols())
-				}
-				cols[i] = b.Column(pos[i])
-				cols[i].Retain()
-			} else {
-				if !f.Nullable {
-					for _, c := range cols[:i] {
-						c.Release()
-					}
-					return nil, fmt.Errorf("%w: column %q is NOT NULL and has no value", table.ErrSchema, f.Name)
-				}
-				cols[i] = array.MakeArrayOfNull(db.mem(), f.Type, int(b.NumRows()))
-			}
-		}
-		out = append(out, array.NewRecordBatch(us, cols, b.NumRows()))
-		for _, c := range cols {
-			c.Release()
+	for i, f := range us.Fields() {
+		if pos[i] < 0 && !f.Nullable {
+			return 0, fmt.Errorf("%w: column %q is NOT NULL and has no value", table.ErrSchema, f.Name)
 		}
 	}
-	n := src.NumRows()
-	if _, err := t.AppendBatches(ctx, out, db.mem()); err != nil {
-		return nil, err
+	src, err := db.startQuery(ctx, cat, s.Source, params)
+	if err != nil {
+		return 0, err
 	}
-	return &Result{RowsAffected: n}, nil
+	in := &insertReader{src: src, schema: us, pos: pos, db: db}
+	defer in.close()
+	if _, err := t.Append(ctx, in, db.mem()); err != nil {
+		return 0, err
+	}
+	return in.n, nil
 }
 
-func (db *DB) delete(ctx context.Context, cat *catalog, s *sql.Delete, params map[string]any) (*Result, error) {
-	t, rows, err := db.dmlRows(ctx, cat, s.Table, s.Rows, params)
-	if err != nil {
-		return nil, err
+// insertReader is the RecordReader table.Append reads an INSERT's rows
+// from: the source rows, batch by batch, fitted to the target's columns.
+type insertReader struct {
+	src    *Rows
+	schema *arrow.Schema
+	pos    []int
+	db     *DB
+	cur    arrow.RecordBatch
+	err    error
+	n      int64
+}
+
+func (r *insertReader) Retain()                        {}
+func (r *insertReader) Release()                       {}
+func (r *insertReader) Schema() *arrow.Schema          { return r.schema }
+func (r *insertReader) RecordBatch() arrow.RecordBatch { return r.cur }
+func (r *insertReader) Record() arrow.RecordBatch      { return r.cur }
+
+func (r *insertReader) Err() error {
+	if r.err != nil {
+		return r.err
 	}
-	defer rows.Release()
+	return r.src.Err()
+}
+
+func (r *insertReader) Next() bool {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	if r.err != nil || !r.src.Next() {
+		return false
+	}
+	b := r.src.Batch()
+	cols := make([]arrow.Array, r.schema.NumFields())
+	for i, f := range r.schema.Fields() {
+		switch p := r.pos[i]; {
+		case p >= int(b.NumCols()):
+			releaseArrays(cols[:i])
+			r.err = fmt.Errorf("%w: insert source has %d columns", table.ErrSchema, b.NumCols())
+			return false
+		case p >= 0:
+			cols[i] = b.Column(p)
+			cols[i].Retain()
+		default:
+			cols[i] = array.MakeArrayOfNull(r.db.mem(), f.Type, int(b.NumRows()))
+		}
+	}
+	r.cur = array.NewRecordBatch(r.schema, cols, b.NumRows())
+	releaseArrays(cols)
+	r.n += b.NumRows()
+	return true
+}
+
+func (r *insertReader) close() {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	r.src.Close()
+}
+
+func releaseArrays(as []arrow.Array) {
+	for _, a := range as {
+		a.Release()
+	}
+}
+
+// delete streams the row query (one _rowid column) and deletes the ids it
+// yields; only the ids are kept, 8 bytes a row.
+func (db *DB) delete(ctx context.Context, cat *catalog, s *sql.Delete, params map[string]any) (int64, error) {
+	t, err := cat.table(s.Table)
+	if err != nil {
+		return 0, err
+	}
+	rows, err := db.startQuery(ctx, cat, s.Rows, params)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
 	var ids []uint64
-	for _, b := range rows.Batches {
+	for rows.Next() {
+		b := rows.Batch()
 		c, ok := b.Column(0).(*array.Uint64)
 		if !ok {
-			return nil, fmt.Errorf("%w: delete row query returned %s, want uint64 _rowid", table.ErrSchema, b.Column(0).DataType())
+			return 0, fmt.Errorf("%w: delete row query returned %s, want uint64 _rowid", table.ErrSchema, b.Column(0).DataType())
 		}
 		ids = append(ids, c.Uint64Values()...)
 	}
+	if err := rows.Close(); err != nil {
+		return 0, err
+	}
 	_, n, err := t.DeleteRowIDs(ctx, ids)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
-	return &Result{RowsAffected: int64(n)}, nil
+	return int64(n), nil
 }
 
-func (db *DB) update(ctx context.Context, cat *catalog, s *sql.Update, params map[string]any) (*Result, error) {
-	t, rows, err := db.dmlRows(ctx, cat, s.Table, s.Rows, params)
+// update streams the row query (_rowid, then every user column) into
+// table.Update, which writes the new rows as they come.
+func (db *DB) update(ctx context.Context, cat *catalog, s *sql.Update, params map[string]any) (int64, error) {
+	t, err := cat.table(s.Table)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
-	defer rows.Release()
-	if rows.NumRows() == 0 {
-		return &Result{}, nil
-	}
-	_, n, err := t.UpdateBatches(ctx, rows.Batches, db.mem())
+	rows, err := db.startQuery(ctx, cat, s.Rows, params)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
-	return &Result{RowsAffected: int64(n)}, nil
+	defer rows.Close()
+	_, n, err := t.Update(ctx, rows, db.mem())
+	if err != nil {
+		return 0, err
+	}
+	return int64(n), nil
 }

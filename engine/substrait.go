@@ -2,18 +2,31 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
-	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/plan"
 	"github.com/stablerow/stablerow/plan/sql"
 )
 
 // ExecSubstrait runs a Substrait plan from an outside producer (protobuf
-// JSON or binary) against the database's tables. params binds dynamic
-// parameters by anchor ($1 is params[1]); the UNNEST list of the take
-// shape is an extension_table read naming its parameter (see plan).
+// JSON or binary) against the database's tables and reads its result to
+// the end (QuerySubstrait streams it). params binds dynamic parameters by
+// anchor ($1 is params[1]); the UNNEST list of the take shape is an
+// extension_table read naming its parameter (see plan).
 func (db *DB) ExecSubstrait(ctx context.Context, data []byte, params map[int]any) (*Result, error) {
+	rows, err := db.QuerySubstrait(ctx, data, params)
+	if err != nil {
+		return nil, err
+	}
+	return rows.collect()
+}
+
+// QuerySubstrait plans a Substrait plan and returns its rows as a stream
+// (see Rows). A panic while planning or running comes back as an
+// *InternalError.
+func (db *DB) QuerySubstrait(ctx context.Context, data []byte, params map[int]any) (rows *Rows, err error) {
+	defer recoverInternal(&err)
 	pb, err := plan.DecodePlan(data)
 	if err != nil {
 		return nil, err
@@ -26,20 +39,25 @@ func (db *DB) ExecSubstrait(ctx context.Context, data []byte, params map[int]any
 	for k, v := range params {
 		nv, err := normalizeParam(v)
 		if err != nil {
-			return nil, fmt.Errorf("%w: parameter $%d: %v", ErrParam, k, err)
+			return nil, fmt.Errorf("%w: parameter $%d: %w", ErrParam, k, err)
 		}
 		bound[k] = nv
 	}
-	batches, err := db.collect(ctx, node, bound)
+	st, err := node.Execute(ctx, db.taskContext(bound))
 	if err != nil {
+		var pe *plan.ParamError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("%w: parameter $%d: %w", ErrParam, pe.Ref, err)
+		}
 		return nil, err
 	}
-	return &Result{Schema: node.Schema(), Batches: batches, Plan: exec.Explain(node, true)}, nil
+	return newStreamRows(ctx, node, st), nil
 }
 
 // SubstraitOf lowers one SELECT to a Substrait plan in protobuf JSON, with
 // the names of its parameters by anchor ($k is names[k-1]).
-func (db *DB) SubstraitOf(ctx context.Context, text string) ([]byte, []string, error) {
+func (db *DB) SubstraitOf(ctx context.Context, text string) (js []byte, names []string, err error) {
+	defer recoverInternal(&err)
 	stmts, err := sql.Parse(text, db.newCatalog(ctx))
 	if err != nil {
 		return nil, nil, err
@@ -51,7 +69,7 @@ func (db *DB) SubstraitOf(ctx context.Context, text string) ([]byte, []string, e
 	if !ok || q.Explain {
 		return nil, nil, fmt.Errorf("%w: only a SELECT lowers to a Substrait plan", ErrUnsupported)
 	}
-	js, err := plan.EncodeJSON(q.Plan)
+	js, err = plan.EncodeJSON(q.Plan)
 	if err != nil {
 		return nil, nil, fmt.Errorf("engine: encode plan: %w", err)
 	}

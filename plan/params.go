@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -74,15 +75,42 @@ func paramScalar(ref int, v any, t arrow.DataType) (scalar.Scalar, error) {
 	default:
 		lit = v
 	}
+	if _, bytes := lit.([]byte); !bytes && (reflect.ValueOf(lit).Kind() == reflect.Slice || reflect.ValueOf(lit).Kind() == reflect.Array) {
+		rv := reflect.ValueOf(lit)
+		return nil, fmt.Errorf("plan: $%d is a list of %d values (%T), want one %s: %w", ref, rv.Len(), v, t, ErrParamType)
+	}
 	if c, ok := convertLiteral(lit, t); ok {
 		lit = c
 	}
-	s := scalar.MakeScalar(lit)
+	s := makeScalar(lit)
 	if s == nil || !arrow.TypeEqual(s.DataType(), t) {
 		return nil, fmt.Errorf("plan: $%d is %T, want %s: %w", ref, v, t, ErrParamType)
 	}
 	return s, nil
 }
+
+// makeScalar is scalar.MakeScalar, which panics on Go types it does not
+// know (a struct, a map, a list); those give nil.
+func makeScalar(v any) (s scalar.Scalar) {
+	defer func() {
+		if recover() != nil {
+			s = nil
+		}
+	}()
+	return scalar.MakeScalar(v)
+}
+
+// ParamError is a bound parameter that does not fit the plan (missing, or
+// of the wrong shape or type); Ref is its anchor, so a caller that knows
+// the parameter's name (the SQL front end's :name) can say which one.
+// errors.Is matches ErrMissingParam or ErrParamType through it.
+type ParamError struct {
+	Ref int
+	Err error
+}
+
+func (e *ParamError) Error() string { return e.Err.Error() }
+func (e *ParamError) Unwrap() error { return e.Err }
 
 // unnestList normalises a bound unnest list to what the planned
 // UnnestExec of element type t takes: []int64 or []*int64 for int64 (a
@@ -93,6 +121,8 @@ func unnestList(ref int, v any, t arrow.DataType) (any, error) {
 		switch l := v.(type) {
 		case []string, []*string:
 			return l, nil
+		case string:
+			return []string{l}, nil // one value where a list is unnested: the list of one
 		}
 		return nil, fmt.Errorf("plan: unnest $%d is %T, want a list of text: %w", ref, v, ErrParamType)
 	}
@@ -120,6 +150,13 @@ func unnestList(ref int, v any, t arrow.DataType) (any, error) {
 			out[i] = int64(x)
 		}
 		return out, nil
+	case int64:
+		// One id where a list is unnested is the list of one: a caller
+		// binding values written as text (the CLI's -p 1=5) cannot tell a
+		// list of one from a scalar, and here it can mean nothing else.
+		return []int64{l}, nil
+	case uint64:
+		return []int64{int64(l)}, nil
 	}
 	return nil, fmt.Errorf("plan: unnest $%d is %T, want a list of integers: %w", ref, v, ErrParamType)
 }
@@ -153,19 +190,19 @@ func (p *paramsExec) Execute(ctx context.Context, tc *exec.TaskContext) (exec.St
 	for _, ref := range slices.Sorted(maps.Keys(p.uses)) {
 		v, ok := bound[ref]
 		if !ok {
-			return nil, fmt.Errorf("plan: $%d: %w", ref, ErrMissingParam)
+			return nil, &ParamError{Ref: ref, Err: fmt.Errorf("plan: $%d: %w", ref, ErrMissingParam)}
 		}
 		u := p.uses[ref]
 		if u.list != nil {
 			l, err := unnestList(ref, v, u.list)
 			if err != nil {
-				return nil, err
+				return nil, &ParamError{Ref: ref, Err: err}
 			}
 			params[ref] = l
 		}
 		if u.scalar != nil {
 			if _, err := paramScalar(ref, v, u.scalar); err != nil {
-				return nil, err
+				return nil, &ParamError{Ref: ref, Err: err}
 			}
 		}
 	}

@@ -5,18 +5,29 @@
 //	stablerow substrait -f PLAN      run a Substrait plan (JSON or binary); -emit SQL prints one
 //	stablerow inspect PATH           describe a table, a database or a .rowmap file
 //	stablerow vacuum -d DIR          remove files no version references
+//
+// Exit status: 0 success; 1 the statement failed (bad input, unsupported,
+// not found, out of range); 2 bad command line; 3 corrupt data on disk;
+// 4 a concurrent commit won (retry); 70 an internal error (a bug: the
+// details are printed with -debug or STABLEROW_DEBUG=1).
 package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"os"
+
+	"github.com/stablerow/stablerow/engine"
+	"github.com/stablerow/stablerow/errkind"
 )
 
 func usage() {
 	fmt.Fprintln(os.Stderr, `usage:
   stablerow demo [-d DIR] [-rows N] [-ids N]        the take-by-row-id job on a local table
-  stablerow sql [-d DIR] [-e SQL] [-p ids=1,2,3] [-plan] [-no-index]
+  stablerow sql [-d DIR] [-e SQL] [-p ids=1,2,3|ids=@FILE] [-plan] [-no-index] [-max-rows N] [-debug]
                                                     run SQL; without -e an interactive prompt
   stablerow substrait [-d DIR] -f PLAN [-p 1=5,3,9]  run a Substrait plan (protobuf JSON or binary)
   stablerow substrait [-d DIR] -emit 'SELECT ...'    print the Substrait JSON plan SQL lowers to
@@ -26,6 +37,21 @@ func usage() {
   stablerow vacuum [-d DIR] [-table t] [-grace 1h] [-dry-run]
                                                     remove files no version references`)
 }
+
+// debug prints the details of internal errors (set by STABLEROW_DEBUG=1 or
+// a subcommand's -debug flag).
+var debug = os.Getenv("STABLEROW_DEBUG") != "" && os.Getenv("STABLEROW_DEBUG") != "0"
+
+func debugFlag(fs *flag.FlagSet) {
+	fs.BoolVar(&debug, "debug", debug, "print the details of internal errors (also STABLEROW_DEBUG=1)")
+}
+
+// usageError is a bad command line (exit status 2); the flag package has
+// already said what is wrong.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
 
 func main() {
 	if len(os.Args) < 2 {
@@ -53,7 +79,39 @@ func main() {
 		os.Exit(2)
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "stablerow:", err)
-		os.Exit(1)
+		os.Exit(report(os.Stderr, err))
 	}
+}
+
+// report prints err for a user and returns the exit status it maps to.
+func report(w io.Writer, err error) int {
+	var ue usageError
+	if errors.As(err, &ue) {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(w, "stablerow:", err)
+		}
+		return 2
+	}
+	switch errkind.Of(err) {
+	case errkind.Corrupt:
+		fmt.Fprintln(w, "stablerow: corrupt data:", err)
+		return 3
+	case errkind.Conflict:
+		fmt.Fprintln(w, "stablerow: conflict, a concurrent commit won (retry):", err)
+		return 4
+	case errkind.Internal:
+		fmt.Fprintln(w, "stablerow:", err)
+		var ie *engine.InternalError
+		switch {
+		case !debug:
+			fmt.Fprintln(w, "stablerow: run with -debug or STABLEROW_DEBUG=1 for the details to report")
+		case errors.As(err, &ie):
+			fmt.Fprintln(w, ie.Debug())
+		default:
+			fmt.Fprintf(w, "%+v\n", err)
+		}
+		return 70
+	}
+	fmt.Fprintln(w, "stablerow:", err)
+	return 1
 }

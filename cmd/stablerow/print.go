@@ -6,67 +6,152 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
 	"github.com/stablerow/stablerow/engine"
+	"github.com/stablerow/stablerow/exec"
 )
 
-// printResult writes a result as an aligned text table (at most maxRows
-// rows; the rest are counted).
-func printResult(w io.Writer, res *engine.Result, maxRows int) {
-	if res.Schema == nil || res.Schema.NumFields() == 0 {
-		fmt.Fprintf(w, "ok (%d rows affected)\n", res.RowsAffected)
+// widthSample is how many rows fix the column widths before any row is
+// printed; later rows print as they arrive (a longer value widens only
+// its own line), so a result of any size streams in bounded memory.
+const widthSample = 1000
+
+// printRows writes a statement's rows as an aligned text table while they
+// stream: the header comes from the schema, then rows as the batches
+// arrive, at most maxRows of them (0: all); the rest are counted and the
+// cut is said. It returns the error that ended the stream, if any, after
+// printing what came before it.
+func printRows(w io.Writer, rows *engine.Rows, maxRows int) error {
+	schema := rows.Schema()
+	if schema == nil || schema.NumFields() == 0 {
+		for rows.Next() {
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "ok (%d rows affected)\n", rows.RowsAffected())
+		return nil
+	}
+	tp := newTablePrinter(w, schema, maxRows)
+	for rows.Next() {
+		tp.batch(rows.Batch())
+	}
+	tp.finish(rows.Err() == nil)
+	return rows.Err()
+}
+
+// tablePrinter is the state of one printed table:
+//
+//	sampling (rows kept to fix widths) --sample full or end--> streaming
+//	streaming (each row printed as it comes, until maxRows) --> counting
+type tablePrinter struct {
+	w       io.Writer
+	maxRows int64 // 0: all
+	head    []string
+	width   []int
+	sample  [][]string // rows held until the widths are fixed
+	started bool       // header printed, widths fixed
+	shown   int64
+	total   int64
+}
+
+func newTablePrinter(w io.Writer, schema *arrow.Schema, maxRows int) *tablePrinter {
+	tp := &tablePrinter{w: w, maxRows: int64(max(maxRows, 0))}
+	for _, f := range schema.Fields() {
+		tp.head = append(tp.head, f.Name)
+		tp.width = append(tp.width, utf8.RuneCountInString(f.Name))
+	}
+	return tp
+}
+
+func (tp *tablePrinter) batch(b arrow.RecordBatch) {
+	n := b.NumRows()
+	show := n
+	if tp.maxRows > 0 {
+		show = min(n, max(tp.maxRows-tp.shown, 0))
+	}
+	for r := range int(show) {
+		row := make([]string, b.NumCols())
+		for c := range row {
+			row[c] = cell(b.Column(c), r)
+		}
+		tp.row(row)
+	}
+	tp.total += n
+}
+
+func (tp *tablePrinter) row(row []string) {
+	tp.shown++
+	if tp.started {
+		tp.line(row)
 		return
 	}
-	head := make([]string, res.Schema.NumFields())
-	for i, f := range res.Schema.Fields() {
-		head[i] = f.Name
+	tp.sample = append(tp.sample, row)
+	for i, v := range row {
+		tp.width[i] = max(tp.width[i], utf8.RuneCountInString(v))
 	}
-	var rows [][]string
-	total := 0
-	for _, b := range res.Batches {
-		for r := 0; r < int(b.NumRows()); r++ {
-			total++
-			if len(rows) >= maxRows {
-				continue
-			}
-			row := make([]string, b.NumCols())
-			for c := range row {
-				col := b.Column(c)
-				if col.IsNull(r) {
-					row[c] = "NULL"
-				} else {
-					row[c] = col.ValueStr(r)
-				}
-			}
-			rows = append(rows, row)
-		}
+	if len(tp.sample) >= widthSample {
+		tp.start()
 	}
-	width := make([]int, len(head))
-	for i, h := range head {
-		width[i] = utf8.RuneCountInString(h)
-	}
-	for _, r := range rows {
-		for i, v := range r {
-			width[i] = max(width[i], utf8.RuneCountInString(v))
-		}
-	}
-	line := func(vals []string) {
-		parts := make([]string, len(vals))
-		for i, v := range vals {
-			parts[i] = v + strings.Repeat(" ", width[i]-utf8.RuneCountInString(v))
-		}
-		fmt.Fprintln(w, " "+strings.Join(parts, " | "))
-	}
-	line(head)
-	sep := make([]string, len(head))
+}
+
+// start prints the header and the sampled rows; widths are fixed from here.
+func (tp *tablePrinter) start() {
+	tp.started = true
+	tp.line(tp.head)
+	sep := make([]string, len(tp.head))
 	for i := range sep {
-		sep[i] = strings.Repeat("-", width[i])
+		sep[i] = strings.Repeat("-", tp.width[i])
 	}
-	fmt.Fprintln(w, "-"+strings.Join(sep, "-+-")+"-")
-	for _, r := range rows {
-		line(r)
+	fmt.Fprintln(tp.w, "-"+strings.Join(sep, "-+-")+"-")
+	for _, r := range tp.sample {
+		tp.line(r)
 	}
-	if total > len(rows) {
-		fmt.Fprintf(w, "... %d more rows\n", total-len(rows))
+	tp.sample = nil
+}
+
+func (tp *tablePrinter) line(vals []string) {
+	var sb strings.Builder
+	sb.WriteByte(' ')
+	for i, v := range vals {
+		if i > 0 {
+			sb.WriteString(" | ")
+		}
+		sb.WriteString(v)
+		sb.WriteString(strings.Repeat(" ", max(tp.width[i]-utf8.RuneCountInString(v), 0)))
 	}
-	fmt.Fprintf(w, "(%d rows)\n", total)
+	fmt.Fprintln(tp.w, sb.String())
+}
+
+// finish prints what is still held and the counts; after a failed stream
+// the count line is left out (the rows shown are only the ones before the
+// error).
+func (tp *tablePrinter) finish(ok bool) {
+	if !tp.started {
+		tp.start()
+	}
+	if !ok {
+		return
+	}
+	if tp.total > tp.shown {
+		fmt.Fprintf(tp.w, "... %d more rows not shown (-max-rows 0 shows all)\n", tp.total-tp.shown)
+	}
+	fmt.Fprintf(tp.w, "(%d rows)\n", tp.total)
+}
+
+// cell is one value as text: NULL, floats as PostgreSQL prints them
+// (exec.FormatFloat), anything else as Arrow's ValueStr.
+func cell(col arrow.Array, r int) string {
+	if col.IsNull(r) {
+		return "NULL"
+	}
+	switch a := col.(type) {
+	case *array.Float64:
+		return exec.FormatFloat(a.Value(r), 64)
+	case *array.Float32:
+		return exec.FormatFloat(float64(a.Value(r)), 32)
+	}
+	return col.ValueStr(r)
 }

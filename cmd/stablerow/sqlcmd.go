@@ -7,105 +7,147 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/stablerow/stablerow/engine"
 )
 
-// paramFlags collects -p name=v1,v2,... (a list of integers binds as a
-// list; a single value as a scalar).
-type paramFlags map[string]any
-
-func (p paramFlags) String() string { return fmt.Sprint(map[string]any(p)) }
-
-func (p paramFlags) Set(s string) error {
-	name, vals, ok := strings.Cut(s, "=")
-	if !ok || name == "" {
-		return fmt.Errorf("want name=v1,v2,..., got %q", s)
-	}
-	var list []int64
-	for _, v := range strings.Split(vals, ",") {
-		if v = strings.TrimSpace(v); v == "" {
-			continue
-		}
-		x, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return fmt.Errorf("parameter %s: %v", name, err)
-		}
-		list = append(list, x)
-	}
-	if strings.Contains(vals, ",") || strings.HasPrefix(name, "ids") {
-		p[name] = list
-	} else if len(list) == 1 {
-		p[name] = list[0]
-	} else {
-		p[name] = list
-	}
-	return nil
+// sqlOptions are how statements run and print.
+type sqlOptions struct {
+	plan    bool // print the plan that ran, with metrics
+	maxRows int  // rows printed per result (0: all)
 }
 
 func runSQL(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("sql", flag.ContinueOnError)
 	dir := fs.String("d", ".stablerow", "database directory")
-	expr := fs.String("e", "", "statements to run (default: interactive prompt on stdin)")
+	expr := fs.String("e", "", "statements to run, ';'-separated (default: interactive prompt on stdin)")
 	noIdx := fs.Bool("no-index", false, "plan without indexes")
-	explain := fs.Bool("plan", false, "print the plan that ran, with metrics")
+	var opt sqlOptions
+	fs.BoolVar(&opt.plan, "plan", false, "print the plan that ran, with metrics")
+	fs.IntVar(&opt.maxRows, "max-rows", 50, "rows printed per result; the rest are counted (0: all)")
+	debugFlag(fs)
 	params := paramFlags{}
-	fs.Var(params, "p", "bind a parameter: -p ids=1,2,3 (repeatable)")
+	fs.Var(params, "p", "bind a parameter: -p ids=1,2,3, -p x=7 or -p ids=@FILE (repeatable)")
 	if err := fs.Parse(args); err != nil {
-		return err
+		return usageError{err}
 	}
 	db, err := engine.Open(*dir, engine.Options{DisableIndexes: *noIdx})
 	if err != nil {
 		return err
 	}
 	if *expr != "" {
-		return execPrint(ctx, db, *expr, params, *explain, os.Stdout)
+		return runScript(ctx, db, *expr, params, opt, os.Stdout)
 	}
-	return prompt(ctx, db, params, *explain, os.Stdin, os.Stdout)
+	return prompt(ctx, db, params, opt, os.Stdin, os.Stdout, isTerminal(os.Stdin))
 }
 
+// execPrint runs the statements of text in order and prints each result
+// (at most 50 rows of each).
 func execPrint(ctx context.Context, db *engine.DB, text string, params map[string]any, plan bool, w io.Writer) error {
+	return runScript(ctx, db, text, params, sqlOptions{plan: plan, maxRows: 50}, w)
+}
+
+// runScript runs the statements of script in order, printing each result
+// as it streams, and stops at the first error, which it returns placed by
+// statement and line when the script holds more than one.
+func runScript(ctx context.Context, db *engine.DB, script string, params map[string]any, opt sqlOptions, w io.Writer) error {
+	stmts, rest := engine.SplitStatements(script)
+	if rest.Text != "" {
+		stmts = append(stmts, rest)
+	}
+	for i, st := range stmts {
+		if err := runStatement(ctx, db, st.Text, params, opt, w); err != nil {
+			if len(stmts) > 1 {
+				err = st.Err(i, err)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// runStatement runs one statement and prints its result as it streams.
+func runStatement(ctx context.Context, db *engine.DB, text string, params map[string]any, opt sqlOptions, w io.Writer) error {
 	start := time.Now()
-	res, err := db.Exec(ctx, text, params)
+	rows, err := db.Query(ctx, text, params)
 	if err != nil {
 		return err
 	}
-	defer res.Release()
-	printResult(w, res, 50)
-	if plan && res.Plan != "" {
-		fmt.Fprint(w, res.Plan)
+	defer rows.Close()
+	if err := printRows(w, rows, opt.maxRows); err != nil {
+		return err
+	}
+	if opt.plan && rows.Plan() != "" {
+		fmt.Fprint(w, rows.Plan())
 	}
 	fmt.Fprintf(w, "time: %s\n", time.Since(start).Round(time.Microsecond))
 	return nil
 }
 
-// prompt reads statements terminated by ';' and runs each; errors are
-// printed and the prompt goes on.
-func prompt(ctx context.Context, db *engine.DB, params map[string]any, plan bool, in io.Reader, w io.Writer) error {
+// prompt reads statements ended by ';' (a ';' in a literal or comment does
+// not end one) and runs each as soon as it is complete. On a terminal an
+// error is printed and the prompt goes on; on a script piped in (interactive
+// false) the first error stops the run and is returned, like -e.
+func prompt(ctx context.Context, db *engine.DB, params map[string]any, opt sqlOptions, in io.Reader, w io.Writer, interactive bool) error {
 	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	var buf strings.Builder
-	fmt.Fprint(w, "stablerow> ")
-	for sc.Scan() {
-		line := sc.Text()
-		if buf.Len() == 0 && (strings.TrimSpace(line) == `\q` || strings.TrimSpace(line) == "quit") {
-			return nil
-		}
-		buf.WriteString(line)
-		buf.WriteByte('\n')
-		if strings.HasSuffix(strings.TrimSpace(line), ";") {
-			if err := execPrint(ctx, db, buf.String(), params, plan, w); err != nil {
-				fmt.Fprintln(w, "error:", err)
+	sc.Buffer(make([]byte, 1<<20), 1<<30)
+	var buf string // text of the statement(s) not complete yet
+	ps := func() {
+		if interactive {
+			if buf == "" {
+				fmt.Fprint(w, "stablerow> ")
+			} else {
+				fmt.Fprint(w, "       ...> ")
 			}
-			buf.Reset()
-			fmt.Fprint(w, "stablerow> ")
-		} else {
-			fmt.Fprint(w, "       ...> ")
 		}
 	}
-	fmt.Fprintln(w)
-	return sc.Err()
+	ps()
+	for sc.Scan() {
+		line := sc.Text()
+		if buf == "" && (strings.TrimSpace(line) == `\q` || strings.TrimSpace(line) == "quit") {
+			return nil
+		}
+		buf += line + "\n"
+		if !strings.Contains(line, ";") {
+			ps() // only a ';' can end a statement
+			continue
+		}
+		stmts, rest := engine.SplitStatements(buf)
+		buf = ""
+		if rest.Text != "" {
+			buf = rest.Text
+		}
+		for _, st := range stmts {
+			if err := runStatement(ctx, db, st.Text, params, opt, w); err != nil {
+				if !interactive {
+					return err
+				}
+				fmt.Fprintln(w, "error:", err)
+				break // the rest of this input follows a failed statement
+			}
+		}
+		ps()
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	if interactive {
+		fmt.Fprintln(w)
+	}
+	// A last statement without ';' still runs at the end of the input.
+	if buf != "" {
+		if err := runStatement(ctx, db, buf, params, opt, w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// isTerminal reports whether f is a character device (a terminal), where
+// the prompt is shown and errors do not end the session.
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

@@ -19,10 +19,20 @@ func runSubstrait(ctx context.Context, args []string) error {
 	file := fs.String("f", "", "plan file to run (protobuf JSON or binary)")
 	emit := fs.String("emit", "", "print the Substrait JSON plan of this SELECT instead")
 	noIdx := fs.Bool("no-index", false, "plan without indexes")
+	maxRows := fs.Int("max-rows", 50, "rows printed; the rest are counted (0: all)")
+	debugFlag(fs)
 	params := paramFlags{}
-	fs.Var(params, "p", "bind parameter $k by number: -p 1=5,3,9 (repeatable)")
+	fs.Var(params, "p", "bind parameter $k by number: -p 1=5,3,9, -p 1=5 or -p 1=@FILE (repeatable)")
 	if err := fs.Parse(args); err != nil {
-		return err
+		return usageError{err}
+	}
+	bound := map[int]any{}
+	for name, v := range params {
+		k, err := strconv.Atoi(name)
+		if err != nil || k < 1 {
+			return usageError{fmt.Errorf("substrait: parameters are bound by number (-p 1=...), got %q", name)}
+		}
+		bound[k] = v
 	}
 	db, err := engine.Open(*dir, engine.Options{DisableIndexes: *noIdx})
 	if err != nil {
@@ -41,28 +51,22 @@ func runSubstrait(ctx context.Context, args []string) error {
 		return nil
 	}
 	if *file == "" {
-		return fmt.Errorf("substrait: give -f PLAN or -emit SQL")
+		return usageError{fmt.Errorf("substrait: give -f PLAN or -emit SQL")}
 	}
 	data, err := os.ReadFile(*file)
 	if err != nil {
 		return err
 	}
-	bound := map[int]any{}
-	for name, v := range params {
-		k, err := strconv.Atoi(name)
-		if err != nil || k < 1 {
-			return fmt.Errorf("substrait: parameters are bound by number (-p 1=...), got %q", name)
-		}
-		bound[k] = v
-	}
 	start := time.Now()
-	res, err := db.ExecSubstrait(ctx, data, bound)
+	rows, err := db.QuerySubstrait(ctx, data, bound)
 	if err != nil {
 		return err
 	}
-	defer res.Release()
-	printResult(os.Stdout, res, 50)
-	fmt.Print(res.Plan)
+	defer rows.Close()
+	if err := printRows(os.Stdout, rows, *maxRows); err != nil {
+		return err
+	}
+	fmt.Print(rows.Plan())
 	fmt.Printf("time: %s\n", time.Since(start).Round(time.Microsecond))
 	return nil
 }

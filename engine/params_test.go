@@ -1,0 +1,85 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/stablerow/stablerow/engine"
+	"github.com/stablerow/stablerow/errkind"
+	"github.com/stablerow/stablerow/exec/exectest"
+	"github.com/stablerow/stablerow/plan"
+	"github.com/stablerow/stablerow/plan/sql"
+)
+
+// TestParamErrors: a parameter of the wrong shape or Go type, or a missing
+// one, is an ErrParam error naming the parameter as the SQL wrote it and
+// what it must be; none panics (a list bound to a scalar used to panic in
+// arrow-go's scalar.MakeScalar).
+func TestParamErrors(t *testing.T) {
+	mem := exectest.Mem(t)
+	ctx := context.Background()
+	db := engine.OpenMemory(engine.Options{Mem: mem})
+	_, err := db.Exec(ctx, "CREATE TABLE t (k BIGINT NOT NULL); INSERT INTO t VALUES (1)", nil)
+	require.NoError(t, err)
+	cases := []struct {
+		q      string
+		params map[string]any
+		want   []string
+		kind   error
+	}{
+		{"SELECT k + :x FROM t", map[string]any{"x": []int64{7, 8}}, []string{"parameter :x", "list of 2 values", "want one int64"}, plan.ErrParamType},
+		{"SELECT k + :x FROM t", map[string]any{"x": []string{"a"}}, []string{"parameter :x", "list of 1 values"}, plan.ErrParamType},
+		{"SELECT k + :x FROM t", map[string]any{"x": struct{ A int }{1}}, []string{"parameter :x", "want int64"}, plan.ErrParamType},
+		{"SELECT k + :x FROM t", map[string]any{"x": map[string]int{}}, []string{"parameter :x"}, plan.ErrParamType},
+		{"SELECT k + :x FROM t", map[string]any{"y": int64(1)}, []string{"parameter :x"}, engine.ErrParam},
+		{"SELECT k + $1 FROM t", map[string]any{"1": []int64{1}}, []string{"parameter $1"}, plan.ErrParamType},
+		{"SELECT v.a FROM UNNEST(:ids) AS v(a)", map[string]any{"ids": "5,6"}, []string{"parameter :ids", "want a list of integers"}, plan.ErrParamType},
+	}
+	for _, c := range cases {
+		res, err := db.Exec(ctx, c.q, c.params)
+		require.Error(t, err, "%s %v", c.q, c.params)
+		res.Release()
+		require.True(t, errors.Is(err, engine.ErrParam), "%v", err)
+		require.True(t, errors.Is(err, c.kind), "%v", err)
+		require.True(t, errors.Is(err, errkind.InvalidArgument), "%v", err)
+		for _, w := range c.want {
+			require.Contains(t, err.Error(), w)
+		}
+	}
+	// One integer is the list of one where a list is unnested.
+	got := run(t, db, "SELECT v.a FROM UNNEST(:ids) AS v(a)", map[string]any{"ids": int64(5)})
+	require.Equal(t, [][]any{{int64(5)}}, got)
+}
+
+// TestScriptErrorsKeepIdentity: an error of a statement of a script names
+// the statement and its line and still matches its sentinel and kind.
+func TestScriptErrorsKeepIdentity(t *testing.T) {
+	mem := exectest.Mem(t)
+	ctx := context.Background()
+	db := engine.OpenMemory(engine.Options{Mem: mem})
+	_, err := db.Exec(ctx, "CREATE TABLE t (k BIGINT);\n\n  SELECT nope FROM t; SELECT 1", nil)
+	require.True(t, errors.Is(err, sql.ErrUnknownColumn), "%v", err)
+	require.True(t, errors.Is(err, errkind.InvalidArgument), "%v", err)
+	require.Contains(t, err.Error(), "statement 2 (line 3)")
+	_, err = db.Exec(ctx, "SELECT k FROM missing", nil)
+	require.True(t, errors.Is(err, engine.ErrUnknownTable), "%v", err)
+	require.True(t, errors.Is(err, errkind.NotFound), "%v", err)
+	_, err = db.Exec(ctx, "CREATE TABLE t (k BIGINT)", nil)
+	require.True(t, errors.Is(err, engine.ErrTableExists), "%v", err)
+	_, err = db.Exec(ctx, "CREATE INDEX i ON t USING btree (_rowid); CREATE INDEX i ON t USING btree (_rowid)", nil)
+	require.True(t, errors.Is(err, engine.ErrIndexExists), "%v", err)
+	_, err = db.Exec(ctx, "CREATE INDEX IF NOT EXISTS i ON t USING btree (_rowid)", nil)
+	require.NoError(t, err)
+	_, err = db.Exec(ctx, " ; -- nothing\n", nil)
+	require.True(t, errors.Is(err, sql.ErrSyntax), "%v", err)
+	// libpg_query reads C strings: what follows a NUL would be dropped
+	// unseen (here the DROP), so a NUL byte is refused.
+	_, err = db.Exec(ctx, "SELECT 1;\x00 DROP TABLE t", nil)
+	require.True(t, errors.Is(err, sql.ErrSyntax), "%v", err)
+	require.Contains(t, err.Error(), "NUL byte")
+	_, err = db.Exec(ctx, "SELECT k FROM t", nil)
+	require.NoError(t, err)
+}
