@@ -22,6 +22,7 @@ type Divergence struct {
 	IsQuery bool
 	Known   string // name of the known divergence it matched, if any
 	Dumps   []Dump // setup divergences: the tables as PostgreSQL has them
+	Open    string // name of the open bug class it belongs to (open.go), if any
 }
 
 // Runner runs cases on both sides.
@@ -40,6 +41,7 @@ func (r *Runner) RunCase(ctx context.Context, c *Case, opt engine.Options) (*Div
 	r.SR.Reset(ctx)
 	for _, s := range c.Setup() {
 		if d := r.compare(ctx, c, s, false, false); d != nil {
+			d.Opt = opt
 			return d, nil
 		}
 	}
@@ -61,7 +63,7 @@ func (r *Runner) compare(ctx context.Context, c *Case, sql string, query, ordere
 	if msg == "" {
 		return nil
 	}
-	d := &Divergence{Case: c, SQL: sql, Msg: msg, PG: pg, SR: sr, IsQuery: query, Kind: kindOf(pg, sr, msg, query)}
+	d := &Divergence{Case: c, SQL: sql, Msg: msg, PG: pg, SR: sr, IsQuery: query, Kind: kindOf(pg, sr, msg, query), Open: openClassOf(pg, sr)}
 	for _, k := range knownDivergences {
 		if k.Match(c, pg, sr) {
 			d.Known = k.Name
@@ -100,6 +102,9 @@ func (d *Divergence) Report() string {
 	fmt.Fprintf(&b, "DIVERGENCE [%s]", d.Kind)
 	if d.Known != "" {
 		fmt.Fprintf(&b, " (known: %s)", d.Known)
+	}
+	if d.Open != "" {
+		fmt.Fprintf(&b, " (open bug class: %s)", d.Open)
 	}
 	fmt.Fprintf(&b, "\n  statement: %s\n  %s\n", d.SQL, strings.ReplaceAll(strings.TrimRight(d.Msg, "\n"), "\n", "\n  "))
 	if d.PG != nil {

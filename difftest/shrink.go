@@ -7,7 +7,7 @@ import (
 )
 
 // Shrink makes d's case smaller while it still diverges the same way
-// (same Kind): it drops DML, tables, rows, columns, clauses, select items,
+// (same Kind, same open class, same known difference): it drops DML, tables, rows, columns, clauses, select items,
 // array elements, and replaces expressions by their operands, greedily,
 // until no single step keeps the divergence or budget runs are spent.
 func (r *Runner) Shrink(ctx context.Context, d *Divergence, budget int) (*Divergence, error) {
@@ -21,7 +21,7 @@ func (r *Runner) Shrink(ctx context.Context, d *Divergence, budget int) (*Diverg
 			if err != nil {
 				return d, err
 			}
-			if d2 != nil && d2.Kind == d.Kind {
+			if d2 != nil && d2.Kind == d.Kind && d2.Open == d.Open && d2.Known == d.Known {
 				d, improved = d2, true
 				break
 			}

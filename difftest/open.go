@@ -1,0 +1,87 @@
+package difftest
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/stablerow/stablerow/exec"
+)
+
+// OpenClass is a divergence class found by this test and not fixed yet.
+// The list exists so a run can be told to skip them (-skip-open), which
+// only the lead may ask for (e.g. to keep CI green while a fix lands);
+// by default every divergence is reported and fails the run. Each entry
+// names the layer at fault. Remove an entry with its fix.
+type OpenClass struct {
+	Name  string
+	Layer string
+	Match func(pg, sr *Outcome) bool
+}
+
+func srSays(sub string) func(pg, sr *Outcome) bool {
+	return func(pg, sr *Outcome) bool {
+		return pg.Err == nil && sr.Err != nil && strings.Contains(sr.Err.Error(), sub)
+	}
+}
+
+func pgRaisesAlone(state string) func(pg, sr *Outcome) bool {
+	return func(pg, sr *Outcome) bool { return pg.Err != nil && pg.SQLState == state && sr.Err == nil }
+}
+
+var openClasses = []OpenClass{
+	{"boolean ordering comparison (<, <=, >, >= on booleans)", "exec (no compute kernel for (bool, bool)); plan/sql accepts it",
+		srSays("matching input types (bool, bool)")},
+	{"bigint to double precision beyond 2^53 refused", "exec (cast: arrow's safe cast checks precision)",
+		srSays("not in range: -9007199254740992 to 9007199254740992")},
+	{"ARRAY integer literal beyond 2^53 refused", "plan/sql (UNNEST literal list)",
+		srSays("beyond 2^53")},
+	{"join on a boolean key refused", "exec (hash join key types)",
+		srSays("join key type bool")},
+	{"unchecked overflow (bigint negation, float8 overflow)", "exec (arithmetic kernels)",
+		pgRaisesAlone("22003")},
+	{"float8 division by zero gives Infinity", "exec (divide kernel)",
+		pgRaisesAlone("22012")},
+	{"text to bigint/double cast accepts invalid input", "exec (cast)",
+		pgRaisesAlone("22P02")},
+	{"float to text is not float8out's format", "exec (CAST AS TEXT of double precision)",
+		sameFloatsOtherText},
+}
+
+// sameFloatsOtherText: both sides gave the same rows (as multisets)
+// except for values that are the same float spelled differently.
+func sameFloatsOtherText(pg, sr *Outcome) bool {
+	if pg.Err != nil || sr.Err != nil || len(pg.Rows) != len(sr.Rows) {
+		return false
+	}
+	canon := func(rs [][]*string) [][]*string {
+		out := make([][]*string, len(rs))
+		for i, r := range rs {
+			out[i] = make([]*string, len(r))
+			for j, v := range r {
+				out[i][j] = v
+				if v == nil {
+					continue
+				}
+				if f, err := strconv.ParseFloat(*v, 64); err == nil {
+					c := "float " + exec.FormatFloat(f, 64)
+					out[i][j] = &c
+				}
+			}
+		}
+		return sortedRows(out)
+	}
+	return !rowsEqual(sortedRows(pg.Rows), sortedRows(sr.Rows)) && rowsEqual(canon(pg.Rows), canon(sr.Rows))
+}
+
+// openClassOf names the open class a divergence belongs to, or "".
+func openClassOf(pg, sr *Outcome) string {
+	if pg == nil || sr == nil {
+		return ""
+	}
+	for _, o := range openClasses {
+		if o.Match(pg, sr) {
+			return o.Name
+		}
+	}
+	return ""
+}
