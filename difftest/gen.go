@@ -83,6 +83,10 @@ var floatPool = []float64{
 var textPool = []string{
 	"", "a", "b", "abc", "A", "Z", " ", "a b", "héllo", "日本語", "😀", "it's",
 	"NULL", "0", "1", "-5", "1.5", "NaN", "true", "x\\y", "tab\tx",
+	// Numbers as text, in the spellings PostgreSQL's int8in/float8in
+	// accept (surrounding blanks, a sign, an exponent, any-case inf)
+	// and some they refuse.
+	" 12 ", "+7", " -3.5 ", "1e3", "-inf", "Infinity", "9223372036854775808", "1.5e400",
 }
 
 func (g *Gen) intValue() int64 {

@@ -121,11 +121,12 @@ func pgText(a arrow.Array, i int) (*string, error) {
 }
 
 // KnownDivergence is a behaviour in which stablerow and PostgreSQL differ
-// by design, not by a bug. Match sees the case and both outcomes.
+// by design, not by a bug. Match sees the divergence and may run another
+// statement on stablerow (again), on the same data, to confirm it.
 type KnownDivergence struct {
 	Name   string
 	Reason string
-	Match  func(c *Case, pg, sr *Outcome) bool
+	Match  func(d *Divergence, again func(sql string) *Outcome) bool
 }
 
 // knownDivergences is deliberately short: every entry is a documented
@@ -137,8 +138,8 @@ var knownDivergences = []KnownDivergence{
 		Reason: "PostgreSQL evaluates constant subexpressions while planning (eval_const_expressions; " +
 			"documented in 4.2.14 Expression Evaluation Rules), so an error in one is raised even when " +
 			"no row ever reaches it; stablerow evaluates expressions per row, and zero rows raise nothing",
-		Match: func(c *Case, pg, sr *Outcome) bool {
-			return pg.Err != nil && sr.Err == nil && noRowsReached(c, sr) && anyExpr(c.Query, constRaising)
+		Match: func(d *Divergence, _ func(string) *Outcome) bool {
+			return d.IsQuery && d.PG.Err != nil && d.SR.Err == nil && noRowsReached(d.Case, d.SR) && anyExpr(d.Case.Query, constRaising)
 		},
 	},
 	{
@@ -146,8 +147,24 @@ var knownDivergences = []KnownDivergence{
 		Reason: "PostgreSQL's planner replaces a strict operator or cast that has a NULL constant operand " +
 			"by NULL without evaluating the other operands, so their errors never happen; stablerow " +
 			"evaluates both operands",
-		Match: func(c *Case, pg, sr *Outcome) bool {
-			return pg.Err == nil && sr.Err != nil && anyExpr(c.Query, nullBesideRaising)
+		Match: func(d *Divergence, _ func(string) *Outcome) bool {
+			return d.IsQuery && d.PG.Err == nil && d.SR.Err != nil && anyExpr(d.Case.Query, nullBesideRaising)
+		},
+	},
+	{
+		Name: "select list evaluated after LIMIT",
+		Reason: "PostgreSQL computes the select list of every sorted row before LIMIT/OFFSET cut them, " +
+			"so a row that is not returned can still raise; stablerow projects after the cut when the " +
+			"sort keys are not output columns (PostgreSQL itself postpones volatile and expensive " +
+			"expressions past the LIMIT). Confirmed by the same query without LIMIT/OFFSET raising on stablerow",
+		Match: func(d *Divergence, again func(string) *Outcome) bool {
+			q := d.Case.Query
+			if !d.IsQuery || d.PG.Err == nil || d.SR.Err != nil || (q.Limit < 0 && q.Offset < 0) {
+				return false
+			}
+			all := *q
+			all.Limit, all.Offset = -1, -1
+			return again(all.SQL()).Err != nil
 		},
 	},
 }

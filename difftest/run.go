@@ -63,9 +63,11 @@ func (r *Runner) compare(ctx context.Context, c *Case, sql string, query, ordere
 	if msg == "" {
 		return nil
 	}
-	d := &Divergence{Case: c, SQL: sql, Msg: msg, PG: pg, SR: sr, IsQuery: query, Kind: kindOf(pg, sr, msg, query), Open: openClassOf(pg, sr)}
+	d := &Divergence{Case: c, SQL: sql, Msg: msg, PG: pg, SR: sr, IsQuery: query, Kind: kindOf(pg, sr, msg, query)}
+	d.Open = openClassOf(d)
+	again := func(sql string) *Outcome { return r.SR.Run(ctx, sql, true) }
 	for _, k := range knownDivergences {
-		if k.Match(c, pg, sr) {
+		if k.Match(d, again) {
 			d.Known = k.Name
 			break
 		}

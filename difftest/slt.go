@@ -139,7 +139,11 @@ func (f RegressionFailure) String() string { return fmt.Sprintf("%s:%d: %s", f.F
 // RunRegressions runs every dir/*.slt on both sides from empty databases:
 // PostgreSQL must still give the recorded answer (else the file is stale)
 // and stablerow must give it too.
-func (r *Runner) RunRegressions(ctx context.Context, dir string, opt engine.Options) (n int, fails []RegressionFailure, err error) {
+//
+// With rewrite, query records get PostgreSQL's answer (types and rows) as
+// their expected output and the files are written back: review the diff
+// by hand before committing, as with sqltest's -rewrite.
+func (r *Runner) RunRegressions(ctx context.Context, dir string, opt engine.Options, rewrite bool) (n int, fails []RegressionFailure, err error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.slt"))
 	if err != nil {
 		return 0, nil, err
@@ -164,8 +168,11 @@ func (r *Runner) RunRegressions(ctx context.Context, dir string, opt engine.Opti
 			}
 			n++
 			query := rec.Kind == sqltest.KindQuery && !rec.Error
-			pg := r.PG.Run(ctx, rec.SQL, query)
-			sr := r.SR.Run(ctx, rec.SQL, query)
+			// An expected error of a SELECT: run it as a query so a
+			// wrong answer shows its rows.
+			shows := query || (rec.Error && strings.HasPrefix(strings.ToUpper(strings.TrimSpace(rec.SQL)), "SELECT"))
+			pg := r.PG.Run(ctx, rec.SQL, shows)
+			sr := r.SR.Run(ctx, rec.SQL, shows)
 			fail := func(msg string) { fails = append(fails, RegressionFailure{filepath.Base(f), rec.Line, msg}) }
 			if rec.Error {
 				if pg.Err == nil {
@@ -184,6 +191,17 @@ func (r *Runner) RunRegressions(ctx context.Context, dir string, opt engine.Opti
 					fail("stablerow raises: " + sr.Err.Error())
 				}
 				continue
+			}
+			if pg.Err == nil && rewrite {
+				var types string
+				for _, c := range pg.Cols {
+					types += typeLetter(c)
+				}
+				rec.Types, rec.Expect = types, sltLines(pg, rec.RowSort)
+				rec.Header = "query " + types
+				if rec.RowSort {
+					rec.Header += " rowsort"
+				}
 			}
 			if pg.Err == nil {
 				if got := sltLines(pg, rec.RowSort); !slices.Equal(got, rec.Expect) {
@@ -207,6 +225,15 @@ func (r *Runner) RunRegressions(ctx context.Context, dir string, opt engine.Opti
 					fail(fmt.Sprintf("stablerow answers (types %s, want %s)\n%s\nwant (PostgreSQL)\n%s", types, rec.Types,
 						strings.Join(got, "\n"), strings.Join(rec.Expect, "\n")))
 				}
+			}
+		}
+		if rewrite {
+			var b strings.Builder
+			if err := sqltest.Format(&b, recs); err != nil {
+				return n, fails, err
+			}
+			if err := os.WriteFile(f, []byte(b.String()), 0o644); err != nil {
+				return n, fails, err
 			}
 		}
 	}

@@ -29,6 +29,7 @@ func main() {
 	shrink := flag.Int("shrink", 600, "runs the shrinker may spend on one divergence")
 	regressions := flag.String("regressions", "regressions", "directory of PostgreSQL-verified .slt regression files (\"\": none)")
 	verbose := flag.Bool("v", false, "print every case's query")
+	rewrite := flag.Bool("rewrite", false, "write PostgreSQL's answers into the regression files' query records, then stop (review the diff)")
 	skipOpen := flag.Bool("skip-open", false, "do not fail on divergences of the open bug classes (difftest/open.go); only when the lead asks")
 	flag.Parse()
 	if *dsn == "" {
@@ -48,7 +49,7 @@ func main() {
 
 	failed := false
 	if *regressions != "" && *one < 0 {
-		n, fails, err := r.RunRegressions(ctx, *regressions, engine.Options{})
+		n, fails, err := r.RunRegressions(ctx, *regressions, engine.Options{}, *rewrite)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)
@@ -58,6 +59,9 @@ func main() {
 		}
 		fmt.Printf("difftest: regressions: %d records, %d failing\n", n, len(fails))
 		failed = len(fails) > 0
+		if *rewrite {
+			return
+		}
 	}
 
 	cfg := difftest.Config{Seed: *seed, Cases: *cases, Duration: *duration, Case: *one, Shrink: *shrink, Verbose: *verbose, SkipOpen: *skipOpen}
