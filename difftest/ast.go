@@ -174,8 +174,11 @@ func (q *Query) SQL() string {
 // Case is one differential test case: tables, setup DML, one query.
 type Case struct {
 	Tables []*Table
-	DML    []string // DELETE/UPDATE statements run after the inserts
-	Query  *Query
+	DML    []string // INSERT ... SELECT, DELETE, UPDATE run after the inserts
+	// DMLExprs are the expressions of each DML statement (the known
+	// divergence matchers look at them; the shrinker does not edit them).
+	DMLExprs [][]*Expr
+	Query    *Query
 }
 
 // Setup is the statements that build the case's tables, in order; both

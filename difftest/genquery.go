@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // scopeCol is a column a query's expressions can name.
@@ -37,22 +38,48 @@ func tableScope(t *Table, alias string) scope {
 func (g *Gen) Case() *Case {
 	c := &Case{Tables: g.Tables()}
 	for _, t := range c.Tables {
+		if g.p(0.15) {
+			sql, es := g.insertSelect(t)
+			c.DML, c.DMLExprs = append(c.DML, sql), append(c.DMLExprs, es)
+		}
 		if len(t.Rows) == 0 || !g.p(0.2) {
 			continue
 		}
 		s := tableScope(t, t.Name)
 		if g.p(0.5) {
-			c.DML = append(c.DML, "DELETE FROM "+t.Name+" WHERE "+g.expr(s, TBool, 2, true).SQL())
+			w := g.expr(s, TBool, 2, true)
+			c.DML, c.DMLExprs = append(c.DML, "DELETE FROM "+t.Name+" WHERE "+w.SQL()), append(c.DMLExprs, []*Expr{w})
 		} else {
 			col := t.Cols[1+g.n(len(t.Cols)-1)]
 			// The new value may raise: then both sides must fail the
 			// whole statement and keep the table as it was.
-			c.DML = append(c.DML, "UPDATE "+t.Name+" SET "+col.Name+" = "+g.expr(s, col.Type, 2, false).SQL()+
-				" WHERE "+g.expr(s, TBool, 1, true).SQL())
+			v, w := g.expr(s, col.Type, 2, false), g.expr(s, TBool, 1, true)
+			c.DML = append(c.DML, "UPDATE "+t.Name+" SET "+col.Name+" = "+v.SQL()+" WHERE "+w.SQL())
+			c.DMLExprs = append(c.DMLExprs, []*Expr{v, w})
 		}
 	}
 	c.Query = g.query(c.Tables)
 	return c
+}
+
+// insertSelect is INSERT INTO t SELECT ... FROM generate_series: values
+// computed by expressions (which may raise: then both sides must fail the
+// statement), bare NULLs whose type the target column gives, and keys far
+// from the generated ones so k stays unique.
+func (g *Gen) insertSelect(t *Table) (string, []*Expr) {
+	s := scope{{"g.g", TInt}}
+	items := []string{"(g.g + CAST(1000000007 AS BIGINT))"}
+	var es []*Expr
+	for _, c := range t.Cols[1:] {
+		if g.p(0.2) {
+			items = append(items, "NULL")
+			continue
+		}
+		e := g.expr(s, c.Type, 2, false)
+		items, es = append(items, e.SQL()), append(es, e)
+	}
+	return fmt.Sprintf("INSERT INTO %s SELECT %s FROM generate_series(%d, %d) AS g(g)",
+		t.Name, strings.Join(items, ", "), g.between(-2, 2), g.between(-2, 4)), es
 }
 
 func (g *Gen) query(ts []*Table) *Query {

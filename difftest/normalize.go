@@ -139,7 +139,7 @@ var knownDivergences = []KnownDivergence{
 			"documented in 4.2.14 Expression Evaluation Rules), so an error in one is raised even when " +
 			"no row ever reaches it; stablerow evaluates expressions per row, and zero rows raise nothing",
 		Match: func(d *Divergence, _ func(string) *Outcome) bool {
-			return d.IsQuery && d.PG.Err != nil && d.SR.Err == nil && noRowsReached(d.Case, d.SR) && anyExpr(d.Case.Query, constRaising)
+			return d.PG.Err != nil && d.SR.Err == nil && noRowsReached(d) && d.anyExpr(constRaising)
 		},
 	},
 	{
@@ -148,7 +148,7 @@ var knownDivergences = []KnownDivergence{
 			"by NULL without evaluating the other operands, so their errors never happen; stablerow " +
 			"evaluates both operands",
 		Match: func(d *Divergence, _ func(string) *Outcome) bool {
-			return d.IsQuery && d.PG.Err == nil && d.SR.Err != nil && anyExpr(d.Case.Query, nullBesideRaising)
+			return d.PG.Err == nil && d.SR.Err != nil && d.anyExpr(nullBesideRaising)
 		},
 	},
 	{
@@ -171,11 +171,27 @@ var knownDivergences = []KnownDivergence{
 
 // noRowsReached: stablerow's query produced no rows (or a count of
 // zero): no expression was evaluated on a row.
-func noRowsReached(c *Case, sr *Outcome) bool {
-	if c.Query.Count {
-		return len(sr.Rows) == 1 && sr.Rows[0][0] != nil && *sr.Rows[0][0] == "0"
+func noRowsReached(d *Divergence) bool {
+	switch {
+	case !d.IsQuery:
+		return d.SR.Affected == 0
+	case d.Case.Query.Count:
+		return len(d.SR.Rows) == 1 && d.SR.Rows[0][0] != nil && *d.SR.Rows[0][0] == "0"
 	}
-	return len(sr.Rows) == 0
+	return len(d.SR.Rows) == 0
+}
+
+// anyExpr: f holds for a node of the diverging statement's expressions.
+func (d *Divergence) anyExpr(f func(*Expr) bool) bool {
+	if d.IsQuery {
+		return anyExpr(d.Case.Query, f)
+	}
+	for i, s := range d.Case.DML {
+		if s == d.SQL && i < len(d.Case.DMLExprs) {
+			return anyExpr(&Query{Select: d.Case.DMLExprs[i]}, f)
+		}
+	}
+	return false
 }
 
 func anyExpr(q *Query, f func(*Expr) bool) bool {

@@ -64,6 +64,10 @@ var openClasses = []OpenClass{
 		srSays("invalid syntax")},
 	{"float to text is not float8out's format", "exec (CAST AS TEXT of double precision)",
 		func(d *Divergence) bool { return sameFloatsOtherText(d.PG, d.SR) }},
+	{"NULL in INSERT ... SELECT typed text, not by the target column", "plan/sql (INSERT ... SELECT: untyped NULL)",
+		srSays("text value where")},
+	{"NaN / 0 raises division by zero (PostgreSQL: NaN)", "exec (float divide's zero check)",
+		func(d *Divergence) bool { return srSays("divide by zero")(d) && strings.Contains(d.SQL, "NaN") }},
 	{"NaN compared by IEEE rules, not PostgreSQL's (NaN = NaN, NaN above all)", "exec (float comparison and sort kernels)",
 		nanAnswer},
 }

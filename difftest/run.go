@@ -89,7 +89,14 @@ func kindOf(pg, sr *Outcome, msg string, query bool) string {
 	case sr.Err != nil:
 		// The error's first two layers ("exec: less", "sql:
 		// unsupported") tell the classes apart.
-		parts := strings.SplitN(sr.Err.Error(), ":", 3)
+		// A per-column prefix (column "c1": ...) names no class.
+		text := sr.Err.Error()
+		if strings.HasPrefix(text, "column ") {
+			if _, rest, ok := strings.Cut(text, ": "); ok {
+				text = rest
+			}
+		}
+		parts := strings.SplitN(text, ":", 3)
 		head = "stablerow raised " + strings.Join(parts[:min(2, len(parts))], ":")
 	case strings.HasPrefix(msg, "rows differ"):
 		head = "rows differ"

@@ -48,7 +48,7 @@ func cloneExpr(e *Expr) *Expr {
 }
 
 func cloneCase(c *Case) *Case {
-	out := &Case{DML: slices.Clone(c.DML)}
+	out := &Case{DML: slices.Clone(c.DML), DMLExprs: slices.Clone(c.DMLExprs)}
 	for _, t := range c.Tables {
 		nt := *t
 		nt.Cols = slices.Clone(t.Cols)
@@ -120,7 +120,10 @@ func candidates(c *Case) []*Case {
 		}
 	}
 	for i := range c.DML {
-		add(func(n *Case) bool { n.DML = slices.Delete(n.DML, i, i+1); return true })
+		add(func(n *Case) bool {
+			n.DML, n.DMLExprs = slices.Delete(n.DML, i, i+1), slices.Delete(n.DMLExprs, i, i+1)
+			return true
+		})
 	}
 	q := c.Query
 	add(func(n *Case) bool { n.Query.Where = nil; return q.Where != nil })
