@@ -68,6 +68,8 @@ var openClasses = []OpenClass{
 		srSays("text value where")},
 	{"NaN / 0 raises division by zero (PostgreSQL: NaN)", "exec (float divide's zero check)",
 		func(d *Divergence) bool { return srSays("divide by zero")(d) && strings.Contains(d.SQL, "NaN") }},
+	{"unary minus of a double loses the sign of zero (-0 becomes 0)", "plan (negate lowered as 0 - x)",
+		func(d *Divergence) bool { return signOfZeroOnly(d.PG, d.SR) }},
 	{"NaN compared by IEEE rules, not PostgreSQL's (NaN = NaN, NaN above all)", "exec (float comparison and sort kernels)",
 		nanAnswer},
 }
@@ -109,4 +111,26 @@ func openClassOf(d *Divergence) string {
 		}
 	}
 	return ""
+}
+
+// signOfZeroOnly: the answers differ only in -0 against 0.
+func signOfZeroOnly(pg, sr *Outcome) bool {
+	if pg.Err != nil || sr.Err != nil || len(pg.Rows) != len(sr.Rows) {
+		return false
+	}
+	canon := func(rs [][]*string) [][]*string {
+		out := make([][]*string, len(rs))
+		for i, r := range rs {
+			out[i] = make([]*string, len(r))
+			for j, v := range r {
+				out[i][j] = v
+				if v != nil && *v == "-0" {
+					z := "0"
+					out[i][j] = &z
+				}
+			}
+		}
+		return sortedRows(out)
+	}
+	return !rowsEqual(sortedRows(pg.Rows), sortedRows(sr.Rows)) && rowsEqual(canon(pg.Rows), canon(sr.Rows))
 }
