@@ -45,7 +45,7 @@ fuzz:
 # replays difftest/regressions/*.slt, then DIFFTEST_CASES seeded random
 # cases (a few minutes); DIFFTEST_ARGS="-duration 2h" for a long run.
 DIFFTEST_SEED  ?= 1
-DIFFTEST_CASES ?= 1500
+DIFFTEST_CASES ?= 3000
 DIFFTEST_ARGS  ?=
 difftest:
 	cd difftest && $(GO) test -short -count=1 ./...

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/stablerow/stablerow/engine"
+	"github.com/stablerow/stablerow/sqltest"
 )
 
 func s(v string) *string { return &v }
@@ -145,5 +147,66 @@ func TestGeneratedCasesAreDeterministic(t *testing.T) {
 		if a.Query.SQL() != b.Query.SQL() || strings.Join(a.Setup(), ";") != strings.Join(b.Setup(), ";") {
 			t.Fatalf("case %d differs between two draws", i)
 		}
+	}
+}
+
+// TestKnownDivergencesStayNarrow: a dialect difference must not swallow a
+// bug of the same shape. PostgreSQL raising on a row's value (a column in
+// the raising expression) while stablerow returns rows is a bug, not plan
+// time folding; an error beside a non-NULL operand is a bug, not NULL
+// folding.
+func TestKnownDivergencesStayNarrow(t *testing.T) {
+	col := &Expr{Op: "col", Type: TInt, Text: "a.k"}
+	lit := &Expr{Op: "lit", Type: TInt, Text: "CAST(1 AS BIGINT)"}
+	null := &Expr{Op: "lit", Type: TInt, Text: "CAST(NULL AS BIGINT)"}
+	neg := func(e *Expr) *Expr { return &Expr{Op: "neg", Type: TInt, Args: []*Expr{e}, Raises: true} }
+	add := func(a, b *Expr) *Expr {
+		return &Expr{Op: "bin", Type: TInt, Text: "+", Args: []*Expr{a, b}, Raises: true}
+	}
+	pgErr := &Outcome{Err: errors.New("bigint out of range"), SQLState: "22003"}
+	noRows := &Outcome{Cols: []TypeClass{ClassInt}}
+	srErr := &Outcome{Err: errors.New("overflow")}
+	ok := &Outcome{Cols: []TypeClass{ClassInt}, Rows: [][]*string{{s("1")}}}
+	never := func(string) *Outcome { return &Outcome{} }
+	match := func(sel *Expr, pg, sr *Outcome) string {
+		q := &Query{Select: []*Expr{sel}, Limit: -1, Offset: -1, From: From{Kind: FromTable, T0: "t0"}}
+		d := &Divergence{Case: &Case{Query: q}, SQL: q.SQL(), PG: pg, SR: sr, IsQuery: true}
+		for _, k := range knownDivergences {
+			if k.Match(d, never) {
+				return k.Name
+			}
+		}
+		return ""
+	}
+	if m := match(neg(lit), pgErr, noRows); m == "" {
+		t.Error("a raising constant over no rows is plan-time folding")
+	}
+	if m := match(neg(col), pgErr, noRows); m != "" {
+		t.Errorf("a raising column expression matched %q", m)
+	}
+	if m := match(neg(lit), pgErr, ok); m != "" {
+		t.Errorf("a raising constant over rows stablerow returned matched %q", m)
+	}
+	if m := match(add(null, neg(col)), ok, srErr); m == "" {
+		t.Error("NULL + raising is folded by PostgreSQL")
+	}
+	if m := match(add(lit, neg(col)), ok, srErr); m != "" {
+		t.Errorf("1 + raising matched %q", m)
+	}
+}
+
+// TestReproducerParses: the .slt a report prints is valid sqltest input.
+func TestReproducerParses(t *testing.T) {
+	c := caseGen(1, 0).Case()
+	d := &Divergence{Case: c, SQL: c.Query.SQL(), IsQuery: true, Kind: "test",
+		PG: &Outcome{Cols: []TypeClass{ClassBool, ClassText}, Rows: [][]*string{{s("t"), s("")}, {nil, s("x")}}}}
+	text := d.SLT()
+	recs, err := sqltest.Parse(strings.NewReader(text))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	last := recs[len(recs)-1]
+	if last.Kind != sqltest.KindQuery || last.Types != "BT" || !slices.Equal(last.Expect, []string{"NULL x", "true (empty)"}) {
+		t.Fatalf("last record %+v\n%s", last, text)
 	}
 }
