@@ -53,6 +53,12 @@ func (e *Expr) SQL() string {
 		return "(" + a(0) + kw + strings.Join(xs, ", ") + "))"
 	case "cast":
 		return "CAST(" + a(0) + " AS " + e.Text + ")"
+	case "between", "notbetween":
+		kw := " BETWEEN "
+		if e.Op == "notbetween" {
+			kw = " NOT BETWEEN "
+		}
+		return "(" + a(0) + kw + a(1) + " AND " + a(2) + ")"
 	}
 	panic("difftest: unknown expression op " + e.Op)
 }
@@ -75,6 +81,7 @@ type From struct {
 	On     [2]string
 	Array  []string // UNNEST's literal elements
 	Lo, Hi int64    // generate_series bounds
+	Step   int64    // generate_series step; 0: none (two arguments)
 }
 
 // SQL renders the FROM clause.
@@ -96,6 +103,9 @@ func (f *From) SQL() string {
 		return s
 	default:
 		s := fmt.Sprintf("generate_series(%d, %d) AS g(g)", f.Lo, f.Hi)
+		if f.Step != 0 {
+			s = fmt.Sprintf("generate_series(%d, %d, %d) AS g(g)", f.Lo, f.Hi, f.Step)
+		}
 		if f.T1 != "" {
 			s += join + f.T1 + " AS a ON a.k = g.g"
 		}

@@ -142,6 +142,9 @@ func (g *Gen) query(ts []*Table) *Query {
 		}
 	default:
 		q.From = From{Kind: FromSeries, Lo: int64(g.between(-3, 5)), Hi: int64(g.between(-3, 12))}
+		if g.p(0.3) {
+			q.From.Step = pick(g, []int64{1, 2, 3, -1, -2})
+		}
 		s = scope{{"g.g", TInt}}
 		q.Tiebreak = []string{"g.g"}
 		if g.p(0.6) {
@@ -237,7 +240,13 @@ func (g *Gen) expr(s scope, t Type, depth int, safe bool) *Expr {
 	case TText:
 		return mk("cast", "TEXT", false, sub(pick(g, []Type{TInt, TFloat, TBool})))
 	case TBool:
-		switch g.n(6) {
+		switch g.n(7) {
+		case 6:
+			// BETWEEN is lo <= x AND x <= hi in PostgreSQL: an AND, so
+			// its operands never raise.
+			bt := g.typ()
+			return mk(pick(g, []string{"between", "notbetween"}), "", false,
+				g.expr(s, bt, depth-1, true), g.expr(s, bt, depth-1, true), g.expr(s, bt, depth-1, true))
 		case 0, 1:
 			ct := g.typ()
 			r := ct
