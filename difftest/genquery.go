@@ -170,15 +170,25 @@ func (g *Gen) query(ts []*Table) *Query {
 	if g.p(0.6) {
 		for i, n := 0, g.between(1, 2); i < n; i++ {
 			o := Order{E: g.expr(s, g.typ(), 2, false), Desc: g.p(0.4)}
+			// A bare literal is refused in ORDER BY by both sides
+			// (PostgreSQL: non-integer constant): a wasted case.
+			for try := 0; o.E.Op == "lit" && try < 5; try++ {
+				o.E = g.expr(s, g.typ(), 2, false)
+			}
+			if o.E.Op == "lit" {
+				continue
+			}
 			if g.p(0.3) {
 				o.Nulls = pick(g, []string{"FIRST", "LAST"})
 			}
 			q.OrderBy = append(q.OrderBy, o)
 		}
-		if g.p(0.4) {
+		// LIMIT and OFFSET only under a total order: else the rows
+		// they keep are any.
+		if g.p(0.4) && len(q.OrderBy) > 0 {
 			q.Limit = int64(g.between(0, 6))
 		}
-		if g.p(0.3) {
+		if g.p(0.3) && len(q.OrderBy) > 0 {
 			q.Offset = int64(g.between(0, 4))
 		}
 	}

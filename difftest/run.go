@@ -29,6 +29,9 @@ type Divergence struct {
 type Runner struct {
 	PG Backend
 	SR *Stablerow
+	// BothRaised counts statements both sides refused, by PostgreSQL's
+	// SQLSTATE (the error classes the run agreed on).
+	BothRaised map[string]int
 }
 
 // RunCase runs c on both sides from empty databases and returns the first
@@ -61,6 +64,12 @@ func (r *Runner) compare(ctx context.Context, c *Case, sql string, query, ordere
 	sr := r.SR.Run(ctx, sql, query)
 	msg := Diff(pg, sr, ordered)
 	if msg == "" {
+		if pg.Err != nil && sr.Err != nil {
+			if r.BothRaised == nil {
+				r.BothRaised = map[string]int{}
+			}
+			r.BothRaised[pg.SQLState]++
+		}
 		return nil
 	}
 	d := &Divergence{Case: c, SQL: sql, Msg: msg, PG: pg, SR: sr, IsQuery: query, Kind: kindOf(pg, sr, msg, query)}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/stablerow/stablerow/engine"
@@ -31,7 +32,9 @@ type Summary struct {
 	Known   map[string]int    // known dialect difference -> count
 	Example map[string]string // known difference -> its first instance
 	Skipped map[string]int    // -skip-open: open class -> count
-	Reports []string          // one shrunk report per new kind
+	// BothRaised: statements both sides refused, by SQLSTATE.
+	BothRaised map[string]int
+	Reports    []string // one shrunk report per new kind
 }
 
 // Divergent reports whether the run found any divergence that is not a
@@ -110,6 +113,7 @@ func (r *Runner) Run(ctx context.Context, cfg Config, log io.Writer) (*Summary, 
 		sum.Reports = append(sum.Reports, rep)
 		fmt.Fprintln(log, rep)
 	}
+	sum.BothRaised = r.BothRaised
 	return sum, nil
 }
 
@@ -125,6 +129,16 @@ func (s *Summary) Print(w io.Writer) {
 		fmt.Fprintf(w, "  %5d  %s\n", s.Classes[k], k)
 		total += s.Classes[k]
 	}
+	states := make([]string, 0, len(s.BothRaised))
+	for k := range s.BothRaised {
+		states = append(states, k)
+	}
+	sort.Strings(states)
+	var agreed []string
+	for _, k := range states {
+		agreed = append(agreed, fmt.Sprintf("%s x%d", k, s.BothRaised[k]))
+	}
+	fmt.Fprintf(w, "  both raised (SQLSTATE): %s\n", strings.Join(agreed, ", "))
 	known := 0
 	for k, n := range s.Known {
 		fmt.Fprintf(w, "  %5d  known dialect difference: %s\n         e.g. %s\n", n, k, s.Example[k])
