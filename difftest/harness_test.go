@@ -210,3 +210,23 @@ func TestReproducerParses(t *testing.T) {
 		t.Fatalf("last record %+v\n%s", last, text)
 	}
 }
+
+// TestGeneratedQueriesCompareExactly: a LIMIT or OFFSET only comes with
+// an ORDER BY (made total by the tiebreakers), and no ORDER BY key is a
+// bare literal; else the comparison would judge arbitrary rows.
+func TestGeneratedQueriesCompareExactly(t *testing.T) {
+	for i := 0; i < 2000; i++ {
+		q := caseGen(11, i).Case().Query
+		if (q.Limit >= 0 || q.Offset >= 0) && !q.Ordered() {
+			t.Fatalf("case %d: LIMIT/OFFSET without ORDER BY: %s", i, q.SQL())
+		}
+		for _, o := range q.OrderBy {
+			if o.E.Op == "lit" {
+				t.Fatalf("case %d: literal ORDER BY key: %s", i, q.SQL())
+			}
+		}
+		if q.Ordered() && len(q.Tiebreak) == 0 {
+			t.Fatalf("case %d: ORDER BY without tiebreakers: %s", i, q.SQL())
+		}
+	}
+}
