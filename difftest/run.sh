@@ -25,6 +25,10 @@ if ! BINDIR=$(find_bindir); then
 	echo "difftest: initdb not found; installing Debian's postgresql package" >&2
 	SUDO=""
 	[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+	# Only the binaries are wanted: keep the package from creating (and
+	# starting) a system-wide cluster of its own.
+	$SUDO mkdir -p /etc/postgresql-common/createcluster.d
+	echo "create_main_cluster = false" | $SUDO tee /etc/postgresql-common/createcluster.d/difftest.conf >/dev/null
 	$SUDO apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq postgresql >/dev/null
 	BINDIR=$(find_bindir) || { echo "difftest: initdb still missing after install" >&2; exit 1; }
