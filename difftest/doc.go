@@ -29,4 +29,21 @@
 // with PostgreSQL's answers: the harness replays them first (checking
 // PostgreSQL still gives the recorded answer), and a record passes once
 // stablerow gives it too.
+//
+// Where things are decided, one place each:
+//   - normalize.go: how the two sides' answers are brought to one form,
+//     and knownDivergences, the short list of differences that are not
+//     bugs (each with its reason and a narrow matcher);
+//   - open.go: the open bug classes, by layer; -skip-open (only on the
+//     lead's word) stops them, and failing regression files, from failing
+//     the run; they are still reported;
+//   - gen.go, genquery.go: the generator, and why it avoids what it avoids
+//     (int4 and numeric literals, short-circuited operands).
+//
+// Usage (through run.sh, which adds -dsn):
+//
+//	./run.sh -seed 1 -cases 3000       # the bounded CI run (make difftest)
+//	./run.sh -seed 7 -duration 2h      # a long run
+//	./run.sh -seed 1 -case 2713        # rerun one case of a report
+//	./run.sh -rewrite -cases 0         # fill regressions' expected output from PostgreSQL
 package difftest

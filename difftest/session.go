@@ -99,8 +99,13 @@ func (r *Runner) Run(ctx context.Context, cfg Config, log io.Writer) (*Summary, 
 			sum.Skipped[d.Open]++
 			continue
 		}
-		sum.Classes[d.Kind]++
-		if sum.Classes[d.Kind] > 1 {
+		// One reproducer per kind and open class: a new bug whose kind
+		// an open class shares (rows differ, say) still gets its own.
+		key := d.Kind
+		if d.Open != "" {
+			key += " [open: " + d.Open + "]"
+		}
+		if sum.Classes[key]++; sum.Classes[key] > 1 {
 			continue
 		}
 		if d, err = r.Shrink(ctx, d, cfg.Shrink); err != nil {
