@@ -49,6 +49,8 @@ func nanAnswer(d *Divergence) bool {
 	return false
 }
 
+// Specific matchers (on stablerow's error text) come first, broad ones
+// (on the statement's content) last.
 var openClasses = []OpenClass{
 	{"boolean ordering comparison (<, <=, >, >= on booleans)", "exec (no compute kernel for (bool, bool)); plan/sql accepts it",
 		srSays("matching input types (bool, bool)")},
@@ -62,16 +64,16 @@ var openClasses = []OpenClass{
 		pgRaisesAlone("22003")},
 	{"text to bigint/double cast refuses blanks around the number", "exec (cast from text: strconv without trimming)",
 		srSays("invalid syntax")},
+	{"NULL in INSERT ... SELECT typed text, not by the target column", "plan/sql (INSERT ... SELECT: untyped NULL)",
+		srSays("text value where")},
+	{"NaN / 0 raises division by zero (PostgreSQL: NaN)", "exec (float divide's zero check)",
+		func(d *Divergence) bool { return srSays("divide by zero")(d) && strings.Contains(d.SQL, "NaN") }},
 	{"float to text is not float8out's format", "exec (CAST AS TEXT of double precision)",
 		func(d *Divergence) bool {
 			// The text itself differs, or something computed from it
 			// (a comparison, a cast back to a number) does.
 			return sameFloatsOtherText(d.PG, d.SR) || (d.PG.Err == nil && d.anyExpr(floatToText))
 		}},
-	{"NULL in INSERT ... SELECT typed text, not by the target column", "plan/sql (INSERT ... SELECT: untyped NULL)",
-		srSays("text value where")},
-	{"NaN / 0 raises division by zero (PostgreSQL: NaN)", "exec (float divide's zero check)",
-		func(d *Divergence) bool { return srSays("divide by zero")(d) && strings.Contains(d.SQL, "NaN") }},
 	{"unary minus of a double loses the sign of zero (-0 becomes 0)", "plan (negate lowered as 0 - x)",
 		func(d *Divergence) bool { return signOfZeroOnly(d.PG, d.SR) }},
 	{"NaN compared by IEEE rules, not PostgreSQL's (NaN = NaN, NaN above all)", "exec (float comparison and sort kernels)",

@@ -2,6 +2,7 @@ package difftest
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -11,6 +12,9 @@ import (
 // array elements, and replaces expressions by their operands, greedily,
 // until no single step keeps the divergence or budget runs are spent.
 func (r *Runner) Shrink(ctx context.Context, d *Divergence, budget int) (*Divergence, error) {
+	// The shrinker's runs are not cases: they do not count.
+	saved := maps.Clone(r.BothRaised)
+	defer func() { r.BothRaised = saved }()
 	for budget > 0 {
 		improved := false
 		for _, c := range candidates(d.Case) {
