@@ -7,7 +7,7 @@ FUZZTIME  ?= 10s
 # One worker: with two on a 2-core machine the fuzzer has been seen to stall.
 FUZZPARALLEL ?= 1
 
-.PHONY: all demo test test-short bench fuzz lint clean
+.PHONY: all demo test test-short bench fuzz lint clean difftest
 
 all: lint test
 
@@ -38,6 +38,18 @@ fuzz:
 	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -parallel $(FUZZPARALLEL) $$pkg; \
 	  done; \
 	done
+
+# Differential test against a real PostgreSQL (difftest/, a nested module:
+# the PostgreSQL driver stays out of the library). run.sh starts a private
+# server (installing Debian's postgresql package if initdb is missing),
+# replays difftest/regressions/*.slt, then DIFFTEST_CASES seeded random
+# cases (a few minutes); DIFFTEST_ARGS="-duration 2h" for a long run.
+DIFFTEST_SEED  ?= 1
+DIFFTEST_CASES ?= 3000
+DIFFTEST_ARGS  ?=
+difftest:
+	cd difftest && $(GO) test -short -count=1 ./...
+	cd difftest && GO=$(GO) ./run.sh -seed $(DIFFTEST_SEED) -cases $(DIFFTEST_CASES) $(DIFFTEST_ARGS)
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -1,0 +1,231 @@
+package difftest
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Expr is a generated expression. It is kept as a tree (not text) so the
+// shrinker can replace a node by one of its children.
+type Expr struct {
+	Op   string // col lit bin neg not and or cmp isnull isnotnull in notin cast
+	Type Type
+	Text string // column name, literal text, operator, or cast target
+	Args []*Expr
+	// Raises: evaluating it can raise (overflow, division by zero, a
+	// failed cast). Such nodes are kept out of the operands of AND, OR and
+	// IN lists, whose evaluation PostgreSQL may cut short (its documented
+	// "expression evaluation rules": the order is not defined), and out of
+	// join WHERE clauses PostgreSQL may push below the join.
+	Raises bool
+}
+
+// SQL renders the expression, fully parenthesized: the same text runs on
+// both sides, so precedence can never differ.
+func (e *Expr) SQL() string {
+	a := func(i int) string { return e.Args[i].SQL() }
+	switch e.Op {
+	case "col", "lit":
+		return e.Text
+	case "bin", "cmp":
+		return "(" + a(0) + " " + e.Text + " " + a(1) + ")"
+	case "neg":
+		return "(-" + a(0) + ")"
+	case "not":
+		return "(NOT " + a(0) + ")"
+	case "and":
+		return "(" + a(0) + " AND " + a(1) + ")"
+	case "or":
+		return "(" + a(0) + " OR " + a(1) + ")"
+	case "isnull":
+		return "(" + a(0) + " IS NULL)"
+	case "isnotnull":
+		return "(" + a(0) + " IS NOT NULL)"
+	case "in", "notin":
+		var xs []string
+		for _, x := range e.Args[1:] {
+			xs = append(xs, x.SQL())
+		}
+		kw := " IN ("
+		if e.Op == "notin" {
+			kw = " NOT IN ("
+		}
+		return "(" + a(0) + kw + strings.Join(xs, ", ") + "))"
+	case "cast":
+		return "CAST(" + a(0) + " AS " + e.Text + ")"
+	case "between", "notbetween":
+		kw := " BETWEEN "
+		if e.Op == "notbetween" {
+			kw = " NOT BETWEEN "
+		}
+		return "(" + a(0) + kw + a(1) + " AND " + a(2) + ")"
+	}
+	panic("difftest: unknown expression op " + e.Op)
+}
+
+// FromKind is the shape of a FROM clause.
+type FromKind int
+
+const (
+	FromTable  FromKind = iota // t AS a
+	FromJoin                   // t AS a [LEFT] JOIN u AS b ON a.x = b.y
+	FromUnnest                 // UNNEST(ARRAY[...]) WITH ORDINALITY AS v(x, o) [LEFT JOIN t AS a ON a.k = v.x]
+	FromSeries                 // generate_series(lo, hi) AS g(g) [JOIN t AS a ON a.k = g.g]
+)
+
+// From is a FROM clause.
+type From struct {
+	Kind   FromKind
+	T0, T1 string // table names (T1: the joined one)
+	Left   bool   // LEFT JOIN
+	On     [2]string
+	Array  []string // UNNEST's literal elements
+	Lo, Hi int64    // generate_series bounds
+	Step   int64    // generate_series step; 0: none (two arguments)
+}
+
+// SQL renders the FROM clause.
+func (f *From) SQL() string {
+	join := " JOIN "
+	if f.Left {
+		join = " LEFT JOIN "
+	}
+	switch f.Kind {
+	case FromTable:
+		return f.T0 + " AS a"
+	case FromJoin:
+		return f.T0 + " AS a" + join + f.T1 + " AS b ON " + f.On[0] + " = " + f.On[1]
+	case FromUnnest:
+		s := "UNNEST(ARRAY[" + strings.Join(f.Array, ", ") + "]) WITH ORDINALITY AS v(x, o)"
+		if f.T1 != "" {
+			s += join + f.T1 + " AS a ON a.k = v.x"
+		}
+		return s
+	default:
+		s := fmt.Sprintf("generate_series(%d, %d) AS g(g)", f.Lo, f.Hi)
+		if f.Step != 0 {
+			s = fmt.Sprintf("generate_series(%d, %d, %d) AS g(g)", f.Lo, f.Hi, f.Step)
+		}
+		if f.T1 != "" {
+			s += join + f.T1 + " AS a ON a.k = g.g"
+		}
+		return s
+	}
+}
+
+// Order is one ORDER BY key.
+type Order struct {
+	E     *Expr
+	Desc  bool
+	Nulls string // "", "FIRST" or "LAST"
+}
+
+// Query is a generated SELECT.
+type Query struct {
+	From    From
+	Select  []*Expr
+	Count   bool  // SELECT count(*)[, count(e)]: Select holds e, if any
+	Where   *Expr // nil: none
+	OrderBy []Order
+	// Tiebreak are the keys that make the order total (unique per row);
+	// they follow OrderBy whenever it is not empty.
+	Tiebreak      []string
+	Limit, Offset int64 // -1: none
+}
+
+// Ordered reports whether the result order is defined (compare as lists);
+// otherwise results compare as multisets.
+func (q *Query) Ordered() bool { return len(q.OrderBy) > 0 }
+
+// SQL renders the query.
+func (q *Query) SQL() string {
+	var b strings.Builder
+	b.WriteString("SELECT ")
+	var items []string
+	if q.Count {
+		items = append(items, "count(*)")
+		for _, e := range q.Select {
+			items = append(items, "count("+e.SQL()+")")
+		}
+	} else {
+		for _, e := range q.Select {
+			items = append(items, e.SQL())
+		}
+	}
+	b.WriteString(strings.Join(items, ", "))
+	b.WriteString(" FROM " + q.From.SQL())
+	if q.Where != nil {
+		b.WriteString(" WHERE " + q.Where.SQL())
+	}
+	if len(q.OrderBy) > 0 {
+		var keys []string
+		for _, o := range q.OrderBy {
+			k := o.E.SQL()
+			if o.Desc {
+				k += " DESC"
+			}
+			if o.Nulls != "" {
+				k += " NULLS " + o.Nulls
+			}
+			keys = append(keys, k)
+		}
+		keys = append(keys, q.Tiebreak...)
+		b.WriteString(" ORDER BY " + strings.Join(keys, ", "))
+	}
+	if q.Limit >= 0 {
+		fmt.Fprintf(&b, " LIMIT %d", q.Limit)
+	}
+	if q.Offset >= 0 {
+		fmt.Fprintf(&b, " OFFSET %d", q.Offset)
+	}
+	return b.String()
+}
+
+// Case is one differential test case: tables, setup DML, one query.
+type Case struct {
+	Tables []*Table
+	DML    []string // INSERT ... SELECT, DELETE, UPDATE run after the inserts
+	// DMLExprs are the expressions of each DML statement (the known
+	// divergence matchers look at them; the shrinker does not edit them).
+	DMLExprs [][]*Expr
+	Query    *Query
+}
+
+// Setup is the statements that build the case's tables, in order; both
+// sides run exactly these texts.
+func (c *Case) Setup() []string {
+	var out []string
+	for _, t := range c.Tables {
+		var cols []string
+		for _, col := range t.Cols {
+			s := col.Name + " " + col.Type.SQL()
+			if col.NotNull {
+				s += " NOT NULL"
+			}
+			cols = append(cols, s)
+		}
+		out = append(out, "CREATE TABLE "+t.Name+" ("+strings.Join(cols, ", ")+")")
+		parts := splitRows(t.Rows, t.Batches)
+		for i, rows := range parts {
+			if len(rows) > 0 {
+				var vals []string
+				for _, r := range rows {
+					vals = append(vals, "("+strings.Join(r, ", ")+")")
+				}
+				out = append(out, "INSERT INTO "+t.Name+" VALUES "+strings.Join(vals, ", "))
+			}
+			if i == 0 && t.Index {
+				out = append(out, "CREATE INDEX "+t.Name+"_k ON "+t.Name+" USING btree (k)")
+			}
+		}
+	}
+	return append(out, c.DML...)
+}
+
+func splitRows(rows [][]string, n int) [][][]string {
+	if n <= 1 || len(rows) < 2 {
+		return [][][]string{rows}
+	}
+	h := len(rows) / 2
+	return [][][]string{rows[:h], rows[h:]}
+}

@@ -1,0 +1,188 @@
+package difftest
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+)
+
+// Type is a column or expression type of the generated SQL: the four
+// stablerow stores (README "SQL surface").
+type Type int
+
+const (
+	TInt Type = iota
+	TFloat
+	TText
+	TBool
+)
+
+var allTypes = []Type{TInt, TFloat, TText, TBool}
+
+// SQL is the type's name in CREATE TABLE and CAST, the same on both sides.
+func (t Type) SQL() string {
+	return [...]string{"BIGINT", "DOUBLE PRECISION", "TEXT", "BOOLEAN"}[t]
+}
+
+// Column of a generated table.
+type Column struct {
+	Name    string
+	Type    Type
+	NotNull bool
+}
+
+// Table is a generated table: its schema and its rows as SQL literals
+// ("NULL" for a null), inserted in Batches (each INSERT a fragment on the
+// stablerow side).
+type Table struct {
+	Name    string
+	Cols    []Column
+	Rows    [][]string
+	Batches int  // number of INSERT statements the rows are split into
+	Index   bool // CREATE INDEX on k after the first INSERT
+}
+
+// Gen draws cases from one seeded source: the same seed gives the same
+// cases.
+type Gen struct {
+	r *rand.Rand
+}
+
+// NewGen returns a generator for seed.
+func NewGen(seed uint64) *Gen {
+	return &Gen{r: rand.New(rand.NewPCG(seed, 0x646966667465))} //"difftest"
+
+}
+
+func (g *Gen) n(k int) int            { return g.r.IntN(k) }
+func (g *Gen) p(prob float64) bool    { return g.r.Float64() < prob }
+func pick[T any](g *Gen, xs []T) T    { return xs[g.r.IntN(len(xs))] }
+func (g *Gen) typ() Type              { return pick(g, allTypes) }
+func (g *Gen) intLit() int64          { return g.intValue() }
+func (g *Gen) between(lo, hi int) int { return lo + g.r.IntN(hi-lo+1) }
+
+// Value pools: the edges where engines differ (int64 and float64
+// extremes, int32 borders PostgreSQL's int4 literals cross, NaN, signed
+// zero, infinities, subnormals, empty and non-ASCII strings).
+var intPool = []int64{
+	0, 1, -1, 2, 3, 5, 7, 10, -10, 42, 100, -100,
+	math.MaxInt32, math.MaxInt32 + 1, math.MinInt32, math.MinInt32 - 1, 1 << 32,
+	3037000499, 3037000500, // around sqrt(MaxInt64): products cross the edge
+	math.MaxInt64, math.MinInt64, math.MaxInt64 - 1, math.MinInt64 + 1,
+}
+
+var floatPool = []float64{
+	0, math.Copysign(0, -1), 1, -1, 0.5, 1.5, 2.5, -2.25, 0.1, 0.2, 0.3, 1.0 / 3,
+	1e-5, 1e-4, 123456.789, 1e15, 1e16, 123456789012345678, 1e300, -1e300,
+	math.MaxFloat64, -math.MaxFloat64, math.SmallestNonzeroFloat64, 2.2250738585072014e-308,
+	9007199254740993, 9223372036854775807, -9223372036854775808, 4.5, -3.5,
+	math.NaN(), math.Inf(1), math.Inf(-1),
+}
+
+var textPool = []string{
+	"", "a", "b", "abc", "A", "Z", " ", "a b", "héllo", "日本語", "😀", "it's",
+	"NULL", "0", "1", "-5", "1.5", "NaN", "true", "x\\y", "tab\tx",
+	// Numbers as text, in the spellings PostgreSQL's int8in/float8in
+	// accept (surrounding blanks, a sign, an exponent, any-case inf)
+	// and some they refuse.
+	" 12 ", "+7", " -3.5 ", "1e3", "-inf", "Infinity", "9223372036854775808", "1.5e400",
+}
+
+func (g *Gen) intValue() int64 {
+	if g.p(0.15) {
+		return g.r.Int64() - g.r.Int64()/2
+	}
+	return pick(g, intPool)
+}
+
+func (g *Gen) floatValue() float64 {
+	if g.p(0.15) {
+		return (g.r.Float64() - 0.5) * math.Pow(10, float64(g.between(-8, 20)))
+	}
+	return pick(g, floatPool)
+}
+
+// floatText is f as float8in accepts it, exact (shortest round trip).
+func floatText(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	case f == 0 && math.Signbit(f):
+		return "-0"
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+func quote(s string) string {
+	out := []byte{'\''}
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\'' {
+			out = append(out, '\'')
+		}
+		out = append(out, s[i])
+	}
+	return string(append(out, '\''))
+}
+
+// insertLit is a value as an INSERT ... VALUES literal. Integers and
+// finite floats are sometimes bare (PostgreSQL reads a bare 1.5 as numeric
+// and assigns it to the float8 column; a bare -9223372036854775808 is
+// numeric too), else quoted untyped literals the column's type reads.
+func (g *Gen) insertLit(t Type) string {
+	switch t {
+	case TInt:
+		return strconv.FormatInt(g.intValue(), 10)
+	case TFloat:
+		f := g.floatValue()
+		if !math.IsNaN(f) && !math.IsInf(f, 0) && !(f == 0 && math.Signbit(f)) && g.p(0.5) {
+			return floatText(f)
+		}
+		return quote(floatText(f))
+	case TText:
+		return quote(pick(g, textPool))
+	default:
+		return pick(g, []string{"true", "false"})
+	}
+}
+
+// Tables draws 1..3 tables t0.. with a unique, NOT NULL bigint key k (the
+// total-order tiebreaker) and 1..4 nullable columns c0.. of random types.
+func (g *Gen) Tables() []*Table {
+	n := g.between(1, 3)
+	var ts []*Table
+	for i := 0; i < n; i++ {
+		t := &Table{Name: fmt.Sprintf("t%d", i), Batches: g.between(1, 2), Index: g.p(0.3)}
+		t.Cols = append(t.Cols, Column{Name: "k", Type: TInt, NotNull: true})
+		for c, nc := 0, g.between(1, 4); c < nc; c++ {
+			t.Cols = append(t.Cols, Column{Name: fmt.Sprintf("c%d", c), Type: g.typ()})
+		}
+		// Keys: distinct, from the pool and a little beyond.
+		seen := map[int64]bool{}
+		for r, nr := 0, g.between(0, 8); r < nr; r++ {
+			k := g.intValue()
+			if g.p(0.6) {
+				k = int64(g.between(-3, 12))
+			}
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			row := []string{strconv.FormatInt(k, 10)}
+			for _, c := range t.Cols[1:] {
+				if g.p(0.2) {
+					row = append(row, "NULL")
+				} else {
+					row = append(row, g.insertLit(c.Type))
+				}
+			}
+			t.Rows = append(t.Rows, row)
+		}
+		ts = append(ts, t)
+	}
+	return ts
+}

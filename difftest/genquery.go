@@ -1,0 +1,317 @@
+package difftest
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// scopeCol is a column a query's expressions can name.
+type scopeCol struct {
+	name string // qualified: a.c0
+	typ  Type
+}
+
+type scope []scopeCol
+
+func (s scope) ofType(t Type) []scopeCol {
+	var out []scopeCol
+	for _, c := range s {
+		if c.typ == t {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func tableScope(t *Table, alias string) scope {
+	var s scope
+	for _, c := range t.Cols {
+		s = append(s, scopeCol{alias + "." + c.Name, c.Type})
+	}
+	return s
+}
+
+// Case draws one case.
+func (g *Gen) Case() *Case {
+	c := &Case{Tables: g.Tables()}
+	for _, t := range c.Tables {
+		if g.p(0.15) {
+			sql, es := g.insertSelect(t)
+			c.DML, c.DMLExprs = append(c.DML, sql), append(c.DMLExprs, es)
+		}
+		if len(t.Rows) == 0 || !g.p(0.2) {
+			continue
+		}
+		s := tableScope(t, t.Name)
+		if g.p(0.5) {
+			w := g.expr(s, TBool, 2, true)
+			c.DML, c.DMLExprs = append(c.DML, "DELETE FROM "+t.Name+" WHERE "+w.SQL()), append(c.DMLExprs, []*Expr{w})
+		} else {
+			col := t.Cols[1+g.n(len(t.Cols)-1)]
+			// The new value may raise: then both sides must fail the
+			// whole statement and keep the table as it was.
+			v, w := g.expr(s, col.Type, 2, false), g.expr(s, TBool, 1, true)
+			c.DML = append(c.DML, "UPDATE "+t.Name+" SET "+col.Name+" = "+v.SQL()+" WHERE "+w.SQL())
+			c.DMLExprs = append(c.DMLExprs, []*Expr{v, w})
+		}
+	}
+	c.Query = g.query(c.Tables)
+	return c
+}
+
+// insertSelect is INSERT INTO t SELECT ... FROM generate_series: values
+// computed by expressions (which may raise: then both sides must fail the
+// statement), bare NULLs whose type the target column gives, and keys far
+// from the generated ones so k stays unique.
+func (g *Gen) insertSelect(t *Table) (string, []*Expr) {
+	s := scope{{"g.g", TInt}}
+	items := []string{"(g.g + CAST(1000000007 AS BIGINT))"}
+	var es []*Expr
+	for _, c := range t.Cols[1:] {
+		if g.p(0.2) {
+			items = append(items, "NULL")
+			continue
+		}
+		e := g.expr(s, c.Type, 2, false)
+		items, es = append(items, e.SQL()), append(es, e)
+	}
+	return fmt.Sprintf("INSERT INTO %s SELECT %s FROM generate_series(%d, %d) AS g(g)",
+		t.Name, strings.Join(items, ", "), g.between(-2, 2), g.between(-2, 4)), es
+}
+
+func (g *Gen) query(ts []*Table) *Query {
+	q := &Query{Limit: -1, Offset: -1}
+	t0 := pick(g, ts)
+	var s scope
+	safeWhere := false
+	switch k := g.n(10); {
+	case k < 5:
+		q.From = From{Kind: FromTable, T0: t0.Name}
+		s = tableScope(t0, "a")
+		q.Tiebreak = []string{"a.k"}
+	case k < 7:
+		t1 := pick(g, ts)
+		q.From = From{Kind: FromJoin, T0: t0.Name, T1: t1.Name, Left: g.p(0.5)}
+		s = append(tableScope(t0, "a"), tableScope(t1, "b")...)
+		// ON a.x = b.y over columns of one type: keys, or any pair.
+		l, r := "a.k", "b.k"
+		if g.p(0.6) {
+			typ := g.typ()
+			ls, rs := tableScope(t0, "a").ofType(typ), tableScope(t1, "b").ofType(typ)
+			if len(ls) > 0 && len(rs) > 0 {
+				l, r = pick(g, ls).name, pick(g, rs).name
+			}
+		}
+		q.From.On = [2]string{l, r}
+		q.Tiebreak = []string{"a.k", "b.k"}
+		safeWhere = true
+	case k < 9:
+		q.From = From{Kind: FromUnnest}
+		for i, n := 0, g.between(0, 6); i < n; i++ {
+			if g.p(0.15) {
+				q.From.Array = append(q.From.Array, "NULL")
+				continue
+			}
+			v := int64(g.between(-2, 12))
+			if g.p(0.3) {
+				// Not MinInt64: PostgreSQL reads -9223372036854775808 as
+				// numeric (the lexer sees 9223372036854775808, beyond
+				// bigint), which makes the whole array numeric[].
+				if v = g.intValue(); v == math.MinInt64 {
+					v++
+				}
+			}
+			q.From.Array = append(q.From.Array, strconv.FormatInt(v, 10))
+		}
+		if !slices.ContainsFunc(q.From.Array, func(x string) bool { return x != "NULL" }) {
+			// PostgreSQL types ARRAY[] and ARRAY[NULL] as text[] or not
+			// at all: one integer element at least makes it an integer
+			// array.
+			q.From.Array = append(q.From.Array, "1")
+		}
+		s = scope{{"v.x", TInt}, {"v.o", TInt}}
+		q.Tiebreak = []string{"v.o"}
+		if g.p(0.7) {
+			q.From.T1, q.From.Left = t0.Name, g.p(0.8)
+			s = append(s, tableScope(t0, "a")...)
+			q.Tiebreak = append(q.Tiebreak, "a.k")
+			safeWhere = true
+		}
+	default:
+		q.From = From{Kind: FromSeries, Lo: int64(g.between(-3, 5)), Hi: int64(g.between(-3, 12))}
+		if g.p(0.3) {
+			q.From.Step = pick(g, []int64{1, 2, 3, -1, -2})
+		}
+		s = scope{{"g.g", TInt}}
+		q.Tiebreak = []string{"g.g"}
+		if g.p(0.6) {
+			q.From.T1, q.From.Left = t0.Name, g.p(0.3)
+			s = append(s, tableScope(t0, "a")...)
+			q.Tiebreak = append(q.Tiebreak, "a.k")
+			safeWhere = true
+		}
+	}
+	if g.p(0.6) {
+		q.Where = g.expr(s, TBool, 3, safeWhere)
+	}
+	if g.p(0.15) {
+		q.Count = true
+		if g.p(0.6) {
+			q.Select = []*Expr{g.expr(s, g.typ(), 2, false)}
+		}
+		return q
+	}
+	for i, n := 0, g.between(1, 4); i < n; i++ {
+		q.Select = append(q.Select, g.expr(s, g.typ(), 3, false))
+	}
+	if g.p(0.6) {
+		for i, n := 0, g.between(1, 2); i < n; i++ {
+			o := Order{E: g.expr(s, g.typ(), 2, false), Desc: g.p(0.4)}
+			// A bare literal is refused in ORDER BY by both sides
+			// (PostgreSQL: non-integer constant): a wasted case.
+			for try := 0; o.E.Op == "lit" && try < 5; try++ {
+				o.E = g.expr(s, g.typ(), 2, false)
+			}
+			if o.E.Op == "lit" {
+				continue
+			}
+			if g.p(0.3) {
+				o.Nulls = pick(g, []string{"FIRST", "LAST"})
+			}
+			q.OrderBy = append(q.OrderBy, o)
+		}
+		// LIMIT and OFFSET only under a total order: else the rows
+		// they keep are any.
+		if g.p(0.4) && len(q.OrderBy) > 0 {
+			q.Limit = int64(g.between(0, 6))
+		}
+		if g.p(0.3) && len(q.OrderBy) > 0 {
+			q.Offset = int64(g.between(0, 4))
+		}
+	}
+	return q
+}
+
+// expr draws an expression of type t over scope s, at most depth levels
+// deep; safe asks for one that cannot raise.
+func (g *Gen) expr(s scope, t Type, depth int, safe bool) *Expr {
+	if depth <= 0 || g.p(0.3) {
+		return g.leaf(s, t)
+	}
+	mk := func(op, text string, raises bool, args ...*Expr) *Expr {
+		for _, a := range args {
+			raises = raises || a.Raises
+		}
+		return &Expr{Op: op, Type: t, Text: text, Args: args, Raises: raises}
+	}
+	sub := func(t Type) *Expr { return g.expr(s, t, depth-1, safe) }
+	switch t {
+	case TInt:
+		switch g.n(4) {
+		case 0, 1:
+			if safe {
+				break
+			}
+			return mk("bin", pick(g, []string{"+", "-", "*", "/", "%"}), true, sub(TInt), sub(TInt))
+		case 2:
+			if safe {
+				break
+			}
+			return mk("neg", "", true, sub(TInt))
+		case 3:
+			if safe {
+				break
+			}
+			// float8 -> bigint rounds half to even and fails out of
+			// range; text -> bigint fails on non-integers.
+			return mk("cast", "BIGINT", true, sub(pick(g, []Type{TFloat, TFloat, TText})))
+		}
+	case TFloat:
+		switch g.n(4) {
+		case 0, 1:
+			if safe {
+				break
+			}
+			// PostgreSQL raises on float overflow and division by zero.
+			return mk("bin", pick(g, []string{"+", "-", "*", "/"}), true, sub(TFloat), sub(pick(g, []Type{TFloat, TInt})))
+		case 2:
+			return mk("neg", "", false, sub(TFloat))
+		case 3:
+			if g.p(0.8) {
+				return mk("cast", "DOUBLE PRECISION", false, sub(TInt))
+			}
+			if !safe {
+				return mk("cast", "DOUBLE PRECISION", true, sub(TText))
+			}
+		}
+	case TText:
+		return mk("cast", "TEXT", false, sub(pick(g, []Type{TInt, TFloat, TBool})))
+	case TBool:
+		switch g.n(7) {
+		case 6:
+			// BETWEEN is lo <= x AND x <= hi in PostgreSQL: an AND, so
+			// its operands never raise.
+			bt := g.typ()
+			return mk(pick(g, []string{"between", "notbetween"}), "", false,
+				g.expr(s, bt, depth-1, true), g.expr(s, bt, depth-1, true), g.expr(s, bt, depth-1, true))
+		case 0, 1:
+			ct := g.typ()
+			r := ct
+			if ct == TInt && g.p(0.3) {
+				r = TFloat
+			}
+			return mk("cmp", pick(g, []string{"=", "<>", "<", "<=", ">", ">="}), false, sub(ct), sub(r))
+		case 2:
+			// AND/OR operands never raise: PostgreSQL may skip one.
+			op := pick(g, []string{"and", "or"})
+			return mk(op, "", false, g.expr(s, TBool, depth-1, true), g.expr(s, TBool, depth-1, true))
+		case 3:
+			return mk("not", "", false, sub(TBool))
+		case 4:
+			return mk(pick(g, []string{"isnull", "isnotnull"}), "", false, sub(g.typ()))
+		case 5:
+			it := g.typ()
+			args := []*Expr{g.expr(s, it, depth-1, true)}
+			for i, n := 0, g.between(1, 4); i < n; i++ {
+				args = append(args, g.literal(it))
+			}
+			return mk(pick(g, []string{"in", "in", "notin"}), "", false, args...)
+		}
+	}
+	return g.leaf(s, t)
+}
+
+func (g *Gen) leaf(s scope, t Type) *Expr {
+	if cols := s.ofType(t); len(cols) > 0 && g.p(0.7) {
+		c := pick(g, cols)
+		return &Expr{Op: "col", Type: t, Text: c.name}
+	}
+	return g.literal(t)
+}
+
+// literal is a typed literal: integers as CAST(n AS BIGINT) and floats as
+// CAST('x' AS DOUBLE PRECISION), because PostgreSQL types a bare 5 as
+// integer (int4: 2000000000 + 2000000000 overflows there, not in a bigint
+// engine) and a bare 1.5 as numeric (exact decimal arithmetic); stablerow
+// has neither type, so the generated SQL does not ask for them.
+func (g *Gen) literal(t Type) *Expr {
+	e := &Expr{Op: "lit", Type: t}
+	if g.p(0.08) {
+		e.Text = "CAST(NULL AS " + t.SQL() + ")"
+		return e
+	}
+	switch t {
+	case TInt:
+		e.Text = fmt.Sprintf("CAST(%d AS BIGINT)", g.intValue())
+	case TFloat:
+		e.Text = "CAST(" + quote(floatText(g.floatValue())) + " AS DOUBLE PRECISION)"
+	case TText:
+		e.Text = quote(pick(g, textPool))
+	default:
+		e.Text = pick(g, []string{"TRUE", "FALSE"})
+	}
+	return e
+}

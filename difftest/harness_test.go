@@ -1,0 +1,232 @@
+package difftest
+
+import (
+	"context"
+	"errors"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/stablerow/stablerow/engine"
+	"github.com/stablerow/stablerow/sqltest"
+)
+
+func s(v string) *string { return &v }
+
+func TestDiffDetectsPlantedDifferences(t *testing.T) {
+	base := &Outcome{Cols: []TypeClass{ClassInt, ClassText}, Rows: [][]*string{{s("1"), s("a")}, {s("2"), nil}}}
+	same := &Outcome{Cols: []TypeClass{ClassInt, ClassText}, Rows: [][]*string{{s("1"), s("a")}, {s("2"), nil}}}
+	if d := Diff(base, same, true); d != "" {
+		t.Fatalf("equal outcomes diverge: %s", d)
+	}
+	swapped := &Outcome{Cols: base.Cols, Rows: [][]*string{{s("2"), nil}, {s("1"), s("a")}}}
+	if d := Diff(base, swapped, false); d != "" {
+		t.Fatalf("unordered comparison is not a multiset one: %s", d)
+	}
+	planted := map[string]*Outcome{
+		"order":          swapped,
+		"NULL vs ''":     {Cols: base.Cols, Rows: [][]*string{{s("1"), s("a")}, {s("2"), s("")}}},
+		"value":          {Cols: base.Cols, Rows: [][]*string{{s("1"), s("b")}, {s("2"), nil}}},
+		"missing row":    {Cols: base.Cols, Rows: [][]*string{{s("1"), s("a")}}},
+		"duplicated row": {Cols: base.Cols, Rows: [][]*string{{s("1"), s("a")}, {s("1"), s("a")}, {s("2"), nil}}},
+		"type":           {Cols: []TypeClass{ClassFloat, ClassText}, Rows: base.Rows},
+		"error":          {Err: errors.New("boom")},
+	}
+	for name, o := range planted {
+		if d := Diff(base, o, true); d == "" {
+			t.Errorf("%s: planted difference not detected", name)
+		}
+	}
+	if d := Diff(&Outcome{Err: errors.New("22003"), SQLState: "22003"}, base, true); d == "" {
+		t.Error("PostgreSQL error vs stablerow rows not detected")
+	}
+	if d := Diff(&Outcome{Err: errors.New("x")}, &Outcome{Err: errors.New("y")}, true); d != "" {
+		t.Errorf("two errors diverge: %s", d)
+	}
+	if d := Diff(base, &Outcome{Err: &PanicError{Value: "x"}}, true); !strings.Contains(d, "panicked") {
+		t.Errorf("a panic is not reported: %q", d)
+	}
+	if d := Diff(&Outcome{Affected: 2}, &Outcome{Affected: 3}, false); d == "" {
+		t.Error("rows-affected difference not detected")
+	}
+}
+
+// TestPGText checks the rendering against PostgreSQL's documented text
+// output (boolout t/f; float8out with extra_float_digits = 1).
+func TestPGText(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	fb := array.NewFloat64Builder(mem)
+	defer fb.Release()
+	fb.AppendValues([]float64{math.NaN(), math.Inf(-1), 1e15, 123456789012, 0.0001, 1.5}, nil)
+	fb.AppendNull()
+	fa := fb.NewArray()
+	defer fa.Release()
+	want := []string{"NaN", "-Infinity", "1e+15", "123456789012", "0.0001", "1.5"}
+	for i, w := range want {
+		got, err := pgText(fa, i)
+		if err != nil || got == nil || *got != w {
+			t.Errorf("float %d: got %v, %v; want %s", i, got, err, w)
+		}
+	}
+	if got, _ := pgText(fa, len(want)); got != nil {
+		t.Errorf("NULL rendered as %q", *got)
+	}
+	bb := array.NewBooleanBuilder(mem)
+	defer bb.Release()
+	bb.AppendValues([]bool{true, false}, nil)
+	ba := bb.NewArray()
+	defer ba.Release()
+	for i, w := range []string{"t", "f"} {
+		if got, _ := pgText(ba, i); got == nil || *got != w {
+			t.Errorf("bool %d: got %v, want %s", i, got, w)
+		}
+	}
+}
+
+// mutating wraps a backend and changes the first value of every non-empty
+// query result: the planted bug the harness must find.
+type mutating struct{ *Stablerow }
+
+func (m mutating) Run(ctx context.Context, sql string, query bool) *Outcome {
+	o := m.Stablerow.Run(ctx, sql, query)
+	if query && o.Err == nil && len(o.Rows) > 0 && len(o.Rows[0]) > 0 {
+		o.Rows[0][0] = s("planted")
+	}
+	return o
+}
+
+// TestRunnerFindsAndShrinksPlantedBug runs generated cases with a
+// mutated stablerow in PostgreSQL's seat: the runner must report a
+// divergence and shrink it to a smaller case that still shows it.
+func TestRunnerFindsAndShrinksPlantedBug(t *testing.T) {
+	ctx := context.Background()
+	r := &Runner{PG: mutating{NewStablerow(engine.Options{})}, SR: NewStablerow(engine.Options{})}
+	found := false
+	for i := 0; i < 200 && !found; i++ {
+		g := caseGen(7, i)
+		opt := g.options()
+		c := g.Case()
+		d, err := r.RunCase(ctx, c, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d == nil || d.Kind != "query: rows differ" {
+			continue
+		}
+		found = true
+		before := len(d.SLT())
+		small, err := r.Shrink(ctx, d, 300)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if small.Kind != d.Kind {
+			t.Fatalf("shrinking changed the kind: %s -> %s", d.Kind, small.Kind)
+		}
+		if after := len(small.SLT()); after > before {
+			t.Errorf("shrunk reproducer grew: %d -> %d bytes", before, after)
+		}
+		if !strings.Contains(small.SLT(), "\nquery ") {
+			t.Errorf("reproducer has no query record:\n%s", small.SLT())
+		}
+	}
+	if !found {
+		t.Fatal("the planted difference was never detected")
+	}
+}
+
+// TestGeneratedCasesAreDeterministic: -seed S -case I must rerun exactly
+// the case the sequence ran.
+func TestGeneratedCasesAreDeterministic(t *testing.T) {
+	for i := 0; i < 50; i++ {
+		a, b := caseGen(3, i).Case(), caseGen(3, i).Case()
+		if a.Query.SQL() != b.Query.SQL() || strings.Join(a.Setup(), ";") != strings.Join(b.Setup(), ";") {
+			t.Fatalf("case %d differs between two draws", i)
+		}
+	}
+}
+
+// TestKnownDivergencesStayNarrow: a dialect difference must not swallow a
+// bug of the same shape. PostgreSQL raising on a row's value (a column in
+// the raising expression) while stablerow returns rows is a bug, not plan
+// time folding; an error beside a non-NULL operand is a bug, not NULL
+// folding.
+func TestKnownDivergencesStayNarrow(t *testing.T) {
+	col := &Expr{Op: "col", Type: TInt, Text: "a.k"}
+	lit := &Expr{Op: "lit", Type: TInt, Text: "CAST(1 AS BIGINT)"}
+	null := &Expr{Op: "lit", Type: TInt, Text: "CAST(NULL AS BIGINT)"}
+	neg := func(e *Expr) *Expr { return &Expr{Op: "neg", Type: TInt, Args: []*Expr{e}, Raises: true} }
+	add := func(a, b *Expr) *Expr {
+		return &Expr{Op: "bin", Type: TInt, Text: "+", Args: []*Expr{a, b}, Raises: true}
+	}
+	pgErr := &Outcome{Err: errors.New("bigint out of range"), SQLState: "22003"}
+	noRows := &Outcome{Cols: []TypeClass{ClassInt}}
+	srErr := &Outcome{Err: errors.New("overflow")}
+	ok := &Outcome{Cols: []TypeClass{ClassInt}, Rows: [][]*string{{s("1")}}}
+	never := func(string) *Outcome { return &Outcome{} }
+	match := func(sel *Expr, pg, sr *Outcome) string {
+		q := &Query{Select: []*Expr{sel}, Limit: -1, Offset: -1, From: From{Kind: FromTable, T0: "t0"}}
+		d := &Divergence{Case: &Case{Query: q}, SQL: q.SQL(), PG: pg, SR: sr, IsQuery: true}
+		for _, k := range knownDivergences {
+			if k.Match(d, never) {
+				return k.Name
+			}
+		}
+		return ""
+	}
+	if m := match(neg(lit), pgErr, noRows); m == "" {
+		t.Error("a raising constant over no rows is plan-time folding")
+	}
+	if m := match(neg(col), pgErr, noRows); m != "" {
+		t.Errorf("a raising column expression matched %q", m)
+	}
+	if m := match(neg(lit), pgErr, ok); m != "" {
+		t.Errorf("a raising constant over rows stablerow returned matched %q", m)
+	}
+	if m := match(add(null, neg(col)), ok, srErr); m == "" {
+		t.Error("NULL + raising is folded by PostgreSQL")
+	}
+	if m := match(add(lit, neg(col)), ok, srErr); m != "" {
+		t.Errorf("1 + raising matched %q", m)
+	}
+}
+
+// TestReproducerParses: the .slt a report prints is valid sqltest input.
+func TestReproducerParses(t *testing.T) {
+	c := caseGen(1, 0).Case()
+	d := &Divergence{Case: c, SQL: c.Query.SQL(), IsQuery: true, Kind: "test",
+		PG: &Outcome{Cols: []TypeClass{ClassBool, ClassText}, Rows: [][]*string{{s("t"), s("")}, {nil, s("x")}}}}
+	text := d.SLT()
+	recs, err := sqltest.Parse(strings.NewReader(text))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	last := recs[len(recs)-1]
+	if last.Kind != sqltest.KindQuery || last.Types != "BT" || !slices.Equal(last.Expect, []string{"NULL x", "true (empty)"}) {
+		t.Fatalf("last record %+v\n%s", last, text)
+	}
+}
+
+// TestGeneratedQueriesCompareExactly: a LIMIT or OFFSET only comes with
+// an ORDER BY (made total by the tiebreakers), and no ORDER BY key is a
+// bare literal; else the comparison would judge arbitrary rows.
+func TestGeneratedQueriesCompareExactly(t *testing.T) {
+	for i := 0; i < 2000; i++ {
+		q := caseGen(11, i).Case().Query
+		if (q.Limit >= 0 || q.Offset >= 0) && !q.Ordered() {
+			t.Fatalf("case %d: LIMIT/OFFSET without ORDER BY: %s", i, q.SQL())
+		}
+		for _, o := range q.OrderBy {
+			if o.E.Op == "lit" {
+				t.Fatalf("case %d: literal ORDER BY key: %s", i, q.SQL())
+			}
+		}
+		if q.Ordered() && len(q.Tiebreak) == 0 {
+			t.Fatalf("case %d: ORDER BY without tiebreakers: %s", i, q.SQL())
+		}
+	}
+}

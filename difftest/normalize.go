@@ -1,0 +1,283 @@
+package difftest
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/stablerow/stablerow/exec"
+)
+
+// This file is the one place where the two sides' answers are brought to
+// a common form before they are compared. Each normalization, with its
+// reason:
+//
+//  1. Values compare as PostgreSQL's text output. stablerow's Arrow values
+//     are rendered here as PostgreSQL's output functions would write them;
+//     PostgreSQL's are taken as the server sent them (simple protocol, text
+//     format), untouched.
+//  2. Booleans: PostgreSQL's boolout writes t and f; an Arrow boolean is
+//     rendered as t/f. Same value, two spellings.
+//  3. Floats: rendered by exec.FormatFloat, stablerow's one float-to-text
+//     path, which is specified as float8out with extra_float_digits = 1 (the
+//     server default since PostgreSQL 12: shortest round trip, NaN,
+//     Infinity). The harness sets extra_float_digits = 1 on its session so
+//     a server configured otherwise cannot make them differ.
+//  4. Types compare by class: int (PostgreSQL int2/int4/int8; Arrow
+//     int32/int64/uint64), float (float4/float8), text, bool. stablerow has
+//     one integer type, bigint: PostgreSQL types a small literal or an
+//     ARRAY[1, 2] element or generate_series(1, 3) as integer, the same
+//     values. Any other PostgreSQL type (numeric, ...) is its own class and
+//     so a divergence: the generator never asks for one.
+//  5. Column names are not compared: PostgreSQL names an unnamed
+//     expression ?column? or after its function, stablerow by its own
+//     rules, and no client of the differential test reads them.
+//  6. Text order: the server is initialized with --no-locale (C
+//     collation), so text compares bytewise as Go strings do; under a
+//     linguistic collation ORDER BY on text would differ by design.
+//
+// knownDivergences lists behaviours that differ and are not bugs.
+
+// TypeClass is a normalized column type (see 4 above).
+type TypeClass string
+
+const (
+	ClassInt   TypeClass = "int"
+	ClassFloat TypeClass = "float"
+	ClassText  TypeClass = "text"
+	ClassBool  TypeClass = "bool"
+)
+
+// pgClass maps a PostgreSQL type OID to its class.
+func pgClass(oid uint32) TypeClass {
+	switch oid {
+	case 20, 21, 23: // int8, int2, int4
+		return ClassInt
+	case 700, 701: // float4, float8
+		return ClassFloat
+	case 25, 1043, 1042: // text, varchar, bpchar
+		return ClassText
+	case 16:
+		return ClassBool
+	case 1700:
+		return "numeric"
+	}
+	return TypeClass(fmt.Sprintf("oid %d", oid))
+}
+
+// arrowClass maps an Arrow type to its class.
+func arrowClass(t arrow.DataType) TypeClass {
+	switch t.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
+		return ClassInt
+	case arrow.FLOAT32, arrow.FLOAT64:
+		return ClassFloat
+	case arrow.STRING, arrow.LARGE_STRING:
+		return ClassText
+	case arrow.BOOL:
+		return ClassBool
+	}
+	return TypeClass("arrow " + t.String())
+}
+
+// pgText renders row i of an Arrow array as PostgreSQL's text output; nil
+// for NULL.
+func pgText(a arrow.Array, i int) (*string, error) {
+	if a.IsNull(i) {
+		return nil, nil
+	}
+	var s string
+	switch c := a.(type) {
+	case *array.Int64:
+		s = strconv.FormatInt(c.Value(i), 10)
+	case *array.Int32:
+		s = strconv.FormatInt(int64(c.Value(i)), 10)
+	case *array.Int16:
+		s = strconv.FormatInt(int64(c.Value(i)), 10)
+	case *array.Uint64:
+		s = strconv.FormatUint(c.Value(i), 10)
+	case *array.Uint32:
+		s = strconv.FormatUint(uint64(c.Value(i)), 10)
+	case *array.Float64:
+		s = exec.FormatFloat(c.Value(i), 64)
+	case *array.Float32:
+		s = exec.FormatFloat(float64(c.Value(i)), 32)
+	case *array.String:
+		s = c.Value(i)
+	case *array.LargeString:
+		s = c.Value(i)
+	case *array.Boolean:
+		s = "f"
+		if c.Value(i) {
+			s = "t"
+		}
+	default:
+		return nil, fmt.Errorf("difftest: no PostgreSQL text form for Arrow type %s", a.DataType())
+	}
+	return &s, nil
+}
+
+// KnownDivergence is a behaviour in which stablerow and PostgreSQL differ
+// by design, not by a bug. Match sees the divergence and may run another
+// statement on stablerow (again), on the same data, to confirm it.
+type KnownDivergence struct {
+	Name   string
+	Reason string
+	Match  func(d *Divergence, again func(sql string) *Outcome) bool
+}
+
+// knownDivergences is deliberately short: every entry is a documented
+// difference of dialect, never a way to silence a bug (open bugs are
+// reported; see open.go for the opt-in skip list).
+var knownDivergences = []KnownDivergence{
+	{
+		Name: "constant folded at plan time",
+		Reason: "PostgreSQL evaluates constant subexpressions while planning (eval_const_expressions; " +
+			"documented in 4.2.14 Expression Evaluation Rules), so an error in one is raised even when " +
+			"no row ever reaches it; stablerow evaluates expressions per row, and zero rows raise nothing",
+		Match: func(d *Divergence, _ func(string) *Outcome) bool {
+			return d.PG.Err != nil && d.SR.Err == nil && noRowsReached(d) && d.anyExpr(constRaising)
+		},
+	},
+	{
+		Name: "strict operator with a NULL literal folded",
+		Reason: "PostgreSQL's planner replaces a strict operator or cast that has a NULL constant operand " +
+			"by NULL without evaluating the other operands, so their errors never happen; stablerow " +
+			"evaluates both operands",
+		Match: func(d *Divergence, _ func(string) *Outcome) bool {
+			return d.PG.Err == nil && d.SR.Err != nil && d.anyExpr(nullBesideRaising)
+		},
+	},
+	{
+		Name: "select list evaluated after LIMIT",
+		Reason: "PostgreSQL computes the select list of every sorted row before LIMIT/OFFSET cut them, " +
+			"so a row that is not returned can still raise; stablerow projects after the cut when the " +
+			"sort keys are not output columns (PostgreSQL itself postpones volatile and expensive " +
+			"expressions past the LIMIT). Confirmed by the same query without LIMIT/OFFSET raising on stablerow",
+		Match: func(d *Divergence, again func(string) *Outcome) bool {
+			q := d.Case.Query
+			if !d.IsQuery || d.PG.Err == nil || d.SR.Err != nil || (q.Limit < 0 && q.Offset < 0) {
+				return false
+			}
+			all := *q
+			all.Limit, all.Offset = -1, -1
+			return again(all.SQL()).Err != nil
+		},
+	},
+}
+
+// noRowsReached: stablerow's query produced no rows (or a count of
+// zero): no expression was evaluated on a row.
+func noRowsReached(d *Divergence) bool {
+	switch {
+	case !d.IsQuery:
+		return d.SR.Affected == 0
+	case d.Case.Query.Count:
+		return len(d.SR.Rows) == 1 && d.SR.Rows[0][0] != nil && *d.SR.Rows[0][0] == "0"
+	}
+	return len(d.SR.Rows) == 0
+}
+
+// anyExpr: f holds for a node of the diverging statement's expressions.
+func (d *Divergence) anyExpr(f func(*Expr) bool) bool {
+	if d.IsQuery {
+		return anyExpr(d.Case.Query, f)
+	}
+	for i, s := range d.Case.DML {
+		if s == d.SQL && i < len(d.Case.DMLExprs) {
+			return anyExpr(&Query{Select: d.Case.DMLExprs[i]}, f)
+		}
+	}
+	return false
+}
+
+func anyExpr(q *Query, f func(*Expr) bool) bool {
+	var walk func(e *Expr) bool
+	walk = func(e *Expr) bool {
+		if e == nil {
+			return false
+		}
+		if f(e) {
+			return true
+		}
+		for _, a := range e.Args {
+			if walk(a) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, e := range q.Select {
+		if walk(e) {
+			return true
+		}
+	}
+	for _, o := range q.OrderBy {
+		if walk(o.E) {
+			return true
+		}
+	}
+	return walk(q.Where)
+}
+
+func hasColumn(e *Expr) bool {
+	if e.Op == "col" {
+		return true
+	}
+	for _, a := range e.Args {
+		if hasColumn(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// constRaising: an expression that can raise and names no column, which
+// PostgreSQL folds while planning.
+func constRaising(e *Expr) bool { return e.Raises && !hasColumn(e) }
+
+func isNullLit(e *Expr) bool { return e.Op == "lit" && strings.HasPrefix(e.Text, "CAST(NULL ") }
+
+// strict nodes give NULL when an operand is NULL.
+func strict(e *Expr) bool {
+	switch e.Op {
+	case "bin", "cmp", "neg", "cast", "not":
+		return true
+	}
+	return false
+}
+
+// foldsToNull: PostgreSQL's planner makes e a NULL constant.
+func foldsToNull(e *Expr) bool {
+	if isNullLit(e) {
+		return true
+	}
+	if !strict(e) {
+		return false
+	}
+	for _, a := range e.Args {
+		if foldsToNull(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// nullBesideRaising: a strict node (arithmetic, comparison, negation, a
+// cast) with a NULL literal operand and an operand that can raise.
+func nullBesideRaising(e *Expr) bool {
+	if !strict(e) {
+		return false
+	}
+	for i, a := range e.Args {
+		for j, b := range e.Args {
+			if i != j && foldsToNull(a) && b.Raises {
+				return true
+			}
+		}
+	}
+	return false
+}
