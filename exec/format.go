@@ -2,7 +2,9 @@ package exec
 
 import (
 	"math"
+	"math/big"
 	"strconv"
+	"strings"
 )
 
 // FormatFloat writes f as PostgreSQL's float8out (bits 64) or float4out
@@ -36,16 +38,114 @@ func FormatFloat(f float64, bits int) string {
 	}
 	// The shortest round-trip digits in exponent form tell the decimal
 	// exponent without a second rounding.
-	e := strconv.FormatFloat(f, 'e', -1, bits)
-	exp := 0
-	for i := len(e) - 1; i >= 0; i-- {
-		if e[i] == 'e' {
-			exp, _ = strconv.Atoi(e[i+1:])
-			break
-		}
-	}
+	e := shortest(f, bits)
+	mant, exp := splitExp(e)
 	if exp < -4 || exp >= digits {
 		return e
 	}
-	return strconv.FormatFloat(f, 'f', -1, bits)
+	// Plain notation of the same digits: move the point exp places.
+	neg := mant[0] == '-'
+	if neg {
+		mant = mant[1:]
+	}
+	ds := strings.Replace(mant, ".", "", 1)
+	var out string
+	switch point := exp + 1; {
+	case point <= 0:
+		out = "0." + strings.Repeat("0", -point) + ds
+	case point >= len(ds):
+		out = ds + strings.Repeat("0", point-len(ds))
+	default:
+		out = ds[:point] + "." + ds[point:]
+	}
+	if neg {
+		return "-" + out
+	}
+	return out
+}
+
+// shortest is the shortest decimal (in 'e' form) that reads back as f and
+// lies strictly inside f's rounding interval. strconv's shortest form may
+// sit exactly on the interval's edge (a tie that round-half-even parsing
+// resolves toward f): PostgreSQL's Ryu never emits those, so 1e23::float8
+// prints as 9.999999999999999e+22 there and strconv's "1e+23" is one digit
+// longer in PostgreSQL's output. Ties are rare and cheap to rule out from
+// the digits alone (tieCandidate); only those get the exact check.
+func shortest(f float64, bits int) string {
+	e := strconv.FormatFloat(f, 'e', -1, bits)
+	if !tieCandidate(e) || !onEdge(e, f, bits) {
+		return e
+	}
+	mant, _ := splitExp(e)
+	n := len(strings.TrimLeft(strings.Replace(mant, ".", "", 1), "-"))
+	max := 17
+	if bits == 32 {
+		max = 9
+	}
+	for p := n; p <= max; p++ {
+		c := strconv.FormatFloat(f, 'e', p-1, bits)
+		if back, err := strconv.ParseFloat(c, bits); err == nil && back == f && !onEdge(c, f, bits) {
+			return c
+		}
+	}
+	return strconv.FormatFloat(f, 'e', max-1, bits)
+}
+
+// splitExp splits "d.ddde±XX" into its mantissa and decimal exponent.
+func splitExp(e string) (string, int) {
+	i := strings.IndexByte(e, 'e')
+	exp, _ := strconv.Atoi(e[i+1:])
+	return e[:i], exp
+}
+
+// tieCandidate reports whether decimal e (strconv 'e' form) can be a
+// binary fraction with at most 55 significant bits, which every midpoint
+// between two adjacent floats is: D·10^E needs 5^E to fit (E ≥ 0) or
+// 5^-E to divide D (E < 0).
+func tieCandidate(e string) bool {
+	mant, exp := splitExp(e)
+	ds := strings.TrimLeft(strings.Replace(mant, ".", "", 1), "-")
+	d, err := strconv.ParseUint(ds, 10, 64)
+	if err != nil {
+		return false
+	}
+	e10 := exp - (len(ds) - 1)
+	if e10 >= 0 {
+		return e10 <= 23 // 5^24 > 2^55
+	}
+	if -e10 > 27 { // 5^28 > 10^19 > D
+		return false
+	}
+	p := uint64(1)
+	for i := 0; i < -e10; i++ {
+		p *= 5
+	}
+	return d%p == 0
+}
+
+// onEdge reports whether decimal e is exactly halfway between f and one of
+// its neighbours (of precision bits).
+func onEdge(e string, f float64, bits int) bool {
+	v, ok := new(big.Float).SetPrec(512).SetString(e)
+	if !ok {
+		return false
+	}
+	for _, dir := range []float64{math.Inf(-1), math.Inf(1)} {
+		var n float64
+		if bits == 32 {
+			n = float64(math.Nextafter32(float32(f), float32(dir)))
+		} else {
+			n = math.Nextafter(f, dir)
+		}
+		if math.IsInf(n, 0) {
+			continue
+		}
+		mid := new(big.Float).SetPrec(512).SetFloat64(f)
+		mid.Add(mid, new(big.Float).SetPrec(512).SetFloat64(n))
+		mid.Quo(mid, big.NewFloat(2))
+		if v.Cmp(mid) == 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -242,7 +242,7 @@ func comparator(a arrow.Array) (func(i, j int) int, error) {
 		return func(i, j int) int { return cmp.Compare(v[i], v[j]) }, nil
 	case *array.Float64:
 		v := a.Float64Values()
-		return func(i, j int) int { return cmp.Compare(v[i], v[j]) }, nil
+		return func(i, j int) int { return floatCmp(v[i], v[j]) }, nil // PostgreSQL: NaN last
 	case *array.String:
 		return func(i, j int) int { return strings.Compare(a.Value(i), a.Value(j)) }, nil
 	case *array.Boolean:
@@ -259,3 +259,4 @@ func comparator(a arrow.Array) (func(i, j int) int, error) {
 	}
 	return nil, fmt.Errorf("%w: cannot sort type %s", ErrInvalidArgument, a.DataType())
 }
+

@@ -377,6 +377,14 @@ func literalUnnest(vals []*structpb.Value, t arrow.DataType) (exec.Node, error) 
 				}
 				y := int64(x)
 				ptrs[i] = &y
+			case *structpb.Value_StringValue:
+				// Integers beyond 2^53 travel as decimal digits: a
+				// structpb number would round them.
+				y, err := strconv.ParseInt(k.StringValue, 10, 64)
+				if err != nil {
+					return nil, fmt.Errorf("%w: unnest value %d: %q is not an int64", ErrInvalidPlan, i, k.StringValue)
+				}
+				ptrs[i] = &y
 			default:
 				return nil, fmt.Errorf("%w: unnest value %d is not a number", ErrInvalidPlan, i)
 			}

@@ -42,7 +42,6 @@ func TestErrors(t *testing.T) {
 		{"SELECT id FROM t LIMIT $1", ErrUnsupported, "LIMIT"},
 		{"SELECT * FROM unnest(ARRAY[1], ARRAY[2])", ErrUnsupported, "UNNEST with 2"},
 		{"SELECT * FROM unnest(ARRAY[id])", ErrUnknownColumn, "id"},
-		{"SELECT * FROM unnest(ARRAY[9007199254740993])", ErrUnsupported, "2^53"},
 		{"DROP VIEW t", ErrUnsupported, "DROP VIEW"},
 		{"DROP TABLE t CASCADE", ErrUnsupported, "CASCADE"},
 		{"DROP TABLE t, u", ErrUnsupported, "2 objects"},

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -280,7 +281,9 @@ func (l *lowerer) arrayValues(a *pg_query.A_ArrayExpr, want kind, detail map[str
 			return 0, fmt.Errorf("%w: non-constant ARRAY element%s", ErrUnsupported, l.src.at(v.loc))
 		}
 		if n, isInt := lit.(int64); isInt && (n > maxExactInt || n < -maxExactInt) {
-			return 0, fmt.Errorf("%w: ARRAY integer %d beyond 2^53%s", ErrUnsupported, n, l.src.at(v.loc))
+			// A structpb number is a float64: carry the digits instead
+			// (the planner reads a string element of an i64 list exactly).
+			lit = strconv.FormatInt(n, 10)
 		}
 		out[i] = lit
 	}

@@ -349,6 +349,9 @@ func foldArithmetic(op string, a, b expr.Expression) (expr.Expression, bool) {
 		if math.IsInf(r, 0) && !math.IsInf(xv, 0) && !math.IsInf(yv, 0) {
 			return nil, false // Postgres reports float overflow
 		}
+		if r == 0 && xv != 0 && ((op == "*" && yv != 0) || (op == "/" && !math.IsInf(yv, 0))) {
+			return nil, false // and underflow of * and / (float8mul, float8div)
+		}
 		return expr.NewPrimitiveLiteral(r, false), true
 	}
 	return nil, false
