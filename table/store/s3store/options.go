@@ -45,6 +45,9 @@ type Options struct {
 	Cache *Cache
 	// BlockSize is the unit of cached reads (default 64 KiB).
 	BlockSize int64
+	// ListPageSize is the MaxKeys of each ListObjectsV2 page (0: the
+	// server's default, 1000 on S3).
+	ListPageSize int32
 	// HTTPClient replaces the SDK's HTTP client (instrumentation, tests).
 	HTTPClient aws.HTTPClient
 }
@@ -73,11 +76,7 @@ func (o Options) withDefaults() Options {
 
 // newClient builds the S3 client from the standard AWS configuration chain.
 func newClient(ctx context.Context, opts Options) (*s3.Client, error) {
-	var loads []func(*config.LoadOptions) error
-	if opts.HTTPClient != nil {
-		loads = append(loads, config.WithHTTPClient(opts.HTTPClient))
-	}
-	cfg, err := config.LoadDefaultConfig(ctx, loads...)
+	cfg, err := config.LoadDefaultConfig(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("%w: aws configuration: %w", store.ErrInvalidArgument, err)
 	}
@@ -100,6 +99,11 @@ func newClient(ctx context.Context, opts Options) (*s3.Client, error) {
 		o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
 		o.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
 		o.Retryer = newRetryer(opts)
+		if opts.HTTPClient != nil {
+			// Set on the client, not the config: the config would try to
+			// apply AWS_CA_BUNDLE to it and refuse a plain *http.Client.
+			o.HTTPClient = opts.HTTPClient
+		}
 	}), nil
 }
 

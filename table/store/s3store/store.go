@@ -223,7 +223,11 @@ func (s *Store) List(ctx context.Context, prefix string) ([]string, error) {
 		return nil, fmt.Errorf("%w: bad prefix %q", store.ErrInvalidArgument, prefix)
 	}
 	var out []string
-	pg := s3.NewListObjectsV2Paginator(s.c, &s3.ListObjectsV2Input{Bucket: &s.bucket, Prefix: aws.String(s.prefix + prefix)})
+	in := &s3.ListObjectsV2Input{Bucket: &s.bucket, Prefix: aws.String(s.prefix + prefix)}
+	if s.opts.ListPageSize > 0 {
+		in.MaxKeys = aws.Int32(s.opts.ListPageSize)
+	}
+	pg := s3.NewListObjectsV2Paginator(s.c, in)
 	for pg.HasMorePages() {
 		page, err := pg.NextPage(ctx)
 		if err != nil {
