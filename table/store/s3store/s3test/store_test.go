@@ -200,7 +200,7 @@ func TestReadRangesCoalesced(t *testing.T) {
 	require.NoError(t, st.Put(ctx, "f.bin", obj))
 	ranges := []store.Range{
 		{Off: 50_000, Len: 10}, {Off: 10, Len: 100}, {Off: 500, Len: 600}, // 10..1100: one group
-		{Off: 50_500, Len: 1}, // with 50_000: one group
+		{Off: 50_500, Len: 1},                         // with 50_000: one group
 		{Off: 99_990, Len: 10}, {Off: 70_000, Len: 0}, // a group; the empty range costs nothing
 		{Off: 10, Len: 100}, // a duplicate
 	}
