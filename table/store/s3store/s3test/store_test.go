@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -270,4 +271,18 @@ func TestCachedReader(t *testing.T) {
 	_, err = rd3.ReadAt(buf, 3000)
 	require.NoError(t, err)
 	require.Equal(t, obj2[3000:8000], buf)
+}
+
+// TestPathStyleLocalhost: for an endpoint named localhost the store must
+// pick path-style addressing by itself (the SDK already does so for an IP
+// address); with virtual hosts the request would go to
+// stablerow-test.localhost, which gofakes3 does not serve as a bucket.
+func TestPathStyleLocalhost(t *testing.T) {
+	f := newFake(t, nil)
+	t.Setenv("AWS_ENDPOINT_URL", strings.Replace(f.url, "127.0.0.1", "localhost", 1))
+	st := f.open(t, "s3://"+bucket+"/lh", s3store.Options{MaxAttempts: 1})
+	ctx := context.Background()
+	require.NoError(t, st.Put(ctx, "x", []byte("1")))
+	_, err := f.backend.HeadObject(bucket, "lh/x")
+	require.NoError(t, err)
 }
