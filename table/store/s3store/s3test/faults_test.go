@@ -37,7 +37,7 @@ func TestPutIfAbsentConflictAnswers(t *testing.T) {
 			next.ServeHTTP(w, r)
 		})
 	})
-	st := f.open(t, "s3://"+bucket+"/c", s3store.Options{MaxAttempts: 2})
+	st := f.open(t, f.uri("c"), s3store.Options{MaxAttempts: 2})
 	ctx := context.Background()
 	for _, a := range [][2]any{{412, "PreconditionFailed"}, {409, "ConditionalRequestConflict"}} {
 		answer.Store(a)
@@ -73,7 +73,7 @@ func TestRetries(t *testing.T) {
 			next.ServeHTTP(w, r)
 		})
 	})
-	st := f.open(t, "s3://"+bucket+"/r", s3store.Options{MaxAttempts: 4, RetryBaseDelay: time.Millisecond, MaxBackoff: 5 * time.Millisecond})
+	st := f.open(t, f.uri("r"), s3store.Options{MaxAttempts: 4, RetryBaseDelay: time.Millisecond, MaxBackoff: 5 * time.Millisecond})
 	ctx := context.Background()
 	require.NoError(t, st.Put(ctx, "f.bin", []byte("payload")))
 	for _, a := range [][2]any{{503, "SlowDown"}, {429, "TooManyRequests"}, {500, "InternalError"}, {502, "BadGateway"}, {504, "GatewayTimeout"}} {
@@ -121,7 +121,7 @@ func TestContextCancellation(t *testing.T) {
 		})
 	})
 	defer close(release)
-	st := f.open(t, "s3://"+bucket+"/x", s3store.Options{})
+	st := f.open(t, f.uri("x"), s3store.Options{})
 	require.NoError(t, st.Put(context.Background(), "slow.bin", []byte("abc")))
 
 	ctx, cancel := context.WithCancel(context.Background())

@@ -2,9 +2,11 @@ package s3test
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -68,6 +70,8 @@ func env(t *testing.T, url string) {
 // fake is an in-process gofakes3 server with one bucket, optionally behind
 // a middleware that can inject faults.
 type fake struct {
+	bucket  string
+	root    string // a key prefix, "" or ending in "/"
 	url     string
 	backend *s3mem.Backend
 	count   *counter
@@ -86,8 +90,31 @@ func newFake(t *testing.T, mw func(http.Handler) http.Handler) *fake {
 	// The URL is http://127.0.0.1:port: path-style must be chosen
 	// automatically, or every request would go to bucket.127.0.0.1.
 	env(t, ts.URL)
-	return &fake{url: ts.URL, backend: be, count: &counter{next: http.DefaultTransport, n: map[string]int{}}}
+	return &fake{bucket: bucket, url: ts.URL, backend: be, count: &counter{next: http.DefaultTransport, n: map[string]int{}}}
 }
+
+// target is the S3 server of the tests that need no fault injection: the
+// in-process gofakes3, or, when STABLEROW_S3_TEST_BUCKET is set, a real
+// server configured by the standard AWS environment (scripts/versitygw-test.sh
+// runs them so against Versity Gateway). Each test gets a fresh key prefix.
+func target(t *testing.T) *fake {
+	t.Helper()
+	b := os.Getenv("STABLEROW_S3_TEST_BUCKET")
+	if b == "" {
+		return newFake(t, nil)
+	}
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	return &fake{
+		bucket: b,
+		root:   fmt.Sprintf("s3test-%x/%s/", rnd, t.Name()),
+		url:    os.Getenv("AWS_ENDPOINT_URL"),
+		count:  &counter{next: http.DefaultTransport, n: map[string]int{}},
+	}
+}
+
+// uri is the location of prefix p in the test's bucket and root.
+func (f *fake) uri(p string) string { return "s3://" + f.bucket + "/" + f.root + p }
 
 func (f *fake) open(t *testing.T, uri string, opts s3store.Options) *s3store.Store {
 	t.Helper()

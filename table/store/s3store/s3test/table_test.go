@@ -59,10 +59,10 @@ func TestTableOnS3(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	ctx := context.Background()
-	f := newFake(t, nil)
+	f := target(t)
 	opts := table.Options{BatchRows: 256, MaxRowsPerFragment: 4096}
 
-	st := f.open(t, "s3://"+bucket+"/db/t", s3store.Options{})
+	st := f.open(t, f.uri("db/t"), s3store.Options{})
 	tb, err := table.Create(ctx, st, schema, opts)
 	require.NoError(t, err)
 	tb = appendRows(t, tb, mem, 0, 5000) // fragments of 4096 + 904 rows
@@ -75,7 +75,7 @@ func TestTableOnS3(t *testing.T) {
 			if cached {
 				so.Cache = s3store.NewCache(64 << 20)
 			}
-			st2 := f.open(t, "s3://"+bucket+"/db/t", so)
+			st2 := f.open(t, f.uri("db/t"), so)
 			tb2, err := table.Open(ctx, st2, opts)
 			require.NoError(t, err)
 			require.Equal(t, tb.Version(), tb2.Version())
