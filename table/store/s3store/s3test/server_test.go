@@ -3,6 +3,7 @@ package s3test
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 	"github.com/stretchr/testify/require"
@@ -103,6 +107,20 @@ func target(t *testing.T) *fake {
 	if b == "" {
 		return newFake(t, nil)
 	}
+	createBucket.Do(func() {
+		// The bucket must exist before New (which checks it); a fresh
+		// server has none. Already owning it is fine.
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		cfg, err := config.LoadDefaultConfig(ctx)
+		require.NoError(t, err)
+		c := s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = true })
+		_, err = c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: &b})
+		var owned *types.BucketAlreadyOwnedByYou
+		if err != nil && !errors.As(err, &owned) {
+			t.Logf("create bucket %s: %v (continuing: it may exist)", b, err)
+		}
+	})
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	return &fake{
@@ -112,6 +130,8 @@ func target(t *testing.T) *fake {
 		count:  &counter{next: http.DefaultTransport, n: map[string]int{}},
 	}
 }
+
+var createBucket sync.Once
 
 // uri is the location of prefix p in the test's bucket and root.
 func (f *fake) uri(p string) string { return "s3://" + f.bucket + "/" + f.root + p }
