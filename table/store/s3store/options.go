@@ -45,6 +45,12 @@ type Options struct {
 	Cache *Cache
 	// BlockSize is the unit of cached reads (default 64 KiB).
 	BlockSize int64
+	// ReaderBlocks sizes, in blocks, the private cache each Reader gets
+	// when Cache is nil (default 16, i.e. 1 MiB): a file reader's many
+	// small reads (Arrow IPC reads a message header, then its body) then
+	// cost one GET per block, not one per read. Negative: no private
+	// cache, every ReadAt is a GET of exactly its bytes.
+	ReaderBlocks int
 	// ListPageSize is the MaxKeys of each ListObjectsV2 page (0: the
 	// server's default, 1000 on S3).
 	ListPageSize int32
@@ -70,6 +76,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.BlockSize <= 0 {
 		o.BlockSize = 64 << 10
+	}
+	if o.ReaderBlocks == 0 {
+		o.ReaderBlocks = 16
 	}
 	return o
 }

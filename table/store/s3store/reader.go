@@ -22,6 +22,7 @@ type Reader struct {
 	size      int64
 	etag      string
 	ctx       context.Context
+	cache     *Cache // Options.Cache, or the reader's own, or nil
 }
 
 var _ store.Reader = (*Reader)(nil)
@@ -63,7 +64,7 @@ func (r *Reader) ReadRanges(ctx context.Context, ranges []store.Range) ([][]byte
 			return nil, fmt.Errorf("%w: range [%d, %d+%d) outside %q of %d bytes", store.ErrInvalidArgument, rg.Off, rg.Off, rg.Len, r.path, r.size)
 		}
 	}
-	if r.s.opts.Cache == nil {
+	if r.cache == nil {
 		return r.fetch(ctx, ranges)
 	}
 	return r.readCached(ctx, ranges)
@@ -73,7 +74,7 @@ func (r *Reader) ReadRanges(ctx context.Context, ranges []store.Range) ([][]byte
 // (coalesced, in parallel) and caching them.
 func (r *Reader) readCached(ctx context.Context, ranges []store.Range) ([][]byte, error) {
 	bs := r.s.opts.BlockSize
-	c := r.s.opts.Cache
+	c := r.cache
 	blocks := map[int64][]byte{}
 	var missing []store.Range
 	for _, rg := range ranges {

@@ -270,14 +270,21 @@ func (s *Store) open(ctx context.Context, p string) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Reader{s: s, path: p, key: k, size: size, etag: etag, ctx: ctx}, nil
+	r := &Reader{s: s, path: p, key: k, size: size, etag: etag, ctx: ctx, cache: s.opts.Cache}
+	if r.cache == nil && s.opts.ReaderBlocks > 0 {
+		r.cache = NewCache(int64(s.opts.ReaderBlocks) * s.opts.BlockSize)
+	}
+	return r, nil
 }
 
-// ReadRanges implements store.RangeReader.
+// ReadRanges implements store.RangeReader. Without a shared Cache it reads
+// exactly the coalesced ranges: a private block cache would only add
+// bytes to a one-shot read.
 func (s *Store) ReadRanges(ctx context.Context, p string, ranges []store.Range) ([][]byte, error) {
 	r, err := s.open(ctx, p)
 	if err != nil {
 		return nil, err
 	}
+	r.cache = s.opts.Cache
 	return r.ReadRanges(ctx, ranges)
 }

@@ -69,10 +69,13 @@ func TestTableOnS3(t *testing.T) {
 	tb = appendRows(t, tb, mem, 5000, 3000)
 
 	var takeGets sync.Map
-	for _, cached := range []bool{false, true} {
-		t.Run(fmt.Sprintf("cache=%v", cached), func(t *testing.T) {
+	for _, mode := range []string{"exact", "reader-blocks", "shared-cache"} {
+		t.Run(mode, func(t *testing.T) {
 			so := s3store.Options{}
-			if cached {
+			switch mode {
+			case "exact":
+				so.ReaderBlocks = -1
+			case "shared-cache":
 				so.Cache = s3store.NewCache(64 << 20)
 			}
 			st2 := f.open(t, f.uri("db/t"), so)
@@ -113,13 +116,12 @@ func TestTableOnS3(t *testing.T) {
 				require.Equal(t, len(frags), n["HEAD"], "one HEAD per data file opened")
 				t.Logf("take of %d rows over %d fragments, round %d: %v", len(addrs), len(frags), round, n)
 			}
-			if cached {
+			if mode == "shared-cache" {
 				require.Zero(t, gets[1], "a repeated take is served by the cache")
-				takeGets.Store("cached", gets[0])
 			} else {
-				require.Equal(t, gets[0], gets[1], "without a cache every take reads again")
-				takeGets.Store("uncached", gets[0])
+				require.Equal(t, gets[0], gets[1], "without a shared cache every take reads again")
 			}
+			takeGets.Store(mode, gets[0])
 			// The taken rows are the rows at those addresses: k equals the
 			// row id, and the fragments hold consecutive ids.
 			for i, a := range addrs {
@@ -159,9 +161,9 @@ func TestTableOnS3(t *testing.T) {
 		})
 	}
 
-	u, _ := takeGets.Load("uncached")
-	c, _ := takeGets.Load("cached")
-	require.Less(t, c.(int), u.(int), "block reads coalesce the IPC reader's small reads")
+	exact, _ := takeGets.Load("exact")
+	blocks, _ := takeGets.Load("reader-blocks")
+	require.Less(t, blocks.(int), exact.(int), "block reads coalesce the IPC reader's small reads")
 
 	// Two writers append concurrently from the same version: one loses the
 	// PutIfAbsent race on S3 and rebases; no rows are lost.
