@@ -41,10 +41,14 @@ func (c *counter) RoundTrip(r *http.Request) (*http.Response, error) {
 	case r.Method == http.MethodGet && r.URL.Query().Has("list-type"):
 		kind = "LIST"
 	}
+	resp, err := c.next.RoundTrip(r)
 	c.mu.Lock()
 	c.n[kind]++
+	if err == nil && kind == "GET range" && resp.ContentLength > 0 {
+		c.n["bytes"] += int(resp.ContentLength)
+	}
 	c.mu.Unlock()
-	return c.next.RoundTrip(r)
+	return resp, err
 }
 
 func (c *counter) reset() map[string]int {
@@ -57,7 +61,7 @@ func (c *counter) reset() map[string]int {
 
 // env points the standard AWS chain at url and nowhere else: no shared
 // config files, no instance metadata.
-func env(t *testing.T, url string) {
+func env(t testing.TB, url string) {
 	t.Setenv("AWS_ENDPOINT_URL", url)
 	t.Setenv("AWS_ACCESS_KEY_ID", "test")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
@@ -81,7 +85,7 @@ type fake struct {
 	count   *counter
 }
 
-func newFake(t *testing.T, mw func(http.Handler) http.Handler) *fake {
+func newFake(t testing.TB, mw func(http.Handler) http.Handler) *fake {
 	t.Helper()
 	be := s3mem.New()
 	require.NoError(t, be.CreateBucket(bucket))
@@ -136,7 +140,7 @@ var createBucket sync.Once
 // uri is the location of prefix p in the test's bucket and root.
 func (f *fake) uri(p string) string { return "s3://" + f.bucket + "/" + f.root + p }
 
-func (f *fake) open(t *testing.T, uri string, opts s3store.Options) *s3store.Store {
+func (f *fake) open(t testing.TB, uri string, opts s3store.Options) *s3store.Store {
 	t.Helper()
 	opts.HTTPClient = &http.Client{Transport: f.count}
 	if opts.RetryBaseDelay == 0 {

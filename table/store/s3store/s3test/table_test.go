@@ -31,6 +31,10 @@ func rowOf(k int64) any {
 }
 
 func batch(t *testing.T, mem memory.Allocator, from, n int64) arrow.RecordBatch {
+	return batchTB(t, mem, from, n)
+}
+
+func batchTB(t testing.TB, mem memory.Allocator, from, n int64) arrow.RecordBatch {
 	vals := make([][]any, n)
 	for i := range vals {
 		k := from + int64(i)
