@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/md5"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -199,11 +200,32 @@ func (s *Store) put(ctx context.Context, p string, data []byte, ifNoneMatch bool
 		// conditional write to the key is in flight; S3 lets at most one of
 		// them succeed, so for us the race is lost either way.
 		if ifNoneMatch && (status(err) == http.StatusPreconditionFailed || status(err) == http.StatusConflict) {
-			return fmt.Errorf("%w: %q", store.ErrExists, p)
+			return s.lostOrOurs(ctx, p, data)
 		}
 		return mapErr("put", p, err)
 	}
 	return nil
+}
+
+// lostOrOurs decides a conditional write the server refused. The refusal
+// can be an echo of our own write: the first attempt landed, its answer was
+// lost (a timeout, a reset, a 5xx from a proxy), and the SDK's retry then
+// found the object. Reporting that as ErrExists would make the table rebase
+// and commit the same transaction a second time. So the object is read
+// back: our exact bytes mean the write is ours (a manifest holds the unique
+// ids of its transaction's files, so another writer's manifest never has
+// the same bytes); anything else, or no object yet (409: a concurrent
+// write still in flight), is a lost race.
+func (s *Store) lostOrOurs(ctx context.Context, p string, data []byte) error {
+	got, err := s.Get(ctx, p)
+	switch {
+	case err == nil && bytes.Equal(got, data):
+		return nil
+	case err == nil || errors.Is(err, store.ErrNotFound):
+		return fmt.Errorf("%w: %q", store.ErrExists, p)
+	default:
+		return fmt.Errorf("put if absent %q: refused, and reading it back failed: %w", p, err)
+	}
 }
 
 // Put implements store.Store. An S3 PUT is atomic: readers see the old

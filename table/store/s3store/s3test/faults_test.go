@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -158,4 +159,38 @@ func TestContextCancellation(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("ReadAt did not return after its context was cancelled")
 	}
+}
+
+// TestPutIfAbsentLostAnswer: the first attempt of a conditional write
+// lands but its answer is lost (the proxy answers 500); the SDK retries,
+// the server answers 412 because the object is there, and the store must
+// report success: the version file is ours. Reporting ErrExists would make
+// the table commit the same transaction twice.
+func TestPutIfAbsentLostAnswer(t *testing.T) {
+	var swallow atomic.Int32
+	var attempts atomic.Int32
+	f := newFake(t, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if isPutIfAbsent(r) {
+				attempts.Add(1)
+				if swallow.Add(-1) >= 0 {
+					next.ServeHTTP(httptest.NewRecorder(), r) // the write lands...
+					s3Error(w, 500, "InternalError")          // ...the answer is lost
+					return
+				}
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	st := f.open(t, f.uri("lost"), s3store.Options{})
+	ctx := context.Background()
+	swallow.Store(1)
+	require.NoError(t, st.PutIfAbsent(ctx, "_versions/1", []byte("mine")))
+	require.EqualValues(t, 2, attempts.Load(), "the SDK retried the 500")
+
+	// Another writer's object: the echo check does not turn a lost race
+	// into a win.
+	require.NoError(t, st.PutIfAbsent(ctx, "_versions/2", []byte("theirs")))
+	swallow.Store(0)
+	require.ErrorIs(t, st.PutIfAbsent(ctx, "_versions/2", []byte("mine")), store.ErrExists)
 }
