@@ -11,7 +11,9 @@
 // (412 PreconditionFailed, or 409 ConditionalRequestConflict for two
 // concurrent conditional writes) is store.ErrExists, the same error a local
 // directory gives, so the table layer's retry path is unchanged. Nothing
-// relies on list-after-write.
+// relies on list-after-write. A refused conditional write is read back:
+// when the object holds our exact bytes, the first attempt landed and only
+// its answer was lost before the SDK retried, so the commit is ours.
 //
 // Reads are byte ranges. Open issues one HEAD and pins the object's
 // identity (ETag and size); every ranged GET of the Reader carries
@@ -22,9 +24,11 @@
 //
 //	ranges ──sort──▶ coalesce(gap) ──▶ groups ──errgroup(limit)──▶ GET Range ──slice──▶ results
 //
-// With a Cache, reads are done in aligned blocks of Options.BlockSize and
-// each block is cached under (path, ETag, size, off, len): an immutable
-// identity, so a cached block is never stale.
+// Reads are done in aligned blocks of Options.BlockSize, cached under
+// (path, ETag, size, off, len): an immutable identity, so a cached block is
+// never stale. The cache is Options.Cache, shared and bounded by bytes, or
+// else a small private one per Reader, which turns the many small reads of
+// an Arrow IPC reader into one GET per block.
 //
 // Throttling (503 SlowDown, 429) and 5xx answers are retried by the SDK's
 // standard retryer (exponential backoff with full jitter, capped at
