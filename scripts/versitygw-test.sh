@@ -12,7 +12,8 @@ cd "$(dirname "$0")/.."
 gobin="$(go env GOBIN)"
 [ -n "$gobin" ] || gobin="$(go env GOPATH)/bin"
 vgw="$gobin/versitygw"
-if ! "$vgw" --version 2>/dev/null | grep -q 'v\?1\.8\.0'; then
+# go install embeds no version string in the binary; its module record does.
+if ! go version -m "$vgw" 2>/dev/null | grep -Eq '^[[:space:]]+mod[[:space:]]+github.com/versity/versitygw[[:space:]]+v1\.8\.0[[:space:]]'; then
 	echo "versitygw-test: go install github.com/versity/versitygw/cmd/versitygw@v1.8.0" >&2
 	GOBIN="$gobin" go install github.com/versity/versitygw/cmd/versitygw@v1.8.0
 fi
