@@ -1,0 +1,157 @@
+package s3store
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/stablerow/stablerow/table/store"
+)
+
+// Reader is random access to one object as it was when opened: every GET
+// carries If-Match with the ETag seen by Open, so a replaced object is
+// ErrChanged, never a mix of two versions.
+//
+// io.ReaderAt has no context, so ReadAt uses the context given to Open:
+// cancelling it cancels the reader's reads.
+type Reader struct {
+	s         *Store
+	path, key string
+	size      int64
+	etag      string
+	ctx       context.Context
+	cache     *Cache // Options.Cache, or the reader's own, or nil
+}
+
+var _ store.Reader = (*Reader)(nil)
+
+// Size implements store.Reader.
+func (r *Reader) Size() int64 { return r.size }
+
+// Close implements store.Reader; a Reader holds no connection.
+func (r *Reader) Close() error { return nil }
+
+// ReadAt implements io.ReaderAt. A read that runs past the end returns the
+// bytes up to the end and io.EOF, as io.ReaderAt requires.
+func (r *Reader) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, fmt.Errorf("%w: negative offset %d in %q", store.ErrInvalidArgument, off, r.path)
+	}
+	if off >= r.size {
+		if len(p) == 0 && off == r.size {
+			return 0, nil
+		}
+		return 0, io.EOF
+	}
+	n := min(int64(len(p)), r.size-off)
+	bs, err := r.ReadRanges(r.ctx, []store.Range{{Off: off, Len: n}})
+	if err != nil {
+		return 0, err
+	}
+	copy(p, bs[0])
+	if n < int64(len(p)) {
+		return int(n), io.EOF
+	}
+	return int(n), nil
+}
+
+// ReadRanges implements the body of store.RangeReader for this object.
+func (r *Reader) ReadRanges(ctx context.Context, ranges []store.Range) ([][]byte, error) {
+	for _, rg := range ranges {
+		if rg.Off < 0 || rg.Len < 0 || rg.Off > r.size || rg.Len > r.size-rg.Off {
+			return nil, fmt.Errorf("%w: range [%d, %d+%d) outside %q of %d bytes", store.ErrInvalidArgument, rg.Off, rg.Off, rg.Len, r.path, r.size)
+		}
+	}
+	if r.cache == nil {
+		return r.fetch(ctx, ranges)
+	}
+	return r.readCached(ctx, ranges)
+}
+
+// readCached serves ranges from aligned blocks, fetching the missing blocks
+// (coalesced, in parallel) and caching them.
+func (r *Reader) readCached(ctx context.Context, ranges []store.Range) ([][]byte, error) {
+	bs := r.s.opts.BlockSize
+	c := r.cache
+	blocks := map[int64][]byte{}
+	var missing []store.Range
+	for _, rg := range ranges {
+		if rg.Len == 0 {
+			continue
+		}
+		for b := rg.Off / bs; b <= (rg.End()-1)/bs; b++ {
+			if _, ok := blocks[b]; ok {
+				continue
+			}
+			blk := store.Range{Off: b * bs, Len: min(bs, r.size-b*bs)}
+			if v, ok := c.Get(r.cacheKey(blk)); ok {
+				blocks[b] = v
+				continue
+			}
+			blocks[b] = nil // asked for; filled below
+			missing = append(missing, blk)
+		}
+	}
+	got, err := r.fetch(ctx, missing)
+	if err != nil {
+		return nil, err
+	}
+	for i, blk := range missing {
+		blocks[blk.Off/bs] = got[i]
+		c.Put(r.cacheKey(blk), got[i])
+	}
+	out := make([][]byte, len(ranges))
+	for i, rg := range ranges {
+		buf := make([]byte, rg.Len)
+		for o := int64(0); o < rg.Len; {
+			at := rg.Off + o
+			blk := blocks[at/bs]
+			o += int64(copy(buf[o:], blk[at%bs:]))
+		}
+		out[i] = buf
+	}
+	return out, nil
+}
+
+func (r *Reader) cacheKey(blk store.Range) CacheKey {
+	return CacheKey{Path: r.s.bucket + "/" + r.key, ETag: r.etag, Size: r.size, Off: blk.Off, Len: blk.Len}
+}
+
+// fetch reads ranges (already checked against the size) with coalesced
+// GETs, at most Options.Parallelism in flight. Each result is its own
+// slice: a value that outlives the call (in the cache) never pins a
+// larger group buffer.
+func (r *Reader) fetch(ctx context.Context, ranges []store.Range) ([][]byte, error) {
+	out := make([][]byte, len(ranges))
+	for i, rg := range ranges {
+		if rg.Len == 0 {
+			out[i] = []byte{}
+		}
+	}
+	groups := coalesce(ranges, r.s.opts.CoalesceGap, r.s.opts.MaxCoalesced)
+	eg, ctx := errgroup.WithContext(ctx)
+	eg.SetLimit(r.s.opts.Parallelism)
+	for _, g := range groups {
+		eg.Go(func() error {
+			b, _, err := r.s.getRange(ctx, r.path, r.key, r.etag, g.Range)
+			if err != nil {
+				return err
+			}
+			for _, m := range g.members {
+				rg := ranges[m]
+				sub := b[rg.Off-g.Off : rg.End()-g.Off]
+				if len(g.members) > 1 {
+					sub = append([]byte(nil), sub...)
+				}
+				out[m] = sub
+			}
+			return nil
+		})
+	}
+	if err := eg.Wait(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
