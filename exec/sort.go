@@ -259,4 +259,3 @@ func comparator(a arrow.Array) (func(i, j int) int, error) {
 	}
 	return nil, fmt.Errorf("%w: cannot sort type %s", ErrInvalidArgument, a.DataType())
 }
-

@@ -249,4 +249,3 @@ func keyCast(e exec.Expr, from, to arrow.DataType) (exec.Expr, error) {
 	}
 	return nil, fmt.Errorf("%w: join keys of types %s and %s", ErrInvalidPlan, from, to)
 }
-
