@@ -43,7 +43,9 @@ if [ "$(id -u)" -eq 0 ]; then
 		PGUSER_OS=difftest
 		id "$PGUSER_OS" >/dev/null 2>&1 || useradd --system --no-create-home "$PGUSER_OS"
 	fi
-	RUNAS=(runuser -u "$PGUSER_OS" --)
+	# env -C /: the server's user may not enter the caller's directory
+	# (a mktemp -d clone is 0700), and every path passed is absolute.
+	RUNAS=(runuser -u "$PGUSER_OS" -- env -C /)
 fi
 
 TMP=$(mktemp -d /tmp/difftest-pg.XXXXXX)
