@@ -52,7 +52,7 @@ func (db *DB) Query(ctx context.Context, script string, params map[string]any) (
 	}
 	last := len(stmts) - 1
 	for i, st := range stmts[:last] {
-		rows, err := db.queryOne(ctx, st.Text, params)
+		rows, err := db.queryOne(ctx, st, params)
 		if err == nil {
 			err = rows.drain()
 		}
@@ -60,19 +60,29 @@ func (db *DB) Query(ctx context.Context, script string, params map[string]any) (
 			return nil, st.Err(i, err)
 		}
 	}
-	rows, err := db.queryOne(ctx, stmts[last].Text, params)
+	rows, err := db.queryOne(ctx, stmts[last], params)
 	if err != nil && last > 0 {
 		err = stmts[last].Err(last, err)
 	}
 	return rows, err
 }
 
+// QueryStatement runs one statement SplitStatements cut from a script and
+// returns its rows (the caller must Close them). Its errors name positions
+// in the whole script, as Query's do.
+func (db *DB) QueryStatement(ctx context.Context, st Statement, params map[string]any) (*Rows, error) {
+	if i := strings.IndexByte(st.Text, 0); i >= 0 {
+		return nil, fmt.Errorf("%w: NUL byte at line %d", sql.ErrSyntax, st.Line+strings.Count(strings.TrimLeft(st.Text[:i], " \t\n\r\f\v"), "\n"))
+	}
+	return db.queryOne(ctx, st, params)
+}
+
 // queryOne parses and starts one statement (a piece SplitStatements cut,
 // which the parser reads as at most one statement).
-func (db *DB) queryOne(ctx context.Context, text string, params map[string]any) (rows *Rows, err error) {
+func (db *DB) queryOne(ctx context.Context, st Statement, params map[string]any) (rows *Rows, err error) {
 	defer recoverInternal(&err)
 	cat := db.newCatalog(ctx)
-	stmts, err := sql.Parse(text, cat)
+	stmts, err := sql.ParseAt(st.Text, cat, st.start)
 	if err != nil {
 		return nil, err
 	}

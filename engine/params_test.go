@@ -83,3 +83,19 @@ func TestScriptErrorsKeepIdentity(t *testing.T) {
 	_, err = db.Exec(ctx, "SELECT k FROM t", nil)
 	require.NoError(t, err)
 }
+
+// Errors of a later statement name its place in the whole script, not in
+// the piece the splitter cut (which begins after the previous ';').
+func TestScriptErrorPositionsAreTheScripts(t *testing.T) {
+	db := engine.OpenMemory(engine.Options{Mem: exectest.Mem(t)})
+	ctx := context.Background()
+	_, err := db.Exec(ctx, "SELECT 1; SELEC 2", nil)
+	require.ErrorContains(t, err, "statement 2 (line 1)")
+	require.ErrorContains(t, err, "at line 1, column 11")
+	_, err = db.Exec(ctx, "CREATE TABLE t (k BIGINT);\nSELECT 1;  SELECT k,\n   nope FROM t", nil)
+	require.ErrorContains(t, err, "statement 3 (line 2)")
+	require.ErrorContains(t, err, "at line 3, column 4")
+	stmts, _ := engine.SplitStatements("SELECT 'é';  SELEC 2;")
+	_, err = db.QueryStatement(ctx, stmts[1], nil)
+	require.ErrorContains(t, err, "at line 1, column 14") // columns count characters, not bytes
+}

@@ -3,6 +3,9 @@ package engine
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/stablerow/stablerow/plan/sql"
 )
 
 // Statement is one statement of a script: its text (without the ';' that
@@ -12,6 +15,9 @@ type Statement struct {
 	Text   string
 	Offset int
 	Line   int
+	// start is the line and column of Offset itself, so the parser's
+	// positions are the script's (sql.ParseAt).
+	start sql.Pos
 }
 
 // Err places an error of statement i (from 0) of a script that holds more
@@ -40,11 +46,22 @@ func (st Statement) Err(i int, err error) error {
 func SplitStatements(script string) (stmts []Statement, rest Statement) {
 	seps, tokens := separators(script)
 	start, line, counted := 0, 1, 0
+	// at is the position of offset o (o never decreases between calls).
+	atLine, atCounted, lineStart := 1, 0, 0
+	at := func(o int) sql.Pos {
+		seg := script[atCounted:o]
+		if n := strings.Count(seg, "\n"); n > 0 {
+			atLine += n
+			lineStart = atCounted + strings.LastIndexByte(seg, '\n') + 1
+		}
+		atCounted = o
+		return sql.Pos{Line: atLine, Column: utf8.RuneCountInString(script[lineStart:o]) + 1}
+	}
 	piece := func(end int) Statement {
 		first := start + len(script[start:end]) - len(strings.TrimLeft(script[start:end], " \t\n\r\f\v"))
 		line += strings.Count(script[counted:first], "\n")
 		counted = first
-		return Statement{Text: script[start:end], Offset: start, Line: line}
+		return Statement{Text: script[start:end], Offset: start, Line: line, start: at(start)}
 	}
 	for k, sep := range seps {
 		if tokens[k] {

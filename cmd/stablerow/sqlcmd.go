@@ -58,7 +58,7 @@ func runScript(ctx context.Context, db *engine.DB, script string, params map[str
 		stmts = append(stmts, rest)
 	}
 	for i, st := range stmts {
-		if err := runStatement(ctx, db, st.Text, params, opt, w); err != nil {
+		if err := runStatement(ctx, db, st, params, opt, w); err != nil {
 			if len(stmts) > 1 {
 				err = st.Err(i, err)
 			}
@@ -69,9 +69,9 @@ func runScript(ctx context.Context, db *engine.DB, script string, params map[str
 }
 
 // runStatement runs one statement and prints its result as it streams.
-func runStatement(ctx context.Context, db *engine.DB, text string, params map[string]any, opt sqlOptions, w io.Writer) error {
+func runStatement(ctx context.Context, db *engine.DB, st engine.Statement, params map[string]any, opt sqlOptions, w io.Writer) error {
 	start := time.Now()
-	rows, err := db.Query(ctx, text, params)
+	rows, err := db.QueryStatement(ctx, st, params)
 	if err != nil {
 		return err
 	}
@@ -120,7 +120,7 @@ func prompt(ctx context.Context, db *engine.DB, params map[string]any, opt sqlOp
 			buf = rest.Text
 		}
 		for _, st := range stmts {
-			if err := runStatement(ctx, db, st.Text, params, opt, w); err != nil {
+			if err := runStatement(ctx, db, st, params, opt, w); err != nil {
 				if !interactive {
 					return err
 				}
@@ -138,7 +138,7 @@ func prompt(ctx context.Context, db *engine.DB, params map[string]any, opt sqlOp
 	}
 	// A last statement without ';' still runs at the end of the input.
 	if buf != "" {
-		if err := runStatement(ctx, db, buf, params, opt, w); err != nil {
+		if err := runStatement(ctx, db, engine.Statement{Text: buf, Line: 1}, params, opt, w); err != nil {
 			return err
 		}
 	}

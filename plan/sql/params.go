@@ -19,6 +19,8 @@ const maxParams = 65535
 // needed to report positions in the caller's own text.
 type source struct {
 	orig, text string
+	// start is where orig begins in the caller's script (ParseAt).
+	start Pos
 	// shifts records, for each rewrite, the rewritten offset just after it
 	// and the cumulative (original - rewritten) length difference from there.
 	shifts []shift
@@ -39,8 +41,8 @@ type segment struct {
 // token; '::' casts are a different token) by $k, numbering names per
 // statement in order of first appearance. The scanner already skips string
 // literals, quoted identifiers and comments.
-func rewrite(sql string) (*source, error) {
-	src := &source{orig: sql, text: sql}
+func rewrite(sql string, start Pos) (*source, error) {
+	src := &source{orig: sql, text: sql, start: start}
 	scan, err := pg_query.Scan(sql)
 	if err != nil {
 		// The scanner's messages carry no position; the parser's do.
@@ -133,9 +135,12 @@ func (s *source) position(off int) string { return s.origPosition(s.origOffset(o
 // origPosition renders a byte offset of the original text.
 func (s *source) origPosition(o int) string {
 	before := s.orig[:o]
-	line := strings.Count(before, "\n") + 1
+	nl := strings.Count(before, "\n")
 	col := utf8.RuneCountInString(before[strings.LastIndexByte(before, '\n')+1:]) + 1
-	return fmt.Sprintf("line %d, column %d", line, col)
+	if nl == 0 {
+		col += s.start.Column - 1
+	}
+	return fmt.Sprintf("line %d, column %d", s.start.Line+nl, col)
 }
 
 // at renders an AST location (-1 when unknown) as " at line L, column C".

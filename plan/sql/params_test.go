@@ -18,7 +18,7 @@ func TestRewrite(t *testing.T) {
 		{`SELECT :"Mixed", :mixed`, "SELECT $1, $2", [][]string{{"Mixed", "mixed"}}},
 		{"SELECT a[1 : 2], : x", "SELECT a[1 : 2], : x", [][]string{nil}},
 	} {
-		src, err := rewrite(c.in)
+		src, err := rewrite(c.in, Pos{Line: 1, Column: 1})
 		require.NoError(t, err, c.in)
 		assert.Equal(t, c.out, src.text, c.in)
 		var names [][]string
@@ -33,7 +33,7 @@ func TestRewrite(t *testing.T) {
 // place of the original text.
 func TestOrigOffset(t *testing.T) {
 	in := "SELECT :alpha + :b, :alpha, x"
-	src, err := rewrite(in)
+	src, err := rewrite(in, Pos{Line: 1, Column: 1})
 	require.NoError(t, err)
 	require.Equal(t, "SELECT $1 + $2, $1, x", src.text)
 	for off, want := range map[int]int{0: 0, 7: 7, 9: 13, 10: 14, 12: 16, 14: 18, 16: 20, 18: 26, 20: 28, 21: 29} {

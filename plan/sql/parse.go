@@ -12,13 +12,25 @@ import (
 // lowers each to a Statement. :name parameters become $1, $2, ... per
 // statement, in order of first appearance.
 func Parse(sql string, cat Catalog) (stmts []Statement, err error) {
+	return ParseAt(sql, cat, Pos{Line: 1, Column: 1})
+}
+
+// Pos is where a piece of text starts in the caller's script (line and
+// column from 1, the column in characters).
+type Pos struct{ Line, Column int }
+
+// ParseAt is Parse of a piece of a larger script that starts at start:
+// every position an error names (a syntax error, an unknown column) is
+// then the position in the whole script, not in the piece.
+func ParseAt(sql string, cat Catalog, start Pos) (stmts []Statement, err error) {
+	start.Line, start.Column = max(start.Line, 1), max(start.Column, 1) // the zero Pos is the start
 	defer func() {
 		if r := recover(); r != nil {
 			slog.Debug("stablerow: recovered panic", "during", "lowering SQL", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 			stmts, err = nil, fmt.Errorf("%w: lowering the statement (the panic is in the debug log)", ErrInternal)
 		}
 	}()
-	src, err := rewrite(sql)
+	src, err := rewrite(sql, start)
 	if err != nil {
 		return nil, err
 	}
