@@ -23,9 +23,10 @@
 // their destination address; liveness there is the table's business
 // (Table.IsLive).
 //
-// ForIndex also applies the index's derived coverage (table.DerivedCoverage):
-// rows that a rewrite mixed with rows the index never covered come out
-// live=false too, because the unindexed fallback scan answers for them.
+// A History only translates. Which translated addresses an index may
+// answer for (its derived coverage: rows a rewrite mixed with rows the
+// index never covered belong to the unindexed fallback) is decided by
+// package access, the one owner of index address validity.
 //
 //	h, err := fragreuse.ForIndex(ctx, tbl, tbl.Index("ids"))
 //	defer h.Close()
