@@ -16,7 +16,7 @@ import (
 // read without a filter and the condition exactly that one equality, asks
 // T's provider for TakeByKey(D, k, c, the T columns used above). D's key is
 // converted to c's type first (an int64 key meeting a uint64 row id column
-// goes through toRowID (plan/rowid.go), so a negative key misses). When the provider has a
+// goes through toRowID, so a negative key misses). When the provider has a
 // unique index on c the join becomes its node, whose output keeps D's
 // order, and the Sort is elided if D's ordering satisfies it (the unnest's
 // `ord ASC`); Projects, Filters and Fetches between them keep that order
