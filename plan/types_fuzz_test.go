@@ -31,6 +31,8 @@ func castSeeds() [][]byte {
 		rec(math.MaxInt64, 1<<63, math.MaxUint64),
 		rec(1<<53, 1<<53+1, 1<<53+3, 1<<63-1),
 		rec(uint64(1<<64-1<<53-1), 1<<62, 5),
+		rec(0, math.MaxInt64),  // no NULL, no negative: toRowID's no-copy path
+		rec(5, math.MaxUint64), // no NULL, a negative bigint (-1)
 	}
 }
 
