@@ -14,8 +14,8 @@
 //     O(fragments) plus the deletion vectors; there is no per-row map (the
 //     per-row hash map of Lance's fragment reuse index reached tens of GB).
 //   - stable partition (recluster): through the rowmap the rewrite
-//     recorded (rowmap.Reader: point lookups for sparse rows, a block sweep
-//     for dense sorted runs).
+//     recorded (rowmap.Reader.TranslateBatch, which picks point lookups
+//     for sparse rows or a block sweep for dense ones by itself).
 //
 // A row deleted before a transition translates to live=false (and the
 // address DeletedAddr), never to a real address, and stays deleted through
