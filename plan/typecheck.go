@@ -8,25 +8,35 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
-var typeName = (&substraitpb.Type{}).ProtoReflect().Descriptor().FullName()
+var (
+	typeName        = (&substraitpb.Type{}).ProtoReflect().Descriptor().FullName()
+	namedStructName = (&substraitpb.NamedStruct{}).ProtoReflect().Descriptor().FullName()
+)
 
 // checkTypes refuses a plan holding a type substrait-go cannot read:
 // a Type with no kind set (what a producer newer than substrait-protobuf
 // v0.85 sends for a kind this version does not know, or a malformed
-// plan), or a precision timestamp/time whose precision is outside 0..12.
-// substrait-go panics on both ("unimplemented type from proto"); found by
-// FuzzSubstrait. The error names the field path of the type in the plan.
+// plan), a precision timestamp/time whose precision is outside 0..12, or
+// a NamedStruct (a read's base_schema) without its struct. substrait-go
+// panics on each ("unimplemented type from proto", a nil dereference);
+// FuzzSubstrait found them. The error names the field path in the plan.
 func checkTypes(p *substraitpb.Plan) error {
 	return walkTypes(p.ProtoReflect(), nil)
 }
 
 func walkTypes(m protoreflect.Message, path []string) error {
-	if m.Descriptor().FullName() == typeName {
-		if err := checkType(m.Interface().(*substraitpb.Type)); err != nil {
-			return fmt.Errorf("%w: %s: %w", ErrInvalidPlan, strings.Join(path, "."), err)
+	var err error
+	switch m.Descriptor().FullName() {
+	case typeName:
+		err = checkType(m.Interface().(*substraitpb.Type))
+	case namedStructName:
+		if m.Interface().(*substraitpb.NamedStruct).GetStruct() == nil {
+			err = fmt.Errorf("named struct without its struct type")
 		}
 	}
-	var err error
+	if err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrInvalidPlan, strings.Join(path, "."), err)
+	}
 	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 		if fd.Kind() != protoreflect.MessageKind && fd.Kind() != protoreflect.GroupKind {
 			return true

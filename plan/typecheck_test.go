@@ -26,6 +26,11 @@ func TestTypeWithoutKindIsInvalidPlan(t *testing.T) {
 	if !strings.Contains(err.Error(), "base_schema.struct.types[0]") {
 		t.Fatalf("error does not name the field: %v", err)
 	}
+	read.BaseSchema.Struct = nil
+	if _, err := fromProto(p); !errors.Is(err, ErrInvalidPlan) || errors.Is(err, errkind.Internal) {
+		t.Fatalf("base_schema without struct: got %v", err)
+	}
+	read.BaseSchema.Struct = &substraitpb.Type_Struct{Types: []*substraitpb.Type{{}}}
 	read.BaseSchema.Struct.Types[0] = &substraitpb.Type{Kind: &substraitpb.Type_PrecisionTimestamp_{
 		PrecisionTimestamp: &substraitpb.Type_PrecisionTimestamp{Precision: 40}}}
 	if _, err := fromProto(p); !errors.Is(err, ErrInvalidPlan) || errors.Is(err, errkind.Internal) {
