@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -36,11 +35,11 @@ var demoSchema = arrow.NewSchema([]arrow.Field{
 // TakeByKeyExec, check every answer against the table's own row id
 // sequences, and compare with the index-free plan (hash join + sort).
 func runDemo(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs := newFlags("demo", "demo [-d DIR] [-rows N] [-ids N]: the take-by-row-id job on a local table")
 	dir := fs.String("d", ".demo", "folder for the database (recreated)")
 	rows := fs.Int("rows", 1_000_000, "rows in the table")
 	nids := fs.Int("ids", 10_000, "ids to take")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *rows < 1000 || *nids < 1 {

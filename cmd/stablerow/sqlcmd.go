@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -20,7 +19,7 @@ type sqlOptions struct {
 }
 
 func runSQL(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("sql", flag.ContinueOnError)
+	fs := newFlags("sql", "sql [-d DIR] [-e SQL] [flags]: run SQL; without -e an interactive prompt")
 	dir := fs.String("d", ".stablerow", "database directory")
 	expr := fs.String("e", "", "statements to run, ';'-separated (default: interactive prompt on stdin)")
 	noIdx := fs.Bool("no-index", false, "plan without indexes")
@@ -30,8 +29,8 @@ func runSQL(ctx context.Context, args []string) error {
 	debugFlag(fs)
 	params := paramFlags{}
 	fs.Var(params, "p", "bind a parameter: -p ids=1,2,3, -p x=7 or -p ids=@FILE (repeatable)")
-	if err := fs.Parse(args); err != nil {
-		return usageError{err}
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	db, err := engine.Open(*dir, engine.Options{DisableIndexes: *noIdx})
 	if err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"strconv"
@@ -14,7 +13,7 @@ import (
 // runSubstrait runs a Substrait plan file (JSON or binary), or with -emit
 // prints the plan SQL lowers to.
 func runSubstrait(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("substrait", flag.ContinueOnError)
+	fs := newFlags("substrait", "substrait [-d DIR] -f PLAN [-p 1=5,3,9] | -emit SQL: run a Substrait plan (protobuf JSON or binary), or print the one SQL lowers to")
 	dir := fs.String("d", ".stablerow", "database directory")
 	file := fs.String("f", "", "plan file to run (protobuf JSON or binary)")
 	emit := fs.String("emit", "", "print the Substrait JSON plan of this SELECT instead")
@@ -23,8 +22,8 @@ func runSubstrait(ctx context.Context, args []string) error {
 	debugFlag(fs)
 	params := paramFlags{}
 	fs.Var(params, "p", "bind parameter $k by number: -p 1=5,3,9, -p 1=5 or -p 1=@FILE (repeatable)")
-	if err := fs.Parse(args); err != nil {
-		return usageError{err}
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	bound := map[int]any{}
 	for name, v := range params {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -23,13 +22,13 @@ func runVacuum(ctx context.Context, args []string) error {
 }
 
 func vacuumCmd(ctx context.Context, w io.Writer, args []string) error {
-	fs := flag.NewFlagSet("vacuum", flag.ContinueOnError)
+	fs := newFlags("vacuum", "vacuum [-d DIR] [-table t] [-grace 1h] [-dry-run]: remove files no version references")
 	dir := fs.String("d", ".stablerow", "database directory")
 	name := fs.String("table", "", "vacuum this table only (default: every table, and the directories that are no table)")
 	grace := fs.Duration("grace", table.DefaultCleanupMinAge,
 		"keep unreferenced files younger than this: a concurrent writer's files are unreferenced until it commits (0s removes them all; safe only when nothing writes)")
 	dry := fs.Bool("dry-run", false, "report what would be removed, remove nothing")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
