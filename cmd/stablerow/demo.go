@@ -36,7 +36,7 @@ var demoSchema = arrow.NewSchema([]arrow.Field{
 // sequences, and compare with the index-free plan (hash join + sort).
 func runDemo(ctx context.Context, args []string) error {
 	fs := newFlags("demo", "demo [-d DIR] [-rows N] [-ids N]: the take-by-row-id job on a local table")
-	dir := fs.String("d", ".demo", "folder for the database (recreated)")
+	dir := fs.String("d", ".demo", "folder for the database: created, or emptied if an earlier demo made it (a directory demo did not make must be empty)")
 	rows := fs.Int("rows", 1_000_000, "rows in the table")
 	nids := fs.Int("ids", 10_000, "ids to take")
 	if err := parseFlags(fs, args); err != nil {
@@ -45,7 +45,7 @@ func runDemo(ctx context.Context, args []string) error {
 	if *rows < 1000 || *nids < 1 {
 		return fmt.Errorf("demo: need -rows >= 1000 and -ids >= 1")
 	}
-	if err := os.RemoveAll(filepath.Join(*dir, "t")); err != nil {
+	if err := prepareDemoDir(*dir); err != nil {
 		return err
 	}
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())

@@ -23,6 +23,7 @@ func runSQL(ctx context.Context, args []string) error {
 	dir := fs.String("d", ".stablerow", "database directory")
 	expr := fs.String("e", "", "statements to run, ';'-separated (default: interactive prompt on stdin)")
 	noIdx := fs.Bool("no-index", false, "plan without indexes")
+	create := fs.Bool("create", false, "create the database directory if it does not exist (without it a missing -d is an error)")
 	var opt sqlOptions
 	fs.BoolVar(&opt.plan, "plan", false, "print the plan that ran, with metrics")
 	fs.IntVar(&opt.maxRows, "max-rows", 50, "rows printed per result; the rest are counted (0: all)")
@@ -32,7 +33,7 @@ func runSQL(ctx context.Context, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	db, err := engine.Open(*dir, engine.Options{DisableIndexes: *noIdx})
+	db, err := openDB(*dir, engine.Options{DisableIndexes: *noIdx, Create: *create}, "sql -create makes one")
 	if err != nil {
 		return err
 	}

@@ -33,7 +33,7 @@ func runSubstrait(ctx context.Context, args []string) error {
 		}
 		bound[k] = v
 	}
-	db, err := engine.Open(*dir, engine.Options{DisableIndexes: *noIdx})
+	db, err := openDB(*dir, engine.Options{DisableIndexes: *noIdx}, "stablerow sql -create makes one")
 	if err != nil {
 		return err
 	}

@@ -37,14 +37,7 @@ func vacuumCmd(ctx context.Context, w io.Writer, args []string) error {
 	if *grace < 0 {
 		return fmt.Errorf("%w: -grace %s is negative", errVacuumArgs, *grace)
 	}
-	// engine.Open creates a missing directory; vacuuming a mistyped path
-	// must say so instead.
-	if fi, err := os.Stat(*dir); err != nil {
-		return fmt.Errorf("no database at %s: %w", *dir, err)
-	} else if !fi.IsDir() {
-		return fmt.Errorf("%w: %s is not a directory", errVacuumArgs, *dir)
-	}
-	db, err := engine.Open(*dir, engine.Options{})
+	db, err := openDB(*dir, engine.Options{}, "")
 	if err != nil {
 		return err
 	}
