@@ -60,12 +60,20 @@ func runDemo(ctx context.Context, args []string) error {
 		return err
 	}
 	start := time.Now()
-	bar := progressbar.NewOptions(*rows, progressbar.OptionSetDescription("append"), progressbar.OptionShowCount(),
-		progressbar.OptionSetWriter(os.Stderr), progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100*time.Millisecond))
+	// The bar redraws itself with carriage returns: only a terminal shows
+	// that as one moving line; in a log it is hundreds of frames. Off a
+	// terminal each step prints one line when it is done (below).
+	var bar *progressbar.ProgressBar
+	if isTerminal(os.Stderr) {
+		bar = progressbar.NewOptions(*rows, progressbar.OptionSetDescription("append"), progressbar.OptionShowCount(),
+			progressbar.OptionSetWriter(os.Stderr), progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100*time.Millisecond))
+	}
 	if _, err := db.Append(ctx, "t", newGenReader(mem, 0, *rows, bar)); err != nil {
 		return err
 	}
-	_ = bar.Finish()
+	if bar != nil {
+		_ = bar.Finish()
+	}
 	fmt.Printf("appended %d rows in %s\n", *rows, time.Since(start).Round(time.Millisecond))
 
 	step("CREATE INDEX rid ON t USING btree (_rowid)")

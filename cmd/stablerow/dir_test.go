@@ -73,3 +73,19 @@ func TestCLIDemoDir(t *testing.T) {
 		}
 	}
 }
+
+// TestCLIDemoOffTerminal: with its output redirected (a pipe here, a log
+// file for a user) demo draws no progress bar: no carriage-return frames,
+// one line per finished step.
+func TestCLIDemoOffTerminal(t *testing.T) {
+	r := cli(t, "", "demo", "-d", filepath.Join(t.TempDir(), "demo"), "-rows", "200000", "-ids", "10")
+	if r.code != 0 {
+		t.Fatalf("demo: exit %d\n%s", r.code, r.stderr)
+	}
+	if n := strings.Count(r.stdout+r.stderr, "\r"); n != 0 {
+		t.Fatalf("%d carriage returns in the redirected output; stderr %q", n, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "appended 200000 rows in ") {
+		t.Fatalf("no line for the finished append:\n%s", r.stdout)
+	}
+}
