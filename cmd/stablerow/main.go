@@ -1,7 +1,7 @@
 // Command stablerow is the CLI of the stablerow library.
 //
 //	stablerow demo -d DIR            run the main job on an embedded local table
-//	stablerow sql -d DIR [-e SQL]    run SQL (interactive prompt without -e)
+//	stablerow sql -d DIR [-e SQL]    run SQL (interactive prompt without -e; -create makes DIR)
 //	stablerow substrait -f PLAN      run a Substrait plan (JSON or binary); -emit SQL prints one
 //	stablerow inspect PATH           describe a table, a database or a .rowmap file
 //	stablerow vacuum -d DIR          remove files no version references
@@ -27,8 +27,10 @@ import (
 func usage(w io.Writer) {
 	fmt.Fprintln(w, `usage:
   stablerow demo [-d DIR] [-rows N] [-ids N]        the take-by-row-id job on a local table
-  stablerow sql [-d DIR] [-e SQL] [-p ids=1,2,3|ids=@FILE] [-plan] [-no-index] [-max-rows N] [-debug]
-                                                    run SQL; without -e an interactive prompt
+  stablerow sql [-d DIR] [-create] [-e SQL] [-p ids=1,2,3|ids=@FILE] [-plan] [-no-index]
+                [-format table|csv|json] [-o FILE] [-max-rows N] [-debug]
+                                                    run SQL; without -e an interactive prompt;
+                                                    -create makes a database that does not exist
   stablerow substrait [-d DIR] -f PLAN [-p 1=5,3,9]  run a Substrait plan (protobuf JSON or binary)
   stablerow substrait [-d DIR] -emit 'SELECT ...'    print the Substrait JSON plan SQL lowers to
   stablerow inspect [-segments] PATH                a table or database directory (manifest,
