@@ -42,7 +42,7 @@ type Coverage struct {
 
 // NewCoverage computes meta's coverage in snapshot t: its fragment_bitmap,
 // widened by derived, the coverage derived through the fragment reuse
-// history (nil when no rewrite happened since the build).
+// history (derivedCoverage; nil when no rewrite happened since the build).
 func NewCoverage(t *table.Table, meta *table.IndexMeta, derived *roaring.Bitmap) *Coverage {
 	m := t.Manifest()
 	c := &Coverage{frag: make([]State, m.NextFragmentID), live: make([]*table.Fragment, m.NextFragmentID),
@@ -53,7 +53,7 @@ func NewCoverage(t *table.Table, meta *table.IndexMeta, derived *roaring.Bitmap)
 		}
 		c.live[f.ID] = f
 		switch {
-		case meta.Covers(f.ID):
+		case meta.Fragments != nil && meta.Fragments.Contains(f.ID):
 			c.frag[f.ID] = Covered
 		case derived != nil && derived.Contains(f.ID):
 			c.frag[f.ID] = Derived

@@ -14,6 +14,24 @@
 // interface (probe, validity of an answered address, fragments to fall
 // back on). CREATE INDEX and OPTIMIZE INDEX go through it too.
 //
+// # Building blocks it composes, and nothing else may
+//
+// Validity is decided here from lower-level pieces that know nothing of
+// each other; no other package composes them into an answer:
+//
+//   - table.IndexMeta.Fragments and DatasetVersion: what the index was
+//     built over, and when (Covered);
+//   - table.DerivedCoverage over table.Table.History: the fragments a
+//     rewrite filled only with rows the index covered (Derived). Outside
+//     package table only this package calls it (TestLayering checks the
+//     whole module);
+//   - fragreuse.Open: the translation of the index's addresses through
+//     those rewrites, which says nothing of coverage;
+//   - the snapshot's deletion vectors: liveness (Deleted).
+//
+// Coverage and Resolver are the composition: exec sees Valid and
+// Uncovered, never the pieces.
+//
 // # Coverage states
 //
 // Against snapshot t, an index built at version v answers for a fragment

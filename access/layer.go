@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/stablerow/stablerow/errkind"
@@ -110,11 +111,11 @@ func (l *Layer) Resolver(ctx context.Context, t *table.Table, m *table.IndexMeta
 	if err != nil {
 		return nil, err
 	}
-	h, err := historyFor(ctx, t, m)
+	h, derived, err := historyFor(ctx, t, m)
 	if err != nil {
 		return nil, err
 	}
-	r = newResolver(t, m, ix, h)
+	r = newResolver(t, m, ix, h, derived)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if cur, ok := l.res[key]; ok && cur.version >= r.version {
@@ -156,11 +157,12 @@ func (l *Layer) Cached() int {
 }
 
 // historyFor returns the fragment reuse history index m needs in snapshot
-// t, or nil when no rewrite happened since its build.
-func historyFor(ctx context.Context, t *table.Table, m *table.IndexMeta) (*fragreuse.History, error) {
+// t and the coverage it derives through it (table.DerivedCoverage limited
+// to t's fragments), or nils when no rewrite happened since its build.
+func historyFor(ctx context.Context, t *table.Table, m *table.IndexMeta) (*fragreuse.History, *roaring.Bitmap, error) {
 	ts, err := t.History()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	pending := false
 	for _, tr := range ts {
@@ -170,11 +172,13 @@ func historyFor(ctx context.Context, t *table.Table, m *table.IndexMeta) (*fragr
 		}
 	}
 	if !pending {
-		return nil, nil
+		return nil, nil, nil
 	}
-	h, err := fragreuse.ForIndex(ctx, t, m)
+	h, err := fragreuse.Open(ctx, t.Store(), ts, m.DatasetVersion)
 	if err != nil {
-		return nil, fmt.Errorf("%w: history of %s: %w", ErrIndex, m.Name, err)
+		return nil, nil, fmt.Errorf("%w: history of %s: %w", ErrIndex, m.Name, err)
 	}
-	return h, nil
+	derived := table.DerivedCoverage(m, ts)
+	derived.And(roaring.BitmapOf(t.FragmentIDs()...))
+	return h, derived, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
@@ -19,18 +20,15 @@ type Resolver struct {
 	meta    *table.IndexMeta
 	ix      *btree.Index
 	hist    *fragreuse.History // nil: the index is current
+	derived *roaring.Bitmap    // coverage derived through hist (nil with it)
 	cov     *Coverage
 	version uint64
 }
 
 var _ exec.KeyIndex = (*Resolver)(nil)
 
-func newResolver(t *table.Table, m *table.IndexMeta, ix *btree.Index, h *fragreuse.History) *Resolver {
-	var derived = m.Fragments
-	if h != nil {
-		derived = h.Coverage()
-	}
-	return &Resolver{meta: m, ix: ix, hist: h, cov: NewCoverage(t, m, derived), version: t.Version()}
+func newResolver(t *table.Table, m *table.IndexMeta, ix *btree.Index, h *fragreuse.History, derived *roaring.Bitmap) *Resolver {
+	return &Resolver{meta: m, ix: ix, hist: h, derived: derived, cov: NewCoverage(t, m, derived), version: t.Version()}
 }
 
 // Meta is the index record.
@@ -129,7 +127,7 @@ func (r *Resolver) String() string {
 	}
 	s := fmt.Sprintf("btree %s(%s) built at v%d covering %s", r.meta.Name, r.meta.Column, r.meta.DatasetVersion, fragments(n))
 	if r.hist != nil {
-		s += ", derived coverage " + fragments(r.hist.Coverage().GetCardinality())
+		s += ", derived coverage " + fragments(r.derived.GetCardinality())
 	}
 	return s
 }

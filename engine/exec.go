@@ -188,32 +188,11 @@ func bind(q *sql.Query, params map[string]any) (map[int]any, error) {
 	return out, nil
 }
 
-// normalizeParam widens Go integer kinds to the 64-bit forms exec binds.
+// normalizeParam checks a bound value is there. Values go to the planner
+// as the caller gave them: plan converts Go integers (and row ids) in one
+// place (plan/rowid.go), so nothing is widened or reinterpreted here.
 func normalizeParam(v any) (any, error) {
-	switch x := v.(type) {
-	case []int:
-		o := make([]int64, len(x))
-		for i, e := range x {
-			o[i] = int64(e)
-		}
-		return o, nil
-	case []int32:
-		o := make([]int64, len(x))
-		for i, e := range x {
-			o[i] = int64(e)
-		}
-		return o, nil
-	case []uint32:
-		o := make([]uint64, len(x))
-		for i, e := range x {
-			o[i] = uint64(e)
-		}
-		return o, nil
-	case int:
-		return int64(x), nil
-	case int32:
-		return int64(x), nil
-	case nil:
+	if v == nil {
 		return nil, errors.New("nil value")
 	}
 	return v, nil

@@ -159,6 +159,9 @@ func fromProto(p *substraitpb.Plan) (sp *splan.Plan, err error) {
 			sp, err = nil, fmt.Errorf("%w: %w", ErrInvalidPlan, recovered(r, errDecoder, "reading the plan"))
 		}
 	}()
+	if err := checkTypes(p); err != nil {
+		return nil, err
+	}
 	sp, err = substraitfn.FromProto(p)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidPlan, err)

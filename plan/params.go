@@ -56,24 +56,16 @@ func paramScalar(ref int, v any, t arrow.DataType) (scalar.Scalar, error) {
 	if v == nil {
 		return scalar.MakeNullScalar(t), nil
 	}
-	var lit any
-	switch x := v.(type) {
-	case int:
-		lit = int64(x)
-	case int32:
-		lit = int64(x)
-	case uint64:
-		if x > 1<<63-1 {
-			return nil, fmt.Errorf("plan: $%d = %d overflows i64: %w", ref, x, ErrParamType)
-		}
-		lit = int64(x)
-	case *int64:
+	lit := v
+	if x, ok := v.(*int64); ok {
 		if x == nil {
 			return scalar.MakeNullScalar(t), nil
 		}
 		lit = *x
-	default:
-		lit = v
+	} else if x, ok, err := bigint(ref, v); err != nil {
+		return nil, err
+	} else if ok {
+		lit = x
 	}
 	if _, bytes := lit.([]byte); !bytes && (reflect.ValueOf(lit).Kind() == reflect.Slice || reflect.ValueOf(lit).Kind() == reflect.Array) {
 		rv := reflect.ValueOf(lit)
@@ -113,9 +105,9 @@ func (e *ParamError) Error() string { return e.Err.Error() }
 func (e *ParamError) Unwrap() error { return e.Err }
 
 // unnestList normalises a bound unnest list to what the planned
-// UnnestExec of element type t takes: []int64 or []*int64 for int64 (a
-// uint64 id list is reinterpreted, ids are < 2^63), []string or []*string
-// for text.
+// UnnestExec of element type t takes: []int64 or []*int64 for int64 (any
+// Go integer list, through bigints, the one conversion of integers from
+// outside), []string or []*string for text.
 func unnestList(ref int, v any, t arrow.DataType) (any, error) {
 	if t.ID() == arrow.STRING {
 		switch l := v.(type) {
@@ -126,39 +118,17 @@ func unnestList(ref int, v any, t arrow.DataType) (any, error) {
 		}
 		return nil, fmt.Errorf("plan: unnest $%d is %T, want a list of text: %w", ref, v, ErrParamType)
 	}
-	switch l := v.(type) {
-	case []int64, []*int64:
-		return l, nil
-	case []uint64:
-		out := make([]int64, len(l))
-		for i, x := range l {
-			out[i] = int64(x)
-		}
-		return out, nil
-	case []*uint64:
-		out := make([]*int64, len(l))
-		for i, x := range l {
-			if x != nil {
-				y := int64(*x)
-				out[i] = &y
-			}
-		}
-		return out, nil
-	case []int:
-		out := make([]int64, len(l))
-		for i, x := range l {
-			out[i] = int64(x)
-		}
-		return out, nil
-	case int64:
-		// One id where a list is unnested is the list of one: a caller
-		// binding values written as text (the CLI's -p 1=5) cannot tell a
-		// list of one from a scalar, and here it can mean nothing else.
-		return []int64{l}, nil
-	case uint64:
-		return []int64{int64(l)}, nil
+	// One id where a list is unnested is the list of one: a caller binding
+	// values written as text (the CLI's -p 1=5) cannot tell a list of one
+	// from a scalar, and here it can mean nothing else.
+	l, ok, err := bigints(ref, v)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("plan: unnest $%d is %T, want a list of integers: %w", ref, v, ErrParamType)
+	if !ok {
+		return nil, fmt.Errorf("plan: unnest $%d is %T, want a list of integers: %w", ref, v, ErrParamType)
+	}
+	return l, nil
 }
 
 // paramsExec binds parameters for the plan below it: Execute checks every

@@ -193,45 +193,6 @@ func aboveInt64(u *array.Uint64) (uint64, bool) {
 	return 0, false
 }
 
-// toRowID converts int64 values to uint64 row ids for a join against a row
-// id column; a negative value (never a valid id) becomes NULL, so it misses
-// instead of wrapping around to a huge id.
-type toRowID struct{ E exec.Expr }
-
-func (e toRowID) String() string { return fmt.Sprintf("u64(%s)", e.E) }
-func (e toRowID) DataType(s *arrow.Schema) (arrow.DataType, error) {
-	t, err := e.E.DataType(s)
-	if err != nil {
-		return nil, err
-	}
-	if t.ID() != arrow.INT64 {
-		return nil, fmt.Errorf("%w: u64() of %s", exec.ErrSchema, t)
-	}
-	return arrow.PrimitiveTypes.Uint64, nil
-}
-func (e toRowID) Evaluate(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (arrow.Array, error) {
-	a, err := e.E.Evaluate(ctx, mem, b)
-	if err != nil {
-		return nil, err
-	}
-	defer a.Release()
-	ia, ok := a.(*array.Int64)
-	if !ok {
-		return nil, fmt.Errorf("%w: u64() of %s", exec.ErrSchema, a.DataType())
-	}
-	ub := array.NewUint64Builder(mem)
-	defer ub.Release()
-	ub.Reserve(ia.Len())
-	for i := 0; i < ia.Len(); i++ {
-		if v := ia.Value(i); ia.IsValid(i) && v >= 0 {
-			ub.UnsafeAppend(uint64(v))
-		} else {
-			ub.UnsafeAppendBoolToBitmap(false)
-		}
-	}
-	return ub.NewArray(), nil
-}
-
 // keyCast returns the expression that turns a driving-side key of type from
 // into the type of the column it must equal, or an error if none keeps the
 // values' meaning.

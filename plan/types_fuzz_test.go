@@ -31,6 +31,8 @@ func castSeeds() [][]byte {
 		rec(math.MaxInt64, 1<<63, math.MaxUint64),
 		rec(1<<53, 1<<53+1, 1<<53+3, 1<<63-1),
 		rec(uint64(1<<64-1<<53-1), 1<<62, 5),
+		rec(0, math.MaxInt64),  // no NULL, no negative: toRowID's no-copy path
+		rec(5, math.MaxUint64), // no NULL, a negative bigint (-1)
 	}
 }
 
@@ -41,11 +43,13 @@ func TestFuzzRowIDCastsCorpus(t *testing.T) {
 	fuzzseed.Write(t, "FuzzRowIDCasts", castSeeds())
 }
 
-// FuzzRowIDCasts checks the two conversions the planner adds to
+// FuzzRowIDCasts checks the three conversions the planner adds to
 // expressions against independent oracles: asInt64 (uint64 row id ->
 // bigint) fails exactly when a valid value exceeds MaxInt64 and otherwise
 // keeps every value and NULL; intToFloat (bigint -> double precision)
-// gives the nearest double with ties to even, computed with math/big.
+// gives the nearest double with ties to even, computed with math/big;
+// toRowID (bigint -> row id) keeps valid non-negative values and makes
+// every other one NULL.
 func FuzzRowIDCasts(f *testing.F) {
 	for _, s := range castSeeds() {
 		f.Add(s)
@@ -119,6 +123,26 @@ func FuzzRowIDCasts(f *testing.F) {
 				t.Fatalf("intToFloat(%d) = %v, not the nearest double", int64(v), fl.Value(i))
 			}
 		}
+
+		// toRowID (bigint -> row id), whole and from row 1 on (a slice
+		// with an offset, which the no-copy path must keep): a valid
+		// non-negative value keeps its bits, anything else is NULL.
+		for from := 0; from < min(n, 2); from++ {
+			b := ibatch.NewSlice(int64(from), int64(n))
+			ra, err := toRowID{exec.Col{Index: 0}}.Evaluate(ctx, mem, b)
+			b.Release()
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := ra.(*array.Uint64)
+			for i, v := range vals[from:] {
+				want := valid[from+i] && int64(v) >= 0
+				if r.IsValid(i) != want || (want && r.Value(i) != v) {
+					t.Fatalf("toRowID row %d of %d (from %d): %v, want valid=%v %d", i, n, from, r, want, v)
+				}
+			}
+			ra.Release()
+		}
 	})
 }
 
@@ -142,4 +166,30 @@ func nearestEven(x int64, f float64) bool {
 		}
 	}
 	return true
+}
+
+// TestFuzzRowIDCastsAllValid: the seeds all have NULLs; toRowID's no-copy
+// path (no NULL, no negative) runs here, on an offset slice too.
+func TestFuzzRowIDCastsAllValid(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	ib := array.NewInt64Builder(mem)
+	ib.AppendValues([]int64{9, 0, math.MaxInt64, 3}, nil)
+	ia := ib.NewArray()
+	ib.Release()
+	sc := arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	b := array.NewRecordBatch(sc, []arrow.Array{ia}, 4)
+	ia.Release()
+	defer b.Release()
+	s := b.NewSlice(1, 4)
+	defer s.Release()
+	ra, err := toRowID{exec.Col{Index: 0}}.Evaluate(context.Background(), mem, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ra.Release()
+	r := ra.(*array.Uint64)
+	if r.NullN() != 0 || r.Len() != 3 || r.Value(0) != 0 || r.Value(1) != math.MaxInt64 || r.Value(2) != 3 {
+		t.Fatalf("toRowID = %v", r)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -82,5 +83,51 @@ func TestIntToFloat(t *testing.T) {
 	}
 	if f.IsValid(5) {
 		t.Fatal("NULL became a value")
+	}
+}
+
+// TestBigints: every Go integer list (or one integer) a caller binds for
+// an unnested id list becomes the same []int64; a uint64 above MaxInt64 is
+// not a bigint (PostgreSQL: "value ... is out of range for type bigint"),
+// an out-of-range error naming the element, never a wrapped negative id.
+func TestBigints(t *testing.T) {
+	want := []int64{0, 5, 70000}
+	for _, v := range []any{[]int64{0, 5, 70000}, []int{0, 5, 70000}, []int32{0, 5, 70000}, []uint32{0, 5, 70000},
+		[]uint64{0, 5, 70000}} {
+		got, err := unnestList(1, v, arrow.PrimitiveTypes.Int64)
+		if err != nil {
+			t.Fatalf("%T: %v", v, err)
+		}
+		if g, ok := got.([]int64); !ok || len(g) != 3 || g[0] != want[0] || g[1] != want[1] || g[2] != want[2] {
+			t.Fatalf("%T: %v", v, got)
+		}
+	}
+	for _, v := range []any{int64(7), int(7), int32(7), uint64(7)} {
+		got, err := unnestList(1, v, arrow.PrimitiveTypes.Int64)
+		if g, ok := got.([]int64); err != nil || !ok || len(g) != 1 || g[0] != 7 {
+			t.Fatalf("%T: %v %v", v, got, err)
+		}
+	}
+	five := uint64(5)
+	got, err := unnestList(1, []*uint64{nil, &five}, arrow.PrimitiveTypes.Int64)
+	if g, ok := got.([]*int64); err != nil || !ok || g[0] != nil || *g[1] != 5 {
+		t.Fatalf("[]*uint64: %v %v", got, err)
+	}
+	big := uint64(math.MaxInt64) + 1
+	for _, v := range []any{[]uint64{1, big}, []*uint64{nil, &big}, big} {
+		_, err := unnestList(3, v, arrow.PrimitiveTypes.Int64)
+		if !errors.Is(err, ErrOutOfRange) || !errors.Is(err, errkind.OutOfRange) {
+			t.Fatalf("%T: %v, want out of range", v, err)
+		}
+		if _, scalar := v.(uint64); !scalar && !strings.Contains(err.Error(), "$3 element 2 = 9223372036854775808") {
+			t.Fatalf("%T: %v", v, err)
+		}
+	}
+	// A scalar use of the same value: the same conversion, the same error.
+	if _, err := paramScalar(2, big, arrow.PrimitiveTypes.Int64); !errors.Is(err, ErrOutOfRange) {
+		t.Fatalf("scalar: %v", err)
+	}
+	if _, err := unnestList(1, []float64{1}, arrow.PrimitiveTypes.Int64); !errors.Is(err, ErrParamType) {
+		t.Fatalf("[]float64: %v", err)
 	}
 }

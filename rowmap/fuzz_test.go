@@ -3,6 +3,7 @@ package rowmap
 import (
 	"encoding/binary"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -199,6 +200,29 @@ func FuzzRoundTrip(f *testing.F) {
 			for i, g := range rows {
 				if out[i] != ref[g] {
 					t.Fatalf("simd %v: batch row %d: %+v, want %+v", simd, g, out[i], ref[g])
+				}
+			}
+			// TranslateBatch on each of its paths: every row descending
+			// (a keyed sweep once dense enough), ascending (a sorted
+			// sweep), and every 97th (point lookups).
+			asc := slices.Clone(rows)
+			slices.Reverse(asc)
+			var sparse []uint64
+			for g := uint64(0); g < uint64(len(ref)); g += 97 {
+				sparse = append(sparse, g)
+			}
+			for _, rs := range [][]uint64{rows, asc, sparse} {
+				var st BatchStats
+				if err := rd.TranslateBatch(rs, out, &st); err != nil {
+					t.Fatal(err)
+				}
+				if st.Swept+st.Point != int64(len(rs)) {
+					t.Fatalf("simd %v: stats %+v for %d rows", simd, st, len(rs))
+				}
+				for i, g := range rs {
+					if out[i] != ref[g] {
+						t.Fatalf("simd %v: TranslateBatch row %d: %+v, want %+v", simd, g, out[i], ref[g])
+					}
 				}
 			}
 		}

@@ -42,15 +42,12 @@ func (f *Fragment) IsLive(off uint32) bool {
 type IndexMeta struct {
 	Name           string
 	Column         string
-	Kind           string // "btree"
-	Prefix         string // store prefix of the index files
-	Fragments      *roaring.Bitmap
+	Kind           string          // "btree"
+	Prefix         string          // store prefix of the index files
+	Fragments      *roaring.Bitmap // fragments indexed at the build; what the index answers for now is package access's business
 	DatasetVersion uint64
 	Unique         bool // the column is unique by construction (_rowid)
 }
-
-// Covers reports whether the index covers fragment id.
-func (m *IndexMeta) Covers(id uint32) bool { return m.Fragments != nil && m.Fragments.Contains(id) }
 
 // TxnSummary records what produced a version; conflict detection reads the
 // summaries of versions committed after a transaction's base.

@@ -303,6 +303,11 @@ func updateCoverage(next *Manifest, hist, trs []Transition, deferRemap bool) err
 // a transition covers its destinations; sources of a transition it covers
 // only partly are no longer covered (their rows moved to fragments the
 // index cannot claim, so its entries for them must be ignored).
+//
+// The table uses it to keep coverage exact across its own commits
+// (rewrites, compaction planning, history trimming). Outside package table
+// only package access may call it: access owns which index address is
+// valid now (TestLayering there enforces this).
 func DerivedCoverage(ix *IndexMeta, history []Transition) *roaring.Bitmap {
 	cov := roaring.New()
 	if ix.Fragments != nil {

@@ -14,8 +14,8 @@
 //     O(fragments) plus the deletion vectors; there is no per-row map (the
 //     per-row hash map of Lance's fragment reuse index reached tens of GB).
 //   - stable partition (recluster): through the rowmap the rewrite
-//     recorded (rowmap.Reader: point lookups for sparse rows, a block sweep
-//     for dense sorted runs).
+//     recorded (rowmap.Reader.TranslateBatch, which picks point lookups
+//     for sparse rows or a block sweep for dense ones by itself).
 //
 // A row deleted before a transition translates to live=false (and the
 // address DeletedAddr), never to a real address, and stays deleted through
@@ -23,9 +23,10 @@
 // their destination address; liveness there is the table's business
 // (Table.IsLive).
 //
-// ForIndex also applies the index's derived coverage (table.DerivedCoverage):
-// rows that a rewrite mixed with rows the index never covered come out
-// live=false too, because the unindexed fallback scan answers for them.
+// A History only translates. Which translated addresses an index may
+// answer for (its derived coverage: rows a rewrite mixed with rows the
+// index never covered belong to the unindexed fallback) is decided by
+// package access, the one owner of index address validity.
 //
 //	h, err := fragreuse.ForIndex(ctx, tbl, tbl.Index("ids"))
 //	defer h.Close()

@@ -5,16 +5,13 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/RoaringBitmap/roaring/v2"
-
 	"github.com/stablerow/stablerow/table"
 	"github.com/stablerow/stablerow/table/rowid"
 	"github.com/stablerow/stablerow/table/store"
 )
 
-// DeletedAddr is the address Translate writes for a row that is not live
-// (deleted, or outside a ForIndex history's coverage). No
-// fragment has id 2^32-1 (the table never hands it out), so it cannot be
+// DeletedAddr is the address Translate writes for a row that is not live.
+// No fragment has id 2^32-1 (the table never hands it out), so it cannot be
 // mistaken for a row.
 const DeletedAddr = ^uint64(0)
 
@@ -34,10 +31,6 @@ type step interface {
 type History struct {
 	since uint64
 	steps []step
-	// cov, when set (ForIndex), is the index's derived coverage among the
-	// live fragments: rows translated outside it are not the index's to
-	// answer.
-	cov *roaring.Bitmap
 }
 
 // Open builds the history an index built at version since needs: the
@@ -69,12 +62,10 @@ func Open(ctx context.Context, st store.Store, ts []table.Transition, since uint
 	return h, nil
 }
 
-// ForIndex is Open for the index ix of snapshot t, with one more rule: a
-// row whose translated address falls outside the index's derived coverage
-// (table.DerivedCoverage, limited to t's fragments) comes out live=false.
-// That happens when a rewrite mixed rows the index covered with rows it
-// did not, or removed them without deferring the remap; the unindexed
-// fallback scan finds those rows, so the index must not answer for them.
+// ForIndex is Open for the index ix of snapshot t: the transitions of t's
+// history committed after ix was built. Whether a translated address is
+// the index's to answer (its derived coverage, liveness) is not decided
+// here: package access owns that.
 func ForIndex(ctx context.Context, t *table.Table, ix *table.IndexMeta) (*History, error) {
 	if ix == nil {
 		return nil, errorf(ErrInvalidArgument, "no index")
@@ -83,17 +74,8 @@ func ForIndex(ctx context.Context, t *table.Table, ix *table.IndexMeta) (*Histor
 	if err != nil {
 		return nil, fmt.Errorf("fragreuse: %w", err)
 	}
-	h, err := Open(ctx, t.Store(), ts, ix.DatasetVersion)
-	if err != nil {
-		return nil, err
-	}
-	h.cov = table.DerivedCoverage(ix, ts)
-	h.cov.And(roaring.BitmapOf(t.FragmentIDs()...))
-	return h, nil
+	return Open(ctx, t.Store(), ts, ix.DatasetVersion)
 }
-
-// Coverage is the derived coverage ForIndex filters by (nil for Open).
-func (h *History) Coverage() *roaring.Bitmap { return h.cov }
 
 // Len is the number of transitions in the chain.
 func (h *History) Len() int { return len(h.steps) }
@@ -188,13 +170,6 @@ func (h *History) translate(addrs []uint64, out []uint64, live []bool, st *stats
 		}
 		if err := s.translate(out, live, sel, src, st); err != nil {
 			return err
-		}
-	}
-	if h.cov != nil {
-		for i := range addrs {
-			if live[i] && !h.cov.Contains(rowid.Address(out[i]).Fragment()) {
-				out[i], live[i] = DeletedAddr, false
-			}
 		}
 	}
 	return nil

@@ -2,12 +2,9 @@ package fragreuse
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"math/bits"
 	"slices"
 
-	"github.com/stablerow/stablerow/internal/radix"
 	"github.com/stablerow/stablerow/rowmap"
 	"github.com/stablerow/stablerow/table"
 	"github.com/stablerow/stablerow/table/rowid"
@@ -23,17 +20,6 @@ type partitionStep struct {
 	rm         *rowmap.Reader
 	r          store.Reader // nil when the row map is mapped memory
 }
-
-// sweepDensity: requests of at least sweepMin rows are swept (sorted
-// first when they are not) when they ask for at least one row in
-// sweepDensity of the rows they span; others use TranslateMany (point
-// lookups, partial sweeps per block). At 1 in 64 nearly every 64K-row
-// block is touched anyway, and one sweep (~400M rows/s) beats decoding
-// the same blocks row group by row group.
-const (
-	sweepDensity = 64
-	sweepMin     = 64
-)
 
 func openPartition(ctx context.Context, st store.Store, tr *table.Transition) (*partitionStep, error) {
 	src, err := newSourceTable(tr)
@@ -110,140 +96,18 @@ func (s *partitionStep) translate(out []uint64, live []bool, sel, srcs []int32, 
 	return nil
 }
 
-// errStop ends a sweep once every request is answered; errPast ends it at
-// a request past the map's rows (reported with the row by the caller).
-var (
-	errStop = errors.New("stop")
-	errPast = errors.New("past the end")
-)
-
-// lookup translates rows: one sweep when they are dense — in row order
-// when they are sorted, through block-grouped keys when not (an index
-// probe's answers come in key order) — else TranslateMany's point and
-// per-block paths.
+// lookup translates rows through the rowmap, which picks a sweep or point
+// lookups by their density (rowmap.Reader.TranslateBatch).
 func (s *partitionStep) lookup(rows []uint64, res []rowmap.Translation, st *stats) error {
-	n := len(rows)
-	if n < sweepMin {
-		return s.points(rows, res, st)
+	if st == nil {
+		return s.rm.TranslateBatch(rows, res, nil)
 	}
-	lo, hi := slices.Min(rows), slices.Max(rows)
-	if uint64(n)*sweepDensity < hi-lo+1 {
-		return s.points(rows, res, st)
-	}
-	bs := uint64(s.rm.Counts().BlockSize())
-	if st != nil {
-		st.rowmapSwept += int64(n)
-	}
-	if slices.IsSorted(rows) {
-		return s.sweepSorted(rows, res, lo/bs, st)
-	}
-	kl := keyLayout{loBlock: lo / bs, bs: bs, blockBits: uint(bits.Len64(hi/bs - lo/bs)), offBits: uint(bits.Len64(bs - 1)), posBits: uint(bits.Len64(uint64(n - 1)))}
-	if kl.blockBits+kl.offBits+kl.posBits > 64 {
-		return s.points(rows, res, st) // too wide for one key a row (no real map is)
-	}
-	return s.sweepKeys(kl.keys(rows), res, kl, st)
-}
-
-// points translates rows through TranslateMany (point lookups, partial
-// sweeps per block), counting the distinct blocks it reads.
-func (s *partitionStep) points(rows []uint64, res []rowmap.Translation, st *stats) error {
-	if st != nil {
-		st.rowmapPoint += int64(len(rows))
-		bs := uint64(s.rm.Counts().BlockSize())
-		seen := make([]uint64, s.rm.Counts().NumBlocks()/64+1)
-		for _, r := range rows {
-			if b := r / bs; b/64 < uint64(len(seen)) && seen[b/64]&(1<<(b%64)) == 0 {
-				seen[b/64] |= 1 << (b % 64)
-				st.rowmapBlocks++
-			}
-		}
-	}
-	return s.rm.TranslateMany(rows, res)
-}
-
-// sweepSorted answers ascending rows with one sweep from block first.
-func (s *partitionStep) sweepSorted(rows []uint64, res []rowmap.Translation, first uint64, st *stats) error {
-	k, n := 0, len(rows)
-	err := s.rm.SweepBlocks(int(first), func(start uint64, labels, offsets []uint32) error {
-		if st != nil {
-			st.rowmapBlocks++
-		}
-		end := start + uint64(len(labels))
-		for ; k < n && rows[k] < end; k++ {
-			res[k] = answer(labels, offsets, rows[k]-start)
-		}
-		if k == n {
-			return errStop
-		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, errStop) {
-		return err
-	}
-	if k != n {
-		return errorf(ErrInvalidArgument, "row %d is past the rowmap's %d rows", rows[k], s.rm.NumRows())
-	}
-	return nil
-}
-
-// answer is the translation of row p of a swept block.
-func answer(labels, offsets []uint32, p uint64) rowmap.Translation {
-	if l := labels[p]; l != rowmap.NullLabel {
-		return rowmap.Translation{Dest: uint16(l), Offset: offsets[p]}
-	}
-	return rowmap.Translation{Deleted: true}
-}
-
-// keyLayout packs a requested row and its position into one uint64: the
-// row's block less loBlock, its offset in the block, and the position.
-type keyLayout struct {
-	loBlock, bs                 uint64
-	blockBits, offBits, posBits uint
-}
-
-// keys returns one key per row, grouped by ascending block and in position
-// order within a block: radix-sorted by the block bits only (a sweep needs
-// no finer order; a 10M-row map's 153 blocks are one 8-bit pass). The sweep
-// then reads the keys in order and never loads rows at random.
-func (kl keyLayout) keys(rows []uint64) []uint64 {
-	keys := make([]uint64, len(rows))
-	for i, r := range rows {
-		keys[i] = ((r/kl.bs-kl.loBlock)<<kl.offBits|r%kl.bs)<<kl.posBits | uint64(i)
-	}
-	radix.SortKeys(keys, kl.offBits+kl.posBits, kl.blockBits+kl.offBits+kl.posBits)
-	return keys
-}
-
-// sweepKeys answers the rows behind keys (see keyLayout.keys) with one
-// sweep from the first one's block, straight into res.
-func (s *partitionStep) sweepKeys(keys []uint64, res []rowmap.Translation, kl keyLayout, st *stats) error {
-	k, n := 0, len(keys)
-	blockShift, offMask, posMask := kl.offBits+kl.posBits, uint64(1)<<kl.offBits-1, uint64(1)<<kl.posBits-1
-	err := s.rm.SweepBlocks(int(kl.loBlock), func(start uint64, labels, offsets []uint32) error {
-		if st != nil {
-			st.rowmapBlocks++
-		}
-		blk := start/kl.bs - kl.loBlock
-		for ; k < n && keys[k]>>blockShift == blk; k++ {
-			p, i := keys[k]>>kl.posBits&offMask, keys[k]&posMask
-			if p >= uint64(len(labels)) {
-				return errPast // in the short last block, past its rows
-			}
-			res[i] = answer(labels, offsets, p)
-		}
-		if k == n {
-			return errStop
-		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, errStop) && !errors.Is(err, errPast) {
-		return err
-	}
-	if k != n {
-		row := (keys[k]>>blockShift+kl.loBlock)*kl.bs + keys[k]>>kl.posBits&offMask
-		return errorf(ErrInvalidArgument, "row %d is past the rowmap's %d rows", row, s.rm.NumRows())
-	}
-	return nil
+	var bs rowmap.BatchStats
+	err := s.rm.TranslateBatch(rows, res, &bs)
+	st.rowmapSwept += bs.Swept
+	st.rowmapPoint += bs.Point
+	st.rowmapBlocks += bs.Blocks
+	return err
 }
 
 func (s *partitionStep) memoryBytes() int {

@@ -1,4 +1,4 @@
-package fragreuse
+package rowmap
 
 import (
 	"cmp"
