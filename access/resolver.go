@@ -119,9 +119,15 @@ func (r *Resolver) String() string {
 	if r.meta.Fragments != nil {
 		n = r.meta.Fragments.GetCardinality()
 	}
-	s := fmt.Sprintf("btree %s(%s) built at v%d covering %d fragments", r.meta.Name, r.meta.Column, r.meta.DatasetVersion, n)
+	fragments := func(n uint64) string {
+		if n == 1 {
+			return "1 fragment"
+		}
+		return fmt.Sprintf("%d fragments", n)
+	}
+	s := fmt.Sprintf("btree %s(%s) built at v%d covering %s", r.meta.Name, r.meta.Column, r.meta.DatasetVersion, fragments(n))
 	if r.hist != nil {
-		s += fmt.Sprintf(", derived coverage %d fragments", r.derived.GetCardinality())
+		s += ", derived coverage " + fragments(r.derived.GetCardinality())
 	}
 	return s
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,6 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/stablerow/stablerow/access"
+	"github.com/stablerow/stablerow/errkind"
 	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/table"
 	"github.com/stablerow/stablerow/table/store"
@@ -29,7 +31,15 @@ type Options struct {
 	Table          table.Options    // write options of every table
 	// ProbeBatch is TakeByKeyExec's keys per index probe (0: default).
 	ProbeBatch int
+	// Create makes the database directory (and its parents) when it does
+	// not exist. Without it Open of a missing directory fails with
+	// ErrNoDatabase: a mistyped path must not become a new empty database.
+	Create bool
 }
+
+// ErrNoDatabase: Open of a directory that does not exist (without
+// Options.Create), or of a path that is not a directory.
+var ErrNoDatabase = errkind.New(errkind.NotFound, "engine: no database")
 
 // DB is a set of named tables. Safe for concurrent use.
 type DB struct {
@@ -43,11 +53,22 @@ type DB struct {
 
 var tableName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// Open opens (creating if needed) a database directory. Each table is a
-// sub-directory <dir>/<name>/.
+// Open opens a database directory; each table is a sub-directory
+// <dir>/<name>/. Any existing directory is a database (an empty one has no
+// tables); a missing one is ErrNoDatabase unless opt.Create is set.
 func Open(dir string, opt Options) (*DB, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if opt.Create {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("engine: create %s: %w", dir, err)
+		}
+	}
+	switch fi, err := os.Stat(dir); {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%w: %w", ErrNoDatabase, err) // fs.ErrNotExist still matches
+	case err != nil:
 		return nil, fmt.Errorf("engine: open %s: %w", dir, err)
+	case !fi.IsDir():
+		return nil, fmt.Errorf("%w: %s is not a directory", ErrNoDatabase, dir)
 	}
 	db := &DB{opt: opt, dir: dir, stores: map[string]store.Store{}, acc: access.New(opt.Mem), snaps: map[store.Store]*table.Table{}}
 	ents, err := os.ReadDir(dir)

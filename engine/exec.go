@@ -120,7 +120,9 @@ func (db *DB) start(ctx context.Context, cat *catalog, st sql.Statement, params 
 	if err != nil {
 		return nil, err
 	}
-	return newDoneRows(n), nil
+	r := newDoneRows(n)
+	r.summary = db.summarize(ctx, st)
+	return r, nil
 }
 
 // run runs a statement without a result set and returns the rows it

@@ -47,6 +47,7 @@ type Rows struct {
 	cur      arrow.RecordBatch
 	err      error
 	affected int64
+	summary  string // what a maintenance statement did (see Summary)
 	text     string // EXPLAIN text, or "" to render node's metrics
 	refs     atomic.Int64
 }
@@ -139,6 +140,12 @@ func (r *Rows) Err() error { return r.err }
 
 // RowsAffected is the number of rows a DML statement wrote or deleted.
 func (r *Rows) RowsAffected() int64 { return r.affected }
+
+// Summary says, for people, what a statement without a result set did
+// when the rows affected do not: e.g. "CREATE INDEX rid (btree on _rowid,
+// 3 fragments, 200000 rows)" for CREATE INDEX, CLUSTER and REINDEX; ""
+// for other statements.
+func (r *Rows) Summary() string { return r.summary }
 
 // Plan is the EXPLAIN text of an EXPLAIN statement, or for a query the plan
 // that ran with its metrics (final once Next has returned false).

@@ -37,7 +37,8 @@ type Options struct {
 	FragmentRows int              // 0: FragmentRows
 }
 
-// Open opens a database directory (dir "" keeps tables in memory).
+// Open opens a database directory, creating it if missing (dir "" keeps
+// tables in memory).
 func Open(dir string, o Options) (*Engine, error) {
 	if o.Mem == nil {
 		o.Mem = memory.DefaultAllocator
@@ -48,7 +49,7 @@ func Open(dir string, o Options) (*Engine, error) {
 	if o.Name == "" {
 		o.Name = "stablerow"
 	}
-	opt := engine.Options{Mem: o.Mem, Table: table.Options{MaxRowsPerFragment: o.FragmentRows}}
+	opt := engine.Options{Mem: o.Mem, Table: table.Options{MaxRowsPerFragment: o.FragmentRows}, Create: true}
 	e := &Engine{mem: o.Mem, name: o.Name}
 	if dir == "" {
 		e.db = engine.OpenMemory(opt)

@@ -96,7 +96,7 @@ func tableRows(out string) [][]string {
 
 func newDB(t *testing.T) string {
 	dir := filepath.Join(t.TempDir(), "db")
-	mustSQL(t, dir, "CREATE TABLE a (k BIGINT NOT NULL, s TEXT)")
+	mustSQL(t, dir, "CREATE TABLE a (k BIGINT NOT NULL, s TEXT)", "-create")
 	return dir
 }
 
@@ -232,7 +232,7 @@ func TestCLIParamsFromFile(t *testing.T) {
 // one id without a trailing comma.
 func TestCLISubstraitSingleParam(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "db")
-	mustSQL(t, dir, "CREATE TABLE t (k BIGINT NOT NULL, s TEXT); INSERT INTO t SELECT g, 'r' FROM generate_series(1, 10) AS g(g); CREATE INDEX rid ON t USING btree (_rowid)")
+	mustSQL(t, dir, "CREATE TABLE t (k BIGINT NOT NULL, s TEXT); INSERT INTO t SELECT g, 'r' FROM generate_series(1, 10) AS g(g); CREATE INDEX rid ON t USING btree (_rowid)", "-create")
 	plan := filepath.Join("..", "..", "testdata", "substrait", "seed_take.json")
 	one := cli(t, "", "substrait", "-d", dir, "-f", plan, "-p", "1=5")
 	list := cli(t, "", "substrait", "-d", dir, "-f", plan, "-p", "1=5,")

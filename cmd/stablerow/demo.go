@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -36,17 +35,17 @@ var demoSchema = arrow.NewSchema([]arrow.Field{
 // TakeByKeyExec, check every answer against the table's own row id
 // sequences, and compare with the index-free plan (hash join + sort).
 func runDemo(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	dir := fs.String("d", ".demo", "folder for the database (recreated)")
+	fs := newFlags("demo", "demo [-d DIR] [-rows N] [-ids N]: the take-by-row-id job on a local table")
+	dir := fs.String("d", ".demo", "folder for the database: created, or emptied if an earlier demo made it (a directory demo did not make must be empty)")
 	rows := fs.Int("rows", 1_000_000, "rows in the table")
 	nids := fs.Int("ids", 10_000, "ids to take")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *rows < 1000 || *nids < 1 {
 		return fmt.Errorf("demo: need -rows >= 1000 and -ids >= 1")
 	}
-	if err := os.RemoveAll(filepath.Join(*dir, "t")); err != nil {
+	if err := prepareDemoDir(*dir); err != nil {
 		return err
 	}
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
@@ -61,12 +60,20 @@ func runDemo(ctx context.Context, args []string) error {
 		return err
 	}
 	start := time.Now()
-	bar := progressbar.NewOptions(*rows, progressbar.OptionSetDescription("append"), progressbar.OptionShowCount(),
-		progressbar.OptionSetWriter(os.Stderr), progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100*time.Millisecond))
+	// The bar redraws itself with carriage returns: only a terminal shows
+	// that as one moving line; in a log it is hundreds of frames. Off a
+	// terminal each step prints one line when it is done (below).
+	var bar *progressbar.ProgressBar
+	if isTerminal(os.Stderr) {
+		bar = progressbar.NewOptions(*rows, progressbar.OptionSetDescription("append"), progressbar.OptionShowCount(),
+			progressbar.OptionSetWriter(os.Stderr), progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100*time.Millisecond))
+	}
 	if _, err := db.Append(ctx, "t", newGenReader(mem, 0, *rows, bar)); err != nil {
 		return err
 	}
-	_ = bar.Finish()
+	if bar != nil {
+		_ = bar.Finish()
+	}
 	fmt.Printf("appended %d rows in %s\n", *rows, time.Since(start).Round(time.Millisecond))
 
 	step("CREATE INDEX rid ON t USING btree (_rowid)")

@@ -21,19 +21,20 @@ func runInspect(ctx context.Context, args []string) error {
 }
 
 func inspect(ctx context.Context, w io.Writer, args []string) error {
-	segments := false
-	if len(args) == 2 && args[0] == "-segments" {
-		segments, args = true, args[1:]
+	fs := newFlags("inspect", "inspect [-segments] PATH: describe a table or database directory (manifest, fragments, row id segments, deletions, indexes, versions) or a .rowmap file")
+	segments := fs.Bool("segments", false, "list every row id segment")
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
-	if len(args) != 1 {
-		return errors.New("inspect takes one path: FILE.rowmap, a table directory or a database directory")
+	if fs.NArg() != 1 {
+		return usageError{errors.New("inspect takes one path: FILE.rowmap, a table directory or a database directory")}
 	}
-	path := args[0]
+	path := fs.Arg(0)
 	if strings.HasSuffix(path, ".rowmap") {
 		return inspectRowmap(w, path)
 	}
 	if _, err := os.Stat(filepath.Join(path, "_versions")); err == nil {
-		return inspectTable(ctx, w, path, segments)
+		return inspectTable(ctx, w, path, *segments)
 	}
 	ents, err := os.ReadDir(path)
 	if err != nil {
@@ -45,7 +46,7 @@ func inspect(ctx context.Context, w io.Writer, args []string) error {
 		if _, err := os.Stat(filepath.Join(sub, "_versions")); e.IsDir() && err == nil {
 			found = true
 			fmt.Fprintf(w, "== table %s (%s)\n", e.Name(), sub)
-			if err := inspectTable(ctx, w, sub, segments); err != nil {
+			if err := inspectTable(ctx, w, sub, *segments); err != nil {
 				return err
 			}
 			fmt.Fprintln(w)

@@ -1,7 +1,7 @@
 // Command stablerow is the CLI of the stablerow library.
 //
 //	stablerow demo -d DIR            run the main job on an embedded local table
-//	stablerow sql -d DIR [-e SQL]    run SQL (interactive prompt without -e)
+//	stablerow sql -d DIR [-e SQL]    run SQL (interactive prompt without -e; -create makes DIR)
 //	stablerow substrait -f PLAN      run a Substrait plan (JSON or binary); -emit SQL prints one
 //	stablerow inspect PATH           describe a table, a database or a .rowmap file
 //	stablerow vacuum -d DIR          remove files no version references
@@ -24,18 +24,22 @@ import (
 	"github.com/stablerow/stablerow/errkind"
 )
 
-func usage() {
-	fmt.Fprintln(os.Stderr, `usage:
+func usage(w io.Writer) {
+	fmt.Fprintln(w, `usage:
   stablerow demo [-d DIR] [-rows N] [-ids N]        the take-by-row-id job on a local table
-  stablerow sql [-d DIR] [-e SQL] [-p ids=1,2,3|ids=@FILE] [-plan] [-no-index] [-max-rows N] [-debug]
-                                                    run SQL; without -e an interactive prompt
+  stablerow sql [-d DIR] [-create] [-e SQL] [-p ids=1,2,3|ids=@FILE] [-plan] [-no-index]
+                [-format table|csv|json] [-o FILE] [-max-rows N] [-debug]
+                                                    run SQL; without -e an interactive prompt;
+                                                    -create makes a database that does not exist
   stablerow substrait [-d DIR] -f PLAN [-p 1=5,3,9]  run a Substrait plan (protobuf JSON or binary)
   stablerow substrait [-d DIR] -emit 'SELECT ...'    print the Substrait JSON plan SQL lowers to
   stablerow inspect [-segments] PATH                a table or database directory (manifest,
                                                     fragments, row id segments, deletions,
                                                     indexes, versions) or a .rowmap file
   stablerow vacuum [-d DIR] [-table t] [-grace 1h] [-dry-run]
-                                                    remove files no version references`)
+                                                    remove files no version references
+
+stablerow COMMAND -help describes the flags of a command.`)
 }
 
 // debug prints the details of internal errors (set by STABLEROW_DEBUG=1 or
@@ -46,8 +50,8 @@ func debugFlag(fs *flag.FlagSet) {
 	fs.BoolVar(&debug, "debug", debug, "print the details of internal errors (also STABLEROW_DEBUG=1)")
 }
 
-// usageError is a bad command line (exit status 2); the flag package has
-// already said what is wrong.
+// usageError is a bad command line (exit status 2), or a request for help
+// (wrapping flag.ErrHelp: the usage is printed, exit status 0).
 type usageError struct{ err error }
 
 func (e usageError) Error() string { return e.err.Error() }
@@ -55,7 +59,7 @@ func (e usageError) Unwrap() error { return e.err }
 
 func main() {
 	if len(os.Args) < 2 {
-		usage()
+		usage(os.Stderr)
 		os.Exit(2)
 	}
 	ctx := context.Background()
@@ -71,11 +75,12 @@ func main() {
 		err = runInspect(ctx, os.Args[2:])
 	case "vacuum":
 		err = runVacuum(ctx, os.Args[2:])
-	case "-h", "--help", "help":
-		usage()
+	case "-h", "-help", "--help", "help":
+		usage(os.Stdout)
 		return
 	default:
-		usage()
+		fmt.Fprintf(os.Stderr, "stablerow: unknown command %q\n", os.Args[1])
+		usage(os.Stderr)
 		os.Exit(2)
 	}
 	if err != nil {
@@ -87,9 +92,10 @@ func main() {
 func report(w io.Writer, err error) int {
 	var ue usageError
 	if errors.As(err, &ue) {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(w, "stablerow:", err)
+		if errors.Is(err, flag.ErrHelp) {
+			return 0 // the usage asked for is printed
 		}
+		fmt.Fprintln(w, "stablerow:", err)
 		return 2
 	}
 	switch errkind.Of(err) {

@@ -18,12 +18,14 @@ import (
 // its own line), so a result of any size streams in bounded memory.
 const widthSample = 1000
 
-// printRows writes a statement's rows as an aligned text table while they
-// stream: the header comes from the schema, then rows as the batches
-// arrive, at most maxRows of them (0: all); the rest are counted and the
-// cut is said. It returns the error that ended the stream, if any, after
-// printing what came before it.
-func printRows(w io.Writer, rows *engine.Rows, maxRows int) error {
+// printRows writes a statement's rows while they stream, in opt.format:
+// the header comes from the schema, then rows as the batches arrive, at
+// most opt.maxRows of them (0: all); the rest are counted and the cut is
+// said on the status writer (see sqlOptions). A statement without a result
+// set prints what it did. It returns the error that ended the stream, if
+// any, after printing what came before it.
+func printRows(w io.Writer, rows *engine.Rows, opt sqlOptions) error {
+	status := opt.statusTo(w)
 	schema := rows.Schema()
 	if schema == nil || schema.NumFields() == 0 {
 		for rows.Next() {
@@ -31,34 +33,59 @@ func printRows(w io.Writer, rows *engine.Rows, maxRows int) error {
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "ok (%d rows affected)\n", rows.RowsAffected())
+		if s := rows.Summary(); s != "" {
+			fmt.Fprintln(status, s)
+		} else {
+			fmt.Fprintf(status, "ok (%d rows affected)\n", rows.RowsAffected())
+		}
 		return nil
 	}
-	tp := newTablePrinter(w, schema, maxRows)
-	for rows.Next() {
-		tp.batch(rows.Batch())
+	sink, err := newRowSink(opt.format, w, schema)
+	if err != nil {
+		return err
 	}
-	tp.finish(rows.Err() == nil)
-	return rows.Err()
+	maxRows := int64(max(opt.maxRows, 0))
+	var shown, total int64
+	for rows.Next() {
+		b := rows.Batch()
+		n := b.NumRows()
+		show := n
+		if maxRows > 0 {
+			show = min(n, max(maxRows-shown, 0))
+		}
+		for r := range int(show) {
+			sink.row(b, r)
+		}
+		shown += show
+		total += n
+	}
+	if err := sink.finish(); err != nil {
+		return err
+	}
+	if err := rows.Err(); err != nil {
+		return err // the rows shown are only the ones before the error: no count
+	}
+	if total > shown {
+		fmt.Fprintf(status, "... %d more rows not shown (-max-rows 0 shows all)\n", total-shown)
+	}
+	fmt.Fprintf(status, "(%d rows)\n", total)
+	return nil
 }
 
 // tablePrinter is the state of one printed table:
 //
-//	sampling (rows kept to fix widths) --sample full or end--> streaming
-//	streaming (each row printed as it comes, until maxRows) --> counting
+//	sampling (rows kept to fix widths) --sample full or finish--> streaming
+//	streaming (each row printed as it comes)
 type tablePrinter struct {
 	w       io.Writer
-	maxRows int64 // 0: all
 	head    []string
 	width   []int
 	sample  [][]string // rows held until the widths are fixed
 	started bool       // header printed, widths fixed
-	shown   int64
-	total   int64
 }
 
-func newTablePrinter(w io.Writer, schema *arrow.Schema, maxRows int) *tablePrinter {
-	tp := &tablePrinter{w: w, maxRows: int64(max(maxRows, 0))}
+func newTablePrinter(w io.Writer, schema *arrow.Schema) *tablePrinter {
+	tp := &tablePrinter{w: w}
 	for _, f := range schema.Fields() {
 		tp.head = append(tp.head, f.Name)
 		tp.width = append(tp.width, utf8.RuneCountInString(f.Name))
@@ -66,24 +93,15 @@ func newTablePrinter(w io.Writer, schema *arrow.Schema, maxRows int) *tablePrint
 	return tp
 }
 
-func (tp *tablePrinter) batch(b arrow.RecordBatch) {
-	n := b.NumRows()
-	show := n
-	if tp.maxRows > 0 {
-		show = min(n, max(tp.maxRows-tp.shown, 0))
+func (tp *tablePrinter) row(b arrow.RecordBatch, r int) {
+	vals := make([]string, b.NumCols())
+	for c := range vals {
+		vals[c] = cell(b.Column(c), r)
 	}
-	for r := range int(show) {
-		row := make([]string, b.NumCols())
-		for c := range row {
-			row[c] = cell(b.Column(c), r)
-		}
-		tp.row(row)
-	}
-	tp.total += n
+	tp.add(vals)
 }
 
-func (tp *tablePrinter) row(row []string) {
-	tp.shown++
+func (tp *tablePrinter) add(row []string) {
 	if tp.started {
 		tp.line(row)
 		return
@@ -125,20 +143,12 @@ func (tp *tablePrinter) line(vals []string) {
 	fmt.Fprintln(tp.w, sb.String())
 }
 
-// finish prints what is still held and the counts; after a failed stream
-// the count line is left out (the rows shown are only the ones before the
-// error).
-func (tp *tablePrinter) finish(ok bool) {
+// finish prints what is still held (the header at least).
+func (tp *tablePrinter) finish() error {
 	if !tp.started {
 		tp.start()
 	}
-	if !ok {
-		return
-	}
-	if tp.total > tp.shown {
-		fmt.Fprintf(tp.w, "... %d more rows not shown (-max-rows 0 shows all)\n", tp.total-tp.shown)
-	}
-	fmt.Fprintf(tp.w, "(%d rows)\n", tp.total)
+	return nil
 }
 
 // cell is one value as text: NULL, floats as PostgreSQL prints them

@@ -30,7 +30,7 @@ func TestReport(t *testing.T) {
 		{internal, true, 70, []string{"internal error: please report", "secret panic text", "goroutine 1"}, nil},
 		{fmt.Errorf("x: %w", engine.ErrParam), false, 1, []string{"bad parameter"}, nil},
 		{usageError{errors.New("flag provided but not defined: -zz")}, false, 2, []string{"-zz"}, nil},
-		{usageError{flag.ErrHelp}, false, 2, nil, []string{"help"}},
+		{usageError{flag.ErrHelp}, false, 0, nil, []string{"help"}}, // the usage asked for is printed by parseFlags
 	}
 	defer func(d bool) { debug = d }(debug)
 	for _, c := range cases {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,31 +16,98 @@ import (
 
 // sqlOptions are how statements run and print.
 type sqlOptions struct {
-	plan    bool // print the plan that ran, with metrics
-	maxRows int  // rows printed per result (0: all)
+	plan    bool   // print the plan that ran, with metrics
+	maxRows int    // rows printed per result (0: all)
+	format  string // "table" (or ""), "csv" or "json"
+	// status receives what is not result rows (row counts, the cut, time,
+	// plans, what a statement did); nil: the result's own writer. csv and
+	// json send it to standard error, so their output is data only.
+	status io.Writer
+	// results receives the result rows at the interactive prompt (-o
+	// FILE), while the prompt and its errors stay on the terminal; nil:
+	// the prompt's writer.
+	results io.Writer
+}
+
+func (o sqlOptions) statusTo(w io.Writer) io.Writer {
+	if o.status != nil {
+		return o.status
+	}
+	return w
+}
+
+// outputFlags registers -format, -o and -max-rows on fs; after parsing,
+// the returned function applies them to opt and returns where results go
+// and how to close it (-o FILE; standard output otherwise).
+func outputFlags(fs *flag.FlagSet, opt *sqlOptions) func() (io.Writer, func() error, error) {
+	fs.StringVar(&opt.format, "format", "table", "output format: table (aligned text), csv (a header line, NULL as an empty field) or json (an object per row and line, NULL as null)")
+	file := fs.String("o", "", "write results to this file instead of standard output (created or truncated)")
+	fs.IntVar(&opt.maxRows, "max-rows", -1, "rows printed per result; the rest are counted (0: all; default 50 for -format table, all for csv and json)")
+	return func() (io.Writer, func() error, error) {
+		if !slices.Contains(formats, opt.format) {
+			return nil, nil, usageError{fmt.Errorf("%w: -format %q (want one of %v)", errFormat, opt.format, formats)}
+		}
+		if opt.maxRows < 0 {
+			opt.maxRows = 0
+			if opt.format == "table" {
+				opt.maxRows = 50
+			}
+		}
+		if opt.format != "table" {
+			opt.status = os.Stderr
+		}
+		if *file == "" {
+			return os.Stdout, func() error { return nil }, nil
+		}
+		f, err := os.Create(*file)
+		if err != nil {
+			return nil, nil, err
+		}
+		return f, f.Close, nil
+	}
 }
 
 func runSQL(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("sql", flag.ContinueOnError)
+	fs := newFlags("sql", "sql [-d DIR] [-e SQL] [flags]: run SQL; without -e an interactive prompt")
 	dir := fs.String("d", ".stablerow", "database directory")
 	expr := fs.String("e", "", "statements to run, ';'-separated (default: interactive prompt on stdin)")
 	noIdx := fs.Bool("no-index", false, "plan without indexes")
+	create := fs.Bool("create", false, "create the database directory if it does not exist (without it a missing -d is an error)")
 	var opt sqlOptions
 	fs.BoolVar(&opt.plan, "plan", false, "print the plan that ran, with metrics")
-	fs.IntVar(&opt.maxRows, "max-rows", 50, "rows printed per result; the rest are counted (0: all)")
+	output := outputFlags(fs, &opt)
 	debugFlag(fs)
 	params := paramFlags{}
 	fs.Var(params, "p", "bind a parameter: -p ids=1,2,3, -p x=7 or -p ids=@FILE (repeatable)")
-	if err := fs.Parse(args); err != nil {
-		return usageError{err}
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
-	db, err := engine.Open(*dir, engine.Options{DisableIndexes: *noIdx})
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("sql: unexpected argument %q (statements go in -e or on standard input)", fs.Arg(0))}
+	}
+	out, closeOut, err := output()
 	if err != nil {
 		return err
 	}
-	if *expr != "" {
-		return runScript(ctx, db, *expr, params, opt, os.Stdout)
+	err = runSQLOn(ctx, *dir, *create, *noIdx, *expr, params, opt, out)
+	if cerr := closeOut(); err == nil {
+		err = cerr
 	}
+	return err
+}
+
+func runSQLOn(ctx context.Context, dir string, create, noIdx bool, expr string, params paramFlags, opt sqlOptions, out io.Writer) error {
+	db, err := openDB(dir, engine.Options{DisableIndexes: noIdx, Create: create}, "sql -create makes one")
+	if err != nil {
+		return err
+	}
+	if expr != "" {
+		return runScript(ctx, db, expr, params, opt, out)
+	}
+	if out != os.Stdout && opt.status == nil {
+		opt.status = out // -o FILE: the whole table output goes there
+	}
+	opt.results = out
 	return prompt(ctx, db, params, opt, os.Stdin, os.Stdout, isTerminal(os.Stdin))
 }
 
@@ -76,13 +144,17 @@ func runStatement(ctx context.Context, db *engine.DB, st engine.Statement, param
 		return err
 	}
 	defer rows.Close()
-	if err := printRows(w, rows, opt.maxRows); err != nil {
+	if opt.results != nil {
+		w = opt.results
+	}
+	if err := printRows(w, rows, opt); err != nil {
 		return err
 	}
+	status := opt.statusTo(w)
 	if opt.plan && rows.Plan() != "" {
-		fmt.Fprint(w, rows.Plan())
+		fmt.Fprint(status, rows.Plan())
 	}
-	fmt.Fprintf(w, "time: %s\n", time.Since(start).Round(time.Microsecond))
+	fmt.Fprintf(status, "time: %s\n", time.Since(start).Round(time.Microsecond))
 	return nil
 }
 

@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"time"
@@ -14,17 +14,18 @@ import (
 // runSubstrait runs a Substrait plan file (JSON or binary), or with -emit
 // prints the plan SQL lowers to.
 func runSubstrait(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("substrait", flag.ContinueOnError)
+	fs := newFlags("substrait", "substrait [-d DIR] -f PLAN [-p 1=5,3,9] | -emit SQL: run a Substrait plan (protobuf JSON or binary), or print the one SQL lowers to")
 	dir := fs.String("d", ".stablerow", "database directory")
 	file := fs.String("f", "", "plan file to run (protobuf JSON or binary)")
 	emit := fs.String("emit", "", "print the Substrait JSON plan of this SELECT instead")
 	noIdx := fs.Bool("no-index", false, "plan without indexes")
-	maxRows := fs.Int("max-rows", 50, "rows printed; the rest are counted (0: all)")
+	var opt sqlOptions
+	output := outputFlags(fs, &opt)
 	debugFlag(fs)
 	params := paramFlags{}
 	fs.Var(params, "p", "bind parameter $k by number: -p 1=5,3,9, -p 1=5 or -p 1=@FILE (repeatable)")
-	if err := fs.Parse(args); err != nil {
-		return usageError{err}
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	bound := map[int]any{}
 	for name, v := range params {
@@ -34,26 +35,38 @@ func runSubstrait(ctx context.Context, args []string) error {
 		}
 		bound[k] = v
 	}
-	db, err := engine.Open(*dir, engine.Options{DisableIndexes: *noIdx})
+	out, closeOut, err := output()
 	if err != nil {
 		return err
 	}
-	if *emit != "" {
-		js, names, err := db.SubstraitOf(ctx, *emit)
+	err = substraitOn(ctx, *dir, *noIdx, *emit, *file, bound, opt, out)
+	if cerr := closeOut(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func substraitOn(ctx context.Context, dir string, noIdx bool, emit, file string, bound map[int]any, opt sqlOptions, out io.Writer) error {
+	db, err := openDB(dir, engine.Options{DisableIndexes: noIdx}, "stablerow sql -create makes one")
+	if err != nil {
+		return err
+	}
+	if emit != "" {
+		js, names, err := db.SubstraitOf(ctx, emit)
 		if err != nil {
 			return err
 		}
-		os.Stdout.Write(js)
-		fmt.Println()
+		out.Write(js)
+		fmt.Fprintln(out)
 		for i, n := range names {
 			fmt.Fprintf(os.Stderr, "parameter $%d = :%s\n", i+1, n)
 		}
 		return nil
 	}
-	if *file == "" {
+	if file == "" {
 		return usageError{fmt.Errorf("substrait: give -f PLAN or -emit SQL")}
 	}
-	data, err := os.ReadFile(*file)
+	data, err := os.ReadFile(file)
 	if err != nil {
 		return err
 	}
@@ -63,10 +76,11 @@ func runSubstrait(ctx context.Context, args []string) error {
 		return err
 	}
 	defer rows.Close()
-	if err := printRows(os.Stdout, rows, *maxRows); err != nil {
+	if err := printRows(out, rows, opt); err != nil {
 		return err
 	}
-	fmt.Print(rows.Plan())
-	fmt.Printf("time: %s\n", time.Since(start).Round(time.Microsecond))
+	status := opt.statusTo(out)
+	fmt.Fprint(status, rows.Plan())
+	fmt.Fprintf(status, "time: %s\n", time.Since(start).Round(time.Microsecond))
 	return nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -23,13 +22,13 @@ func runVacuum(ctx context.Context, args []string) error {
 }
 
 func vacuumCmd(ctx context.Context, w io.Writer, args []string) error {
-	fs := flag.NewFlagSet("vacuum", flag.ContinueOnError)
+	fs := newFlags("vacuum", "vacuum [-d DIR] [-table t] [-grace 1h] [-dry-run]: remove files no version references")
 	dir := fs.String("d", ".stablerow", "database directory")
 	name := fs.String("table", "", "vacuum this table only (default: every table, and the directories that are no table)")
 	grace := fs.Duration("grace", table.DefaultCleanupMinAge,
 		"keep unreferenced files younger than this: a concurrent writer's files are unreferenced until it commits (0s removes them all; safe only when nothing writes)")
 	dry := fs.Bool("dry-run", false, "report what would be removed, remove nothing")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -38,14 +37,7 @@ func vacuumCmd(ctx context.Context, w io.Writer, args []string) error {
 	if *grace < 0 {
 		return fmt.Errorf("%w: -grace %s is negative", errVacuumArgs, *grace)
 	}
-	// engine.Open creates a missing directory; vacuuming a mistyped path
-	// must say so instead.
-	if fi, err := os.Stat(*dir); err != nil {
-		return fmt.Errorf("no database at %s: %w", *dir, err)
-	} else if !fi.IsDir() {
-		return fmt.Errorf("%w: %s is not a directory", errVacuumArgs, *dir)
-	}
-	db, err := engine.Open(*dir, engine.Options{})
+	db, err := openDB(*dir, engine.Options{}, "")
 	if err != nil {
 		return err
 	}

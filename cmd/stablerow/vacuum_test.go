@@ -133,7 +133,7 @@ func total(t *testing.T, out string) (verb string, files int, bytes int64) {
 // independently. The table reads the same afterwards.
 func TestVacuumAfterKilledInsert(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "db")
-	runCLI(t, "sql", "-d", dir, "-e", `CREATE TABLE t (k BIGINT NOT NULL, s TEXT);
+	runCLI(t, "sql", "-create", "-d", dir, "-e", `CREATE TABLE t (k BIGINT NOT NULL, s TEXT);
 		INSERT INTO t SELECT g, 'row' FROM generate_series(1, 3000) AS g(g);
 		DELETE FROM t WHERE k % 7 = 0;
 		CREATE INDEX rid ON t USING btree (_rowid)`)
