@@ -156,7 +156,7 @@ func (p *planner) finish(out *rel, names []string) (exec.Node, error) {
 func fromProto(p *substraitpb.Plan) (sp *splan.Plan, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			sp, err = nil, fmt.Errorf("%w: %w", ErrInvalidPlan, recovered(r, errDecoder, "reading the plan"))
+			sp, err = nil, fmt.Errorf("%w: %w", ErrInvalidPlan, recovered(r, ErrDecoderPanic, "reading the plan"))
 		}
 	}()
 	if err := checkTypes(p); err != nil {

@@ -32,10 +32,12 @@ var (
 	// invariant). The message never carries the panic's text; the panic
 	// and its stack go to the debug log (log/slog at level Debug).
 	ErrInternal = errkind.New(errkind.Internal, "plan: internal error")
-	// errDecoder: substrait-go panicked decoding the plan. The plan is
-	// malformed (ErrInvalidPlan), and the panic is a bug to report, so the
-	// error matches errkind.Internal too.
-	errDecoder = errkind.New(errkind.Internal, "substrait-go panicked decoding it")
+	// ErrDecoderPanic: substrait-go panicked decoding the plan. The plan is
+	// malformed (the error also matches ErrInvalidPlan), and the panic is a
+	// bug in the decoder (out-of-range field references, for one), so the
+	// error matches errkind.Internal too. Each such class is to be found
+	// and refused before the decoder runs (checkTypes does so for three).
+	ErrDecoderPanic = errkind.New(errkind.Internal, "substrait-go panicked decoding it")
 )
 
 // recovered logs a recovered panic with its stack at level Debug and

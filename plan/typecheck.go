@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/substrait-io/substrait-go/v8/types/parser"
 	substraitpb "github.com/substrait-io/substrait-protobuf/go/substraitpb"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -22,34 +21,7 @@ var (
 // panics on each ("unimplemented type from proto", a nil dereference);
 // FuzzSubstrait found them. The error names the field path in the plan.
 func checkTypes(p *substraitpb.Plan) error {
-	if err := checkSignatures(p); err != nil {
-		return err
-	}
 	return walkTypes(p.ProtoReflect(), nil)
-}
-
-// checkSignatures refuses a function declaration whose compound name
-// ("equal:any_any") has an argument type substrait-go's type parser
-// rejects ("equal:sny_any"): substrait-go panics on it while reading the
-// first call (found by FuzzSubstrait). The error names the declaration.
-func checkSignatures(p *substraitpb.Plan) error {
-	for i, d := range p.GetExtensions() {
-		f := d.GetExtensionFunction()
-		if f == nil {
-			continue
-		}
-		_, args, ok := strings.Cut(f.GetName(), ":")
-		if !ok || args == "" {
-			continue
-		}
-		for _, a := range strings.Split(args, "_") {
-			if _, err := parser.ParseType(a); err != nil {
-				return fmt.Errorf("%w: extensions[%d]: function %q (anchor %d): argument type %q: %w",
-					ErrInvalidPlan, i, f.GetName(), f.GetFunctionAnchor(), a, err)
-			}
-		}
-	}
-	return nil
 }
 
 func walkTypes(m protoreflect.Message, path []string) error {

@@ -2,6 +2,7 @@ package substraitfn
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -111,8 +112,28 @@ func FromProto(p *substraitpb.Plan) (sp *splan.Plan, err error) {
 	if ferr != nil {
 		return nil, fmt.Errorf("substraitfn: %w (default collection: %w)", err, ferr)
 	}
+	return fullFromProto(p, full, err)
+}
+
+// fullFromProto reads p against the full collection. substrait-go panics
+// on some malformed plans there that the light read refused cleanly (a
+// declared signature its type parser cannot read, "equal:sny_any", of a
+// function the collection lacks; found by FuzzSubstrait): the plan is
+// then refused with the light read's error, lightErr.
+func fullFromProto(p *substraitpb.Plan, full *extensions.Collection, lightErr error) (sp *splan.Plan, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if errors.Is(lightErr, errLightPanic) {
+				panic(r) // both reads panicked: a substrait-go bug the caller reports
+			}
+			sp, err = nil, lightErr
+		}
+	}()
 	return splan.FromProto(p, full)
 }
+
+// errLightPanic marks a light read that panicked (see fullFromProto).
+var errLightPanic = errors.New("substraitfn: substrait-go panicked reading the plan")
 
 // fallbacks counts the plans FromProto read against the full collection.
 var fallbacks atomic.Int64
@@ -126,7 +147,7 @@ func lightFromProto(p *substraitpb.Plan, c *extensions.Collection) (sp *splan.Pl
 		if r := recover(); r != nil {
 			// The plan is read again against the full collection, whose
 			// error (or panic) the caller sees; this one only decides that.
-			sp, err = nil, fmt.Errorf("substraitfn: substrait-go panicked reading the plan (%T)", r)
+			sp, err = nil, fmt.Errorf("%w (%T)", errLightPanic, r)
 		}
 	}()
 	return splan.FromProto(simpleNames(p), c)
