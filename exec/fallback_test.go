@@ -2,7 +2,6 @@ package exec_test
 
 import (
 	"context"
-	"fmt"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -67,36 +66,8 @@ func (r *countingReader) ReadAt(p []byte, off int64) (int, error) {
 // append, deletes, an update moving rows to a new fragment) on a store
 // that counts data reads.
 func fallbackFixture(t *testing.T) (*table.Table, *mapIndex, *countingStore) {
-	ctx := context.Background()
-	mem := exectest.Mem(t)
 	cs := &countingStore{Store: store.NewMemory()}
-	tb, err := table.Create(ctx, cs, takeSchema, table.Options{MaxRowsPerFragment: 100, BatchRows: 16})
-	require.NoError(t, err)
-	appendRows := func(from, n int) {
-		var rows [][]any
-		for i := from; i < from+n; i++ {
-			rows = append(rows, []any{int64(i * 10), fmt.Sprint("r", i)})
-		}
-		b, err := exectest.Batch(mem, takeSchema, rows)
-		require.NoError(t, err)
-		tb, err = tb.AppendBatches(ctx, []arrow.RecordBatch{b}, mem)
-		b.Release()
-		require.NoError(t, err)
-	}
-	appendRows(0, 300)
-	ix := buildMapIndex(t, tb)
-	appendRows(300, 50)
-	tb, _, err = tb.DeleteRowIDs(ctx, []uint64{5, 6, 7, 120, 310})
-	require.NoError(t, err)
-	ub, err := exectest.Batch(mem, arrow.NewSchema(append([]arrow.Field{{Name: "_rowid", Type: arrow.PrimitiveTypes.Uint64}}, takeSchema.Fields()...), nil),
-		[][]any{{uint64(8), int64(-8), "moved8"}, {uint64(250), int64(-250), "moved250"}, {uint64(320), int64(-320), "moved320"}})
-	require.NoError(t, err)
-	rdr, err := array.NewRecordReader(ub.Schema(), []arrow.RecordBatch{ub})
-	require.NoError(t, err)
-	tb, _, err = tb.Update(ctx, rdr, mem)
-	rdr.Release()
-	ub.Release()
-	require.NoError(t, err)
+	tb, ix := takeFixtureOn(t, cs)
 	return tb, ix, cs
 }
 

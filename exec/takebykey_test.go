@@ -101,9 +101,14 @@ var takeSchema = arrow.NewSchema([]arrow.Field{
 // takeFixture: 3 indexed fragments, then an append, deletes and an update
 // (moving rows to an unindexed fragment).
 func takeFixture(t testing.TB) (*table.Table, *mapIndex) {
+	return takeFixtureOn(t, store.NewMemory())
+}
+
+// takeFixtureOn is takeFixture's history on the store st.
+func takeFixtureOn(t testing.TB, st store.Store) (*table.Table, *mapIndex) {
 	ctx := context.Background()
 	mem := exectest.Mem(t)
-	tb, err := table.Create(ctx, store.NewMemory(), takeSchema, table.Options{MaxRowsPerFragment: 100, BatchRows: 16})
+	tb, err := table.Create(ctx, st, takeSchema, table.Options{MaxRowsPerFragment: 100, BatchRows: 16})
 	require.NoError(t, err)
 	appendRows := func(from, n int) {
 		var rows [][]any
