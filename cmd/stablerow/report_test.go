@@ -61,7 +61,7 @@ func TestPromptInteractive(t *testing.T) {
 	}
 	var out bytes.Buffer
 	in := strings.NewReader("SELECT nope; SELECT 2 AS skipped;\nSELECT 1 AS one\n;\n")
-	if err := prompt(context.Background(), db, nil, sqlOptions{maxRows: 50}, in, &out, true); err != nil {
+	if err := prompt(context.Background(), db, nil, sqlOptions{maxRows: 50}, newPlainReader(in, &out, true), &out, true); err != nil {
 		t.Fatal(err)
 	}
 	s := out.String()

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/stablerow/stablerow/engine"
@@ -27,6 +25,7 @@ type sqlOptions struct {
 	// FILE), while the prompt and its errors stay on the terminal; nil:
 	// the prompt's writer.
 	results io.Writer
+	noTime  bool // no "time:" line after each statement (\timing off)
 }
 
 func (o sqlOptions) statusTo(w io.Writer) io.Writer {
@@ -108,7 +107,14 @@ func runSQLOn(ctx context.Context, dir string, create, noIdx bool, expr string, 
 		opt.status = out // -o FILE: the whole table output goes there
 	}
 	opt.results = out
-	return prompt(ctx, db, params, opt, os.Stdin, os.Stdout, isTerminal(os.Stdin))
+	interactive := isTerminal(os.Stdin)
+	var lr lineReader
+	if interactive && isTerminal(os.Stdout) {
+		lr = newLinerReader()
+	} else {
+		lr = newPlainReader(os.Stdin, os.Stdout, interactive)
+	}
+	return prompt(ctx, db, params, opt, lr, os.Stdout, interactive)
 }
 
 // execPrint runs the statements of text in order and prints each result
@@ -154,65 +160,8 @@ func runStatement(ctx context.Context, db *engine.DB, st engine.Statement, param
 	if opt.plan && rows.Plan() != "" {
 		fmt.Fprint(status, rows.Plan())
 	}
-	fmt.Fprintf(status, "time: %s\n", time.Since(start).Round(time.Microsecond))
-	return nil
-}
-
-// prompt reads statements ended by ';' (a ';' in a literal or comment does
-// not end one) and runs each as soon as it is complete. On a terminal an
-// error is printed and the prompt goes on; on a script piped in (interactive
-// false) the first error stops the run and is returned, like -e.
-func prompt(ctx context.Context, db *engine.DB, params map[string]any, opt sqlOptions, in io.Reader, w io.Writer, interactive bool) error {
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 1<<20), 1<<30)
-	var buf string // text of the statement(s) not complete yet
-	ps := func() {
-		if interactive {
-			if buf == "" {
-				fmt.Fprint(w, "stablerow> ")
-			} else {
-				fmt.Fprint(w, "       ...> ")
-			}
-		}
-	}
-	ps()
-	for sc.Scan() {
-		line := sc.Text()
-		if buf == "" && (strings.TrimSpace(line) == `\q` || strings.TrimSpace(line) == "quit") {
-			return nil
-		}
-		buf += line + "\n"
-		if !strings.Contains(line, ";") {
-			ps() // only a ';' can end a statement
-			continue
-		}
-		stmts, rest := engine.SplitStatements(buf)
-		buf = ""
-		if rest.Text != "" {
-			buf = rest.Text
-		}
-		for _, st := range stmts {
-			if err := runStatement(ctx, db, st, params, opt, w); err != nil {
-				if !interactive {
-					return err
-				}
-				fmt.Fprintln(w, "error:", err)
-				break // the rest of this input follows a failed statement
-			}
-		}
-		ps()
-	}
-	if err := sc.Err(); err != nil {
-		return err
-	}
-	if interactive {
-		fmt.Fprintln(w)
-	}
-	// A last statement without ';' still runs at the end of the input.
-	if buf != "" {
-		if err := runStatement(ctx, db, engine.Statement{Text: buf, Line: 1}, params, opt, w); err != nil {
-			return err
-		}
+	if !opt.noTime {
+		fmt.Fprintf(status, "time: %s\n", time.Since(start).Round(time.Microsecond))
 	}
 	return nil
 }

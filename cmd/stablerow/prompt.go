@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+
+	"github.com/stablerow/stablerow/engine"
+)
+
+const (
+	promptFirst = "stablerow> "  // a new statement
+	promptMore  = "       ...> " // the statement goes on (no ';' outside a literal or comment yet)
+)
+
+// session is the state of one interactive prompt:
+//
+//	          line without a ';' that ends a statement
+//	         +------------------+
+//	         v                  |
+//	     reading ---------------+         Ctrl-C: the text typed so far is dropped,
+//	     |  ^   \                          back to reading
+//	 ';' |  |    \ \cmd (no text pending)
+//	     v  |     v
+//	   running   backslash command (\? \d \timing \q)
+//	 (Ctrl-C cancels the statement's context; its Rows stop and release,
+//	  the session goes back to reading)
+//
+//	reading --Ctrl-D, \q or end of input--> done (exit 0)
+//
+// On a script piped in (interactive false) the first error ends the run and
+// is returned, like -e; a last statement without ';' still runs at the end.
+type session struct {
+	db          *engine.DB
+	params      map[string]any
+	opt         sqlOptions
+	in          lineReader
+	w           io.Writer
+	interactive bool
+	buf         string // text of the statement(s) not complete yet
+
+	mu     sync.Mutex
+	cancel context.CancelFunc // of the running statement; nil while reading
+}
+
+// prompt runs the statements read from in until its end, \q or Ctrl-D.
+func prompt(ctx context.Context, db *engine.DB, params map[string]any, opt sqlOptions, in lineReader, w io.Writer, interactive bool) error {
+	s := &session{db: db, params: params, opt: opt, in: in, w: w, interactive: interactive}
+	defer in.close()
+	if interactive {
+		stop := s.catchInterrupts()
+		defer stop()
+		fmt.Fprintln(w, `stablerow: statements end with ';'. \? for help, \q or Ctrl-D to quit.`)
+	}
+	return s.loop(ctx)
+}
+
+func (s *session) loop(ctx context.Context) error {
+	for {
+		ps := promptFirst
+		if s.buf != "" {
+			ps = promptMore
+		}
+		line, err := s.in.readLine(ps)
+		switch {
+		case errors.Is(err, errInputCanceled):
+			s.buf = "" // Ctrl-C while typing: drop the statement, keep the session
+			continue
+		case errors.Is(err, io.EOF):
+			if s.interactive {
+				fmt.Fprintln(s.w)
+			}
+			return s.finish(ctx)
+		case err != nil:
+			return err
+		}
+		s.in.remember(line)
+		if s.buf == "" && strings.HasPrefix(strings.TrimSpace(line), `\`) || s.buf == "" && isQuit(line) {
+			quit, err := s.backslash(ctx, strings.TrimSpace(line))
+			if err != nil {
+				if !s.interactive {
+					return err
+				}
+				fmt.Fprintln(s.w, "error:", err)
+			}
+			if quit {
+				return nil
+			}
+			continue
+		}
+		s.buf += line + "\n"
+		if !strings.Contains(line, ";") {
+			continue // only a ';' can end a statement
+		}
+		stmts, rest := engine.SplitStatements(s.buf)
+		s.buf = rest.Text
+		for _, st := range stmts {
+			if err := s.run(ctx, st); err != nil {
+				if !s.interactive {
+					return err
+				}
+				fmt.Fprintln(s.w, "error:", err)
+				break // the rest of this input follows a failed statement
+			}
+		}
+	}
+}
+
+// isQuit: "quit" and "exit" alone on a line end the session, as in psql.
+func isQuit(line string) bool {
+	l := strings.TrimSpace(line)
+	return l == "quit" || l == "exit"
+}
+
+// finish runs a last statement without ';' at the end of the input.
+func (s *session) finish(ctx context.Context) error {
+	if strings.TrimSpace(s.buf) == "" {
+		return nil
+	}
+	err := s.run(ctx, engine.Statement{Text: s.buf, Line: 1})
+	if err != nil && s.interactive {
+		fmt.Fprintln(s.w, "error:", err)
+		return nil
+	}
+	return err
+}
+
+// errCanceled: a statement stopped by Ctrl-C. A statement that writes
+// commits atomically at its end, so a canceled one wrote nothing.
+var errCanceled = errors.New("statement canceled by Ctrl-C")
+
+// run runs one statement under a context Ctrl-C cancels.
+func (s *session) run(ctx context.Context, st engine.Statement) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.mu.Lock()
+	s.cancel = cancel
+	s.mu.Unlock()
+	err := runStatement(ctx, s.db, st, s.params, s.opt, s.w)
+	s.mu.Lock()
+	s.cancel = nil
+	s.mu.Unlock()
+	if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		return fmt.Errorf("%w (%w)", errCanceled, err)
+	}
+	return err
+}
+
+// catchInterrupts turns SIGINT into cancelling the running statement (the
+// line editor reads Ctrl-C itself while a line is typed; a terminal it
+// cannot drive sends SIGINT then too, which must not end the session).
+// It returns the function that stops catching them.
+func (s *session) catchInterrupts() (stop func()) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-ch:
+				s.mu.Lock()
+				if s.cancel != nil {
+					s.cancel()
+				}
+				s.mu.Unlock()
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(ch)
+		close(done)
+	}
+}
