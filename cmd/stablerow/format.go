@@ -19,13 +19,20 @@ import (
 var errFormat = errkind.New(errkind.InvalidArgument, "unknown output format")
 
 // formats are the values of -format.
-var formats = []string{"table", "csv", "json"}
+var formats = []string{"table", "csv", "json", "arrow"}
 
 // rowSink writes the rows of one result in one format; printRows decides
 // which rows (the -max-rows cap) and prints the counts.
 type rowSink interface {
 	row(b arrow.RecordBatch, r int) // row r of b
 	finish() error                  // flush; the first write error, if any
+}
+
+// batchSink is a rowSink that takes whole batches: printRows hands it the
+// first n rows of each batch rather than one row at a time.
+type batchSink interface {
+	rowSink
+	batch(b arrow.RecordBatch, n int)
 }
 
 func newRowSink(format string, w io.Writer, schema *arrow.Schema) (rowSink, error) {
@@ -36,6 +43,8 @@ func newRowSink(format string, w io.Writer, schema *arrow.Schema) (rowSink, erro
 		return newCSVSink(w, schema), nil
 	case "json":
 		return newJSONSink(w, schema), nil
+	case "arrow":
+		return newArrowSink(w, schema), nil
 	}
 	return nil, fmt.Errorf("%w: %q (want one of %v)", errFormat, format, formats)
 }

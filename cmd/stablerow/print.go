@@ -53,8 +53,14 @@ func printRows(w io.Writer, rows *engine.Rows, opt sqlOptions) error {
 		if maxRows > 0 {
 			show = min(n, max(maxRows-shown, 0))
 		}
-		for r := range int(show) {
-			sink.row(b, r)
+		if bs, ok := sink.(batchSink); ok {
+			if show > 0 {
+				bs.batch(b, int(show))
+			}
+		} else {
+			for r := range int(show) {
+				sink.row(b, r)
+			}
 		}
 		shown += show
 		total += n

@@ -39,9 +39,9 @@ func (o sqlOptions) statusTo(w io.Writer) io.Writer {
 // the returned function applies them to opt and returns where results go
 // and how to close it (-o FILE; standard output otherwise).
 func outputFlags(fs *flag.FlagSet, opt *sqlOptions) func() (io.Writer, func() error, error) {
-	fs.StringVar(&opt.format, "format", "table", "output format: table (aligned text), csv (a header line, NULL as an empty field) or json (an object per row and line, NULL as null)")
+	fs.StringVar(&opt.format, "format", "table", "output format: table (aligned text), csv (a header line, NULL as an empty field), json (an object per row and line, NULL as null) or arrow (an Arrow IPC stream per result, to -o FILE or a pipe)")
 	file := fs.String("o", "", "write results to this file instead of standard output (created or truncated)")
-	fs.IntVar(&opt.maxRows, "max-rows", -1, "rows printed per result; the rest are counted (0: all; default 50 for -format table, all for csv and json)")
+	fs.IntVar(&opt.maxRows, "max-rows", -1, "rows printed per result; the rest are counted (0: all; default 50 for -format table, all for csv, json and arrow)")
 	return func() (io.Writer, func() error, error) {
 		if !slices.Contains(formats, opt.format) {
 			return nil, nil, usageError{fmt.Errorf("%w: -format %q (want one of %v)", errFormat, opt.format, formats)}
@@ -56,6 +56,9 @@ func outputFlags(fs *flag.FlagSet, opt *sqlOptions) func() (io.Writer, func() er
 			opt.status = os.Stderr
 		}
 		if *file == "" {
+			if opt.format == "arrow" && isTerminal(os.Stdout) {
+				return nil, nil, usageError{fmt.Errorf("%w: -format arrow writes binary Arrow IPC: give -o FILE or redirect standard output", errFormat)}
+			}
 			return os.Stdout, func() error { return nil }, nil
 		}
 		f, err := os.Create(*file)
@@ -108,6 +111,9 @@ func runSQLOn(ctx context.Context, dir string, create, noIdx bool, expr string, 
 	}
 	opt.results = out
 	interactive := isTerminal(os.Stdin)
+	if interactive && opt.format == "arrow" && out == os.Stdout {
+		return usageError{fmt.Errorf("%w: at the prompt -format arrow needs -o FILE (the prompt would be written into the stream)", errFormat)}
+	}
 	var lr lineReader
 	if interactive && isTerminal(os.Stdout) {
 		lr = newLinerReader()
