@@ -65,11 +65,17 @@ func printRows(w io.Writer, rows *engine.Rows, opt sqlOptions) error {
 		shown += show
 		total += n
 	}
-	if err := sink.finish(); err != nil {
+	if err := rows.Err(); err != nil {
+		// The rows before the error are printed, but no count; a result
+		// that failed before its first row prints nothing (not an empty
+		// table that reads as "no rows").
+		if shown > 0 {
+			sink.finish()
+		}
 		return err
 	}
-	if err := rows.Err(); err != nil {
-		return err // the rows shown are only the ones before the error: no count
+	if err := sink.finish(); err != nil {
+		return err
 	}
 	if total > shown {
 		fmt.Fprintf(status, "... %d more rows not shown (-max-rows 0 shows all)\n", total-shown)

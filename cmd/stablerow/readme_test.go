@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -183,5 +184,62 @@ func TestREADMEGoExample(t *testing.T) {
 	}
 	if got := goBlocks[0].text; got != want.String() {
 		t.Fatalf("README.md:%d go block differs from example_test.go's Example; want:\n%s", goBlocks[0].line, want.String())
+	}
+}
+
+// TestREADMELayout: the Layout section of README.md lists every package of
+// the module (a row of its table per package, `go list ./...`) and names
+// every nested module.
+func TestREADMELayout(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, layout, ok := strings.Cut(string(data), "\n## Layout\n")
+	if !ok {
+		t.Fatal("README.md has no Layout section")
+	}
+	layout, _, _ = strings.Cut(layout, "\n## ")
+	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}} {{.Module.Path}}", "./...")
+	cmd.Dir = filepath.Join("..", "..")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		path, mod, _ := strings.Cut(line, " ")
+		rel := strings.TrimPrefix(strings.TrimPrefix(path, mod), "/")
+		if rel == "" {
+			continue // the module root holds only example_test.go
+		}
+		if !strings.Contains(layout, "| `"+rel+"` |") {
+			t.Errorf("README.md's Layout has no row for package %s", rel)
+		}
+	}
+	root := filepath.Join("..", "..")
+	var mods []string
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && p != root {
+			return filepath.SkipDir
+		}
+		if d.Name() == "go.mod" && filepath.Dir(p) != root {
+			mods = append(mods, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mods) == 0 {
+		t.Fatal("found no nested module (bench, difftest, s3test hold one each)")
+	}
+	for _, m := range mods {
+		name := filepath.Base(filepath.Dir(m))
+		if !strings.Contains(layout, "`"+name) {
+			t.Errorf("README.md's Layout does not name the nested module %s", filepath.Dir(m))
+		}
 	}
 }
