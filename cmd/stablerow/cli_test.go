@@ -290,3 +290,15 @@ func TestCLICorruptManifest(t *testing.T) {
 		t.Fatalf("exit %d, want 3 with 'corrupt'\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestCLIErrorBeforeRows: a query that fails before its first row prints
+// the error and no table (it printed an empty header that read as "no
+// rows" above the error); one that fails later prints the rows before.
+func TestCLIErrorBeforeRows(t *testing.T) {
+	dir := newDB(t)
+	mustSQL(t, dir, "INSERT INTO a SELECT g, 's' FROM generate_series(1, 10) AS g(g)")
+	r := cli(t, "", "sql", "-d", dir, "-e", "SELECT 1 / (k - 1) AS x FROM a")
+	if r.code != 1 || !strings.Contains(r.stderr, "division by zero") || r.stdout != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}

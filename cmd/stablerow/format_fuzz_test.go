@@ -9,13 +9,15 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // FuzzFormatSinks: whatever a text and a float hold, the json sink writes
 // one line that decodes back to them (text exactly, null for NULL, a
 // finite float to itself, NaN/Infinity as strings) and the csv sink one
-// record that encoding/csv reads back to the text.
+// record that encoding/csv reads back to the text, and the arrow sink a
+// stream arrow-go's IPC reader reads back to the same values, bit for bit.
 func FuzzFormatSinks(f *testing.F) {
 	for _, s := range []string{"", "a,\"b\"", "x<y>&", "line\nbreak", "\r\n", "\x00\xff", "日本", `\u0000`} {
 		f.Add(s, 0.1, false)
@@ -87,6 +89,30 @@ func FuzzFormatSinks(f *testing.F) {
 		}
 		if recs[1][0] != csvRoundTrip(want) {
 			t.Fatalf("csv text %q came back as %q", want, recs[1][0])
+		}
+
+		// arrow: the batch comes back bit for bit through arrow-go's reader.
+		var ab bytes.Buffer
+		as := newArrowSink(&ab, schema)
+		as.batch(rec, 1)
+		if err := as.finish(); err != nil {
+			t.Fatal(err)
+		}
+		rd, err := ipc.NewReader(&ab, ipc.WithAllocator(mem))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rd.Release()
+		if !rd.Next() {
+			t.Fatalf("arrow: no batch: %v", rd.Err())
+		}
+		back := rd.RecordBatch()
+		bs, bf := back.Column(0).(*array.String), back.Column(1).(*array.Float64)
+		if back.NumRows() != 1 || bs.IsNull(0) != null || !null && bs.Value(0) != s || math.Float64bits(bf.Value(0)) != math.Float64bits(x) {
+			t.Fatalf("arrow: (%q null %v, %v) came back as %v", s, null, x, back)
+		}
+		if rd.Next() {
+			t.Fatal("arrow: a second batch")
 		}
 	})
 }

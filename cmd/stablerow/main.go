@@ -28,7 +28,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, `usage:
   stablerow demo [-d DIR] [-rows N] [-ids N]        the take-by-row-id job on a local table
   stablerow sql [-d DIR] [-create] [-e SQL] [-p ids=1,2,3|ids=@FILE] [-plan] [-no-index]
-                [-format table|csv|json] [-o FILE] [-max-rows N] [-debug]
+                [-format table|csv|json|arrow] [-o FILE] [-max-rows N] [-debug]
                                                     run SQL; without -e an interactive prompt;
                                                     -create makes a database that does not exist
   stablerow substrait [-d DIR] -f PLAN [-p 1=5,3,9]  run a Substrait plan (protobuf JSON or binary)
