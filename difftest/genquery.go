@@ -107,8 +107,9 @@ func (g *Gen) query(ts []*Table) *Query {
 			}
 		}
 		q.From.On = [2]string{l, r}
-		if g.p(0.25) {
+		if g.p(0.25) && q.From.Join != "FULL" {
 			// No equality between the inputs: a nested loop join.
+			// (PostgreSQL runs a FULL JOIN only on an equality: 0A000.)
 			q.From.OnOp = pick(g, []string{"<", "<=", ">", "<>"})
 		}
 		if g.p(0.3) {
