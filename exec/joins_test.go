@@ -259,3 +259,66 @@ func TestJoinConstructorErrors(t *testing.T) {
 		t.Fatal("semi join outputs the left columns")
 	}
 }
+
+// Memory is bounded by the batch size, not by the result: a 60 x 50 cross
+// join and a 40 x 40 single-key join (1600 pairs of one key) test at most
+// batchSize candidate pairs at a time.
+func TestJoinPairsBounded(t *testing.T) {
+	mem := exectest.Mem(t)
+	defer mem.AssertSize(t, 0)
+	ctx := context.Background()
+	rows := func(n int, width int) [][]any {
+		out := make([][]any, n)
+		for i := range out {
+			out[i] = []any{int64(1), "s", int64(i)}[:width]
+		}
+		return out
+	}
+	for _, c := range []struct {
+		nl, nr int
+		hash   bool
+	}{{60, 50, false}, {40, 40, true}} {
+		lb, _ := exectest.Batch(mem, kvSchema, rows(c.nl, 2))
+		rb, _ := exectest.Batch(mem, rSchema, rows(c.nr, 3))
+		l, _ := exec.NewValuesExec(kvSchema, []arrow.RecordBatch{lb})
+		r, _ := exec.NewValuesExec(rSchema, []arrow.RecordBatch{rb})
+		lb.Release()
+		rb.Release()
+		var j exec.Node
+		var err error
+		if c.hash {
+			j, err = exec.NewHashJoinExecResidual(l, r, []int{0}, []int{0}, exec.JoinLeft, residualGt)
+		} else {
+			j, err = exec.NewNestedLoopJoinExec(l, r, exec.JoinInner, nil)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, _ := j.Execute(ctx, &exec.TaskContext{Mem: mem, BatchSize: 7})
+		out, err := exec.Collect(ctx, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, b := range out {
+			n += int(b.NumRows())
+			if b.NumRows() > 7 {
+				t.Fatalf("batch of %d rows", b.NumRows())
+			}
+			b.Release()
+		}
+		// Cross: every pair. Hash: rv > k=1 keeps right rows 2..nr-1 for every left row.
+		want := c.nl * c.nr
+		if c.hash {
+			want = c.nl * (c.nr - 2)
+		}
+		if n != want {
+			t.Fatalf("%d rows, want %d", n, want)
+		}
+		if m := j.Metrics().Snapshot()["pairs_max"]; m < 1 || m > 7 {
+			t.Fatalf("pairs_max = %d, want 1..7", m)
+		}
+		l.Release()
+		r.Release()
+	}
+}

@@ -358,6 +358,7 @@ func (s *joinStream) probe(ctx context.Context) error {
 			s.cand = candNew
 		}
 	}
+	s.j.metrics.Max("pairs_max", int64(len(s.li))) // the memory bound, for tests and EXPLAIN ANALYZE
 	pass, err := s.test(ctx)
 	if err != nil {
 		return err
