@@ -49,9 +49,11 @@ func TestBuildErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 		in := seed.Relations[0].GetRoot().Input
-		cross := &substraitpb.Rel{RelType: &substraitpb.Rel_Cross{Cross: &substraitpb.CrossRel{Left: in, Right: in}}}
+		// Nested under a relation that is supported (CrossRel is now).
+		set := &substraitpb.Rel{RelType: &substraitpb.Rel_Set{Set: &substraitpb.SetRel{Inputs: []*substraitpb.Rel{in, in}}}}
+		cross := &substraitpb.Rel{RelType: &substraitpb.Rel_Cross{Cross: &substraitpb.CrossRel{Left: in, Right: set}}}
 		err = buildErr(t, c, withRoot(seed, &substraitpb.Rel{RelType: &substraitpb.Rel_Fetch{Fetch: &substraitpb.FetchRel{Input: cross}}}))
-		if !strings.Contains(err.Error(), "plan: unsupported relation: CrossRel") {
+		if !strings.Contains(err.Error(), "plan: unsupported relation: SetRel") {
 			t.Fatal(err)
 		}
 	})
