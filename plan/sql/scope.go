@@ -98,7 +98,7 @@ func (l *lowerer) lookup(s *scope, qual, name string, loc int32) (int, error) {
 			if qual != "" {
 				full = qual + "." + name
 			}
-			return 0, fmt.Errorf("%w %q outside the subquery's WHERE conjuncts%s", errCorrelated, full, l.src.at(loc))
+			return 0, fmt.Errorf("%w %q (only the WHERE conjuncts of a plain EXISTS or IN subquery may name the enclosing query)%s", errCorrelated, full, l.src.at(loc))
 		}
 	}
 	return i, err

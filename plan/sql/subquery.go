@@ -254,7 +254,42 @@ func plainSelect(s *pg_query.SelectStmt) bool {
 	for _, t := range s.TargetList {
 		targets = append(targets, t.GetResTarget().GetVal())
 	}
-	return len(aggregateCalls(targets...)) == 0 && len(aggregateCalls(s.HavingClause)) == 0
+	// A subquery inside the WHERE is lowered with the whole SELECT (its
+	// own semi joins), so nested subqueries work when uncorrelated.
+	return len(aggregateCalls(targets...)) == 0 && !containsSubLink(s.WhereClause)
+}
+
+// containsSubLink reports a subquery anywhere in n.
+func containsSubLink(n *pg_query.Node) bool {
+	found := false
+	var walk func(m protoreflect.Message)
+	walk = func(m protoreflect.Message) {
+		if _, ok := m.Interface().(*pg_query.SubLink); ok {
+			found = true
+		}
+		if found {
+			return
+		}
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			if fd.Kind() != protoreflect.MessageKind {
+				return true
+			}
+			switch {
+			case fd.IsList():
+				for i := range v.List().Len() {
+					walk(v.List().Get(i).Message())
+				}
+			case fd.IsMap():
+			default:
+				walk(v.Message())
+			}
+			return !found
+		})
+	}
+	if n != nil {
+		walk(n.ProtoReflect())
+	}
+	return found
 }
 
 // setJoin joins rel (scope sc) with an EXISTS or IN subquery.
