@@ -8,10 +8,13 @@ import (
 // Expr is a generated expression. It is kept as a tree (not text) so the
 // shrinker can replace a node by one of its children.
 type Expr struct {
-	Op   string // col lit bin neg not and or cmp isnull isnotnull in notin cast
+	Op   string // col lit bin neg not and or cmp isnull isnotnull in notin cast exists notexists insub notinsub scalar
 	Type Type
 	Text string // column name, literal text, operator, or cast target
 	Args []*Expr
+	// Sub is the subquery of exists, notexists, insub, notinsub (x [NOT]
+	// IN (Sub), x is Args[0]) and scalar.
+	Sub *Sub
 	// Raises: evaluating it can raise (overflow, division by zero, a
 	// failed cast). Such nodes are kept out of the operands of AND, OR and
 	// IN lists, whose evaluation PostgreSQL may cut short (its documented
@@ -53,6 +56,16 @@ func (e *Expr) SQL() string {
 		return "(" + a(0) + kw + strings.Join(xs, ", ") + "))"
 	case "cast":
 		return "CAST(" + a(0) + " AS " + e.Text + ")"
+	case "exists":
+		return "EXISTS (" + e.Sub.SQL() + ")"
+	case "notexists":
+		return "(NOT EXISTS (" + e.Sub.SQL() + "))"
+	case "insub":
+		return "(" + a(0) + " IN (" + e.Sub.SQL() + "))"
+	case "notinsub":
+		return "(" + a(0) + " NOT IN (" + e.Sub.SQL() + "))"
+	case "scalar":
+		return "(" + e.Sub.SQL() + ")"
 	case "between", "notbetween":
 		kw := " BETWEEN "
 		if e.Op == "notbetween" {
@@ -63,12 +76,33 @@ func (e *Expr) SQL() string {
 	panic("difftest: unknown expression op " + e.Op)
 }
 
+// Sub is a subquery: SELECT Item FROM Table AS s [WHERE Where]. Where may
+// name the outer query's columns (a correlated subquery).
+type Sub struct {
+	Table string
+	Item  *Expr // nil: SELECT 1
+	Where *Expr
+}
+
+// SQL renders the subquery.
+func (s *Sub) SQL() string {
+	item := "1"
+	if s.Item != nil {
+		item = s.Item.SQL()
+	}
+	q := "SELECT " + item + " FROM " + s.Table + " AS s"
+	if s.Where != nil {
+		q += " WHERE " + s.Where.SQL()
+	}
+	return q
+}
+
 // FromKind is the shape of a FROM clause.
 type FromKind int
 
 const (
 	FromTable  FromKind = iota // t AS a
-	FromJoin                   // t AS a [LEFT] JOIN u AS b ON a.x = b.y
+	FromJoin                   // t AS a [LEFT|RIGHT|FULL] JOIN u AS b ON a.x op b.y [AND e], or CROSS JOIN
 	FromUnnest                 // UNNEST(ARRAY[...]) WITH ORDINALITY AS v(x, o) [LEFT JOIN t AS a ON a.k = v.x]
 	FromSeries                 // generate_series(lo, hi) AS g(g) [JOIN t AS a ON a.k = g.g]
 )
@@ -78,7 +112,10 @@ type From struct {
 	Kind   FromKind
 	T0, T1 string // table names (T1: the joined one)
 	Left   bool   // LEFT JOIN
+	Join   string // FromJoin's type: "", "LEFT", "RIGHT", "FULL" or "CROSS" (then no ON)
 	On     [2]string
+	OnOp   string   // FromJoin's ON comparison; "": =
+	OnAnd  *Expr    // FromJoin: a further ON conjunct, or nil
 	Array  []string // UNNEST's literal elements
 	Lo, Hi int64    // generate_series bounds
 	Step   int64    // generate_series step; 0: none (two arguments)
@@ -94,7 +131,21 @@ func (f *From) SQL() string {
 	case FromTable:
 		return f.T0 + " AS a"
 	case FromJoin:
-		return f.T0 + " AS a" + join + f.T1 + " AS b ON " + f.On[0] + " = " + f.On[1]
+		switch f.Join {
+		case "CROSS":
+			return f.T0 + " AS a CROSS JOIN " + f.T1 + " AS b"
+		case "LEFT", "RIGHT", "FULL":
+			join = " " + f.Join + " JOIN "
+		}
+		op := f.OnOp
+		if op == "" {
+			op = "="
+		}
+		on := f.On[0] + " " + op + " " + f.On[1]
+		if f.OnAnd != nil {
+			on = "(" + on + ") AND " + f.OnAnd.SQL()
+		}
+		return f.T0 + " AS a" + join + f.T1 + " AS b ON " + on
 	case FromUnnest:
 		s := "UNNEST(ARRAY[" + strings.Join(f.Array, ", ") + "]) WITH ORDINALITY AS v(x, o)"
 		if f.T1 != "" {

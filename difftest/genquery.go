@@ -94,7 +94,8 @@ func (g *Gen) query(ts []*Table) *Query {
 		q.Tiebreak = []string{"a.k"}
 	case k < 7:
 		t1 := pick(g, ts)
-		q.From = From{Kind: FromJoin, T0: t0.Name, T1: t1.Name, Left: g.p(0.5)}
+		q.From = From{Kind: FromJoin, T0: t0.Name, T1: t1.Name,
+			Join: pick(g, []string{"", "", "LEFT", "LEFT", "RIGHT", "FULL", "CROSS"})}
 		s = append(tableScope(t0, "a"), tableScope(t1, "b")...)
 		// ON a.x = b.y over columns of one type: keys, or any pair.
 		l, r := "a.k", "b.k"
@@ -106,6 +107,16 @@ func (g *Gen) query(ts []*Table) *Query {
 			}
 		}
 		q.From.On = [2]string{l, r}
+		if g.p(0.25) && q.From.Join != "FULL" {
+			// No equality between the inputs: a nested loop join.
+			// (PostgreSQL runs a FULL JOIN only on an equality: 0A000.)
+			q.From.OnOp = pick(g, []string{"<", "<=", ">", "<>"})
+		}
+		if g.p(0.3) {
+			// A further conjunct over either side or both (a residual,
+			// or a filter of one input); it cannot raise.
+			q.From.OnAnd = g.expr(s, TBool, 2, true)
+		}
 		q.Tiebreak = []string{"a.k", "b.k"}
 		safeWhere = true
 	case k < 9:
@@ -157,6 +168,17 @@ func (g *Gen) query(ts []*Table) *Query {
 	if g.p(0.6) {
 		q.Where = g.expr(s, TBool, 3, safeWhere)
 	}
+	if g.p(0.3) && (q.Where == nil || !q.Where.Raises) {
+		// A subquery predicate, as a top-level conjunct of WHERE; not
+		// next to a conjunct that may raise: the order PostgreSQL
+		// evaluates them in is not defined (nor is ours: the subquery's
+		// join runs first).
+		sp := g.subPredicate(ts, s)
+		if q.Where != nil {
+			sp = &Expr{Op: "and", Type: TBool, Args: []*Expr{sp, q.Where}}
+		}
+		q.Where = sp
+	}
 	if g.p(0.15) {
 		q.Count = true
 		if g.p(0.6) {
@@ -166,6 +188,9 @@ func (g *Gen) query(ts []*Table) *Query {
 	}
 	for i, n := 0, g.between(1, 4); i < n; i++ {
 		q.Select = append(q.Select, g.expr(s, g.typ(), 3, false))
+	}
+	if g.p(0.15) {
+		q.Select = append(q.Select, g.scalarSub(ts, s))
 	}
 	if g.p(0.6) {
 		for i, n := 0, g.between(1, 2); i < n; i++ {
@@ -314,4 +339,68 @@ func (g *Gen) literal(t Type) *Expr {
 		e.Text = pick(g, []string{"TRUE", "FALSE"})
 	}
 	return e
+}
+
+// subPredicate draws [NOT] EXISTS (q) or x [NOT] IN (q) over a table of
+// ts (alias s), often correlated with the outer scope: an equality
+// between an inner and an outer column (decorrelated into a hash semi or
+// anti join), sometimes an inequality (a nested loop join), plus a local
+// condition; or a comparison with a scalar subquery. Nothing in it raises.
+func (g *Gen) subPredicate(ts []*Table, outer scope) *Expr {
+	t := pick(g, ts)
+	inner := tableScope(t, "s")
+	var parts []*Expr
+	corr := func(ops []string) {
+		typ := g.typ()
+		ic, oc := inner.ofType(typ), outer.ofType(typ)
+		if len(ic) == 0 || len(oc) == 0 {
+			return
+		}
+		i, o := &Expr{Op: "col", Type: typ, Text: pick(g, ic).name}, &Expr{Op: "col", Type: typ, Text: pick(g, oc).name}
+		parts = append(parts, &Expr{Op: "cmp", Type: TBool, Text: pick(g, ops), Args: []*Expr{i, o}})
+	}
+	if g.p(0.6) {
+		corr([]string{"="})
+	}
+	if g.p(0.2) {
+		corr([]string{"<", ">", "<>"})
+	}
+	if g.p(0.5) {
+		parts = append(parts, g.expr(inner, TBool, 2, true))
+	}
+	var where *Expr
+	for _, p := range parts {
+		if where == nil {
+			where = p
+		} else {
+			where = &Expr{Op: "and", Type: TBool, Args: []*Expr{where, p}}
+		}
+	}
+	sub := &Sub{Table: t.Name, Where: where}
+	switch k := g.n(9); {
+	case k < 2:
+		return &Expr{Op: pick(g, []string{"exists", "notexists"}), Type: TBool, Sub: sub}
+	case k < 8:
+		typ := g.typ()
+		sub.Item = g.leaf(inner, typ)
+		x := g.expr(outer, typ, 1, true)
+		return &Expr{Op: pick(g, []string{"insub", "notinsub", "notinsub"}), Type: TBool, Args: []*Expr{x}, Sub: sub}
+	default:
+		sc := g.scalarSub(ts, outer)
+		return &Expr{Op: "cmp", Type: TBool, Text: pick(g, []string{"=", "<", ">="}), Args: []*Expr{g.leaf(outer, sc.Type), sc}}
+	}
+}
+
+// scalarSub is (SELECT s.c FROM t AS s WHERE s.k = K): at most one row,
+// since k is unique; K is often one of t's keys.
+func (g *Gen) scalarSub(ts []*Table, outer scope) *Expr {
+	t := pick(g, ts)
+	inner := tableScope(t, "s")
+	typ := g.typ()
+	key := &Expr{Op: "lit", Type: TInt, Text: fmt.Sprintf("CAST(%d AS BIGINT)", g.between(-3, 12))}
+	if len(t.Rows) > 0 && g.p(0.7) {
+		key.Text = "CAST(" + pick(g, t.Rows)[0] + " AS BIGINT)"
+	}
+	w := &Expr{Op: "cmp", Type: TBool, Text: "=", Args: []*Expr{{Op: "col", Type: TInt, Text: "s.k"}, key}}
+	return &Expr{Op: "scalar", Type: typ, Sub: &Sub{Table: t.Name, Item: g.leaf(inner, typ), Where: w}}
 }

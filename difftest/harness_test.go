@@ -206,7 +206,11 @@ func TestReproducerParses(t *testing.T) {
 		t.Fatalf("%v\n%s", err, text)
 	}
 	last := recs[len(recs)-1]
-	if last.Kind != sqltest.KindQuery || last.Types != "BT" || !slices.Equal(last.Expect, []string{"NULL x", "true (empty)"}) {
+	want := []string{"NULL x", "true (empty)"} // rowsort
+	if c.Query.Ordered() {
+		want = []string{"true (empty)", "NULL x"} // as PostgreSQL gave them
+	}
+	if last.Kind != sqltest.KindQuery || last.Types != "BT" || !slices.Equal(last.Expect, want) {
 		t.Fatalf("last record %+v\n%s", last, text)
 	}
 }

@@ -119,7 +119,7 @@ func candidates(c *Case) []*Case {
 	text := c.Query.SQL() + " " + strings.Join(c.DML, " ")
 	for i := range c.Tables {
 		name := c.Tables[i].Name
-		if c.Query.From.T0 != name && c.Query.From.T1 != name && !strings.Contains(strings.Join(c.DML, " "), name+" ") {
+		if c.Query.From.T0 != name && c.Query.From.T1 != name && !strings.Contains(text, "FROM "+name+" AS s") && !strings.Contains(strings.Join(c.DML, " "), name+" ") {
 			add(func(n *Case) bool { n.Tables = slices.Delete(n.Tables, i, i+1); return true })
 		}
 	}

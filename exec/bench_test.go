@@ -34,7 +34,9 @@ func TestErrorPropagation(t *testing.T) {
 	prj, _ := exec.NewProjectExec(f, []exec.Expr{colK}, []string{"k"})
 	un, _ := exec.NewUnionExec(v, f)
 	hjL, _ := exec.NewHashJoinExec(f, v, []int{0}, []int{0}, exec.JoinInner)
-	hjR, _ := exec.NewHashJoinExec(v, f, []int{0}, []int{0}, exec.JoinLeft)
+	// A join with an empty left input runs its right input only when it
+	// must emit the unmatched right rows (RIGHT, FULL): the build is lazy.
+	hjR, _ := exec.NewHashJoinExec(v, f, []int{0}, []int{0}, exec.JoinRight)
 	for _, n := range []exec.Node{srt, flt, prj, un, hjL, hjR, exec.NewLimitExec(f, 0, 3)} {
 		s, err := n.Execute(t.Context(), &exec.TaskContext{Mem: mem})
 		if err != nil {

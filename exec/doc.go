@@ -15,4 +15,11 @@
 // standing for every row, so literals and parameters are never copied per
 // row. Arithmetic and casts follow PostgreSQL (arith.go, cast.go): overflow
 // is ErrOutOfRange, a zero divisor ErrDivisionByZero, never a wrapped value.
+//
+// Joins (joins.go, joinstream.go): HashJoinExec (equi-join, optional
+// residual predicate) and NestedLoopJoinExec (any predicate, or none) share
+// one stream state machine and every JoinType: INNER, LEFT, RIGHT, FULL,
+// SEMI, ANTI, NOT IN's NULL-aware ANTI and SINGLE (a scalar subquery). The
+// right input is materialized, the left streamed in order; candidate pairs
+// are tested batchSize at a time.
 package exec

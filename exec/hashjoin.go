@@ -3,44 +3,23 @@ package exec
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strings"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/compute"
 )
-
-// JoinType selects INNER or LEFT (outer) join.
-type JoinType int
-
-const (
-	JoinInner JoinType = iota
-	JoinLeft
-)
-
-func (j JoinType) String() string {
-	if j == JoinLeft {
-		return "Left"
-	}
-	return "Inner"
-}
 
 // HashJoinExec is an equi-join: it builds a hash table on the right input and
-// probes the left in order, so the left ordering is preserved. Output is left
-// columns then right columns (right nullable for LEFT). NULL keys never match.
-type HashJoinExec struct {
-	left, right Node
-	lkeys       []int
-	rkeys       []int
-	typ         JoinType
-	schema      *arrow.Schema
-	metrics     Metrics
-}
+// probes the left in order, so the left ordering is preserved (RIGHT and
+// FULL append the unmatched right rows at the end, so they keep none).
+// Output is left columns then right columns (left only for semi and anti
+// joins); the side that may be NULL-extended is nullable. NULL keys never
+// match. An optional residual predicate over left ++ right is tested on
+// each key match: only pairs for which it is true match. The state machine
+// is joinStream's (joinstream.go).
+type HashJoinExec struct{ joinCore }
 
 func joinKeyOK(t arrow.DataType) bool {
 	switch t.ID() {
@@ -51,12 +30,23 @@ func joinKeyOK(t arrow.DataType) bool {
 	return false
 }
 
+// NewHashJoinExec joins on leftKeys = rightKeys.
 func NewHashJoinExec(left, right Node, leftKeys, rightKeys []int, typ JoinType) (*HashJoinExec, error) {
+	return NewHashJoinExecResidual(left, right, leftKeys, rightKeys, typ, nil)
+}
+
+// NewHashJoinExecResidual joins on leftKeys = rightKeys and residual (over
+// left ++ right; nil for none). JoinAntiNullAware takes one key and no
+// residual.
+func NewHashJoinExecResidual(left, right Node, leftKeys, rightKeys []int, typ JoinType, residual Expr) (*HashJoinExec, error) {
 	if len(leftKeys) == 0 || len(leftKeys) != len(rightKeys) {
 		return nil, fmt.Errorf("%w: join needs equal, non-empty key lists", ErrInvalidArgument)
 	}
-	if typ != JoinInner && typ != JoinLeft {
+	if !typ.valid() {
 		return nil, fmt.Errorf("%w: join type %d", ErrInvalidArgument, typ)
+	}
+	if typ == JoinAntiNullAware && (len(leftKeys) != 1 || residual != nil) {
+		return nil, fmt.Errorf("%w: a NULL-aware anti join takes one key and no residual", ErrInvalidArgument)
 	}
 	ls, rs := left.Schema(), right.Schema()
 	for i := range leftKeys {
@@ -72,70 +62,104 @@ func NewHashJoinExec(left, right Node, leftKeys, rightKeys []int, typ JoinType) 
 			return nil, fmt.Errorf("%w: join key type %s", ErrInvalidArgument, lt)
 		}
 	}
-	fields := append([]arrow.Field{}, ls.Fields()...)
-	for _, f := range rs.Fields() {
-		if typ == JoinLeft {
-			f.Nullable = true
-		}
-		fields = append(fields, f)
+	out, pair := joinSchemas(ls, rs, typ)
+	bound, err := bindResidual(residual, pair)
+	if err != nil {
+		return nil, err
 	}
-	return &HashJoinExec{left: left, right: right, lkeys: append([]int{}, leftKeys...), rkeys: append([]int{}, rightKeys...),
-		typ: typ, schema: arrow.NewSchema(fields, nil)}, nil
+	return &HashJoinExec{joinCore{left: left, right: right, lkeys: append([]int{}, leftKeys...), rkeys: append([]int{}, rightKeys...),
+		typ: typ, residual: residual, bound: bound, schema: out, pair: pair}}, nil
 }
 
-func (h *HashJoinExec) Name() string          { return "HashJoinExec" }
-func (h *HashJoinExec) Schema() *arrow.Schema { return h.schema }
-func (h *HashJoinExec) Children() []Node      { return []Node{h.left, h.right} }
-func (h *HashJoinExec) Metrics() *Metrics     { return &h.metrics }
-func (h *HashJoinExec) Properties() Properties {
-	return Properties{Ordering: h.left.Properties().Ordering}
-}
+func (h *HashJoinExec) Name() string           { return "HashJoinExec" }
+func (h *HashJoinExec) Schema() *arrow.Schema  { return h.schema }
+func (h *HashJoinExec) Children() []Node       { return []Node{h.left, h.right} }
+func (h *HashJoinExec) Metrics() *Metrics      { return &h.metrics }
+func (h *HashJoinExec) Properties() Properties { return joinOrdering(h.left, h.typ) }
 func (h *HashJoinExec) String() string {
 	on := make([]string, len(h.lkeys))
 	for i := range h.lkeys {
 		on[i] = fmt.Sprintf("(%s, %s)", h.left.Schema().Field(h.lkeys[i]).Name, h.right.Schema().Field(h.rkeys[i]).Name)
 	}
-	return fmt.Sprintf("HashJoinExec: type=%s on=[%s]", h.typ, strings.Join(on, ", "))
+	s := fmt.Sprintf("HashJoinExec: type=%s on=[%s]", h.typ, strings.Join(on, ", "))
+	if h.residual != nil {
+		s += " filter=" + h.residual.String()
+	}
+	return s
 }
 
 func (h *HashJoinExec) Execute(ctx context.Context, tc *TaskContext) (Stream, error) {
-	return &hashJoinStream{n: h, tc: tc, co: NewCoalescer(h.schema, tc.mem(), tc.batchSize())}, nil
+	return h.execute(tc), nil
 }
 
-// hashJoinStream states: build (table == nil) -> probe -> drain coalescer -> EOF.
-type hashJoinStream struct {
-	n      *HashJoinExec
-	tc     *TaskContext
-	left   Stream
-	build  arrow.RecordBatch
+// keyIndex is the build side's hash table: the first right row of each key
+// and a chain of the rows with the same key, in right order.
+type keyIndex struct {
 	head   map[string]int32 // encoded key -> first build row
 	headU  map[uint64]int32 // the same for one integer key column (no encoding)
 	intKey bool
-	next   []int32 // chain of build rows with equal key, -1 ends
-	tail   []int32
-	co     *Coalescer
-	built  bool
-	eof    bool
-	buf    []byte
-	closed bool
+	next   []int32 // next build row with the same key; -1 ends
 }
 
-func (s *hashJoinStream) Schema() *arrow.Schema { return s.n.schema }
+func (x *keyIndex) lookup(key []byte) int32 {
+	if h, ok := x.head[string(key)]; ok {
+		return h
+	}
+	return -1
+}
 
-func (s *hashJoinStream) Close() error {
-	if s.closed {
-		return nil
+func (x *keyIndex) lookupInt(k uint64) int32 {
+	if h, ok := x.headU[k]; ok {
+		return h
 	}
-	s.closed = true
-	s.co.Release()
-	if s.build != nil {
-		s.build.Release()
-		s.build = nil
+	return -1
+}
+
+// newKeyIndex indexes the n rows of the key columns cols; rows with a NULL
+// key are left out (they match nothing).
+func newKeyIndex(cols []arrow.Array, n int) *keyIndex {
+	x := &keyIndex{next: make([]int32, n)}
+	tail := make([]int32, n)
+	if vals, ok := intKeys(cols); ok {
+		// One integer key: a map keyed by the value itself is several times
+		// faster than encoding every key to bytes.
+		x.intKey = true
+		x.headU = make(map[uint64]int32, n)
+		c := cols[0]
+		for r := 0; r < n; r++ {
+			x.next[r] = -1
+			if c.IsNull(r) {
+				continue
+			}
+			k := vals(r)
+			if h, found := x.headU[k]; found {
+				x.next[tail[h]] = int32(r)
+				tail[h] = int32(r)
+			} else {
+				x.headU[k] = int32(r)
+				tail[r] = int32(r)
+			}
+		}
+		return x
 	}
-	if s.left != nil {
-		return s.left.Close()
+	x.head = make(map[string]int32, n)
+	var buf []byte
+	for r := 0; r < n; r++ {
+		x.next[r] = -1
+		var ok bool
+		buf, ok = encodeKey(buf[:0], cols, r)
+		if !ok {
+			continue
+		}
+		if h, found := x.head[string(buf)]; found {
+			x.next[tail[h]] = int32(r) // append keeps build order within a key
+			tail[h] = int32(r)
+		} else {
+			x.head[string(buf)] = int32(r)
+			tail[r] = int32(r)
+		}
 	}
-	return nil
+	return x
 }
 
 // intKeys returns a value reader when cols is one integer column.
@@ -210,209 +234,10 @@ func encodeKey(buf []byte, cols []arrow.Array, row int) ([]byte, bool) {
 	return buf, true
 }
 
-func (s *hashJoinStream) doBuild(ctx context.Context) error {
-	in, err := s.n.right.Execute(ctx, s.tc)
-	if err != nil {
-		return err
-	}
-	bs, err := Collect(ctx, in)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		for _, b := range bs {
-			b.Release()
-		}
-	}()
-	start := time.Now()
-	defer s.n.metrics.since(start)
-	if len(bs) == 0 {
-		cols := emptyCols(s.n.right.Schema(), s.tc)
-		bs = append(bs, array.NewRecordBatch(s.n.right.Schema(), cols, 0))
-		for _, c := range cols {
-			c.Release()
-		}
-	}
-	all, err := concatBatches(s.n.right.Schema(), s.tc.mem(), bs)
-	if err != nil {
-		return err
-	}
-	s.build = all
-	n := int(all.NumRows())
-	if n > math.MaxInt32 {
-		return fmt.Errorf("%w: build side has %d rows", ErrInvalidArgument, n)
-	}
-	cols := make([]arrow.Array, len(s.n.rkeys))
-	for i, k := range s.n.rkeys {
-		cols[i] = all.Column(k)
-	}
-	s.next = make([]int32, n)
-	s.tail = make([]int32, n)
-	if vals, ok := intKeys(cols); ok {
-		// One integer key: a map keyed by the value itself is several times
-		// faster than encoding every key to bytes.
-		s.intKey = true
-		s.headU = make(map[uint64]int32, n)
-		c := cols[0]
-		for r := 0; r < n; r++ {
-			s.next[r] = -1
-			if c.IsNull(r) {
-				continue
-			}
-			k := vals(r)
-			if h, found := s.headU[k]; found {
-				s.next[s.tail[h]] = int32(r)
-				s.tail[h] = int32(r)
-			} else {
-				s.headU[k] = int32(r)
-				s.tail[r] = int32(r)
-			}
-		}
-		s.n.metrics.Add("build_rows", int64(n))
-		s.left, err = s.n.left.Execute(ctx, s.tc)
-		return err
-	}
-	s.head = make(map[string]int32, n)
-	for r := 0; r < n; r++ {
-		s.next[r] = -1
-		var ok bool
-		s.buf, ok = encodeKey(s.buf[:0], cols, r)
-		if !ok {
-			continue
-		}
-		if h, found := s.head[string(s.buf)]; found {
-			s.next[s.tail[h]] = int32(r) // append keeps build order within a key
-			s.tail[h] = int32(r)
-		} else {
-			s.head[string(s.buf)] = int32(r)
-			s.tail[r] = int32(r)
-		}
-	}
-	s.n.metrics.Add("build_rows", int64(n))
-	s.left, err = s.n.left.Execute(ctx, s.tc)
-	return err
-}
-
 func emptyCols(sc *arrow.Schema, tc *TaskContext) []arrow.Array {
 	cols := make([]arrow.Array, sc.NumFields())
 	for i, f := range sc.Fields() {
 		cols[i] = array.MakeArrayOfNull(tc.mem(), f.Type, 0)
 	}
 	return cols
-}
-
-func (s *hashJoinStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
-	if s.closed {
-		return nil, ErrClosed
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if !s.built {
-		s.built = true
-		if err := s.doBuild(ctx); err != nil {
-			return nil, err
-		}
-	}
-	for {
-		if b, ok := s.co.Pop(); ok {
-			return s.n.metrics.emit(b, time.Now())
-		}
-		if s.eof {
-			return nil, io.EOF
-		}
-		lb, err := s.left.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			s.eof = true
-			if err := s.co.Finish(); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		err = s.probe(ctx, lb)
-		lb.Release()
-		if err != nil {
-			return nil, err
-		}
-	}
-}
-
-func (s *hashJoinStream) probe(ctx context.Context, lb arrow.RecordBatch) error {
-	start := time.Now()
-	defer s.n.metrics.since(start)
-	mem := s.tc.mem()
-	cols := make([]arrow.Array, len(s.n.lkeys))
-	for i, k := range s.n.lkeys {
-		cols[i] = lb.Column(k)
-	}
-	li := array.NewInt64Builder(mem)
-	ri := array.NewInt64Builder(mem)
-	defer li.Release()
-	defer ri.Release()
-	var vals func(int) uint64
-	if s.intKey {
-		vals, _ = intKeys(cols)
-	}
-	for r := 0; r < int(lb.NumRows()); r++ {
-		matched := false
-		h, found := int32(0), false
-		if s.intKey {
-			if !cols[0].IsNull(r) {
-				h, found = s.headU[vals(r)]
-			}
-		} else {
-			var ok bool
-			s.buf, ok = encodeKey(s.buf[:0], cols, r)
-			if ok {
-				h, found = s.head[string(s.buf)]
-			}
-		}
-		{
-			if found {
-				for m := h; m >= 0; m = s.next[m] {
-					li.Append(int64(r))
-					ri.Append(int64(m))
-				}
-				matched = true
-			}
-		}
-		if !matched && s.n.typ == JoinLeft {
-			li.Append(int64(r))
-			ri.AppendNull() // Take with a NULL index yields a NULL right row
-		}
-	}
-	if li.Len() == 0 {
-		return nil
-	}
-	lidx, ridx := li.NewArray(), ri.NewArray()
-	defer lidx.Release()
-	defer ridx.Release()
-	cctx := compute.WithAllocator(ctx, mem)
-	out := make([]arrow.Array, 0, s.n.schema.NumFields())
-	defer func() {
-		for _, c := range out {
-			c.Release()
-		}
-	}()
-	for i := 0; i < int(lb.NumCols()); i++ {
-		c, err := compute.TakeArray(cctx, lb.Column(i), lidx)
-		if err != nil {
-			return err
-		}
-		out = append(out, c)
-	}
-	for i := 0; i < int(s.build.NumCols()); i++ {
-		c, err := compute.TakeArray(cctx, s.build.Column(i), ridx)
-		if err != nil {
-			return err
-		}
-		out = append(out, c)
-	}
-	b := array.NewRecordBatch(s.n.schema, out, int64(lidx.Len()))
-	defer b.Release()
-	s.n.metrics.Add("probe_rows", lb.NumRows())
-	return s.co.Push(b)
 }

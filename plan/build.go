@@ -112,6 +112,11 @@ func checkRels(r *substraitpb.Rel) error {
 				return err
 			}
 			r = t.Join.GetRight()
+		case *substraitpb.Rel_Cross:
+			if err := checkRels(t.Cross.GetLeft()); err != nil {
+				return err
+			}
+			r = t.Cross.GetRight()
 		case nil:
 			return fmt.Errorf("%w: relation without a type", ErrInvalidPlan)
 		default:

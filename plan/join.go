@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/stablerow/stablerow/exec"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	splan "github.com/substrait-io/substrait-go/v8/plan"
@@ -141,19 +142,42 @@ func splitJoin(j *splan.JoinRel, nl int) (joinParts, error) {
 	return jp, nil
 }
 
-// join plans an INNER or LEFT equi-join: the take rule when it applies,
-// else a hash join (right side built), with the rest of the condition as
-// filters: for INNER, single-side conjuncts filter their input and the rest
-// filters the joined rows; for LEFT, conjuncts on the right input filter it
-// before the join (that keeps LEFT semantics), anything else is unsupported.
+// joinTypes maps Substrait's join types to exec's. Right semi/anti/single
+// and mark joins have no operator (a producer can swap the inputs).
+var joinTypes = map[splan.JoinType]exec.JoinType{
+	splan.JoinTypeInner:      exec.JoinInner,
+	splan.JoinTypeLeft:       exec.JoinLeft,
+	splan.JoinTypeRight:      exec.JoinRight,
+	splan.JoinTypeOuter:      exec.JoinFull,
+	splan.JoinTypeLeftSemi:   exec.JoinSemi,
+	splan.JoinTypeLeftAnti:   exec.JoinAnti,
+	splan.JoinTypeLeftSingle: exec.JoinSingle,
+}
+
+// joinWidth is a JoinRel's width before its emit mapping: semi and anti
+// joins emit the left input only.
+func (p *planner) joinWidth(j *splan.JoinRel) (int, error) {
+	l, err := p.width(j.Left())
+	if err != nil {
+		return 0, err
+	}
+	if t := j.Type(); t == splan.JoinTypeLeftSemi || t == splan.JoinTypeLeftAnti {
+		return l, nil
+	}
+	rw, err := p.width(j.Right())
+	return l + rw, err
+}
+
+// join plans a JoinRel: the take rule when it applies, else a hash join
+// (right side built) on the equalities between the inputs, else a nested
+// loop join. The rest of the condition goes where it keeps the join's
+// meaning: a conjunct on one input filters that input when the join never
+// NULL-extends nor keeps unmatched rows of it (INNER: both; LEFT, SEMI,
+// ANTI, SINGLE: the right; RIGHT: the left); every other conjunct is the
+// join's residual predicate, tested on each candidate pair.
 func (p *planner) join(j *splan.JoinRel, need []bool, h hint) (*rel, error) {
-	var typ exec.JoinType
-	switch j.Type() {
-	case splan.JoinTypeInner:
-		typ = exec.JoinInner
-	case splan.JoinTypeLeft:
-		typ = exec.JoinLeft
-	default:
+	typ, ok := joinTypes[j.Type()]
+	if !ok {
 		return nil, fmt.Errorf("%w: %s", errUnsupported("join type"), j.Type())
 	}
 	nl, err := p.width(j.Left())
@@ -172,19 +196,84 @@ func (p *planner) join(j *splan.JoinRel, need []bool, h hint) (*rel, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !p.opt.DisableIndexes && !h.noTake {
+	if !p.opt.DisableIndexes && !h.noTake && (typ == exec.JoinInner || typ == exec.JoinLeft) {
 		if r, ok, err := p.take(j, jp, nl, nr, need, typ == exec.JoinInner); err != nil || ok {
 			return r, err
 		}
 	}
-	if len(jp.keys) == 0 {
-		return nil, fmt.Errorf("%w: join without an equality between its inputs", ErrUnsupported)
+	if typ == exec.JoinAnti {
+		if k, ok, err := notInKey(jp, nl); err != nil {
+			return nil, err
+		} else if ok {
+			// NOT IN's condition alone: the NULL-aware hash anti join.
+			typ, jp = exec.JoinAntiNullAware, joinParts{keys: []keyPair{k}}
+		}
 	}
-	if typ == exec.JoinLeft && (len(jp.leftOnly) > 0 || len(jp.residual) > 0) {
-		return nil, fmt.Errorf("%w: LEFT JOIN condition other than equalities and right-side filters", ErrUnsupported)
+	return p.joinParts(j.Left(), j.Right(), nl, nr, typ, jp, postFilter(j), need)
+}
+
+// cross plans a CrossRel: a nested loop join with no condition.
+func (p *planner) cross(c *splan.CrossRel, need []bool) (*rel, error) {
+	nl, err := p.width(c.Left())
+	if err != nil {
+		return nil, err
 	}
-	all := []expr.Expression{postFilter(j)}
-	all = append(all, jp.leftOnly...)
+	nr, err := p.width(c.Right())
+	if err != nil {
+		return nil, err
+	}
+	return p.joinParts(c.Left(), c.Right(), nl, nr, exec.JoinInner, joinParts{}, nil, need)
+}
+
+// notInKey recognizes the condition SQL lowers x NOT IN (subquery) to,
+// or(equal(x, y), is_null(x), is_null(y)) with x on the left and y on the
+// right, as the only conjunct of an anti join.
+func notInKey(jp joinParts, nl int) (keyPair, bool, error) {
+	if len(jp.keys)+len(jp.leftOnly)+len(jp.rightOnly) != 0 || len(jp.residual) != 1 {
+		return keyPair{}, false, nil
+	}
+	f, ok := jp.residual[0].(*expr.ScalarFunction)
+	if !ok || funcName(f) != "or" || f.NArgs() != 3 {
+		return keyPair{}, false, nil
+	}
+	args, err := exprArgs("or", 3, f.Arg)
+	if err != nil {
+		return keyPair{}, false, err
+	}
+	k, ok, err := equiKey(args[0], nl)
+	if err != nil || !ok {
+		return keyPair{}, false, err
+	}
+	for i, want := range []expr.Expression{k.l, k.r} {
+		g, ok := args[i+1].(*expr.ScalarFunction)
+		if !ok || funcName(g) != "is_null" || g.NArgs() != 1 {
+			return keyPair{}, false, nil
+		}
+		a, ok := g.Arg(0).(expr.Expression)
+		if !ok || !a.Equals(want) {
+			return keyPair{}, false, nil
+		}
+	}
+	return k, true, nil
+}
+
+// joinParts plans a join of left and right whose condition is split in jp.
+func (p *planner) joinParts(l, r splan.Rel, nl, nr int, typ exec.JoinType, jp joinParts, post expr.Expression, need []bool) (*rel, error) {
+	filterLeft := typ == exec.JoinInner || typ == exec.JoinRight
+	filterRight := typ == exec.JoinInner || typ == exec.JoinLeft || typ == exec.JoinSemi || typ == exec.JoinAnti || typ == exec.JoinSingle
+	var onLeft, onRight, residual []expr.Expression
+	if filterLeft {
+		onLeft = jp.leftOnly
+	} else {
+		residual = append(residual, jp.leftOnly...)
+	}
+	if filterRight {
+		onRight = jp.rightOnly
+	} else {
+		residual = append(residual, jp.rightOnly...)
+	}
+	residual = append(residual, jp.residual...)
+	all := append([]expr.Expression{post}, jp.leftOnly...)
 	all = append(all, jp.rightOnly...)
 	all = append(all, jp.residual...)
 	for _, k := range jp.keys {
@@ -194,20 +283,20 @@ func (p *planner) join(j *splan.JoinRel, need []bool, h hint) (*rel, error) {
 	if err != nil {
 		return nil, err
 	}
-	left, err := p.compile(j.Left(), jneed[:nl], hint{})
+	left, err := p.compile(l, jneed[:nl], hint{})
 	if err != nil {
 		return nil, err
 	}
-	right, err := p.compile(j.Right(), jneed[nl:], hint{})
+	right, err := p.compile(r, jneed[nl:], hint{})
 	if err != nil {
 		return nil, err
 	}
-	for _, c := range jp.rightOnly {
+	for _, c := range onRight {
 		if right, err = p.filterIn(right, shifted{r: right, off: nl}, c); err != nil {
 			return nil, err
 		}
 	}
-	for _, c := range jp.leftOnly { // INNER only
+	for _, c := range onLeft {
 		if left, err = p.applyFilter(left, c); err != nil {
 			return nil, err
 		}
@@ -250,22 +339,64 @@ func (p *planner) join(j *splan.JoinRel, need []bool, h hint) (*rel, error) {
 	if err != nil {
 		return nil, err
 	}
-	hj, err := exec.NewHashJoinExec(lnode, rnode, li, ri, typ)
+	lw := lnode.Schema().NumFields()
+	pair := pairScope{cols: joined(nil, left, right, lw).cols, sc: pairSchema(lnode, rnode)}
+	var cond exec.Expr
+	for _, c := range residual {
+		e, err := p.expr(c, pair)
+		if err != nil {
+			return nil, err
+		}
+		if cond == nil {
+			cond = e
+		} else {
+			cond = exec.Binary{Op: exec.OpAnd, L: cond, R: e}
+		}
+	}
+	var node exec.Node
+	if len(jp.keys) > 0 {
+		node, err = exec.NewHashJoinExecResidual(lnode, rnode, li, ri, typ, cond)
+	} else {
+		node, err = exec.NewNestedLoopJoinExec(lnode, rnode, typ, cond)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: join: %w", ErrInvalidPlan, err)
 	}
-	out := joined(hj, left, right, lnode.Schema().NumFields())
-	for _, c := range jp.residual {
-		if out, err = p.applyFilter(out, c); err != nil {
-			return nil, err
-		}
+	var out *rel
+	if typ == exec.JoinSemi || typ == exec.JoinAnti || typ == exec.JoinAntiNullAware {
+		out = &rel{node: node, cols: left.cols, names: left.names}
+	} else {
+		out = joined(node, left, right, lw)
 	}
-	if f := postFilter(j); f != nil {
-		if out, err = p.applyFilter(out, f); err != nil {
+	if post != nil {
+		if out, err = p.applyFilter(out, post); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// pairScope resolves a residual predicate's join fields to the columns of
+// a candidate pair: the left node's, then the right node's.
+type pairScope struct {
+	cols []int
+	sc   *arrow.Schema
+}
+
+func (s pairScope) schema() *arrow.Schema { return s.sc }
+func (s pairScope) field(i int) (exec.Col, error) {
+	if i < 0 || i >= len(s.cols) {
+		return exec.Col{}, fmt.Errorf("%w: field reference %d out of range (%d fields)", ErrInvalidPlan, i, len(s.cols))
+	}
+	c := s.cols[i]
+	if c < 0 || c >= s.sc.NumFields() {
+		return exec.Col{}, fmt.Errorf("%w: field %d was pruned (planner bug)", ErrInvalidPlan, i)
+	}
+	return exec.Col{Index: c, Name: s.sc.Field(c).Name}, nil
+}
+
+func pairSchema(l, r exec.Node) *arrow.Schema {
+	return arrow.NewSchema(append(append([]arrow.Field{}, l.Schema().Fields()...), r.Schema().Fields()...), nil)
 }
 
 // joined maps a join's fields (left ++ right) onto node, whose columns are

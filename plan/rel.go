@@ -121,6 +121,8 @@ func (p *planner) directWidth(r splan.Rel) (int, error) {
 		w, err := p.width(r.Input())
 		return w + len(r.Expressions()), err
 	case *splan.JoinRel:
+		return p.joinWidth(r)
+	case *splan.CrossRel:
 		l, err := p.width(r.Left())
 		if err != nil {
 			return 0, err
@@ -194,6 +196,8 @@ func (p *planner) compileDirect(r splan.Rel, need []bool, h hint) (*rel, error) 
 		return p.project(r, need, h)
 	case *splan.JoinRel:
 		return p.join(r, need, h)
+	case *splan.CrossRel:
+		return p.cross(r, need)
 	case *splan.SortRel:
 		return p.sort(r, need)
 	case *splan.FetchRel:

@@ -27,6 +27,15 @@
 // Otherwise the sort goes under the projection, over the FROM record.
 // Join equalities are written left-input column first.
 //
+// Joins: [INNER], LEFT, RIGHT, FULL JOIN ... ON and CROSS JOIN (FROM a, b
+// too) lower to JoinRel and CrossRel. WITH queries (non-recursive) and
+// subqueries in FROM are lowered at each reference (cte.go). Subqueries in
+// expressions lower to joins (subquery.go): [NOT] EXISTS and [NOT] IN as
+// WHERE conjuncts to LEFT SEMI/ANTI joins (NOT IN's NULL rule spelled in
+// the join condition), scalar subqueries to LEFT SINGLE joins; a correlated
+// EXISTS or IN whose subquery is a plain SELECT-FROM-WHERE is decorrelated,
+// any other correlation is refused with its position.
+//
 // Untyped values take the type their context asks for, as in Postgres:
 // '5' = id compares as bigint, name = $1 makes $1 text, a bare $1 is
 // bigint and UNNEST($1) is a bigint list (UNNEST($1::text[]) a text one;

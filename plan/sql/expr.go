@@ -42,7 +42,7 @@ func (l *lowerer) expr(n *pg_query.Node, s *scope) (value, error) {
 	case *pg_query.Node_FuncCall:
 		return l.funcCall(x.FuncCall, s)
 	case *pg_query.Node_SubLink:
-		return value{}, fmt.Errorf("%w: subquery%s", ErrUnsupported, l.src.at(x.SubLink.Location))
+		return l.subLink(x.SubLink, s)
 	case *pg_query.Node_CaseExpr:
 		return value{}, fmt.Errorf("%w: CASE%s", ErrUnsupported, l.src.at(x.CaseExpr.Location))
 	case *pg_query.Node_CoalesceExpr:

@@ -31,11 +31,38 @@ func (l *lowerer) from(items []*pg_query.Node) (plan.Rel, *scope, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 		}
-		return rel, &scope{}, nil
-	case 1:
-		return l.fromItem(items[0])
+		return rel, &scope{outer: l.outer}, nil
 	}
-	return nil, nil, fmt.Errorf("%w: multiple FROM items (use JOIN ... ON)", ErrUnsupported)
+	// FROM a, b, c is a cross join of the items, left-deep.
+	rel, sc, err := l.fromItem(items[0])
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, item := range items[1:] {
+		right, rs, err := l.fromItem(item)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := l.distinctQuals(sc, rs); err != nil {
+			return nil, nil, err
+		}
+		if rel, err = l.b.Cross(rel, right); err != nil {
+			return nil, nil, fmt.Errorf("%w: cross join: %w", ErrInvalid, err)
+		}
+		sc = &scope{cols: append(append([]column{}, sc.cols...), rs.cols...)}
+	}
+	sc.outer = l.outer // a subquery's FROM may not see the outer query
+	return rel, sc, nil
+}
+
+// distinctQuals refuses a FROM item name used on both sides of a join.
+func (l *lowerer) distinctQuals(ls, rs *scope) error {
+	for _, c := range rs.cols {
+		if c.qual != "" && ls.hasQual(c.qual) {
+			return fmt.Errorf("%w: table name %q specified more than once", ErrAmbiguous, c.qual)
+		}
+	}
+	return nil
 }
 
 func (l *lowerer) fromItem(n *pg_query.Node) (plan.Rel, *scope, error) {
@@ -47,7 +74,7 @@ func (l *lowerer) fromItem(n *pg_query.Node) (plan.Rel, *scope, error) {
 	case *pg_query.Node_JoinExpr:
 		return l.join(x.JoinExpr)
 	case *pg_query.Node_RangeSubselect:
-		return nil, nil, fmt.Errorf("%w: subquery in FROM", ErrUnsupported)
+		return l.derived(x.RangeSubselect) // cte.go
 	}
 	return nil, nil, fmt.Errorf("%w: FROM item %s", ErrUnsupported, nodeName(n))
 }
@@ -90,6 +117,11 @@ func (l *lowerer) tableSchema(name string, loc int32) (types.NamedStruct, []colu
 }
 
 func (l *lowerer) table(rv *pg_query.RangeVar) (plan.Rel, *scope, error) {
+	if rv.Schemaname == "" && rv.Catalogname == "" {
+		if def, ok := l.cte(rv.Relname); ok {
+			return l.cteRef(def, rv) // a WITH query shadows a table
+		}
+	}
 	name, err := l.tableName(rv)
 	if err != nil {
 		return nil, nil, err
@@ -367,7 +399,9 @@ func (l *lowerer) extensionTable(detail map[string]any, names []string, ts []typ
 	return l.b.ExtensionTable(anyDetail, ns), nil
 }
 
-// join lowers [INNER | LEFT] JOIN ... ON (§7); the output is left ++ right.
+// join lowers [INNER | LEFT | RIGHT | FULL] JOIN ... ON and CROSS JOIN
+// (§7); the output is left ++ right, NULL-extended on the side whose
+// unmatched rows the join keeps.
 func (l *lowerer) join(j *pg_query.JoinExpr) (plan.Rel, *scope, error) {
 	var jt plan.JoinType
 	switch {
@@ -375,12 +409,14 @@ func (l *lowerer) join(j *pg_query.JoinExpr) (plan.Rel, *scope, error) {
 		return nil, nil, fmt.Errorf("%w: NATURAL or USING join", ErrUnsupported)
 	case j.Alias != nil:
 		return nil, nil, fmt.Errorf("%w: alias on a join", ErrUnsupported)
-	case j.Quals == nil:
-		return nil, nil, fmt.Errorf("%w: CROSS JOIN (a join needs ON)", ErrUnsupported)
 	case j.Jointype == pg_query.JoinType_JOIN_INNER:
 		jt = plan.JoinTypeInner
 	case j.Jointype == pg_query.JoinType_JOIN_LEFT:
 		jt = plan.JoinTypeLeft
+	case j.Jointype == pg_query.JoinType_JOIN_RIGHT:
+		jt = plan.JoinTypeRight
+	case j.Jointype == pg_query.JoinType_JOIN_FULL:
+		jt = plan.JoinTypeOuter
 	default:
 		return nil, nil, fmt.Errorf("%w: %s", ErrUnsupported, strings.TrimPrefix(j.Jointype.String(), "JOIN_")+" JOIN")
 	}
@@ -392,19 +428,29 @@ func (l *lowerer) join(j *pg_query.JoinExpr) (plan.Rel, *scope, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, c := range rs.cols {
-		if ls.hasQual(c.qual) {
-			return nil, nil, fmt.Errorf("%w: table name %q specified more than once", ErrAmbiguous, c.qual)
-		}
+	if err := l.distinctQuals(ls, rs); err != nil {
+		return nil, nil, err
 	}
 	cols := append(append([]column{}, ls.cols...), rs.cols...)
-	if jt == plan.JoinTypeLeft {
-		// The right side of a LEFT join is NULL where nothing matched.
-		for i := len(ls.cols); i < len(cols); i++ {
+	if j.Quals == nil { // CROSS JOIN
+		rel, err := l.b.Cross(left, right)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: cross join: %w", ErrInvalid, err)
+		}
+		return rel, &scope{cols: cols}, nil
+	}
+	nullable := func(from, to int) {
+		for i := from; i < to; i++ {
 			cols[i].typ = cols[i].typ.WithNullability(types.NullabilityNullable)
 		}
 	}
-	on := &scope{cols: append(append([]column{}, ls.cols...), rs.cols...), nLeft: len(ls.cols), noAggs: "in JOIN conditions"}
+	if jt == plan.JoinTypeLeft || jt == plan.JoinTypeOuter {
+		nullable(len(ls.cols), len(cols)) // the right side is NULL where nothing matched
+	}
+	if jt == plan.JoinTypeRight || jt == plan.JoinTypeOuter {
+		nullable(0, len(ls.cols))
+	}
+	on := &scope{cols: append(append([]column{}, ls.cols...), rs.cols...), nLeft: len(ls.cols), noAggs: "in JOIN conditions", outer: l.outer}
 	v, err := l.expr(j.Quals, on)
 	if err != nil {
 		return nil, nil, err

@@ -28,6 +28,9 @@ func fuzzSeeds() [][]byte {
 		"SELECT * FROM UNNEST(ARRAY[1.5, NULL]) WITH ORDINALITY ORDER BY 2 DESC NULLS LAST",
 		"DROP TABLE IF EXISTS x; DROP INDEX x_a_idx",
 		"SELECT $1 = $1, x.* FROM t AS x(a, b) WHERE x.a > $1",
+		"SELECT t.id, u.id FROM t FULL JOIN u ON t.id < u.id AND u.flag, t AS t2 CROSS JOIN u AS u2",
+		"SELECT id FROM t WHERE id NOT IN (SELECT u.id FROM u WHERE u.id = t.id) AND EXISTS (SELECT 1 FROM u WHERE u.flag)",
+		"WITH a(x) AS (SELECT id FROM t), b AS (SELECT x FROM a) SELECT (SELECT count(*) FROM b), * FROM a RIGHT JOIN (SELECT 1 AS y) s ON a.x = s.y",
 	} {
 		out = append(out, []byte(s))
 	}

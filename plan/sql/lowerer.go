@@ -23,6 +23,10 @@ type lowerer struct {
 	seg segment
 	// params[k-1] records how $k is used.
 	params []paramUse
+	// ctes are the WITH queries in scope; outer is the enclosing query's
+	// scope while a subquery is lowered (cte.go, subquery.go).
+	ctes  []cteDef
+	outer *scope
 }
 
 type paramUse struct {

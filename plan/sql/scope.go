@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -41,6 +42,18 @@ type scope struct {
 	aggs map[*pg_query.FuncCall]int32
 	// noAggs says aggregates are not allowed here (WHERE, ON, arguments).
 	noAggs string
+	// outer is the enclosing query's scope while lowering a subquery
+	// (subquery.go): a name found there, not here, is a correlated
+	// reference, which only a subquery's WHERE conjuncts may hold.
+	outer *scope
+	// shadow, when set, says the first shadow columns are an enclosing
+	// query's: the scope of a correlated WHERE conjunct is the outer
+	// query's columns then the subquery's, and a name resolves to the
+	// subquery's columns first, as in PostgreSQL.
+	shadow int
+	// subs maps the scalar subqueries of this query to the columns their
+	// single joins added (subquery.go). Shared by copies of the scope.
+	subs map[*pg_query.SubLink]subColumn
 }
 
 func (s *scope) record() *types.RecordType {
@@ -70,6 +83,34 @@ func (s *scope) hasQual(q string) bool {
 // (§9). An exact-case match wins over a folded one, so quoted mixed-case
 // names still work.
 func (l *lowerer) lookup(s *scope, qual, name string, loc int32) (int, error) {
+	if s.shadow > 0 {
+		// The subquery's own columns first, then the enclosing query's.
+		i, err := l.lookup(&scope{cols: s.cols[s.shadow:]}, qual, name, loc)
+		if err == nil || !notFound(err) {
+			return i + s.shadow, err
+		}
+		return l.lookup(&scope{cols: s.cols[:s.shadow], outer: s.outer}, qual, name, loc)
+	}
+	i, err := l.lookupHere(s, qual, name, loc)
+	if err != nil && notFound(err) && s.outer != nil {
+		if _, oerr := l.lookup(s.outer, qual, name, loc); oerr == nil || !notFound(oerr) {
+			full := name
+			if qual != "" {
+				full = qual + "." + name
+			}
+			return 0, fmt.Errorf("%w %q (only the WHERE conjuncts of a plain EXISTS or IN subquery may name the enclosing query)%s", errCorrelated, full, l.src.at(loc))
+		}
+	}
+	return i, err
+}
+
+// notFound: the name is not in this scope (an enclosing one may have it).
+func notFound(err error) bool {
+	return errors.Is(err, ErrUnknownColumn) || errors.Is(err, ErrUnknownTable)
+}
+
+// lookupHere resolves a name among s's own columns.
+func (l *lowerer) lookupHere(s *scope, qual, name string, loc int32) (int, error) {
 	if qual != "" && !s.hasQual(qual) {
 		return 0, fmt.Errorf("%w: missing FROM-clause entry for table %q%s", ErrUnknownTable, qual, l.src.at(loc))
 	}

@@ -25,7 +25,6 @@ func (l *lowerer) selectShape(s *pg_query.SelectStmt) error {
 		name string
 	}{
 		{s.Op != pg_query.SetOperation_SETOP_NONE && s.Op != pg_query.SetOperation_SET_OPERATION_UNDEFINED, "UNION/INTERSECT/EXCEPT"},
-		{s.WithClause != nil, "WITH"},
 		{len(s.DistinctClause) > 0, "DISTINCT"},
 		{s.IntoClause != nil, "SELECT INTO"},
 		{len(s.GroupClause) > 0 || s.GroupDistinct, "GROUP BY"},
@@ -54,6 +53,11 @@ func (l *lowerer) selectStmt(s *pg_query.SelectStmt, want []kind) (plan.Rel, []s
 	if err := l.selectShape(s); err != nil {
 		return nil, nil, err
 	}
+	pop, err := l.with(s.WithClause) // cte.go
+	defer pop()
+	if err != nil {
+		return nil, nil, err
+	}
 	rel, sc, err := l.from(s.FromClause)
 	if err != nil {
 		return nil, nil, err
@@ -79,6 +83,9 @@ func (l *lowerer) selectStmt(s *pg_query.SelectStmt, want []kind) (plan.Rel, []s
 			return nil, nil, err
 		}
 	}
+	if rel, err = l.scalarSubqueries(rel, in, append(targetNodes, sortNodes...)...); err != nil { // subquery.go
+		return nil, nil, err
+	}
 	outs, err := l.targets(s.TargetList, in, want)
 	if err != nil {
 		return nil, nil, err
@@ -98,6 +105,10 @@ func (l *lowerer) selectStmt(s *pg_query.SelectStmt, want []kind) (plan.Rel, []s
 }
 
 func (l *lowerer) filter(rel plan.Rel, sc *scope, where *pg_query.Node) (plan.Rel, error) {
+	rel, where, err := l.whereSubqueries(rel, sc, where) // subquery.go
+	if err != nil || where == nil {
+		return rel, err
+	}
 	ws := *sc
 	ws.noAggs = "in WHERE"
 	v, err := l.expr(where, &ws)

@@ -12,6 +12,9 @@ func aggregateCalls(nodes ...*pg_query.Node) []*pg_query.FuncCall {
 	var out []*pg_query.FuncCall
 	var walk func(m protoreflect.Message)
 	walk = func(m protoreflect.Message) {
+		if _, ok := m.Interface().(*pg_query.SubLink); ok {
+			return // a subquery's aggregates are its own
+		}
 		if fc, ok := m.Interface().(*pg_query.FuncCall); ok && isAggregate(fc) {
 			out = append(out, fc)
 			return

@@ -1,0 +1,112 @@
+package exec
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/stablerow/stablerow/errkind"
+)
+
+// JoinType selects which rows a join emits. Left is the probe (streamed)
+// input, right the build (materialized) input.
+type JoinType int
+
+const (
+	// JoinInner emits every matching pair.
+	JoinInner JoinType = iota
+	// JoinLeft emits every matching pair, and each unmatched left row once
+	// with NULL right columns.
+	JoinLeft
+	// JoinRight emits every matching pair, and after the left input ends
+	// each unmatched right row once with NULL left columns.
+	JoinRight
+	// JoinFull is JoinLeft and JoinRight together.
+	JoinFull
+	// JoinSemi emits each left row that has at least one match, once; the
+	// output has the left columns only (EXISTS, IN).
+	JoinSemi
+	// JoinAnti emits each left row that has no match; left columns only
+	// (NOT EXISTS).
+	JoinAnti
+	// JoinAntiNullAware is NOT IN's anti join on one key, with PostgreSQL's
+	// NULL rules: x NOT IN (S) is true when S is empty; else it is NULL
+	// (the row is dropped) when x is NULL or when x matches nothing and S
+	// holds a NULL; else it is true exactly when x matches nothing.
+	JoinAntiNullAware
+	// JoinSingle is JoinLeft for a scalar subquery: a left row matching
+	// more than one right row is an error (ErrSubqueryRows).
+	JoinSingle
+)
+
+var joinTypeNames = [...]string{"Inner", "Left", "Right", "Full", "Semi", "Anti", "AntiNullAware", "Single"}
+
+func (j JoinType) String() string {
+	if j < 0 || int(j) >= len(joinTypeNames) {
+		return fmt.Sprintf("JoinType(%d)", int(j))
+	}
+	return joinTypeNames[j]
+}
+
+func (j JoinType) valid() bool { return j >= JoinInner && j <= JoinSingle }
+
+// leftOnly: the output is the left columns (semi and anti joins).
+func (j JoinType) leftOnly() bool { return j == JoinSemi || j == JoinAnti || j == JoinAntiNullAware }
+
+// keepsLeft: unmatched left rows are emitted (NULL-extended unless leftOnly).
+func (j JoinType) keepsLeft() bool {
+	return j == JoinLeft || j == JoinFull || j == JoinSingle || j == JoinAnti || j == JoinAntiNullAware
+}
+
+// keepsRight: unmatched right rows are emitted after the left input ends.
+func (j JoinType) keepsRight() bool { return j == JoinRight || j == JoinFull }
+
+// pairsOut: matching pairs are emitted as joined rows.
+func (j JoinType) pairsOut() bool { return !j.leftOnly() }
+
+// ErrSubqueryRows is PostgreSQL's cardinality violation for a scalar
+// subquery (a JoinSingle left row with two matches).
+var ErrSubqueryRows = errkind.New(errkind.InvalidArgument, "more than one row returned by a subquery used as an expression")
+
+// joinSchemas returns the output schema and the schema of a matching pair
+// (left ++ right as they are, what a residual predicate is bound to).
+func joinSchemas(ls, rs *arrow.Schema, typ JoinType) (out, pair *arrow.Schema) {
+	pf := append(append([]arrow.Field{}, ls.Fields()...), rs.Fields()...)
+	pair = arrow.NewSchema(pf, nil)
+	if typ.leftOnly() {
+		return ls, pair
+	}
+	of := make([]arrow.Field, 0, len(pf))
+	for i, f := range pf {
+		isLeft := i < ls.NumFields()
+		if (isLeft && typ.keepsRight()) || (!isLeft && typ.keepsLeft()) {
+			f.Nullable = true
+		}
+		of = append(of, f)
+	}
+	return arrow.NewSchema(of, nil), pair
+}
+
+// joinOrdering is the output ordering: the left (probe) order survives
+// unless unmatched right rows are appended at the end.
+func joinOrdering(left Node, typ JoinType) Properties {
+	if typ.keepsRight() {
+		return Properties{}
+	}
+	return Properties{Ordering: left.Properties().Ordering}
+}
+
+// bindResidual binds a join's residual predicate to the pair schema and
+// checks it is boolean; nil stays nil.
+func bindResidual(e Expr, pair *arrow.Schema) (Bound, error) {
+	if e == nil {
+		return nil, nil
+	}
+	b, err := Bind(e, pair)
+	if err != nil {
+		return nil, fmt.Errorf("join condition %s: %w", e, err)
+	}
+	if b.Type().ID() != arrow.BOOL {
+		return nil, fmt.Errorf("%w: join condition %s is %s, not boolean", ErrSchema, e, b.Type())
+	}
+	return b, nil
+}

@@ -1,0 +1,545 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/arrow/scalar"
+)
+
+// joinCore is what HashJoinExec and NestedLoopJoinExec share: the inputs,
+// the join type, the residual predicate and the output schema. The two
+// differ only in how a left row finds its candidate right rows: by key
+// through a hash table, or every right row.
+type joinCore struct {
+	left, right  Node
+	typ          JoinType
+	lkeys, rkeys []int // none: nested loop
+	residual     Expr  // over left ++ right; nil: every candidate matches
+	bound        Bound
+	schema       *arrow.Schema
+	pair         *arrow.Schema
+	metrics      Metrics
+}
+
+func (j *joinCore) execute(tc *TaskContext) *joinStream {
+	return &joinStream{j: j, tc: tc, co: NewCoalescer(j.schema, tc.mem(), tc.batchSize())}
+}
+
+type joinState int
+
+const (
+	jsStart joinState = iota
+	jsProbe
+	jsUnmatched
+	jsFinish
+	jsDone
+)
+
+// joinStream is the one join state machine:
+//
+//	        first Next
+//	start ─────────────► pull the first left batch
+//	  │   left empty, and unmatched right rows are not wanted ──► finish
+//	  ▼
+//	build: collect the right input; index its keys (hash join only)
+//	  │
+//	  ▼
+//	probe ◄─────────────┐ gather at most batchSize candidate pairs from the
+//	  │  batch consumed: │ cursor (left row, next candidate), test the
+//	  │  pull the next ──┘ residual, emit the matching pairs and the left
+//	  │                    rows whose candidates have all been seen
+//	  │ left EOF
+//	  ▼
+//	unmatched: right rows that never matched, with NULL left columns, in
+//	  │        batchSize slices (RIGHT and FULL only)
+//	  ▼
+//	finish: flush the coalescer ──► done: io.EOF
+//
+// The build is lazy: a join whose left input is empty never runs its right
+// input (PostgreSQL evaluates an uncorrelated scalar subquery only when a
+// row needs it, so a cardinality error on an empty outer query is none).
+// Memory: the right input, plus one left batch, plus at most batchSize
+// candidate pairs at a time, however many rows a key matches.
+type joinStream struct {
+	j     *joinCore
+	tc    *TaskContext
+	co    *Coalescer
+	state joinState
+	left  Stream
+
+	build     arrow.RecordBatch
+	nbuild    int
+	idx       *keyIndex // nil: nested loop
+	buildNull bool      // some right key is NULL (null-aware anti join)
+	rightHit  []bool    // right rows matched (RIGHT, FULL)
+	unmatched int       // next right row the unmatched state looks at
+
+	pb     arrow.RecordBatch // the left batch being probed
+	pkeys  []arrow.Array
+	pvals  func(int) uint64
+	hits   []int32 // matches per row of pb
+	row    int     // next row of pb to gather
+	cand   int32   // next candidate of row; candNew: not looked up yet
+	li, ri []int32
+	buf    []byte
+	closed bool
+}
+
+const candNew = -2
+
+func (s *joinStream) Schema() *arrow.Schema { return s.j.schema }
+
+func (s *joinStream) Close() error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	s.co.Release()
+	s.releasePB()
+	if s.build != nil {
+		s.build.Release()
+		s.build = nil
+	}
+	if s.left != nil {
+		return s.left.Close()
+	}
+	return nil
+}
+
+func (s *joinStream) releasePB() {
+	if s.pb != nil {
+		s.pb.Release()
+		s.pb = nil
+	}
+}
+
+func (s *joinStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if s.closed {
+		return nil, ErrClosed
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if b, ok := s.co.Pop(); ok {
+			return s.j.metrics.emit(b, time.Now())
+		}
+		var err error
+		switch s.state {
+		case jsStart:
+			err = s.start(ctx)
+		case jsProbe:
+			err = s.probe(ctx)
+		case jsUnmatched:
+			err = s.emitUnmatched(ctx)
+		case jsFinish:
+			err = s.co.Finish()
+			s.state = jsDone
+		case jsDone:
+			return nil, io.EOF
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// afterProbe is the state that follows the left input's end.
+func (s *joinStream) afterProbe() joinState {
+	if s.j.typ.keepsRight() {
+		return jsUnmatched
+	}
+	return jsFinish
+}
+
+func (s *joinStream) start(ctx context.Context) error {
+	var err error
+	if s.left, err = s.j.left.Execute(ctx, s.tc); err != nil {
+		return err
+	}
+	first, err := s.nextLeft(ctx)
+	if err != nil {
+		return err
+	}
+	if first == nil && !s.j.typ.keepsRight() {
+		s.state = jsFinish
+		return nil
+	}
+	if err := s.doBuild(ctx); err != nil {
+		if first != nil {
+			first.Release()
+		}
+		return err
+	}
+	if first == nil {
+		s.state = s.afterProbe()
+		return nil
+	}
+	s.setPB(first)
+	s.state = jsProbe
+	return nil
+}
+
+// nextLeft returns the next non-empty left batch, nil at the end.
+func (s *joinStream) nextLeft(ctx context.Context) (arrow.RecordBatch, error) {
+	for {
+		b, err := s.left.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if b.NumRows() > 0 {
+			return b, nil
+		}
+		b.Release()
+	}
+}
+
+func (s *joinStream) setPB(b arrow.RecordBatch) {
+	s.pb = b
+	s.row, s.cand = 0, candNew
+	s.hits = s.hits[:0]
+	for range int(b.NumRows()) {
+		s.hits = append(s.hits, 0)
+	}
+	s.pkeys = s.pkeys[:0]
+	for _, k := range s.j.lkeys {
+		s.pkeys = append(s.pkeys, b.Column(k))
+	}
+	s.pvals = nil
+	if s.idx != nil && s.idx.intKey {
+		s.pvals, _ = intKeys(s.pkeys)
+	}
+	s.j.metrics.Add("probe_rows", b.NumRows())
+}
+
+func (s *joinStream) doBuild(ctx context.Context) error {
+	in, err := s.j.right.Execute(ctx, s.tc)
+	if err != nil {
+		return err
+	}
+	bs, err := Collect(ctx, in)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		for _, b := range bs {
+			b.Release()
+		}
+	}()
+	start := time.Now()
+	defer s.j.metrics.since(start)
+	rs := s.j.right.Schema()
+	if len(bs) == 0 {
+		cols := emptyCols(rs, s.tc)
+		bs = append(bs, array.NewRecordBatch(rs, cols, 0))
+		for _, c := range cols {
+			c.Release()
+		}
+	}
+	all, err := concatBatches(rs, s.tc.mem(), bs)
+	if err != nil {
+		return err
+	}
+	s.build = all
+	n := int(all.NumRows())
+	if n > math.MaxInt32 {
+		return fmt.Errorf("%w: build side has %d rows", ErrInvalidArgument, n)
+	}
+	s.nbuild = n
+	s.j.metrics.Add("build_rows", int64(n))
+	if s.j.typ.keepsRight() {
+		s.rightHit = make([]bool, n)
+	}
+	if len(s.j.rkeys) == 0 {
+		return nil
+	}
+	cols := make([]arrow.Array, len(s.j.rkeys))
+	for i, k := range s.j.rkeys {
+		cols[i] = all.Column(k)
+		s.buildNull = s.buildNull || cols[i].NullN() > 0
+	}
+	s.idx = newKeyIndex(cols, n)
+	return nil
+}
+
+// first returns row r's first candidate right row, -1 for none.
+func (s *joinStream) first(r int) int32 {
+	if s.nbuild == 0 {
+		return -1
+	}
+	if s.idx == nil {
+		return 0
+	}
+	if s.j.typ == JoinAntiNullAware && (s.buildNull || s.pkeys[0].IsNull(r)) {
+		// NOT IN over a non-empty set holding NULL, or of a NULL: never
+		// true, so the row counts as matched and is dropped.
+		s.hits[r] = 1
+		return -1
+	}
+	if s.pvals != nil {
+		if s.pkeys[0].IsNull(r) {
+			return -1
+		}
+		return s.idx.lookupInt(s.pvals(r))
+	}
+	var ok bool
+	if s.buf, ok = encodeKey(s.buf[:0], s.pkeys, r); !ok {
+		return -1
+	}
+	return s.idx.lookup(s.buf)
+}
+
+// following returns the candidate after m, -1 for none.
+func (s *joinStream) following(m int32) int32 {
+	if s.idx != nil {
+		return s.idx.next[m]
+	}
+	if int(m)+1 < s.nbuild {
+		return m + 1
+	}
+	return -1
+}
+
+// probe gathers one chunk of candidate pairs from the cursor and emits
+// what it decides.
+func (s *joinStream) probe(ctx context.Context) error {
+	if s.pb == nil {
+		b, err := s.nextLeft(ctx)
+		if err != nil {
+			return err
+		}
+		if b == nil {
+			s.state = s.afterProbe()
+			return nil
+		}
+		s.setPB(b)
+	}
+	start := time.Now()
+	defer s.j.metrics.since(start)
+	typ := s.j.typ
+	// A semi or anti join without a residual decides a row on its first
+	// candidate: no pairs are needed.
+	decideOnFirst := typ.leftOnly() && s.j.bound == nil
+	limit := s.tc.batchSize()
+	n := int(s.pb.NumRows())
+	rowStart := s.row
+	s.li, s.ri = s.li[:0], s.ri[:0]
+	for s.row < n && len(s.li) < limit {
+		r := s.row
+		if s.cand == candNew {
+			s.cand = s.first(r)
+			if decideOnFirst && s.cand >= 0 {
+				s.hits[r] = 1
+				s.cand = -1
+			}
+		}
+		if typ.leftOnly() && s.hits[r] > 0 {
+			s.cand = -1 // decided: a match is all a semi or anti join needs
+		}
+		for s.cand >= 0 && len(s.li) < limit {
+			s.li = append(s.li, int32(r))
+			s.ri = append(s.ri, s.cand)
+			s.cand = s.following(s.cand)
+		}
+		if s.cand < 0 {
+			s.row++
+			s.cand = candNew
+		}
+	}
+	s.j.metrics.Max("pairs_max", int64(len(s.li))) // the memory bound, for tests and EXPLAIN ANALYZE
+	pass, err := s.test(ctx)
+	if err != nil {
+		return err
+	}
+	for k := range s.li {
+		if pass != nil && !pass[k] {
+			continue
+		}
+		r := s.li[k]
+		s.hits[r]++
+		if typ == JoinSingle && s.hits[r] > 1 {
+			return ErrSubqueryRows
+		}
+		if s.rightHit != nil {
+			s.rightHit[s.ri[k]] = true
+		}
+	}
+	// Emit in left order: a row's matching pairs, then the row itself if
+	// its candidates are all seen and the type keeps it.
+	var outL, outR []int32
+	var outRNull []bool
+	k := 0
+	emitPairs := func(r int32) {
+		for ; k < len(s.li) && s.li[k] == r; k++ {
+			if (pass == nil || pass[k]) && typ.pairsOut() {
+				outL, outR, outRNull = append(outL, r), append(outR, s.ri[k]), append(outRNull, false)
+			}
+		}
+	}
+	for r := rowStart; r < s.row; r++ {
+		emitPairs(int32(r))
+		matched := s.hits[r] > 0
+		switch {
+		case typ == JoinSemi && matched:
+			outL = append(outL, int32(r))
+		case (typ == JoinAnti || typ == JoinAntiNullAware) && !matched:
+			outL = append(outL, int32(r))
+		case (typ == JoinLeft || typ == JoinFull || typ == JoinSingle) && !matched:
+			outL, outR, outRNull = append(outL, int32(r)), append(outR, 0), append(outRNull, true)
+		}
+	}
+	if s.row < n {
+		emitPairs(int32(s.row)) // the row the chunk ended in
+	}
+	var err2 error
+	if len(outL) > 0 {
+		err2 = s.emit(ctx, outL, outR, outRNull)
+	}
+	if s.row >= n {
+		s.releasePB()
+	}
+	return err2
+}
+
+// test evaluates the residual over the gathered pairs; nil means all pass.
+func (s *joinStream) test(ctx context.Context) ([]bool, error) {
+	if s.j.bound == nil {
+		return nil, nil
+	}
+	pass := make([]bool, len(s.li))
+	if len(s.li) == 0 {
+		return pass, nil
+	}
+	mem := s.tc.mem()
+	pairs, err := s.takeRows(ctx, s.j.pair, s.pb, s.li, s.build, s.ri, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer pairs.Release()
+	d, err := s.j.bound.Eval(ctx, mem, pairs)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Release()
+	if sd, ok := d.(*compute.ScalarDatum); ok {
+		if b, _ := sd.Value.(*scalar.Boolean); b != nil && b.IsValid() && b.Value {
+			for i := range pass {
+				pass[i] = true
+			}
+		}
+		return pass, nil
+	}
+	mask := d.(*compute.ArrayDatum).MakeArray()
+	defer mask.Release()
+	bm, ok := mask.(*array.Boolean)
+	if !ok {
+		return nil, fmt.Errorf("%w: join condition gave %s", ErrSchema, mask.DataType())
+	}
+	for i := range pass {
+		pass[i] = bm.IsValid(i) && bm.Value(i)
+	}
+	return pass, nil
+}
+
+// emitUnmatched emits up to batchSize right rows no left row matched.
+func (s *joinStream) emitUnmatched(ctx context.Context) error {
+	var idx []int32
+	limit := s.tc.batchSize()
+	for ; s.unmatched < s.nbuild && len(idx) < limit; s.unmatched++ {
+		if !s.rightHit[s.unmatched] {
+			idx = append(idx, int32(s.unmatched))
+		}
+	}
+	if s.unmatched >= s.nbuild {
+		s.state = jsFinish
+	}
+	if len(idx) == 0 {
+		return nil
+	}
+	return s.emit(ctx, nil, idx, nil)
+}
+
+// emit pushes the output rows: left rows outL (nil: all-NULL left columns,
+// as many as outR) joined with right rows outR (NULL where outRNull).
+func (s *joinStream) emit(ctx context.Context, outL, outR []int32, outRNull []bool) error {
+	b, err := s.takeRows(ctx, s.j.schema, s.pb, outL, s.build, outR, outRNull)
+	if err != nil {
+		return err
+	}
+	defer b.Release()
+	return s.co.Push(b)
+}
+
+// takeRows builds a batch of schema sc from left rows li of lb and right
+// rows ri of rb (rnull marks NULL right rows). li nil with ri set: NULL
+// left columns. A schema as wide as lb takes the left columns only.
+func (s *joinStream) takeRows(ctx context.Context, sc *arrow.Schema, lb arrow.RecordBatch, li []int32, rb arrow.RecordBatch, ri []int32, rnull []bool) (arrow.RecordBatch, error) {
+	mem := s.tc.mem()
+	cctx := compute.WithAllocator(ctx, mem)
+	rows := len(li)
+	if li == nil {
+		rows = len(ri)
+	}
+	out := make([]arrow.Array, 0, sc.NumFields())
+	defer func() {
+		for _, c := range out {
+			c.Release()
+		}
+	}()
+	nl := s.j.left.Schema().NumFields()
+	if li == nil {
+		for i := range nl {
+			out = append(out, array.MakeArrayOfNull(mem, sc.Field(i).Type, rows))
+		}
+	} else {
+		lidx := int32Array(mem, li, nil)
+		defer lidx.Release()
+		for i := range nl {
+			c, err := compute.TakeArray(cctx, lb.Column(i), lidx)
+			if err != nil {
+				return nil, fmt.Errorf("exec: join: %w", err)
+			}
+			out = append(out, c)
+		}
+	}
+	if sc.NumFields() > nl {
+		ridx := int32Array(mem, ri, rnull)
+		defer ridx.Release()
+		for i := range int(rb.NumCols()) {
+			c, err := compute.TakeArray(cctx, rb.Column(i), ridx)
+			if err != nil {
+				return nil, fmt.Errorf("exec: join: %w", err)
+			}
+			out = append(out, c)
+		}
+	}
+	return array.NewRecordBatch(sc, out, int64(rows)), nil
+}
+
+// int32Array makes an index array; null[i] marks a NULL index (Take gives
+// a NULL row for it).
+func int32Array(mem memory.Allocator, v []int32, null []bool) arrow.Array {
+	b := array.NewInt32Builder(mem)
+	defer b.Release()
+	b.Reserve(len(v))
+	for i, x := range v {
+		if null != nil && null[i] {
+			b.AppendNull()
+		} else {
+			b.UnsafeAppend(x)
+		}
+	}
+	return b.NewArray()
+}
