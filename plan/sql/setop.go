@@ -6,6 +6,7 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
+	"github.com/substrait-io/substrait-go/v8/types"
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
 )
 
@@ -111,23 +112,25 @@ func (l *lowerer) setOperation(s *pg_query.SelectStmt, want []kind) (plan.Rel, [
 	if len(lt) != len(rt) {
 		return nil, nil, fmt.Errorf("%w: each %s query must have the same number of columns", ErrInvalid, what)
 	}
-	var widenL, widenR []int
+	// Each column's type: double precision if either side is, nullable
+	// if either side is (substrait's SetRel wants one record type).
+	target := make([]types.Type, len(lt))
 	for i := range lt {
 		lk, rk := kindOf(lt[i]), kindOf(rt[i])
+		k := lk
 		switch {
 		case lk == rk:
-		case lk == kindI64 && rk == kindF64:
-			widenL = append(widenL, i)
-		case lk == kindF64 && rk == kindI64:
-			widenR = append(widenR, i)
+		case lk == kindI64 && rk == kindF64, lk == kindF64 && rk == kindI64:
+			k = kindF64
 		default:
 			return nil, nil, fmt.Errorf("%w: %s types %s and %s cannot be matched", ErrType, what, lk, rk)
 		}
+		target[i] = k.typ(isNullable(lt[i]) || isNullable(rt[i]))
 	}
-	if left, err = l.widen(left, widenL); err != nil {
+	if left, err = l.conform(left, target); err != nil {
 		return nil, nil, err
 	}
-	if right, err = l.widen(right, widenR); err != nil {
+	if right, err = l.conform(right, target); err != nil {
 		return nil, nil, err
 	}
 	op := ops[0]
@@ -170,27 +173,26 @@ func (l *lowerer) setOperation(s *pg_query.SelectStmt, want []kind) (plan.Rel, [
 	return out, names, nil
 }
 
-// widen casts the bigint columns cols of rel to double precision.
-func (l *lowerer) widen(rel plan.Rel, cols []int) (plan.Rel, error) {
-	if len(cols) == 0 {
-		return rel, nil
-	}
-	n := rel.RecordType().FieldCount()
+// conform casts the columns of rel whose type is not target's (bigint to
+// double precision, or a required column to its nullable type).
+func (l *lowerer) conform(rel plan.Rel, target []types.Type) (plan.Rel, error) {
+	ts := rel.RecordType().Types()
+	n := int32(len(ts))
 	exprs := make([]expr.Expression, n)
 	remap := make([]int32, n)
+	same := true
 	for i := range n {
 		ref, err := l.b.RootFieldRef(rel, i)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 		}
 		exprs[i], remap[i] = ref, n+i
-	}
-	for _, c := range cols {
-		e, err := l.coerce(value{e: exprs[c]}, kindF64)
-		if err != nil {
-			return nil, err
+		if !ts[i].Equals(target[i]) {
+			exprs[i], same = &expr.Cast{Type: target[i], Input: ref, FailureBehavior: types.BehaviorThrowException}, false
 		}
-		exprs[c] = e
+	}
+	if same {
+		return rel, nil
 	}
 	p, err := l.b.ProjectRemap(rel, remap, exprs...)
 	if err != nil {
