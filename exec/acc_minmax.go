@@ -32,9 +32,11 @@ func (m *minMaxAcc[T]) update(args []arrow.Array, groups []uint32, ngroups int) 
 		}
 		v := m.get(a, r)
 		if m.set[g] {
+			// PostgreSQL's float8larger/float8smaller keep the new value on
+			// a tie: max(0, -0) is the later of the two.
 			c := m.cmp(v, m.vals[g])
-			if (m.max && c <= 0) || (!m.max && c >= 0) {
-				continue
+			if (m.max && c < 0) || (!m.max && c > 0) || (c == 0 && m.own != nil) {
+				continue // equal strings are the same bytes: no copy
 			}
 		}
 		if m.own != nil {

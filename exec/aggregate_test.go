@@ -351,3 +351,22 @@ func TestAggregateRefusals(t *testing.T) {
 		t.Errorf("ordered without groups: %v", err)
 	}
 }
+
+// TestMinMaxTieKeepsLater: on equal values PostgreSQL's float8larger and
+// float8smaller return the later one, which shows for 0 and -0.
+func TestMinMaxTieKeepsLater(t *testing.T) {
+	row := func(f float64) []any { return []any{nil, nil, nil, f, nil} }
+	negZero := math.Copysign(0, -1)
+	m := []exec.Aggregate{{Func: exec.AggMin, Args: []int{3}, Name: "min"}, {Func: exec.AggMax, Args: []int{3}, Name: "max"}}
+	for _, c := range []struct{ first, second float64 }{{0, negZero}, {negZero, 0}} {
+		got, err := runAgg(t, [][]any{row(c.first), row(c.second)}, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range got[0] {
+			if math.Signbit(v.(float64)) != math.Signbit(c.second) {
+				t.Errorf("%v then %v: aggregate %d gave %v", c.first, c.second, i, v)
+			}
+		}
+	}
+}
