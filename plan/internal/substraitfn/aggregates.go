@@ -22,7 +22,7 @@ const URNString = extensions.SubstraitDefaultURNPrefix + "functions_string"
 //	                                                                  PostgreSQL's avg of an integer is
 //	                                                                  numeric, stablerow's double precision)
 //	min/max(i64|fp64)       functions_arithmetic         the argument's type, nullable
-//	min/max(str|bool)       functions_arithmetic         (beyond the YAML, which declares numbers only)
+//	min/max(str)            functions_arithmetic         (beyond the YAML, which declares numbers only)
 //	bool_and/bool_or(bool)  functions_boolean            boolean?
 //	string_agg(str, str)    functions_string             string?
 func Aggregate(reg expr.ExtensionRegistry, name string, distinct bool, args ...expr.Expression) (*expr.AggregateFunction, error) {
@@ -64,7 +64,8 @@ func Aggregate(reg expr.ExtensionRegistry, name string, distinct bool, args ...e
 			out = &types.Float64Type{Nullability: types.NullabilityNullable}
 		}
 	case "min", "max":
-		if len(args) != 1 {
+		// PostgreSQL has no min/max of boolean (bool_and and bool_or are).
+		if len(args) != 1 || short[0] == "bool" {
 			return nil, bad
 		}
 		urn, out = URNArithmetic, nullable(ts[0])
