@@ -184,8 +184,9 @@ var knownDivergences = []KnownDivergence{
 		Reason: "PostgreSQL evaluates constant subexpressions while planning (eval_const_expressions; " +
 			"documented in 4.2.14 Expression Evaluation Rules), so an error in one is raised even when " +
 			"no row ever reaches it; stablerow evaluates expressions per row, and zero rows raise nothing",
-		Match: func(d *Divergence, _ func(string) *Outcome) bool {
-			return d.PG.Err != nil && d.SR.Err == nil && noRowsReached(d) && d.anyExpr(constRaising)
+		Match: func(d *Divergence, again func(string) *Outcome) bool {
+			return d.PG.Err != nil && d.SR.Err == nil && d.anyExpr(constRaising) &&
+				(noRowsReached(d) || aggregateOverNoRows(d, again))
 		},
 	},
 	{
@@ -225,6 +226,19 @@ func noRowsReached(d *Divergence) bool {
 		return len(d.SR.Rows) == 1 && d.SR.Rows[0][0] != nil && *d.SR.Rows[0][0] == "0"
 	}
 	return len(d.SR.Rows) == 0
+}
+
+// aggregateOverNoRows: the query aggregates without GROUP BY (one row of
+// counts and NULLs even over no input rows) and its FROM and WHERE give no
+// row, as a count(*) on stablerow confirms.
+func aggregateOverNoRows(d *Divergence, again func(string) *Outcome) bool {
+	q := d.Case.Query
+	if !d.IsQuery || q.Set != nil || len(q.GroupBy) > 0 || !anyExpr(&Query{Select: q.Select}, func(e *Expr) bool { return e.Op == "agg" || e.Op == "aggdistinct" }) {
+		return false
+	}
+	c := Query{From: q.From, Where: q.Where, Count: true, Limit: -1, Offset: -1}
+	o := again(c.SQL())
+	return o.Err == nil && len(o.Rows) == 1 && o.Rows[0][0] != nil && *o.Rows[0][0] == "0"
 }
 
 // anyExpr: f holds for a node of the diverging statement's expressions.
@@ -303,6 +317,11 @@ func strict(e *Expr) bool {
 func foldsToNull(e *Expr) bool {
 	if isNullLit(e) {
 		return true
+	}
+	if e.Op == "between" || e.Op == "notbetween" {
+		// x [NOT] BETWEEN a AND b is (x >= a) AND/OR (x <= b): NULL
+		// when x is, whatever a and b are.
+		return foldsToNull(e.Args[0])
 	}
 	if !strict(e) {
 		return false
