@@ -41,6 +41,14 @@ func (s *intSumAcc) add(g uint32, v int64) {
 }
 
 func sumSigned[T int8 | int16 | int32 | int64](s *intSumAcc, a arrow.Array, vals []T, groups []uint32) {
+	if a.NullN() == 0 {
+		for r, g := range groups {
+			if g != skipRow {
+				s.add(g, int64(vals[r]))
+			}
+		}
+		return
+	}
 	for r, g := range groups {
 		if g != skipRow && a.IsValid(r) {
 			s.add(g, int64(vals[r]))

@@ -49,8 +49,9 @@ func (t *groupTable) assign(cols []arrow.Array, rows int, out []uint32) ([]uint3
 	if t.ints != nil {
 		a := cols[0].(*array.Int64)
 		v := a.Int64Values()
+		nulls := a.NullN() > 0
 		for r := range rows {
-			if a.IsNull(r) {
+			if nulls && a.IsNull(r) {
 				if t.null < 0 {
 					t.null = int64(t.n)
 					if err := t.add(cols, r); err != nil {
