@@ -13,7 +13,9 @@ import (
 // SortExec uses (floats: NaN above every number, as in PostgreSQL; false
 // before true). NULLs are skipped; a group with no value gives NULL.
 type minMaxAcc[T any] struct {
-	max  bool
+	max bool
+	any bool // any_value: keep the first value
+
 	typ  arrow.DataType
 	vals []T
 	set  []bool
@@ -31,6 +33,9 @@ func (m *minMaxAcc[T]) update(args []arrow.Array, groups []uint32, ngroups int) 
 			continue
 		}
 		v := m.get(a, r)
+		if m.set[g] && m.any {
+			continue
+		}
 		if m.set[g] {
 			// PostgreSQL's float8larger/float8smaller keep the new value on
 			// a tie: max(0, -0) is the later of the two.
@@ -120,3 +125,7 @@ func newMinMax(t arrow.DataType, max bool) accumulator {
 	}
 	return nil // aggSignature admits only the types above
 }
+
+// keepFirst makes m any_value's accumulator: the first non-NULL value of
+// each group.
+func (m *minMaxAcc[T]) keepFirst() { m.any = true }

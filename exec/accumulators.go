@@ -21,9 +21,10 @@ const (
 	AggBoolAnd                        // bool_and(x)
 	AggBoolOr                         // bool_or(x)
 	AggStringAgg                      // string_agg(x, delimiter)
+	AggAnyValue                       // any_value(x): Substrait's; the first non-NULL x here
 )
 
-var aggNames = [...]string{"count", "count", "sum", "avg", "min", "max", "bool_and", "bool_or", "string_agg"}
+var aggNames = [...]string{"count", "count", "sum", "avg", "min", "max", "bool_and", "bool_or", "string_agg", "any_value"}
 
 func (f AggregateFunc) String() string {
 	if f < 0 || int(f) >= len(aggNames) {
@@ -119,12 +120,20 @@ func aggSignature(a Aggregate, args []arrow.DataType) (arrow.DataType, func() ac
 		default:
 			return nil, nil, bad()
 		}
-	case AggMin, AggMax:
+	case AggMin, AggMax, AggAnyValue:
 		if !groupKeyOK(args[0]) {
 			return nil, nil, bad()
 		}
 		out = args[0]
-		mk = func() accumulator { return newMinMax(args[0], a.Func == AggMax) }
+		f := a.Func
+		mk = func() accumulator {
+			m := newMinMax(args[0], f == AggMax)
+			if f == AggAnyValue {
+				// Any value will do; the first one costs no comparison.
+				m.(interface{ keepFirst() }).keepFirst()
+			}
+			return m
+		}
 	case AggBoolAnd, AggBoolOr:
 		if args[0].ID() != arrow.BOOL {
 			return nil, nil, bad()

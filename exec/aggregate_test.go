@@ -370,3 +370,14 @@ func TestMinMaxTieKeepsLater(t *testing.T) {
 		}
 	}
 }
+
+// TestAnyValue: Substrait's any_value keeps a group's first non-NULL value.
+func TestAnyValue(t *testing.T) {
+	rows := [][]any{{int64(1), nil, nil, nil, nil}, {int64(1), nil, "x", nil, nil}, {int64(1), nil, "a", nil, nil}, {int64(2), nil, nil, nil, nil}}
+	got, err := runNode(t, aggSchema, rows, func(v exec.Node) (exec.Node, error) {
+		return exec.NewHashAggregateExec(v, []int{0}, []exec.Aggregate{{Func: exec.AggAnyValue, Args: []int{2}, Name: "s"}})
+	})
+	if err != nil || fmt.Sprint(got) != "[[1 x] [2 <nil>]]" {
+		t.Fatalf("%v %v", got, err)
+	}
+}

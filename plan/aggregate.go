@@ -26,6 +26,7 @@ var aggregateFuncs = map[string]struct {
 	"bool_and":   {exec.AggBoolAnd, 1},
 	"bool_or":    {exec.AggBoolOr, 1},
 	"string_agg": {exec.AggStringAgg, 2},
+	"any_value":  {exec.AggAnyValue, 1},
 }
 
 // aggregate plans an AggregateRel with at most one grouping set: group

@@ -123,5 +123,16 @@ func TestBuildAggregateRel(t *testing.T) {
 			{"g", int64(16), 0.0, 0.0, int64(1)},
 		},
 		explain: []string{"HashAggregateExec: gby=[name@1], aggr=[sum(id@0) as sum0, avg(score@2) as avg1, max(score@2) as max2, count(DISTINCT id@0) as count3]"},
+	}, {
+		// any_value of one row's name (id 14: e), and of none.
+		name: "any-value",
+		build: func(s *sb, c *testCatalog) *substraitpb.Plan {
+			var tb splan.Rel = s.scan(c, "t")
+			tb = must(s.b.Filter(tb, s.fn(cmpURN, "gt", s.ref(tb, 0), lit(int64(13)))))
+			tb = must(s.b.Filter(tb, s.fn(cmpURN, "lt", s.ref(tb, 0), lit(int64(15)))))
+			av := must(s.b.AggregateFn(aggURN, "any_value:any", nil, s.ref(tb, 1)))
+			return s.plan(must(s.b.AggregateColumns(tb, []splan.AggRelMeasure{s.b.Measure(av, nil)})), "v")
+		},
+		want: [][]any{{"e"}},
 	}})
 }
