@@ -381,3 +381,33 @@ func TestAnyValue(t *testing.T) {
 		t.Fatalf("%v %v", got, err)
 	}
 }
+
+// TestHashAggregateErrorEndsStream: after an error (a sum out of range)
+// the stream keeps returning it, never a clean EOF, and frees its state.
+func TestHashAggregateErrorEndsStream(t *testing.T) {
+	mem := exectest.Mem(t)
+	b, err := exectest.Batch(mem, aggSchema, [][]any{{int64(1), int64(math.MaxInt64), nil, nil, nil}, {int64(1), int64(1), nil, nil, nil}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := exec.NewValuesExec(aggSchema, []arrow.RecordBatch{b})
+	b.Release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Release()
+	a, err := exec.NewHashAggregateExec(v, []int{0}, []exec.Aggregate{{Func: exec.AggSum, Args: []int{1}, Name: "s"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := a.Execute(t.Context(), &exec.TaskContext{Mem: mem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for range 2 {
+		if _, err := st.Next(t.Context()); !errors.Is(err, errkind.OutOfRange) {
+			t.Fatalf("Next: %v", err)
+		}
+	}
+}

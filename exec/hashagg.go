@@ -75,6 +75,7 @@ type hashAggStream struct {
 	ids    []uint32
 	result arrow.RecordBatch // emitting: the whole result, sent in slices
 	off    int64
+	err    error // the error that ended the stream, returned again
 }
 
 func (s *hashAggStream) Schema() *arrow.Schema { return s.n.agg.schema }
@@ -108,6 +109,8 @@ func (s *hashAggStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		switch s.state {
 		case hashAggConsuming:
 			if err := s.consume(ctx); err != nil {
+				s.state, s.err = hashAggDone, err // the error ends the stream
+				s.releaseState()
 				return nil, err
 			}
 			s.state = hashAggEmitting
@@ -124,6 +127,9 @@ func (s *hashAggStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			s.off = end
 			return s.n.metrics.emit(out, start)
 		case hashAggDone:
+			if s.err != nil {
+				return nil, s.err
+			}
 			return nil, io.EOF
 		}
 	}

@@ -130,6 +130,7 @@ type setOpStream struct {
 	g      int   // emitting: next group
 	rep    int64 // copies of group g already sent
 	ids    []uint32
+	err    error // the error that ended the stream, returned again
 	closed bool
 }
 
@@ -163,6 +164,7 @@ func (s *setOpStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		switch s.state {
 		case setOpBuilding:
 			if err := s.build(ctx); err != nil {
+				s.state, s.err = setOpDone, err // the error ends the stream
 				return nil, err
 			}
 			s.state = setOpEmitting
@@ -178,6 +180,9 @@ func (s *setOpStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			}
 			return s.n.metrics.emit(out, start)
 		case setOpDone:
+			if s.err != nil {
+				return nil, s.err
+			}
 			return nil, io.EOF
 		}
 	}
