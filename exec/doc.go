@@ -15,4 +15,11 @@
 // standing for every row, so literals and parameters are never copied per
 // row. Arithmetic and casts follow PostgreSQL (arith.go, cast.go): overflow
 // is ErrOutOfRange, a zero divisor ErrDivisionByZero, never a wrapped value.
+//
+// Aggregation: HashAggregateExec (hashagg.go) and, for input ordered on the
+// group columns, the streaming OrderedAggregateExec (orderedagg.go) share
+// one group table (grouptable.go: NULL a group of its own, NaN one value,
+// -0 = 0) and one accumulator per measure (acc_*.go). SetOpExec (setop.go)
+// is INTERSECT/EXCEPT [ALL] over the same group table; UNION ALL is
+// UnionExec, UNION and DISTINCT are aggregations without measures.
 package exec
