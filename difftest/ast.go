@@ -8,7 +8,7 @@ import (
 // Expr is a generated expression. It is kept as a tree (not text) so the
 // shrinker can replace a node by one of its children.
 type Expr struct {
-	Op   string // col lit bin neg not and or cmp isnull isnotnull in notin cast exists notexists insub notinsub scalar
+	Op   string // col lit bin neg not and or cmp isnull isnotnull in notin cast exists notexists insub notinsub scalar agg aggdistinct
 	Type Type
 	Text string // column name, literal text, operator, or cast target
 	Args []*Expr
@@ -66,6 +66,13 @@ func (e *Expr) SQL() string {
 		return "(" + a(0) + " NOT IN (" + e.Sub.SQL() + "))"
 	case "scalar":
 		return "(" + e.Sub.SQL() + ")"
+	case "agg": // Text is the function; no argument: count(*)
+		if len(e.Args) == 0 {
+			return e.Text + "(*)"
+		}
+		return e.Text + "(" + a(0) + ")"
+	case "aggdistinct":
+		return e.Text + "(DISTINCT " + a(0) + ")"
 	case "between", "notbetween":
 		kw := " BETWEEN "
 		if e.Op == "notbetween" {
@@ -182,16 +189,65 @@ type Query struct {
 	// they follow OrderBy whenever it is not empty.
 	Tiebreak      []string
 	Limit, Offset int64 // -1: none
+	// Grouped queries (genagg.go): GROUP BY items as text (an ordinal or
+	// an expression), HAVING, SELECT DISTINCT, and ORDER BY every output
+	// column by position (OrderAll; the output rows are then in a total
+	// order up to equal rows, and Tiebreak is empty).
+	GroupBy  []string
+	Having   *Expr
+	Distinct bool
+	OrderAll bool
+	// Set: this query OP [ALL] Set.Right; ORDER BY (OrderAll), LIMIT and
+	// OFFSET apply to the result.
+	Set *SetQuery
+}
+
+// SetQuery is the right side of UNION, INTERSECT or EXCEPT [ALL].
+type SetQuery struct {
+	Op    string // UNION, INTERSECT, EXCEPT
+	All   bool
+	Right *Query
 }
 
 // Ordered reports whether the result order is defined (compare as lists);
 // otherwise results compare as multisets.
-func (q *Query) Ordered() bool { return len(q.OrderBy) > 0 }
+func (q *Query) Ordered() bool { return len(q.OrderBy) > 0 || q.OrderAll }
+
+// tail renders ORDER BY every column by position, LIMIT and OFFSET.
+func (q *Query) tail(b *strings.Builder) {
+	if q.OrderAll {
+		keys := make([]string, len(q.Select))
+		for i := range keys {
+			keys[i] = fmt.Sprint(i + 1)
+		}
+		b.WriteString(" ORDER BY " + strings.Join(keys, ", "))
+	}
+	if q.Limit >= 0 {
+		fmt.Fprintf(b, " LIMIT %d", q.Limit)
+	}
+	if q.Offset >= 0 {
+		fmt.Fprintf(b, " OFFSET %d", q.Offset)
+	}
+}
 
 // SQL renders the query.
 func (q *Query) SQL() string {
 	var b strings.Builder
+	if q.Set != nil {
+		left := *q
+		left.Set, left.OrderAll, left.OrderBy, left.Limit, left.Offset = nil, false, nil, -1, -1
+		op := q.Set.Op
+		if q.Set.All {
+			op += " ALL"
+		}
+		b.WriteString("(" + left.SQL() + ") " + op + " (" + q.Set.Right.SQL() + ")")
+		q.tail(&b)
+		return b.String()
+	}
 	b.WriteString("SELECT ")
+	if q.Distinct {
+		b.WriteString("DISTINCT ")
+	}
 	var items []string
 	if q.Count {
 		items = append(items, "count(*)")
@@ -207,6 +263,16 @@ func (q *Query) SQL() string {
 	b.WriteString(" FROM " + q.From.SQL())
 	if q.Where != nil {
 		b.WriteString(" WHERE " + q.Where.SQL())
+	}
+	if len(q.GroupBy) > 0 {
+		b.WriteString(" GROUP BY " + strings.Join(q.GroupBy, ", "))
+	}
+	if q.Having != nil {
+		b.WriteString(" HAVING " + q.Having.SQL())
+	}
+	if q.OrderAll {
+		q.tail(&b)
+		return b.String()
 	}
 	if len(q.OrderBy) > 0 {
 		var keys []string

@@ -27,6 +27,7 @@ func Diff(pg, sr *Outcome, ordered bool) string {
 	case sr.Err != nil:
 		return "stablerow raised (" + sr.Err.Error() + "), PostgreSQL did not: " + pg.String()
 	}
+	numericAsStablerow(pg, sr)
 	if pg.Cols == nil {
 		if pg.Affected != sr.Affected {
 			return fmt.Sprintf("rows affected: PostgreSQL %d, stablerow %d", pg.Affected, sr.Affected)

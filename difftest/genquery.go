@@ -84,6 +84,77 @@ func (g *Gen) insertSelect(t *Table) (string, []*Expr) {
 
 func (g *Gen) query(ts []*Table) *Query {
 	q := &Query{Limit: -1, Offset: -1}
+	s, safeWhere := g.fromClause(q, ts)
+	if g.p(0.6) {
+		q.Where = g.expr(s, TBool, 3, safeWhere)
+	}
+	if g.p(0.3) && (q.Where == nil || !q.Where.Raises) {
+		// A subquery predicate, as a top-level conjunct of WHERE; not
+		// next to a conjunct that may raise: the order PostgreSQL
+		// evaluates them in is not defined (nor is ours: the subquery's
+		// join runs first).
+		sp := g.subPredicate(ts, s)
+		if q.Where != nil {
+			sp = &Expr{Op: "and", Type: TBool, Args: []*Expr{sp, q.Where}}
+		}
+		q.Where = sp
+	}
+	switch k := g.n(20); {
+	case k < 5:
+		g.grouped(q, s)
+		return q
+	case k < 7:
+		g.setOp(q, s, ts)
+		return q
+	case k < 8:
+		g.distinct(q, s)
+		return q
+	}
+	if g.p(0.15) {
+		q.Count = true
+		if g.p(0.6) {
+			q.Select = []*Expr{g.expr(s, g.typ(), 2, false)}
+		}
+		return q
+	}
+	for i, n := 0, g.between(1, 4); i < n; i++ {
+		q.Select = append(q.Select, g.expr(s, g.typ(), 3, false))
+	}
+	if g.p(0.15) {
+		q.Select = append(q.Select, g.scalarSub(ts, s))
+	}
+	if g.p(0.6) {
+		for i, n := 0, g.between(1, 2); i < n; i++ {
+			o := Order{E: g.expr(s, g.typ(), 2, false), Desc: g.p(0.4)}
+			// A bare literal is refused in ORDER BY by both sides
+			// (PostgreSQL: non-integer constant): a wasted case.
+			for try := 0; o.E.Op == "lit" && try < 5; try++ {
+				o.E = g.expr(s, g.typ(), 2, false)
+			}
+			if o.E.Op == "lit" {
+				continue
+			}
+			if g.p(0.3) {
+				o.Nulls = pick(g, []string{"FIRST", "LAST"})
+			}
+			q.OrderBy = append(q.OrderBy, o)
+		}
+		// LIMIT and OFFSET only under a total order: else the rows
+		// they keep are any.
+		if g.p(0.4) && len(q.OrderBy) > 0 {
+			q.Limit = int64(g.between(0, 6))
+		}
+		if g.p(0.3) && len(q.OrderBy) > 0 {
+			q.Offset = int64(g.between(0, 4))
+		}
+	}
+	return q
+}
+
+// fromClause draws q's FROM clause and its tiebreak keys: the scope its
+// expressions see, and whether WHERE must not raise (joins: PostgreSQL may
+// push it below the join).
+func (g *Gen) fromClause(q *Query, ts []*Table) (scope, bool) {
 	t0 := pick(g, ts)
 	var s scope
 	safeWhere := false
@@ -165,59 +236,7 @@ func (g *Gen) query(ts []*Table) *Query {
 			safeWhere = true
 		}
 	}
-	if g.p(0.6) {
-		q.Where = g.expr(s, TBool, 3, safeWhere)
-	}
-	if g.p(0.3) && (q.Where == nil || !q.Where.Raises) {
-		// A subquery predicate, as a top-level conjunct of WHERE; not
-		// next to a conjunct that may raise: the order PostgreSQL
-		// evaluates them in is not defined (nor is ours: the subquery's
-		// join runs first).
-		sp := g.subPredicate(ts, s)
-		if q.Where != nil {
-			sp = &Expr{Op: "and", Type: TBool, Args: []*Expr{sp, q.Where}}
-		}
-		q.Where = sp
-	}
-	if g.p(0.15) {
-		q.Count = true
-		if g.p(0.6) {
-			q.Select = []*Expr{g.expr(s, g.typ(), 2, false)}
-		}
-		return q
-	}
-	for i, n := 0, g.between(1, 4); i < n; i++ {
-		q.Select = append(q.Select, g.expr(s, g.typ(), 3, false))
-	}
-	if g.p(0.15) {
-		q.Select = append(q.Select, g.scalarSub(ts, s))
-	}
-	if g.p(0.6) {
-		for i, n := 0, g.between(1, 2); i < n; i++ {
-			o := Order{E: g.expr(s, g.typ(), 2, false), Desc: g.p(0.4)}
-			// A bare literal is refused in ORDER BY by both sides
-			// (PostgreSQL: non-integer constant): a wasted case.
-			for try := 0; o.E.Op == "lit" && try < 5; try++ {
-				o.E = g.expr(s, g.typ(), 2, false)
-			}
-			if o.E.Op == "lit" {
-				continue
-			}
-			if g.p(0.3) {
-				o.Nulls = pick(g, []string{"FIRST", "LAST"})
-			}
-			q.OrderBy = append(q.OrderBy, o)
-		}
-		// LIMIT and OFFSET only under a total order: else the rows
-		// they keep are any.
-		if g.p(0.4) && len(q.OrderBy) > 0 {
-			q.Limit = int64(g.between(0, 6))
-		}
-		if g.p(0.3) && len(q.OrderBy) > 0 {
-			q.Offset = int64(g.between(0, 4))
-		}
-	}
-	return q
+	return s, safeWhere
 }
 
 // expr draws an expression of type t over scope s, at most depth levels

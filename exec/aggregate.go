@@ -1,150 +1,126 @@
 package exec
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
-// AggregateFunc names an aggregate AggregateExec can compute.
-type AggregateFunc int
-
-const (
-	AggCountStar AggregateFunc = iota // count(*): every input row
-	AggCount                          // count(x): rows where column x is not NULL
-)
-
-// Aggregate is one output column of AggregateExec.
-type Aggregate struct {
-	Func   AggregateFunc
-	Column int    // input column for AggCount; ignored for AggCountStar
-	Name   string // output column name
+// aggregation is what HashAggregateExec and OrderedAggregateExec share:
+// the group columns, the measures with their accumulator constructors and
+// the output schema (group columns, then one column per measure).
+type aggregation struct {
+	input  Node
+	groups []int
+	aggs   []Aggregate
+	makers []func() accumulator
+	schema *arrow.Schema
 }
 
-func (a Aggregate) describe(in *arrow.Schema) string {
-	if a.Func == AggCountStar {
-		return "count(*) as " + a.Name
+func newAggregation(input Node, groups []int, aggs []Aggregate) (aggregation, error) {
+	in := input.Schema()
+	a := aggregation{input: input, groups: append([]int(nil), groups...)}
+	var fields []arrow.Field
+	for _, g := range groups {
+		if g < 0 || g >= in.NumFields() {
+			return a, fmt.Errorf("%w: group column %d out of range", ErrInvalidArgument, g)
+		}
+		f := in.Field(g)
+		if !groupKeyOK(f.Type) {
+			return a, fmt.Errorf("%w: cannot group by type %s", ErrInvalidArgument, f.Type)
+		}
+		fields = append(fields, arrow.Field{Name: f.Name, Type: f.Type, Nullable: f.Nullable})
 	}
-	return fmt.Sprintf("count(%s@%d) as %s", in.Field(a.Column).Name, a.Column, a.Name)
-}
-
-// AggregateExec computes grouping-less aggregates: it drains its input and
-// emits exactly one row (also for an empty input, where counts are 0), one
-// non-nullable int64 column per Aggregate.
-type AggregateExec struct {
-	input   Node
-	aggs    []Aggregate
-	schema  *arrow.Schema
-	metrics Metrics
-}
-
-// NewAggregateExec checks every aggregate against the input schema.
-func NewAggregateExec(input Node, aggs []Aggregate) (*AggregateExec, error) {
-	if len(aggs) == 0 {
-		return nil, fmt.Errorf("%w: aggregate needs at least one measure", ErrInvalidArgument)
-	}
-	fields := make([]arrow.Field, len(aggs))
-	for i, a := range aggs {
-		switch a.Func {
-		case AggCountStar:
-		case AggCount:
-			if a.Column < 0 || a.Column >= input.Schema().NumFields() {
-				return nil, fmt.Errorf("%w: aggregate column %d out of range", ErrInvalidArgument, a.Column)
+	for _, m := range aggs {
+		types := make([]arrow.DataType, len(m.Args))
+		for i, c := range m.Args {
+			if c < 0 || c >= in.NumFields() {
+				return a, fmt.Errorf("%w: aggregate column %d out of range", ErrInvalidArgument, c)
 			}
-		default:
-			return nil, fmt.Errorf("%w: aggregate function %d", ErrInvalidArgument, a.Func)
+			types[i] = in.Field(c).Type
 		}
-		fields[i] = arrow.Field{Name: a.Name, Type: arrow.PrimitiveTypes.Int64}
+		out, mk, err := aggSignature(m, types)
+		if err != nil {
+			return a, err
+		}
+		m.Args = append([]int(nil), m.Args...)
+		a.aggs, a.makers = append(a.aggs, m), append(a.makers, mk)
+		// count is never NULL; every other aggregate is NULL for a group
+		// without values.
+		nullable := m.Func != AggCount && m.Func != AggCountStar
+		fields = append(fields, arrow.Field{Name: m.Name, Type: out, Nullable: nullable})
 	}
-	return &AggregateExec{input: input, aggs: append([]Aggregate(nil), aggs...), schema: arrow.NewSchema(fields, nil)}, nil
+	if len(fields) == 0 {
+		return a, fmt.Errorf("%w: aggregate needs a group column or a measure", ErrInvalidArgument)
+	}
+	a.schema = arrow.NewSchema(fields, nil)
+	return a, nil
 }
 
-func (a *AggregateExec) Name() string           { return "AggregateExec" }
-func (a *AggregateExec) Schema() *arrow.Schema  { return a.schema }
-func (a *AggregateExec) Children() []Node       { return []Node{a.input} }
-func (a *AggregateExec) Properties() Properties { return Properties{} }
-func (a *AggregateExec) Metrics() *Metrics      { return &a.metrics }
-func (a *AggregateExec) String() string {
-	parts := make([]string, len(a.aggs))
+func (a *aggregation) describe() string {
+	in := a.input.Schema()
+	var parts []string
+	if len(a.groups) > 0 {
+		g := make([]string, len(a.groups))
+		for i, c := range a.groups {
+			g[i] = fmt.Sprintf("%s@%d", in.Field(c).Name, c)
+		}
+		parts = append(parts, "gby=["+strings.Join(g, ", ")+"]")
+	}
+	m := make([]string, len(a.aggs))
 	for i, g := range a.aggs {
-		parts[i] = g.describe(a.input.Schema())
+		m[i] = g.describe(in)
 	}
-	return "AggregateExec: aggr=[" + strings.Join(parts, ", ") + "]"
+	return strings.Join(append(parts, "aggr=["+strings.Join(m, ", ")+"]"), ", ")
 }
 
-// Execute implements Node.
-func (a *AggregateExec) Execute(ctx context.Context, tc *TaskContext) (Stream, error) {
-	in, err := a.input.Execute(ctx, tc)
-	if err != nil {
-		return nil, err
+// accumulators returns fresh state for every measure.
+func (a *aggregation) accumulators() []accumulator {
+	accs := make([]accumulator, len(a.makers))
+	for i, mk := range a.makers {
+		accs[i] = mk()
 	}
-	return &aggregateStream{n: a, tc: tc, in: in}, nil
+	return accs
 }
 
-// aggregateStream states: draining input (!done) -> one row emitted (done) -> EOF.
-type aggregateStream struct {
-	n    *AggregateExec
-	tc   *TaskContext
-	in   Stream
-	done bool
+// keyColumns picks b's group columns.
+func (a *aggregation) keyColumns(b arrow.RecordBatch) []arrow.Array {
+	cols := make([]arrow.Array, len(a.groups))
+	for i, c := range a.groups {
+		cols[i] = b.Column(c)
+	}
+	return cols
 }
 
-func (s *aggregateStream) Schema() *arrow.Schema { return s.n.schema }
-func (s *aggregateStream) Close() error {
-	if s.in == nil {
-		return nil
-	}
-	err := s.in.Close()
-	s.in = nil
-	return err
-}
-
-// Next implements Stream.
-func (s *aggregateStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
-	if s.done {
-		return nil, io.EOF
-	}
-	if s.in == nil {
-		return nil, ErrClosed
-	}
-	counts := make([]int64, len(s.n.aggs))
-	for {
-		b, err := s.in.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			break
+// update folds batch b, whose rows belong to groups, into accs.
+func (a *aggregation) update(accs []accumulator, b arrow.RecordBatch, groups []uint32, ngroups int) error {
+	var args []arrow.Array
+	for i, m := range a.aggs {
+		args = args[:0]
+		for _, c := range m.Args {
+			args = append(args, b.Column(c))
 		}
+		if err := accs[i].update(args, groups, ngroups); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// emit builds the output batch of the first n groups from their key
+// columns (consumed: released here) and the measures' state.
+func (a *aggregation) emit(tc *TaskContext, keys []arrow.Array, accs []accumulator, n int) (arrow.RecordBatch, error) {
+	cols := make([]arrow.Array, 0, a.schema.NumFields())
+	defer func() { releaseAll(cols) }()
+	cols = append(cols, keys...)
+	for _, acc := range accs {
+		c, err := acc.emit(tc.mem(), n)
 		if err != nil {
 			return nil, err
 		}
-		start := time.Now()
-		for i, a := range s.n.aggs {
-			if a.Func == AggCountStar {
-				counts[i] += b.NumRows()
-			} else {
-				col := b.Column(a.Column)
-				counts[i] += int64(col.Len() - col.NullN())
-			}
-		}
-		b.Release()
-		s.n.metrics.since(start)
+		cols = append(cols, c)
 	}
-	start := time.Now()
-	s.done = true
-	mem := s.tc.mem()
-	cols := make([]arrow.Array, len(counts))
-	for i, c := range counts {
-		ib := array.NewInt64Builder(mem)
-		ib.Append(c)
-		cols[i] = ib.NewArray()
-		ib.Release()
-	}
-	out := array.NewRecordBatch(s.n.schema, cols, 1)
-	releaseAll(cols)
-	return s.n.metrics.emit(out, start)
+	return array.NewRecordBatch(a.schema, cols, int64(n)), nil
 }

@@ -22,4 +22,11 @@
 // SEMI, ANTI, NOT IN's NULL-aware ANTI and SINGLE (a scalar subquery). The
 // right input is materialized, the left streamed in order; candidate pairs
 // are tested batchSize at a time.
+//
+// Aggregation: HashAggregateExec (hashagg.go) and, for input ordered on the
+// group columns, the streaming OrderedAggregateExec (orderedagg.go) share
+// one group table (grouptable.go: NULL a group of its own, NaN one value,
+// -0 = 0) and one accumulator per measure (acc_*.go). SetOpExec (setop.go)
+// is INTERSECT/EXCEPT [ALL] over the same group table; UNION ALL is
+// UnionExec, UNION and DISTINCT are aggregations without measures.
 package exec

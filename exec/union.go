@@ -5,14 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
-// UnionExec concatenates its inputs in order (UNION ALL).
+// UnionExec concatenates its inputs in order (UNION ALL). The inputs have
+// the same column types; names are the first input's, and a column is
+// nullable when it is in any input (every batch is relabelled with the
+// union's schema).
 type UnionExec struct {
 	inputs  []Node
+	schema  *arrow.Schema
 	metrics Metrics
 }
 
@@ -20,16 +26,24 @@ func NewUnionExec(inputs ...Node) (*UnionExec, error) {
 	if len(inputs) == 0 {
 		return nil, fmt.Errorf("%w: union needs at least one input", ErrInvalidArgument)
 	}
+	fields := slices.Clone(inputs[0].Schema().Fields())
 	for _, in := range inputs[1:] {
-		if !in.Schema().Equal(inputs[0].Schema()) {
-			return nil, fmt.Errorf("%w: union input schema %s != %s", ErrSchema, in.Schema(), inputs[0].Schema())
+		sc := in.Schema()
+		if sc.NumFields() != len(fields) {
+			return nil, fmt.Errorf("%w: union input schema %s != %s", ErrSchema, sc, inputs[0].Schema())
+		}
+		for i, f := range sc.Fields() {
+			if !arrow.TypeEqual(f.Type, fields[i].Type) {
+				return nil, fmt.Errorf("%w: union input schema %s != %s", ErrSchema, sc, inputs[0].Schema())
+			}
+			fields[i].Nullable = fields[i].Nullable || f.Nullable
 		}
 	}
-	return &UnionExec{inputs: inputs}, nil
+	return &UnionExec{inputs: inputs, schema: arrow.NewSchema(fields, nil)}, nil
 }
 
 func (u *UnionExec) Name() string           { return "UnionExec" }
-func (u *UnionExec) Schema() *arrow.Schema  { return u.inputs[0].Schema() }
+func (u *UnionExec) Schema() *arrow.Schema  { return u.schema }
 func (u *UnionExec) Children() []Node       { return u.inputs }
 func (u *UnionExec) Properties() Properties { return Properties{} }
 func (u *UnionExec) Metrics() *Metrics      { return &u.metrics }
@@ -79,6 +93,11 @@ func (s *unionStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		}
 		if err != nil {
 			return nil, err
+		}
+		if !b.Schema().Equal(s.n.schema) {
+			out := array.NewRecordBatch(s.n.schema, b.Columns(), b.NumRows())
+			b.Release()
+			b = out
 		}
 		return s.n.metrics.emit(b, time.Now())
 	}

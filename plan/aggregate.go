@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/stablerow/stablerow/exec"
@@ -10,13 +11,40 @@ import (
 	"github.com/substrait-io/substrait-go/v8/types"
 )
 
+// aggregateFuncs are the aggregate functions the planner executes, by the
+// simple name a plan declares, with their argument count (-1: 0 or 1, for
+// count(*) and count(x)).
+var aggregateFuncs = map[string]struct {
+	f     exec.AggregateFunc
+	nargs int
+}{
+	"count":      {exec.AggCount, -1},
+	"sum":        {exec.AggSum, 1},
+	"avg":        {exec.AggAvg, 1},
+	"min":        {exec.AggMin, 1},
+	"max":        {exec.AggMax, 1},
+	"bool_and":   {exec.AggBoolAnd, 1},
+	"bool_or":    {exec.AggBoolOr, 1},
+	"string_agg": {exec.AggStringAgg, 2},
+	"any_value":  {exec.AggAnyValue, 1},
+}
+
+// aggregate plans an AggregateRel with at most one grouping set: group
+// columns then measures. It streams (OrderedAggregateExec) when the input
+// is known to be ordered on the group columns, and hashes otherwise.
 func (p *planner) aggregate(r *splan.AggregateRel) (*rel, error) {
-	if len(r.GroupingExpressions()) > 0 {
-		return nil, fmt.Errorf("%w: GROUP BY", ErrUnsupported)
+	gexprs := r.GroupingExpressions()
+	refs := r.GroupingReferences()
+	if len(refs) > 1 {
+		return nil, fmt.Errorf("%w: GROUPING SETS (%d grouping sets)", ErrUnsupported, len(refs))
 	}
-	for _, g := range r.GroupingReferences() {
-		if len(g) > 0 {
-			return nil, fmt.Errorf("%w: GROUP BY", ErrUnsupported)
+	var groups []expr.Expression
+	for _, g := range refs {
+		for _, i := range g {
+			if int(i) >= len(gexprs) {
+				return nil, fmt.Errorf("%w: grouping reference %d out of range (%d expressions)", ErrInvalidPlan, i, len(gexprs))
+			}
+			groups = append(groups, gexprs[i])
 		}
 	}
 	w, err := p.width(r.Input())
@@ -24,38 +52,51 @@ func (p *planner) aggregate(r *splan.AggregateRel) (*rel, error) {
 		return nil, err
 	}
 	ms := r.Measures()
-	var args []expr.Expression
-	for _, m := range ms {
+	aggs := make([]exec.Aggregate, len(ms))
+	var margs [][]expr.Expression
+	all := slices.Clone(groups)
+	for i, m := range ms {
 		f := m.Measure()
 		if f == nil {
 			return nil, fmt.Errorf("%w: aggregate measure without a function", ErrInvalidPlan)
 		}
-		switch name := p.aggregateName(f); name {
-		case "count":
-		case "":
+		name := p.aggregateName(f)
+		if name == "" {
 			return nil, fmt.Errorf("%w: aggregate function anchor not declared", ErrInvalidPlan)
-		default:
+		}
+		fn, ok := aggregateFuncs[name]
+		if !ok {
 			return nil, fmt.Errorf("%w: %s", errUnsupported("aggregate function"), name)
 		}
-		if f := m.Filter(); f != nil && !isTrue(f) {
+		if flt := m.Filter(); flt != nil && !isTrue(flt) {
 			return nil, fmt.Errorf("%w: aggregate FILTER", ErrUnsupported)
 		}
-		if f.Invocation() == types.AggInvocationDistinct {
-			return nil, fmt.Errorf("%w: count(DISTINCT)", ErrUnsupported)
+		if f.Phase() != types.AggPhaseInitialToResult && f.Phase() != types.AggPhaseUnspecified {
+			return nil, fmt.Errorf("%w: aggregation phase %s", ErrUnsupported, f.Phase())
 		}
-		switch f.NArgs() {
-		case 0:
-		case 1:
-			a, ok := f.Arg(0).(expr.Expression)
+		if len(f.Sorts) > 0 {
+			return nil, fmt.Errorf("%w: ORDER BY inside %s", ErrUnsupported, name)
+		}
+		n := f.NArgs()
+		if (fn.nargs < 0 && n > 1) || (fn.nargs >= 0 && n != fn.nargs) {
+			return nil, fmt.Errorf("%w: %s with %d arguments", ErrInvalidPlan, name, n)
+		}
+		var args []expr.Expression
+		for k := range n {
+			a, ok := f.Arg(k).(expr.Expression)
 			if !ok {
-				return nil, fmt.Errorf("%w: count argument %s", ErrInvalidPlan, f.Arg(0))
+				return nil, fmt.Errorf("%w: %s argument %s", ErrInvalidPlan, name, f.Arg(k))
 			}
 			args = append(args, a)
-		default:
-			return nil, fmt.Errorf("%w: count with %d arguments", ErrInvalidPlan, f.NArgs())
 		}
+		aggs[i] = exec.Aggregate{Func: fn.f, Distinct: f.Invocation() == types.AggInvocationDistinct, Name: fmt.Sprintf("%s%d", name, i)}
+		if fn.f == exec.AggCount && n == 0 {
+			aggs[i].Func, aggs[i].Distinct = exec.AggCountStar, false
+		}
+		margs = append(margs, args)
+		all = append(all, args...)
 	}
-	inNeed, err := inputNeed(w, make([]bool, w), args...)
+	inNeed, err := inputNeed(w, make([]bool, w), all...)
 	if err != nil {
 		return nil, err
 	}
@@ -63,52 +104,81 @@ func (p *planner) aggregate(r *splan.AggregateRel) (*rel, error) {
 	if err != nil {
 		return nil, err
 	}
-	aggs := make([]exec.Aggregate, len(ms))
+	// Every group key and argument becomes an input column: a plain
+	// column as it is, anything else computed by one ProjectExec below.
 	var extras []exec.Expr
-	var extraAgg []int
-	for i, m := range ms {
-		f := m.Measure()
-		aggs[i].Name = fmt.Sprintf("count%d", i)
-		if f.NArgs() == 0 {
-			aggs[i].Func = exec.AggCountStar
-			continue
-		}
-		aggs[i].Func = exec.AggCount
-		ce, err := p.expr(f.Arg(0).(expr.Expression), in)
+	var names []string
+	var slots []*int
+	column := func(e expr.Expression, name string, slot *int) error {
+		ce, err := p.expr(e, in)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if c, ok := ce.(exec.Col); ok {
-			aggs[i].Column = c.Index
-			continue
+			*slot = c.Index
+			return nil
 		}
-		extras = append(extras, ce)
-		extraAgg = append(extraAgg, i)
+		extras, names, slots = append(extras, ce), append(names, name), append(slots, slot)
+		return nil
+	}
+	gcols := make([]int, len(groups))
+	for i, g := range groups {
+		if err := column(g, fmt.Sprintf("group%d", i), &gcols[i]); err != nil {
+			return nil, err
+		}
+	}
+	for i, args := range margs {
+		aggs[i].Args = make([]int, len(args))
+		for k, a := range args {
+			if err := column(a, fmt.Sprintf("arg%d_%d", i, k), &aggs[i].Args[k]); err != nil {
+				return nil, err
+			}
+		}
 	}
 	node := in.node
 	if len(extras) > 0 {
-		names := make([]string, len(extras))
-		for k, i := range extraAgg {
-			names[k] = fmt.Sprintf("arg%d", i)
-		}
 		var idx []int
 		if node, idx, err = withExtra(p.extended, node, extras, names); err != nil {
 			return nil, err
 		}
-		for k, i := range extraAgg {
-			aggs[i].Column = idx[k]
+		for k, s := range slots {
+			*s = idx[k]
 		}
 	}
-	a, err := exec.NewAggregateExec(node, aggs)
+	var agg exec.Node
+	if orderedOn(node.Properties().Ordering, gcols) {
+		agg, err = exec.NewOrderedAggregateExec(node, gcols, aggs)
+	} else {
+		agg, err = exec.NewHashAggregateExec(node, gcols, aggs)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidPlan, err)
 	}
-	cols := make([]int, len(aggs))
-	names := make([]string, len(aggs))
-	for i := range aggs {
-		cols[i], names[i] = i, aggs[i].Name
+	out := &rel{node: agg}
+	for i, f := range agg.Schema().Fields() {
+		out.cols, out.names = append(out.cols, i), append(out.names, f.Name)
 	}
-	return &rel{node: a, cols: cols, names: names}, nil
+	return out, nil
+}
+
+// orderedOn reports whether an input with ordering ord keeps rows with
+// equal values of cols adjacent: the first len(cols) sort keys are cols, in
+// any order.
+func orderedOn(ord []exec.SortKey, cols []int) bool {
+	if len(cols) == 0 || len(ord) < len(cols) {
+		return false
+	}
+	for _, k := range ord[:len(cols)] {
+		if !slices.Contains(cols, k.Column) {
+			return false
+		}
+	}
+	for _, c := range cols {
+		if !slices.ContainsFunc(ord[:len(cols)], func(k exec.SortKey) bool { return k.Column == c }) {
+			return false
+		}
+	}
+	return true
 }
 
 // aggregateName is f's simple name as the plan declares it ("count" for

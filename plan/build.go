@@ -117,6 +117,17 @@ func checkRels(r *substraitpb.Rel) error {
 				return err
 			}
 			r = t.Cross.GetRight()
+		case *substraitpb.Rel_Set:
+			ins := t.Set.GetInputs()
+			if len(ins) == 0 {
+				return fmt.Errorf("%w: SetRel without inputs", ErrInvalidPlan)
+			}
+			for _, in := range ins[1:] {
+				if err := checkRels(in); err != nil {
+					return err
+				}
+			}
+			r = ins[0]
 		case nil:
 			return fmt.Errorf("%w: relation without a type", ErrInvalidPlan)
 		default:

@@ -135,6 +135,11 @@ func (p *planner) directWidth(r splan.Rel) (int, error) {
 			n += len(g)
 		}
 		return n, nil
+	case *splan.SetRel:
+		if len(r.Inputs()) == 0 {
+			return 0, fmt.Errorf("%w: SetRel without inputs", ErrInvalidPlan)
+		}
+		return p.width(r.Inputs()[0])
 	}
 	return 0, fmt.Errorf("%w: %s", errUnsupported("relation"), relName(r))
 }
@@ -204,6 +209,8 @@ func (p *planner) compileDirect(r splan.Rel, need []bool, h hint) (*rel, error) 
 		return p.fetch(r, need)
 	case *splan.AggregateRel:
 		return p.aggregate(r)
+	case *splan.SetRel:
+		return p.setOp(r)
 	}
 	return nil, fmt.Errorf("%w: %s", errUnsupported("relation"), relName(r))
 }

@@ -10,7 +10,14 @@
 //
 // A SELECT lowers bottom-up as
 //
-//	Read/Join -> Filter(WHERE) -> [Aggregate] -> Project -> Sort -> Fetch
+//	Read/Join -> Filter(WHERE) -> [Aggregate -> Filter(HAVING)] -> Project
+//	  -> [Aggregate(DISTINCT)] -> Sort -> Fetch
+//
+// GROUP BY items are expressions, SELECT-list positions or output names
+// (groupby.go); over an Aggregate an expression equal to a group key refers
+// to the key's column, and any other input column is an error, as in
+// Postgres. UNION/INTERSECT/EXCEPT [ALL] lower to a SetRel with ORDER BY,
+// LIMIT and OFFSET over its result (setop.go).
 //
 // The projection sits under the sort whenever every ORDER BY key is an
 // output column (by alias, ordinal or an equal expression), which is the

@@ -24,6 +24,9 @@ func (l *lowerer) expr(n *pg_query.Node, s *scope) (value, error) {
 	if n == nil {
 		return value{}, fmt.Errorf("%w: empty expression", ErrSyntax)
 	}
+	if v, ok := l.groupedExpr(n, s); ok { // over GROUP BY: a group key (groupby.go)
+		return v, nil
+	}
 	switch x := n.Node.(type) {
 	case *pg_query.Node_AConst:
 		return l.constant(x.AConst)
@@ -393,7 +396,7 @@ func funcName(f *pg_query.FuncCall) string {
 	return strings.ToLower(strings.Join(parts, "."))
 }
 
-func isAggregate(f *pg_query.FuncCall) bool { return funcName(f) == "count" }
+func isAggregate(f *pg_query.FuncCall) bool { return aggregateNames[funcName(f)] }
 
 func (l *lowerer) funcCall(f *pg_query.FuncCall, s *scope) (value, error) {
 	if !isAggregate(f) {
@@ -411,5 +414,5 @@ func (l *lowerer) funcCall(f *pg_query.FuncCall, s *scope) (value, error) {
 		return value{}, fmt.Errorf("%w: aggregate not collected%s", ErrInvalid, l.src.at(f.Location))
 	}
 	e, err := s.ref(int(i))
-	return value{e: e, loc: f.Location, name: "count"}, err
+	return value{e: e, loc: f.Location, name: funcName(f)}, err
 }

@@ -40,6 +40,9 @@ type scope struct {
 	// the SELECT list and ORDER BY hold, by node, as measure field indices.
 	// Plain column references are then an error.
 	aggs map[*pg_query.FuncCall]int32
+	// group is set with aggs: the group keys an expression may name
+	// (groupby.go).
+	group *grouping
 	// noAggs says aggregates are not allowed here (WHERE, ON, arguments).
 	noAggs string
 	// outer is the enclosing query's scope while lowering a subquery

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
-	"github.com/stablerow/stablerow/plan/internal/substraitfn"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
@@ -24,11 +23,8 @@ func (l *lowerer) selectShape(s *pg_query.SelectStmt) error {
 		bad  bool
 		name string
 	}{
-		{s.Op != pg_query.SetOperation_SETOP_NONE && s.Op != pg_query.SetOperation_SET_OPERATION_UNDEFINED, "UNION/INTERSECT/EXCEPT"},
-		{len(s.DistinctClause) > 0, "DISTINCT"},
+		{len(s.DistinctClause) > 0 && !plainDistinct(s), "DISTINCT ON"},
 		{s.IntoClause != nil, "SELECT INTO"},
-		{len(s.GroupClause) > 0 || s.GroupDistinct, "GROUP BY"},
-		{s.HavingClause != nil, "HAVING"},
 		{len(s.WindowClause) > 0, "WINDOW"},
 		{len(s.LockingClause) > 0, "FOR UPDATE/SHARE"},
 		{s.LimitOption == pg_query.LimitOption_LIMIT_OPTION_WITH_TIES, "FETCH ... WITH TIES"},
@@ -50,6 +46,9 @@ func (l *lowerer) selectShape(s *pg_query.SelectStmt) error {
 // parameter) takes that kind, as Postgres resolves them against the
 // target, instead of its default.
 func (l *lowerer) selectStmt(s *pg_query.SelectStmt, want []kind) (plan.Rel, []string, error) {
+	if s.Op != pg_query.SetOperation_SETOP_NONE && s.Op != pg_query.SetOperation_SET_OPERATION_UNDEFINED {
+		return l.setOperation(s, want) // setop.go
+	}
 	if err := l.selectShape(s); err != nil {
 		return nil, nil, err
 	}
@@ -67,8 +66,8 @@ func (l *lowerer) selectStmt(s *pg_query.SelectStmt, want []kind) (plan.Rel, []s
 			return nil, nil, err
 		}
 	}
-	// Aggregates: one grouping-less AggregateRel; the SELECT list and ORDER
-	// BY are then lowered over its measures.
+	// Aggregates: one AggregateRel (groupby.go); the SELECT list, HAVING
+	// and ORDER BY are then lowered over its group keys and measures.
 	var sortNodes []*pg_query.Node
 	for _, sb := range s.SortClause {
 		sortNodes = append(sortNodes, sb.GetSortBy().GetNode())
@@ -78,8 +77,9 @@ func (l *lowerer) selectStmt(s *pg_query.SelectStmt, want []kind) (plan.Rel, []s
 		targetNodes = append(targetNodes, t.GetResTarget().GetVal())
 	}
 	in := sc
-	if calls := aggregateCalls(append(targetNodes, sortNodes...)...); len(calls) > 0 {
-		if rel, in, err = l.aggregate(rel, sc, calls); err != nil {
+	calls := aggregateCalls(append(append(targetNodes, sortNodes...), s.HavingClause)...)
+	if len(calls) > 0 || len(s.GroupClause) > 0 || s.HavingClause != nil {
+		if rel, in, err = l.aggregate(rel, sc, s, calls); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -90,7 +90,11 @@ func (l *lowerer) selectStmt(s *pg_query.SelectStmt, want []kind) (plan.Rel, []s
 	if err != nil {
 		return nil, nil, err
 	}
-	rel, err = l.projectAndSort(rel, in, outs, s.SortClause)
+	if len(s.DistinctClause) > 0 {
+		rel, err = l.distinct(rel, in, outs, s.SortClause) // setop.go
+	} else {
+		rel, err = l.projectAndSort(rel, in, outs, s.SortClause)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -124,47 +128,6 @@ func (l *lowerer) filter(rel plan.Rel, sc *scope, where *pg_query.Node) (plan.Re
 		return nil, fmt.Errorf("%w: filter: %w", ErrInvalid, err)
 	}
 	return f, nil
-}
-
-// aggregate builds the AggregateRel for calls and the scope over its output.
-func (l *lowerer) aggregate(rel plan.Rel, sc *scope, calls []*pg_query.FuncCall) (plan.Rel, *scope, error) {
-	args := *sc
-	args.noAggs = "in aggregate arguments"
-	out := &scope{aggs: map[*pg_query.FuncCall]int32{}}
-	var measures []plan.AggRelMeasure
-	for _, fc := range calls {
-		if fc.AggDistinct || fc.AggFilter != nil || len(fc.AggOrder) > 0 || fc.Over != nil || fc.AggWithinGroup || fc.FuncVariadic {
-			return nil, nil, fmt.Errorf("%w: DISTINCT, FILTER, ORDER BY or OVER in an aggregate%s", ErrUnsupported, l.src.at(fc.Location))
-		}
-		var fargs []expr.Expression
-		switch {
-		case fc.AggStar:
-		case len(fc.Args) == 1:
-			v, err := l.expr(fc.Args[0], &args)
-			if err != nil {
-				return nil, nil, err
-			}
-			e, err := l.settle(v)
-			if err != nil {
-				return nil, nil, err
-			}
-			fargs = append(fargs, e)
-		default:
-			return nil, nil, fmt.Errorf("%w: count takes * or one argument%s", ErrInvalid, l.src.at(fc.Location))
-		}
-		f, err := substraitfn.Count(l.b.GetExprBuilder().Reg, fargs...)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%w: count: %w%s", ErrType, err, l.src.at(fc.Location))
-		}
-		out.aggs[fc] = int32(len(measures))
-		out.cols = append(out.cols, column{name: "count", typ: f.GetType()})
-		measures = append(measures, l.b.Measure(f, nil))
-	}
-	agg, err := l.b.AggregateColumns(rel, measures)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: aggregate: %w", ErrInvalid, err)
-	}
-	return agg, out, nil
 }
 
 // targets lowers the SELECT list, expanding * and t.* to the visible

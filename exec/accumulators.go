@@ -1,0 +1,181 @@
+package exec
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// AggregateFunc names an aggregate function.
+type AggregateFunc int
+
+const (
+	AggCountStar AggregateFunc = iota // count(*): every input row
+	AggCount                          // count(x): rows where x is not NULL
+	AggSum                            // sum(x)
+	AggAvg                            // avg(x)
+	AggMin                            // min(x)
+	AggMax                            // max(x)
+	AggBoolAnd                        // bool_and(x)
+	AggBoolOr                         // bool_or(x)
+	AggStringAgg                      // string_agg(x, delimiter)
+	AggAnyValue                       // any_value(x): Substrait's; the first non-NULL x here
+)
+
+var aggNames = [...]string{"count", "count", "sum", "avg", "min", "max", "bool_and", "bool_or", "string_agg", "any_value"}
+
+func (f AggregateFunc) String() string {
+	if f < 0 || int(f) >= len(aggNames) {
+		return fmt.Sprintf("aggregate(%d)", int(f))
+	}
+	return aggNames[f]
+}
+
+// Aggregate is one measure of an aggregation: a function over input
+// columns (Args; none for count(*), two for string_agg), over DISTINCT
+// argument values when Distinct is set.
+type Aggregate struct {
+	Func     AggregateFunc
+	Args     []int
+	Distinct bool
+	Name     string // output column name
+}
+
+func (a Aggregate) describe(in *arrow.Schema) string {
+	if a.Func == AggCountStar {
+		return "count(*) as " + a.Name
+	}
+	s := a.Func.String() + "("
+	if a.Distinct {
+		s += "DISTINCT "
+	}
+	for i, c := range a.Args {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("%s@%d", in.Field(c).Name, c)
+	}
+	return s + ") as " + a.Name
+}
+
+// skipRow in a group list passed to accumulator.update: the row does not
+// count (a DISTINCT argument seen before in its group).
+const skipRow = math.MaxUint32
+
+// accumulator is the per-group state of one measure. Groups are dense ids;
+// update sees rows whose group is below ngroups (new groups start empty)
+// and emit turns the first n groups into one output column, dropping their
+// state so the remaining groups are renumbered from 0 (the ordered
+// aggregation emits every group but its open last one after each batch).
+type accumulator interface {
+	update(args []arrow.Array, groups []uint32, ngroups int) error
+	emit(mem memory.Allocator, n int) (arrow.Array, error)
+}
+
+// aggSignature resolves a measure against its argument types: the output
+// type and a constructor of fresh state (one per stream). PostgreSQL's
+// result types: count is bigint; sum of an integer is bigint (PostgreSQL's
+// sum(bigint) is numeric: stablerow sums exactly in 128 bits and raises
+// "bigint out of range" when the total does not fit, instead of a wrapped
+// or rounded value); avg of an integer is double precision (PostgreSQL's
+// numeric, computed exactly and rounded once); sum of a float keeps its
+// type, avg of a float is double precision; min and max keep their type.
+func aggSignature(a Aggregate, args []arrow.DataType) (arrow.DataType, func() accumulator, error) {
+	want := 1
+	switch a.Func {
+	case AggCountStar:
+		want = 0
+	case AggStringAgg:
+		want = 2
+	}
+	if len(args) != want {
+		return nil, nil, fmt.Errorf("%w: %s takes %d arguments, got %d", ErrInvalidArgument, a.Func, want, len(args))
+	}
+	bad := func() error {
+		return fmt.Errorf("%w: %s(%s) is not supported", ErrInvalidArgument, a.Func, args[0])
+	}
+	var out arrow.DataType
+	var mk func() accumulator
+	switch a.Func {
+	case AggCountStar, AggCount:
+		out, mk = arrow.PrimitiveTypes.Int64, func() accumulator { return &countAcc{star: a.Func == AggCountStar} }
+	case AggSum, AggAvg:
+		avg := a.Func == AggAvg
+		switch {
+		case isIntegerType(args[0]):
+			out = arrow.PrimitiveTypes.Int64
+			if avg {
+				out = arrow.PrimitiveTypes.Float64
+			}
+			mk = func() accumulator { return &intSumAcc{avg: avg} }
+		case args[0].ID() == arrow.FLOAT64 || args[0].ID() == arrow.FLOAT32:
+			out = arrow.PrimitiveTypes.Float64
+			if !avg && args[0].ID() == arrow.FLOAT32 {
+				out = arrow.PrimitiveTypes.Float32
+			}
+			f32 := args[0].ID() == arrow.FLOAT32
+			mk = func() accumulator { return &floatSumAcc{avg: avg, f32: f32} }
+		default:
+			return nil, nil, bad()
+		}
+	case AggMin, AggMax, AggAnyValue:
+		if !groupKeyOK(args[0]) {
+			return nil, nil, bad()
+		}
+		out = args[0]
+		f := a.Func
+		mk = func() accumulator {
+			m := newMinMax(args[0], f == AggMax)
+			if f == AggAnyValue {
+				// Any value will do; the first one costs no comparison.
+				m.(interface{ keepFirst() }).keepFirst()
+			}
+			return m
+		}
+	case AggBoolAnd, AggBoolOr:
+		if args[0].ID() != arrow.BOOL {
+			return nil, nil, bad()
+		}
+		out, mk = arrow.FixedWidthTypes.Boolean, func() accumulator { return &boolAcc{or: a.Func == AggBoolOr} }
+	case AggStringAgg:
+		if args[0].ID() != arrow.STRING || args[1].ID() != arrow.STRING {
+			return nil, nil, fmt.Errorf("%w: string_agg(%s, %s) is not supported", ErrInvalidArgument, args[0], args[1])
+		}
+		out, mk = arrow.BinaryTypes.String, func() accumulator { return &stringAggAcc{} }
+	default:
+		return nil, nil, fmt.Errorf("%w: aggregate function %d", ErrInvalidArgument, a.Func)
+	}
+	if a.Distinct && a.Func != AggCountStar {
+		if !groupKeyOK(args[0]) {
+			return nil, nil, bad()
+		}
+		inner := mk
+		mk = func() accumulator { return &distinctAcc{inner: inner()} }
+	}
+	return out, mk, nil
+}
+
+func isIntegerType(t arrow.DataType) bool {
+	switch t.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
+		return true
+	}
+	return false
+}
+
+// dropFront removes the first n elements of s, keeping the rest in order.
+func dropFront[T any](s []T, n int) []T {
+	k := copy(s, s[n:])
+	clear(s[k:])
+	return s[:k]
+}
+
+// growTo extends s with zero values to n elements.
+func growTo[T any](s []T, n int) []T {
+	if len(s) >= n {
+		return s
+	}
+	return append(s, make([]T, n-len(s))...)
+}

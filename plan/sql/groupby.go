@@ -1,0 +1,240 @@
+package sql
+
+import (
+	"errors"
+	"fmt"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"github.com/stablerow/stablerow/plan/internal/substraitfn"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/plan"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// aggregateNames are the aggregate functions the SQL surface lowers.
+var aggregateNames = map[string]bool{
+	"count": true, "sum": true, "avg": true, "min": true, "max": true,
+	"bool_and": true, "bool_or": true, "string_agg": true,
+}
+
+// grouping is what a scope over an AggregateRel knows of the rows below
+// it: the input scope and the group keys over it. An expression equal to a
+// key (a grouped column, or a grouped expression like k % 3) refers to the
+// key's column; any other use of an input column is an error, as in
+// PostgreSQL.
+type grouping struct {
+	input *scope
+	keys  []expr.Expression
+}
+
+// aggregate lowers GROUP BY, the aggregate calls and HAVING: an
+// AggregateRel whose output is the group keys then one measure per call,
+// under a Filter for HAVING, and the scope over it.
+func (l *lowerer) aggregate(rel plan.Rel, sc *scope, s *pg_query.SelectStmt, calls []*pg_query.FuncCall) (plan.Rel, *scope, error) {
+	if s.GroupDistinct {
+		return nil, nil, fmt.Errorf("%w: GROUP BY DISTINCT", ErrUnsupported)
+	}
+	out := &scope{aggs: map[*pg_query.FuncCall]int32{}, group: &grouping{input: sc}}
+	for _, g := range s.GroupClause {
+		v, err := l.groupKey(g, sc, s.TargetList)
+		if err != nil {
+			return nil, nil, err
+		}
+		e, err := l.settle(v)
+		if err != nil {
+			return nil, nil, err
+		}
+		name := v.name
+		if name == "" {
+			name = "?column?"
+		}
+		out.group.keys = append(out.group.keys, e)
+		out.cols = append(out.cols, column{name: name, typ: e.GetType()})
+	}
+	args := *sc
+	args.noAggs = "in aggregate arguments"
+	var measures []plan.AggRelMeasure
+	for _, fc := range calls {
+		m, err := l.measure(fc, &args)
+		if err != nil {
+			return nil, nil, err
+		}
+		out.aggs[fc] = int32(len(out.cols))
+		out.cols = append(out.cols, column{name: funcName(fc), typ: m.GetType()})
+		measures = append(measures, l.b.Measure(m, nil))
+	}
+	var groups [][]expr.Expression
+	if len(out.group.keys) > 0 {
+		groups = append(groups, out.group.keys)
+	}
+	agg, err := l.b.AggregateExprs(rel, measures, groups...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: aggregate: %w", ErrInvalid, err)
+	}
+	rel = agg
+	if s.HavingClause != nil {
+		hs := *out
+		if rel, err = l.filter(rel, &hs, s.HavingClause); err != nil {
+			return nil, nil, err
+		}
+	}
+	return rel, out, nil
+}
+
+// groupKey resolves one GROUP BY item the PostgreSQL way: an integer is a
+// SELECT-list position, a bare name an input column or else an output
+// name, anything else an expression over the input.
+func (l *lowerer) groupKey(n *pg_query.Node, sc *scope, targets []*pg_query.Node) (value, error) {
+	gs := *sc
+	gs.noAggs = "in GROUP BY"
+	target := func(i int, loc int32) (value, error) {
+		rt := targets[i].GetResTarget()
+		if cr := rt.GetVal().GetColumnRef(); cr != nil {
+			if _, _, star, _ := l.refName(cr); star {
+				return value{}, fmt.Errorf("%w: GROUP BY position %d is a *%s", ErrUnsupported, i+1, l.src.at(loc))
+			}
+		}
+		v, err := l.expr(rt.GetVal(), &gs)
+		if err == nil && rt.Name != "" {
+			v.name = rt.Name
+		}
+		return v, err
+	}
+	switch x := n.Node.(type) {
+	case *pg_query.Node_GroupingSet:
+		return value{}, fmt.Errorf("%w: GROUPING SETS, ROLLUP and CUBE%s", ErrUnsupported, l.src.at(x.GroupingSet.Location))
+	case *pg_query.Node_AConst:
+		iv, ok := x.AConst.Val.(*pg_query.A_Const_Ival)
+		if !ok {
+			return value{}, fmt.Errorf("%w: GROUP BY a constant other than a position%s", ErrUnsupported, l.src.at(x.AConst.Location))
+		}
+		if iv.Ival.Ival < 1 || int(iv.Ival.Ival) > len(targets) {
+			return value{}, fmt.Errorf("%w: GROUP BY position %d is not in select list%s", ErrInvalid, iv.Ival.Ival, l.src.at(x.AConst.Location))
+		}
+		return target(int(iv.Ival.Ival)-1, x.AConst.Location)
+	case *pg_query.Node_ColumnRef:
+		v, err := l.expr(n, &gs)
+		if !errors.Is(err, ErrUnknownColumn) || len(x.ColumnRef.Fields) != 1 {
+			return v, err
+		}
+		name := x.ColumnRef.Fields[0].GetString_().GetSval()
+		for i, t := range targets {
+			if t.GetResTarget().GetName() == name {
+				return target(i, x.ColumnRef.Location)
+			}
+		}
+		return v, err
+	}
+	return l.expr(n, &gs)
+}
+
+// measure lowers one aggregate call over the input scope.
+func (l *lowerer) measure(fc *pg_query.FuncCall, args *scope) (*expr.AggregateFunction, error) {
+	name := funcName(fc)
+	if fc.AggFilter != nil || len(fc.AggOrder) > 0 || fc.Over != nil || fc.AggWithinGroup || fc.FuncVariadic {
+		return nil, fmt.Errorf("%w: FILTER, ORDER BY or OVER in an aggregate%s", ErrUnsupported, l.src.at(fc.Location))
+	}
+	var fargs []expr.Expression
+	if fc.AggStar {
+		if name != "count" {
+			return nil, fmt.Errorf("%w: %s(*)%s", ErrInvalid, name, l.src.at(fc.Location))
+		}
+	} else {
+		for i, a := range fc.Args {
+			v, err := l.expr(a, args)
+			if err != nil {
+				return nil, err
+			}
+			k := l.defaultKind(v)
+			if name == "string_agg" {
+				k = kindString // string_agg(text, text): literals are text
+			}
+			if name == "count" && i == 0 && v.how != typed {
+				k = kindString
+			}
+			e, err := l.coerce(v, k)
+			if err != nil {
+				return nil, err
+			}
+			fargs = append(fargs, e)
+		}
+	}
+	if name == "count" && len(fargs) == 0 && !fc.AggStar {
+		return nil, fmt.Errorf("%w: count() needs * or an argument%s", ErrInvalid, l.src.at(fc.Location))
+	}
+	f, err := substraitfn.Aggregate(l.b.GetExprBuilder().Reg, name, fc.AggDistinct, fargs...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w%s", ErrType, err, l.src.at(fc.Location))
+	}
+	return f, nil
+}
+
+// groupedExpr is the lookup of a grouped scope: n, lowered over the input,
+// equals group key i; it then refers to that key's column. Nodes that hold
+// an aggregate or a parameter, or no column at all, are left to the normal
+// lowering (a trial lowering of a parameter would fix its type).
+func (l *lowerer) groupedExpr(n *pg_query.Node, s *scope) (value, bool) {
+	if s.group == nil || len(s.group.keys) == 0 {
+		return value{}, false
+	}
+	cols, blocked := false, false
+	walkNodes(n.ProtoReflect(), func(m protoreflect.Message) bool {
+		switch x := m.Interface().(type) {
+		case *pg_query.ColumnRef:
+			cols = true
+		case *pg_query.ParamRef, *pg_query.SubLink:
+			blocked = true
+		case *pg_query.FuncCall:
+			blocked = blocked || aggregateNames[funcName(x)]
+		}
+		return !blocked
+	})
+	if !cols || blocked {
+		return value{}, false
+	}
+	in := *s.group.input
+	in.noAggs = "in GROUP BY"
+	v, err := l.expr(n, &in)
+	if err != nil {
+		return value{}, false
+	}
+	e, err := l.settle(v)
+	if err != nil {
+		return value{}, false
+	}
+	for i, k := range s.group.keys {
+		if k.Equals(e) {
+			ref, err := s.ref(i)
+			if err != nil {
+				return value{}, false
+			}
+			return value{e: ref, loc: v.loc, name: v.name}, true
+		}
+	}
+	return value{}, false
+}
+
+// walkNodes calls f on every message under m (m included) until f returns
+// false.
+func walkNodes(m protoreflect.Message, f func(protoreflect.Message) bool) bool {
+	if !f(m) {
+		return false
+	}
+	ok := true
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if fd.Kind() != protoreflect.MessageKind || fd.IsMap() {
+			return true
+		}
+		if fd.IsList() {
+			for i := range v.List().Len() {
+				if ok = walkNodes(v.List().Get(i).Message(), f); !ok {
+					return false
+				}
+			}
+			return true
+		}
+		ok = walkNodes(v.Message(), f)
+		return ok
+	})
+	return ok
+}
