@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -120,6 +121,17 @@ func (r *result) close() {
 func (rs *results) stream(ctx context.Context, h string, r *result, errOf func(error) error) (*arrow.Schema, <-chan flight.StreamChunk) {
 	ch := make(chan flight.StreamChunk)
 	stop := context.AfterFunc(ctx, r.cancel) // client gone: stop the query
+	// DoGet takes one batch at a time: when it takes the next, it has
+	// written and released the one before. The last one it took may be
+	// left unreleased by a failed write; it is released after the call.
+	var last atomic.Pointer[sentBatch]
+	if a := afterCallOf(ctx); a != nil {
+		a.add(func() {
+			if b := last.Load(); b != nil {
+				b.Release()
+			}
+		})
+	}
 	go func() {
 		defer close(ch)
 		defer rs.done(h, r)
@@ -135,10 +147,13 @@ func (rs *results) stream(ctx context.Context, h string, r *result, errOf func(e
 		for r.ctx.Err() == nil && r.rows.Next() {
 			b := r.rows.Batch()
 			b.Retain()
-			if !send(flight.StreamChunk{Data: b}) {
-				b.Release()
+			sb := &sentBatch{RecordBatch: b}
+			if !send(flight.StreamChunk{Data: sb}) {
+				sb.Release() // DoGet never took it
 				return
 			}
+			last.Store(sb) // DoGet took it: written and released, or not
+
 		}
 		err := r.rows.Err()
 		if err == nil {
@@ -149,4 +164,11 @@ func (rs *results) stream(ctx context.Context, h string, r *result, errOf func(e
 		}
 	}()
 	return r.rows.Schema(), ch
+}
+
+// len is the number of registered results.
+func (rs *results) len() int {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return len(rs.m)
 }

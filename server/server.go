@@ -73,6 +73,7 @@ func New(db *engine.DB, opt Options) (*Server, error) {
 	if opt.Auth.enabled() {
 		mw = append(mw, flight.CreateServerBasicAuthMiddleware(newValidator(*opt.Auth)))
 	}
+	mw = append(mw, afterCallMiddleware()) // innermost
 	var gopts []grpc.ServerOption
 	if opt.TLS != nil {
 		gopts = append(gopts, grpc.Creds(credentials.NewTLS(opt.TLS)))
