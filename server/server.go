@@ -36,6 +36,10 @@ type Options struct {
 	ResultTTL time.Duration
 	// Logger gets internal errors with their details (nil: discarded).
 	Logger *slog.Logger
+	// MaxRecvBytes is the largest message a client may send (0: 256 MiB):
+	// bound parameters come as one Arrow batch, and 1M ids are 8 MB, over
+	// gRPC's default of 4 MiB.
+	MaxRecvBytes int
 }
 
 // Server serves one engine.DB over Flight SQL. Safe for concurrent use;
@@ -74,7 +78,10 @@ func New(db *engine.DB, opt Options) (*Server, error) {
 		mw = append(mw, flight.CreateServerBasicAuthMiddleware(newValidator(*opt.Auth)))
 	}
 	mw = append(mw, afterCallMiddleware()) // innermost
-	var gopts []grpc.ServerOption
+	if opt.MaxRecvBytes <= 0 {
+		opt.MaxRecvBytes = 256 << 20
+	}
+	gopts := []grpc.ServerOption{grpc.MaxRecvMsgSize(opt.MaxRecvBytes)}
 	if opt.TLS != nil {
 		gopts = append(gopts, grpc.Creds(credentials.NewTLS(opt.TLS)))
 	}

@@ -445,3 +445,29 @@ func TestConcurrentClients(t *testing.T) {
 func isAborted(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "Aborted")
 }
+
+// TestLargeBind: 600K ids bound as one list are one 4.8 MB message, over
+// gRPC's default limit of 4 MiB a server must lift.
+func TestLargeBind(t *testing.T) {
+	ts := startServer(t, server.Options{})
+	cn := mustConnect(t, ts.uri, nil)
+	seedTable(t, cn)
+	ids := someIds(600000, 4)
+	st, err := cn.NewStatement()
+	require.NoError(t, err)
+	defer st.Close()
+	require.NoError(t, st.SetSqlQuery(seedQuery))
+	require.NoError(t, st.Prepare(context.Background()))
+	b := int64List(ids)
+	require.NoError(t, st.Bind(context.Background(), b))
+	b.Release()
+	rdr, _, err := st.ExecuteQuery(context.Background())
+	require.NoError(t, err)
+	got, want := rowsOf(t, rdr), oracle(ids)
+	require.Len(t, got, len(want))
+	for i := range want { // testify's Equal is slow on 600K rows
+		if got[i][0] != want[i][0] || got[i][1] != want[i][1] || got[i][2] != want[i][2] {
+			t.Fatalf("row %d: %v, want %v", i, got[i], want[i])
+		}
+	}
+}
