@@ -23,6 +23,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -120,8 +121,9 @@ func run(sizes, idCounts, clientCounts []int, runs int, dur time.Duration) error
 			if local != remote {
 				return fmt.Errorf("%d ids: in process %+v, Flight SQL %+v", k, local, remote)
 			}
-			tl := median(runs, func() error { _, err := inProcess(ctx, db, ids); return err })
-			tr := median(runs, func() error { _, err := cl.take(ctx, ids); return err })
+			tl, tr := medians(runs,
+				func() error { _, err := inProcess(ctx, db, ids); return err },
+				func() error { _, err := cl.take(ctx, ids); return err })
 			fmt.Printf("| %d | %d | %s | %s | %.2f |\n", n, k, tl.Round(10*time.Microsecond), tr.Round(10*time.Microsecond), float64(tr)/float64(tl))
 		}
 		cl.close()
@@ -287,16 +289,35 @@ func someIDs(k, n int, seed uint64) []int64 {
 	return ids
 }
 
-func median(runs int, f func() error) time.Duration {
-	ts := make([]time.Duration, 0, runs)
-	for range runs {
-		t0 := time.Now()
-		if err := f(); err != nil {
-			fmt.Fprintln(os.Stderr, "flightbench:", err)
-			os.Exit(1)
+// medians times a and b runs times each, alternating which goes first
+// so both see the same machine (GC before each run), and returns their
+// medians.
+func medians(runs int, a, b func() error) (time.Duration, time.Duration) {
+	var ta, tb []time.Duration
+	for i := range runs {
+		order := []int{0, 1}
+		if i%2 == 1 {
+			order = []int{1, 0}
 		}
-		ts = append(ts, time.Since(t0))
+		for _, j := range order {
+			f := a
+			if j == 1 {
+				f = b
+			}
+			runtime.GC()
+			t0 := time.Now()
+			if err := f(); err != nil {
+				fmt.Fprintln(os.Stderr, "flightbench:", err)
+				os.Exit(1)
+			}
+			if d := time.Since(t0); j == 0 {
+				ta = append(ta, d)
+			} else {
+				tb = append(tb, d)
+			}
+		}
 	}
-	slices.Sort(ts)
-	return ts[len(ts)/2]
+	slices.Sort(ta)
+	slices.Sort(tb)
+	return ta[len(ta)/2], tb[len(tb)/2]
 }
