@@ -36,6 +36,9 @@ type Options struct {
 	ResultTTL time.Duration
 	// Logger gets internal errors with their details (nil: discarded).
 	Logger *slog.Logger
+	// ShutdownGrace is how long Shutdown lets running calls finish before
+	// it cancels them (0: 10 s).
+	ShutdownGrace time.Duration
 	// MaxRecvBytes is the largest message a client may send (0: 256 MiB):
 	// bound parameters come as one Arrow batch, and 1M ids are 8 MB, over
 	// gRPC's default of 4 MiB.
@@ -54,7 +57,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	prepared map[string]*prepared
-	grpc     flight.Server
+	grpc     *grpc.Server
 }
 
 // New returns a Server of db.
@@ -73,20 +76,33 @@ func New(db *engine.DB, opt Options) (*Server, error) {
 	if err := s.registerSqlInfo(); err != nil {
 		return nil, err
 	}
-	var mw []flight.ServerMiddleware
-	if opt.Auth.enabled() {
-		mw = append(mw, flight.CreateServerBasicAuthMiddleware(newValidator(*opt.Auth)))
-	}
-	mw = append(mw, afterCallMiddleware()) // innermost
 	if opt.MaxRecvBytes <= 0 {
 		opt.MaxRecvBytes = 256 << 20
 	}
-	gopts := []grpc.ServerOption{grpc.MaxRecvMsgSize(opt.MaxRecvBytes)}
+	if opt.ShutdownGrace <= 0 {
+		opt.ShutdownGrace = 10 * time.Second
+	}
+	s.opt = opt
+	var (
+		unary  []grpc.UnaryServerInterceptor
+		stream []grpc.StreamServerInterceptor
+	)
+	if opt.Auth.enabled() {
+		mw := flight.CreateServerBasicAuthMiddleware(newValidator(*opt.Auth))
+		unary = append(unary, mw.Unary)
+		stream = append(stream, mw.Stream)
+	}
+	stream = append(stream, afterCallMiddleware().Stream) // innermost
+	gopts := []grpc.ServerOption{
+		grpc.MaxRecvMsgSize(opt.MaxRecvBytes),
+		grpc.ChainUnaryInterceptor(unary...),
+		grpc.ChainStreamInterceptor(stream...),
+	}
 	if opt.TLS != nil {
 		gopts = append(gopts, grpc.Creds(credentials.NewTLS(opt.TLS)))
 	}
-	s.grpc = flight.NewServerWithMiddleware(mw, gopts...)
-	s.grpc.RegisterFlightService(flightsql.NewFlightServerWithAllocator(s, s.mem))
+	s.grpc = grpc.NewServer(gopts...)
+	flight.RegisterFlightServiceServer(s.grpc, flightsql.NewFlightServerWithAllocator(s, s.mem))
 	return s, nil
 }
 
@@ -97,14 +113,25 @@ func (s *Server) Serve(lis net.Listener) error {
 	if !s.opt.Auth.enabled() && !loopback(lis.Addr()) {
 		return fmt.Errorf("%w: listening on %s (beyond localhost) requires authentication (users or tokens)", ErrConfig, lis.Addr())
 	}
-	s.grpc.InitListener(lis)
-	return s.grpc.Serve()
+	return s.grpc.Serve(lis)
 }
 
-// Shutdown stops accepting calls, waits for the running ones, and closes
-// every result nobody read.
+// Shutdown stops accepting calls, gives the running ones
+// Options.ShutdownGrace to finish (a client that stopped reading would
+// hold a DoGet forever), then cancels them, and closes every result nobody
+// read. Serve returns nil once it is done.
 func (s *Server) Shutdown() {
-	s.grpc.Shutdown()
+	done := make(chan struct{})
+	go func() {
+		s.grpc.GracefulStop()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(s.opt.ShutdownGrace):
+		s.grpc.Stop()
+		<-done
+	}
 	s.results.closeAll()
 }
 

@@ -257,3 +257,21 @@ func readAll(ctx context.Context, cl *flightsql.Client, info *flight.FlightInfo)
 	}
 	return n, rdr.Err()
 }
+
+// TestShutdownStalledReader: a client that stopped reading does not hold
+// Shutdown past its grace; its query is cancelled and releases all it
+// held (checked by testServer's cleanup).
+func TestShutdownStalledReader(t *testing.T) {
+	s, cl, _ := testServer(t, Options{ShutdownGrace: 200 * time.Millisecond})
+	ctx := context.Background()
+	info, err := cl.Execute(ctx, big)
+	require.NoError(t, err)
+	rdr, err := cl.DoGet(ctx, info.Endpoint[0].Ticket)
+	require.NoError(t, err)
+	defer rdr.Release()
+	require.True(t, rdr.Next())
+	time.Sleep(200 * time.Millisecond) // the server's writes block on flow control
+	t0 := time.Now()
+	s.Shutdown()
+	require.Less(t, time.Since(t0), 5*time.Second)
+}
