@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"sync"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -23,8 +24,9 @@ type prepared struct {
 	sql  string
 	plan []byte // a Substrait plan when not nil
 
-	mu     sync.Mutex
-	params []any // bound values, $1 first (nil: none bound)
+	mu       sync.Mutex
+	params   []any     // bound values, $1 first (nil: none bound)
+	lastUsed time.Time // a statement unused for Options.PreparedTTL is dropped
 }
 
 func (p *prepared) runner(s *Server) runner {
@@ -37,13 +39,26 @@ func (p *prepared) runner(s *Server) runner {
 	return s.sqlRunner(p.sql, params)
 }
 
+// addPrepared registers p and drops the statements unused for
+// Options.PreparedTTL: a client that never closes its statements (or
+// died) must not grow the server for ever.
 func (s *Server) addPrepared(p *prepared) []byte {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	h := hex.EncodeToString(b[:])
+	now := time.Now()
+	p.lastUsed = now
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k, q := range s.prepared {
+		q.mu.Lock()
+		idle := now.Sub(q.lastUsed) > s.opt.PreparedTTL
+		q.mu.Unlock()
+		if idle {
+			delete(s.prepared, k)
+		}
+	}
 	s.prepared[h] = p
-	s.mu.Unlock()
 	return []byte(h)
 }
 
@@ -52,8 +67,11 @@ func (s *Server) preparedOf(handle []byte) (*prepared, error) {
 	p, ok := s.prepared[string(handle)]
 	s.mu.Unlock()
 	if !ok {
-		return nil, status.Error(codes.NotFound, "no such prepared statement (closed, or of another server)")
+		return nil, status.Error(codes.NotFound, "no such prepared statement (closed, unused too long, or of another server)")
 	}
+	p.mu.Lock()
+	p.lastUsed = time.Now()
+	p.mu.Unlock()
 	return p, nil
 }
 

@@ -36,6 +36,9 @@ type Options struct {
 	ResultTTL time.Duration
 	// Logger gets internal errors with their details (nil: discarded).
 	Logger *slog.Logger
+	// PreparedTTL drops a prepared statement unused for this long (0: 1
+	// hour).
+	PreparedTTL time.Duration
 	// ShutdownGrace is how long Shutdown lets running calls finish before
 	// it cancels them (0: 10 s).
 	ShutdownGrace time.Duration
@@ -78,6 +81,9 @@ func New(db *engine.DB, opt Options) (*Server, error) {
 	}
 	if opt.MaxRecvBytes <= 0 {
 		opt.MaxRecvBytes = 256 << 20
+	}
+	if opt.PreparedTTL <= 0 {
+		opt.PreparedTTL = time.Hour
 	}
 	if opt.ShutdownGrace <= 0 {
 		opt.ShutdownGrace = 10 * time.Second

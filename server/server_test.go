@@ -275,3 +275,30 @@ func TestShutdownStalledReader(t *testing.T) {
 	s.Shutdown()
 	require.Less(t, time.Since(t0), 5*time.Second)
 }
+
+// TestPreparedTTL: a prepared statement unused for the TTL is dropped
+// when another is prepared; one in use stays.
+func TestPreparedTTL(t *testing.T) {
+	ctx := context.Background()
+	s, cl, _ := testServer(t, Options{PreparedTTL: 300 * time.Millisecond})
+	idle, err := cl.Prepare(ctx, "SELECT 1")
+	require.NoError(t, err)
+	used, err := cl.Prepare(ctx, "SELECT 2")
+	require.NoError(t, err)
+	for range 4 {
+		time.Sleep(100 * time.Millisecond)
+		info, err := used.Execute(ctx)
+		require.NoError(t, err)
+		_, err = readAll(ctx, cl, info)
+		require.NoError(t, err)
+	}
+	_, err = cl.Prepare(ctx, "SELECT 3")
+	require.NoError(t, err)
+	_, err = idle.Execute(ctx)
+	require.Equal(t, codes.NotFound, code(err), "%v", err)
+	_, err = used.Execute(ctx)
+	require.NoError(t, err)
+	s.mu.Lock()
+	require.Len(t, s.prepared, 2)
+	s.mu.Unlock()
+}
