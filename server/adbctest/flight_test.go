@@ -168,6 +168,18 @@ func TestSubstraitPlan(t *testing.T) {
 	require.NoError(t, plain.SetSubstraitPlan(plan))
 	_, _, err = plain.ExecuteQuery(context.Background())
 	requireCode(t, err, codes.InvalidArgument, "parameter $1")
+
+	// A plan without parameters executes as it is (the plan SQL lowers
+	// to, in protobuf JSON), as a query and through ExecuteUpdate.
+	js, _, err := ts.db.SubstraitOf(context.Background(), "SELECT k FROM t WHERE k < 130 ORDER BY k")
+	require.NoError(t, err)
+	require.NoError(t, plain.SetSubstraitPlan(js))
+	rdr, _, err = plain.ExecuteQuery(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, [][]any{{int64(100)}, {int64(110)}, {int64(120)}}, rowsOf(t, rdr))
+	n, err := plain.ExecuteUpdate(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, int64(0), n)
 }
 
 // TestPartitionedRead: ExecutePartitions hands out the result's endpoints
@@ -470,4 +482,22 @@ func TestLargeBind(t *testing.T) {
 			t.Fatalf("row %d: %v, want %v", i, got[i], want[i])
 		}
 	}
+}
+
+// TestClientGoesAway: a client that releases its reader after one batch
+// of a huge result ends the query on the server, which releases all it
+// held (the checked allocator is at zero when the test ends).
+func TestClientGoesAway(t *testing.T) {
+	ts := startServer(t, server.Options{})
+	cn := mustConnect(t, ts.uri, nil)
+	st, err := cn.NewStatement()
+	require.NoError(t, err)
+	defer st.Close()
+	require.NoError(t, st.SetSqlQuery("SELECT g FROM generate_series(1, 1000000000) AS g(g)"))
+	rdr, _, err := st.ExecuteQuery(context.Background())
+	require.NoError(t, err)
+	require.True(t, rdr.Next())
+	rdr.Release()
+	// The connection still works.
+	require.Equal(t, [][]any{{int64(2)}}, query(t, cn, "SELECT 1 + 1"))
 }
