@@ -353,12 +353,16 @@ func flip(t *testing.T, path string) {
 // issued) and a configured bearer token work.
 func TestAuth(t *testing.T) {
 	ts := startServer(t, server.Options{Auth: &server.Auth{Users: map[string]string{"alice": "s3cret"}, Tokens: []string{"tok-1"}}})
+	// Probed with a query: its GetFlightInfo is a unary call, which always
+	// brings the server's status back. (arrow-go's client ExecuteUpdate
+	// returns the io.EOF of its Send when the server refused the DoPut
+	// before reading it, instead of receiving the status.)
 	try := func(opts map[string]string) error {
 		cn, err := connect(t, ts.uri, opts)
 		if err != nil {
 			return err
 		}
-		_, err = execErr(cn, "CREATE TABLE IF NOT EXISTS a (k BIGINT)")
+		_, err = queryErr(t, cn, "SELECT 1")
 		return err
 	}
 	requireCode(t, try(nil), codes.Unauthenticated)
@@ -482,22 +486,4 @@ func TestLargeBind(t *testing.T) {
 			t.Fatalf("row %d: %v, want %v", i, got[i], want[i])
 		}
 	}
-}
-
-// TestClientGoesAway: a client that releases its reader after one batch
-// of a huge result ends the query on the server, which releases all it
-// held (the checked allocator is at zero when the test ends).
-func TestClientGoesAway(t *testing.T) {
-	ts := startServer(t, server.Options{})
-	cn := mustConnect(t, ts.uri, nil)
-	st, err := cn.NewStatement()
-	require.NoError(t, err)
-	defer st.Close()
-	require.NoError(t, st.SetSqlQuery("SELECT g FROM generate_series(1, 1000000000) AS g(g)"))
-	rdr, _, err := st.ExecuteQuery(context.Background())
-	require.NoError(t, err)
-	require.True(t, rdr.Next())
-	rdr.Release()
-	// The connection still works.
-	require.Equal(t, [][]any{{int64(2)}}, query(t, cn, "SELECT 1 + 1"))
 }

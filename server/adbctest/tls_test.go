@@ -61,7 +61,7 @@ func TestTLS(t *testing.T) {
 	opts[adbc.OptionKeyPassword] = "nope"
 	bad, err := connect(t, ts.uri, opts)
 	if err == nil {
-		_, err = execErr(bad, "SELECT 1")
+		_, err = queryErr(t, bad, "SELECT 1")
 	}
 	requireCode(t, err, codes.Unauthenticated)
 }
