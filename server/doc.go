@@ -36,6 +36,10 @@
 // by the expiry or by the DoGet client going away; closing it releases
 // every batch and the plan's state.
 //
+// A prepared statement lives until the client closes it or it goes unused
+// for Options.PreparedTTL. Shutdown gives running calls
+// Options.ShutdownGrace, then cancels them.
+//
 // Partitioned reads: every result is one endpoint today. A large take could
 // be split into one endpoint per group of fragments (each reading the ids
 // those fragments hold, in parallel), but the planner has no per-fragment
