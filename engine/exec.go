@@ -19,7 +19,7 @@ import (
 // Exec runs every statement of script in order and returns the result of
 // the last one read to the end: a convenience for small results, built on
 // Query (use Query to stream). params binds :name parameters by name (and
-// $k ones by "k").
+// $k ones by "k"; a :name bound by no name is bound by its position "k").
 func (db *DB) Exec(ctx context.Context, script string, params map[string]any) (*Result, error) {
 	rows, err := db.Query(ctx, script, params)
 	if err != nil {
@@ -176,6 +176,11 @@ func bind(q *sql.Query, params map[string]any) (map[int]any, error) {
 			key = strconv.Itoa(k)
 		}
 		v, ok := params[key]
+		if !ok && name != "" {
+			// A client that binds by position (Flight SQL, ADBC) names
+			// :ids by its place among the statement's parameters.
+			v, ok = params[strconv.Itoa(k)]
+		}
 		if !ok {
 			return nil, fmt.Errorf("%w: no value bound for parameter %s", ErrParam, paramLabel(name, k))
 		}

@@ -5,6 +5,7 @@
 //	stablerow substrait -f PLAN      run a Substrait plan (JSON or binary); -emit SQL prints one
 //	stablerow inspect PATH           describe a table, a database or a .rowmap file
 //	stablerow vacuum -d DIR          remove files no version references
+//	stablerow serve -d DIR           serve Arrow Flight SQL (-addr, default 127.0.0.1:31337)
 //
 // Exit status: 0 success; 1 the statement failed (bad input, unsupported,
 // not found, out of range); 2 bad command line; 3 corrupt data on disk;
@@ -38,6 +39,10 @@ func usage(w io.Writer) {
                                                     indexes, versions) or a .rowmap file
   stablerow vacuum [-d DIR] [-table t] [-grace 1h] [-dry-run]
                                                     remove files no version references
+  stablerow serve [-d DIR] [-addr 127.0.0.1:31337] [-user NAME] [-tokens FILE]
+                [-tls-cert FILE -tls-key FILE]      serve Arrow Flight SQL (password in
+                                                    $STABLEROW_PASSWORD; beyond localhost
+                                                    -user or -tokens is required)
 
 stablerow COMMAND -help describes the flags of a command.`)
 }
@@ -75,6 +80,8 @@ func main() {
 		err = runInspect(ctx, os.Args[2:])
 	case "vacuum":
 		err = runVacuum(ctx, os.Args[2:])
+	case "serve":
+		err = runServe(ctx, os.Args[2:])
 	case "-h", "-help", "--help", "help":
 		usage(os.Stdout)
 		return

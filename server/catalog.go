@@ -1,0 +1,195 @@
+package server
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+	"github.com/apache/arrow-go/v18/arrow/flight/flightsql/schema_ref"
+)
+
+// Version is the server version GetSqlInfo reports.
+const Version = "0.1.0"
+
+// registerSqlInfo declares what the server is and does, for GetSqlInfo
+// (clients ask on connect).
+func (s *Server) registerSqlInfo() error {
+	for id, v := range map[flightsql.SqlInfo]any{
+		flightsql.SqlInfoFlightSqlServerName:         "stablerow",
+		flightsql.SqlInfoFlightSqlServerVersion:      Version,
+		flightsql.SqlInfoFlightSqlServerArrowVersion: "18.8.0",
+		flightsql.SqlInfoFlightSqlServerReadOnly:     false,
+		flightsql.SqlInfoFlightSqlServerSql:          true,
+		flightsql.SqlInfoFlightSqlServerSubstrait:    true,
+		flightsql.SqlInfoFlightSqlServerTransaction:  int32(flightsql.SqlTransactionNone),
+		flightsql.SqlInfoFlightSqlServerCancel:       true,
+		flightsql.SqlInfoDDLCatalog:                  false,
+		flightsql.SqlInfoDDLSchema:                   false,
+		flightsql.SqlInfoDDLTable:                    true,
+	} {
+		if err := s.RegisterSqlInfo(id, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// The database has tables, no catalogs and one unnamed schema: a table is
+// named by its name alone.
+
+// catalogInfo is the FlightInfo of a catalog call: one endpoint whose
+// ticket is the command itself (DoGet routes it back by its type).
+func (s *Server) catalogInfo(desc *flight.FlightDescriptor, schema *arrow.Schema) *flight.FlightInfo {
+	return &flight.FlightInfo{
+		FlightDescriptor: desc,
+		Schema:           flight.SerializeSchema(schema, s.mem),
+		Endpoint:         []*flight.FlightEndpoint{{Ticket: &flight.Ticket{Ticket: desc.Cmd}}},
+		TotalRecords:     -1,
+		TotalBytes:       -1,
+	}
+}
+
+// one streams one batch built by fill over schema.
+func (s *Server) one(schema *arrow.Schema, fill func(b *array.RecordBuilder)) (*arrow.Schema, <-chan flight.StreamChunk, error) {
+	b := array.NewRecordBuilder(s.mem, schema)
+	defer b.Release()
+	fill(b)
+	ch := make(chan flight.StreamChunk, 1)
+	ch <- flight.StreamChunk{Data: b.NewRecordBatch()}
+	close(ch)
+	return schema, ch, nil
+}
+
+func (s *Server) GetFlightInfoCatalogs(_ context.Context, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
+	return s.catalogInfo(desc, schema_ref.Catalogs), nil
+}
+
+func (s *Server) DoGetCatalogs(context.Context) (*arrow.Schema, <-chan flight.StreamChunk, error) {
+	return s.one(schema_ref.Catalogs, func(*array.RecordBuilder) {})
+}
+
+func (s *Server) GetFlightInfoSchemas(_ context.Context, _ flightsql.GetDBSchemas, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
+	return s.catalogInfo(desc, schema_ref.DBSchemas), nil
+}
+
+// DoGetDBSchemas reports the one unnamed schema the tables are in (a
+// schema name is not null in Flight SQL; clients such as ADBC's GetObjects
+// list tables by schema).
+func (s *Server) DoGetDBSchemas(_ context.Context, cmd flightsql.GetDBSchemas) (*arrow.Schema, <-chan flight.StreamChunk, error) {
+	match := (cmd.GetCatalog() == nil || *cmd.GetCatalog() == "") &&
+		(cmd.GetDBSchemaFilterPattern() == nil || like(*cmd.GetDBSchemaFilterPattern(), ""))
+	return s.one(schema_ref.DBSchemas, func(b *array.RecordBuilder) {
+		if match {
+			b.Field(0).AppendNull()
+			b.Field(1).(*array.StringBuilder).Append("")
+		}
+	})
+}
+
+func (s *Server) GetFlightInfoTableTypes(_ context.Context, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
+	return s.catalogInfo(desc, schema_ref.TableTypes), nil
+}
+
+func (s *Server) DoGetTableTypes(context.Context) (*arrow.Schema, <-chan flight.StreamChunk, error) {
+	return s.one(schema_ref.TableTypes, func(b *array.RecordBuilder) {
+		b.Field(0).(*array.StringBuilder).Append("TABLE")
+	})
+}
+
+func (s *Server) GetFlightInfoPrimaryKeys(_ context.Context, _ flightsql.TableRef, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
+	return s.catalogInfo(desc, schema_ref.PrimaryKeys), nil
+}
+
+// DoGetPrimaryKeys: tables have no primary keys (a row's key is its
+// _rowid, which no constraint declares).
+func (s *Server) DoGetPrimaryKeys(context.Context, flightsql.TableRef) (*arrow.Schema, <-chan flight.StreamChunk, error) {
+	return s.one(schema_ref.PrimaryKeys, func(*array.RecordBuilder) {})
+}
+
+func (s *Server) GetFlightInfoTables(_ context.Context, cmd flightsql.GetTables, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
+	if cmd.GetIncludeSchema() {
+		return s.catalogInfo(desc, schema_ref.TablesWithIncludedSchema), nil
+	}
+	return s.catalogInfo(desc, schema_ref.Tables), nil
+}
+
+// DoGetTables lists the tables a filter matches, with their user columns'
+// schema when asked. A catalog or schema filter other than empty matches
+// nothing: there are none.
+func (s *Server) DoGetTables(ctx context.Context, cmd flightsql.GetTables) (*arrow.Schema, <-chan flight.StreamChunk, error) {
+	schema := schema_ref.Tables
+	if cmd.GetIncludeSchema() {
+		schema = schema_ref.TablesWithIncludedSchema
+	}
+	var names []string
+	none := (cmd.GetCatalog() != nil && *cmd.GetCatalog() != "") ||
+		(cmd.GetDBSchemaFilterPattern() != nil && !like(*cmd.GetDBSchemaFilterPattern(), "")) ||
+		(len(cmd.GetTableTypes()) > 0 && !slices.ContainsFunc(cmd.GetTableTypes(), func(t string) bool { return strings.EqualFold(t, "TABLE") }))
+	if !none {
+		for _, n := range s.db.Tables() {
+			if p := cmd.GetTableNameFilterPattern(); p == nil || like(*p, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	var schemas [][]byte
+	if cmd.GetIncludeSchema() {
+		for _, n := range names {
+			t, err := s.db.Table(ctx, n)
+			if err != nil {
+				return nil, nil, s.statusOf(err)
+			}
+			schemas = append(schemas, flight.SerializeSchema(t.UserSchema(), s.mem))
+		}
+	}
+	return s.one(schema, func(b *array.RecordBuilder) {
+		for i, n := range names {
+			b.Field(0).AppendNull()
+			b.Field(1).AppendNull()
+			b.Field(2).(*array.StringBuilder).Append(n)
+			b.Field(3).(*array.StringBuilder).Append("TABLE")
+			if schemas != nil {
+				b.Field(4).(*array.BinaryBuilder).Append(schemas[i])
+			}
+		}
+	})
+}
+
+// like matches s against a SQL LIKE pattern as Flight SQL's filters use
+// it: % any run of characters, _ one character, \ escapes the next one.
+// Case-insensitive, as table names are.
+func like(pattern, s string) bool {
+	p, t := []rune(strings.ToLower(pattern)), []rune(strings.ToLower(s))
+	// Backtracking over the last %: linear in practice, never exponential.
+	pi, ti, star, mark := 0, 0, -1, 0
+	for ti < len(t) {
+		switch {
+		case pi < len(p) && p[pi] == '%':
+			star, mark = pi, ti
+			pi++
+			continue
+		case pi < len(p) && p[pi] == '\\' && pi+1 < len(p) && p[pi+1] == t[ti]:
+			pi += 2
+			ti++
+			continue
+		case pi < len(p) && p[pi] != '\\' && (p[pi] == '_' || p[pi] == t[ti]):
+			pi++
+			ti++
+			continue
+		case star >= 0:
+			pi = star + 1
+			mark++
+			ti = mark
+			continue
+		}
+		return false
+	}
+	for pi < len(p) && p[pi] == '%' {
+		pi++
+	}
+	return pi == len(p)
+}

@@ -1,0 +1,54 @@
+// Package server is stablerow's Arrow Flight SQL server (`stablerow
+// serve`): any Flight SQL client (ADBC, JDBC, Python's
+// adbc_driver_flightsql) runs SQL or Substrait plans against an
+// engine.DB and reads the results as Arrow record batches.
+//
+// What a client can call:
+//   - statements: CommandStatementQuery (GetFlightInfo, then DoGet of its
+//     ticket), CommandStatementUpdate and CommandStatementSubstraitPlan
+//     through DoPut for DML and DDL, CommandStatementSubstraitPlan through
+//     GetFlightInfo for queries;
+//   - prepared statements of SQL or of a Substrait plan, with parameters
+//     bound from Arrow batches (engine.ParamsFromArrow): the seed query's
+//     ids as a list<int64> of one row or as a column, so a client takes rows
+//     by id without building SQL text;
+//   - the catalog calls clients make on connect: GetSqlInfo, GetCatalogs,
+//     GetDbSchemas, GetTables (with schemas), GetTableTypes,
+//     GetPrimaryKeys (always empty);
+//   - CancelFlightInfo.
+//
+// A query's result lives in the server between GetFlightInfo and DoGet
+// (see results.go):
+//
+//	GetFlightInfo: plan, start       DoGet of its ticket
+//	  ----------------------> started ---------------> streaming --end, error, client gone--> closed
+//	                             |                        |
+//	                             | Cancel, TTL expiry     | Cancel: the stream stops with Canceled
+//	                             v                        v
+//	                           closed                   closed
+//
+// GetFlightInfo starts the query (so bad SQL, an unknown table or a bad
+// parameter fail the call that the client's "execute" makes) and returns
+// one endpoint; DoGet streams the rows batch by batch as the plan produces
+// them, one batch in flight, so memory is bounded by the batch size, not by
+// the result. A result nobody reads is closed after Options.ResultTTL.
+// Every result runs on a context of its own, cancelled by CancelFlightInfo,
+// by the expiry or by the DoGet client going away; closing it releases
+// every batch and the plan's state.
+//
+// A prepared statement lives until the client closes it or it goes unused
+// for Options.PreparedTTL. Shutdown gives running calls
+// Options.ShutdownGrace, then cancels them.
+//
+// Partitioned reads: every result is one endpoint today. A large take could
+// be split into one endpoint per group of fragments (each reading the ids
+// those fragments hold, in parallel), but the planner has no per-fragment
+// split of a take yet, so no endpoint pretends to be a partition.
+//
+// Errors are gRPC statuses made in one place (status.go) from the error's
+// errkind: InvalidArgument (bad SQL with its line and column, bad
+// parameters), NotFound (unknown table, expired result), Aborted (a
+// concurrent commit won: retry), DataLoss (corrupt data), OutOfRange,
+// Unimplemented, Internal (a bug; the details go to the server's log only),
+// Unauthenticated from the authentication middleware (auth.go).
+package server

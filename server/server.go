@@ -1,0 +1,164 @@
+package server
+
+import (
+	"crypto/tls"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+
+	"github.com/stablerow/stablerow/engine"
+	"github.com/stablerow/stablerow/errkind"
+)
+
+// ErrConfig: a server option that cannot work (e.g. listening beyond
+// localhost without authentication).
+var ErrConfig = errkind.New(errkind.InvalidArgument, "server: bad configuration")
+
+// Options configure a Server.
+type Options struct {
+	Mem memory.Allocator // IPC decoding of parameters (nil: memory.DefaultAllocator)
+	// Auth: nil or empty serves without authentication, which Serve allows
+	// only on a loopback address.
+	Auth *Auth
+	// TLS, if set, serves TLS (the CLI's -tls-cert, -tls-key).
+	TLS *tls.Config
+	// ResultTTL is how long a started result waits for its DoGet before it
+	// is closed (0: 5 minutes).
+	ResultTTL time.Duration
+	// Logger gets internal errors with their details (nil: discarded).
+	Logger *slog.Logger
+	// PreparedTTL drops a prepared statement unused for this long (0: 1
+	// hour).
+	PreparedTTL time.Duration
+	// ShutdownGrace is how long Shutdown lets running calls finish before
+	// it cancels them (0: 10 s).
+	ShutdownGrace time.Duration
+	// MaxRecvBytes is the largest message a client may send (0: 256 MiB):
+	// bound parameters come as one Arrow batch, and 1M ids are 8 MB, over
+	// gRPC's default of 4 MiB.
+	MaxRecvBytes int
+}
+
+// Server serves one engine.DB over Flight SQL. Safe for concurrent use;
+// every call runs as its own statement under the table's commit rules.
+type Server struct {
+	flightsql.BaseServer
+	db      *engine.DB
+	opt     Options
+	mem     memory.Allocator
+	log     *slog.Logger
+	results *results
+
+	mu       sync.Mutex
+	prepared map[string]*prepared
+	grpc     *grpc.Server
+}
+
+// New returns a Server of db.
+func New(db *engine.DB, opt Options) (*Server, error) {
+	if opt.ResultTTL <= 0 {
+		opt.ResultTTL = 5 * time.Minute
+	}
+	s := &Server{db: db, opt: opt, mem: opt.Mem, log: opt.Logger, results: newResults(opt.ResultTTL), prepared: map[string]*prepared{}}
+	if s.mem == nil {
+		s.mem = memory.DefaultAllocator
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	s.Alloc = s.mem
+	if err := s.registerSqlInfo(); err != nil {
+		return nil, err
+	}
+	if opt.MaxRecvBytes <= 0 {
+		opt.MaxRecvBytes = 256 << 20
+	}
+	if opt.PreparedTTL <= 0 {
+		opt.PreparedTTL = time.Hour
+	}
+	if opt.ShutdownGrace <= 0 {
+		opt.ShutdownGrace = 10 * time.Second
+	}
+	s.opt = opt
+	var (
+		unary  []grpc.UnaryServerInterceptor
+		stream []grpc.StreamServerInterceptor
+	)
+	if opt.Auth.enabled() {
+		mw := flight.CreateServerBasicAuthMiddleware(newValidator(*opt.Auth))
+		unary = append(unary, mw.Unary)
+		stream = append(stream, mw.Stream)
+	}
+	stream = append(stream, afterCallMiddleware().Stream) // innermost
+	gopts := []grpc.ServerOption{
+		grpc.MaxRecvMsgSize(opt.MaxRecvBytes),
+		grpc.ChainUnaryInterceptor(unary...),
+		grpc.ChainStreamInterceptor(stream...),
+	}
+	if opt.TLS != nil {
+		gopts = append(gopts, grpc.Creds(credentials.NewTLS(opt.TLS)))
+	}
+	s.grpc = grpc.NewServer(gopts...)
+	flight.RegisterFlightServiceServer(s.grpc, flightsql.NewFlightServerWithAllocator(s, s.mem))
+	return s, nil
+}
+
+// Serve serves on lis until Shutdown. Without authentication it refuses a
+// listener that is not on a loopback address: anyone who can reach the
+// port could read and change every table.
+func (s *Server) Serve(lis net.Listener) error {
+	if !s.opt.Auth.enabled() && !loopback(lis.Addr()) {
+		return fmt.Errorf("%w: listening on %s (beyond localhost) requires authentication (users or tokens)", ErrConfig, lis.Addr())
+	}
+	return s.grpc.Serve(lis)
+}
+
+// Shutdown stops accepting calls, gives the running ones
+// Options.ShutdownGrace to finish (a client that stopped reading would
+// hold a DoGet forever), then cancels them, and closes every result nobody
+// read. Serve returns nil once it is done.
+func (s *Server) Shutdown() {
+	done := make(chan struct{})
+	go func() {
+		s.grpc.GracefulStop()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(s.opt.ShutdownGrace):
+		s.grpc.Stop()
+		<-done
+	}
+	s.results.closeAll()
+}
+
+// loopback reports whether addr is a loopback address.
+func loopback(addr net.Addr) bool {
+	ta, ok := addr.(*net.TCPAddr)
+	return ok && ta.IP.IsLoopback()
+}
+
+// CheckAddr is Serve's rule for an address before listening on it: a host
+// beyond localhost requires authentication.
+func CheckAddr(hostport string, auth *Auth) error {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return fmt.Errorf("%w: address %q: %w", ErrConfig, hostport, err)
+	}
+	if auth.enabled() || host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("%w: listening on %s (beyond localhost) requires authentication (users or tokens)", ErrConfig, hostport)
+}

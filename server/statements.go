@@ -1,0 +1,146 @@
+package server
+
+import (
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/stablerow/stablerow/engine"
+)
+
+// runner starts one statement on ctx: SQL text or a Substrait plan with
+// its bound parameters.
+type runner func(ctx context.Context) (*engine.Rows, error)
+
+func (s *Server) sqlRunner(text string, params []any) runner {
+	return func(ctx context.Context) (*engine.Rows, error) {
+		return s.db.Query(ctx, text, engine.PositionalParams(params))
+	}
+}
+
+func (s *Server) substraitRunner(plan []byte, params []any) runner {
+	return func(ctx context.Context) (*engine.Rows, error) {
+		return s.db.QuerySubstrait(ctx, plan, engine.AnchorParams(params))
+	}
+}
+
+// start plans and starts a statement for GetFlightInfo and registers its
+// rows under a ticket. The rows run on a context of their own (the call's
+// values, not its end: they outlive GetFlightInfo until their DoGet), yet
+// a client that goes away while the statement starts still stops it.
+func (s *Server) start(ctx context.Context, run runner, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, cancel)
+	rows, err := run(rctx)
+	stop()
+	if err != nil {
+		cancel()
+		return nil, s.statusOf(err)
+	}
+	info := &flight.FlightInfo{FlightDescriptor: desc, TotalRecords: -1, TotalBytes: -1}
+	schema := rows.Schema()
+	if schema == nil {
+		// A statement without a result set ran to completion: its result
+		// is no rows of no columns, and no endpoint.
+		rows.Close()
+		cancel()
+		info.Schema = flight.SerializeSchema(arrow.NewSchema(nil, nil), s.mem)
+		info.TotalRecords = 0
+		return info, nil
+	}
+	h := s.results.add(rctx, rows, cancel)
+	ticket, err := flightsql.CreateStatementQueryTicket([]byte(h))
+	if err != nil {
+		s.results.cancel(h)
+		return nil, status.Errorf(codes.Internal, "make ticket: %v", err)
+	}
+	info.Schema = flight.SerializeSchema(schema, s.mem)
+	info.Endpoint = []*flight.FlightEndpoint{{Ticket: &flight.Ticket{Ticket: ticket}}}
+	return info, nil
+}
+
+// GetFlightInfoStatement starts a SQL query.
+func (s *Server) GetFlightInfoStatement(ctx context.Context, cmd flightsql.StatementQuery, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
+	if err := noTransaction(cmd.GetTransactionId()); err != nil {
+		return nil, err
+	}
+	return s.start(ctx, s.sqlRunner(cmd.GetQuery(), nil), desc)
+}
+
+// GetFlightInfoSubstraitPlan starts a Substrait plan (protobuf binary or
+// JSON).
+func (s *Server) GetFlightInfoSubstraitPlan(ctx context.Context, cmd flightsql.StatementSubstraitPlan, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
+	if err := noTransaction(cmd.GetTransactionId()); err != nil {
+		return nil, err
+	}
+	return s.start(ctx, s.substraitRunner(cmd.GetPlan().Plan, nil), desc)
+}
+
+// DoGetStatement streams a started result, batch by batch.
+func (s *Server) DoGetStatement(ctx context.Context, t flightsql.StatementQueryTicket) (*arrow.Schema, <-chan flight.StreamChunk, error) {
+	h := string(t.GetStatementHandle())
+	r, ok := s.results.take(h)
+	if !ok {
+		return nil, nil, status.Error(codes.NotFound, "no such result: it was read already, cancelled, or expired")
+	}
+	schema, ch := s.results.stream(ctx, h, r, s.statusOf)
+	return schema, ch, nil
+}
+
+// DoPutCommandStatementUpdate runs DML or DDL (a query's rows are read and
+// dropped) and returns the rows it affected.
+func (s *Server) DoPutCommandStatementUpdate(ctx context.Context, cmd flightsql.StatementUpdate) (int64, error) {
+	if err := noTransaction(cmd.GetTransactionId()); err != nil {
+		return 0, err
+	}
+	return s.update(ctx, s.sqlRunner(cmd.GetQuery(), nil))
+}
+
+// DoPutCommandSubstraitPlan runs a Substrait plan to completion.
+func (s *Server) DoPutCommandSubstraitPlan(ctx context.Context, cmd flightsql.StatementSubstraitPlan) (int64, error) {
+	if err := noTransaction(cmd.GetTransactionId()); err != nil {
+		return 0, err
+	}
+	return s.update(ctx, s.substraitRunner(cmd.GetPlan().Plan, nil))
+}
+
+// update runs a statement to its end on the call's context.
+func (s *Server) update(ctx context.Context, run runner) (int64, error) {
+	rows, err := run(ctx)
+	if err != nil {
+		return 0, s.statusOf(err)
+	}
+	for rows.Next() {
+	}
+	if err := rows.Close(); err != nil {
+		return 0, s.statusOf(err)
+	}
+	return rows.RowsAffected(), nil
+}
+
+// CancelFlightInfo cancels the results of a FlightInfo's endpoints.
+func (s *Server) CancelFlightInfo(_ context.Context, req *flight.CancelFlightInfoRequest) (flight.CancelFlightInfoResult, error) {
+	st := flight.CancelStatusNotCancellable
+	for _, e := range req.GetInfo().GetEndpoint() {
+		t, err := flightsql.GetStatementQueryTicket(e.GetTicket())
+		if err != nil {
+			continue
+		}
+		if s.results.cancel(string(t.GetStatementHandle())) {
+			st = flight.CancelStatusCancelled
+		}
+	}
+	return flight.CancelFlightInfoResult{Status: st}, nil
+}
+
+// noTransaction refuses a transaction id: statements commit one by one.
+func noTransaction(id []byte) error {
+	if len(id) > 0 {
+		return status.Error(codes.Unimplemented, "transactions are not supported: every statement commits on its own")
+	}
+	return nil
+}
