@@ -1,0 +1,187 @@
+package plan
+
+import (
+	"fmt"
+
+	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// normalize returns p, or a copy of it in the shape substrait-go reads,
+// for the valid plans it would otherwise refuse or panic on:
+//
+//   - a relation without a RelCommon (the spec makes it optional; several
+//     producers leave it out): substrait-go dereferences it on Sort,
+//     Join, Aggregate, Set and Cross and panics. It gets an empty one
+//     (direct emit).
+//   - a FetchRel with a count and no offset, or an offset and no count
+//     ("LIMIT 5", "OFFSET 2"): substrait-go refuses it as "missing
+//     required Offset field". The missing side becomes offset 0 or count
+//     -1 (all rows); an offset_expr / count_expr that is an integer
+//     literal becomes the plain field.
+//   - a function call that passes its operands in the deprecated `args`
+//     field (older producers) rather than `arguments`: substrait-go reads
+//     only `arguments`, so the call would lose its operands.
+//
+// p is not modified: the walk first only looks, and copies p when there
+// is something to change.
+func normalize(p *substraitpb.Plan) (*substraitpb.Plan, error) {
+	need, err := fixup(p.ProtoReflect(), false)
+	if err != nil || !need {
+		return p, err
+	}
+	q := proto.Clone(p).(*substraitpb.Plan)
+	if _, err := fixup(q.ProtoReflect(), true); err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+var (
+	relCommonName = (&substraitpb.RelCommon{}).ProtoReflect().Descriptor().FullName()
+	fetchName     = (&substraitpb.FetchRel{}).ProtoReflect().Descriptor().FullName()
+	scalarFnName  = (&substraitpb.Expression_ScalarFunction{}).ProtoReflect().Descriptor().FullName()
+	aggFnName     = (&substraitpb.AggregateFunction{}).ProtoReflect().Descriptor().FullName()
+)
+
+// fixup walks m and reports whether anything needs normalizing; with
+// apply it also changes it.
+func fixup(m protoreflect.Message, apply bool) (bool, error) {
+	need := false
+	d := m.Descriptor()
+	// A relation message (one with a RelCommon "common" field) without it.
+	if fd := d.Fields().ByName("common"); fd != nil && fd.Message() != nil && fd.Message().FullName() == relCommonName && !m.Has(fd) {
+		need = true
+		if apply {
+			m.Set(fd, protoreflect.ValueOfMessage((&substraitpb.RelCommon{}).ProtoReflect()))
+		}
+	}
+	switch d.FullName() {
+	case fetchName:
+		n, err := fixFetch(m.Interface().(*substraitpb.FetchRel), apply)
+		if err != nil {
+			return false, err
+		}
+		need = need || n
+	case scalarFnName:
+		f := m.Interface().(*substraitpb.Expression_ScalarFunction)
+		if len(f.GetArguments()) == 0 && len(f.GetArgs()) > 0 { //nolint:staticcheck // reading the deprecated field is the point
+			need = true
+			if apply {
+				f.Arguments, f.Args = valueArgs(f.GetArgs()), nil //nolint:staticcheck
+			}
+		}
+	case aggFnName:
+		f := m.Interface().(*substraitpb.AggregateFunction)
+		if len(f.GetArguments()) == 0 && len(f.GetArgs()) > 0 { //nolint:staticcheck
+			need = true
+			if apply {
+				f.Arguments, f.Args = valueArgs(f.GetArgs()), nil //nolint:staticcheck
+			}
+		}
+	}
+	var err error
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if fd.Kind() != protoreflect.MessageKind && fd.Kind() != protoreflect.GroupKind {
+			return true
+		}
+		var n bool
+		switch {
+		case fd.IsList():
+			l := v.List()
+			for i := 0; i < l.Len() && err == nil; i++ {
+				n, err = fixup(l.Get(i).Message(), apply)
+				need = need || n
+			}
+		case fd.IsMap():
+			if fd.MapValue().Kind() == protoreflect.MessageKind {
+				v.Map().Range(func(_ protoreflect.MapKey, mv protoreflect.Value) bool {
+					n, err = fixup(mv.Message(), apply)
+					need = need || n
+					return err == nil
+				})
+			}
+		default:
+			n, err = fixup(v.Message(), apply)
+			need = need || n
+		}
+		return err == nil
+	})
+	return need, err
+}
+
+// valueArgs wraps deprecated expression args as value arguments.
+func valueArgs(args []*substraitpb.Expression) []*substraitpb.FunctionArgument {
+	out := make([]*substraitpb.FunctionArgument, len(args))
+	for i, a := range args {
+		out[i] = &substraitpb.FunctionArgument{ArgType: &substraitpb.FunctionArgument_Value{Value: a}}
+	}
+	return out
+}
+
+// fixFetch gives a fetch both its offset and its count as plain numbers.
+func fixFetch(f *substraitpb.FetchRel, apply bool) (bool, error) {
+	need := false
+	switch o := f.GetOffsetMode().(type) {
+	case nil:
+		need = true
+		if apply {
+			f.OffsetMode = &substraitpb.FetchRel_Offset{Offset: 0}
+		}
+	case *substraitpb.FetchRel_OffsetExpr:
+		n, err := intLiteral(o.OffsetExpr, "offset")
+		if err != nil {
+			return false, err
+		}
+		need = true
+		if apply {
+			f.OffsetMode = &substraitpb.FetchRel_Offset{Offset: n}
+		}
+	}
+	switch c := f.GetCountMode().(type) {
+	case nil:
+		need = true
+		if apply {
+			f.CountMode = &substraitpb.FetchRel_Count{Count: -1} //nolint:staticcheck // -1: all rows
+		}
+	case *substraitpb.FetchRel_CountExpr:
+		n, err := intLiteral(c.CountExpr, "count")
+		if err != nil {
+			return false, err
+		}
+		need = true
+		if apply {
+			f.CountMode = &substraitpb.FetchRel_Count{Count: n} //nolint:staticcheck
+		}
+	}
+	return need, nil
+}
+
+// intLiteral reads a fetch's offset_expr or count_expr: an integer
+// literal (a NULL count is all rows, as in LIMIT NULL).
+func intLiteral(e *substraitpb.Expression, what string) (int64, error) {
+	l := e.GetLiteral()
+	var n int64
+	switch v := l.GetLiteralType().(type) {
+	case *substraitpb.Expression_Literal_I64:
+		n = v.I64
+	case *substraitpb.Expression_Literal_I32:
+		n = int64(v.I32)
+	case *substraitpb.Expression_Literal_I16:
+		n = int64(v.I16)
+	case *substraitpb.Expression_Literal_I8:
+		n = int64(v.I8)
+	case *substraitpb.Expression_Literal_Null:
+		if what == "count" {
+			return -1, nil
+		}
+		return 0, nil
+	default:
+		return 0, fmt.Errorf("%w: fetch %s_expr that is not an integer literal", errUnsupported("fetch"), what)
+	}
+	if n < 0 {
+		return 0, fmt.Errorf("%w: fetch %s_expr %d is negative", ErrInvalidPlan, what, n)
+	}
+	return n, nil
+}
