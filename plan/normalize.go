@@ -11,6 +11,9 @@ import (
 // normalize returns p, or a copy of it in the shape substrait-go reads,
 // for the valid plans it would otherwise refuse or panic on:
 //
+//   - extensions declared through the removed URI fields, a declaration
+//     that references no declared extension, a malformed URN (see
+//     migrate.go); function names as producers spell them (funcnames.go).
 //   - a relation without a RelCommon (the spec makes it optional; several
 //     producers leave it out): substrait-go dereferences it on Sort,
 //     Join, Aggregate, Set and Cross and panics. It gets an empty one
@@ -27,11 +30,26 @@ import (
 // p is not modified: the walk first only looks, and copies p when there
 // is something to change.
 func normalize(p *substraitpb.Plan) (*substraitpb.Plan, error) {
-	need, err := fixup(p.ProtoReflect(), false)
-	if err != nil || !need {
-		return p, err
+	legacy, err := binaryURIs(p, false)
+	if err != nil {
+		return nil, err
+	}
+	need := !legacy.empty()
+	need = migrateURIs(p, legacy, false) || need
+	need = renameFuncs(p, false) || need
+	fix, err := fixup(p.ProtoReflect(), false)
+	if err != nil {
+		return nil, err
+	}
+	if !need && !fix {
+		return p, nil
 	}
 	q := proto.Clone(p).(*substraitpb.Plan)
+	if _, err := binaryURIs(q, true); err != nil {
+		return nil, err
+	}
+	migrateURIs(q, legacy, true)
+	renameFuncs(q, true)
 	if _, err := fixup(q.ProtoReflect(), true); err != nil {
 		return nil, err
 	}

@@ -38,7 +38,7 @@ func validate(p *substraitpb.Plan) (*substraitpb.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &validator{funcs: map[uint32]string{}}
+	v := &validator{funcs: map[uint32]string{}, urns: map[uint32]string{}}
 	if err := v.extensions(q); err != nil {
 		return nil, err
 	}
@@ -60,7 +60,15 @@ func validate(p *substraitpb.Plan) (*substraitpb.Plan, error) {
 // validator holds the plan's declared function anchors.
 type validator struct {
 	funcs map[uint32]string // function anchor -> declared name
+	urns  map[uint32]string // function anchor -> URN of its extension
 }
+
+// byNameOwners are the URN owners whose functions the planner knows by
+// name: the standard extensions, and "unknown", which migrate.go gives
+// functions a producer declared without a usable extension (DataFusion's
+// u32::MAX reference, DuckDB's "extension:io.substrait:"). A function of
+// any other extension is that extension's own, whatever its name.
+var byNameOwners = map[string]bool{"io.substrait": true, derivedURNOwnerWithoutHost: true}
 
 // invalidAt and unsupportedAt make the errors of validate.
 func invalidAt(path, format string, args ...any) error {
@@ -75,25 +83,27 @@ func unsupportedAt(kind, path, format string, args ...any) error {
 
 // extensions records the declared anchors, each tied to a declared URN.
 func (v *validator) extensions(p *substraitpb.Plan) error {
-	urns := map[uint32]bool{}
+	urns := map[uint32]string{}
 	for _, u := range p.GetExtensionUrns() {
-		urns[u.GetExtensionUrnAnchor()] = true
+		urns[u.GetExtensionUrnAnchor()] = u.GetUrn()
 	}
 	for i, d := range p.GetExtensions() {
 		path := fmt.Sprintf("extensions[%d]", i)
 		switch m := d.GetMappingType().(type) {
 		case *extpb.SimpleExtensionDeclaration_ExtensionFunction_:
 			f := m.ExtensionFunction
-			if !urns[f.GetExtensionUrnReference()] {
+			urn, ok := urns[f.GetExtensionUrnReference()]
+			if !ok {
 				return invalidAt(path, "function %q refers to undeclared extension URN anchor %d", f.GetName(), f.GetExtensionUrnReference())
 			}
 			v.funcs[f.GetFunctionAnchor()] = f.GetName()
+			v.urns[f.GetFunctionAnchor()] = urn
 		case *extpb.SimpleExtensionDeclaration_ExtensionType_:
-			if !urns[m.ExtensionType.GetExtensionUrnReference()] {
+			if _, ok := urns[m.ExtensionType.GetExtensionUrnReference()]; !ok {
 				return invalidAt(path, "type %q refers to undeclared extension URN anchor %d", m.ExtensionType.GetName(), m.ExtensionType.GetExtensionUrnReference())
 			}
 		case *extpb.SimpleExtensionDeclaration_ExtensionTypeVariation_:
-			if !urns[m.ExtensionTypeVariation.GetExtensionUrnReference()] {
+			if _, ok := urns[m.ExtensionTypeVariation.GetExtensionUrnReference()]; !ok {
 				return invalidAt(path, "type variation %q refers to undeclared extension URN anchor %d", m.ExtensionTypeVariation.GetName(), m.ExtensionTypeVariation.GetExtensionUrnReference())
 			}
 		case nil:

@@ -96,6 +96,9 @@ func (v *validator) function(anchor uint32, out *substraitpb.Type, args []*subst
 	if out == nil {
 		return invalidAt(path, "function %q without an output_type", name)
 	}
+	if urn := v.urns[anchor]; !byNameOwners[urnOwner(urn)] {
+		return unsupportedAt("function", path, "%s of extension %s", name, urn)
+	}
 	for i, a := range args {
 		ap := fmt.Sprintf("%s.arguments[%d]", path, i)
 		switch at := a.GetArgType().(type) {
@@ -199,4 +202,10 @@ func (v *validator) literal(l *substraitpb.Expression_Literal, path string) erro
 		name := strings.TrimSuffix(strings.TrimPrefix(fmt.Sprintf("%T", t), "*substraitpb.Expression_Literal_"), "_")
 		return unsupportedAt("expression", path, "%s literal", name)
 	}
+}
+
+// urnOwner is the owner part of "extension:<owner>:<id>".
+func urnOwner(urn string) string {
+	owner, _, _ := strings.Cut(strings.TrimPrefix(urn, "extension:"), ":")
+	return owner
 }
