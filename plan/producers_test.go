@@ -17,6 +17,7 @@ import (
 	"github.com/stablerow/stablerow/errkind"
 	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/exec/exectest"
+	"github.com/stablerow/stablerow/internal/fuzzseed"
 	"github.com/stablerow/stablerow/plan"
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -533,6 +534,15 @@ func producerSeeds(t testing.TB) [][]byte {
 	return out
 }
 
+// TestFuzzProducerCorpus regenerates testdata/fuzz/FuzzURIMigration and
+// FuzzPlanLoad from the fixtures (STABLEROW_WRITE_CORPUS=1).
+func TestFuzzProducerCorpus(t *testing.T) {
+	fuzzseed.Skip(t)
+	seeds := producerSeeds(t)
+	fuzzseed.Write(t, "FuzzURIMigration", seeds)
+	fuzzseed.Write(t, "FuzzPlanLoad", seeds)
+}
+
 // FuzzURIMigration: whatever bytes DecodePlan accepts come out migrated:
 // every declaration references a declared URN of the form substrait-go
 // accepts, and no removed URI field is left.
@@ -572,22 +582,20 @@ func FuzzURIMigration(f *testing.F) {
 				t.Fatalf("extensions[%d] references undeclared URN anchor %d", i, ref)
 			}
 		}
-		for _, num := range []protowire.Number{1} {
-			raw := pb.ProtoReflect().GetUnknown()
-			for len(raw) > 0 {
-				n, _, k := protowire.ConsumeTag(raw)
-				if k < 0 {
-					break
-				}
-				if n == num {
-					t.Fatal("extension_uris left in the plan")
-				}
-				m := protowire.ConsumeFieldValue(n, 0, raw[k:])
-				if m < 0 {
-					break
-				}
-				raw = raw[k+m:]
+		raw := pb.ProtoReflect().GetUnknown()
+		for len(raw) > 0 {
+			n, typ, k := protowire.ConsumeTag(raw)
+			if k < 0 {
+				break
 			}
+			if n == 1 && typ == protowire.BytesType {
+				t.Fatal("extension_uris left in the plan")
+			}
+			m := protowire.ConsumeFieldValue(n, typ, raw[k:])
+			if m < 0 {
+				break
+			}
+			raw = raw[k+m:]
 		}
 	})
 }
