@@ -63,7 +63,7 @@ var (
 // without them, and what they declared. A plan without them is returned
 // as it is, unparsed.
 func jsonURIs(js []byte) ([]byte, *legacyURIs, error) {
-	l := &legacyURIs{uris: map[uint32]string{}, refs: map[int]uint32{}}
+	l := &legacyURIs{}
 	if !bytes.Contains(js, []byte("xtensionUri")) && !bytes.Contains(js, []byte("xtension_uri")) {
 		return js, l, nil
 	}
@@ -99,7 +99,7 @@ func jsonURIs(js []byte) ([]byte, *legacyURIs, error) {
 			if !ok && o["uri"] != nil {
 				return bad("%s[%d].uri is not a string", k, i)
 			}
-			l.uris[anchor] = uri
+			l.addURI(anchor, uri)
 		}
 	}
 	exts, _ := top["extensions"].([]any)
@@ -119,7 +119,7 @@ func jsonURIs(js []byte) ([]byte, *legacyURIs, error) {
 					return bad("extensions[%d].%s: %v", i, dk, err)
 				}
 				delete(d, rk)
-				l.refs[i] = ref
+				l.addRef(i, ref)
 			}
 		}
 	}

@@ -50,6 +50,22 @@ type legacyURIs struct {
 
 func (l *legacyURIs) empty() bool { return len(l.uris) == 0 && len(l.refs) == 0 }
 
+// addURI and addRef record a URI and a declaration's reference (the maps
+// are made on first use: most plans have neither).
+func (l *legacyURIs) addURI(anchor uint32, uri string) {
+	if l.uris == nil {
+		l.uris = map[uint32]string{}
+	}
+	l.uris[anchor] = uri
+}
+
+func (l *legacyURIs) addRef(decl int, anchor uint32) {
+	if l.refs == nil {
+		l.refs = map[int]uint32{}
+	}
+	l.refs[decl] = anchor
+}
+
 // URNOfURI returns the URN a legacy extension URI migrates to.
 func URNOfURI(uri string) string {
 	u, err := url.Parse(uri)
@@ -99,7 +115,7 @@ func validURN(s string) bool {
 // binaryURIs takes the removed URI fields out of a plan read from binary
 // protobuf (they arrive as unknown fields) and clears them.
 func binaryURIs(p *substraitpb.Plan, apply bool) (*legacyURIs, error) {
-	l := &legacyURIs{uris: map[uint32]string{}, refs: map[int]uint32{}}
+	l := &legacyURIs{}
 	pm := p.ProtoReflect()
 	rest, err := eachField(pm.GetUnknown(), func(num protowire.Number, typ protowire.Type, v []byte) (bool, error) {
 		if num != planExtensionURIsField || typ != protowire.BytesType {
@@ -122,7 +138,7 @@ func binaryURIs(p *substraitpb.Plan, apply bool) (*legacyURIs, error) {
 		}); err != nil {
 			return false, err
 		}
-		l.uris[anchor] = uri
+		l.addURI(anchor, uri)
 		return true, nil
 	})
 	if err != nil {
@@ -151,7 +167,7 @@ func binaryURIs(p *substraitpb.Plan, apply bool) (*legacyURIs, error) {
 			if n < 0 {
 				return false, protowire.ParseError(n)
 			}
-			l.refs[i] = uint32(x)
+			l.addRef(i, uint32(x))
 			return true, nil
 		})
 		if err != nil {

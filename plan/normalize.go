@@ -99,34 +99,42 @@ func fixup(m protoreflect.Message, apply bool) (bool, error) {
 			}
 		}
 	}
-	var err error
-	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		if fd.Kind() != protoreflect.MessageKind && fd.Kind() != protoreflect.GroupKind {
-			return true
+	// (A loop over the descriptor, not m.Range: no closure per message;
+	// this walk runs on every plan.)
+	fields := d.Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		if (fd.Kind() != protoreflect.MessageKind && fd.Kind() != protoreflect.GroupKind) || !m.Has(fd) {
+			continue
 		}
 		var n bool
+		var err error
 		switch {
 		case fd.IsList():
-			l := v.List()
-			for i := 0; i < l.Len() && err == nil; i++ {
-				n, err = fixup(l.Get(i).Message(), apply)
-				need = need || n
+			l := m.Get(fd).List()
+			for j := 0; j < l.Len() && err == nil; j++ {
+				var nj bool
+				nj, err = fixup(l.Get(j).Message(), apply)
+				n = n || nj
 			}
 		case fd.IsMap():
 			if fd.MapValue().Kind() == protoreflect.MessageKind {
-				v.Map().Range(func(_ protoreflect.MapKey, mv protoreflect.Value) bool {
-					n, err = fixup(mv.Message(), apply)
-					need = need || n
+				m.Get(fd).Map().Range(func(_ protoreflect.MapKey, mv protoreflect.Value) bool {
+					var nk bool
+					nk, err = fixup(mv.Message(), apply)
+					n = n || nk
 					return err == nil
 				})
 			}
 		default:
-			n, err = fixup(v.Message(), apply)
-			need = need || n
+			n, err = fixup(m.Get(fd).Message(), apply)
 		}
-		return err == nil
-	})
-	return need, err
+		if err != nil {
+			return false, err
+		}
+		need = need || n
+	}
+	return need, nil
 }
 
 // valueArgs wraps deprecated expression args as value arguments.

@@ -50,8 +50,8 @@ func validate(p *substraitpb.Plan) (*substraitpb.Plan, error) {
 		return nil, err
 	}
 	for i, b := range q.GetParameterBindings() {
-		if err := v.literal(b.GetValue(), fmt.Sprintf("parameter_bindings[%d]", i)); err != nil {
-			return nil, err
+		if err := v.literal(b.GetValue()); err != nil {
+			return nil, place(err, fmt.Sprintf("parameter_bindings[%d]", i))
 		}
 	}
 	return q, nil
@@ -222,11 +222,14 @@ func (v *validator) read(r *substraitpb.ReadRel, path string) (int, error) {
 		return 0, invalidAt(path, "read without a base_schema")
 	}
 	bw := len(base.GetStruct().GetTypes())
-	for name, e := range map[string]*substraitpb.Expression{"filter": r.GetFilter(), "best_effort_filter": r.GetBestEffortFilter()} {
-		if e != nil {
-			if err := v.expr(e, bw, path+"."+name); err != nil {
-				return 0, err
-			}
+	if e := r.GetFilter(); e != nil {
+		if err := v.expr(e, bw); err != nil {
+			return 0, place(within(err, "filter"), path)
+		}
+	}
+	if e := r.GetBestEffortFilter(); e != nil {
+		if err := v.expr(e, bw); err != nil {
+			return 0, place(within(err, "best_effort_filter"), path)
 		}
 	}
 	m := r.GetProjection()
@@ -256,15 +259,15 @@ func (v *validator) virtualTable(t *substraitpb.ReadRel_VirtualTable, path strin
 	}
 	for i, row := range t.GetValues() {
 		for j, f := range row.GetFields() {
-			if err := v.literal(f, fmt.Sprintf("%s.values[%d].fields[%d]", path, i, j)); err != nil {
-				return err
+			if err := v.literal(f); err != nil {
+				return place(within(err, "values[%d].fields[%d]", i, j), path)
 			}
 		}
 	}
 	for i, row := range t.GetExpressions() {
 		for j, f := range row.GetFields() {
-			if err := v.expr(f, 0, fmt.Sprintf("%s.expressions[%d].fields[%d]", path, i, j)); err != nil {
-				return err
+			if err := v.expr(f, 0); err != nil {
+				return place(within(err, "expressions[%d].fields[%d]", i, j), path)
 			}
 		}
 	}
@@ -279,7 +282,7 @@ func (v *validator) filter(r *substraitpb.FilterRel, path string) (int, error) {
 	if r.GetCondition() == nil {
 		return 0, invalidAt(path, "filter without a condition")
 	}
-	return w, v.expr(r.GetCondition(), w, path+": condition")
+	return w, place(within(v.expr(r.GetCondition(), w), "condition"), path)
 }
 
 func (v *validator) project(r *substraitpb.ProjectRel, path string) (int, error) {
@@ -291,8 +294,8 @@ func (v *validator) project(r *substraitpb.ProjectRel, path string) (int, error)
 		return 0, invalidAt(path, "project without expressions")
 	}
 	for i, e := range r.GetExpressions() {
-		if err := v.expr(e, w, fmt.Sprintf("%s: expressions[%d]", path, i)); err != nil {
-			return 0, err
+		if err := v.expr(e, w); err != nil {
+			return 0, place(within(err, "expressions[%d]", i), path)
 		}
 	}
 	return w + len(r.GetExpressions()), nil
@@ -307,27 +310,28 @@ func (v *validator) sort(r *substraitpb.SortRel, path string) (int, error) {
 		return 0, invalidAt(path, "sort without sort fields")
 	}
 	for i, s := range r.GetSorts() {
-		if err := v.sortField(s, w, fmt.Sprintf("%s: sorts[%d]", path, i)); err != nil {
-			return 0, err
+		if err := v.sortField(s, w); err != nil {
+			return 0, place(within(err, "sorts[%d]", i), path)
 		}
 	}
 	return w, nil
 }
 
-func (v *validator) sortField(s *substraitpb.SortField, w int, path string) error {
+// sortField checks a sort key; its error is a *locErr (see place).
+func (v *validator) sortField(s *substraitpb.SortField, w int) error {
 	if s.GetExpr() == nil {
-		return invalidAt(path, "sort field without an expression")
+		return bad("sort field without an expression")
 	}
 	switch k := s.GetSortKind().(type) {
 	case *substraitpb.SortField_Direction:
 	case *substraitpb.SortField_ComparisonFunctionReference:
 		if _, ok := v.funcs[k.ComparisonFunctionReference]; !ok {
-			return invalidAt(path, "comparison function anchor %d is not declared", k.ComparisonFunctionReference)
+			return bad("comparison function anchor %d is not declared", k.ComparisonFunctionReference)
 		}
 	default:
-		return invalidAt(path, "sort field without a direction")
+		return bad("sort field without a direction")
 	}
-	return v.expr(s.GetExpr(), w, path)
+	return v.expr(s.GetExpr(), w)
 }
 
 func (v *validator) aggregate(r *substraitpb.AggregateRel, path string) (int, error) {
@@ -338,8 +342,8 @@ func (v *validator) aggregate(r *substraitpb.AggregateRel, path string) (int, er
 	out := 0
 	if ges := r.GetGroupingExpressions(); len(ges) > 0 {
 		for i, e := range ges {
-			if err := v.expr(e, w, fmt.Sprintf("%s: grouping_expressions[%d]", path, i)); err != nil {
-				return 0, err
+			if err := v.expr(e, w); err != nil {
+				return 0, place(within(err, "grouping_expressions[%d]", i), path)
 			}
 		}
 		for i, g := range r.GetGroupings() {
@@ -355,34 +359,39 @@ func (v *validator) aggregate(r *substraitpb.AggregateRel, path string) (int, er
 		// (substrait-go reads it when grouping_expressions is empty).
 		for i, g := range r.GetGroupings() {
 			for j, e := range g.GetGroupingExpressions() {
-				if err := v.expr(e, w, fmt.Sprintf("%s: groupings[%d].grouping_expressions[%d]", path, i, j)); err != nil {
-					return 0, err
+				if err := v.expr(e, w); err != nil {
+					return 0, place(within(err, "groupings[%d].grouping_expressions[%d]", i, j), path)
 				}
 			}
 			out += len(g.GetGroupingExpressions())
 		}
 	}
 	for i, m := range r.GetMeasures() {
-		mp := fmt.Sprintf("%s: measures[%d]", path, i)
-		f := m.GetMeasure()
-		if f == nil {
-			return 0, invalidAt(mp, "measure without an aggregate function")
-		}
-		if err := v.function(f.GetFunctionReference(), f.GetOutputType(), f.GetArguments(), w, mp); err != nil {
-			return 0, err
-		}
-		for j, s := range f.GetSorts() {
-			if err := v.sortField(s, w, fmt.Sprintf("%s.sorts[%d]", mp, j)); err != nil {
-				return 0, err
-			}
-		}
-		if m.GetFilter() != nil {
-			if err := v.expr(m.GetFilter(), w, mp+".filter"); err != nil {
-				return 0, err
-			}
+		if err := v.measure(m, w); err != nil {
+			return 0, place(within(err, "measures[%d]", i), path)
 		}
 	}
 	return out + len(r.GetMeasures()), nil
+}
+
+// measure checks one aggregate measure; its error is a *locErr.
+func (v *validator) measure(m *substraitpb.AggregateRel_Measure, w int) error {
+	f := m.GetMeasure()
+	if f == nil {
+		return bad("measure without an aggregate function")
+	}
+	if err := v.function(f.GetFunctionReference(), f.GetOutputType(), f.GetArguments(), w); err != nil {
+		return err
+	}
+	for j, s := range f.GetSorts() {
+		if err := v.sortField(s, w); err != nil {
+			return within(err, "sorts[%d]", j)
+		}
+	}
+	if m.GetFilter() != nil {
+		return within(v.expr(m.GetFilter(), w), "filter")
+	}
+	return nil
 }
 
 // pair checks both inputs of a binary relation and returns the width of
@@ -424,12 +433,12 @@ func (v *validator) join(j *substraitpb.JoinRel, path string) (int, error) {
 	if j.GetExpression() == nil {
 		return 0, invalidAt(path, "join without an expression")
 	}
-	if err := v.expr(j.GetExpression(), l+r, path+": expression"); err != nil {
-		return 0, err
+	if err := v.expr(j.GetExpression(), l+r); err != nil {
+		return 0, place(within(err, "expression"), path)
 	}
 	if f := j.GetPostJoinFilter(); f != nil {
-		if err := v.expr(f, l+r, path+": post_join_filter"); err != nil {
-			return 0, err
+		if err := v.expr(f, l+r); err != nil {
+			return 0, place(within(err, "post_join_filter"), path)
 		}
 	}
 	switch jt {

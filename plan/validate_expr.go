@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
@@ -9,106 +10,106 @@ import (
 
 // expr checks an expression over an input of w columns (see validate):
 // every field reference in range, every function anchor declared, every
-// type and literal one substrait-go can read.
-func (v *validator) expr(e *substraitpb.Expression, w int, path string) error {
+// type and literal one substrait-go can read. Its error is a *locErr the
+// caller places (place).
+func (v *validator) expr(e *substraitpb.Expression, w int) error {
 	if e == nil {
-		return invalidAt(path, "missing expression")
+		return bad("missing expression")
 	}
 	switch t := e.GetRexType().(type) {
 	case *substraitpb.Expression_Literal_:
-		return v.literal(t.Literal, path)
+		return v.literal(t.Literal)
 	case *substraitpb.Expression_Selection:
-		return v.fieldRef(t.Selection, w, path)
+		return v.fieldRef(t.Selection, w)
 	case *substraitpb.Expression_ScalarFunction_:
 		f := t.ScalarFunction
-		return v.function(f.GetFunctionReference(), f.GetOutputType(), f.GetArguments(), w, path)
+		return v.function(f.GetFunctionReference(), f.GetOutputType(), f.GetArguments(), w)
 	case *substraitpb.Expression_IfThen_:
 		it := t.IfThen
 		if len(it.GetIfs()) == 0 {
-			return invalidAt(path, "if-then without a clause")
+			return bad("if-then without a clause")
 		}
 		for i, c := range it.GetIfs() {
-			if err := v.expr(c.GetIf(), w, fmt.Sprintf("%s.ifs[%d].if", path, i)); err != nil {
-				return err
+			if err := v.expr(c.GetIf(), w); err != nil {
+				return within(err, "ifs[%d].if", i)
 			}
-			if err := v.expr(c.GetThen(), w, fmt.Sprintf("%s.ifs[%d].then", path, i)); err != nil {
-				return err
+			if err := v.expr(c.GetThen(), w); err != nil {
+				return within(err, "ifs[%d].then", i)
 			}
 		}
-		return v.expr(it.GetElse(), w, path+".else")
+		return within(v.expr(it.GetElse(), w), "else")
 	case *substraitpb.Expression_SwitchExpression_:
 		s := t.SwitchExpression
 		if len(s.GetIfs()) == 0 {
-			return invalidAt(path, "switch without a clause")
+			return bad("switch without a clause")
 		}
-		if err := v.expr(s.GetMatch(), w, path+".match"); err != nil {
-			return err
+		if err := v.expr(s.GetMatch(), w); err != nil {
+			return within(err, "match")
 		}
 		for i, c := range s.GetIfs() {
 			if c.GetIf() == nil {
-				return invalidAt(path, "switch clause %d without its value", i)
+				return bad("switch clause %d without its value", i)
 			}
-			if err := v.literal(c.GetIf(), fmt.Sprintf("%s.ifs[%d].if", path, i)); err != nil {
-				return err
+			if err := v.literal(c.GetIf()); err != nil {
+				return within(err, "ifs[%d].if", i)
 			}
-			if err := v.expr(c.GetThen(), w, fmt.Sprintf("%s.ifs[%d].then", path, i)); err != nil {
-				return err
+			if err := v.expr(c.GetThen(), w); err != nil {
+				return within(err, "ifs[%d].then", i)
 			}
 		}
-		return v.expr(s.GetElse(), w, path+".else")
+		return within(v.expr(s.GetElse(), w), "else")
 	case *substraitpb.Expression_SingularOrList_:
-		if err := v.expr(t.SingularOrList.GetValue(), w, path+".value"); err != nil {
-			return err
+		if err := v.expr(t.SingularOrList.GetValue(), w); err != nil {
+			return within(err, "value")
 		}
 		for i, o := range t.SingularOrList.GetOptions() {
-			if err := v.expr(o, w, fmt.Sprintf("%s.options[%d]", path, i)); err != nil {
-				return err
+			if err := v.expr(o, w); err != nil {
+				return within(err, "options[%d]", i)
 			}
 		}
 		return nil
 	case *substraitpb.Expression_Cast_:
 		if t.Cast.GetType() == nil {
-			return invalidAt(path, "cast without a type")
+			return bad("cast without a type")
 		}
-		return v.expr(t.Cast.GetInput(), w, path+".input")
+		return within(v.expr(t.Cast.GetInput(), w), "input")
 	case *substraitpb.Expression_DynamicParameter:
 		if t.DynamicParameter.GetType() == nil {
-			return invalidAt(path, "dynamic parameter $%d without a type", t.DynamicParameter.GetParameterReference())
+			return bad("dynamic parameter $%d without a type", t.DynamicParameter.GetParameterReference())
 		}
 		return nil
 	case nil:
-		return invalidAt(path, "expression without a kind")
+		return bad("expression without a kind")
 	default:
 		// Window functions, subqueries, multi-column IN lists, nested
 		// constructors, lambdas, enums: no planned relation evaluates
 		// them, and substrait-go panics on several malformed ones.
 		name := strings.TrimSuffix(strings.TrimPrefix(fmt.Sprintf("%T", t), "*substraitpb.Expression_"), "_")
-		return unsupportedAt("expression", path, "%s", name)
+		return unsup("expression", "%s", name)
 	}
 }
 
 // function checks a scalar or aggregate function call.
-func (v *validator) function(anchor uint32, out *substraitpb.Type, args []*substraitpb.FunctionArgument, w int, path string) error {
+func (v *validator) function(anchor uint32, out *substraitpb.Type, args []*substraitpb.FunctionArgument, w int) error {
 	name, ok := v.funcs[anchor]
 	if !ok {
-		return invalidAt(path, "function anchor %d is not declared in the plan's extensions", anchor)
+		return bad("function anchor %d is not declared in the plan's extensions", anchor)
 	}
 	if out == nil {
-		return invalidAt(path, "function %q without an output_type", name)
+		return bad("function %q without an output_type", name)
 	}
 	if urn := v.urns[anchor]; !byNameOwners[urnOwner(urn)] {
-		return unsupportedAt("function", path, "%s of extension %s", name, urn)
+		return unsup("function", "%s of extension %s", name, urn)
 	}
 	for i, a := range args {
-		ap := fmt.Sprintf("%s.arguments[%d]", path, i)
 		switch at := a.GetArgType().(type) {
 		case *substraitpb.FunctionArgument_Value:
-			if err := v.expr(at.Value, w, ap); err != nil {
-				return err
+			if err := v.expr(at.Value, w); err != nil {
+				return within(err, "arguments[%d]", i)
 			}
 		case *substraitpb.FunctionArgument_Type, *substraitpb.FunctionArgument_Enum:
 		default:
-			return invalidAt(ap, "function %q argument without a value", name)
+			return within(bad("function %q argument without a value", name), "arguments[%d]", i)
 		}
 	}
 	return nil
@@ -117,32 +118,32 @@ func (v *validator) function(anchor uint32, out *substraitpb.Type, args []*subst
 // fieldRef checks a field reference against an input of w columns. Only
 // direct references to a top-level field are planned; the others are
 // refused by name.
-func (v *validator) fieldRef(f *substraitpb.Expression_FieldReference, w int, path string) error {
+func (v *validator) fieldRef(f *substraitpb.Expression_FieldReference, w int) error {
 	switch f.GetRootType().(type) {
 	case *substraitpb.Expression_FieldReference_RootReference_:
 	case *substraitpb.Expression_FieldReference_OuterReference_:
-		return invalidAt(path, "outer field reference outside a subquery")
+		return bad("outer field reference outside a subquery")
 	case nil:
-		return invalidAt(path, "field reference without a root")
+		return bad("field reference without a root")
 	default:
-		return unsupportedAt("expression", path, "field reference into an expression or lambda parameter")
+		return unsup("expression", "field reference into an expression or lambda parameter")
 	}
 	d, ok := f.GetReferenceType().(*substraitpb.Expression_FieldReference_DirectReference)
 	if !ok {
 		if f.GetReferenceType() == nil {
-			return invalidAt(path, "field reference without a reference")
+			return bad("field reference without a reference")
 		}
-		return unsupportedAt("expression", path, "masked field reference")
+		return unsup("expression", "masked field reference")
 	}
 	s, ok := d.DirectReference.GetReferenceType().(*substraitpb.Expression_ReferenceSegment_StructField_)
 	if !ok {
-		return invalidAt(path, "field reference into a record that is not a struct field")
+		return bad("field reference into a record that is not a struct field")
 	}
 	if s.StructField.GetChild() != nil {
-		return unsupportedAt("expression", path, "nested field reference")
+		return unsup("expression", "nested field reference")
 	}
 	if i := s.StructField.GetField(); i < 0 || int(i) >= w {
-		return invalidAt(path, "field %d out of range (input has %d columns)", i, w)
+		return bad("field %d out of range (input has %d columns)", i, w)
 	}
 	return nil
 }
@@ -151,22 +152,22 @@ func (v *validator) fieldRef(f *substraitpb.Expression_FieldReference, w int, pa
 // without a value and returns nil (later dereferenced) for a time with a
 // precision outside 0..9 or a negative value, an invalid interval, an
 // empty list or map.
-func (v *validator) literal(l *substraitpb.Expression_Literal, path string) error {
+func (v *validator) literal(l *substraitpb.Expression_Literal) error {
 	if l == nil {
-		return invalidAt(path, "missing literal")
+		return bad("missing literal")
 	}
 	precision := func(p int32, val int64) error {
 		if p < 0 || p > 9 {
-			return invalidAt(path, "literal precision %d outside 0..9", p)
+			return bad("literal precision %d outside 0..9", p)
 		}
 		if val < 0 {
-			return invalidAt(path, "negative time literal %d", val)
+			return bad("negative time literal %d", val)
 		}
 		return nil
 	}
 	switch t := l.GetLiteralType().(type) {
 	case nil:
-		return invalidAt(path, "literal without a value")
+		return bad("literal without a value")
 	case *substraitpb.Expression_Literal_Boolean, *substraitpb.Expression_Literal_I8, *substraitpb.Expression_Literal_I16,
 		*substraitpb.Expression_Literal_I32, *substraitpb.Expression_Literal_I64, *substraitpb.Expression_Literal_Fp32,
 		*substraitpb.Expression_Literal_Fp64, *substraitpb.Expression_Literal_String_, *substraitpb.Expression_Literal_Binary,
@@ -177,12 +178,12 @@ func (v *validator) literal(l *substraitpb.Expression_Literal, path string) erro
 		return nil
 	case *substraitpb.Expression_Literal_Decimal_:
 		if t.Decimal == nil {
-			return invalidAt(path, "decimal literal without a value")
+			return bad("decimal literal without a value")
 		}
 		return nil
 	case *substraitpb.Expression_Literal_Null:
 		if t.Null == nil {
-			return invalidAt(path, "null literal without a type")
+			return bad("null literal without a type")
 		}
 		return nil
 	case *substraitpb.Expression_Literal_PrecisionTime_:
@@ -200,7 +201,7 @@ func (v *validator) literal(l *substraitpb.Expression_Literal, path string) erro
 		// Struct, list, map, user-defined and compound interval
 		// literals: no planned expression takes them.
 		name := strings.TrimSuffix(strings.TrimPrefix(fmt.Sprintf("%T", t), "*substraitpb.Expression_Literal_"), "_")
-		return unsupportedAt("expression", path, "%s literal", name)
+		return unsup("expression", "%s literal", name)
 	}
 }
 
@@ -208,4 +209,58 @@ func (v *validator) literal(l *substraitpb.Expression_Literal, path string) erro
 func urnOwner(urn string) string {
 	owner, _, _ := strings.Cut(strings.TrimPrefix(urn, "extension:"), ":")
 	return owner
+}
+
+// locErr is an error found inside a relation's expressions: what is wrong,
+// and where, as the segments of its path (innermost first, as they are
+// added on the way out). Paths are made only for a plan that fails: the
+// walk of a valid plan formats nothing.
+type locErr struct {
+	kind string // "" for an invalid plan, else what is unsupported ("expression")
+	msg  string
+	segs []string
+}
+
+func (e *locErr) Error() string { return e.msg }
+
+// bad and unsup make a locErr.
+func bad(format string, args ...any) error {
+	return &locErr{msg: fmt.Sprintf(format, args...)}
+}
+
+func unsup(kind, format string, args ...any) error {
+	return &locErr{kind: kind, msg: fmt.Sprintf(format, args...)}
+}
+
+// within adds a path segment to a locErr (nil stays nil).
+func within(err error, format string, args ...any) error {
+	if le, ok := err.(*locErr); ok {
+		le.segs = append(le.segs, fmt.Sprintf(format, args...))
+	}
+	return err
+}
+
+// place turns a locErr into the typed error, with the path of the
+// relation it was found in:
+//
+//	plan: invalid plan: root.input.filter: condition.arguments[0]: field 7 out of range (input has 3 columns)
+//	plan: unsupported expression: Subquery at root.input.filter: condition
+func place(err error, path string) error {
+	le, ok := err.(*locErr)
+	if !ok {
+		return err
+	}
+	where := path
+	if len(le.segs) > 0 {
+		segs := slices.Clone(le.segs)
+		slices.Reverse(segs)
+		if where != "" {
+			where += ": "
+		}
+		where += strings.Join(segs, ".")
+	}
+	if le.kind == "" {
+		return fmt.Errorf("%w: %s: %s", ErrInvalidPlan, where, le.msg)
+	}
+	return fmt.Errorf("%w: %s at %s", errUnsupported(le.kind), le.msg, where)
 }
