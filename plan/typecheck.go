@@ -1,7 +1,6 @@
 package plan
 
 import (
-
 	substraitpb "github.com/substrait-io/substrait-protobuf/go/substraitpb"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
