@@ -3,7 +3,6 @@ package plan
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/plan/internal/substraitfn"
@@ -28,13 +27,10 @@ func Build(ctx context.Context, p *substraitpb.Plan, cat Catalog, opt Options) (
 	if cat == nil {
 		return nil, fmt.Errorf("%w: nil catalog", ErrInvalidPlan)
 	}
-	root, err := protoRoot(p)
-	if err != nil {
-		return nil, err
-	}
-	// Name unsupported relations before substrait-go sees them: it rejects
-	// several (WindowRel, ExpandRel, ...) with a generic "not implemented".
-	if err := checkRels(root.Input); err != nil {
+	// Check the plan before substrait-go reads it: it panics on malformed
+	// plans, and rejects unsupported relations (WindowRel, ExpandRel, ...)
+	// with a generic "not implemented"; validate names both by their path.
+	if p, err = validate(p); err != nil {
 		return nil, err
 	}
 	sp, err := fromProto(p)
@@ -80,61 +76,6 @@ func protoRoot(p *substraitpb.Plan) (*substraitpb.RelRoot, error) {
 		return nil, fmt.Errorf("%w: plan has no root relation", ErrInvalidPlan)
 	}
 	return root, nil
-}
-
-// checkRels walks the proto tree and names the first relation kind the
-// planner does not handle.
-func checkRels(r *substraitpb.Rel) error {
-	for r != nil {
-		switch t := r.GetRelType().(type) {
-		case *substraitpb.Rel_Read:
-			switch rt := t.Read.GetReadType().(type) {
-			case *substraitpb.ReadRel_NamedTable_, *substraitpb.ReadRel_VirtualTable_, *substraitpb.ReadRel_ExtensionTable_:
-				return nil
-			case nil:
-				return fmt.Errorf("%w: ReadRel without a read type", ErrInvalidPlan)
-			default:
-				name := strings.TrimPrefix(fmt.Sprintf("%T", rt), "*substraitpb.ReadRel_")
-				return fmt.Errorf("%w: %s", errUnsupported("read"), strings.TrimSuffix(name, "_"))
-			}
-		case *substraitpb.Rel_Filter:
-			r = t.Filter.GetInput()
-		case *substraitpb.Rel_Project:
-			r = t.Project.GetInput()
-		case *substraitpb.Rel_Sort:
-			r = t.Sort.GetInput()
-		case *substraitpb.Rel_Fetch:
-			r = t.Fetch.GetInput()
-		case *substraitpb.Rel_Aggregate:
-			r = t.Aggregate.GetInput()
-		case *substraitpb.Rel_Join:
-			if err := checkRels(t.Join.GetLeft()); err != nil {
-				return err
-			}
-			r = t.Join.GetRight()
-		case *substraitpb.Rel_Cross:
-			if err := checkRels(t.Cross.GetLeft()); err != nil {
-				return err
-			}
-			r = t.Cross.GetRight()
-		case *substraitpb.Rel_Set:
-			ins := t.Set.GetInputs()
-			if len(ins) == 0 {
-				return fmt.Errorf("%w: SetRel without inputs", ErrInvalidPlan)
-			}
-			for _, in := range ins[1:] {
-				if err := checkRels(in); err != nil {
-					return err
-				}
-			}
-			r = ins[0]
-		case nil:
-			return fmt.Errorf("%w: relation without a type", ErrInvalidPlan)
-		default:
-			return fmt.Errorf("%w: %sRel", errUnsupported("relation"), strings.TrimPrefix(fmt.Sprintf("%T", t), "*substraitpb.Rel_"))
-		}
-	}
-	return fmt.Errorf("%w: missing input relation", ErrInvalidPlan)
 }
 
 // finish renames the output to the root names and drops helper columns.

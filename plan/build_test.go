@@ -252,13 +252,14 @@ func relationCases() []buildCase {
 				}))
 				// substrait-go types the read by its full base schema (it
 				// ignores masks), so the masked read sits under a Project
-				// for FromProto's root name check; refs 0 and 1 are typed
-				// id and name but mean the masked _rowaddr and name.
+				// for FromProto's root name check. On load the mask becomes
+				// the equivalent emit (normalize.go): only the two masked
+				// columns are scanned.
 				pr := must(s.b.ProjectRemap(tb, []int32{2, 3}, s.ref(tb, 0), s.ref(tb, 1)))
 				return s.plan(pr, "_rowaddr", "name")
 			},
 			want:    ref(func([]any) bool { return true }, func(r []any) []any { return []any{r[4], r[1]} }),
-			explain: []string{"columns=[4 1]"},
+			explain: []string{"columns=[1 4]"},
 		},
 	}
 }

@@ -47,7 +47,7 @@ func TestDecodePlanForms(t *testing.T) {
 		}
 		equalRows(t, rows, seedWant(ids))
 	}
-	for _, bad := range [][]byte{nil, []byte("   "), []byte(`{"extensionUris": []}`), []byte{0xff, 0xff, 0xff}} {
+	for _, bad := range [][]byte{nil, []byte("   "), []byte(`{"extensionUris": 3}`), []byte{0xff, 0xff, 0xff}} {
 		if _, err := plan.DecodePlan(bad); !errors.Is(err, plan.ErrInvalidPlan) {
 			t.Errorf("%q: %v", bad, err)
 		}

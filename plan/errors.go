@@ -34,9 +34,9 @@ var (
 	ErrInternal = errkind.New(errkind.Internal, "plan: internal error")
 	// ErrDecoderPanic: substrait-go panicked decoding the plan. The plan is
 	// malformed (the error also matches ErrInvalidPlan), and the panic is a
-	// bug in the decoder (out-of-range field references, for one), so the
-	// error matches errkind.Internal too. Each such class is to be found
-	// and refused before the decoder runs (checkTypes does so for three).
+	// bug in the decoder, so the error matches errkind.Internal too. Every
+	// class known is refused before the decoder runs (validate, checkTypes):
+	// one that still gets through is a bug FuzzSubstrait fails on.
 	ErrDecoderPanic = errkind.New(errkind.Internal, "substrait-go panicked decoding it")
 )
 

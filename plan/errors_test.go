@@ -50,11 +50,11 @@ func TestBuildErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 		in := seed.Relations[0].GetRoot().Input
-		// Nested under a relation that is supported (CrossRel is now).
-		set := &substraitpb.Rel{RelType: &substraitpb.Rel_Set{Set: &substraitpb.SetRel{Inputs: []*substraitpb.Rel{in, in}}}}
-		cross := &substraitpb.Rel{RelType: &substraitpb.Rel_Cross{Cross: &substraitpb.CrossRel{Left: in, Right: set}}}
+		// Nested under relations that are supported.
+		window := &substraitpb.Rel{RelType: &substraitpb.Rel_Window{Window: &substraitpb.ConsistentPartitionWindowRel{Input: in}}}
+		cross := &substraitpb.Rel{RelType: &substraitpb.Rel_Cross{Cross: &substraitpb.CrossRel{Left: in, Right: window}}}
 		err = buildErr(t, c, withRoot(seed, &substraitpb.Rel{RelType: &substraitpb.Rel_Fetch{Fetch: &substraitpb.FetchRel{Input: cross}}}))
-		if !strings.Contains(err.Error(), "plan: unsupported relation: SetRel") {
+		if !strings.Contains(err.Error(), "plan: unsupported relation: WindowRel") {
 			t.Fatal(err)
 		}
 	})
@@ -80,7 +80,7 @@ func TestBuildErrors(t *testing.T) {
 		}
 		pb = proto.Clone(seed).(*substraitpb.Plan)
 		pb.ExtensionUrns[0].Urn = "extension:nobody:nothing"
-		isErr(t, buildErr(t, c, pb), plan.ErrInvalidPlan)
+		isErr(t, buildErr(t, c, pb), plan.ErrUnsupported) // nobody's "equal" is not the standard one
 	})
 	t.Run("unsupported-function", func(t *testing.T) {
 		s := newSB(t)

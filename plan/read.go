@@ -1,8 +1,10 @@
 package plan
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -12,12 +14,34 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 )
 
-// table resolves a table name once per Build.
+// table resolves a table name once per Build. A name the catalog does not
+// know is tried folded to lower and to upper case (Isthmus writes unquoted
+// identifiers upper-case, "ORDERS"; the SQL front end folds to lower), and
+// resolves when exactly one of those names a table.
 func (p *planner) table(name string) (TableProvider, error) {
 	if t, ok := p.tables[name]; ok {
 		return t, nil
 	}
 	t, err := p.cat.Table(name)
+	if errors.Is(err, ErrUnknownTable) {
+		var found []string
+		for _, folded := range []string{strings.ToLower(name), strings.ToUpper(name)} {
+			if folded == name || slices.Contains(found, folded) {
+				continue
+			}
+			if ft, ferr := p.cat.Table(folded); ferr == nil {
+				t, found = ft, append(found, folded)
+			} else if !errors.Is(ferr, ErrUnknownTable) {
+				return nil, fmt.Errorf("plan: table %q: %w", folded, ferr)
+			}
+		}
+		switch len(found) {
+		case 1:
+			err = nil
+		case 2:
+			return nil, fmt.Errorf("%w: table %q is ambiguous: both %q and %q exist", ErrInvalidPlan, name, found[0], found[1])
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("plan: table %q: %w", name, err)
 	}
@@ -28,8 +52,32 @@ func (p *planner) table(name string) (TableProvider, error) {
 	return t, nil
 }
 
+// columnOf resolves a base_schema field name to a table column: the column
+// of that exact name, else the one column whose name equals it ignoring
+// case (a producer that folded case); several such is ambiguous.
+func columnOf(sc *arrow.Schema, table, name string) (int, error) {
+	if idx := sc.FieldIndices(name); len(idx) == 1 {
+		return idx[0], nil
+	}
+	found := -1
+	for i, f := range sc.Fields() {
+		if strings.EqualFold(f.Name, name) {
+			if found >= 0 {
+				return 0, fmt.Errorf("%w: column %q of %q is ambiguous: %q and %q", ErrInvalidPlan, name, table, sc.Field(found).Name, f.Name)
+			}
+			found = i
+		}
+	}
+	if found < 0 {
+		return 0, fmt.Errorf("%w: table %q has no column %q", ErrInvalidPlan, table, name)
+	}
+	return found, nil
+}
+
 // maskColumns returns, for each field a read produces before its emit
 // mapping, the base schema field it reads: the projection mask, or all.
+// A mask over the top-level record keeps a record whatever
+// maintain_singular_struct says (DuckDB sets it), so the flag is moot there.
 func maskColumns(r splan.ReadRel) ([]int, error) {
 	n := len(r.BaseSchema().Struct.Types)
 	m := r.Projection()
@@ -39,9 +87,6 @@ func maskColumns(r splan.ReadRel) ([]int, error) {
 			cols[i] = i
 		}
 		return cols, nil
-	}
-	if m.MaintainSingularStruct() {
-		return nil, fmt.Errorf("%w: projection mask keeping a singular struct", errUnsupported("read"))
 	}
 	sel := m.Select()
 	cols := make([]int, len(sel))
@@ -61,32 +106,49 @@ func maskColumns(r splan.ReadRel) ([]int, error) {
 // namedTable resolves a NamedTable read: its provider and, per output field
 // before the emit mapping, the table column it reads.
 func (p *planner) namedTable(r *splan.NamedTableReadRel) (TableProvider, []int, error) {
+	t, _, cols, err := p.namedTableBase(r)
+	return t, cols, err
+}
+
+// namedTableBase is namedTable that also returns the table column each
+// base_schema field names. The base schema names table columns by name,
+// in any order, all or some of them (an outside producer lists the user
+// columns only, not _rowid and _rowaddr).
+func (p *planner) namedTableBase(r *splan.NamedTableReadRel) (TableProvider, []int, []int, error) {
 	names := r.Names()
 	if len(names) != 1 {
-		return nil, nil, fmt.Errorf("%w: table name %q (want one part)", ErrInvalidPlan, strings.Join(names, "."))
+		return nil, nil, nil, fmt.Errorf("%w: table name %q (want one part)", ErrInvalidPlan, strings.Join(names, "."))
 	}
 	t, err := p.table(names[0])
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	sc := t.Schema()
 	base := r.BaseSchema()
-	if len(base.Struct.Types) != sc.NumFields() || len(base.Names) != sc.NumFields() {
-		return nil, nil, fmt.Errorf("%w: base_schema of %q has %d fields, the table %d", ErrInvalidPlan, names[0], len(base.Struct.Types), sc.NumFields())
+	if len(base.Names) != len(base.Struct.Types) {
+		return nil, nil, nil, fmt.Errorf("%w: base_schema of %q has %d names for %d fields", ErrInvalidPlan, names[0], len(base.Names), len(base.Struct.Types))
 	}
+	baseCols := make([]int, len(base.Names))
 	for i, n := range base.Names {
-		if !strings.EqualFold(n, sc.Field(i).Name) {
-			return nil, nil, fmt.Errorf("%w: base_schema field %d of %q is %q, the table's %q", ErrInvalidPlan, i, names[0], n, sc.Field(i).Name)
+		if baseCols[i], err = columnOf(sc, names[0], n); err != nil {
+			return nil, nil, nil, err
 		}
 	}
-	cols, err := maskColumns(r)
-	return t, cols, err
+	mask, err := maskColumns(r)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cols := make([]int, len(mask))
+	for j, f := range mask {
+		cols[j] = baseCols[f]
+	}
+	return t, baseCols, cols, nil
 }
 
 // namedRead scans the table columns that are needed (at least one, so row
 // counts survive), pushing the projection into Scan.
 func (p *planner) namedRead(r *splan.NamedTableReadRel, need []bool) (*rel, error) {
-	t, cols, err := p.namedTable(r)
+	t, baseCols, cols, err := p.namedTableBase(r)
 	if err != nil {
 		return nil, err
 	}
@@ -107,10 +169,10 @@ func (p *planner) namedRead(r *splan.NamedTableReadRel, need []bool) (*rel, erro
 		}
 	}
 	if err := refs(r.Filter(), func(i int) error {
-		if i < 0 || i >= sc.NumFields() {
-			return fmt.Errorf("%w: read filter field %d of %d", ErrInvalidPlan, i, sc.NumFields())
+		if i < 0 || i >= len(baseCols) {
+			return fmt.Errorf("%w: read filter field %d of %d", ErrInvalidPlan, i, len(baseCols))
 		}
-		use(i)
+		use(baseCols[i])
 		return nil
 	}); err != nil {
 		return nil, err
@@ -139,10 +201,11 @@ func (p *planner) namedRead(r *splan.NamedTableReadRel, need []bool) (*rel, erro
 		return nil, fmt.Errorf("%w: scan of %q returned %d columns, want %d", ErrInvalidPlan, r.Names()[0], node.Schema().NumFields(), len(scan))
 	}
 	if f := r.Filter(); f != nil {
-		base := &rel{node: node, cols: make([]int, sc.NumFields()), names: make([]string, sc.NumFields())}
-		for i := range base.cols {
-			base.cols[i], base.names[i] = -1, sc.Field(i).Name
-			if k, ok := pos[i]; ok {
+		// The filter sees the base schema's fields.
+		base := &rel{node: node, cols: make([]int, len(baseCols)), names: make([]string, len(baseCols))}
+		for i, c := range baseCols {
+			base.cols[i], base.names[i] = -1, sc.Field(c).Name
+			if k, ok := pos[c]; ok {
 				base.cols[i] = k
 			}
 		}

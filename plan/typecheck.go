@@ -1,9 +1,6 @@
 package plan
 
 import (
-	"fmt"
-	"strings"
-
 	substraitpb "github.com/substrait-io/substrait-protobuf/go/substraitpb"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -21,46 +18,62 @@ var (
 // panics on each ("unimplemented type from proto", a nil dereference);
 // FuzzSubstrait found them. The error names the field path in the plan.
 func checkTypes(p *substraitpb.Plan) error {
-	return walkTypes(p.ProtoReflect(), nil)
+	if err := walkTypes(p.ProtoReflect()); err != nil {
+		return place(err, "")
+	}
+	return nil
 }
 
-func walkTypes(m protoreflect.Message, path []string) error {
+// walkTypes checks every Type and NamedStruct under m. It loops over the
+// descriptor's fields rather than m.Range, and builds the path of a bad
+// type only on the way out of a failure (a *locErr): a valid plan's walk
+// allocates next to nothing (this runs on every plan).
+func walkTypes(m protoreflect.Message) error {
 	var err error
 	switch m.Descriptor().FullName() {
 	case typeName:
 		err = checkType(m.Interface().(*substraitpb.Type))
 	case namedStructName:
 		if m.Interface().(*substraitpb.NamedStruct).GetStruct() == nil {
-			err = fmt.Errorf("named struct without its struct type")
+			err = bad("named struct without its struct type")
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrInvalidPlan, strings.Join(path, "."), err)
+		return err
 	}
-	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		if fd.Kind() != protoreflect.MessageKind && fd.Kind() != protoreflect.GroupKind {
-			return true
+	fields := m.Descriptor().Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		if (fd.Kind() != protoreflect.MessageKind && fd.Kind() != protoreflect.GroupKind) || !m.Has(fd) {
+			continue
 		}
-		name := string(fd.Name())
 		switch {
 		case fd.IsList():
-			l := v.List()
-			for i := 0; i < l.Len() && err == nil; i++ {
-				err = walkTypes(l.Get(i).Message(), append(path, fmt.Sprintf("%s[%d]", name, i)))
+			l := m.Get(fd).List()
+			for j := range l.Len() {
+				if err := walkTypes(l.Get(j).Message()); err != nil {
+					return within(err, "%s[%d]", fd.Name(), j)
+				}
 			}
 		case fd.IsMap():
 			if fd.MapValue().Kind() == protoreflect.MessageKind {
-				v.Map().Range(func(k protoreflect.MapKey, mv protoreflect.Value) bool {
-					err = walkTypes(mv.Message(), append(path, fmt.Sprintf("%s[%v]", name, k.Interface())))
+				m.Get(fd).Map().Range(func(k protoreflect.MapKey, mv protoreflect.Value) bool {
+					if err = walkTypes(mv.Message()); err != nil {
+						err = within(err, "%s[%v]", fd.Name(), k.Interface())
+					}
 					return err == nil
 				})
+				if err != nil {
+					return err
+				}
 			}
 		default:
-			err = walkTypes(v.Message(), append(path, name))
+			if err := walkTypes(m.Get(fd).Message()); err != nil {
+				return within(err, "%s", fd.Name())
+			}
 		}
-		return err == nil
-	})
-	return err
+	}
+	return nil
 }
 
 // checkType checks one type's own fields (nested types are walked by
@@ -68,13 +81,13 @@ func walkTypes(m protoreflect.Message, path []string) error {
 func checkType(t *substraitpb.Type) error {
 	precision := func(p int32) error {
 		if p < 0 || p > 12 {
-			return fmt.Errorf("precision %d outside 0..12", p)
+			return bad("precision %d outside 0..12", p)
 		}
 		return nil
 	}
 	switch k := t.GetKind().(type) {
 	case nil:
-		return fmt.Errorf("type with no kind (a kind this reader does not know)")
+		return bad("type with no kind (a kind this reader does not know)")
 	case *substraitpb.Type_PrecisionTime_:
 		return precision(k.PrecisionTime.GetPrecision())
 	case *substraitpb.Type_PrecisionTimestamp_:

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -104,6 +106,9 @@ func FromProto(p *substraitpb.Plan) (sp *splan.Plan, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if c, err = withPlanURNs(c, p); err != nil {
+		return nil, err
+	}
 	if sp, err = lightFromProto(p, c); err == nil {
 		return sp, nil
 	}
@@ -180,4 +185,59 @@ func simpleNames(p *substraitpb.Plan) *substraitpb.Plan {
 	}
 	q.Extensions = decls
 	return q
+}
+
+// withPlanURNs returns c, or, when p declares URNs c lacks (an outside
+// producer's own extensions, URNs migrated from unknown URIs), a fresh
+// collection of c's stubs and stubs for those URNs: the functions they
+// declare then read as custom functions, and the planner names the first
+// one it does not implement rather than substrait-go refusing the whole
+// plan for an unknown URN. A URN of a form substrait-go does not accept
+// is left to its error.
+func withPlanURNs(c *extensions.Collection, p *substraitpb.Plan) (*extensions.Collection, error) {
+	var extra []string
+	for _, u := range p.GetExtensionUrns() {
+		if urn := u.GetUrn(); !c.URNLoaded(urn) && !slices.Contains(extra, urn) {
+			extra = append(extra, urn)
+		}
+	}
+	if len(extra) == 0 {
+		return c, nil
+	}
+	fresh, err := loadStubs()
+	if err != nil {
+		return nil, err
+	}
+	for _, urn := range extra {
+		if err := fresh.Load("stablerow-plan:"+urn, strings.NewReader("urn: "+strconv.Quote(urn)+"\n")); err != nil {
+			return c, nil //nolint:nilerr // substrait-go reports the URN it refuses
+		}
+	}
+	return fresh, nil
+}
+
+// standardFiles maps each standard extension file name to its URN.
+var standardFiles = sync.OnceValue(func() map[string]string {
+	m := map[string]string{}
+	fsys := substrait.GetSubstraitExtensionsFS()
+	ents, err := fsys.ReadDir("extensions")
+	if err != nil {
+		return m
+	}
+	for _, e := range ents {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".yaml") {
+			continue
+		}
+		if urn, err := readURN(fsys, path.Join("extensions", e.Name())); err == nil {
+			m[e.Name()] = urn
+		}
+	}
+	return m
+})
+
+// StandardURN returns the URN of a standard extension file named file
+// ("functions_comparison.yaml"), the target of the URI to URN migration.
+func StandardURN(file string) (string, bool) {
+	urn, ok := standardFiles()[file]
+	return urn, ok
 }

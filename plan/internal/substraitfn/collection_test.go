@@ -110,15 +110,33 @@ func TestFromProtoReadsStandardFunctions(t *testing.T) {
 	}
 }
 
-// TestFromProtoUnknownURN: a URN no collection has fails (after the
-// fallback tried the full one) with an error, not a panic.
+// TestFromProtoUnknownURN: a URN no standard file declares (an outside
+// producer's own extension) reads: its functions come back as custom
+// functions under their declared names, for the planner to accept or
+// name. A URN of a form substrait-go refuses fails with an error, not a
+// panic.
 func TestFromProtoUnknownURN(t *testing.T) {
 	var pb substraitpb.Plan
 	js := strings.Replace(sparsePlan, "extension:io.substrait:functions_boolean", "extension:example:nope", 1)
 	if err := protojson.Unmarshal([]byte(js), &pb); err != nil {
 		t.Fatal(err)
 	}
+	sp, err := FromProto(&pb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := Collection(); c.URNLoaded("extension:example:nope") {
+		t.Fatal("the shared collection was modified")
+	}
+	cond := sp.GetRoots()[0].Input().(*splan.FilterRel).Condition().(*expr.ScalarFunction)
+	if id, ok := sp.ExtensionRegistry().DecodeFunc(cond.FuncRef()); !ok || id.URN != "extension:example:nope" || cond.Name() != "and" {
+		t.Fatalf("read as %s (%v)", cond, id)
+	}
+	js = strings.Replace(sparsePlan, "extension:io.substrait:functions_boolean", "not a urn", 1)
+	if err := protojson.Unmarshal([]byte(js), &pb); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := FromProto(&pb); err == nil {
-		t.Fatal("read a plan with an unknown URN")
+		t.Fatal("read a plan with a malformed URN")
 	}
 }
