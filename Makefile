@@ -20,6 +20,7 @@ demo:
 test:
 	$(GO) test -race -short -count=1 -timeout 15m $(PKGS)
 	cd table/store/s3store/s3test && $(GO) test -race -short -count=1 -timeout 10m ./...
+	cd server/adbctest && $(GO) test -race -short -count=1 -timeout 10m ./...
 	cd bench && $(GO) test -short -count=1 -timeout 10m ./...
 
 # The S3 store against a real S3 server process (Versity Gateway v1.8.0,
@@ -35,6 +36,7 @@ test-short:
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3x -timeout 30m $(PKGS) | tee bench.out
 	cd bench && $(GO) run ./cmd/peerbench -rows 1000000,10000000 -out ../bench-report.md -plot ../docs/bench.png
+	cd bench && $(GO) run ./cmd/flightbench -rows 1000000,10000000 -ids 10000,1000000 -clients 1,4,16 | tee ../flightbench.out
 
 # Every fuzz target, FUZZTIME each.
 fuzz:
@@ -63,6 +65,7 @@ lint:
 	$(GO) vet $(PKGS)
 	cd table/store/s3store/s3test && $(GO) vet ./...
 	cd difftest && $(GO) vet ./...
+	cd server/adbctest && $(GO) vet ./...
 
 clean:
 	rm -rf $(DEMO_DIR) bench.out
