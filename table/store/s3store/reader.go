@@ -2,6 +2,7 @@ package s3store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -20,12 +21,17 @@ type Reader struct {
 	s         *Store
 	path, key string
 	size      int64
-	etag      string
+	etag      string // If-Match of every GET; "" for OpenKnown
+	ident     string // the identity cached blocks are keyed by: the ETag, or "id:" + a content id
+	known     bool   // opened by OpenKnown: size from a manifest, not the server
 	ctx       context.Context
 	cache     *Cache // Options.Cache, or the reader's own, or nil
 }
 
-var _ store.Reader = (*Reader)(nil)
+var (
+	_ store.Reader           = (*Reader)(nil)
+	_ store.MultiRangeReader = (*Reader)(nil)
+)
 
 // Size implements store.Reader.
 func (r *Reader) Size() int64 { return r.size }
@@ -116,7 +122,7 @@ func (r *Reader) readCached(ctx context.Context, ranges []store.Range) ([][]byte
 }
 
 func (r *Reader) cacheKey(blk store.Range) CacheKey {
-	return CacheKey{Path: r.s.bucket + "/" + r.key, ETag: r.etag, Size: r.size, Off: blk.Off, Len: blk.Len}
+	return CacheKey{Path: r.s.bucket + "/" + r.key, ETag: r.ident, Size: r.size, Off: blk.Off, Len: blk.Len}
 }
 
 // fetch reads ranges (already checked against the size) with coalesced
@@ -136,6 +142,9 @@ func (r *Reader) fetch(ctx context.Context, ranges []store.Range) ([][]byte, err
 	for _, g := range groups {
 		eg.Go(func() error {
 			b, _, err := r.s.getRange(ctx, r.path, r.key, r.etag, g.Range)
+			if err != nil && r.known && errors.Is(err, store.ErrInvalidArgument) {
+				return fmt.Errorf("%w: %q is shorter than its %d bytes: %w", ErrShortRead, r.path, r.size, err)
+			}
 			if err != nil {
 				return err
 			}

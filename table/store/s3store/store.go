@@ -30,6 +30,7 @@ type Store struct {
 var (
 	_ store.Store       = (*Store)(nil)
 	_ store.RangeReader = (*Store)(nil)
+	_ store.KnownOpener = (*Store)(nil)
 )
 
 // New opens the store at uri ("s3://bucket/prefix"). It checks that the
@@ -292,7 +293,28 @@ func (s *Store) open(ctx context.Context, p string) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Reader{s: s, path: p, key: k, size: size, etag: etag, ctx: ctx, cache: s.opts.Cache}
+	r := &Reader{s: s, path: p, key: k, size: size, etag: etag, ident: etag, ctx: ctx, cache: s.opts.Cache}
+	if r.cache == nil && s.opts.ReaderBlocks > 0 {
+		r.cache = NewCache(int64(s.opts.ReaderBlocks) * s.opts.BlockSize)
+	}
+	return r, nil
+}
+
+// OpenKnown implements store.KnownOpener: a Reader of an immutable object
+// of known size, with no HEAD. Its GETs carry no If-Match (there is no
+// ETag yet); its cached blocks are keyed by the caller's content id in the
+// ETag's place. A range the object turns out not to hold is ErrShortRead
+// (a Corrupt), not an invalid argument: the caller asked within the size
+// its manifest records.
+func (s *Store) OpenKnown(ctx context.Context, p string, size int64, id string) (store.Reader, error) {
+	k, err := s.key(p)
+	if err != nil {
+		return nil, err
+	}
+	if size < 0 || id == "" {
+		return nil, fmt.Errorf("%w: open %q: size %d, id %q", store.ErrInvalidArgument, p, size, id)
+	}
+	r := &Reader{s: s, path: p, key: k, size: size, ident: "id:" + id, known: true, ctx: ctx, cache: s.opts.Cache}
 	if r.cache == nil && s.opts.ReaderBlocks > 0 {
 		r.cache = NewCache(int64(s.opts.ReaderBlocks) * s.opts.BlockSize)
 	}
