@@ -28,7 +28,7 @@ func (f *fake) openDB(t testing.TB, loc string, create bool, mem memory.Allocato
 	}})
 }
 
-func exec(t testing.TB, db *engine.DB, sql string, params map[string]any) *engine.Result {
+func execSQL(t testing.TB, db *engine.DB, sql string, params map[string]any) *engine.Result {
 	t.Helper()
 	res, err := db.Exec(context.Background(), sql, params)
 	require.NoError(t, err, sql)
@@ -54,17 +54,17 @@ func TestEngineOnS3(t *testing.T) {
 	require.NoError(t, err, "Create marked the prefix")
 
 	const n = 20000
-	exec(t, db, fmt.Sprintf(`CREATE TABLE t (k BIGINT NOT NULL, s TEXT);
+	execSQL(t, db, fmt.Sprintf(`CREATE TABLE t (k BIGINT NOT NULL, s TEXT);
 		INSERT INTO t SELECT g, 'row' FROM generate_series(0, %d) AS g(g);
 		CREATE INDEX rid ON t USING btree (_rowid)`, n-1), nil).Release()
-	exec(t, db, "CREATE TABLE u (k BIGINT)", nil).Release()
+	execSQL(t, db, "CREATE TABLE u (k BIGINT)", nil).Release()
 
 	db2, err := f.openDB(t, loc, false, mem)
 	require.NoError(t, err)
 	require.Equal(t, []string{"t", "u"}, db2.Tables())
 	for round, ids := range [][]int64{{7}, {7}, {19999, 3, 123456, 3, 10000}} {
 		f.count.reset()
-		res := exec(t, db2, seedTake, map[string]any{"ids": ids})
+		res := execSQL(t, db2, seedTake, map[string]any{"ids": ids})
 		got := f.count.reset()
 		t.Logf("take of %d ids, round %d: %v\n%s", len(ids), round, got, res.Plan)
 		switch round {
@@ -99,7 +99,7 @@ func TestEngineOnS3(t *testing.T) {
 		res.Release()
 	}
 
-	exec(t, db2, "DROP TABLE t", nil).Release()
+	execSQL(t, db2, "DROP TABLE t", nil).Release()
 	db3, err := f.openDB(t, loc, false, mem)
 	require.NoError(t, err)
 	require.Equal(t, []string{"u"}, db3.Tables())

@@ -117,7 +117,7 @@ func TestTableOnS3(t *testing.T) {
 				}
 				out.Release()
 				gets[round] = n["GET range"]
-				require.Equal(t, len(frags), n["HEAD"], "one HEAD per data file opened")
+				require.Zero(t, n["HEAD"], "a data file opens from the manifest's size and content id: no HEAD")
 				t.Logf("take of %d rows over %d fragments, round %d: %v", len(addrs), len(frags), round, n)
 			}
 			if mode == "shared-cache" {
