@@ -21,11 +21,17 @@ test:
 	$(GO) test -race -short -count=1 -timeout 15m $(PKGS)
 	cd table/store/s3store/s3test && $(GO) test -race -short -count=1 -timeout 10m ./...
 	cd bench && $(GO) test -short -count=1 -timeout 10m ./...
+	@if scripts/versitygw-test.sh -check; then S3_ROUNDS=1 scripts/versitygw-test.sh; \
+	  else echo "make test: the tests against a real S3 server skipped: versitygw is not installed (make test-s3 installs it)"; fi
 
-# The S3 store against a real S3 server process (Versity Gateway v1.8.0,
-# go-installed by the script on first use: ~6 min to build on 2 cores).
+# The S3 store and a database on S3 against a real S3 server process
+# (Versity Gateway v1.8.0, go-installed by the script on first use: ~6 min
+# to build on 2 cores): every s3test test (lifecycle equal to local disk,
+# engine by URI, request counts), then the 16-process commit and the
+# kill-the-server tests S3_ROUNDS times.
+S3_ROUNDS ?= 20
 test-s3:
-	scripts/versitygw-test.sh
+	S3_ROUNDS=$(S3_ROUNDS) scripts/versitygw-test.sh
 
 test-short:
 	$(GO) test -short -count=1 $(PKGS)
