@@ -106,4 +106,3 @@ func count(n int) string {
 	}
 	return fmt.Sprint(n)
 }
-
