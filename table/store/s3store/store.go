@@ -201,7 +201,7 @@ func (s *Store) put(ctx context.Context, p string, data []byte, ifNoneMatch bool
 		// conditional write to the key is in flight; S3 lets at most one of
 		// them succeed, so for us the race is lost either way.
 		if ifNoneMatch && (status(err) == http.StatusPreconditionFailed || status(err) == http.StatusConflict) {
-			return s.lostOrOurs(ctx, p, data)
+			return s.lostOrOurs(ctx, p, data, status(err) == http.StatusPreconditionFailed)
 		}
 		return mapErr("put", p, err)
 	}
@@ -215,13 +215,21 @@ func (s *Store) put(ctx context.Context, p string, data []byte, ifNoneMatch bool
 // and commit the same transaction a second time. So the object is read
 // back: our exact bytes mean the write is ours (a manifest holds the unique
 // ids of its transaction's files, so another writer's manifest never has
-// the same bytes); anything else, or no object yet (409: a concurrent
-// write still in flight), is a lost race.
-func (s *Store) lostOrOurs(ctx context.Context, p string, data []byte) error {
+// the same bytes); anything else, or no object yet after a 409 (a
+// concurrent write still in flight), is a lost race.
+//
+// A 412 says the object exists, so reading it back must find it (S3 reads
+// are strongly consistent). When it does not, the server holds the trace
+// of a write that never completed (Versity Gateway's posix backend, killed
+// mid-PUT, can leave an object's metadata without its data): that is
+// ErrGhost, not a lost race, since a rebase would collide with it forever.
+func (s *Store) lostOrOurs(ctx context.Context, p string, data []byte, exists bool) error {
 	got, err := s.Get(ctx, p)
 	switch {
 	case err == nil && bytes.Equal(got, data):
 		return nil
+	case exists && errors.Is(err, store.ErrNotFound):
+		return fmt.Errorf("%w: %q: a conditional write was refused because it exists, yet it cannot be read", ErrGhost, p)
 	case err == nil || errors.Is(err, store.ErrNotFound):
 		return fmt.Errorf("%w: %q", store.ErrExists, p)
 	default:

@@ -124,7 +124,8 @@ func launchGateway(bin, dir, port string) (*gateway, error) {
 		log.Close()
 		return nil, err
 	}
-	go func() { _ = g.cmd.Wait(); close(g.done) }()
+	cmd, done := g.cmd, g.done // restart replaces g's fields
+	go func() { _ = cmd.Wait(); close(done) }()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		resp, err := http.Get(g.url() + "/")
@@ -197,6 +198,7 @@ func startGateway(t *testing.T) *gateway {
 // restart starts the gateway again on the same directory and port.
 func (g *gateway) restart(t *testing.T) {
 	t.Helper()
+	g.kill() // a killer may still be waiting for it to exit
 	g.log.Close()
 	ng, err := launchGateway(g.bin, g.dir, g.port)
 	if err != nil {

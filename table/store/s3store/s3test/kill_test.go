@@ -2,6 +2,8 @@ package s3test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"strings"
@@ -50,7 +52,8 @@ func (k *killer) RoundTrip(r *http.Request) (*http.Response, error) {
 // After a restart on the same directory the table opens at its last
 // acknowledged version, or at the next one when the killed commit's
 // manifest had landed; every row of that version reads back (every span
-// checksummed) and equals the model; and the table takes new commits.
+// checksummed) and equals the model; and the table takes new commits (or,
+// when the server kept a half-written manifest, refuses them with ErrGhost).
 // Run it for many rounds: go test -run TestGatewayKilledMidCommit -count 20.
 func TestGatewayKilledMidCommit(t *testing.T) {
 	g := startGateway(t)
@@ -122,10 +125,22 @@ func TestGatewayKilledMidCommit(t *testing.T) {
 	sc.Release()
 	require.Equal(t, want, n)
 
-	// The table takes commits again.
+	// The table takes commits again, unless the server kept the remains of
+	// the killed manifest PUT: Versity Gateway v1.8.0's posix backend can
+	// be killed after it wrote an object's metadata and before its data,
+	// and then refuses every conditional write of that path (412) while no
+	// read finds it. That is ErrGhost naming the manifest, not an endless
+	// rebase; the table stays readable at its version.
 	b := batchTB(t, mem, want, 100)
 	defer b.Release()
 	after, err := got.AppendBatches(ctx, []arrow.RecordBatch{b}, mem)
+	if errors.Is(err, s3store.ErrGhost) {
+		next := fmt.Sprintf("_versions/%020d.manifest", got.Version()+1)
+		require.True(t, strings.HasSuffix(kl.victim, next), "a ghost only where the kill hit a manifest PUT (%s): %v", kl.victim, err)
+		require.ErrorContains(t, err, next)
+		t.Logf("the gateway kept the remains of %s: further commits refused with ErrGhost", next)
+		return
+	}
 	require.NoError(t, err)
 	require.EqualValues(t, want+100, after.LiveRows())
 }
