@@ -5,8 +5,8 @@
 //   - the cold take: a fresh process opens the database and takes 1 id
 //     (its wall time from exec to answer, its peak RSS, the index pages it
 //     decoded);
-//   - warm takes of 1, 10K and 1M ids in one process (median latency, peak
-//     RSS during the take);
+//   - warm takes of 1, 10K and 1M ids, each size in a process of its own
+//     after a warm-up take (median latency, the process's peak RSS);
 //   - the index's bytes per row (pages on disk, and the lookup every open
 //     reads and keeps), and a rowmap's bytes per row (a 1M-row table
 //     reclustered by a random column);
@@ -61,12 +61,15 @@ func parseInts(s string) ([]int, error) {
 
 func main() {
 	// The cold take runs in a child process: this binary again.
-	if len(os.Args) > 1 && os.Args[1] == "cold-child" {
-		if err := coldChild(os.Args[2:]); err != nil {
-			fmt.Fprintln(os.Stderr, "scalebench cold-child:", err)
-			os.Exit(1)
+	if len(os.Args) > 1 {
+		child := map[string]func([]string) error{"cold-child": coldChild, "warm-child": warmChild}[os.Args[1]]
+		if child != nil {
+			if err := child(os.Args[2:]); err != nil {
+				fmt.Fprintf(os.Stderr, "scalebench %s: %v\n", os.Args[1], err)
+				os.Exit(1)
+			}
+			return
 		}
-		return
 	}
 	fs := flag.NewFlagSet("scalebench", flag.ExitOnError)
 	rows := fs.String("rows", "1000000,10000000,100000000", "table sizes, comma-separated")

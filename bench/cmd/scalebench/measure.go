@@ -50,8 +50,8 @@ type coldFig struct {
 
 type warmFig struct {
 	Latency time.Duration // median
-	RSSKB   int64         // peak RSS during the take, max over runs
-	Pages   int           // index pages decoded (first timed run)
+	RSSKB   int64         // the process's peak RSS over the timed takes (open DB, id list, one result)
+	Pages   int           // index pages decoded (first timed run: warm, so 0 when cached)
 }
 
 // ids returns n distinct random row ids of an n-row generated table
@@ -174,10 +174,62 @@ func measureCold(loc string, rows, runs int, seed uint64, env []string) (coldFig
 	return fig, nil
 }
 
-// measureWarm takes 1, 10K and 1M ids in this process after a warm-up run
-// of each list.
-func measureWarm(ctx context.Context, loc string, rows, runs int, seed uint64) (map[int]warmFig, error) {
-	db, err := engine.Open(loc, engine.Options{Mem: memory.NewGoAllocator()})
+// warmOut is what a warm child prints.
+type warmOut struct {
+	LatenciesNS []int64 `json:"latencies_ns"`
+	RSSKB       int64   `json:"rss_kb"`
+	Pages       int     `json:"pages"`
+}
+
+// warmChild is a fresh process for one list size: open the database, take
+// the list once to warm the caches, then runs more times; report the
+// latencies and the process's peak RSS over the timed runs.
+func warmChild(args []string) error {
+	fs := flag.NewFlagSet("warm-child", flag.ContinueOnError)
+	db := fs.String("db", "", "database location")
+	rows := fs.Int("rows", 0, "rows of the table")
+	n := fs.Int("n", 1, "ids per take")
+	runs := fs.Int("runs", 5, "timed runs")
+	seed := fs.Uint64("seed", 1, "seed of the ids")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	ctx := context.Background()
+	d, err := engine.Open(*db, engine.Options{Mem: memory.NewGoAllocator()})
+	if err != nil {
+		return err
+	}
+	list := ids(*rows, *n, *seed)
+	var out warmOut
+	for i := range *runs + 1 {
+		if i == 1 {
+			resetPeakRSS() // the warm-up's peak is not a warm take's
+		}
+		start := time.Now()
+		res, err := d.Exec(ctx, takeSQL, map[string]any{"ids": list})
+		if err != nil {
+			return err
+		}
+		took := time.Since(start)
+		if res.NumRows() != int64(*n) {
+			return fmt.Errorf("take of %d ids returned %d rows", *n, res.NumRows())
+		}
+		if i == 1 {
+			out.Pages = pages(res.Plan)
+		}
+		res.Release()
+		if i > 0 {
+			out.LatenciesNS = append(out.LatenciesNS, int64(took))
+		}
+	}
+	out.RSSKB = peakRSSKB()
+	return json.NewEncoder(os.Stdout).Encode(out)
+}
+
+// measureWarm takes 1, 10K and 1M ids, each list size in a process of its
+// own (so the RSS is that take's), after a warm-up take of the list.
+func measureWarm(loc string, rows, runs int, seed uint64) (map[int]warmFig, error) {
+	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
@@ -186,36 +238,26 @@ func measureWarm(ctx context.Context, loc string, rows, runs int, seed uint64) (
 		if n > rows {
 			continue
 		}
-		list := ids(rows, n, seed)
 		r := runs
 		if n >= 1_000_000 {
 			r = min(runs, 3)
 		}
-		var lat []time.Duration
-		var fig warmFig
-		for i := range r + 1 {
-			resetPeakRSS()
-			start := time.Now()
-			res, err := db.Exec(ctx, takeSQL, map[string]any{"ids": list})
-			if err != nil {
-				return nil, err
-			}
-			took := time.Since(start)
-			if res.NumRows() != int64(n) {
-				return nil, fmt.Errorf("take of %d ids returned %d rows", n, res.NumRows())
-			}
-			if i == 1 {
-				fig.Pages = pages(res.Plan)
-			}
-			res.Release()
-			if i == 0 {
-				continue // warm-up
-			}
-			lat = append(lat, took)
-			fig.RSSKB = max(fig.RSSKB, peakRSSKB())
+		cmd := exec.Command(self, "warm-child", "-db", loc, "-rows", fmt.Sprint(rows), "-n", fmt.Sprint(n),
+			"-runs", fmt.Sprint(r), "-seed", fmt.Sprint(seed))
+		var stdout, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &errb
+		if err := cmd.Run(); err != nil {
+			return nil, fmt.Errorf("warm takes of %d ids: %v: %s", n, err, errb.String())
 		}
-		fig.Latency = median(lat)
-		out[n] = fig
+		var wo warmOut
+		if err := json.Unmarshal(stdout.Bytes(), &wo); err != nil {
+			return nil, fmt.Errorf("warm child output %q: %w", stdout.String(), err)
+		}
+		var lat []time.Duration
+		for _, ns := range wo.LatenciesNS {
+			lat = append(lat, time.Duration(ns))
+		}
+		out[n] = warmFig{Latency: median(lat), RSSKB: wo.RSSKB, Pages: wo.Pages}
 	}
 	return out, nil
 }
@@ -258,7 +300,7 @@ func run(ctx context.Context, c *config) error {
 			return err
 		}
 		fmt.Fprintf(os.Stderr, "scalebench: %s rows: warm takes\n", count(n))
-		if res.Warm, err = measureWarm(ctx, dbDir(c.dir, n), n, c.runs, c.seed); err != nil {
+		if res.Warm, err = measureWarm(dbDir(c.dir, n), n, c.runs, c.seed); err != nil {
 			return err
 		}
 	}
