@@ -7,7 +7,7 @@ FUZZTIME  ?= 10s
 # One worker: with two on a 2-core machine the fuzzer has been seen to stall.
 FUZZPARALLEL ?= 1
 
-.PHONY: all demo test test-s3 test-short bench fuzz lint clean difftest
+.PHONY: all demo test test-s3 test-short bench bench-scale fuzz lint clean difftest
 
 all: lint test
 
@@ -42,6 +42,18 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3x -timeout 30m $(PKGS) | tee bench.out
 	cd bench && $(GO) run ./cmd/peerbench -rows 1000000,10000000 -out ../bench-report.md -plot ../docs/bench.png
 
+# Take by row id at scale (issue 17): tables of SCALE_ROWS rows on local
+# disk (kept in SCALE_DIR and reused; 100M rows need ~2 GB), cold and warm
+# takes, RSS, index/rowmap bytes per row; the same takes on S3 against
+# Versity Gateway (the pinned version, installed when missing) for
+# SCALE_S3_ROWS; a report (scale-report.md) and a log-log plot (docs/scale.png).
+SCALE_ROWS    ?= 1000000,10000000,100000000
+SCALE_S3_ROWS ?= 1000000,10000000,100000000
+SCALE_DIR     ?= $(CURDIR)/.scale
+bench-scale:
+	vgw=$$(scripts/versitygw-test.sh -path) && cd bench && $(GO) run ./cmd/scalebench -rows $(SCALE_ROWS) \
+	  -s3-rows $(SCALE_S3_ROWS) -dir $(SCALE_DIR) -versitygw "$$vgw" -out ../scale-report.md -plot ../docs/scale.png
+
 # Every fuzz target, FUZZTIME each.
 fuzz:
 	@set -e; for pkg in $$($(GO) list ./...); do \
@@ -71,4 +83,4 @@ lint:
 	cd difftest && $(GO) vet ./...
 
 clean:
-	rm -rf $(DEMO_DIR) bench.out
+	rm -rf $(DEMO_DIR) bench.out $(SCALE_DIR)

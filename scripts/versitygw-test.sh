@@ -10,6 +10,7 @@
 #                                             # concurrency and kill tests S3_ROUNDS (20) times
 #   S3_ROUNDS=3 scripts/versitygw-test.sh     # fewer rounds (CI)
 #   scripts/versitygw-test.sh -check          # exit 0 iff the pinned versitygw is installed
+#   scripts/versitygw-test.sh -path           # install it if needed, print its path (make bench-scale)
 #   GOFLAGS=-race scripts/versitygw-test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,6 +30,10 @@ fi
 if ! installed; then
 	echo "versitygw-test: go install github.com/versity/versitygw/cmd/versitygw@$version" >&2
 	GOBIN="$gobin" go install "github.com/versity/versitygw/cmd/versitygw@$version"
+fi
+if [ "${1:-}" = "-path" ]; then
+	echo "$vgw"
+	exit
 fi
 
 rounds="${S3_ROUNDS:-20}"

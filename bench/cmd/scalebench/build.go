@@ -48,9 +48,8 @@ func build(ctx context.Context, root string, n int) (time.Duration, error) {
 // rowmapBytesPerRow builds a 1M-row table, reclusters it by its random
 // payload (CLUSTER: a stable partition recorded as a rowmap, a real
 // permutation of every row) and returns the rowmap's bytes per row.
-func rowmapBytesPerRow(ctx context.Context, root string) (float64, error) {
-	const n = 1_000_000
-	dir := filepath.Join(root, "rowmap-1M")
+func rowmapBytesPerRow(ctx context.Context, root string, n int) (float64, error) {
+	dir := filepath.Join(root, "rowmap-"+count(n))
 	if err := os.RemoveAll(dir); err != nil {
 		return 0, err
 	}
@@ -59,7 +58,7 @@ func rowmapBytesPerRow(ctx context.Context, root string) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := e.Load(ctx, n); err != nil {
+	if err := e.Load(ctx, uint64(n)); err != nil {
 		return 0, err
 	}
 	for _, s := range []string{"CREATE INDEX px ON t USING btree (payload)", "CLUSTER t USING px"} {
@@ -74,7 +73,7 @@ func rowmapBytesPerRow(ctx context.Context, root string) (float64, error) {
 	if b == 0 {
 		return 0, fmt.Errorf("CLUSTER wrote no rowmap")
 	}
-	return float64(b) / n, nil
+	return float64(b) / float64(n), nil
 }
 
 // treeBytes sums the sizes of the files under dir, and of those whose name

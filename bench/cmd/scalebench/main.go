@@ -26,6 +26,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -34,14 +35,15 @@ import (
 )
 
 type config struct {
-	rows      []int
-	dir       string
-	out, plot string
-	versitygw string
-	s3rows    []int
-	runs      int
-	buildOnly bool
-	seed      uint64
+	rows       []int
+	dir        string
+	out, plot  string
+	versitygw  string
+	s3rows     []int
+	runs       int
+	buildOnly  bool
+	seed       uint64
+	rowmapRows int
 }
 
 func parseInts(s string) ([]int, error) {
@@ -82,6 +84,8 @@ func main() {
 	fs.IntVar(&c.runs, "runs", 5, "timed runs per measurement (3 for 1M ids)")
 	fs.BoolVar(&c.buildOnly, "build-only", false, "build the missing tables and stop")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the id lists")
+	fs.IntVar(&c.rowmapRows, "rowmap-rows", 1_000_000, "rows of the table reclustered to size a rowmap")
+	replot := fs.String("replot", "", "redraw -plot from the figures a run wrote (its -out with .json) and stop")
 	_ = fs.Parse(os.Args[1:])
 	var err error
 	if c.rows, err = parseInts(*rows); err == nil {
@@ -90,6 +94,21 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "scalebench:", err)
 		os.Exit(2)
+	}
+	if *replot != "" {
+		b, err := os.ReadFile(*replot)
+		var results []*result
+		if err == nil {
+			err = json.Unmarshal(b, &results)
+		}
+		if err == nil {
+			err = writePlot(c.plot, results)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "scalebench:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if err := run(context.Background(), c); err != nil {
 		fmt.Fprintln(os.Stderr, "scalebench:", err)

@@ -308,12 +308,22 @@ func run(ctx context.Context, c *config) error {
 		return nil
 	}
 	fmt.Fprintln(os.Stderr, "scalebench: rowmap bytes per row (1M rows reclustered)")
-	rm, err := rowmapBytesPerRow(ctx, c.dir)
+	rm, err := rowmapBytesPerRow(ctx, c.dir, c.rowmapRows)
 	if err != nil {
 		return err
 	}
 	if c.versitygw != "" {
 		if err := measureS3(ctx, c, results); err != nil {
+			return err
+		}
+	}
+	if c.out != "" {
+		// The figures themselves, so the plot can be redrawn (-replot).
+		b, err := json.MarshalIndent(results, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(strings.TrimSuffix(c.out, ".md")+".json", b, 0o644); err != nil {
 			return err
 		}
 	}

@@ -60,7 +60,7 @@ func report(c *config, results []*result, rowmapBPR float64) string {
 			w(1), r.Warm[1].Pages, w(10_000), w(1_000_000), strings.Join(rss, " / "),
 			float64(r.IndexBytes)/float64(r.Rows), r.LookupBytes, float64(r.DataBytes)/float64(r.Rows))
 	}
-	fmt.Fprintf(&b, "\nRowmap of a 1M-row table reclustered by a random column (CLUSTER): %.3f bytes per row.\n", rowmapBPR)
+	fmt.Fprintf(&b, "\nRowmap of a %s-row table reclustered by a random column (CLUSTER): %.3f bytes per row.\n", count(c.rowmapRows), rowmapBPR)
 	if len(results) >= 2 {
 		fmt.Fprintf(&b, "\nGrowth per 10x rows (ratio of consecutive sizes):\n\n| from → to | cold 1 id (open+take) | warm 1 id | warm 10K | warm 1M | lookup bytes |\n|---|---|---|---|---|---|\n")
 		for i := 1; i < len(results); i++ {
@@ -153,7 +153,7 @@ func writePlot(path string, results []*result) error {
 	for _, r := range results {
 		add("local, cold 1 id (fresh process: open + take)", r.Rows, r.Cold.OpenTake)
 		for _, n := range idLists {
-			add(fmt.Sprintf("local, warm %s ids", count(n)), r.Rows, r.Warm[n].Latency)
+			add(fmt.Sprintf("local, warm %s", idsLabel(n)), r.Rows, r.Warm[n].Latency)
 		}
 		for _, n := range []int{1, 10_000} {
 			for _, warm := range []bool{false, true} {
@@ -167,7 +167,7 @@ func writePlot(path string, results []*result) error {
 				if warm {
 					state = "warm"
 				}
-				add(fmt.Sprintf("S3 (Versity, localhost), %s %s ids", state, count(n)), r.Rows, median(lat))
+				add(fmt.Sprintf("S3 (Versity, localhost), %s %s", state, idsLabel(n)), r.Rows, median(lat))
 			}
 		}
 	}
@@ -180,6 +180,17 @@ func writePlot(path string, results []*result) error {
 	p.Y.Tick.Marker = logTicks{label: func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }}
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Add(plotter.NewGrid())
+	// Room above the data for the legend: the y axis runs a few decades
+	// past the slowest point.
+	var lo, hi = math.Inf(1), 0.0
+	for _, s := range ss {
+		for _, xy := range s.xy {
+			lo, hi = min(lo, xy.Y), max(hi, xy.Y)
+		}
+	}
+	if hi > 0 {
+		p.Y.Min, p.Y.Max = lo/2, hi*1000
+	}
 	for i, s := range ss {
 		slices.SortFunc(s.xy, func(a, b plotter.XY) int { return cmp.Compare(a.X, b.X) })
 		l, pts, err := plotter.NewLinePoints(s.xy)
@@ -209,4 +220,11 @@ func (t logTicks) Ticks(lo, hi float64) []plot.Tick {
 		}
 	}
 	return ticks
+}
+
+func idsLabel(n int) string {
+	if n == 1 {
+		return "1 id"
+	}
+	return count(n) + " ids"
 }
