@@ -36,7 +36,8 @@ type dataFile struct {
 	r    store.Reader // nil when mapped
 	vr   *verifiedReader
 	ipc  *ipc.FileReader
-	pre  map[int][]byte // spans fetched ahead, not yet verified; by batch
+	pre  map[int][]byte  // spans fetched ahead, not yet verified; by batch
+	ctx  context.Context // of openData: batch's reads honour it
 }
 
 // The window of a take's read-ahead on an object store: memory stays
@@ -51,7 +52,7 @@ const (
 // manifest (size, checksum, content id, batch count, column types) is
 // ErrCorrupt naming the file.
 func (t *Table) openData(ctx context.Context, f *Fragment, mem memory.Allocator) (d *dataFile, err error) {
-	d = &dataFile{f: f}
+	d = &dataFile{f: f, ctx: ctx}
 	defer func() {
 		// Verification runs before arrow-go sees a byte, so a panic here
 		// would be a decoder bug on verified input; it is still reported
@@ -92,9 +93,9 @@ func (t *Table) openData(ctx context.Context, f *Fragment, mem memory.Allocator)
 			return d, errorf(ErrCorrupt, "fragment %d: data file %s is %d bytes, the manifest says %d", f.ID, f.DataFile, size, f.File.Size)
 		}
 		ts := int64(f.File.tailStart())
-		tail := make([]byte, size-ts)
-		if _, err := d.r.ReadAt(tail, ts); err != nil {
-			return d, fmt.Errorf("table: fragment %d: read %s: %w", f.ID, f.DataFile, err)
+		tail, err := d.read(ctx, ts, size-ts)
+		if err != nil {
+			return d, err
 		}
 		if err := checkTailCRC(f, tail); err != nil {
 			return d, err
@@ -148,9 +149,9 @@ func (d *dataFile) batch(i int) (b arrow.RecordBatch, err error) {
 		buf, ok := d.pre[i]
 		delete(d.pre, i)
 		if !ok {
-			buf = make([]byte, end-start)
-			if _, err := d.r.ReadAt(buf, int64(start)); err != nil {
-				return nil, fmt.Errorf("table: fragment %d: read %s: %w", f.ID, f.DataFile, err)
+			var err error
+			if buf, err = d.read(d.ctx, int64(start), int64(end-start)); err != nil {
+				return nil, err
 			}
 		}
 		if err := checkSpan(f, i, buf); err != nil {
@@ -175,6 +176,28 @@ func (d *dataFile) batch(i int) (b arrow.RecordBatch, err error) {
 		return nil, errorf(ErrCorrupt, "fragment %d: data file %s: batch %d has %d rows, expected %d", f.ID, f.DataFile, i, b.NumRows(), want)
 	}
 	return b, nil
+}
+
+// read returns n bytes at off of a file read through a store.Reader: the
+// exact range from a reader that fetches ranges (an object store, which
+// then caches exactly that range), else one ReadAt. The bytes are shared
+// with a cache: never modified.
+func (d *dataFile) read(ctx context.Context, off, n int64) ([]byte, error) {
+	var buf []byte
+	var err error
+	if mr, ok := d.r.(store.MultiRangeReader); ok {
+		var bs [][]byte
+		if bs, err = mr.ReadRanges(ctx, []store.Range{{Off: off, Len: n}}); err == nil {
+			buf = bs[0]
+		}
+	} else {
+		buf = make([]byte, n)
+		_, err = d.r.ReadAt(buf, off)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("table: fragment %d: read %s: %w", d.f.ID, d.f.DataFile, err)
+	}
+	return buf, nil
 }
 
 // readAhead fetches the spans of the next batches a take will decode, the
