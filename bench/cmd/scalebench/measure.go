@@ -51,6 +51,7 @@ type coldFig struct {
 type warmFig struct {
 	Latency time.Duration // median
 	RSSKB   int64         // the process's peak RSS over the timed takes (open DB, id list, one result)
+	AnonKB  int64         // anonymous RSS right after a take, result held (max over runs): RSS without mapped data pages
 	Pages   int           // index pages decoded (first timed run: warm, so 0 when cached)
 }
 
@@ -94,13 +95,20 @@ func pages(plan string) int {
 // (Linux: writing 5 to clear_refs resets VmHWM).
 func resetPeakRSS() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
 
-func peakRSSKB() int64 {
+func peakRSSKB() int64 { return statusKB("VmHWM:") }
+
+// anonRSSKB is the resident memory that is not file-backed now: the heap
+// and other anonymous memory, without the pages of mapped data files
+// (which the kernel can drop and which other processes share).
+func anonRSSKB() int64 { return statusKB("RssAnon:") }
+
+func statusKB(field string) int64 {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return -1
 	}
 	for l := range strings.SplitSeq(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(l, field); ok {
 			n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
 			return n
 		}
@@ -178,6 +186,7 @@ func measureCold(loc string, rows, runs int, seed uint64, env []string) (coldFig
 type warmOut struct {
 	LatenciesNS []int64 `json:"latencies_ns"`
 	RSSKB       int64   `json:"rss_kb"`
+	AnonKB      int64   `json:"anon_kb"`
 	Pages       int     `json:"pages"`
 }
 
@@ -216,6 +225,9 @@ func warmChild(args []string) error {
 		}
 		if i == 1 {
 			out.Pages = pages(res.Plan)
+		}
+		if i > 0 {
+			out.AnonKB = max(out.AnonKB, anonRSSKB()) // the result still held
 		}
 		res.Release()
 		if i > 0 {
@@ -257,7 +269,7 @@ func measureWarm(loc string, rows, runs int, seed uint64) (map[int]warmFig, erro
 		for _, ns := range wo.LatenciesNS {
 			lat = append(lat, time.Duration(ns))
 		}
-		out[n] = warmFig{Latency: median(lat), RSSKB: wo.RSSKB, Pages: wo.Pages}
+		out[n] = warmFig{Latency: median(lat), RSSKB: wo.RSSKB, AnonKB: wo.AnonKB, Pages: wo.Pages}
 	}
 	return out, nil
 }

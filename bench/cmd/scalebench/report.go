@@ -38,9 +38,11 @@ func report(c *config, results []*result, rowmapBPR float64) string {
 	fmt.Fprintf(&b, "`%s` on %d vCPU (%s/%s), %s. Tables on local disk: generated rows (k BIGINT, payload DOUBLE) "+
 		"in 1M-row fragments with a BTree on _rowid; takes are the seed query with the payload; ids drawn at random. "+
 		"Medians of %d runs (3 for 1M ids). Cold: a fresh process (exec to exit, and engine.Open + take inside it); "+
-		"the OS page cache is not dropped.\n\n",
+		"the OS page cache is not dropped. Warm: each list size in a process of its own after one warm-up take; peak RSS "+
+		"counts the mapped data file pages the take touched (file-backed, shared, reclaimable); the anonymous part is "+
+		"the heap and the like, read right after a take with its result held.\n\n",
 		strings.Join(os.Args, " "), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, time.Now().UTC().Format("2006-01-02"), c.runs)
-	fmt.Fprintf(&b, "| rows | cold 1 id: wall / open+take / RSS / index pages | warm 1 id | warm 10K | warm 1M | RSS during 1 / 10K / 1M | index B/row (pages+lookup) | lookup bytes (read at open) | data B/row |\n")
+	fmt.Fprintf(&b, "| rows | cold 1 id: wall / open+take / RSS / index pages | warm 1 id | warm 10K | warm 1M | peak RSS during 1 / 10K / 1M (of it anonymous) | index B/row (pages+lookup) | lookup bytes (read at open) | data B/row |\n")
 	fmt.Fprintf(&b, "|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range results {
 		w := func(n int) string {
@@ -52,7 +54,7 @@ func report(c *config, results []*result, rowmapBPR float64) string {
 		rss := []string{}
 		for _, n := range idLists {
 			if f, ok := r.Warm[n]; ok {
-				rss = append(rss, mb(f.RSSKB))
+				rss = append(rss, fmt.Sprintf("%s (%s)", mb(f.RSSKB), mb(f.AnonKB)))
 			}
 		}
 		fmt.Fprintf(&b, "| %s | %s / %s / %s / %d | %s (%d pages) | %s | %s | %s | %.3f | %d | %.2f |\n",
