@@ -191,7 +191,7 @@ func writePlot(path string, results []*result) error {
 		}
 	}
 	if hi > 0 {
-		p.Y.Min, p.Y.Max = lo/2, hi*1000
+		p.Y.Min, p.Y.Max = lo/2, hi*100
 	}
 	for i, s := range ss {
 		slices.SortFunc(s.xy, func(a, b plotter.XY) int { return cmp.Compare(a.X, b.X) })
@@ -208,7 +208,7 @@ func writePlot(path string, results []*result) error {
 		p.Add(l, pts)
 		p.Legend.Add(s.name, l, pts)
 	}
-	return p.Save(9*vg.Inch, 6*vg.Inch, path)
+	return p.Save(9*vg.Inch, 7*vg.Inch, path)
 }
 
 // logTicks labels the decades of a log axis plainly (1M, 10M; 0.1, 10).
