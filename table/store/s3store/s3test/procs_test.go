@@ -92,6 +92,24 @@ func TestCommitterChild(t *testing.T) {
 	report("append", nt, err)
 }
 
+// lockedBuffer is a bytes.Buffer safe to read while a process writes it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
 // TestConcurrentCommits: 16 processes commit at once against one table on
 // S3, all from the same version: each updates the same 10 rows, then
 // appends 100 rows of its own. Exactly one update commits and every other
@@ -119,7 +137,7 @@ func TestConcurrentCommits(t *testing.T) {
 		in    io.WriteCloser
 		out   *bufio.Reader
 		lines []string
-		err   bytes.Buffer
+		err   lockedBuffer // written by exec's copier while we read it
 	}
 	children := make([]*child, procs)
 	for w := range children {
