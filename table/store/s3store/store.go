@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -219,12 +220,25 @@ func (s *Store) put(ctx context.Context, p string, data []byte, ifNoneMatch bool
 // concurrent write still in flight), is a lost race.
 //
 // A 412 says the object exists, so reading it back must find it (S3 reads
-// are strongly consistent). When it does not, the server holds the trace
+// are strongly consistent), at once or, for a write still in flight,
+// within moments. When it does not, the server holds the trace
 // of a write that never completed (Versity Gateway's posix backend, killed
 // mid-PUT, can leave an object's metadata without its data): that is
 // ErrGhost, not a lost race, since a rebase would collide with it forever.
 func (s *Store) lostOrOurs(ctx context.Context, p string, data []byte, exists bool) error {
 	got, err := s.Get(ctx, p)
+	// A 412 can also answer a write still in flight on a server that
+	// checks the condition before the object is readable (Versity Gateway
+	// writes its metadata first): give such a write time to land before
+	// calling the object a ghost.
+	for d := ghostWait; exists && errors.Is(err, store.ErrNotFound) && d <= maxGhostWait; d *= 2 {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(d):
+		}
+		got, err = s.Get(ctx, p)
+	}
 	switch {
 	case err == nil && bytes.Equal(got, data):
 		return nil
@@ -236,6 +250,13 @@ func (s *Store) lostOrOurs(ctx context.Context, p string, data []byte, exists bo
 		return fmt.Errorf("put if absent %q: refused, and reading it back failed: %w", p, err)
 	}
 }
+
+// The read-back of a refused conditional write that finds nothing retries
+// after ghostWait, doubling up to maxGhostWait (about 2.5 s in all).
+const (
+	ghostWait    = 10 * time.Millisecond
+	maxGhostWait = 1280 * time.Millisecond
+)
 
 // Put implements store.Store. An S3 PUT is atomic: readers see the old
 // object or the new one.

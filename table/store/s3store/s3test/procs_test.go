@@ -159,6 +159,7 @@ func TestConcurrentCommits(t *testing.T) {
 			if s, ok := strings.CutPrefix(l, "SR "); ok {
 				return strings.TrimSpace(s), true
 			}
+			_, _ = c.err.Write([]byte(l)) // go test's report of a failure goes to stdout
 			if err != nil {
 				return "", false
 			}
