@@ -21,6 +21,7 @@ import (
 	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/table"
 	"github.com/stablerow/stablerow/table/store"
+	"github.com/stablerow/stablerow/table/store/s3store"
 )
 
 // Options configure a DB.
@@ -34,7 +35,11 @@ type Options struct {
 	// Create makes the database directory (and its parents) when it does
 	// not exist. Without it Open of a missing directory fails with
 	// ErrNoDatabase: a mistyped path must not become a new empty database.
+	// On S3 it marks the prefix as a database (the bucket must exist).
 	Create bool
+	// S3 tunes the store of an s3:// database (parallelism, coalescing,
+	// retries); a nil Cache gets a shared one of DefaultS3CacheBytes.
+	S3 s3store.Options
 }
 
 // ErrNoDatabase: Open of a directory that does not exist (without
@@ -44,7 +49,8 @@ var ErrNoDatabase = errkind.New(errkind.NotFound, "engine: no database")
 // DB is a set of named tables. Safe for concurrent use.
 type DB struct {
 	opt    Options
-	dir    string // "" for an in-memory DB
+	dir    string    // "" for an in-memory or remote DB
+	remote *remoteDB // the object-store root of a remote DB, else nil
 	mu     sync.Mutex
 	stores map[string]store.Store       // by lower-case table name
 	acc    *access.Layer                // indexes: open, coverage, histories, create/optimize
@@ -53,24 +59,31 @@ type DB struct {
 
 var tableName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// Open opens a database directory; each table is a sub-directory
-// <dir>/<name>/. Any existing directory is a database (an empty one has no
-// tables); a missing one is ErrNoDatabase unless opt.Create is set.
-func Open(dir string, opt Options) (*DB, error) {
+// Open opens a database by location: a local directory (a path or
+// file:///path) whose tables are its sub-directories <dir>/<name>/, or an
+// object-store prefix s3://bucket/prefix whose tables are its sub-prefixes
+// (open_uri.go). Any existing directory is a database (an empty one has no
+// tables); a missing one is ErrNoDatabase unless opt.Create is set. A
+// remote location is never opened or created as a local path.
+func Open(loc string, opt Options) (*DB, error) {
+	if store.IsRemoteURI(loc) {
+		return openRemote(context.Background(), loc, opt)
+	}
+	u, err := store.ParseURI(loc)
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	dir := u.Path
 	if opt.Create {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("engine: create %s: %w", dir, err)
 		}
 	}
-	switch fi, err := os.Stat(dir); {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("%w: %w", ErrNoDatabase, err) // fs.ErrNotExist still matches
-	case err != nil:
-		return nil, fmt.Errorf("engine: open %s: %w", dir, err)
-	case !fi.IsDir():
-		return nil, fmt.Errorf("%w: %s is not a directory", ErrNoDatabase, dir)
+	if err := checkDir(dir); err != nil {
+		return nil, err
 	}
-	db := &DB{opt: opt, dir: dir, stores: map[string]store.Store{}, acc: access.New(opt.Mem), snaps: map[store.Store]*table.Table{}}
+	db := newDB(opt)
+	db.dir = dir
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("engine: open %s: %w", dir, err)
@@ -91,10 +104,25 @@ func Open(dir string, opt Options) (*DB, error) {
 	return db, nil
 }
 
-// OpenMemory returns a DB whose tables live in memory (tests, examples).
-func OpenMemory(opt Options) *DB {
+// checkDir: dir must be an existing directory (ErrNoDatabase).
+func checkDir(dir string) error {
+	switch fi, err := os.Stat(dir); {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%w: %w", ErrNoDatabase, err) // fs.ErrNotExist still matches
+	case err != nil:
+		return fmt.Errorf("engine: open %s: %w", dir, err)
+	case !fi.IsDir():
+		return fmt.Errorf("%w: %s is not a directory", ErrNoDatabase, dir)
+	}
+	return nil
+}
+
+func newDB(opt Options) *DB {
 	return &DB{opt: opt, stores: map[string]store.Store{}, acc: access.New(opt.Mem), snaps: map[store.Store]*table.Table{}}
 }
+
+// OpenMemory returns a DB whose tables live in memory (tests, examples).
+func OpenMemory(opt Options) *DB { return newDB(opt) }
 
 func (db *DB) mem() memory.Allocator {
 	if db.opt.Mem == nil {
@@ -169,8 +197,13 @@ func (db *DB) CreateTable(ctx context.Context, name string, schema *arrow.Schema
 		return nil, fmt.Errorf("%w: %q", ErrTableExists, name)
 	}
 	var st store.Store = store.NewMemory()
-	if db.dir != "" {
-		var err error
+	var err error
+	switch {
+	case db.remote != nil:
+		if st, err = db.remote.tableStore(key); err != nil {
+			return nil, err
+		}
+	case db.dir != "":
 		if st, err = newTableStore(filepath.Join(db.dir, key)); err != nil {
 			return nil, err
 		}
@@ -200,7 +233,10 @@ func (db *DB) DropTable(ctx context.Context, name string) error {
 	if !ok {
 		return fmt.Errorf("%w: %q", ErrUnknownTable, name)
 	}
-	if db.dir != "" {
+	switch {
+	case db.remote != nil:
+		return db.remote.drop(ctx, st)
+	case db.dir != "":
 		return dropDir(db.dir, key)
 	}
 	paths, err := st.List(ctx, "")

@@ -22,7 +22,13 @@ import (
 //
 // Mapped files are read zero-copy; the marks in chk let warm reads skip
 // hashing. Files read through store.Reader go through vr, which serves
-// arrow-go only the bytes just verified.
+// arrow-go only the bytes just verified. On an object store the reader is
+// opened from the manifest's size and content id (store.KnownOpener: no
+// HEAD), and a take fetches the spans of the batches it will decode ahead,
+// a bounded window at a time, in one ReadRanges (merged, in parallel):
+//
+//	take: batches b1 < b2 < ... --window(prefetchBatches, prefetchBytes)--> ReadRanges --> pre
+//	batch(i): pre[i] (or one read) --> span crc --> decode; pre[i] dropped
 type dataFile struct {
 	f    *Fragment
 	data []byte       // the mapped file; nil when read through r
@@ -30,14 +36,23 @@ type dataFile struct {
 	r    store.Reader // nil when mapped
 	vr   *verifiedReader
 	ipc  *ipc.FileReader
+	pre  map[int][]byte  // spans fetched ahead, not yet verified; by batch
+	ctx  context.Context // of openData: batch's reads honour it
 }
+
+// The window of a take's read-ahead on an object store: memory stays
+// bounded by it whatever the number of rows taken.
+const (
+	prefetchBatches = 64
+	prefetchBytes   = 16 << 20
+)
 
 // openData opens f's data file: zero-copy over mapped memory when the
 // store can map it, else through range reads. Any mismatch with the
 // manifest (size, checksum, content id, batch count, column types) is
 // ErrCorrupt naming the file.
 func (t *Table) openData(ctx context.Context, f *Fragment, mem memory.Allocator) (d *dataFile, err error) {
-	d = &dataFile{f: f}
+	d = &dataFile{f: f, ctx: ctx}
 	defer func() {
 		// Verification runs before arrow-go sees a byte, so a panic here
 		// would be a decoder bug on verified input; it is still reported
@@ -65,7 +80,12 @@ func (t *Table) openData(ctx context.Context, f *Fragment, mem memory.Allocator)
 			return d, errorf(ErrCorrupt, "fragment %d: data file %s: %w", f.ID, f.DataFile, err)
 		}
 	} else {
-		if d.r, err = t.st.Open(ctx, f.DataFile); err != nil {
+		if ko, ok := t.st.(store.KnownOpener); ok {
+			d.r, err = ko.OpenKnown(ctx, f.DataFile, int64(f.File.Size), f.File.IDString())
+		} else {
+			d.r, err = t.st.Open(ctx, f.DataFile)
+		}
+		if err != nil {
 			return d, fmt.Errorf("table: fragment %d: open %s: %w", f.ID, f.DataFile, err)
 		}
 		size := d.r.Size()
@@ -73,9 +93,9 @@ func (t *Table) openData(ctx context.Context, f *Fragment, mem memory.Allocator)
 			return d, errorf(ErrCorrupt, "fragment %d: data file %s is %d bytes, the manifest says %d", f.ID, f.DataFile, size, f.File.Size)
 		}
 		ts := int64(f.File.tailStart())
-		tail := make([]byte, size-ts)
-		if _, err := d.r.ReadAt(tail, ts); err != nil {
-			return d, fmt.Errorf("table: fragment %d: read %s: %w", f.ID, f.DataFile, err)
+		tail, err := d.read(ctx, ts, size-ts)
+		if err != nil {
+			return d, err
 		}
 		if err := checkTailCRC(f, tail); err != nil {
 			return d, err
@@ -126,9 +146,13 @@ func (d *dataFile) batch(i int) (b arrow.RecordBatch, err error) {
 			d.chk.spans[i].Store(true)
 		}
 	} else {
-		buf := make([]byte, end-start)
-		if _, err := d.r.ReadAt(buf, int64(start)); err != nil {
-			return nil, fmt.Errorf("table: fragment %d: read %s: %w", f.ID, f.DataFile, err)
+		buf, ok := d.pre[i]
+		delete(d.pre, i)
+		if !ok {
+			var err error
+			if buf, err = d.read(d.ctx, int64(start), int64(end-start)); err != nil {
+				return nil, err
+			}
 		}
 		if err := checkSpan(f, i, buf); err != nil {
 			return nil, err
@@ -152,6 +176,69 @@ func (d *dataFile) batch(i int) (b arrow.RecordBatch, err error) {
 		return nil, errorf(ErrCorrupt, "fragment %d: data file %s: batch %d has %d rows, expected %d", f.ID, f.DataFile, i, b.NumRows(), want)
 	}
 	return b, nil
+}
+
+// read returns n bytes at off of a file read through a store.Reader: the
+// exact range from a reader that fetches ranges (an object store, which
+// then caches exactly that range), else one ReadAt. The bytes are shared
+// with a cache: never modified.
+func (d *dataFile) read(ctx context.Context, off, n int64) ([]byte, error) {
+	var buf []byte
+	var err error
+	if mr, ok := d.r.(store.MultiRangeReader); ok {
+		var bs [][]byte
+		if bs, err = mr.ReadRanges(ctx, []store.Range{{Off: off, Len: n}}); err == nil {
+			buf = bs[0]
+		}
+	} else {
+		buf = make([]byte, n)
+		_, err = d.r.ReadAt(buf, off)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("table: fragment %d: read %s: %w", d.f.ID, d.f.DataFile, err)
+	}
+	return buf, nil
+}
+
+// readAhead fetches the spans of the next batches a take will decode, the
+// distinct values of offs[k]/batchRows from k on (ascending), up to the
+// window, when the reader can fetch many ranges at once and nothing
+// fetched is pending. Local files (mapped, or one cheap read per batch)
+// skip it.
+func (d *dataFile) readAhead(ctx context.Context, offs []uint64) error {
+	mr, ok := d.r.(store.MultiRangeReader)
+	if !ok || len(d.pre) > 0 {
+		return nil
+	}
+	f := d.f
+	var batches []int
+	var rs []store.Range
+	var bytes int64
+	for _, o := range offs {
+		bi := int(o / f.BatchRows)
+		if n := len(batches); n > 0 && batches[n-1] == bi {
+			continue
+		}
+		start, end := f.File.span(bi)
+		if len(batches) == prefetchBatches || len(batches) > 0 && bytes+int64(end-start) > prefetchBytes {
+			break
+		}
+		batches = append(batches, bi)
+		rs = append(rs, store.Range{Off: int64(start), Len: int64(end - start)})
+		bytes += int64(end - start)
+	}
+	if len(batches) < 2 {
+		return nil // one span: batch reads it
+	}
+	bs, err := mr.ReadRanges(ctx, rs)
+	if err != nil {
+		return fmt.Errorf("table: fragment %d: read %s: %w", f.ID, f.DataFile, err)
+	}
+	d.pre = make(map[int][]byte, len(batches))
+	for j, bi := range batches {
+		d.pre[bi] = bs[j]
+	}
+	return nil
 }
 
 func (d *dataFile) Close() error {

@@ -163,6 +163,9 @@ func (t *Table) gatherFragment(ctx context.Context, p *projection, f *Fragment, 
 		var data arrow.RecordBatch
 		var idx arrow.Array
 		if d != nil {
+			if err := d.readAhead(ctx, offs[k:]); err != nil {
+				return err
+			}
 			b, err := d.batch(int(bi))
 			if err != nil {
 				return err

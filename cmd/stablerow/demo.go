@@ -35,8 +35,8 @@ var demoSchema = arrow.NewSchema([]arrow.Field{
 // TakeByKeyExec, check every answer against the table's own row id
 // sequences, and compare with the index-free plan (hash join + sort).
 func runDemo(ctx context.Context, args []string) error {
-	fs := newFlags("demo", "demo [-d DIR] [-rows N] [-ids N]: the take-by-row-id job on a local table")
-	dir := fs.String("d", ".demo", "folder for the database: created, or emptied if an earlier demo made it (a directory demo did not make must be empty)")
+	fs := newFlags("demo", "demo [-d DIR|s3://bucket/prefix] [-rows N] [-ids N]: the take-by-row-id job on a local (or S3) table")
+	dir := fs.String("d", ".demo", "folder (or s3://bucket/prefix) for the database: created, or emptied if an earlier demo made it (one demo did not make must be empty)")
 	rows := fs.Int("rows", 1_000_000, "rows in the table")
 	nids := fs.Int("ids", 10_000, "ids to take")
 	if err := parseFlags(fs, args); err != nil {
@@ -45,7 +45,7 @@ func runDemo(ctx context.Context, args []string) error {
 	if *rows < 1000 || *nids < 1 {
 		return fmt.Errorf("demo: need -rows >= 1000 and -ids >= 1")
 	}
-	if err := prepareDemoDir(*dir); err != nil {
+	if err := prepareDemoDir(ctx, *dir); err != nil {
 		return err
 	}
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
@@ -190,7 +190,11 @@ func runDemo(ctx context.Context, args []string) error {
 		return err
 	}
 
-	step("table state (stablerow inspect %s)", filepath.Join(*dir, "t"))
+	tloc := filepath.Join(*dir, "t")
+	if engine.IsRemote(*dir) {
+		tloc = strings.TrimSuffix(*dir, "/") + "/t" // a URI, not a path to clean
+	}
+	step("table state (stablerow inspect %s)", tloc)
 	if err := t.Describe(ctx, os.Stdout, false); err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/stablerow/stablerow/engine"
 	"github.com/stablerow/stablerow/rowmap"
 	"github.com/stablerow/stablerow/table"
 	"github.com/stablerow/stablerow/table/store"
@@ -30,6 +31,9 @@ func inspect(ctx context.Context, w io.Writer, args []string) error {
 		return usageError{errors.New("inspect takes one path: FILE.rowmap, a table directory or a database directory")}
 	}
 	path := fs.Arg(0)
+	if engine.IsRemote(path) {
+		return inspectRemote(ctx, w, path, *segments)
+	}
 	if strings.HasSuffix(path, ".rowmap") {
 		return inspectRowmap(w, path)
 	}
@@ -68,6 +72,41 @@ func inspectTable(ctx context.Context, w io.Writer, dir string, segments bool) e
 		return err
 	}
 	return t.Describe(ctx, w, segments)
+}
+
+// inspectRemote describes the table or the database at an object-store
+// location (s3://bucket/prefix); it never looks at the local file system.
+func inspectRemote(ctx context.Context, w io.Writer, loc string, segments bool) error {
+	st, err := engine.OpenStore(ctx, loc, engine.Options{})
+	if err != nil {
+		return err
+	}
+	t, err := table.Open(ctx, st, table.Options{})
+	if err == nil {
+		return t.Describe(ctx, w, segments)
+	}
+	if !errors.Is(err, table.ErrNotFound) {
+		return err
+	}
+	db, err := engine.Open(loc, engine.Options{})
+	if err != nil {
+		return err
+	}
+	if len(db.Tables()) == 0 {
+		return fmt.Errorf("inspect: %s holds no table", loc)
+	}
+	for _, name := range db.Tables() {
+		t, err := db.Table(ctx, name)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "== table %s (%s/%s)\n", name, strings.TrimSuffix(loc, "/"), name)
+		if err := t.Describe(ctx, w, segments); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
 }
 
 func inspectRowmap(w io.Writer, path string) error {

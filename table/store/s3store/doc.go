@@ -30,6 +30,22 @@
 // else a small private one per Reader, which turns the many small reads of
 // an Arrow IPC reader into one GET per block.
 //
+// OpenKnown (store.KnownOpener) opens an immutable object whose size and
+// content id the caller's manifest records: no HEAD, and its cached blocks
+// are keyed by that content id. The table opens its data files so, and a
+// take fetches the spans of the batches it decodes in one ReadRanges of
+// the Reader (store.MultiRangeReader).
+//
+// A database is a prefix whose tables are sub-prefixes: Sub returns a
+// table's store (same client and cache, no request), ListDirs the
+// sub-prefixes (one delimited listing), Empty whether anything lies under
+// the prefix. The engine opens "s3://bucket/prefix" with them.
+//
+// A conditional write refused with 412 whose object then cannot be read is
+// ErrGhost: the server kept part of a write it never completed (Versity
+// Gateway's posix backend killed mid-PUT does), and every later write of
+// that path would collide with it.
+//
 // Throttling (503 SlowDown, 429) and 5xx answers are retried by the SDK's
 // standard retryer (exponential backoff with full jitter, capped at
 // Options.MaxBackoff) for up to Options.MaxAttempts attempts. Every call

@@ -23,6 +23,11 @@ var (
 	// ErrShortRead reports a ranged GET that returned fewer or more bytes
 	// than asked and than the object's size allows.
 	ErrShortRead = errkind.New(errkind.Corrupt, "s3store: ranged read returned the wrong length")
+	// ErrGhost reports an object the server says exists (a conditional
+	// write is refused) but cannot serve: the remains of a write the server
+	// did not complete (a crash mid-PUT). Every later write of that path
+	// collides with it; it takes an operator to delete it.
+	ErrGhost = errkind.New(errkind.Corrupt, "s3store: the server holds an unreadable object")
 	// ErrNoBucket reports a bucket that does not exist.
 	ErrNoBucket = errkind.New(errkind.NotFound, "s3store: no such bucket")
 )

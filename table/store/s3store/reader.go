@@ -2,6 +2,7 @@ package s3store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -20,12 +21,17 @@ type Reader struct {
 	s         *Store
 	path, key string
 	size      int64
-	etag      string
+	etag      string // If-Match of every GET; "" for OpenKnown
+	ident     string // the identity cached blocks are keyed by: the ETag, or "id:" + a content id
+	known     bool   // opened by OpenKnown: size from a manifest, not the server
 	ctx       context.Context
 	cache     *Cache // Options.Cache, or the reader's own, or nil
 }
 
-var _ store.Reader = (*Reader)(nil)
+var (
+	_ store.Reader           = (*Reader)(nil)
+	_ store.MultiRangeReader = (*Reader)(nil)
+)
 
 // Size implements store.Reader.
 func (r *Reader) Size() int64 { return r.size }
@@ -46,7 +52,17 @@ func (r *Reader) ReadAt(p []byte, off int64) (int, error) {
 		return 0, io.EOF
 	}
 	n := min(int64(len(p)), r.size-off)
-	bs, err := r.ReadRanges(r.ctx, []store.Range{{Off: off, Len: n}})
+	rg := []store.Range{{Off: off, Len: n}}
+	if err := r.check(rg); err != nil {
+		return 0, err
+	}
+	var bs [][]byte
+	var err error
+	if r.cache == nil {
+		bs, err = r.fetch(r.ctx, rg)
+	} else {
+		bs, err = r.readCached(r.ctx, rg)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -57,17 +73,57 @@ func (r *Reader) ReadAt(p []byte, off int64) (int, error) {
 	return int(n), nil
 }
 
-// ReadRanges implements the body of store.RangeReader for this object.
+// ReadRanges implements store.MultiRangeReader (and the body of
+// store.RangeReader) for this object. Unlike ReadAt it reads and caches
+// exactly the ranges asked, not aligned blocks: its callers know the
+// ranges they need (a data file's tail, the spans of its batches), ask for
+// the same ones again, and would pay up to two blocks per range otherwise.
 func (r *Reader) ReadRanges(ctx context.Context, ranges []store.Range) ([][]byte, error) {
-	for _, rg := range ranges {
-		if rg.Off < 0 || rg.Len < 0 || rg.Off > r.size || rg.Len > r.size-rg.Off {
-			return nil, fmt.Errorf("%w: range [%d, %d+%d) outside %q of %d bytes", store.ErrInvalidArgument, rg.Off, rg.Off, rg.Len, r.path, r.size)
-		}
+	if err := r.check(ranges); err != nil {
+		return nil, err
 	}
 	if r.cache == nil {
 		return r.fetch(ctx, ranges)
 	}
-	return r.readCached(ctx, ranges)
+	return r.readExact(ctx, ranges)
+}
+
+func (r *Reader) check(ranges []store.Range) error {
+	for _, rg := range ranges {
+		if rg.Off < 0 || rg.Len < 0 || rg.Off > r.size || rg.Len > r.size-rg.Off {
+			return fmt.Errorf("%w: range [%d, %d+%d) outside %q of %d bytes", store.ErrInvalidArgument, rg.Off, rg.Off, rg.Len, r.path, r.size)
+		}
+	}
+	return nil
+}
+
+// readExact serves each range from the cache under its exact (offset,
+// length), fetching the misses (coalesced, in parallel) and caching them.
+func (r *Reader) readExact(ctx context.Context, ranges []store.Range) ([][]byte, error) {
+	out := make([][]byte, len(ranges))
+	var missing []store.Range
+	var at []int
+	for i, rg := range ranges {
+		if rg.Len == 0 {
+			out[i] = []byte{}
+			continue
+		}
+		if v, ok := r.cache.Get(r.cacheKey(rg)); ok {
+			out[i] = v
+			continue
+		}
+		missing = append(missing, rg)
+		at = append(at, i)
+	}
+	got, err := r.fetch(ctx, missing)
+	if err != nil {
+		return nil, err
+	}
+	for j, i := range at {
+		out[i] = got[j]
+		r.cache.Put(r.cacheKey(missing[j]), got[j])
+	}
+	return out, nil
 }
 
 // readCached serves ranges from aligned blocks, fetching the missing blocks
@@ -116,7 +172,7 @@ func (r *Reader) readCached(ctx context.Context, ranges []store.Range) ([][]byte
 }
 
 func (r *Reader) cacheKey(blk store.Range) CacheKey {
-	return CacheKey{Path: r.s.bucket + "/" + r.key, ETag: r.etag, Size: r.size, Off: blk.Off, Len: blk.Len}
+	return CacheKey{Path: r.s.bucket + "/" + r.key, ETag: r.ident, Size: r.size, Off: blk.Off, Len: blk.Len}
 }
 
 // fetch reads ranges (already checked against the size) with coalesced
@@ -136,6 +192,9 @@ func (r *Reader) fetch(ctx context.Context, ranges []store.Range) ([][]byte, err
 	for _, g := range groups {
 		eg.Go(func() error {
 			b, _, err := r.s.getRange(ctx, r.path, r.key, r.etag, g.Range)
+			if err != nil && r.known && errors.Is(err, store.ErrInvalidArgument) {
+				return fmt.Errorf("%w: %q is shorter than its %d bytes: %w", ErrShortRead, r.path, r.size, err)
+			}
 			if err != nil {
 				return err
 			}

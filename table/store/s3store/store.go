@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -30,6 +31,7 @@ type Store struct {
 var (
 	_ store.Store       = (*Store)(nil)
 	_ store.RangeReader = (*Store)(nil)
+	_ store.KnownOpener = (*Store)(nil)
 )
 
 // New opens the store at uri ("s3://bucket/prefix"). It checks that the
@@ -200,7 +202,7 @@ func (s *Store) put(ctx context.Context, p string, data []byte, ifNoneMatch bool
 		// conditional write to the key is in flight; S3 lets at most one of
 		// them succeed, so for us the race is lost either way.
 		if ifNoneMatch && (status(err) == http.StatusPreconditionFailed || status(err) == http.StatusConflict) {
-			return s.lostOrOurs(ctx, p, data)
+			return s.lostOrOurs(ctx, p, data, status(err) == http.StatusPreconditionFailed)
 		}
 		return mapErr("put", p, err)
 	}
@@ -214,19 +216,47 @@ func (s *Store) put(ctx context.Context, p string, data []byte, ifNoneMatch bool
 // and commit the same transaction a second time. So the object is read
 // back: our exact bytes mean the write is ours (a manifest holds the unique
 // ids of its transaction's files, so another writer's manifest never has
-// the same bytes); anything else, or no object yet (409: a concurrent
-// write still in flight), is a lost race.
-func (s *Store) lostOrOurs(ctx context.Context, p string, data []byte) error {
+// the same bytes); anything else, or no object yet after a 409 (a
+// concurrent write still in flight), is a lost race.
+//
+// A 412 says the object exists, so reading it back must find it (S3 reads
+// are strongly consistent), at once or, for a write still in flight,
+// within moments. When it does not, the server holds the trace
+// of a write that never completed (Versity Gateway's posix backend, killed
+// mid-PUT, can leave an object's metadata without its data): that is
+// ErrGhost, not a lost race, since a rebase would collide with it forever.
+func (s *Store) lostOrOurs(ctx context.Context, p string, data []byte, exists bool) error {
 	got, err := s.Get(ctx, p)
+	// A 412 can also answer a write still in flight on a server that
+	// checks the condition before the object is readable (Versity Gateway
+	// writes its metadata first): give such a write time to land before
+	// calling the object a ghost.
+	for d := ghostWait; exists && errors.Is(err, store.ErrNotFound) && d <= maxGhostWait; d *= 2 {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(d):
+		}
+		got, err = s.Get(ctx, p)
+	}
 	switch {
 	case err == nil && bytes.Equal(got, data):
 		return nil
+	case exists && errors.Is(err, store.ErrNotFound):
+		return fmt.Errorf("%w: %q: a conditional write was refused because it exists, yet it cannot be read", ErrGhost, p)
 	case err == nil || errors.Is(err, store.ErrNotFound):
 		return fmt.Errorf("%w: %q", store.ErrExists, p)
 	default:
 		return fmt.Errorf("put if absent %q: refused, and reading it back failed: %w", p, err)
 	}
 }
+
+// The read-back of a refused conditional write that finds nothing retries
+// after ghostWait, doubling up to maxGhostWait (about 2.5 s in all).
+const (
+	ghostWait    = 10 * time.Millisecond
+	maxGhostWait = 1280 * time.Millisecond
+)
 
 // Put implements store.Store. An S3 PUT is atomic: readers see the old
 // object or the new one.
@@ -292,7 +322,28 @@ func (s *Store) open(ctx context.Context, p string) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Reader{s: s, path: p, key: k, size: size, etag: etag, ctx: ctx, cache: s.opts.Cache}
+	r := &Reader{s: s, path: p, key: k, size: size, etag: etag, ident: etag, ctx: ctx, cache: s.opts.Cache}
+	if r.cache == nil && s.opts.ReaderBlocks > 0 {
+		r.cache = NewCache(int64(s.opts.ReaderBlocks) * s.opts.BlockSize)
+	}
+	return r, nil
+}
+
+// OpenKnown implements store.KnownOpener: a Reader of an immutable object
+// of known size, with no HEAD. Its GETs carry no If-Match (there is no
+// ETag yet); its cached blocks are keyed by the caller's content id in the
+// ETag's place. A range the object turns out not to hold is ErrShortRead
+// (a Corrupt), not an invalid argument: the caller asked within the size
+// its manifest records.
+func (s *Store) OpenKnown(ctx context.Context, p string, size int64, id string) (store.Reader, error) {
+	k, err := s.key(p)
+	if err != nil {
+		return nil, err
+	}
+	if size < 0 || id == "" {
+		return nil, fmt.Errorf("%w: open %q: size %d, id %q", store.ErrInvalidArgument, p, size, id)
+	}
+	r := &Reader{s: s, path: p, key: k, size: size, ident: "id:" + id, known: true, ctx: ctx, cache: s.opts.Cache}
 	if r.cache == nil && s.opts.ReaderBlocks > 0 {
 		r.cache = NewCache(int64(s.opts.ReaderBlocks) * s.opts.BlockSize)
 	}

@@ -40,13 +40,36 @@ func TestPutIfAbsentConflictAnswers(t *testing.T) {
 	})
 	st := f.open(t, f.uri("c"), s3store.Options{MaxAttempts: 2})
 	ctx := context.Background()
+	// A 409 with nothing to read yet: a concurrent write in flight, a lost
+	// race.
+	answer.Store([2]any{409, "ConditionalRequestConflict"})
+	require.ErrorIs(t, st.PutIfAbsent(ctx, "_versions/1", []byte("x")), store.ErrExists)
+	// A 412 for an object that is there and not ours: a lost race.
+	require.NoError(t, st.Put(ctx, "_versions/0", []byte("theirs")))
 	for _, a := range [][2]any{{412, "PreconditionFailed"}, {409, "ConditionalRequestConflict"}} {
 		answer.Store(a)
-		err := st.PutIfAbsent(ctx, "_versions/1", []byte("x"))
-		require.ErrorIs(t, err, store.ErrExists, "%v", a)
+		require.ErrorIs(t, st.PutIfAbsent(ctx, "_versions/0", []byte("x")), store.ErrExists, "%v", a)
 	}
-	answer.Store([2]any{403, "AccessDenied"})
+	// A 412 for an object that cannot be read: the remains of an unfinished
+	// write on the server, which a retry would hit forever. It used to be
+	// ErrExists, and the table rebased 64 times onto the same collision
+	// (seen with Versity Gateway killed mid-PUT, TestGatewayKilledMidCommit).
+	answer.Store([2]any{412, "PreconditionFailed"})
 	err := st.PutIfAbsent(ctx, "_versions/1", []byte("x"))
+	require.ErrorIs(t, err, s3store.ErrGhost)
+	require.ErrorIs(t, err, errkind.Corrupt)
+	require.NotErrorIs(t, err, store.ErrExists)
+	// A 412 for a write still in flight (Versity Gateway checks the
+	// condition before the other writer's object is readable): the object
+	// shows up moments later, and it is a lost race, not a ghost. It was
+	// ErrGhost, which failed 9 of 20 rounds of TestConcurrentCommits.
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		_ = st.Put(ctx, "_versions/2", []byte("theirs"))
+	}()
+	require.ErrorIs(t, st.PutIfAbsent(ctx, "_versions/2", []byte("x")), store.ErrExists)
+	answer.Store([2]any{403, "AccessDenied"})
+	err = st.PutIfAbsent(ctx, "_versions/1", []byte("x"))
 	require.NotErrorIs(t, err, store.ErrExists)
 	require.ErrorIs(t, err, s3store.ErrRequest)
 	// A plain Put never turns a 409 into ErrExists.

@@ -31,7 +31,8 @@ const bucket = "stablerow-test"
 type counter struct {
 	next http.RoundTripper
 	mu   sync.Mutex
-	n    map[string]int // "GET range", "GET", "HEAD", "PUT", "DELETE", "LIST"
+	n    map[string]int // "GET range", "GET", "HEAD", "PUT", "DELETE", "LIST"; "bytes"; "max in flight" of GET range
+	in   int            // GET ranges in flight now
 }
 
 func (c *counter) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -42,8 +43,17 @@ func (c *counter) RoundTrip(r *http.Request) (*http.Response, error) {
 	case r.Method == http.MethodGet && r.URL.Query().Has("list-type"):
 		kind = "LIST"
 	}
+	if kind == "GET range" {
+		c.mu.Lock()
+		c.in++
+		c.n["max in flight"] = max(c.n["max in flight"], c.in)
+		c.mu.Unlock()
+	}
 	resp, err := c.next.RoundTrip(r)
 	c.mu.Lock()
+	if kind == "GET range" {
+		c.in--
+	}
 	c.n[kind]++
 	if err == nil && kind == "GET range" && resp.ContentLength > 0 {
 		c.n["bytes"] += int(resp.ContentLength)
