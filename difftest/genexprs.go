@@ -84,7 +84,11 @@ func (g *Gen) scalarExpr(s scope, t Type, depth int, safe bool) *Expr {
 		}
 		return g.leaf(s, t)
 	}
-	switch g.n(4) {
+	generic := -1
+	if g.p(0.4) {
+		generic = g.n(3)
+	}
+	switch generic {
 	case 0: // CASE WHEN c THEN v ... [ELSE e] END
 		var args []*Expr
 		for i, n := 0, g.between(1, 3); i < n; i++ {
@@ -106,7 +110,7 @@ func (g *Gen) scalarExpr(s scope, t Type, depth int, safe bool) *Expr {
 	}
 	switch t {
 	case TText:
-		switch g.n(7) {
+		switch g.n(8) {
 		case 0:
 			return mk("fn", pick(g, []string{"lower", "upper"}), false, sub(TText))
 		case 1:
@@ -122,7 +126,7 @@ func (g *Gen) scalarExpr(s scope, t Type, depth int, safe bool) *Expr {
 			}
 			name := pick(g, []string{"substr", "substring", "substring_from"})
 			return mk("fn", name, raises, args...)
-		case 2:
+		case 2, 6, 7:
 			side := pick(g, []string{"both", "leading", "trailing", "btrim", "ltrim", "rtrim"})
 			args := []*Expr{sub(TText)}
 			if g.p(0.7) {

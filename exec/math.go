@@ -165,7 +165,10 @@ func power(x, y float64) (float64, error) {
 		}
 		return 0, nil
 	}
-	r := math.Pow(x, y)
+	if x == 0 {
+		return math.Pow(x, y), nil // ±0 for y > 0, 1 for y = 0: exact
+	}
+	r := pow(x, y)
 	if math.IsInf(r, 0) {
 		return 0, fmt.Errorf("%w: value out of range: overflow", ErrOutOfRange)
 	}
