@@ -203,7 +203,7 @@ func (e boundCoalesce) Eval(ctx context.Context, mem memory.Allocator, b arrow.R
 		}
 		pending = rest
 	}
-	return gather(ctx, mem, srcs, owner, at)
+	return gather(ctx, mem, e.Type(), srcs, owner, at)
 }
 
 // NullIf is NULLIF(a, b): NULL where a = b, else a. Both sides are

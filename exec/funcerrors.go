@@ -1,6 +1,10 @@
 package exec
 
-import "github.com/stablerow/stablerow/errkind"
+import (
+	"fmt"
+
+	"github.com/stablerow/stablerow/errkind"
+)
 
 // Errors of the scalar functions (func.go and the files it registers),
 // each PostgreSQL's error of the same name: the message after the prefix
@@ -12,10 +16,11 @@ var (
 	// ErrPowerArgument is PostgreSQL's invalid_argument_for_power_function
 	// (2201F): sqrt of a negative number, 0 to a negative power, a
 	// negative number to a non-integer power.
-	ErrPowerArgument = errkind.New(errkind.InvalidArgument, "exec: invalid argument for power function")
+	// Each is also an ErrInvalidArgument.
+	ErrPowerArgument = fmt.Errorf("%w: invalid argument for power function", ErrInvalidArgument)
 	// ErrSubstring is substring_error (22011): a negative length.
-	ErrSubstring = errkind.New(errkind.InvalidArgument, "exec: substring error")
+	ErrSubstring = fmt.Errorf("%w: substring error", ErrInvalidArgument)
 	// ErrEscape is invalid_escape_sequence (22025): a LIKE pattern ending
 	// in its escape character, an ESCAPE string of two characters.
-	ErrEscape = errkind.New(errkind.InvalidArgument, "exec: invalid escape sequence")
+	ErrEscape = fmt.Errorf("%w: invalid escape sequence", ErrInvalidArgument)
 )

@@ -104,16 +104,17 @@ func assemble(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch, ty
 		}
 		srcs = append(srcs, v)
 	}
+	return gather(ctx, mem, typ, srcs, owner, at)
+}
+
+// gather builds the column of type typ whose row r is row at[r] of
+// srcs[owner[r]] (no sources: no rows).
+func gather(ctx context.Context, mem memory.Allocator, typ arrow.DataType, srcs []arrow.Array, owner, at []int32) (compute.Datum, error) {
 	if len(srcs) == 0 {
 		a := array.MakeArrayOfNull(mem, typ, 0)
 		defer a.Release()
 		return compute.NewDatum(a), nil
 	}
-	return gather(ctx, mem, srcs, owner, at)
-}
-
-// gather builds the column whose row r is row at[r] of srcs[owner[r]].
-func gather(ctx context.Context, mem memory.Allocator, srcs []arrow.Array, owner, at []int32) (compute.Datum, error) {
 	if len(srcs) == 1 {
 		inOrder := true
 		for r, j := range at {
