@@ -50,8 +50,19 @@ func takeRows(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch, ro
 	return array.NewRecordBatch(b.Schema(), cols, int64(len(rows))), nil
 }
 
-// evalOn evaluates e over b's rows at rows, as a column of len(rows).
+// evalOn evaluates e over b's rows at rows, as a column of len(rows). A
+// literal or parameter reads no row: it is evaluated once, without
+// selecting the rows of every column first.
 func evalOn(ctx context.Context, mem memory.Allocator, e Bound, b arrow.RecordBatch, rows []int32) (arrow.Array, error) {
+	switch e.(type) {
+	case boundLit, boundParam:
+		d, err := e.Eval(ctx, mem, b)
+		if err != nil {
+			return nil, err
+		}
+		defer d.Release()
+		return materialize(d, len(rows), mem)
+	}
 	sub, err := takeRows(ctx, mem, b, rows)
 	if err != nil {
 		return nil, err
