@@ -27,18 +27,32 @@ func pow(x, y float64) float64 {
 	neg := x < 0
 	ax := math.Abs(x)
 	n, f := math.Modf(y)
+	odd := neg && math.Mod(n, 2) != 0
+	if ax == 1 {
+		if odd {
+			return -1
+		}
+		return 1
+	}
+	// Far outside the double range (|log2 result| beyond 1100) the answer
+	// is an infinity or a zero whatever the digits; within it the exact
+	// computation below never leaves big.Float's exponent range, and the
+	// integer part fits a uint64 (|y| < 1200 / log2(1 + 2^-52) < 2^64).
+	if l := y * math.Log2(ax); l > 1100 || l < -1200 {
+		v := math.Inf(1)
+		if l < 0 {
+			v = 0
+		}
+		if odd {
+			v = -v
+		}
+		return v
+	}
 	r := new(big.Float).SetPrec(powPrec)
 	r.SetFloat64(1)
 	if n != 0 {
-		// Outside these the result overflows or underflows whatever f is.
-		if math.Abs(n) > 1<<20 {
-			if (ax > 1) == (y > 0) {
-				return math.Copysign(math.Inf(1), sign(neg, n))
-			}
-			return math.Copysign(0, sign(neg, n))
-		}
 		b := new(big.Float).SetPrec(powPrec).SetFloat64(ax)
-		e := int64(math.Abs(n))
+		e := uint64(math.Abs(n))
 		for e > 0 { // square and multiply
 			if e&1 == 1 {
 				r.Mul(r, b)
@@ -56,20 +70,13 @@ func pow(x, y float64) float64 {
 		r.Mul(r, bigExp(t))
 	}
 	v, _ := r.Float64()
-	if neg && math.Mod(n, 2) != 0 {
+	if odd {
 		v = -v
 	}
 	return v
 }
 
 const powPrec = 192
-
-func sign(neg bool, n float64) float64 {
-	if neg && math.Mod(n, 2) != 0 {
-		return -1
-	}
-	return 1
-}
 
 var ln2 = func() *big.Float {
 	// ln 2 = 2 atanh(1/3)

@@ -52,6 +52,14 @@ func TestPowMatchesPostgreSQL(t *testing.T) {
 		{710.3422406322273, -26.21598864987404, 1.7618003511895228e-75},
 		{597.8618573988696, 13.726790655186285, 1.2996265059397655e+38},
 		{-2, 3, -8},
+		// Exponents far beyond 2^20: 1 and -1 stay themselves, bases near
+		// 1 stay finite (PostgreSQL: power(1, 1.2345678901234568e17) = 1).
+		{1, 1.2345678901234568e17, 1},
+		{-1, 123456789012345681, 1}, // an even double
+		{-1, 9007199254740991, -1},
+		{1 + 0x1p-52, 0x1p52, 2.718281828459045},
+		{1 - 0x1p-53, 0x1p62, 4.377491037052927e-223},
+		{10, 1e17, math.Inf(1)},
 		{-2, -1075, math.Copysign(0, -1)}, // underflow: an error in power
 	} {
 		got := pow(c.x, c.y)

@@ -273,6 +273,7 @@ func (l *lowerer) like(a *pg_query.A_Expr, s *scope) (value, error) {
 	var pat expr.Expression
 	if fc := a.Rexpr.GetFuncCall(); fc != nil && funcName(fc) == "like_escape" && len(fc.Args) == 2 {
 		var lits [2]string
+		null := false // like_escape is strict: a NULL pattern or escape is a NULL pattern
 		for i, n := range fc.Args {
 			v, err := l.expr(n, s)
 			if err != nil {
@@ -284,16 +285,23 @@ func (l *lowerer) like(a *pg_query.A_Expr, s *scope) (value, error) {
 			}
 			lit, ok := literalOf(e)
 			str, isStr := lit.(string)
-			if !ok || !isStr {
+			switch {
+			case ok && lit == nil:
+				null = true
+			case !ok || !isStr:
 				return value{}, fmt.Errorf("%w: LIKE ... ESCAPE with a pattern or escape that is not a string literal%s", ErrUnsupported, l.src.at(a.Location))
 			}
 			lits[i] = str
 		}
-		p, err := exec.LikeEscape(lits[0], lits[1])
-		if err != nil {
-			return value{}, fmt.Errorf("%w: %w%s", ErrInvalid, err, l.src.at(a.Location))
+		if null {
+			pat = expr.NewNullLiteral(kindString.typ(true))
+		} else {
+			p, err := exec.LikeEscape(lits[0], lits[1])
+			if err != nil {
+				return value{}, fmt.Errorf("%w: %w%s", ErrInvalid, err, l.src.at(a.Location))
+			}
+			pat = expr.NewPrimitiveLiteral(p, false)
 		}
-		pat = expr.NewPrimitiveLiteral(p, false)
 	} else {
 		pv, err := l.expr(a.Rexpr, s)
 		if err != nil {
