@@ -80,6 +80,9 @@ func (e *Expr) SQL() string {
 		}
 		return "(" + a(0) + kw + a(1) + " AND " + a(2) + ")"
 	}
+	if s, ok := e.scalarSQL(); ok {
+		return s
+	}
 	panic("difftest: unknown expression op " + e.Op)
 }
 

@@ -245,6 +245,11 @@ func (g *Gen) expr(s scope, t Type, depth int, safe bool) *Expr {
 	if depth <= 0 || g.p(0.3) {
 		return g.leaf(s, t)
 	}
+	if g.p(0.3) { // issue 18's scalar expressions (genexprs.go)
+		if e := g.scalarExpr(s, t, depth, safe); e != nil {
+			return e
+		}
+	}
 	mk := func(op, text string, raises bool, args ...*Expr) *Expr {
 		for _, a := range args {
 			raises = raises || a.Raises

@@ -298,16 +298,62 @@ func hasColumn(e *Expr) bool {
 	return false
 }
 
-// constRaising: an expression that can raise and names no column, which
-// PostgreSQL folds while planning.
-func constRaising(e *Expr) bool { return e.Raises && !hasColumn(e) }
+// constRaising: an expression that can raise and that PostgreSQL may fold
+// to a constant while planning (mayFoldConst).
+func constRaising(e *Expr) bool { return e.Raises && mayFoldConst(e) }
+
+// mayFoldConst: PostgreSQL's eval_const_expressions may reduce e to a
+// constant. Beyond expressions without columns, it simplifies CASE (a
+// constant TRUE condition selects its arm, constant FALSE or NULL ones
+// drop out), COALESCE (a constant first argument is the value) and AND/OR
+// (a constant FALSE/TRUE operand decides): CAST(CASE WHEN TRUE THEN 'A'
+// ELSE a.c END AS BIGINT) raises while planning. Conservative: a constant
+// condition or operand counts as deciding whatever its value.
+func mayFoldConst(e *Expr) bool {
+	switch e.Op {
+	case "col":
+		return false
+	case "lit":
+		return true
+	case "case":
+		n := len(e.Args)
+		if e.Text == "else" {
+			n--
+		}
+		allConst := true
+		for i := 0; i+1 < n; i += 2 {
+			c := mayFoldConst(e.Args[i])
+			if c && mayFoldConst(e.Args[i+1]) {
+				return true
+			}
+			allConst = allConst && c
+		}
+		return allConst && (e.Text != "else" || mayFoldConst(e.Args[n]))
+	case "coalesce":
+		return mayFoldConst(e.Args[0])
+	case "and", "or":
+		for _, a := range e.Args {
+			if mayFoldConst(a) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, a := range e.Args {
+		if !mayFoldConst(a) {
+			return false
+		}
+	}
+	return true
+}
 
 func isNullLit(e *Expr) bool { return e.Op == "lit" && strings.HasPrefix(e.Text, "CAST(NULL ") }
 
 // strict nodes give NULL when an operand is NULL.
 func strict(e *Expr) bool {
 	switch e.Op {
-	case "bin", "cmp", "neg", "cast", "not":
+	case "bin", "cmp", "neg", "cast", "not",
+		"fn", "concat", "position", "trim", "like", "ilike", "notlike", "notilike": // strict functions and operators
 		return true
 	}
 	return false
@@ -318,9 +364,28 @@ func foldsToNull(e *Expr) bool {
 	if isNullLit(e) {
 		return true
 	}
-	if e.Op == "between" || e.Op == "notbetween" {
-		// x [NOT] BETWEEN a AND b is (x >= a) AND/OR (x <= b): NULL
-		// when x is, whatever a and b are.
+	switch e.Op {
+	case "case": // every condition constant FALSE or NULL, no ELSE or a NULL one
+		n := len(e.Args)
+		if e.Text == "else" {
+			n--
+		}
+		for i := 0; i+1 < n; i += 2 {
+			if c := e.Args[i]; !(c.Op == "lit" && c.Text == "FALSE") && !foldsToNull(c) {
+				return false
+			}
+		}
+		return e.Text != "else" || foldsToNull(e.Args[n])
+	case "coalesce":
+		for _, a := range e.Args {
+			if !foldsToNull(a) {
+				return false
+			}
+		}
+		return true
+	case "nullif", "between", "notbetween":
+		// NULLIF(a, b) is NULL when a is; x [NOT] BETWEEN a AND b is
+		// (x >= a) AND/OR (x <= b): NULL when x is, whatever a and b are.
 		return foldsToNull(e.Args[0])
 	}
 	if !strict(e) {

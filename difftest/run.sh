@@ -64,8 +64,10 @@ trap cleanup EXIT INT TERM
 # A free port: ask the kernel for one.
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null || echo $((20000 + RANDOM % 20000)))
 
-# C locale and UTF8: text compares bytewise, as stablerow compares Go strings.
-"${RUNAS[@]}" "$BINDIR/initdb" -D "$DATA" -U difftest --auth=trust --no-locale -E UTF8 >"$TMP/initdb.log" 2>&1 ||
+# C collation and UTF8: text compares bytewise, as stablerow compares Go
+# strings. LC_CTYPE C.UTF-8: lower/upper/ILIKE map case per Unicode
+# character, as stablerow does (under LC_CTYPE=C they fold ASCII only).
+"${RUNAS[@]}" "$BINDIR/initdb" -D "$DATA" -U difftest --auth=trust --no-locale --lc-ctype=C.UTF-8 -E UTF8 >"$TMP/initdb.log" 2>&1 ||
 	{ cat "$TMP/initdb.log" >&2; exit 1; }
 "${RUNAS[@]}" "$BINDIR/pg_ctl" -D "$DATA" -l "$TMP/server.log" -w -t 60 \
 	-o "-c listen_addresses=127.0.0.1 -p $PORT -k $TMP -c fsync=off -c synchronous_commit=off -c full_page_writes=off" start >/dev/null ||

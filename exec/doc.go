@@ -9,7 +9,9 @@
 //	out, err := exec.Collect(ctx, s) // caller releases every batch in out
 //	fmt.Println(exec.Explain(lim, true))
 //
-// Expressions (Expr: Col, Lit, Binary, Unary, In, Cast) are plan-side trees.
+// Expressions (Expr: Col, Lit, Binary, Unary, In, Cast, and the scalar
+// expressions Case, Coalesce, NullIf, Distinct, Like and Func, whose
+// functions are registered by name in func.go) are plan-side trees.
 // FilterExec and ProjectExec Bind them to their input schema once (bind.go);
 // the Bound tree evaluates a batch to a compute.Datum, an array or a scalar
 // standing for every row, so literals and parameters are never copied per
@@ -29,4 +31,8 @@
 // -0 = 0) and one accumulator per measure (acc_*.go). SetOpExec (setop.go)
 // is INTERSECT/EXCEPT [ALL] over the same group table; UNION ALL is
 // UnionExec, UNION and DISTINCT are aggregations without measures.
+//
+// CASE and COALESCE evaluate an arm only over the rows that reach it
+// (case.go, selection.go), so an arm's error is raised only where
+// PostgreSQL would raise it.
 package exec

@@ -90,7 +90,7 @@ func checkFuncs(e expr.Expression) error {
 		}
 		_, isBinary := binaryOps[n]
 		_, isUnary := unaryOps[n]
-		if !isBinary && !isUnary && n != "and" && n != "or" && n != "negate" {
+		if !isBinary && !isUnary && n != "and" && n != "or" && n != "negate" && !isExprFunc(n) {
 			return fmt.Errorf("%w: %s", errUnsupported("function"), n)
 		}
 	}
@@ -154,6 +154,8 @@ func (p *planner) expr(e expr.Expression, sc scope) (exec.Expr, error) {
 		return exec.Cast{E: in, To: to}, nil
 	case *expr.SingularOrList:
 		return p.inList(e, sc)
+	case *expr.IfThen:
+		return p.ifThen(e, sc)
 	case *expr.DynamicParameter:
 		if _, ok := e.OutputType.(*types.ListType); ok {
 			return nil, fmt.Errorf("%w: list parameter $%d outside UNNEST", errUnsupported("expression"), e.ParameterReference)
@@ -261,6 +263,9 @@ func (p *planner) scalarFn(f *expr.ScalarFunction, sc scope) (exec.Expr, error) 
 			return nil, fmt.Errorf("%w: negate of %s", ErrInvalidPlan, t)
 		}
 		return p.binary(exec.OpSub, exec.Lit{Value: int64(0)}, cargs[0], sc)
+	}
+	if fn, ok := exprFuncs[name]; ok {
+		return fn(p, f, cargs, sc)
 	}
 	return nil, fmt.Errorf("%w: %s", errUnsupported("function"), name)
 }

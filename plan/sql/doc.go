@@ -52,7 +52,12 @@
 //
 // Function calls are built by plan/internal/substraitfn with the standard
 // compound names and output types, without loading substrait-go's default
-// extension collection.
+// extension collection. Scalar expressions (expr_funcs.go): CASE lowers to
+// IfThen; COALESCE, NULLIF, IS [NOT] DISTINCT FROM, LIKE/ILIKE (an ESCAPE
+// clause with literals is folded into the pattern), || and the string and
+// math functions to the standard functions, with PostgreSQL's argument
+// types (substr's positions are integers, i32; floor/round/sqrt/power
+// convert bigint to double precision).
 //
 // Usage:
 //

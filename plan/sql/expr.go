@@ -47,9 +47,9 @@ func (l *lowerer) expr(n *pg_query.Node, s *scope) (value, error) {
 	case *pg_query.Node_SubLink:
 		return l.subLink(x.SubLink, s)
 	case *pg_query.Node_CaseExpr:
-		return value{}, fmt.Errorf("%w: CASE%s", ErrUnsupported, l.src.at(x.CaseExpr.Location))
+		return l.caseExpr(x.CaseExpr, s)
 	case *pg_query.Node_CoalesceExpr:
-		return value{}, fmt.Errorf("%w: COALESCE%s", ErrUnsupported, l.src.at(x.CoalesceExpr.Location))
+		return l.coalesce(x.CoalesceExpr, s)
 	case *pg_query.Node_AArrayExpr:
 		return value{}, fmt.Errorf("%w: ARRAY outside UNNEST%s", ErrUnsupported, l.src.at(x.AArrayExpr.Location))
 	}
@@ -187,6 +187,12 @@ func (l *lowerer) aExpr(a *pg_query.A_Expr, s *scope) (value, error) {
 		return l.inList(a, op, s)
 	case pg_query.A_Expr_Kind_AEXPR_BETWEEN, pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN:
 		return l.between(a, s)
+	case pg_query.A_Expr_Kind_AEXPR_LIKE, pg_query.A_Expr_Kind_AEXPR_ILIKE:
+		return l.like(a, s)
+	case pg_query.A_Expr_Kind_AEXPR_DISTINCT, pg_query.A_Expr_Kind_AEXPR_NOT_DISTINCT:
+		return l.isDistinctFrom(a, s)
+	case pg_query.A_Expr_Kind_AEXPR_NULLIF:
+		return l.nullIf(a, s)
 	default:
 		return value{}, fmt.Errorf("%w: operator form %s%s", ErrUnsupported, strings.TrimPrefix(a.Kind.String(), "AEXPR_"), l.src.at(a.Location))
 	}
@@ -200,6 +206,9 @@ func (l *lowerer) aExpr(a *pg_query.A_Expr, s *scope) (value, error) {
 	rv, err := l.expr(a.Rexpr, s)
 	if err != nil {
 		return value{}, err
+	}
+	if op == "||" {
+		return l.concatOp(a, lv, rv)
 	}
 	if fn, ok := comparisons[op]; ok {
 		args, _, err := l.unify(lv, rv)
@@ -400,7 +409,7 @@ func isAggregate(f *pg_query.FuncCall) bool { return aggregateNames[funcName(f)]
 
 func (l *lowerer) funcCall(f *pg_query.FuncCall, s *scope) (value, error) {
 	if !isAggregate(f) {
-		return value{}, fmt.Errorf("%w: function %s%s", ErrUnsupported, funcName(f), l.src.at(f.Location))
+		return l.scalarCall(f, s)
 	}
 	if s.aggs == nil {
 		where := s.noAggs

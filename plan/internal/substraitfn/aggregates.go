@@ -8,9 +8,6 @@ import (
 	"github.com/substrait-io/substrait-go/v8/types"
 )
 
-// URNString is the standard string function file (string_agg).
-const URNString = extensions.SubstraitDefaultURNPrefix + "functions_string"
-
 // Aggregate builds the aggregate call name(args), DISTINCT when distinct,
 // for the aggregates the SQL front end emits, with the compound names of
 // the standard YAML and stablerow's result types (the PostgreSQL ones the

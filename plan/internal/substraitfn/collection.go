@@ -26,6 +26,8 @@ const (
 	URNBoolean    = extensions.SubstraitDefaultURNPrefix + "functions_boolean"
 	URNArithmetic = extensions.SubstraitDefaultURNPrefix + "functions_arithmetic"
 	URNAggregate  = extensions.SubstraitDefaultURNPrefix + "functions_aggregate_generic"
+	URNString     = extensions.SubstraitDefaultURNPrefix + "functions_string"   // string functions, string_agg
+	URNRounding   = extensions.SubstraitDefaultURNPrefix + "functions_rounding" // round, floor, ceil
 )
 
 // skipped are the files substrait-go's default collection skips too.

@@ -1,0 +1,26 @@
+package exec
+
+import (
+	"fmt"
+
+	"github.com/stablerow/stablerow/errkind"
+)
+
+// Errors of the scalar functions (func.go and the files it registers),
+// each PostgreSQL's error of the same name: the message after the prefix
+// is PostgreSQL's message.
+var (
+	// ErrUnknownFunction: no function of that name (a planner bug or a
+	// plan naming a function stablerow lacks).
+	ErrUnknownFunction = errkind.New(errkind.Unsupported, "exec: unknown function")
+	// ErrPowerArgument is PostgreSQL's invalid_argument_for_power_function
+	// (2201F): sqrt of a negative number, 0 to a negative power, a
+	// negative number to a non-integer power.
+	// Each is also an ErrInvalidArgument.
+	ErrPowerArgument = fmt.Errorf("%w: invalid argument for power function", ErrInvalidArgument)
+	// ErrSubstring is substring_error (22011): a negative length.
+	ErrSubstring = fmt.Errorf("%w: substring error", ErrInvalidArgument)
+	// ErrEscape is invalid_escape_sequence (22025): a LIKE pattern ending
+	// in its escape character, an ESCAPE string of two characters.
+	ErrEscape = fmt.Errorf("%w: invalid escape sequence", ErrInvalidArgument)
+)

@@ -1,0 +1,344 @@
+package plan
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/stablerow/stablerow/exec"
+	"github.com/substrait-io/substrait-go/v8/expr"
+)
+
+// The scalar-expression functions of the standard extensions (strings,
+// NULL handling, rounding, the rest of arithmetic) and CASE (IfThen),
+// planned onto exec's expressions. One table, exprFuncs, keyed by the
+// Substrait function name; each entry checks its arguments and options
+// and builds the exec expression. A function option the engine does not
+// implement (like's CASE_INSENSITIVE_ASCII, substring's WRAP_FROM_END) is
+// an unsupported-function error naming the option, never a silent other
+// semantics.
+
+// exprFn plans one call: f for its options, args already planned.
+type exprFn func(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) (exec.Expr, error)
+
+var exprFuncs = map[string]exprFn{
+	"like":                 planLike,
+	"concat":               planConcat,
+	"substring":            planSubstring,
+	"strpos":               strFunc("strpos", 2, 2),
+	"replace":              strFunc("replace", 3, 3),
+	"lower":                caseMap("lower"),
+	"upper":                caseMap("upper"),
+	"char_length":          strFunc("char_length", 1, 1),
+	"trim":                 strFunc("btrim", 1, 2),
+	"ltrim":                strFunc("ltrim", 1, 2),
+	"rtrim":                strFunc("rtrim", 1, 2),
+	"is_distinct_from":     planDistinct(false),
+	"is_not_distinct_from": planDistinct(true),
+	"nullif":               planNullIf,
+	"coalesce":             planCoalesce,
+	"between":              planBetween,
+	"ceil":                 floatFunc("ceil"),
+	"floor":                floatFunc("floor"),
+	"round":                planRound,
+	"abs":                  planAbs,
+	"power":                planPower,
+	"sqrt":                 floatFunc("sqrt"),
+}
+
+func isExprFunc(name string) bool { _, ok := exprFuncs[name]; return ok }
+
+func nargs(f *expr.ScalarFunction, args []exec.Expr, lo, hi int) error {
+	if len(args) < lo || len(args) > hi {
+		return fmt.Errorf("%w: %s takes %d to %d arguments, got %d", ErrInvalidPlan, funcName(f), lo, hi, len(args))
+	}
+	return nil
+}
+
+// option is the first preference of f's option name ("" when absent).
+func option(f *expr.ScalarFunction, name string) string {
+	if v := f.GetOption(name); len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
+// onlyOptions refuses option values other than allowed ("" is absent).
+func onlyOptions(f *expr.ScalarFunction, name string, allowed ...string) error {
+	v := option(f, name)
+	for _, a := range allowed {
+		if v == a {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: %s with %s %s", errUnsupported("function"), funcName(f), name, v)
+}
+
+func strFunc(name string, lo, hi int) exprFn {
+	return func(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) (exec.Expr, error) {
+		if err := nargs(f, args, lo, hi); err != nil {
+			return nil, err
+		}
+		return checked(exec.Func{Name: name, Args: args}, sc)
+	}
+}
+
+func caseMap(name string) exprFn {
+	return func(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) (exec.Expr, error) {
+		if err := onlyOptions(f, "char_set", "", "UTF8"); err != nil {
+			return nil, err
+		}
+		return strFunc(name, 1, 1)(p, f, args, sc)
+	}
+}
+
+// floatFunc is a double precision function; integer arguments are
+// converted as PostgreSQL's implicit cast to double precision does.
+func floatFunc(name string) exprFn {
+	return func(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) (exec.Expr, error) {
+		if err := nargs(f, args, 1, 1); err != nil {
+			return nil, err
+		}
+		if err := onlyOptions(f, "on_domain_error", "", "ERROR"); err != nil {
+			return nil, err
+		}
+		x, err := asFloat(args[0], sc)
+		if err != nil {
+			return nil, err
+		}
+		return checked(exec.Func{Name: name, Args: []exec.Expr{x}}, sc)
+	}
+}
+
+func asFloat(e exec.Expr, sc scope) (exec.Expr, error) {
+	t, err := typeOf(e, sc)
+	if err != nil {
+		return nil, err
+	}
+	if isSignedInt(t) || t.ID() == arrow.UINT64 || t.ID() == arrow.FLOAT32 {
+		return castTo(e, t, arrow.PrimitiveTypes.Float64), nil
+	}
+	return e, nil
+}
+
+// checked binds e once to report a type error as a bad plan.
+func checked(e exec.Expr, sc scope) (exec.Expr, error) {
+	if _, err := e.DataType(sc.schema()); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidPlan, err)
+	}
+	return e, nil
+}
+
+// planLike: like(input, match), CASE_INSENSITIVE for ILIKE. The pattern
+// reads '\' as its escape, as PostgreSQL's LIKE without ESCAPE.
+func planLike(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) (exec.Expr, error) {
+	if err := nargs(f, args, 2, 2); err != nil {
+		return nil, err
+	}
+	if err := onlyOptions(f, "case_sensitivity", "", "CASE_SENSITIVE", "CASE_INSENSITIVE"); err != nil {
+		return nil, err
+	}
+	return checked(exec.Like{E: args[0], Pattern: args[1], CaseInsensitive: option(f, "case_sensitivity") == "CASE_INSENSITIVE"}, sc)
+}
+
+// planConcat: concat is strict (NULL in, NULL out) unless IGNORE_NULLS,
+// which the engine does not implement.
+func planConcat(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) (exec.Expr, error) {
+	if err := onlyOptions(f, "null_handling", "", "ACCEPT_NULLS"); err != nil {
+		return nil, err
+	}
+	if len(args) == 1 {
+		return checked(args[0], sc)
+	}
+	return checked(exec.Func{Name: "textcat", Args: args}, sc)
+}
+
+// planSubstring: positions before the first character count, as in
+// PostgreSQL (LEFT_OF_BEGINNING).
+func planSubstring(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) (exec.Expr, error) {
+	if err := nargs(f, args, 2, 3); err != nil {
+		return nil, err
+	}
+	if err := onlyOptions(f, "negative_start", "", "LEFT_OF_BEGINNING"); err != nil {
+		return nil, err
+	}
+	return checked(exec.Func{Name: "substr", Args: args}, sc)
+}
+
+// unifyAll brings args to one type.
+func unifyAll(args []exec.Expr, sc scope) ([]exec.Expr, error) {
+	out := append([]exec.Expr(nil), args...)
+	for i := 1; i < len(out); i++ {
+		for j := 0; j < i; j++ {
+			lt, err := typeOf(out[j], sc)
+			if err != nil {
+				return nil, err
+			}
+			rt, err := typeOf(out[i], sc)
+			if err != nil {
+				return nil, err
+			}
+			if arrow.TypeEqual(lt, rt) {
+				continue
+			}
+			if out[j], out[i], _, err = unify(out[j], out[i], lt, rt); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+func planDistinct(not bool) exprFn {
+	return func(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) (exec.Expr, error) {
+		if err := nargs(f, args, 2, 2); err != nil {
+			return nil, err
+		}
+		u, err := unifyAll(args, sc)
+		if err != nil {
+			return nil, err
+		}
+		return checked(exec.Distinct{A: u[0], B: u[1], Not: not}, sc)
+	}
+}
+
+func planNullIf(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) (exec.Expr, error) {
+	if err := nargs(f, args, 2, 2); err != nil {
+		return nil, err
+	}
+	u, err := unifyAll(args, sc)
+	if err != nil {
+		return nil, err
+	}
+	return checked(exec.NullIf{A: u[0], B: u[1]}, sc)
+}
+
+func planCoalesce(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) (exec.Expr, error) {
+	if err := nargs(f, args, 1, 1<<16); err != nil {
+		return nil, err
+	}
+	u, err := unifyAll(args, sc)
+	if err != nil {
+		return nil, err
+	}
+	return checked(exec.Coalesce{Args: u}, sc)
+}
+
+// planBetween: x >= lo AND x <= hi.
+func planBetween(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) (exec.Expr, error) {
+	if err := nargs(f, args, 3, 3); err != nil {
+		return nil, err
+	}
+	lo, err := p.binary(exec.OpGe, args[0], args[1], sc)
+	if err != nil {
+		return nil, err
+	}
+	hi, err := p.binary(exec.OpLe, args[0], args[2], sc)
+	if err != nil {
+		return nil, err
+	}
+	return exec.Binary{Op: exec.OpAnd, L: lo, R: hi}, nil
+}
+
+// planRound: round(x, s) for s a literal 0, half to even (PostgreSQL's
+// round(double precision)); an integer x is returned as it is.
+func planRound(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) (exec.Expr, error) {
+	if err := nargs(f, args, 1, 2); err != nil {
+		return nil, err
+	}
+	if err := onlyOptions(f, "rounding", "", "TIE_TO_EVEN"); err != nil {
+		return nil, err
+	}
+	if len(args) == 2 {
+		l, ok := args[1].(exec.Lit)
+		if !ok || !isZero(l.Value) {
+			return nil, fmt.Errorf("%w: round to %s decimal places", errUnsupported("function"), args[1])
+		}
+	}
+	t, err := typeOf(args[0], sc)
+	if err != nil {
+		return nil, err
+	}
+	if isSignedInt(t) {
+		return args[0], nil
+	}
+	return checked(exec.Func{Name: "round", Args: args[:1]}, sc)
+}
+
+func isZero(v any) bool {
+	switch v := v.(type) {
+	case int8:
+		return v == 0
+	case int16:
+		return v == 0
+	case int32:
+		return v == 0
+	case int64:
+		return v == 0
+	}
+	return false
+}
+
+func planAbs(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) (exec.Expr, error) {
+	if err := nargs(f, args, 1, 1); err != nil {
+		return nil, err
+	}
+	if err := onlyOptions(f, "overflow", "", "ERROR"); err != nil {
+		return nil, err
+	}
+	return checked(exec.Func{Name: "abs", Args: args}, sc)
+}
+
+// planPower: power of doubles (integer powers of integers, which
+// PostgreSQL lacks, are refused).
+func planPower(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) (exec.Expr, error) {
+	if err := nargs(f, args, 2, 2); err != nil {
+		return nil, err
+	}
+	for _, a := range args {
+		t, err := typeOf(a, sc)
+		if err != nil {
+			return nil, err
+		}
+		if !isFloat(t) {
+			return nil, fmt.Errorf("%w: power of %s", errUnsupported("function"), t)
+		}
+	}
+	return checked(exec.Func{Name: "power", Args: args}, sc)
+}
+
+// ifThen plans CASE: IfThen's clauses in order, its else last.
+func (p *planner) ifThen(e *expr.IfThen, sc scope) (exec.Expr, error) {
+	c := exec.Case{}
+	var vals []exec.Expr
+	for i := 0; i < e.NIfs(); i++ {
+		pair := e.IfPair(i)
+		cond, err := p.expr(pair.If, sc)
+		if err != nil {
+			return nil, err
+		}
+		then, err := p.expr(pair.Then, sc)
+		if err != nil {
+			return nil, err
+		}
+		c.Whens = append(c.Whens, exec.When{Cond: cond})
+		vals = append(vals, then)
+	}
+	if e.Else() != nil {
+		els, err := p.expr(e.Else(), sc)
+		if err != nil {
+			return nil, err
+		}
+		vals = append(vals, els)
+	}
+	u, err := unifyAll(vals, sc)
+	if err != nil {
+		return nil, err
+	}
+	for i := range c.Whens {
+		c.Whens[i].Then = u[i]
+	}
+	if len(u) > len(c.Whens) {
+		c.Else = u[len(c.Whens)]
+	}
+	return checked(c, sc)
+}

@@ -1,0 +1,478 @@
+package sql
+
+import (
+	"fmt"
+	"math"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"github.com/stablerow/stablerow/exec"
+	"github.com/stablerow/stablerow/plan/internal/substraitfn"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/types"
+)
+
+// The scalar expressions of issue 18 in the SQL front end: CASE,
+// COALESCE, NULLIF, IS [NOT] DISTINCT FROM, LIKE/ILIKE [ESCAPE], ||, and
+// the string and math functions, lowered to the standard Substrait
+// functions with PostgreSQL's argument types: text functions take text
+// (lower(5) is an error, as in PostgreSQL), the float functions convert
+// bigint to double precision as PostgreSQL's implicit cast does
+// (round(5::bigint) is a double precision 5), and substring's positions
+// are integers (i32 in Substrait).
+
+const (
+	urnString   = substraitfn.URNString
+	urnRounding = substraitfn.URNRounding
+)
+
+// callOpts is call with function options.
+func (l *lowerer) callOpts(urn, name string, loc int32, opts []substraitfn.Option, args ...expr.Expression) (expr.Expression, error) {
+	f, err := substraitfn.Call(l.b.GetExprBuilder().Reg, urn, name, opts, args...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w%s", ErrType, name, err, l.src.at(loc))
+	}
+	return f, nil
+}
+
+// scalarFn is one SQL function: its argument count and its lowering.
+type scalarFn struct {
+	min, max int
+	lower    func(l *lowerer, f *pg_query.FuncCall, args []value) (expr.Expression, error)
+}
+
+// scalarFns are the functions by PostgreSQL name (pg_catalog. stripped;
+// the SQL-standard forms TRIM(BOTH ... FROM ...), POSITION(a IN b) and
+// SUBSTRING(s FROM a FOR b) arrive as btrim, position and substring).
+var scalarFns = map[string]scalarFn{
+	"lower":            {1, 1, textFn(urnString, "lower")},
+	"upper":            {1, 1, textFn(urnString, "upper")},
+	"length":           {1, 1, textFn(urnString, "char_length")},
+	"char_length":      {1, 1, textFn(urnString, "char_length")},
+	"character_length": {1, 1, textFn(urnString, "char_length")},
+	"replace":          {3, 3, textFn(urnString, "replace")},
+	"strpos":           {2, 2, textFn(urnString, "strpos")},
+	"position":         {2, 2, textFn(urnString, "strpos")}, // position(sub IN s) arrives as position(s, sub)
+	"btrim":            {1, 2, trimFn("trim")},
+	"ltrim":            {1, 2, trimFn("ltrim")},
+	"rtrim":            {1, 2, trimFn("rtrim")},
+	"substr":           {2, 3, lowerSubstring},
+	"substring":        {2, 3, lowerSubstring},
+	"abs":              {1, 1, lowerAbs},
+	"round":            {1, 2, lowerRound},
+	"floor":            {1, 1, floatFn(urnRounding, "floor")},
+	"ceil":             {1, 1, floatFn(urnRounding, "ceil")},
+	"ceiling":          {1, 1, floatFn(urnRounding, "ceil")},
+	"sqrt":             {1, 1, floatFn(urnArithmetic, "sqrt")},
+	"power":            {2, 2, floatFn(urnArithmetic, "power")},
+	"pow":              {2, 2, floatFn(urnArithmetic, "power")},
+	"mod":              {2, 2, lowerMod},
+}
+
+// scalarCall lowers a call of a non-aggregate function.
+func (l *lowerer) scalarCall(f *pg_query.FuncCall, s *scope) (value, error) {
+	name := funcName(f)
+	fn, ok := scalarFns[name]
+	if !ok {
+		return value{}, fmt.Errorf("%w: function %s%s", ErrUnsupported, name, l.src.at(f.Location))
+	}
+	if f.AggStar || f.AggDistinct || len(f.AggOrder) > 0 || f.AggFilter != nil || f.Over != nil || f.FuncVariadic {
+		return value{}, fmt.Errorf("%w: %s is not an aggregate or window function%s", ErrInvalid, name, l.src.at(f.Location))
+	}
+	if len(f.Args) < fn.min || len(f.Args) > fn.max {
+		return value{}, fmt.Errorf("%w: function %s does not take %d arguments%s", ErrType, name, len(f.Args), l.src.at(f.Location))
+	}
+	args := make([]value, len(f.Args))
+	for i, a := range f.Args {
+		v, err := l.expr(a, s)
+		if err != nil {
+			return value{}, err
+		}
+		args[i] = v
+	}
+	e, err := fn.lower(l, f, args)
+	return value{e: e, loc: f.Location, name: name}, err
+}
+
+// texts coerces every argument to text.
+func (l *lowerer) texts(args []value) ([]expr.Expression, error) {
+	out := make([]expr.Expression, len(args))
+	for i, a := range args {
+		e, err := l.coerce(a, kindString)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = e
+	}
+	return out, nil
+}
+
+func textFn(urn, name string) func(*lowerer, *pg_query.FuncCall, []value) (expr.Expression, error) {
+	return func(l *lowerer, f *pg_query.FuncCall, args []value) (expr.Expression, error) {
+		es, err := l.texts(args)
+		if err != nil {
+			return nil, err
+		}
+		return l.callOpts(urn, name, f.Location, nil, es...)
+	}
+}
+
+// trimFn: btrim/ltrim/rtrim(s [, chars]); Substrait's trim always takes
+// the characters, ' ' by default.
+func trimFn(name string) func(*lowerer, *pg_query.FuncCall, []value) (expr.Expression, error) {
+	return func(l *lowerer, f *pg_query.FuncCall, args []value) (expr.Expression, error) {
+		es, err := l.texts(args)
+		if err != nil {
+			return nil, err
+		}
+		if len(es) == 1 {
+			es = append(es, expr.NewPrimitiveLiteral(" ", false))
+		}
+		return l.callOpts(urnString, name, f.Location, nil, es...)
+	}
+}
+
+// int32Arg converts an integer argument to i32, PostgreSQL's integer: a
+// literal at plan time, anything else by a checked cast ("integer out of
+// range" at run time).
+func (l *lowerer) int32Arg(v value) (expr.Expression, error) {
+	e, err := l.coerce(v, kindI64)
+	if err != nil {
+		return nil, err
+	}
+	if lit, ok := literalOf(e); ok {
+		if lit == nil {
+			return expr.NewNullLiteral(&types.Int32Type{Nullability: types.NullabilityNullable}), nil
+		}
+		if n := lit.(int64); n >= math.MinInt32 && n <= math.MaxInt32 {
+			return expr.NewPrimitiveLiteral(int32(n), false), nil
+		}
+		return nil, fmt.Errorf("%w: integer out of range%s", ErrType, l.src.at(v.loc))
+	}
+	return &expr.Cast{Type: &types.Int32Type{Nullability: nullability(isNullable(e.GetType()))}, Input: e, FailureBehavior: types.BehaviorThrowException}, nil
+}
+
+// lowerSubstring: substr(s, from [, count]) with PostgreSQL's positions
+// (before the first character they count but take nothing).
+func lowerSubstring(l *lowerer, f *pg_query.FuncCall, args []value) (expr.Expression, error) {
+	s, err := l.coerce(args[0], kindString)
+	if err != nil {
+		return nil, err
+	}
+	es := []expr.Expression{s}
+	for _, a := range args[1:] {
+		e, err := l.int32Arg(a)
+		if err != nil {
+			return nil, err
+		}
+		es = append(es, e)
+	}
+	return l.callOpts(urnString, "substring", f.Location, []substraitfn.Option{{Name: "negative_start", Prefs: []string{"LEFT_OF_BEGINNING"}}}, es...)
+}
+
+// numeric settles a math argument: bigint or double precision.
+func (l *lowerer) numeric(v value, loc int32) (expr.Expression, kind, error) {
+	e, err := l.settle(v)
+	if err != nil {
+		return nil, 0, err
+	}
+	k := kindOf(e.GetType())
+	if !k.numeric() {
+		return nil, 0, fmt.Errorf("%w: function needs a number, not %s%s", ErrType, k, l.src.at(loc))
+	}
+	return e, k, nil
+}
+
+func lowerAbs(l *lowerer, f *pg_query.FuncCall, args []value) (expr.Expression, error) {
+	e, _, err := l.numeric(args[0], f.Location)
+	if err != nil {
+		return nil, err
+	}
+	return l.callOpts(urnArithmetic, "abs", f.Location, nil, e)
+}
+
+// floatFn is a double precision function of double precision arguments
+// (bigint converts, as in PostgreSQL: floor(5::bigint) is a double).
+func floatFn(urn, name string) func(*lowerer, *pg_query.FuncCall, []value) (expr.Expression, error) {
+	return func(l *lowerer, f *pg_query.FuncCall, args []value) (expr.Expression, error) {
+		es := make([]expr.Expression, len(args))
+		for i, a := range args {
+			e, err := l.coerce(a, kindF64)
+			if err != nil {
+				return nil, err
+			}
+			es[i] = e
+		}
+		return l.callOpts(urn, name, f.Location, nil, es...)
+	}
+}
+
+// lowerRound: round(x) is rint, half to even, on double precision.
+// round(x, n) returns numeric in PostgreSQL, which stablerow lacks.
+func lowerRound(l *lowerer, f *pg_query.FuncCall, args []value) (expr.Expression, error) {
+	if len(args) == 2 {
+		return nil, fmt.Errorf("%w: round(x, n) (it returns numeric)%s", ErrUnsupported, l.src.at(f.Location))
+	}
+	x, err := l.coerce(args[0], kindF64)
+	if err != nil {
+		return nil, err
+	}
+	return l.callOpts(urnRounding, "round", f.Location, []substraitfn.Option{{Name: "rounding", Prefs: []string{"TIE_TO_EVEN"}}},
+		x, expr.NewPrimitiveLiteral(int32(0), false))
+}
+
+// lowerMod: mod of integers is %; of double precision PostgreSQL returns
+// numeric.
+func lowerMod(l *lowerer, f *pg_query.FuncCall, args []value) (expr.Expression, error) {
+	es, k, err := l.unify(args...)
+	if err != nil {
+		return nil, err
+	}
+	if k != kindI64 {
+		return nil, fmt.Errorf("%w: mod of %s (it returns numeric)%s", ErrUnsupported, k, l.src.at(f.Location))
+	}
+	return l.call(urnArithmetic, "modulus", f.Location, es...)
+}
+
+// concatOp lowers a || b: text || text, and text || any other value as
+// text (PostgreSQL's anytextcat: 'a' || 1.5 is 'a1.5'). Either side NULL
+// gives NULL.
+func (l *lowerer) concatOp(a *pg_query.A_Expr, lv, rv value) (value, error) {
+	isText := func(v value) bool { return v.how == untypedString || (v.how == typed && v.kind() == kindString) }
+	if !isText(lv) && !isText(rv) {
+		return value{}, fmt.Errorf("%w: operator does not exist: %s || %s%s", ErrType, l.defaultKind(lv), l.defaultKind(rv), l.src.at(a.Location))
+	}
+	es := make([]expr.Expression, 2)
+	for i, v := range []value{lv, rv} {
+		e, err := l.settle(v)
+		if err != nil {
+			return value{}, err
+		}
+		if kindOf(e.GetType()) == kindUnknown {
+			return value{}, fmt.Errorf("%w: || of %s%s", ErrType, e.GetType(), l.src.at(a.Location))
+		}
+		es[i] = l.cast(e, kindString)
+	}
+	e, err := l.callOpts(urnString, "concat", a.Location, nil, es...)
+	return value{e: e, loc: a.Location}, err
+}
+
+// like lowers [NOT] LIKE / ILIKE. An ESCAPE clause arrives as
+// like_escape(pattern, escape); with both literal the pattern is rewritten
+// for the '\' escape at plan time (exec.LikeEscape, PostgreSQL's
+// like_escape), otherwise it is refused.
+func (l *lowerer) like(a *pg_query.A_Expr, s *scope) (value, error) {
+	op := opName(a)
+	lv, err := l.expr(a.Lexpr, s)
+	if err != nil {
+		return value{}, err
+	}
+	x, err := l.coerce(lv, kindString)
+	if err != nil {
+		return value{}, err
+	}
+	var pat expr.Expression
+	if fc := a.Rexpr.GetFuncCall(); fc != nil && funcName(fc) == "like_escape" && len(fc.Args) == 2 {
+		var lits [2]string
+		null := false // like_escape is strict: a NULL pattern or escape is a NULL pattern
+		for i, n := range fc.Args {
+			v, err := l.expr(n, s)
+			if err != nil {
+				return value{}, err
+			}
+			e, err := l.coerce(v, kindString)
+			if err != nil {
+				return value{}, err
+			}
+			lit, ok := literalOf(e)
+			str, isStr := lit.(string)
+			switch {
+			case ok && lit == nil:
+				null = true
+			case !ok || !isStr:
+				return value{}, fmt.Errorf("%w: LIKE ... ESCAPE with a pattern or escape that is not a string literal%s", ErrUnsupported, l.src.at(a.Location))
+			}
+			lits[i] = str
+		}
+		if null {
+			pat = expr.NewNullLiteral(kindString.typ(true))
+		} else {
+			p, err := exec.LikeEscape(lits[0], lits[1])
+			if err != nil {
+				return value{}, fmt.Errorf("%w: %w%s", ErrInvalid, err, l.src.at(a.Location))
+			}
+			pat = expr.NewPrimitiveLiteral(p, false)
+		}
+	} else {
+		pv, err := l.expr(a.Rexpr, s)
+		if err != nil {
+			return value{}, err
+		}
+		if pat, err = l.coerce(pv, kindString); err != nil {
+			return value{}, err
+		}
+	}
+	var opts []substraitfn.Option
+	if a.Kind == pg_query.A_Expr_Kind_AEXPR_ILIKE {
+		opts = []substraitfn.Option{{Name: "case_sensitivity", Prefs: []string{"CASE_INSENSITIVE"}}}
+	}
+	e, err := l.callOpts(urnString, "like", a.Location, opts, x, pat)
+	if err == nil && (op == "!~~" || op == "!~~*") {
+		e, err = l.call(urnBoolean, "not", a.Location, e)
+	}
+	return value{e: e, loc: a.Location}, err
+}
+
+// distinct lowers a IS [NOT] DISTINCT FROM b.
+func (l *lowerer) isDistinctFrom(a *pg_query.A_Expr, s *scope) (value, error) {
+	vs, err := l.exprs(s, a.Lexpr, a.Rexpr)
+	if err != nil {
+		return value{}, err
+	}
+	es, _, err := l.unify(vs...)
+	if err != nil {
+		return value{}, err
+	}
+	name := "is_distinct_from"
+	if a.Kind == pg_query.A_Expr_Kind_AEXPR_NOT_DISTINCT {
+		name = "is_not_distinct_from"
+	}
+	e, err := l.callOpts(urnComparison, name, a.Location, nil, es...)
+	return value{e: e, loc: a.Location}, err
+}
+
+// nullIf lowers NULLIF(a, b): its type is a and b's common type (PostgreSQL
+// returns the first argument of the = it builds, promoted).
+func (l *lowerer) nullIf(a *pg_query.A_Expr, s *scope) (value, error) {
+	vs, err := l.exprs(s, a.Lexpr, a.Rexpr)
+	if err != nil {
+		return value{}, err
+	}
+	es, _, err := l.unifyResults(vs)
+	if err != nil {
+		return value{}, err
+	}
+	e, err := l.callOpts(urnComparison, "nullif", a.Location, nil, es...)
+	return value{e: e, loc: a.Location, name: "nullif"}, err
+}
+
+func (l *lowerer) exprs(s *scope, ns ...*pg_query.Node) ([]value, error) {
+	out := make([]value, len(ns))
+	for i, n := range ns {
+		v, err := l.expr(n, s)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// unifyResults is unify for values that become a result (CASE, COALESCE,
+// NULLIF): only NULLs and parameters untyped make text, as PostgreSQL
+// resolves unknown to text.
+func (l *lowerer) unifyResults(vs []value) ([]expr.Expression, kind, error) {
+	allNull := true
+	for _, v := range vs {
+		allNull = allNull && v.how == untypedNull
+	}
+	if allNull {
+		out := make([]expr.Expression, len(vs))
+		for i := range vs {
+			out[i] = expr.NewNullLiteral(kindString.typ(true))
+		}
+		return out, kindString, nil
+	}
+	return l.unify(vs...)
+}
+
+// coalesce lowers COALESCE(a, ...).
+func (l *lowerer) coalesce(c *pg_query.CoalesceExpr, s *scope) (value, error) {
+	vs, err := l.exprs(s, c.Args...)
+	if err != nil {
+		return value{}, err
+	}
+	es, _, err := l.unifyResults(vs)
+	if err != nil {
+		return value{}, err
+	}
+	if len(es) == 1 {
+		return value{e: es[0], loc: c.Location, name: "coalesce"}, nil
+	}
+	e, err := l.callOpts(urnComparison, "coalesce", c.Location, nil, es...)
+	return value{e: e, loc: c.Location, name: "coalesce"}, err
+}
+
+// caseExpr lowers CASE [x] WHEN ... THEN ... [ELSE ...] END to IfThen
+// (ELSE NULL when absent). The simple form compares x = each WHEN value.
+func (l *lowerer) caseExpr(c *pg_query.CaseExpr, s *scope) (value, error) {
+	var arg value
+	if c.Arg != nil {
+		var err error
+		if arg, err = l.expr(c.Arg, s); err != nil {
+			return value{}, err
+		}
+	}
+	var conds []expr.Expression
+	var results []value
+	for _, n := range c.Args {
+		w := n.GetCaseWhen()
+		if w == nil {
+			return value{}, fmt.Errorf("%w: CASE arm %s%s", ErrUnsupported, nodeName(n), l.src.at(c.Location))
+		}
+		cv, err := l.expr(w.Expr, s)
+		if err != nil {
+			return value{}, err
+		}
+		var cond expr.Expression
+		if c.Arg != nil {
+			es, _, err := l.unify(arg, cv)
+			if err != nil {
+				return value{}, err
+			}
+			if cond, err = l.call(urnComparison, "equal", w.Location, es...); err != nil {
+				return value{}, err
+			}
+		} else if cond, err = l.coerce(cv, kindBool); err != nil {
+			return value{}, err
+		}
+		rv, err := l.expr(w.Result, s)
+		if err != nil {
+			return value{}, err
+		}
+		conds, results = append(conds, cond), append(results, rv)
+	}
+	if len(conds) == 0 {
+		return value{}, fmt.Errorf("%w: CASE without WHEN%s", ErrSyntax, l.src.at(c.Location))
+	}
+	els := value{how: untypedNull, loc: c.Location}
+	if c.Defresult != nil {
+		var err error
+		if els, err = l.expr(c.Defresult, s); err != nil {
+			return value{}, err
+		}
+	}
+	es, _, err := l.unifyResults(append(results, els))
+	if err != nil {
+		return value{}, err
+	}
+	// IfThen wants one result type, nullability included: every arm is
+	// made nullable (the planner drops such a cast).
+	for i, e := range es {
+		if !isNullable(e.GetType()) {
+			if lit, ok := literalOf(e); ok && lit != nil {
+				es[i] = newLiteral(lit, true)
+			} else {
+				es[i] = &expr.Cast{Type: kindOf(e.GetType()).typ(true), Input: e, FailureBehavior: types.BehaviorThrowException}
+			}
+		}
+	}
+	pairs := make([]expr.IfThenPair, len(conds))
+	for i := range conds {
+		pairs[i] = expr.IfThenPair{If: conds[i], Then: es[i]}
+	}
+	e, err := expr.NewIfThen(pairs[0], es[len(es)-1], pairs[1:]...)
+	if err != nil {
+		return value{}, fmt.Errorf("%w: CASE: %w%s", ErrType, err, l.src.at(c.Location))
+	}
+	return value{e: e, loc: c.Location, name: "case"}, nil
+}
