@@ -322,7 +322,7 @@ func (l *lowerer) like(a *pg_query.A_Expr, s *scope) (value, error) {
 	return value{e: e, loc: a.Location}, err
 }
 
-// distinct lowers a IS [NOT] DISTINCT FROM b.
+// isDistinctFrom lowers a IS [NOT] DISTINCT FROM b.
 func (l *lowerer) isDistinctFrom(a *pg_query.A_Expr, s *scope) (value, error) {
 	vs, err := l.exprs(s, a.Lexpr, a.Rexpr)
 	if err != nil {
