@@ -115,7 +115,11 @@ func pgText(a arrow.Array, i int) (*string, error) {
 			s = "t"
 		}
 	default:
-		return nil, fmt.Errorf("difftest: no PostgreSQL text form for Arrow type %s", a.DataType())
+		v, ok := exec.FormatValue(a, i)
+		if !ok {
+			return nil, fmt.Errorf("difftest: no PostgreSQL text form for Arrow type %s", a.DataType())
+		}
+		s = v
 	}
 	return &s, nil
 }

@@ -101,7 +101,8 @@ type boundCompare struct {
 func bindCompare(op Op, l, r Bound) (Bound, error) {
 	switch l.Type().ID() {
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
-		arrow.FLOAT32, arrow.FLOAT64, arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.BOOL:
+		arrow.FLOAT32, arrow.FLOAT64, arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.BOOL,
+		arrow.DATE32, arrow.TIMESTAMP:
 		return boundCompare{op: op, l: l, r: r}, nil
 	}
 	return nil, fmt.Errorf("%w: cannot compare %s values", ErrSchema, l.Type())

@@ -52,7 +52,7 @@ func (e Cast) Bind(s *arrow.Schema) (Bound, error) {
 	if arrow.TypeEqual(in.Type(), e.To) {
 		return in, nil
 	}
-	if from != 0 && to != 0 && (from == 'b' && to == 'f' || from == 'f' && to == 'b') {
+	if from != 0 && to != 0 && !castable(from, to) {
 		return nil, fmt.Errorf("%w: cannot cast %s to %s", ErrSchema, in.Type(), e.To)
 	}
 	return boundCast{src: e, in: in, native: from != 0 && to != 0}, nil
@@ -72,8 +72,29 @@ func classOf(t arrow.DataType) byte {
 		return 's'
 	case arrow.BOOL:
 		return 'b'
+	case arrow.DATE32:
+		return 'd'
+	case arrow.TIMESTAMP:
+		if t.(*arrow.TimestampType).Unit == arrow.Microsecond {
+			return 't'
+		}
 	}
 	return 0
+}
+
+// castable reports the class pairs PostgreSQL has a cast for: not between
+// boolean and float, and a date or timestamp converts only to and from
+// text and each other.
+func castable(from, to byte) bool {
+	switch {
+	case from == 'b' && to == 'f' || from == 'f' && to == 'b':
+		return false
+	case from == 'd' || from == 't':
+		return to == 's' || to == 'd' || to == 't'
+	case to == 'd' || to == 't':
+		return from == 's'
+	}
+	return true
 }
 
 type boundCast struct {
@@ -137,6 +158,10 @@ func pgTypeName(t arrow.DataType) string {
 		return "text"
 	case arrow.BOOL:
 		return "boolean"
+	case arrow.DATE32:
+		return "date"
+	case arrow.TIMESTAMP:
+		return "timestamp without time zone"
 	}
 	return t.String()
 }
@@ -171,6 +196,10 @@ func reader(a arrow.Array) (func(i int) cell, error) {
 		return func(i int) cell { return cell{s: a.Value(i)} }, nil
 	case *array.Boolean:
 		return func(i int) cell { return cell{b: a.Value(i)} }, nil
+	case *array.Date32:
+		return func(i int) cell { return cell{i: int64(a.Value(i))} }, nil
+	case *array.Timestamp:
+		return func(i int) cell { return cell{i: int64(a.Value(i))} }, nil
 	}
 	return nil, fmt.Errorf("%w: cast from %s", ErrSchema, a.DataType())
 }
@@ -201,6 +230,10 @@ func castArray(mem memory.Allocator, a arrow.Array, to arrow.DataType) (arrow.Ar
 		return castBool(mem, a, read, from)
 	case arrow.STRING:
 		return castString(mem, a, read, from)
+	case arrow.DATE32:
+		return castFixed(mem, a, to, read, toDate(from))
+	case arrow.TIMESTAMP:
+		return castFixed(mem, a, to, read, toTimestamp(from))
 	}
 	return nil, fmt.Errorf("%w: cast to %s", ErrSchema, to)
 }
@@ -353,6 +386,39 @@ func mantissa(s string) string {
 	return s
 }
 
+// toDate: text through date_in, a timestamp to the day it falls in.
+func toDate(from byte) func(cell) (arrow.Date32, error) {
+	return func(c cell) (arrow.Date32, error) {
+		switch from {
+		case 'd':
+			return arrow.Date32(c.i), nil
+		case 't':
+			return arrow.Date32(TimestampToDate(c.i)), nil
+		case 's':
+			d, err := ParseDate(c.s)
+			return arrow.Date32(d), err
+		}
+		return 0, fmt.Errorf("%w: cannot cast to date", ErrSchema)
+	}
+}
+
+// toTimestamp: text through timestamp_in, a date to its midnight.
+func toTimestamp(from byte) func(cell) (arrow.Timestamp, error) {
+	return func(c cell) (arrow.Timestamp, error) {
+		switch from {
+		case 't':
+			return arrow.Timestamp(c.i), nil
+		case 'd':
+			us, err := DateToTimestamp(int32(c.i))
+			return arrow.Timestamp(us), err
+		case 's':
+			us, err := ParseTimestamp(c.s)
+			return arrow.Timestamp(us), err
+		}
+		return 0, fmt.Errorf("%w: cannot cast to timestamp", ErrSchema)
+	}
+}
+
 func castBool(mem memory.Allocator, a arrow.Array, read func(int) cell, from byte) (arrow.Array, error) {
 	n := a.Len()
 	out := newBoolOut(mem, n)
@@ -422,6 +488,10 @@ func castString(mem memory.Allocator, a arrow.Array, read func(int) cell, from b
 			sb.Append(FormatFloat(c.f, bits))
 		case 'b':
 			sb.Append(strconv.FormatBool(c.b))
+		case 'd':
+			sb.Append(FormatDate(int32(c.i)))
+		case 't':
+			sb.Append(FormatTimestamp(c.i))
 		default:
 			sb.Append(c.s)
 		}

@@ -66,6 +66,15 @@ func (l Lit) scalar() (scalar.Scalar, error) {
 		return scalar.MakeNullScalar(l.Type), nil
 	}
 	s := scalar.MakeScalar(l.Value)
+	if s != nil && l.Type != nil && !arrow.TypeEqual(s.DataType(), l.Type) {
+		// Values whose Go type does not say the Arrow type in full
+		// (arrow.Timestamp needs its unit).
+		ps, err := scalar.MakeScalarParam(l.Value, l.Type)
+		if err != nil {
+			return nil, fmt.Errorf("%w: literal %v of type %s: %w", ErrInvalidArgument, l.Value, l.Type, err)
+		}
+		s = ps
+	}
 	if s == nil || s.DataType().ID() == arrow.NULL {
 		return nil, fmt.Errorf("%w: literal of type %T", ErrInvalidArgument, l.Value)
 	}

@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -15,7 +16,7 @@ import (
 // (substrait.md §3). Row id columns never come through here: their Arrow
 // type is the table provider's uint64.
 func arrowType(t types.Type) (arrow.DataType, error) {
-	switch t.(type) {
+	switch t := t.(type) {
 	case *types.Int64Type:
 		return arrow.PrimitiveTypes.Int64, nil
 	case *types.Int32Type:
@@ -32,6 +33,17 @@ func arrowType(t types.Type) (arrow.DataType, error) {
 		return arrow.BinaryTypes.String, nil
 	case *types.BooleanType:
 		return arrow.FixedWidthTypes.Boolean, nil
+	case *types.DateType:
+		return arrow.FixedWidthTypes.Date32, nil
+	case *types.PrecisionTimestampType:
+		// PostgreSQL's timestamp (without time zone) has microseconds;
+		// coarser precisions hold exactly in them, finer ones would not.
+		if t.Precision >= 0 && t.Precision <= types.PrecisionMicroSeconds {
+			return &arrow.TimestampType{Unit: arrow.Microsecond}, nil
+		}
+		return nil, fmt.Errorf("%w: timestamp precision %d (at most 6, microseconds)", errUnsupported("type"), t.Precision)
+	case *types.TimestampType: // the deprecated kind: microseconds
+		return &arrow.TimestampType{Unit: arrow.Microsecond}, nil
 	case nil:
 		return nil, fmt.Errorf("%w: missing type", ErrInvalidPlan)
 	}
@@ -51,14 +63,16 @@ func isSignedInt(t arrow.DataType) bool {
 
 func isFloat(t arrow.DataType) bool { return t.ID() == arrow.FLOAT32 || t.ID() == arrow.FLOAT64 }
 
-// unify converts two operands of a comparison or arithmetic to one type:
-// integers widen to int64, an integer meeting a float becomes float64 (as
-// Postgres converts bigint to double precision), and a uint64 row id is
-// bigint in SQL, so it always becomes int64 (checked: asInt64), even
-// against another row id: `a._rowid - b._rowid` is a negative bigint, not a
-// wrapped uint64, and `%` finds its int64 kernel. A negative operand then
-// compares as the negative number it is: `_rowid > -1` is true, `_rowid =
-// -1` false.
+// unify converts two operands of a comparison or arithmetic to one type,
+// as PostgreSQL's operator resolution does: two integers meet at the wider
+// one (int2 + int4 is int4, int4 + int8 is int8), two reals stay real, a
+// float meeting anything else becomes float64 (int4 + real is double
+// precision), a date meeting a timestamp becomes its midnight. A uint64
+// row id is bigint in SQL, so it always becomes int64 (checked: asInt64),
+// even against another row id: `a._rowid - b._rowid` is a negative bigint,
+// not a wrapped uint64, and `%` finds its int64 kernel. A negative operand
+// then compares as the negative number it is: `_rowid > -1` is true,
+// `_rowid = -1` false.
 func unify(l, r exec.Expr, ls, rs arrow.DataType) (exec.Expr, exec.Expr, arrow.DataType, error) {
 	if ls.ID() == arrow.UINT64 {
 		l, ls = asInt64{l}, arrow.PrimitiveTypes.Int64
@@ -72,9 +86,14 @@ func unify(l, r exec.Expr, ls, rs arrow.DataType) (exec.Expr, exec.Expr, arrow.D
 	var to arrow.DataType
 	switch {
 	case isSignedInt(ls) && isSignedInt(rs):
-		to = arrow.PrimitiveTypes.Int64
+		to = ls
+		if intWidth(rs) > intWidth(ls) {
+			to = rs
+		}
 	case (isSignedInt(ls) || isFloat(ls)) && (isSignedInt(rs) || isFloat(rs)):
 		to = arrow.PrimitiveTypes.Float64
+	case isDatetime(ls) && isDatetime(rs):
+		to = &arrow.TimestampType{Unit: arrow.Microsecond}
 	case ls.ID() == arrow.NULL:
 		to = rs
 	case rs.ID() == arrow.NULL:
@@ -83,6 +102,32 @@ func unify(l, r exec.Expr, ls, rs arrow.DataType) (exec.Expr, exec.Expr, arrow.D
 		return nil, nil, nil, fmt.Errorf("%w: cannot combine %s and %s", ErrInvalidPlan, ls, rs)
 	}
 	return castTo(l, ls, to), castTo(r, rs, to), to, nil
+}
+
+func intWidth(t arrow.DataType) int { return t.(arrow.FixedWidthDataType).BitWidth() }
+
+func isDatetime(t arrow.DataType) bool {
+	return t.ID() == arrow.DATE32 || t.ID() == arrow.TIMESTAMP && t.(*arrow.TimestampType).Unit == arrow.Microsecond
+}
+
+// datetimeBinary plans the date arithmetic (date +/- integer days, date -
+// date), whose operands keep their own types; ok is false for any other
+// pair, which unify then handles.
+func datetimeBinary(op exec.Op, l, r exec.Expr, lt, rt arrow.DataType) (exec.Expr, bool, error) {
+	ld, rd := lt.ID() == arrow.DATE32, rt.ID() == arrow.DATE32
+	switch {
+	case ld && rd && op == exec.OpSub:
+		return exec.DateArith{Op: op, L: l, R: r}, true, nil
+	case ld && isSignedInt(rt) && (op == exec.OpAdd || op == exec.OpSub):
+		return exec.DateArith{Op: op, L: l, R: castTo(r, rt, arrow.PrimitiveTypes.Int32)}, true, nil
+	case rd && isSignedInt(lt) && op == exec.OpAdd:
+		return exec.DateArith{Op: op, L: r, R: castTo(l, lt, arrow.PrimitiveTypes.Int32)}, true, nil
+	case ld || rd:
+		if op >= exec.OpAdd && !(ld && rd && op <= exec.OpGe) {
+			return nil, true, fmt.Errorf("%w: arithmetic on %s and %s", ErrInvalidPlan, lt, rt)
+		}
+	}
+	return nil, false, nil
 }
 
 // castTo wraps e in a cast unless it already has type to. A literal is
@@ -103,7 +148,8 @@ func castTo(e exec.Expr, from, to arrow.DataType) exec.Expr {
 }
 
 // convertLiteral converts a literal's Go value to the Go type exec.Lit uses
-// for to; ok is false when it cannot do so exactly.
+// for to; ok is false when it cannot do so exactly (the run-time cast then
+// raises the error a value out of range deserves).
 func convertLiteral(v any, to arrow.DataType) (any, bool) {
 	if v == nil {
 		return nil, true
@@ -123,12 +169,23 @@ func convertLiteral(v any, to arrow.DataType) (any, bool) {
 			return float64(x), true
 		}
 		return nil, false
+	case arrow.Date32:
+		if to.ID() == arrow.TIMESTAMP {
+			if us, err := exec.DateToTimestamp(int32(x)); err == nil {
+				return arrow.Timestamp(us), true
+			}
+		}
+		return nil, false
 	default:
 		return nil, false
 	}
 	switch to.ID() {
 	case arrow.INT64:
 		return i, true
+	case arrow.INT32:
+		return int32(i), i == int64(int32(i))
+	case arrow.INT16:
+		return int16(i), i == int64(int16(i))
 	case arrow.FLOAT64:
 		return float64(i), true
 	}
@@ -209,4 +266,72 @@ func keyCast(e exec.Expr, from, to arrow.DataType) (exec.Expr, error) {
 		return castTo(e, from, to), nil
 	}
 	return nil, fmt.Errorf("%w: join keys of types %s and %s", ErrInvalidPlan, from, to)
+}
+
+// lengthCast reports a cast that checks or changes string values though
+// their Arrow type stays string: into varchar(n) or char(n), or out of
+// char(n) (whose trailing blanks go).
+func lengthCast(from, to types.Type) bool {
+	_, fromChar := from.(*types.FixedCharType)
+	switch to.(type) {
+	case *types.VarCharType, *types.FixedCharType:
+		return true
+	case *types.StringType:
+		return fromChar
+	}
+	return false
+}
+
+// charCast plans a cast between string types as exec.CharCast: PostgreSQL's
+// assignment coercion into varchar(n) (too long is an error unless only
+// blanks are cut) and char(n) (blank-padded), and char(n) to text or
+// varchar, which drops the trailing blanks first. Substrait's cast has no
+// truncating mode, so an explicit SQL cast of a column to varchar(n) is
+// not expressible (the SQL front end folds it for constants only).
+func charCast(in exec.Expr, from, to types.Type) (exec.Expr, bool) {
+	if !lengthCast(from, to) {
+		return nil, false
+	}
+	switch from.(type) {
+	case *types.StringType, *types.VarCharType, *types.FixedCharType:
+	default:
+		// A number or date into varchar(n): to text first.
+		in = exec.Cast{E: in, To: arrow.BinaryTypes.String}
+	}
+	_, trim := from.(*types.FixedCharType)
+	cc := exec.CharCast{E: in, Trim: trim}
+	switch t := to.(type) {
+	case *types.VarCharType:
+		cc.Len = int(t.Length)
+	case *types.FixedCharType:
+		cc.Len, cc.Pad = int(t.Length), true
+	}
+	return cc, true
+}
+
+// zeroOf is the zero of integer or float type t, for negation as 0 - x.
+func zeroOf(t arrow.DataType) exec.Lit {
+	switch t.ID() {
+	case arrow.INT8:
+		return exec.Lit{Value: int8(0)}
+	case arrow.INT16:
+		return exec.Lit{Value: int16(0)}
+	case arrow.INT32:
+		return exec.Lit{Value: int32(0)}
+	}
+	return exec.Lit{Value: int64(0)}
+}
+
+// timestampLiteral is a precision timestamp literal in microseconds.
+func timestampLiteral(v int64, precision int32) (exec.Expr, error) {
+	if precision < 0 || precision > 6 {
+		return nil, fmt.Errorf("%w: timestamp literal of precision %d", errUnsupported("expression"), precision)
+	}
+	for ; precision < 6; precision++ {
+		if v > math.MaxInt64/10 || v < math.MinInt64/10 {
+			return nil, fmt.Errorf("%w: timestamp literal out of range", ErrInvalidPlan)
+		}
+		v *= 10
+	}
+	return exec.Lit{Value: arrow.Timestamp(v), Type: &arrow.TimestampType{Unit: arrow.Microsecond}}, nil
 }

@@ -66,7 +66,7 @@ func (l *lowerer) constant(c *pg_query.A_Const) (value, error) {
 	}
 	switch v := c.Val.(type) {
 	case *pg_query.A_Const_Ival:
-		return value{e: expr.NewPrimitiveLiteral(int64(v.Ival.Ival), false), loc: c.Location}, nil
+		return value{e: expr.NewPrimitiveLiteral(v.Ival.Ival, false), loc: c.Location}, nil // integer, as in PostgreSQL
 	case *pg_query.A_Const_Fval:
 		// Integers beyond int32 arrive as Fval too; keep them integers.
 		if i, err := strconv.ParseInt(v.Fval.Fval, 10, 64); err == nil {
@@ -210,6 +210,9 @@ func (l *lowerer) aExpr(a *pg_query.A_Expr, s *scope) (value, error) {
 		return value{e: e, loc: a.Location}, err
 	}
 	if fn, ok := arithmetic[op]; ok {
+		if v, ok, err := l.datetimeArith(op, lv, rv, a.Location); ok || err != nil {
+			return v, err
+		}
 		args, k, err := l.unify(lv, rv)
 		if err != nil {
 			return value{}, err
@@ -269,7 +272,13 @@ func (l *lowerer) unary(a *pg_query.A_Expr, op string, s *scope) (value, error) 
 		if x.Value != -x.Value || x.Value == 0 {
 			return value{e: expr.NewPrimitiveLiteral(-x.Value, false), loc: a.Location}, nil
 		}
+	case *expr.PrimitiveLiteral[int32]:
+		if x.Value != -x.Value || x.Value == 0 {
+			return value{e: expr.NewPrimitiveLiteral(-x.Value, false), loc: a.Location}, nil
+		}
 	case *expr.PrimitiveLiteral[float64]:
+		return value{e: expr.NewPrimitiveLiteral(-x.Value, false), loc: a.Location}, nil
+	case *expr.PrimitiveLiteral[float32]:
 		return value{e: expr.NewPrimitiveLiteral(-x.Value, false), loc: a.Location}, nil
 	}
 	neg, err := l.call(urnArithmetic, "negate", a.Location, e)
