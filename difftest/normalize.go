@@ -49,6 +49,10 @@ const (
 	ClassFloat TypeClass = "float"
 	ClassText  TypeClass = "text"
 	ClassBool  TypeClass = "bool"
+	// date and timestamp (without time zone) compare by their text too,
+	// but a date is never a timestamp.
+	ClassDate      TypeClass = "date"
+	ClassTimestamp TypeClass = "timestamp"
 )
 
 // pgClass maps a PostgreSQL type OID to its class.
@@ -64,6 +68,10 @@ func pgClass(oid uint32) TypeClass {
 		return ClassBool
 	case 1700:
 		return "numeric"
+	case 1082:
+		return ClassDate
+	case 1114:
+		return ClassTimestamp
 	}
 	return TypeClass(fmt.Sprintf("oid %d", oid))
 }
@@ -79,6 +87,10 @@ func arrowClass(t arrow.DataType) TypeClass {
 		return ClassText
 	case arrow.BOOL:
 		return ClassBool
+	case arrow.DATE32:
+		return ClassDate
+	case arrow.TIMESTAMP:
+		return ClassTimestamp
 	}
 	return TypeClass("arrow " + t.String())
 }

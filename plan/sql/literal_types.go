@@ -60,6 +60,10 @@ func literalOf(e expr.Expression) (any, bool) {
 				return tsLit(v), true
 			}
 		}
+	case *expr.Cast: // a timestamp before 1970 (newLiteral)
+		if l, ok := x.Input.(*expr.PrimitiveLiteral[types.Timestamp]); ok && kindOf(x.Type) == kindTimestamp {
+			return tsLit(l.Value), true
+		}
 	case *expr.NullLiteral:
 		return nil, true
 	}
@@ -86,6 +90,17 @@ func newLiteral(v any, nullable bool) expr.Expression {
 	case dateLit:
 		return expr.NewPrimitiveLiteral(types.Date(x), nullable)
 	case tsLit:
+		if x < 0 {
+			// substrait-go reads a precision timestamp literal before
+			// 1970 as nothing (LiteralFromProto refuses a negative
+			// value): such a value travels as the deprecated timestamp
+			// literal (microseconds too) cast to precision_timestamp<6>.
+			return &expr.Cast{
+				Type:            kindTimestamp.typ(nullable),
+				Input:           &expr.PrimitiveLiteral[types.Timestamp]{Value: types.Timestamp(x), Type: &types.TimestampType{Nullability: nullability(nullable)}},
+				FailureBehavior: types.BehaviorThrowException,
+			}
+		}
 		return expr.NewPrecisionTimestampLiteral(int64(x), types.PrecisionMicroSeconds, nullability(nullable))
 	case charLit:
 		l := expr.NewFixedCharLiteral(types.FixedChar(x.s), nullable)
