@@ -166,6 +166,8 @@ func FormatValue(a arrow.Array, i int) (string, bool) {
 		return FormatFloat(float64(c.Value(i)), 32), true
 	case *array.Date32:
 		return FormatDate(int32(c.Value(i))), true
+	case *array.Decimal128:
+		return FormatDecimal(c.Value(i), c.DataType().(*arrow.Decimal128Type).Scale), true
 	case *array.Timestamp:
 		if c.DataType().(*arrow.TimestampType).Unit == arrow.Microsecond {
 			return FormatTimestamp(int64(c.Value(i))), true

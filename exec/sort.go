@@ -34,7 +34,7 @@ func NewSortExec(input Node, keys []SortKey) (*SortExec, error) {
 		}
 		switch sc.Field(k.Column).Type.ID() {
 		case arrow.INT64, arrow.INT32, arrow.INT16, arrow.UINT64, arrow.UINT32, arrow.FLOAT64, arrow.FLOAT32,
-			arrow.STRING, arrow.BOOL, arrow.DATE32, arrow.TIMESTAMP:
+			arrow.STRING, arrow.BOOL, arrow.DATE32, arrow.TIMESTAMP, arrow.DECIMAL128:
 		default:
 			return nil, fmt.Errorf("%w: cannot sort type %s", ErrInvalidArgument, sc.Field(k.Column).Type)
 		}
@@ -244,6 +244,8 @@ func comparator(a arrow.Array) (func(i, j int) int, error) {
 	case *array.Timestamp:
 		v := a.TimestampValues()
 		return func(i, j int) int { return cmp.Compare(v[i], v[j]) }, nil
+	case *array.Decimal128: // one scale in a column
+		return func(i, j int) int { return a.Value(i).Cmp(a.Value(j)) }, nil
 	case *array.Float32:
 		v := a.Float32Values()
 		return func(i, j int) int { return floatCmp(v[i], v[j]) }, nil

@@ -371,6 +371,8 @@ func literal(l expr.Literal) (exec.Expr, error) {
 		return exec.Lit{Value: v.FixedChar}, nil
 	case *substraitpb.Expression_Literal_Date:
 		return exec.Lit{Value: arrow.Date32(v.Date), Type: arrow.FixedWidthTypes.Date32}, nil
+	case *substraitpb.Expression_Literal_Decimal_:
+		return decimalLiteral(v.Decimal)
 	case *substraitpb.Expression_Literal_Timestamp: // deprecated: microseconds
 		return exec.Lit{Value: arrow.Timestamp(v.Timestamp), Type: &arrow.TimestampType{Unit: arrow.Microsecond}}, nil
 	case *substraitpb.Expression_Literal_PrecisionTimestamp_:

@@ -2,14 +2,17 @@ package plan
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stablerow/stablerow/exec"
 	"github.com/substrait-io/substrait-go/v8/types"
+	substraitpb "github.com/substrait-io/substrait-protobuf/go/substraitpb"
 )
 
 // arrowType maps a Substrait type to the Arrow type stablerow uses for it
@@ -35,6 +38,11 @@ func arrowType(t types.Type) (arrow.DataType, error) {
 		return arrow.FixedWidthTypes.Boolean, nil
 	case *types.DateType:
 		return arrow.FixedWidthTypes.Date32, nil
+	case *types.DecimalType:
+		if t.Precision < 1 || t.Precision > exec.MaxDecimalPrecision || t.Scale < 0 || t.Scale > t.Precision {
+			return nil, fmt.Errorf("%w: decimal<%d,%d> (decimal128 holds precision 1..38, scale 0..precision)", errUnsupported("type"), t.Precision, t.Scale)
+		}
+		return &arrow.Decimal128Type{Precision: t.Precision, Scale: t.Scale}, nil
 	case *types.PrecisionTimestampType:
 		// PostgreSQL's timestamp (without time zone) has microseconds;
 		// coarser precisions hold exactly in them, finer ones would not.
@@ -90,6 +98,17 @@ func unify(l, r exec.Expr, ls, rs arrow.DataType) (exec.Expr, exec.Expr, arrow.D
 		if intWidth(rs) > intWidth(ls) {
 			to = rs
 		}
+	case isDecimal(ls) || isDecimal(rs):
+		if isFloat(ls) || isFloat(rs) {
+			to = arrow.PrimitiveTypes.Float64 // numeric meets float8 as float8
+			break
+		}
+		l, ls = asDecimal(l, ls)
+		r, rs = asDecimal(r, rs)
+		if !isDecimal(ls) || !isDecimal(rs) {
+			return nil, nil, nil, fmt.Errorf("%w: cannot combine %s and %s", ErrInvalidPlan, ls, rs)
+		}
+		to = commonDecimal(ls.(*arrow.Decimal128Type), rs.(*arrow.Decimal128Type))
 	case (isSignedInt(ls) || isFloat(ls)) && (isSignedInt(rs) || isFloat(rs)):
 		to = arrow.PrimitiveTypes.Float64
 	case isDatetime(ls) && isDatetime(rs):
@@ -104,6 +123,26 @@ func unify(l, r exec.Expr, ls, rs arrow.DataType) (exec.Expr, exec.Expr, arrow.D
 	return castTo(l, ls, to), castTo(r, rs, to), to, nil
 }
 
+func isDecimal(t arrow.DataType) bool { return t.ID() == arrow.DECIMAL128 }
+
+// asDecimal converts an integer operand to the numeric that holds all its
+// values exactly (int2: numeric(5,0), int4: (10,0), int8: (19,0)).
+func asDecimal(e exec.Expr, t arrow.DataType) (exec.Expr, arrow.DataType) {
+	if !isSignedInt(t) {
+		return e, t
+	}
+	p := map[arrow.Type]int32{arrow.INT8: 3, arrow.INT16: 5, arrow.INT32: 10, arrow.INT64: 19}[t.ID()]
+	to := &arrow.Decimal128Type{Precision: p, Scale: 0}
+	return exec.Cast{E: e, To: to}, to
+}
+
+// commonDecimal is the numeric both operands of a comparison convert to
+// exactly: the larger scale and the more integer digits (at most 38).
+func commonDecimal(a, b *arrow.Decimal128Type) *arrow.Decimal128Type {
+	s := max(a.Scale, b.Scale)
+	return &arrow.Decimal128Type{Precision: min(exec.MaxDecimalPrecision, max(a.Precision-a.Scale, b.Precision-b.Scale)+s), Scale: s}
+}
+
 func intWidth(t arrow.DataType) int { return t.(arrow.FixedWidthDataType).BitWidth() }
 
 func isDatetime(t arrow.DataType) bool {
@@ -114,6 +153,15 @@ func isDatetime(t arrow.DataType) bool {
 // date), whose operands keep their own types; ok is false for any other
 // pair, which unify then handles.
 func datetimeBinary(op exec.Op, l, r exec.Expr, lt, rt arrow.DataType) (exec.Expr, bool, error) {
+	if op >= exec.OpAdd && (isDecimal(lt) || isDecimal(rt)) && !isFloat(lt) && !isFloat(rt) {
+		// numeric arithmetic keeps each operand's scale: no common type.
+		l, lt = asDecimal(l, lt)
+		r, rt = asDecimal(r, rt)
+		if _, _, ok := exec.DecimalResult(op, 1, 0, 1, 0); !ok || !isDecimal(lt) || !isDecimal(rt) {
+			return nil, true, fmt.Errorf("%w: numeric arithmetic %s and %s (numeric division is not supported)", errUnsupported("expression"), lt, rt)
+		}
+		return exec.DecimalArith{Op: op, L: l, R: r}, true, nil
+	}
 	ld, rd := lt.ID() == arrow.DATE32, rt.ID() == arrow.DATE32
 	switch {
 	case ld && rd && op == exec.OpSub:
@@ -334,4 +382,22 @@ func timestampLiteral(v int64, precision int32) (exec.Expr, error) {
 		v *= 10
 	}
 	return exec.Lit{Value: arrow.Timestamp(v), Type: &arrow.TimestampType{Unit: arrow.Microsecond}}, nil
+}
+
+// decimalLiteral is a Substrait decimal literal: 16 bytes, a little-endian
+// two's complement integer, and its precision and scale.
+func decimalLiteral(d *substraitpb.Expression_Literal_Decimal) (exec.Expr, error) {
+	t, err := arrowType(&types.DecimalType{Precision: d.GetPrecision(), Scale: d.GetScale()})
+	if err != nil {
+		return nil, err
+	}
+	b := d.GetValue()
+	if len(b) != 16 {
+		return nil, fmt.Errorf("%w: decimal literal of %d bytes", ErrInvalidPlan, len(b))
+	}
+	v := decimal128.New(int64(binary.LittleEndian.Uint64(b[8:])), binary.LittleEndian.Uint64(b[:8]))
+	if !v.FitsInPrecision(d.GetPrecision()) {
+		return nil, fmt.Errorf("%w: decimal literal wider than its precision %d", ErrInvalidPlan, d.GetPrecision())
+	}
+	return exec.Lit{Value: v, Type: t}, nil
 }

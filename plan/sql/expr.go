@@ -70,13 +70,13 @@ func (l *lowerer) constant(c *pg_query.A_Const) (value, error) {
 	case *pg_query.A_Const_Fval:
 		// Integers beyond int32 arrive as Fval too; keep them integers.
 		if i, err := strconv.ParseInt(v.Fval.Fval, 10, 64); err == nil {
-			return value{e: expr.NewPrimitiveLiteral(i, false), loc: c.Location}, nil
+			return value{e: expr.NewPrimitiveLiteral(i, false), loc: c.Location, num: v.Fval.Fval}, nil
 		}
 		f, err := strconv.ParseFloat(v.Fval.Fval, 64)
 		if err != nil {
 			return value{}, fmt.Errorf("%w: numeric literal %s out of range%s", ErrType, v.Fval.Fval, l.src.at(c.Location))
 		}
-		return value{e: expr.NewPrimitiveLiteral(f, false), loc: c.Location}, nil
+		return value{e: expr.NewPrimitiveLiteral(f, false), loc: c.Location, num: v.Fval.Fval}, nil
 	case *pg_query.A_Const_Boolval:
 		return value{e: expr.NewPrimitiveLiteral(v.Boolval.Boolval, false), loc: c.Location, name: "bool"}, nil
 	case *pg_query.A_Const_Sval:
@@ -213,6 +213,9 @@ func (l *lowerer) aExpr(a *pg_query.A_Expr, s *scope) (value, error) {
 		if v, ok, err := l.datetimeArith(op, lv, rv, a.Location); ok || err != nil {
 			return v, err
 		}
+		if v, ok, err := l.numericArith(op, lv, rv, a.Location); ok || err != nil {
+			return v, err
+		}
 		args, k, err := l.unify(lv, rv)
 		if err != nil {
 			return value{}, err
@@ -280,6 +283,10 @@ func (l *lowerer) unary(a *pg_query.A_Expr, op string, s *scope) (value, error) 
 		return value{e: expr.NewPrimitiveLiteral(-x.Value, false), loc: a.Location}, nil
 	case *expr.PrimitiveLiteral[float32]:
 		return value{e: expr.NewPrimitiveLiteral(-x.Value, false), loc: a.Location}, nil
+	}
+	if kindOf(e.GetType()).id == idNumeric {
+		neg, err := l.negateNumeric(e, a.Location)
+		return value{e: neg, loc: a.Location}, err
 	}
 	neg, err := l.call(urnArithmetic, "negate", a.Location, e)
 	return value{e: neg, loc: a.Location}, err

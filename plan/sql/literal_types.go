@@ -1,11 +1,13 @@
 package sql
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/stablerow/stablerow/exec"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/types"
@@ -25,6 +27,10 @@ type (
 		s string
 		n int32
 	} // character varying(n)
+	decLit struct {
+		v    decimal128.Num
+		p, s int32
+	} // numeric(p, s)
 )
 
 // literalOf extracts the Go value of a literal of our kinds; (nil, true) for
@@ -58,6 +64,11 @@ func literalOf(e expr.Expression) (any, bool) {
 		case *types.PrecisionTimestampType:
 			if v, ok := x.Value.(int64); ok && t.Precision == types.PrecisionMicroSeconds {
 				return tsLit(v), true
+			}
+		case *types.DecimalType:
+			if b, ok := x.Value.([]byte); ok && len(b) == 16 {
+				v := decimal128.New(int64(binary.LittleEndian.Uint64(b[8:])), binary.LittleEndian.Uint64(b[:8]))
+				return decLit{v: v, p: t.Precision, s: t.Scale}, true
 			}
 		}
 	case *expr.Cast: // a timestamp before 1970 (newLiteral)
@@ -108,6 +119,12 @@ func newLiteral(v any, nullable bool) expr.Expression {
 		return l
 	case varcharLit:
 		l, _ := expr.NewLiteral(&types.VarChar{Value: x.s, Length: uint32(x.n)}, nullable)
+		return l
+	case decLit:
+		b := make([]byte, 16)
+		binary.LittleEndian.PutUint64(b, x.v.LowBits())
+		binary.LittleEndian.PutUint64(b[8:], uint64(x.v.HighBits()))
+		l, _ := expr.NewLiteral(&types.Decimal{Value: b, Precision: x.p, Scale: x.s}, nullable)
 		return l
 	}
 	return nil
@@ -256,6 +273,28 @@ func foldCast(v any, k kind, nullable, explicit bool) (out expr.Expression, ok b
 			return nil, false, nil
 		}
 	}
+	if k.id == idNumeric && r == nil {
+		v, ok := foldNumeric(v, k)
+		if !ok {
+			return nil, false, nil // the run-time cast raises what it must
+		}
+		r = v
+	}
+	if d, isDec := v.(decLit); isDec && r == nil {
+		switch {
+		case k.integer():
+			lo, hi := intRange(k)
+			n, err := exec.DecimalToInt(d.v, d.s, lo, hi, k.String())
+			if err != nil {
+				return nil, false, nil
+			}
+			r, _ = intValue(n, k)
+		case k == kindF64:
+			r = exec.DecimalToFloat(d.v, d.s)
+		case k.stringy():
+			r = exec.FormatDecimal(d.v, d.s)
+		}
+	}
 	if r == nil {
 		return nil, false, nil
 	}
@@ -340,6 +379,12 @@ func (l *lowerer) parseLiteral(s string, k kind, loc int32) (expr.Expression, er
 			return nil, fmt.Errorf("%w: %w%s", ErrType, err, l.src.at(loc))
 		}
 		return newLiteral(dateLit(d), false), nil
+	case k.id == idNumeric:
+		d, err := exec.ParseDecimal(s, k.n, k.s)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w%s", ErrType, err, l.src.at(loc))
+		}
+		return newLiteral(decLit{v: d, p: k.n, s: k.s}, false), nil
 	case k == kindTimestamp:
 		us, err := exec.ParseTimestamp(s)
 		if err != nil {
@@ -348,4 +393,42 @@ func (l *lowerer) parseLiteral(s string, k kind, loc int32) (expr.Expression, er
 		return newLiteral(tsLit(us), false), nil
 	}
 	return nil, bad()
+}
+
+// intRange is the value range of integer kind k.
+func intRange(k kind) (int64, int64) {
+	switch k.id {
+	case idI16:
+		return math.MinInt16, math.MaxInt16
+	case idI32:
+		return math.MinInt32, math.MaxInt32
+	}
+	return math.MinInt64, math.MaxInt64
+}
+
+// foldNumeric converts an integer, float, string or numeric literal to
+// numeric k at plan time; ok is false when it does not fit (the run-time
+// cast then raises "numeric field overflow").
+func foldNumeric(v any, k kind) (decLit, bool) {
+	var d decimal128.Num
+	var err error
+	if n, ok := intOf(v); ok {
+		d, err = exec.DecimalFromInt(n, k.n, k.s)
+	} else if f, ok := floatOf(v); ok {
+		bits := 64
+		if _, is32 := v.(float32); is32 {
+			bits = 32
+		}
+		d, err = exec.DecimalFromFloat(f, bits, k.n, k.s)
+	} else if s, ok := stringOf(v, true); ok {
+		d, err = exec.ParseDecimal(s, k.n, k.s)
+	} else if x, ok := v.(decLit); ok {
+		d, err = exec.RescaleDecimal(x.v, x.s, k.n, k.s)
+	} else {
+		return decLit{}, false
+	}
+	if err != nil {
+		return decLit{}, false
+	}
+	return decLit{v: d, p: k.n, s: k.s}, true
 }

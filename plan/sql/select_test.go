@@ -147,7 +147,7 @@ func TestCasts(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, kindString, kindOf(c.Type))
 	assert.Equal(t, int32(12), litValue(t, es[1]), "int is integer (int4)")
-	assert.Equal(t, int64(2), litValue(t, es[2]), "rounds half to even like float8 -> int8")
+	assert.Equal(t, int64(3), litValue(t, es[2]), "2.5 is numeric, which rounds half away from zero (PostgreSQL: 3)")
 	fn(t, es[3], "negate")
 	assert.Equal(t, int32(-3), litValue(t, es[4]), "an integer literal is int4, as in PostgreSQL")
 }

@@ -8,6 +8,7 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"github.com/substrait-io/substrait-go/v8/types"
 
+	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/table"
 )
 
@@ -27,6 +28,7 @@ const (
 	idBool
 	idDate
 	idTimestamp // timestamp without time zone, microseconds
+	idNumeric   // numeric(n, s): precision n (1..38), scale s
 )
 
 // kind is a SQL type: its id and, for varchar(n) and char(n), the declared
@@ -34,6 +36,7 @@ const (
 type kind struct {
 	id kindID
 	n  int32
+	s  int32 // numeric's scale
 }
 
 var (
@@ -51,6 +54,9 @@ var (
 
 func kindVarchar(n int32) kind { return kind{id: idVarchar, n: n} }
 func kindChar(n int32) kind    { return kind{id: idChar, n: n} }
+func kindNumeric(p, s int32) kind {
+	return kind{id: idNumeric, n: min(max(p, 1), exec.MaxDecimalPrecision), s: min(max(s, 0), exec.MaxDecimalPrecision)}
+}
 
 // String is PostgreSQL's name of the type, as its messages spell it.
 func (k kind) String() string {
@@ -80,6 +86,8 @@ func (k kind) String() string {
 		return "date"
 	case idTimestamp:
 		return "timestamp without time zone"
+	case idNumeric:
+		return fmt.Sprintf("numeric(%d,%d)", k.n, k.s)
 	}
 	return "unknown"
 }
@@ -101,7 +109,20 @@ func (k kind) substraitName() string {
 
 func (k kind) integer() bool { return k.id == idI16 || k.id == idI32 || k.id == idI64 }
 func (k kind) float() bool   { return k.id == idF32 || k.id == idF64 }
-func (k kind) numeric() bool { return k.integer() || k.float() }
+func (k kind) numeric() bool { return k.integer() || k.float() || k.id == idNumeric }
+
+// digits is how many decimal digits an integer kind's values have at most.
+func (k kind) digits() int32 {
+	return map[kindID]int32{idI16: 5, idI32: 10, idI64: 19}[k.id]
+}
+
+// asNumeric is the numeric holding every value of k exactly.
+func (k kind) asNumeric() kind {
+	if k.integer() {
+		return kindNumeric(k.digits(), 0)
+	}
+	return k
+}
 
 // stringy: text, varchar(n) and char(n), which meet at text.
 func (k kind) stringy() bool { return k.id == idString || k.id == idVarchar || k.id == idChar }
@@ -110,7 +131,7 @@ func (k kind) stringy() bool { return k.id == idString || k.id == idVarchar || k
 func (k kind) datetime() bool { return k.id == idDate || k.id == idTimestamp }
 
 // rank orders the numeric kinds by PostgreSQL's implicit casts: smallint
-// widens to integer, to bigint, to real, to double precision.
+// widens to integer, to bigint, to numeric, to real, to double precision.
 func (k kind) rank() int {
 	switch k.id {
 	case idI16:
@@ -119,10 +140,12 @@ func (k kind) rank() int {
 		return 2
 	case idI64:
 		return 3
-	case idF32:
+	case idNumeric:
 		return 4
-	case idF64:
+	case idF32:
 		return 5
+	case idF64:
+		return 6
 	}
 	return 0
 }
@@ -141,8 +164,14 @@ func promote(a, b kind) kind {
 			return a
 		}
 		return b
+	case a.float() || b.float():
+		return kindF64
 	}
-	return kindF64
+	// numeric meets an integer or a numeric at the numeric that holds
+	// both exactly (the comparison's common type).
+	a, b = a.asNumeric(), b.asNumeric()
+	sc := max(a.s, b.s)
+	return kindNumeric(max(a.n-a.s, b.n-b.s)+sc, sc)
 }
 
 func nullability(nullable bool) types.Nullability {
@@ -181,6 +210,8 @@ func (k kind) typ(nullable bool) types.Type {
 		return &types.DateType{Nullability: n}
 	case idTimestamp:
 		return &types.PrecisionTimestampType{Nullability: n, Precision: types.PrecisionMicroSeconds}
+	case idNumeric:
+		return &types.DecimalType{Nullability: n, Precision: k.n, Scale: k.s}
 	}
 	return nil
 }
@@ -214,6 +245,8 @@ func (k kind) arrow() (arrow.DataType, string) {
 		return arrow.FixedWidthTypes.Date32, ""
 	case idTimestamp:
 		return &arrow.TimestampType{Unit: arrow.Microsecond}, ""
+	case idNumeric:
+		return &arrow.Decimal128Type{Precision: k.n, Scale: k.s}, ""
 	}
 	return nil, ""
 }
@@ -245,6 +278,8 @@ func kindOf(t types.Type) kind {
 		if t.Precision == types.PrecisionMicroSeconds {
 			return kindTimestamp
 		}
+	case *types.DecimalType:
+		return kindNumeric(t.Precision, t.Scale)
 	}
 	return kindUnknown
 }
@@ -280,6 +315,9 @@ func fieldKind(f arrow.Field) kind {
 		return kindBool
 	case arrow.DATE32:
 		return kindDate
+	case arrow.DECIMAL128:
+		d := f.Type.(*arrow.Decimal128Type)
+		return kindNumeric(d.Precision, d.Scale)
 	case arrow.TIMESTAMP:
 		if ts := f.Type.(*arrow.TimestampType); ts.Unit == arrow.Microsecond && ts.TimeZone == "" {
 			return kindTimestamp
@@ -319,6 +357,7 @@ var sqlTypeNames = map[string]kind{
 	"varchar": kindVarchar(0), "bpchar": kindChar(1), "char": kindChar(1),
 	"bool": kindBool, "boolean": kindBool,
 	"date": kindDate, "timestamp": kindTimestamp,
+	"numeric": {id: idNumeric}, "decimal": {id: idNumeric},
 }
 
 // maxCharLength is PostgreSQL's limit on n in varchar(n) and char(n).
@@ -359,6 +398,9 @@ func typeName(tn *pg_query.TypeName) (k kind, array bool, err error) {
 // char(n), float(p) (p <= 24 is real, else double precision, as
 // PostgreSQL reads it) and timestamp(6), the only precision we store.
 func typeMods(name string, k kind, mods []*pg_query.Node) (kind, error) {
+	if k.id == idNumeric {
+		return numericMods(mods)
+	}
 	if len(mods) == 0 {
 		if name == "float" {
 			return kindF64, nil
@@ -397,4 +439,31 @@ func typeMods(name string, k kind, mods []*pg_query.Node) (kind, error) {
 		return k, nil
 	}
 	return kindUnknown, fmt.Errorf("%w: type modifier %d of %s", ErrUnsupported, n, name)
+}
+
+// numericMods reads NUMERIC(p[, s]): 1 <= p <= 38 (decimal128), 0 <= s <=
+// p. NUMERIC without a precision, whose scale PostgreSQL chooses per
+// value, has no decimal128 type and is refused.
+func numericMods(mods []*pg_query.Node) (kind, error) {
+	if len(mods) == 0 || len(mods) > 2 {
+		return kindUnknown, fmt.Errorf("%w: NUMERIC without a precision (write NUMERIC(p, s))", ErrUnsupported)
+	}
+	var ps [2]int32
+	for i, m := range mods {
+		c := m.GetAConst()
+		if c == nil || c.GetIval() == nil {
+			return kindUnknown, fmt.Errorf("%w: type modifier of numeric must be a simple constant", ErrSyntax)
+		}
+		ps[i] = c.GetIval().Ival
+	}
+	p, s := ps[0], ps[1]
+	switch {
+	case p < 1 || p > 1000:
+		return kindUnknown, fmt.Errorf("%w: NUMERIC precision %d must be between 1 and 1000", ErrInvalid, p)
+	case p > exec.MaxDecimalPrecision:
+		return kindUnknown, fmt.Errorf("%w: NUMERIC precision %d (decimal128 holds 38 digits)", ErrUnsupported, p)
+	case s < 0 || s > p:
+		return kindUnknown, fmt.Errorf("%w: NUMERIC scale %d must be between 0 and precision %d", ErrUnsupported, s, p)
+	}
+	return kindNumeric(p, s), nil
 }

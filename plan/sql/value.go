@@ -29,6 +29,10 @@ type value struct {
 	param int    // k of $k, for a parameter (typed or not)
 	loc   int32
 	name  string // output column name it suggests ("" = ?column?)
+	// num is a decimal constant's text (1.5, 12345678901234567890):
+	// PostgreSQL reads it as numeric, exactly. It is lowered as double
+	// precision, but reads exactly where a numeric is asked for.
+	num string
 }
 
 func (v value) kind() kind {
@@ -62,7 +66,7 @@ func implicitly(from, to kind) bool {
 	case from == to:
 		return true
 	case from.numeric() && to.numeric():
-		return to.rank() > from.rank()
+		return to.rank() > from.rank() || from.id == idNumeric && to.id == idNumeric
 	case from.stringy() && to.stringy():
 		return to == kindString || to == kindVarchar(0)
 	case from == kindDate && to == kindTimestamp:
@@ -105,6 +109,9 @@ func (l *lowerer) coerce(v value, k kind) (expr.Expression, error) {
 		return l.cast(e, k, false, v.loc)
 	}
 	have := v.kind()
+	if v.num != "" && k.id == idNumeric {
+		return l.parseLiteral(v.num, k, v.loc)
+	}
 	if implicitly(have, k) {
 		return l.cast(v.e, k, false, v.loc)
 	}
@@ -128,6 +135,9 @@ func paramKind(k kind) kind {
 // Postgres' assignment casts allow numeric narrowing and anything to text,
 // with varchar(n) and char(n) checking the length.
 func (l *lowerer) assign(v value, k kind) (expr.Expression, error) {
+	if v.num != "" && (k.id == idNumeric || k.integer()) {
+		return l.numericConstant(v, k, false)
+	}
 	if v.how == typed && assignable(v.kind(), k) {
 		return l.cast(v.e, k, false, v.loc)
 	}
@@ -142,6 +152,9 @@ func (l *lowerer) explicit(v value, k kind) (expr.Expression, error) {
 	}
 	if v.how != typed {
 		return l.coerce(v, k)
+	}
+	if v.num != "" && (k.id == idNumeric || k.integer()) {
+		return l.numericConstant(v, k, true)
 	}
 	if !castable(v.kind(), k) {
 		return nil, fmt.Errorf("%w: cannot cast type %s to %s%s", ErrType, v.kind(), k, l.src.at(v.loc))
@@ -318,4 +331,19 @@ func foldArithmetic(op string, a, b expr.Expression) (expr.Expression, bool) {
 		return nil, false // and underflow of * and / (float8mul, float8div)
 	}
 	return expr.NewPrimitiveLiteral(r, false), true
+}
+
+// numericConstant converts a decimal constant (v.num) to numeric or an
+// integer kind as PostgreSQL does from its numeric: exactly, and rounded
+// half away from zero (2.5::integer is 3, where double precision's
+// rint would give 2).
+func (l *lowerer) numericConstant(v value, k kind, explicit bool) (expr.Expression, error) {
+	if k.id == idNumeric {
+		return l.parseLiteral(v.num, k, v.loc)
+	}
+	e, err := l.parseLiteral(v.num, numericLiteralKind(v.num), v.loc)
+	if err != nil {
+		return nil, err
+	}
+	return l.cast(e, k, explicit, v.loc)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/stablerow/stablerow/exec"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/extensions"
 	"github.com/substrait-io/substrait-go/v8/types"
@@ -110,6 +111,9 @@ func arith(n int, floats bool) signature {
 		if c, out, ok := dateArith(name, args); ok {
 			return c, out, true
 		}
+		if c, out, ok := decimalArith(name, args); ok {
+			return c, out, true
+		}
 		var short string
 		switch args[0].(type) {
 		case *types.Int16Type:
@@ -138,6 +142,27 @@ func arith(n int, floats bool) signature {
 		}
 		return name + ":" + strings.Join(sig, "_"), nullableIf(args[0], args), true
 	}
+}
+
+// decimalArith is add, subtract and multiply over two decimals of any
+// precision and scale: the YAML's add:dec_dec and friends, whose output
+// precision and scale exec.DecimalResult computes (the exact result).
+func decimalArith(name string, args []types.Type) (string, types.Type, bool) {
+	if len(args) != 2 {
+		return "", nil, false
+	}
+	a, ok1 := args[0].(*types.DecimalType)
+	b, ok2 := args[1].(*types.DecimalType)
+	op := map[string]exec.Op{"add": exec.OpAdd, "subtract": exec.OpSub, "multiply": exec.OpMul}
+	o, ok3 := op[name]
+	if !ok1 || !ok2 || !ok3 {
+		return "", nil, false
+	}
+	p, s, ok := exec.DecimalResult(o, a.Precision, a.Scale, b.Precision, b.Scale)
+	if !ok {
+		return "", nil, false
+	}
+	return name + ":dec_dec", nullableIf(&types.DecimalType{Precision: p, Scale: s}, args), true
 }
 
 // dateArith is add/subtract over (date, i32) and subtract over (date, date).
