@@ -249,7 +249,23 @@ func (g *Gen) expr(s scope, t Type, depth int, safe bool) *Expr {
 			}
 		}
 	case TText:
-		return mk("cast", "TEXT", false, sub(pick(g, []Type{TInt, TFloat, TBool, TI16, TI32, TF32, TChar, TVarchar, TDate, TTimestamp})))
+		return mk("cast", "TEXT", false, sub(pick(g, []Type{TInt, TFloat, TBool, TI16, TI32, TF32, TChar, TVarchar, TDate, TTimestamp, TNumeric})))
+	case TNumeric:
+		if !safe && g.p(0.6) {
+			switch g.n(3) {
+			case 0:
+				// An integer into numeric(8,2) overflows past 10^6.
+				return mk("cast", "NUMERIC(8,2)", true, sub(pick(g, []Type{TI16, TI32})))
+			case 1:
+				return mk("neg", "", false, sub(TNumeric))
+			}
+			// Exact + - *: the larger scale, the sum of the scales.
+			l, r := sub(TNumeric), sub(pick(g, []Type{TNumeric, TNumeric, TI16, TI32}))
+			if g.p(0.5) {
+				l, r = r, l
+			}
+			return mk("bin", pick(g, []string{"+", "-", "*"}), true, l, r)
+		}
 	case TI16:
 		if !safe && g.p(0.6) {
 			// smallint op smallint is smallint, with its own overflow.
@@ -305,7 +321,9 @@ func (g *Gen) expr(s scope, t Type, depth int, safe bool) *Expr {
 			switch {
 			case ct == TInt && g.p(0.3):
 				r = TFloat
-			case ct.numeric() && g.p(0.4):
+			case ct == TNumeric && g.p(0.4):
+				r = pick(g, []Type{TInt, TI16, TI32}) // the common numeric
+			case ct.numeric() && ct != TNumeric && g.p(0.4):
 				r = pick(g, []Type{TInt, TFloat, TI16, TI32, TF32}) // promoted
 			case ct.stringy() && g.p(0.4):
 				r = pick(g, []Type{TText, TVarchar, TChar}) // compared as text
@@ -368,6 +386,8 @@ func (g *Gen) literal(t Type) *Expr {
 	case TVarchar, TChar:
 		// An explicit cast cuts a longer string: both sides agree.
 		e.Text = "CAST(" + quote(pick(g, textPool)) + " AS " + t.SQL() + ")"
+	case TNumeric:
+		e.Text = "CAST(" + quote(pick(g, numPool[:10])) + " AS NUMERIC(8,2))"
 	case TDate:
 		e.Text = "DATE " + quote(pick(g, datePool[:11]))
 	case TTimestamp:

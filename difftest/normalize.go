@@ -91,6 +91,8 @@ func arrowClass(t arrow.DataType) TypeClass {
 		return ClassDate
 	case arrow.TIMESTAMP:
 		return ClassTimestamp
+	case arrow.DECIMAL128:
+		return "numeric"
 	}
 	return TypeClass("arrow " + t.String())
 }

@@ -161,7 +161,12 @@ func (l *lowerer) explicit(v value, k kind) (expr.Expression, error) {
 	}
 	if lit, ok := literalOf(v.e); ok && lit != nil && !k.stringy() {
 		if s, isStr := stringOf(lit, true); isStr {
-			return l.parseLiteral(s, k, v.loc)
+			if e, err := l.parseLiteral(s, k, v.loc); err == nil {
+				return e, nil
+			}
+			// A typed text constant that does not read as k raises
+			// when evaluated, as PostgreSQL's cast does (over no rows,
+			// never): the cast is left to run time.
 		}
 	}
 	return l.cast(v.e, k, true, v.loc)
