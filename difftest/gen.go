@@ -7,7 +7,7 @@ import (
 	"strconv"
 )
 
-// Type is a column or expression type of the generated SQL: the four
+// Type is a column or expression type of the generated SQL: the types
 // stablerow stores (README "SQL surface").
 type Type int
 
@@ -16,14 +16,33 @@ const (
 	TFloat
 	TText
 	TBool
+	TI16
+	TI32
+	TF32
+	TVarchar
+	TChar
+	TDate
+	TTimestamp
+	TNumeric
 )
 
-var allTypes = []Type{TInt, TFloat, TText, TBool}
+var allTypes = []Type{TInt, TFloat, TText, TBool, TI16, TI32, TF32, TVarchar, TChar, TDate, TTimestamp, TNumeric}
 
 // SQL is the type's name in CREATE TABLE and CAST, the same on both sides.
 func (t Type) SQL() string {
-	return [...]string{"BIGINT", "DOUBLE PRECISION", "TEXT", "BOOLEAN"}[t]
+	return [...]string{"BIGINT", "DOUBLE PRECISION", "TEXT", "BOOLEAN", "SMALLINT", "INTEGER", "REAL",
+		"VARCHAR(6)", "CHAR(4)", "DATE", "TIMESTAMP", "NUMERIC(8,2)"}[t]
 }
+
+// integer reports the integer types, which mix in arithmetic and
+// comparisons (PostgreSQL promotes to the wider).
+func (t Type) integer() bool { return t == TInt || t == TI16 || t == TI32 }
+
+// numeric reports the types that compare with each other.
+func (t Type) numeric() bool { return t.integer() || t == TFloat || t == TF32 || t == TNumeric }
+
+// stringy reports text, varchar(n) and char(n), which compare as text.
+func (t Type) stringy() bool { return t == TText || t == TVarchar || t == TChar }
 
 // Column of a generated table.
 type Column struct {
@@ -89,6 +108,22 @@ var textPool = []string{
 	" 12 ", "+7", " -3.5 ", "1e3", "-inf", "Infinity", "9223372036854775808", "1.5e400",
 }
 
+// Pools of the narrower types: their edges and one past them (an
+// INSERT of one past raises on both sides), dates and timestamps around
+// leap days, the epoch and the calendar's ends, and some invalid ones.
+var (
+	i16Pool  = []int64{0, 1, -1, 7, -100, 255, 32767, -32768, 32766, -32767, 32768, -32769}
+	i32Pool  = []int64{0, 1, -1, 42, -7, 65536, 2147483647, -2147483648, 2147483646, 46341, -46341, 2147483648, -2147483649}
+	f32Pool  = []string{"0", "-0", "1", "1.5", "0.1", "-2.25", "3.4028235e38", "1e-45", "16777217", "123456.79", "NaN", "Infinity", "-Infinity", "1e39", "1e-50"}
+	datePool = []string{"2024-02-29", "2024-03-01", "2023-12-31", "1970-01-01", "1969-12-31", "2000-01-01", "0001-01-01",
+		"9999-12-31", "1999-12-31", "2024-1-5", "20240105", "2023-02-29", "2024-13-01", "not a date"}
+	// numeric(8,2): exact, rounded half away from zero, 10^6 overflows.
+	numPool = []string{"0", "1", "-1", "0.5", "1.005", "-1.005", "0.125", "2.50", "123456.78", "-999999.99", "999999.995", "1000000", "0.001", "-0.005"}
+	tsPool  = []string{"2024-02-29 10:11:12.5", "2024-02-29 00:00:00", "1970-01-01 00:00:00", "1969-12-31 23:59:59.999999",
+		"2000-01-01 12:00:00.000001", "0001-01-01 00:00:00", "2024-01-01T08:30:00", "2024-01-01 24:00:00", "2023-12-31",
+		"2024-01-01 25:00:00", "2024-02-30 00:00:00", "noon"}
+)
+
 func (g *Gen) intValue() int64 {
 	if g.p(0.15) {
 		return g.r.Int64() - g.r.Int64()/2
@@ -143,8 +178,23 @@ func (g *Gen) insertLit(t Type) string {
 			return floatText(f)
 		}
 		return quote(floatText(f))
-	case TText:
+	case TText, TVarchar, TChar:
 		return quote(pick(g, textPool))
+	case TNumeric:
+		if g.p(0.5) {
+			return pick(g, numPool) // a bare decimal constant is numeric
+		}
+		return quote(pick(g, numPool))
+	case TI16:
+		return strconv.FormatInt(pick(g, i16Pool), 10)
+	case TI32:
+		return strconv.FormatInt(pick(g, i32Pool), 10)
+	case TF32:
+		return quote(pick(g, f32Pool))
+	case TDate:
+		return quote(pick(g, datePool))
+	case TTimestamp:
+		return quote(pick(g, tsPool))
 	default:
 		return pick(g, []string{"true", "false"})
 	}

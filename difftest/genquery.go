@@ -171,7 +171,8 @@ func (g *Gen) fromClause(q *Query, ts []*Table) (scope, bool) {
 		// ON a.x = b.y over columns of one type: keys, or any pair.
 		l, r := "a.k", "b.k"
 		if g.p(0.6) {
-			typ := g.typ()
+			// Hash join keys: not char(n), date or timestamp.
+			typ := pick(g, []Type{TInt, TFloat, TText, TBool, TI16, TI32, TF32, TVarchar})
 			ls, rs := tableScope(t0, "a").ofType(typ), tableScope(t1, "b").ofType(typ)
 			if len(ls) > 0 && len(rs) > 0 {
 				l, r = pick(g, ls).name, pick(g, rs).name
@@ -297,7 +298,64 @@ func (g *Gen) expr(s scope, t Type, depth int, safe bool) *Expr {
 			}
 		}
 	case TText:
-		return mk("cast", "TEXT", false, sub(pick(g, []Type{TInt, TFloat, TBool})))
+		return mk("cast", "TEXT", false, sub(pick(g, []Type{TInt, TFloat, TBool, TI16, TI32, TF32, TChar, TVarchar, TDate, TTimestamp, TNumeric})))
+	case TNumeric:
+		if !safe && g.p(0.6) {
+			switch g.n(3) {
+			case 0:
+				// An integer into numeric(8,2) overflows past 10^6.
+				return mk("cast", "NUMERIC(8,2)", true, sub(pick(g, []Type{TI16, TI32})))
+			case 1:
+				return mk("neg", "", false, sub(TNumeric))
+			}
+			// Exact + - *: the larger scale, the sum of the scales.
+			l, r := sub(TNumeric), sub(pick(g, []Type{TNumeric, TNumeric, TI16, TI32}))
+			if g.p(0.5) {
+				l, r = r, l
+			}
+			return mk("bin", pick(g, []string{"+", "-", "*"}), true, l, r)
+		}
+	case TI16:
+		if !safe && g.p(0.6) {
+			// smallint op smallint is smallint, with its own overflow.
+			if g.p(0.8) {
+				return mk("bin", pick(g, []string{"+", "-", "*", "/", "%"}), true, sub(TI16), sub(TI16))
+			}
+			return mk("neg", "", true, sub(TI16))
+		}
+	case TI32:
+		if !safe && g.p(0.6) {
+			switch g.n(4) {
+			case 0:
+				// date - date is the integer number of days.
+				return mk("bin", "-", false, sub(TDate), sub(TDate))
+			case 1:
+				return mk("neg", "", true, sub(TI32))
+			}
+			l, r := sub(TI32), sub(pick(g, []Type{TI32, TI16}))
+			if g.p(0.5) {
+				l, r = r, l
+			}
+			return mk("bin", pick(g, []string{"+", "-", "*", "/", "%"}), true, l, r)
+		}
+	case TF32:
+		if !safe && g.p(0.5) {
+			return mk("bin", pick(g, []string{"+", "-", "*", "/"}), true, sub(TF32), sub(TF32))
+		}
+	case TDate:
+		if !safe && g.p(0.5) {
+			if g.p(0.3) {
+				return mk("bin", "+", true, sub(pick(g, []Type{TI32, TI16})), sub(TDate))
+			}
+			return mk("bin", pick(g, []string{"+", "-"}), true, sub(TDate), sub(pick(g, []Type{TI32, TI16})))
+		}
+		if g.p(0.2) {
+			return mk("cast", "DATE", false, sub(TTimestamp))
+		}
+	case TTimestamp:
+		if g.p(0.3) {
+			return mk("cast", "TIMESTAMP", false, sub(TDate))
+		}
 	case TBool:
 		switch g.n(7) {
 		case 6:
@@ -309,8 +367,17 @@ func (g *Gen) expr(s scope, t Type, depth int, safe bool) *Expr {
 		case 0, 1:
 			ct := g.typ()
 			r := ct
-			if ct == TInt && g.p(0.3) {
+			switch {
+			case ct == TInt && g.p(0.3):
 				r = TFloat
+			case ct == TNumeric && g.p(0.4):
+				r = pick(g, []Type{TInt, TI16, TI32}) // the common numeric
+			case ct.numeric() && ct != TNumeric && g.p(0.4):
+				r = pick(g, []Type{TInt, TFloat, TI16, TI32, TF32}) // promoted
+			case ct.stringy() && g.p(0.4):
+				r = pick(g, []Type{TText, TVarchar, TChar}) // compared as text
+			case ct == TDate && g.p(0.4):
+				r = TTimestamp // the date's midnight
 			}
 			return mk("cmp", pick(g, []string{"=", "<>", "<", "<=", ">", ">="}), false, sub(ct), sub(r))
 		case 2:
@@ -359,6 +426,21 @@ func (g *Gen) literal(t Type) *Expr {
 		e.Text = "CAST(" + quote(floatText(g.floatValue())) + " AS DOUBLE PRECISION)"
 	case TText:
 		e.Text = quote(pick(g, textPool))
+	case TI16:
+		e.Text = fmt.Sprintf("CAST(%d AS SMALLINT)", pick(g, i16Pool[:10]))
+	case TI32:
+		e.Text = fmt.Sprintf("CAST(%d AS INTEGER)", pick(g, i32Pool[:11]))
+	case TF32:
+		e.Text = "CAST(" + quote(pick(g, f32Pool[:13])) + " AS REAL)"
+	case TVarchar, TChar:
+		// An explicit cast cuts a longer string: both sides agree.
+		e.Text = "CAST(" + quote(pick(g, textPool)) + " AS " + t.SQL() + ")"
+	case TNumeric:
+		e.Text = "CAST(" + quote(pick(g, numPool[:10])) + " AS NUMERIC(8,2))"
+	case TDate:
+		e.Text = "DATE " + quote(pick(g, datePool[:11]))
+	case TTimestamp:
+		e.Text = "TIMESTAMP " + quote(pick(g, tsPool[:9]))
 	default:
 		e.Text = pick(g, []string{"TRUE", "FALSE"})
 	}

@@ -59,6 +59,10 @@ const (
 	ClassFloat TypeClass = "float"
 	ClassText  TypeClass = "text"
 	ClassBool  TypeClass = "bool"
+	// date and timestamp (without time zone) compare by their text too,
+	// but a date is never a timestamp.
+	ClassDate      TypeClass = "date"
+	ClassTimestamp TypeClass = "timestamp"
 )
 
 // pgClass maps a PostgreSQL type OID to its class.
@@ -74,6 +78,10 @@ func pgClass(oid uint32) TypeClass {
 		return ClassBool
 	case 1700:
 		return "numeric"
+	case 1082:
+		return ClassDate
+	case 1114:
+		return ClassTimestamp
 	}
 	return TypeClass(fmt.Sprintf("oid %d", oid))
 }
@@ -89,6 +97,12 @@ func arrowClass(t arrow.DataType) TypeClass {
 		return ClassText
 	case arrow.BOOL:
 		return ClassBool
+	case arrow.DATE32:
+		return ClassDate
+	case arrow.TIMESTAMP:
+		return ClassTimestamp
+	case arrow.DECIMAL128:
+		return "numeric"
 	}
 	return TypeClass("arrow " + t.String())
 }
@@ -152,7 +166,11 @@ func pgText(a arrow.Array, i int) (*string, error) {
 			s = "t"
 		}
 	default:
-		return nil, fmt.Errorf("difftest: no PostgreSQL text form for Arrow type %s", a.DataType())
+		v, ok := exec.FormatValue(a, i)
+		if !ok {
+			return nil, fmt.Errorf("difftest: no PostgreSQL text form for Arrow type %s", a.DataType())
+		}
+		s = v
 	}
 	return &s, nil
 }

@@ -101,7 +101,8 @@ type boundCompare struct {
 func bindCompare(op Op, l, r Bound) (Bound, error) {
 	switch l.Type().ID() {
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
-		arrow.FLOAT32, arrow.FLOAT64, arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.BOOL:
+		arrow.FLOAT32, arrow.FLOAT64, arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.BOOL,
+		arrow.DATE32, arrow.TIMESTAMP, arrow.DECIMAL128:
 		return boundCompare{op: op, l: l, r: r}, nil
 	}
 	return nil, fmt.Errorf("%w: cannot compare %s values", ErrSchema, l.Type())
@@ -124,6 +125,8 @@ func (e boundCompare) Eval(ctx context.Context, mem memory.Allocator, b arrow.Re
 		return compareFloat[float32](mem, e.op, int(b.NumRows()), args[0], args[1])
 	case arrow.BOOL: // arrow orders no booleans; PostgreSQL has false < true
 		return compareBool(mem, e.op, int(b.NumRows()), args[0], args[1])
+	case arrow.DECIMAL128: // one type on both sides: the values compare as integers
+		return compareDecimal(mem, e.op, int(b.NumRows()), args[0], args[1])
 	}
 	res, err := compute.CallFunction(compute.WithAllocator(ctx, mem), opInfo[e.op].fn, nil, args...)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/arrow/scalar"
 )
@@ -52,7 +53,7 @@ func (e Cast) Bind(s *arrow.Schema) (Bound, error) {
 	if arrow.TypeEqual(in.Type(), e.To) {
 		return in, nil
 	}
-	if from != 0 && to != 0 && (from == 'b' && to == 'f' || from == 'f' && to == 'b') {
+	if from != 0 && to != 0 && !castable(from, to) {
 		return nil, fmt.Errorf("%w: cannot cast %s to %s", ErrSchema, in.Type(), e.To)
 	}
 	return boundCast{src: e, in: in, native: from != 0 && to != 0}, nil
@@ -72,8 +73,33 @@ func classOf(t arrow.DataType) byte {
 		return 's'
 	case arrow.BOOL:
 		return 'b'
+	case arrow.DATE32:
+		return 'd'
+	case arrow.DECIMAL128:
+		return 'n'
+	case arrow.TIMESTAMP:
+		if t.(*arrow.TimestampType).Unit == arrow.Microsecond {
+			return 't'
+		}
 	}
 	return 0
+}
+
+// castable reports the class pairs PostgreSQL has a cast for: not between
+// boolean and float, and a date or timestamp converts only to and from
+// text and each other.
+func castable(from, to byte) bool {
+	switch {
+	case from == 'b' && to == 'f' || from == 'f' && to == 'b':
+		return false
+	case from == 'd' || from == 't':
+		return to == 's' || to == 'd' || to == 't'
+	case to == 'd' || to == 't':
+		return from == 's'
+	case from == 'n' || to == 'n':
+		return from != 'b' && to != 'b' && from != 'u' && to != 'u'
+	}
+	return true
 }
 
 type boundCast struct {
@@ -137,12 +163,20 @@ func pgTypeName(t arrow.DataType) string {
 		return "text"
 	case arrow.BOOL:
 		return "boolean"
+	case arrow.DATE32:
+		return "date"
+	case arrow.TIMESTAMP:
+		return "timestamp without time zone"
+	case arrow.DECIMAL128:
+		d := t.(*arrow.Decimal128Type)
+		return fmt.Sprintf("numeric(%d,%d)", d.Precision, d.Scale)
 	}
 	return t.String()
 }
 
 // cell is one source value read for a cast.
 type cell struct {
+	n decimal128.Num // a decimal at the source's scale
 	i int64
 	u uint64
 	f float64
@@ -171,6 +205,12 @@ func reader(a arrow.Array) (func(i int) cell, error) {
 		return func(i int) cell { return cell{s: a.Value(i)} }, nil
 	case *array.Boolean:
 		return func(i int) cell { return cell{b: a.Value(i)} }, nil
+	case *array.Date32:
+		return func(i int) cell { return cell{i: int64(a.Value(i))} }, nil
+	case *array.Decimal128:
+		return func(i int) cell { return cell{n: a.Value(i)} }, nil
+	case *array.Timestamp:
+		return func(i int) cell { return cell{i: int64(a.Value(i))} }, nil
 	}
 	return nil, fmt.Errorf("%w: cast from %s", ErrSchema, a.DataType())
 }
@@ -182,25 +222,35 @@ func castArray(mem memory.Allocator, a arrow.Array, to arrow.DataType) (arrow.Ar
 		return nil, err
 	}
 	from := classOf(a.DataType())
+	var scale int32 // of a decimal source
+	if d, ok := a.DataType().(*arrow.Decimal128Type); ok {
+		scale = d.Scale
+	}
 	switch to.ID() {
 	case arrow.INT8:
-		return castFixed(mem, a, to, read, toInt[int8](from, to, math.MinInt8, math.MaxInt8))
+		return castFixed(mem, a, to, read, toInt[int8](from, scale, to, math.MinInt8, math.MaxInt8))
 	case arrow.INT16:
-		return castFixed(mem, a, to, read, toInt[int16](from, to, math.MinInt16, math.MaxInt16))
+		return castFixed(mem, a, to, read, toInt[int16](from, scale, to, math.MinInt16, math.MaxInt16))
 	case arrow.INT32:
-		return castFixed(mem, a, to, read, toInt[int32](from, to, math.MinInt32, math.MaxInt32))
+		return castFixed(mem, a, to, read, toInt[int32](from, scale, to, math.MinInt32, math.MaxInt32))
 	case arrow.INT64:
-		return castFixed(mem, a, to, read, toInt[int64](from, to, math.MinInt64, math.MaxInt64))
+		return castFixed(mem, a, to, read, toInt[int64](from, scale, to, math.MinInt64, math.MaxInt64))
 	case arrow.UINT64:
 		return castFixed(mem, a, to, read, toUint(from))
 	case arrow.FLOAT64:
-		return castFixed(mem, a, to, read, toFloat[float64](from, 64))
+		return castFixed(mem, a, to, read, toFloat[float64](from, scale, 64))
 	case arrow.FLOAT32:
-		return castFixed(mem, a, to, read, toFloat[float32](from, 32))
+		return castFixed(mem, a, to, read, toFloat[float32](from, scale, 32))
 	case arrow.BOOL:
 		return castBool(mem, a, read, from)
 	case arrow.STRING:
 		return castString(mem, a, read, from)
+	case arrow.DECIMAL128:
+		return castDecimal(mem, a, to.(*arrow.Decimal128Type), read, from)
+	case arrow.DATE32:
+		return castFixed(mem, a, to, read, toDate(from))
+	case arrow.TIMESTAMP:
+		return castFixed(mem, a, to, read, toTimestamp(from))
 	}
 	return nil, fmt.Errorf("%w: cast to %s", ErrSchema, to)
 }
@@ -226,7 +276,7 @@ func castFixed[T fixed](mem memory.Allocator, a arrow.Array, to arrow.DataType, 
 // pgSpace is what PostgreSQL's input functions skip around a value.
 const pgSpace = " \t\n\v\f\r"
 
-func toInt[T signed](from byte, to arrow.DataType, lo, hi int64) func(cell) (T, error) {
+func toInt[T signed](from byte, scale int32, to arrow.DataType, lo, hi int64) func(cell) (T, error) {
 	name := pgTypeName(to)
 	outOfRange := fmt.Errorf("%w: %s out of range", ErrOutOfRange, name)
 	return func(c cell) (T, error) {
@@ -254,6 +304,9 @@ func toInt[T signed](from byte, to arrow.DataType, lo, hi int64) func(cell) (T, 
 				return 1, nil
 			}
 			return 0, nil
+		case 'n':
+			v, err := DecimalToInt(c.n, scale, lo, hi, name)
+			return T(v), err
 		}
 		v, err := strconv.ParseInt(strings.Trim(c.s, pgSpace), 10, 64)
 		if err != nil || v < lo || v > hi {
@@ -303,7 +356,7 @@ func toUint(from byte) func(cell) (uint64, error) {
 // toFloat converts to float64 (bits 64) or float32 (bits 32). Integers
 // round to the nearest float, as Go's conversion does and PostgreSQL's
 // i8tod does.
-func toFloat[T float32 | float64](from byte, bits int) func(cell) (T, error) {
+func toFloat[T float32 | float64](from byte, scale int32, bits int) func(cell) (T, error) {
 	name := "double precision"
 	if bits == 32 {
 		name = "real"
@@ -314,6 +367,8 @@ func toFloat[T float32 | float64](from byte, bits int) func(cell) (T, error) {
 			return T(c.i), nil
 		case 'u':
 			return T(c.u), nil
+		case 'n':
+			return T(DecimalToFloat(c.n, scale)), nil
 		case 'f':
 			r := T(c.f)
 			if math.IsInf(float64(r), 0) && !math.IsInf(c.f, 0) {
@@ -351,6 +406,82 @@ func mantissa(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// castDecimal converts to numeric(p, s): integers exactly, floats
+// through their text, text through numeric_in, decimals rescaled; each
+// rounded half away from zero and checked against p.
+func castDecimal(mem memory.Allocator, a arrow.Array, to *arrow.Decimal128Type, read func(int) cell, from byte) (arrow.Array, error) {
+	var scale int32
+	if d, ok := a.DataType().(*arrow.Decimal128Type); ok {
+		scale = d.Scale
+	}
+	bits := 64
+	if a.DataType().ID() == arrow.FLOAT32 {
+		bits = 32
+	}
+	b := array.NewDecimal128Builder(mem, to)
+	defer b.Release()
+	b.Reserve(a.Len())
+	for i := 0; i < a.Len(); i++ {
+		if a.IsNull(i) {
+			b.AppendNull()
+			continue
+		}
+		c := read(i)
+		var v decimal128.Num
+		var err error
+		switch from {
+		case 'i':
+			v, err = DecimalFromInt(c.i, to.Precision, to.Scale)
+		case 'f':
+			v, err = DecimalFromFloat(c.f, bits, to.Precision, to.Scale)
+		case 's':
+			v, err = ParseDecimal(c.s, to.Precision, to.Scale)
+		case 'n':
+			v, err = RescaleDecimal(c.n, scale, to.Precision, to.Scale)
+		default:
+			err = fmt.Errorf("%w: cannot cast %s to numeric", ErrSchema, a.DataType())
+		}
+		if err != nil {
+			return nil, err
+		}
+		b.Append(v)
+	}
+	return b.NewArray(), nil
+}
+
+// toDate: text through date_in, a timestamp to the day it falls in.
+func toDate(from byte) func(cell) (arrow.Date32, error) {
+	return func(c cell) (arrow.Date32, error) {
+		switch from {
+		case 'd':
+			return arrow.Date32(c.i), nil
+		case 't':
+			return arrow.Date32(TimestampToDate(c.i)), nil
+		case 's':
+			d, err := ParseDate(c.s)
+			return arrow.Date32(d), err
+		}
+		return 0, fmt.Errorf("%w: cannot cast to date", ErrSchema)
+	}
+}
+
+// toTimestamp: text through timestamp_in, a date to its midnight.
+func toTimestamp(from byte) func(cell) (arrow.Timestamp, error) {
+	return func(c cell) (arrow.Timestamp, error) {
+		switch from {
+		case 't':
+			return arrow.Timestamp(c.i), nil
+		case 'd':
+			us, err := DateToTimestamp(int32(c.i))
+			return arrow.Timestamp(us), err
+		case 's':
+			us, err := ParseTimestamp(c.s)
+			return arrow.Timestamp(us), err
+		}
+		return 0, fmt.Errorf("%w: cannot cast to timestamp", ErrSchema)
+	}
 }
 
 func castBool(mem memory.Allocator, a arrow.Array, read func(int) cell, from byte) (arrow.Array, error) {
@@ -422,6 +553,12 @@ func castString(mem memory.Allocator, a arrow.Array, read func(int) cell, from b
 			sb.Append(FormatFloat(c.f, bits))
 		case 'b':
 			sb.Append(strconv.FormatBool(c.b))
+		case 'n':
+			sb.Append(FormatDecimal(c.n, a.DataType().(*arrow.Decimal128Type).Scale))
+		case 'd':
+			sb.Append(FormatDate(int32(c.i)))
+		case 't':
+			sb.Append(FormatTimestamp(c.i))
 		default:
 			sb.Append(c.s)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/arrow/scalar"
 )
@@ -65,7 +66,25 @@ func (l Lit) scalar() (scalar.Scalar, error) {
 		}
 		return scalar.MakeNullScalar(l.Type), nil
 	}
-	s := scalar.MakeScalar(l.Value)
+	var s scalar.Scalar
+	switch v := l.Value.(type) {
+	case decimal128.Num:
+		// Values whose Go type does not say the Arrow type in full
+		// (MakeScalar knows no decimal; a timestamp needs its unit).
+		if l.Type == nil {
+			return nil, fmt.Errorf("%w: decimal literal without type", ErrInvalidArgument)
+		}
+		s = scalar.NewDecimal128Scalar(v, l.Type)
+	default:
+		s = scalar.MakeScalar(l.Value)
+		if l.Type != nil && s != nil && !arrow.TypeEqual(s.DataType(), l.Type) {
+			ps, err := scalar.MakeScalarParam(l.Value, l.Type)
+			if err != nil {
+				return nil, fmt.Errorf("%w: literal %v of type %s: %w", ErrInvalidArgument, l.Value, l.Type, err)
+			}
+			s = ps
+		}
+	}
 	if s == nil || s.DataType().ID() == arrow.NULL {
 		return nil, fmt.Errorf("%w: literal of type %T", ErrInvalidArgument, l.Value)
 	}

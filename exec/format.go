@@ -2,6 +2,9 @@ package exec
 
 import (
 	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"math/big"
 	"strconv"
 	"strings"
@@ -148,4 +151,27 @@ func onEdge(e string, f float64, bits int) bool {
 		}
 	}
 	return false
+}
+
+// FormatValue writes row i of a (not NULL) as PostgreSQL's text output
+// for the types whose Arrow text form differs from it: floats
+// (FormatFloat), dates (FormatDate), timestamps in microseconds
+// (FormatTimestamp) and decimals (FormatDecimal). ok is false for any
+// other type, whose Arrow ValueStr is already PostgreSQL's.
+func FormatValue(a arrow.Array, i int) (string, bool) {
+	switch c := a.(type) {
+	case *array.Float64:
+		return FormatFloat(c.Value(i), 64), true
+	case *array.Float32:
+		return FormatFloat(float64(c.Value(i)), 32), true
+	case *array.Date32:
+		return FormatDate(int32(c.Value(i))), true
+	case *array.Decimal128:
+		return FormatDecimal(c.Value(i), c.DataType().(*arrow.Decimal128Type).Scale), true
+	case *array.Timestamp:
+		if c.DataType().(*arrow.TimestampType).Unit == arrow.Microsecond {
+			return FormatTimestamp(int64(c.Value(i))), true
+		}
+	}
+	return "", false
 }

@@ -33,7 +33,8 @@ func NewSortExec(input Node, keys []SortKey) (*SortExec, error) {
 			return nil, fmt.Errorf("%w: sort column %d out of range", ErrInvalidArgument, k.Column)
 		}
 		switch sc.Field(k.Column).Type.ID() {
-		case arrow.INT64, arrow.INT32, arrow.UINT64, arrow.UINT32, arrow.FLOAT64, arrow.STRING, arrow.BOOL:
+		case arrow.INT64, arrow.INT32, arrow.INT16, arrow.UINT64, arrow.UINT32, arrow.FLOAT64, arrow.FLOAT32,
+			arrow.STRING, arrow.BOOL, arrow.DATE32, arrow.TIMESTAMP, arrow.DECIMAL128:
 		default:
 			return nil, fmt.Errorf("%w: cannot sort type %s", ErrInvalidArgument, sc.Field(k.Column).Type)
 		}
@@ -234,6 +235,20 @@ func comparator(a arrow.Array) (func(i, j int) int, error) {
 	case *array.Int32:
 		v := a.Int32Values()
 		return func(i, j int) int { return cmp.Compare(v[i], v[j]) }, nil
+	case *array.Int16:
+		v := a.Int16Values()
+		return func(i, j int) int { return cmp.Compare(v[i], v[j]) }, nil
+	case *array.Date32:
+		v := a.Date32Values()
+		return func(i, j int) int { return cmp.Compare(v[i], v[j]) }, nil
+	case *array.Timestamp:
+		v := a.TimestampValues()
+		return func(i, j int) int { return cmp.Compare(v[i], v[j]) }, nil
+	case *array.Decimal128: // one scale in a column
+		return func(i, j int) int { return a.Value(i).Cmp(a.Value(j)) }, nil
+	case *array.Float32:
+		v := a.Float32Values()
+		return func(i, j int) int { return floatCmp(v[i], v[j]) }, nil
 	case *array.Uint64:
 		v := a.Uint64Values()
 		return func(i, j int) int { return cmp.Compare(v[i], v[j]) }, nil

@@ -138,7 +138,7 @@ func (p *planner) expr(e expr.Expression, sc scope) (exec.Expr, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrInvalidPlan, err)
 		}
-		if arrow.TypeEqual(from, to) {
+		if arrow.TypeEqual(from, to) && !lengthCast(e.Input.GetType(), e.Type) {
 			return in, nil
 		}
 		if l, ok := in.(exec.Lit); ok {
@@ -148,6 +148,9 @@ func (p *planner) expr(e expr.Expression, sc scope) (exec.Expr, error) {
 		}
 		if from.ID() == arrow.UINT64 && to.ID() == arrow.INT64 {
 			return asInt64{in}, nil
+		}
+		if cc, ok := charCast(in, e.Input.GetType(), e.Type); ok {
+			return cc, nil
 		}
 		// exec.Cast has PostgreSQL's semantics for every pair SQL can
 		// write (text output, float rounding, range errors).
@@ -258,11 +261,14 @@ func (p *planner) scalarFn(f *expr.ScalarFunction, sc scope) (exec.Expr, error) 
 		switch {
 		case isSignedInt(t) || t.ID() == arrow.UINT64:
 		case isFloat(t):
+			if t.ID() == arrow.FLOAT32 {
+				return p.binary(exec.OpMul, cargs[0], exec.Lit{Value: float32(-1)}, sc)
+			}
 			return p.binary(exec.OpMul, cargs[0], exec.Lit{Value: float64(-1)}, sc)
 		default:
 			return nil, fmt.Errorf("%w: negate of %s", ErrInvalidPlan, t)
 		}
-		return p.binary(exec.OpSub, exec.Lit{Value: int64(0)}, cargs[0], sc)
+		return p.binary(exec.OpSub, zeroOf(t), cargs[0], sc)
 	}
 	if fn, ok := exprFuncs[name]; ok {
 		return fn(p, f, cargs, sc)
@@ -279,6 +285,9 @@ func (p *planner) binary(op exec.Op, l, r exec.Expr, sc scope) (exec.Expr, error
 	rt, err := typeOf(r, sc)
 	if err != nil {
 		return nil, err
+	}
+	if e, ok, err := datetimeBinary(op, l, r, lt, rt); ok {
+		return e, err
 	}
 	l, r, _, err = unify(l, r, lt, rt)
 	if err != nil {
@@ -365,6 +374,14 @@ func literal(l expr.Literal) (exec.Expr, error) {
 		return exec.Lit{Value: v.VarChar.GetValue()}, nil
 	case *substraitpb.Expression_Literal_FixedChar:
 		return exec.Lit{Value: v.FixedChar}, nil
+	case *substraitpb.Expression_Literal_Date:
+		return exec.Lit{Value: arrow.Date32(v.Date), Type: arrow.FixedWidthTypes.Date32}, nil
+	case *substraitpb.Expression_Literal_Decimal_:
+		return decimalLiteral(v.Decimal)
+	case *substraitpb.Expression_Literal_Timestamp: // deprecated: microseconds
+		return exec.Lit{Value: arrow.Timestamp(v.Timestamp), Type: &arrow.TimestampType{Unit: arrow.Microsecond}}, nil
+	case *substraitpb.Expression_Literal_PrecisionTimestamp_:
+		return timestampLiteral(v.PrecisionTimestamp.GetValue(), v.PrecisionTimestamp.GetPrecision())
 	case *substraitpb.Expression_Literal_Null:
 		t, err := arrowType(types.TypeFromProto(v.Null))
 		if err != nil {

@@ -2,20 +2,24 @@ package plan
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stablerow/stablerow/exec"
 	"github.com/substrait-io/substrait-go/v8/types"
+	substraitpb "github.com/substrait-io/substrait-protobuf/go/substraitpb"
 )
 
 // arrowType maps a Substrait type to the Arrow type stablerow uses for it
 // (substrait.md §3). Row id columns never come through here: their Arrow
 // type is the table provider's uint64.
 func arrowType(t types.Type) (arrow.DataType, error) {
-	switch t.(type) {
+	switch t := t.(type) {
 	case *types.Int64Type:
 		return arrow.PrimitiveTypes.Int64, nil
 	case *types.Int32Type:
@@ -32,6 +36,22 @@ func arrowType(t types.Type) (arrow.DataType, error) {
 		return arrow.BinaryTypes.String, nil
 	case *types.BooleanType:
 		return arrow.FixedWidthTypes.Boolean, nil
+	case *types.DateType:
+		return arrow.FixedWidthTypes.Date32, nil
+	case *types.DecimalType:
+		if t.Precision < 1 || t.Precision > exec.MaxDecimalPrecision || t.Scale < 0 || t.Scale > t.Precision {
+			return nil, fmt.Errorf("%w: decimal<%d,%d> (decimal128 holds precision 1..38, scale 0..precision)", errUnsupported("type"), t.Precision, t.Scale)
+		}
+		return &arrow.Decimal128Type{Precision: t.Precision, Scale: t.Scale}, nil
+	case *types.PrecisionTimestampType:
+		// PostgreSQL's timestamp (without time zone) has microseconds;
+		// coarser precisions hold exactly in them, finer ones would not.
+		if t.Precision >= 0 && t.Precision <= types.PrecisionMicroSeconds {
+			return &arrow.TimestampType{Unit: arrow.Microsecond}, nil
+		}
+		return nil, fmt.Errorf("%w: timestamp precision %d (at most 6, microseconds)", errUnsupported("type"), t.Precision)
+	case *types.TimestampType: // the deprecated kind: microseconds
+		return &arrow.TimestampType{Unit: arrow.Microsecond}, nil
 	case nil:
 		return nil, fmt.Errorf("%w: missing type", ErrInvalidPlan)
 	}
@@ -51,14 +71,16 @@ func isSignedInt(t arrow.DataType) bool {
 
 func isFloat(t arrow.DataType) bool { return t.ID() == arrow.FLOAT32 || t.ID() == arrow.FLOAT64 }
 
-// unify converts two operands of a comparison or arithmetic to one type:
-// integers widen to int64, an integer meeting a float becomes float64 (as
-// Postgres converts bigint to double precision), and a uint64 row id is
-// bigint in SQL, so it always becomes int64 (checked: asInt64), even
-// against another row id: `a._rowid - b._rowid` is a negative bigint, not a
-// wrapped uint64, and `%` finds its int64 kernel. A negative operand then
-// compares as the negative number it is: `_rowid > -1` is true, `_rowid =
-// -1` false.
+// unify converts two operands of a comparison or arithmetic to one type,
+// as PostgreSQL's operator resolution does: two integers meet at the wider
+// one (int2 + int4 is int4, int4 + int8 is int8), two reals stay real, a
+// float meeting anything else becomes float64 (int4 + real is double
+// precision), a date meeting a timestamp becomes its midnight. A uint64
+// row id is bigint in SQL, so it always becomes int64 (checked: asInt64),
+// even against another row id: `a._rowid - b._rowid` is a negative bigint,
+// not a wrapped uint64, and `%` finds its int64 kernel. A negative operand
+// then compares as the negative number it is: `_rowid > -1` is true,
+// `_rowid = -1` false.
 func unify(l, r exec.Expr, ls, rs arrow.DataType) (exec.Expr, exec.Expr, arrow.DataType, error) {
 	if ls.ID() == arrow.UINT64 {
 		l, ls = asInt64{l}, arrow.PrimitiveTypes.Int64
@@ -72,9 +94,25 @@ func unify(l, r exec.Expr, ls, rs arrow.DataType) (exec.Expr, exec.Expr, arrow.D
 	var to arrow.DataType
 	switch {
 	case isSignedInt(ls) && isSignedInt(rs):
-		to = arrow.PrimitiveTypes.Int64
+		to = ls
+		if intWidth(rs) > intWidth(ls) {
+			to = rs
+		}
+	case isDecimal(ls) || isDecimal(rs):
+		if isFloat(ls) || isFloat(rs) {
+			to = arrow.PrimitiveTypes.Float64 // numeric meets float8 as float8
+			break
+		}
+		l, ls = asDecimal(l, ls)
+		r, rs = asDecimal(r, rs)
+		if !isDecimal(ls) || !isDecimal(rs) {
+			return nil, nil, nil, fmt.Errorf("%w: cannot combine %s and %s", ErrInvalidPlan, ls, rs)
+		}
+		to = commonDecimal(ls.(*arrow.Decimal128Type), rs.(*arrow.Decimal128Type))
 	case (isSignedInt(ls) || isFloat(ls)) && (isSignedInt(rs) || isFloat(rs)):
 		to = arrow.PrimitiveTypes.Float64
+	case isDatetime(ls) && isDatetime(rs):
+		to = &arrow.TimestampType{Unit: arrow.Microsecond}
 	case ls.ID() == arrow.NULL:
 		to = rs
 	case rs.ID() == arrow.NULL:
@@ -83,6 +121,61 @@ func unify(l, r exec.Expr, ls, rs arrow.DataType) (exec.Expr, exec.Expr, arrow.D
 		return nil, nil, nil, fmt.Errorf("%w: cannot combine %s and %s", ErrInvalidPlan, ls, rs)
 	}
 	return castTo(l, ls, to), castTo(r, rs, to), to, nil
+}
+
+func isDecimal(t arrow.DataType) bool { return t.ID() == arrow.DECIMAL128 }
+
+// asDecimal converts an integer operand to the numeric that holds all its
+// values exactly (int2: numeric(5,0), int4: (10,0), int8: (19,0)).
+func asDecimal(e exec.Expr, t arrow.DataType) (exec.Expr, arrow.DataType) {
+	if !isSignedInt(t) {
+		return e, t
+	}
+	p := map[arrow.Type]int32{arrow.INT8: 3, arrow.INT16: 5, arrow.INT32: 10, arrow.INT64: 19}[t.ID()]
+	to := &arrow.Decimal128Type{Precision: p, Scale: 0}
+	return exec.Cast{E: e, To: to}, to
+}
+
+// commonDecimal is the numeric both operands of a comparison convert to
+// exactly: the larger scale and the more integer digits (at most 38).
+func commonDecimal(a, b *arrow.Decimal128Type) *arrow.Decimal128Type {
+	s := max(a.Scale, b.Scale)
+	return &arrow.Decimal128Type{Precision: min(exec.MaxDecimalPrecision, max(a.Precision-a.Scale, b.Precision-b.Scale)+s), Scale: s}
+}
+
+func intWidth(t arrow.DataType) int { return t.(arrow.FixedWidthDataType).BitWidth() }
+
+func isDatetime(t arrow.DataType) bool {
+	return t.ID() == arrow.DATE32 || t.ID() == arrow.TIMESTAMP && t.(*arrow.TimestampType).Unit == arrow.Microsecond
+}
+
+// datetimeBinary plans the date arithmetic (date +/- integer days, date -
+// date), whose operands keep their own types; ok is false for any other
+// pair, which unify then handles.
+func datetimeBinary(op exec.Op, l, r exec.Expr, lt, rt arrow.DataType) (exec.Expr, bool, error) {
+	if op >= exec.OpAdd && (isDecimal(lt) || isDecimal(rt)) && !isFloat(lt) && !isFloat(rt) {
+		// numeric arithmetic keeps each operand's scale: no common type.
+		l, lt = asDecimal(l, lt)
+		r, rt = asDecimal(r, rt)
+		if _, _, ok := exec.DecimalResult(op, 1, 0, 1, 0); !ok || !isDecimal(lt) || !isDecimal(rt) {
+			return nil, true, fmt.Errorf("%w: numeric arithmetic %s and %s (numeric division is not supported)", errUnsupported("expression"), lt, rt)
+		}
+		return exec.DecimalArith{Op: op, L: l, R: r}, true, nil
+	}
+	ld, rd := lt.ID() == arrow.DATE32, rt.ID() == arrow.DATE32
+	switch {
+	case ld && rd && op == exec.OpSub:
+		return exec.DateArith{Op: op, L: l, R: r}, true, nil
+	case ld && isSignedInt(rt) && (op == exec.OpAdd || op == exec.OpSub):
+		return exec.DateArith{Op: op, L: l, R: castTo(r, rt, arrow.PrimitiveTypes.Int32)}, true, nil
+	case rd && isSignedInt(lt) && op == exec.OpAdd:
+		return exec.DateArith{Op: op, L: r, R: castTo(l, lt, arrow.PrimitiveTypes.Int32)}, true, nil
+	case ld || rd:
+		if op >= exec.OpAdd && !(ld && rd && op <= exec.OpGe) {
+			return nil, true, fmt.Errorf("%w: arithmetic on %s and %s", ErrInvalidPlan, lt, rt)
+		}
+	}
+	return nil, false, nil
 }
 
 // castTo wraps e in a cast unless it already has type to. A literal is
@@ -103,7 +196,8 @@ func castTo(e exec.Expr, from, to arrow.DataType) exec.Expr {
 }
 
 // convertLiteral converts a literal's Go value to the Go type exec.Lit uses
-// for to; ok is false when it cannot do so exactly.
+// for to; ok is false when it cannot do so exactly (the run-time cast then
+// raises the error a value out of range deserves).
 func convertLiteral(v any, to arrow.DataType) (any, bool) {
 	if v == nil {
 		return nil, true
@@ -123,12 +217,23 @@ func convertLiteral(v any, to arrow.DataType) (any, bool) {
 			return float64(x), true
 		}
 		return nil, false
+	case arrow.Date32:
+		if to.ID() == arrow.TIMESTAMP {
+			if us, err := exec.DateToTimestamp(int32(x)); err == nil {
+				return arrow.Timestamp(us), true
+			}
+		}
+		return nil, false
 	default:
 		return nil, false
 	}
 	switch to.ID() {
 	case arrow.INT64:
 		return i, true
+	case arrow.INT32:
+		return int32(i), i == int64(int32(i))
+	case arrow.INT16:
+		return int16(i), i == int64(int16(i))
 	case arrow.FLOAT64:
 		return float64(i), true
 	}
@@ -209,4 +314,90 @@ func keyCast(e exec.Expr, from, to arrow.DataType) (exec.Expr, error) {
 		return castTo(e, from, to), nil
 	}
 	return nil, fmt.Errorf("%w: join keys of types %s and %s", ErrInvalidPlan, from, to)
+}
+
+// lengthCast reports a cast that checks or changes string values though
+// their Arrow type stays string: into varchar(n) or char(n), or out of
+// char(n) (whose trailing blanks go).
+func lengthCast(from, to types.Type) bool {
+	_, fromChar := from.(*types.FixedCharType)
+	switch to.(type) {
+	case *types.VarCharType, *types.FixedCharType:
+		return true
+	case *types.StringType:
+		return fromChar
+	}
+	return false
+}
+
+// charCast plans a cast between string types as exec.CharCast: PostgreSQL's
+// assignment coercion into varchar(n) (too long is an error unless only
+// blanks are cut) and char(n) (blank-padded), and char(n) to text or
+// varchar, which drops the trailing blanks first. Substrait's cast has no
+// truncating mode, so an explicit SQL cast of a column to varchar(n) is
+// not expressible (the SQL front end folds it for constants only).
+func charCast(in exec.Expr, from, to types.Type) (exec.Expr, bool) {
+	if !lengthCast(from, to) {
+		return nil, false
+	}
+	switch from.(type) {
+	case *types.StringType, *types.VarCharType, *types.FixedCharType:
+	default:
+		// A number or date into varchar(n): to text first.
+		in = exec.Cast{E: in, To: arrow.BinaryTypes.String}
+	}
+	_, trim := from.(*types.FixedCharType)
+	cc := exec.CharCast{E: in, Trim: trim}
+	switch t := to.(type) {
+	case *types.VarCharType:
+		cc.Len = int(t.Length)
+	case *types.FixedCharType:
+		cc.Len, cc.Pad = int(t.Length), true
+	}
+	return cc, true
+}
+
+// zeroOf is the zero of integer or float type t, for negation as 0 - x.
+func zeroOf(t arrow.DataType) exec.Lit {
+	switch t.ID() {
+	case arrow.INT8:
+		return exec.Lit{Value: int8(0)}
+	case arrow.INT16:
+		return exec.Lit{Value: int16(0)}
+	case arrow.INT32:
+		return exec.Lit{Value: int32(0)}
+	}
+	return exec.Lit{Value: int64(0)}
+}
+
+// timestampLiteral is a precision timestamp literal in microseconds.
+func timestampLiteral(v int64, precision int32) (exec.Expr, error) {
+	if precision < 0 || precision > 6 {
+		return nil, fmt.Errorf("%w: timestamp literal of precision %d", errUnsupported("expression"), precision)
+	}
+	for ; precision < 6; precision++ {
+		if v > math.MaxInt64/10 || v < math.MinInt64/10 {
+			return nil, fmt.Errorf("%w: timestamp literal out of range", ErrInvalidPlan)
+		}
+		v *= 10
+	}
+	return exec.Lit{Value: arrow.Timestamp(v), Type: &arrow.TimestampType{Unit: arrow.Microsecond}}, nil
+}
+
+// decimalLiteral is a Substrait decimal literal: 16 bytes, a little-endian
+// two's complement integer, and its precision and scale.
+func decimalLiteral(d *substraitpb.Expression_Literal_Decimal) (exec.Expr, error) {
+	t, err := arrowType(&types.DecimalType{Precision: d.GetPrecision(), Scale: d.GetScale()})
+	if err != nil {
+		return nil, err
+	}
+	b := d.GetValue()
+	if len(b) != 16 {
+		return nil, fmt.Errorf("%w: decimal literal of %d bytes", ErrInvalidPlan, len(b))
+	}
+	v := decimal128.New(int64(binary.LittleEndian.Uint64(b[8:])), binary.LittleEndian.Uint64(b[:8]))
+	if !v.FitsInPrecision(d.GetPrecision()) {
+		return nil, fmt.Errorf("%w: decimal literal wider than its precision %d", ErrInvalidPlan, d.GetPrecision())
+	}
+	return exec.Lit{Value: v, Type: t}, nil
 }

@@ -202,6 +202,8 @@ func formatValue(a arrow.Array, i int, typ byte) (string, error) {
 			return strconv.FormatInt(c.Value(i), 10), nil
 		case *array.Int32:
 			return strconv.FormatInt(int64(c.Value(i)), 10), nil
+		case *array.Int16:
+			return strconv.FormatInt(int64(c.Value(i)), 10), nil
 		case *array.Uint64:
 			return strconv.FormatUint(c.Value(i), 10), nil
 		case *array.Uint32:
@@ -217,6 +219,9 @@ func formatValue(a arrow.Array, i int, typ byte) (string, error) {
 			return exec.FormatFloat(float64(c.Value(i)), 32), nil
 		}
 	case 'T':
+		if v, ok := exec.FormatValue(a, i); ok && !isFloat(a) { // dates and timestamps
+			return v, nil
+		}
 		if c, ok := a.(*array.String); ok {
 			if c.Value(i) == "" {
 				return "(empty)", nil
@@ -229,6 +234,11 @@ func formatValue(a arrow.Array, i int, typ byte) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("type %c does not match %s", typ, a.DataType())
+}
+
+func isFloat(a arrow.Array) bool {
+	id := a.DataType().ID()
+	return id == arrow.FLOAT32 || id == arrow.FLOAT64
 }
 
 func diff(want, got []string) string {

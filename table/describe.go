@@ -22,7 +22,11 @@ func (t *Table) Describe(ctx context.Context, w io.Writer, segments bool) error 
 		if f.Nullable {
 			null = "NULL"
 		}
-		fmt.Fprintf(w, "  %-12s %-8s %-8s field id %d\n", f.Name, f.Type, null, id)
+		typ := f.Type.String()
+		if decl, ok := SQLType(f); ok {
+			typ = decl
+		}
+		fmt.Fprintf(w, "  %-12s %-8s %-8s field id %d\n", f.Name, typ, null, id)
 	}
 	fmt.Fprintln(w, "fragments:")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)

@@ -20,12 +20,32 @@ const (
 // FieldIDKey is the Arrow field metadata key holding a field's id.
 const FieldIDKey = "stablerow.field_id"
 
+// SQLTypeKey is the Arrow field metadata key holding a column's declared
+// SQL type when the Arrow type alone does not say it: "varchar(5)",
+// "char(3)", "varchar" for string columns (a string column without it is
+// text). The table records it in the manifest so INSERT and UPDATE check
+// lengths against the declaration and describe shows it.
+const SQLTypeKey = "stablerow.sql_type"
+
+// SQLType returns the declared SQL type recorded in f's metadata.
+func SQLType(f arrow.Field) (string, bool) { return f.Metadata.GetValue(SQLTypeKey) }
+
 // IsSystemColumn reports whether name is _rowid or _rowaddr.
 func IsSystemColumn(name string) bool { return name == RowID || name == RowAddr }
 
 func fieldWithID(name string, t arrow.DataType, nullable bool, id int) arrow.Field {
 	return arrow.Field{Name: name, Type: t, Nullable: nullable,
 		Metadata: arrow.NewMetadata([]string{FieldIDKey}, []string{strconv.Itoa(id)})}
+}
+
+// userField is fieldWithID keeping a declared SQL type.
+func userField(f arrow.Field, id int) arrow.Field {
+	sqlType, ok := SQLType(f)
+	if !ok {
+		return fieldWithID(f.Name, f.Type, f.Nullable, id)
+	}
+	return arrow.Field{Name: f.Name, Type: f.Type, Nullable: f.Nullable,
+		Metadata: arrow.NewMetadata([]string{FieldIDKey, SQLTypeKey}, []string{strconv.Itoa(id), sqlType})}
 }
 
 // FieldID returns the field id recorded in f's metadata.
@@ -58,9 +78,24 @@ var typeCodes = []struct {
 	{12, arrow.BinaryTypes.String},
 	{13, arrow.BinaryTypes.Binary},
 	{14, arrow.FixedWidthTypes.Date32},
+	{15, &arrow.TimestampType{Unit: arrow.Microsecond}}, // PostgreSQL's timestamp (without time zone)
 }
 
+// Codes of types with parameters, written after the code in the manifest.
+const (
+	codeDecimal128 = 16 // then precision and scale, as uvarints
+	// codeDeclared is a string column with a declared SQL type (SQLTypeKey),
+	// written after the code.
+	codeDeclared = 17
+)
+
+// maxDecimalPrecision is decimal128's: 38 digits.
+const maxDecimalPrecision = 38
+
 func typeCode(t arrow.DataType) (uint64, bool) {
+	if d, ok := t.(*arrow.Decimal128Type); ok {
+		return codeDecimal128, d.Precision >= 1 && d.Precision <= maxDecimalPrecision && d.Scale >= 0 && d.Scale <= d.Precision
+	}
 	for _, c := range typeCodes {
 		if arrow.TypeEqual(c.t, t) {
 			return c.code, true
@@ -76,6 +111,30 @@ func typeOf(code uint64) (arrow.DataType, bool) {
 		}
 	}
 	return nil, false
+}
+
+// checkSQLType validates a declared SQL type: only string columns carry
+// one, spelled varchar, varchar(n) or char(n) with 1 <= n <= 10485760
+// (PostgreSQL's limit).
+func checkSQLType(f arrow.Field) error {
+	decl, ok := SQLType(f)
+	if !ok {
+		return nil
+	}
+	if f.Type.ID() != arrow.STRING {
+		return errorf(ErrSchema, "column %q: declared type %q on a %s column", f.Name, decl, f.Type)
+	}
+	if decl == "varchar" {
+		return nil
+	}
+	for _, prefix := range []string{"varchar(", "char("} {
+		if rest, ok := strings.CutPrefix(decl, prefix); ok {
+			if n, err := strconv.Atoi(strings.TrimSuffix(rest, ")")); err == nil && strings.HasSuffix(rest, ")") && n >= 1 && n <= 10485760 {
+				return nil
+			}
+		}
+	}
+	return errorf(ErrSchema, "column %q: bad declared type %q", f.Name, decl)
 }
 
 // checkUserSchema validates a schema given to Create: supported types,
@@ -100,15 +159,19 @@ func checkUserSchema(s *arrow.Schema) error {
 		if _, ok := typeCode(f.Type); !ok {
 			return errorf(ErrSchema, "column %q: unsupported type %s", f.Name, f.Type)
 		}
+		if err := checkSQLType(f); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
-// normalizeUserSchema strips metadata and assigns field ids 0..n-1.
+// normalizeUserSchema strips metadata but the declared SQL type and
+// assigns field ids 0..n-1.
 func normalizeUserSchema(s *arrow.Schema) *arrow.Schema {
 	fs := make([]arrow.Field, s.NumFields())
 	for i, f := range s.Fields() {
-		fs[i] = fieldWithID(f.Name, f.Type, f.Nullable, i)
+		fs[i] = userField(f, i)
 	}
 	return arrow.NewSchema(fs, nil)
 }
@@ -126,8 +189,20 @@ func encodeSchema(e *encoder, s *arrow.Schema) {
 	e.uv(uint64(s.NumFields()))
 	for _, f := range s.Fields() {
 		code, _ := typeCode(f.Type)
+		decl, declared := SQLType(f)
+		if declared {
+			code = codeDeclared
+		}
 		e.str(f.Name)
 		e.uv(code)
+		switch code {
+		case codeDecimal128:
+			d := f.Type.(*arrow.Decimal128Type)
+			e.uv(uint64(d.Precision))
+			e.uv(uint64(d.Scale))
+		case codeDeclared:
+			e.str(decl)
+		}
 		e.bool(f.Nullable)
 	}
 }
@@ -138,12 +213,22 @@ func decodeSchema(d *decoder) *arrow.Schema {
 	for i := 0; i < n && d.err == nil; i++ {
 		name := d.str("field name")
 		code := d.uv("field type")
-		nullable := d.bool("field nullability")
+		var md arrow.Metadata
 		t, ok := typeOf(code)
+		switch code {
+		case codeDecimal128:
+			p, s := d.uv("decimal precision"), d.uv("decimal scale")
+			ok = p >= 1 && p <= maxDecimalPrecision && s <= p
+			t = &arrow.Decimal128Type{Precision: int32(min(p, maxDecimalPrecision)), Scale: int32(min(s, maxDecimalPrecision))}
+		case codeDeclared:
+			md = arrow.NewMetadata([]string{SQLTypeKey}, []string{d.str("declared type")})
+			t, ok = arrow.BinaryTypes.String, true
+		}
+		nullable := d.bool("field nullability")
 		if !ok && d.err == nil {
 			d.err = errorf(ErrCorrupt, "manifest: field %q has unknown type code %d", name, code)
 		}
-		fs = append(fs, arrow.Field{Name: name, Type: t, Nullable: nullable})
+		fs = append(fs, arrow.Field{Name: name, Type: t, Nullable: nullable, Metadata: md})
 	}
 	if d.err != nil {
 		return nil

@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/stablerow/stablerow/engine"
 	"github.com/stablerow/stablerow/exec"
@@ -163,17 +162,15 @@ func (tp *tablePrinter) finish() error {
 	return nil
 }
 
-// cell is one value as text: NULL, floats as PostgreSQL prints them
-// (exec.FormatFloat), anything else as Arrow's ValueStr.
+// cell is one value as text: NULL, floats, dates, timestamps and decimals
+// as PostgreSQL prints them (exec.FormatValue), anything else as Arrow's
+// ValueStr.
 func cell(col arrow.Array, r int) string {
 	if col.IsNull(r) {
 		return "NULL"
 	}
-	switch a := col.(type) {
-	case *array.Float64:
-		return exec.FormatFloat(a.Value(r), 64)
-	case *array.Float32:
-		return exec.FormatFloat(float64(a.Value(r)), 32)
+	if v, ok := exec.FormatValue(col, r); ok {
+		return v
 	}
 	return col.ValueStr(r)
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/stablerow/stablerow/table"
 )
 
 // createTable lowers CREATE TABLE [IF NOT EXISTS] t (col type [NOT NULL | NULL], ...).
@@ -65,7 +67,12 @@ func (l *lowerer) createTable(c *pg_query.CreateStmt) (*CreateTable, error) {
 					strings.TrimPrefix(cn.GetConstraint().GetContype().String(), "CONSTR_"), cd.Colname)
 			}
 		}
-		fields = append(fields, arrow.Field{Name: cd.Colname, Type: k.arrow(), Nullable: nullable})
+		t, decl := k.arrow()
+		f := arrow.Field{Name: cd.Colname, Type: t, Nullable: nullable}
+		if decl != "" {
+			f.Metadata = arrow.NewMetadata([]string{table.SQLTypeKey}, []string{decl})
+		}
+		fields = append(fields, f)
 	}
 	if len(fields) == 0 {
 		return nil, fmt.Errorf("%w: a table needs at least one column", ErrUnsupported)

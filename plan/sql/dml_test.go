@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"github.com/stablerow/stablerow/table"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -106,10 +107,11 @@ func TestCreateTable(t *testing.T) {
 	assert.True(t, ct.IfNotExists)
 	want := arrow.NewSchema([]arrow.Field{
 		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
-		{Name: "n", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
-		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "n", Type: arrow.PrimitiveTypes.Int32, Nullable: true}, // INT is int4, stored as such
+		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true,
+			Metadata: arrow.NewMetadata([]string{table.SQLTypeKey}, []string{"varchar(10)"})},
 		{Name: "x", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
-		{Name: "r", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		{Name: "r", Type: arrow.PrimitiveTypes.Float32, Nullable: true}, // REAL is float4
 		{Name: "b", Type: arrow.FixedWidthTypes.Boolean, Nullable: true},
 		{Name: "Quoted", Type: arrow.BinaryTypes.String, Nullable: true},
 	}, nil)

@@ -97,7 +97,7 @@ func TestErrors(t *testing.T) {
 		{"CREATE TABLE x (a BIGINT PRIMARY KEY)", ErrUnsupported, "PRIMARY"},
 		{"CREATE TABLE x (a BIGINT, A TEXT)", ErrInvalid, "more than once"},
 		{"CREATE TABLE x (_rowid BIGINT)", ErrInvalid, "reserved"},
-		{"CREATE TABLE x (a TIMESTAMP)", ErrUnsupported, "timestamp"},
+		{"CREATE TABLE x (a INTERVAL)", ErrUnsupported, "interval"},
 		{"CREATE INDEX ON t USING hash (id)", ErrUnsupported, "hash"},
 		{"CREATE INDEX ON t (id, name)", ErrUnsupported, "2 columns"},
 		{"CREATE INDEX ON t (nope)", ErrUnknownColumn, "nope"},

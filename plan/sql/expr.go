@@ -69,17 +69,17 @@ func (l *lowerer) constant(c *pg_query.A_Const) (value, error) {
 	}
 	switch v := c.Val.(type) {
 	case *pg_query.A_Const_Ival:
-		return value{e: expr.NewPrimitiveLiteral(int64(v.Ival.Ival), false), loc: c.Location}, nil
+		return value{e: expr.NewPrimitiveLiteral(v.Ival.Ival, false), loc: c.Location}, nil // integer, as in PostgreSQL
 	case *pg_query.A_Const_Fval:
 		// Integers beyond int32 arrive as Fval too; keep them integers.
 		if i, err := strconv.ParseInt(v.Fval.Fval, 10, 64); err == nil {
-			return value{e: expr.NewPrimitiveLiteral(i, false), loc: c.Location}, nil
+			return value{e: expr.NewPrimitiveLiteral(i, false), loc: c.Location, num: v.Fval.Fval}, nil
 		}
 		f, err := strconv.ParseFloat(v.Fval.Fval, 64)
 		if err != nil {
 			return value{}, fmt.Errorf("%w: numeric literal %s out of range%s", ErrType, v.Fval.Fval, l.src.at(c.Location))
 		}
-		return value{e: expr.NewPrimitiveLiteral(f, false), loc: c.Location}, nil
+		return value{e: expr.NewPrimitiveLiteral(f, false), loc: c.Location, num: v.Fval.Fval}, nil
 	case *pg_query.A_Const_Boolval:
 		return value{e: expr.NewPrimitiveLiteral(v.Boolval.Boolval, false), loc: c.Location, name: "bool"}, nil
 	case *pg_query.A_Const_Sval:
@@ -222,6 +222,12 @@ func (l *lowerer) aExpr(a *pg_query.A_Expr, s *scope) (value, error) {
 		return value{e: e, loc: a.Location}, err
 	}
 	if fn, ok := arithmetic[op]; ok {
+		if v, ok, err := l.datetimeArith(op, lv, rv, a.Location); ok || err != nil {
+			return v, err
+		}
+		if v, ok, err := l.numericArith(op, lv, rv, a.Location); ok || err != nil {
+			return v, err
+		}
 		args, k, err := l.unify(lv, rv)
 		if err != nil {
 			return value{}, err
@@ -281,8 +287,18 @@ func (l *lowerer) unary(a *pg_query.A_Expr, op string, s *scope) (value, error) 
 		if x.Value != -x.Value || x.Value == 0 {
 			return value{e: expr.NewPrimitiveLiteral(-x.Value, false), loc: a.Location}, nil
 		}
+	case *expr.PrimitiveLiteral[int32]:
+		if x.Value != -x.Value || x.Value == 0 {
+			return value{e: expr.NewPrimitiveLiteral(-x.Value, false), loc: a.Location}, nil
+		}
 	case *expr.PrimitiveLiteral[float64]:
 		return value{e: expr.NewPrimitiveLiteral(-x.Value, false), loc: a.Location}, nil
+	case *expr.PrimitiveLiteral[float32]:
+		return value{e: expr.NewPrimitiveLiteral(-x.Value, false), loc: a.Location}, nil
+	}
+	if kindOf(e.GetType()).id == idNumeric {
+		neg, err := l.negateNumeric(e, a.Location)
+		return value{e: neg, loc: a.Location}, err
 	}
 	neg, err := l.call(urnArithmetic, "negate", a.Location, e)
 	return value{e: neg, loc: a.Location}, err

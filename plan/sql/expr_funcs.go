@@ -173,11 +173,11 @@ func lowerSubstring(l *lowerer, f *pg_query.FuncCall, args []value) (expr.Expres
 func (l *lowerer) numeric(v value, loc int32) (expr.Expression, kind, error) {
 	e, err := l.settle(v)
 	if err != nil {
-		return nil, 0, err
+		return nil, kind{}, err
 	}
 	k := kindOf(e.GetType())
 	if !k.numeric() {
-		return nil, 0, fmt.Errorf("%w: function needs a number, not %s%s", ErrType, k, l.src.at(loc))
+		return nil, kind{}, fmt.Errorf("%w: function needs a number, not %s%s", ErrType, k, l.src.at(loc))
 	}
 	return e, k, nil
 }
@@ -250,7 +250,9 @@ func (l *lowerer) concatOp(a *pg_query.A_Expr, lv, rv value) (value, error) {
 		if kindOf(e.GetType()) == kindUnknown {
 			return value{}, fmt.Errorf("%w: || of %s%s", ErrType, e.GetType(), l.src.at(a.Location))
 		}
-		es[i] = l.cast(e, kindString)
+		if es[i], err = l.cast(e, kindString, false, a.Location); err != nil {
+			return value{}, err
+		}
 	}
 	e, err := l.callOpts(urnString, "concat", a.Location, nil, es...)
 	return value{e: e, loc: a.Location}, err

@@ -103,7 +103,7 @@ func (l *lowerer) tableSchema(name string, loc int32) (types.NamedStruct, []colu
 	ns := types.NamedStruct{Struct: types.StructType{Nullability: types.NullabilityRequired}}
 	var cols []column
 	for _, f := range sch.Fields() {
-		k := arrowKind(f.Type)
+		k := fieldKind(f)
 		if k == kindUnknown {
 			return types.NamedStruct{}, nil, fmt.Errorf("%w: column %s.%s of Arrow type %s", ErrUnsupported, name, f.Name, f.Type)
 		}
@@ -242,15 +242,15 @@ func (l *lowerer) unnestArg(n *pg_query.Node, want kind, detail map[string]any) 
 	case *pg_query.Node_TypeCast:
 		k, array, err := typeName(x.TypeCast.TypeName)
 		if err != nil {
-			return 0, err
+			return kindUnknown, err
 		}
 		if !array {
-			return 0, fmt.Errorf("%w: UNNEST needs an array, not %s%s", ErrType, k, l.src.at(x.TypeCast.Location))
+			return kindUnknown, fmt.Errorf("%w: UNNEST needs an array, not %s%s", ErrType, k, l.src.at(x.TypeCast.Location))
 		}
 		if want != kindUnknown && want != k {
-			return 0, fmt.Errorf("%w: nested array casts%s", ErrUnsupported, l.src.at(x.TypeCast.Location))
+			return kindUnknown, fmt.Errorf("%w: nested array casts%s", ErrUnsupported, l.src.at(x.TypeCast.Location))
 		}
-		return l.unnestArg(x.TypeCast.Arg, k, detail)
+		return l.unnestArg(x.TypeCast.Arg, listKind(k), detail)
 	case *pg_query.Node_ParamRef:
 		k := want
 		if k == kindUnknown {
@@ -258,21 +258,21 @@ func (l *lowerer) unnestArg(n *pg_query.Node, want kind, detail map[string]any) 
 		}
 		if k != kindI64 && k != kindString {
 			// The planner unnests bigint and text parameter lists.
-			return 0, fmt.Errorf("%w: UNNEST of a %s[] parameter (bigint[] and text[] are)%s", ErrUnsupported, k, l.src.at(x.ParamRef.Location))
+			return kindUnknown, fmt.Errorf("%w: UNNEST of a %s[] parameter (bigint[] and text[] are)%s", ErrUnsupported, k, l.src.at(x.ParamRef.Location))
 		}
 		p := int(x.ParamRef.Number)
 		if p >= 1 && p <= len(l.params) && l.params[p-1].used && !l.params[p-1].list {
-			return 0, fmt.Errorf("%w: scalar parameter %s used as a list%s", ErrParam, l.paramLabel(p), l.src.at(x.ParamRef.Location))
+			return kindUnknown, fmt.Errorf("%w: scalar parameter %s used as a list%s", ErrParam, l.paramLabel(p), l.src.at(x.ParamRef.Location))
 		}
 		if err := l.useParam(p, true, k, x.ParamRef.Location); err != nil {
-			return 0, err
+			return kindUnknown, err
 		}
 		detail["param"] = p
 		return k, nil
 	case *pg_query.Node_AArrayExpr:
 		return l.arrayValues(x.AArrayExpr, want, detail)
 	}
-	return 0, fmt.Errorf("%w: UNNEST argument %s (use a parameter or ARRAY[...])", ErrUnsupported, nodeName(n))
+	return kindUnknown, fmt.Errorf("%w: UNNEST argument %s (use a parameter or ARRAY[...])", ErrUnsupported, nodeName(n))
 }
 
 // arrayValues lowers ARRAY[c1, c2, ...] of constants into detail "values".
@@ -284,7 +284,7 @@ func (l *lowerer) arrayValues(a *pg_query.A_ArrayExpr, want kind, detail map[str
 	for i, n := range a.Elements {
 		v, err := l.expr(n, &scope{noAggs: "in ARRAY"})
 		if err != nil {
-			return 0, err
+			return kindUnknown, err
 		}
 		vs[i] = v
 	}
@@ -292,7 +292,7 @@ func (l *lowerer) arrayValues(a *pg_query.A_ArrayExpr, want kind, detail map[str
 	if k == kindUnknown {
 		_, uk, err := l.unifyKinds(vs)
 		if err != nil {
-			return 0, err
+			return kindUnknown, err
 		}
 		k = uk
 	}
@@ -306,11 +306,11 @@ func (l *lowerer) arrayValues(a *pg_query.A_ArrayExpr, want kind, detail map[str
 			e, err = l.coerce(v, k)
 		}
 		if err != nil {
-			return 0, err
+			return kindUnknown, err
 		}
 		lit, ok := literalOf(e)
 		if !ok {
-			return 0, fmt.Errorf("%w: non-constant ARRAY element%s", ErrUnsupported, l.src.at(v.loc))
+			return kindUnknown, fmt.Errorf("%w: non-constant ARRAY element%s", ErrUnsupported, l.src.at(v.loc))
 		}
 		if n, isInt := lit.(int64); isInt && (n > maxExactInt || n < -maxExactInt) {
 			// A structpb number is a float64: carry the digits instead
@@ -323,6 +323,20 @@ func (l *lowerer) arrayValues(a *pg_query.A_ArrayExpr, want kind, detail map[str
 	return k, nil
 }
 
+// listKind is the element kind a list carries for elements of kind k:
+// lists hold bigint, double precision, text or boolean (substrait.md §4).
+func listKind(k kind) kind {
+	switch {
+	case k.integer():
+		return kindI64
+	case k.float():
+		return kindF64
+	case k.stringy():
+		return kindString
+	}
+	return k
+}
+
 // unifyKinds is unify's kind choice without building expressions.
 func (l *lowerer) unifyKinds(vs []value) ([]value, kind, error) {
 	k := kindUnknown
@@ -333,9 +347,9 @@ func (l *lowerer) unifyKinds(vs []value) ([]value, kind, error) {
 		case k == kindUnknown || k == vk:
 			k = vk
 		case k.numeric() && vk.numeric():
-			k = kindF64
+			k = promote(k, vk)
 		default:
-			return nil, 0, fmt.Errorf("%w: ARRAY mixes %s and %s%s", ErrType, k, vk, l.src.at(v.loc))
+			return nil, kindUnknown, fmt.Errorf("%w: ARRAY mixes %s and %s%s", ErrType, k, vk, l.src.at(v.loc))
 		}
 	}
 	if k == kindUnknown {
@@ -346,7 +360,7 @@ func (l *lowerer) unifyKinds(vs []value) ([]value, kind, error) {
 			}
 		}
 	}
-	return vs, k, nil
+	return vs, listKind(k), nil
 }
 
 func (l *lowerer) generateSeries(fc *pg_query.FuncCall, rf *pg_query.RangeFunction) (plan.Rel, *scope, error) {

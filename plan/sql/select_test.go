@@ -146,10 +146,10 @@ func TestCasts(t *testing.T) {
 	c, ok := es[0].(*expr.Cast)
 	require.True(t, ok)
 	assert.Equal(t, kindString, kindOf(c.Type))
-	assert.Equal(t, int64(12), litValue(t, es[1]))
-	assert.Equal(t, int64(2), litValue(t, es[2]), "rounds half to even like float8 -> int8")
+	assert.Equal(t, int32(12), litValue(t, es[1]), "int is integer (int4)")
+	assert.Equal(t, int64(3), litValue(t, es[2]), "2.5 is numeric, which rounds half away from zero (PostgreSQL: 3)")
 	fn(t, es[3], "negate")
-	assert.Equal(t, int64(-3), litValue(t, es[4]))
+	assert.Equal(t, int32(-3), litValue(t, es[4]), "an integer literal is int4, as in PostgreSQL")
 }
 
 func TestOrderBy(t *testing.T) {
@@ -272,7 +272,7 @@ func TestNoFrom(t *testing.T) {
 	_, root, names := parseQuery(t, "SELECT 1 AS one, 'x', NULL")
 	assert.Equal(t, []string{"one", "?column?", "?column?"}, names)
 	proj := root.(*plan.ProjectRel)
-	assert.Equal(t, int64(1), litValue(t, proj.Expressions()[0]))
+	assert.Equal(t, int32(1), litValue(t, proj.Expressions()[0]))
 	assert.Equal(t, "x", litValue(t, proj.Expressions()[1]))
 	assert.Nil(t, litValue(t, proj.Expressions()[2]))
 	vt, ok := proj.Input().(*plan.VirtualTableReadRel)
@@ -283,13 +283,13 @@ func TestNoFrom(t *testing.T) {
 func TestFolding(t *testing.T) {
 	_, root, _ := parseQuery(t, "SELECT 7 / 2, -7 / 2, 1.5 * 2, 2 + 0.5, 1 / 0, 9223372036854775807 * 2, -(-3)")
 	es := root.(*plan.ProjectRel).Expressions()
-	assert.Equal(t, int64(3), litValue(t, es[0]))
-	assert.Equal(t, int64(-3), litValue(t, es[1]), "integer division truncates toward zero")
+	assert.Equal(t, int32(3), litValue(t, es[0]))
+	assert.Equal(t, int32(-3), litValue(t, es[1]), "integer division truncates toward zero")
 	assert.Equal(t, 3.0, litValue(t, es[2]))
 	assert.Equal(t, 2.5, litValue(t, es[3]))
 	fn(t, es[4], "divide") // division by zero is the engine's error to raise
 	fn(t, es[5], "multiply")
-	assert.Equal(t, int64(3), litValue(t, es[6]))
+	assert.Equal(t, int32(3), litValue(t, es[6]))
 }
 
 func TestOperatorNames(t *testing.T) {

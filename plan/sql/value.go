@@ -3,10 +3,7 @@ package sql
 import (
 	"fmt"
 	"math"
-	"strconv"
-	"strings"
 
-	"github.com/stablerow/stablerow/exec"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/types"
 )
@@ -32,6 +29,10 @@ type value struct {
 	param int    // k of $k, for a parameter (typed or not)
 	loc   int32
 	name  string // output column name it suggests ("" = ?column?)
+	// num is a decimal constant's text (1.5, 12345678901234567890):
+	// PostgreSQL reads it as numeric, exactly. It is lowered as double
+	// precision, but reads exactly where a numeric is asked for.
+	num string
 }
 
 func (v value) kind() kind {
@@ -57,8 +58,40 @@ func (l *lowerer) settle(v value) (expr.Expression, error) {
 	return l.coerce(v, l.defaultKind(v))
 }
 
+// implicitly reports whether PostgreSQL converts from to to without being
+// asked (its implicit casts): integers widen, integers and real widen to
+// floats, varchar(n) and char(n) are text, a date is its midnight.
+func implicitly(from, to kind) bool {
+	switch {
+	case from == to:
+		return true
+	case from.numeric() && to.numeric():
+		return to.rank() > from.rank() || from.id == idNumeric && to.id == idNumeric
+	case from.stringy() && to.stringy():
+		return to == kindString || to == kindVarchar(0)
+	case from == kindDate && to == kindTimestamp:
+		return true
+	}
+	return false
+}
+
+// assignable adds PostgreSQL's assignment casts (INSERT, UPDATE) to the
+// implicit ones: numbers narrow (with range errors), anything goes into a
+// string column (as its text), a timestamp into a date column.
+func assignable(from, to kind) bool {
+	return implicitly(from, to) || from.numeric() && to.numeric() || to.stringy() && from != kindUnknown ||
+		from.datetime() && to.datetime()
+}
+
+// castable adds the explicit casts (CAST, ::): text to anything through
+// the type's input function, integers to and from boolean.
+func castable(from, to kind) bool {
+	return assignable(from, to) || from.stringy() && to != kindUnknown ||
+		from.integer() && to == kindBool || from == kindBool && to.integer()
+}
+
 // coerce converts v to kind k with an implicit cast: untyped values take k
-// (a string literal is parsed as k), bigint widens to double precision.
+// (a string literal is parsed as k), and the implicit casts apply.
 // Anything else is a type error.
 func (l *lowerer) coerce(v value, k kind) (expr.Expression, error) {
 	switch v.how {
@@ -67,187 +100,112 @@ func (l *lowerer) coerce(v value, k kind) (expr.Expression, error) {
 	case untypedString:
 		return l.parseLiteral(v.str, k, v.loc)
 	case untypedParam:
-		return l.paramExpr(v.param, k, v.loc)
+		// Parameters bind as bigint, double precision, text or boolean;
+		// a narrower use is a cast of that (range-checked at run time).
+		e, err := l.paramExpr(v.param, paramKind(k), v.loc)
+		if err != nil {
+			return nil, err
+		}
+		return l.cast(e, k, false, v.loc)
 	}
 	have := v.kind()
-	switch {
-	case have == k:
-		return v.e, nil
-	case have == kindI64 && k == kindF64:
-		return l.cast(v.e, k), nil
+	if v.num != "" && k.id == idNumeric {
+		return l.parseLiteral(v.num, k, v.loc)
+	}
+	if implicitly(have, k) {
+		return l.cast(v.e, k, false, v.loc)
 	}
 	return nil, fmt.Errorf("%w: %s value where %s is expected%s", ErrType, have, k, l.src.at(v.loc))
 }
 
+// paramKind is the kind a parameter binds as for a use of kind k.
+func paramKind(k kind) kind {
+	switch {
+	case k.integer():
+		return kindI64
+	case k.float():
+		return kindF64
+	case k.stringy():
+		return kindString
+	}
+	return k
+}
+
 // assign converts v for storing into a column of kind k (INSERT, UPDATE):
-// Postgres' assignment casts allow numeric narrowing and anything to text.
+// Postgres' assignment casts allow numeric narrowing and anything to text,
+// with varchar(n) and char(n) checking the length.
 func (l *lowerer) assign(v value, k kind) (expr.Expression, error) {
-	if v.how == typed {
-		have := v.kind()
-		if (have.numeric() && k.numeric()) || k == kindString {
-			return l.cast(v.e, k), nil
-		}
+	if v.num != "" && (k.id == idNumeric || k.integer()) {
+		return l.numericConstant(v, k, false)
+	}
+	if v.how == typed && assignable(v.kind(), k) {
+		return l.cast(v.e, k, false, v.loc)
 	}
 	return l.coerce(v, k)
 }
 
-// explicit is CAST(v AS k): everything among our four kinds converts, and
-// literals are converted right away so plans carry plain values.
+// explicit is CAST(v AS k): literals are converted right away so plans
+// carry plain values.
 func (l *lowerer) explicit(v value, k kind) (expr.Expression, error) {
+	if v.how == untypedString && k.stringy() {
+		return l.cast(expr.NewPrimitiveLiteral(v.str, false), k, true, v.loc) // '...'::varchar(3) truncates
+	}
 	if v.how != typed {
 		return l.coerce(v, k)
 	}
-	if v.kind() == kindUnknown {
-		return nil, fmt.Errorf("%w: cannot cast %s to %s%s", ErrType, v.e.GetType(), k, l.src.at(v.loc))
+	if v.num != "" && (k.id == idNumeric || k.integer()) {
+		return l.numericConstant(v, k, true)
 	}
-	if lit, ok := literalOf(v.e); ok && lit != nil {
-		if s, isStr := lit.(string); isStr && k != kindString {
-			return l.parseLiteral(s, k, v.loc)
+	if !castable(v.kind(), k) {
+		return nil, fmt.Errorf("%w: cannot cast type %s to %s%s", ErrType, v.kind(), k, l.src.at(v.loc))
+	}
+	if lit, ok := literalOf(v.e); ok && lit != nil && !k.stringy() {
+		if s, isStr := stringOf(lit, true); isStr {
+			if e, err := l.parseLiteral(s, k, v.loc); err == nil {
+				return e, nil
+			}
+			// A typed text constant that does not read as k raises
+			// when evaluated, as PostgreSQL's cast does (over no rows,
+			// never): the cast is left to run time.
 		}
 	}
-	return l.cast(v.e, k), nil
+	return l.cast(v.e, k, true, v.loc)
 }
 
 // cast converts e to kind k, folding literals; the nullability is kept.
-func (l *lowerer) cast(e expr.Expression, k kind) expr.Expression {
+// explicit selects the explicit cast's truncation to varchar(n) and
+// char(n) over the assignment cast's length error.
+func (l *lowerer) cast(e expr.Expression, k kind, explicit bool, loc int32) (expr.Expression, error) {
 	from := kindOf(e.GetType())
 	if from == k {
-		return e
+		return e, nil
 	}
 	nullable := isNullable(e.GetType())
 	if lit, ok := literalOf(e); ok {
 		if lit == nil {
-			return expr.NewNullLiteral(k.typ(true))
+			return expr.NewNullLiteral(k.typ(true)), nil
 		}
-		if out, ok := foldCast(lit, k, nullable); ok {
-			return out
-		}
-	}
-	return &expr.Cast{Type: k.typ(nullable), Input: e, FailureBehavior: types.BehaviorThrowException}
-}
-
-// literalOf extracts the Go value of a literal of our kinds; (nil, true) for
-// a NULL literal, (_, false) for anything that is not a literal.
-func literalOf(e expr.Expression) (any, bool) {
-	switch x := e.(type) {
-	case *expr.PrimitiveLiteral[int64]:
-		return x.Value, true
-	case *expr.PrimitiveLiteral[float64]:
-		return x.Value, true
-	case *expr.PrimitiveLiteral[string]:
-		return x.Value, true
-	case *expr.PrimitiveLiteral[bool]:
-		return x.Value, true
-	case *expr.NullLiteral:
-		return nil, true
-	}
-	return nil, false
-}
-
-// newLiteral makes a literal of the Go value (int64, float64, string, bool).
-func newLiteral(v any, nullable bool) expr.Expression {
-	switch x := v.(type) {
-	case int64:
-		return expr.NewPrimitiveLiteral(x, nullable)
-	case float64:
-		return expr.NewPrimitiveLiteral(x, nullable)
-	case string:
-		return expr.NewPrimitiveLiteral(x, nullable)
-	case bool:
-		return expr.NewPrimitiveLiteral(x, nullable)
-	}
-	return nil
-}
-
-// foldCast converts a literal value at plan time; ok is false when the
-// conversion must be left to run time (e.g. a double out of bigint range,
-// which Postgres reports as an error then).
-func foldCast(v any, k kind, nullable bool) (expr.Expression, bool) {
-	var out any
-	switch x := v.(type) {
-	case int64:
-		switch k {
-		case kindF64:
-			out = float64(x)
-		case kindString:
-			out = strconv.FormatInt(x, 10)
-		case kindBool:
-			out = x != 0
-		}
-	case float64:
-		switch k {
-		case kindI64:
-			r := math.RoundToEven(x)
-			if math.IsNaN(r) || r < -(1<<63) || r >= 1<<63 {
-				return nil, false
-			}
-			out = int64(r)
-		case kindString:
-			out = exec.FormatFloat(x, 64) // float8out: 1234567.0 is "1234567"
-		}
-	case bool:
-		switch k {
-		case kindI64:
-			out = int64(0)
-			if x {
-				out = int64(1)
-			}
-		case kindString:
-			out = strconv.FormatBool(x)
-		}
-	}
-	if out == nil {
-		return nil, false
-	}
-	return newLiteral(out, nullable), true
-}
-
-// parseLiteral reads a string literal as kind k, like Postgres' input
-// functions (bigint '12', boolean 'yes').
-func (l *lowerer) parseLiteral(s string, k kind, loc int32) (expr.Expression, error) {
-	t := strings.TrimSpace(s)
-	bad := func() error {
-		return fmt.Errorf("%w: invalid input syntax for type %s: %q%s", ErrType, k, s, l.src.at(loc))
-	}
-	switch k {
-	case kindString:
-		return expr.NewPrimitiveLiteral(s, false), nil
-	case kindI64:
-		n, err := strconv.ParseInt(t, 10, 64)
+		out, ok, err := foldCast(lit, k, nullable, explicit)
 		if err != nil {
-			return nil, bad()
+			return nil, fmt.Errorf("%w%s", err, l.src.at(loc))
 		}
-		return expr.NewPrimitiveLiteral(n, false), nil
-	case kindF64:
-		f, err := strconv.ParseFloat(t, 64)
-		if err != nil {
-			switch strings.ToLower(t) {
-			case "nan":
-				f = math.NaN()
-			case "infinity", "inf", "+infinity":
-				f = math.Inf(1)
-			case "-infinity", "-inf":
-				f = math.Inf(-1)
-			default:
-				return nil, bad()
-			}
+		if ok {
+			return out, nil
 		}
-		return expr.NewPrimitiveLiteral(f, false), nil
-	case kindBool:
-		switch strings.ToLower(t) {
-		case "t", "true", "y", "yes", "on", "1":
-			return expr.NewPrimitiveLiteral(true, false), nil
-		case "f", "false", "n", "no", "off", "0":
-			return expr.NewPrimitiveLiteral(false, false), nil
-		}
-		return nil, bad()
 	}
-	return nil, bad()
+	if explicit && (k.id == idChar || k.id == idVarchar && k.n > 0) {
+		// Substrait's cast has no truncating mode; the plan's cast to
+		// varchar(n) is the assignment one.
+		return nil, fmt.Errorf("%w: explicit cast of a non-constant to %s%s", ErrUnsupported, k, l.src.at(loc))
+	}
+	return &expr.Cast{Type: k.typ(nullable), Input: e, FailureBehavior: types.BehaviorThrowException}, nil
 }
 
 // unify brings the operands of a comparison, arithmetic or IN list to one
-// kind: the typed operands' kind (bigint and double precision meet at
-// double precision), else text if a string literal is among them, else
+// kind, as PostgreSQL's operator resolution does: numbers meet at the
+// wider type (promote), strings at text (char(n) loses its padding), a
+// date and a timestamp at timestamp; untyped operands take that kind;
+// without a typed operand, text if a string literal is among them, else
 // bigint.
 func (l *lowerer) unify(vs ...value) ([]expr.Expression, kind, error) {
 	k := kindUnknown
@@ -259,14 +217,28 @@ func (l *lowerer) unify(vs ...value) ([]expr.Expression, kind, error) {
 		case k == kindUnknown || k == vk:
 			k, first = vk, v
 		case k.numeric() && vk.numeric():
-			k = kindF64
+			k = promote(k, vk)
+		case k.stringy() && vk.stringy():
+			k = kindString
+		case k.datetime() && vk.datetime():
+			k = kindTimestamp
 		default:
 			for _, p := range []value{first, v} {
 				if p.param > 0 {
-					return nil, 0, fmt.Errorf("%w: inconsistent types deduced for parameter %s: %s and %s%s", ErrParam, l.paramLabel(p.param), k, vk, l.src.at(v.loc))
+					return nil, kindUnknown, fmt.Errorf("%w: inconsistent types deduced for parameter %s: %s and %s%s", ErrParam, l.paramLabel(p.param), k, vk, l.src.at(v.loc))
 				}
 			}
-			return nil, 0, fmt.Errorf("%w: cannot compare or combine %s with %s%s", ErrType, k, vk, l.src.at(v.loc))
+			return nil, kindUnknown, fmt.Errorf("%w: cannot compare or combine %s with %s%s", ErrType, k, vk, l.src.at(v.loc))
+		}
+	}
+	if k.stringy() {
+		k = kindString
+	}
+	for _, v := range vs {
+		if v.how == untypedParam && k.numeric() {
+			// A parameter binds as bigint or double precision: the
+			// others meet it there ($1 < 0 compares as bigint).
+			k = promote(k, paramKind(k))
 		}
 	}
 	if k == kindUnknown {
@@ -281,7 +253,7 @@ func (l *lowerer) unify(vs ...value) ([]expr.Expression, kind, error) {
 	for i, v := range vs {
 		e, err := l.coerce(v, k)
 		if err != nil {
-			return nil, 0, err
+			return nil, kindUnknown, err
 		}
 		out[i] = e
 	}
@@ -297,9 +269,12 @@ func foldArithmetic(op string, a, b expr.Expression) (expr.Expression, bool) {
 	if !okA || !okB || x == nil || y == nil {
 		return nil, false
 	}
-	switch xv := x.(type) {
-	case int64:
-		yv := y.(int64)
+	k := kindOf(a.GetType())
+	if kindOf(b.GetType()) != k {
+		return nil, false
+	}
+	if xv, ok := intOf(x); ok {
+		yv, _ := intOf(y)
 		var r int64
 		switch op {
 		case "+":
@@ -327,32 +302,53 @@ func foldArithmetic(op string, a, b expr.Expression) (expr.Expression, bool) {
 		default:
 			return nil, false
 		}
-		return expr.NewPrimitiveLiteral(r, false), true
-	case float64:
-		yv := y.(float64)
-		var r float64
-		switch op {
-		case "+":
-			r = xv + yv
-		case "-":
-			r = xv - yv
-		case "*":
-			r = xv * yv
-		case "/":
-			if yv == 0 {
-				return nil, false
-			}
-			r = xv / yv
-		default:
+		v, fits := intValue(r, k)
+		if !fits {
+			return nil, false // "integer out of range" at run time
+		}
+		return newLiteral(v, false), true
+	}
+	if k != kindF64 {
+		return nil, false // real arithmetic rounds to float4 at each step: run time
+	}
+	xv, _ := floatOf(x)
+	yv, _ := floatOf(y)
+	var r float64
+	switch op {
+	case "+":
+		r = xv + yv
+	case "-":
+		r = xv - yv
+	case "*":
+		r = xv * yv
+	case "/":
+		if yv == 0 {
 			return nil, false
 		}
-		if math.IsInf(r, 0) && !math.IsInf(xv, 0) && !math.IsInf(yv, 0) {
-			return nil, false // Postgres reports float overflow
-		}
-		if r == 0 && xv != 0 && ((op == "*" && yv != 0) || (op == "/" && !math.IsInf(yv, 0))) {
-			return nil, false // and underflow of * and / (float8mul, float8div)
-		}
-		return expr.NewPrimitiveLiteral(r, false), true
+		r = xv / yv
+	default:
+		return nil, false
 	}
-	return nil, false
+	if math.IsInf(r, 0) && !math.IsInf(xv, 0) && !math.IsInf(yv, 0) {
+		return nil, false // Postgres reports float overflow
+	}
+	if r == 0 && xv != 0 && ((op == "*" && yv != 0) || (op == "/" && !math.IsInf(yv, 0))) {
+		return nil, false // and underflow of * and / (float8mul, float8div)
+	}
+	return expr.NewPrimitiveLiteral(r, false), true
+}
+
+// numericConstant converts a decimal constant (v.num) to numeric or an
+// integer kind as PostgreSQL does from its numeric: exactly, and rounded
+// half away from zero (2.5::integer is 3, where double precision's
+// rint would give 2).
+func (l *lowerer) numericConstant(v value, k kind, explicit bool) (expr.Expression, error) {
+	if k.id == idNumeric {
+		return l.parseLiteral(v.num, k, v.loc)
+	}
+	e, err := l.parseLiteral(v.num, numericLiteralKind(v.num), v.loc)
+	if err != nil {
+		return nil, err
+	}
+	return l.cast(e, k, explicit, v.loc)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/stablerow/stablerow/exec"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/extensions"
 	"github.com/substrait-io/substrait-go/v8/types"
@@ -97,23 +98,38 @@ func logic(n int) signature {
 	}
 }
 
-// arith: (T, T) -> T or (T) -> T for T in i64 (and fp64 when floats), MIRROR.
-// The YAML also declares i8..i32 and fp32; the SQL front end has only
-// bigint and double precision.
+// arith: (T, T) -> T or (T) -> T for T in i16, i32, i64 (and fp32, fp64
+// when floats), MIRROR, as the YAML declares them; plus the date
+// arithmetic PostgreSQL has, which the standard YAML spells with
+// intervals: add(date, i32) -> date, subtract(date, i32) -> date and
+// subtract(date, date) -> i32 (days).
 func arith(n int, floats bool) signature {
 	return func(name string, args []types.Type) (string, types.Type, bool) {
 		if len(args) != n {
 			return "", nil, false
 		}
+		if c, out, ok := dateArith(name, args); ok {
+			return c, out, true
+		}
+		if c, out, ok := decimalArith(name, args); ok {
+			return c, out, true
+		}
 		var short string
 		switch args[0].(type) {
+		case *types.Int16Type:
+			short = "i16"
+		case *types.Int32Type:
+			short = "i32"
 		case *types.Int64Type:
 			short = "i64"
-		case *types.Float64Type:
+		case *types.Float32Type, *types.Float64Type:
 			if !floats {
 				return "", nil, false
 			}
-			short = "fp64"
+			short = "fp32"
+			if _, ok := args[0].(*types.Float64Type); ok {
+				short = "fp64"
+			}
 		default:
 			return "", nil, false
 		}
@@ -126,6 +142,48 @@ func arith(n int, floats bool) signature {
 		}
 		return name + ":" + strings.Join(sig, "_"), nullableIf(args[0], args), true
 	}
+}
+
+// decimalArith is add, subtract and multiply over two decimals of any
+// precision and scale: the YAML's add:dec_dec and friends, whose output
+// precision and scale exec.DecimalResult computes (the exact result).
+func decimalArith(name string, args []types.Type) (string, types.Type, bool) {
+	if len(args) != 2 {
+		return "", nil, false
+	}
+	a, ok1 := args[0].(*types.DecimalType)
+	b, ok2 := args[1].(*types.DecimalType)
+	op := map[string]exec.Op{"add": exec.OpAdd, "subtract": exec.OpSub, "multiply": exec.OpMul}
+	o, ok3 := op[name]
+	if !ok1 || !ok2 || !ok3 {
+		return "", nil, false
+	}
+	p, s, ok := exec.DecimalResult(o, a.Precision, a.Scale, b.Precision, b.Scale)
+	if !ok {
+		return "", nil, false
+	}
+	return name + ":dec_dec", nullableIf(&types.DecimalType{Precision: p, Scale: s}, args), true
+}
+
+// dateArith is add/subtract over (date, i32) and subtract over (date, date).
+func dateArith(name string, args []types.Type) (string, types.Type, bool) {
+	if len(args) != 2 {
+		return "", nil, false
+	}
+	if _, ok := args[0].(*types.DateType); !ok {
+		return "", nil, false
+	}
+	switch args[1].(type) {
+	case *types.Int32Type:
+		if name == "add" || name == "subtract" {
+			return name + ":date_i32", nullableIf(args[0], args), true
+		}
+	case *types.DateType:
+		if name == "subtract" {
+			return name + ":date_date", nullableIf(&types.Int32Type{}, args), true
+		}
+	}
+	return "", nil, false
 }
 
 // placeholder is the name a call is registered under while a plan is

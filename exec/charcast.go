@@ -1,0 +1,166 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/arrow/scalar"
+)
+
+// CharCast is PostgreSQL's length coercion of text into character
+// varying(Len) or character(Len) on assignment (INSERT, UPDATE), and the
+// character(n) to text conversion. Lengths count characters, not bytes.
+//
+//   - Trim: the input is character(n), whose trailing blanks are not
+//     significant: they are removed first (bpchar to text, rtrim).
+//   - Len > 0: a value longer than Len characters is "value too long for
+//     type character varying(Len)" (or character(Len) with Pad), unless
+//     every character past Len is a blank: then it is cut to Len.
+//   - Pad: the value is blank-padded to Len characters (character(n)).
+//
+// Text and varchar are one Arrow string type, so a CharCast keeps the
+// type and changes the values only.
+type CharCast struct {
+	E    Expr
+	Len  int
+	Pad  bool
+	Trim bool
+}
+
+func (e CharCast) typeName() string {
+	switch {
+	case e.Pad:
+		return fmt.Sprintf("character(%d)", e.Len)
+	case e.Len > 0:
+		return fmt.Sprintf("character varying(%d)", e.Len)
+	}
+	return "text"
+}
+
+func (e CharCast) String() string {
+	if e.Trim {
+		return fmt.Sprintf("CAST(rtrim(%s) AS %s)", e.E, e.typeName())
+	}
+	return fmt.Sprintf("CAST(%s AS %s)", e.E, e.typeName())
+}
+func (e CharCast) DataType(s *arrow.Schema) (arrow.DataType, error) { return dataType(e, s) }
+func (e CharCast) Evaluate(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (arrow.Array, error) {
+	return evaluate(ctx, mem, e, b)
+}
+func (e CharCast) Bind(s *arrow.Schema) (Bound, error) {
+	if e.Len < 0 || (e.Pad && e.Len == 0) {
+		return nil, fmt.Errorf("%w: %s", ErrInvalidArgument, e)
+	}
+	in, err := Bind(e.E, s)
+	if err != nil {
+		return nil, err
+	}
+	if in.Type().ID() != arrow.STRING {
+		return nil, fmt.Errorf("%w: %s of %s", ErrSchema, e, in.Type())
+	}
+	return boundCharCast{src: e, in: in}, nil
+}
+
+type boundCharCast struct {
+	src CharCast
+	in  Bound
+}
+
+func (e boundCharCast) Type() arrow.DataType { return arrow.BinaryTypes.String }
+func (e boundCharCast) String() string       { return e.src.String() }
+func (e boundCharCast) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
+	d, err := e.in.Eval(ctx, mem, b)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Release()
+	switch d := d.(type) {
+	case *compute.ScalarDatum:
+		s, ok := d.Value.(*scalar.String)
+		if !ok || !s.IsValid() {
+			return compute.NewDatum(scalar.MakeNullScalar(arrow.BinaryTypes.String)), nil
+		}
+		v, err := e.src.Apply(string(s.Data()))
+		if err != nil {
+			return nil, err
+		}
+		return compute.NewDatum(scalar.NewStringScalar(v)), nil
+	case *compute.ArrayDatum:
+		a := d.MakeArray()
+		defer a.Release()
+		in := a.(*array.String)
+		sb := array.NewStringBuilder(mem)
+		defer sb.Release()
+		sb.Reserve(in.Len())
+		for i := 0; i < in.Len(); i++ {
+			if in.IsNull(i) {
+				sb.AppendNull()
+				continue
+			}
+			v, err := e.src.Apply(in.Value(i))
+			if err != nil {
+				return nil, err
+			}
+			sb.Append(v)
+		}
+		out := sb.NewArray()
+		defer out.Release()
+		return compute.NewDatum(out), nil
+	}
+	return nil, fmt.Errorf("%w: datum %s", ErrSchema, d.Kind())
+}
+
+// Apply converts one value (the SQL front end folds literals with it).
+func (e CharCast) Apply(s string) (string, error) {
+	if e.Trim {
+		s = strings.TrimRight(s, " ")
+	}
+	if e.Len == 0 {
+		return s, nil
+	}
+	n := utf8.RuneCountInString(s)
+	if n > e.Len {
+		cut := 0
+		for i := 0; i < e.Len; i++ {
+			_, w := utf8.DecodeRuneInString(s[cut:])
+			cut += w
+		}
+		if strings.Trim(s[cut:], " ") != "" {
+			return "", fmt.Errorf("%w: value too long for type %s", ErrOutOfRange, e.typeName())
+		}
+		s, n = s[:cut], e.Len
+	}
+	if e.Pad && n < e.Len {
+		s += strings.Repeat(" ", e.Len-n)
+	}
+	return s, nil
+}
+
+// Truncate is the explicit cast to varchar(n) or char(n): a longer value
+// is cut to n characters without an error (PostgreSQL's explicit cast),
+// then char(n) pads.
+func (e CharCast) Truncate(s string) string {
+	if e.Trim {
+		s = strings.TrimRight(s, " ")
+	}
+	if e.Len == 0 {
+		return s
+	}
+	n, cut := 0, 0
+	for cut < len(s) && n < e.Len {
+		_, w := utf8.DecodeRuneInString(s[cut:])
+		cut += w
+		n++
+	}
+	s = s[:cut]
+	if e.Pad && n < e.Len {
+		s += strings.Repeat(" ", e.Len-n)
+	}
+	return s
+}
