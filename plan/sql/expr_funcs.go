@@ -227,7 +227,7 @@ func lowerMod(l *lowerer, f *pg_query.FuncCall, args []value) (expr.Expression, 
 	if err != nil {
 		return nil, err
 	}
-	if k != kindI64 {
+	if !k.integer() {
 		return nil, fmt.Errorf("%w: mod of %s (it returns numeric)%s", ErrUnsupported, k, l.src.at(f.Location))
 	}
 	return l.call(urnArithmetic, "modulus", f.Location, es...)
