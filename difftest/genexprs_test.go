@@ -32,7 +32,7 @@ func TestGeneratorCoversScalarExprs(t *testing.T) {
 			walk(a)
 		}
 	}
-	for i := 0; i < 500; i++ {
+	for i := 0; i < 1500; i++ {
 		c := caseGen(1, i).Case()
 		q := c.Query
 		for _, e := range q.Select {
@@ -64,6 +64,6 @@ func TestGeneratorCoversScalarExprs(t *testing.T) {
 		}
 	}
 	if len(missing) > 0 {
-		t.Fatalf("generated less than twice in 500 cases: %v", missing)
+		t.Fatalf("generated less than twice in 1500 cases: %v", missing)
 	}
 }
