@@ -224,6 +224,16 @@ func (t *Table) CommitCompaction(ctx context.Context, plan *CompactPlan, results
 	if len(groups) == 0 {
 		return t, nil
 	}
+	// A source already replaced in this snapshot can only conflict: refuse
+	// before the rewrite reserves fragment ids (the commit itself checks
+	// again against whatever is newest then).
+	for _, g := range groups {
+		for _, f := range g.sources {
+			if now := t.m.Fragment(f.ID); now == nil || now.DataFile != f.DataFile {
+				return nil, errorf(ErrConflict, "fragment %d was rewritten or removed after version %d", f.ID, plan.Version)
+			}
+		}
+	}
 	return t.commitRewrite(ctx, groups, plan.DeferIndexRemap, "compact")
 }
 
