@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
+	"slices"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -21,14 +23,19 @@ import (
 //	CommitCompaction(plan, results) ◄──────────────────────JSON──────────────────────┘
 //	     (one atomic rewrite commit; the table's usual conflict rules)
 //
-// A task names the version it read and, per source fragment, the data
+// Each run of adjacent fragments the planner merges is one transition,
+// cut into tasks of one destination fragment each (TargetRows live rows,
+// the last fewer): a task skips the first Skip live rows of its sources
+// and writes the next Rows, so the tasks of a run write exactly the files the
+// run would be written as in one piece, in parallel. A task names the
+// version it read and, per source fragment, the data
 // file, row count and deletion digest it expects, so a worker holding only
 // the store can check it reads exactly what the planner saw. Execute is
 // idempotent in effect: its result names the files it wrote, a second run
 // writes other files, and whichever result reaches the commit first is
 // used (the others' files are orphans no manifest names, for Cleanup).
-// Results of tasks that failed never reach the commit; their sources are
-// simply not compacted this time.
+// A run commits only when every one of its tasks has a result; the runs
+// of failed tasks are simply not compacted this time.
 
 // TaskFormat is the version of the JSON encoding of plans, tasks and
 // results; decoders refuse any other.
@@ -48,14 +55,17 @@ type CompactPlan struct {
 	Tasks           []CompactTask `json:"tasks"`
 }
 
-// CompactTask rewrites one run of adjacent fragments into fragments of at
-// most TargetRows rows, keeping row order.
+// CompactTask writes one destination fragment of run Run: the Rows live
+// rows of Sources (in order) that follow their first Skip live rows.
 type CompactTask struct {
 	Format     int          `json:"format"`
 	Plan       string       `json:"plan"`
 	Seq        int          `json:"seq"`
 	Version    uint64       `json:"version"`
+	Run        int          `json:"run"`
 	TargetRows int          `json:"target_rows"`
+	Skip       uint64       `json:"skip"`
+	Rows       uint64       `json:"rows"`
 	Sources    []TaskSource `json:"sources"`
 }
 
@@ -93,15 +103,6 @@ func (r *CompactResult) Rows() uint64 {
 	return n
 }
 
-// LiveRows is the number of rows the task moves.
-func (k *CompactTask) LiveRows() uint64 {
-	var n uint64
-	for _, s := range k.Sources {
-		n += s.LiveRows
-	}
-	return n
-}
-
 // PlanCompaction plans a compaction of t (see Compact for what is merged)
 // without writing anything. An empty plan has no tasks.
 func (t *Table) PlanCompaction(o CompactOptions) (*CompactPlan, error) {
@@ -111,17 +112,53 @@ func (t *Table) PlanCompaction(o CompactOptions) (*CompactPlan, error) {
 		return nil, err
 	}
 	p := &CompactPlan{Format: TaskFormat, ID: NewID(), Version: t.Version(), DeferIndexRemap: o.DeferIndexRemap}
-	for i, run := range runs {
-		k := CompactTask{Format: TaskFormat, Plan: p.ID, Seq: i, Version: t.Version(), TargetRows: o.TargetRows}
-		for _, f := range run {
+	target := uint64(o.TargetRows)
+	for r, run := range runs {
+		srcs := make([]TaskSource, len(run))
+		var total uint64
+		for i, f := range run {
 			d, err := DeletionDigest(f.Deletions)
 			if err != nil {
 				return nil, err
 			}
-			k.Sources = append(k.Sources, TaskSource{Fragment: f.ID, DataFile: f.DataFile,
-				PhysicalRows: f.PhysicalRows, LiveRows: f.LiveRows(), DeletionDigest: d})
+			srcs[i] = TaskSource{Fragment: f.ID, DataFile: f.DataFile,
+				PhysicalRows: f.PhysicalRows, LiveRows: f.LiveRows(), DeletionDigest: d}
+			total += f.LiveRows()
 		}
-		p.Tasks = append(p.Tasks, k)
+		if total == 0 {
+			// Only dead rows: one task that writes nothing and retires
+			// the sources.
+			p.Tasks = append(p.Tasks, CompactTask{Format: TaskFormat, Plan: p.ID, Seq: len(p.Tasks), Version: p.Version,
+				Run: r, TargetRows: o.TargetRows, Sources: srcs})
+			continue
+		}
+		// Cut the run's live rows at multiples of target; a task's sources
+		// are the fragments its rows come from (neighbouring tasks share a
+		// fragment cut in the middle).
+		// Fragments without live rows go with the task that ends just
+		// before them (or starts with them), so that every source of the
+		// run is in a task and only a fragment cut in the middle is shared.
+		first, before := 0, uint64(0) // first source of the task, live rows of the run before it
+		for lo := uint64(0); lo < total; lo += target {
+			hi := min(lo+target, total)
+			last, end := first, before+srcs[first].LiveRows
+			for end < hi {
+				last++
+				end += srcs[last].LiveRows
+			}
+			cut := last // the source holding the task's last row
+			for end == hi && last+1 < len(srcs) && srcs[last+1].LiveRows == 0 {
+				last++
+			}
+			p.Tasks = append(p.Tasks, CompactTask{Format: TaskFormat, Plan: p.ID, Seq: len(p.Tasks), Version: p.Version,
+				Run: r, TargetRows: o.TargetRows, Skip: lo - before, Rows: hi - lo, Sources: slices.Clone(srcs[first : last+1])})
+			if end == hi {
+				first, before = last+1, end
+			} else {
+				// The next task starts inside srcs[last].
+				first, before = cut, end-srcs[cut].LiveRows
+			}
+		}
 	}
 	return p, nil
 }
@@ -170,9 +207,6 @@ func (s *Table) taskSources(srcs []TaskSource) ([]*Fragment, error) {
 		if f.DataFile != ts.DataFile || f.PhysicalRows != ts.PhysicalRows || f.LiveRows() != ts.LiveRows || d != ts.DeletionDigest {
 			return nil, errorf(ErrTask, "fragment %d of version %d is not the one the task names", ts.Fragment, s.Version())
 		}
-		if i > 0 && ts.Fragment <= srcs[i-1].Fragment {
-			return nil, errorf(ErrTask, "task sources out of order")
-		}
 		out[i] = f
 	}
 	return out, nil
@@ -197,16 +231,69 @@ func (t *Table) ExecuteCompaction(ctx context.Context, k *CompactTask, mem memor
 	if err != nil {
 		return nil, err
 	}
-	g := &rewriteGroup{kind: TransitionOrdered, sources: srcs}
-	if err := s.writeOrdered(ctx, g, k.TargetRows, mem); err != nil {
-		s.removeFiles(ctx, g)
+	files, err := s.writeRange(ctx, srcs, k.Skip, k.Rows, mem)
+	if err != nil {
 		return nil, err
 	}
 	r := &CompactResult{Format: TaskFormat, Plan: k.Plan, Seq: k.Seq}
-	for _, d := range g.dests {
+	for _, d := range files {
 		r.Files = append(r.Files, ResultFile{DataFile: d.dataFile, Rows: d.rows, BatchRows: d.batchRows, File: d.file})
 	}
 	return r, nil
+}
+
+// writeRange copies n live rows of srcs, after the first skip, into one
+// data file (none when n is 0).
+func (t *Table) writeRange(ctx context.Context, srcs []*Fragment, skip, n uint64, mem memory.Allocator) ([]newFragment, error) {
+	if n == 0 {
+		return nil, nil
+	}
+	fw := t.newFragmentWriter(ctx, mem)
+	fw.maxRows = int(min(n, math.MaxInt32))
+	sc, err := t.Scan(ctx, ScanOptions{Columns: t.userColumns(), Fragments: fragmentIDs(srcs), Mem: mem})
+	if err != nil {
+		return nil, err
+	}
+	left := n
+	for left > 0 && sc.Next() {
+		b := sc.RecordBatch()
+		rows := uint64(b.NumRows())
+		if skip >= rows {
+			skip -= rows
+			continue
+		}
+		m := min(rows-skip, left)
+		part := b.NewSlice(int64(skip), int64(skip+m))
+		err = fw.write(part)
+		part.Release()
+		if err != nil {
+			break
+		}
+		skip, left = 0, left-m
+	}
+	if err == nil {
+		err = sc.Err()
+	}
+	sc.Release()
+	if err == nil && left > 0 {
+		err = errorf(ErrConservation, "compaction task: %d of %d rows missing from its sources", left, n)
+	}
+	if err != nil {
+		fw.abort()
+		return nil, err
+	}
+	out, err := fw.finish()
+	if err != nil {
+		fw.abort()
+		return nil, err
+	}
+	if len(out) != 1 || out[0].rows != n {
+		for _, d := range out {
+			_ = t.st.Delete(ctx, d.dataFile)
+		}
+		return nil, errorf(ErrConservation, "compaction task wrote %d files for %d rows", len(out), n)
+	}
+	return out, nil
 }
 
 // CommitCompaction commits the results of plan's tasks in one rewrite
@@ -250,8 +337,7 @@ func (t *Table) compactionGroups(ctx context.Context, plan *CompactPlan, results
 	if err != nil {
 		return nil, err
 	}
-	used := make([]bool, len(plan.Tasks))
-	var groups []*rewriteGroup
+	byTask := make([]*CompactResult, len(plan.Tasks))
 	for _, r := range results {
 		if r == nil {
 			continue
@@ -262,42 +348,73 @@ func (t *Table) compactionGroups(ctx context.Context, plan *CompactPlan, results
 		if r.Plan != plan.ID || r.Seq < 0 || r.Seq >= len(plan.Tasks) {
 			return nil, errorf(ErrTask, "result for task %d of plan %q does not belong to plan %q", r.Seq, r.Plan, plan.ID)
 		}
-		if used[r.Seq] {
-			continue
+		if byTask[r.Seq] == nil {
+			byTask[r.Seq] = r
 		}
-		used[r.Seq] = true
-		k := &plan.Tasks[r.Seq]
-		srcs, err := base.taskSources(k.Sources)
+	}
+	var groups []*rewriteGroup
+	for lo := 0; lo < len(plan.Tasks); {
+		hi := lo + 1
+		for hi < len(plan.Tasks) && plan.Tasks[hi].Run == plan.Tasks[lo].Run {
+			hi++
+		}
+		g, err := base.runGroup(plan.Tasks[lo:hi], byTask[lo:hi])
 		if err != nil {
 			return nil, err
 		}
-		if got, want := r.Rows(), k.LiveRows(); got != want {
-			return nil, errorf(ErrConservation, "task %d: result has %d rows for %d live source rows", r.Seq, got, want)
+		if g != nil {
+			groups = append(groups, g)
 		}
-		g := &rewriteGroup{kind: TransitionOrdered, sources: srcs}
+		lo = hi
+	}
+	return groups, nil
+}
+
+// runGroup makes the rewrite group of one run from its tasks' results, or
+// nil when a task of the run has none (the run is not committed).
+func (s *Table) runGroup(tasks []CompactTask, results []*CompactResult) (*rewriteGroup, error) {
+	if slices.Contains(results, nil) {
+		return nil, nil
+	}
+	g := &rewriteGroup{kind: TransitionOrdered}
+	for i := range tasks {
+		k, r := &tasks[i], results[i]
+		srcs, err := s.taskSources(k.Sources)
+		if err != nil {
+			return nil, err
+		}
+		if n := len(g.sources); n > 0 && g.sources[n-1] == srcs[0] {
+			srcs = srcs[1:] // the fragment the previous task ends in
+		}
+		if n := len(g.sources); n > 0 && len(srcs) > 0 && srcs[0].ID <= g.sources[n-1].ID {
+			return nil, errorf(ErrTask, "task %d: sources overlap the previous task's", k.Seq)
+		}
+		g.sources = append(g.sources, srcs...)
+		if got := r.Rows(); got != k.Rows {
+			return nil, errorf(ErrConservation, "task %d: result has %d rows, the task %d", k.Seq, got, k.Rows)
+		}
 		for _, f := range r.Files {
 			if f.Rows == 0 || f.DataFile == "" || f.BatchRows == 0 {
-				return nil, errorf(ErrTask, "task %d: empty or unnamed result file", r.Seq)
+				return nil, errorf(ErrTask, "task %d: empty or unnamed result file", k.Seq)
 			}
 			g.dests = append(g.dests, newFragment{dataFile: f.DataFile, file: f.File, rows: f.Rows, batchRows: f.BatchRows})
 		}
-		var ids []uint64
-		for _, f := range srcs {
-			ids = liveIDs(ids, f)
-		}
-		if err := assignIDs(g.dests, ids); err != nil {
-			return nil, err
-		}
-		groups = append(groups, g)
 	}
-	return groups, nil
+	var ids []uint64
+	for _, f := range g.sources {
+		ids = liveIDs(ids, f)
+	}
+	if err := assignIDs(g.dests, ids); err != nil {
+		return nil, err
+	}
+	return g, nil
 }
 
 func (p *CompactPlan) validate() error {
 	if p == nil || p.Format != TaskFormat {
 		return errorf(ErrTask, "plan format is not %d", TaskFormat)
 	}
-	seen := map[uint32]bool{}
+	run := map[uint32]int{} // fragment -> run
 	for i := range p.Tasks {
 		k := &p.Tasks[i]
 		if err := k.validate(); err != nil {
@@ -306,11 +423,14 @@ func (p *CompactPlan) validate() error {
 		if k.Plan != p.ID || k.Seq != i || k.Version != p.Version {
 			return errorf(ErrTask, "task %d does not belong to plan %q", i, p.ID)
 		}
+		if i > 0 && k.Run != p.Tasks[i-1].Run && k.Run != p.Tasks[i-1].Run+1 {
+			return errorf(ErrTask, "task %d: runs out of order", i)
+		}
 		for _, s := range k.Sources {
-			if seen[s.Fragment] {
-				return errorf(ErrTask, "fragment %d is in two tasks", s.Fragment)
+			if r, ok := run[s.Fragment]; ok && r != k.Run {
+				return errorf(ErrTask, "fragment %d is in two runs", s.Fragment)
 			}
-			seen[s.Fragment] = true
+			run[s.Fragment] = k.Run
 		}
 	}
 	return nil
@@ -320,13 +440,24 @@ func (k *CompactTask) validate() error {
 	if k == nil || k.Format != TaskFormat {
 		return errorf(ErrTask, "task format is not %d", TaskFormat)
 	}
-	if k.TargetRows <= 0 || len(k.Sources) == 0 {
+	if k.TargetRows <= 0 || len(k.Sources) == 0 || k.Run < 0 {
 		return errorf(ErrTask, "task %d: no target rows or no sources", k.Seq)
 	}
-	for _, s := range k.Sources {
+	if k.Rows > uint64(k.TargetRows) {
+		return errorf(ErrTask, "task %d: %d rows for destinations of %d", k.Seq, k.Rows, k.TargetRows)
+	}
+	var live uint64
+	for i, s := range k.Sources {
 		if s.LiveRows > s.PhysicalRows {
 			return errorf(ErrTask, "task %d: fragment %d has more live than physical rows", k.Seq, s.Fragment)
 		}
+		if i > 0 && s.Fragment <= k.Sources[i-1].Fragment {
+			return errorf(ErrTask, "task %d: sources out of order", k.Seq)
+		}
+		live += s.LiveRows
+	}
+	if k.Skip > live || k.Rows > live-k.Skip {
+		return errorf(ErrTask, "task %d: rows %d+%d past the %d live rows of its sources", k.Seq, k.Skip, k.Rows, live)
 	}
 	return nil
 }

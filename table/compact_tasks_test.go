@@ -39,23 +39,32 @@ func layoutOf(tb *table.Table) []fragLayout {
 
 // modelCompaction is what an order-preserving compaction of plan must
 // produce, worked out from the table before it alone: fragments outside
-// the plan stay; each task's sources' live ids, in order, are cut into
-// runs of TargetRows, which become new fragments numbered from the
-// table's NextFragmentID in task order.
+// the plan stay; each run's sources' live ids, in order, are cut into
+// pieces of TargetRows, which become new fragments numbered from the
+// table's NextFragmentID in run order.
 func modelCompaction(before *table.Table, plan *table.CompactPlan) []fragLayout {
 	in := map[uint32]bool{}
 	next := before.Manifest().NextFragmentID
 	var out []fragLayout
-	for _, k := range plan.Tasks {
-		var ids []uint64
-		for _, s := range k.Sources {
-			in[s.Fragment] = true
-			ids = append(ids, idsInOrder(before.Manifest().Fragment(s.Fragment))...)
+	for lo := 0; lo < len(plan.Tasks); {
+		hi := lo + 1
+		for hi < len(plan.Tasks) && plan.Tasks[hi].Run == plan.Tasks[lo].Run {
+			hi++
 		}
-		for c := range slices.Chunk(ids, k.TargetRows) {
+		var ids []uint64
+		for _, k := range plan.Tasks[lo:hi] {
+			for _, s := range k.Sources {
+				if !in[s.Fragment] {
+					in[s.Fragment] = true
+					ids = append(ids, idsInOrder(before.Manifest().Fragment(s.Fragment))...)
+				}
+			}
+		}
+		for c := range slices.Chunk(ids, plan.Tasks[lo].TargetRows) {
 			out = append(out, fragLayout{next, c})
 			next++
 		}
+		lo = hi
 	}
 	for _, f := range before.Fragments() {
 		if !in[f.ID] {
@@ -82,14 +91,17 @@ func roundTrip[T any](t *testing.T, v *T, decode func([]byte) (*T, error)) *T {
 func TestCompactTasksMatchModel(t *testing.T) {
 	mem := exectest.Mem(t)
 	ctx := context.Background()
-	o := table.CompactOptions{TargetRows: 200, DeferIndexRemap: true, Mem: mem}
-	for seed := range uint64(3) {
+	for seed := range uint64(6) {
+		o := table.CompactOptions{TargetRows: []int{200, 37, 1000}[seed%3], DeferIndexRemap: true, Mem: mem}
 		for _, mode := range []string{"workers=1", "workers=2", "workers=4", "json"} {
 			tb, want, _ := rwFixture(t, seed, 14, mem)
 			plan, err := tb.PlanCompaction(o)
 			require.NoError(t, err)
 			require.NotEmpty(t, plan.Tasks)
 			model := modelCompaction(tb, plan)
+			for _, k := range plan.Tasks {
+				require.LessOrEqual(t, k.Rows, uint64(o.TargetRows))
+			}
 			var nt *table.Table
 			switch mode {
 			case "json":
@@ -408,7 +420,7 @@ func TestCompactTaskErrors(t *testing.T) {
 	// A result missing a file loses rows.
 	short := *rs[0]
 	short.Files = short.Files[:len(short.Files)-1]
-	_, err = tb.CommitCompaction(ctx, plan, []*table.CompactResult{&short})
+	_, err = tb.CommitCompaction(ctx, plan, append([]*table.CompactResult{&short}, rs[1:]...))
 	require.ErrorIs(t, err, table.ErrConservation)
 	// A plan from the future of this snapshot.
 	later := *plan
@@ -423,15 +435,37 @@ func TestCompactTaskErrors(t *testing.T) {
 	re, err := table.Open(ctx, tb.Store(), fixtureOpts)
 	require.NoError(t, err)
 	require.Equal(t, tb.Version(), re.Version())
-	// Results of only some tasks commit those tasks alone.
-	nt, err := tb.CommitCompaction(ctx, plan, rs[:1])
+	// A run missing the result of one of its tasks is not committed.
+	same, err := tb.CommitCompaction(ctx, plan, rs[:len(rs)-1])
 	require.NoError(t, err)
-	for _, s := range plan.Tasks[0].Sources {
-		require.Nil(t, nt.Manifest().Fragment(s.Fragment))
+	require.Equal(t, tb.Version(), same.Version())
+}
+
+// TestCompactTasksPartialRuns: an index covering the first fragments
+// splits the compaction into two runs (never mixing covered and uncovered
+// rows); with the results of one run only, that run commits alone.
+func TestCompactTasksPartialRuns(t *testing.T) {
+	mem := exectest.Mem(t)
+	ctx := context.Background()
+	tb, want, _ := rwFixture(t, 13, 14, mem)
+	tb = fakeIndex(t, tb, "ix", []uint32{0, 1, 2, 3, 4})
+	plan, err := tb.PlanCompaction(table.CompactOptions{TargetRows: 100, DeferIndexRemap: true, Mem: mem})
+	require.NoError(t, err)
+	last := plan.Tasks[len(plan.Tasks)-1].Run
+	require.Positive(t, last)
+	rs := executeAll(t, tb, plan, mem)
+	var run0 []*table.CompactResult
+	for i, k := range plan.Tasks {
+		if k.Run == 0 {
+			run0 = append(run0, rs[i])
+		}
 	}
-	for _, k := range plan.Tasks[1:] {
+	nt, err := tb.CommitCompaction(ctx, plan, run0)
+	require.NoError(t, err)
+	require.Equal(t, want, scanAll(t, nt, mem))
+	for _, k := range plan.Tasks {
 		for _, s := range k.Sources {
-			require.NotNil(t, nt.Manifest().Fragment(s.Fragment))
+			require.Equal(t, k.Run != 0, nt.Manifest().Fragment(s.Fragment) != nil, "fragment %d of run %d", s.Fragment, k.Run)
 		}
 	}
 }
