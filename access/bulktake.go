@@ -1,7 +1,6 @@
 package access
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -75,34 +74,41 @@ func (l *Layer) PlanTake(ctx context.Context, t *table.Table, ids []uint64, o Ta
 	if o.MaxTaskRows <= 0 {
 		o.MaxTaskRows = DefaultMaxTaskRows
 	}
+	if uint64(len(ids)) >= 1<<32 {
+		return nil, fmt.Errorf("%w: %d ids in one take (at most 2^32-1)", ErrTakeTask, len(ids))
+	}
 	addrs, found, err := l.locate(ctx, t, ids)
 	if err != nil {
 		return nil, err
 	}
 	p := &TakePlan{Format: TakeFormat, Version: t.Version()}
-	order := make([]int, 0, len(ids))
+	// Per fragment, keys offset<<32 | position: one integer sort orders
+	// the rows by offset, duplicates by input position.
+	byFrag := map[uint32][]uint64{}
 	for i := range ids {
-		if found[i] {
-			order = append(order, i)
-		} else {
+		if !found[i] {
 			p.Missing = append(p.Missing, uint64(i))
+			continue
 		}
+		a := rowid.Address(addrs[i])
+		byFrag[a.Fragment()] = append(byFrag[a.Fragment()], uint64(a.Offset())<<32|uint64(i))
 	}
-	slices.SortFunc(order, func(a, b int) int { return cmp.Or(cmp.Compare(addrs[a], addrs[b]), cmp.Compare(a, b)) })
-	for lo := 0; lo < len(order); {
-		frag := rowid.Address(addrs[order[lo]]).Fragment()
-		hi := lo
-		for hi < len(order) && hi-lo < o.MaxTaskRows && rowid.Address(addrs[order[hi]]).Fragment() == frag {
-			hi++
+	frags := make([]uint32, 0, len(byFrag))
+	for f := range byFrag {
+		frags = append(frags, f)
+	}
+	slices.Sort(frags)
+	for _, f := range frags {
+		keys := byFrag[f]
+		slices.Sort(keys)
+		for c := range slices.Chunk(keys, o.MaxTaskRows) {
+			k := TakeTask{Format: TakeFormat, Version: p.Version, Fragment: f,
+				Ords: make([]uint64, len(c)), Offsets: make([]uint32, len(c))}
+			for j, key := range c {
+				k.Ords[j], k.Offsets[j] = key&(1<<32-1), uint32(key>>32)
+			}
+			p.Tasks = append(p.Tasks, k)
 		}
-		k := TakeTask{Format: TakeFormat, Version: p.Version, Fragment: frag,
-			Ords: make([]uint64, hi-lo), Offsets: make([]uint32, hi-lo)}
-		for j, i := range order[lo:hi] {
-			k.Ords[j] = uint64(i)
-			k.Offsets[j] = rowid.Address(addrs[i]).Offset()
-		}
-		p.Tasks = append(p.Tasks, k)
-		lo = hi
 	}
 	return p, nil
 }
