@@ -32,6 +32,9 @@ type Options struct {
 	Table          table.Options    // write options of every table
 	// ProbeBatch is TakeByKeyExec's keys per index probe (0: default).
 	ProbeBatch int
+	// Workers is the number of tasks maintenance commands (VACUUM FULL's
+	// compaction, bulk takes) run at once (0: GOMAXPROCS).
+	Workers int
 	// Create makes the database directory (and its parents) when it does
 	// not exist. Without it Open of a missing directory fails with
 	// ErrNoDatabase: a mistyped path must not become a new empty database.

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/stablerow/stablerow/access"
 	"github.com/stablerow/stablerow/errkind"
 	"github.com/stablerow/stablerow/plan/sql"
 	"github.com/stablerow/stablerow/table"
@@ -150,11 +152,36 @@ func (db *DB) Compact(ctx context.Context, name string) (before, after int, err 
 	if err != nil {
 		return 0, 0, err
 	}
-	nt, err := t.Compact(ctx, table.CompactOptions{DeferIndexRemap: true, Mem: db.mem()})
+	nt, err := t.Compact(ctx, table.CompactOptions{DeferIndexRemap: true, Mem: db.mem(), Workers: db.workers()})
 	if err != nil {
 		return 0, 0, err
 	}
 	return len(t.Fragments()), len(nt.Fragments()), nil
+}
+
+// workers is the local parallelism of maintenance tasks.
+func (db *DB) workers() int {
+	if db.opt.Workers > 0 {
+		return db.opt.Workers
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// BulkTake takes the rows of ids from table name, split by fragment into
+// tasks run on Options.Workers goroutines (package access, BulkTake):
+// emit receives each task's batch, the columns plus "ord" (the position
+// of the row's id in ids), in no particular order. It returns the
+// positions of ids with no live row.
+func (db *DB) BulkTake(ctx context.Context, name string, ids []uint64, columns []string, emit func(arrow.RecordBatch) error) (missing []uint64, err error) {
+	t, err := db.Table(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	p, err := db.acc.BulkTake(ctx, t, ids, columns, access.TakeOptions{Workers: db.workers()}, db.mem(), emit)
+	if err != nil {
+		return nil, err
+	}
+	return p.Missing, nil
 }
 
 // vacuum runs a VACUUM statement and returns what it did as rows:

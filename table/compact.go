@@ -18,41 +18,28 @@ import (
 // with neighbours that every index covers alike, so each transition is
 // covered entirely or not at all. It returns t itself when there is nothing
 // to compact.
+//
+// It is the plan / task / commit path of compact_tasks.go run in this
+// process: each run of fragments is one task, executed on up to
+// o.Workers goroutines, and all of them commit together.
 func (t *Table) Compact(ctx context.Context, o CompactOptions) (*Table, error) {
-	if o.TargetRows <= 0 {
-		o.TargetRows = t.opts.MaxRowsPerFragment
-	}
-	if o.MinDeletedFraction == 0 {
-		o.MinDeletedFraction = 0.1
-	}
-	if o.Mem == nil {
-		o.Mem = memory.DefaultAllocator
-	}
-	plan, err := t.planCompaction(o)
+	o = o.withDefaults(t)
+	plan, err := t.PlanCompaction(o)
 	if err != nil {
 		return nil, err
 	}
-	if len(plan) == 0 {
+	if len(plan.Tasks) == 0 {
 		return t, nil
 	}
-	var groups []*rewriteGroup
-	abort := func() {
-		for _, g := range groups {
-			t.removeFiles(ctx, g)
-		}
+	results, err := t.runCompaction(ctx, plan, o.Workers, o.Mem)
+	if err != nil {
+		t.removeResultFiles(ctx, results)
+		return nil, err
 	}
-	for _, srcs := range plan {
-		g := &rewriteGroup{kind: TransitionOrdered, sources: srcs}
-		groups = append(groups, g)
-		if err := t.writeOrdered(ctx, g, o.TargetRows, o.Mem); err != nil {
-			abort()
-			return nil, err
-		}
-	}
-	nt, err := t.commitRewrite(ctx, groups, o.DeferIndexRemap, "compact")
+	nt, err := t.CommitCompaction(ctx, plan, results)
 	if err != nil {
 		if definitelyNotCommitted(err) {
-			abort()
+			t.removeResultFiles(ctx, results)
 		}
 		return nil, err
 	}

@@ -45,6 +45,8 @@ type CompactOptions struct {
 	DeferIndexRemap bool
 	// Mem allocates scan and write buffers (nil: memory.DefaultAllocator).
 	Mem memory.Allocator
+	// Workers is the number of tasks executed at once (default 1).
+	Workers int
 }
 
 // ReclusterOptions tune Recluster.
@@ -107,7 +109,7 @@ func fragmentIDs(fs []*Fragment) []uint32 {
 // rewrite's files (so they may be deleted at once) from store errors whose
 // outcome is unknown (the files are left to Cleanup).
 func definitelyNotCommitted(err error) bool {
-	return errors.Is(err, ErrConflict) || errors.Is(err, ErrConservation) || errors.Is(err, ErrInvalidArgument) || errors.Is(err, ErrCorrupt)
+	return errors.Is(err, ErrConflict) || errors.Is(err, ErrTask) || errors.Is(err, ErrConservation) || errors.Is(err, ErrInvalidArgument) || errors.Is(err, ErrCorrupt)
 }
 
 // removeFiles deletes the files a failed rewrite wrote (best effort: a

@@ -1,0 +1,262 @@
+package access
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/stablerow/stablerow/errkind"
+	"github.com/stablerow/stablerow/table"
+	"github.com/stablerow/stablerow/table/rowid"
+)
+
+// Bulk take: fetching millions of rows by row id, split into tasks that
+// workers (local goroutines, or a distributed engine) run independently.
+//
+//	PlanTake(ids) ──► resolve ids to live addresses (the _rowid index when
+//	                  there is one, row id sequences for the rest)
+//	              ──► group by owning fragment, cut into tasks of at most
+//	                  MaxTaskRows rows: TakeTask{Fragment, Ords, Offsets}
+//	ExecuteTake(task) ──► one record batch: the columns + "ord" (the
+//	                  position of each row's id in the input)
+//
+// Rows come out grouped by fragment, not in the input's order; ord lets a
+// caller restore the driving order or write the rows unordered with it.
+// Ids with no live row are listed in TakePlan.Missing.
+
+// TakeFormat is the version of TakeTask's JSON encoding.
+const TakeFormat = 1
+
+// OrdColumn is the column ExecuteTake adds: the input position of the id.
+const OrdColumn = "ord"
+
+// DefaultMaxTaskRows bounds a take task (and so the batch it returns).
+const DefaultMaxTaskRows = 1 << 16
+
+// ErrTakeTask: a malformed take task, or one for another version.
+var ErrTakeTask = errkind.New(errkind.InvalidArgument, "access: bad take task")
+
+// TakePlan is PlanTake's output.
+type TakePlan struct {
+	Format  int        `json:"format"`
+	Version uint64     `json:"version"`
+	Tasks   []TakeTask `json:"tasks"`
+	// Missing are the input positions of ids with no live row.
+	Missing []uint64 `json:"missing,omitempty"`
+}
+
+// TakeTask takes rows of one fragment: Offsets[i] is the row for input
+// position Ords[i]; both sorted by offset.
+type TakeTask struct {
+	Format   int      `json:"format"`
+	Version  uint64   `json:"version"`
+	Fragment uint32   `json:"fragment"`
+	Ords     []uint64 `json:"ords"`
+	Offsets  []uint32 `json:"offsets"`
+}
+
+// TakeOptions tune PlanTake and BulkTake.
+type TakeOptions struct {
+	// MaxTaskRows caps the rows of one task (0: DefaultMaxTaskRows).
+	MaxTaskRows int
+	// Workers is the number of tasks BulkTake runs at once (0: 1).
+	Workers int
+}
+
+// PlanTake resolves ids (in snapshot t) to their live rows and splits them
+// by fragment into tasks.
+func (l *Layer) PlanTake(ctx context.Context, t *table.Table, ids []uint64, o TakeOptions) (*TakePlan, error) {
+	if o.MaxTaskRows <= 0 {
+		o.MaxTaskRows = DefaultMaxTaskRows
+	}
+	if uint64(len(ids)) >= 1<<32 {
+		return nil, fmt.Errorf("%w: %d ids in one take (at most 2^32-1)", ErrTakeTask, len(ids))
+	}
+	addrs, found, err := l.locate(ctx, t, ids)
+	if err != nil {
+		return nil, err
+	}
+	p := &TakePlan{Format: TakeFormat, Version: t.Version()}
+	// Per fragment, keys offset<<32 | position: one integer sort orders
+	// the rows by offset, duplicates by input position.
+	byFrag := map[uint32][]uint64{}
+	for i := range ids {
+		if !found[i] {
+			p.Missing = append(p.Missing, uint64(i))
+			continue
+		}
+		a := rowid.Address(addrs[i])
+		byFrag[a.Fragment()] = append(byFrag[a.Fragment()], uint64(a.Offset())<<32|uint64(i))
+	}
+	frags := make([]uint32, 0, len(byFrag))
+	for f := range byFrag {
+		frags = append(frags, f)
+	}
+	slices.Sort(frags)
+	for _, f := range frags {
+		keys := byFrag[f]
+		slices.Sort(keys)
+		for c := range slices.Chunk(keys, o.MaxTaskRows) {
+			k := TakeTask{Format: TakeFormat, Version: p.Version, Fragment: f,
+				Ords: make([]uint64, len(c)), Offsets: make([]uint32, len(c))}
+			for j, key := range c {
+				k.Ords[j], k.Offsets[j] = key&(1<<32-1), uint32(key>>32)
+			}
+			p.Tasks = append(p.Tasks, k)
+		}
+	}
+	return p, nil
+}
+
+// locate finds the live address of each id: through the unique index on
+// _rowid when there is one (answers translated through the fragment reuse
+// history and kept only where the index is valid and the row live), then
+// through the row id sequences for whatever the index did not answer
+// (fragments it does not cover).
+func (l *Layer) locate(ctx context.Context, t *table.Table, ids []uint64) ([]uint64, []bool, error) {
+	addrs := make([]uint64, len(ids))
+	found := make([]bool, len(ids))
+	if m := Find(t, table.RowID, true); m != nil && len(ids) > 0 {
+		r, err := l.Resolver(ctx, t, m)
+		if err != nil {
+			return nil, nil, err
+		}
+		res, err := r.ix.LookupUint64(ctx, ids)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: take: %w", ErrIndex, err)
+		}
+		copy(addrs, res.Addrs)
+		live := make([]bool, len(ids))
+		if r.hist != nil {
+			if err := r.hist.Translate(addrs, addrs, live); err != nil {
+				return nil, nil, fmt.Errorf("%w: take: %w", ErrIndex, err)
+			}
+		}
+		valid := make([]bool, len(ids))
+		r.cov.Valid(addrs, valid)
+		for i := range ids {
+			found[i] = res.Found[i] && valid[i] && (r.hist == nil || live[i]) // Valid checks liveness
+		}
+	}
+	var rest []int
+	for i := range ids {
+		if !found[i] {
+			rest = append(rest, i)
+		}
+	}
+	if len(rest) == 0 {
+		return addrs, found, nil
+	}
+	q := make([]uint64, len(rest))
+	for j, i := range rest {
+		q[j] = ids[i]
+	}
+	a, f := t.Locate(q)
+	for j, i := range rest {
+		addrs[i], found[i] = a[j], f[j]
+	}
+	return addrs, found, nil
+}
+
+// ExecuteTake takes task k's rows from snapshot t (which must be the
+// version the task was planned on): the named columns plus OrdColumn.
+func ExecuteTake(ctx context.Context, t *table.Table, k *TakeTask, columns []string, mem memory.Allocator) (arrow.RecordBatch, error) {
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	if k.Format != TakeFormat || len(k.Ords) != len(k.Offsets) {
+		return nil, fmt.Errorf("%w: format %d, %d ords for %d offsets", ErrTakeTask, k.Format, len(k.Ords), len(k.Offsets))
+	}
+	if k.Version != t.Version() {
+		return nil, fmt.Errorf("%w: task of version %d on a snapshot of version %d", ErrTakeTask, k.Version, t.Version())
+	}
+	if slices.Contains(columns, OrdColumn) {
+		return nil, fmt.Errorf("%w: column %q is the take's ordinal", ErrTakeTask, OrdColumn)
+	}
+	addrs := make([]uint64, len(k.Offsets))
+	for i, off := range k.Offsets {
+		addrs[i] = uint64(rowid.NewAddress(k.Fragment, off))
+		if !t.IsLive(addrs[i]) {
+			return nil, fmt.Errorf("%w: row %d of fragment %d is not live", ErrTakeTask, off, k.Fragment)
+		}
+	}
+	b, err := t.Take(ctx, addrs, nil, columns, mem)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Release()
+	ob := array.NewUint64Builder(mem)
+	defer ob.Release()
+	ob.AppendValues(k.Ords, nil)
+	ord := ob.NewArray()
+	defer ord.Release()
+	fs := append(slices.Clone(b.Schema().Fields()), arrow.Field{Name: OrdColumn, Type: arrow.PrimitiveTypes.Uint64})
+	cols := append(slices.Clone(b.Columns()), ord)
+	return array.NewRecordBatch(arrow.NewSchema(fs, nil), cols, b.NumRows()), nil
+}
+
+// BulkTake plans the take of ids in snapshot t and runs its tasks on up to
+// o.Workers goroutines, handing each task's batch (columns + OrdColumn) to
+// emit, one call at a time, in no particular order; emit must not keep
+// the batch past its return without retaining it. It returns the plan
+// (for its Missing ids).
+func (l *Layer) BulkTake(ctx context.Context, t *table.Table, ids []uint64, columns []string, o TakeOptions, mem memory.Allocator, emit func(arrow.RecordBatch) error) (*TakePlan, error) {
+	p, err := l.PlanTake(ctx, t, ids, o)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex // serializes emit
+		once  sync.Once
+		first error
+	)
+	fail := func(err error) { once.Do(func() { first = err; cancel() }) }
+	jobs := make(chan int)
+	for range min(max(o.Workers, 1), len(p.Tasks)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				b, err := ExecuteTake(ctx, t, &p.Tasks[i], columns, mem)
+				if err != nil {
+					fail(err)
+					continue
+				}
+				mu.Lock()
+				if ctx.Err() == nil {
+					err = emit(b)
+				}
+				mu.Unlock()
+				b.Release()
+				if err != nil {
+					fail(err)
+				}
+			}
+		}()
+	}
+feed:
+	for i := range p.Tasks {
+		select {
+		case jobs <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if first == nil && ctx.Err() != nil {
+		first = ctx.Err()
+	}
+	if first != nil {
+		return nil, first
+	}
+	return p, nil
+}

@@ -1,0 +1,98 @@
+package access
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/stablerow/stablerow/table"
+	"github.com/stablerow/stablerow/table/store"
+)
+
+const benchTakeRows = 10_000_000
+
+// benchTakeTable is benchTakeRows rows of (k int64) in fragments of 1M
+// rows on a local store, and 1M random ids of it.
+func benchTakeTable(b *testing.B) (*table.Table, []uint64) {
+	ctx := context.Background()
+	st, err := store.NewLocal(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	tb, err := table.Create(ctx, st, schema, table.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var bs []arrow.RecordBatch
+	for off := 0; off < benchTakeRows; off += 1 << 16 {
+		kb := array.NewInt64Builder(memory.DefaultAllocator)
+		for i := off; i < min(off+1<<16, benchTakeRows); i++ {
+			kb.Append(int64(i))
+		}
+		k := kb.NewArray()
+		bs = append(bs, array.NewRecordBatch(schema, []arrow.Array{k}, int64(k.Len())))
+		k.Release()
+		kb.Release()
+	}
+	if tb, err = tb.AppendBatches(ctx, bs, memory.DefaultAllocator); err != nil {
+		b.Fatal(err)
+	}
+	for _, x := range bs {
+		x.Release()
+	}
+	r := rand.New(rand.NewPCG(1, 1))
+	ids := make([]uint64, 1_000_000)
+	for i := range ids {
+		ids[i] = uint64(r.IntN(benchTakeRows))
+	}
+	return tb, ids
+}
+
+// BenchmarkBulkTake1M: 1M random ids of a 10M-row table (no index: ids
+// resolved through the row id sequences), the plain take (resolve, then
+// one Table.Take in input order) against the take split by fragment on
+// 1, 2 and 4 workers (rows with ord, unordered).
+func BenchmarkBulkTake1M(b *testing.B) {
+	tb, ids := benchTakeTable(b)
+	ctx := context.Background()
+	l := New(memory.DefaultAllocator)
+	cols := []string{"k", table.RowID}
+	b.Run("plain", func(b *testing.B) {
+		for range b.N {
+			addrs, found, err := l.locate(ctx, tb, ids)
+			if err != nil {
+				b.Fatal(err)
+			}
+			rb, err := tb.Take(ctx, addrs, found, cols, memory.DefaultAllocator)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if rb.NumRows() != int64(len(ids)) {
+				b.Fatal(rb.NumRows())
+			}
+			rb.Release()
+		}
+	})
+	for _, w := range []int{1, 2, 4} {
+		b.Run(fmt.Sprintf("split/workers=%d", w), func(b *testing.B) {
+			for range b.N {
+				n := 0
+				_, err := l.BulkTake(ctx, tb, ids, cols, TakeOptions{Workers: w}, memory.DefaultAllocator, func(rb arrow.RecordBatch) error {
+					n += int(rb.NumRows())
+					return nil
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if n != len(ids) {
+					b.Fatal(n)
+				}
+			}
+		})
+	}
+}
