@@ -19,6 +19,7 @@ import (
 	"github.com/stablerow/stablerow/access"
 	"github.com/stablerow/stablerow/errkind"
 	"github.com/stablerow/stablerow/exec"
+	"github.com/stablerow/stablerow/fileio"
 	"github.com/stablerow/stablerow/table"
 	"github.com/stablerow/stablerow/table/store"
 )
@@ -35,6 +36,10 @@ type Options struct {
 	// not exist. Without it Open of a missing directory fails with
 	// ErrNoDatabase: a mistyped path must not become a new empty database.
 	Create bool
+	// Files is where COPY and CREATE TABLE AS may read and write files (nil:
+	// anywhere the process can, as the caller's own code could; a server
+	// passes its own policy per statement with WithFilePolicy).
+	Files *fileio.Policy
 }
 
 // ErrNoDatabase: Open of a directory that does not exist (without
