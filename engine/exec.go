@@ -211,7 +211,7 @@ func normalizeParam(v any) (any, error) {
 
 // build plans a lowered query.
 func (db *DB) build(ctx context.Context, cat *catalog, q *sql.Query) (exec.Node, error) {
-	return plan.Build(ctx, q.Plan, cat, plan.Options{DisableIndexes: db.opt.DisableIndexes})
+	return plan.Build(ctx, q.Plan, cat, plan.Options{DisableIndexes: db.opt.DisableIndexes, Files: db.files(ctx)})
 }
 
 // startQuery plans q and starts it. A query streams; EXPLAIN returns its
