@@ -52,6 +52,9 @@ func (o Options) Resolve(name string) (Options, error) {
 		if strings.ContainsAny(o.Null, "\r\n") {
 			return o, fmt.Errorf("%w: COPY null representation cannot use newline or carriage return", ErrOption)
 		}
+		if strings.Contains(o.Null, `"`) {
+			return o, fmt.Errorf("%w: CSV quote character must not appear in the NULL specification", ErrOption)
+		}
 		if strings.ContainsRune(o.Null, o.Delimiter) {
 			return o, fmt.Errorf("%w: COPY delimiter must not appear in the NULL specification", ErrOption)
 		}

@@ -58,7 +58,11 @@ func NewParquetReader(ctx context.Context, r parquet.ReaderAtSeeker, mem memory.
 	if batchSize <= 0 {
 		batchSize = 8192
 	}
-	pf, err := file.NewParquetReader(r, file.WithReadProps(parquet.NewReaderProperties(mem)))
+	// A buffered stream reads a column chunk a buffer at a time, not whole:
+	// memory is bounded by pages, not by the row group's size.
+	props := parquet.NewReaderProperties(mem)
+	props.BufferedStreamEnabled = true
+	pf, err := file.NewParquetReader(r, file.WithReadProps(props))
 	if err != nil {
 		return nil, fmt.Errorf("%w: parquet: %w", ErrFormat, err)
 	}
