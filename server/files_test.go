@@ -72,4 +72,18 @@ func TestFilesInsideRoot(t *testing.T) {
 	}
 	_, err = os.Stat(filepath.Join(base, "escape.csv"))
 	require.True(t, os.IsNotExist(err), "an escape wrote outside the root")
+
+	// read_parquet in a query: inside reads, outside is refused at plan time.
+	_, err = cl.Execute(ctx, "SELECT count(*) FROM read_parquet('sub/t.parquet')")
+	require.NoError(t, err)
+	_, err = cl.ExecuteUpdate(ctx, "COPY t TO 'sub/../../t.parquet'")
+	require.Equal(t, codes.PermissionDenied, code(err))
+	for _, q := range []string{
+		"SELECT * FROM read_parquet('../t.parquet')",
+		"SELECT * FROM read_parquet('updir/files/sub/t.parquet')",
+		"SELECT * FROM read_parquet('" + filepath.Join(root, "sub", "t.parquet") + "')",
+	} {
+		_, err = cl.Execute(ctx, q)
+		require.Equal(t, codes.PermissionDenied, code(err), "%s: %v", q, err)
+	}
 }
