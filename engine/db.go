@@ -19,6 +19,7 @@ import (
 	"github.com/stablerow/stablerow/access"
 	"github.com/stablerow/stablerow/errkind"
 	"github.com/stablerow/stablerow/exec"
+	"github.com/stablerow/stablerow/fileio"
 	"github.com/stablerow/stablerow/table"
 	"github.com/stablerow/stablerow/table/store"
 	"github.com/stablerow/stablerow/table/store/s3store"
@@ -43,6 +44,10 @@ type Options struct {
 	// S3 tunes the store of an s3:// database (parallelism, coalescing,
 	// retries); a nil Cache gets a shared one of DefaultS3CacheBytes.
 	S3 s3store.Options
+	// Files is where COPY and CREATE TABLE AS may read and write files (nil:
+	// anywhere the process can, as the caller's own code could; a server
+	// passes its own policy per statement with WithFilePolicy).
+	Files *fileio.Policy
 }
 
 // ErrNoDatabase: Open of a directory that does not exist (without

@@ -162,6 +162,12 @@ func (db *DB) run(ctx context.Context, cat *catalog, st sql.Statement, params ma
 		return db.delete(ctx, cat, s, params)
 	case *sql.Update:
 		return db.update(ctx, cat, s, params)
+	case *sql.CopyFrom:
+		return db.copyFrom(ctx, cat, s)
+	case *sql.CopyTo:
+		return db.copyTo(ctx, cat, s, params)
+	case *sql.CreateTableAs:
+		return db.createTableAs(ctx, cat, s, params)
 	}
 	return 0, fmt.Errorf("%w: statement %T", ErrUnsupported, st)
 }
@@ -205,7 +211,7 @@ func normalizeParam(v any) (any, error) {
 
 // build plans a lowered query.
 func (db *DB) build(ctx context.Context, cat *catalog, q *sql.Query) (exec.Node, error) {
-	return plan.Build(ctx, q.Plan, cat, plan.Options{DisableIndexes: db.opt.DisableIndexes})
+	return plan.Build(ctx, q.Plan, cat, plan.Options{DisableIndexes: db.opt.DisableIndexes, Files: db.files(ctx)})
 }
 
 // startQuery plans q and starts it. A query streams; EXPLAIN returns its

@@ -26,6 +26,9 @@ var (
 	NotFound = &Kind{"not found"}
 	// Unsupported: valid input this engine does not implement.
 	Unsupported = &Kind{"unsupported"}
+	// PermissionDenied: the caller may not do this here (a file path
+	// outside the directory a server allows, or file access refused).
+	PermissionDenied = &Kind{"permission denied"}
 	// Internal: a bug in stablerow (a recovered panic, a broken invariant).
 	Internal = &Kind{"internal error"}
 )
@@ -56,4 +59,4 @@ func Of(err error) *Kind {
 	return nil
 }
 
-var all = []*Kind{Corrupt, Conflict, OutOfRange, InvalidArgument, NotFound, Unsupported, Internal}
+var all = []*Kind{Corrupt, Conflict, OutOfRange, InvalidArgument, NotFound, Unsupported, PermissionDenied, Internal}

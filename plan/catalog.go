@@ -3,6 +3,7 @@ package plan
 import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/stablerow/stablerow/exec"
+	"github.com/stablerow/stablerow/fileio"
 )
 
 // Catalog resolves NamedTable reads.
@@ -34,4 +35,6 @@ type Options struct {
 	// DisableIndexes never calls TakeByKey, so every join is a hash join and
 	// every sort is kept: the metamorphic check runs both and compares rows.
 	DisableIndexes bool
+	// Files is where read_parquet may open files (the zero Policy: nowhere).
+	Files fileio.Policy
 }

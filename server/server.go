@@ -46,6 +46,10 @@ type Options struct {
 	// bound parameters come as one Arrow batch, and 1M ids are 8 MB, over
 	// gRPC's default of 4 MiB.
 	MaxRecvBytes int
+	// Files is the one directory COPY and CREATE TABLE AS may read and
+	// write, every path resolved inside it (the CLI's -files DIR). Empty:
+	// file access is refused, whatever the engine's own policy.
+	Files string
 }
 
 // Server serves one engine.DB over Flight SQL. Safe for concurrent use;

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/stablerow/stablerow/engine"
+	"github.com/stablerow/stablerow/fileio"
 )
 
 // runner starts one statement on ctx: SQL text or a Substrait plan with
@@ -18,14 +19,21 @@ type runner func(ctx context.Context) (*engine.Rows, error)
 
 func (s *Server) sqlRunner(text string, params []any) runner {
 	return func(ctx context.Context) (*engine.Rows, error) {
-		return s.db.Query(ctx, text, engine.PositionalParams(params))
+		return s.db.Query(s.fileCtx(ctx), text, engine.PositionalParams(params))
 	}
 }
 
 func (s *Server) substraitRunner(plan []byte, params []any) runner {
 	return func(ctx context.Context) (*engine.Rows, error) {
-		return s.db.QuerySubstrait(ctx, plan, engine.AnchorParams(params))
+		return s.db.QuerySubstrait(s.fileCtx(ctx), plan, engine.AnchorParams(params))
 	}
+}
+
+// fileCtx runs a statement under the server's file policy: a network
+// client reaches files only inside Options.Files, never with the local
+// CLI's unrestricted access.
+func (s *Server) fileCtx(ctx context.Context) context.Context {
+	return engine.WithFilePolicy(ctx, fileio.Policy{Root: s.opt.Files})
 }
 
 // start plans and starts a statement for GetFlightInfo and registers its

@@ -34,6 +34,8 @@ func codeOf(err error) codes.Code {
 		return codes.NotFound
 	case errkind.Unsupported:
 		return codes.Unimplemented
+	case errkind.PermissionDenied:
+		return codes.PermissionDenied
 	case errkind.Internal:
 		return codes.Internal
 	}

@@ -41,6 +41,7 @@ func serveCmd(ctx context.Context, w io.Writer, args []string, ready func(net.Ad
 	tokens := fs.String("tokens", "", "a file of bearer tokens to accept, one a line")
 	cert := fs.String("tls-cert", "", "TLS certificate file (PEM); with -tls-key serves TLS")
 	key := fs.String("tls-key", "", "TLS private key file (PEM)")
+	files := fs.String("files", "", "the directory COPY and CREATE TABLE AS may read and write (paths resolve inside it); none: file access refused")
 	ttl := fs.Duration("result-ttl", 5*time.Minute, "close a query's result nobody fetched after this long")
 	debugFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -66,6 +67,7 @@ func serveCmd(ctx context.Context, w io.Writer, args []string, ready func(net.Ad
 		auth.Tokens = toks
 	}
 	opt.Auth = auth
+	opt.Files = *files
 	if (*cert == "") != (*key == "") {
 		return fmt.Errorf("%w: -tls-cert and -tls-key go together", errServeArgs)
 	}

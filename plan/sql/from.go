@@ -181,6 +181,8 @@ func (l *lowerer) rangeFunction(rf *pg_query.RangeFunction) (plan.Rel, *scope, e
 			return nil, nil, fmt.Errorf("%w: generate_series WITH ORDINALITY%s", ErrUnsupported, l.src.at(fc.Location))
 		}
 		return l.generateSeries(fc, rf)
+	case "read_parquet":
+		return l.readParquet(fc, rf)
 	default:
 		return nil, nil, fmt.Errorf("%w: table function %s%s", ErrUnsupported, name, l.src.at(fc.Location))
 	}

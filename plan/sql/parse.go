@@ -76,6 +76,10 @@ func (l *lowerer) statement(n *pg_query.Node) (Statement, error) {
 		return l.cluster(x.ClusterStmt)
 	case *pg_query.Node_ReindexStmt:
 		return l.reindex(x.ReindexStmt)
+	case *pg_query.Node_CopyStmt:
+		return l.copyStmt(x.CopyStmt)
+	case *pg_query.Node_CreateTableAsStmt:
+		return l.createTableAs(x.CreateTableAsStmt)
 	case nil:
 		return nil, fmt.Errorf("%w: empty statement", ErrSyntax)
 	}

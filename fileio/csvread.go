@@ -1,0 +1,180 @@
+package fileio
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/stablerow/stablerow/errkind"
+)
+
+// CSVReader streams a CSV file as batches of the target schema, batchSize
+// rows at a time: memory is one batch, whatever the file's size.
+//
+//	start --(Header)--> skip line --> reading --(EOF)--> done
+//	                    reading --(bad value)--> failed (error names line, column)
+type CSVReader struct {
+	schema    *arrow.Schema
+	tok       *csvTokenizer
+	opt       Options
+	mem       memory.Allocator
+	batchSize int
+	closer    io.Closer
+	started   bool
+	done      bool
+	err       error
+}
+
+// NewCSVReader reads r (closed by Close when it is an io.Closer) as CSV
+// whose columns are schema's, in order.
+func NewCSVReader(r io.Reader, schema *arrow.Schema, opt Options, mem memory.Allocator, batchSize int) (*CSVReader, error) {
+	opt.Format = CSV
+	opt, err := opt.Resolve("")
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range schema.Fields() {
+		if _, err := EngineType(f); err != nil {
+			return nil, err
+		}
+	}
+	if batchSize <= 0 {
+		batchSize = 8192
+	}
+	c, _ := r.(io.Closer)
+	return &CSVReader{schema: schema, tok: newCSVTokenizer(r, byte(opt.Delimiter)), opt: opt, mem: mem, batchSize: batchSize, closer: c}, nil
+}
+
+func (r *CSVReader) Schema() *arrow.Schema { return r.schema }
+
+func (r *CSVReader) Close() error {
+	if r.closer != nil {
+		c := r.closer
+		r.closer = nil
+		return c.Close()
+	}
+	return nil
+}
+
+// Next returns the next batch, io.EOF at the end.
+func (r *CSVReader) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	if r.done {
+		return nil, io.EOF
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if !r.started {
+		r.started = true
+		if r.opt.Header {
+			if _, _, err := r.tok.next(); err != nil && !errors.Is(err, io.EOF) {
+				r.err = err
+				return nil, err
+			}
+		}
+	}
+	b := array.NewRecordBuilder(r.mem, r.schema)
+	defer b.Release()
+	n := 0
+	for n < r.batchSize {
+		rec, line, err := r.tok.next()
+		if errors.Is(err, io.EOF) {
+			r.done = true
+			break
+		}
+		if err == nil {
+			err = r.appendRecord(b, rec, line)
+		}
+		if err != nil {
+			r.err = err
+			return nil, err
+		}
+		n++
+	}
+	if n == 0 {
+		return nil, io.EOF
+	}
+	return b.NewRecordBatch(), nil
+}
+
+func (r *CSVReader) appendRecord(b *array.RecordBuilder, rec []csvField, line int) error {
+	if len(rec) != r.schema.NumFields() {
+		if len(rec) < r.schema.NumFields() {
+			return fmt.Errorf("%w: line %d: missing data for column %q", ErrFormat, line, r.schema.Field(len(rec)).Name)
+		}
+		return fmt.Errorf("%w: line %d: extra data after last expected column", ErrFormat, line)
+	}
+	for i, f := range rec {
+		fld := r.schema.Field(i)
+		if !f.quoted && f.text == r.opt.Null {
+			if !fld.Nullable {
+				return fmt.Errorf("%w: line %d: null value in column %q violates not-null constraint", ErrSchema, line, fld.Name)
+			}
+			b.Field(i).AppendNull()
+			continue
+		}
+		if err := appendText(b.Field(i), f.text); err != nil {
+			return fmt.Errorf("line %d, column %q: %w", line, fld.Name, err)
+		}
+	}
+	return nil
+}
+
+// appendText parses s as PostgreSQL's input function for the builder's
+// type does (bigint, double precision, boolean, text).
+func appendText(fb array.Builder, s string) error {
+	switch b := fb.(type) {
+	case *array.StringBuilder:
+		b.Append(s)
+	case *array.Int64Builder:
+		v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+		if err != nil {
+			if errors.Is(err, strconv.ErrRange) {
+				return fmt.Errorf("%w: value %q is out of range for type bigint", errkind.OutOfRange, s)
+			}
+			return fmt.Errorf("%w: invalid input syntax for type bigint: %q", ErrFormat, s)
+		}
+		b.Append(v)
+	case *array.Float64Builder:
+		t := strings.TrimSpace(s)
+		v, err := strconv.ParseFloat(t, 64)
+		if err != nil || (math.IsInf(v, 0) && !isInfText(t)) || strings.ContainsAny(t, "_xXpP") {
+			if errors.Is(err, strconv.ErrRange) {
+				return fmt.Errorf("%w: %q is out of range for type double precision", errkind.OutOfRange, s)
+			}
+			return fmt.Errorf("%w: invalid input syntax for type double precision: %q", ErrFormat, s)
+		}
+		b.Append(v)
+	case *array.BooleanBuilder:
+		switch strings.ToLower(strings.TrimSpace(s)) {
+		case "t", "true", "y", "yes", "on", "1":
+			b.Append(true)
+		case "f", "false", "n", "no", "off", "0":
+			b.Append(false)
+		default:
+			return fmt.Errorf("%w: invalid input syntax for type boolean: %q", ErrFormat, s)
+		}
+	default:
+		return fmt.Errorf("%w: %s", ErrUnsupportedType, fb.Type())
+	}
+	return nil
+}
+
+// isInfText: PostgreSQL's float8in accepts inf and infinity (any case,
+// signed); strconv's ParseFloat accepts them too, but also returns ±Inf
+// for an overflowing number, which PostgreSQL refuses.
+func isInfText(t string) bool {
+	t = strings.ToLower(strings.TrimLeft(t, "+-"))
+	return t == "inf" || t == "infinity"
+}
