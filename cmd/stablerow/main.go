@@ -76,8 +76,10 @@ func main() {
 	case "demo":
 		err = runDemo(ctx, os.Args[2:])
 	case "sql":
+		warmPlanTypes()
 		err = runSQL(ctx, os.Args[2:])
 	case "substrait":
+		warmPlanTypes()
 		err = runSubstrait(ctx, os.Args[2:])
 	case "inspect":
 		err = runInspect(ctx, os.Args[2:])
