@@ -206,13 +206,12 @@ func (db *DB) createTableAs(ctx context.Context, cat *catalog, s *sql.CreateTabl
 	if err != nil {
 		return 0, err
 	}
+	// The query's own column types (the table format stores every type a
+	// query yields, a declared varchar(n)/char(n) in the field's metadata);
+	// CreateTable refuses any other by name.
 	fields := make([]arrow.Field, node.Schema().NumFields())
 	for i, f := range node.Schema().Fields() {
-		t, err := fileio.EngineType(f)
-		if err != nil {
-			return 0, err
-		}
-		fields[i] = arrow.Field{Name: f.Name, Type: t, Nullable: true}
+		fields[i] = arrow.Field{Name: f.Name, Type: f.Type, Nullable: true, Metadata: f.Metadata}
 	}
 	schema := arrow.NewSchema(fields, nil)
 	if _, err := db.CreateTable(ctx, s.Name, schema); err != nil {
