@@ -404,7 +404,28 @@ func (l *lowerer) unifyResults(vs []value) ([]expr.Expression, kind, error) {
 		}
 		return out, kindString, nil
 	}
-	return l.unify(vs...)
+	// Results all character(n) of one n (NULLs aside) stay character(n),
+	// blanks and all, as PostgreSQL's common type of bpchar inputs is
+	// bpchar (unify, for comparisons, meets strings at text).
+	k := kindUnknown
+	for _, v := range vs {
+		switch {
+		case v.how == untypedNull:
+		case v.how == typed && v.kind().id == idChar && (k == kindUnknown || k == v.kind()):
+			k = v.kind()
+		default:
+			return l.unify(vs...)
+		}
+	}
+	out := make([]expr.Expression, len(vs))
+	for i, v := range vs {
+		e, err := l.coerce(v, k)
+		if err != nil {
+			return nil, kindUnknown, err
+		}
+		out[i] = e
+	}
+	return out, k, nil
 }
 
 // coalesce lowers COALESCE(a, ...).
