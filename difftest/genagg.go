@@ -73,14 +73,18 @@ func (g *Gen) aggregate(s scope) *Expr {
 		return mk("agg", "count", TInt, false, arg(g.typ()))
 	case 2:
 		return mk("aggdistinct", "count", TInt, false, arg(g.typ()))
-	case 3:
+	case 3, 4:
 		// PostgreSQL's sum(bigint) is numeric; stablerow's bigint raises
-		// where the total leaves bigint (a known divergence).
-		return mk("agg", "sum", TInt, true, arg(TInt))
-	case 4:
-		return mk("aggdistinct", "sum", TInt, true, arg(TInt))
+		// where the total leaves bigint (a known divergence). sum of
+		// smallint and integer is bigint in both; sum of numeric is
+		// numeric in the argument's scale.
+		op := pick(g, []string{"agg", "aggdistinct"})
+		if g.p(0.25) {
+			return mk(op, "sum", TNumeric, true, arg(TNumeric))
+		}
+		return mk(op, "sum", TInt, true, arg(pick(g, []Type{TInt, TI16, TI32})))
 	case 5:
-		return mk("agg", "avg", TFloat, false, arg(TInt))
+		return mk("agg", "avg", TFloat, false, arg(pick(g, []Type{TInt, TI16, TI32})))
 	case 6, 7:
 		t := g.typ()
 		return mk("agg", pick(g, []string{"min", "max"}), t, false, arg(t))

@@ -146,7 +146,8 @@ func (g *Gen) scalarExpr(s scope, t Type, depth int, safe bool) *Expr {
 	case TInt:
 		switch g.n(4) {
 		case 0:
-			return mk("fn", pick(g, []string{"length", "char_length"}), false, sub(TText))
+			// length of char(n) leaves its trailing blanks out.
+			return mk("fn", pick(g, []string{"length", "char_length"}), false, sub(pick(g, []Type{TText, TText, TVarchar, TChar})))
 		case 1:
 			if g.p(0.5) {
 				return mk("position", "", false, g.textLit(), sub(TText))
@@ -169,7 +170,7 @@ func (g *Gen) scalarExpr(s scope, t Type, depth int, safe bool) *Expr {
 			if g.p(0.2) {
 				return mk("fn", "abs", false, sub(TFloat)) // abs(bigint) is a bigint
 			}
-			return mk("fn", pick(g, []string{"round", "floor", "ceil", "ceiling"}), false, sub(pick(g, []Type{TFloat, TFloat, TInt})))
+			return mk("fn", pick(g, []string{"round", "floor", "ceil", "ceiling"}), false, sub(pick(g, []Type{TFloat, TFloat, TInt, TF32, TI16, TI32})))
 		case 1:
 			if safe {
 				return nil
@@ -180,6 +181,21 @@ func (g *Gen) scalarExpr(s scope, t Type, depth int, safe bool) *Expr {
 				return nil
 			}
 			return mk("fn", pick(g, []string{"power", "pow"}), true, sub(TFloat), sub(pick(g, []Type{TFloat, TInt})))
+		}
+	case TI16, TI32, TF32, TNumeric:
+		// abs keeps smallint, integer, real and numeric (abs of the
+		// smallest integer raises); mod keeps the integer types.
+		switch g.n(3) {
+		case 0:
+			if safe {
+				return nil
+			}
+			return mk("fn", "abs", true, sub(t))
+		case 1:
+			if safe || !t.integer() {
+				return nil
+			}
+			return mk("fn", "mod", true, sub(t), sub(t))
 		}
 	case TBool:
 		switch g.n(3) {

@@ -204,7 +204,7 @@ var knownDivergences = []KnownDivergence{
 			"no row ever reaches it; stablerow evaluates expressions per row, and zero rows raise nothing",
 		Match: func(d *Divergence, again func(string) *Outcome) bool {
 			return d.PG.Err != nil && d.SR.Err == nil && d.anyExpr(constRaising) &&
-				(noRowsReached(d) || aggregateOverNoRows(d, again))
+				(noRowsReached(d) || aggregateOverNoRows(d, again) || setRightOverNoRows(d, again))
 		},
 	},
 	{
@@ -244,6 +244,20 @@ func noRowsReached(d *Divergence) bool {
 		return len(d.SR.Rows) == 1 && d.SR.Rows[0][0] != nil && *d.SR.Rows[0][0] == "0"
 	}
 	return len(d.SR.Rows) == 0
+}
+
+// setRightOverNoRows: the raising constant is in the right query of a set
+// operation whose FROM and WHERE give no row, as a count(*) on stablerow
+// confirms (the left side's rows were evaluated without an error).
+func setRightOverNoRows(d *Divergence, again func(string) *Outcome) bool {
+	q := d.Case.Query
+	if !d.IsQuery || q.Set == nil || !anyExpr(q.Set.Right, constRaising) {
+		return false
+	}
+	r := q.Set.Right
+	c := Query{From: r.From, Where: r.Where, Count: true, Limit: -1, Offset: -1}
+	o := again(c.SQL())
+	return o.Err == nil && len(o.Rows) == 1 && o.Rows[0][0] != nil && *o.Rows[0][0] == "0"
 }
 
 // aggregateOverNoRows: the query aggregates without GROUP BY (one row of

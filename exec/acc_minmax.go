@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
@@ -103,6 +104,18 @@ func newMinMax(t arrow.DataType, max bool) accumulator {
 		return numMinMax[float32, *array.Float32, *array.Float32Builder](t, max, floatCmp[float32])
 	case arrow.FLOAT64:
 		return numMinMax[float64, *array.Float64, *array.Float64Builder](t, max, floatCmp[float64])
+	case arrow.DATE32:
+		return numMinMax[arrow.Date32, *array.Date32, *array.Date32Builder](t, max, cmp.Compare[arrow.Date32])
+	case arrow.TIMESTAMP:
+		return numMinMax[arrow.Timestamp, *array.Timestamp, *array.TimestampBuilder](t, max, cmp.Compare[arrow.Timestamp])
+	case arrow.DECIMAL128:
+		// One column has one scale: the unscaled integers order as the numbers.
+		return &minMaxAcc[decimal128.Num]{
+			max: max, typ: t,
+			cmp: func(x, y decimal128.Num) int { return x.Cmp(y) },
+			get: func(a arrow.Array, r int) decimal128.Num { return a.(*array.Decimal128).Value(r) },
+			put: func(b array.Builder, v decimal128.Num) { b.(*array.Decimal128Builder).Append(v) },
+		}
 	case arrow.STRING:
 		m := numMinMax[string, *array.String, *array.StringBuilder](t, max, strings.Compare).(*minMaxAcc[string])
 		m.own = strings.Clone

@@ -117,6 +117,13 @@ func aggSignature(a Aggregate, args []arrow.DataType) (arrow.DataType, func() ac
 			}
 			f32 := args[0].ID() == arrow.FLOAT32
 			mk = func() accumulator { return &floatSumAcc{avg: avg, f32: f32} }
+		case args[0].ID() == arrow.DECIMAL128 && !avg:
+			out = decimalSumType(args[0])
+			mk = func() accumulator { return &decimalSumAcc{typ: out} }
+		case args[0].ID() == arrow.DECIMAL128:
+			// PostgreSQL's avg(numeric) is a numeric whose scale comes from
+			// its division's significant-digit rule (select_div_scale).
+			return nil, nil, fmt.Errorf("%w: avg(numeric) (PostgreSQL's result scale rule is not implemented; avg(CAST(x AS double precision)) is)", ErrUnsupported)
 		default:
 			return nil, nil, bad()
 		}

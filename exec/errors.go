@@ -10,6 +10,7 @@ import (
 var (
 	ErrInvalidArgument = errkind.New(errkind.InvalidArgument, "exec: invalid argument")
 	ErrSchema          = errkind.New(errkind.InvalidArgument, "exec: schema mismatch")
+	ErrUnsupported     = errkind.New(errkind.Unsupported, "exec: unsupported")
 	ErrNotUnique       = errors.New("exec: join key not unique")
 	ErrClosed          = errors.New("exec: stream closed")
 )

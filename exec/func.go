@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/arrow/scalar"
 )
@@ -137,7 +138,8 @@ type arg struct {
 	s   func(i int) string
 	i   func(i int) int64 // any signed integer width
 	f   func(i int) float64
-	arr arrow.Array // released by release
+	d   func(i int) decimal128.Num // decimals: the unscaled value
+	arr arrow.Array                // released by release
 }
 
 func (a arg) release() {
@@ -182,6 +184,8 @@ func argOf(mem memory.Allocator, d compute.Datum) (arg, error) {
 		out.f = func(i int) float64 { return float64(x.Value(row(i))) }
 	case *array.Float64:
 		out.f = func(i int) float64 { return x.Value(row(i)) }
+	case *array.Decimal128:
+		out.d = func(i int) decimal128.Num { return x.Value(row(i)) }
 	default:
 		a.Release()
 		return arg{}, fmt.Errorf("%w: function argument of type %s", ErrSchema, a.DataType())
@@ -311,4 +315,30 @@ func want(ts []arrow.DataType, tests ...func(arrow.DataType) bool) error {
 		}
 	}
 	return nil
+}
+
+// decimalRows is fixedRows for decimal results of type typ.
+func decimalRows(typ *arrow.Decimal128Type, f func(a []arg, i int) (decimal128.Num, error)) kernel {
+	return func(mem memory.Allocator, n int, ds []compute.Datum) (arrow.Array, error) {
+		args, release, err := argsOf(mem, ds)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+		b := array.NewDecimal128Builder(mem, typ)
+		defer b.Release()
+		b.Reserve(n)
+		for i := 0; i < n; i++ {
+			if !allValid(args, i) {
+				b.AppendNull()
+				continue
+			}
+			v, err := f(args, i)
+			if err != nil {
+				return nil, err
+			}
+			b.Append(v)
+		}
+		return b.NewArray(), nil
+	}
 }

@@ -14,8 +14,10 @@ import (
 func groupKeyOK(t arrow.DataType) bool {
 	switch t.ID() {
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
-		arrow.FLOAT32, arrow.FLOAT64, arrow.STRING, arrow.BOOL:
+		arrow.FLOAT32, arrow.FLOAT64, arrow.STRING, arrow.BOOL, arrow.DATE32, arrow.DECIMAL128:
 		return true
+	case arrow.TIMESTAMP:
+		return t.(*arrow.TimestampType).TimeZone == ""
 	}
 	return false
 }
@@ -71,9 +73,23 @@ func encodeGroupKey(buf []byte, cols []arrow.Array, row int) []byte {
 			} else {
 				buf = append(buf, 0)
 			}
+		case *array.Date32:
+			buf = binary.LittleEndian.AppendUint32(buf, uint32(a.Value(row)))
+		case *array.Timestamp:
+			buf = binary.LittleEndian.AppendUint64(buf, uint64(a.Value(row)))
+		case *array.Decimal128:
+			// One column has one scale, so equal numbers are equal
+			// unscaled integers (numeric's 1.50 = 1.5 needs no rescaling).
+			buf = appendDecimalKey(buf, a, row)
 		}
 	}
 	return buf
+}
+
+func appendDecimalKey(buf []byte, a *array.Decimal128, row int) []byte {
+	v := a.Value(row)
+	buf = binary.LittleEndian.AppendUint64(buf, v.LowBits())
+	return binary.LittleEndian.AppendUint64(buf, uint64(v.HighBits()))
 }
 
 func canonicalFloat(f float64) uint64 {
@@ -117,6 +133,12 @@ func appendValue(b array.Builder, a arrow.Array, row int) error {
 		b.(*array.StringBuilder).Append(a.Value(row))
 	case *array.Boolean:
 		b.(*array.BooleanBuilder).Append(a.Value(row))
+	case *array.Date32:
+		b.(*array.Date32Builder).Append(a.Value(row))
+	case *array.Timestamp:
+		b.(*array.TimestampBuilder).Append(a.Value(row))
+	case *array.Decimal128:
+		b.(*array.Decimal128Builder).Append(a.Value(row))
 	default:
 		return fmt.Errorf("%w: group key type %s", ErrInvalidArgument, a.DataType())
 	}

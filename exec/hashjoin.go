@@ -21,14 +21,8 @@ import (
 // is joinStream's (joinstream.go).
 type HashJoinExec struct{ joinCore }
 
-func joinKeyOK(t arrow.DataType) bool {
-	switch t.ID() {
-	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
-		arrow.FLOAT32, arrow.FLOAT64, arrow.STRING, arrow.BOOL:
-		return true
-	}
-	return false
-}
+// joinKeyOK: the key types encodeKey knows, the group key types.
+func joinKeyOK(t arrow.DataType) bool { return groupKeyOK(t) }
 
 // NewHashJoinExec joins on leftKeys = rightKeys.
 func NewHashJoinExec(left, right Node, leftKeys, rightKeys []int, typ JoinType) (*HashJoinExec, error) {
@@ -229,6 +223,12 @@ func encodeKey(buf []byte, cols []arrow.Array, row int) ([]byte, bool) {
 				b = 1
 			}
 			buf = append(buf, b)
+		case *array.Date32:
+			buf = binary.LittleEndian.AppendUint32(buf, uint32(a.Value(row)))
+		case *array.Timestamp:
+			buf = binary.LittleEndian.AppendUint64(buf, uint64(a.Value(row)))
+		case *array.Decimal128:
+			buf = appendDecimalKey(buf, a, row) // both sides have one type: one scale
 		}
 	}
 	return buf, true

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 )
 
 // PostgreSQL's mathematical functions over its integer and double
@@ -33,6 +34,10 @@ func init() {
 			return t, absInt[int64](t), nil
 		case arrow.FLOAT64:
 			return t, floatMap(math.Abs), nil
+		case arrow.FLOAT32: // PostgreSQL's float4abs: abs(real) is real
+			return t, fixedRows(t, func(a []arg, i int) (float32, error) { return float32(math.Abs(a[0].f(i))), nil }), nil
+		case arrow.DECIMAL128: // numeric_abs: the same precision and scale
+			return t, decimalRows(t.(*arrow.Decimal128Type), func(a []arg, i int) (decimal128.Num, error) { return a[0].d(i).Abs(), nil }), nil
 		}
 		return nil, nil, fmt.Errorf("argument 1 has type %s", t)
 	})

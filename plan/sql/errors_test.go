@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stablerow/stablerow/errkind"
+
 	"github.com/stretchr/testify/assert"
 )
 
@@ -61,6 +63,13 @@ func TestErrors(t *testing.T) {
 		{"DROP TABLE t CASCADE", ErrUnsupported, "CASCADE"},
 		{"DROP TABLE t, u", ErrUnsupported, "2 objects"},
 		{"ANALYZE t", ErrUnsupported, "ANALYZE"},
+		// The numeric versions of the double precision math functions.
+		{"SELECT floor(CAST(id AS NUMERIC(20,2))) FROM t", ErrUnsupported, "floor(numeric)"},
+		{"SELECT ceiling(CAST(id AS NUMERIC(20,2))) FROM t", ErrUnsupported, "ceil(numeric)"},
+		{"SELECT round(CAST(id AS NUMERIC(20,2))) FROM t", ErrUnsupported, "round(numeric)"},
+		{"SELECT sqrt(CAST(id AS NUMERIC(20,2))) FROM t", ErrUnsupported, "sqrt(numeric)"},
+		{"SELECT power(2.0, CAST(id AS NUMERIC(20,2))) FROM t", ErrUnsupported, "power(numeric)"},
+		{"SELECT avg(CAST(id AS NUMERIC(20,2))) FROM t", errkind.Unsupported, "avg(numeric)"},
 		{"SELECT id FROM t WHERE name = 5", ErrType, "text"},
 		{"SELECT id FROM t WHERE id = 'abc'", ErrType, "invalid input syntax for type bigint"},
 		{"SELECT name + 1 FROM t", ErrType, "cannot compare or combine"},

@@ -196,6 +196,9 @@ func floatFn(urn, name string) func(*lowerer, *pg_query.FuncCall, []value) (expr
 	return func(l *lowerer, f *pg_query.FuncCall, args []value) (expr.Expression, error) {
 		es := make([]expr.Expression, len(args))
 		for i, a := range args {
+			if err := l.notNumeric(name, a, f.Location); err != nil {
+				return nil, err
+			}
 			e, err := l.coerce(a, kindF64)
 			if err != nil {
 				return nil, err
@@ -206,11 +209,26 @@ func floatFn(urn, name string) func(*lowerer, *pg_query.FuncCall, []value) (expr
 	}
 }
 
+// notNumeric refuses a numeric argument of the double precision math
+// functions: PostgreSQL's floor, ceil, round, sqrt and power of numeric
+// are numeric functions, exact and with their own result scale, which a
+// double precision answer would silently differ from (sqrt(2::numeric)
+// has 16 decimals, ceil(-0.5::numeric) is 0, not -0).
+func (l *lowerer) notNumeric(name string, v value, loc int32) error {
+	if v.how == typed && v.kind().id == idNumeric {
+		return fmt.Errorf("%w: %s(numeric) (it returns numeric; cast the argument to double precision)%s", ErrUnsupported, name, l.src.at(loc))
+	}
+	return nil
+}
+
 // lowerRound: round(x) is rint, half to even, on double precision.
 // round(x, n) returns numeric in PostgreSQL, which stablerow lacks.
 func lowerRound(l *lowerer, f *pg_query.FuncCall, args []value) (expr.Expression, error) {
 	if len(args) == 2 {
 		return nil, fmt.Errorf("%w: round(x, n) (it returns numeric)%s", ErrUnsupported, l.src.at(f.Location))
+	}
+	if err := l.notNumeric("round", args[0], f.Location); err != nil {
+		return nil, err
 	}
 	x, err := l.coerce(args[0], kindF64)
 	if err != nil {
@@ -237,7 +255,9 @@ func lowerMod(l *lowerer, f *pg_query.FuncCall, args []value) (expr.Expression, 
 // text (PostgreSQL's anytextcat: 'a' || 1.5 is 'a1.5'). Either side NULL
 // gives NULL.
 func (l *lowerer) concatOp(a *pg_query.A_Expr, lv, rv value) (value, error) {
-	isText := func(v value) bool { return v.how == untypedString || (v.how == typed && v.kind() == kindString) }
+	// varchar(n) and char(n) are text here (char(n) without its trailing
+	// blanks): PostgreSQL's textcat through their implicit casts.
+	isText := func(v value) bool { return v.how == untypedString || (v.how == typed && v.kind().stringy()) }
 	if !isText(lv) && !isText(rv) {
 		return value{}, fmt.Errorf("%w: operator does not exist: %s || %s%s", ErrType, l.defaultKind(lv), l.defaultKind(rv), l.src.at(a.Location))
 	}
@@ -384,7 +404,28 @@ func (l *lowerer) unifyResults(vs []value) ([]expr.Expression, kind, error) {
 		}
 		return out, kindString, nil
 	}
-	return l.unify(vs...)
+	// Results all character(n) of one n (NULLs aside) stay character(n),
+	// blanks and all, as PostgreSQL's common type of bpchar inputs is
+	// bpchar (unify, for comparisons, meets strings at text).
+	k := kindUnknown
+	for _, v := range vs {
+		switch {
+		case v.how == untypedNull:
+		case v.how == typed && v.kind().id == idChar && (k == kindUnknown || k == v.kind()):
+			k = v.kind()
+		default:
+			return l.unify(vs...)
+		}
+	}
+	out := make([]expr.Expression, len(vs))
+	for i, v := range vs {
+		e, err := l.coerce(v, k)
+		if err != nil {
+			return nil, kindUnknown, err
+		}
+		out[i] = e
+	}
+	return out, k, nil
 }
 
 // coalesce lowers COALESCE(a, ...).

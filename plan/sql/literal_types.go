@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/stablerow/stablerow/exec"
@@ -71,9 +72,14 @@ func literalOf(e expr.Expression) (any, bool) {
 				return decLit{v: v, p: t.Precision, s: t.Scale}, true
 			}
 		}
-	case *expr.Cast: // a timestamp before 1970 (newLiteral)
+	case *expr.Cast: // a timestamp before 1970, a non-ASCII char(n) (newLiteral)
 		if l, ok := x.Input.(*expr.PrimitiveLiteral[types.Timestamp]); ok && kindOf(x.Type) == kindTimestamp {
 			return tsLit(l.Value), true
+		}
+		if l, ok := x.Input.(*expr.PrimitiveLiteral[string]); ok {
+			if t, ok := x.Type.(*types.FixedCharType); ok {
+				return charLit{s: l.Value, n: t.Length}, true
+			}
 		}
 	case *expr.NullLiteral:
 		return nil, true
@@ -114,6 +120,13 @@ func newLiteral(v any, nullable bool) expr.Expression {
 		}
 		return expr.NewPrecisionTimestampLiteral(int64(x), types.PrecisionMicroSeconds, nullability(nullable))
 	case charLit:
+		if len(x.s) != utf8.RuneCountInString(x.s) {
+			// substrait-go types a fixed_char literal by its bytes
+			// (fixedchar<10> for '日本語 '), which a set operation then
+			// finds unequal to the column's fixedchar<4>: the padded
+			// text, cast (a no-op) to character(n).
+			return &expr.Cast{Type: kindChar(x.n).typ(nullable), Input: expr.NewPrimitiveLiteral(x.s, nullable), FailureBehavior: types.BehaviorThrowException}
+		}
 		l := expr.NewFixedCharLiteral(types.FixedChar(x.s), nullable)
 		l.Type.(*types.FixedCharType).Length = x.n // characters, not bytes
 		return l

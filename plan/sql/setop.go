@@ -112,16 +112,24 @@ func (l *lowerer) setOperation(s *pg_query.SelectStmt, want []kind) (plan.Rel, [
 	if len(lt) != len(rt) {
 		return nil, nil, fmt.Errorf("%w: each %s query must have the same number of columns", ErrInvalid, what)
 	}
-	// Each column's type: double precision if either side is, nullable
-	// if either side is (substrait's SetRel wants one record type).
+	// Each column's type is PostgreSQL's select_common_type: numbers meet
+	// at the wider kind of its implicit casts (int2 < int4 < int8 <
+	// numeric < real < double precision), strings of different kinds at
+	// text (char(n) loses its trailing blanks), date and timestamp at
+	// timestamp; nullable if either side is (substrait's SetRel wants one
+	// record type).
 	target := make([]types.Type, len(lt))
 	for i := range lt {
 		lk, rk := kindOf(lt[i]), kindOf(rt[i])
 		k := lk
 		switch {
 		case lk == rk:
-		case lk == kindI64 && rk == kindF64, lk == kindF64 && rk == kindI64:
-			k = kindF64
+		case lk.numeric() && rk.numeric():
+			k = setopNumeric(lk, rk)
+		case lk.stringy() && rk.stringy():
+			k = kindString
+		case lk.datetime() && rk.datetime():
+			k = kindTimestamp
 		default:
 			return nil, nil, fmt.Errorf("%w: %s types %s and %s cannot be matched", ErrType, what, lk, rk)
 		}
@@ -199,4 +207,20 @@ func (l *lowerer) conform(rel plan.Rel, target []types.Type) (plan.Rel, error) {
 		return nil, fmt.Errorf("%w: project: %w", ErrInvalid, err)
 	}
 	return p, nil
+}
+
+// setopNumeric is the common kind of two numeric kinds in a set
+// operation: the one of higher rank; two numerics meet at the numeric
+// holding both.
+func setopNumeric(a, b kind) kind {
+	if a.id == idNumeric && b.id == idNumeric {
+		return promote(a, b)
+	}
+	if a.rank() >= b.rank() {
+		if a.id == idNumeric {
+			return promote(a, b) // an integer into numeric: the digits it needs
+		}
+		return a
+	}
+	return setopNumeric(b, a)
 }

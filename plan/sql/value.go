@@ -3,6 +3,8 @@ package sql
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/types"
@@ -231,8 +233,25 @@ func (l *lowerer) unify(vs ...value) ([]expr.Expression, kind, error) {
 			return nil, kindUnknown, fmt.Errorf("%w: cannot compare or combine %s with %s%s", ErrType, k, vk, l.src.at(v.loc))
 		}
 	}
+	// Operands all character(n) (untyped ones aside) compare as bpchar in
+	// PostgreSQL: an untyped string literal takes the type too, so its
+	// trailing blanks are as insignificant as the columns' ('x  ' = 'x').
+	allChar := k.id == idChar
+	for _, v := range vs {
+		if v.how == typed && v.kind().id != idChar {
+			allChar = false
+		}
+	}
 	if k.stringy() {
 		k = kindString
+	}
+	if allChar {
+		vs = slices.Clone(vs) // the caller's values stay as written
+	}
+	for i, v := range vs {
+		if allChar && v.how == untypedString {
+			vs[i].str = strings.TrimRight(v.str, " ")
+		}
 	}
 	for _, v := range vs {
 		if v.how == untypedParam && k.numeric() {

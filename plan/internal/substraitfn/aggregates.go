@@ -3,6 +3,8 @@ package substraitfn
 import (
 	"fmt"
 
+	"github.com/stablerow/stablerow/errkind"
+
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/extensions"
 	"github.com/substrait-io/substrait-go/v8/types"
@@ -14,28 +16,24 @@ import (
 // SQL surface can hold):
 //
 //	count()/count(any)      functions_aggregate_generic  i64
-//	sum(i64) sum(fp64)      functions_arithmetic         i64? fp64?  (bigint out of range on overflow)
-//	avg(i64) avg(fp64)      functions_arithmetic         fp64?       (the YAML's avg:i64 returns i64?;
+//	sum(i16|i32|i64)        functions_arithmetic         i64?        (PostgreSQL's bigint; for sum(bigint)
+//	                                                                  its numeric: bigint out of range on overflow)
+//	sum(fp32|fp64)          functions_arithmetic         the argument's type, nullable
+//	sum(dec<P,S>)           functions_arithmetic         dec<38,S>?
+//	avg(i16|i32|i64|fp32|fp64) functions_arithmetic      fp64?       (the YAML's avg:i64 returns i64?;
 //	                                                                  PostgreSQL's avg of an integer is
 //	                                                                  numeric, stablerow's double precision)
-//	min/max(i64|fp64)       functions_arithmetic         the argument's type, nullable
-//	min/max(str)            functions_arithmetic         (beyond the YAML, which declares numbers only)
+//	avg(dec)                                             refused: ErrUnsupportedAggregate
+//	min/max(any ordered)    functions_arithmetic         the argument's type, nullable (beyond the YAML,
+//	                                                     which declares numbers only)
 //	bool_and/bool_or(bool)  functions_boolean            boolean?
 //	string_agg(str, str)    functions_string             string?
 func Aggregate(reg expr.ExtensionRegistry, name string, distinct bool, args ...expr.Expression) (*expr.AggregateFunction, error) {
 	ts := argTypes(args)
 	short := make([]string, len(ts))
 	for i, t := range ts {
-		switch t.(type) {
-		case *types.Int64Type:
-			short[i] = "i64"
-		case *types.Float64Type:
-			short[i] = "fp64"
-		case *types.StringType:
-			short[i] = "str"
-		case *types.BooleanType:
-			short[i] = "bool"
-		default:
+		short[i] = aggShortName(t)
+		if short[i] == "" {
 			return nil, fmt.Errorf("%w: %s(%s)", ErrNoSignature, name, typeNames(ts))
 		}
 	}
@@ -53,10 +51,27 @@ func Aggregate(reg expr.ExtensionRegistry, name string, distinct bool, args ...e
 			short[0] = "any"
 		}
 	case "sum", "avg":
-		if len(args) != 1 || (short[0] != "i64" && short[0] != "fp64") {
+		if len(args) != 1 {
 			return nil, bad
 		}
-		urn, out = URNArithmetic, nullable(ts[0])
+		urn = URNArithmetic
+		switch short[0] {
+		case "i16", "i32", "i64":
+			// PostgreSQL: sum(int2) and sum(int4) are bigint (sum(int8) is
+			// numeric, stablerow's bigint with an overflow error).
+			out = &types.Int64Type{Nullability: types.NullabilityNullable}
+		case "fp32", "fp64":
+			out = nullable(ts[0])
+		case "dec":
+			if name == "avg" {
+				return nil, fmt.Errorf("%w: avg(numeric): PostgreSQL's result scale rule is not implemented (avg of a double precision cast is)", ErrUnsupportedAggregate)
+			}
+			// The YAML's sum:dec is DECIMAL<38,S>: PostgreSQL's numeric sum
+			// keeps the scale.
+			out = &types.DecimalType{Nullability: types.NullabilityNullable, Precision: 38, Scale: ts[0].(*types.DecimalType).Scale}
+		default:
+			return nil, bad
+		}
 		if name == "avg" {
 			out = &types.Float64Type{Nullability: types.NullabilityNullable}
 		}
@@ -96,4 +111,40 @@ func Aggregate(reg expr.ExtensionRegistry, name string, distinct bool, args ...e
 	}
 	v := extensions.NewAggFuncVariant(extensions.ID{URN: urn, Name: placeholder(compound)})
 	return expr.NewCustomAggregateFunc(reg, v, out, nil, inv, types.AggPhaseInitialToResult, nil, fa...)
+}
+
+// ErrUnsupportedAggregate: an aggregate PostgreSQL has over types whose
+// result rule stablerow does not implement (errkind.Unsupported).
+var ErrUnsupportedAggregate = errkind.New(errkind.Unsupported, "substraitfn: unsupported aggregate")
+
+// aggShortName is the YAML's short name of an aggregate argument's type,
+// "" for a type no aggregate takes.
+func aggShortName(t types.Type) string {
+	switch t.(type) {
+	case *types.Int16Type:
+		return "i16"
+	case *types.Int32Type:
+		return "i32"
+	case *types.Int64Type:
+		return "i64"
+	case *types.Float32Type:
+		return "fp32"
+	case *types.Float64Type:
+		return "fp64"
+	case *types.DecimalType:
+		return "dec"
+	case *types.StringType:
+		return "str"
+	case *types.VarCharType:
+		return "vchar"
+	case *types.FixedCharType:
+		return "fchar"
+	case *types.DateType:
+		return "date"
+	case *types.PrecisionTimestampType:
+		return "pts"
+	case *types.BooleanType:
+		return "bool"
+	}
+	return ""
 }

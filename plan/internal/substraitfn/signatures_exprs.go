@@ -14,7 +14,7 @@ import (
 type impl struct {
 	args     []string
 	variadic int    // > 0: the last argument repeats, this many arguments at least
-	ret      string // result type; "any": the type any1 bound to
+	ret      string // result type; "any": the type any1 bound to; "arg0": the first argument's (DECIMAL<P1,S1>)
 	// declared: DECLARED_OUTPUT nullability, the result is nullable
 	// exactly when retNull; else MIRROR (nullable when an argument is).
 	declared, retNull bool
@@ -61,12 +61,18 @@ func (im impl) match(args []types.Type) (types.Type, bool) {
 	switch im.ret {
 	case "any":
 		out = any1
+	case "arg0":
+		out = args[0]
 	case "bool":
 		out = boolean
 	case "i64":
 		out = &types.Int64Type{}
 	case "i32":
 		out = &types.Int32Type{}
+	case "i16":
+		out = &types.Int16Type{}
+	case "fp32":
+		out = &types.Float32Type{}
 	case "fp64":
 		out = &types.Float64Type{}
 	case "str":
@@ -91,6 +97,12 @@ func shortName(t types.Type) string {
 		return "i64"
 	case *types.Int32Type:
 		return "i32"
+	case *types.Int16Type:
+		return "i16"
+	case *types.Float32Type:
+		return "fp32"
+	case *types.DecimalType:
+		return "dec"
 	case *types.Float64Type:
 		return "fp64"
 	case *types.StringType:
@@ -133,7 +145,8 @@ var exprScalars = func() map[extensions.ID]signature {
 			impl{args: []string{"i64", "i32"}, ret: "i64", declared: true, retNull: true},
 			impl{args: []string{"fp64", "i32"}, ret: "fp64", declared: true, retNull: true}),
 
-		{URN: URNArithmetic, Name: "abs"}:   table(impl{args: []string{"i32"}, ret: "i32"}, impl{args: []string{"i64"}, ret: "i64"}, impl{args: []string{"fp64"}, ret: "fp64"}),
+		{URN: URNArithmetic, Name: "abs"}: table(impl{args: []string{"i16"}, ret: "i16"}, impl{args: []string{"i32"}, ret: "i32"}, impl{args: []string{"i64"}, ret: "i64"},
+			impl{args: []string{"fp32"}, ret: "fp32"}, impl{args: []string{"fp64"}, ret: "fp64"}, impl{args: []string{"dec"}, ret: "arg0"}),
 		{URN: URNArithmetic, Name: "power"}: table(impl{args: []string{"i64", "i64"}, ret: "i64"}, impl{args: []string{"fp64", "fp64"}, ret: "fp64"}),
 		{URN: URNArithmetic, Name: "sqrt"}:  table(impl{args: []string{"i64"}, ret: "fp64"}, impl{args: []string{"fp64"}, ret: "fp64"}),
 	}
