@@ -22,7 +22,7 @@ var units = []struct {
 
 // ParseSize reads a memory size as PostgreSQL writes one: an integer and
 // an optional unit (B, kB, MB, GB, TB), spaces allowed between them, e.g.
-// '256MB' or '1 GB'. A bare integer is bytes. 0, '', 'unlimited' and
+// '256MB' or '1 GB'. A bare integer is bytes. 0, ”, 'unlimited' and
 // 'none' are no limit (0). Anything else, and sizes past 2^63-1 bytes,
 // are ErrBadSize.
 func ParseSize(s string) (int64, error) {
