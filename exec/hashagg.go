@@ -3,10 +3,12 @@ package exec
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/stablerow/stablerow/exec/memlimit"
 )
 
 // HashAggregateExec groups its input by the values of the group columns
@@ -76,6 +78,7 @@ type hashAggStream struct {
 	result arrow.RecordBatch // emitting: the whole result, sent in slices
 	off    int64
 	err    error // the error that ended the stream, returned again
+	res    *memlimit.Reservation
 }
 
 func (s *hashAggStream) Schema() *arrow.Schema { return s.n.agg.schema }
@@ -101,6 +104,9 @@ func (s *hashAggStream) releaseState() {
 		s.table = nil
 	}
 	s.accs = nil
+	if s.res != nil {
+		s.res.Free()
+	}
 }
 
 // Next implements Stream.
@@ -148,6 +154,8 @@ func (s *hashAggStream) consume(ctx context.Context) error {
 	}
 	s.table = newGroupTable(s.tc.mem(), types)
 	s.accs = a.accumulators()
+	s.res = s.tc.pool().NewReservation("HashAggregateExec")
+	perGroup := groupStateBytes(types, len(s.accs))
 	var rows int64
 	for {
 		b, err := s.in.Next(ctx)
@@ -162,6 +170,9 @@ func (s *hashAggStream) consume(ctx context.Context) error {
 		rows += b.NumRows()
 		b.Release()
 		s.n.metrics.since(start)
+		if err == nil {
+			err = s.reserve(perGroup)
+		}
 		if err != nil {
 			return err
 		}
@@ -202,4 +213,31 @@ func (s *hashAggStream) fold(b arrow.RecordBatch) error {
 		}
 	}
 	return a.update(s.accs, b, s.ids, s.groups())
+}
+
+// reserve grows the reservation to the groups' estimated state. Hash
+// aggregation does not spill: a group table over the memory limit fails
+// with memlimit.ErrResourceExhausted.
+func (s *hashAggStream) reserve(perGroup int64) error {
+	want := int64(s.groups()) * perGroup
+	if err := s.res.TryGrow(want - s.res.Size()); err != nil {
+		return fmt.Errorf("hash aggregation over the memory limit at %d groups (it does not spill): %w", s.groups(), err)
+	}
+	return nil
+}
+
+// groupStateBytes estimates one group's state: its hash table entry and
+// id, its key values (a string key at 32 bytes) and its accumulators'
+// slots (16 bytes: sums are 128-bit). DISTINCT and string_agg keep values
+// per group beyond this; the estimate is a floor, not a bound.
+func groupStateBytes(keys []arrow.DataType, accs int) int64 {
+	n := int64(48 + 16*accs)
+	for _, t := range keys {
+		if fw, ok := t.(arrow.FixedWidthDataType); ok && fw.BitWidth() >= 8 {
+			n += int64(fw.BitWidth() / 8)
+		} else {
+			n += 32
+		}
+	}
+	return n
 }
