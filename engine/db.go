@@ -35,6 +35,13 @@ type Options struct {
 	// not exist. Without it Open of a missing directory fails with
 	// ErrNoDatabase: a mistyped path must not become a new empty database.
 	Create bool
+	// MemoryLimit bounds each statement's memory in bytes (0: none): sorts
+	// spill past it, hash joins and aggregations fail with
+	// memlimit.ErrResourceExhausted. SET memory_limit may lower it, not
+	// raise it (settings.go).
+	MemoryLimit int64
+	// SpillDir is where sorts write their temporary runs ("": os.TempDir()).
+	SpillDir string
 }
 
 // ErrNoDatabase: Open of a directory that does not exist (without
@@ -49,6 +56,8 @@ type DB struct {
 	stores map[string]store.Store       // by lower-case table name
 	acc    *access.Layer                // indexes: open, coverage, histories, create/optimize
 	snaps  map[store.Store]*table.Table // newest snapshot opened per table
+
+	settings settings // SET
 }
 
 var tableName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -238,5 +247,6 @@ func (db *DB) CreateIndex(ctx context.Context, tableName, indexName, column stri
 }
 
 func (db *DB) taskContext(params map[int]any) *exec.TaskContext {
-	return &exec.TaskContext{Mem: db.mem(), BatchSize: db.opt.BatchSize, Params: params}
+	pool := db.newPool()
+	return &exec.TaskContext{Mem: pool.Allocator(db.mem()), BatchSize: db.opt.BatchSize, Params: params, Pool: pool, SpillDir: db.opt.SpillDir}
 }

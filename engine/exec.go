@@ -162,6 +162,8 @@ func (db *DB) run(ctx context.Context, cat *catalog, st sql.Statement, params ma
 		return db.delete(ctx, cat, s, params)
 	case *sql.Update:
 		return db.update(ctx, cat, s, params)
+	case *sql.Set:
+		return 0, db.set(s)
 	}
 	return 0, fmt.Errorf("%w: statement %T", ErrUnsupported, st)
 }

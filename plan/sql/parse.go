@@ -76,6 +76,8 @@ func (l *lowerer) statement(n *pg_query.Node) (Statement, error) {
 		return l.cluster(x.ClusterStmt)
 	case *pg_query.Node_ReindexStmt:
 		return l.reindex(x.ReindexStmt)
+	case *pg_query.Node_VariableSetStmt:
+		return l.set(x.VariableSetStmt)
 	case nil:
 		return nil, fmt.Errorf("%w: empty statement", ErrSyntax)
 	}

@@ -15,7 +15,7 @@ type Catalog interface {
 
 // Statement is one parsed and lowered SQL statement: *Query, *CreateTable,
 // *Insert, *Delete, *Update, *CreateIndex, *DropTable, *DropIndex, *Vacuum,
-// *Cluster or *Reindex. The set is closed.
+// *Cluster, *Reindex or *Set. The set is closed.
 type Statement interface{ statement() }
 
 // Query is a SELECT (or EXPLAIN [ANALYZE] SELECT) lowered to Substrait.
