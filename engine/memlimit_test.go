@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stablerow/stablerow/errkind"
 	"github.com/stablerow/stablerow/engine"
+	"github.com/stablerow/stablerow/errkind"
 	"github.com/stablerow/stablerow/exec/exectest"
 	"github.com/stablerow/stablerow/exec/memlimit"
 	"github.com/stretchr/testify/require"
