@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/stablerow/stablerow/engine"
+	"github.com/stablerow/stablerow/exec/memlimit"
 )
 
 // newFlags returns the flag set of subcommand name; synopsis is its usage
@@ -37,4 +40,20 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return usageError{fmt.Errorf("%s: %w (stablerow %s -help lists the flags)", fs.Name(), err, fs.Name())}
 	}
 	return nil
+}
+
+// memoryFlags registers -memory-limit and -spill-dir; the function it
+// returns, called after parsing, sets them in opt (a size ParseSize cannot
+// read is a usage error).
+func memoryFlags(fs *flag.FlagSet) func(opt *engine.Options) error {
+	limit := fs.String("memory-limit", "", "bound each statement's memory, e.g. 256MB or 1GB (units B, kB, MB, GB, TB): sorts spill to -spill-dir past it, hash joins and aggregations fail; SET memory_limit may lower it, not raise it (default: no limit)")
+	dir := fs.String("spill-dir", "", "directory for sort spill files (default: the system temporary directory)")
+	return func(opt *engine.Options) error {
+		n, err := memlimit.ParseSize(*limit)
+		if err != nil {
+			return usageError{fmt.Errorf("-memory-limit: %w", err)}
+		}
+		opt.MemoryLimit, opt.SpillDir = n, *dir
+		return nil
+	}
 }
