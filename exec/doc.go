@@ -29,4 +29,11 @@
 // -0 = 0) and one accumulator per measure (acc_*.go). SetOpExec (setop.go)
 // is INTERSECT/EXCEPT [ALL] over the same group table; UNION ALL is
 // UnionExec, UNION and DISTINCT are aggregations without measures.
+//
+// Memory: TaskContext.Pool (package memlimit) is the statement's budget.
+// The operators whose state grows with their input reserve from it before
+// they buffer: SortExec spills sorted runs to Arrow IPC files in
+// TaskContext.SpillDir and merges them k ways (spill.go, spillmerge.go);
+// the hash join's build side and HashAggregateExec's groups do not spill
+// and fail with memlimit.ErrResourceExhausted over the limit.
 package exec
