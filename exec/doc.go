@@ -34,6 +34,8 @@
 // The operators whose state grows with their input reserve from it before
 // they buffer: SortExec spills sorted runs to Arrow IPC files in
 // TaskContext.SpillDir and merges them k ways (spill.go, spillmerge.go);
-// the hash join's build side and HashAggregateExec's groups do not spill
-// and fail with memlimit.ErrResourceExhausted over the limit.
+// HashAggregateExec, once its groups fill the budget, passes the rows of
+// new groups through a spill file to another pass (hashagg.go); the hash
+// join's build side does not spill and fails with
+// memlimit.ErrResourceExhausted over the limit.
 package exec

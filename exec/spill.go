@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stablerow/stablerow/exec/memlimit"
@@ -224,4 +225,107 @@ func (tc *TaskContext) spillDir() string {
 		return ""
 	}
 	return tc.SpillDir
+}
+
+// spillWriter writes batches to one new spill file as they come.
+type spillWriter struct {
+	f    *os.File
+	bw   *bufio.Writer
+	w    *ipc.Writer
+	rows int64
+}
+
+func newSpillWriter(d *spillDir, mem memory.Allocator, schema *arrow.Schema) (*spillWriter, error) {
+	f, err := d.create()
+	if err != nil {
+		return nil, err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	return &spillWriter{f: f, bw: bw, w: ipc.NewWriter(bw, ipc.WithSchema(schema), ipc.WithAllocator(mem))}, nil
+}
+
+func (w *spillWriter) write(b arrow.RecordBatch) error {
+	w.rows += b.NumRows()
+	if err := w.w.Write(b); err != nil {
+		return fmt.Errorf("spill: write %s: %w", w.f.Name(), err)
+	}
+	return nil
+}
+
+// finish closes the file and returns its path.
+func (w *spillWriter) finish() (string, error) {
+	err := w.w.Close()
+	if ferr := w.bw.Flush(); err == nil {
+		err = ferr
+	}
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", fmt.Errorf("spill: write %s: %w", w.f.Name(), err)
+	}
+	return w.f.Name(), nil
+}
+
+// abort closes the file without finishing it (the directory's removal
+// deletes it).
+func (w *spillWriter) abort() {
+	w.w.Close()
+	w.f.Close()
+}
+
+// runStream reads a spill file back as a Stream, removing the file when
+// closed.
+type runStream struct {
+	schema *arrow.Schema
+	run    *fileRun
+	path   string
+}
+
+func openRunStream(path string, schema *arrow.Schema, mem memory.Allocator) (*runStream, error) {
+	r, err := openFileRun(path, mem)
+	if err != nil {
+		return nil, err
+	}
+	return &runStream{schema: schema, run: r, path: path}, nil
+}
+
+func (r *runStream) Schema() *arrow.Schema { return r.schema }
+func (r *runStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	b, err := r.run.next(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Release()
+	return array.NewRecordBatch(r.schema, b.Columns(), b.NumRows()), nil
+}
+func (r *runStream) Close() error {
+	err := r.run.close()
+	if rerr := os.Remove(r.path); err == nil {
+		err = rerr
+	}
+	return err
+}
+
+// takeBatch is rows idx of b.
+func takeBatch(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch, idx []int64) (arrow.RecordBatch, error) {
+	if len(idx) == int(b.NumRows()) {
+		b.Retain()
+		return b, nil
+	}
+	ia := int64Array(mem, idx)
+	defer ia.Release()
+	cctx := compute.WithAllocator(ctx, mem)
+	cols := make([]arrow.Array, b.NumCols())
+	for i := range cols {
+		c, err := compute.TakeArray(cctx, b.Column(i), ia)
+		if err != nil {
+			releaseArrays(cols)
+			return nil, err
+		}
+		cols[i] = c
+	}
+	out := array.NewRecordBatch(b.Schema(), cols, int64(len(idx)))
+	releaseArrays(cols)
+	return out, nil
 }
