@@ -16,7 +16,8 @@ import (
 )
 
 // TestMemoryLimitSQL: under SET memory_limit far below the data, ORDER BY
-// spills and GROUP BY (few groups) fits; both answers equal the unlimited
+// spills, GROUP BY with few groups fits and with many spills; the answers
+// equal the unlimited
 // ones and an independent Go model; no spill file is left; a hash join
 // whose build side is over the limit is the typed error; the limit set at
 // Open is a ceiling SET cannot lift.
@@ -34,6 +35,8 @@ func TestMemoryLimitSQL(t *testing.T) {
 	const group = "SELECT k % 10, count(*), sum(g) FROM t GROUP BY 1"
 	free := run(t, db, order, nil)
 	freeGroups := run(t, db, group, nil)
+	const many = "SELECT g % 30000, count(*), min(k) FROM t GROUP BY 1"
+	freeMany := run(t, db, many, nil)
 
 	_, err = db.Exec(ctx, "SET memory_limit = '256kB'", nil)
 	require.NoError(t, err)
@@ -59,6 +62,14 @@ func TestMemoryLimitSQL(t *testing.T) {
 	}
 	require.Contains(t, strings.Join(text, "\n"), "spill_count=", "the sort did not spill: the test checks nothing")
 	require.ElementsMatch(t, freeGroups, run(t, db, group, nil))
+	// 30000 groups do not fit 256kB: the aggregation spills, same answer.
+	require.Equal(t, freeMany, run(t, db, many, nil))
+	plan = run(t, db, "EXPLAIN ANALYZE "+many, nil)
+	text = text[:0]
+	for _, r := range plan {
+		text = append(text, r[0].(string))
+	}
+	require.Contains(t, strings.Join(text, "\n"), "spill_count=", "the aggregation did not spill")
 	ents, err := os.ReadDir(spill)
 	require.NoError(t, err)
 	require.Empty(t, ents, "spill files left behind")
