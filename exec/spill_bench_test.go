@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"runtime/debug"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -78,10 +80,18 @@ func (s *genStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	return array.NewRecordBatch(genSchema, []arrow.Array{k, g}, m), nil
 }
 
+// spillPool is the benchmark's pool. Like stablerow sql -memory-limit it
+// sets Go's soft memory limit to twice the pool's (unless GOMEMLIMIT is
+// set), so memory the operators released goes back before the heap
+// doubles.
 func spillPool(b *testing.B) *memlimit.Pool {
 	n, err := memlimit.ParseSize(*spillLimit)
 	if err != nil {
 		b.Fatal(err)
+	}
+	if n > 0 && os.Getenv("GOMEMLIMIT") == "" {
+		prev := debug.SetMemoryLimit(2 * n)
+		b.Cleanup(func() { debug.SetMemoryLimit(prev) })
 	}
 	return memlimit.NewPool(n)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	rdebug "runtime/debug"
 
 	"github.com/stablerow/stablerow/engine"
 	"github.com/stablerow/stablerow/exec/memlimit"
@@ -55,5 +56,17 @@ func memoryFlags(fs *flag.FlagSet) func(opt *engine.Options) error {
 		}
 		opt.MemoryLimit, opt.SpillDir = n, *dir
 		return nil
+	}
+}
+
+// softLimitGC tells Go's garbage collector about a statement memory limit
+// of n bytes (the sql command runs one statement at a time): the pool
+// bounds what operators hold, but memory they released is returned only
+// when the collector runs, and by default it lets the heap double first.
+// A soft limit of twice n keeps the process near the budget. GOMEMLIMIT,
+// when set, wins.
+func softLimitGC(n int64) {
+	if n > 0 && os.Getenv("GOMEMLIMIT") == "" {
+		rdebug.SetMemoryLimit(2 * n)
 	}
 }

@@ -89,6 +89,7 @@ func runSQL(ctx context.Context, args []string) error {
 	if err := memory(&opt.db); err != nil {
 		return err
 	}
+	softLimitGC(opt.db.MemoryLimit)
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("sql: unexpected argument %q (statements go in -e or on standard input)", fs.Arg(0))}
 	}
