@@ -48,6 +48,13 @@ type Options struct {
 	// anywhere the process can, as the caller's own code could; a server
 	// passes its own policy per statement with WithFilePolicy).
 	Files *fileio.Policy
+	// MemoryLimit bounds each statement's memory in bytes (0: none): sorts
+	// spill past it, hash joins and aggregations fail with
+	// memlimit.ErrResourceExhausted. SET memory_limit may lower it, not
+	// raise it (settings.go).
+	MemoryLimit int64
+	// SpillDir is where sorts write their temporary runs ("": os.TempDir()).
+	SpillDir string
 }
 
 // ErrNoDatabase: Open of a directory that does not exist (without
@@ -63,6 +70,8 @@ type DB struct {
 	stores map[string]store.Store       // by lower-case table name
 	acc    *access.Layer                // indexes: open, coverage, histories, create/optimize
 	snaps  map[store.Store]*table.Table // newest snapshot opened per table
+
+	settings settings // SET
 }
 
 var tableName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -282,5 +291,6 @@ func (db *DB) CreateIndex(ctx context.Context, tableName, indexName, column stri
 }
 
 func (db *DB) taskContext(params map[int]any) *exec.TaskContext {
-	return &exec.TaskContext{Mem: db.mem(), BatchSize: db.opt.BatchSize, Params: params}
+	pool := db.newPool()
+	return &exec.TaskContext{Mem: pool.Allocator(db.mem()), BatchSize: db.opt.BatchSize, Params: params, Pool: pool, SpillDir: db.opt.SpillDir}
 }

@@ -168,6 +168,8 @@ func (db *DB) run(ctx context.Context, cat *catalog, st sql.Statement, params ma
 		return db.copyTo(ctx, cat, s, params)
 	case *sql.CreateTableAs:
 		return db.createTableAs(ctx, cat, s, params)
+	case *sql.Set:
+		return 0, db.set(s)
 	}
 	return 0, fmt.Errorf("%w: statement %T", ErrUnsupported, st)
 }

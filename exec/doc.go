@@ -35,4 +35,13 @@
 // CASE and COALESCE evaluate an arm only over the rows that reach it
 // (case.go, selection.go), so an arm's error is raised only where
 // PostgreSQL would raise it.
+//
+// Memory: TaskContext.Pool (package memlimit) is the statement's budget.
+// The operators whose state grows with their input reserve from it before
+// they buffer: SortExec spills sorted runs to Arrow IPC files in
+// TaskContext.SpillDir and merges them k ways (spill.go, spillmerge.go);
+// HashAggregateExec, once its groups fill the budget, passes the rows of
+// new groups through a spill file to another pass (hashagg.go); the hash
+// join's build side does not spill and fails with
+// memlimit.ErrResourceExhausted over the limit.
 package exec

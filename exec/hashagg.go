@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/stablerow/stablerow/exec/memlimit"
 )
 
 // HashAggregateExec groups its input by the values of the group columns
@@ -19,14 +20,20 @@ import (
 // The stream is a state machine:
 //
 //	           batch: assign groups, fold measures
+//	           (table full: new groups' rows to the overflow file)
 //	             ┌────┐
 //	             ▼    │
 //	        ┌───────────┐  input EOF   ┌──────────┐  slices of ≤ BatchSize  ┌──────┐
 //	start ─▶│ consuming │─────────────▶│ emitting │────────────────────────▶│ done │
 //	        └───────────┘  build result└──────────┘   (last slice sent)     └──────┘
+//	              ▲                          │
+//	              └──────────────────────────┘
+//	                last slice sent, an overflow file: the next pass reads it
 //
 // Its state (group table, accumulators) is the size of the result, not of
-// the input.
+// the input. Under a memory limit (TaskContext.Pool) a pass whose groups
+// fill the budget takes no new groups: their rows go to a spill file that
+// the next pass aggregates, after this pass's groups are emitted (take).
 type HashAggregateExec struct {
 	agg     aggregation
 	metrics Metrics
@@ -54,7 +61,7 @@ func (h *HashAggregateExec) Execute(ctx context.Context, tc *TaskContext) (Strea
 	if err != nil {
 		return nil, err
 	}
-	return &hashAggStream{n: h, tc: tc, in: in}, nil
+	return &hashAggStream{n: h, tc: tc, in: in, src: in, spill: spillDir{parent: tc.spillDir(), prefix: "stablerow-agg-"}}, nil
 }
 
 type hashAggState int
@@ -76,6 +83,15 @@ type hashAggStream struct {
 	result arrow.RecordBatch // emitting: the whole result, sent in slices
 	off    int64
 	err    error // the error that ended the stream, returned again
+	res    *memlimit.Reservation
+
+	// Over the memory limit the group table stops taking new groups: rows
+	// of groups it has are folded, the others go to over, the next pass's
+	// input (src). See spill.go.
+	src   Stream // this pass's input: in, then a runStream
+	over  *spillWriter
+	next  string // the overflow file of the pass just consumed, "" for none
+	spill spillDir
 }
 
 func (s *hashAggStream) Schema() *arrow.Schema { return s.n.agg.schema }
@@ -83,6 +99,7 @@ func (s *hashAggStream) Schema() *arrow.Schema { return s.n.agg.schema }
 func (s *hashAggStream) Close() error {
 	s.state = hashAggDone
 	s.releaseState()
+	s.dropSpill()
 	if s.result != nil {
 		s.result.Release()
 		s.result = nil
@@ -101,6 +118,9 @@ func (s *hashAggStream) releaseState() {
 		s.table = nil
 	}
 	s.accs = nil
+	if s.res != nil {
+		s.res.Free()
+	}
 }
 
 // Next implements Stream.
@@ -111,6 +131,7 @@ func (s *hashAggStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			if err := s.consume(ctx); err != nil {
 				s.state, s.err = hashAggDone, err // the error ends the stream
 				s.releaseState()
+				s.dropSpill()
 				return nil, err
 			}
 			s.state = hashAggEmitting
@@ -119,7 +140,17 @@ func (s *hashAggStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			n := s.result.NumRows()
 			if s.off >= n {
 				s.result.Release()
-				s.result, s.state = nil, hashAggDone
+				s.result, s.state, s.off = nil, hashAggDone, 0
+				if s.next != "" { // another pass over the rows that overflowed
+					r, err := openRunStream(s.next, s.n.agg.input.Schema(), s.tc.mem())
+					s.next = ""
+					if err != nil {
+						s.err = err
+						s.dropSpill()
+						continue
+					}
+					s.src, s.state = r, hashAggConsuming
+				}
 				continue
 			}
 			end := min(n, s.off+int64(s.tc.batchSize()))
@@ -148,9 +179,11 @@ func (s *hashAggStream) consume(ctx context.Context) error {
 	}
 	s.table = newGroupTable(s.tc.mem(), types)
 	s.accs = a.accumulators()
+	s.res = s.tc.pool().NewReservation("HashAggregateExec")
+	perGroup := groupStateBytes(types, len(s.accs))
 	var rows int64
 	for {
-		b, err := s.in.Next(ctx)
+		b, err := s.src.Next(ctx)
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -158,13 +191,29 @@ func (s *hashAggStream) consume(ctx context.Context) error {
 			return err
 		}
 		start := time.Now()
-		err = s.fold(b)
 		rows += b.NumRows()
-		b.Release()
+		err = s.take(ctx, b, perGroup)
 		s.n.metrics.since(start)
 		if err != nil {
 			return err
 		}
+	}
+	if s.src != s.in {
+		err := s.src.Close() // the overflow file of the pass before: removed
+		s.src = s.in
+		if err != nil {
+			return err
+		}
+	}
+	if s.over != nil {
+		path, err := s.over.finish()
+		s.n.metrics.Add("spill_count", 1)
+		s.n.metrics.Add("spilled_rows", s.over.rows)
+		s.over = nil
+		if err != nil {
+			return err
+		}
+		s.next = path
 	}
 	start := time.Now()
 	defer s.n.metrics.since(start)
@@ -202,4 +251,86 @@ func (s *hashAggStream) fold(b arrow.RecordBatch) error {
 		}
 	}
 	return a.update(s.accs, b, s.ids, s.groups())
+}
+
+// take folds batch b (which it releases). Under the memory limit every
+// row is folded and the reservation grows to the groups' estimated state;
+// once the pool refuses, the table is full for this pass: rows of the
+// groups it has are folded and the rest are written to the overflow file,
+// which the next pass aggregates the same way. Each pass takes at least
+// one batch's new groups, so the passes end; groups come out in order of
+// first appearance, as without a limit.
+func (s *hashAggStream) take(ctx context.Context, b arrow.RecordBatch, perGroup int64) error {
+	defer b.Release()
+	if s.over == nil {
+		if err := s.fold(b); err != nil {
+			return err
+		}
+		want := int64(s.groups()) * perGroup
+		if s.res.TryGrow(want-s.res.Size()) == nil || len(s.n.agg.groups) == 0 {
+			return nil
+		}
+		s.res.Grow(want - s.res.Size()) // held already
+		var err error
+		s.over, err = newSpillWriter(&s.spill, s.tc.mem(), s.n.agg.input.Schema())
+		return err
+	}
+	keys := s.n.agg.keyColumns(b)
+	var keep, rest []int64
+	for r := range int(b.NumRows()) {
+		if _, ok := s.table.lookup(keys, r); ok {
+			keep = append(keep, int64(r))
+		} else {
+			rest = append(rest, int64(r))
+		}
+	}
+	if len(rest) > 0 {
+		rb, err := takeBatch(ctx, s.tc.mem(), b, rest)
+		if err != nil {
+			return err
+		}
+		err = s.over.write(rb)
+		rb.Release()
+		if err != nil {
+			return err
+		}
+	}
+	if len(keep) == 0 {
+		return nil
+	}
+	kb, err := takeBatch(ctx, s.tc.mem(), b, keep)
+	if err != nil {
+		return err
+	}
+	defer kb.Release()
+	return s.fold(kb)
+}
+
+// dropSpill abandons the overflow and removes the spill directory.
+func (s *hashAggStream) dropSpill() {
+	if s.over != nil {
+		s.over.abort()
+		s.over = nil
+	}
+	if s.src != nil && s.src != s.in {
+		s.src.Close()
+	}
+	s.src, s.next = s.in, ""
+	s.spill.remove()
+}
+
+// groupStateBytes estimates one group's state: its hash table entry and
+// id, its key values (a string key at 32 bytes) and its accumulators'
+// slots (16 bytes: sums are 128-bit). DISTINCT and string_agg keep values
+// per group beyond this; the estimate is a floor, not a bound.
+func groupStateBytes(keys []arrow.DataType, accs int) int64 {
+	n := int64(48 + 16*accs)
+	for _, t := range keys {
+		if fw, ok := t.(arrow.FixedWidthDataType); ok && fw.BitWidth() >= 8 {
+			n += int64(fw.BitWidth() / 8)
+		} else {
+			n += 32
+		}
+	}
+	return n
 }

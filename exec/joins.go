@@ -1,10 +1,14 @@
 package exec
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/stablerow/stablerow/errkind"
+	"github.com/stablerow/stablerow/exec/memlimit"
 )
 
 // JoinType selects which rows a join emits. Left is the probe (streamed)
@@ -109,4 +113,44 @@ func bindResidual(e Expr, pair *arrow.Schema) (Bound, error) {
 		return nil, fmt.Errorf("%w: join condition %s is %s, not boolean", ErrSchema, e, b.Type())
 	}
 	return b, nil
+}
+
+// indexBytesPerRow is what keyIndex costs per build row: next and tail
+// (int32 each) and a share of a Go map entry (key, value, overhead).
+const indexBytesPerRow = 40
+
+// collectBuild drains the build (right) input under res: each batch is
+// reserved twice (the batch and its copy in the concatenated build side),
+// and, for a hash join, its rows' share of the key index. The build side
+// does not spill: over the limit the join fails with
+// memlimit.ErrResourceExhausted, naming the rows it had read. It closes in.
+func collectBuild(ctx context.Context, in Stream, res *memlimit.Reservation, hashed bool) ([]arrow.RecordBatch, error) {
+	var out []arrow.RecordBatch
+	var rows int64
+	fail := func(err error) ([]arrow.RecordBatch, error) {
+		in.Close()
+		for _, b := range out {
+			b.Release()
+		}
+		return nil, err
+	}
+	for {
+		b, err := in.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			return out, in.Close()
+		}
+		if err != nil {
+			return fail(err)
+		}
+		need := 2 * batchBytes(b)
+		if hashed {
+			need += indexBytesPerRow * b.NumRows()
+		}
+		if err := res.TryGrow(need); err != nil {
+			b.Release()
+			return fail(fmt.Errorf("join build side over the memory limit after %d rows (the build side does not spill; put the smaller input on the build side or raise memory_limit): %w", rows+b.NumRows(), err))
+		}
+		rows += b.NumRows()
+		out = append(out, b)
+	}
 }

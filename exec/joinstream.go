@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/arrow/scalar"
+	"github.com/stablerow/stablerow/exec/memlimit"
 )
 
 // joinCore is what HashJoinExec and NestedLoopJoinExec share: the inputs,
@@ -77,6 +78,7 @@ type joinStream struct {
 	left  Stream
 
 	build     arrow.RecordBatch
+	res       *memlimit.Reservation // the build side's memory
 	nbuild    int
 	idx       *keyIndex // nil: nested loop
 	buildNull bool      // some right key is NULL (null-aware anti join)
@@ -108,6 +110,9 @@ func (s *joinStream) Close() error {
 	if s.build != nil {
 		s.build.Release()
 		s.build = nil
+	}
+	if s.res != nil {
+		s.res.Free()
 	}
 	if s.left != nil {
 		return s.left.Close()
@@ -229,7 +234,12 @@ func (s *joinStream) doBuild(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	bs, err := Collect(ctx, in)
+	consumer := "NestedLoopJoinExec"
+	if len(s.j.rkeys) > 0 {
+		consumer = "HashJoinExec"
+	}
+	s.res = s.tc.pool().NewReservation(consumer)
+	bs, err := collectBuild(ctx, in, s.res, len(s.j.rkeys) > 0)
 	if err != nil {
 		return err
 	}
@@ -237,6 +247,7 @@ func (s *joinStream) doBuild(ctx context.Context) error {
 		for _, b := range bs {
 			b.Release()
 		}
+		s.res.Shrink(s.res.Size() / 2) // the batches are gone; their concatenation stays
 	}()
 	start := time.Now()
 	defer s.j.metrics.since(start)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/stablerow/stablerow/exec/memlimit"
 )
 
 // Node is an immutable physical plan node. All run state lives in the Stream it returns.
@@ -24,6 +25,13 @@ type TaskContext struct {
 	Mem       memory.Allocator
 	BatchSize int
 	Params    map[int]any // bound dynamic params, e.g. []uint64, []int64
+	// Pool is the statement's memory budget: operators whose state grows
+	// with their input reserve from it and spill or fail with
+	// memlimit.ErrResourceExhausted when it is spent. Nil: no limit.
+	Pool *memlimit.Pool
+	// SpillDir is where spilling operators make their temporary
+	// directories ("" for os.TempDir()).
+	SpillDir string
 
 	// probe binds the keys of one probe batch for the children of a
 	// TakeByKeyExec (IndexProbeExec, UnindexedFallbackScan), as Params

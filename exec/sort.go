@@ -13,6 +13,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/stablerow/stablerow/exec/memlimit"
 )
 
 // SortExec fully sorts its input by Keys (stable). It uses its own typed
@@ -66,70 +68,148 @@ func (s *SortExec) Execute(ctx context.Context, tc *TaskContext) (Stream, error)
 	if err != nil {
 		return nil, err
 	}
-	return &sortStream{n: s, tc: tc, in: in}, nil
+	return &sortStream{n: s, tc: tc, in: in, res: tc.pool().NewReservation("SortExec"),
+		spill: spillDir{parent: tc.spillDir(), prefix: "stablerow-sort-"}}, nil
 }
 
-// sortStream states: reading input (sorted == nil, !done) -> emitting slices of sorted.
+// sortStream is a state machine. Input batches are buffered under a
+// reservation of twice their size (the buffer and its sorted copy) plus
+// the sort's 8-byte index per row; when
+// the pool refuses, the buffer is sorted and spilled to an Arrow IPC file
+// as a run, and buffering starts again. Without runs the buffer is sorted
+// in memory; with runs, the runs and the sorted tail of the buffer are
+// merged k ways, streaming (spillmerge.go).
+//
+//	          batch: buffer it (refused: sort the buffer, spill it as a run)
+//	            ┌────┐
+//	            ▼    │
+//	start ─▶ reading ──EOF, no runs──▶ emitting (slices of the sorted buffer) ──▶ done
+//	            │                                                                  ▲
+//	            └──────EOF, runs────▶ merging (k-way merge: runs + sorted tail) ───┘
+//
+// An error or cancellation moves to done with every batch released and the
+// spill directory removed; Close does the same from any state.
 type sortStream struct {
-	n      *SortExec
-	tc     *TaskContext
-	in     Stream
-	sorted arrow.RecordBatch
+	n     *SortExec
+	tc    *TaskContext
+	in    Stream
+	state sortState
+	res   *memlimit.Reservation
+	buf   []arrow.RecordBatch // reading: buffered input
+	spill spillDir
+	runs  []string // spilled runs, in input order
+
+	sorted arrow.RecordBatch // emitting
 	off    int64
-	done   bool
+	merge  *kwayMerge // merging
+	err    error      // the error that ended the stream, returned again
 }
+
+type sortState int
+
+const (
+	sortReading sortState = iota
+	sortEmitting
+	sortMerging
+	sortDone
+)
 
 func (s *sortStream) Schema() *arrow.Schema { return s.n.Schema() }
+
 func (s *sortStream) Close() error {
+	err := s.release()
+	s.state = sortDone
+	if s.in != nil {
+		if cerr := s.in.Close(); err == nil {
+			err = cerr
+		}
+		s.in = nil
+	}
+	return err
+}
+
+// release drops every batch and run and removes the spill directory.
+func (s *sortStream) release() error {
+	for _, b := range s.buf {
+		b.Release()
+	}
+	s.buf = nil
 	if s.sorted != nil {
 		s.sorted.Release()
 		s.sorted = nil
 	}
-	s.done = true
-	if s.in != nil {
-		err := s.in.Close()
-		s.in = nil
-		return err
+	var err error
+	if s.merge != nil {
+		err = s.merge.close()
+		s.merge = nil
 	}
-	return nil
+	if rerr := s.spill.remove(); err == nil {
+		err = rerr
+	}
+	s.runs = nil
+	s.res.Free()
+	return err
+}
+
+func (s *sortStream) fail(err error) error {
+	s.state, s.err = sortDone, err
+	s.release()
+	return err
 }
 
 func (s *sortStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	if s.state != sortDone {
+		if err := ctx.Err(); err != nil {
+			return nil, s.fail(err)
+		}
 	}
-	if s.sorted == nil {
-		if s.done {
+	for {
+		switch s.state {
+		case sortReading:
+			if err := s.read(ctx); err != nil {
+				return nil, s.fail(err)
+			}
+		case sortEmitting:
+			start := time.Now()
+			n := s.sorted.NumRows()
+			if s.off >= n {
+				s.release()
+				s.state = sortDone
+				continue
+			}
+			end := min(n, s.off+int64(s.tc.batchSize()))
+			out := s.sorted.NewSlice(s.off, end)
+			s.off = end
+			return s.n.metrics.emit(out, start)
+		case sortMerging:
+			start := time.Now()
+			b, err := s.merge.next(ctx, s.tc.batchSize())
+			if errors.Is(err, io.EOF) {
+				s.state = sortDone
+				if err := s.release(); err != nil {
+					return nil, s.fail(err)
+				}
+				continue
+			}
+			if err != nil {
+				return nil, s.fail(err)
+			}
+			return s.n.metrics.emit(b, start)
+		case sortDone:
+			if s.err != nil {
+				return nil, s.err
+			}
 			return nil, io.EOF
 		}
-		if err := s.build(ctx); err != nil {
-			return nil, err
-		}
-		if s.sorted == nil {
-			s.done = true
-			return nil, io.EOF
-		}
 	}
-	start := time.Now()
-	n := s.sorted.NumRows()
-	if s.off >= n {
-		s.sorted.Release()
-		s.sorted, s.done = nil, true
-		return nil, io.EOF
-	}
-	end := min(n, s.off+int64(s.tc.batchSize()))
-	out := s.sorted.NewSlice(s.off, end)
-	s.off = end
-	return s.n.metrics.emit(out, start)
 }
 
-func (s *sortStream) build(ctx context.Context) error {
-	var bs []arrow.RecordBatch
-	defer func() {
-		for _, b := range bs {
-			b.Release()
-		}
-	}()
+// read buffers the input (spilling runs when the pool refuses), then
+// moves to emitting or merging.
+func (s *sortStream) read(ctx context.Context) error {
+	if s.in == nil {
+		return ErrClosed
+	}
 	for {
 		b, err := s.in.Next(ctx)
 		if errors.Is(err, io.EOF) {
@@ -138,25 +218,116 @@ func (s *sortStream) build(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		bs = append(bs, b)
+		if b.NumRows() == 0 {
+			b.Release()
+			continue
+		}
+		// The batch, its sorted copy and its share of the sort's index.
+		need := 2*batchBytes(b) + 8*b.NumRows()
+		if err := s.res.TryGrow(need); err != nil {
+			if len(s.buf) == 0 {
+				b.Release()
+				return fmt.Errorf("sort: %w", err) // one batch alone is over the limit
+			}
+			if err := s.spillBuffer(ctx); err != nil {
+				b.Release()
+				return err
+			}
+			if err := s.res.TryGrow(need); err != nil {
+				b.Release()
+				return fmt.Errorf("sort: %w", err)
+			}
+		}
+		s.buf = append(s.buf, b)
 	}
 	start := time.Now()
 	defer s.n.metrics.since(start)
-	if len(bs) == 0 {
+	if len(s.buf) == 0 && len(s.runs) == 0 {
+		s.state = sortDone
 		return nil
 	}
-	mem := s.tc.mem()
-	all, err := concatBatches(s.n.Schema(), mem, bs)
+	var tail arrow.RecordBatch
+	if len(s.buf) > 0 {
+		bs := s.buf
+		s.buf = nil
+		var err error
+		if tail, err = sortBatches(ctx, s.tc.mem(), s.n.Schema(), s.n.keys, bs); err != nil {
+			return err
+		}
+	}
+	if len(s.runs) == 0 {
+		s.sorted, s.off, s.state = tail, 0, sortEmitting
+		return nil
+	}
+	srcs := make([]runSource, 0, len(s.runs)+1)
+	closeAll := func() {
+		for _, r := range srcs {
+			r.close()
+		}
+	}
+	for _, p := range s.runs {
+		r, err := openFileRun(p, s.tc.mem())
+		if err != nil {
+			closeAll()
+			if tail != nil {
+				tail.Release()
+			}
+			return err
+		}
+		srcs = append(srcs, r)
+	}
+	if tail != nil {
+		srcs = append(srcs, &memRun{b: tail, chunk: int64(s.tc.batchSize())}) // last: the latest input
+	}
+	m, err := newKWayMerge(ctx, s.n.Schema(), s.n.keys, s.tc.mem(), srcs) // closes srcs on error
 	if err != nil {
 		return err
 	}
+	s.merge, s.state = m, sortMerging
+	return nil
+}
+
+// spillBuffer sorts the buffered batches, writes them as a run and gives
+// their reservation back.
+func (s *sortStream) spillBuffer(ctx context.Context) error {
+	start := time.Now()
+	defer s.n.metrics.since(start)
+	bs := s.buf
+	s.buf = nil
+	sorted, err := sortBatches(ctx, s.tc.mem(), s.n.Schema(), s.n.keys, bs)
+	if err != nil {
+		return err
+	}
+	path, size, err := writeSpill(&s.spill, s.tc.mem(), sorted, s.tc.batchSize())
+	rows := sorted.NumRows()
+	sorted.Release()
+	if err != nil {
+		return err
+	}
+	s.res.Free()
+	s.runs = append(s.runs, path)
+	s.n.metrics.Add("spill_count", 1)
+	s.n.metrics.Add("spilled_rows", rows)
+	s.n.metrics.Add("spilled_bytes", size)
+	return nil
+}
+
+// sortBatches sorts bs (which it releases) by keys, stably, into one batch.
+func sortBatches(ctx context.Context, mem memory.Allocator, schema *arrow.Schema, keys []SortKey, bs []arrow.RecordBatch) (arrow.RecordBatch, error) {
+	all, err := concatBatches(schema, mem, bs)
+	for _, b := range bs {
+		b.Release() // the concatenation is a copy: the inputs can go now
+	}
+	if err != nil {
+		return nil, err
+	}
 	defer all.Release()
 	n := int(all.NumRows())
-	cmps := make([]func(i, j int) int, len(s.n.keys))
-	for k, key := range s.n.keys {
+	cmps := make([]func(i, j int) int, len(keys))
+	for k, key := range keys {
 		c, err := comparator(all.Column(key.Column))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		col := all.Column(key.Column)
 		desc, nullsFirst := key.Descending, key.NullsFirst
@@ -194,36 +365,31 @@ func (s *sortStream) build(ctx context.Context) error {
 	for i := range idx {
 		idx[i] = int64(i)
 	}
-	slices.SortStableFunc(idx, func(a, b int64) int {
+	// Ties broken by position make pdqsort's answer the stable one, at
+	// O(n log n) rather than SortStableFunc's O(n log² n) rotations.
+	slices.SortFunc(idx, func(a, b int64) int {
 		for _, c := range cmps {
 			if r := c(int(a), int(b)); r != 0 {
 				return r
 			}
 		}
-		return 0
+		return cmp.Compare(a, b)
 	})
-	ib := array.NewInt64Builder(mem)
-	ib.AppendValues(idx, nil)
-	indices := ib.NewArray()
-	ib.Release()
+	indices := int64Array(mem, idx)
 	defer indices.Release()
 	cctx := compute.WithAllocator(ctx, mem)
 	cols := make([]arrow.Array, all.NumCols())
 	for i := range cols {
 		c, err := compute.TakeArray(cctx, all.Column(i), indices)
 		if err != nil {
-			for _, p := range cols[:i] {
-				p.Release()
-			}
-			return err
+			releaseArrays(cols)
+			return nil, err
 		}
 		cols[i] = c
 	}
-	s.sorted = array.NewRecordBatch(s.n.Schema(), cols, int64(n))
-	for _, c := range cols {
-		c.Release()
-	}
-	return nil
+	out := array.NewRecordBatch(schema, cols, int64(n))
+	releaseArrays(cols)
+	return out, nil
 }
 
 // comparator returns a typed ascending comparator of non-null values.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stablerow/stablerow/engine"
 	"github.com/stablerow/stablerow/errkind"
+	"github.com/stablerow/stablerow/exec/memlimit"
 )
 
 // codeOf is the one mapping of stablerow's failure kinds to gRPC codes:
@@ -20,6 +21,11 @@ func codeOf(err error) codes.Code {
 		return codes.Canceled
 	case errors.Is(err, context.DeadlineExceeded):
 		return codes.DeadlineExceeded
+	case errors.Is(err, memlimit.ErrResourceExhausted):
+		// Over the statement's memory limit (serve -memory-limit): the
+		// client may retry later or with a smaller query, not with other
+		// arguments, so not OutOfRange, its kind.
+		return codes.ResourceExhausted
 	}
 	switch errkind.Of(err) {
 	case errkind.Corrupt:

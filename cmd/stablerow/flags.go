@@ -6,6 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	rdebug "runtime/debug"
+
+	"github.com/stablerow/stablerow/engine"
+	"github.com/stablerow/stablerow/exec/memlimit"
 )
 
 // newFlags returns the flag set of subcommand name; synopsis is its usage
@@ -37,4 +41,32 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return usageError{fmt.Errorf("%s: %w (stablerow %s -help lists the flags)", fs.Name(), err, fs.Name())}
 	}
 	return nil
+}
+
+// memoryFlags registers -memory-limit and -spill-dir; the function it
+// returns, called after parsing, sets them in opt (a size ParseSize cannot
+// read is a usage error).
+func memoryFlags(fs *flag.FlagSet) func(opt *engine.Options) error {
+	limit := fs.String("memory-limit", "", "bound each statement's memory, e.g. 256MB or 1GB (units B, kB, MB, GB, TB): sorts spill to -spill-dir past it, hash joins and aggregations fail; SET memory_limit may lower it, not raise it (default: no limit)")
+	dir := fs.String("spill-dir", "", "directory for sort spill files (default: the system temporary directory)")
+	return func(opt *engine.Options) error {
+		n, err := memlimit.ParseSize(*limit)
+		if err != nil {
+			return usageError{fmt.Errorf("-memory-limit: %w", err)}
+		}
+		opt.MemoryLimit, opt.SpillDir = n, *dir
+		return nil
+	}
+}
+
+// softLimitGC tells Go's garbage collector about a statement memory limit
+// of n bytes (the sql command runs one statement at a time): the pool
+// bounds what operators hold, but memory they released is returned only
+// when the collector runs, and by default it lets the heap double first.
+// A soft limit of twice n keeps the process near the budget. GOMEMLIMIT,
+// when set, wins.
+func softLimitGC(n int64) {
+	if n > 0 && os.Getenv("GOMEMLIMIT") == "" {
+		rdebug.SetMemoryLimit(2 * n)
+	}
 }

@@ -43,8 +43,13 @@ func serveCmd(ctx context.Context, w io.Writer, args []string, ready func(net.Ad
 	key := fs.String("tls-key", "", "TLS private key file (PEM)")
 	files := fs.String("files", "", "the directory COPY and CREATE TABLE AS may read and write (paths resolve inside it); none: file access refused")
 	ttl := fs.Duration("result-ttl", 5*time.Minute, "close a query's result nobody fetched after this long")
+	memory := memoryFlags(fs)
 	debugFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	dbOpt := engine.Options{Create: *create}
+	if err := memory(&dbOpt); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -83,7 +88,7 @@ func serveCmd(ctx context.Context, w io.Writer, args []string, ready func(net.Ad
 	if err := server.CheckAddr(*addr, auth); err != nil {
 		return err
 	}
-	db, err := openDB(*dir, engine.Options{Create: *create}, "serve -create makes it")
+	db, err := openDB(*dir, dbOpt, "serve -create makes it")
 	if err != nil {
 		return err
 	}

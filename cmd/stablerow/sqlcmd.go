@@ -25,7 +25,8 @@ type sqlOptions struct {
 	// FILE), while the prompt and its errors stay on the terminal; nil:
 	// the prompt's writer.
 	results io.Writer
-	noTime  bool // no "time:" line after each statement (\timing off)
+	noTime  bool           // no "time:" line after each statement (\timing off)
+	db      engine.Options // -memory-limit, -spill-dir
 }
 
 func (o sqlOptions) statusTo(w io.Writer) io.Writer {
@@ -78,12 +79,17 @@ func runSQL(ctx context.Context, args []string) error {
 	var opt sqlOptions
 	fs.BoolVar(&opt.plan, "plan", false, "print the plan that ran, with metrics")
 	output := outputFlags(fs, &opt)
+	memory := memoryFlags(fs)
 	debugFlag(fs)
 	params := paramFlags{}
 	fs.Var(params, "p", "bind a parameter: -p ids=1,2,3, -p x=7 or -p ids=@FILE (repeatable)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if err := memory(&opt.db); err != nil {
+		return err
+	}
+	softLimitGC(opt.db.MemoryLimit)
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("sql: unexpected argument %q (statements go in -e or on standard input)", fs.Arg(0))}
 	}
@@ -99,7 +105,9 @@ func runSQL(ctx context.Context, args []string) error {
 }
 
 func runSQLOn(ctx context.Context, dir string, create, noIdx bool, expr string, params paramFlags, opt sqlOptions, out io.Writer) error {
-	db, err := openDB(dir, engine.Options{DisableIndexes: noIdx, Create: create}, "sql -create makes one")
+	dbOpt := opt.db
+	dbOpt.DisableIndexes, dbOpt.Create = noIdx, create
+	db, err := openDB(dir, dbOpt, "sql -create makes one")
 	if err != nil {
 		return err
 	}

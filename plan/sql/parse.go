@@ -80,6 +80,8 @@ func (l *lowerer) statement(n *pg_query.Node) (Statement, error) {
 		return l.copyStmt(x.CopyStmt)
 	case *pg_query.Node_CreateTableAsStmt:
 		return l.createTableAs(x.CreateTableAsStmt)
+	case *pg_query.Node_VariableSetStmt:
+		return l.set(x.VariableSetStmt)
 	case nil:
 		return nil, fmt.Errorf("%w: empty statement", ErrSyntax)
 	}

@@ -15,8 +15,8 @@ type Catalog interface {
 
 // Statement is one parsed and lowered SQL statement: *Query, *CreateTable,
 // *Insert, *Delete, *Update, *CreateIndex, *DropTable, *DropIndex, *Vacuum,
-// *Cluster, *Reindex, *CopyFrom, *CopyTo or *CreateTableAs (copy.go). The
-// set is closed.
+// *Cluster, *Reindex, *CopyFrom, *CopyTo, *CreateTableAs (copy.go) or *Set
+// (set.go). The set is closed.
 type Statement interface{ statement() }
 
 // Query is a SELECT (or EXPLAIN [ANALYZE] SELECT) lowered to Substrait.

@@ -1,0 +1,331 @@
+package exec
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/stablerow/stablerow/exec/memlimit"
+)
+
+// spillDir is one operator stream's temporary directory of spill files
+// (Arrow IPC streams). It is made on the first spill and removed, with
+// every file in it, by remove: on Close, on an error and on cancellation,
+// so a statement never leaves files behind.
+type spillDir struct {
+	parent string // "" is os.TempDir()
+	prefix string
+	path   string // "" until the first spill
+	files  int
+}
+
+// create makes a new spill file in the directory.
+func (d *spillDir) create() (*os.File, error) {
+	if d.path == "" {
+		p, err := os.MkdirTemp(d.parent, d.prefix)
+		if err != nil {
+			return nil, fmt.Errorf("spill: %w", err)
+		}
+		d.path = p
+	}
+	d.files++
+	f, err := os.CreateTemp(d.path, "run-*.arrows")
+	if err != nil {
+		return nil, fmt.Errorf("spill: %w", err)
+	}
+	return f, nil
+}
+
+func (d *spillDir) remove() error {
+	if d.path == "" {
+		return nil
+	}
+	err := os.RemoveAll(d.path)
+	d.path = ""
+	return err
+}
+
+// writeSpill writes b as an Arrow IPC stream of slices of at most chunk rows
+// to a new file of d and returns its path and size. The caller keeps b.
+func writeSpill(d *spillDir, mem memory.Allocator, b arrow.RecordBatch, chunk int) (string, int64, error) {
+	f, err := d.create()
+	if err != nil {
+		return "", 0, err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	w := ipc.NewWriter(bw, ipc.WithSchema(b.Schema()), ipc.WithAllocator(mem))
+	n := b.NumRows()
+	for off := int64(0); off < n && err == nil; off += int64(chunk) {
+		s := b.NewSlice(off, min(n, off+int64(chunk)))
+		err = w.Write(s)
+		s.Release()
+	}
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
+	}
+	var size int64
+	if st, serr := f.Stat(); serr == nil {
+		size = st.Size()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", 0, fmt.Errorf("spill: write %s: %w", f.Name(), err)
+	}
+	return f.Name(), size, nil
+}
+
+// runSource yields the batches of one sorted run in order.
+type runSource interface {
+	next(ctx context.Context) (arrow.RecordBatch, error) // io.EOF at the end; caller releases
+	close() error
+}
+
+// fileRun reads a run back from its spill file, one batch at a time.
+type fileRun struct {
+	f *os.File
+	r *ipc.Reader
+}
+
+func openFileRun(path string, mem memory.Allocator) (*fileRun, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("spill: %w", err)
+	}
+	r, err := ipc.NewReader(bufio.NewReaderSize(f, 1<<20), ipc.WithAllocator(mem))
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("spill: read %s: %w", path, err)
+	}
+	return &fileRun{f: f, r: r}, nil
+}
+
+func (r *fileRun) next(ctx context.Context) (arrow.RecordBatch, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if r.r.Next() {
+		b := r.r.RecordBatch()
+		b.Retain()
+		return b, nil
+	}
+	if err := r.r.Err(); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("spill: read %s: %w", r.f.Name(), err)
+	}
+	return nil, io.EOF
+}
+
+func (r *fileRun) close() error {
+	r.r.Release()
+	return r.f.Close()
+}
+
+// memRun is a sorted batch held in memory, served in slices.
+type memRun struct {
+	b     arrow.RecordBatch
+	off   int64
+	chunk int64
+}
+
+func (r *memRun) next(context.Context) (arrow.RecordBatch, error) {
+	if r.b == nil || r.off >= r.b.NumRows() {
+		return nil, io.EOF
+	}
+	end := min(r.b.NumRows(), r.off+r.chunk)
+	s := r.b.NewSlice(r.off, end)
+	r.off = end
+	return s, nil
+}
+
+func (r *memRun) close() error {
+	if r.b != nil {
+		r.b.Release()
+		r.b = nil
+	}
+	return nil
+}
+
+// batchBytes is the size of b's rows: what buffering a copy of them
+// costs. A slice counts its own rows, not its parents' buffers (a scan or
+// ValuesExec hands out slices of larger batches; counting those whole
+// would refuse memory the sort never copies).
+func batchBytes(b arrow.RecordBatch) int64 {
+	var n int64
+	for _, c := range b.Columns() {
+		n += arrayBytes(c)
+	}
+	return n
+}
+
+func arrayBytes(a arrow.Array) int64 {
+	rows := int64(a.Len())
+	validity := (rows + 7) / 8
+	switch a := a.(type) {
+	case *array.String:
+		return validity + 4*(rows+1) + span(a.ValueOffsets())
+	case *array.Binary:
+		return validity + 4*(rows+1) + span(a.ValueOffsets())
+	case *array.LargeString:
+		return validity + 8*(rows+1) + span(a.ValueOffsets())
+	case *array.Boolean:
+		return 2 * validity
+	}
+	if fw, ok := a.DataType().(arrow.FixedWidthDataType); ok && fw.BitWidth() >= 8 {
+		return validity + rows*int64(fw.BitWidth()/8)
+	}
+	return dataBytes(a.Data())
+}
+
+// span is the bytes between the first and the last of offsets.
+func span[T int32 | int64](offsets []T) int64 {
+	if len(offsets) == 0 {
+		return 0
+	}
+	return int64(offsets[len(offsets)-1] - offsets[0])
+}
+
+// dataBytes is the size of d's buffers, children and dictionary whole.
+func dataBytes(d arrow.ArrayData) int64 {
+	var n int64
+	for _, b := range d.Buffers() {
+		if b != nil {
+			n += int64(b.Len())
+		}
+	}
+	for _, c := range d.Children() {
+		n += dataBytes(c)
+	}
+	if d.DataType().ID() == arrow.DICTIONARY { // Dictionary() is a typed nil otherwise
+		n += dataBytes(d.Dictionary())
+	}
+	return n
+}
+
+func (tc *TaskContext) pool() *memlimit.Pool {
+	if tc == nil {
+		return nil
+	}
+	return tc.Pool
+}
+
+func (tc *TaskContext) spillDir() string {
+	if tc == nil {
+		return ""
+	}
+	return tc.SpillDir
+}
+
+// spillWriter writes batches to one new spill file as they come.
+type spillWriter struct {
+	f    *os.File
+	bw   *bufio.Writer
+	w    *ipc.Writer
+	rows int64
+}
+
+func newSpillWriter(d *spillDir, mem memory.Allocator, schema *arrow.Schema) (*spillWriter, error) {
+	f, err := d.create()
+	if err != nil {
+		return nil, err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	return &spillWriter{f: f, bw: bw, w: ipc.NewWriter(bw, ipc.WithSchema(schema), ipc.WithAllocator(mem))}, nil
+}
+
+func (w *spillWriter) write(b arrow.RecordBatch) error {
+	w.rows += b.NumRows()
+	if err := w.w.Write(b); err != nil {
+		return fmt.Errorf("spill: write %s: %w", w.f.Name(), err)
+	}
+	return nil
+}
+
+// finish closes the file and returns its path.
+func (w *spillWriter) finish() (string, error) {
+	err := w.w.Close()
+	if ferr := w.bw.Flush(); err == nil {
+		err = ferr
+	}
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", fmt.Errorf("spill: write %s: %w", w.f.Name(), err)
+	}
+	return w.f.Name(), nil
+}
+
+// abort closes the file without finishing it (the directory's removal
+// deletes it).
+func (w *spillWriter) abort() {
+	w.w.Close()
+	w.f.Close()
+}
+
+// runStream reads a spill file back as a Stream, removing the file when
+// closed.
+type runStream struct {
+	schema *arrow.Schema
+	run    *fileRun
+	path   string
+}
+
+func openRunStream(path string, schema *arrow.Schema, mem memory.Allocator) (*runStream, error) {
+	r, err := openFileRun(path, mem)
+	if err != nil {
+		return nil, err
+	}
+	return &runStream{schema: schema, run: r, path: path}, nil
+}
+
+func (r *runStream) Schema() *arrow.Schema { return r.schema }
+func (r *runStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	b, err := r.run.next(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Release()
+	return array.NewRecordBatch(r.schema, b.Columns(), b.NumRows()), nil
+}
+func (r *runStream) Close() error {
+	err := r.run.close()
+	if rerr := os.Remove(r.path); err == nil {
+		err = rerr
+	}
+	return err
+}
+
+// takeBatch is rows idx of b.
+func takeBatch(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch, idx []int64) (arrow.RecordBatch, error) {
+	if len(idx) == int(b.NumRows()) {
+		b.Retain()
+		return b, nil
+	}
+	ia := int64Array(mem, idx)
+	defer ia.Release()
+	cctx := compute.WithAllocator(ctx, mem)
+	cols := make([]arrow.Array, b.NumCols())
+	for i := range cols {
+		c, err := compute.TakeArray(cctx, b.Column(i), ia)
+		if err != nil {
+			releaseArrays(cols)
+			return nil, err
+		}
+		cols[i] = c
+	}
+	out := array.NewRecordBatch(b.Schema(), cols, int64(len(idx)))
+	releaseArrays(cols)
+	return out, nil
+}
