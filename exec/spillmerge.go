@@ -129,7 +129,7 @@ func (m *kwayMerge) next(ctx context.Context, n int) (arrow.RecordBatch, error) 
 			heap.Pop(&m.h)
 		}
 	}
-	return gather(ctx, m.mem, m.schema, pieces, picks)
+	return gatherPicks(ctx, m.mem, m.schema, pieces, picks)
 }
 
 func (m *kwayMerge) close() error {
@@ -147,10 +147,10 @@ func (m *kwayMerge) close() error {
 	return first
 }
 
-// gather builds the batch of picks (rows of pieces, in order). One run of
+// gatherPicks builds the batch of picks (rows of pieces, in order). One run of
 // consecutive rows of one piece is a slice; otherwise each piece's rows
 // are taken, concatenated, and put in pick order by one more take.
-func gather(ctx context.Context, mem memory.Allocator, schema *arrow.Schema, pieces []arrow.RecordBatch, picks []pick) (arrow.RecordBatch, error) {
+func gatherPicks(ctx context.Context, mem memory.Allocator, schema *arrow.Schema, pieces []arrow.RecordBatch, picks []pick) (arrow.RecordBatch, error) {
 	if len(pieces) == 1 && picks[len(picks)-1].row-picks[0].row == len(picks)-1 {
 		s := pieces[0].NewSlice(int64(picks[0].row), int64(picks[0].row+len(picks)))
 		defer s.Release()
