@@ -108,6 +108,14 @@ func (g *Gen) setOp(q *Query, s scope, ts []*Table) {
 	var types []Type
 	for i, n := 0, g.between(1, 3); i < n; i++ {
 		t := g.typ()
+		// A numeric column whose two sides may differ in scale (a product
+		// has the sum of its operands' scales) meets at a numeric of no
+		// fixed scale in PostgreSQL, which stablerow refuses (a decimal
+		// column has one scale): plan/sql/setop.go. Not drawn here;
+		// testdata/sql/setop.slt pins the refusal.
+		for t == TNumeric {
+			t = g.typ()
+		}
 		types = append(types, t)
 		q.Select = append(q.Select, g.expr(s, t, 2, false))
 	}

@@ -125,6 +125,13 @@ func (l *lowerer) setOperation(s *pg_query.SelectStmt, want []kind) (plan.Rel, [
 		switch {
 		case lk == rk:
 		case lk.numeric() && rk.numeric():
+			if (lk.id == idNumeric || rk.id == idNumeric) && setopNumeric(lk, rk).id == idNumeric {
+				// PostgreSQL's common type here is numeric without a
+				// typmod: each value prints at its own scale (-1.01 beside
+				// -2.5250). A decimal128 column has one scale, so the
+				// answer would print differently: refused, not approximated.
+				return nil, nil, fmt.Errorf("%w: %s of %s and %s (PostgreSQL's result is a numeric of no fixed scale; cast both sides to one numeric(p,s))", ErrUnsupported, what, lk, rk)
+			}
 			k = setopNumeric(lk, rk)
 		case lk.stringy() && rk.stringy():
 			k = kindString
