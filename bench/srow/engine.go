@@ -133,6 +133,8 @@ func (e *Engine) sql(q peer.Query) (string, map[string]any, error) {
 		return peer.TakeSQL(":ids", q.Kind == peer.KindTakePayload), map[string]any{"ids": q.IDs}, nil
 	case peer.KindInK:
 		return peer.InKSQL(q.Keys), nil, nil
+	case peer.KindContent:
+		return peer.ContentSQL(":ids"), map[string]any{"ids": q.IDs}, nil
 	}
 	return "", nil, peer.UnsupportedKind(e.name, q.Kind)
 }
@@ -144,8 +146,11 @@ func (e *Engine) Run(ctx context.Context, q peer.Query) (peer.Answer, error) {
 		return nil, err
 	}
 	defer res.Release()
-	if q.Kind == peer.KindInK {
+	switch q.Kind {
+	case peer.KindInK:
 		return kRows(res.Batches)
+	case peer.KindContent:
+		return contentRows(res.Batches)
 	}
 	return takeRows(res.Batches, q.Kind == peer.KindTakePayload)
 }
