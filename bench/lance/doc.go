@@ -20,8 +20,8 @@
 // no stablerow _rowaddr (peer.TakeRows.NoAddr): it runs the take+payload
 // workloads, and the content check (k and payload by id) like every engine.
 //
-//	                 request (JSON line)
-//	  Go Engine  ───────────────────────────►  node peer.cjs
-//	      ▲        ids.bin / k.bin / ...           │ takeRowIds, restore
-//	      └──────────── reply (JSON line) ◄────────┘ answer.bin
+//	               request (JSON line)
+//	Go Engine  ───────────────────────────►  node peer.cjs
+//	    ▲        ids.bin / k.bin / ...           │ takeRowIds, restore
+//	    └──────────── reply (JSON line) ◄────────┘ answer.bin
 package lance

@@ -153,3 +153,32 @@ func (m Model) CheckScan(scan *Table) ([]uint64, error) {
 	}
 	return addr, nil
 }
+
+// kInv is kMul's inverse modulo 2^64 (so also modulo 2^63): K(i)*kInv
+// gives i back.
+var kInv = func() uint64 {
+	x := uint64(kMul) // Newton's iteration: each step doubles the correct bits
+	for range 6 {
+		x *= 2 - kMul*x
+	}
+	return x
+}()
+
+// KRows is the model's answer to `SELECT k, payload FROM t WHERE k IN
+// (keys)`: each listed key of a live row once, with its payload.
+func (m Model) KRows(keys []int64) *KRows {
+	a := &KRows{}
+	seen := make(map[int64]bool, len(keys))
+	for _, k := range keys {
+		if seen[k] || k < 0 {
+			continue
+		}
+		seen[k] = true
+		i := (uint64(k) * kInv) & (1<<63 - 1)
+		if m.Live(i) && K(i) == k {
+			a.K = append(a.K, k)
+			a.Payload = append(a.Payload, Payload(i))
+		}
+	}
+	return a
+}

@@ -126,3 +126,16 @@ func TestReportRatioPerFamily(t *testing.T) {
 	require.Contains(t, b.String(), "| stablerow / best duckdb | stablerow / best lancedb |")
 	require.Contains(t, b.String(), "| 2.00 ms | 40.0 ms | 4.00 ms | 8.00 ms | 0.500 (2.0× faster) | 0.250 (4.0× faster) |")
 }
+
+// TestModelKRows: the model's IN-list answer (through K's inverse) is the
+// reference model's over the generated table, before and after the delete.
+func TestModelKRows(t *testing.T) {
+	tb := SyntheticTable(3000, 1000)
+	keys, err := Keys(tb, 3000, 500, 4)
+	require.NoError(t, err)
+	keys = append(keys, -5, K(3000), K(0), K(0))
+	require.NoError(t, ExpectK(tb, keys).Compare(Model{Generated: 3000}.KRows(keys)))
+	after, _ := ExpectDelete(tb, DeleteLimit)
+	require.NoError(t, ExpectK(after, keys).Compare(Model{Generated: 3000, Deleted: true}.KRows(keys)))
+	require.NotZero(t, ExpectK(after, keys).Len())
+}

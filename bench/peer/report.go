@@ -16,6 +16,7 @@ type Report struct {
 	Notes   []string // paragraphs printed after the tables
 	Results []*Result
 	Setup   []SetupStep // untimed preparation, printed as its own table
+	Facts   []string    // other measurements (on-disk bytes, ...), a list
 }
 
 // SetupStep is one preparation step (load, index build, delete) that the
@@ -103,6 +104,12 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		}
 	}
 	r.writeSetup(&b)
+	if len(r.Facts) > 0 {
+		b.WriteString("\nOther measurements:\n\n")
+		for _, f := range r.Facts {
+			fmt.Fprintf(&b, "- %s\n", f)
+		}
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "\n%s\n", n)
 	}

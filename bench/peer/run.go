@@ -86,6 +86,21 @@ func RunCase(ctx context.Context, c Case, engines []Engine, log io.Writer) (*Res
 			}
 		}
 	}
+	if c.Model != nil && c.Query.Kind == KindInK {
+		want := c.Model.KRows(c.Query.Keys)
+		for _, e := range engines {
+			if err := prepare(e); err != nil {
+				return nil, err
+			}
+			got, err := e.Run(ctx, c.Query)
+			if err != nil {
+				return nil, fmt.Errorf("peer: %s, %d rows, %d keys: %s: %w", c.Workload, c.Rows, c.Query.Size(), e.Name(), err)
+			}
+			if err := want.Compare(got); err != nil {
+				return nil, fmt.Errorf("peer: %s, %d rows, %d keys: %s against the model: %w", c.Workload, c.Rows, c.Query.Size(), e.Name(), err)
+			}
+		}
+	}
 	var first Answer
 	for i, e := range engines {
 		res.Engines = append(res.Engines, e.Name())

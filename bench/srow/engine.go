@@ -245,3 +245,52 @@ func (e *Engine) Recluster(ctx context.Context, key string) error {
 func (e *Engine) OptimizeIndex(ctx context.Context, name string) error {
 	return e.db.OptimizeIndex(ctx, "t", name)
 }
+
+// UpdateSame rewrites the rows with the given ids with their generated
+// content (an UPDATE that sets every column to its value: new copies in a
+// new fragment, same row ids, same content) through table.Update.
+func (e *Engine) UpdateSame(ctx context.Context, ids []uint64) (uint64, error) {
+	t, err := e.db.Table(ctx, "t")
+	if err != nil {
+		return 0, err
+	}
+	schema := arrow.NewSchema(append([]arrow.Field{{Name: table.RowID, Type: arrow.PrimitiveTypes.Uint64}}, peer.UserSchema.Fields()...), nil)
+	var batches []arrow.RecordBatch
+	defer func() {
+		for _, b := range batches {
+			b.Release()
+		}
+	}()
+	for lo := 0; lo < len(ids); lo += genBatchRows {
+		part := ids[lo:min(len(ids), lo+genBatchRows)]
+		rb := array.NewUint64Builder(e.mem)
+		kb := array.NewInt64Builder(e.mem)
+		pb := array.NewFloat64Builder(e.mem)
+		for _, id := range part {
+			rb.Append(id)
+			kb.Append(peer.K(id))
+			pb.Append(peer.Payload(id))
+		}
+		r, k, p := rb.NewArray(), kb.NewArray(), pb.NewArray()
+		rb.Release()
+		kb.Release()
+		pb.Release()
+		batches = append(batches, array.NewRecordBatch(schema, []arrow.Array{r, k, p}, int64(len(part))))
+		r.Release()
+		k.Release()
+		p.Release()
+	}
+	_, n, err := t.UpdateBatches(ctx, batches, e.mem)
+	return n, err
+}
+
+// Compact merges t's small or deletion-heavy fragments (table.Compact), the
+// index remap deferred to OptimizeIndex as after Recluster.
+func (e *Engine) Compact(ctx context.Context) error {
+	t, err := e.db.Table(ctx, "t")
+	if err != nil {
+		return err
+	}
+	_, err = t.Compact(ctx, table.CompactOptions{DeferIndexRemap: true, Mem: e.mem})
+	return err
+}

@@ -45,6 +45,10 @@ type config struct {
 	plot      string
 	quick     bool
 	recluster bool
+	lance     string // bench/lance directory ("" : no LanceDB)
+	// duckThreshold is the tuned DuckDB variant's dynamic_or_filter_threshold
+	// and index_scan_max_count.
+	duckThreshold int
 }
 
 const bigIDs = 1_000_000
@@ -80,6 +84,8 @@ func parseFlags(args []string) (*config, error) {
 	fs.StringVar(&c.out, "out", "", "also write the markdown report to this file")
 	fs.StringVar(&c.plot, "plot", "", "write the latency plot (PNG) to this file")
 	fs.BoolVar(&c.recluster, "recluster", true, "also measure the takes after a recluster by k (remap deferred) and after OptimizeIndex")
+	fs.StringVar(&c.lance, "lance", "lance", "directory of the LanceDB peer (bench/lance, after `npm ci` there); \"\" leaves LanceDB out")
+	fs.IntVar(&c.duckThreshold, "duck-threshold", 1000, "the tuned DuckDB variant's dynamic_or_filter_threshold and index_scan_max_count (DuckDB's defaults: 50 and 2048)")
 	fs.BoolVar(&c.quick, "quick", false, "a ~1 minute run: 1M rows, 3 runs (1 for 1M ids), a 10-key IN-list")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -132,14 +138,15 @@ func run(ctx context.Context, c *config, stdout io.Writer) error {
 		defer os.RemoveAll(d)
 		dir = d
 	}
-	rep := &peer.Report{Title: "stablerow vs DuckDB (issue 7)"}
+	rep := &peer.Report{Title: "stablerow vs DuckDB and LanceDB"}
 	for _, n := range c.rows {
-		res, setup, err := benchSize(ctx, c, filepath.Join(dir, fmt.Sprintf("rows%d", n)), n)
+		s, err := benchSize(ctx, c, filepath.Join(dir, fmt.Sprintf("rows%d", n)), n)
 		if err != nil {
 			return err
 		}
-		rep.Results = append(rep.Results, res...)
-		rep.Setup = append(rep.Setup, setup...)
+		rep.Results = append(rep.Results, s.results...)
+		rep.Setup = append(rep.Setup, s.setup...)
+		rep.Facts = append(rep.Facts, s.facts...)
 	}
 	rep.Setting = setting(c, time.Since(start), load0, loadAvg())
 	rep.Notes = notesOf(c)
@@ -163,7 +170,7 @@ func run(ctx context.Context, c *config, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if err := peer.WritePlot(f, rep.Results, "take"); err != nil {
+		if err := peer.WritePlot(f, rep.Results, "take+payload"); err != nil {
 			f.Close()
 			return err
 		}

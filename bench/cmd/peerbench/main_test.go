@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/stablerow/stablerow/bench/lance"
 )
 
 func TestParseFlags(t *testing.T) {
@@ -31,8 +33,13 @@ func TestParseFlags(t *testing.T) {
 func TestSmallRun(t *testing.T) {
 	dir := t.TempDir()
 	out, plot := filepath.Join(dir, "r.md"), filepath.Join(dir, "p.png")
+	lanceDir := "../../lance"
+	if err := lance.Available(lanceDir); err != nil {
+		t.Logf("without LanceDB: %v", err)
+		lanceDir = ""
+	}
 	c, err := parseFlags([]string{"-rows", "3000", "-ids", "10,500", "-keys", "5", "-runs", "1",
-		"-dir", filepath.Join(dir, "db"), "-out", out, "-plot", plot})
+		"-dir", filepath.Join(dir, "db"), "-out", out, "-plot", plot, "-lance", lanceDir})
 	require.NoError(t, err)
 	var stdout strings.Builder
 	require.NoError(t, run(context.Background(), c, &stdout))
@@ -40,8 +47,13 @@ func TestSmallRun(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, stdout.String(), string(md), "stdout and -out hold the same report")
 	for _, w := range []string{"| take | 3K | 500 |", "| take+payload | 3K | 10 |", "| k IN-list | 3K | 5 |", "| take after delete | 3K | 500 |",
-		"| take after recluster | 3K | 500 |", "| take after optimize | 3K | 10 |", "TakeByKeyExec"} {
+		"| take after recluster | 3K | 500 |", "| take after optimize | 3K | 10 |", "TakeByKeyExec",
+		"| take+payload after update + compaction | 3K | 500 |", "| duckdb+ART+tuned |"} {
 		require.True(t, strings.Contains(string(md), w), "report lacks %q", w)
+	}
+	if lanceDir != "" {
+		require.Contains(t, string(md), "| take+payload cold (first after open) | 3K | 500 |")
+		require.Contains(t, string(md), "| lancedb | takeRowIds(500 ids)")
 	}
 	st, err := os.Stat(plot)
 	require.NoError(t, err)
