@@ -1,6 +1,7 @@
 package peer
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -33,4 +34,14 @@ func TestSegmentsBreakAtGaps(t *testing.T) {
 	gap := plotter.XYs{{X: 10, Y: 1}, {X: 100, Y: 2}, {X: 1000000, Y: 4}}
 	require.Equal(t, []plotter.XYs{gap[:2]}, segments(gap, sizes))
 	require.Empty(t, segments(plotter.XYs{{X: 10, Y: 1}, {X: 10000, Y: 3}}, sizes))
+}
+
+// TestWriteSummary: one row per claim at the chosen size, each peer's best
+// variant named with its figure and the ratio.
+func TestWriteSummary(t *testing.T) {
+	rep := &Report{Results: sampleResults()}
+	var b strings.Builder
+	require.NoError(t, rep.WriteSummary(&b, 1_000_000, []int{10000}, "`cmd`", "m"))
+	require.Contains(t, b.String(), "| take | 1M | 10K | 3.00 ms | 30.0 ms (duckdb) | 0.100 (10.0× faster) | `cmd` | m |")
+	require.NotContains(t, b.String(), "| take | 1M | 100 |")
 }
