@@ -30,11 +30,16 @@ test-s3:
 test-short:
 	$(GO) test -short -count=1 $(PKGS)
 
-# Library benchmarks, then stablerow and DuckDB side by side on the same
-# data (bench/: differential check first, medians, ratios, a PNG plot).
+# Library benchmarks, then stablerow, DuckDB and LanceDB side by side on the
+# same data (bench/: checked against the generator model first, medians,
+# ratios, a PNG plot). LanceDB runs under Node: npm ci installs
+# @lancedb/lancedb 0.31.0 into bench/lance (PEERBENCH_ARGS='-lance ""'
+# leaves it out).
+PEERBENCH_ARGS ?=
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3x -timeout 30m $(PKGS) | tee bench.out
-	cd bench && $(GO) run ./cmd/peerbench -rows 1000000,10000000 -out ../bench-report.md -plot ../docs/bench.png
+	cd bench/lance && npm ci --no-audit --no-fund
+	cd bench && $(GO) run ./cmd/peerbench -rows 1000000,10000000 -out ../bench-report.md -plot ../docs/bench.png -summary ../bench-summary.md $(PEERBENCH_ARGS)
 
 # Every fuzz target, FUZZTIME each.
 fuzz:

@@ -48,9 +48,9 @@ type config struct {
 	// lanceMaxIDsRewritten caps the id lists LanceDB runs after update +
 	// compaction (its takes there cost ~0.2 s per query per 1M rows).
 	lanceMaxIDsRewritten int
-	quick     bool
-	recluster bool
-	lance     string // bench/lance directory ("" : no LanceDB)
+	quick                bool
+	recluster            bool
+	lance                string // bench/lance directory ("" : no LanceDB)
 	// duckThreshold is the tuned DuckDB variant's dynamic_or_filter_threshold
 	// and index_scan_max_count.
 	duckThreshold int
