@@ -88,7 +88,7 @@ func parseFlags(args []string) (*config, error) {
 	fs.StringVar(&c.dir, "dir", "", "directory for the stablerow tables (default: a temporary one, removed)")
 	fs.StringVar(&c.out, "out", "", "also write the markdown report to this file")
 	fs.IntVar(&c.lanceMaxIDsRewritten, "lance-max-ids-rewritten", 10000, "longest id list LanceDB runs after update + compaction (longer lists run without it)")
-	fs.StringVar(&c.summary, "summary", "", "also write the claims table (largest table size; 10K and 1M lists) to this file")
+	fs.StringVar(&c.summary, "summary", "", "also write the claims table (largest table size; 100, 10K and 1M lists) to this file")
 	fs.StringVar(&c.plot, "plot", "", "write the latency plot (PNG) to this file")
 	fs.BoolVar(&c.recluster, "recluster", true, "also measure the takes after a recluster by k (remap deferred) and after OptimizeIndex")
 	fs.StringVar(&c.lance, "lance", "lance", "directory of the LanceDB peer (bench/lance, after `npm ci` there); \"\" leaves LanceDB out")
@@ -172,7 +172,7 @@ func run(ctx context.Context, c *config, stdout io.Writer) error {
 	if c.summary != "" {
 		var sb strings.Builder
 		cmd := "`cd bench && go run ./cmd/peerbench " + strings.Join(os.Args[1:], " ") + "`"
-		if err := rep.WriteSummary(&sb, slices.Max(c.rows), []int{10000, 1000000}, cmd, machine()); err != nil {
+		if err := rep.WriteSummary(&sb, slices.Max(c.rows), []int{100, 10000, 1000000}, cmd, machine()); err != nil {
 			return err
 		}
 		if err := os.WriteFile(c.summary, []byte(sb.String()), 0o644); err != nil {
