@@ -21,7 +21,7 @@ import (
 const (
 	plotWidth   = 8 * vg.Inch
 	plotHeight  = 5 * vg.Inch
-	legendWidth = 2.4 * vg.Inch
+	legendWidth = 3.3 * vg.Inch
 )
 
 // series is one engine at one table size: its measured points only.

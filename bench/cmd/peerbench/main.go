@@ -45,6 +45,7 @@ type config struct {
 	out       string
 	plot      string
 	summary   string
+	plotFrom  string
 	// lanceMaxIDsRewritten caps the id lists LanceDB runs after update +
 	// compaction (its takes there cost ~0.2 s per query per 1M rows).
 	lanceMaxIDsRewritten int
@@ -88,6 +89,7 @@ func parseFlags(args []string) (*config, error) {
 	fs.StringVar(&c.dir, "dir", "", "directory for the stablerow tables (default: a temporary one, removed)")
 	fs.StringVar(&c.out, "out", "", "also write the markdown report to this file")
 	fs.IntVar(&c.lanceMaxIDsRewritten, "lance-max-ids-rewritten", 10000, "longest id list LanceDB runs after update + compaction (longer lists run without it)")
+	fs.StringVar(&c.plotFrom, "plot-from", "", "only draw -plot from this file, the stderr log of an earlier run (its per-case medians)")
 	fs.StringVar(&c.summary, "summary", "", "also write the claims table (largest table size; 100, 10K and 1M lists) to this file")
 	fs.StringVar(&c.plot, "plot", "", "write the latency plot (PNG) to this file")
 	fs.BoolVar(&c.recluster, "recluster", true, "also measure the takes after a recluster by k (remap deferred) and after OptimizeIndex")
@@ -122,6 +124,13 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "peerbench:", err)
 		os.Exit(2)
+	}
+	if c.plotFrom != "" {
+		if err := replot(c); err != nil {
+			fmt.Fprintln(os.Stderr, "peerbench:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if err := run(context.Background(), c, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "peerbench: FAILED:", err)
@@ -196,4 +205,36 @@ func run(ctx context.Context, c *config, stdout io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// replot draws c.plot from the log c.plotFrom.
+func replot(c *config) error {
+	f, err := os.Open(c.plotFrom)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	res, err := resultsFromLog(f)
+	if err != nil {
+		return err
+	}
+	if c.plot == "" {
+		return errors.New("-plot-from needs -plot")
+	}
+	return writePlot(c.plot, res)
+}
+
+func writePlot(path string, results []*peer.Result) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := peer.WritePlot(f, results, "take+payload"); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

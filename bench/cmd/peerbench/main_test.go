@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -58,4 +59,20 @@ func TestSmallRun(t *testing.T) {
 	st, err := os.Stat(plot)
 	require.NoError(t, err)
 	require.Greater(t, st.Size(), int64(1000))
+}
+
+// TestResultsFromLog: the progress lines of a run give back each case's
+// medians (the plot can be redrawn from a run's log).
+func TestResultsFromLog(t *testing.T) {
+	log := "09:37:45 1M rows: lancedb on-disk bytes after load: 15669608 (15.7 MB)\n" +
+		"take+payload           rows=1000000   n=10000    stablerow=13.6 ms duckdb=45.6 ms lancedb=1672 ms\n" +
+		"take+payload after update + compaction rows=1000000   n=10       stablerow=1.76 ms duckdb+ART=4.11 ms\n"
+	res, err := resultsFromLog(strings.NewReader(log))
+	require.NoError(t, err)
+	require.Len(t, res, 2)
+	require.Equal(t, "take+payload", res[0].Workload)
+	require.Equal(t, 10000, res[0].Query.Size())
+	require.Equal(t, []string{"stablerow", "duckdb", "lancedb"}, res[0].Engines)
+	require.Equal(t, 1672*time.Millisecond, res[0].Median(2))
+	require.Equal(t, "take+payload after update + compaction", res[1].Workload)
 }
