@@ -21,6 +21,7 @@ test:
 	$(GO) test -race -short -count=1 -timeout 15m $(PKGS)
 	cd table/store/s3store/s3test && $(GO) test -race -short -count=1 -timeout 10m ./...
 	cd server/adbctest && $(GO) test -race -short -count=1 -timeout 10m ./...
+	cd bench/lance && npm ci --no-audit --no-fund --loglevel=error
 	cd bench && $(GO) test -short -count=1 -timeout 10m ./...
 	@if scripts/versitygw-test.sh -check; then S3_ROUNDS=1 scripts/versitygw-test.sh; \
 	  else echo "make test: the tests against a real S3 server skipped: versitygw is not installed (make test-s3 installs it)"; fi
@@ -37,11 +38,16 @@ test-s3:
 test-short:
 	$(GO) test -short -count=1 $(PKGS)
 
-# Library benchmarks, then stablerow and DuckDB side by side on the same
-# data (bench/: differential check first, medians, ratios, a PNG plot).
+# Library benchmarks, then stablerow, DuckDB and LanceDB side by side on the
+# same data (bench/: checked against the generator model first, medians,
+# ratios, a PNG plot). LanceDB runs under Node: npm ci installs
+# @lancedb/lancedb 0.31.0 into bench/lance (PEERBENCH_ARGS='-lance ""'
+# leaves it out).
+PEERBENCH_ARGS ?=
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3x -timeout 30m $(PKGS) | tee bench.out
-	cd bench && $(GO) run ./cmd/peerbench -rows 1000000,10000000 -out ../bench-report.md -plot ../docs/bench.png
+	cd bench/lance && npm ci --no-audit --no-fund
+	cd bench && $(GO) run ./cmd/peerbench -rows 1000000,10000000 -out ../bench-report.md -plot ../docs/bench.png -summary ../bench-summary.md $(PEERBENCH_ARGS)
 	cd bench && $(GO) run ./cmd/flightbench -rows 1000000,10000000 -ids 10000,1000000 -clients 1,4,16 | tee ../flightbench.out
 
 # Take by row id at scale (issue 17): tables of SCALE_ROWS rows on local

@@ -31,14 +31,73 @@ func (d *DB) IndexRowID() error {
 	return err
 }
 
-// Engine runs peer queries against d's table t.
-type Engine struct {
-	db   *DB
-	name string
-	ord  []int64 // 1..n, grown on demand: the ord column of ids_v
+// IndexK builds an ART index on t.k (not unique: DuckDB's ART answers
+// an IN-list on k by index lookups when the optimizer expects few rows).
+func (d *DB) IndexK() error {
+	_, err := d.Exec("CREATE INDEX t_k ON t(k)")
+	return err
 }
 
-var _ peer.Engine = (*Engine)(nil)
+// Setting is a DuckDB session setting, `SET name = value`.
+type Setting struct{ Name, Value string }
+
+// Defaults are DuckDB 1.5's defaults of the settings Tuned changes, set
+// explicitly so that a default variant sharing a database with a tuned one
+// runs as DuckDB ships.
+var Defaults = []Setting{
+	{"dynamic_or_filter_threshold", "50"},
+	{"index_scan_max_count", "2048"},
+	{"index_scan_percentage", "0.001"},
+}
+
+// Tuned raises the limits below which DuckDB probes an ART index instead
+// of scanning: the join's build side becomes an IN filter on the probe side
+// (and so an index lookup) for up to ids ids instead of 50, and an index
+// scan may return up to ids rows and any fraction of the table.
+func Tuned(ids int) []Setting {
+	n := fmt.Sprint(ids)
+	return []Setting{
+		{"dynamic_or_filter_threshold", n},
+		{"index_scan_max_count", n},
+		{"index_scan_percentage", "1.0"},
+	}
+}
+
+// Engine runs peer queries against d's table t.
+type Engine struct {
+	db       *DB
+	name     string
+	settings []Setting // applied by Prepare before every run
+	ord      []int64   // 1..n, grown on demand: the ord column of ids_v
+}
+
+// WithSettings returns e applying settings before every run (Prepare), so
+// variants with different settings can share one database.
+func (e *Engine) WithSettings(s []Setting) *Engine {
+	e.settings = s
+	return e
+}
+
+// Settings are the settings e applies.
+func (e *Engine) Settings() []Setting { return e.settings }
+
+// Prepare implements peer.Preparer.
+func (e *Engine) Prepare(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for _, s := range e.settings {
+		if _, err := e.db.Exec("SET " + s.Name + " = " + s.Value); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var (
+	_ peer.Engine   = (*Engine)(nil)
+	_ peer.Preparer = (*Engine)(nil)
+)
 
 // Engine returns a peer.Engine over d labelled name.
 func (d *DB) Engine(name string) *Engine { return &Engine{db: d, name: name} }
@@ -48,10 +107,13 @@ func (e *Engine) Name() string { return e.name }
 
 // takeSQL joins the appended id table; see the package doc for why this and
 // not UNNEST of a list parameter.
-func takeSQL(payload bool) string {
+func takeSQL(kind peer.Kind) string {
 	cols := "v.ord, t._rowaddr"
-	if payload {
+	switch kind {
+	case peer.KindTakePayload:
 		cols += ", t.payload"
+	case peer.KindContent:
+		cols = "v.ord, t.k, t.payload"
 	}
 	return "SELECT " + cols + " FROM ids_v AS v LEFT JOIN t ON t._rowid = v.rowid ORDER BY v.ord"
 }
@@ -59,7 +121,7 @@ func takeSQL(payload bool) string {
 // sql prepares q's inputs (the id table of a take) and returns its text.
 func (e *Engine) sql(q peer.Query) (string, error) {
 	switch q.Kind {
-	case peer.KindTake, peer.KindTakePayload:
+	case peer.KindTake, peer.KindTakePayload, peer.KindContent:
 		if _, err := e.db.Exec("CREATE OR REPLACE TABLE ids_v(rowid UBIGINT, ord BIGINT)"); err != nil {
 			return "", err
 		}
@@ -69,7 +131,7 @@ func (e *Engine) sql(q peer.Query) (string, error) {
 		if err := e.db.appendColumns("ids_v", q.IDs, e.ord[:len(q.IDs)]); err != nil {
 			return "", err
 		}
-		return takeSQL(q.Kind == peer.KindTakePayload), nil
+		return takeSQL(q.Kind), nil
 	case peer.KindInK:
 		return peer.InKSQL(q.Keys), nil
 	}
@@ -97,6 +159,12 @@ func (e *Engine) Run(ctx context.Context, q peer.Query) (peer.Answer, error) {
 			return nil, err
 		}
 		return &peer.KRows{K: cols[0].i64(), Payload: cols[1].f64()}, nil
+	case peer.KindContent:
+		cols, err := readColumns(res, []mapping.Type{mapping.TypeBigInt, mapping.TypeBigInt, mapping.TypeDouble})
+		if err != nil {
+			return nil, err
+		}
+		return &peer.ContentRows{Ord: cols[0].i64(), K: cols[1].i64(), Payload: cols[2].f64(), Valid: cols[1].valid}, nil
 	default:
 		want := []mapping.Type{mapping.TypeBigInt, mapping.TypeUBigInt}
 		if q.Kind == peer.KindTakePayload {

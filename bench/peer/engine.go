@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Kind is the shape of a benchmark query.
@@ -19,6 +20,9 @@ const (
 	KindTakePayload
 	// KindInK is `SELECT k, payload FROM t WHERE k IN (<keys>)`.
 	KindInK
+	// KindContent is the content check of a take (ContentSQL): per id, in
+	// request order, the row's k and payload. Never timed.
+	KindContent
 )
 
 func (k Kind) String() string {
@@ -29,6 +33,8 @@ func (k Kind) String() string {
 		return "take+payload"
 	case KindInK:
 		return "k IN-list"
+	case KindContent:
+		return "take content check"
 	}
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -37,7 +43,7 @@ func (k Kind) String() string {
 // their own SQL (the SQL functions below are the canonical texts).
 type Query struct {
 	Kind Kind
-	IDs  []uint64 // KindTake, KindTakePayload
+	IDs  []uint64 // KindTake, KindTakePayload, KindContent
 	Keys []int64  // KindInK
 }
 
@@ -61,6 +67,30 @@ type Engine interface {
 	Explain(ctx context.Context, q Query) (string, error)
 	// Delete runs `DELETE FROM t WHERE <pred>` and returns the rows deleted.
 	Delete(ctx context.Context, pred string) (int64, error)
+}
+
+// Preparer is an Engine that must be put in a state before each run (a
+// session setting shared with another engine on the same database). RunCase
+// calls Prepare before every run of that engine, outside the timing.
+type Preparer interface {
+	Prepare(ctx context.Context) error
+}
+
+// SelfTimer is an Engine that times its own runs because it lives in
+// another process (LanceDB under Node): the time is measured there, from
+// handing the engine its id list to holding the answer in the request's
+// shape, so the pipe between the processes is not counted. RunCase uses it
+// for the timed runs.
+type SelfTimer interface {
+	RunTimed(ctx context.Context, q Query) (time.Duration, error)
+}
+
+// Family is the peer an engine name belongs to: the name up to its first
+// '+' ("duckdb+ART+tuned" is a "duckdb"). Ratios compare stablerow with the
+// best variant of each family.
+func Family(name string) string {
+	f, _, _ := strings.Cut(name, "+")
+	return f
 }
 
 // TakeSQL is the seed take over list parameter param (":ids" for stablerow),

@@ -16,6 +16,7 @@ type Report struct {
 	Notes   []string // paragraphs printed after the tables
 	Results []*Result
 	Setup   []SetupStep // untimed preparation, printed as its own table
+	Facts   []string    // other measurements (on-disk bytes, ...), a list
 }
 
 // SetupStep is one preparation step (load, index build, delete) that the
@@ -53,18 +54,26 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		b.WriteString("\n")
 	}
 	names := r.engines()
+	// One ratio column per peer family: stablerow over that peer's best
+	// variant in the row (its best configuration).
+	var families []string
+	for _, n := range names[1:] {
+		if f := Family(n); f != Family(names[0]) && !slices.Contains(families, f) {
+			families = append(families, f)
+		}
+	}
 	b.WriteString("| workload | rows | list | result rows (hits) |")
 	for _, n := range names {
 		fmt.Fprintf(&b, " %s |", n)
 	}
-	if len(names) > 1 {
-		fmt.Fprintf(&b, " %s / best other |", names[0])
+	for _, f := range families {
+		fmt.Fprintf(&b, " %s / best %s |", names[0], f)
 	}
 	b.WriteString("\n| --- | ---: | ---: | ---: |")
 	for range names {
 		b.WriteString(" ---: |")
 	}
-	if len(names) > 1 {
+	for range families {
 		b.WriteString(" --- |")
 	}
 	b.WriteString("\n")
@@ -74,23 +83,15 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			hits = fmt.Sprintf("%d (%d)", res.Len, res.Hits)
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |", res.Workload, count(res.Rows), count(res.Query.Size()), hits)
-		var subject, best time.Duration
-		for ni, n := range names {
-			i := slices.Index(res.Engines, n)
-			if i < 0 {
+		for _, n := range names {
+			if i := slices.Index(res.Engines, n); i >= 0 {
+				fmt.Fprintf(&b, " %s |", fmtDur(res.Median(i)))
+			} else {
 				b.WriteString(" — |")
-				continue
-			}
-			m := res.Median(i)
-			fmt.Fprintf(&b, " %s |", fmtDur(m))
-			if ni == 0 {
-				subject = m
-			} else if best == 0 || m < best {
-				best = m
 			}
 		}
-		if len(names) > 1 {
-			fmt.Fprintf(&b, " %s |", ratio(subject, best))
+		for _, f := range families {
+			fmt.Fprintf(&b, " %s |", ratio(res.Best(names[0]), res.Best(f)))
 		}
 		b.WriteString("\n")
 	}
@@ -103,6 +104,12 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		}
 	}
 	r.writeSetup(&b)
+	if len(r.Facts) > 0 {
+		b.WriteString("\nOther measurements:\n\n")
+		for _, f := range r.Facts {
+			fmt.Fprintf(&b, "- %s\n", f)
+		}
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "\n%s\n", n)
 	}
@@ -149,6 +156,21 @@ func (r *Report) writeSetup(b *strings.Builder) {
 		}
 		b.WriteString("\n")
 	}
+}
+
+// Best is the lowest median of the engines of family f in the result (0
+// when none ran).
+func (r *Result) Best(f string) time.Duration {
+	var best time.Duration
+	for i, n := range r.Engines {
+		if Family(n) != f {
+			continue
+		}
+		if m := r.Median(i); best == 0 || m < best {
+			best = m
+		}
+	}
+	return best
 }
 
 // ratio prints subject/other, and how many times faster the subject is.

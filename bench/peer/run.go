@@ -16,6 +16,10 @@ type Case struct {
 	Rows     int    // rows generated into t (before any delete)
 	Query    Query
 	Runs     int // timed runs per engine (after the checked run)
+	// Model, when set, is the independent oracle: before anything is
+	// timed, every engine answers the content check (KindContent) of a
+	// take's ids and must match Model.Content exactly.
+	Model *Model
 }
 
 // Result is a measured Case.
@@ -58,9 +62,51 @@ func RunCase(ctx context.Context, c Case, engines []Engine, log io.Writer) (*Res
 		return nil, fmt.Errorf("peer: %d engines, %d runs: %w", len(engines), c.Runs, ErrInvalidArgument)
 	}
 	res := &Result{Case: c, Times: make([][]time.Duration, len(engines)), Plans: make([]string, len(engines))}
+	prepare := func(e Engine) error {
+		if p, ok := e.(Preparer); ok {
+			if err := p.Prepare(ctx); err != nil {
+				return fmt.Errorf("peer: prepare %s: %w", e.Name(), err)
+			}
+		}
+		return nil
+	}
+	if c.Model != nil && c.Query.Kind != KindInK {
+		cq := Query{Kind: KindContent, IDs: c.Query.IDs}
+		want := c.Model.Content(c.Query.IDs)
+		for _, e := range engines {
+			if err := prepare(e); err != nil {
+				return nil, err
+			}
+			got, err := e.Run(ctx, cq)
+			if err != nil {
+				return nil, fmt.Errorf("peer: %s, %d rows, %d ids: %s content check: %w", c.Workload, c.Rows, c.Query.Size(), e.Name(), err)
+			}
+			if err := want.Compare(got); err != nil {
+				return nil, fmt.Errorf("peer: %s, %d rows, %d ids: %s against the model: %w", c.Workload, c.Rows, c.Query.Size(), e.Name(), err)
+			}
+		}
+	}
+	if c.Model != nil && c.Query.Kind == KindInK {
+		want := c.Model.KRows(c.Query.Keys)
+		for _, e := range engines {
+			if err := prepare(e); err != nil {
+				return nil, err
+			}
+			got, err := e.Run(ctx, c.Query)
+			if err != nil {
+				return nil, fmt.Errorf("peer: %s, %d rows, %d keys: %s: %w", c.Workload, c.Rows, c.Query.Size(), e.Name(), err)
+			}
+			if err := want.Compare(got); err != nil {
+				return nil, fmt.Errorf("peer: %s, %d rows, %d keys: %s against the model: %w", c.Workload, c.Rows, c.Query.Size(), e.Name(), err)
+			}
+		}
+	}
 	var first Answer
 	for i, e := range engines {
 		res.Engines = append(res.Engines, e.Name())
+		if err := prepare(e); err != nil {
+			return nil, err
+		}
 		a, err := e.Run(ctx, c.Query)
 		if err != nil {
 			return nil, fmt.Errorf("peer: %s, %d rows, %d: %s: %w", c.Workload, c.Rows, c.Query.Size(), e.Name(), err)
@@ -81,6 +127,9 @@ func RunCase(ctx context.Context, c Case, engines []Engine, log io.Writer) (*Res
 	}
 	first = nil // a 1M-row answer need not live through the timed runs
 	for i, e := range engines {
+		if err := prepare(e); err != nil {
+			return nil, err
+		}
 		p, err := e.Explain(ctx, c.Query)
 		if err != nil {
 			return nil, fmt.Errorf("peer: explain %s on %s: %w", c.Workload, e.Name(), err)
@@ -90,6 +139,17 @@ func RunCase(ctx context.Context, c Case, engines []Engine, log io.Writer) (*Res
 	for r := range c.Runs {
 		for j := range engines {
 			i := (r + j) % len(engines)
+			if err := prepare(engines[i]); err != nil {
+				return nil, err
+			}
+			if st, ok := engines[i].(SelfTimer); ok {
+				d, err := st.RunTimed(ctx, c.Query)
+				if err != nil {
+					return nil, fmt.Errorf("peer: %s run %d on %s: %w", c.Workload, r, engines[i].Name(), err)
+				}
+				res.Times[i] = append(res.Times[i], d)
+				continue
+			}
 			runtime.GC()
 			start := time.Now()
 			if _, err := engines[i].Run(ctx, c.Query); err != nil {

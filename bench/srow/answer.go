@@ -50,6 +50,33 @@ func takeRows(batches []arrow.RecordBatch, payload bool) (*peer.TakeRows, error)
 	return a, nil
 }
 
+// contentRows reads (ord, k, payload) batches.
+func contentRows(batches []arrow.RecordBatch) (*peer.ContentRows, error) {
+	n := numRows(batches)
+	a := &peer.ContentRows{Ord: make([]int64, 0, n), K: make([]int64, 0, n), Payload: make([]float64, 0, n), Valid: make([]bool, 0, n)}
+	for _, b := range batches {
+		if b.NumCols() != 3 {
+			return nil, fmt.Errorf("%w: content check returned %s", ErrUnexpectedSchema, b.Schema())
+		}
+		ord, ok1 := b.Column(0).(*array.Int64)
+		k, ok2 := b.Column(1).(*array.Int64)
+		p, ok3 := b.Column(2).(*array.Float64)
+		if !ok1 || !ok2 || !ok3 || ord.NullN() > 0 {
+			return nil, fmt.Errorf("%w: content check returned %s", ErrUnexpectedSchema, b.Schema())
+		}
+		for i := range k.Len() {
+			if k.IsValid(i) != p.IsValid(i) {
+				return nil, fmt.Errorf("%w: content check row %d: k and payload disagree on NULL", ErrUnexpectedSchema, len(a.Ord)+i)
+			}
+		}
+		a.Ord = append(a.Ord, ord.Int64Values()...)
+		a.K = append(a.K, k.Int64Values()...)
+		a.Payload = append(a.Payload, p.Float64Values()...)
+		a.Valid = appendValid(a.Valid, k)
+	}
+	return a, nil
+}
+
 // kRows reads (k, payload) batches.
 func kRows(batches []arrow.RecordBatch) (*peer.KRows, error) {
 	n := numRows(batches)

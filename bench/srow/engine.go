@@ -133,6 +133,8 @@ func (e *Engine) sql(q peer.Query) (string, map[string]any, error) {
 		return peer.TakeSQL(":ids", q.Kind == peer.KindTakePayload), map[string]any{"ids": q.IDs}, nil
 	case peer.KindInK:
 		return peer.InKSQL(q.Keys), nil, nil
+	case peer.KindContent:
+		return peer.ContentSQL(":ids"), map[string]any{"ids": q.IDs}, nil
 	}
 	return "", nil, peer.UnsupportedKind(e.name, q.Kind)
 }
@@ -144,8 +146,11 @@ func (e *Engine) Run(ctx context.Context, q peer.Query) (peer.Answer, error) {
 		return nil, err
 	}
 	defer res.Release()
-	if q.Kind == peer.KindInK {
+	switch q.Kind {
+	case peer.KindInK:
 		return kRows(res.Batches)
+	case peer.KindContent:
+		return contentRows(res.Batches)
 	}
 	return takeRows(res.Batches, q.Kind == peer.KindTakePayload)
 }
@@ -239,4 +244,53 @@ func (e *Engine) Recluster(ctx context.Context, key string) error {
 // applied in one commit).
 func (e *Engine) OptimizeIndex(ctx context.Context, name string) error {
 	return e.db.OptimizeIndex(ctx, "t", name)
+}
+
+// UpdateSame rewrites the rows with the given ids with their generated
+// content (an UPDATE that sets every column to its value: new copies in a
+// new fragment, same row ids, same content) through table.Update.
+func (e *Engine) UpdateSame(ctx context.Context, ids []uint64) (uint64, error) {
+	t, err := e.db.Table(ctx, "t")
+	if err != nil {
+		return 0, err
+	}
+	schema := arrow.NewSchema(append([]arrow.Field{{Name: table.RowID, Type: arrow.PrimitiveTypes.Uint64}}, peer.UserSchema.Fields()...), nil)
+	var batches []arrow.RecordBatch
+	defer func() {
+		for _, b := range batches {
+			b.Release()
+		}
+	}()
+	for lo := 0; lo < len(ids); lo += genBatchRows {
+		part := ids[lo:min(len(ids), lo+genBatchRows)]
+		rb := array.NewUint64Builder(e.mem)
+		kb := array.NewInt64Builder(e.mem)
+		pb := array.NewFloat64Builder(e.mem)
+		for _, id := range part {
+			rb.Append(id)
+			kb.Append(peer.K(id))
+			pb.Append(peer.Payload(id))
+		}
+		r, k, p := rb.NewArray(), kb.NewArray(), pb.NewArray()
+		rb.Release()
+		kb.Release()
+		pb.Release()
+		batches = append(batches, array.NewRecordBatch(schema, []arrow.Array{r, k, p}, int64(len(part))))
+		r.Release()
+		k.Release()
+		p.Release()
+	}
+	_, n, err := t.UpdateBatches(ctx, batches, e.mem)
+	return n, err
+}
+
+// Compact merges t's small or deletion-heavy fragments (table.Compact), the
+// index remap deferred to OptimizeIndex as after Recluster.
+func (e *Engine) Compact(ctx context.Context) error {
+	t, err := e.db.Table(ctx, "t")
+	if err != nil {
+		return err
+	}
+	_, err = t.Compact(ctx, table.CompactOptions{DeferIndexRemap: true, Mem: e.mem})
+	return err
 }

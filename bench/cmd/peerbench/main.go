@@ -23,6 +23,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -43,8 +44,17 @@ type config struct {
 	dir       string
 	out       string
 	plot      string
-	quick     bool
-	recluster bool
+	summary   string
+	plotFrom  string
+	// lanceMaxIDsRewritten caps the id lists LanceDB runs after update +
+	// compaction (its takes there cost ~0.2 s per query per 1M rows).
+	lanceMaxIDsRewritten int
+	quick                bool
+	recluster            bool
+	lance                string // bench/lance directory ("" : no LanceDB)
+	// duckThreshold is the tuned DuckDB variant's dynamic_or_filter_threshold
+	// and index_scan_max_count.
+	duckThreshold int
 }
 
 const bigIDs = 1_000_000
@@ -78,8 +88,13 @@ func parseFlags(args []string) (*config, error) {
 	fs.IntVar(&c.threads, "threads", 0, "DuckDB threads (0: all cores)")
 	fs.StringVar(&c.dir, "dir", "", "directory for the stablerow tables (default: a temporary one, removed)")
 	fs.StringVar(&c.out, "out", "", "also write the markdown report to this file")
+	fs.IntVar(&c.lanceMaxIDsRewritten, "lance-max-ids-rewritten", 10000, "longest id list LanceDB runs after update + compaction (longer lists run without it)")
+	fs.StringVar(&c.plotFrom, "plot-from", "", "only draw -plot from this file, the stderr log of an earlier run (its per-case medians)")
+	fs.StringVar(&c.summary, "summary", "", "also write the claims table (largest table size; 100, 10K and 1M lists) to this file")
 	fs.StringVar(&c.plot, "plot", "", "write the latency plot (PNG) to this file")
 	fs.BoolVar(&c.recluster, "recluster", true, "also measure the takes after a recluster by k (remap deferred) and after OptimizeIndex")
+	fs.StringVar(&c.lance, "lance", "lance", "directory of the LanceDB peer (bench/lance, after `npm ci` there); \"\" leaves LanceDB out")
+	fs.IntVar(&c.duckThreshold, "duck-threshold", 1000, "the tuned DuckDB variant's dynamic_or_filter_threshold and index_scan_max_count (DuckDB's defaults: 50 and 2048)")
 	fs.BoolVar(&c.quick, "quick", false, "a ~1 minute run: 1M rows, 3 runs (1 for 1M ids), a 10-key IN-list")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -110,6 +125,13 @@ func main() {
 		fmt.Fprintln(os.Stderr, "peerbench:", err)
 		os.Exit(2)
 	}
+	if c.plotFrom != "" {
+		if err := replot(c); err != nil {
+			fmt.Fprintln(os.Stderr, "peerbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(context.Background(), c, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "peerbench: FAILED:", err)
 		if errors.Is(err, peer.ErrMismatch) {
@@ -132,14 +154,15 @@ func run(ctx context.Context, c *config, stdout io.Writer) error {
 		defer os.RemoveAll(d)
 		dir = d
 	}
-	rep := &peer.Report{Title: "stablerow vs DuckDB (issue 7)"}
+	rep := &peer.Report{Title: "stablerow vs DuckDB and LanceDB"}
 	for _, n := range c.rows {
-		res, setup, err := benchSize(ctx, c, filepath.Join(dir, fmt.Sprintf("rows%d", n)), n)
+		s, err := benchSize(ctx, c, filepath.Join(dir, fmt.Sprintf("rows%d", n)), n)
 		if err != nil {
 			return err
 		}
-		rep.Results = append(rep.Results, res...)
-		rep.Setup = append(rep.Setup, setup...)
+		rep.Results = append(rep.Results, s.results...)
+		rep.Setup = append(rep.Setup, s.setup...)
+		rep.Facts = append(rep.Facts, s.facts...)
 	}
 	rep.Setting = setting(c, time.Since(start), load0, loadAvg())
 	rep.Notes = notesOf(c)
@@ -155,6 +178,16 @@ func run(ctx context.Context, c *config, stdout io.Writer) error {
 			return err
 		}
 	}
+	if c.summary != "" {
+		var sb strings.Builder
+		cmd := "`cd bench && go run ./cmd/peerbench " + strings.Join(os.Args[1:], " ") + "`"
+		if err := rep.WriteSummary(&sb, slices.Max(c.rows), []int{100, 10000, 1000000}, cmd, machine()); err != nil {
+			return err
+		}
+		if err := os.WriteFile(c.summary, []byte(sb.String()), 0o644); err != nil {
+			return err
+		}
+	}
 	if c.plot != "" {
 		if err := os.MkdirAll(filepath.Dir(c.plot), 0o755); err != nil {
 			return err
@@ -163,7 +196,7 @@ func run(ctx context.Context, c *config, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if err := peer.WritePlot(f, rep.Results, "take"); err != nil {
+		if err := peer.WritePlot(f, rep.Results, "take+payload"); err != nil {
 			f.Close()
 			return err
 		}
@@ -172,4 +205,36 @@ func run(ctx context.Context, c *config, stdout io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// replot draws c.plot from the log c.plotFrom.
+func replot(c *config) error {
+	f, err := os.Open(c.plotFrom)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	res, err := resultsFromLog(f)
+	if err != nil {
+		return err
+	}
+	if c.plot == "" {
+		return errors.New("-plot-from needs -plot")
+	}
+	return writePlot(c.plot, res)
+}
+
+func writePlot(path string, results []*peer.Result) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := peer.WritePlot(f, results, "take+payload"); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

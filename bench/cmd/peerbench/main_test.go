@@ -6,8 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/stablerow/stablerow/bench/lance"
 )
 
 func TestParseFlags(t *testing.T) {
@@ -31,8 +34,13 @@ func TestParseFlags(t *testing.T) {
 func TestSmallRun(t *testing.T) {
 	dir := t.TempDir()
 	out, plot := filepath.Join(dir, "r.md"), filepath.Join(dir, "p.png")
+	lanceDir := "../../lance"
+	if err := lance.Available(lanceDir); err != nil {
+		t.Logf("without LanceDB: %v", err)
+		lanceDir = ""
+	}
 	c, err := parseFlags([]string{"-rows", "3000", "-ids", "10,500", "-keys", "5", "-runs", "1",
-		"-dir", filepath.Join(dir, "db"), "-out", out, "-plot", plot})
+		"-dir", filepath.Join(dir, "db"), "-out", out, "-plot", plot, "-lance", lanceDir})
 	require.NoError(t, err)
 	var stdout strings.Builder
 	require.NoError(t, run(context.Background(), c, &stdout))
@@ -40,10 +48,31 @@ func TestSmallRun(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, stdout.String(), string(md), "stdout and -out hold the same report")
 	for _, w := range []string{"| take | 3K | 500 |", "| take+payload | 3K | 10 |", "| k IN-list | 3K | 5 |", "| take after delete | 3K | 500 |",
-		"| take after recluster | 3K | 500 |", "| take after optimize | 3K | 10 |", "TakeByKeyExec"} {
+		"| take after recluster | 3K | 500 |", "| take after optimize | 3K | 10 |", "TakeByKeyExec",
+		"| take+payload after update + compaction | 3K | 500 |", "| duckdb+ART+tuned |"} {
 		require.True(t, strings.Contains(string(md), w), "report lacks %q", w)
+	}
+	if lanceDir != "" {
+		require.Contains(t, string(md), "| take+payload cold (first after open) | 3K | 500 |")
+		require.Contains(t, string(md), "| lancedb | takeRowIds(500 ids)")
 	}
 	st, err := os.Stat(plot)
 	require.NoError(t, err)
 	require.Greater(t, st.Size(), int64(1000))
+}
+
+// TestResultsFromLog: the progress lines of a run give back each case's
+// medians (the plot can be redrawn from a run's log).
+func TestResultsFromLog(t *testing.T) {
+	log := "09:37:45 1M rows: lancedb on-disk bytes after load: 15669608 (15.7 MB)\n" +
+		"take+payload           rows=1000000   n=10000    stablerow=13.6 ms duckdb=45.6 ms lancedb=1672 ms\n" +
+		"take+payload after update + compaction rows=1000000   n=10       stablerow=1.76 ms duckdb+ART=4.11 ms\n"
+	res, err := resultsFromLog(strings.NewReader(log))
+	require.NoError(t, err)
+	require.Len(t, res, 2)
+	require.Equal(t, "take+payload", res[0].Workload)
+	require.Equal(t, 10000, res[0].Query.Size())
+	require.Equal(t, []string{"stablerow", "duckdb", "lancedb"}, res[0].Engines)
+	require.Equal(t, 1672*time.Millisecond, res[0].Median(2))
+	require.Equal(t, "take+payload after update + compaction", res[1].Workload)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -20,13 +21,33 @@ func setting(c *config, took time.Duration, load0, load1 string) []string {
 		"machine: " + machine(),
 		"date: " + time.Now().UTC().Format("2006-01-02 15:04 MST"),
 		"command: `cd bench && go run ./cmd/peerbench " + strings.Join(os.Args[1:], " ") + "`",
-		fmt.Sprintf("versions: %s, DuckDB %s (duckdb-go/v2 v2.10506.0, threads=%s), stablerow %s",
-			runtime.Version(), mapping.LibraryVersion(), threads(c.threads), commit()),
+		fmt.Sprintf("versions: %s, DuckDB %s (duckdb-go/v2 v2.10506.0, threads=%s), %s, stablerow %s",
+			runtime.Version(), mapping.LibraryVersion(), threads(c.threads), lanceVersion(c), commit()),
+		"threads: stablerow runs each query on one goroutine (GOMAXPROCS=" + fmt.Sprint(runtime.GOMAXPROCS(0)) +
+			" for the runtime); DuckDB " + threads(c.threads) + " threads; LanceDB's Rust runtime its default (one worker per core)",
 		fmt.Sprintf("runs: median of %d timed runs per engine (%d for 1M-id lists), after one checked run; engines alternate run by run; whole run took %s",
 			c.runs, c.bigRuns, took.Round(time.Second)),
 		fmt.Sprintf("load average (1, 5, 15 min) at start: %s, at end: %s — above the core count, other processes shared the cores and figures are noisy", load0, load1),
 	}
 	return s
+}
+
+// lanceVersion names the LanceDB peer: its npm version and Node's.
+func lanceVersion(c *config) string {
+	if c.lance == "" {
+		return "LanceDB not run (-lance \"\")"
+	}
+	v := "@lancedb/lancedb ?"
+	if b, err := os.ReadFile(c.lance + "/node_modules/@lancedb/lancedb/package.json"); err == nil {
+		var pkg struct{ Version string }
+		if json.Unmarshal(b, &pkg) == nil {
+			v = "@lancedb/lancedb " + pkg.Version
+		}
+	}
+	if out, err := exec.Command("node", "--version").Output(); err == nil {
+		v += " on Node " + strings.TrimSpace(string(out))
+	}
+	return v
 }
 
 // loadAvg is the first three fields of /proc/loadavg ("?" elsewhere).
@@ -98,26 +119,38 @@ func commit() string {
 func notesOf(c *config) []string {
 	return []string{
 		"How to read it: times are medians in milliseconds of wall-clock time from handing the engine the query and " +
-			"its inputs to holding every result row in Go memory. Both engines answer identical rows (checked before timing; " +
-			"any difference fails the run). \"result rows (hits)\": rows returned, and how many carry an address. " +
-			"The last column is stablerow's median over the faster DuckDB variant's (below 1: stablerow is faster).",
+			"its inputs to holding every result row in the caller's memory (Go for stablerow and DuckDB, Node for LanceDB). " +
+			"\"result rows (hits)\": rows returned, and how many carry a row. Each ratio column is stablerow's median over " +
+			"the best variant of that peer in the row (below 1: stablerow is faster).",
+		"Checks before timing, per case: every engine answers the content check (`SELECT v.ord, t.k, t.payload FROM " +
+			"UNNEST(:ids) ... LEFT JOIN t ... ORDER BY v.ord`) and must equal the model computed from the data generator alone " +
+			"(row i has row id i, k = K(i), payload = Payload(i); the delete removes payload < 0.1), not from any engine; an " +
+			"IN-list must equal the model's rows for its keys; stablerow's scan must hold exactly the model's rows. Then the " +
+			"timed query's answers are compared across engines (addresses between stablerow and DuckDB, which holds them as a " +
+			"copied column; LanceDB's addresses are its own, so for it only hits and payloads). Any difference fails the run.",
 		"stablerow runs the seed query text with `:ids` bound to a `[]uint64`, on a table of 1M-row fragments with a " +
-			"BTree on `_rowid` (CREATE INDEX rid ON t USING btree (_rowid)) and one on `k`. " +
-			"DuckDB holds the same rows (`_rowid`, `_rowaddr` read back from stablerow's scan, `k`, `payload`) in memory; " +
-			"its id list is appended per run as a table ids_v(rowid, ord) and joined " +
-			"(`SELECT v.ord, t._rowaddr FROM ids_v AS v LEFT JOIN t ON t._rowid = v.rowid ORDER BY v.ord`): the fastest way " +
-			"to give DuckDB a large list (UNNEST of a bound list parameter costs ~1.2 µs per id in the Go driver alone), and " +
-			"the append is inside its timing as binding `:ids` is inside stablerow's. duckdb+ART is the same table with " +
-			"CREATE UNIQUE INDEX on `_rowid`; its plan column shows whether the ART was used.",
-		"Ids: random over the live row ids, ~5% misses (ids above every row id) and ~5% repeats; the same lists before " +
+			"BTree on `_rowid` and one on `k`. DuckDB (in memory) is loaded from the model (k, payload from the generator) " +
+			"plus stablerow's `_rowaddr` per row id; its id list is appended per run as a table ids_v(rowid, ord) and joined, " +
+			"the append inside its timing as binding `:ids` is inside stablerow's. DuckDB variants, all on the same rows: " +
+			"`duckdb` no index; `duckdb+ART` an ART on `_rowid` (unique) and one on `k`, DuckDB's default settings " +
+			"(dynamic_or_filter_threshold 50, index_scan_max_count 2048, index_scan_percentage 0.001); `duckdb+ART+tuned` " +
+			"the same indexes with dynamic_or_filter_threshold = index_scan_max_count = " + fmt.Sprint(c.duckThreshold) +
+			" and index_scan_percentage 1.0 (-duck-threshold), so a join with up to that many ids probes the ART.",
+		"LanceDB (`bench/lance`, Node): t created with stable row ids (storage option new_table_enable_stable_row_ids), " +
+			"so row i has row id i as in stablerow; a take is `takeRowIds(ids).withRowId().select([payload]).toArrow()`. " +
+			"takeRowIds drops misses and repeated ids and returns rows in address order, so the timing also restores the " +
+			"seed contract (one row per id in request order, NULL for a miss) through a hash map from row id; the plan " +
+			"column gives the raw takeRowIds time beside it. It runs the take+payload rows (it has no stablerow `_rowaddr`).",
+		"Ids: random over the generated row ids, ~5% misses (ids above every row id) and ~5% repeats; the same lists before " +
 			"and after the delete (`DELETE FROM t WHERE " + peer.DeletePredicate + "`, ~10% of rows), so after it ~10% more ids miss. " +
-			"The k IN-list writes the keys into the SQL text for both engines (~5% absent keys); stablerow answers it with " +
-			"the BTree on k (IndexScanExec over the covered fragments plus a scan of uncovered ones, the filter kept above). " +
-			"Cases with rows × keys above " + fmt.Sprint(c.maxKeyOps) + " (-max-key-ops) are skipped.",
-		"After the delete, t is reclustered by k (`table.Recluster`, a stable partition over every fragment; k is a " +
-			"scrambled key, so every row moves) with the index remap deferred: \"take after recluster\" answers through the " +
-			"BTree plus the fragment reuse history (rowmap translation); \"take after optimize\" after `OptimizeIndex` has " +
-			"folded the remap into the index. DuckDB is reloaded with the moved rows' new `_rowaddr` (untimed) and, its " +
-			"plan being unchanged, only the plain table is rerun.",
+			"The k IN-list writes the keys into the SQL text for every engine (~5% absent keys); stablerow answers it with " +
+			"the BTree on k. Cases with rows × keys above " + fmt.Sprint(c.maxKeyOps) + " (-max-key-ops) are skipped.",
+		"After the delete, t is reclustered by k (`table.Recluster`; k is a scrambled key, so every row moves) with the " +
+			"index remap deferred: \"take after recluster\" answers through the BTree plus the fragment reuse history; " +
+			"\"take after optimize\" after `OptimizeIndex`. Then the rows with payload >= 0.9 (~10%) are rewritten with " +
+			"their own values (stablerow `table.Update`; LanceDB `update SET payload = payload`) and compacted (stablerow " +
+			"`table.Compact` + OptimizeIndex; LanceDB `optimize`): \"take+payload after update + compaction\". DuckDB is " +
+			"reloaded with the new addresses after each rewrite (untimed). \"cold\" is the first take after opening the " +
+			"table again (stablerow: a new engine.DB on the directory; LanceDB: connect + openTable); the OS page cache is warm.",
 	}
 }
