@@ -124,6 +124,22 @@ type producerCase struct {
 	unsupported string
 }
 
+// ordersPerCustomer is o_custkey, count(*) ... GROUP BY o_custkey, groups in
+// first-seen order (the fixtures compare it unordered).
+func ordersPerCustomer() (out [][]any) {
+	counts, keys := map[int64]int64{}, []int64{}
+	for _, o := range orders {
+		if _, ok := counts[o.cust]; !ok {
+			keys = append(keys, o.cust)
+		}
+		counts[o.cust]++
+	}
+	for _, k := range keys {
+		out = append(out, []any{k, counts[k]})
+	}
+	return out
+}
+
 // producerWant: the expected outcome of each fixture, the rows computed
 // from orders and customers as the fixture's SQL says.
 var producerWant = map[string]producerCase{
@@ -163,20 +179,7 @@ var producerWant = map[string]producerCase{
 		return [][]any{{n}}
 	}},
 	// SELECT o_custkey, count(*) FROM orders GROUP BY o_custkey
-	"duckdb/aggregate_groupby": {want: func() (out [][]any) {
-		// Groups in first-seen order of the key; compared unordered.
-		counts, keys := map[int64]int64{}, []int64{}
-		for _, o := range orders {
-			if _, ok := counts[o.cust]; !ok {
-				keys = append(keys, o.cust)
-			}
-			counts[o.cust]++
-		}
-		for _, k := range keys {
-			out = append(out, []any{k, counts[k]})
-		}
-		return out
-	}},
+	"duckdb/aggregate_groupby": {want: ordersPerCustomer},
 	// SELECT o_orderkey FROM orders WHERE o_orderkey < 3 UNION ALL SELECT c_custkey FROM customer
 	"duckdb/set": {want: func() (out [][]any) {
 		for _, o := range orders {
@@ -283,20 +286,7 @@ var producerWant = map[string]producerCase{
 		return [][]any{{n}}
 	}},
 	// SELECT o_custkey, count(*) FROM orders GROUP BY o_custkey
-	"datafusion/aggregate_groupby": {want: func() (out [][]any) {
-		// Groups in first-seen order of the key; compared unordered.
-		counts, keys := map[int64]int64{}, []int64{}
-		for _, o := range orders {
-			if _, ok := counts[o.cust]; !ok {
-				keys = append(keys, o.cust)
-			}
-			counts[o.cust]++
-		}
-		for _, k := range keys {
-			out = append(out, []any{k, counts[k]})
-		}
-		return out
-	}},
+	"datafusion/aggregate_groupby": {want: ordersPerCustomer},
 	// SELECT o_custkey FROM orders UNION SELECT c_custkey FROM customer
 	"datafusion/set": {want: func() (out [][]any) {
 		seen := map[int64]bool{}
