@@ -42,46 +42,56 @@ func encodeGroupKey(buf []byte, cols []arrow.Array, row int) []byte {
 			continue
 		}
 		buf = append(buf, keyValue)
-		switch a := c.(type) {
-		case *array.Int8:
-			buf = append(buf, byte(a.Value(row)))
-		case *array.Int16:
-			buf = binary.LittleEndian.AppendUint16(buf, uint16(a.Value(row)))
-		case *array.Int32:
-			buf = binary.LittleEndian.AppendUint32(buf, uint32(a.Value(row)))
-		case *array.Int64:
-			buf = binary.LittleEndian.AppendUint64(buf, uint64(a.Value(row)))
-		case *array.Uint8:
-			buf = append(buf, a.Value(row))
-		case *array.Uint16:
-			buf = binary.LittleEndian.AppendUint16(buf, a.Value(row))
-		case *array.Uint32:
-			buf = binary.LittleEndian.AppendUint32(buf, a.Value(row))
-		case *array.Uint64:
-			buf = binary.LittleEndian.AppendUint64(buf, a.Value(row))
-		case *array.Float32:
-			buf = binary.LittleEndian.AppendUint64(buf, canonicalFloat(float64(a.Value(row))))
-		case *array.Float64:
-			buf = binary.LittleEndian.AppendUint64(buf, canonicalFloat(a.Value(row)))
-		case *array.String:
-			v := a.Value(row)
-			buf = binary.LittleEndian.AppendUint32(buf, uint32(len(v)))
-			buf = append(buf, v...)
-		case *array.Boolean:
-			if a.Value(row) {
-				buf = append(buf, 1)
-			} else {
-				buf = append(buf, 0)
-			}
-		case *array.Date32:
-			buf = binary.LittleEndian.AppendUint32(buf, uint32(a.Value(row)))
-		case *array.Timestamp:
-			buf = binary.LittleEndian.AppendUint64(buf, uint64(a.Value(row)))
-		case *array.Decimal128:
-			// One column has one scale, so equal numbers are equal
-			// unscaled integers (numeric's 1.50 = 1.5 needs no rescaling).
-			buf = appendDecimalKey(buf, a, row)
+		buf = appendKeyValue(buf, c, row)
+	}
+	return buf
+}
+
+// appendKeyValue appends the bytes of c's non-NULL value at row, the one
+// key encoding the group table and the hash join share: floats as
+// PostgreSQL's equality sees them (-0 is 0, every NaN one value), strings
+// length-prefixed so a multi-column key is unambiguous, a decimal as its
+// unscaled integer (one column has one scale).
+func appendKeyValue(buf []byte, c arrow.Array, row int) []byte {
+	switch a := c.(type) {
+	case *array.Int8:
+		buf = append(buf, byte(a.Value(row)))
+	case *array.Int16:
+		buf = binary.LittleEndian.AppendUint16(buf, uint16(a.Value(row)))
+	case *array.Int32:
+		buf = binary.LittleEndian.AppendUint32(buf, uint32(a.Value(row)))
+	case *array.Int64:
+		buf = binary.LittleEndian.AppendUint64(buf, uint64(a.Value(row)))
+	case *array.Uint8:
+		buf = append(buf, a.Value(row))
+	case *array.Uint16:
+		buf = binary.LittleEndian.AppendUint16(buf, a.Value(row))
+	case *array.Uint32:
+		buf = binary.LittleEndian.AppendUint32(buf, a.Value(row))
+	case *array.Uint64:
+		buf = binary.LittleEndian.AppendUint64(buf, a.Value(row))
+	case *array.Float32:
+		buf = binary.LittleEndian.AppendUint64(buf, canonicalFloat(float64(a.Value(row))))
+	case *array.Float64:
+		buf = binary.LittleEndian.AppendUint64(buf, canonicalFloat(a.Value(row)))
+	case *array.String:
+		v := a.Value(row)
+		buf = binary.LittleEndian.AppendUint32(buf, uint32(len(v)))
+		buf = append(buf, v...)
+	case *array.Boolean:
+		if a.Value(row) {
+			buf = append(buf, 1)
+		} else {
+			buf = append(buf, 0)
 		}
+	case *array.Date32:
+		buf = binary.LittleEndian.AppendUint32(buf, uint32(a.Value(row)))
+	case *array.Timestamp:
+		buf = binary.LittleEndian.AppendUint64(buf, uint64(a.Value(row)))
+	case *array.Decimal128:
+		// One column has one scale, so equal numbers are equal
+		// unscaled integers (numeric's 1.50 = 1.5 needs no rescaling).
+		buf = appendDecimalKey(buf, a, row)
 	}
 	return buf
 }

@@ -2,9 +2,7 @@ package exec
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -184,52 +182,7 @@ func encodeKey(buf []byte, cols []arrow.Array, row int) ([]byte, bool) {
 		if c.IsNull(row) {
 			return buf, false
 		}
-		switch a := c.(type) {
-		case *array.Int8:
-			buf = append(buf, byte(a.Value(row)))
-		case *array.Int16:
-			buf = binary.LittleEndian.AppendUint16(buf, uint16(a.Value(row)))
-		case *array.Int32:
-			buf = binary.LittleEndian.AppendUint32(buf, uint32(a.Value(row)))
-		case *array.Int64:
-			buf = binary.LittleEndian.AppendUint64(buf, uint64(a.Value(row)))
-		case *array.Uint8:
-			buf = append(buf, a.Value(row))
-		case *array.Uint16:
-			buf = binary.LittleEndian.AppendUint16(buf, a.Value(row))
-		case *array.Uint32:
-			buf = binary.LittleEndian.AppendUint32(buf, a.Value(row))
-		case *array.Uint64:
-			buf = binary.LittleEndian.AppendUint64(buf, a.Value(row))
-		case *array.Float32:
-			f := a.Value(row)
-			if f == 0 {
-				f = 0 // -0 == +0
-			}
-			buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(f))
-		case *array.Float64:
-			f := a.Value(row)
-			if f == 0 {
-				f = 0
-			}
-			buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(f))
-		case *array.String:
-			v := a.Value(row)
-			buf = binary.LittleEndian.AppendUint32(buf, uint32(len(v))) // length prefix keeps multi-key encodings unambiguous
-			buf = append(buf, v...)
-		case *array.Boolean:
-			b := byte(0)
-			if a.Value(row) {
-				b = 1
-			}
-			buf = append(buf, b)
-		case *array.Date32:
-			buf = binary.LittleEndian.AppendUint32(buf, uint32(a.Value(row)))
-		case *array.Timestamp:
-			buf = binary.LittleEndian.AppendUint64(buf, uint64(a.Value(row)))
-		case *array.Decimal128:
-			buf = appendDecimalKey(buf, a, row) // both sides have one type: one scale
-		}
+		buf = appendKeyValue(buf, c, row)
 	}
 	return buf, true
 }
