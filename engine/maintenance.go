@@ -277,7 +277,8 @@ func (r *rowsResult) Release() { r.b.Release() }
 
 // Cluster reorders a table by the column of one of its indexes (a stable
 // partition into destination fragments, recorded as a rowmap), with the
-// index remap deferred.
+// index remap deferred. It runs as recluster tasks (table.PlanRecluster)
+// on the local workers.
 func (db *DB) Cluster(ctx context.Context, name, index string) error {
 	t, err := db.Table(ctx, name)
 	if err != nil {
@@ -296,7 +297,7 @@ func (db *DB) Cluster(ctx context.Context, name, index string) error {
 	if dests < 1 {
 		return nil // nothing to reorder
 	}
-	_, err = t.Recluster(ctx, m.Column, table.ReclusterOptions{Destinations: dests, DeferIndexRemap: true, Mem: db.mem()})
+	_, err = t.Recluster(ctx, m.Column, table.ReclusterOptions{Destinations: dests, DeferIndexRemap: true, Mem: db.mem(), Workers: db.workers()})
 	return err
 }
 
