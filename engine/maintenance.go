@@ -160,9 +160,11 @@ func (db *DB) Compact(ctx context.Context, name string) (before, after int, err 
 }
 
 // workers is the local parallelism of maintenance tasks.
-func (db *DB) workers() int {
-	if db.opt.Workers > 0 {
-		return db.opt.Workers
+func (db *DB) workers() int { return workersOf(db.opt) }
+
+func workersOf(opt Options) int {
+	if opt.Workers > 0 {
+		return opt.Workers
 	}
 	return runtime.GOMAXPROCS(0)
 }
@@ -328,4 +330,12 @@ func (db *DB) Reindex(ctx context.Context, tableName, index string) error {
 		}
 	}
 	return fmt.Errorf("%w: no index %q", ErrIndex, index)
+}
+
+// newLayer is the engine's index access layer, building indexes with the
+// engine's local workers (CREATE INDEX, OPTIMIZE INDEX, REINDEX).
+func newLayer(opt Options) *access.Layer {
+	l := access.New(opt.Mem)
+	l.SetWorkers(workersOf(opt))
+	return l
 }

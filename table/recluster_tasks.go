@@ -454,7 +454,7 @@ func (t *Table) keyLabels(ctx context.Context, srcs []*Fragment, plan *Recluster
 // the error; their files are the caller's to remove).
 func (t *Table) runRecluster(ctx context.Context, plan *ReclusterPlan, workers int, mem memory.Allocator) ([]*ReclusterResult, error) {
 	results := make([]*ReclusterResult, len(plan.Tasks))
-	err := runTasks(ctx, len(plan.Tasks), workers, func(ctx context.Context, i int) error {
+	err := RunTasks(ctx, len(plan.Tasks), workers, func(ctx context.Context, i int) error {
 		r, err := t.ExecuteRecluster(ctx, &plan.Tasks[i], mem)
 		results[i] = r
 		return err

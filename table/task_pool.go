@@ -5,11 +5,11 @@ import (
 	"sync"
 )
 
-// runTasks calls run(ctx, i) for i in [0, n) on at most workers
+// RunTasks calls run(ctx, i) for i in [0, n) on at most workers
 // goroutines. The first failure cancels the context the others see and
 // stops handing out tasks; it is the error returned (or the context's,
 // when the caller's was cancelled).
-func runTasks(ctx context.Context, n, workers int, run func(ctx context.Context, i int) error) error {
+func RunTasks(ctx context.Context, n, workers int, run func(ctx context.Context, i int) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	jobs := make(chan int)
