@@ -374,8 +374,20 @@ func (l *Layer) CommitIndexBuild(ctx context.Context, t *table.Table, plan *Inde
 }
 
 // checkIndexRebase applies the commit rules to a table that moved on since
-// the plan's version: every covered fragment must still be the one read.
+// the plan's version: every covered fragment must still be the one read,
+// in t and in the newest version (an index commit itself commutes with
+// everything but another commit of the same index, so this is where a
+// rewrite of covered rows is caught).
 func checkIndexRebase(ctx context.Context, t *table.Table, plan *IndexBuildPlan) error {
+	v, err := table.LatestVersion(ctx, t.Store())
+	if err != nil {
+		return err
+	}
+	if v > t.Version() {
+		if t, err = t.AtVersion(ctx, v); err != nil {
+			return err
+		}
+	}
 	cur := t.Index(plan.Name)
 	switch {
 	case plan.Replace == "" && cur != nil:

@@ -414,6 +414,13 @@ func TestIndexBuildConcurrentWriter(t *testing.T) {
 		_, err = l.CommitIndexBuild(ctx, t1, plan, rs)
 		require.ErrorIs(t, err, table.ErrConflict)
 		require.ErrorIs(t, err, errkind.Conflict)
+		// Also when the driver commits on the snapshot it planned on.
+		_, err = l.CommitIndexBuild(ctx, tb, plan, rs)
+		require.ErrorIs(t, err, table.ErrConflict)
+		re, err := table.Open(ctx, tb.Store(), taskTableOpts)
+		require.NoError(t, err)
+		require.Equal(t, t1.Version(), re.Version())
+		require.Nil(t, re.Index("ix"))
 	})
 	t.Run("optimize twice", func(t *testing.T) {
 		l := New(mem)
