@@ -152,14 +152,32 @@ func (u *unnester) rel(r *substraitpb.Rel, path string) (*substraitpb.Rel, error
 func (u *unnester) filter(r *substraitpb.Rel, f *substraitpb.FilterRel, path string) (*substraitpb.Rel, error) {
 	w := u.width(f.GetInput())
 	cur := f.GetInput()
-	var rest []conjunct
-	var err error
+	// The conjuncts without subqueries filter the input first, so the
+	// joins see only the rows they keep (and a filter over a cross
+	// product stays one, as the producer wrote it). Those referencing
+	// an outer query stay on top, where decorrelating this filter's
+	// query (flatten) takes them.
+	var plain []*substraitpb.Expression
+	var sets, rest []conjunct
 	for _, c := range u.conjuncts(f.GetCondition(), path+": condition") {
-		sq, negated := u.setSubquery(c.e)
-		if sq == nil {
+		switch {
+		case !hasSubquery(c.e) && !hasOuterRef(c.e):
+			plain = append(plain, c.e)
+		case u.isSetSubquery(c.e):
+			sets = append(sets, c)
+		default:
 			rest = append(rest, c)
-			continue
 		}
+	}
+	if len(plain) > 0 {
+		pre := &substraitpb.Rel{RelType: &substraitpb.Rel_Filter{Filter: &substraitpb.FilterRel{
+			Common: &substraitpb.RelCommon{EmitKind: &substraitpb.RelCommon_Direct_{Direct: &substraitpb.RelCommon_Direct{}}},
+			Input:  cur, Condition: u.and(plain)}}}
+		cur = u.made(pre, w)
+	}
+	var err error
+	for _, c := range sets {
+		sq, negated := u.setSubquery(c.e)
 		if cur, err = u.setJoin(cur, w, sq, negated, c.path); err != nil {
 			return nil, err
 		}
@@ -171,13 +189,21 @@ func (u *unnester) filter(r *substraitpb.Rel, f *substraitpb.FilterRel, path str
 		}
 	}
 	common := f.GetCommon()
+	if common == nil {
+		common = &substraitpb.RelCommon{EmitKind: &substraitpb.RelCommon_Direct_{Direct: &substraitpb.RelCommon_Direct{}}}
+	}
 	if common.GetEmit() == nil && wide > w {
 		common = &substraitpb.RelCommon{EmitKind: &substraitpb.RelCommon_Emit_{Emit: &substraitpb.RelCommon_Emit{OutputMapping: iota32(0, w)}}}
 	}
 	if len(rest) == 0 {
-		// Only semi and anti joins: cur is the last, of width w, and
-		// takes the filter's emit.
-		cur.GetJoin().Common = common
+		// cur is the last semi or anti join, or the filter of the
+		// plain conjuncts, of width w: it takes the filter's emit.
+		switch t := cur.GetRelType().(type) {
+		case *substraitpb.Rel_Join:
+			t.Join.Common = common
+		case *substraitpb.Rel_Filter:
+			t.Filter.Common = common
+		}
 		return u.made(cur, u.width(r)), nil
 	}
 	es := make([]*substraitpb.Expression, len(rest))
@@ -229,6 +255,12 @@ func iota32(from, n int) []int32 {
 		out[i] = int32(from + i)
 	}
 	return out
+}
+
+// isSetSubquery reports a filter conjunct that setSubquery recognizes.
+func (u *unnester) isSetSubquery(e *substraitpb.Expression) bool {
+	sq, _ := u.setSubquery(e)
+	return sq != nil
 }
 
 // setSubquery recognizes a filter conjunct that is an IN, EXISTS or set

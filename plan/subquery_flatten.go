@@ -33,6 +33,7 @@ func (u *unnester) flatten(s *substraitpb.Rel, w int, path string) (*flat, error
 		if err != nil {
 			return nil, err
 		}
+		var local []*substraitpb.Expression
 		for _, c := range u.conjuncts(t.Filter.GetCondition(), path+".filter: condition") {
 			e, err := u.inJoinSpace(c.e, f.cols, c.path)
 			if err != nil {
@@ -40,11 +41,16 @@ func (u *unnester) flatten(s *substraitpb.Rel, w int, path string) (*flat, error
 			}
 			if below, _ := refRange(e, w); below {
 				f.conds = append(f.conds, e)
-				continue
+			} else {
+				local = append(local, shiftRefs(e, -w))
 			}
+		}
+		if len(local) > 0 {
+			// One filter, as the producer wrote it (over a cross
+			// product, its equalities are the joins).
 			base := &substraitpb.Rel{RelType: &substraitpb.Rel_Filter{Filter: &substraitpb.FilterRel{
 				Common: &substraitpb.RelCommon{EmitKind: &substraitpb.RelCommon_Direct_{Direct: &substraitpb.RelCommon_Direct{}}},
-				Input:  f.base, Condition: shiftRefs(e, -w)}}}
+				Input:  f.base, Condition: u.and(local)}}}
 			f.base = u.made(base, u.width(f.base))
 		}
 		f.cols, err = emitCols(f.cols, t.Filter.GetCommon(), path+".filter")
