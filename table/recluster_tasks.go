@@ -294,7 +294,8 @@ func (t *Table) writeKeyRanges(ctx context.Context, srcs []*Fragment, k *Reclust
 	}
 	sc.Release()
 	if err == nil && !slices.Equal(got, k.Rows) {
-		err = errorf(ErrConservation, "recluster task %d: read %v rows per destination, the plan has %v", k.Seq, got, k.Rows)
+		j := firstDiff(got, k.Rows)
+		err = errorf(ErrConservation, "recluster task %d: destination %d has %d rows, the plan %d", k.Seq, k.First+j, got[j], k.Rows[j])
 	}
 	if err != nil {
 		abort()
@@ -438,9 +439,20 @@ func (t *Table) keyLabels(ctx context.Context, srcs []*Fragment, plan *Recluster
 		counts[l]++
 	}
 	if !slices.Equal(counts, plan.Rows) {
-		return nil, errorf(ErrConservation, "recluster: the sources hold %v rows per destination, the plan %v", counts, plan.Rows)
+		j := firstDiff(counts, plan.Rows)
+		return nil, errorf(ErrConservation, "recluster: destination %d holds %d rows of the sources, the plan %d", j, counts[j], plan.Rows[j])
 	}
 	return labels, nil
+}
+
+// firstDiff is the first index where a and b (of one length) differ.
+func firstDiff(a, b []uint64) int {
+	for i := range a {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return len(a) - 1
 }
 
 // runRecluster executes plan's tasks on at most workers goroutines,
