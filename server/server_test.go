@@ -141,6 +141,9 @@ func testServer(t *testing.T, opt Options) (*Server, *flightsql.Client, *memory.
 	t.Helper()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	db := engine.OpenMemory(engine.Options{Mem: mem, BatchSize: 1024})
+	if opt.Mem == nil {
+		opt.Mem = mem // the server's own allocations are checked too
+	}
 	s, err := New(db, opt)
 	require.NoError(t, err)
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
