@@ -90,18 +90,36 @@ func rowStrings(b arrow.RecordBatch) []string {
 	return out
 }
 
-// inProcess is the engine's own answer to the statement, in order.
-func inProcess(t *testing.T, db *engine.DB, q string, ids []int64) (*arrow.Schema, []string) {
+// inProcess is the engine's own answer to the statement, ordered by its
+// ord column.
+func inProcess(t *testing.T, db *engine.DB, q string, ids []int64, ordCol int) (*arrow.Schema, []string) {
 	t.Helper()
 	rows, err := db.Query(context.Background(), q, engine.PositionalParams([]any{ids}))
 	require.NoError(t, err)
 	defer rows.Close()
-	var out []string
+	var out []ordRow
 	for rows.Next() {
-		out = append(out, rowStrings(rows.Batch())...)
+		b := rows.Batch()
+		for j, r := range rowStrings(b) {
+			out = append(out, ordRow{b.Column(ordCol).(*array.Int64).Value(j), r})
+		}
 	}
 	require.NoError(t, rows.Err())
-	return rows.Schema(), out
+	return rows.Schema(), byOrd(out)
+}
+
+type ordRow struct {
+	ord int64
+	s   string
+}
+
+func byOrd(rows []ordRow) []string {
+	slices.SortStableFunc(rows, func(a, b ordRow) int { return int(a.ord - b.ord) })
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = r.s
+	}
+	return out
 }
 
 // readParts reads every endpoint of info on its own goroutine and returns
@@ -134,32 +152,23 @@ func readParts(t *testing.T, cl *flightsql.Client, info *flight.FlightInfo, ordC
 		})
 	}
 	wg.Wait()
-	type row struct {
-		ord int64
-		s   string
-	}
-	var all []row
+	var all []ordRow
 	var sizes []int
 	for _, p := range parts {
 		require.NoError(t, p.err)
 		sizes = append(sizes, len(p.rows))
 		for j := range p.rows {
-			all = append(all, row{p.ords[j], p.rows[j]})
+			all = append(all, ordRow{p.ords[j], p.rows[j]})
 		}
 	}
-	slices.SortStableFunc(all, func(a, b row) int { return int(a.ord - b.ord) })
-	out := make([]string, len(all))
-	for i, r := range all {
-		out[i] = r.s
-	}
-	return out, sizes
+	return byOrd(all), sizes
 }
 
 // TestPartitionedTake: a take of 10K ids over a table whose rows spread
 // over many fragments comes back as several endpoints; read on
 // goroutines, their union ordered by ord is the engine's own answer to
-// the statement, row for row, for LEFT and INNER joins, with and without
-// ORDER BY, with the SELECT list in any order.
+// the statement, row for row, for LEFT and INNER joins, with the SELECT
+// list in any order.
 func TestPartitionedTake(t *testing.T) {
 	s, cl, mem := testServer(t, Options{Partitions: 4})
 	spreadTable(t, s.db, 40000)
@@ -170,7 +179,7 @@ func TestPartitionedTake(t *testing.T) {
 		ordCol int
 	}{
 		{`SELECT v.ord, t._rowaddr, t.k, t.s FROM UNNEST(:ids) WITH ORDINALITY AS v(rowid, ord)
-			LEFT JOIN t ON t._rowid = v.rowid ORDER BY v.ord`, 0},
+			LEFT JOIN t ON t._rowid = v.rowid`, 0},
 		{`SELECT t.s AS name, v.rowid, t._rowid, v.ord AS o FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord)
 			JOIN t ON v.rowid = t._rowid`, 3},
 		{`SELECT t.k, v.ord FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid`, 1},
@@ -183,7 +192,7 @@ func TestPartitionedTake(t *testing.T) {
 		rec.Release()
 		require.NoError(t, err, c.q)
 		require.Len(t, info.Endpoint, 4, c.q)
-		schema, want := inProcess(t, s.db, c.q, ids)
+		schema, want := inProcess(t, s.db, c.q, ids, c.ordCol)
 		got, sizes := readParts(t, cl, info, c.ordCol)
 		require.Equal(t, len(want), len(got), c.q)
 		require.Equal(t, want, got, c.q)
@@ -207,7 +216,7 @@ func TestNotPartitioned(t *testing.T) {
 		q   string
 		n   int
 	}{
-		{Options{}, `SELECT v.ord, t.k FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid ORDER BY v.ord`, 100},
+		{Options{}, `SELECT v.ord, t.k FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid`, 100},
 		{Options{Partitions: 1}, `SELECT v.ord, t.k FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid`, 5000},
 		// No ord in the output: a client could not restore the order.
 		{Options{}, `SELECT t.k FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid ORDER BY v.ord`, 5000},
@@ -216,6 +225,8 @@ func TestNotPartitioned(t *testing.T) {
 		{Options{}, `SELECT v.ord, t.k FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid ORDER BY v.ord LIMIT 10`, 5000},
 		{Options{}, `SELECT v.ord, t.k FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t.k = v.rowid`, 5000},
 		{Options{}, `SELECT v.ord, t.k FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid ORDER BY v.ord DESC`, 5000},
+		// An order asked for is kept, in one endpoint.
+		{Options{}, `SELECT v.ord, t.k FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid ORDER BY v.ord`, 5000},
 	} {
 		s, cl, mem := testServer(t, c.opt)
 		spreadTable(t, s.db, 20000)

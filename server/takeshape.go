@@ -14,7 +14,6 @@ import (
 // nothing else.
 //
 //	Root(names)
-//	  [Sort(v.ord ASC)]                      optional, above or below the Project
 //	  Project(plain columns of v and t)       each output: v.ord, v.rowid or a column of t
 //	  Join(LEFT | INNER, on equal(v.rowid, t._rowid), no post-join filter)
 //	    Read extension table stablerow.unnest($k) WITH ORDINALITY  -> v(rowid, ord)
@@ -23,10 +22,17 @@ import (
 // It is matched on the statement's Substrait plan (SQL is lowered to it
 // by engine.DB.SubstraitOf first), so SQL text and Substrait plans meet
 // one rule. The output must hold v.ord: it is what lets a client restore
-// the driving order from partitions read in any order. Anything else (an
-// expression in the SELECT list, a WHERE, a LIMIT, another sort) is not
-// matched and runs as one endpoint: a split must return exactly the rows
-// the statement returns, and only this shape is known to.
+// the driving order from partitions read in any order.
+//
+// There is no ORDER BY: a statement that asks for an order gets it, as
+// one endpoint, because a client such as ADBC's ExecuteQuery reads a
+// FlightInfo's endpoints one after the other and would see the rows
+// grouped by fragment. Without ORDER BY, SQL promises no order, so rows
+// by fragment are the statement's answer, and ord restores the driving
+// order where the client wants it. Anything else (an expression in the
+// SELECT list, a WHERE, a LIMIT) is not matched either and runs as one
+// endpoint: a split must return exactly the rows the statement returns,
+// and only this shape is known to.
 
 // outKind is what an output column of the take shape holds.
 type outKind int
@@ -80,7 +86,7 @@ func matchTake(p *substraitpb.Plan) *takeShape {
 		}
 	}
 	cols, ok := m.rel(root.GetInput())
-	if !ok || !m.joined || m.sorts > 1 {
+	if !ok || !m.joined {
 		return nil
 	}
 	hasOrd := false
@@ -94,36 +100,16 @@ func matchTake(p *substraitpb.Plan) *takeShape {
 	return &m.shape
 }
 
-// matcher walks the plan top down, at most one Sort, one Project and one
-// Join deep.
+// matcher walks the plan top down: Projects, then one Join.
 type matcher struct {
 	funcs  map[uint32]string
 	shape  takeShape
 	joined bool
-	sorts  int
 }
 
 // rel returns what each output column of r holds.
 func (m *matcher) rel(r *substraitpb.Rel) ([]outCol, bool) {
 	switch {
-	case r.GetSort() != nil:
-		s := r.GetSort()
-		m.sorts++
-		in, ok := m.rel(s.GetInput())
-		if !ok || len(s.GetSorts()) != 1 {
-			return nil, false
-		}
-		sf := s.GetSorts()[0]
-		i, ok := fieldRef(sf.GetExpr())
-		if !ok || i >= len(in) || in[i].kind != outOrd {
-			return nil, false
-		}
-		switch sf.GetDirection() {
-		case substraitpb.SortField_SORT_DIRECTION_ASC_NULLS_FIRST, substraitpb.SortField_SORT_DIRECTION_ASC_NULLS_LAST:
-		default:
-			return nil, false
-		}
-		return emit(s.GetCommon(), in)
 	case r.GetProject() != nil:
 		pr := r.GetProject()
 		in, ok := m.rel(pr.GetInput())

@@ -60,7 +60,7 @@ func TestMatchTake(t *testing.T) {
 		require.NoError(t, err, q)
 		return matchTake(decodePlan(js))
 	}
-	s := match(`SELECT v.ord, t._rowaddr AS a, t.k, v.rowid FROM UNNEST(:ids) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid ORDER BY v.ord`)
+	s := match(`SELECT v.ord, t._rowaddr AS a, t.k, v.rowid FROM UNNEST(:ids) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid`)
 	require.NotNil(t, s)
 	require.Equal(t, &takeShape{table: "t", param: 1, out: []outCol{{kind: outOrd}, {kind: outTable, name: "_rowaddr"}, {kind: outTable, name: "k"}, {kind: outRowID}}}, s)
 	s = match(`SELECT t.s, v.ord FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) JOIN u ON true JOIN t ON t._rowid = v.rowid`)
@@ -79,6 +79,8 @@ func TestMatchTake(t *testing.T) {
 		`SELECT v.ord, t.k FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid AND t.k > 1`,
 		`SELECT v.ord, t.k FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.ord`,
 		`SELECT v.ord, t.k FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid ORDER BY t.k`,
+		// An order asked for is kept: one endpoint.
+		`SELECT v.ord, t.k FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid ORDER BY v.ord`,
 		`SELECT DISTINCT v.ord, t.k FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid`,
 		`SELECT v.ord, count(*) FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid GROUP BY v.ord`,
 	} {
