@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -37,14 +36,7 @@ var errShape = errkind.New(errkind.Internal, "server: partition output")
 // it between batches.
 func (s *Server) streamPart(ctx context.Context, ticket []byte, p *partTake, part uint32) (*arrow.Schema, <-chan flight.StreamChunk) {
 	ch := make(chan flight.StreamChunk)
-	var last atomic.Pointer[sentBatch]
-	if a := afterCallOf(ctx); a != nil {
-		a.add(func() {
-			if b := last.Load(); b != nil {
-				b.Release()
-			}
-		})
-	}
+	last := trackLast(ctx)
 	go func() {
 		defer close(ch)
 		complete := false
@@ -53,7 +45,7 @@ func (s *Server) streamPart(ctx context.Context, ticket []byte, p *partTake, par
 			sb := &sentBatch{RecordBatch: b}
 			select {
 			case ch <- flight.StreamChunk{Data: sb}:
-				last.Store(sb)
+				last.set(sb)
 				return true
 			case <-ctx.Done():
 			case <-p.ctx.Done():
