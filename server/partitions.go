@@ -52,6 +52,7 @@ type partTake struct {
 	missingOrd []uint64
 	missingID  []int64
 
+	handle [16]byte        // its key in partitions, set by add
 	ctx    context.Context // cancelled by Cancel, expiry, shutdown
 	cancel context.CancelFunc
 	expiry *time.Timer
@@ -95,6 +96,7 @@ func newPartitions(ttl time.Duration) *partitions {
 func (ps *partitions) add(p *partTake) [][]byte {
 	var h [16]byte
 	_, _ = rand.Read(h[:])
+	p.handle = h
 	p.state = make([]partState, len(p.groups))
 	p.left = len(p.groups)
 	exp := time.Now().Add(ps.ttl)
@@ -142,7 +144,7 @@ func (ps *partitions) begin(b []byte) (*partTake, uint32, error) {
 // end records how a partition's DoGet ended: read to the end, it is done
 // (and the take is dropped after its last partition); otherwise it may
 // be read again while the take lives.
-func (ps *partitions) end(b []byte, p *partTake, part uint32, complete bool) {
+func (ps *partitions) end(p *partTake, part uint32, complete bool) {
 	p.mu.Lock()
 	if complete {
 		p.state[part] = partRead
@@ -153,10 +155,7 @@ func (ps *partitions) end(b []byte, p *partTake, part uint32, complete bool) {
 	last := p.left == 0
 	p.mu.Unlock()
 	if last {
-		t, err := parseTicket(b)
-		if err == nil {
-			ps.drop(t.handle)
-		}
+		ps.drop(p.handle)
 	}
 }
 

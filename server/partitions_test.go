@@ -324,7 +324,7 @@ func TestPartitionTickets(t *testing.T) {
 	p, part, err := s.parts.begin(h)
 	require.NoError(t, err)
 	require.Equal(t, codes.NotFound, code(doGet(h)), "being read")
-	s.parts.end(h, p, part, false)
+	s.parts.end(p, part, false)
 	require.NoError(t, doGet(h))
 	res, err = cl.CancelFlightInfo(ctx, &flight.CancelFlightInfoRequest{Info: info})
 	require.NoError(t, err)

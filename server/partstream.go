@@ -34,13 +34,13 @@ var errShape = errkind.New(errkind.Internal, "server: partition output")
 //
 // Either context ending (the take dropped, the DoGet client gone) stops
 // it between batches.
-func (s *Server) streamPart(ctx context.Context, ticket []byte, p *partTake, part uint32) (*arrow.Schema, <-chan flight.StreamChunk) {
+func (s *Server) streamPart(ctx context.Context, p *partTake, part uint32) (*arrow.Schema, <-chan flight.StreamChunk) {
 	ch := make(chan flight.StreamChunk)
 	last := trackLast(ctx)
 	go func() {
 		defer close(ch)
 		complete := false
-		defer func() { s.parts.end(ticket, p, part, complete) }()
+		defer func() { s.parts.end(p, part, complete) }()
 		send := func(b arrow.RecordBatch) bool {
 			sb := &sentBatch{RecordBatch: b}
 			select {

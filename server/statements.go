@@ -115,7 +115,7 @@ func (s *Server) DoGetStatement(ctx context.Context, t flightsql.StatementQueryT
 		if err != nil {
 			return nil, nil, err
 		}
-		schema, ch := s.streamPart(ctx, t.GetStatementHandle(), p, part)
+		schema, ch := s.streamPart(ctx, p, part)
 		return schema, ch, nil
 	}
 	r, ok := s.results.take(h)
