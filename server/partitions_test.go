@@ -365,3 +365,43 @@ func TestGroupTasks(t *testing.T) {
 		require.Equal(t, len(tasks), seen)
 	}
 }
+
+// TestPartitionClientGone: a client that reads one batch of a partition
+// and goes away stops its DoGet; everything the server took for it comes
+// back (the checked allocator, also at the end of the test), and the
+// partition can be read again, in full.
+func TestPartitionClientGone(t *testing.T) {
+	s, cl, mem := testServer(t, Options{Partitions: 2, PartitionBatchRows: 64})
+	spreadTable(t, s.db, 40000)
+	ctx := context.Background()
+	ps, err := cl.Prepare(ctx, `SELECT v.ord, t.s FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid`)
+	require.NoError(t, err)
+	defer ps.Close(ctx)
+	ids := randomIDs(30000, 40000, 6)
+	rec := idBatch(mem, ids)
+	ps.SetParameters(rec)
+	info, err := ps.Execute(ctx)
+	rec.Release()
+	require.NoError(t, err)
+	require.Len(t, info.Endpoint, 2)
+	held := mem.CurrentAlloc()
+
+	cctx, cancel := context.WithCancel(ctx)
+	rdr, err := cl.DoGet(cctx, info.Endpoint[0].Ticket)
+	require.NoError(t, err)
+	require.True(t, rdr.Next())
+	require.Equal(t, int64(64), rdr.RecordBatch().NumRows(), "batches of PartitionBatchRows")
+	cancel()
+	rdr.Release()
+	var n int64
+	require.Eventually(t, func() bool {
+		n, err = readAll(ctx, cl, &flight.FlightInfo{Endpoint: info.Endpoint[:1]})
+		return err == nil
+	}, 5*time.Second, 20*time.Millisecond, "the partition reads again: %v", err)
+	require.Greater(t, n, int64(64))
+	require.Eventually(t, func() bool { return mem.CurrentAlloc() <= held }, 5*time.Second, 10*time.Millisecond)
+	m, err := readAll(ctx, cl, &flight.FlightInfo{Endpoint: info.Endpoint[1:]})
+	require.NoError(t, err)
+	require.Equal(t, info.TotalRecords, n+m)
+	require.Eventually(t, func() bool { return s.parts.len() == 0 }, 5*time.Second, 10*time.Millisecond)
+}
