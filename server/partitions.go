@@ -220,6 +220,16 @@ func (s *Server) split(ctx context.Context, planBytes []byte, sqlText string, pa
 	if s.opt.Partitions == 1 || schema == nil {
 		return nil, false, nil
 	}
+	// Most statements bind no large id list: they are not looked at
+	// further (lowering SQL to Substrait again costs about a millisecond).
+	large := false
+	for _, v := range params {
+		ids, ok := idList(v)
+		large = large || ok && len(ids) >= s.opt.PartitionMinIDs
+	}
+	if !large {
+		return nil, false, nil
+	}
 	if sqlText != "" {
 		js, _, err := s.db.SubstraitOf(ctx, sqlText)
 		if err != nil {

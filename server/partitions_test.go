@@ -15,7 +15,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stretchr/testify/require"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/stablerow/stablerow/access"
 	"github.com/stablerow/stablerow/engine"
@@ -371,7 +373,7 @@ func TestGroupTasks(t *testing.T) {
 // back (the checked allocator, also at the end of the test), and the
 // partition can be read again, in full.
 func TestPartitionClientGone(t *testing.T) {
-	s, cl, mem := testServer(t, Options{Partitions: 2, PartitionBatchRows: 64})
+	s, cl, mem, addr := testServerAt(t, Options{Partitions: 2, PartitionBatchRows: 64})
 	spreadTable(t, s.db, 40000)
 	ctx := context.Background()
 	ps, err := cl.Prepare(ctx, `SELECT v.ord, t.s FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid`)
@@ -386,8 +388,15 @@ func TestPartitionClientGone(t *testing.T) {
 	require.Len(t, info.Endpoint, 2)
 	held := mem.CurrentAlloc()
 
+	// A client with fixed 64 KB flow-control windows (no BDP growth): the
+	// server cannot push the whole partition into buffers before the
+	// client goes away.
+	slow, err := flightsql.NewClient(addr, nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithInitialWindowSize(1<<16), grpc.WithInitialConnWindowSize(1<<16))
+	require.NoError(t, err)
+	defer slow.Close()
 	cctx, cancel := context.WithCancel(ctx)
-	rdr, err := cl.DoGet(cctx, info.Endpoint[0].Ticket)
+	rdr, err := slow.DoGet(cctx, info.Endpoint[0].Ticket)
 	require.NoError(t, err)
 	require.True(t, rdr.Next())
 	require.Equal(t, int64(64), rdr.RecordBatch().NumRows(), "batches of PartitionBatchRows")
@@ -397,7 +406,7 @@ func TestPartitionClientGone(t *testing.T) {
 	require.Eventually(t, func() bool {
 		n, err = readAll(ctx, cl, &flight.FlightInfo{Endpoint: info.Endpoint[:1]})
 		return err == nil
-	}, 5*time.Second, 20*time.Millisecond, "the partition reads again: %v", err)
+	}, 30*time.Second, 20*time.Millisecond, "the partition reads again")
 	require.Greater(t, n, int64(64))
 	require.Eventually(t, func() bool { return mem.CurrentAlloc() <= held }, 5*time.Second, 10*time.Millisecond)
 	m, err := readAll(ctx, cl, &flight.FlightInfo{Endpoint: info.Endpoint[1:]})
