@@ -15,9 +15,12 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stretchr/testify/require"
+	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/stablerow/stablerow/access"
 	"github.com/stablerow/stablerow/engine"
@@ -413,4 +416,33 @@ func TestPartitionClientGone(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, info.TotalRecords, n+m)
 	require.Eventually(t, func() bool { return s.parts.len() == 0 }, 5*time.Second, 10*time.Millisecond)
+}
+
+// TestPartitionedSubstrait: the take as a Substrait plan (binary
+// protobuf, prepared, the ids bound) is partitioned as its SQL is, and
+// its partitions' union is the engine's answer.
+func TestPartitionedSubstrait(t *testing.T) {
+	s, cl, mem := testServer(t, Options{Partitions: 3})
+	spreadTable(t, s.db, 40000)
+	ctx := context.Background()
+	q := `SELECT t.k, v.ord, t.s FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid`
+	js, _, err := s.db.SubstraitOf(ctx, q)
+	require.NoError(t, err)
+	var p substraitpb.Plan
+	require.NoError(t, protojson.Unmarshal(js, &p))
+	bin, err := proto.Marshal(&p)
+	require.NoError(t, err)
+	ps, err := cl.PrepareSubstrait(ctx, flightsql.SubstraitPlan{Plan: bin})
+	require.NoError(t, err)
+	defer ps.Close(ctx)
+	ids := randomIDs(9000, 40000, 8)
+	rec := idBatch(mem, ids)
+	ps.SetParameters(rec)
+	info, err := ps.Execute(ctx)
+	rec.Release()
+	require.NoError(t, err)
+	require.Len(t, info.Endpoint, 3)
+	_, want := inProcess(t, s.db, q, ids, 1)
+	got, _ := readParts(t, cl, info, 1)
+	require.Equal(t, want, got)
 }
