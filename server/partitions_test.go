@@ -446,3 +446,39 @@ func TestPartitionedSubstrait(t *testing.T) {
 	got, _ := readParts(t, cl, info, 1)
 	require.Equal(t, want, got)
 }
+
+// TestPartitionCancelMidRead: CancelFlightInfo while a partition is being
+// read ends that read with Canceled, never a silently short stream.
+func TestPartitionCancelMidRead(t *testing.T) {
+	s, cl, mem, addr := testServerAt(t, Options{Partitions: 2, PartitionBatchRows: 64})
+	spreadTable(t, s.db, 40000)
+	ctx := context.Background()
+	ps, err := cl.Prepare(ctx, `SELECT v.ord, t.s FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid`)
+	require.NoError(t, err)
+	defer ps.Close(ctx)
+	rec := idBatch(mem, randomIDs(30000, 40000, 7))
+	ps.SetParameters(rec)
+	info, err := ps.Execute(ctx)
+	rec.Release()
+	require.NoError(t, err)
+	slow, err := flightsql.NewClient(addr, nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithInitialWindowSize(1<<16), grpc.WithInitialConnWindowSize(1<<16))
+	require.NoError(t, err)
+	defer slow.Close()
+	rdr, err := slow.DoGet(ctx, info.Endpoint[0].Ticket)
+	require.NoError(t, err)
+	defer rdr.Release()
+	require.True(t, rdr.Next())
+	// Let the server fill the 64 KB window and block handing over the
+	// next batch: the cancellation must reach a blocked stream too.
+	time.Sleep(300 * time.Millisecond)
+	res, err := cl.CancelFlightInfo(ctx, &flight.CancelFlightInfoRequest{Info: info})
+	require.NoError(t, err)
+	require.Equal(t, flight.CancelStatusCancelled, res.Status)
+	rows := int64(0)
+	for rdr.Next() {
+		rows += rdr.RecordBatch().NumRows()
+	}
+	require.Equal(t, codes.Canceled, code(rdr.Err()), "after %d more rows: %v", rows, rdr.Err())
+	require.Less(t, rows, info.TotalRecords)
+}

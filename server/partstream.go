@@ -77,6 +77,7 @@ func (s *Server) streamPart(ctx context.Context, p *partTake, part uint32) (*arr
 				return
 			}
 			if !send(b) {
+				fail(alive()) // the take dropped: say so, not a silent end
 				return
 			}
 		}
@@ -93,6 +94,7 @@ func (s *Server) streamPart(ctx context.Context, p *partTake, part uint32) (*arr
 					return
 				}
 				if !send(b) {
+					fail(alive())
 					return
 				}
 			}
