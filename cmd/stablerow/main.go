@@ -21,6 +21,12 @@ import (
 	"io"
 	"os"
 
+	// Side effects at package initialization, before the heavy
+	// dependencies' (each package's doc says why there): no collection
+	// until 32 MB, then the usual pacing; and, for sql and substrait, the
+	// parser's and Substrait's protobuf tables readied on a second goroutine.
+	_ "github.com/stablerow/stablerow/cmd/stablerow/internal/gcstart"
+	_ "github.com/stablerow/stablerow/cmd/stablerow/internal/warm"
 	"github.com/stablerow/stablerow/engine"
 	"github.com/stablerow/stablerow/errkind"
 )
@@ -67,19 +73,14 @@ func main() {
 		usage(os.Stderr)
 		os.Exit(2)
 	}
-	// Most runs are one short statement: no collection until 32 MB
-	// (gcstart.go), then the usual pacing.
-	deferFirstGC(startHeap)
 	ctx := context.Background()
 	var err error
 	switch os.Args[1] {
 	case "demo":
 		err = runDemo(ctx, os.Args[2:])
 	case "sql":
-		warmPlanTypes()
 		err = runSQL(ctx, os.Args[2:])
 	case "substrait":
-		warmPlanTypes()
 		err = runSubstrait(ctx, os.Args[2:])
 	case "inspect":
 		err = runInspect(ctx, os.Args[2:])
