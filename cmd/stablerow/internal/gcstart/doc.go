@@ -12,12 +12,10 @@
 // then allocates ~4 MB more and exits.
 //
 // Go initializes packages in import path order among those whose imports
-// are done, so a package that imports runtime/debug waits for it, and
-// runtime/debug sorts after almost every other path: this package runs at
-// about 170 of the CLI's 276 initializers, with ~2 MB allocated, after
-// pg_query and apd but before arrow's compute registry, the AWS SDK's
-// endpoint tables, Flight and grpc. Package warm imports it so that the
-// warm-up's allocations come after it too.
+// are done. This package imports only runtime, sync and unsafe (it reaches
+// runtime/debug's two setters by their runtime names: gcstart.go says why),
+// so it runs ~11th of the CLI's 276 initializers, before any heavy one.
+// Package warm imports it, so the warm-up's allocations come after it too.
 //
 // Only package main of cmd/stablerow imports it: a library must not change
 // its importer's collector.

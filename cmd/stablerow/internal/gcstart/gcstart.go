@@ -2,9 +2,25 @@ package gcstart
 
 import (
 	"runtime"
-	rdebug "runtime/debug"
 	"sync"
+	_ "unsafe" // go:linkname
 )
+
+// setGCPercent and setMemoryLimit are runtime/debug.SetGCPercent and
+// SetMemoryLimit, reached by the names the runtime itself gives them
+// (runtime/mgcpacer.go pushes its implementations to runtime/debug under
+// these names) rather than by importing runtime/debug. The import would
+// make this package wait for runtime/debug in Go's init order, which
+// initializes, among the packages whose imports are done, the one whose
+// path sorts first: runtime/debug sorts after nearly every path, so it
+// runs at ~170 of the CLI's 276 initializers, and package warm, which
+// must come after this one, would start ~9M instructions later.
+//
+//go:linkname setGCPercent runtime/debug.setGCPercent
+func setGCPercent(int32) int32
+
+//go:linkname setMemoryLimit runtime/debug.setMemoryLimit
+func setMemoryLimit(int64) int64
 
 // Heap is the memory the process may grow to before its first collection.
 // A `stablerow sql -e` of a small take allocates ~8 MB in all (init
@@ -28,20 +44,20 @@ var restoreStart = DeferFirstGC(Heap)
 // (no collections at all) or a GOMEMLIMIT at or below heap. The returned
 // function restores the pacing at once (idempotent; for tests).
 func DeferFirstGC(heap int64) (restore func()) {
-	limit := rdebug.SetMemoryLimit(-1) // -1 reads without changing
+	limit := setMemoryLimit(-1) // -1 reads without changing
 	if limit <= heap {
 		return func() {}
 	}
-	pct := rdebug.SetGCPercent(-1)
+	pct := setGCPercent(-1)
 	if pct < 0 { // GOGC=off: it was off already
 		return func() {}
 	}
-	rdebug.SetMemoryLimit(heap)
+	setMemoryLimit(heap)
 	var once sync.Once
 	restore = func() {
 		once.Do(func() {
-			rdebug.SetMemoryLimit(limit)
-			rdebug.SetGCPercent(pct)
+			setMemoryLimit(limit)
+			setGCPercent(pct)
 		})
 	}
 	// Not a tiny allocation (those share a block, so a finalizer on one
