@@ -29,6 +29,7 @@ import (
 	_ "github.com/stablerow/stablerow/cmd/stablerow/internal/warm"
 	"github.com/stablerow/stablerow/engine"
 	"github.com/stablerow/stablerow/errkind"
+	"github.com/stablerow/stablerow/plan/sql"
 )
 
 func usage(w io.Writer) {
@@ -79,8 +80,10 @@ func main() {
 	case "demo":
 		err = runDemo(ctx, os.Args[2:])
 	case "sql":
+		go func() { _ = sql.Warm() }() // the extension collection, while flags parse and the database opens; its error is the statement's to report
 		err = runSQL(ctx, os.Args[2:])
 	case "substrait":
+		go func() { _ = sql.Warm() }()
 		err = runSubstrait(ctx, os.Args[2:])
 	case "inspect":
 		err = runInspect(ctx, os.Args[2:])

@@ -11,6 +11,8 @@ import (
 	_ "github.com/stablerow/stablerow/cmd/stablerow/internal/gcstart"
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/structpb"
 )
 
 // seedSQL is the README's seed take as plan/sql hands it to the parser:
@@ -40,7 +42,9 @@ func init() {
 }
 
 // run builds the protobuf state of the seed take's parse tree, scan
-// tokens and Substrait plan, in the order the main goroutine needs them.
+// tokens and Substrait plan, in the order the main goroutine needs them;
+// last, the encoding of the UNNEST's detail (a Struct in an Any: the
+// lowering marshals it, the planner unmarshals it).
 func run() error {
 	if _, err := pg_query.Scan(seedScanned); err != nil {
 		return fmt.Errorf("warm: scanning the seed take: %w", err)
@@ -51,6 +55,17 @@ func run() error {
 	var p substraitpb.Plan
 	if err := proto.Unmarshal(plan, &p); err != nil {
 		return fmt.Errorf("warm: decoding the seed take's plan: %w", err)
+	}
+	st, err := structpb.NewStruct(map[string]any{"relation": "unnest", "ordinality": true, "param": 1, "element_type": "i64"})
+	if err != nil {
+		return fmt.Errorf("warm: the UNNEST detail: %w", err)
+	}
+	detail, err := anypb.New(st)
+	if err != nil {
+		return fmt.Errorf("warm: the UNNEST detail: %w", err)
+	}
+	if err := detail.UnmarshalTo(st); err != nil {
+		return fmt.Errorf("warm: the UNNEST detail: %w", err)
 	}
 	return nil
 }
