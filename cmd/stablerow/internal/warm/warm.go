@@ -32,6 +32,19 @@ const seedScanned = `SELECT v.ord, t._rowaddr, t.k FROM UNNEST(:ids) WITH ORDINA
 //go:embed testdata/plan.pb
 var plan []byte
 
+// parsed and scanned are what pg_query's C parser hands back, as protobuf,
+// for seedSQL and seedScanned (TestEmbeddedParserOutput keeps them
+// current). Decoding them readies the same Go-side state as calling the
+// parser, without running the C parser on the warm-up's thread, which
+// would give that thread a parser memory context of its own (resident
+// memory the main thread's parse does not share).
+var (
+	//go:embed testdata/parse.pb
+	parsed []byte
+	//go:embed testdata/scan.pb
+	scanned []byte
+)
+
 // commands are the subcommands whose first statement the warm-up serves.
 var commands = map[string]bool{"sql": true, "substrait": true}
 
@@ -46,11 +59,11 @@ func init() {
 // last, the encoding of the UNNEST's detail (a Struct in an Any: the
 // lowering marshals it, the planner unmarshals it).
 func run() error {
-	if _, err := pg_query.Scan(seedScanned); err != nil {
-		return fmt.Errorf("warm: scanning the seed take: %w", err)
+	if err := proto.Unmarshal(scanned, &pg_query.ScanResult{}); err != nil {
+		return fmt.Errorf("warm: the seed take's scan tokens: %w", err)
 	}
-	if _, err := pg_query.Parse(seedSQL); err != nil {
-		return fmt.Errorf("warm: parsing the seed take: %w", err)
+	if err := proto.Unmarshal(parsed, &pg_query.ParseResult{}); err != nil {
+		return fmt.Errorf("warm: the seed take's parse tree: %w", err)
 	}
 	var p substraitpb.Plan
 	if err := proto.Unmarshal(plan, &p); err != nil {
