@@ -17,8 +17,15 @@
 // and the other waits for it or finds it done. A statement that needs
 // other messages only loses the overlap.
 //
-//	main goroutine:  [init: ... pg_query, substraitpb | apd, compute, AWS, Flight ...] [main: flags, open] [parse] [plan] ...
-//	warm goroutine:                                    [pg_query Scan+Parse] [Substrait plan decode]
+//	main goroutine:  [init: ... pg_query, substraitpb | apd, compute, AWS, Flight ...] [main: flags, open] [scan, parse] [lower, plan] ...
+//	warm goroutine:                                    [decode scan tokens, parse tree] [Substrait plan, UNNEST detail]
+//	go sql.Warm() in main:                                                                [extension collection]
+//
+// The warm-up decodes the parser's own protobuf output for the seed take
+// (embedded; the C parser does not run on the warm-up's thread), then the
+// seed take's Substrait plan. Package gcstart runs ~11th of the CLI's 276
+// initializers and this one right after pg_query and the Substrait
+// protobuf package (~121st), ~9M instructions before main.
 //
 // Only package main of cmd/stablerow imports it, for its side effect; the
 // other commands (demo, serve, inspect, vacuum) do not start it.
