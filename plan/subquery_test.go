@@ -131,6 +131,22 @@ var subqueryWant = map[string]producerCase{
 		}
 		return out
 	}},
+	// SELECT c_name FROM customer WHERE c_name NOT IN (SELECT o_comment FROM orders WHERE o_custkey = c_custkey)
+	// (a customer's own orders: NULL comments drop the name, no orders keep it)
+	"duckdb/subquery_not_in_correlated": {want: func() (out [][]any) {
+		for _, c := range customers {
+			if notIn(c.name, func(yield func(any) bool) {
+				for _, o := range orders {
+					if o.cust == c.key && !yield(o.comment) {
+						return
+					}
+				}
+			}) {
+				out = append(out, []any{c.name})
+			}
+		}
+		return out
+	}},
 	// SELECT o_orderkey FROM orders WHERE o_custkey IN (SELECT c_custkey FROM customer WHERE c_nationkey = 1)
 	"duckdb/subquery_in": {want: func() (out [][]any) {
 		for _, o := range orders {
@@ -255,15 +271,16 @@ var subqueryErr = map[string]func() error{
 // TestSubquerySQL checks that both front ends give
 // the same rows.
 var subquerySQL = map[string]string{
-	"isthmus/subquery_in":         "SELECT c_name FROM customer WHERE c_custkey IN (SELECT o_custkey FROM orders WHERE o_orderstatus = 'F')",
-	"isthmus/subquery_not_in":     "SELECT c_name FROM customer WHERE c_custkey NOT IN (SELECT o_custkey FROM orders)",
-	"isthmus/subquery_exists":     "SELECT c_name FROM customer WHERE EXISTS (SELECT * FROM orders WHERE o_custkey = c_custkey AND o_totalprice > 200)",
-	"isthmus/subquery_not_exists": "SELECT o_orderkey FROM orders WHERE NOT EXISTS (SELECT * FROM customer WHERE c_custkey = o_custkey)",
-	"isthmus/subquery_scalar":     "SELECT o_orderkey FROM orders WHERE o_totalprice > (SELECT avg(o_totalprice) FROM orders)",
-	"duckdb/subquery_not_in_null": "SELECT c_name FROM customer WHERE c_name NOT IN (SELECT o_comment FROM orders)",
-	"duckdb/subquery_not_in":      "SELECT o_orderkey FROM orders WHERE o_comment NOT IN (SELECT c_name FROM customer)",
-	"duckdb/subquery_in":          "SELECT o_orderkey FROM orders WHERE o_custkey IN (SELECT c_custkey FROM customer WHERE c_nationkey = 1)",
-	"duckdb/subquery_exists":      "SELECT o_orderkey FROM orders o1 WHERE EXISTS (SELECT * FROM orders o2 WHERE o2.o_custkey = o1.o_custkey AND o2.o_orderkey <> o1.o_orderkey)",
+	"isthmus/subquery_in":               "SELECT c_name FROM customer WHERE c_custkey IN (SELECT o_custkey FROM orders WHERE o_orderstatus = 'F')",
+	"isthmus/subquery_not_in":           "SELECT c_name FROM customer WHERE c_custkey NOT IN (SELECT o_custkey FROM orders)",
+	"isthmus/subquery_exists":           "SELECT c_name FROM customer WHERE EXISTS (SELECT * FROM orders WHERE o_custkey = c_custkey AND o_totalprice > 200)",
+	"isthmus/subquery_not_exists":       "SELECT o_orderkey FROM orders WHERE NOT EXISTS (SELECT * FROM customer WHERE c_custkey = o_custkey)",
+	"isthmus/subquery_scalar":           "SELECT o_orderkey FROM orders WHERE o_totalprice > (SELECT avg(o_totalprice) FROM orders)",
+	"duckdb/subquery_not_in_null":       "SELECT c_name FROM customer WHERE c_name NOT IN (SELECT o_comment FROM orders)",
+	"duckdb/subquery_not_in":            "SELECT o_orderkey FROM orders WHERE o_comment NOT IN (SELECT c_name FROM customer)",
+	"duckdb/subquery_not_in_correlated": "SELECT c_name FROM customer WHERE c_name NOT IN (SELECT o_comment FROM orders WHERE o_custkey = c_custkey)",
+	"duckdb/subquery_in":                "SELECT o_orderkey FROM orders WHERE o_custkey IN (SELECT c_custkey FROM customer WHERE c_nationkey = 1)",
+	"duckdb/subquery_exists":            "SELECT o_orderkey FROM orders o1 WHERE EXISTS (SELECT * FROM orders o2 WHERE o2.o_custkey = o1.o_custkey AND o2.o_orderkey <> o1.o_orderkey)",
 }
 
 // TestSubquerySQL: each fixture returns the rows its SQL returns through
