@@ -239,6 +239,24 @@ var subqueryWant = map[string]producerCase{
 		}
 		return out
 	}},
+	// TPC-H Q2's shape: SELECT C_NAME FROM CUSTOMER WHERE C_NATIONKEY = (SELECT MIN(C2.C_NATIONKEY)
+	//   FROM ORDERS, CUSTOMER C2 WHERE O_CUSTKEY = C2.C_CUSTKEY AND O_CUSTKEY = CUSTOMER.C_CUSTKEY)
+	"isthmus/subquery_scalar_cross": {want: func() (out [][]any) {
+		for _, c := range customers {
+			var m any
+			for _, o := range orders {
+				for _, c2 := range customers {
+					if o.cust == c2.key && o.cust == c.key && (m == nil || c2.nation < m.(int64)) {
+						m = c2.nation
+					}
+				}
+			}
+			if m != nil && m.(int64) == c.nation {
+				out = append(out, []any{c.name})
+			}
+		}
+		return out
+	}},
 	// Refused shapes, each named with its path in the plan.
 	"isthmus/subquery_scalar_nonequi": {unsupported: "correlation other than inner = outer equalities in a scalar subquery over an aggregate at root.input.project: expressions[1].subquery.scalar.input.aggregate.input"},
 	"isthmus/subquery_two_levels":     {unsupported: "outer reference 2 query levels out (decorrelated: 1) at root.input.project.input.filter: condition.subquery.set_predicate.tuples.filter: condition.arguments[1].subquery.set_predicate.tuples.filter: condition.arguments[0]"},
