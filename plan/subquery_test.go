@@ -1,12 +1,15 @@
 package plan_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"testing"
 
+	"github.com/stablerow/stablerow/errkind"
 	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/exec/exectest"
 	"github.com/stablerow/stablerow/plan"
@@ -438,5 +441,43 @@ func TestSubqueryRandomData(t *testing.T) {
 				t.Fatalf("round %d %s: rows %v, SQL rows %v", round, name, got, viaSQL)
 			}
 		}
+	}
+}
+
+// TestSubqueryRefusals: subqueries the planner cannot run as joins are
+// ErrUnsupported naming what and where, never a decode error or an
+// internal one.
+func TestSubqueryRefusals(t *testing.T) {
+	c := stdCatalog(t, exectest.Mem(t))
+	ext := `"extensions": [{"extensionFunction": {"functionAnchor": 1, "name": "or"}},
+	  {"extensionFunction": {"functionAnchor": 2, "name": "equal"}}, {"extensionFunction": {"functionAnchor": 3, "name": "sum0"}}]`
+	one := `{"project": {"common": {"emit": {"outputMapping": [5]}}, "input": ` + vRead + `, "expressions": [` + vRef("0") + `]}}`
+	outer := strings.Replace(vRef("0"), `"rootReference": {}`, `"outerReference": {"stepsOut": 1}`, 1)
+	exists := `{"subquery": {"setPredicate": {"predicateOp": "PREDICATE_OP_EXISTS", "tuples": ` + vRead + `}}}`
+	filter := func(cond string) string {
+		return `{` + ext + `, "relations": [{"root": {"names": ["id", "name", "score", "_rowid", "_rowaddr"],
+		  "input": {"filter": {"input": ` + vRead + `, "condition": ` + cond + `}}}}]}`
+	}
+	cases := []struct{ name, plan, want string }{
+		{"sort-key", `{"relations": [{"root": {"names": ["id", "name", "score", "_rowid", "_rowaddr"], "input": {"sort": {"input": ` + vRead + `,
+		  "sorts": [{"expr": {"subquery": {"scalar": {"input": ` + one + `}}}, "direction": "SORT_DIRECTION_ASC_NULLS_FIRST"}]}}}}]}`,
+			"subquery in a SortRel's expressions (unnested only in filters and projects) at root.input.sort"},
+		{"exists-under-or", filter(`{"scalarFunction": {"functionReference": 1, "outputType": ` + vBool + `, "arguments": [
+		  {"value": ` + exists + `}, {"value": {"literal": {"boolean": true}}}]}}`),
+			"set comparison subquery as a value, not as a filter conjunct (it needs a mark join) at root.input.filter: condition.arguments[0]"},
+		{"aggregate-not-null-on-empty", filter(`{"scalarFunction": {"functionReference": 2, "outputType": ` + vBool + `, "arguments": [
+		  {"value": ` + vRef("0") + `}, {"value": {"subquery": {"scalar": {"input": {"aggregate": {"input": {"filter": {"input": ` + vRead + `,
+		    "condition": {"scalarFunction": {"functionReference": 2, "outputType": ` + vBool + `, "arguments": [{"value": ` + vRef("0") + `}, {"value": ` + outer + `}]}}}},
+		    "groupings": [], "measures": [{"measure": {"functionReference": 3, "outputType": {"i64": {"nullability": "NULLABILITY_REQUIRED"}},
+		      "arguments": [{"value": ` + vRef("0") + `}]}}]}}}}}}]}}`),
+			"aggregate sum0 in a correlated scalar subquery (its value over no rows is not known to be NULL) at root.input.filter: condition.arguments[1].subquery.scalar.input.aggregate: measures[0]"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := plan.Build(context.Background(), mustDecode(t, []byte(tc.plan)), c, plan.Options{})
+			if !errors.Is(err, plan.ErrUnsupported) || errors.Is(err, errkind.Internal) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want ErrUnsupported with %q", err, tc.want)
+			}
+		})
 	}
 }
