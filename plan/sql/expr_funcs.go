@@ -66,6 +66,8 @@ var scalarFns = map[string]scalarFn{
 	"power":            {2, 2, floatFn(urnArithmetic, "power")},
 	"pow":              {2, 2, floatFn(urnArithmetic, "power")},
 	"mod":              {2, 2, lowerMod},
+	"extract":          {2, 2, lowerExtract(true)},
+	"date_part":        {2, 2, lowerExtract(false)},
 }
 
 // scalarCall lowers a call of a non-aggregate function.

@@ -28,6 +28,7 @@ const (
 	URNAggregate  = extensions.SubstraitDefaultURNPrefix + "functions_aggregate_generic"
 	URNString     = extensions.SubstraitDefaultURNPrefix + "functions_string"   // string functions, string_agg
 	URNRounding   = extensions.SubstraitDefaultURNPrefix + "functions_rounding" // round, floor, ceil
+	URNDatetime   = extensions.SubstraitDefaultURNPrefix + "functions_datetime" // extract
 )
 
 // skipped are the files substrait-go's default collection skips too.
