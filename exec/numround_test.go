@@ -140,3 +140,39 @@ func FuzzDecimalRound(f *testing.F) {
 		require.Equal(t, want, got, "%s(%d e-%d, %d)", roundModeNames[mode], v, scale, digits)
 	})
 }
+
+// TestDecimalMod: numeric_mod's answers (psql): scale max(s1, s2), the
+// dividend's sign, a zero divisor an error.
+func TestDecimalMod(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	dec := func(v int64, s int32) Lit {
+		return Lit{Value: decimal128.FromI64(v), Type: &arrow.Decimal128Type{Precision: 10, Scale: s}}
+	}
+	one := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	b := array.NewInt64Builder(mem)
+	b.Append(1)
+	col := b.NewArray()
+	b.Release()
+	batch := array.NewRecordBatch(one, []arrow.Array{col}, 1)
+	col.Release()
+	defer batch.Release()
+	for _, c := range []struct {
+		x, y Lit
+		want string
+	}{
+		{dec(150, 2), dec(4, 1), "0.30"},     // mod(1.50, 0.4)
+		{dec(-225, 2), dec(4, 1), "-0.25"},   // mod(-2.25, 0.4)
+		{dec(2675, 3), dec(150, 2), "1.175"}, // mod(2.675, 1.50)
+		{dec(7, 0), dec(-225, 2), "0.25"},    // 7 % -2.25
+		{dec(-225, 2), dec(-5, 3), "0.000"},  // no -0
+	} {
+		out, err := DecimalArith{Op: OpMod, L: c.x, R: c.y}.Evaluate(t.Context(), mem, batch)
+		require.NoError(t, err)
+		d := out.(*array.Decimal128)
+		require.Equal(t, c.want, FormatDecimal(d.Value(0), d.DataType().(*arrow.Decimal128Type).Scale))
+		out.Release()
+	}
+	_, err := DecimalArith{Op: OpMod, L: dec(1, 0), R: dec(0, 2)}.Evaluate(t.Context(), mem, batch)
+	require.ErrorIs(t, err, ErrDivisionByZero)
+}

@@ -260,6 +260,9 @@ func lowerTrunc(l *lowerer, f *pg_query.FuncCall, args []value) (expr.Expression
 // lowerMod: mod of integers is %; of double precision PostgreSQL returns
 // numeric.
 func lowerMod(l *lowerer, f *pg_query.FuncCall, args []value) (expr.Expression, error) {
+	if v, ok, err := l.numericArith("%", args[0], args[1], f.Location); ok || err != nil {
+		return v.e, err // mod of numeric: numeric_mod, as x % y
+	}
 	es, k, err := l.unify(args...)
 	if err != nil {
 		return nil, err
