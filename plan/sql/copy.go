@@ -274,18 +274,12 @@ func (l *lowerer) readParquet(fc *pg_query.FuncCall, rf *pg_query.RangeFunction)
 }
 
 // parquetKind is the SQL kind of a read_parquet column as fileio's reader
-// hands it over: integers widened to bigint, floats to double precision
-// (fileio.EngineType); other types are refused by name.
+// hands it over (fileio.EngineType: smallint, integer, bigint, real,
+// double precision, numeric(p, s), date, timestamp, text, boolean); other
+// types are refused by name.
 func parquetKind(dt arrow.DataType) kind {
-	switch dt.ID() {
-	case arrow.INT64, arrow.UINT64, arrow.INT32, arrow.INT16, arrow.INT8, arrow.UINT32, arrow.UINT16, arrow.UINT8:
-		return kindI64
-	case arrow.FLOAT64, arrow.FLOAT32:
-		return kindF64
-	case arrow.STRING, arrow.LARGE_STRING:
+	if dt.ID() == arrow.LARGE_STRING {
 		return kindString
-	case arrow.BOOL:
-		return kindBool
 	}
-	return kindUnknown
+	return fieldKind(arrow.Field{Type: dt})
 }
