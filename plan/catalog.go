@@ -37,4 +37,8 @@ type Options struct {
 	DisableIndexes bool
 	// Files is where read_parquet may open files (the zero Policy: nowhere).
 	Files fileio.Policy
+	// Threads is the degree of parallelism: above 1, scans split their
+	// fragments into that many partitions and the operators above them
+	// run per partition (parallel.go). 0 or 1: the serial plan.
+	Threads int
 }

@@ -1,0 +1,106 @@
+package plan
+
+import (
+	"github.com/stablerow/stablerow/exec"
+)
+
+// parallelize is the physical-planning pass that runs a plan on threads
+// partitions (Options.Threads > 1). It rewrites the nodes it knows,
+// bottom-up, the way DataFusion's EnforceDistribution does:
+//
+//	ScanExec                       → partitioned over its fragments
+//	FilterExec, ProjectExec        → one stream per input partition
+//	HashAggregateExec (mergeable)  → partial per partition → RepartitionExec
+//	                                 (hash of the group keys) → final per
+//	                                 partition; no keys: → coalesce → final
+//	SortExec                       → sort per partition → SortPreservingMergeExec
+//	HashJoinExec (left-driven)     → probe partitions in parallel, one shared
+//	                                 build of the right input
+//	LimitExec, the root, any node  → CoalescePartitionsExec (or, when the
+//	that needs one stream            input's order is relied on, the merge)
+//
+// Any other node (TakeByKeyExec, which drives probe order; the ordered
+// aggregate; set operations; ...) keeps its subtree as it was: single
+// partition, exactly the serial plan. Every rewrite returns rows that the
+// serial plan returns, as a multiset; where the serial plan's order is
+// declared (Properties.Ordering) the rewrite keeps it.
+func parallelize(n exec.Node, threads int) (exec.Node, error) {
+	if threads <= 1 {
+		return n, nil
+	}
+	pp := &parallelPlanner{threads: threads}
+	p, err := pp.partitioned(n)
+	if err != nil {
+		return nil, err
+	}
+	return pp.single(n, p)
+}
+
+type parallelPlanner struct {
+	threads int
+}
+
+// partitioned returns a plan equivalent to n whose output may come in
+// several partitions: n itself where nothing can run in parallel.
+func (pp *parallelPlanner) partitioned(n exec.Node) (exec.Node, error) {
+	switch x := n.(type) {
+	case *exec.ScanExec:
+		return x.WithPartitions(pp.threads), nil
+	case *exec.FilterExec, *exec.ProjectExec:
+		return pp.passThrough(n)
+	case *exec.LimitExec:
+		return pp.singleChildren(n)
+	}
+	return n, nil
+}
+
+// passThrough rebuilds a row-by-row node over its child's partitions.
+func (pp *parallelPlanner) passThrough(n exec.Node) (exec.Node, error) {
+	child := n.Children()[0]
+	c, err := pp.partitioned(child)
+	if err != nil || c == child {
+		return n, err
+	}
+	return n.(exec.ChildReplacer).WithNewChildren([]exec.Node{c})
+}
+
+// singleChildren rebuilds n over children made parallel below and merged
+// back into one stream each.
+func (pp *parallelPlanner) singleChildren(n exec.Node) (exec.Node, error) {
+	kids := n.Children()
+	out := make([]exec.Node, len(kids))
+	changed := false
+	for i, k := range kids {
+		p, err := pp.partitioned(k)
+		if err != nil {
+			return nil, err
+		}
+		if out[i], err = pp.single(k, p); err != nil {
+			return nil, err
+		}
+		changed = changed || out[i] != k
+	}
+	if !changed {
+		return n, nil
+	}
+	return n.(exec.ChildReplacer).WithNewChildren(out)
+}
+
+// single merges p, the partitioned form of orig, into one stream: by a
+// CoalescePartitionsExec, or, when orig's output is ordered (a parent may
+// rely on it: the planner drops sorts over ordered inputs), by a
+// SortPreservingMergeExec on that order. Where p's partitions lost the
+// order, orig is kept.
+func (pp *parallelPlanner) single(orig, p exec.Node) (exec.Node, error) {
+	if exec.OutputPartitions(p) <= 1 {
+		return p, nil
+	}
+	ord := orig.Properties().Ordering
+	if len(ord) == 0 {
+		return exec.NewCoalescePartitionsExec(p), nil
+	}
+	if !exec.OrderingSatisfies(p.Properties().Ordering, ord) {
+		return orig, nil
+	}
+	return exec.NewSortPreservingMergeExec(p, ord)
+}
