@@ -53,17 +53,17 @@
 // not know partitions keeps working. The plan pass that inserts the
 // operators below is plan/parallel.go, at SET threads = N:
 //
-//	                 CoalescePartitionsExec / SortPreservingMergeExec   1 stream
-//	                               ▲  ▲  ▲
-//	       HashAggregateExec(final) per partition          N streams
-//	                               ▲  ▲  ▲
-//	       RepartitionExec: hash of the group keys, bounded channels
-//	                               ▲  ▲  ▲
-//	       HashAggregateExec(partial) per partition        N streams
-//	                               ▲  ▲  ▲
-//	       FilterExec / ProjectExec per partition          N streams
-//	                               ▲  ▲  ▲
-//	       ScanExec: fragments cut into N contiguous runs  N streams
+//	          CoalescePartitionsExec / SortPreservingMergeExec   1 stream
+//	                        ▲  ▲  ▲
+//	HashAggregateExec(final) per partition          N streams
+//	                        ▲  ▲  ▲
+//	RepartitionExec: hash of the group keys, bounded channels
+//	                        ▲  ▲  ▲
+//	HashAggregateExec(partial) per partition        N streams
+//	                        ▲  ▲  ▲
+//	FilterExec / ProjectExec per partition          N streams
+//	                        ▲  ▲  ▲
+//	ScanExec: fragments cut into N contiguous runs  N streams
 //
 // Parallelism comes from the goroutines of the operators that consume
 // partitions (the coalesce's and the merge's drivers, the repartition's

@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 )
@@ -129,13 +130,14 @@ func (s *mergeStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 				return nil, s.finish(err)
 			}
 		case mergeMerging:
+			// elapsed_compute includes waiting for the partitions'
+			// feeders: the merge cannot tell the two apart cheaply.
+			start := time.Now()
 			b, err := s.merge.next(ctx, s.tc.batchSize())
 			if err != nil {
 				return nil, s.finish(err)
 			}
-			s.n.metrics.OutputRows.Add(b.NumRows())
-			s.n.metrics.OutputBatches.Add(1)
-			return b, nil
+			return s.n.metrics.emit(b, start)
 		case mergeDone:
 			if s.err != nil {
 				return nil, s.err

@@ -68,3 +68,31 @@ func (l *LimitExec) WithNewChildren(children []Node) (Node, error) {
 	}
 	return NewLimitExec(children[0], l.offset, l.limit), nil
 }
+
+// PerPartition is s sorting each partition of input on its own: the
+// first half of a parallel sort, whose sorted partitions a
+// SortPreservingMergeExec merges. Its Execute still sorts the whole input.
+func (s *SortExec) PerPartition(input Node) (*SortExec, error) {
+	if err := wantChildren(s, []Node{input}, 1); err != nil {
+		return nil, err
+	}
+	return &SortExec{input: input, keys: slices.Clone(s.keys), perPart: true}, nil
+}
+
+func (s *SortExec) OutputPartitions() int {
+	if !s.perPart {
+		return 1
+	}
+	return OutputPartitions(s.input)
+}
+
+func (s *SortExec) ExecutePartitions(ctx context.Context, tc *TaskContext) ([]Stream, error) {
+	if !s.perPart {
+		st, err := s.Execute(ctx, tc)
+		if err != nil {
+			return nil, err
+		}
+		return []Stream{st}, nil
+	}
+	return partitionsFor(ctx, s.input, tc, func(in Stream) Stream { return s.newStream(tc, in) })
+}

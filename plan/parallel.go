@@ -50,16 +50,57 @@ func (pp *parallelPlanner) partitioned(n exec.Node) (exec.Node, error) {
 		return pp.passThrough(n)
 	case *exec.LimitExec:
 		return pp.singleChildren(n)
+	case *exec.HashAggregateExec:
+		return pp.aggregate(x)
+	case *exec.SortExec:
+		return pp.sort(x)
 	}
 	return n, nil
 }
 
+// aggregate runs a mergeable aggregation in two phases over its input's
+// partitions: partial per partition, then, with group columns, a hash
+// repartition on them and the final aggregate per partition; without, a
+// coalesce into one final aggregate.
+func (pp *parallelPlanner) aggregate(h *exec.HashAggregateExec) (exec.Node, error) {
+	if !h.Mergeable() {
+		return h, nil
+	}
+	c, err := pp.partitioned(h.Children()[0])
+	if err != nil || exec.OutputPartitions(c) <= 1 {
+		return h, err
+	}
+	partial, err := h.PartialOver(c)
+	if err != nil {
+		return nil, err
+	}
+	var mid exec.Node = exec.NewCoalescePartitionsExec(partial)
+	if g := h.GroupCount(); g > 0 {
+		keys := make([]int, g)
+		for i := range keys {
+			keys[i] = i
+		}
+		if mid, err = exec.NewRepartitionExec(partial, pp.threads, keys); err != nil {
+			return nil, err
+		}
+	}
+	return h.FinalOver(partial, mid)
+}
+
 // passThrough rebuilds a row-by-row node over its child's partitions.
+// A projection that drops the column its input is ordered by (ORDER BY a
+// column not selected) hides an order the plan relies on: its input is
+// merged on that order first, and the projection runs on the one stream.
 func (pp *parallelPlanner) passThrough(n exec.Node) (exec.Node, error) {
 	child := n.Children()[0]
 	c, err := pp.partitioned(child)
 	if err != nil || c == child {
 		return n, err
+	}
+	if ord := child.Properties().Ordering; len(ord) > 0 && len(n.Properties().Ordering) < len(ord) {
+		if c, err = pp.single(child, c); err != nil {
+			return nil, err
+		}
 	}
 	return n.(exec.ChildReplacer).WithNewChildren([]exec.Node{c})
 }
@@ -103,4 +144,14 @@ func (pp *parallelPlanner) single(orig, p exec.Node) (exec.Node, error) {
 		return orig, nil
 	}
 	return exec.NewSortPreservingMergeExec(p, ord)
+}
+
+// sort sorts each partition of its input, in parallel; the parent merges
+// them (single: a SortPreservingMergeExec on the sort's keys).
+func (pp *parallelPlanner) sort(s *exec.SortExec) (exec.Node, error) {
+	c, err := pp.partitioned(s.Children()[0])
+	if err != nil || exec.OutputPartitions(c) <= 1 {
+		return s, err
+	}
+	return s.PerPartition(c)
 }
