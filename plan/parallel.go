@@ -54,6 +54,8 @@ func (pp *parallelPlanner) partitioned(n exec.Node) (exec.Node, error) {
 		return pp.aggregate(x)
 	case *exec.SortExec:
 		return pp.sort(x)
+	case *exec.HashJoinExec:
+		return pp.join(x)
 	}
 	return n, nil
 }
@@ -154,4 +156,33 @@ func (pp *parallelPlanner) sort(s *exec.SortExec) (exec.Node, error) {
 		return s, err
 	}
 	return s.PerPartition(c)
+}
+
+// join probes the left input's partitions in parallel against one shared
+// build of the right input (made parallel below and merged). RIGHT and
+// FULL joins need every partition's matches: their inputs are merged.
+func (pp *parallelPlanner) join(h *exec.HashJoinExec) (exec.Node, error) {
+	if !h.ProbesPartitions() {
+		return pp.singleChildren(h)
+	}
+	kids := h.Children()
+	l, err := pp.partitioned(kids[0])
+	if err != nil {
+		return nil, err
+	}
+	rp, err := pp.partitioned(kids[1])
+	if err != nil {
+		return nil, err
+	}
+	r, err := pp.single(kids[1], rp)
+	if err != nil {
+		return nil, err
+	}
+	if exec.OutputPartitions(l) <= 1 {
+		if l == kids[0] && r == kids[1] {
+			return h, nil
+		}
+		return h.WithNewChildren([]exec.Node{l, r})
+	}
+	return h.PerPartition(l, r)
 }
