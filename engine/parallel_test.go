@@ -178,7 +178,6 @@ func TestSetThreads(t *testing.T) {
 	require.NotContains(t, explain(), "CoalescePartitionsExec")
 }
 
-
 // joinModel: count and sum of a.k over pairs a.k = b.k + 1 with b.v > 40.
 func joinModel(m [][3]int64) string {
 	byK := map[int64][3]int64{}
