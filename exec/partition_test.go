@@ -380,3 +380,168 @@ func TestPartitionFailures(t *testing.T) {
 	}
 	checkGoroutines(t, base)
 }
+
+// TestTwoPhaseAggregate: partial per partition, hash repartition, final
+// per partition equals the single-phase HashAggregateExec (the serial
+// operator, tested against its own model in aggregate_test.go), for
+// grouped and grouping-less measures, with empty partitions and NULL keys.
+func TestTwoPhaseAggregate(t *testing.T) {
+	base := runtime.NumGoroutine()
+	r := rand.New(rand.NewPCG(15, 16))
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "k", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "b", Type: arrow.FixedWidthTypes.Boolean, Nullable: true},
+	}, nil)
+	aggs := []exec.Aggregate{
+		{Func: exec.AggCountStar, Name: "n"}, {Func: exec.AggCount, Args: []int{1}, Name: "ns"},
+		{Func: exec.AggSum, Args: []int{0}, Name: "sum"}, {Func: exec.AggAvg, Args: []int{0}, Name: "avg"},
+		{Func: exec.AggMin, Args: []int{1}, Name: "min"}, {Func: exec.AggMax, Args: []int{0}, Name: "max"},
+		{Func: exec.AggBoolAnd, Args: []int{2}, Name: "and"}, {Func: exec.AggBoolOr, Args: []int{2}, Name: "or"},
+	}
+	for _, groups := range [][]int{nil, {1}, {1, 2}} {
+		for _, n := range []int{2, 5} {
+			// Huge values, first all positive, then the same rows with
+			// the big part negated: partial sums leave bigint, every
+			// group's total comes back into range (exact 128-bit states,
+			// as the serial sum).
+			const half = 150
+			rows := make([][]any, 2*half)
+			for i := range half {
+				big, small := int64(r.IntN(1<<62))+1<<61, int64(r.IntN(1000))
+				rows[i] = []any{big + small, string(rune('a' + r.IntN(6))), r.IntN(3) == 0}
+				rows[i+half] = []any{-big, rows[i][1], rows[i][2]}
+				if r.IntN(9) == 0 {
+					rows[i][0], rows[i+half][0] = nil, nil
+				}
+				if r.IntN(11) == 0 {
+					rows[i][1], rows[i+half][1] = nil, nil
+				}
+			}
+			parts := splitRows(r, rows, n)
+			parts = append(parts, nil) // an empty partition
+			mem := exectest.Mem(t)
+			tc := &exec.TaskContext{Mem: mem, BatchSize: 16}
+			src := newParts(parts, 7)
+			src.schema = schema
+			single, err := exec.NewHashAggregateExec(src, groups, aggs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !single.Mergeable() {
+				t.Fatal("count, sum/avg of integers, min, max, bool_and/or are mergeable")
+			}
+			partial, err := single.PartialOver(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var mid exec.Node = exec.NewCoalescePartitionsExec(partial)
+			if len(groups) > 0 {
+				keys := []int{0, 1}[:len(groups)]
+				if mid, err = exec.NewRepartitionExec(partial, 3, keys); err != nil {
+					t.Fatal(err)
+				}
+			}
+			final, err := single.FinalOver(partial, mid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ss, err := exec.ExecutePartitions(context.Background(), final, tc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := drainAll(context.Background(), ss)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The oracle: the serial aggregate over all the rows.
+			one := newParts([][][]any{rows}, 7)
+			one.schema = schema
+			serial, _ := exec.NewHashAggregateExec(one, groups, aggs)
+			s, _ := serial.Execute(context.Background(), tc)
+			bs, err := exec.Collect(context.Background(), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := exectest.Rows(bs...)
+			for _, b := range bs {
+				b.Release()
+			}
+			s.Close()
+			if g, w := sortedRows(slices.Concat(got...)), sortedRows(want); !slices.Equal(g, w) {
+				t.Fatalf("groups %v, %d partitions:\n got %v\nwant %v", groups, n, g, w)
+			}
+		}
+	}
+	// Not mergeable: DISTINCT, float sums, string_agg.
+	src := newParts([][][]any{nil}, 1)
+	for _, a := range []exec.Aggregate{{Func: exec.AggCount, Args: []int{0}, Distinct: true, Name: "d"}, {Func: exec.AggStringAgg, Args: []int{1, 1}, Name: "s"}} {
+		h, err := exec.NewHashAggregateExec(src, nil, []exec.Aggregate{a})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Mergeable() {
+			t.Fatalf("%v is not mergeable", a)
+		}
+		if _, err := h.PartialOver(src); !errors.Is(err, exec.ErrInvalidArgument) {
+			t.Fatalf("PartialOver of %v: %v", a, err)
+		}
+	}
+	checkGoroutines(t, base)
+}
+
+// TestParallelHashJoin: probing partitions against one shared build
+// returns the serial join's rows for every probe-driven join type, builds
+// once, and never builds when every partition is empty.
+func TestParallelHashJoin(t *testing.T) {
+	base := runtime.NumGoroutine()
+	r := rand.New(rand.NewPCG(17, 18))
+	left, right := randRows(r, 120), randRows(r, 40)
+	for _, typ := range []exec.JoinType{exec.JoinInner, exec.JoinLeft, exec.JoinSemi, exec.JoinAnti, exec.JoinAntiNullAware} {
+		for _, lp := range [][][][]any{splitRows(r, left, 4), {nil, nil, nil}} {
+			mem := exectest.Mem(t)
+			tc := &exec.TaskContext{Mem: mem, BatchSize: 8}
+			build := newParts([][][]any{right}, 5)
+			serialJoin, err := exec.NewHashJoinExec(newParts([][][]any{slices.Concat(lp...)}, 3), build, []int{0}, []int{0}, typ)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pj, err := serialJoin.PerPartition(newParts(lp, 3), build)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ss, err := exec.ExecutePartitions(context.Background(), pj, tc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := drainAll(context.Background(), ss)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, _ := serialJoin.Execute(context.Background(), tc)
+			bs, err := exec.Collect(context.Background(), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := exectest.Rows(bs...)
+			for _, b := range bs {
+				b.Release()
+			}
+			s.Close()
+			if g, w := sortedRows(slices.Concat(got...)), sortedRows(want); !slices.Equal(g, w) {
+				t.Fatalf("%s: got %v\nwant %v", typ, g, w)
+			}
+			builds := pj.Metrics().Snapshot()["build_rows"]
+			if want := int64(len(right)); len(slices.Concat(lp...)) == 0 {
+				want = 0
+			} else if builds != want {
+				t.Fatalf("%s: build_rows=%d, want %d (one build)", typ, builds, want)
+			}
+		}
+	}
+	j, _ := exec.NewHashJoinExec(newParts([][][]any{left}, 3), newParts([][][]any{right}, 3), []int{0}, []int{0}, exec.JoinFull)
+	if _, err := j.PerPartition(newParts([][][]any{left, left}, 3), newParts([][][]any{right}, 3)); !errors.Is(err, exec.ErrInvalidArgument) {
+		t.Fatalf("a FULL join per partition: %v", err)
+	}
+	checkGoroutines(t, base)
+}
