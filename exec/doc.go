@@ -65,6 +65,12 @@
 //	                        ▲  ▲  ▲
 //	ScanExec: fragments cut into N contiguous runs  N streams
 //
+// A SortExec over partitions sorts each (PerPartition) and a
+// SortPreservingMergeExec merges them, ties to the lower partition, so the
+// result is the serial stable sort's. A HashJoinExec over left partitions
+// probes each against one shared build of the right input
+// (partition_join.go). Two-phase aggregation is partition_agg.go.
+//
 // Parallelism comes from the goroutines of the operators that consume
 // partitions (the coalesce's and the merge's drivers, the repartition's
 // producers): each pulls one partition's pipeline. Their channels hold a
