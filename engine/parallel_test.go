@@ -193,3 +193,27 @@ func joinModel(m [][3]int64) string {
 	}
 	return fmt.Sprint(n, sum)
 }
+
+// TestParallelUnderMemoryLimit: at threads 4 under a memory limit below
+// the data, the partitions' sorts spill runs and the aggregations pass rows
+// through overflow files; the answers equal the serial, unlimited ones.
+// The partitions share the statement's budget, so it must hold a few
+// batches per partition (at 48kB, 4 partitions' sorts refuse each other).
+func TestParallelUnderMemoryLimit(t *testing.T) {
+	db, _ := parallelDB(t, 4)
+	serial, _ := parallelDB(t, 1)
+	_, err := db.Exec(context.Background(), "SET memory_limit = '200kB'", nil)
+	require.NoError(t, err)
+	for _, q := range []string{
+		"SELECT k, v FROM t ORDER BY v DESC, k",
+		"SELECT k % 3000, count(*), sum(v), max(g) FROM t GROUP BY 1 ORDER BY 1",
+	} {
+		want := fmtRows(run(t, serial, q, nil))
+		got := fmtRows(run(t, db, q, nil))
+		require.Equal(t, want, got, q)
+		res, err := db.Exec(context.Background(), "EXPLAIN ANALYZE "+q, nil)
+		require.NoError(t, err)
+		require.Regexp(t, `spill(ed)?_[a-z_]*=[1-9]`, res.Plan, "the limit made something spill")
+		res.Release()
+	}
+}

@@ -96,3 +96,10 @@ func (s *SortExec) ExecutePartitions(ctx context.Context, tc *TaskContext) ([]St
 	}
 	return partitionsFor(ctx, s.input, tc, func(in Stream) Stream { return s.newStream(tc, in) })
 }
+
+func (s *SortExec) WithNewChildren(children []Node) (Node, error) {
+	if err := wantChildren(s, children, 1); err != nil {
+		return nil, err
+	}
+	return &SortExec{input: children[0], keys: slices.Clone(s.keys), perPart: s.perPart}, nil
+}

@@ -41,4 +41,9 @@ type Options struct {
 	// fragments into that many partitions and the operators above them
 	// run per partition (parallel.go). 0 or 1: the serial plan.
 	Threads int
+	// MemoryLimited: the statement runs under a memory limit. Sorts then
+	// stay serial: partitions' sorts share the budget, and one whose buffer
+	// is empty cannot make room while the others hold it, where a single
+	// sort always spills its way through.
+	MemoryLimited bool
 }

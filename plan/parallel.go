@@ -24,11 +24,11 @@ import (
 // partition, exactly the serial plan. Every rewrite returns rows that the
 // serial plan returns, as a multiset; where the serial plan's order is
 // declared (Properties.Ordering) the rewrite keeps it.
-func parallelize(n exec.Node, threads int) (exec.Node, error) {
-	if threads <= 1 {
+func parallelize(n exec.Node, opt Options) (exec.Node, error) {
+	if opt.Threads <= 1 {
 		return n, nil
 	}
-	pp := &parallelPlanner{threads: threads}
+	pp := &parallelPlanner{threads: opt.Threads, serialSorts: opt.MemoryLimited}
 	p, err := pp.partitioned(n)
 	if err != nil {
 		return nil, err
@@ -37,7 +37,8 @@ func parallelize(n exec.Node, threads int) (exec.Node, error) {
 }
 
 type parallelPlanner struct {
-	threads int
+	threads     int
+	serialSorts bool // Options.MemoryLimited
 }
 
 // partitioned returns a plan equivalent to n whose output may come in
@@ -151,6 +152,9 @@ func (pp *parallelPlanner) single(orig, p exec.Node) (exec.Node, error) {
 // sort sorts each partition of its input, in parallel; the parent merges
 // them (single: a SortPreservingMergeExec on the sort's keys).
 func (pp *parallelPlanner) sort(s *exec.SortExec) (exec.Node, error) {
+	if pp.serialSorts {
+		return pp.singleChildren(s)
+	}
 	c, err := pp.partitioned(s.Children()[0])
 	if err != nil || exec.OutputPartitions(c) <= 1 {
 		return s, err
