@@ -532,6 +532,10 @@ func (s *joinStream) takeRows(ctx context.Context, sc *arrow.Schema, lb arrow.Re
 		lidx := int32Array(mem, li, nil)
 		defer lidx.Release()
 		for i := range nl {
+			if c, ok := takeFixed(mem, lb.Column(i), li, nil); ok {
+				out = append(out, c)
+				continue
+			}
 			c, err := compute.TakeArray(cctx, lb.Column(i), lidx)
 			if err != nil {
 				return nil, fmt.Errorf("exec: join: %w", err)
@@ -543,6 +547,10 @@ func (s *joinStream) takeRows(ctx context.Context, sc *arrow.Schema, lb arrow.Re
 		ridx := int32Array(mem, ri, rnull)
 		defer ridx.Release()
 		for i := range int(rb.NumCols()) {
+			if c, ok := takeFixed(mem, rb.Column(i), ri, rnull); ok {
+				out = append(out, c)
+				continue
+			}
 			c, err := compute.TakeArray(cctx, rb.Column(i), ridx)
 			if err != nil {
 				return nil, fmt.Errorf("exec: join: %w", err)
