@@ -34,7 +34,8 @@ type Options struct {
 	// ProbeBatch is TakeByKeyExec's keys per index probe (0: default).
 	ProbeBatch int
 	// Workers is the number of tasks maintenance commands (VACUUM FULL's
-	// compaction, bulk takes) run at once (0: GOMAXPROCS).
+	// compaction, CLUSTER, CREATE / OPTIMIZE INDEX and REINDEX, bulk
+	// takes) run at once (0: GOMAXPROCS).
 	Workers int
 	// Create makes the database directory (and its parents) when it does
 	// not exist. Without it Open of a missing directory fails with
@@ -139,7 +140,7 @@ func checkDir(dir string) error {
 }
 
 func newDB(opt Options) *DB {
-	return &DB{opt: opt, stores: map[string]store.Store{}, acc: access.New(opt.Mem), snaps: map[store.Store]*table.Table{}}
+	return &DB{opt: opt, stores: map[string]store.Store{}, acc: newLayer(opt), snaps: map[store.Store]*table.Table{}}
 }
 
 // OpenMemory returns a DB whose tables live in memory (tests, examples).
