@@ -14,6 +14,7 @@ import (
 //	                                 (hash of the group keys) → final per
 //	                                 partition; no keys: → coalesce → final
 //	SortExec                       → sort per partition → SortPreservingMergeExec
+//	                                 (under a memory limit: one sort, input merged)
 //	HashJoinExec (left-driven)     → probe partitions in parallel, one shared
 //	                                 build of the right input
 //	LimitExec, the root, any node  → CoalescePartitionsExec (or, when the
