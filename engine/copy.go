@@ -203,7 +203,7 @@ func newFileWriter(f *os.File, schema *arrow.Schema, opt fileio.Options, db *DB)
 // the rows fail, the new table is dropped, so the statement leaves either
 // the full table or none.
 func (db *DB) createTableAs(ctx context.Context, cat *catalog, s *sql.CreateTableAs, params map[string]any) (int64, error) {
-	node, err := db.build(ctx, cat, s.Source)
+	node, err := db.build(serialPlan(ctx), cat, s.Source)
 	if err != nil {
 		return 0, err
 	}

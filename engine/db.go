@@ -56,6 +56,10 @@ type Options struct {
 	MemoryLimit int64
 	// SpillDir is where sorts write their temporary runs ("": os.TempDir()).
 	SpillDir string
+	// Threads is each query's degree of parallelism (0: 1, the serial
+	// plan; the CLI and the server default to runtime.NumCPU()). SET
+	// threads changes it (settings.go).
+	Threads int
 }
 
 // ErrNoDatabase: Open of a directory that does not exist (without
