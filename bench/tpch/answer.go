@@ -149,7 +149,8 @@ func decimalText(v *big.Int, scale int) string {
 // totally) and says where they first differ ("" : equal). Numbers are
 // equal when they agree to the coarser of the two printed scales (a
 // numeric of scale 2 against DuckDB's double average is equal when the
-// double rounds to it), with a relative 1e-12 for doubles on both sides.
+// double rounds to it; a number printed without a point implies no
+// rounding), with a relative 1e-12 for doubles on both sides.
 func Diff(got, want *Answer) string {
 	if len(got.Rows) != len(want.Rows) {
 		return fmt.Sprintf("%d rows, want %d", len(got.Rows), len(want.Rows))
@@ -189,7 +190,8 @@ func cellEqual(a, b string) bool {
 }
 
 // scaleOf is the number of digits after the point a number is printed
-// with (99 for exponent form: no rounding is implied).
+// with; 99 when it has no point (an integer, or a double that happens to
+// be whole: no rounding is implied) or an exponent.
 func scaleOf(s string) int {
 	if strings.ContainsAny(s, "eE") {
 		return 99
@@ -197,5 +199,5 @@ func scaleOf(s string) int {
 	if i := strings.IndexByte(s, '.'); i >= 0 {
 		return len(s) - i - 1
 	}
-	return 0
+	return 99
 }
