@@ -32,8 +32,10 @@ type RowCounter interface {
 //
 // The order is greedy: the largest item (by its table's row count,
 // quartered for each filter on it) is the probe side; then, while items
-// remain, the smallest one joined to the tree by some condition is added
-// as the next build side (an unconnected one only when none is). A
+// remain, one joined to the tree by some condition is added as the next
+// build side (an unconnected one only when none is): the most selective
+// (its filters keep the smallest fraction of its table, and a join on its
+// key keeps that fraction of the probe rows), then the smallest. A
 // projection puts the columns back in FROM order, so * and positions are
 // unchanged. The rows are the same as the cross join's filtered by the
 // WHERE: the conjuncts are the same, each evaluated over the items it
@@ -48,7 +50,8 @@ func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.
 		rel  plan.Rel
 		sc   *scope
 		off  int // first column in the FROM-order scope
-		est  float64
+		base float64 // the table's rows
+		est  float64 // after the filters pushed onto it
 		used bool
 	}
 	its := make([]*item, len(items))
@@ -63,7 +66,8 @@ func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.
 				return nil, nil, nil, err
 			}
 		}
-		its[i] = &item{rel: rel, sc: sc, off: len(full.cols), est: l.estimate(n)}
+		est := l.estimate(n)
+		its[i] = &item{rel: rel, sc: sc, off: len(full.cols), base: est, est: est}
 		full = &scope{cols: append(append([]column{}, full.cols...), sc.cols...)}
 	}
 	full.outer = l.outer
@@ -139,7 +143,14 @@ func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.
 					break
 				}
 			}
-			if next < 0 || (c && !connected) || (c == connected && it.est < its[next].est) {
+			better := next < 0 || (c && !connected)
+			if !better && c == connected {
+				// The most selective first (a key join keeps the probe rows
+				// its filters keep), then the smallest build side.
+				sel, bestSel := it.est/it.base, its[next].est/its[next].base
+				better = sel < bestSel || (sel == bestSel && it.est < its[next].est)
+			}
+			if better {
 				next, connected = i, c
 			}
 		}
