@@ -49,7 +49,7 @@ func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.
 	type item struct {
 		rel  plan.Rel
 		sc   *scope
-		off  int // first column in the FROM-order scope
+		off  int     // first column in the FROM-order scope
 		base float64 // the table's rows
 		est  float64 // after the filters pushed onto it
 		used bool
