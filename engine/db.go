@@ -34,7 +34,8 @@ type Options struct {
 	// ProbeBatch is TakeByKeyExec's keys per index probe (0: default).
 	ProbeBatch int
 	// Workers is the number of tasks maintenance commands (VACUUM FULL's
-	// compaction, bulk takes) run at once (0: GOMAXPROCS).
+	// compaction, CLUSTER, CREATE / OPTIMIZE INDEX and REINDEX, bulk
+	// takes) run at once (0: GOMAXPROCS).
 	Workers int
 	// Create makes the database directory (and its parents) when it does
 	// not exist. Without it Open of a missing directory fails with
