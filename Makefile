@@ -7,7 +7,7 @@ FUZZTIME  ?= 10s
 # One worker: with two on a 2-core machine the fuzzer has been seen to stall.
 FUZZPARALLEL ?= 1
 
-.PHONY: all demo test test-s3 test-short bench bench-scale fuzz lint clean difftest
+.PHONY: all demo test test-s3 test-short bench bench-scale fuzz lint clean difftest tpch
 
 all: lint test
 
@@ -61,6 +61,18 @@ SCALE_DIR     ?= $(CURDIR)/.scale
 bench-scale:
 	vgw=$$(scripts/versitygw-test.sh -path) && cd bench && $(GO) run ./cmd/scalebench -rows $(SCALE_ROWS) \
 	  -s3-rows $(SCALE_S3_ROWS) -dir $(SCALE_DIR) -versitygw "$$vgw" -out ../scale-report.md -plot ../docs/scale.png
+
+# TPC-H (issue 18): generate the data at TPCH_SF into TPCH_DIR (once, as
+# Parquet; reused), load DuckDB and stablerow from the same files, run the
+# 22 queries on both (stablerow from SQL and from each query's binary
+# Substrait plan), check every answer against DuckDB's and write the
+# per-query times to tpch-report.md. SF 1 needs ~1 GB of files and ~6 GB
+# of memory for both engines.
+TPCH_SF   ?= 1
+TPCH_DIR  ?= $(CURDIR)/.tpch
+TPCH_ARGS ?=
+tpch:
+	cd bench && $(GO) run ./cmd/tpch -sf $(TPCH_SF) -dir $(TPCH_DIR) -out ../tpch-report.md $(TPCH_ARGS)
 
 # Every fuzz target, FUZZTIME each.
 fuzz:

@@ -62,6 +62,16 @@ func (c *catalog) TableSchema(name string) (*arrow.Schema, error) {
 	return t.Schema(), nil
 }
 
+// TableRows implements sql.RowCounter: the live rows of the pinned
+// snapshot, which order the joins of FROM a, b, c.
+func (c *catalog) TableRows(name string) (uint64, bool) {
+	t, err := c.table(name)
+	if err != nil {
+		return 0, false
+	}
+	return t.LiveRows(), true
+}
+
 // Table implements plan.Catalog.
 func (c *catalog) Table(name string) (plan.TableProvider, error) {
 	t, err := c.table(name)

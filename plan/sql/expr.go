@@ -201,6 +201,9 @@ func (l *lowerer) aExpr(a *pg_query.A_Expr, s *scope) (value, error) {
 	if a.Lexpr == nil {
 		return l.unary(a, op, s)
 	}
+	if v, ok, err := l.intervalArith(a, op, s); ok || err != nil { // interval.go
+		return v, err
+	}
 	lv, err := l.expr(a.Lexpr, s)
 	if err != nil {
 		return value{}, err
@@ -213,6 +216,7 @@ func (l *lowerer) aExpr(a *pg_query.A_Expr, s *scope) (value, error) {
 		return l.concatOp(a, lv, rv)
 	}
 	if fn, ok := comparisons[op]; ok {
+		lv, rv = midnightDate(lv, rv) // interval.go
 		args, _, err := l.unify(lv, rv)
 		if err != nil {
 			return value{}, err
@@ -224,6 +228,9 @@ func (l *lowerer) aExpr(a *pg_query.A_Expr, s *scope) (value, error) {
 		return value{e: e, loc: a.Location}, err
 	}
 	if fn, ok := arithmetic[op]; ok {
+		if v, ok := foldNumericConstants(op, lv, rv); ok { // numconst.go
+			return v, nil
+		}
 		if v, ok, err := l.datetimeArith(op, lv, rv, a.Location); ok || err != nil {
 			return v, err
 		}

@@ -31,6 +31,10 @@ func fuzzSeeds() [][]byte {
 		"SELECT t.id, u.id FROM t FULL JOIN u ON t.id < u.id AND u.flag, t AS t2 CROSS JOIN u AS u2",
 		"SELECT id FROM t WHERE id NOT IN (SELECT u.id FROM u WHERE u.id = t.id) AND EXISTS (SELECT 1 FROM u WHERE u.flag)",
 		"WITH a(x) AS (SELECT id FROM t), b AS (SELECT x FROM a) SELECT (SELECT count(*) FROM b), * FROM a RIGHT JOIN (SELECT 1 AS y) s ON a.x = s.y",
+		// TPC-H's shapes: intervals, decimal constants, FROM lists joined by
+		// the WHERE, OR's shared conjuncts, correlated scalar aggregates.
+		"SELECT date '1998-12-01' - interval '90' day, interval '1 year 2 mons' + date '2000-02-29', t.id FROM t, u WHERE t.id = u.id AND (t.id = u.id AND u.flag OR t.id = u.id AND t.score < 0.06 + 0.01)",
+		"SELECT id FROM t WHERE score < (SELECT 0.5 * sum(u.id) FROM u WHERE u.id = t.id AND u.flag) AND score > (SELECT min(t2.score) FROM t AS t2, u WHERE t2.id = u.id AND t2.id = t.id)",
 	} {
 		out = append(out, []byte(s))
 	}

@@ -57,12 +57,12 @@ func (l *lowerer) selectStmt(s *pg_query.SelectStmt, want []kind) (plan.Rel, []s
 	if err != nil {
 		return nil, nil, err
 	}
-	rel, sc, err := l.from(s.FromClause)
+	rel, sc, where, err := l.fromWhere(s.FromClause, s.WhereClause) // joinorder.go
 	if err != nil {
 		return nil, nil, err
 	}
-	if s.WhereClause != nil {
-		if rel, err = l.filter(rel, sc, s.WhereClause); err != nil {
+	if where != nil {
+		if rel, err = l.filter(rel, sc, where); err != nil {
 			return nil, nil, err
 		}
 	}

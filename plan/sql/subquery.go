@@ -123,6 +123,23 @@ func (l *lowerer) scalarSubqueries(rel plan.Rel, sc *scope, nodes ...*pg_query.N
 			continue
 		}
 		sub, names, err := l.subquery(sl, sc)
+		if errors.Is(err, errCorrelated) {
+			// An aggregate correlated by equalities: a grouped LEFT join
+			// (correlated.go); another shape keeps the first error.
+			j, c, cerr := l.correlatedScalar(rel, sc, sl)
+			if cerr != nil {
+				if errors.Is(cerr, errCorrelated) {
+					return nil, err
+				}
+				return nil, cerr
+			}
+			rel = j
+			if sc.subs == nil {
+				sc.subs = map[*pg_query.SubLink]subColumn{}
+			}
+			sc.subs[sl] = c
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}

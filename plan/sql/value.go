@@ -212,8 +212,15 @@ func (l *lowerer) cast(e expr.Expression, k kind, explicit bool, loc int32) (exp
 func (l *lowerer) unify(vs ...value) ([]expr.Expression, kind, error) {
 	k := kindUnknown
 	first := value{}
+	numericAmong := slices.ContainsFunc(vs, func(v value) bool { return v.how == typed && v.kind().id == idNumeric })
 	for _, v := range vs {
 		vk := v.kind()
+		if numericAmong && v.num != "" && vk.float() {
+			// A decimal constant is numeric in PostgreSQL: beside a numeric
+			// it compares exactly, and the numeric is not cast to double
+			// row by row (TPC-H's l_discount BETWEEN 0.05 AND 0.07).
+			vk = numericLiteralKind(v.num)
+		}
 		switch {
 		case v.how != typed:
 		case k == kindUnknown || k == vk:

@@ -1,0 +1,203 @@
+package tpch
+
+import (
+	"database/sql"
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/duckdb/duckdb-go/v2"
+)
+
+// Answer is a query result as text, one []string a row: integers and
+// decimals in plain decimal notation, floats in shortest form, dates as
+// YYYY-MM-DD, NULL as "NULL". Both engines' results are read into it and
+// compared with Equal.
+type Answer struct {
+	Columns []string
+	Rows    [][]string
+}
+
+// appendArrow adds a batch's rows.
+func (a *Answer) appendArrow(b arrow.RecordBatch) error {
+	n := int(b.NumRows())
+	base := len(a.Rows)
+	for range n {
+		a.Rows = append(a.Rows, make([]string, b.NumCols()))
+	}
+	for c := range int(b.NumCols()) {
+		col := b.Column(c)
+		for i := range n {
+			s, err := arrowText(col, i)
+			if err != nil {
+				return fmt.Errorf("column %s: %w", b.ColumnName(c), err)
+			}
+			a.Rows[base+i][c] = s
+		}
+	}
+	return nil
+}
+
+func arrowText(col arrow.Array, i int) (string, error) {
+	if col.IsNull(i) {
+		return "NULL", nil
+	}
+	switch c := col.(type) {
+	case *array.Int64:
+		return strconv.FormatInt(c.Value(i), 10), nil
+	case *array.Int32:
+		return strconv.FormatInt(int64(c.Value(i)), 10), nil
+	case *array.Int16:
+		return strconv.FormatInt(int64(c.Value(i)), 10), nil
+	case *array.Uint64:
+		return strconv.FormatUint(c.Value(i), 10), nil
+	case *array.Float64:
+		return strconv.FormatFloat(c.Value(i), 'g', -1, 64), nil
+	case *array.Decimal128:
+		return c.Value(i).ToString(c.DataType().(*arrow.Decimal128Type).Scale), nil
+	case *array.Date32:
+		return c.Value(i).FormattedString(), nil
+	case *array.String:
+		return c.Value(i), nil
+	case *array.Boolean:
+		return strconv.FormatBool(c.Value(i)), nil
+	}
+	return "", fmt.Errorf("%w: %s", ErrUnexpectedType, col.DataType())
+}
+
+// readSQL reads DuckDB's rows through database/sql.
+func readSQL(rows *sql.Rows) (*Answer, error) {
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	a := &Answer{Columns: cols}
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		row := make([]string, len(cols))
+		for i, v := range vals {
+			s, err := goText(v)
+			if err != nil {
+				return nil, fmt.Errorf("column %s: %w", cols[i], err)
+			}
+			row[i] = s
+		}
+		a.Rows = append(a.Rows, row)
+	}
+	return a, rows.Err()
+}
+
+func goText(v any) (string, error) {
+	switch x := v.(type) {
+	case nil:
+		return "NULL", nil
+	case int64:
+		return strconv.FormatInt(x, 10), nil
+	case int32:
+		return strconv.FormatInt(int64(x), 10), nil
+	case int16:
+		return strconv.FormatInt(int64(x), 10), nil
+	case int8:
+		return strconv.FormatInt(int64(x), 10), nil
+	case uint64:
+		return strconv.FormatUint(x, 10), nil
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64), nil
+	case float32:
+		return strconv.FormatFloat(float64(x), 'g', -1, 32), nil
+	case *big.Int:
+		return x.String(), nil
+	case duckdb.Decimal:
+		return decimalText(x.Value, int(x.Scale)), nil
+	case time.Time:
+		return x.Format(time.DateOnly), nil
+	case string:
+		return x, nil
+	case bool:
+		return strconv.FormatBool(x), nil
+	}
+	return "", fmt.Errorf("%w: Go %T", ErrUnexpectedType, v)
+}
+
+func decimalText(v *big.Int, scale int) string {
+	s := new(big.Int).Abs(v).String()
+	if scale > 0 {
+		if len(s) <= scale {
+			s = strings.Repeat("0", scale-len(s)+1) + s
+		}
+		s = s[:len(s)-scale] + "." + s[len(s)-scale:]
+	}
+	if v.Sign() < 0 {
+		s = "-" + s
+	}
+	return s
+}
+
+// Diff compares got with want row by row (the queries order their rows
+// totally) and says where they first differ ("" : equal). Numbers are
+// equal when they agree to the coarser of the two printed scales (a
+// numeric of scale 2 against DuckDB's double average is equal when the
+// double rounds to it; a number printed without a point implies no
+// rounding), with a relative 1e-12 for doubles on both sides.
+func Diff(got, want *Answer) string {
+	if len(got.Rows) != len(want.Rows) {
+		return fmt.Sprintf("%d rows, want %d", len(got.Rows), len(want.Rows))
+	}
+	for r := range got.Rows {
+		g, w := got.Rows[r], want.Rows[r]
+		if len(g) != len(w) {
+			return fmt.Sprintf("row %d: %d columns, want %d", r+1, len(g), len(w))
+		}
+		for c := range g {
+			if !cellEqual(g[c], w[c]) {
+				name := ""
+				if c < len(want.Columns) {
+					name = want.Columns[c]
+				}
+				return fmt.Sprintf("row %d column %d (%s): %q, want %q", r+1, c+1, name, g[c], w[c])
+			}
+		}
+	}
+	return ""
+}
+
+func cellEqual(a, b string) bool {
+	if a == b {
+		return true
+	}
+	x, err1 := strconv.ParseFloat(a, 64)
+	y, err2 := strconv.ParseFloat(b, 64)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	tol := 1e-12 * max(1, math.Abs(x), math.Abs(y))
+	if s := min(scaleOf(a), scaleOf(b)); s < 12 {
+		tol = max(tol, 0.5*math.Pow10(-s)+1e-12*math.Abs(x))
+	}
+	return math.Abs(x-y) <= tol
+}
+
+// scaleOf is the number of digits after the point a number is printed
+// with; 99 when it has no point (an integer, or a double that happens to
+// be whole: no rounding is implied) or an exponent.
+func scaleOf(s string) int {
+	if strings.ContainsAny(s, "eE") {
+		return 99
+	}
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		return len(s) - i - 1
+	}
+	return 99
+}

@@ -1,0 +1,174 @@
+package tpch
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/stablerow/stablerow/engine"
+)
+
+// Duck is DuckDB (in memory, through database/sql) loaded with the
+// tables.
+type Duck struct{ db *sql.DB }
+
+// OpenDuck opens an in-memory DuckDB with its default settings (threads =
+// the number of cores) and loads every table from dir's Parquet files.
+func OpenDuck(ctx context.Context, dir string) (*Duck, error) {
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1) // one in-memory database: one connection
+	d := &Duck{db: db}
+	for _, t := range Tables {
+		if _, err := db.ExecContext(ctx, CreateSQL(t.Name, t.Schema)); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("duckdb: %w", err)
+		}
+		q := fmt.Sprintf("INSERT INTO %s SELECT * FROM read_parquet('%s')", t.Name, ParquetPath(dir, t.Name))
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("duckdb: load %s: %w", t.Name, err)
+		}
+	}
+	return d, nil
+}
+
+// Close closes the database.
+func (d *Duck) Close() error { return d.db.Close() }
+
+// Version is DuckDB's version.
+func (d *Duck) Version(ctx context.Context) string {
+	var v string
+	if err := d.db.QueryRowContext(ctx, "SELECT version()").Scan(&v); err != nil {
+		return "?"
+	}
+	return v
+}
+
+// Threads is DuckDB's thread setting.
+func (d *Duck) Threads(ctx context.Context) string {
+	var v string
+	if err := d.db.QueryRowContext(ctx, "SELECT current_setting('threads')").Scan(&v); err != nil {
+		return "?"
+	}
+	return v
+}
+
+// Run runs a query and reads its answer; the time includes the read.
+func (d *Duck) Run(ctx context.Context, q string) (*Answer, time.Duration, error) {
+	start := time.Now()
+	rows, err := d.db.QueryContext(ctx, q)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	a, err := readSQL(rows)
+	return a, time.Since(start), err
+}
+
+// Srow is a stablerow database loaded with the tables.
+type Srow struct {
+	DB  *engine.DB
+	mem memory.Allocator
+}
+
+// OpenSrow opens a stablerow database (in memory when path is "") and
+// loads every table from dir's Parquet files through the library API:
+// CREATE TABLE in SQL, then Append of the file's batches (COPY FROM
+// Parquet maps only integers, floats, text and booleans today, not
+// DECIMAL and DATE).
+func OpenSrow(ctx context.Context, dir, path string, mem memory.Allocator) (*Srow, error) {
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	opt := engine.Options{Mem: mem, Create: true}
+	var db *engine.DB
+	if path == "" {
+		db = engine.OpenMemory(opt)
+	} else {
+		var err error
+		if db, err = engine.Open(path, opt); err != nil {
+			return nil, err
+		}
+	}
+	s := &Srow{DB: db, mem: mem}
+	for _, t := range Tables {
+		res, err := db.Exec(ctx, CreateSQL(t.Name, t.Schema), nil)
+		if err != nil {
+			return nil, fmt.Errorf("stablerow: %w", err)
+		}
+		res.Release()
+		rr, closeFile, err := ReadParquet(ctx, ParquetPath(dir, t.Name), mem)
+		if err != nil {
+			return nil, err
+		}
+		_, err = db.Append(ctx, t.Name, rr)
+		rr.Release()
+		if cerr := closeFile(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, fmt.Errorf("stablerow: load %s: %w", t.Name, err)
+		}
+	}
+	return s, nil
+}
+
+// Run runs a query from SQL and reads its answer as text.
+func (s *Srow) Run(ctx context.Context, q string) (*Answer, time.Duration, error) {
+	start := time.Now()
+	rows, err := s.DB.Query(ctx, q, nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	a, err := drain(rows)
+	return a, time.Since(start), err
+}
+
+// Substrait lowers a query to its Substrait plan, binary protobuf (the
+// engine's own producer: SQL → Substrait, as the engine runs SQL).
+func (s *Srow) Substrait(ctx context.Context, q string) ([]byte, error) {
+	js, _, err := s.DB.SubstraitOf(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	var pb substraitpb.Plan
+	if err := protojson.Unmarshal(js, &pb); err != nil {
+		return nil, fmt.Errorf("stablerow: the engine's Substrait JSON: %w", err)
+	}
+	return proto.Marshal(&pb)
+}
+
+// RunSubstrait runs a binary Substrait plan through the outside-plan
+// loader (QuerySubstrait).
+func (s *Srow) RunSubstrait(ctx context.Context, plan []byte) (*Answer, time.Duration, error) {
+	start := time.Now()
+	rows, err := s.DB.QuerySubstrait(ctx, plan, nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	a, err := drain(rows)
+	return a, time.Since(start), err
+}
+
+func drain(rows *engine.Rows) (*Answer, error) {
+	defer rows.Close()
+	a := &Answer{}
+	for _, f := range rows.Schema().Fields() {
+		a.Columns = append(a.Columns, f.Name)
+	}
+	for rows.Next() {
+		if err := a.appendArrow(rows.Batch()); err != nil {
+			return nil, err
+		}
+	}
+	return a, rows.Err()
+}

@@ -1,0 +1,82 @@
+package tpch
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+)
+
+func ms(d time.Duration) string {
+	if d == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f", float64(d)/float64(time.Millisecond))
+}
+
+func status(errText, diff string) string {
+	switch {
+	case errText != "":
+		return "error: " + oneLine(errText, 90)
+	case diff != "":
+		return "DIFF: " + oneLine(diff, 90)
+	}
+	return "equal"
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	s = strings.ReplaceAll(s, "|", "\\|")
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return s
+}
+
+func (r *Result) line() string {
+	return fmt.Sprintf("%-4s rows=%-5d sql=%s plan=%s stablerow=%sms plan=%sms duckdb=%sms",
+		r.Query.Name, r.Rows, status(r.SQLErr, r.SQLDiff), status(r.PlanErr, r.PlanDiff), ms(r.Srow), ms(r.SrowPlan), ms(r.Duck))
+}
+
+// GeoMeans are the geometric means of the median times of the queries
+// both engines answered equally, and how many those are.
+func (rep *Report) GeoMeans() (srow, duck time.Duration, n int) {
+	var ls, ld float64
+	for _, r := range rep.Results {
+		if r.SQLErr != "" || r.SQLDiff != "" || r.Srow == 0 || r.Duck == 0 {
+			continue
+		}
+		ls += math.Log(float64(r.Srow))
+		ld += math.Log(float64(r.Duck))
+		n++
+	}
+	if n == 0 {
+		return 0, 0, 0
+	}
+	return time.Duration(math.Exp(ls / float64(n))), time.Duration(math.Exp(ld / float64(n))), n
+}
+
+// Markdown writes the report as a Markdown section body: the setting and a
+// table, one row per query.
+func (rep *Report) Markdown(w io.Writer) {
+	c := rep.Config
+	fmt.Fprintf(w, "Scale factor %g (seed %d), %d timed run(s) per query and engine, medians. DuckDB %s, threads=%s (its default: the cores). ",
+		c.SF, c.Seed, c.Reps, rep.DuckVersion, rep.DuckThreads)
+	fmt.Fprintf(w, "Load from the same Parquet files: DuckDB %s ms, stablerow %s ms.\n\n", ms(rep.LoadDuck), ms(rep.LoadSrow))
+	fmt.Fprintln(w, "| query | rows | from SQL | from Substrait (binary) | stablerow ms | stablerow (Substrait) ms | DuckDB ms | ratio |")
+	fmt.Fprintln(w, "|---|---:|---|---|---:|---:|---:|---:|")
+	for _, r := range rep.Results {
+		ratio := "–"
+		if r.Srow > 0 && r.Duck > 0 && r.SQLErr == "" {
+			ratio = fmt.Sprintf("%.1f×", float64(r.Srow)/float64(r.Duck))
+		}
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s |\n", r.Query.Name, r.Rows,
+			status(r.SQLErr, r.SQLDiff), status(r.PlanErr, r.PlanDiff), ms(r.Srow), ms(r.SrowPlan), ms(r.Duck), ratio)
+	}
+	s, d, n := rep.GeoMeans()
+	if n > 0 {
+		fmt.Fprintf(w, "\nGeometric mean over the %d queries stablerow answers equally from SQL: stablerow %s ms, DuckDB %s ms, ratio %.2f×.\n",
+			n, ms(s), ms(d), float64(s)/float64(d))
+	}
+}

@@ -1,0 +1,184 @@
+package tpch
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// Config is one run of the benchmark.
+type Config struct {
+	SF      float64
+	Seed    uint64
+	Dir     string        // Parquet files: Dir/sf<SF>/<table>.parquet, generated when missing
+	Reps    int           // timed runs per query and engine (the median is reported); 0: 1
+	Timeout time.Duration // per stablerow run of a query (0: none); a query past it is reported as an error
+	Queries []int         // nil: all 22
+	Log     io.Writer
+	Mem     memory.Allocator
+}
+
+// Result is one query's outcome.
+type Result struct {
+	Query     Query
+	Rows      int           // DuckDB's row count
+	SQLErr    string        // stablerow from SQL: "" ran
+	SQLDiff   string        // "" equal to DuckDB
+	PlanErr   string        // stablerow from its Substrait plan: "" ran
+	PlanDiff  string        // "" equal to DuckDB
+	PlanBytes int           // the binary plan's size
+	Srow      time.Duration // median, from SQL
+	SrowPlan  time.Duration // median, from the Substrait plan
+	Duck      time.Duration // median
+}
+
+// Equal reports whether both stablerow answers equal DuckDB's.
+func (r *Result) Equal() bool {
+	return r.SQLErr == "" && r.SQLDiff == "" && r.PlanErr == "" && r.PlanDiff == ""
+}
+
+// Report is a run's results and its setting.
+type Report struct {
+	Config      Config
+	DuckVersion string
+	DuckThreads string
+	GenTime     time.Duration // 0: the files existed
+	LoadSrow    time.Duration
+	LoadDuck    time.Duration
+	Results     []Result
+}
+
+// DataDir is where a scale factor's files live under dir.
+func DataDir(dir string, sf float64) string {
+	return filepath.Join(dir, fmt.Sprintf("sf%g", sf))
+}
+
+// Run generates the data if missing, loads both engines from it and runs
+// the queries: DuckDB, stablerow from SQL, stablerow from the query's
+// Substrait plan (binary), each answer compared with DuckDB's.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	if cfg.Reps <= 0 {
+		cfg.Reps = 1
+	}
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	rep := &Report{Config: cfg}
+	data := DataDir(cfg.Dir, cfg.SF)
+	if _, err := os.Stat(ParquetPath(data, "lineitem")); err != nil {
+		fmt.Fprintf(cfg.Log, "generating SF %g into %s\n", cfg.SF, data)
+		start := time.Now()
+		if err := NewGenerator(cfg.SF, cfg.Seed, cfg.Mem).WriteParquet(ctx, data); err != nil {
+			return nil, err
+		}
+		rep.GenTime = time.Since(start)
+	}
+	start := time.Now()
+	duck, err := OpenDuck(ctx, data)
+	if err != nil {
+		return nil, err
+	}
+	defer duck.Close()
+	rep.LoadDuck = time.Since(start)
+	rep.DuckVersion, rep.DuckThreads = duck.Version(ctx), duck.Threads(ctx)
+	start = time.Now()
+	srow, err := OpenSrow(ctx, data, "", cfg.Mem)
+	if err != nil {
+		return nil, err
+	}
+	rep.LoadSrow = time.Since(start)
+	fmt.Fprintf(cfg.Log, "loaded: DuckDB %v, stablerow %v\n", rep.LoadDuck.Round(time.Millisecond), rep.LoadSrow.Round(time.Millisecond))
+	qs, err := Queries(cfg.SF)
+	if err != nil {
+		return nil, err
+	}
+	for _, q := range qs {
+		if cfg.Queries != nil && !slices.Contains(cfg.Queries, q.N) {
+			continue
+		}
+		r, err := runOne(ctx, cfg, duck, srow, q)
+		if err != nil {
+			return nil, err
+		}
+		rep.Results = append(rep.Results, r)
+		fmt.Fprintf(cfg.Log, "%s\n", r.line())
+	}
+	return rep, nil
+}
+
+func runOne(ctx context.Context, cfg Config, duck *Duck, srow *Srow, q Query) (Result, error) {
+	r := Result{Query: q}
+	var want *Answer
+	var dt []time.Duration
+	for range cfg.Reps {
+		a, d, err := duck.Run(ctx, q.SQL)
+		if err != nil {
+			// DuckDB is the oracle: a query it refuses is the benchmark's bug.
+			return r, fmt.Errorf("%s on DuckDB: %w", q.Name, err)
+		}
+		want, dt = a, append(dt, d)
+	}
+	r.Rows, r.Duck = len(want.Rows), median(dt)
+	var st []time.Duration
+	for range cfg.Reps {
+		got, d, err := withTimeout(ctx, cfg.Timeout, func(ctx context.Context) (*Answer, time.Duration, error) {
+			return srow.Run(ctx, q.SQL)
+		})
+		if err != nil {
+			r.SQLErr = err.Error()
+			break
+		}
+		st = append(st, d)
+		if r.SQLDiff = Diff(got, want); r.SQLDiff != "" {
+			break
+		}
+	}
+	r.Srow = median(st)
+	plan, err := srow.Substrait(ctx, q.SQL)
+	if err != nil {
+		r.PlanErr = err.Error()
+		return r, nil
+	}
+	r.PlanBytes = len(plan)
+	var pt []time.Duration
+	for range cfg.Reps {
+		got, d, err := withTimeout(ctx, cfg.Timeout, func(ctx context.Context) (*Answer, time.Duration, error) {
+			return srow.RunSubstrait(ctx, plan)
+		})
+		if err != nil {
+			r.PlanErr = err.Error()
+			break
+		}
+		pt = append(pt, d)
+		if r.PlanDiff = Diff(got, want); r.PlanDiff != "" {
+			break
+		}
+	}
+	r.SrowPlan = median(pt)
+	return r, nil
+}
+
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// withTimeout runs one timed run under its own deadline (none when d is 0).
+func withTimeout(ctx context.Context, d time.Duration, run func(context.Context) (*Answer, time.Duration, error)) (*Answer, time.Duration, error) {
+	if d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
+	return run(ctx)
+}

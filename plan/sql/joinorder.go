@@ -1,0 +1,382 @@
+package sql
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/plan"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// RowCounter is what a Catalog may also offer: a table's live row count,
+// which orders the joins of FROM a, b, c (ok false: unknown).
+type RowCounter interface {
+	TableRows(name string) (rows uint64, ok bool)
+}
+
+// FROM a, b, c WHERE ... is an inner join of the items, and a cross join
+// of all of them with the WHERE on top is its meaning but a terrible plan
+// (TPC-H Q2 would pair every part with every supplier). fromWhere builds
+// a left-deep tree of joins instead, each condition placed where its
+// items meet:
+//
+//	conjuncts of WHERE (OR's common conjuncts factored out first)
+//	   |-- one item:        a filter on that item, before any join
+//	   |-- several items:   part of the condition of the join that
+//	   |                    brings the last of them in
+//	   `-- none, a subquery, an outer reference: the WHERE left on top
+//
+// The order is greedy: the largest item (by its table's row count,
+// quartered for each filter on it) is the probe side; then, while items
+// remain, one joined to the tree by some condition is added as the next
+// build side (an unconnected one only when none is): the most selective
+// (its filters keep the smallest fraction of its table, and a join on its
+// key keeps that fraction of the probe rows), then the smallest. A
+// projection puts the columns back in FROM order, so * and positions are
+// unchanged. The rows are the same as the cross join's filtered by the
+// WHERE: the conjuncts are the same, each evaluated over the items it
+// names. (A ∧ B) ∨ (A ∧ C) = A ∧ (B ∨ C) holds in SQL's three-valued
+// logic, so the factoring keeps each row's WHERE value.
+func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.Rel, *scope, *pg_query.Node, error) {
+	if len(items) < 2 || where == nil {
+		rel, sc, err := l.from(items)
+		return rel, sc, where, err
+	}
+	type item struct {
+		rel  plan.Rel
+		sc   *scope
+		off  int     // first column in the FROM-order scope
+		base float64 // the table's rows
+		est  float64 // after the filters pushed onto it
+		used bool
+	}
+	its := make([]*item, len(items))
+	full := &scope{}
+	for i, n := range items {
+		rel, sc, err := l.fromItem(n)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if i > 0 {
+			if err := l.distinctQuals(full, sc); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+		est := l.estimate(n)
+		its[i] = &item{rel: rel, sc: sc, off: len(full.cols), base: est, est: est}
+		full = &scope{cols: append(append([]column{}, full.cols...), sc.cols...)}
+	}
+	full.outer = l.outer
+	owner := func(col int) int {
+		for i := len(its) - 1; i >= 0; i-- {
+			if col >= its[i].off {
+				return i
+			}
+		}
+		return 0
+	}
+	// Sort the conjuncts by the items they name.
+	var rest []*pg_query.Node
+	type cond struct {
+		n     *pg_query.Node
+		items []int
+	}
+	var conds []cond
+	for _, c := range factorOr(andArgs(where)) {
+		refs, ok := l.itemRefs(c, full)
+		if !ok || len(refs) == 0 {
+			rest = append(rest, c)
+			continue
+		}
+		var set []int
+		for _, col := range refs {
+			if o := owner(col); !slices.Contains(set, o) {
+				set = append(set, o)
+			}
+		}
+		if len(set) == 1 {
+			it := its[set[0]]
+			fs := *it.sc
+			fs.noAggs = "in WHERE"
+			v, err := l.expr(c, &fs)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			e, err := l.coerce(v, kindBool)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			if it.rel, err = l.b.Filter(it.rel, e); err != nil {
+				return nil, nil, nil, fmt.Errorf("%w: filter: %w", ErrInvalid, err)
+			}
+			it.est /= 4
+			continue
+		}
+		conds = append(conds, cond{n: c, items: set})
+	}
+	// Greedy left-deep order.
+	first := 0
+	for i, it := range its {
+		if it.est > its[first].est {
+			first = i
+		}
+	}
+	order := []int{first}
+	its[first].used = true
+	rel, sc := its[first].rel, &scope{cols: append([]column{}, its[first].sc.cols...)}
+	placed := make([]bool, len(conds))
+	joined := func(i int) bool { return slices.Contains(order, i) }
+	for len(order) < len(its) {
+		next, connected := -1, false
+		for i, it := range its {
+			if it.used {
+				continue
+			}
+			c := false
+			for k, cd := range conds {
+				if !placed[k] && slices.Contains(cd.items, i) && slices.ContainsFunc(cd.items, joined) {
+					c = true
+					break
+				}
+			}
+			better := next < 0 || (c && !connected)
+			if !better && c == connected {
+				// The most selective first (a key join keeps the probe rows
+				// its filters keep), then the smallest build side.
+				sel, bestSel := it.est/it.base, its[next].est/its[next].base
+				better = sel < bestSel || (sel == bestSel && it.est < its[next].est)
+			}
+			if better {
+				next, connected = i, c
+			}
+		}
+		it := its[next]
+		it.used = true
+		order = append(order, next)
+		js := &scope{cols: append(append([]column{}, sc.cols...), it.sc.cols...), outer: l.outer, noAggs: "in WHERE"}
+		var on []expr.Expression
+		for k, cd := range conds {
+			if placed[k] || slices.ContainsFunc(cd.items, func(i int) bool { return !joined(i) }) {
+				continue
+			}
+			v, err := l.expr(cd.n, js)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			e, err := l.coerce(v, kindBool)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			on = append(on, e)
+			placed[k] = true
+		}
+		var err error
+		switch len(on) {
+		case 0:
+			rel, err = l.b.Cross(rel, it.rel)
+		case 1:
+			rel, err = l.b.Join(rel, it.rel, on[0], plan.JoinTypeInner)
+		default:
+			var and expr.Expression
+			if and, err = l.call(urnBoolean, "and", -1, on...); err == nil {
+				rel, err = l.b.Join(rel, it.rel, and, plan.JoinTypeInner)
+			}
+		}
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("%w: join: %w", ErrInvalid, err)
+		}
+		sc = &scope{cols: js.cols}
+	}
+	// Back to FROM order.
+	if !slices.IsSorted(order) {
+		pos := make([]int, len(its)) // item -> first column in join order
+		at := 0
+		for _, i := range order {
+			pos[i] = at
+			at += len(its[i].sc.cols)
+		}
+		remap := make([]int32, 0, len(full.cols))
+		for i, it := range its {
+			for c := range it.sc.cols {
+				remap = append(remap, int32(pos[i]+c))
+			}
+		}
+		var err error
+		// A ProjectRel must compute something: a constant the remap drops.
+		if rel, err = l.b.ProjectRemap(rel, remap, expr.NewPrimitiveLiteral(true, false)); err != nil {
+			return nil, nil, nil, fmt.Errorf("%w: join order projection: %w", ErrInvalid, err)
+		}
+	}
+	sc = &scope{cols: full.cols, outer: l.outer}
+	switch len(rest) {
+	case 0:
+		return rel, sc, nil, nil
+	case 1:
+		return rel, sc, rest[0], nil
+	}
+	and := &pg_query.BoolExpr{Boolop: pg_query.BoolExprType_AND_EXPR, Args: rest, Location: -1}
+	return rel, sc, &pg_query.Node{Node: &pg_query.Node_BoolExpr{BoolExpr: and}}, nil
+}
+
+// estimate is a FROM item's row count: its table's, when the catalog
+// counts rows; else a guess of 100,000.
+func (l *lowerer) estimate(n *pg_query.Node) float64 {
+	if rv := n.GetRangeVar(); rv != nil && rv.Schemaname == "" && rv.Catalogname == "" {
+		if _, isCTE := l.cte(rv.Relname); !isCTE {
+			if rc, ok := l.cat.(RowCounter); ok {
+				if r, ok := rc.TableRows(rv.Relname); ok {
+					return math.Max(float64(r), 1)
+				}
+			}
+		}
+	}
+	return 100_000
+}
+
+// itemRefs resolves the column references of a conjunct in the FROM
+// scope. ok is false when the conjunct holds a subquery or names
+// something outside the FROM (an enclosing query's column), or a name
+// does not resolve (the WHERE's own lowering reports it).
+func (l *lowerer) itemRefs(n *pg_query.Node, full *scope) (cols []int, ok bool) {
+	if containsSubLink(n) {
+		return nil, false
+	}
+	ok = true
+	var walk func(m protoreflect.Message)
+	walk = func(m protoreflect.Message) {
+		if !ok {
+			return
+		}
+		if cr, is := m.Interface().(*pg_query.ColumnRef); is {
+			qual, name, star, err := l.refName(cr)
+			if err != nil || star {
+				ok = false
+				return
+			}
+			i, err := l.lookupHere(full, qual, name, cr.Location)
+			if err != nil {
+				ok = false
+				return
+			}
+			cols = append(cols, i)
+			return
+		}
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			if fd.Kind() != protoreflect.MessageKind {
+				return true
+			}
+			switch {
+			case fd.IsList():
+				for i := range v.List().Len() {
+					walk(v.List().Get(i).Message())
+				}
+			case fd.IsMap():
+			default:
+				walk(v.Message())
+			}
+			return ok
+		})
+	}
+	walk(n.ProtoReflect())
+	return cols, ok
+}
+
+// factorOr rewrites each conjunct (A ∧ B) ∨ (A ∧ C) as A, (B ∨ C): the
+// conjuncts every disjunct shares (compared without source positions)
+// come out of the OR, so a join condition written into each branch
+// (TPC-H Q19) becomes a join key. An OR with a branch left empty is
+// true and dropped.
+func factorOr(conjuncts []*pg_query.Node) []*pg_query.Node {
+	var out []*pg_query.Node
+	for _, c := range conjuncts {
+		b := c.GetBoolExpr()
+		if b == nil || b.Boolop != pg_query.BoolExprType_OR_EXPR || len(b.Args) < 2 {
+			out = append(out, c)
+			continue
+		}
+		branches := make([][]*pg_query.Node, len(b.Args))
+		keys := make([][]string, len(b.Args))
+		for i, a := range b.Args {
+			branches[i] = andArgs(a)
+			for _, x := range branches[i] {
+				keys[i] = append(keys[i], canonical(x))
+			}
+		}
+		var common []int // indices into branch 0
+		for j, k := range keys[0] {
+			all := true
+			for _, ks := range keys[1:] {
+				if !slices.Contains(ks, k) {
+					all = false
+					break
+				}
+			}
+			if all && !slices.ContainsFunc(common, func(p int) bool { return keys[0][p] == k }) {
+				common = append(common, j)
+			}
+		}
+		if len(common) == 0 {
+			out = append(out, c)
+			continue
+		}
+		shared := map[string]bool{}
+		for _, j := range common {
+			out = append(out, branches[0][j])
+			shared[keys[0][j]] = true
+		}
+		var ors []*pg_query.Node
+		empty := false
+		for i, br := range branches {
+			var left []*pg_query.Node
+			for j, x := range br {
+				if !shared[keys[i][j]] {
+					left = append(left, x)
+				}
+			}
+			switch len(left) {
+			case 0:
+				empty = true
+			case 1:
+				ors = append(ors, left[0])
+			default:
+				ors = append(ors, &pg_query.Node{Node: &pg_query.Node_BoolExpr{BoolExpr: &pg_query.BoolExpr{
+					Boolop: pg_query.BoolExprType_AND_EXPR, Args: left, Location: -1}}})
+			}
+		}
+		if !empty {
+			out = append(out, &pg_query.Node{Node: &pg_query.Node_BoolExpr{BoolExpr: &pg_query.BoolExpr{
+				Boolop: pg_query.BoolExprType_OR_EXPR, Args: ors, Location: b.Location}}})
+		}
+	}
+	return out
+}
+
+// canonical is a node's identity without its source positions.
+func canonical(n *pg_query.Node) string {
+	c := proto.Clone(n).(*pg_query.Node)
+	var clear func(m protoreflect.Message)
+	clear = func(m protoreflect.Message) {
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			switch {
+			case fd.Name() == "location" && fd.Kind() == protoreflect.Int32Kind:
+				m.Clear(fd)
+			case fd.Kind() != protoreflect.MessageKind:
+			case fd.IsList():
+				for i := range v.List().Len() {
+					clear(v.List().Get(i).Message())
+				}
+			case fd.IsMap():
+			default:
+				clear(v.Message())
+			}
+			return true
+		})
+	}
+	clear(c.ProtoReflect())
+	b, _ := proto.MarshalOptions{Deterministic: true}.Marshal(c)
+	return string(b)
+}
