@@ -3,6 +3,7 @@ package access
 import (
 	"context"
 	"fmt"
+	"math/bits"
 	"slices"
 	"sync"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/stablerow/stablerow/errkind"
+	"github.com/stablerow/stablerow/internal/radix"
 	"github.com/stablerow/stablerow/table"
 	"github.com/stablerow/stablerow/table/rowid"
 )
@@ -82,26 +84,14 @@ func (l *Layer) PlanTake(ctx context.Context, t *table.Table, ids []uint64, o Ta
 		return nil, err
 	}
 	p := &TakePlan{Format: TakeFormat, Version: t.Version()}
-	// Per fragment, keys offset<<32 | position: one integer sort orders
-	// the rows by offset, duplicates by input position.
-	byFrag := map[uint32][]uint64{}
-	for i := range ids {
-		if !found[i] {
-			p.Missing = append(p.Missing, uint64(i))
-			continue
+	keys := p.groupByFragment(ids, addrs, found)
+	for len(keys) > 0 {
+		f := rowid.Address(addrs[keys[0]&(1<<32-1)]).Fragment()
+		n := 1
+		for n < len(keys) && rowid.Address(addrs[keys[n]&(1<<32-1)]).Fragment() == f {
+			n++
 		}
-		a := rowid.Address(addrs[i])
-		byFrag[a.Fragment()] = append(byFrag[a.Fragment()], uint64(a.Offset())<<32|uint64(i))
-	}
-	frags := make([]uint32, 0, len(byFrag))
-	for f := range byFrag {
-		frags = append(frags, f)
-	}
-	slices.Sort(frags)
-	for _, f := range frags {
-		keys := byFrag[f]
-		slices.Sort(keys)
-		for c := range slices.Chunk(keys, o.MaxTaskRows) {
+		for c := range slices.Chunk(keys[:n], o.MaxTaskRows) {
 			k := TakeTask{Format: TakeFormat, Version: p.Version, Fragment: f,
 				Ords: make([]uint64, len(c)), Offsets: make([]uint32, len(c))}
 			for j, key := range c {
@@ -109,8 +99,50 @@ func (l *Layer) PlanTake(ctx context.Context, t *table.Table, ids []uint64, o Ta
 			}
 			p.Tasks = append(p.Tasks, k)
 		}
+		keys = keys[n:]
 	}
 	return p, nil
+}
+
+// groupByFragment lists the ids that were found as keys offset<<32 |
+// position, ordered by fragment, then offset, then position, and records
+// the rest in p.Missing. Two stable radix sorts instead of a map of
+// per-fragment slices and a comparison sort each (which cost ~0.2 s of
+// CPU per 1M ids): the positions, tagged with their fragment, sorted by
+// fragment (input order, so position order, kept within one), then each
+// fragment's keys sorted by offset alone (ties keep position order).
+// Both sorts use only the bits the values span.
+func (p *TakePlan) groupByFragment(ids, addrs []uint64, found []bool) []uint64 {
+	lo, hi, n := uint32(1<<32-1), uint32(0), 0
+	for i := range ids {
+		if !found[i] {
+			p.Missing = append(p.Missing, uint64(i))
+			continue
+		}
+		f := rowid.Address(addrs[i]).Fragment()
+		lo, hi, n = min(lo, f), max(hi, f), n+1
+	}
+	if n == 0 {
+		return nil
+	}
+	keys := make([]uint64, 0, n)
+	for i := range ids {
+		if found[i] {
+			keys = append(keys, uint64(rowid.Address(addrs[i]).Fragment()-lo)<<32|uint64(i))
+		}
+	}
+	radix.SortKeys(keys, 32, 32+uint(bits.Len32(hi-lo)))
+	for s := 0; s < len(keys); {
+		f, e, top := keys[s]>>32, s, uint32(0)
+		for ; e < len(keys) && keys[e]>>32 == f; e++ {
+			i := keys[e] & (1<<32 - 1)
+			off := rowid.Address(addrs[i]).Offset()
+			keys[e], top = uint64(off)<<32|i, max(top, off)
+		}
+		radix.SortKeys(keys[s:e], 32, 32+uint(bits.Len32(top)))
+		s = e
+	}
+	return keys
 }
 
 // locate finds the live address of each id: through the unique index on
