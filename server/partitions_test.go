@@ -82,6 +82,14 @@ func idBatch(mem memory.Allocator, ids []int64) arrow.RecordBatch {
 	return array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "ids", Type: arrow.PrimitiveTypes.Int64}}, nil), []arrow.Array{c}, int64(len(ids)))
 }
 
+// executeIDs binds ids (one int64 column) to ps and executes it.
+func executeIDs(ctx context.Context, ps *flightsql.PreparedStatement, mem memory.Allocator, ids []int64) (*flight.FlightInfo, error) {
+	rec := idBatch(mem, ids)
+	defer rec.Release()
+	ps.SetParameters(rec)
+	return ps.Execute(ctx)
+}
+
 // rowStrings renders rows as strings, one per row, for comparison.
 func rowStrings(b arrow.RecordBatch) []string {
 	out := make([]string, b.NumRows())
@@ -191,10 +199,7 @@ func TestPartitionedTake(t *testing.T) {
 	} {
 		ps, err := cl.Prepare(ctx, c.q)
 		require.NoError(t, err)
-		rec := idBatch(mem, ids)
-		ps.SetParameters(rec)
-		info, err := ps.Execute(ctx)
-		rec.Release()
+		info, err := executeIDs(ctx, ps, mem, ids)
 		require.NoError(t, err, c.q)
 		require.Len(t, info.Endpoint, 4, c.q)
 		schema, want := inProcess(t, s.db, c.q, ids, c.ordCol)
@@ -238,10 +243,7 @@ func TestNotPartitioned(t *testing.T) {
 		ctx := context.Background()
 		ps, err := cl.Prepare(ctx, c.q)
 		require.NoError(t, err)
-		rec := idBatch(mem, randomIDs(c.n, 20000, 2))
-		ps.SetParameters(rec)
-		info, err := ps.Execute(ctx)
-		rec.Release()
+		info, err := executeIDs(ctx, ps, mem, randomIDs(c.n, 20000, 2))
 		require.NoError(t, err, c.q)
 		require.Len(t, info.Endpoint, 1, c.q)
 		_, err = readAll(ctx, cl, info)
@@ -383,10 +385,7 @@ func TestPartitionClientGone(t *testing.T) {
 	require.NoError(t, err)
 	defer ps.Close(ctx)
 	ids := randomIDs(30000, 40000, 6)
-	rec := idBatch(mem, ids)
-	ps.SetParameters(rec)
-	info, err := ps.Execute(ctx)
-	rec.Release()
+	info, err := executeIDs(ctx, ps, mem, ids)
 	require.NoError(t, err)
 	require.Len(t, info.Endpoint, 2)
 	held := mem.CurrentAlloc()
@@ -436,10 +435,7 @@ func TestPartitionedSubstrait(t *testing.T) {
 	require.NoError(t, err)
 	defer ps.Close(ctx)
 	ids := randomIDs(9000, 40000, 8)
-	rec := idBatch(mem, ids)
-	ps.SetParameters(rec)
-	info, err := ps.Execute(ctx)
-	rec.Release()
+	info, err := executeIDs(ctx, ps, mem, ids)
 	require.NoError(t, err)
 	require.Len(t, info.Endpoint, 3)
 	_, want := inProcess(t, s.db, q, ids, 1)
@@ -456,10 +452,7 @@ func TestPartitionCancelMidRead(t *testing.T) {
 	ps, err := cl.Prepare(ctx, `SELECT v.ord, t.s FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid`)
 	require.NoError(t, err)
 	defer ps.Close(ctx)
-	rec := idBatch(mem, randomIDs(30000, 40000, 7))
-	ps.SetParameters(rec)
-	info, err := ps.Execute(ctx)
-	rec.Release()
+	info, err := executeIDs(ctx, ps, mem, randomIDs(30000, 40000, 7))
 	require.NoError(t, err)
 	slow, err := flightsql.NewClient(addr, nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithInitialWindowSize(1<<16), grpc.WithInitialConnWindowSize(1<<16))
