@@ -373,30 +373,38 @@ func TestGroupTasks(t *testing.T) {
 	}
 }
 
-// TestPartitionClientGone: a client that reads one batch of a partition
-// and goes away stops its DoGet; everything the server took for it comes
-// back (the checked allocator, also at the end of the test), and the
-// partition can be read again, in full.
-func TestPartitionClientGone(t *testing.T) {
+// slowPartitionTake serves spreadTable(40000) in two partitions of
+// 64-row batches, executes a take of 30K random ids (seed) and returns,
+// with the server, its client and allocator, the take's FlightInfo and a
+// second client with fixed 64 KB flow-control windows (no BDP growth):
+// the server cannot push a whole partition into buffers before that
+// client goes away or the take is cancelled.
+func slowPartitionTake(t *testing.T, seed uint64) (*Server, *flightsql.Client, *memory.CheckedAllocator, *flightsql.Client, *flight.FlightInfo) {
+	t.Helper()
 	s, cl, mem, addr := testServerAt(t, Options{Partitions: 2, PartitionBatchRows: 64})
 	spreadTable(t, s.db, 40000)
 	ctx := context.Background()
 	ps, err := cl.Prepare(ctx, `SELECT v.ord, t.s FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid`)
 	require.NoError(t, err)
-	defer ps.Close(ctx)
-	ids := randomIDs(30000, 40000, 6)
-	info, err := executeIDs(ctx, ps, mem, ids)
+	t.Cleanup(func() { ps.Close(ctx) })
+	info, err := executeIDs(ctx, ps, mem, randomIDs(30000, 40000, seed))
 	require.NoError(t, err)
-	require.Len(t, info.Endpoint, 2)
-	held := mem.CurrentAlloc()
-
-	// A client with fixed 64 KB flow-control windows (no BDP growth): the
-	// server cannot push the whole partition into buffers before the
-	// client goes away.
 	slow, err := flightsql.NewClient(addr, nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithInitialWindowSize(1<<16), grpc.WithInitialConnWindowSize(1<<16))
 	require.NoError(t, err)
-	defer slow.Close()
+	t.Cleanup(func() { slow.Close() })
+	return s, cl, mem, slow, info
+}
+
+// TestPartitionClientGone: a client that reads one batch of a partition
+// and goes away stops its DoGet; everything the server took for it comes
+// back (the checked allocator, also at the end of the test), and the
+// partition can be read again, in full.
+func TestPartitionClientGone(t *testing.T) {
+	s, cl, mem, slow, info := slowPartitionTake(t, 6)
+	ctx := context.Background()
+	require.Len(t, info.Endpoint, 2)
+	held := mem.CurrentAlloc()
 	cctx, cancel := context.WithCancel(ctx)
 	rdr, err := slow.DoGet(cctx, info.Endpoint[0].Ticket)
 	require.NoError(t, err)
@@ -446,18 +454,8 @@ func TestPartitionedSubstrait(t *testing.T) {
 // TestPartitionCancelMidRead: CancelFlightInfo while a partition is being
 // read ends that read with Canceled, never a silently short stream.
 func TestPartitionCancelMidRead(t *testing.T) {
-	s, cl, mem, addr := testServerAt(t, Options{Partitions: 2, PartitionBatchRows: 64})
-	spreadTable(t, s.db, 40000)
+	_, cl, _, slow, info := slowPartitionTake(t, 7)
 	ctx := context.Background()
-	ps, err := cl.Prepare(ctx, `SELECT v.ord, t.s FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid`)
-	require.NoError(t, err)
-	defer ps.Close(ctx)
-	info, err := executeIDs(ctx, ps, mem, randomIDs(30000, 40000, 7))
-	require.NoError(t, err)
-	slow, err := flightsql.NewClient(addr, nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithInitialWindowSize(1<<16), grpc.WithInitialConnWindowSize(1<<16))
-	require.NoError(t, err)
-	defer slow.Close()
 	rdr, err := slow.DoGet(ctx, info.Endpoint[0].Ticket)
 	require.NoError(t, err)
 	defer rdr.Release()
