@@ -3,6 +3,7 @@ package access
 import (
 	"context"
 	"fmt"
+	"math/bits"
 	"slices"
 	"sync"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/stablerow/stablerow/errkind"
+	"github.com/stablerow/stablerow/internal/radix"
 	"github.com/stablerow/stablerow/table"
 	"github.com/stablerow/stablerow/table/rowid"
 )
@@ -82,35 +84,70 @@ func (l *Layer) PlanTake(ctx context.Context, t *table.Table, ids []uint64, o Ta
 		return nil, err
 	}
 	p := &TakePlan{Format: TakeFormat, Version: t.Version()}
-	// Per fragment, keys offset<<32 | position: one integer sort orders
-	// the rows by offset, duplicates by input position.
-	byFrag := map[uint32][]uint64{}
-	for i := range ids {
-		if !found[i] {
-			p.Missing = append(p.Missing, uint64(i))
-			continue
-		}
-		a := rowid.Address(addrs[i])
-		byFrag[a.Fragment()] = append(byFrag[a.Fragment()], uint64(a.Offset())<<32|uint64(i))
-	}
-	frags := make([]uint32, 0, len(byFrag))
-	for f := range byFrag {
-		frags = append(frags, f)
-	}
-	slices.Sort(frags)
-	for _, f := range frags {
-		keys := byFrag[f]
-		slices.Sort(keys)
-		for c := range slices.Chunk(keys, o.MaxTaskRows) {
-			k := TakeTask{Format: TakeFormat, Version: p.Version, Fragment: f,
+	keys, runs := p.groupByFragment(ids, addrs, found)
+	for _, r := range runs {
+		for c := range slices.Chunk(keys[:r.n], o.MaxTaskRows) {
+			k := TakeTask{Format: TakeFormat, Version: p.Version, Fragment: r.fragment,
 				Ords: make([]uint64, len(c)), Offsets: make([]uint32, len(c))}
 			for j, key := range c {
 				k.Ords[j], k.Offsets[j] = key&(1<<32-1), uint32(key>>32)
 			}
 			p.Tasks = append(p.Tasks, k)
 		}
+		keys = keys[r.n:]
 	}
 	return p, nil
+}
+
+// groupByFragment lists the ids that were found as keys offset<<32 |
+// position, ordered by fragment, then offset, then position, and records
+// the rest in p.Missing, with the runs of keys each fragment holds, in
+// fragment order. Two stable radix sorts instead of a map of
+// per-fragment slices and a comparison sort each (which cost ~0.2 s of
+// CPU per 1M ids): the positions, tagged with their fragment, sorted by
+// fragment (input order, so position order, kept within one), then each
+// fragment's keys sorted by offset alone (ties keep position order).
+// Both sorts use only the bits the values span.
+func (p *TakePlan) groupByFragment(ids, addrs []uint64, found []bool) ([]uint64, []fragmentRun) {
+	lo, hi, n := uint32(1<<32-1), uint32(0), 0
+	for i := range ids {
+		if !found[i] {
+			p.Missing = append(p.Missing, uint64(i))
+			continue
+		}
+		f := rowid.Address(addrs[i]).Fragment()
+		lo, hi, n = min(lo, f), max(hi, f), n+1
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	keys := make([]uint64, 0, n)
+	for i := range ids {
+		if found[i] {
+			keys = append(keys, uint64(rowid.Address(addrs[i]).Fragment()-lo)<<32|uint64(i))
+		}
+	}
+	radix.SortKeys(keys, 32, 32+uint(bits.Len32(hi-lo)))
+	var runs []fragmentRun
+	for s := 0; s < len(keys); {
+		f, e, top := keys[s]>>32, s, uint32(0)
+		for ; e < len(keys) && keys[e]>>32 == f; e++ {
+			i := keys[e] & (1<<32 - 1)
+			off := rowid.Address(addrs[i]).Offset()
+			keys[e], top = uint64(off)<<32|i, max(top, off)
+		}
+		radix.SortKeys(keys[s:e], 32, 32+uint(bits.Len32(top)))
+		runs = append(runs, fragmentRun{fragment: lo + uint32(f), n: e - s})
+		s = e
+	}
+	return keys, runs
+}
+
+// fragmentRun is n consecutive keys of groupByFragment's, all of one
+// fragment.
+type fragmentRun struct {
+	fragment uint32
+	n        int
 }
 
 // locate finds the live address of each id: through the unique index on

@@ -45,9 +45,10 @@
 // Options.PartitionMinIDs ids whose rows sit in more than one fragment,
 // returns one endpoint per group of fragments (at most
 // Options.Partitions). The ids are resolved through the index access
-// layer (access.PlanTake) when GetFlightInfo is called; each endpoint's
-// DoGet takes its group's rows, in fragment order, in the statement's own
-// output schema, and every row carries the statement's ord column, so a
+// layer the engine owns (engine.DB.PlanTake: one cache of each index per
+// database) when GetFlightInfo is called; each endpoint's DoGet takes its
+// group's rows, in fragment order, in the statement's own output schema,
+// and every row carries the statement's ord column, so a
 // client reading the partitions in parallel restores the driving order by
 // sorting on it. Ids with no row (a LEFT JOIN's NULL rows) come with
 // partition 0. Tickets are signed and name their take, partition and

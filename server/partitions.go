@@ -19,7 +19,7 @@ import (
 
 // A partitioned take: GetFlightInfo of a statement of the take shape
 // (takeshape.go) with at least Options.PartitionMinIDs ids resolves the
-// ids to their rows through the index access layer (access.PlanTake),
+// ids to their rows through the engine's index access layer (DB.PlanTake),
 // which groups them by owning fragment, and returns one endpoint per
 // group of fragments. Each endpoint's DoGet takes its group's rows
 // (access.ExecuteTake, one task at a time) and shapes them into the
@@ -266,7 +266,7 @@ func (s *Server) split(ctx context.Context, planBytes []byte, sqlText string, pa
 		pos = append(pos, uint64(i))
 		uids = append(uids, uint64(id))
 	}
-	plan, err := s.acc.PlanTake(ctx, t, uids, access.TakeOptions{MaxTaskRows: s.opt.PartitionBatchRows})
+	plan, err := s.db.PlanTake(ctx, t, uids, access.TakeOptions{MaxTaskRows: s.opt.PartitionBatchRows})
 	if err != nil {
 		return nil, false, err
 	}

@@ -82,6 +82,14 @@ func idBatch(mem memory.Allocator, ids []int64) arrow.RecordBatch {
 	return array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "ids", Type: arrow.PrimitiveTypes.Int64}}, nil), []arrow.Array{c}, int64(len(ids)))
 }
 
+// executeIDs binds ids (one int64 column) to ps and executes it.
+func executeIDs(ctx context.Context, ps *flightsql.PreparedStatement, mem memory.Allocator, ids []int64) (*flight.FlightInfo, error) {
+	rec := idBatch(mem, ids)
+	defer rec.Release()
+	ps.SetParameters(rec)
+	return ps.Execute(ctx)
+}
+
 // rowStrings renders rows as strings, one per row, for comparison.
 func rowStrings(b arrow.RecordBatch) []string {
 	out := make([]string, b.NumRows())
@@ -191,10 +199,7 @@ func TestPartitionedTake(t *testing.T) {
 	} {
 		ps, err := cl.Prepare(ctx, c.q)
 		require.NoError(t, err)
-		rec := idBatch(mem, ids)
-		ps.SetParameters(rec)
-		info, err := ps.Execute(ctx)
-		rec.Release()
+		info, err := executeIDs(ctx, ps, mem, ids)
 		require.NoError(t, err, c.q)
 		require.Len(t, info.Endpoint, 4, c.q)
 		schema, want := inProcess(t, s.db, c.q, ids, c.ordCol)
@@ -238,10 +243,7 @@ func TestNotPartitioned(t *testing.T) {
 		ctx := context.Background()
 		ps, err := cl.Prepare(ctx, c.q)
 		require.NoError(t, err)
-		rec := idBatch(mem, randomIDs(c.n, 20000, 2))
-		ps.SetParameters(rec)
-		info, err := ps.Execute(ctx)
-		rec.Release()
+		info, err := executeIDs(ctx, ps, mem, randomIDs(c.n, 20000, 2))
 		require.NoError(t, err, c.q)
 		require.Len(t, info.Endpoint, 1, c.q)
 		_, err = readAll(ctx, cl, info)
@@ -371,33 +373,38 @@ func TestGroupTasks(t *testing.T) {
 	}
 }
 
-// TestPartitionClientGone: a client that reads one batch of a partition
-// and goes away stops its DoGet; everything the server took for it comes
-// back (the checked allocator, also at the end of the test), and the
-// partition can be read again, in full.
-func TestPartitionClientGone(t *testing.T) {
+// slowPartitionTake serves spreadTable(40000) in two partitions of
+// 64-row batches, executes a take of 30K random ids (seed) and returns,
+// with the server, its client and allocator, the take's FlightInfo and a
+// second client with fixed 64 KB flow-control windows (no BDP growth):
+// the server cannot push a whole partition into buffers before that
+// client goes away or the take is cancelled.
+func slowPartitionTake(t *testing.T, seed uint64) (*Server, *flightsql.Client, *memory.CheckedAllocator, *flightsql.Client, *flight.FlightInfo) {
+	t.Helper()
 	s, cl, mem, addr := testServerAt(t, Options{Partitions: 2, PartitionBatchRows: 64})
 	spreadTable(t, s.db, 40000)
 	ctx := context.Background()
 	ps, err := cl.Prepare(ctx, `SELECT v.ord, t.s FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid`)
 	require.NoError(t, err)
-	defer ps.Close(ctx)
-	ids := randomIDs(30000, 40000, 6)
-	rec := idBatch(mem, ids)
-	ps.SetParameters(rec)
-	info, err := ps.Execute(ctx)
-	rec.Release()
+	t.Cleanup(func() { ps.Close(ctx) })
+	info, err := executeIDs(ctx, ps, mem, randomIDs(30000, 40000, seed))
 	require.NoError(t, err)
-	require.Len(t, info.Endpoint, 2)
-	held := mem.CurrentAlloc()
-
-	// A client with fixed 64 KB flow-control windows (no BDP growth): the
-	// server cannot push the whole partition into buffers before the
-	// client goes away.
 	slow, err := flightsql.NewClient(addr, nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithInitialWindowSize(1<<16), grpc.WithInitialConnWindowSize(1<<16))
 	require.NoError(t, err)
-	defer slow.Close()
+	t.Cleanup(func() { slow.Close() })
+	return s, cl, mem, slow, info
+}
+
+// TestPartitionClientGone: a client that reads one batch of a partition
+// and goes away stops its DoGet; everything the server took for it comes
+// back (the checked allocator, also at the end of the test), and the
+// partition can be read again, in full.
+func TestPartitionClientGone(t *testing.T) {
+	s, cl, mem, slow, info := slowPartitionTake(t, 6)
+	ctx := context.Background()
+	require.Len(t, info.Endpoint, 2)
+	held := mem.CurrentAlloc()
 	cctx, cancel := context.WithCancel(ctx)
 	rdr, err := slow.DoGet(cctx, info.Endpoint[0].Ticket)
 	require.NoError(t, err)
@@ -436,10 +443,7 @@ func TestPartitionedSubstrait(t *testing.T) {
 	require.NoError(t, err)
 	defer ps.Close(ctx)
 	ids := randomIDs(9000, 40000, 8)
-	rec := idBatch(mem, ids)
-	ps.SetParameters(rec)
-	info, err := ps.Execute(ctx)
-	rec.Release()
+	info, err := executeIDs(ctx, ps, mem, ids)
 	require.NoError(t, err)
 	require.Len(t, info.Endpoint, 3)
 	_, want := inProcess(t, s.db, q, ids, 1)
@@ -450,21 +454,8 @@ func TestPartitionedSubstrait(t *testing.T) {
 // TestPartitionCancelMidRead: CancelFlightInfo while a partition is being
 // read ends that read with Canceled, never a silently short stream.
 func TestPartitionCancelMidRead(t *testing.T) {
-	s, cl, mem, addr := testServerAt(t, Options{Partitions: 2, PartitionBatchRows: 64})
-	spreadTable(t, s.db, 40000)
+	_, cl, _, slow, info := slowPartitionTake(t, 7)
 	ctx := context.Background()
-	ps, err := cl.Prepare(ctx, `SELECT v.ord, t.s FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid`)
-	require.NoError(t, err)
-	defer ps.Close(ctx)
-	rec := idBatch(mem, randomIDs(30000, 40000, 7))
-	ps.SetParameters(rec)
-	info, err := ps.Execute(ctx)
-	rec.Release()
-	require.NoError(t, err)
-	slow, err := flightsql.NewClient(addr, nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithInitialWindowSize(1<<16), grpc.WithInitialConnWindowSize(1<<16))
-	require.NoError(t, err)
-	defer slow.Close()
 	rdr, err := slow.DoGet(ctx, info.Endpoint[0].Ticket)
 	require.NoError(t, err)
 	defer rdr.Release()

@@ -70,8 +70,7 @@ type Server struct {
 	mem     memory.Allocator
 	log     *slog.Logger
 	results *results
-	parts   *partitions   // partitioned takes
-	acc     *access.Layer // resolves a partitioned take's ids
+	parts   *partitions // partitioned takes
 
 	mu       sync.Mutex
 	prepared map[string]*prepared
@@ -88,7 +87,6 @@ func New(db *engine.DB, opt Options) (*Server, error) {
 	if s.mem == nil {
 		s.mem = memory.DefaultAllocator
 	}
-	s.acc = access.New(s.mem)
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}

@@ -21,6 +21,8 @@ func TestServeCommandLine(t *testing.T) {
 	r := cli(t, "", "serve", "-help")
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Contains(t, r.stdout, "usage: stablerow serve")
+	require.Contains(t, r.stdout, "-partitions")
+	require.Contains(t, r.stdout, "-partition-min-ids")
 	r = cli(t, "", "serve", "-zz")
 	require.Equal(t, 2, r.code)
 	require.Contains(t, r.stderr, "-zz")
@@ -32,6 +34,8 @@ func TestServeCommandLine(t *testing.T) {
 		{[]string{"-user", "alice"}, "STABLEROW_PASSWORD"},
 		{[]string{"-tls-cert", "x.pem"}, "go together"},
 		{[]string{"-tokens", filepath.Join(dir, "missing")}, "-tokens"},
+		{[]string{"-partitions", "0"}, "-partitions 0"},
+		{[]string{"-partition-min-ids", "-5"}, "-partition-min-ids -5"},
 	} {
 		r := cli(t, "", append([]string{"serve", "-d", dir}, c.args...)...)
 		require.Equal(t, 1, r.code, "%v: %s", c.args, r.stderr)

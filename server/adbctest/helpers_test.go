@@ -199,3 +199,18 @@ func int64Column(ids []int64) arrow.RecordBatch {
 	s := arrow.NewSchema([]arrow.Field{{Name: "ids", Type: arrow.PrimitiveTypes.Int64}}, nil)
 	return array.NewRecordBatch(s, []arrow.Array{c}, int64(len(ids)))
 }
+
+// prepared is sql prepared on cn with params bound (and released), as a
+// client binds the take's ids instead of building SQL strings; the
+// statement closes when the test ends, before the server stops.
+func prepared(t *testing.T, cn adbc.Connection, sql string, params arrow.RecordBatch) adbc.Statement {
+	t.Helper()
+	st, err := cn.NewStatement()
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	require.NoError(t, st.SetSqlQuery(sql))
+	require.NoError(t, st.Prepare(context.Background()))
+	require.NoError(t, st.Bind(context.Background(), params))
+	params.Release()
+	return st
+}
