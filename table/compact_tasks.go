@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
@@ -516,43 +515,13 @@ func decodeStrict(b []byte, v any) error {
 // stops at the first failure and returns the results so far with the
 // error (their files are the caller's to remove).
 func (t *Table) runCompaction(ctx context.Context, plan *CompactPlan, workers int, mem memory.Allocator) ([]*CompactResult, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	results := make([]*CompactResult, len(plan.Tasks))
-	jobs := make(chan int)
-	var (
-		wg    sync.WaitGroup
-		once  sync.Once
-		first error
-	)
-	for range min(workers, len(plan.Tasks)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				r, err := t.ExecuteCompaction(ctx, &plan.Tasks[i], mem)
-				if err != nil {
-					once.Do(func() { first = err; cancel() })
-					continue
-				}
-				results[i] = r
-			}
-		}()
-	}
-feed:
-	for i := range plan.Tasks {
-		select {
-		case jobs <- i:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(jobs)
-	wg.Wait()
-	if first == nil && ctx.Err() != nil {
-		first = ctx.Err()
-	}
-	return results, first
+	err := RunTasks(ctx, len(plan.Tasks), workers, func(ctx context.Context, i int) error {
+		r, err := t.ExecuteCompaction(ctx, &plan.Tasks[i], mem)
+		results[i] = r
+		return err
+	})
+	return results, err
 }
 
 // removeResultFiles deletes the files of results that will not be
