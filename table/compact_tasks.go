@@ -1,16 +1,14 @@
 package table
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
 	"math"
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/stablerow/stablerow/errkind"
+	"github.com/stablerow/stablerow/internal/taskjson"
 )
 
 // Compaction as plan / tasks / commit, so that a scheduler (local workers
@@ -465,48 +463,22 @@ func (k *CompactTask) validate() error {
 // JSON encodings (encoding/json of the types), refusing unknown fields and
 // other format versions with ErrTask.
 func DecodeCompactPlan(b []byte) (*CompactPlan, error) {
-	var p CompactPlan
-	if err := decodeStrict(b, &p); err != nil {
-		return nil, err
-	}
-	if err := p.validate(); err != nil {
-		return nil, err
-	}
-	return &p, nil
+	return taskjson.Decode(b, ErrTask, (*CompactPlan).validate)
 }
 
 // DecodeCompactTask: see DecodeCompactPlan.
 func DecodeCompactTask(b []byte) (*CompactTask, error) {
-	var k CompactTask
-	if err := decodeStrict(b, &k); err != nil {
-		return nil, err
-	}
-	if err := k.validate(); err != nil {
-		return nil, err
-	}
-	return &k, nil
+	return taskjson.Decode(b, ErrTask, (*CompactTask).validate)
 }
 
 // DecodeCompactResult: see DecodeCompactPlan.
 func DecodeCompactResult(b []byte) (*CompactResult, error) {
-	var r CompactResult
-	if err := decodeStrict(b, &r); err != nil {
-		return nil, err
-	}
-	if r.Format != TaskFormat {
-		return nil, errorf(ErrTask, "result format %d, want %d", r.Format, TaskFormat)
-	}
-	return &r, nil
+	return taskjson.Decode(b, ErrTask, (*CompactResult).validate)
 }
 
-func decodeStrict(b []byte, v any) error {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.DisallowUnknownFields()
-	if err := d.Decode(v); err != nil {
-		return fmt.Errorf("%w: %w", ErrTask, err)
-	}
-	if d.More() {
-		return errorf(ErrTask, "trailing data after the JSON value")
+func (r *CompactResult) validate() error {
+	if r == nil || r.Format != TaskFormat {
+		return errorf(ErrTask, "result format is not %d", TaskFormat)
 	}
 	return nil
 }
