@@ -64,7 +64,7 @@ func (p *IndexBuildPlan) validate() error {
 		if err := k.validate(); err != nil {
 			return err
 		}
-		if k.Plan != p.ID || k.Seq != i || k.Version != p.Version || k.Name != p.Name || k.Column != p.Column {
+		if !p.Owns(&k.TaskHeader, i) || k.Name != p.Name || k.Column != p.Column {
 			return taskErrorf("index build task %d does not belong to plan %q", i, p.ID)
 		}
 		if k.Remap != "" {

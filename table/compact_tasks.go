@@ -45,9 +45,7 @@ var ErrTask = errkind.New(errkind.InvalidArgument, "table: bad rewrite task")
 // CompactPlan is the output of PlanCompaction: the tasks of one compaction
 // of one table version.
 type CompactPlan struct {
-	Format          int           `json:"format"`
-	ID              string        `json:"id"`
-	Version         uint64        `json:"version"`
+	PlanHeader
 	DeferIndexRemap bool          `json:"defer_index_remap,omitempty"`
 	Tasks           []CompactTask `json:"tasks"`
 }
@@ -55,10 +53,7 @@ type CompactPlan struct {
 // CompactTask writes one destination fragment of run Run: the Rows live
 // rows of Sources (in order) that follow their first Skip live rows.
 type CompactTask struct {
-	Format     int          `json:"format"`
-	Plan       string       `json:"plan"`
-	Seq        int          `json:"seq"`
-	Version    uint64       `json:"version"`
+	TaskHeader
 	Run        int          `json:"run"`
 	TargetRows int          `json:"target_rows"`
 	Skip       uint64       `json:"skip"`
@@ -77,10 +72,8 @@ type TaskSource struct {
 
 // CompactResult is what ExecuteCompaction wrote for one task.
 type CompactResult struct {
-	Format int          `json:"format"`
-	Plan   string       `json:"plan"`
-	Seq    int          `json:"seq"`
-	Files  []ResultFile `json:"files"`
+	ResultHeader
+	Files []ResultFile `json:"files"`
 }
 
 // ResultFile is one destination data file, in row order.
@@ -108,7 +101,7 @@ func (t *Table) PlanCompaction(o CompactOptions) (*CompactPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &CompactPlan{Format: TaskFormat, ID: NewID(), Version: t.Version(), DeferIndexRemap: o.DeferIndexRemap}
+	p := &CompactPlan{PlanHeader: PlanHeader{Format: TaskFormat, ID: NewID(), Version: t.Version()}, DeferIndexRemap: o.DeferIndexRemap}
 	target := uint64(o.TargetRows)
 	for r, run := range runs {
 		srcs := make([]TaskSource, len(run))
@@ -125,7 +118,7 @@ func (t *Table) PlanCompaction(o CompactOptions) (*CompactPlan, error) {
 		if total == 0 {
 			// Only dead rows: one task that writes nothing and retires
 			// the sources.
-			p.Tasks = append(p.Tasks, CompactTask{Format: TaskFormat, Plan: p.ID, Seq: len(p.Tasks), Version: p.Version,
+			p.Tasks = append(p.Tasks, CompactTask{TaskHeader: p.Task(len(p.Tasks)),
 				Run: r, TargetRows: o.TargetRows, Sources: srcs})
 			continue
 		}
@@ -147,7 +140,7 @@ func (t *Table) PlanCompaction(o CompactOptions) (*CompactPlan, error) {
 			for end == hi && last+1 < len(srcs) && srcs[last+1].LiveRows == 0 {
 				last++
 			}
-			p.Tasks = append(p.Tasks, CompactTask{Format: TaskFormat, Plan: p.ID, Seq: len(p.Tasks), Version: p.Version,
+			p.Tasks = append(p.Tasks, CompactTask{TaskHeader: p.Task(len(p.Tasks)),
 				Run: r, TargetRows: o.TargetRows, Skip: lo - before, Rows: hi - lo, Sources: slices.Clone(srcs[first : last+1])})
 			if end == hi {
 				first, before = last+1, end
@@ -185,12 +178,18 @@ func (t *Table) atVersion(ctx context.Context, v uint64) (*Table, error) {
 	return OpenVersion(ctx, t.st, v, t.opts)
 }
 
-// taskSources resolves a task's sources in snapshot s, checking each is
-// the fragment the planner read.
+// taskSources is TaskFragments for a task that needs at least one source.
 func (s *Table) taskSources(srcs []TaskSource) ([]*Fragment, error) {
 	if len(srcs) == 0 {
 		return nil, errorf(ErrTask, "task has no sources")
 	}
+	return s.TaskFragments(srcs)
+}
+
+// TaskFragments resolves a task's sources in snapshot s, checking each is
+// the fragment the planner read (ErrTask otherwise): same data file, row
+// counts and deletions.
+func (s *Table) TaskFragments(srcs []TaskSource) ([]*Fragment, error) {
 	out := make([]*Fragment, len(srcs))
 	for i, ts := range srcs {
 		f := s.m.Fragment(ts.Fragment)
@@ -217,14 +216,7 @@ func (t *Table) ExecuteCompaction(ctx context.Context, k *CompactTask, mem memor
 	if err := k.validate(); err != nil {
 		return nil, err
 	}
-	if mem == nil {
-		mem = memory.DefaultAllocator
-	}
-	s, err := t.atVersion(ctx, k.Version)
-	if err != nil {
-		return nil, err
-	}
-	srcs, err := s.taskSources(k.Sources)
+	s, srcs, mem, err := t.openTask(ctx, &k.TaskHeader, k.Sources, mem)
 	if err != nil {
 		return nil, err
 	}
@@ -232,11 +224,34 @@ func (t *Table) ExecuteCompaction(ctx context.Context, k *CompactTask, mem memor
 	if err != nil {
 		return nil, err
 	}
-	r := &CompactResult{Format: TaskFormat, Plan: k.Plan, Seq: k.Seq}
-	for _, d := range files {
-		r.Files = append(r.Files, ResultFile{DataFile: d.dataFile, Rows: d.rows, BatchRows: d.batchRows, File: d.file})
+	return &CompactResult{ResultHeader: k.Result(), Files: resultFiles(files)}, nil
+}
+
+// openTask is what executing any rewrite task starts with: the snapshot of
+// the version task k read, its sources resolved and checked there, and
+// the allocator (the default when mem is nil).
+func (t *Table) openTask(ctx context.Context, k *TaskHeader, sources []TaskSource, mem memory.Allocator) (*Table, []*Fragment, memory.Allocator, error) {
+	if mem == nil {
+		mem = memory.DefaultAllocator
 	}
-	return r, nil
+	s, err := t.atVersion(ctx, k.Version)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	srcs, err := s.taskSources(sources)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return s, srcs, mem, nil
+}
+
+// resultFiles lists the files a task wrote, in row order, for its result.
+func resultFiles(files []newFragment) []ResultFile {
+	out := make([]ResultFile, len(files))
+	for i, d := range files {
+		out[i] = ResultFile{DataFile: d.dataFile, Rows: d.rows, BatchRows: d.batchRows, File: d.file}
+	}
+	return out
 }
 
 // writeRange copies n live rows of srcs, after the first skip, into one
@@ -327,27 +342,16 @@ func (t *Table) compactionGroups(ctx context.Context, plan *CompactPlan, results
 	if err := plan.validate(); err != nil {
 		return nil, err
 	}
-	if plan.Version > t.Version() {
-		return nil, errorf(ErrTask, "plan reads version %d, newer than this snapshot (%d)", plan.Version, t.Version())
+	if err := plan.CheckSnapshot(t); err != nil {
+		return nil, err
 	}
 	base, err := t.atVersion(ctx, plan.Version)
 	if err != nil {
 		return nil, err
 	}
-	byTask := make([]*CompactResult, len(plan.Tasks))
-	for _, r := range results {
-		if r == nil {
-			continue
-		}
-		if r.Format != TaskFormat {
-			return nil, errorf(ErrTask, "result format %d, want %d", r.Format, TaskFormat)
-		}
-		if r.Plan != plan.ID || r.Seq < 0 || r.Seq >= len(plan.Tasks) {
-			return nil, errorf(ErrTask, "result for task %d of plan %q does not belong to plan %q", r.Seq, r.Plan, plan.ID)
-		}
-		if byTask[r.Seq] == nil {
-			byTask[r.Seq] = r
-		}
+	byTask, err := ResultsByTask(&plan.PlanHeader, len(plan.Tasks), results, (*CompactResult).validate)
+	if err != nil {
+		return nil, err
 	}
 	var groups []*rewriteGroup
 	for lo := 0; lo < len(plan.Tasks); {
@@ -417,7 +421,7 @@ func (p *CompactPlan) validate() error {
 		if err := k.validate(); err != nil {
 			return err
 		}
-		if k.Plan != p.ID || k.Seq != i || k.Version != p.Version {
+		if !p.Owns(&k.TaskHeader, i) {
 			return errorf(ErrTask, "task %d does not belong to plan %q", i, p.ID)
 		}
 		if i > 0 && k.Run != p.Tasks[i-1].Run && k.Run != p.Tasks[i-1].Run+1 {

@@ -54,7 +54,7 @@ func (p *ReclusterPlan) validate() error {
 		if err := k.validate(); err != nil {
 			return err
 		}
-		if k.Plan != p.ID || k.Seq != i || k.Version != p.Version || k.Key != p.Key || k.First != next {
+		if !p.Owns(&k.TaskHeader, i) || k.Key != p.Key || k.First != next {
 			return errorf(ErrTask, "recluster task %d does not belong to plan %q", i, p.ID)
 		}
 		hi := next + len(k.Bounds)
