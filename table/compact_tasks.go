@@ -487,28 +487,10 @@ func (r *CompactResult) validate() error {
 	return nil
 }
 
-// runCompaction executes plan's tasks on at most workers goroutines. It
-// stops at the first failure and returns the results so far with the
-// error (their files are the caller's to remove).
-func (t *Table) runCompaction(ctx context.Context, plan *CompactPlan, workers int, mem memory.Allocator) ([]*CompactResult, error) {
-	results := make([]*CompactResult, len(plan.Tasks))
-	err := RunTasks(ctx, len(plan.Tasks), workers, func(ctx context.Context, i int) error {
-		r, err := t.ExecuteCompaction(ctx, &plan.Tasks[i], mem)
-		results[i] = r
-		return err
-	})
-	return results, err
-}
-
-// removeResultFiles deletes the files of results that will not be
-// committed (best effort: a leftover is an orphan for Cleanup).
-func (t *Table) removeResultFiles(ctx context.Context, results []*CompactResult) {
-	for _, r := range results {
-		if r == nil {
-			continue
-		}
-		for _, f := range r.Files {
-			_ = t.st.Delete(ctx, f.DataFile)
-		}
+// written lists the files r names (none for a nil result).
+func (r *CompactResult) written() []ResultFile {
+	if r == nil {
+		return nil
 	}
+	return r.Files
 }

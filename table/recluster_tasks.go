@@ -426,26 +426,10 @@ func firstDiff(a, b []uint64) int {
 	return len(a) - 1
 }
 
-// runRecluster executes plan's tasks on at most workers goroutines,
-// stopping at the first failure (the results so far are returned with
-// the error; their files are the caller's to remove).
-func (t *Table) runRecluster(ctx context.Context, plan *ReclusterPlan, workers int, mem memory.Allocator) ([]*ReclusterResult, error) {
-	results := make([]*ReclusterResult, len(plan.Tasks))
-	err := RunTasks(ctx, len(plan.Tasks), workers, func(ctx context.Context, i int) error {
-		r, err := t.ExecuteRecluster(ctx, &plan.Tasks[i], mem)
-		results[i] = r
-		return err
-	})
-	return results, err
-}
-
-func (t *Table) removeReclusterFiles(ctx context.Context, results []*ReclusterResult) {
-	for _, r := range results {
-		if r == nil {
-			continue
-		}
-		for _, f := range r.Files {
-			_ = t.st.Delete(ctx, f.DataFile)
-		}
+// written lists the files r names (none for a nil result).
+func (r *ReclusterResult) written() []ResultFile {
+	if r == nil {
+		return nil
 	}
+	return r.Files
 }
