@@ -1,6 +1,7 @@
 package taskjson_test
 
 import (
+	"encoding/json"
 	"errors"
 	"testing"
 
@@ -44,4 +45,34 @@ func TestDecode(t *testing.T) {
 	if _, err := taskjson.Decode[task]([]byte(`{"format":2}`), errBad, nil); err != nil {
 		t.Errorf("nil validate: %v", err)
 	}
+}
+
+// FuzzDecode: any input either fails with the sentinel or decodes to a
+// value that encoding/json writes back to an input decoding to the same
+// value (what the plan / task / result decoders rely on).
+func FuzzDecode(f *testing.F) {
+	f.Add([]byte(`{"format":1,"plan":"p"}`))
+	f.Add([]byte(`{"format":1,"plan":"p"} {}`))
+	f.Add([]byte(`{"format":1,"plan":"p","x":2}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		k, err := taskjson.Decode(b, errBad, (*task).validate)
+		if err != nil {
+			if !errors.Is(err, errBad) || k != nil {
+				t.Fatalf("got %+v, %v", k, err)
+			}
+			return
+		}
+		again, err := taskjson.Decode(mustJSON(t, k), errBad, (*task).validate)
+		if err != nil || *again != *k {
+			t.Fatalf("re-encoded %+v decodes to %+v, %v", k, again, err)
+		}
+	})
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
