@@ -247,53 +247,22 @@ func (l *Layer) BulkTake(ctx context.Context, t *table.Table, ids []uint64, colu
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex // serializes emit
-		once  sync.Once
-		first error
-	)
-	fail := func(err error) { once.Do(func() { first = err; cancel() }) }
-	jobs := make(chan int)
-	for range min(max(o.Workers, 1), len(p.Tasks)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				b, err := ExecuteTake(ctx, t, &p.Tasks[i], columns, mem)
-				if err != nil {
-					fail(err)
-					continue
-				}
-				mu.Lock()
-				if ctx.Err() == nil {
-					err = emit(b)
-				}
-				mu.Unlock()
-				b.Release()
-				if err != nil {
-					fail(err)
-				}
-			}
-		}()
-	}
-feed:
-	for i := range p.Tasks {
-		select {
-		case jobs <- i:
-		case <-ctx.Done():
-			break feed
+	var mu sync.Mutex // serializes emit
+	err = table.RunTasks(ctx, len(p.Tasks), o.Workers, func(ctx context.Context, i int) error {
+		b, err := ExecuteTake(ctx, t, &p.Tasks[i], columns, mem)
+		if err != nil {
+			return err
 		}
-	}
-	close(jobs)
-	wg.Wait()
-	if first == nil && ctx.Err() != nil {
-		first = ctx.Err()
-	}
-	if first != nil {
-		return nil, first
+		defer b.Release()
+		mu.Lock()
+		defer mu.Unlock()
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return emit(b)
+	})
+	if err != nil {
+		return nil, err
 	}
 	return p, nil
 }

@@ -8,11 +8,9 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/stablerow/stablerow/table"
-	"github.com/stablerow/stablerow/table/store"
 )
 
 const benchTakeRows = 10_000_000
@@ -20,32 +18,7 @@ const benchTakeRows = 10_000_000
 // benchTakeTable is benchTakeRows rows of (k int64) in fragments of 1M
 // rows on a local store, and 1M random ids of it.
 func benchTakeTable(b *testing.B) (*table.Table, []uint64) {
-	ctx := context.Background()
-	st, err := store.NewLocal(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	tb, err := table.Create(ctx, st, schema, table.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	var bs []arrow.RecordBatch
-	for off := 0; off < benchTakeRows; off += 1 << 16 {
-		kb := array.NewInt64Builder(memory.DefaultAllocator)
-		for i := off; i < min(off+1<<16, benchTakeRows); i++ {
-			kb.Append(int64(i))
-		}
-		k := kb.NewArray()
-		bs = append(bs, array.NewRecordBatch(schema, []arrow.Array{k}, int64(k.Len())))
-		k.Release()
-		kb.Release()
-	}
-	if tb, err = tb.AppendBatches(ctx, bs, memory.DefaultAllocator); err != nil {
-		b.Fatal(err)
-	}
-	for _, x := range bs {
-		x.Release()
-	}
+	tb := benchKTable(b, table.Options{}, benchTakeRows, func(i int) int64 { return int64(i) })
 	r := rand.New(rand.NewPCG(1, 1))
 	ids := make([]uint64, 1_000_000)
 	for i := range ids {

@@ -46,12 +46,10 @@ const IndexTaskFormat = 1
 // IndexBuildPlan builds (or, with Replace, rebuilds) index Name on Column
 // over Fragments of version Version.
 type IndexBuildPlan struct {
-	Format  int    `json:"format"`
-	ID      string `json:"id"`
-	Version uint64 `json:"version"`
-	Name    string `json:"name"`
-	Column  string `json:"column"`
-	Unique  bool   `json:"unique,omitempty"`
+	table.PlanHeader
+	Name   string `json:"name"`
+	Column string `json:"column"`
+	Unique bool   `json:"unique,omitempty"`
 	// Replace is the prefix of the index an optimize supersedes ("" for a
 	// new index).
 	Replace string `json:"replace,omitempty"`
@@ -64,10 +62,7 @@ type IndexBuildPlan struct {
 // the entries of the index at prefix Remap carried to version Version's
 // addresses, covering Keep (a remap task).
 type IndexBuildTask struct {
-	Format  int                `json:"format"`
-	Plan    string             `json:"plan"`
-	Seq     int                `json:"seq"`
-	Version uint64             `json:"version"`
+	table.TaskHeader
 	Name    string             `json:"name"`
 	Column  string             `json:"column"`
 	Sources []table.TaskSource `json:"sources,omitempty"`
@@ -77,11 +72,9 @@ type IndexBuildTask struct {
 
 // IndexBuildResult names the run a task wrote.
 type IndexBuildResult struct {
-	Format int    `json:"format"`
-	Plan   string `json:"plan"`
-	Seq    int    `json:"seq"`
-	Run    string `json:"run"`
-	Rows   uint64 `json:"rows"`
+	table.ResultHeader
+	Run  string `json:"run"`
+	Rows uint64 `json:"rows"`
 }
 
 // IndexBuildOptions tune the plans.
@@ -108,7 +101,7 @@ func (l *Layer) PlanIndexBuild(t *table.Table, tableName, name, column string, o
 	if t.Index(name) != nil {
 		return nil, fmt.Errorf("%w: %w: %q on %s", ErrIndex, ErrIndexExists, name, tableName)
 	}
-	p := &IndexBuildPlan{Format: IndexTaskFormat, ID: table.NewID(), Version: t.Version(), Name: name, Column: column,
+	p := &IndexBuildPlan{PlanHeader: newIndexPlanHeader(t), Name: name, Column: column,
 		Unique: column == table.RowID, Fragments: slices.Sorted(slices.Values(t.FragmentIDs()))}
 	if err := l.addScanTasks(p, t, p.Fragments, o); err != nil {
 		return nil, err
@@ -141,7 +134,7 @@ func (l *Layer) PlanIndexOptimize(ctx context.Context, t *table.Table, name stri
 			add = append(add, id)
 		}
 	}
-	p := &IndexBuildPlan{Format: IndexTaskFormat, ID: table.NewID(), Version: t.Version(), Name: m.Name, Column: m.Column,
+	p := &IndexBuildPlan{PlanHeader: newIndexPlanHeader(t), Name: m.Name, Column: m.Column,
 		Unique: m.Unique, Replace: m.Prefix, Fragments: slices.Sorted(slices.Values(t.FragmentIDs()))}
 	k := p.task(nil)
 	k.Remap, k.Keep = m.Prefix, keep
@@ -152,9 +145,12 @@ func (l *Layer) PlanIndexOptimize(ctx context.Context, t *table.Table, name stri
 	return p, nil
 }
 
+func newIndexPlanHeader(t *table.Table) table.PlanHeader {
+	return table.PlanHeader{Format: IndexTaskFormat, ID: table.NewID(), Version: t.Version()}
+}
+
 func (p *IndexBuildPlan) task(srcs []table.TaskSource) IndexBuildTask {
-	return IndexBuildTask{Format: IndexTaskFormat, Plan: p.ID, Seq: len(p.Tasks), Version: p.Version,
-		Name: p.Name, Column: p.Column, Sources: srcs}
+	return IndexBuildTask{TaskHeader: p.Task(len(p.Tasks)), Name: p.Name, Column: p.Column, Sources: srcs}
 }
 
 // addScanTasks cuts frags into o.Tasks groups of adjacent fragments of
@@ -221,24 +217,16 @@ func (l *Layer) ExecuteIndexBuild(ctx context.Context, t *table.Table, k *IndexB
 	if err != nil {
 		return nil, err
 	}
-	return &IndexBuildResult{Format: IndexTaskFormat, Plan: k.Plan, Seq: k.Seq, Run: prefix, Rows: uint64(run.Stats().Rows)}, nil
+	return &IndexBuildResult{ResultHeader: k.Result(), Run: prefix, Rows: uint64(run.Stats().Rows)}, nil
 }
 
 // scanRun sorts the entries of k's sources into a run.
 func (l *Layer) scanRun(ctx context.Context, s *table.Table, k *IndexBuildTask, prefix string, opt btree.Options) (*btree.Index, error) {
+	if _, err := s.TaskFragments(k.Sources); err != nil {
+		return nil, err
+	}
 	ids := make([]uint32, len(k.Sources))
 	for i, ts := range k.Sources {
-		f := s.Manifest().Fragment(ts.Fragment)
-		if f == nil {
-			return nil, fmt.Errorf("%w: no fragment %d in version %d", table.ErrTask, ts.Fragment, s.Version())
-		}
-		d, err := table.DeletionDigest(f.Deletions)
-		if err != nil {
-			return nil, err
-		}
-		if f.DataFile != ts.DataFile || f.PhysicalRows != ts.PhysicalRows || f.LiveRows() != ts.LiveRows || d != ts.DeletionDigest {
-			return nil, fmt.Errorf("%w: fragment %d of version %d is not the one the task names", table.ErrTask, ts.Fragment, s.Version())
-		}
 		ids[i] = ts.Fragment
 	}
 	if s.ColumnIndex(k.Column) < 0 {
@@ -306,26 +294,15 @@ func (l *Layer) CommitIndexBuild(ctx context.Context, t *table.Table, plan *Inde
 	if err := plan.validate(); err != nil {
 		return nil, err
 	}
-	if plan.Version > t.Version() {
-		return nil, fmt.Errorf("%w: plan reads version %d, newer than this snapshot (%d)", table.ErrTask, plan.Version, t.Version())
+	if err := plan.CheckSnapshot(t); err != nil {
+		return nil, err
 	}
-	byTask := make([]*IndexBuildResult, len(plan.Tasks))
-	for _, r := range results {
-		if r == nil {
-			continue
-		}
-		if err := r.validate(); err != nil {
-			return nil, err
-		}
-		if r.Plan != plan.ID || r.Seq >= len(plan.Tasks) {
-			return nil, fmt.Errorf("%w: result for task %d of plan %q does not belong to plan %q", table.ErrTask, r.Seq, r.Plan, plan.ID)
-		}
-		if byTask[r.Seq] == nil {
-			byTask[r.Seq] = r
-		}
+	byTask, err := table.ResultsByTask(&plan.PlanHeader, len(plan.Tasks), results, (*IndexBuildResult).validate)
+	if err != nil {
+		return nil, err
 	}
-	if i := slices.Index(byTask, nil); i >= 0 {
-		return nil, fmt.Errorf("%w: index build %q: no result for task %d", table.ErrTask, plan.ID, i)
+	if err := table.AllResults(&plan.PlanHeader, byTask); err != nil {
+		return nil, err
 	}
 	if err := checkIndexRebase(ctx, t, plan); err != nil {
 		return nil, err

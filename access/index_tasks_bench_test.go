@@ -43,13 +43,19 @@ func BenchmarkCreateIndex2M(b *testing.B) {
 // indexBenchTable is 2M rows of shuffled k in 20 fragments, on a fresh
 // local store.
 func indexBenchTable(b *testing.B) *table.Table {
-	const n, per = 2_000_000, 100_000
+	return benchKTable(b, table.Options{MaxRowsPerFragment: 100_000}, 2_000_000,
+		func(i int) int64 { return int64(uint64(i) * 0x9E3779B97F4A7C15 >> 40) })
+}
+
+// benchKTable is a table of n rows (k int64) with row i's k = k(i), on a
+// fresh local store: the setup of this package's benchmarks.
+func benchKTable(b *testing.B, opts table.Options, n int, k func(i int) int64) *table.Table {
 	ctx := context.Background()
 	st, err := store.NewLocal(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
-	tb, err := table.Create(ctx, st, schema, table.Options{MaxRowsPerFragment: per})
+	tb, err := table.Create(ctx, st, schema, opts)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -57,7 +63,7 @@ func indexBenchTable(b *testing.B) *table.Table {
 	for off := 0; off < n; off += 1 << 16 {
 		kb := array.NewInt64Builder(memory.DefaultAllocator)
 		for i := off; i < min(off+1<<16, n); i++ {
-			kb.Append(int64(uint64(i) * 0x9E3779B97F4A7C15 >> 40))
+			kb.Append(k(i))
 		}
 		k := kb.NewArray()
 		bs = append(bs, array.NewRecordBatch(schema, []arrow.Array{k}, int64(k.Len())))

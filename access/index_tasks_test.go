@@ -479,7 +479,7 @@ func TestIndexBuildTaskErrors(t *testing.T) {
 	// Results of another plan, and results swapped between tasks.
 	_, err = l.CommitIndexBuild(ctx, tb, plan, runPlan(t, l, other, oplan))
 	invalid(err)
-	swapped := []*IndexBuildResult{{Format: 1, Plan: plan.ID, Seq: 0, Run: rs[1].Run, Rows: rs[1].Rows}, {Format: 1, Plan: plan.ID, Seq: 1, Run: rs[0].Run, Rows: rs[0].Rows}}
+	swapped := []*IndexBuildResult{{ResultHeader: rs[0].ResultHeader, Run: rs[1].Run, Rows: rs[1].Rows}, {ResultHeader: rs[1].ResultHeader, Run: rs[0].Run, Rows: rs[0].Rows}}
 	_, err = l.CommitIndexBuild(ctx, tb, plan, swapped)
 	invalid(err)
 	// A result lying about its run's size.

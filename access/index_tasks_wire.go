@@ -1,12 +1,11 @@
 package access
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/stablerow/stablerow/internal/taskjson"
 	"github.com/stablerow/stablerow/table"
 )
 
@@ -17,50 +16,17 @@ import (
 // DecodeIndexBuildPlan, DecodeIndexBuildTask and DecodeIndexBuildResult
 // read the JSON encodings (encoding/json of the types).
 func DecodeIndexBuildPlan(b []byte) (*IndexBuildPlan, error) {
-	var p IndexBuildPlan
-	if err := decodeStrict(b, &p); err != nil {
-		return nil, err
-	}
-	if err := p.validate(); err != nil {
-		return nil, err
-	}
-	return &p, nil
+	return taskjson.Decode(b, table.ErrTask, (*IndexBuildPlan).validate)
 }
 
 // DecodeIndexBuildTask: see DecodeIndexBuildPlan.
 func DecodeIndexBuildTask(b []byte) (*IndexBuildTask, error) {
-	var k IndexBuildTask
-	if err := decodeStrict(b, &k); err != nil {
-		return nil, err
-	}
-	if err := k.validate(); err != nil {
-		return nil, err
-	}
-	return &k, nil
+	return taskjson.Decode(b, table.ErrTask, (*IndexBuildTask).validate)
 }
 
 // DecodeIndexBuildResult: see DecodeIndexBuildPlan.
 func DecodeIndexBuildResult(b []byte) (*IndexBuildResult, error) {
-	var r IndexBuildResult
-	if err := decodeStrict(b, &r); err != nil {
-		return nil, err
-	}
-	if err := r.validate(); err != nil {
-		return nil, err
-	}
-	return &r, nil
-}
-
-func decodeStrict(b []byte, v any) error {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.DisallowUnknownFields()
-	if err := d.Decode(v); err != nil {
-		return fmt.Errorf("%w: %w", table.ErrTask, err)
-	}
-	if d.More() {
-		return fmt.Errorf("%w: trailing data after the JSON value", table.ErrTask)
-	}
-	return nil
+	return taskjson.Decode(b, table.ErrTask, (*IndexBuildResult).validate)
 }
 
 func taskErrorf(format string, args ...any) error {
@@ -98,7 +64,7 @@ func (p *IndexBuildPlan) validate() error {
 		if err := k.validate(); err != nil {
 			return err
 		}
-		if k.Plan != p.ID || k.Seq != i || k.Version != p.Version || k.Name != p.Name || k.Column != p.Column {
+		if !p.Owns(&k.TaskHeader, i) || k.Name != p.Name || k.Column != p.Column {
 			return taskErrorf("index build task %d does not belong to plan %q", i, p.ID)
 		}
 		if k.Remap != "" {

@@ -31,19 +31,11 @@ func (t *Table) Compact(ctx context.Context, o CompactOptions) (*Table, error) {
 	if len(plan.Tasks) == 0 {
 		return t, nil
 	}
-	results, err := t.runCompaction(ctx, plan, o.Workers, o.Mem)
-	if err != nil {
-		t.removeResultFiles(ctx, results)
-		return nil, err
-	}
-	nt, err := t.CommitCompaction(ctx, plan, results)
-	if err != nil {
-		if definitelyNotCommitted(err) {
-			t.removeResultFiles(ctx, results)
-		}
-		return nil, err
-	}
-	return nt, nil
+	return runLocal(ctx, t, plan.Tasks, o.Workers,
+		func(ctx context.Context, k *CompactTask) (*CompactResult, error) {
+			return t.ExecuteCompaction(ctx, k, o.Mem)
+		},
+		func(results []*CompactResult) (*Table, error) { return t.CommitCompaction(ctx, plan, results) })
 }
 
 // coverageKey says which indexes cover fragment id (directly or through the

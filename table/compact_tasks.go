@@ -1,17 +1,14 @@
 package table
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
 	"math"
 	"slices"
-	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/stablerow/stablerow/errkind"
+	"github.com/stablerow/stablerow/internal/taskjson"
 )
 
 // Compaction as plan / tasks / commit, so that a scheduler (local workers
@@ -48,9 +45,7 @@ var ErrTask = errkind.New(errkind.InvalidArgument, "table: bad rewrite task")
 // CompactPlan is the output of PlanCompaction: the tasks of one compaction
 // of one table version.
 type CompactPlan struct {
-	Format          int           `json:"format"`
-	ID              string        `json:"id"`
-	Version         uint64        `json:"version"`
+	PlanHeader
 	DeferIndexRemap bool          `json:"defer_index_remap,omitempty"`
 	Tasks           []CompactTask `json:"tasks"`
 }
@@ -58,10 +53,7 @@ type CompactPlan struct {
 // CompactTask writes one destination fragment of run Run: the Rows live
 // rows of Sources (in order) that follow their first Skip live rows.
 type CompactTask struct {
-	Format     int          `json:"format"`
-	Plan       string       `json:"plan"`
-	Seq        int          `json:"seq"`
-	Version    uint64       `json:"version"`
+	TaskHeader
 	Run        int          `json:"run"`
 	TargetRows int          `json:"target_rows"`
 	Skip       uint64       `json:"skip"`
@@ -80,10 +72,8 @@ type TaskSource struct {
 
 // CompactResult is what ExecuteCompaction wrote for one task.
 type CompactResult struct {
-	Format int          `json:"format"`
-	Plan   string       `json:"plan"`
-	Seq    int          `json:"seq"`
-	Files  []ResultFile `json:"files"`
+	ResultHeader
+	Files []ResultFile `json:"files"`
 }
 
 // ResultFile is one destination data file, in row order.
@@ -111,7 +101,7 @@ func (t *Table) PlanCompaction(o CompactOptions) (*CompactPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &CompactPlan{Format: TaskFormat, ID: NewID(), Version: t.Version(), DeferIndexRemap: o.DeferIndexRemap}
+	p := &CompactPlan{PlanHeader: PlanHeader{Format: TaskFormat, ID: NewID(), Version: t.Version()}, DeferIndexRemap: o.DeferIndexRemap}
 	target := uint64(o.TargetRows)
 	for r, run := range runs {
 		srcs := make([]TaskSource, len(run))
@@ -128,7 +118,7 @@ func (t *Table) PlanCompaction(o CompactOptions) (*CompactPlan, error) {
 		if total == 0 {
 			// Only dead rows: one task that writes nothing and retires
 			// the sources.
-			p.Tasks = append(p.Tasks, CompactTask{Format: TaskFormat, Plan: p.ID, Seq: len(p.Tasks), Version: p.Version,
+			p.Tasks = append(p.Tasks, CompactTask{TaskHeader: p.Task(len(p.Tasks)),
 				Run: r, TargetRows: o.TargetRows, Sources: srcs})
 			continue
 		}
@@ -150,7 +140,7 @@ func (t *Table) PlanCompaction(o CompactOptions) (*CompactPlan, error) {
 			for end == hi && last+1 < len(srcs) && srcs[last+1].LiveRows == 0 {
 				last++
 			}
-			p.Tasks = append(p.Tasks, CompactTask{Format: TaskFormat, Plan: p.ID, Seq: len(p.Tasks), Version: p.Version,
+			p.Tasks = append(p.Tasks, CompactTask{TaskHeader: p.Task(len(p.Tasks)),
 				Run: r, TargetRows: o.TargetRows, Skip: lo - before, Rows: hi - lo, Sources: slices.Clone(srcs[first : last+1])})
 			if end == hi {
 				first, before = last+1, end
@@ -188,12 +178,18 @@ func (t *Table) atVersion(ctx context.Context, v uint64) (*Table, error) {
 	return OpenVersion(ctx, t.st, v, t.opts)
 }
 
-// taskSources resolves a task's sources in snapshot s, checking each is
-// the fragment the planner read.
+// taskSources is TaskFragments for a task that needs at least one source.
 func (s *Table) taskSources(srcs []TaskSource) ([]*Fragment, error) {
 	if len(srcs) == 0 {
 		return nil, errorf(ErrTask, "task has no sources")
 	}
+	return s.TaskFragments(srcs)
+}
+
+// TaskFragments resolves a task's sources in snapshot s, checking each is
+// the fragment the planner read (ErrTask otherwise): same data file, row
+// counts and deletions.
+func (s *Table) TaskFragments(srcs []TaskSource) ([]*Fragment, error) {
 	out := make([]*Fragment, len(srcs))
 	for i, ts := range srcs {
 		f := s.m.Fragment(ts.Fragment)
@@ -220,14 +216,7 @@ func (t *Table) ExecuteCompaction(ctx context.Context, k *CompactTask, mem memor
 	if err := k.validate(); err != nil {
 		return nil, err
 	}
-	if mem == nil {
-		mem = memory.DefaultAllocator
-	}
-	s, err := t.atVersion(ctx, k.Version)
-	if err != nil {
-		return nil, err
-	}
-	srcs, err := s.taskSources(k.Sources)
+	s, srcs, mem, err := t.openTask(ctx, &k.TaskHeader, k.Sources, mem)
 	if err != nil {
 		return nil, err
 	}
@@ -235,11 +224,34 @@ func (t *Table) ExecuteCompaction(ctx context.Context, k *CompactTask, mem memor
 	if err != nil {
 		return nil, err
 	}
-	r := &CompactResult{Format: TaskFormat, Plan: k.Plan, Seq: k.Seq}
-	for _, d := range files {
-		r.Files = append(r.Files, ResultFile{DataFile: d.dataFile, Rows: d.rows, BatchRows: d.batchRows, File: d.file})
+	return &CompactResult{ResultHeader: k.Result(), Files: resultFiles(files)}, nil
+}
+
+// openTask is what executing any rewrite task starts with: the snapshot of
+// the version task k read, its sources resolved and checked there, and
+// the allocator (the default when mem is nil).
+func (t *Table) openTask(ctx context.Context, k *TaskHeader, sources []TaskSource, mem memory.Allocator) (*Table, []*Fragment, memory.Allocator, error) {
+	if mem == nil {
+		mem = memory.DefaultAllocator
 	}
-	return r, nil
+	s, err := t.atVersion(ctx, k.Version)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	srcs, err := s.taskSources(sources)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return s, srcs, mem, nil
+}
+
+// resultFiles lists the files a task wrote, in row order, for its result.
+func resultFiles(files []newFragment) []ResultFile {
+	out := make([]ResultFile, len(files))
+	for i, d := range files {
+		out[i] = ResultFile{DataFile: d.dataFile, Rows: d.rows, BatchRows: d.batchRows, File: d.file}
+	}
+	return out
 }
 
 // writeRange copies n live rows of srcs, after the first skip, into one
@@ -330,27 +342,16 @@ func (t *Table) compactionGroups(ctx context.Context, plan *CompactPlan, results
 	if err := plan.validate(); err != nil {
 		return nil, err
 	}
-	if plan.Version > t.Version() {
-		return nil, errorf(ErrTask, "plan reads version %d, newer than this snapshot (%d)", plan.Version, t.Version())
+	if err := plan.CheckSnapshot(t); err != nil {
+		return nil, err
 	}
 	base, err := t.atVersion(ctx, plan.Version)
 	if err != nil {
 		return nil, err
 	}
-	byTask := make([]*CompactResult, len(plan.Tasks))
-	for _, r := range results {
-		if r == nil {
-			continue
-		}
-		if r.Format != TaskFormat {
-			return nil, errorf(ErrTask, "result format %d, want %d", r.Format, TaskFormat)
-		}
-		if r.Plan != plan.ID || r.Seq < 0 || r.Seq >= len(plan.Tasks) {
-			return nil, errorf(ErrTask, "result for task %d of plan %q does not belong to plan %q", r.Seq, r.Plan, plan.ID)
-		}
-		if byTask[r.Seq] == nil {
-			byTask[r.Seq] = r
-		}
+	byTask, err := ResultsByTask(&plan.PlanHeader, len(plan.Tasks), results, (*CompactResult).validate)
+	if err != nil {
+		return nil, err
 	}
 	var groups []*rewriteGroup
 	for lo := 0; lo < len(plan.Tasks); {
@@ -420,7 +421,7 @@ func (p *CompactPlan) validate() error {
 		if err := k.validate(); err != nil {
 			return err
 		}
-		if k.Plan != p.ID || k.Seq != i || k.Version != p.Version {
+		if !p.Owns(&k.TaskHeader, i) {
 			return errorf(ErrTask, "task %d does not belong to plan %q", i, p.ID)
 		}
 		if i > 0 && k.Run != p.Tasks[i-1].Run && k.Run != p.Tasks[i-1].Run+1 {
@@ -466,104 +467,30 @@ func (k *CompactTask) validate() error {
 // JSON encodings (encoding/json of the types), refusing unknown fields and
 // other format versions with ErrTask.
 func DecodeCompactPlan(b []byte) (*CompactPlan, error) {
-	var p CompactPlan
-	if err := decodeStrict(b, &p); err != nil {
-		return nil, err
-	}
-	if err := p.validate(); err != nil {
-		return nil, err
-	}
-	return &p, nil
+	return taskjson.Decode(b, ErrTask, (*CompactPlan).validate)
 }
 
 // DecodeCompactTask: see DecodeCompactPlan.
 func DecodeCompactTask(b []byte) (*CompactTask, error) {
-	var k CompactTask
-	if err := decodeStrict(b, &k); err != nil {
-		return nil, err
-	}
-	if err := k.validate(); err != nil {
-		return nil, err
-	}
-	return &k, nil
+	return taskjson.Decode(b, ErrTask, (*CompactTask).validate)
 }
 
 // DecodeCompactResult: see DecodeCompactPlan.
 func DecodeCompactResult(b []byte) (*CompactResult, error) {
-	var r CompactResult
-	if err := decodeStrict(b, &r); err != nil {
-		return nil, err
-	}
-	if r.Format != TaskFormat {
-		return nil, errorf(ErrTask, "result format %d, want %d", r.Format, TaskFormat)
-	}
-	return &r, nil
+	return taskjson.Decode(b, ErrTask, (*CompactResult).validate)
 }
 
-func decodeStrict(b []byte, v any) error {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.DisallowUnknownFields()
-	if err := d.Decode(v); err != nil {
-		return fmt.Errorf("%w: %w", ErrTask, err)
-	}
-	if d.More() {
-		return errorf(ErrTask, "trailing data after the JSON value")
+func (r *CompactResult) validate() error {
+	if r == nil || r.Format != TaskFormat {
+		return errorf(ErrTask, "result format is not %d", TaskFormat)
 	}
 	return nil
 }
 
-// runCompaction executes plan's tasks on at most workers goroutines. It
-// stops at the first failure and returns the results so far with the
-// error (their files are the caller's to remove).
-func (t *Table) runCompaction(ctx context.Context, plan *CompactPlan, workers int, mem memory.Allocator) ([]*CompactResult, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	results := make([]*CompactResult, len(plan.Tasks))
-	jobs := make(chan int)
-	var (
-		wg    sync.WaitGroup
-		once  sync.Once
-		first error
-	)
-	for range min(workers, len(plan.Tasks)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				r, err := t.ExecuteCompaction(ctx, &plan.Tasks[i], mem)
-				if err != nil {
-					once.Do(func() { first = err; cancel() })
-					continue
-				}
-				results[i] = r
-			}
-		}()
+// written lists the files r names (none for a nil result).
+func (r *CompactResult) written() []ResultFile {
+	if r == nil {
+		return nil
 	}
-feed:
-	for i := range plan.Tasks {
-		select {
-		case jobs <- i:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(jobs)
-	wg.Wait()
-	if first == nil && ctx.Err() != nil {
-		first = ctx.Err()
-	}
-	return results, first
-}
-
-// removeResultFiles deletes the files of results that will not be
-// committed (best effort: a leftover is an orphan for Cleanup).
-func (t *Table) removeResultFiles(ctx context.Context, results []*CompactResult) {
-	for _, r := range results {
-		if r == nil {
-			continue
-		}
-		for _, f := range r.Files {
-			_ = t.st.Delete(ctx, f.DataFile)
-		}
-	}
+	return r.Files
 }

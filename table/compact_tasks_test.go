@@ -135,19 +135,33 @@ func TestCompactTasksMatchModel(t *testing.T) {
 // executeAll runs every task of plan once.
 func executeAll(t *testing.T, tb *table.Table, plan *table.CompactPlan, mem memory.Allocator) []*table.CompactResult {
 	t.Helper()
-	var rs []*table.CompactResult
-	for i := range plan.Tasks {
-		r, err := tb.ExecuteCompaction(context.Background(), &plan.Tasks[i], mem)
+	return executeEach(t, plan.Tasks, func(ctx context.Context, k *table.CompactTask) (*table.CompactResult, error) {
+		return tb.ExecuteCompaction(ctx, k, mem)
+	})
+}
+
+// executeEach runs every task in order with exec, as a driver would,
+// requiring each to succeed.
+func executeEach[K, R any](t *testing.T, tasks []K, exec func(context.Context, *K) (*R, error)) []*R {
+	t.Helper()
+	rs := make([]*R, len(tasks))
+	for i := range tasks {
+		r, err := exec(context.Background(), &tasks[i])
 		require.NoError(t, err)
-		rs = append(rs, r)
+		rs[i] = r
 	}
 	return rs
 }
 
 func resultFiles(rs ...*table.CompactResult) []string {
+	return dataFiles(rs, func(r *table.CompactResult) []table.ResultFile { return r.Files })
+}
+
+// dataFiles lists, sorted, the data files the results name.
+func dataFiles[R any](rs []R, files func(R) []table.ResultFile) []string {
 	var out []string
 	for _, r := range rs {
-		for _, f := range r.Files {
+		for _, f := range files(r) {
 			out = append(out, f.DataFile)
 		}
 	}
@@ -295,20 +309,28 @@ func TestCompactFailedTaskAborts(t *testing.T) {
 // their files are orphans, and Cleanup removes exactly them.
 func TestCompactCrashBeforeCommit(t *testing.T) {
 	mem := exectest.Mem(t)
-	ctx := context.Background()
 	tb, want, _ := rwFixture(t, 5, 14, mem)
 	plan, err := tb.PlanCompaction(table.CompactOptions{TargetRows: 200, Mem: mem})
 	require.NoError(t, err)
 	rs := executeAll(t, tb, plan, mem)
+	requireCrashedDriver(t, tb, want, resultFiles(rs...), mem)
+}
+
+// requireCrashedDriver: after tasks wrote files but nothing committed, the
+// table reopens at tb's version reading want, the files are exactly its
+// orphans, and Cleanup removes exactly them.
+func requireCrashedDriver[W any](t *testing.T, tb *table.Table, want W, written []string, mem memory.Allocator) {
+	t.Helper()
+	ctx := context.Background()
 	re, err := table.Open(ctx, tb.Store(), fixtureOpts)
 	require.NoError(t, err)
 	require.Equal(t, tb.Version(), re.Version())
 	require.Equal(t, layoutOf(tb), layoutOf(re))
 	require.Equal(t, want, scanAll(t, re, mem))
-	require.Equal(t, resultFiles(rs...), orphans(t, tb.Store()))
+	require.Equal(t, written, orphans(t, tb.Store()))
 	rep, err := table.Cleanup(ctx, tb.Store(), table.CleanupOptions{MinAge: -1})
 	require.NoError(t, err)
-	require.Equal(t, len(resultFiles(rs...)), rep.FilesDeleted)
+	require.Equal(t, len(written), rep.FilesDeleted)
 	require.Empty(t, orphans(t, tb.Store()))
 	require.Equal(t, want, scanAll(t, re, mem))
 }

@@ -33,19 +33,11 @@ func (t *Table) Recluster(ctx context.Context, key string, o ReclusterOptions) (
 	if plan == nil {
 		return t, nil
 	}
-	results, err := t.runRecluster(ctx, plan, o.Workers, o.Mem)
-	if err != nil {
-		t.removeReclusterFiles(ctx, results)
-		return nil, err
-	}
-	nt, err := t.CommitRecluster(ctx, plan, results)
-	if err != nil {
-		if definitelyNotCommitted(err) {
-			t.removeReclusterFiles(ctx, results)
-		}
-		return nil, err
-	}
-	return nt, nil
+	return runLocal(ctx, t, plan.Tasks, o.Workers,
+		func(ctx context.Context, k *ReclusterTask) (*ReclusterResult, error) {
+			return t.ExecuteRecluster(ctx, k, o.Mem)
+		},
+		func(results []*ReclusterResult) (*Table, error) { return t.CommitRecluster(ctx, plan, results) })
 }
 
 // routeBatch writes the rows of b to fws[label], dropping rows labelled

@@ -40,9 +40,7 @@ import (
 
 // ReclusterPlan is the output of PlanRecluster.
 type ReclusterPlan struct {
-	Format          int          `json:"format"`
-	ID              string       `json:"id"`
-	Version         uint64       `json:"version"`
+	PlanHeader
 	Key             string       `json:"key"`
 	DeferIndexRemap bool         `json:"defer_index_remap,omitempty"`
 	Sources         []TaskSource `json:"sources"`
@@ -56,10 +54,7 @@ type ReclusterPlan struct {
 // plan: the live rows of Sources whose keys fall in their ranges (Upper,
 // when set, is the first key of the next task's first destination).
 type ReclusterTask struct {
-	Format  int          `json:"format"`
-	Plan    string       `json:"plan"`
-	Seq     int          `json:"seq"`
-	Version uint64       `json:"version"`
+	TaskHeader
 	Key     string       `json:"key"`
 	Sources []TaskSource `json:"sources"`
 	First   int          `json:"first"`
@@ -71,10 +66,8 @@ type ReclusterTask struct {
 // ReclusterResult is what ExecuteRecluster wrote for one task: one file
 // per destination of the task, in destination order.
 type ReclusterResult struct {
-	Format int          `json:"format"`
-	Plan   string       `json:"plan"`
-	Seq    int          `json:"seq"`
-	Files  []ResultFile `json:"files"`
+	ResultHeader
+	Files []ResultFile `json:"files"`
 }
 
 // PlanRecluster plans Recluster(key, o) of t: it reads the key column of
@@ -93,7 +86,7 @@ func (t *Table) PlanRecluster(ctx context.Context, key string, o ReclusterOption
 	if err != nil || len(srcs) == 0 {
 		return nil, err
 	}
-	p := &ReclusterPlan{Format: TaskFormat, ID: NewID(), Version: t.Version(), Key: key, DeferIndexRemap: o.DeferIndexRemap}
+	p := &ReclusterPlan{PlanHeader: PlanHeader{Format: TaskFormat, ID: NewID(), Version: t.Version()}, Key: key, DeferIndexRemap: o.DeferIndexRemap}
 	var live uint64
 	for _, f := range srcs {
 		d, err := DeletionDigest(f.Deletions)
@@ -154,7 +147,7 @@ func (t *Table) PlanRecluster(ctx context.Context, key string, o ReclusterOption
 	n := min(max(o.Tasks, 1), m)
 	for j := range n {
 		lo, hi := j*m/n, (j+1)*m/n
-		k := ReclusterTask{Format: TaskFormat, Plan: p.ID, Seq: j, Version: p.Version, Key: key,
+		k := ReclusterTask{TaskHeader: p.Task(j), Key: key,
 			Sources: p.Sources, First: lo, Bounds: p.Bounds[lo:hi], Rows: p.Rows[lo:hi]}
 		if hi < m {
 			k.Upper = &p.Bounds[hi]
@@ -204,14 +197,7 @@ func (t *Table) ExecuteRecluster(ctx context.Context, k *ReclusterTask, mem memo
 	if err := k.validate(); err != nil {
 		return nil, err
 	}
-	if mem == nil {
-		mem = memory.DefaultAllocator
-	}
-	s, err := t.atVersion(ctx, k.Version)
-	if err != nil {
-		return nil, err
-	}
-	srcs, err := s.taskSources(k.Sources)
+	s, srcs, mem, err := t.openTask(ctx, &k.TaskHeader, k.Sources, mem)
 	if err != nil {
 		return nil, err
 	}
@@ -219,11 +205,7 @@ func (t *Table) ExecuteRecluster(ctx context.Context, k *ReclusterTask, mem memo
 	if err != nil {
 		return nil, err
 	}
-	r := &ReclusterResult{Format: TaskFormat, Plan: k.Plan, Seq: k.Seq}
-	for _, d := range files {
-		r.Files = append(r.Files, ResultFile{DataFile: d.dataFile, Rows: d.rows, BatchRows: d.batchRows, File: d.file})
-	}
-	return r, nil
+	return &ReclusterResult{ResultHeader: k.Result(), Files: resultFiles(files)}, nil
 }
 
 // writeKeyRanges scans srcs once and writes each of k's destinations as
@@ -346,26 +328,15 @@ func (t *Table) reclusterGroup(ctx context.Context, plan *ReclusterPlan, results
 	if err := plan.validate(); err != nil {
 		return nil, err
 	}
-	if plan.Version > t.Version() {
-		return nil, errorf(ErrTask, "plan reads version %d, newer than this snapshot (%d)", plan.Version, t.Version())
+	if err := plan.CheckSnapshot(t); err != nil {
+		return nil, err
 	}
-	byTask := make([]*ReclusterResult, len(plan.Tasks))
-	for _, r := range results {
-		if r == nil {
-			continue
-		}
-		if err := r.validate(); err != nil {
-			return nil, err
-		}
-		if r.Plan != plan.ID || r.Seq >= len(plan.Tasks) {
-			return nil, errorf(ErrTask, "result for task %d of plan %q does not belong to plan %q", r.Seq, r.Plan, plan.ID)
-		}
-		if byTask[r.Seq] == nil {
-			byTask[r.Seq] = r
-		}
+	byTask, err := ResultsByTask(&plan.PlanHeader, len(plan.Tasks), results, (*ReclusterResult).validate)
+	if err != nil {
+		return nil, err
 	}
-	if i := slices.Index(byTask, nil); i >= 0 {
-		return nil, errorf(ErrTask, "recluster plan %q: no result for task %d (a recluster commits whole)", plan.ID, i)
+	if err := AllResults(&plan.PlanHeader, byTask); err != nil {
+		return nil, err
 	}
 	base, err := t.atVersion(ctx, plan.Version)
 	if err != nil {
@@ -455,26 +426,10 @@ func firstDiff(a, b []uint64) int {
 	return len(a) - 1
 }
 
-// runRecluster executes plan's tasks on at most workers goroutines,
-// stopping at the first failure (the results so far are returned with
-// the error; their files are the caller's to remove).
-func (t *Table) runRecluster(ctx context.Context, plan *ReclusterPlan, workers int, mem memory.Allocator) ([]*ReclusterResult, error) {
-	results := make([]*ReclusterResult, len(plan.Tasks))
-	err := RunTasks(ctx, len(plan.Tasks), workers, func(ctx context.Context, i int) error {
-		r, err := t.ExecuteRecluster(ctx, &plan.Tasks[i], mem)
-		results[i] = r
-		return err
-	})
-	return results, err
-}
-
-func (t *Table) removeReclusterFiles(ctx context.Context, results []*ReclusterResult) {
-	for _, r := range results {
-		if r == nil {
-			continue
-		}
-		for _, f := range r.Files {
-			_ = t.st.Delete(ctx, f.DataFile)
-		}
+// written lists the files r names (none for a nil result).
+func (r *ReclusterResult) written() []ResultFile {
+	if r == nil {
+		return nil
 	}
+	return r.Files
 }

@@ -161,24 +161,13 @@ func reclusterPlan(t *testing.T, tb *table.Table) *table.ReclusterPlan {
 
 func executeRecluster(t *testing.T, tb *table.Table, plan *table.ReclusterPlan) []*table.ReclusterResult {
 	t.Helper()
-	var rs []*table.ReclusterResult
-	for i := range plan.Tasks {
-		r, err := tb.ExecuteRecluster(context.Background(), &plan.Tasks[i], nil)
-		require.NoError(t, err)
-		rs = append(rs, r)
-	}
-	return rs
+	return executeEach(t, plan.Tasks, func(ctx context.Context, k *table.ReclusterTask) (*table.ReclusterResult, error) {
+		return tb.ExecuteRecluster(ctx, k, nil)
+	})
 }
 
 func reclusterFiles(rs ...*table.ReclusterResult) []string {
-	var out []string
-	for _, r := range rs {
-		for _, f := range r.Files {
-			out = append(out, f.DataFile)
-		}
-	}
-	slices.Sort(out)
-	return out
+	return dataFiles(rs, func(r *table.ReclusterResult) []table.ResultFile { return r.Files })
 }
 
 // TestReclusterTaskTwice: a task executed twice writes other files with
@@ -247,21 +236,10 @@ func TestReclusterDroppedResult(t *testing.T) {
 // exactly them.
 func TestReclusterCrashBeforeCommit(t *testing.T) {
 	mem := exectest.Mem(t)
-	ctx := context.Background()
 	tb, rows, _ := rwFixture(t, 23, 10, mem)
 	plan := reclusterPlan(t, tb)
 	rs := executeRecluster(t, tb, plan)
-	re, err := table.Open(ctx, tb.Store(), fixtureOpts)
-	require.NoError(t, err)
-	require.Equal(t, tb.Version(), re.Version())
-	require.Equal(t, layoutOf(tb), layoutOf(re))
-	require.Equal(t, rows, scanAll(t, re, mem))
-	require.Equal(t, reclusterFiles(rs...), orphans(t, tb.Store()))
-	rep, err := table.Cleanup(ctx, tb.Store(), table.CleanupOptions{MinAge: -1})
-	require.NoError(t, err)
-	require.Equal(t, len(reclusterFiles(rs...)), rep.FilesDeleted)
-	require.Empty(t, orphans(t, tb.Store()))
-	require.Equal(t, rows, scanAll(t, re, mem))
+	requireCrashedDriver(t, tb, rows, reclusterFiles(rs...), mem)
 }
 
 // TestReclusterTasksConcurrentWriter: between Plan and Commit, deletes on

@@ -3,6 +3,7 @@ package table
 import (
 	"slices"
 
+	"github.com/stablerow/stablerow/internal/taskjson"
 	"github.com/stablerow/stablerow/rowmap"
 )
 
@@ -13,38 +14,17 @@ import (
 // the JSON encodings (encoding/json of the types), refusing unknown
 // fields, other format versions and inconsistent content with ErrTask.
 func DecodeReclusterPlan(b []byte) (*ReclusterPlan, error) {
-	var p ReclusterPlan
-	if err := decodeStrict(b, &p); err != nil {
-		return nil, err
-	}
-	if err := p.validate(); err != nil {
-		return nil, err
-	}
-	return &p, nil
+	return taskjson.Decode(b, ErrTask, (*ReclusterPlan).validate)
 }
 
 // DecodeReclusterTask: see DecodeReclusterPlan.
 func DecodeReclusterTask(b []byte) (*ReclusterTask, error) {
-	var k ReclusterTask
-	if err := decodeStrict(b, &k); err != nil {
-		return nil, err
-	}
-	if err := k.validate(); err != nil {
-		return nil, err
-	}
-	return &k, nil
+	return taskjson.Decode(b, ErrTask, (*ReclusterTask).validate)
 }
 
 // DecodeReclusterResult: see DecodeReclusterPlan.
 func DecodeReclusterResult(b []byte) (*ReclusterResult, error) {
-	var r ReclusterResult
-	if err := decodeStrict(b, &r); err != nil {
-		return nil, err
-	}
-	if err := r.validate(); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return taskjson.Decode(b, ErrTask, (*ReclusterResult).validate)
 }
 
 func (p *ReclusterPlan) validate() error {
@@ -74,7 +54,7 @@ func (p *ReclusterPlan) validate() error {
 		if err := k.validate(); err != nil {
 			return err
 		}
-		if k.Plan != p.ID || k.Seq != i || k.Version != p.Version || k.Key != p.Key || k.First != next {
+		if !p.Owns(&k.TaskHeader, i) || k.Key != p.Key || k.First != next {
 			return errorf(ErrTask, "recluster task %d does not belong to plan %q", i, p.ID)
 		}
 		hi := next + len(k.Bounds)

@@ -44,3 +44,35 @@ feed:
 	}
 	return first
 }
+
+// runLocal is the single-process driver of a rewrite plan (Compact,
+// Recluster): it executes tasks on at most workers goroutines, commits
+// their results, and deletes the files they wrote when a task failed or
+// the commit definitely did not happen (best effort: a leftover is an
+// orphan for Cleanup).
+func runLocal[K any, R interface{ written() []ResultFile }](ctx context.Context, t *Table, tasks []K, workers int,
+	exec func(context.Context, *K) (R, error), commit func([]R) (*Table, error)) (*Table, error) {
+	results := make([]R, len(tasks))
+	err := RunTasks(ctx, len(tasks), workers, func(ctx context.Context, i int) error {
+		r, err := exec(ctx, &tasks[i])
+		if err == nil {
+			results[i] = r
+		}
+		return err
+	})
+	if err == nil {
+		var nt *Table
+		if nt, err = commit(results); err == nil {
+			return nt, nil
+		}
+		if !definitelyNotCommitted(err) {
+			return nil, err // it may have landed: its files may be named
+		}
+	}
+	for _, r := range results {
+		for _, f := range r.written() {
+			_ = t.st.Delete(ctx, f.DataFile)
+		}
+	}
+	return nil, err
+}
