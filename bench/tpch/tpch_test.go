@@ -11,14 +11,13 @@ import (
 )
 
 // knownGaps are the queries stablerow cannot run yet, with the error
-// each must still give (the functions helper "fn" is adding: extract,
-// avg and division of numeric). When one starts to run, this test fails
+// each must still give (avg and division of numeric: PostgreSQL picks
+// their result scale per value, which stablerow's fixed-scale numeric
+// does not yet model). When one starts to run, this test fails
 // until it is taken off the list, so the list stays true.
 var knownGaps = map[string]string{
 	"Q1":  "avg(numeric)",
-	"Q7":  "function extract",
-	"Q8":  "function extract",
-	"Q9":  "function extract",
+	"Q8":  "numeric /",
 	"Q14": "numeric /",
 	"Q17": "avg(numeric)",
 	"Q22": "avg(numeric)",
