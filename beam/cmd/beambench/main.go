@@ -103,7 +103,7 @@ func ensureBase(ctx context.Context, base string) error {
 	}
 	start := time.Now()
 	for _, q := range []string{
-		"CREATE TABLE t (k BIGINT NOT NULL, v DOUBLE, s TEXT)",
+		"CREATE TABLE t (k BIGINT NOT NULL, v DOUBLE PRECISION, s TEXT)",
 		fmt.Sprintf("INSERT INTO t SELECT g, g * 0.5, 'row ' || CAST(g AS TEXT) FROM generate_series(0, %d) AS g(g)", *rows-1),
 		"CREATE INDEX rid ON t USING btree (_rowid)",
 	} {
