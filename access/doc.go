@@ -14,6 +14,23 @@
 // interface (probe, validity of an answered address, fragments to fall
 // back on). CREATE INDEX and OPTIMIZE INDEX go through it too.
 //
+// # Index builds as plan / task / commit (API note for drivers)
+//
+// The same shape as table's compaction and recluster tasks
+// (index_tasks.go), JSON-encodable with strict decoders (format
+// IndexTaskFormat; table.ErrTask for anything malformed or foreign):
+//
+//	plan, _ := l.PlanIndexBuild(t, tableName, name, column, IndexBuildOptions{Tasks: n})
+//	plan, _ := l.PlanIndexOptimize(ctx, t, name, IndexBuildOptions{Tasks: n}) // remap task + scan tasks
+//	r, _ := anyLayer.ExecuteIndexBuild(ctx, anySnapshot, &plan.Tasks[i])      // writes one run (a BTree)
+//	nt, _ := l.CommitIndexBuild(ctx, latest, plan, results)                    // merge runs, one commit
+//
+// Every task needs a result (else table.ErrTask, nothing commits); the
+// index records plan.Version, so fragments appended since are left
+// uncovered, while covered fragments rewritten since are
+// table.ErrConflict. CreateIndex and OptimizeIndex run this path on
+// SetWorkers goroutines (the engine sets its Options.Workers).
+//
 // # Building blocks it composes, and nothing else may
 //
 // Validity is decided here from lower-level pieces that know nothing of

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -34,6 +35,7 @@ const DefaultMaxResolvers = 64
 type Layer struct {
 	mem          memory.Allocator
 	maxResolvers int
+	workers      atomic.Int32 // index build tasks run at once (SetWorkers)
 
 	mu  sync.Mutex
 	idx map[string]*btree.Index // open indexes by store identity + prefix

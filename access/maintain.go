@@ -2,111 +2,80 @@ package access
 
 import (
 	"context"
-	"fmt"
-	"strings"
+	"errors"
 
-	"github.com/RoaringBitmap/roaring/v2"
-
-	"github.com/stablerow/stablerow/index/btree"
 	"github.com/stablerow/stablerow/table"
 )
 
 // CreateIndex builds a BTree on column (any orderable column, _rowid
 // included) over every fragment of snapshot t and records it in the
 // manifest; name "" picks <table>_<column>_idx from tableName. An index on
-// _rowid is unique by construction and serves TakeByKeyExec.
+// _rowid is unique by construction and serves TakeByKeyExec. It is the
+// plan / task / commit path of index_tasks.go run in this process, on
+// Workers goroutines.
 func (l *Layer) CreateIndex(ctx context.Context, t *table.Table, tableName, name, column string) (*table.Table, error) {
-	ci := t.ColumnIndex(column)
-	if ci < 0 {
-		return nil, fmt.Errorf("%w: table %s has no column %q", ErrIndex, tableName, column)
-	}
-	column = t.Schema().Field(ci).Name
-	if name == "" {
-		name = tableName + "_" + strings.TrimPrefix(column, "_") + "_idx"
-	}
-	if t.Index(name) != nil {
-		return nil, fmt.Errorf("%w: %w: %q on %s", ErrIndex, ErrIndexExists, name, tableName)
-	}
-	prefix := "_indices/" + table.NewID() + "/"
-	ix, err := btree.TrainFrom(ctx, t.Store(), prefix, t, column, btree.Options{Mem: l.mem})
-	if err != nil {
-		return nil, fmt.Errorf("%w: build %s: %w", ErrIndex, name, err)
-	}
-	meta := &table.IndexMeta{Name: name, Column: column, Kind: "btree", Prefix: prefix,
-		Fragments: roaring.BitmapOf(ix.Meta().FragmentIDs...), DatasetVersion: t.Version(), Unique: column == table.RowID}
-	nt, err := t.CommitIndex(ctx, meta, false)
+	plan, err := l.PlanIndexBuild(t, tableName, name, column, IndexBuildOptions{})
 	if err != nil {
 		return nil, err
 	}
-	l.remember(t.Store(), prefix, ix)
-	return nt, nil
+	return l.runIndexBuild(ctx, t, plan)
 }
 
 // OptimizeIndex brings index name of snapshot t up to date in one commit:
 // every pending rewrite is composed into one remap of its addresses (not
 // one rebuild per rewrite), entries of deleted rows are dropped, rows of
-// fragments it does not cover are added, and the page lookup is rebuilt.
-// Afterwards history no index needs any more is trimmed.
+// fragments it does not cover are added (sorted by parallel tasks, then
+// merged), and the page lookup is rebuilt. Afterwards history no index
+// needs any more is trimmed.
 func (l *Layer) OptimizeIndex(ctx context.Context, t *table.Table, name string) (*table.Table, error) {
-	m := t.Index(name)
-	if m == nil {
-		return nil, fmt.Errorf("%w: no index %q", ErrIndex, name)
-	}
-	r, err := l.Resolver(ctx, t, m)
+	plan, err := l.PlanIndexOptimize(ctx, t, name, IndexBuildOptions{})
 	if err != nil {
 		return nil, err
 	}
-	cov := r.Coverage()
-	translate := func(in, out []uint64, live []bool) error {
-		if r.hist != nil {
-			if err := r.hist.Translate(in, out, live); err != nil {
-				return err
-			}
-		} else {
-			copy(out, in)
-			for i := range live {
-				live[i] = true
-			}
-		}
-		ok := make([]bool, len(live))
-		cov.Valid(out[:len(live)], ok)
-		for i := range live {
-			live[i] = live[i] && ok[i]
-		}
-		return nil
-	}
-	var keep, add []uint32
-	for _, id := range t.FragmentIDs() {
-		if cov.Fragment(id) != NotCovered {
-			keep = append(keep, id)
-		} else {
-			add = append(add, id)
-		}
-	}
-	opt := btree.Options{Mem: l.mem}
-	prefix := "_indices/" + table.NewID() + "/"
-	next, err := r.ix.Remap(ctx, t.Store(), prefix, translate, keep, t.Version(), opt)
-	if err != nil {
-		return nil, fmt.Errorf("%w: remap %s: %w", ErrIndex, name, err)
-	}
-	if len(add) > 0 {
-		rdr, err := t.ScanColumns(ctx, []string{m.Column, table.RowAddr}, add, l.mem)
-		if err != nil {
-			return nil, err
-		}
-		prefix = "_indices/" + table.NewID() + "/"
-		next, err = next.Update(ctx, t.Store(), prefix, rdr, add, t.Version(), opt)
-		rdr.Release()
-		if err != nil {
-			return nil, fmt.Errorf("%w: update %s: %w", ErrIndex, name, err)
-		}
-	}
-	meta := &table.IndexMeta{Name: m.Name, Column: m.Column, Kind: m.Kind, Prefix: prefix,
-		Fragments: roaring.BitmapOf(t.FragmentIDs()...), DatasetVersion: t.Version(), Unique: m.Unique}
-	nt, err := t.CommitIndex(ctx, meta, true)
-	if err != nil {
-		return nil, err
-	}
-	l.remember(t.Store(), meta.Prefix, next)
-	return nt.TrimHistory(ctx)
+	return l.runIndexBuild(ctx, t, plan)
 }
+
+// runIndexBuild executes plan's tasks on Workers goroutines and commits
+// them; on failure the runs written are removed.
+func (l *Layer) runIndexBuild(ctx context.Context, t *table.Table, plan *IndexBuildPlan) (*table.Table, error) {
+	results := make([]*IndexBuildResult, len(plan.Tasks))
+	err := table.RunTasks(ctx, len(plan.Tasks), l.Workers(), func(ctx context.Context, i int) error {
+		r, err := l.ExecuteIndexBuild(ctx, t, &plan.Tasks[i])
+		results[i] = r
+		return err
+	})
+	var nt *table.Table
+	if err == nil {
+		nt, err = l.CommitIndexBuild(ctx, t, plan, results)
+		if err != nil && !notCommitted(err) {
+			return nil, err // outcome unknown: a manifest may name a run
+		}
+	}
+	if err != nil {
+		for _, r := range results {
+			if r != nil {
+				removeIndexFiles(ctx, t, r.Run)
+			}
+		}
+		return nil, err
+	}
+	return nt, nil
+}
+
+// notCommitted tells the errors after which no manifest names the build's
+// files from store errors of unknown outcome.
+func notCommitted(err error) bool {
+	for _, e := range []error{table.ErrConflict, table.ErrTask, table.ErrInvalidArgument, table.ErrConservation, ErrIndex} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// SetWorkers sets how many index build tasks CreateIndex and OptimizeIndex
+// run at once, and the default task count of their plans (below 1: 1).
+func (l *Layer) SetWorkers(n int) { l.workers.Store(int32(max(n, 1))) }
+
+// Workers is the value SetWorkers set (1 before any call).
+func (l *Layer) Workers() int { return max(int(l.workers.Load()), 1) }

@@ -135,7 +135,7 @@ func checkDir(dir string) error {
 }
 
 func newDB(opt Options) *DB {
-	return &DB{opt: opt, stores: map[string]store.Store{}, acc: access.New(opt.Mem), snaps: map[store.Store]*table.Table{}}
+	return &DB{opt: opt, stores: map[string]store.Store{}, acc: newLayer(opt), snaps: map[store.Store]*table.Table{}}
 }
 
 // OpenMemory returns a DB whose tables live in memory (tests, examples).

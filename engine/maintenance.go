@@ -160,9 +160,11 @@ func (db *DB) Compact(ctx context.Context, name string) (before, after int, err 
 }
 
 // workers is the local parallelism of maintenance tasks.
-func (db *DB) workers() int {
-	if db.opt.Workers > 0 {
-		return db.opt.Workers
+func (db *DB) workers() int { return workersOf(db.opt) }
+
+func workersOf(opt Options) int {
+	if opt.Workers > 0 {
+		return opt.Workers
 	}
 	return runtime.GOMAXPROCS(0)
 }
@@ -277,7 +279,8 @@ func (r *rowsResult) Release() { r.b.Release() }
 
 // Cluster reorders a table by the column of one of its indexes (a stable
 // partition into destination fragments, recorded as a rowmap), with the
-// index remap deferred.
+// index remap deferred. It runs as recluster tasks (table.PlanRecluster)
+// on the local workers.
 func (db *DB) Cluster(ctx context.Context, name, index string) error {
 	t, err := db.Table(ctx, name)
 	if err != nil {
@@ -296,7 +299,7 @@ func (db *DB) Cluster(ctx context.Context, name, index string) error {
 	if dests < 1 {
 		return nil // nothing to reorder
 	}
-	_, err = t.Recluster(ctx, m.Column, table.ReclusterOptions{Destinations: dests, DeferIndexRemap: true, Mem: db.mem()})
+	_, err = t.Recluster(ctx, m.Column, table.ReclusterOptions{Destinations: dests, DeferIndexRemap: true, Mem: db.mem(), Workers: db.workers()})
 	return err
 }
 
@@ -327,4 +330,12 @@ func (db *DB) Reindex(ctx context.Context, tableName, index string) error {
 		}
 	}
 	return fmt.Errorf("%w: no index %q", ErrIndex, index)
+}
+
+// newLayer is the engine's index access layer, building indexes with the
+// engine's local workers (CREATE INDEX, OPTIMIZE INDEX, REINDEX).
+func newLayer(opt Options) *access.Layer {
+	l := access.New(opt.Mem)
+	l.SetWorkers(workersOf(opt))
+	return l
 }

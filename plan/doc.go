@@ -10,7 +10,11 @@
 //   - row id typing: `_rowid`/`_rowaddr` travel as i64 in Substrait but are
 //     uint64 in Arrow; in expressions they are bigint (a checked, zero-copy
 //     conversion: a - b of two ids is negative, not wrapped), and as join
-//     keys against int64 values a negative key simply misses.
+//     keys against int64 values a negative key simply misses;
+//   - subqueries: Substrait subquery expressions (IN, EXISTS, ANY/ALL,
+//     scalar; correlated through outer references) are rewritten into
+//     semi, anti, single and left joins before substrait-go reads the plan
+//     (subquery.go), the joins the SQL front end lowers its subqueries to.
 //
 // Everything else plans generically (hash join, sort, ...), and the
 // DisableIndexes option forces the generic plan, so the two can be checked

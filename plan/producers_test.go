@@ -331,13 +331,19 @@ func producerFixtures(t testing.TB) map[string][]byte {
 // old producer's binary plan carries), and checks its rows or its error.
 func TestProducerFixtures(t *testing.T) {
 	fixtures := producerFixtures(t)
-	for name := range producerWant {
+	want := map[string]producerCase{}
+	for _, m := range []map[string]producerCase{producerWant, subqueryWant} {
+		for name, tc := range m {
+			want[name] = tc
+		}
+	}
+	for name := range want {
 		if _, ok := fixtures[name]; !ok {
 			t.Errorf("fixture %s is missing", name)
 		}
 	}
 	for name, js := range fixtures {
-		tc, ok := producerWant[name]
+		tc, ok := want[name]
 		if !ok {
 			t.Errorf("fixture %s has no expectation", name)
 			continue

@@ -6,6 +6,7 @@ import (
 
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
 	extpb "github.com/substrait-io/substrait-protobuf/go/substraitpb/extensions"
+	"google.golang.org/protobuf/proto"
 )
 
 // validate checks a plan's proto before substrait-go reads it, and is the
@@ -38,7 +39,35 @@ func validate(p *substraitpb.Plan) (*substraitpb.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	v, err := check(q, false)
+	if err != nil || v.subqueries == 0 {
+		return q, err
+	}
+	// Subqueries become joins (unnest, subquery.go), in a copy, and the
+	// result is checked again: its joins are the engine's, and no outer
+	// reference is left.
+	if q == p {
+		q = proto.Clone(p).(*substraitpb.Plan)
+	}
+	if v, err = check(q, true); err != nil {
+		return nil, err
+	}
+	if err := unnest(q, v); err != nil {
+		return nil, err
+	}
+	if _, err := check(q, false); err != nil {
+		return nil, fmt.Errorf("%w: the plan its subqueries were rewritten to: %w", ErrInternal, err)
+	}
+	return q, nil
+}
+
+// check is validate's walk over q; with widths it records each
+// relation's width.
+func check(q *substraitpb.Plan, widths bool) (*validator, error) {
 	v := &validator{funcs: map[uint32]string{}, urns: map[uint32]string{}}
+	if widths {
+		v.widths = map[*substraitpb.Rel]int{}
+	}
 	if err := v.extensions(q); err != nil {
 		return nil, err
 	}
@@ -54,13 +83,21 @@ func validate(p *substraitpb.Plan) (*substraitpb.Plan, error) {
 			return nil, place(err, fmt.Sprintf("parameter_bindings[%d]", i))
 		}
 	}
-	return q, nil
+	return v, nil
 }
 
 // validator holds the plan's declared function anchors.
 type validator struct {
 	funcs map[uint32]string // function anchor -> declared name
 	urns  map[uint32]string // function anchor -> URN of its extension
+
+	// Subqueries (subquery_validate.go): outer is the input width of
+	// each enclosing query, innermost last, for checking outer
+	// references; widths records each relation's output width, and
+	// subqueries counts the subquery expressions seen, for unnest.
+	outer      []int
+	widths     map[*substraitpb.Rel]int
+	subqueries int
 }
 
 // byNameOwners are the URN owners whose functions the planner knows by
@@ -72,13 +109,37 @@ var byNameOwners = map[string]bool{"io.substrait": true, derivedURNOwnerWithoutH
 
 // invalidAt and unsupportedAt make the errors of validate.
 func invalidAt(path, format string, args ...any) error {
-	return fmt.Errorf("%w: %s: %s", ErrInvalidPlan, path, fmt.Sprintf(format, args...))
+	return &relErr{path: path, msg: fmt.Sprintf(format, args...)}
 }
 
 // unsupportedAt names the construct first ("plan: unsupported relation:
 // WindowRel at root.input.fetch.input"), as the planner's own refusals do.
 func unsupportedAt(kind, path, format string, args ...any) error {
-	return fmt.Errorf("%w: %s at %s", errUnsupported(kind), fmt.Sprintf(format, args...), path)
+	return &relErr{kind: kind, path: path, msg: fmt.Sprintf(format, args...)}
+}
+
+// relErr is an error of validate at a relation's path. It stays
+// structured (rather than a formatted fmt error) so that an error inside
+// a subquery's relations can be placed under the path of the expression
+// holding the subquery (see validator.subquery).
+type relErr struct {
+	kind string // "" for an invalid plan, else what is unsupported ("relation")
+	path string
+	msg  string
+}
+
+func (e *relErr) Error() string {
+	if e.kind == "" {
+		return fmt.Sprintf("%v: %s: %s", ErrInvalidPlan, e.path, e.msg)
+	}
+	return fmt.Sprintf("%v: %s at %s", errUnsupported(e.kind), e.msg, e.path)
+}
+
+func (e *relErr) Unwrap() error {
+	if e.kind == "" {
+		return ErrInvalidPlan
+	}
+	return errUnsupported(e.kind)
 }
 
 // extensions records the declared anchors, each tied to a declared URN.
@@ -172,7 +233,11 @@ func (v *validator) rel(r *substraitpb.Rel, path string) (int, error) {
 	if !plannedRels[relKind(r.GetRelType())] {
 		return 0, unsupportedAt("relation", strings.TrimSuffix(path, path[strings.LastIndex(path, "."):]), "%s", relKind(r.GetRelType()))
 	}
-	return v.emit(common, w, path)
+	out, err := v.emit(common, w, path)
+	if err == nil && v.widths != nil {
+		v.widths[r] = out
+	}
+	return out, err
 }
 
 // plannedRels are the relation kinds the planner compiles (compileDirect).

@@ -73,6 +73,8 @@ func (v *validator) expr(e *substraitpb.Expression, w int) error {
 			return bad("cast without a type")
 		}
 		return within(v.expr(t.Cast.GetInput(), w), "input")
+	case *substraitpb.Expression_Subquery_:
+		return within(v.subquery(t.Subquery, w), "subquery")
 	case *substraitpb.Expression_DynamicParameter:
 		if t.DynamicParameter.GetType() == nil {
 			return bad("dynamic parameter $%d without a type", t.DynamicParameter.GetParameterReference())
@@ -122,7 +124,7 @@ func (v *validator) fieldRef(f *substraitpb.Expression_FieldReference, w int) er
 	switch f.GetRootType().(type) {
 	case *substraitpb.Expression_FieldReference_RootReference_:
 	case *substraitpb.Expression_FieldReference_OuterReference_:
-		return bad("outer field reference outside a subquery")
+		return v.outerRef(f)
 	case nil:
 		return bad("field reference without a root")
 	default:
@@ -259,8 +261,5 @@ func place(err error, path string) error {
 		}
 		where += strings.Join(segs, ".")
 	}
-	if le.kind == "" {
-		return fmt.Errorf("%w: %s: %s", ErrInvalidPlan, where, le.msg)
-	}
-	return fmt.Errorf("%w: %s at %s", errUnsupported(le.kind), le.msg, where)
+	return &relErr{kind: le.kind, path: where, msg: le.msg}
 }

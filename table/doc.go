@@ -42,4 +42,30 @@
 //
 // Table values are immutable snapshots of one version; every write returns
 // the new snapshot.
+//
+// # Maintenance as plan / task / commit (API note for drivers)
+//
+// The heavy rewrites are split so that any scheduler (local goroutines
+// here; a distributed runner elsewhere) can execute them. Every kind has
+// the same shape, with JSON-encodable exported structs (format TaskFormat,
+// strict Decode* functions that refuse unknown fields, other formats and
+// inconsistent content with ErrTask):
+//
+//	plan, _ := t.PlanX(...)              // reads one version, writes nothing
+//	for each plan.Tasks[i] (any worker, any process, retries allowed):
+//	    r, _ := w.ExecuteX(ctx, &task, mem) // w: any snapshot of the table; writes files only
+//	nt, _ := t.CommitX(ctx, plan, results)  // one atomic commit; ErrConflict per the commit rules
+//
+//	Compaction: PlanCompaction / ExecuteCompaction / CommitCompaction
+//	  (CompactPlan, CompactTask, CompactResult; runs whose tasks all have
+//	  results commit, the others are skipped).
+//	Recluster:  PlanRecluster / ExecuteRecluster / CommitRecluster
+//	  (ReclusterPlan, ReclusterTask, ReclusterResult; every task needs a
+//	  result, else ErrTask and nothing commits).
+//
+// A task may run any number of times: the commit uses the first result per
+// task; files of unused results, of crashed drivers and of refused
+// commits are orphans no manifest names, which Cleanup (VACUUM) removes.
+// Compact and Recluster are these paths run in-process on
+// Options.Workers goroutines.
 package table

@@ -72,12 +72,12 @@ func keyComparator(a arrow.Array) (func(i, j int) int, error) {
 	}, nil
 }
 
-// partitionLabels reads the key of every live source row and returns each
-// row's destination (dense 0..m-1, m ≤ want) and m.
-func (t *Table) partitionLabels(ctx context.Context, srcs []*Fragment, key string, want int, mem memory.Allocator) ([]uint16, int, error) {
+// readKeys reads the key of every live row of srcs, in scan order, as
+// one array (nil when there are none).
+func (t *Table) readKeys(ctx context.Context, srcs []*Fragment, key string, mem memory.Allocator) (arrow.Array, error) {
 	sc, err := t.Scan(ctx, ScanOptions{Columns: []string{key}, Fragments: fragmentIDs(srcs), Mem: mem})
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	var parts []arrow.Array
 	defer func() { releaseArrays(parts) }()
@@ -89,16 +89,21 @@ func (t *Table) partitionLabels(ctx context.Context, srcs []*Fragment, key strin
 	err = sc.Err()
 	sc.Release()
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	if len(parts) == 0 {
-		return nil, 0, nil
+		return nil, nil
 	}
 	keys, err := array.Concatenate(parts, mem)
 	if err != nil {
-		return nil, 0, fmt.Errorf("table: recluster: %w", err)
+		return nil, fmt.Errorf("table: recluster: %w", err)
 	}
-	defer keys.Release()
+	return keys, nil
+}
+
+// partitionLabels returns each key's destination (dense 0..m-1,
+// m ≤ want) and m.
+func partitionLabels(keys arrow.Array, want int) ([]uint16, int, error) {
 	if ok := orderKeys(keys); ok != nil {
 		labels, m := labelsByOrderKeys(ok, want)
 		return labels, m, nil

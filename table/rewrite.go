@@ -61,6 +61,11 @@ type ReclusterOptions struct {
 	DeferIndexRemap bool
 	// Mem allocates scan and write buffers (nil: memory.DefaultAllocator).
 	Mem memory.Allocator
+	// Workers is the number of tasks executed at once (default 1).
+	Workers int
+	// Tasks is the number of tasks PlanRecluster cuts the destinations
+	// into (default Workers); each task reads every source once.
+	Tasks int
 }
 
 // rewriteGroup is one transition in the making.

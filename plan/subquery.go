@@ -1,0 +1,447 @@
+package plan
+
+import (
+	"fmt"
+
+	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
+	"google.golang.org/protobuf/proto"
+)
+
+// Subquery expressions (Expression.Subquery) from outside producers.
+// Isthmus writes TPC-H's IN, EXISTS and scalar subqueries as subquery
+// expressions, correlated ones reaching the outer query through
+// FieldReference.outer_reference (steps_out 1: the input row of the
+// relation whose expression holds the subquery). substrait-go v8.1.1
+// decodes them only with a converter the caller registers, and then as
+// opaque expressions no planned relation can evaluate; the engine has no
+// subquery operator. So, before substrait-go reads the plan, unnest
+// rewrites every subquery into the joins the SQL front end lowers its
+// subqueries to (plan/sql/subquery.go), which the planner already runs:
+//
+//	filter conjunct                        becomes (input ⋈ S on ...)
+//	EXISTS (S)            / NOT EXISTS     LEFT SEMI / LEFT ANTI on true
+//	x IN (S)                               LEFT SEMI on x = y
+//	x NOT IN (S)                           LEFT ANTI on x = y OR x IS NULL OR y IS NULL
+//	x op ANY (S)          / NOT            LEFT SEMI on x op y / LEFT ANTI on nullOr(x op y)
+//	x op ALL (S)          / NOT            LEFT ANTI on nullOr(x !op y) / LEFT SEMI on x !op y
+//	(S) as a value, in a filter or a project:
+//	  uncorrelated                         LEFT SINGLE on true; the value is S's column
+//	  correlated, S plain                  LEFT SINGLE on the correlation
+//	  correlated, S an ungrouped aggregate LEFT on the correlation keys, S grouped by them
+//
+// (nullOr(c) is c OR x IS NULL OR y IS NULL: PostgreSQL's NULL rule for
+// NOT IN and ALL spelled as a join condition; for one key the planner
+// runs it as the NULL-aware hash anti join, notInKey.) The rewritten
+// filter keeps its other conjuncts, and an emit mapping drops the
+// columns a single join added, so every relation keeps its width and
+// the plan around it is untouched.
+//
+// Decorrelation, as in the SQL front end: a correlated subquery is
+// flattened when it is Filters and Projects over a relation without
+// outer references (flatten); a filter conjunct that references the
+// outer query becomes part of the join condition, the others filter the
+// subquery. A correlated scalar subquery over an ungrouped aggregate
+// (TPC-H Q2, Q17, Q20) is grouped by the inner sides of its correlation,
+// which must be equalities inner = outer; its value is computed over the
+// LEFT join's columns, so an outer row without a group sees what the
+// aggregate gives over no rows: NULL, or 0 for count (a coalesce). A
+// reference more than one level out, a correlation anywhere else (in a
+// join, an aggregate, a fetch), a non-equality correlation of an
+// aggregate, an IN or EXISTS used as a value (a mark join) and UNIQUE
+// are refused with ErrUnsupported naming the expression's path.
+
+// unnest rewrites the subquery expressions of p, which validate has
+// checked with widths recorded in v. p is changed in place (validate
+// passes its own copy).
+func unnest(p *substraitpb.Plan, v *validator) error {
+	root, err := protoRoot(p)
+	if err != nil {
+		return err
+	}
+	u := &unnester{p: p, v: v, anchors: map[string]uint32{}}
+	in, err := u.rel(root.GetInput(), "root.input")
+	if err != nil {
+		return err
+	}
+	root.Input = in
+	return nil
+}
+
+// unnester holds the plan being rewritten and its validator's facts.
+type unnester struct {
+	p       *substraitpb.Plan
+	v       *validator
+	anchors map[string]uint32 // function name -> anchor (anchor)
+}
+
+// width is r's output width (recorded by validate, or by unnest for the
+// relations it made).
+func (u *unnester) width(r *substraitpb.Rel) int { return u.v.widths[r] }
+
+// made records a relation unnest made, of output width w.
+func (u *unnester) made(r *substraitpb.Rel, w int) *substraitpb.Rel {
+	u.v.widths[r] = w
+	return r
+}
+
+// rel rewrites the subqueries in r and below it; the result has r's
+// width.
+func (u *unnester) rel(r *substraitpb.Rel, path string) (*substraitpb.Rel, error) {
+	var err error
+	child := func(c **substraitpb.Rel, p string) {
+		if err == nil && *c != nil {
+			*c, err = u.rel(*c, p)
+		}
+	}
+	// Expressions of relations other than filters and projects: a
+	// subquery there has no join to become.
+	refuse := func(m proto.Message, kind, path string) error {
+		if hasSubquery(m) {
+			return unsupportedAt("expression", path, "subquery in a %s's expressions (unnested only in filters and projects)", kind)
+		}
+		return nil
+	}
+	switch t := r.GetRelType().(type) {
+	case *substraitpb.Rel_Read:
+		return r, refuse(t.Read, "ReadRel", path+".read")
+	case *substraitpb.Rel_Filter:
+		child(&t.Filter.Input, path+".filter.input")
+		if err != nil || !hasSubquery(t.Filter.GetCondition()) {
+			return r, err
+		}
+		return u.filter(r, t.Filter, path+".filter")
+	case *substraitpb.Rel_Project:
+		child(&t.Project.Input, path+".project.input")
+		if err != nil || !hasSubquery(t.Project) {
+			return r, err
+		}
+		return r, u.project(t.Project, path+".project")
+	case *substraitpb.Rel_Sort:
+		child(&t.Sort.Input, path+".sort.input")
+		if err == nil {
+			err = refuse(t.Sort, "SortRel", path+".sort")
+		}
+	case *substraitpb.Rel_Fetch:
+		child(&t.Fetch.Input, path+".fetch.input")
+	case *substraitpb.Rel_Aggregate:
+		child(&t.Aggregate.Input, path+".aggregate.input")
+		if err == nil {
+			err = refuse(t.Aggregate, "AggregateRel", path+".aggregate")
+		}
+	case *substraitpb.Rel_Join:
+		child(&t.Join.Left, path+".join.left")
+		child(&t.Join.Right, path+".join.right")
+		if err == nil {
+			err = refuse(t.Join, "JoinRel", path+".join")
+		}
+	case *substraitpb.Rel_Cross:
+		child(&t.Cross.Left, path+".cross.left")
+		child(&t.Cross.Right, path+".cross.right")
+	case *substraitpb.Rel_Set:
+		for i := range t.Set.Inputs {
+			child(&t.Set.Inputs[i], fmt.Sprintf("%s.set.inputs[%d]", path, i))
+		}
+	}
+	return r, err
+}
+
+// filter rewrites a filter whose condition holds subqueries: its
+// [NOT] EXISTS / IN / ANY / ALL conjuncts become semi and anti joins of
+// its input, the scalar subqueries in the other conjuncts single (or
+// left) joins, and what is left of the condition filters the result.
+func (u *unnester) filter(r *substraitpb.Rel, f *substraitpb.FilterRel, path string) (*substraitpb.Rel, error) {
+	w := u.width(f.GetInput())
+	cur := f.GetInput()
+	// The conjuncts without subqueries filter the input first, so the
+	// joins see only the rows they keep (and a filter over a cross
+	// product stays one, as the producer wrote it). Those referencing
+	// an outer query stay on top, where decorrelating this filter's
+	// query (flatten) takes them.
+	var plain []*substraitpb.Expression
+	var sets, rest []conjunct
+	for _, c := range u.conjuncts(f.GetCondition(), path+": condition") {
+		switch {
+		case !hasSubquery(c.e) && !hasOuterRef(c.e):
+			plain = append(plain, c.e)
+		case u.isSetSubquery(c.e):
+			sets = append(sets, c)
+		default:
+			rest = append(rest, c)
+		}
+	}
+	if len(plain) > 0 {
+		pre := &substraitpb.Rel{RelType: &substraitpb.Rel_Filter{Filter: &substraitpb.FilterRel{
+			Common: &substraitpb.RelCommon{EmitKind: &substraitpb.RelCommon_Direct_{Direct: &substraitpb.RelCommon_Direct{}}},
+			Input:  cur, Condition: u.and(plain)}}}
+		cur = u.made(pre, w)
+	}
+	var err error
+	for _, c := range sets {
+		sq, negated := u.setSubquery(c.e)
+		if cur, err = u.setJoin(cur, w, sq, negated, c.path); err != nil {
+			return nil, err
+		}
+	}
+	wide := w
+	for _, c := range rest {
+		if cur, wide, err = u.scalars(cur, wide, c.e, c.path); err != nil {
+			return nil, err
+		}
+	}
+	common := f.GetCommon()
+	if common == nil {
+		common = &substraitpb.RelCommon{EmitKind: &substraitpb.RelCommon_Direct_{Direct: &substraitpb.RelCommon_Direct{}}}
+	}
+	if common.GetEmit() == nil && wide > w {
+		common = &substraitpb.RelCommon{EmitKind: &substraitpb.RelCommon_Emit_{Emit: &substraitpb.RelCommon_Emit{OutputMapping: iota32(0, w)}}}
+	}
+	if len(rest) == 0 {
+		// cur is the last semi or anti join, or the filter of the
+		// plain conjuncts, of width w: it takes the filter's emit.
+		switch t := cur.GetRelType().(type) {
+		case *substraitpb.Rel_Join:
+			t.Join.Common = common
+		case *substraitpb.Rel_Filter:
+			t.Filter.Common = common
+		}
+		return u.made(cur, u.width(r)), nil
+	}
+	es := make([]*substraitpb.Expression, len(rest))
+	for i, c := range rest {
+		es[i] = c.e
+	}
+	out := &substraitpb.Rel{RelType: &substraitpb.Rel_Filter{Filter: &substraitpb.FilterRel{
+		Common: common, Input: cur, Condition: u.and(es), AdvancedExtension: f.GetAdvancedExtension()}}}
+	return u.made(out, u.width(r)), nil
+}
+
+// project rewrites the scalar subqueries of a project's expressions into
+// joins of its input; an emit mapping keeps the added columns out of its
+// output.
+func (u *unnester) project(p *substraitpb.ProjectRel, path string) error {
+	w := u.width(p.GetInput())
+	cur, wide := p.GetInput(), w
+	var err error
+	for i, e := range p.GetExpressions() {
+		if cur, wide, err = u.scalars(cur, wide, e, fmt.Sprintf("%s: expressions[%d]", path, i)); err != nil {
+			return err
+		}
+	}
+	p.Input = cur
+	if wide == w {
+		return nil
+	}
+	added := int32(wide - w)
+	if p.Common == nil {
+		p.Common = &substraitpb.RelCommon{}
+	}
+	if e := p.Common.GetEmit(); e != nil {
+		for i, m := range e.GetOutputMapping() {
+			if m >= int32(w) {
+				e.OutputMapping[i] = m + added
+			}
+		}
+		return nil
+	}
+	out := append(iota32(0, w), iota32(wide, len(p.GetExpressions()))...)
+	p.Common.EmitKind = &substraitpb.RelCommon_Emit_{Emit: &substraitpb.RelCommon_Emit{OutputMapping: out}}
+	return nil
+}
+
+// iota32 is from, from+1, ... (n of them).
+func iota32(from, n int) []int32 {
+	out := make([]int32, n)
+	for i := range out {
+		out[i] = int32(from + i)
+	}
+	return out
+}
+
+// isSetSubquery reports a filter conjunct that setSubquery recognizes.
+func (u *unnester) isSetSubquery(e *substraitpb.Expression) bool {
+	sq, _ := u.setSubquery(e)
+	return sq != nil
+}
+
+// setSubquery recognizes a filter conjunct that is an IN, EXISTS or set
+// comparison subquery, or not() of one.
+func (u *unnester) setSubquery(e *substraitpb.Expression) (*substraitpb.Expression_Subquery, bool) {
+	negated := false
+	if u.funcName(e) == "not" {
+		if args := callArgs(e); len(args) == 1 {
+			negated, e = true, args[0]
+		}
+	}
+	sq := e.GetSubquery()
+	if sq == nil || sq.GetScalar() != nil {
+		return nil, false
+	}
+	return sq, negated
+}
+
+// comparison ops: the function, and the op of the negated comparison.
+var (
+	cmpFuncs = map[substraitpb.Expression_Subquery_SetComparison_ComparisonOp]string{
+		substraitpb.Expression_Subquery_SetComparison_COMPARISON_OP_EQ: "equal",
+		substraitpb.Expression_Subquery_SetComparison_COMPARISON_OP_NE: "not_equal",
+		substraitpb.Expression_Subquery_SetComparison_COMPARISON_OP_LT: "lt",
+		substraitpb.Expression_Subquery_SetComparison_COMPARISON_OP_GT: "gt",
+		substraitpb.Expression_Subquery_SetComparison_COMPARISON_OP_LE: "lte",
+		substraitpb.Expression_Subquery_SetComparison_COMPARISON_OP_GE: "gte",
+	}
+	cmpNegated = map[string]string{"equal": "not_equal", "not_equal": "equal", "lt": "gte", "gte": "lt", "gt": "lte", "lte": "gt"}
+)
+
+// setJoin joins cur (width w) with the subquery of a filter conjunct: a
+// LEFT SEMI or LEFT ANTI join, so the width stays w.
+func (u *unnester) setJoin(cur *substraitpb.Rel, w int, sq *substraitpb.Expression_Subquery, negated bool, path string) (*substraitpb.Rel, error) {
+	path += ".subquery"
+	var (
+		s       *substraitpb.Rel
+		xs      []*substraitpb.Expression // the outer operands (IN's needles)
+		fn      string                    // their comparison with the subquery's columns
+		all     bool                      // ALL rather than ANY
+		subPath string
+	)
+	switch t := sq.GetSubqueryType().(type) {
+	case *substraitpb.Expression_Subquery_SetPredicate_:
+		if t.SetPredicate.GetPredicateOp() != substraitpb.Expression_Subquery_SetPredicate_PREDICATE_OP_EXISTS {
+			return nil, unsupportedAt("expression", path, "set predicate %s", t.SetPredicate.GetPredicateOp())
+		}
+		s, subPath = t.SetPredicate.GetTuples(), path+".set_predicate.tuples"
+	case *substraitpb.Expression_Subquery_InPredicate_:
+		s, subPath = t.InPredicate.GetHaystack(), path+".in_predicate.haystack"
+		xs, fn = t.InPredicate.GetNeedles(), "equal"
+	case *substraitpb.Expression_Subquery_SetComparison_:
+		c := t.SetComparison
+		s, subPath = c.GetRight(), path+".set_comparison.right"
+		xs, fn = []*substraitpb.Expression{c.GetLeft()}, cmpFuncs[c.GetComparisonOp()]
+		all = c.GetReductionOp() == substraitpb.Expression_Subquery_SetComparison_REDUCTION_OP_ALL
+	}
+	for i, x := range xs {
+		if hasSubquery(x) {
+			return nil, unsupportedAt("expression", fmt.Sprintf("%s: operand %d", path, i), "subquery in the operand of a subquery predicate")
+		}
+	}
+	right, conds, cols, err := u.side(s, w, subPath)
+	if err != nil {
+		return nil, err
+	}
+	// x op ANY (S) holds when some row satisfies x op y: a semi join.
+	// Its negation, and x op ALL (S) negated inside, hold when no row
+	// makes the comparison true or NULL: an anti join on nullOr.
+	semi := !negated
+	if all {
+		semi, fn = negated, cmpNegated[fn]
+	}
+	for i, x := range xs {
+		c := u.call(fn, nullableBoolean, x, cols[i])
+		if !semi {
+			c = u.nullOr(c, x, cols[i])
+		}
+		conds = append(conds, c)
+	}
+	jt := substraitpb.JoinRel_JOIN_TYPE_LEFT_SEMI
+	if !semi {
+		jt = substraitpb.JoinRel_JOIN_TYPE_LEFT_ANTI
+	}
+	j := &substraitpb.Rel{RelType: &substraitpb.Rel_Join{Join: &substraitpb.JoinRel{
+		Common: &substraitpb.RelCommon{EmitKind: &substraitpb.RelCommon_Direct_{Direct: &substraitpb.RelCommon_Direct{}}},
+		Left:   cur, Right: right, Expression: u.and(conds), Type: jt}}}
+	return u.made(j, w), nil
+}
+
+// side prepares a subquery s for a join with a query of width w: the
+// relation to join, the correlation's join conditions, and s's columns,
+// all in the join's field space (the outer query's w columns, then the
+// relation's).
+func (u *unnester) side(s *substraitpb.Rel, w int, path string) (*substraitpb.Rel, []*substraitpb.Expression, []*substraitpb.Expression, error) {
+	s, err := u.rel(s, path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if !hasOuterRef(s) {
+		cols := make([]*substraitpb.Expression, u.width(s))
+		for i := range cols {
+			cols[i] = fieldExpr(w + i)
+		}
+		return s, nil, cols, nil
+	}
+	f, err := u.flatten(s, w, path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return f.base, f.conds, f.cols, nil
+}
+
+// scalars rewrites the scalar subqueries in e (an expression over cur,
+// of width w) into joins of cur, replacing each by its value; it returns
+// the joined relation and its width.
+func (u *unnester) scalars(cur *substraitpb.Rel, w int, e *substraitpb.Expression, path string) (*substraitpb.Rel, int, error) {
+	var subs []*substraitpb.Expression
+	walkExprs(e.ProtoReflect(), func(x *substraitpb.Expression) bool {
+		if x.GetSubquery() != nil {
+			subs = append(subs, x)
+			return false
+		}
+		return true
+	})
+	for _, x := range subs {
+		sq := x.GetSubquery()
+		if sq.GetScalar() == nil {
+			return nil, 0, unsupportedAt("expression", path, "IN, EXISTS or set comparison subquery as a value, not as a filter conjunct (it needs a mark join)")
+		}
+		var value *substraitpb.Expression
+		var err error
+		if cur, value, w, err = u.scalar(cur, w, sq.GetScalar().GetInput(), path+".subquery.scalar.input"); err != nil {
+			return nil, 0, err
+		}
+		proto.Reset(x)
+		proto.Merge(x, value)
+	}
+	return cur, w, nil
+}
+
+// scalar joins cur (width w) with the scalar subquery s: the joined
+// relation, the subquery's value over it, and its width.
+func (u *unnester) scalar(cur *substraitpb.Rel, w int, s *substraitpb.Rel, path string) (*substraitpb.Rel, *substraitpb.Expression, int, error) {
+	s, err := u.rel(s, path)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	single := func(right *substraitpb.Rel, conds []*substraitpb.Expression, value *substraitpb.Expression) (*substraitpb.Rel, *substraitpb.Expression, int, error) {
+		wide := w + u.width(right)
+		j := &substraitpb.Rel{RelType: &substraitpb.Rel_Join{Join: &substraitpb.JoinRel{
+			Common: &substraitpb.RelCommon{EmitKind: &substraitpb.RelCommon_Direct_{Direct: &substraitpb.RelCommon_Direct{}}},
+			Left:   cur, Right: right, Expression: u.and(conds), Type: substraitpb.JoinRel_JOIN_TYPE_LEFT_SINGLE}}}
+		return u.made(j, wide), value, wide, nil
+	}
+	if !hasOuterRef(s) {
+		return single(s, nil, fieldExpr(w))
+	}
+	if agg, projects := aggregateUnder(s); agg != nil {
+		return u.scalarAggregate(cur, w, agg, projects, path)
+	}
+	f, err := u.flatten(s, w, path)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	return single(f.base, f.conds, f.cols[0])
+}
+
+// aggregateUnder finds the aggregate under a chain of projects (the
+// projects top first), or nil.
+func aggregateUnder(s *substraitpb.Rel) (*substraitpb.Rel, []*substraitpb.ProjectRel) {
+	var projects []*substraitpb.ProjectRel
+	for {
+		switch t := s.GetRelType().(type) {
+		case *substraitpb.Rel_Project:
+			projects = append(projects, t.Project)
+			s = t.Project.GetInput()
+		case *substraitpb.Rel_Aggregate:
+			return s, projects
+		default:
+			return nil, nil
+		}
+	}
+}
