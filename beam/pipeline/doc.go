@@ -14,9 +14,12 @@
 //	                           spreads the     only; retried    ▼ (side input)
 //	                           shards)         in the DoFn)    Commit / manifest
 //
-// Compact: the commit is table.CommitCompaction, one atomic rewrite
-// commit; a pipeline that fails before it leaves the table at the version
-// it had (the files written by finished tasks are orphans, for Vacuum).
+// Compact, Recluster and Index (build or optimize) are one pipeline
+// (jobs.go) that differs only in the library calls: the commit is
+// table.CommitCompaction, table.CommitRecluster or
+// access.CommitIndexBuild, one atomic commit; a pipeline that fails
+// before it leaves the table at the version it had (the files written by
+// finished tasks are orphans, for Vacuum).
 // Take: each task writes one Parquet file part-NNNNNN.parquet (the columns
 // plus "ord", the id's position in the input) and the last step writes
 // _manifest.json; a task's file name is fixed by its sequence number, so

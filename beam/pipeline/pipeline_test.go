@@ -50,9 +50,10 @@ func fixtureRows() int {
 	return 60000
 }
 
-// makeDB creates table t at loc: fragments of 500 rows, a _rowid index
-// over the first ones, later fragments it does not cover, and deletes in
-// both, so that compaction has two runs of several tasks.
+// makeDB creates table t at loc: fragments of 500 rows, k scrambled, a
+// _rowid index and an index on k over the first ones, later fragments
+// they do not cover, and deletes in both, so that compaction has two runs
+// of several tasks and a recluster by k moves rows.
 func makeDB(t *testing.T, loc string) {
 	t.Helper()
 	ctx := context.Background()
@@ -61,8 +62,9 @@ func makeDB(t *testing.T, loc string) {
 	n := fixtureRows()
 	for _, q := range []string{
 		"CREATE TABLE t (k BIGINT NOT NULL, s TEXT)",
-		fmt.Sprintf("INSERT INTO t SELECT g, 'row ' || CAST(g AS TEXT) FROM generate_series(0, %d) AS g(g)", n-1),
+		fmt.Sprintf("INSERT INTO t SELECT (g * 7919) %% %d, 'row ' || CAST(g AS TEXT) FROM generate_series(0, %d) AS g(g)", n, n-1),
 		"CREATE INDEX rid ON t USING btree (_rowid)",
+		"CREATE INDEX kx ON t USING btree (k)",
 		fmt.Sprintf("INSERT INTO t SELECT g, NULL FROM generate_series(%d, %d) AS g(g)", n, n+n/3),
 		"DELETE FROM t WHERE k % 7 = 0",
 	} {
@@ -74,10 +76,15 @@ func makeDB(t *testing.T, loc string) {
 
 // dump renders the table's rows in row id order, with their ids.
 func dump(t *testing.T, loc string) []string {
+	return dumpQuery(t, loc, "SELECT _rowid, k, s FROM t ORDER BY _rowid")
+}
+
+// dumpQuery renders the rows of a query of three columns.
+func dumpQuery(t *testing.T, loc, q string) []string {
 	t.Helper()
 	db, err := engine.Open(loc, engine.Options{})
 	require.NoError(t, err)
-	res, err := db.Exec(context.Background(), "SELECT _rowid, k, s FROM t ORDER BY _rowid", nil)
+	res, err := db.Exec(context.Background(), q, nil)
 	require.NoError(t, err)
 	defer res.Release()
 	var rows []string
@@ -128,7 +135,7 @@ func takeAll(t *testing.T, loc string, mem memory.Allocator) TakeRows {
 // compactCase makes two equal databases, compacts one by the pipeline
 // and one in process, and checks they hold the same rows with the same
 // ids, the same fragments, and answer takes alike.
-func compactCase(t *testing.T, locA, locB string, exec ExecOptions) *CompactReport {
+func compactCase(t *testing.T, locA, locB string, exec ExecOptions) *Report {
 	t.Helper()
 	mem := checkedWorkers(t)
 	makeDB(t, locA)

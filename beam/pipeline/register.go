@@ -13,7 +13,7 @@ import (
 func init() {
 	beam.RegisterType(reflect.TypeOf((*Task)(nil)).Elem())
 	register.Function1x2(keyByShardFn)
-	register.DoFn4x1[context.Context, int, func(*Task) bool, func([]byte), error](&compactFn{})
+	register.DoFn4x1[context.Context, int, func(*Task) bool, func([]byte), error](&executeFn{})
 	register.DoFn3x1[context.Context, []byte, func(*[]byte) bool, error](&commitFn{})
 	register.DoFn4x1[context.Context, int, func(*Task) bool, func([]byte), error](&takeFn{})
 	register.DoFn3x1[context.Context, []byte, func(*[]byte) bool, error](&manifestFn{})

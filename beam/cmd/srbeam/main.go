@@ -1,7 +1,10 @@
 // Command srbeam runs stablerow's distributed maintenance jobs as Apache
 // Beam pipelines (package pipeline):
 //
-//	srbeam compact -db LOC -table T [-target-rows N] [-workers W] [beam flags]
+//	srbeam compact        -db LOC -table T [-target-rows N] [-workers W] [beam flags]
+//	srbeam recluster      -db LOC -table T -index I [-tasks N] [-workers W] [beam flags]
+//	srbeam optimize-index -db LOC -table T -index I [-tasks N] [beam flags]
+//	srbeam create-index   -db LOC -table T -index I -column C [-tasks N] [beam flags]
 //	srbeam take    -db LOC -table T -ids FILE.parquet -out DIR [-columns a,b] [-verify] [beam flags]
 //
 // LOC, FILE and DIR are local paths or s3:// locations. The runner is
@@ -26,7 +29,7 @@ import (
 	"github.com/stablerow/stablerow/beam/pipeline"
 )
 
-const usage = `usage: srbeam compact|take [flags]   (srbeam CMD -h lists a command's flags)`
+const usage = `usage: srbeam compact|recluster|optimize-index|create-index|take [flags]   (srbeam CMD -h lists a command's flags)`
 
 var (
 	db         = flag.String("db", "", "database location: a directory or s3://bucket/prefix")
@@ -34,6 +37,9 @@ var (
 	workers    = flag.Int("workers", 0, "shards the tasks are spread over (0: one per task, the runner decides)")
 	attempts   = flag.Int("attempts", 3, "tries of a failing task before the job fails")
 	targetRows = flag.Int("target-rows", 0, "compact: rows per destination fragment (0: the table's default)")
+	index      = flag.String("index", "", "recluster, optimize-index, create-index: the index name")
+	column     = flag.String("column", "", "create-index: the column")
+	tasks      = flag.Int("tasks", 0, "recluster, optimize-index, create-index: tasks (0: -workers, at least 1)")
 	ids        = flag.String("ids", "", "take: Parquet file of row ids (path or s3://bucket/key)")
 	idColumn   = flag.String("id-column", "id", "take: the ids file's column")
 	out        = flag.String("out", "", "take: output directory or s3:// prefix (must hold no earlier take)")
@@ -70,6 +76,20 @@ func runCmd(ctx context.Context, cmd string) error {
 	case "compact":
 		rep, err := pipeline.Compact(ctx, beamx.RunWithMetrics, pipeline.CompactConfig{
 			DB: *db, Table: *tableName, TargetRows: *targetRows, Exec: exec})
+		if err != nil {
+			return err
+		}
+		return printJSON(rep)
+	case "recluster":
+		rep, err := pipeline.Recluster(ctx, beamx.RunWithMetrics, pipeline.ReclusterConfig{
+			DB: *db, Table: *tableName, Index: *index, Tasks: *tasks, Exec: exec})
+		if err != nil {
+			return err
+		}
+		return printJSON(rep)
+	case "optimize-index", "create-index":
+		rep, err := pipeline.Index(ctx, beamx.RunWithMetrics, pipeline.IndexConfig{
+			DB: *db, Table: *tableName, Name: *index, Column: *column, Optimize: cmd == "optimize-index", Tasks: *tasks, Exec: exec})
 		if err != nil {
 			return err
 		}
