@@ -65,6 +65,13 @@ func constRaisingInside(e *Expr) bool {
 	return false
 }
 
+// extractFields are the fields of extract and date_part over a
+// timestamp; extractDateFields those extract takes of a date.
+var (
+	extractFields     = []string{"year", "isoyear", "quarter", "month", "week", "day", "dow", "isodow", "doy", "hour", "minute", "second", "milliseconds", "microseconds", "epoch"}
+	extractDateFields = []string{"year", "isoyear", "quarter", "month", "week", "day", "dow", "isodow", "doy", "epoch"}
+)
+
 // scalarExpr draws one of issue 18's expressions of type t, or nil.
 func (g *Gen) scalarExpr(s scope, t Type, depth int, safe bool) *Expr {
 	mk := func(op, text string, raises bool, args ...*Expr) *Expr {
@@ -108,6 +115,16 @@ func (g *Gen) scalarExpr(s scope, t Type, depth int, safe bool) *Expr {
 	case 2:
 		return mk("nullif", "", false, sub(t), sub(t))
 	}
+	// GREATEST/LEAST (NULLs skipped). Not over numeric, char(n) or
+	// varchar(n): PostgreSQL's result there is a numeric or bpchar of no
+	// fixed scale or length, each value keeping its own.
+	if t != TNumeric && t != TChar && t != TVarchar && g.p(0.1) {
+		args := []*Expr{sub(t)}
+		for i, n := 0, g.between(1, 2); i < n; i++ {
+			args = append(args, sub(t))
+		}
+		return mk("fn", pick(g, []string{"greatest", "least"}), false, args...)
+	}
 	switch t {
 	case TText:
 		switch g.n(8) {
@@ -144,6 +161,15 @@ func (g *Gen) scalarExpr(s scope, t Type, depth int, safe bool) *Expr {
 			return mk("concat", "", false, other, sub(TText))
 		}
 	case TInt:
+		if g.p(0.1) {
+			// extract is numeric: cast to bigint so its scale (6 for a
+			// second) never meets another numeric's (which PostgreSQL
+			// keeps per value); extract.slt pins the numeric text.
+			if g.p(0.5) {
+				return mk("extract", pick(g, extractFields), false, sub(TTimestamp))
+			}
+			return mk("extract", pick(g, extractDateFields), false, sub(TDate))
+		}
 		switch g.n(4) {
 		case 0:
 			// length of char(n) leaves its trailing blanks out.
@@ -165,6 +191,12 @@ func (g *Gen) scalarExpr(s scope, t Type, depth int, safe bool) *Expr {
 			return mk("fn", "mod", true, sub(TInt), sub(TInt))
 		}
 	case TFloat:
+		if g.p(0.15) {
+			// date_part of a date is of its midnight (hour is 0).
+			x := sub(pick(g, []Type{TDate, TTimestamp}))
+			f := pick(g, extractFields)
+			return mk("date_part", f, false, x)
+		}
 		switch g.n(4) {
 		case 0:
 			if g.p(0.2) {
@@ -185,6 +217,11 @@ func (g *Gen) scalarExpr(s scope, t Type, depth int, safe bool) *Expr {
 	case TI16, TI32, TF32, TNumeric:
 		// abs keeps smallint, integer, real and numeric (abs of the
 		// smallest integer raises); mod keeps the integer types.
+		if t == TNumeric && g.p(0.3) {
+			// round/trunc to 2 places: scale 2, the numeric columns' own
+			// (other places would meet them at a per-value scale).
+			return mk("fn", pick(g, []string{"round", "trunc"}), false, sub(TNumeric), &Expr{Op: "lit", Type: TInt, Text: "2"})
+		}
 		switch g.n(3) {
 		case 0:
 			if safe {
@@ -276,6 +313,10 @@ func (e *Expr) scalarSQL() (string, bool) {
 			return "trim(" + strings.ToUpper(e.Text) + " " + a(1) + " FROM " + a(0) + ")", true
 		}
 		return e.Text + "(" + list(0) + ")", true
+	case "date_part":
+		return "date_part('" + e.Text + "', " + a(0) + ")", true
+	case "extract":
+		return "CAST(extract(" + e.Text + " FROM " + a(0) + ") AS bigint)", true
 	case "fn":
 		if e.Text == "substring_from" {
 			s := "substring(" + a(0) + " FROM " + a(1)

@@ -246,18 +246,27 @@ func noRowsReached(d *Divergence) bool {
 	return len(d.SR.Rows) == 0
 }
 
-// setRightOverNoRows: the raising constant is in the right query of a set
-// operation whose FROM and WHERE give no row, as a count(*) on stablerow
-// confirms (the left side's rows were evaluated without an error).
+// setRightOverNoRows: the raising constant is in one query of a set
+// operation (the right, or the left one) whose FROM and WHERE give no
+// row, as a count(*) on stablerow confirms (the other side's rows were
+// evaluated without an error).
 func setRightOverNoRows(d *Divergence, again func(string) *Outcome) bool {
 	q := d.Case.Query
-	if !d.IsQuery || q.Set == nil || !anyExpr(q.Set.Right, constRaising) {
+	if !d.IsQuery || q.Set == nil {
 		return false
 	}
-	r := q.Set.Right
-	c := Query{From: r.From, Where: r.Where, Count: true, Limit: -1, Offset: -1}
-	o := again(c.SQL())
-	return o.Err == nil && len(o.Rows) == 1 && o.Rows[0][0] != nil && *o.Rows[0][0] == "0"
+	left := &Query{Select: q.Select, From: q.From, Where: q.Where, Limit: -1, Offset: -1}
+	for _, side := range []*Query{q.Set.Right, left} {
+		if !anyExpr(side, constRaising) {
+			continue
+		}
+		c := Query{From: side.From, Where: side.Where, Count: true, Limit: -1, Offset: -1}
+		o := again(c.SQL())
+		if o.Err == nil && len(o.Rows) == 1 && o.Rows[0][0] != nil && *o.Rows[0][0] == "0" {
+			return true
+		}
+	}
+	return false
 }
 
 // aggregateOverNoRows: the query aggregates without GROUP BY (one row of

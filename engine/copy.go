@@ -12,6 +12,7 @@ import (
 	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/fileio"
 	"github.com/stablerow/stablerow/plan/sql"
+	"github.com/stablerow/stablerow/table"
 )
 
 type filePolicyKey struct{}
@@ -202,7 +203,7 @@ func newFileWriter(f *os.File, schema *arrow.Schema, opt fileio.Options, db *DB)
 // the rows fail, the new table is dropped, so the statement leaves either
 // the full table or none.
 func (db *DB) createTableAs(ctx context.Context, cat *catalog, s *sql.CreateTableAs, params map[string]any) (int64, error) {
-	node, err := db.build(ctx, cat, s.Source)
+	node, err := db.build(serialPlan(ctx), cat, s.Source)
 	if err != nil {
 		return 0, err
 	}
@@ -211,7 +212,13 @@ func (db *DB) createTableAs(ctx context.Context, cat *catalog, s *sql.CreateTabl
 	// CreateTable refuses any other by name.
 	fields := make([]arrow.Field, node.Schema().NumFields())
 	for i, f := range node.Schema().Fields() {
-		fields[i] = arrow.Field{Name: f.Name, Type: f.Type, Nullable: true, Metadata: f.Metadata}
+		md := f.Metadata
+		// A projection's output field has no metadata: the lowerer's
+		// declared varchar(n)/char(n) is put back here.
+		if i < len(s.Declared) && s.Declared[i] != "" && f.Type.ID() == arrow.STRING {
+			md = arrow.NewMetadata([]string{table.SQLTypeKey}, []string{s.Declared[i]})
+		}
+		fields[i] = arrow.Field{Name: f.Name, Type: f.Type, Nullable: true, Metadata: md}
 	}
 	schema := arrow.NewSchema(fields, nil)
 	if _, err := db.CreateTable(ctx, s.Name, schema); err != nil {

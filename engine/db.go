@@ -34,7 +34,8 @@ type Options struct {
 	// ProbeBatch is TakeByKeyExec's keys per index probe (0: default).
 	ProbeBatch int
 	// Workers is the number of tasks maintenance commands (VACUUM FULL's
-	// compaction, bulk takes) run at once (0: GOMAXPROCS).
+	// compaction, CLUSTER, CREATE / OPTIMIZE INDEX and REINDEX, bulk
+	// takes) run at once (0: GOMAXPROCS).
 	Workers int
 	// Create makes the database directory (and its parents) when it does
 	// not exist. Without it Open of a missing directory fails with
@@ -55,6 +56,10 @@ type Options struct {
 	MemoryLimit int64
 	// SpillDir is where sorts write their temporary runs ("": os.TempDir()).
 	SpillDir string
+	// Threads is each query's degree of parallelism (0: 1, the serial
+	// plan; the CLI and the server default to runtime.NumCPU()). SET
+	// threads changes it (settings.go).
+	Threads int
 }
 
 // ErrNoDatabase: Open of a directory that does not exist (without

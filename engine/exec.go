@@ -213,7 +213,7 @@ func normalizeParam(v any) (any, error) {
 
 // build plans a lowered query.
 func (db *DB) build(ctx context.Context, cat *catalog, q *sql.Query) (exec.Node, error) {
-	return plan.Build(ctx, q.Plan, cat, plan.Options{DisableIndexes: db.opt.DisableIndexes, Files: db.files(ctx)})
+	return plan.Build(ctx, q.Plan, cat, plan.Options{DisableIndexes: db.opt.DisableIndexes, Files: db.files(ctx), Threads: db.planThreads(ctx), MemoryLimited: db.MemoryLimit() > 0})
 }
 
 // startQuery plans q and starts it. A query streams; EXPLAIN returns its
@@ -312,7 +312,7 @@ func (db *DB) insert(ctx context.Context, cat *catalog, s *sql.Insert, params ma
 			return 0, fmt.Errorf("%w: column %q is NOT NULL and has no value", table.ErrSchema, f.Name)
 		}
 	}
-	src, err := db.startQuery(ctx, cat, s.Source, params)
+	src, err := db.startQuery(serialPlan(ctx), cat, s.Source, params)
 	if err != nil {
 		return 0, err
 	}
@@ -430,7 +430,7 @@ func (db *DB) update(ctx context.Context, cat *catalog, s *sql.Update, params ma
 	if err != nil {
 		return 0, err
 	}
-	rows, err := db.startQuery(ctx, cat, s.Rows, params)
+	rows, err := db.startQuery(serialPlan(ctx), cat, s.Rows, params)
 	if err != nil {
 		return 0, err
 	}

@@ -283,8 +283,12 @@ func FuzzSubstrait(f *testing.F) {
 // TestProducerFixturesRun runs the outside producers' fixtures
 // (plan/testdata/producers, whose answers plan's tests check) against a
 // real database: each runs and returns rows, or fails as unsupported
-// (GROUP BY, set operations, window functions), never otherwise.
+// (GROUP BY, set operations, window functions), never otherwise. A fixture
+// whose answer is empty by the SQL rules it tests must return no rows.
 func TestProducerFixturesRun(t *testing.T) {
+	// NOT IN over a subquery that yields a NULL is never true (PostgreSQL:
+	// x NOT IN (..., NULL) is NULL or false), so no row qualifies.
+	emptyByDesign := map[string]bool{"subquery_not_in_null.json": true}
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	db := fuzzDB(t, mem)
@@ -310,7 +314,11 @@ func TestProducerFixturesRun(t *testing.T) {
 			n += int(b.NumRows())
 		}
 		res.Release()
-		if n == 0 {
+		if emptyByDesign[filepath.Base(f)] {
+			if n != 0 {
+				t.Fatalf("%s: %d rows, want none", f, n)
+			}
+		} else if n == 0 {
 			t.Fatalf("%s: no rows", f)
 		}
 		ran++

@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/stablerow/stablerow/errkind"
@@ -25,6 +28,39 @@ type settings struct {
 	mu          sync.Mutex
 	memoryLimit int64 // bytes, 0 for none
 	set         bool  // memoryLimit was SET (else Options.MemoryLimit)
+	threads     int   // SET threads; 0: Options.Threads
+}
+
+// MaxThreads bounds SET threads: each partition of a scan is a goroutine
+// and a channel per operator, so a typo like 1000000 must not start a
+// million of them.
+const MaxThreads = 1024
+
+// ErrBadThreads: SET threads to something other than an integer in
+// 1..MaxThreads.
+var ErrBadThreads = errkind.New(errkind.InvalidArgument, "engine: invalid value for threads")
+
+// Threads is the degree of parallelism of each query: the last SET
+// threads, else Options.Threads (0 or less: 1).
+func (db *DB) Threads() int {
+	db.settings.mu.Lock()
+	defer db.settings.mu.Unlock()
+	if db.settings.threads > 0 {
+		return db.settings.threads
+	}
+	return min(max(db.opt.Threads, 1), MaxThreads)
+}
+
+// SetThreads is SET threads = n: queries planned from now on run on n
+// partitions (1: the serial plan).
+func (db *DB) SetThreads(n int) error {
+	if n < 1 || n > MaxThreads {
+		return fmt.Errorf("%w: %d (want 1 to %d)", ErrBadThreads, n, MaxThreads)
+	}
+	db.settings.mu.Lock()
+	defer db.settings.mu.Unlock()
+	db.settings.threads = n
+	return nil
 }
 
 // MemoryLimit is the memory limit of each statement in bytes (0: none):
@@ -80,8 +116,23 @@ func (db *DB) set(s *sql.Set) error {
 			return fmt.Errorf("%w: memory_limit unlimited (the limit is %s)", ErrSettingCeiling, memlimit.FormatSize(db.opt.MemoryLimit))
 		}
 		return db.SetMemoryLimit(n)
+	case "threads":
+		if s.Reset {
+			db.settings.mu.Lock()
+			db.settings.threads = 0
+			db.settings.mu.Unlock()
+			return nil
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(s.Value))
+		if err != nil {
+			return fmt.Errorf("%w: %q is not an integer", ErrBadThreads, s.Value)
+		}
+		return db.SetThreads(n)
 	case "":
 		if s.Reset { // RESET ALL
+			if err := db.set(&sql.Set{Name: "threads", Reset: true}); err != nil {
+				return err
+			}
 			return db.set(&sql.Set{Name: "memory_limit", Reset: true})
 		}
 	}
@@ -94,4 +145,23 @@ func (db *DB) newPool() *memlimit.Pool {
 		return memlimit.NewPool(n)
 	}
 	return nil
+}
+
+// serialKey marks a context whose queries are planned serially.
+type serialKey struct{}
+
+// serialPlan marks the source query of a write (INSERT ... SELECT, CREATE
+// TABLE AS, UPDATE) to be planned at threads = 1: its row order decides
+// the new rows' ids and addresses, which must not depend on how the
+// partitions of a parallel plan happened to interleave.
+func serialPlan(ctx context.Context) context.Context {
+	return context.WithValue(ctx, serialKey{}, true)
+}
+
+// planThreads is the degree of parallelism to plan a query of ctx with.
+func (db *DB) planThreads(ctx context.Context) int {
+	if ctx.Value(serialKey{}) != nil {
+		return 1
+	}
+	return db.Threads()
 }

@@ -116,6 +116,14 @@ func (a *aggregation) emit(tc *TaskContext, keys []arrow.Array, accs []accumulat
 	defer func() { releaseAll(cols) }()
 	cols = append(cols, keys...)
 	for _, acc := range accs {
+		if me, ok := acc.(multiEmitter); ok { // a partial aggregate's state
+			cs, err := me.emitColumns(tc.mem(), n)
+			if err != nil {
+				return nil, err
+			}
+			cols = append(cols, cs...)
+			continue
+		}
 		c, err := acc.emit(tc.mem(), n)
 		if err != nil {
 			return nil, err

@@ -160,10 +160,11 @@ func RescaleDecimal(v decimal128.Num, from, p, to int32) (decimal128.Num, error)
 // DecimalResult is the decimal128 type of a op b for operands of
 // precision/scale (p1, s1) and (p2, s2), as the exact result needs it:
 // + and - keep the larger scale and one more integer digit, * adds the
-// scales (PostgreSQL's numeric_add/mul keep every digit); precision is
-// capped at 38, past which a result is "numeric field overflow". ok is
-// false for other operators: PostgreSQL's division picks its scale per
-// value (select_div_scale), which no fixed decimal128 type holds.
+// scales (PostgreSQL's numeric_add/mul keep every digit), % keeps the
+// larger scale (numeric_mod); precision is capped at 38, past which a
+// result is "numeric field overflow". ok is false for other operators:
+// PostgreSQL's division picks its scale per value (select_div_scale),
+// which no fixed decimal128 type holds.
 func DecimalResult(op Op, p1, s1, p2, s2 int32) (p, s int32, ok bool) {
 	switch op {
 	case OpAdd, OpSub:
@@ -172,6 +173,11 @@ func DecimalResult(op Op, p1, s1, p2, s2 int32) (p, s int32, ok bool) {
 	case OpMul:
 		s = s1 + s2
 		p = p1 + p2 + 1
+	case OpMod:
+		// numeric_mod: x - trunc(x / y) * y, scale max(s1, s2); the
+		// remainder is smaller than both operands in magnitude.
+		s = max(s1, s2)
+		p = min(p1-s1, p2-s2) + s
 	default:
 		return 0, 0, false
 	}
@@ -326,6 +332,13 @@ func (e boundDecimalArith) Eval(ctx context.Context, mem memory.Allocator, b arr
 		switch e.src.Op {
 		case OpMul:
 			z = x.Mul(x, y) // scale ls + rs, the result's
+		case OpMod:
+			x.Mul(x, pow10(e.typ.Scale-e.ls))
+			y.Mul(y, pow10(e.typ.Scale-e.rs))
+			if y.Sign() == 0 {
+				return nil, fmt.Errorf("%w", ErrDivisionByZero)
+			}
+			z = x.Rem(x, y) // truncated: the dividend's sign, as numeric_mod
 		default:
 			// Align both to the result's scale, then add or subtract.
 			x.Mul(x, pow10(e.typ.Scale-e.ls))

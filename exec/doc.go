@@ -44,4 +44,37 @@
 // new groups through a spill file to another pass (hashagg.go); the hash
 // join's build side does not spill and fails with
 // memlimit.ErrResourceExhausted over the limit.
+//
+// Partitioned execution (partition.go): a node may produce its output in
+// partitions that run in parallel, DataFusion's model. A PartitionedNode
+// declares OutputPartitions and starts all of them at once with
+// ExecutePartitions (one stream each, sharing the execution's state);
+// Execute stays the whole output as one stream, so every caller that does
+// not know partitions keeps working. The plan pass that inserts the
+// operators below is plan/parallel.go, at SET threads = N:
+//
+//	          CoalescePartitionsExec / SortPreservingMergeExec   1 stream
+//	                        ▲  ▲  ▲
+//	HashAggregateExec(final) per partition          N streams
+//	                        ▲  ▲  ▲
+//	RepartitionExec: hash of the group keys, bounded channels
+//	                        ▲  ▲  ▲
+//	HashAggregateExec(partial) per partition        N streams
+//	                        ▲  ▲  ▲
+//	FilterExec / ProjectExec per partition          N streams
+//	                        ▲  ▲  ▲
+//	ScanExec: fragments cut into N contiguous runs  N streams
+//
+// A SortExec over partitions sorts each (PerPartition) and a
+// SortPreservingMergeExec merges them, ties to the lower partition, so the
+// result is the serial stable sort's. A HashJoinExec over left partitions
+// probes each against one shared build of the right input
+// (partition_join.go). Two-phase aggregation is partition_agg.go.
+//
+// Parallelism comes from the goroutines of the operators that consume
+// partitions (the coalesce's and the merge's drivers, the repartition's
+// producers): each pulls one partition's pipeline. Their channels hold a
+// batch or two per partition, so memory stays batch size × partitions;
+// an error in any goroutine cancels the others and reaches the consumer;
+// Close stops and waits for every goroutine, so none outlives its stream.
 package exec

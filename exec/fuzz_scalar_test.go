@@ -20,7 +20,8 @@ import (
 // as PostgreSQL; the engine does it by selecting rows, and must raise
 // exactly when the reference does), NULLIF, IS [NOT] DISTINCT FROM, LIKE
 // and ILIKE (the reference is a regular expression), the string functions
-// (the reference works on []rune) and abs/round/floor/ceil/sqrt/mod.
+// (the reference works on []rune), abs/round/floor/ceil/sqrt/mod and
+// GREATEST/LEAST (the reference skips NULLs and keeps the first of equals).
 func FuzzScalarExprs(f *testing.F) {
 	for _, seed := range [][]byte{
 		{0, 0, 0, 0},
@@ -104,7 +105,34 @@ func (g *sgen) sexpr(t arrow.DataType, depth int) (exec.Expr, refExpr) {
 			}
 			return nil, nil
 		}
-	case 2: // NULLIF
+	case 2: // NULLIF, or GREATEST/LEAST
+		if g.next()%2 == 0 {
+			m := exec.MinMax{Greatest: g.next()%2 == 0}
+			var refs []refExpr
+			for i, n := 0, 1+g.next()%3; i < n; i++ {
+				ae, ar := sub(t)
+				m.Args, refs = append(m.Args, ae), append(refs, ar)
+			}
+			op := exec.OpLt
+			if m.Greatest {
+				op = exec.OpGt
+			}
+			return m, func(r []any) (any, error) {
+				var best any
+				var errs []error
+				for _, ar := range refs {
+					v, err := ar(r)
+					errs = append(errs, err)
+					if v != nil && (best == nil || refCmp(op, v, best) == true) {
+						best = v
+					}
+				}
+				if err := errors.Join(errs...); err != nil {
+					return nil, err
+				}
+				return best, nil
+			}
+		}
 		a, ar := sub(t)
 		b, br := sub(t)
 		return exec.NullIf{A: a, B: b}, func(r []any) (any, error) {

@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"time"
 
@@ -36,6 +37,7 @@ import (
 // the next pass aggregates, after this pass's groups are emitted (take).
 type HashAggregateExec struct {
 	agg     aggregation
+	mode    aggMode // two-phase parallel aggregation: partition_agg.go
 	metrics Metrics
 }
 
@@ -53,7 +55,12 @@ func (h *HashAggregateExec) Schema() *arrow.Schema  { return h.agg.schema }
 func (h *HashAggregateExec) Children() []Node       { return []Node{h.agg.input} }
 func (h *HashAggregateExec) Properties() Properties { return Properties{} }
 func (h *HashAggregateExec) Metrics() *Metrics      { return &h.metrics }
-func (h *HashAggregateExec) String() string         { return "HashAggregateExec: " + h.agg.describe() }
+func (h *HashAggregateExec) String() string {
+	if h.mode != aggSingle {
+		return fmt.Sprintf("HashAggregateExec: mode=%s, %s", h.mode, h.agg.describe())
+	}
+	return "HashAggregateExec: " + h.agg.describe()
+}
 
 // Execute implements Node.
 func (h *HashAggregateExec) Execute(ctx context.Context, tc *TaskContext) (Stream, error) {
@@ -61,7 +68,11 @@ func (h *HashAggregateExec) Execute(ctx context.Context, tc *TaskContext) (Strea
 	if err != nil {
 		return nil, err
 	}
-	return &hashAggStream{n: h, tc: tc, in: in, src: in, spill: spillDir{parent: tc.spillDir(), prefix: "stablerow-agg-"}}, nil
+	return h.newStream(tc, in), nil
+}
+
+func (h *HashAggregateExec) newStream(tc *TaskContext, in Stream) *hashAggStream {
+	return &hashAggStream{n: h, tc: tc, in: in, src: in, spill: spillDir{parent: tc.spillDir(), prefix: "stablerow-agg-"}}
 }
 
 type hashAggState int

@@ -74,6 +74,9 @@ func (h *HashJoinExec) String() string {
 		on[i] = fmt.Sprintf("(%s, %s)", h.left.Schema().Field(h.lkeys[i]).Name, h.right.Schema().Field(h.rkeys[i]).Name)
 	}
 	s := fmt.Sprintf("HashJoinExec: type=%s on=[%s]", h.typ, strings.Join(on, ", "))
+	if h.perPart {
+		s += fmt.Sprintf(", partitions=%d", h.OutputPartitions())
+	}
 	if h.residual != nil {
 		s += " filter=" + h.residual.String()
 	}

@@ -28,6 +28,7 @@ type joinCore struct {
 	bound        Bound
 	schema       *arrow.Schema
 	pair         *arrow.Schema
+	perPart      bool // probes each left partition, one shared build (partition_join.go)
 	metrics      Metrics
 }
 
@@ -94,6 +95,11 @@ type joinStream struct {
 	li, ri []int32
 	buf    []byte
 	closed bool
+
+	// shared: a partition of a parallel hash join, whose build side is
+	// built once for every partition (partition_join.go); build is this
+	// stream's reference to it and res stays nil.
+	shared *sharedBuild
 }
 
 const candNew = -2
@@ -113,6 +119,9 @@ func (s *joinStream) Close() error {
 	}
 	if s.res != nil {
 		s.res.Free()
+	}
+	if s.shared != nil {
+		s.shared.release()
 	}
 	if s.left != nil {
 		return s.left.Close()
@@ -168,8 +177,10 @@ func (s *joinStream) afterProbe() joinState {
 
 func (s *joinStream) start(ctx context.Context) error {
 	var err error
-	if s.left, err = s.j.left.Execute(ctx, s.tc); err != nil {
-		return err
+	if s.left == nil { // a partition's stream comes with its left partition
+		if s.left, err = s.j.left.Execute(ctx, s.tc); err != nil {
+			return err
+		}
 	}
 	first, err := s.nextLeft(ctx)
 	if err != nil {
@@ -230,6 +241,9 @@ func (s *joinStream) setPB(b arrow.RecordBatch) {
 }
 
 func (s *joinStream) doBuild(ctx context.Context) error {
+	if s.shared != nil {
+		return s.shared.attach(ctx, s)
+	}
 	in, err := s.j.right.Execute(ctx, s.tc)
 	if err != nil {
 		return err
@@ -518,6 +532,10 @@ func (s *joinStream) takeRows(ctx context.Context, sc *arrow.Schema, lb arrow.Re
 		lidx := int32Array(mem, li, nil)
 		defer lidx.Release()
 		for i := range nl {
+			if c, ok := takeFixed(mem, lb.Column(i), li, nil); ok {
+				out = append(out, c)
+				continue
+			}
 			c, err := compute.TakeArray(cctx, lb.Column(i), lidx)
 			if err != nil {
 				return nil, fmt.Errorf("exec: join: %w", err)
@@ -529,6 +547,10 @@ func (s *joinStream) takeRows(ctx context.Context, sc *arrow.Schema, lb arrow.Re
 		ridx := int32Array(mem, ri, rnull)
 		defer ridx.Release()
 		for i := range int(rb.NumCols()) {
+			if c, ok := takeFixed(mem, rb.Column(i), ri, rnull); ok {
+				out = append(out, c)
+				continue
+			}
 			c, err := compute.TakeArray(cctx, rb.Column(i), ridx)
 			if err != nil {
 				return nil, fmt.Errorf("exec: join: %w", err)

@@ -44,6 +44,7 @@ func init() {
 	register("round", floatFn(math.RoundToEven))
 	register("floor", floatFn(math.Floor))
 	register("ceil", floatFn(math.Ceil))
+	register("trunc", floatFn(math.Trunc)) // dtrunc: toward zero, keeps -0 (trunc(-0.5) is -0)
 	register("sqrt", func(ts []arrow.DataType) (arrow.DataType, kernel, error) {
 		if err := want(ts, isF64); err != nil {
 			return nil, nil, err

@@ -15,10 +15,16 @@ import (
 // ScanExec reads columns of a table snapshot (system columns included),
 // optionally only some fragments. Output is in fragment id, then physical
 // offset order, which is _rowaddr ascending.
+//
+// Partitioned (WithPartitions), the fragments are cut into contiguous runs
+// of about equal live rows, one per partition: partition i's rows all come
+// before partition i+1's, so concatenating the partitions in order is the
+// unpartitioned output (SortPreservingMergeExec's tie-break relies on it).
 type ScanExec struct {
 	t         *table.Table
 	columns   []string
-	fragments []uint32 // nil: all
+	fragments []uint32   // nil: all
+	parts     [][]uint32 // partitioned: the fragments of each partition
 	schema    *arrow.Schema
 	metrics   Metrics
 }
@@ -59,7 +65,78 @@ func (s *ScanExec) String() string {
 	if s.fragments != nil {
 		frags = fmt.Sprint(s.fragments)
 	}
-	return fmt.Sprintf("ScanExec: version=%d, columns=[%s], fragments=%s", s.t.Version(), strings.Join(s.columns, ", "), frags)
+	out := fmt.Sprintf("ScanExec: version=%d, columns=[%s], fragments=%s", s.t.Version(), strings.Join(s.columns, ", "), frags)
+	if len(s.parts) > 1 {
+		out += fmt.Sprintf(", partitions=%d", len(s.parts))
+	}
+	return out
+}
+
+// WithPartitions is the scan split into at most n partitions of contiguous
+// fragments balanced by live rows (fewer when there are fewer fragments;
+// s itself when that is one).
+func (s *ScanExec) WithPartitions(n int) *ScanExec {
+	frags := s.t.Manifest().Fragments
+	if s.fragments != nil {
+		frags = frags[:0:0]
+		seen := map[uint32]bool{}
+		for _, id := range s.fragments {
+			if f := s.t.Manifest().Fragment(id); f != nil && !seen[id] {
+				seen[id] = true
+				frags = append(frags, f)
+			}
+		}
+	}
+	n = min(n, len(frags))
+	if n <= 1 {
+		return s
+	}
+	var total uint64
+	for _, f := range frags {
+		total += f.LiveRows()
+	}
+	parts := make([][]uint32, 0, n)
+	var cur []uint32
+	var acc uint64
+	for i, f := range frags {
+		cur = append(cur, f.ID)
+		acc += f.LiveRows()
+		left := len(frags) - i - 1 // fragments not yet placed
+		need := n - len(parts) - 1 // partitions still to open after cur
+		// Close cur at its share of the rows, or when each partition
+		// still to open needs one of the fragments left.
+		if need > 0 && (acc*uint64(n) >= total*uint64(len(parts)+1) || left == need) {
+			parts = append(parts, cur)
+			cur = nil
+		}
+	}
+	parts = append(parts, cur)
+	c := &ScanExec{t: s.t, columns: s.columns, fragments: s.fragments, parts: parts, schema: s.schema}
+	return c
+}
+
+// OutputPartitions is the number of fragment runs (1 unpartitioned).
+func (s *ScanExec) OutputPartitions() int { return max(len(s.parts), 1) }
+
+// ExecutePartitions scans each partition's fragments.
+func (s *ScanExec) ExecutePartitions(ctx context.Context, tc *TaskContext) ([]Stream, error) {
+	if len(s.parts) <= 1 {
+		st, err := s.Execute(ctx, tc)
+		if err != nil {
+			return nil, err
+		}
+		return []Stream{st}, nil
+	}
+	out := make([]Stream, 0, len(s.parts))
+	for _, frags := range s.parts {
+		sc, err := s.t.Scan(ctx, table.ScanOptions{Columns: s.columns, Fragments: frags, Mem: tc.mem()})
+		if err != nil {
+			closeStreams(out)
+			return nil, fmt.Errorf("exec: scan: %w", err)
+		}
+		out = append(out, &scanStream{n: s, sc: sc})
+	}
+	return out, nil
 }
 
 func (s *ScanExec) Execute(ctx context.Context, tc *TaskContext) (Stream, error) {

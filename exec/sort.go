@@ -22,6 +22,7 @@ import (
 type SortExec struct {
 	input   Node
 	keys    []SortKey
+	perPart bool // sorts each input partition (PerPartition): partition_children.go
 	metrics Metrics
 }
 
@@ -60,6 +61,9 @@ func (s *SortExec) String() string {
 	for i, k := range s.keys {
 		parts[i] = k.String()
 	}
+	if s.perPart {
+		return fmt.Sprintf("SortExec: keys=[%s], partitions=%d", strings.Join(parts, ", "), s.OutputPartitions())
+	}
 	return "SortExec: keys=[" + strings.Join(parts, ", ") + "]"
 }
 
@@ -68,8 +72,12 @@ func (s *SortExec) Execute(ctx context.Context, tc *TaskContext) (Stream, error)
 	if err != nil {
 		return nil, err
 	}
+	return s.newStream(tc, in), nil
+}
+
+func (s *SortExec) newStream(tc *TaskContext, in Stream) *sortStream {
 	return &sortStream{n: s, tc: tc, in: in, res: tc.pool().NewReservation("SortExec"),
-		spill: spillDir{parent: tc.spillDir(), prefix: "stablerow-sort-"}}, nil
+		spill: spillDir{parent: tc.spillDir(), prefix: "stablerow-sort-"}}
 }
 
 // sortStream is a state machine. Input batches are buffered under a

@@ -295,6 +295,16 @@ func compareValues(x arrow.Array, i int, y arrow.Array, j int) int {
 		return cmp.Compare(a.Value(i), y.(*array.Uint64).Value(j))
 	case *array.Uint32:
 		return cmp.Compare(a.Value(i), y.(*array.Uint32).Value(j))
+	case *array.Int16:
+		return cmp.Compare(a.Value(i), y.(*array.Int16).Value(j))
+	case *array.Date32:
+		return cmp.Compare(a.Value(i), y.(*array.Date32).Value(j))
+	case *array.Timestamp:
+		return cmp.Compare(a.Value(i), y.(*array.Timestamp).Value(j))
+	case *array.Decimal128: // one scale in a column
+		return a.Value(i).Cmp(y.(*array.Decimal128).Value(j))
+	case *array.Float32:
+		return floatCmp(a.Value(i), y.(*array.Float32).Value(j))
 	case *array.Float64:
 		return floatCmp(a.Value(i), y.(*array.Float64).Value(j))
 	case *array.String:
@@ -309,5 +319,5 @@ func compareValues(x arrow.Array, i int, y arrow.Array, j int) int {
 		}
 		return 1
 	}
-	return 0 // NewSortExec admits only the types above
+	return 0 // NewSortExec admits only the types above (comparator in sort.go)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/stablerow/stablerow/errkind"
+	"github.com/stablerow/stablerow/exec"
 )
 
 // CSVReader streams a CSV file as batches of the target schema, batchSize
@@ -156,6 +157,47 @@ func appendText(fb array.Builder, s string) error {
 			return fmt.Errorf("%w: invalid input syntax for type double precision: %q", ErrFormat, s)
 		}
 		b.Append(v)
+	case *array.Int32Builder:
+		v, err := parseInt(s, 32, "integer")
+		if err != nil {
+			return err
+		}
+		b.Append(int32(v))
+	case *array.Int16Builder:
+		v, err := parseInt(s, 16, "smallint")
+		if err != nil {
+			return err
+		}
+		b.Append(int16(v))
+	case *array.Float32Builder:
+		t := strings.TrimSpace(s)
+		v, err := strconv.ParseFloat(t, 32)
+		if err != nil || (math.IsInf(v, 0) && !isInfText(t)) || strings.ContainsAny(t, "_xXpP") {
+			if errors.Is(err, strconv.ErrRange) {
+				return fmt.Errorf("%w: %q is out of range for type real", errkind.OutOfRange, s)
+			}
+			return fmt.Errorf("%w: invalid input syntax for type real: %q", ErrFormat, s)
+		}
+		b.Append(float32(v))
+	case *array.Date32Builder:
+		d, err := exec.ParseDate(s)
+		if err != nil {
+			return err
+		}
+		b.Append(arrow.Date32(d))
+	case *array.TimestampBuilder:
+		v, err := exec.ParseTimestamp(s)
+		if err != nil {
+			return err
+		}
+		b.Append(arrow.Timestamp(v))
+	case *array.Decimal128Builder:
+		t := b.Type().(*arrow.Decimal128Type)
+		v, err := exec.ParseDecimal(s, t.Precision, t.Scale)
+		if err != nil {
+			return err
+		}
+		b.Append(v)
 	case *array.BooleanBuilder:
 		switch strings.ToLower(strings.TrimSpace(s)) {
 		case "t", "true", "y", "yes", "on", "1":
@@ -169,6 +211,18 @@ func appendText(fb array.Builder, s string) error {
 		return fmt.Errorf("%w: %s", ErrUnsupportedType, fb.Type())
 	}
 	return nil
+}
+
+// parseInt reads an integer of bits bits as int2in/int4in do.
+func parseInt(s string, bits int, name string) (int64, error) {
+	v, err := strconv.ParseInt(strings.TrimSpace(s), 10, bits)
+	if err != nil {
+		if errors.Is(err, strconv.ErrRange) {
+			return 0, fmt.Errorf("%w: value %q is out of range for type %s", errkind.OutOfRange, s, name)
+		}
+		return 0, fmt.Errorf("%w: invalid input syntax for type %s: %q", ErrFormat, name, s)
+	}
+	return v, nil
 }
 
 // isInfText: PostgreSQL's float8in accepts inf and infinity (any case,

@@ -43,8 +43,12 @@ func NewCSVWriter(w io.Writer, schema *arrow.Schema, opt Options) (*CSVWriter, e
 func checkWritable(f arrow.Field) error {
 	switch f.Type.ID() {
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
-		arrow.FLOAT32, arrow.FLOAT64, arrow.STRING, arrow.LARGE_STRING, arrow.BOOL:
+		arrow.FLOAT32, arrow.FLOAT64, arrow.STRING, arrow.LARGE_STRING, arrow.BOOL, arrow.DATE32, arrow.DECIMAL128:
 		return nil
+	case arrow.TIMESTAMP:
+		if t := f.Type.(*arrow.TimestampType); t.Unit == arrow.Microsecond && t.TimeZone == "" {
+			return nil
+		}
 	}
 	return fmt.Errorf("%w: column %q has type %s", ErrUnsupportedType, f.Name, f.Type)
 }
@@ -124,6 +128,16 @@ func text(col arrow.Array, r int) string {
 		return a.Value(r)
 	case *array.LargeString:
 		return a.Value(r)
+	case *array.Int32:
+		return strconv.FormatInt(int64(a.Value(r)), 10)
+	case *array.Int16:
+		return strconv.FormatInt(int64(a.Value(r)), 10)
+	case *array.Date32:
+		return exec.FormatDate(int32(a.Value(r)))
+	case *array.Timestamp:
+		return exec.FormatTimestamp(int64(a.Value(r)))
+	case *array.Decimal128:
+		return exec.FormatDecimal(a.Value(r), a.DataType().(*arrow.Decimal128Type).Scale)
 	}
 	return col.ValueStr(r)
 }

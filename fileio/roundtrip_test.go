@@ -6,12 +6,17 @@ import (
 	"errors"
 	"io"
 	"math"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/stablerow/stablerow/errkind"
 )
@@ -264,22 +269,45 @@ func TestParquetRoundTrip(t *testing.T) {
 	release(got)
 }
 
-// TestParquetWidensAndRefuses: int32/float32 widen to the engine's types;
-// a type with no engine type yet is Unsupported naming the column.
+// TestParquetWidensAndRefuses: each engine type round-trips as itself
+// (int32 is integer, float32 real, date32 date, timestamp[us] timestamp,
+// decimal128 numeric: no widening to bigint or double); the widths the
+// engine lacks widen to the type holding every value (int8 to smallint,
+// uint16 to integer); a type with no engine type (a time zone, a list)
+// is Unsupported naming the column. The file is also read by pqarrow
+// itself, apart from fileio's reader, which must see the same types and
+// values.
 func TestParquetWidensAndRefuses(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
+	dec := &arrow.Decimal128Type{Precision: 10, Scale: 2}
+	ts := &arrow.TimestampType{Unit: arrow.Microsecond}
 	sch := arrow.NewSchema([]arrow.Field{
 		{Name: "i", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
 		{Name: "r", Type: arrow.PrimitiveTypes.Float32, Nullable: true},
+		{Name: "s", Type: arrow.PrimitiveTypes.Int16, Nullable: true},
+		{Name: "d", Type: arrow.FixedWidthTypes.Date32, Nullable: true},
+		{Name: "ts", Type: ts, Nullable: true},
+		{Name: "n", Type: dec, Nullable: true},
+		{Name: "u8", Type: arrow.PrimitiveTypes.Int8, Nullable: true},
+		{Name: "u16", Type: arrow.PrimitiveTypes.Uint16, Nullable: true},
 	}, nil)
 	b := array.NewRecordBuilder(mem, sch)
 	b.Field(0).(*array.Int32Builder).AppendValues([]int32{math.MinInt32, 0, math.MaxInt32}, nil)
 	b.Field(1).(*array.Float32Builder).AppendValues([]float32{1.5, -0.25, math.MaxFloat32}, []bool{true, false, true})
+	b.Field(2).(*array.Int16Builder).AppendValues([]int16{math.MinInt16, 7, math.MaxInt16}, nil)
+	b.Field(3).(*array.Date32Builder).AppendValues([]arrow.Date32{-719162, 0, 19782}, []bool{true, true, false})
+	b.Field(4).(*array.TimestampBuilder).AppendValues([]arrow.Timestamp{-1, 1709633472500000, 0}, nil)
+	b.Field(5).(*array.Decimal128Builder).AppendValues([]decimal128.Num{decimal128.FromI64(-9999999999), decimal128.FromI64(1234), decimal128.FromI64(0)}, []bool{true, true, false})
+	b.Field(6).(*array.Int8Builder).AppendValues([]int8{-128, 0, 127}, nil)
+	b.Field(7).(*array.Uint16Builder).AppendValues([]uint16{0, 1, 65535}, nil)
 	rec := b.NewRecordBatch()
 	b.Release()
 	var buf bytes.Buffer
-	w, _ := NewParquetWriter(&buf, sch, mem)
+	w, err := NewParquetWriter(&buf, sch, mem)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := w.Write(rec); err != nil {
 		t.Fatal(err)
 	}
@@ -294,12 +322,114 @@ func TestParquetWidensAndRefuses(t *testing.T) {
 	if len(got) != 1 {
 		t.Fatalf("%d batches", len(got))
 	}
-	i, f := got[0].Column(0).(*array.Int64), got[0].Column(1).(*array.Float64)
-	if i.Value(0) != math.MinInt32 || i.Value(2) != math.MaxInt32 || f.Value(0) != 1.5 || !f.IsNull(1) || f.Value(2) != math.MaxFloat32 {
-		t.Fatalf("widened values: %v %v", i, f)
+	wantTypes := []arrow.DataType{arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Float32, arrow.PrimitiveTypes.Int16,
+		arrow.FixedWidthTypes.Date32, ts, dec, arrow.PrimitiveTypes.Int16, arrow.PrimitiveTypes.Int32}
+	for c, wt := range wantTypes {
+		if !arrow.TypeEqual(got[0].Column(c).DataType(), wt) {
+			t.Fatalf("column %d: %s, want %s", c, got[0].Column(c).DataType(), wt)
+		}
 	}
+	i, f := got[0].Column(0).(*array.Int32), got[0].Column(1).(*array.Float32)
+	if i.Value(0) != math.MinInt32 || i.Value(2) != math.MaxInt32 || f.Value(0) != 1.5 || !f.IsNull(1) || f.Value(2) != math.MaxFloat32 {
+		t.Fatalf("values: %v %v", i, f)
+	}
+	wantText := [][]string{
+		{"-2147483648", "1.5", "-32768", "0001-01-01", "1969-12-31 23:59:59.999999", "-99999999.99", "-128", "0"},
+		{"0", "", "7", "1970-01-01", "2024-03-05 10:11:12.5", "12.34", "0", "1"},
+		{"2147483647", "3.4028235e+38", "32767", "", "1970-01-01 00:00:00", "", "127", "65535"},
+	}
+	rowsText := func(rb arrow.RecordBatch) [][]string {
+		out := make([][]string, rb.NumRows())
+		for r := range out {
+			for c := 0; c < int(rb.NumCols()); c++ {
+				col := rb.Column(c)
+				if col.IsNull(r) {
+					out[r] = append(out[r], "")
+					continue
+				}
+				switch a := col.(type) {
+				case *array.Int8:
+					out[r] = append(out[r], strconv.Itoa(int(a.Value(r))))
+				case *array.Uint16:
+					out[r] = append(out[r], strconv.Itoa(int(a.Value(r))))
+				default:
+					out[r] = append(out[r], text(col, r))
+				}
+			}
+		}
+		return out
+	}
+	if g := rowsText(got[0]); !reflect.DeepEqual(g, wantText) {
+		t.Fatalf("rows %v\nwant %v", g, wantText)
+	}
+	// pqarrow's own reader: the file holds the Parquet logical types.
+	pf, err := file.NewParquetReader(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := fr.ReadTable(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.Release()
+	tr := array.NewTableReader(tbl, -1)
+	defer tr.Release()
+	if !tr.Next() {
+		t.Fatal("pqarrow: no batch")
+	}
+	for c, f := range sch.Fields() {
+		if g := tr.Schema().Field(c); g.Name != f.Name || !arrow.TypeEqual(g.Type, f.Type) {
+			t.Fatalf("pqarrow column %d: %s %s, want %s %s", c, g.Name, g.Type, f.Name, f.Type)
+		}
+	}
+	if g := rowsText(tr.RecordBatch()); !reflect.DeepEqual(g, wantText) {
+		t.Fatalf("pqarrow rows %v\nwant %v", g, wantText)
+	}
+	pf.Close()
 
-	if _, err := EngineType(arrow.Field{Name: "d", Type: arrow.FixedWidthTypes.Date32}); !errors.Is(err, errkind.Unsupported) || !strings.Contains(err.Error(), `"d"`) {
-		t.Fatalf("date32: %v", err)
+	for _, f := range []arrow.Field{
+		{Name: "tz", Type: &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}},
+		{Name: "l", Type: arrow.ListOf(arrow.PrimitiveTypes.Int64)},
+	} {
+		if _, err := EngineType(f); !errors.Is(err, errkind.Unsupported) || !strings.Contains(err.Error(), `"`+f.Name+`"`) {
+			t.Fatalf("%s: %v", f.Type, err)
+		}
+	}
+}
+
+// TestConformChecksRanges: a file's bigint into an integer column is cast
+// with its range checked (an error naming the column, never a wrapped
+// value); a decimal is rescaled; text into a number column does not fit.
+func TestConformChecksRanges(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	src := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)
+	b := array.NewRecordBuilder(mem, src)
+	b.Field(0).(*array.Int64Builder).AppendValues([]int64{1, math.MaxInt32 + 1}, nil)
+	rec := b.NewRecordBatch()
+	b.Release()
+	defer rec.Release()
+	target := arrow.NewSchema([]arrow.Field{{Name: "c", Type: arrow.PrimitiveTypes.Int32, Nullable: true}}, nil)
+	_, err := Conform(context.Background(), mem, rec, target)
+	if !errors.Is(err, errkind.OutOfRange) || !strings.Contains(err.Error(), `"x"`) {
+		t.Fatalf("int64 past int32: %v", err)
+	}
+	ok := rec.NewSlice(0, 1)
+	defer ok.Release()
+	out, err := Conform(context.Background(), mem, ok, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := out.Column(0).(*array.Int32).Value(0); v != 1 {
+		t.Fatalf("got %d", v)
+	}
+	out.Release()
+	_, err = Conform(context.Background(), mem, ok, arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.String}}, nil))
+	if !errors.Is(err, ErrSchema) {
+		t.Fatalf("bigint into text: %v", err)
 	}
 }

@@ -50,6 +50,9 @@ func Build(ctx context.Context, p *substraitpb.Plan, cat Catalog, opt Options) (
 	if err != nil {
 		return nil, err
 	}
+	if node, err = parallelize(node, opt); err != nil {
+		return nil, err
+	}
 	if len(pl.params) > 0 {
 		node = &paramsExec{input: node, uses: pl.params}
 	}

@@ -37,4 +37,13 @@ type Options struct {
 	DisableIndexes bool
 	// Files is where read_parquet may open files (the zero Policy: nowhere).
 	Files fileio.Policy
+	// Threads is the degree of parallelism: above 1, scans split their
+	// fragments into that many partitions and the operators above them
+	// run per partition (parallel.go). 0 or 1: the serial plan.
+	Threads int
+	// MemoryLimited: the statement runs under a memory limit. Sorts then
+	// stay serial: partitions' sorts share the budget, and one whose buffer
+	// is empty cannot make room while the others hold it, where a single
+	// sort always spills its way through.
+	MemoryLimited bool
 }

@@ -90,7 +90,7 @@ func checkFuncs(e expr.Expression) error {
 		}
 		_, isBinary := binaryOps[n]
 		_, isUnary := unaryOps[n]
-		if !isBinary && !isUnary && n != "and" && n != "or" && n != "negate" && !isExprFunc(n) {
+		if !isBinary && !isUnary && n != "and" && n != "or" && n != "negate" && n != "extract" && !isExprFunc(n) {
 			return fmt.Errorf("%w: %s", errUnsupported("function"), n)
 		}
 	}
@@ -194,6 +194,9 @@ func (p *planner) scalarFn(f *expr.ScalarFunction, sc scope) (exec.Expr, error) 
 	name := funcName(f)
 	if name == "" {
 		return nil, fmt.Errorf("%w: function without a declaration", ErrInvalidPlan)
+	}
+	if name == "extract" { // its first arguments are enums
+		return p.extract(f, sc)
 	}
 	args, err := exprArgs(name, f.NArgs(), f.Arg)
 	if err != nil {

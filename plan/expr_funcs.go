@@ -36,9 +36,11 @@ var exprFuncs = map[string]exprFn{
 	"is_not_distinct_from": planDistinct(true),
 	"nullif":               planNullIf,
 	"coalesce":             planCoalesce,
+	"greatest_skip_null":   planMinMax(true),
+	"least_skip_null":      planMinMax(false),
 	"between":              planBetween,
-	"ceil":                 floatFunc("ceil"),
-	"floor":                floatFunc("floor"),
+	"ceil":                 decimalOr(exec.RoundCeil, floatFunc("ceil")),
+	"floor":                decimalOr(exec.RoundFloor, floatFunc("floor")),
 	"round":                planRound,
 	"abs":                  planAbs,
 	"power":                planPower,
@@ -223,6 +225,22 @@ func planCoalesce(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope
 	return checked(exec.Coalesce{Args: u}, sc)
 }
 
+// planMinMax: greatest_skip_null and least_skip_null, PostgreSQL's
+// GREATEST and LEAST (NULLs skipped); the strict greatest and least of
+// the YAML are not planned.
+func planMinMax(greatest bool) exprFn {
+	return func(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) (exec.Expr, error) {
+		if err := nargs(f, args, 1, 1<<16); err != nil {
+			return nil, err
+		}
+		u, err := unifyAll(args, sc)
+		if err != nil {
+			return nil, err
+		}
+		return checked(exec.MinMax{Greatest: greatest, Args: u}, sc)
+	}
+}
+
 // planBetween: x >= lo AND x <= hi.
 func planBetween(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) (exec.Expr, error) {
 	if err := nargs(f, args, 3, 3); err != nil {
@@ -239,13 +257,39 @@ func planBetween(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope)
 	return exec.Binary{Op: exec.OpAnd, L: lo, R: hi}, nil
 }
 
-// planRound: round(x, s) for s a literal 0, half to even (PostgreSQL's
-// round(double precision)); an integer x is returned as it is.
+// planRound: round(x, s). A decimal x is rounded exactly (TIE_AWAY_FROM_ZERO
+// is PostgreSQL's numeric_round, TRUNCATE its numeric_trunc) to the
+// literal s places; a float x rounds to 0 places only, half to even
+// (PostgreSQL's round(double precision), rint) or toward zero (TRUNCATE,
+// its trunc); an integer x with 0 places is returned as it is.
 func planRound(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) (exec.Expr, error) {
 	if err := nargs(f, args, 1, 2); err != nil {
 		return nil, err
 	}
-	if err := onlyOptions(f, "rounding", "", "TIE_TO_EVEN"); err != nil {
+	t, err := typeOf(args[0], sc)
+	if err != nil {
+		return nil, err
+	}
+	if t.ID() == arrow.DECIMAL128 {
+		if err := onlyOptions(f, "rounding", "TIE_AWAY_FROM_ZERO", "TRUNCATE"); err != nil {
+			return nil, err
+		}
+		mode := exec.RoundHalfAway
+		if option(f, "rounding") == "TRUNCATE" {
+			mode = exec.RoundTrunc
+		}
+		digits := int64(0)
+		if len(args) == 2 {
+			l, ok := args[1].(exec.Lit)
+			n, isInt := intValue(l.Value)
+			if !ok || !isInt {
+				return nil, fmt.Errorf("%w: round of a decimal to %s places (the places must be a literal)", errUnsupported("function"), args[1])
+			}
+			digits = n
+		}
+		return planDecimalRound(f, args[0], t, digits, mode, sc)
+	}
+	if err := onlyOptions(f, "rounding", "", "TIE_TO_EVEN", "TRUNCATE"); err != nil {
 		return nil, err
 	}
 	if len(args) == 2 {
@@ -254,14 +298,71 @@ func planRound(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) (
 			return nil, fmt.Errorf("%w: round to %s decimal places", errUnsupported("function"), args[1])
 		}
 	}
-	t, err := typeOf(args[0], sc)
-	if err != nil {
-		return nil, err
-	}
 	if isSignedInt(t) {
 		return args[0], nil
 	}
-	return checked(exec.Func{Name: "round", Args: args[:1]}, sc)
+	name := "round"
+	if option(f, "rounding") == "TRUNCATE" {
+		name = "trunc"
+	}
+	return checked(exec.Func{Name: name, Args: args[:1]}, sc)
+}
+
+// decimalOr plans floor and ceil: exact for a decimal (PostgreSQL's
+// numeric_floor and numeric_ceil, scale 0), else float's.
+func decimalOr(mode exec.RoundMode, float exprFn) exprFn {
+	return func(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) (exec.Expr, error) {
+		if len(args) == 1 {
+			t, err := typeOf(args[0], sc)
+			if err != nil {
+				return nil, err
+			}
+			if t.ID() == arrow.DECIMAL128 {
+				return planDecimalRound(f, args[0], t, 0, mode, sc)
+			}
+		}
+		return float(p, f, args, sc)
+	}
+}
+
+// planDecimalRound rounds x of decimal type t to digits places. The
+// result has scale max(digits, 0), PostgreSQL's; a declared output type
+// of another scale or precision (the YAML keeps the input's scale) gets
+// the value by a cast, exact or "numeric field overflow".
+func planDecimalRound(f *expr.ScalarFunction, x exec.Expr, t arrow.DataType, digits int64, mode exec.RoundMode, sc scope) (exec.Expr, error) {
+	if digits > exec.MaxDecimalPrecision || digits < -1000 {
+		return nil, fmt.Errorf("%w: rounding a decimal to %d places", errUnsupported("function"), digits)
+	}
+	in := t.(*arrow.Decimal128Type)
+	scale := exec.DecimalRoundScale(int32(digits))
+	to := &arrow.Decimal128Type{Precision: min(max(in.Precision-in.Scale+1+scale, 1), exec.MaxDecimalPrecision), Scale: scale}
+	e, err := checked(exec.DecimalRound{E: x, Digits: int32(digits), Mode: mode, To: to}, sc)
+	if err != nil {
+		return nil, err
+	}
+	out, err := arrowType(f.GetType())
+	if err != nil {
+		return nil, err
+	}
+	if out.ID() != arrow.DECIMAL128 {
+		return nil, fmt.Errorf("%w: %s of a decimal returning %s", ErrInvalidPlan, funcName(f), out)
+	}
+	return castTo(e, to, out), nil
+}
+
+// intValue reads an integer literal's value.
+func intValue(v any) (int64, bool) {
+	switch v := v.(type) {
+	case int8:
+		return int64(v), true
+	case int16:
+		return int64(v), true
+	case int32:
+		return int64(v), true
+	case int64:
+		return v, true
+	}
+	return 0, false
 }
 
 func isZero(v any) bool {

@@ -378,26 +378,18 @@ func (u *unnester) side(s *substraitpb.Rel, w int, path string) (*substraitpb.Re
 // of width w) into joins of cur, replacing each by its value; it returns
 // the joined relation and its width.
 func (u *unnester) scalars(cur *substraitpb.Rel, w int, e *substraitpb.Expression, path string) (*substraitpb.Rel, int, error) {
-	var subs []*substraitpb.Expression
-	walkExprs(e.ProtoReflect(), func(x *substraitpb.Expression) bool {
-		if x.GetSubquery() != nil {
-			subs = append(subs, x)
-			return false
-		}
-		return true
-	})
-	for _, x := range subs {
-		sq := x.GetSubquery()
+	for _, s := range subqueriesIn(e, path) {
+		sq := s.e.GetSubquery()
 		if sq.GetScalar() == nil {
-			return nil, 0, unsupportedAt("expression", path, "IN, EXISTS or set comparison subquery as a value, not as a filter conjunct (it needs a mark join)")
+			return nil, 0, unsupportedAt("expression", s.path, "IN, EXISTS or set comparison subquery as a value, not as a filter conjunct (it needs a mark join)")
 		}
 		var value *substraitpb.Expression
 		var err error
-		if cur, value, w, err = u.scalar(cur, w, sq.GetScalar().GetInput(), path+".subquery.scalar.input"); err != nil {
+		if cur, value, w, err = u.scalar(cur, w, sq.GetScalar().GetInput(), s.path+".subquery.scalar.input"); err != nil {
 			return nil, 0, err
 		}
-		proto.Reset(x)
-		proto.Merge(x, value)
+		proto.Reset(s.e)
+		proto.Merge(s.e, value)
 	}
 	return cur, w, nil
 }

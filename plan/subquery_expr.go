@@ -310,3 +310,54 @@ func refRange(e *substraitpb.Expression, w int) (below, above bool) {
 	})
 	return below, above
 }
+
+// located is a subquery expression and its path in the plan.
+type located struct {
+	e    *substraitpb.Expression
+	path string
+}
+
+var funcArgName = (&substraitpb.FunctionArgument{}).ProtoReflect().Descriptor().FullName()
+
+// subqueriesIn finds the outermost subquery expressions in e (at path),
+// with their paths spelled as validate spells them: an expression's kind
+// and a function argument's "value" add no segment
+// ("condition.arguments[1]").
+func subqueriesIn(e *substraitpb.Expression, path string) []located {
+	var out []located
+	var walk func(m protoreflect.Message, path string)
+	walk = func(m protoreflect.Message, path string) {
+		d := m.Descriptor()
+		switch d.FullName() {
+		case relMessageName:
+			return
+		case exprName:
+			if x := m.Interface().(*substraitpb.Expression); x.GetSubquery() != nil {
+				out = append(out, located{x, path})
+				return
+			}
+		}
+		plain := d.FullName() == exprName || d.FullName() == funcArgName
+		fields := d.Fields()
+		for i := range fields.Len() {
+			fd := fields.Get(i)
+			if fd.Kind() != protoreflect.MessageKind || !m.Has(fd) || fd.IsMap() {
+				continue
+			}
+			if fd.IsList() {
+				l := m.Get(fd).List()
+				for j := range l.Len() {
+					walk(l.Get(j).Message(), fmt.Sprintf("%s.%s[%d]", path, fd.Name(), j))
+				}
+				continue
+			}
+			p := path
+			if !plain || fd.ContainingOneof() == nil {
+				p = path + "." + string(fd.Name())
+			}
+			walk(m.Get(fd).Message(), p)
+		}
+	}
+	walk(e.ProtoReflect(), path)
+	return out
+}

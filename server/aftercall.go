@@ -70,3 +70,46 @@ type sentBatch struct {
 }
 
 func (b *sentBatch) Release() { b.once.Do(b.RecordBatch.Release) }
+
+// lastSent is the batch DoGet took last from a stream's channel. DoGet
+// releases each batch once written and takes the next only then, so only
+// the last one taken may be left unreleased (its write failed); finish,
+// run after the call's handler returned, releases it. A batch recorded
+// after finish (the producer records it just after the hand-off, and the
+// handler may return in between) is released at once: nobody can touch it
+// any more.
+type lastSent struct {
+	mu   sync.Mutex
+	b    *sentBatch
+	done bool
+}
+
+// track makes the stream's afterCall release the last batch.
+func trackLast(ctx context.Context) *lastSent {
+	l := &lastSent{}
+	if a := afterCallOf(ctx); a != nil {
+		a.add(l.finish)
+	}
+	return l
+}
+
+func (l *lastSent) set(b *sentBatch) {
+	l.mu.Lock()
+	if l.done {
+		l.mu.Unlock()
+		b.Release()
+		return
+	}
+	l.b = b
+	l.mu.Unlock()
+}
+
+func (l *lastSent) finish() {
+	l.mu.Lock()
+	l.done = true
+	b := l.b
+	l.mu.Unlock()
+	if b != nil {
+		b.Release()
+	}
+}

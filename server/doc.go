@@ -29,9 +29,9 @@
 //
 // GetFlightInfo starts the query (so bad SQL, an unknown table or a bad
 // parameter fail the call that the client's "execute" makes) and returns
-// one endpoint; DoGet streams the rows batch by batch as the plan produces
-// them, one batch in flight, so memory is bounded by the batch size, not by
-// the result. A result nobody reads is closed after Options.ResultTTL.
+// one endpoint (or a partitioned take's several, below); DoGet streams
+// the rows batch by batch as the plan produces them, one batch in flight,
+// so memory is bounded by the batch size, not by the result. A result nobody reads is closed after Options.ResultTTL.
 // Every result runs on a context of its own, cancelled by CancelFlightInfo,
 // by the expiry or by the DoGet client going away; closing it releases
 // every batch and the plan's state.
@@ -40,10 +40,20 @@
 // for Options.PreparedTTL. Shutdown gives running calls
 // Options.ShutdownGrace, then cancels them.
 //
-// Partitioned reads: every result is one endpoint today. A large take could
-// be split into one endpoint per group of fragments (each reading the ids
-// those fragments hold, in parallel), but the planner has no per-fragment
-// split of a take yet, so no endpoint pretends to be a partition.
+// Partitioned reads (partitions.go): a take by row id with bound ids,
+// the seed query's shape without ORDER BY (takeshape.go), of at least
+// Options.PartitionMinIDs ids whose rows sit in more than one fragment,
+// returns one endpoint per group of fragments (at most
+// Options.Partitions). The ids are resolved through the index access
+// layer (access.PlanTake) when GetFlightInfo is called; each endpoint's
+// DoGet takes its group's rows, in fragment order, in the statement's own
+// output schema, and every row carries the statement's ord column, so a
+// client reading the partitions in parallel restores the driving order by
+// sorting on it. Ids with no row (a LEFT JOIN's NULL rows) come with
+// partition 0. Tickets are signed and name their take, partition and
+// fragments (ticket.go); the take's plan lives in the server until its
+// partitions are read, it is cancelled, or Options.ResultTTL passes.
+// Every other statement is one endpoint.
 //
 // Errors are gRPC statuses made in one place (status.go) from the error's
 // errkind: InvalidArgument (bad SQL with its line and column, bad

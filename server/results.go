@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -124,14 +123,7 @@ func (rs *results) stream(ctx context.Context, h string, r *result, errOf func(e
 	// DoGet takes one batch at a time: when it takes the next, it has
 	// written and released the one before. The last one it took may be
 	// left unreleased by a failed write; it is released after the call.
-	var last atomic.Pointer[sentBatch]
-	if a := afterCallOf(ctx); a != nil {
-		a.add(func() {
-			if b := last.Load(); b != nil {
-				b.Release()
-			}
-		})
-	}
+	last := trackLast(ctx)
 	go func() {
 		defer close(ch)
 		defer rs.done(h, r)
@@ -152,7 +144,7 @@ func (rs *results) stream(ctx context.Context, h string, r *result, errOf func(e
 				sb.Release() // DoGet never took it
 				return
 			}
-			last.Store(sb) // DoGet took it: written and released, or not
+			last.set(sb) // DoGet took it: written and released, or not
 
 		}
 		err := r.rows.Err()

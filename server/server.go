@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 
+	"github.com/stablerow/stablerow/access"
 	"github.com/stablerow/stablerow/engine"
 	"github.com/stablerow/stablerow/errkind"
 )
@@ -50,6 +51,14 @@ type Options struct {
 	// write, every path resolved inside it (the CLI's -files DIR). Empty:
 	// file access is refused, whatever the engine's own policy.
 	Files string
+	// Partitions is the most endpoints a partitioned take returns (0: 8;
+	// 1: never partition). See partitions.go.
+	Partitions int
+	// PartitionMinIDs is the fewest bound ids a take needs to be
+	// partitioned (0: 4096); below it one endpoint serves it.
+	PartitionMinIDs int
+	// PartitionBatchRows caps a partition's batches (0: 65536 rows).
+	PartitionBatchRows int
 }
 
 // Server serves one engine.DB over Flight SQL. Safe for concurrent use;
@@ -61,6 +70,8 @@ type Server struct {
 	mem     memory.Allocator
 	log     *slog.Logger
 	results *results
+	parts   *partitions   // partitioned takes
+	acc     *access.Layer // resolves a partitioned take's ids
 
 	mu       sync.Mutex
 	prepared map[string]*prepared
@@ -72,10 +83,12 @@ func New(db *engine.DB, opt Options) (*Server, error) {
 	if opt.ResultTTL <= 0 {
 		opt.ResultTTL = 5 * time.Minute
 	}
-	s := &Server{db: db, opt: opt, mem: opt.Mem, log: opt.Logger, results: newResults(opt.ResultTTL), prepared: map[string]*prepared{}}
+	s := &Server{db: db, opt: opt, mem: opt.Mem, log: opt.Logger, results: newResults(opt.ResultTTL),
+		parts: newPartitions(opt.ResultTTL), prepared: map[string]*prepared{}}
 	if s.mem == nil {
 		s.mem = memory.DefaultAllocator
 	}
+	s.acc = access.New(s.mem)
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -91,6 +104,16 @@ func New(db *engine.DB, opt Options) (*Server, error) {
 	}
 	if opt.ShutdownGrace <= 0 {
 		opt.ShutdownGrace = 10 * time.Second
+	}
+	if opt.Partitions <= 0 {
+		opt.Partitions = 8
+	}
+	opt.Partitions = min(opt.Partitions, maxPartitions)
+	if opt.PartitionMinIDs <= 0 {
+		opt.PartitionMinIDs = 4096
+	}
+	if opt.PartitionBatchRows <= 0 {
+		opt.PartitionBatchRows = access.DefaultMaxTaskRows
 	}
 	s.opt = opt
 	var (
@@ -143,6 +166,7 @@ func (s *Server) Shutdown() {
 		<-done
 	}
 	s.results.closeAll()
+	s.parts.closeAll()
 }
 
 // loopback reports whether addr is a loopback address.

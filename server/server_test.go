@@ -139,8 +139,18 @@ func TestCheckAddr(t *testing.T) {
 // loopback port and returns a Flight SQL client of it.
 func testServer(t *testing.T, opt Options) (*Server, *flightsql.Client, *memory.CheckedAllocator) {
 	t.Helper()
+	s, cl, mem, _ := testServerAt(t, opt)
+	return s, cl, mem
+}
+
+// testServerAt is testServer that also returns the server's address.
+func testServerAt(t *testing.T, opt Options) (*Server, *flightsql.Client, *memory.CheckedAllocator, string) {
+	t.Helper()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	db := engine.OpenMemory(engine.Options{Mem: mem, BatchSize: 1024})
+	if opt.Mem == nil {
+		opt.Mem = mem // the server's own allocations are checked too
+	}
 	s, err := New(db, opt)
 	require.NoError(t, err)
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
@@ -155,7 +165,7 @@ func testServer(t *testing.T, opt Options) (*Server, *flightsql.Client, *memory.
 		require.NoError(t, <-done)
 		mem.AssertSize(t, 0)
 	})
-	return s, cl, mem
+	return s, cl, mem, lis.Addr().String()
 }
 
 const big = "SELECT g FROM generate_series(1, 100000000) AS g(g)"

@@ -13,20 +13,25 @@ import (
 	"github.com/stablerow/stablerow/fileio"
 )
 
-// runner starts one statement on ctx: SQL text or a Substrait plan with
-// its bound parameters.
-type runner func(ctx context.Context) (*engine.Rows, error)
+// runner is one statement: SQL text or a Substrait plan with its bound
+// parameters. run starts it on ctx.
+type runner struct {
+	run    func(ctx context.Context) (*engine.Rows, error)
+	sql    string // SQL text, or
+	plan   []byte // a Substrait plan
+	params []any
+}
 
 func (s *Server) sqlRunner(text string, params []any) runner {
-	return func(ctx context.Context) (*engine.Rows, error) {
+	return runner{sql: text, params: params, run: func(ctx context.Context) (*engine.Rows, error) {
 		return s.db.Query(s.fileCtx(ctx), text, engine.PositionalParams(params))
-	}
+	}}
 }
 
 func (s *Server) substraitRunner(plan []byte, params []any) runner {
-	return func(ctx context.Context) (*engine.Rows, error) {
+	return runner{plan: plan, params: params, run: func(ctx context.Context) (*engine.Rows, error) {
 		return s.db.QuerySubstrait(s.fileCtx(ctx), plan, engine.AnchorParams(params))
-	}
+	}}
 }
 
 // fileCtx runs a statement under the server's file policy: a network
@@ -37,13 +42,14 @@ func (s *Server) fileCtx(ctx context.Context) context.Context {
 }
 
 // start plans and starts a statement for GetFlightInfo and registers its
-// rows under a ticket. The rows run on a context of their own (the call's
+// rows under a ticket; a large take is split into partitions instead
+// (partitions.go). The rows run on a context of their own (the call's
 // values, not its end: they outlive GetFlightInfo until their DoGet), yet
 // a client that goes away while the statement starts still stops it.
 func (s *Server) start(ctx context.Context, run runner, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	stop := context.AfterFunc(ctx, cancel)
-	rows, err := run(rctx)
+	rows, err := run.run(rctx)
 	stop()
 	if err != nil {
 		cancel()
@@ -51,6 +57,19 @@ func (s *Server) start(ctx context.Context, run runner, desc *flight.FlightDescr
 	}
 	info := &flight.FlightInfo{FlightDescriptor: desc, TotalRecords: -1, TotalBytes: -1}
 	schema := rows.Schema()
+	if len(run.params) > 0 && schema != nil {
+		// Planned (so its errors are reported) but not read: a take the
+		// server can split is served by its partitions instead.
+		p, ok, err := s.split(ctx, run.plan, run.sql, run.params, schema)
+		if err != nil || ok {
+			rows.Close()
+			cancel()
+			if err != nil {
+				return nil, s.statusOf(err)
+			}
+			return s.partInfo(p, desc)
+		}
+	}
 	if schema == nil {
 		// A statement without a result set ran to completion: its result
 		// is no rows of no columns, and no endpoint.
@@ -91,6 +110,14 @@ func (s *Server) GetFlightInfoSubstraitPlan(ctx context.Context, cmd flightsql.S
 // DoGetStatement streams a started result, batch by batch.
 func (s *Server) DoGetStatement(ctx context.Context, t flightsql.StatementQueryTicket) (*arrow.Schema, <-chan flight.StreamChunk, error) {
 	h := string(t.GetStatementHandle())
+	if isPartTicket(t.GetStatementHandle()) {
+		p, part, err := s.parts.begin(t.GetStatementHandle())
+		if err != nil {
+			return nil, nil, err
+		}
+		schema, ch := s.streamPart(ctx, p, part)
+		return schema, ch, nil
+	}
 	r, ok := s.results.take(h)
 	if !ok {
 		return nil, nil, status.Error(codes.NotFound, "no such result: it was read already, cancelled, or expired")
@@ -118,7 +145,7 @@ func (s *Server) DoPutCommandSubstraitPlan(ctx context.Context, cmd flightsql.St
 
 // update runs a statement to its end on the call's context.
 func (s *Server) update(ctx context.Context, run runner) (int64, error) {
-	rows, err := run(ctx)
+	rows, err := run.run(ctx)
 	if err != nil {
 		return 0, s.statusOf(err)
 	}
@@ -138,7 +165,8 @@ func (s *Server) CancelFlightInfo(_ context.Context, req *flight.CancelFlightInf
 		if err != nil {
 			continue
 		}
-		if s.results.cancel(string(t.GetStatementHandle())) {
+		h := t.GetStatementHandle()
+		if isPartTicket(h) && s.parts.cancelTicket(h) || s.results.cancel(string(h)) {
 			st = flight.CancelStatusCancelled
 		}
 	}

@@ -22,10 +22,13 @@
 // B boolean); values print space-separated, NULL as NULL and the empty
 // string as (empty); reals print as PostgreSQL's float8out (exec.FormatFloat). `rowsort` compares rows sorted; without it order
 // matters. `skipif noindex` / `onlyif noindex` before a record limit it to
-// runs with or without indexes (EXPLAIN output differs, results do not).
+// runs with or without indexes (EXPLAIN output differs, results do not);
+// `skipif parallel` / `onlyif parallel` to runs with threads = 1 or above
+// (EXPLAIN shows the partitions).
 //
 // Every file runs metamorphically — batch sizes 1, 2 and 8192, with and
-// without indexes — and every run must match the same expected output.
+// without indexes, at threads 1, 2 and 4 (partitioned plans: see
+// Configs) — and every run must match the same expected output.
 // Files named *_large.slt (100K-row inputs) run at batch sizes 8192 and
 // 1024 instead, with and without indexes.
 // `go test ./sqltest -rewrite` rewrites the expected output from the first

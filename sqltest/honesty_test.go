@@ -32,13 +32,13 @@ func TestPlanHonesty(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, cfg := range []Config{{8192, false}, {2, false}, {8192, true}} {
+		for _, cfg := range []Config{{BatchSize: 8192}, {BatchSize: 2}, {BatchSize: 8192, NoIndex: true}, {BatchSize: 8192, Threads: 4}, {BatchSize: 2, Threads: 2}} {
 			if strings.HasSuffix(path, "_large.slt") && cfg.BatchSize < 1024 {
 				continue
 			}
 			t.Run(filepath.Base(path)+"/"+cfg.String(), func(t *testing.T) {
 				mem := exectest.Mem(t)
-				db := engine.OpenMemory(engine.Options{Mem: mem, BatchSize: cfg.BatchSize, DisableIndexes: cfg.NoIndex})
+				db := engine.OpenMemory(engine.Options{Mem: mem, BatchSize: cfg.BatchSize, DisableIndexes: cfg.NoIndex, Threads: cfg.Threads})
 				auditRecords(t, db, recs, cfg, audit, filepath.Base(path))
 			})
 		}

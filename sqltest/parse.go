@@ -63,13 +63,13 @@ func Parse(r io.Reader) ([]*Record, error) {
 		f := strings.Fields(line)
 		switch f[0] {
 		case "skipif", "onlyif":
-			if len(f) != 2 || (f[1] != "noindex" && f[1] != "index") {
-				return nil, fmt.Errorf("line %d: %s takes index or noindex", i+1, f[0])
+			if len(f) != 2 || (f[1] != "noindex" && f[1] != "index" && f[1] != "parallel" && f[1] != "serial") {
+				return nil, fmt.Errorf("line %d: %s takes index, noindex, parallel or serial", i+1, f[0])
 			}
 			// skipif X: skip in X runs; onlyif X: skip in the other runs.
 			skip = f[1]
 			if f[0] == "onlyif" {
-				skip = map[string]string{"noindex": "index", "index": "noindex"}[f[1]]
+				skip = map[string]string{"noindex": "index", "index": "noindex", "parallel": "serial", "serial": "parallel"}[f[1]]
 			}
 			continue
 		case "bind":
@@ -146,6 +146,10 @@ func Format(w io.Writer, recs []*Record) error {
 			bw.WriteString("skipif noindex\n")
 		case "index":
 			bw.WriteString("onlyif noindex\n")
+		case "parallel":
+			bw.WriteString("skipif parallel\n")
+		case "serial":
+			bw.WriteString("onlyif parallel\n")
 		}
 		bw.WriteString(r.Header + "\n")
 		if r.Kind == KindBind {

@@ -18,23 +18,40 @@ import (
 type Config struct {
 	BatchSize int
 	NoIndex   bool
+	Threads   int // engine.Options.Threads: 0 or 1 serial, above 1 partitioned
 }
 
 func (c Config) String() string {
+	s := fmt.Sprintf("batch=%d", c.BatchSize)
 	if c.NoIndex {
-		return fmt.Sprintf("batch=%d,noindex", c.BatchSize)
+		s += ",noindex"
 	}
-	return fmt.Sprintf("batch=%d", c.BatchSize)
+	if c.Threads > 1 {
+		s += fmt.Sprintf(",threads=%d", c.Threads)
+	}
+	return s
 }
 
+// parallel reports whether the configuration plans partitioned queries.
+func (c Config) parallel() bool { return c.Threads > 1 }
+
 // Configs are the configurations every file runs under; the first one
-// produces the output -rewrite records.
-var Configs = []Config{{8192, false}, {1, false}, {2, false}, {8192, true}, {2, true}}
+// produces the output -rewrite records. Threads 2 and 4 run partitioned
+// plans (a scan of fewer fragments than threads has fewer partitions);
+// batch size 2 with 4 threads cuts the partitions' work into the most
+// pieces, where a race between partitions would show.
+var Configs = []Config{
+	{BatchSize: 8192}, {BatchSize: 1}, {BatchSize: 2}, {BatchSize: 8192, NoIndex: true}, {BatchSize: 2, NoIndex: true},
+	{BatchSize: 8192, Threads: 2}, {BatchSize: 8192, Threads: 4}, {BatchSize: 2, Threads: 4}, {BatchSize: 8192, NoIndex: true, Threads: 4},
+}
 
 // LargeConfigs replace Configs for files named *_large.slt (100K-row
 // inputs): batch sizes of 1 or 2 there would run 100K batches through
 // every operator and measure allocator overhead, not logic.
-var LargeConfigs = []Config{{8192, false}, {1024, false}, {8192, true}, {1024, true}}
+var LargeConfigs = []Config{
+	{BatchSize: 8192}, {BatchSize: 1024}, {BatchSize: 8192, NoIndex: true}, {BatchSize: 1024, NoIndex: true},
+	{BatchSize: 8192, Threads: 2}, {BatchSize: 1024, NoIndex: true, Threads: 4},
+}
 
 // Failure is one mismatch.
 type Failure struct {
@@ -52,7 +69,8 @@ func Run(ctx context.Context, db *engine.DB, recs []*Record, cfg Config, rewrite
 	var fails []Failure
 	params := map[string]any{}
 	for _, r := range recs {
-		if (r.Skip == "noindex" && cfg.NoIndex) || (r.Skip == "index" && !cfg.NoIndex) {
+		if (r.Skip == "noindex" && cfg.NoIndex) || (r.Skip == "index" && !cfg.NoIndex) ||
+			(r.Skip == "parallel" && cfg.parallel()) || (r.Skip == "serial" && !cfg.parallel()) {
 			continue
 		}
 		switch r.Kind {

@@ -38,7 +38,7 @@ func TestSQLLogic(t *testing.T) {
 			for i, cfg := range configs {
 				t.Run(cfg.String(), func(t *testing.T) {
 					mem := exectest.Mem(t)
-					db := engine.OpenMemory(engine.Options{Mem: mem, BatchSize: cfg.BatchSize, DisableIndexes: cfg.NoIndex})
+					db := engine.OpenMemory(engine.Options{Mem: mem, BatchSize: cfg.BatchSize, DisableIndexes: cfg.NoIndex, Threads: cfg.Threads})
 					fails := sqltest.Run(context.Background(), db, recs, cfg, *rewrite && i == 0)
 					for _, f := range fails {
 						t.Errorf("%s:%v", filepath.Base(path), f)

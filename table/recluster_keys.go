@@ -132,18 +132,65 @@ type keyRanges struct {
 	first  int
 	bounds []keyImage
 	upper  *keyImage
+	// ubounds (then uupper, when hasUpper) are the bounds as plain
+	// uint64s when every bound is a non-null number: integer keys without
+	// nulls are then labelled by orderKeys images, without keyImage
+	// compares.
+	ubounds  []uint64
+	uupper   uint64
+	hasUpper bool
 }
 
 func newKeyRanges(first int, bounds []KeyBound, upper *KeyBound) keyRanges {
 	r := keyRanges{first: first, bounds: make([]keyImage, len(bounds))}
+	numeric := func(b KeyBound) bool { return !b.Null && len(b.B) == 0 }
+	plain := true
 	for i, b := range bounds {
 		r.bounds[i] = b.image()
+		plain = plain && numeric(b)
 	}
 	if upper != nil {
 		u := upper.image()
 		r.upper = &u
+		plain = plain && numeric(*upper)
+		r.uupper, r.hasUpper = upper.U, true
+	}
+	if plain {
+		r.ubounds = make([]uint64, len(bounds))
+		for i, b := range bounds {
+			r.ubounds[i] = b.U
+		}
 	}
 	return r
+}
+
+// label appends the destination of each key of col relative to First, or
+// -1 for keys outside the ranges.
+func (r *keyRanges) label(col arrow.Array, dst []int32) ([]int32, error) {
+	if r.ubounds != nil {
+		if us := orderKeys(col); us != nil {
+			for _, u := range us {
+				l := int32(-1)
+				if !r.hasUpper || u < r.uupper {
+					n, found := slices.BinarySearch(r.ubounds, u)
+					if found {
+						n++ // bounds at or below u
+					}
+					l = int32(n - 1)
+				}
+				dst = append(dst, l)
+			}
+			return dst, nil
+		}
+	}
+	img, err := keyImages(col)
+	if err != nil {
+		return nil, err
+	}
+	for i := range col.Len() {
+		dst = append(dst, int32(r.local(img(i))))
+	}
+	return dst, nil
 }
 
 // local returns k's destination relative to First, or -1 when k is

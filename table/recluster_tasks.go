@@ -261,24 +261,19 @@ func (t *Table) writeKeyRanges(ctx context.Context, srcs []*Fragment, k *Reclust
 	var labels []int32
 	for sc.Next() {
 		b := sc.RecordBatch()
-		img, ierr := keyImages(b.Column(kc))
-		if ierr != nil {
-			err = ierr
+		// Rows not this task's are labelled -1: routeBatch drops them.
+		if labels, err = ranges.label(b.Column(kc), labels[:0]); err != nil {
 			break
 		}
-		labels = labels[:0]
-		for i := range int(b.NumRows()) {
-			l := ranges.local(img(i))
+		for _, l := range labels {
 			if l < 0 {
-				l = -1 // not this task's: dropped by routeBatch
-			} else {
-				got[l]++
-				if got[l] > k.Rows[l] {
-					err = errorf(ErrConservation, "recluster task %d: destination %d has more than the planned %d rows", k.Seq, k.First+l, k.Rows[l])
-					break
-				}
+				continue
 			}
-			labels = append(labels, int32(l))
+			got[l]++
+			if got[l] > k.Rows[l] {
+				err = errorf(ErrConservation, "recluster task %d: destination %d has more than the planned %d rows", k.Seq, k.First+int(l), k.Rows[l])
+				break
+			}
 		}
 		if err != nil {
 			break
@@ -299,7 +294,8 @@ func (t *Table) writeKeyRanges(ctx context.Context, srcs []*Fragment, k *Reclust
 	}
 	sc.Release()
 	if err == nil && !slices.Equal(got, k.Rows) {
-		err = errorf(ErrConservation, "recluster task %d: read %v rows per destination, the plan has %v", k.Seq, got, k.Rows)
+		j := firstDiff(got, k.Rows)
+		err = errorf(ErrConservation, "recluster task %d: destination %d has %d rows, the plan %d", k.Seq, k.First+j, got[j], k.Rows[j])
 	}
 	if err != nil {
 		abort()
@@ -428,15 +424,14 @@ func (t *Table) keyLabels(ctx context.Context, srcs []*Fragment, plan *Recluster
 		return nil, err
 	}
 	defer keys.Release()
-	img, err := keyImages(keys)
+	ranges := newKeyRanges(0, plan.Bounds, nil)
+	local, err := ranges.label(keys, make([]int32, 0, keys.Len()))
 	if err != nil {
 		return nil, err
 	}
-	ranges := newKeyRanges(0, plan.Bounds, nil)
-	labels := make([]uint16, keys.Len())
+	labels := make([]uint16, len(local))
 	counts := make([]uint64, len(plan.Bounds))
-	for i := range labels {
-		l := ranges.local(img(i))
+	for i, l := range local {
 		if l < 0 {
 			return nil, errorf(ErrConservation, "recluster: row %d's key is below the first destination", i)
 		}
@@ -444,9 +439,20 @@ func (t *Table) keyLabels(ctx context.Context, srcs []*Fragment, plan *Recluster
 		counts[l]++
 	}
 	if !slices.Equal(counts, plan.Rows) {
-		return nil, errorf(ErrConservation, "recluster: the sources hold %v rows per destination, the plan %v", counts, plan.Rows)
+		j := firstDiff(counts, plan.Rows)
+		return nil, errorf(ErrConservation, "recluster: destination %d holds %d rows of the sources, the plan %d", j, counts[j], plan.Rows[j])
 	}
 	return labels, nil
+}
+
+// firstDiff is the first index where a and b (of one length) differ.
+func firstDiff(a, b []uint64) int {
+	for i := range a {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return len(a) - 1
 }
 
 // runRecluster executes plan's tasks on at most workers goroutines,

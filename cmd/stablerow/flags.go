@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	rdebug "runtime/debug"
 
 	"github.com/stablerow/stablerow/engine"
@@ -43,18 +44,23 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
-// memoryFlags registers -memory-limit and -spill-dir; the function it
-// returns, called after parsing, sets them in opt (a size ParseSize cannot
-// read is a usage error).
-func memoryFlags(fs *flag.FlagSet) func(opt *engine.Options) error {
+// resourceFlags registers the statement resource flags -memory-limit,
+// -spill-dir and -threads; the function it returns, called after parsing,
+// sets them in opt (a size ParseSize cannot read, or a thread count out of
+// 1..engine.MaxThreads, is a usage error).
+func resourceFlags(fs *flag.FlagSet) func(opt *engine.Options) error {
 	limit := fs.String("memory-limit", "", "bound each statement's memory, e.g. 256MB or 1GB (units B, kB, MB, GB, TB): sorts spill to -spill-dir past it, hash joins and aggregations fail; SET memory_limit may lower it, not raise it (default: no limit)")
 	dir := fs.String("spill-dir", "", "directory for sort spill files (default: the system temporary directory)")
+	threads := fs.Int("threads", runtime.NumCPU(), "partitions each query runs on in parallel (scans split their fragments; SET threads changes it; 1: serial)")
 	return func(opt *engine.Options) error {
 		n, err := memlimit.ParseSize(*limit)
 		if err != nil {
 			return usageError{fmt.Errorf("-memory-limit: %w", err)}
 		}
-		opt.MemoryLimit, opt.SpillDir = n, *dir
+		if *threads < 1 || *threads > engine.MaxThreads {
+			return usageError{fmt.Errorf("-threads: %d is not in 1..%d", *threads, engine.MaxThreads)}
+		}
+		opt.MemoryLimit, opt.SpillDir, opt.Threads = n, *dir, *threads
 		return nil
 	}
 }

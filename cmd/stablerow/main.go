@@ -21,8 +21,15 @@ import (
 	"io"
 	"os"
 
+	// Side effects at package initialization, before the heavy
+	// dependencies' (each package's doc says why there): no collection
+	// until 32 MB, then the usual pacing; and, for sql and substrait, the
+	// parser's and Substrait's protobuf tables readied on a second goroutine.
+	_ "github.com/stablerow/stablerow/cmd/stablerow/internal/gcstart"
+	_ "github.com/stablerow/stablerow/cmd/stablerow/internal/warm"
 	"github.com/stablerow/stablerow/engine"
 	"github.com/stablerow/stablerow/errkind"
+	"github.com/stablerow/stablerow/plan/sql"
 )
 
 func usage(w io.Writer) {
@@ -67,19 +74,16 @@ func main() {
 		usage(os.Stderr)
 		os.Exit(2)
 	}
-	// Most runs are one short statement: no collection until 32 MB
-	// (gcstart.go), then the usual pacing.
-	deferFirstGC(startHeap)
 	ctx := context.Background()
 	var err error
 	switch os.Args[1] {
 	case "demo":
 		err = runDemo(ctx, os.Args[2:])
 	case "sql":
-		warmPlanTypes()
+		go func() { _ = sql.Warm() }() // the extension collection, while flags parse and the database opens; its error is the statement's to report
 		err = runSQL(ctx, os.Args[2:])
 	case "substrait":
-		warmPlanTypes()
+		go func() { _ = sql.Warm() }()
 		err = runSubstrait(ctx, os.Args[2:])
 	case "inspect":
 		err = runInspect(ctx, os.Args[2:])

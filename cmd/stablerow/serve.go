@@ -43,7 +43,7 @@ func serveCmd(ctx context.Context, w io.Writer, args []string, ready func(net.Ad
 	key := fs.String("tls-key", "", "TLS private key file (PEM)")
 	files := fs.String("files", "", "the directory COPY and CREATE TABLE AS may read and write (paths resolve inside it); none: file access refused")
 	ttl := fs.Duration("result-ttl", 5*time.Minute, "close a query's result nobody fetched after this long")
-	memory := memoryFlags(fs)
+	memory := resourceFlags(fs)
 	debugFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -79,7 +79,7 @@ func runSQL(ctx context.Context, args []string) error {
 	var opt sqlOptions
 	fs.BoolVar(&opt.plan, "plan", false, "print the plan that ran, with metrics")
 	output := outputFlags(fs, &opt)
-	memory := memoryFlags(fs)
+	memory := resourceFlags(fs)
 	debugFlag(fs)
 	params := paramFlags{}
 	fs.Var(params, "p", "bind a parameter: -p ids=1,2,3, -p x=7 or -p ids=@FILE (repeatable)")

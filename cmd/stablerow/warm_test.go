@@ -12,12 +12,18 @@ import (
 	_ "google.golang.org/protobuf/types/known/structpb" // the UNNEST parameter's Any
 )
 
-var updateWarmPlan = flag.Bool("update-warm-plan", false, "rewrite testdata/warm_plan.{json,pb} from the current lowering of the seed take")
+var updateWarmPlan = flag.Bool("update-warm-plan", false, "rewrite internal/warm/testdata/plan.{json,pb} from the current lowering of the seed take")
+
+// The warm-up plan package warm embeds, and its JSON form.
+const (
+	warmPlanPB   = "internal/warm/testdata/plan.pb"
+	warmPlanJSON = "internal/warm/testdata/plan.json"
+)
 
 // seedTake is the README's seed query, the statement cold start is measured on.
 const seedTake = `SELECT v.ord, t._rowaddr, t.k FROM UNNEST(:ids) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid ORDER BY v.ord`
 
-// TestWarmPlanIsTheSeedTake: the plan warmPlanTypes decodes is what SQL
+// TestWarmPlanIsTheSeedTake: the plan package warm decodes is what SQL
 // lowers the seed take to today, so the warm-up readies the messages the
 // first statement uses (a stale one would only cost speed: this keeps it
 // current). Regenerate: go test -run TestWarmPlan ./cmd/stablerow -update-warm-plan
@@ -37,14 +43,18 @@ func TestWarmPlanIsTheSeedTake(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile("testdata/warm_plan.json", []byte(r.stdout), 0o644); err != nil {
+		if err := os.WriteFile(warmPlanJSON, []byte(r.stdout), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile("testdata/warm_plan.pb", b, 0o644); err != nil {
+		if err := os.WriteFile(warmPlanPB, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		t.Log("rewrote testdata/warm_plan.{json,pb}: rebuild to embed them")
+		t.Log("rewrote internal/warm/testdata/plan.{json,pb}: rebuild to embed them")
 		return
+	}
+	warmPlan, err := os.ReadFile(warmPlanPB) // the file package warm embeds
+	if err != nil {
+		t.Fatal(err)
 	}
 	var embedded substraitpb.Plan
 	if err := proto.Unmarshal(warmPlan, &embedded); err != nil {
@@ -52,6 +62,6 @@ func TestWarmPlanIsTheSeedTake(t *testing.T) {
 	}
 	fresh.Version, embedded.Version = nil, nil // the producer names the platform
 	if !proto.Equal(&fresh, &embedded) {
-		t.Fatalf("testdata/warm_plan.pb is not the seed take's plan any more; regenerate: go test -run TestWarmPlan ./cmd/stablerow -update-warm-plan")
+		t.Fatalf("internal/warm/testdata/plan.pb is not the seed take's plan any more; regenerate: go test -run TestWarmPlan ./cmd/stablerow -update-warm-plan")
 	}
 }

@@ -35,6 +35,12 @@ type CreateTableAs struct {
 	Name        string
 	Source      *Query
 	IfNotExists bool
+	// Declared[i] is output column i's declared SQL type when its Arrow
+	// type alone does not say it ("varchar(5)", "char(3)", "varchar"; the
+	// table's SQLTypeKey spelling), else "". PostgreSQL's CREATE TABLE AS
+	// keeps a varchar(n) column's typmod through a projection, so a later
+	// INSERT of a longer string fails as it would on the source table.
+	Declared []string
 }
 
 func (*CopyFrom) statement()      {}
@@ -190,11 +196,22 @@ func (l *lowerer) createTableAs(c *pg_query.CreateTableAsStmt) (Statement, error
 	if sel == nil {
 		return nil, fmt.Errorf("%w: CREATE TABLE AS %s", ErrUnsupported, nodeName(c.Query))
 	}
-	q, err := l.selectQuery(sel)
+	rel, names, err := l.selectStmt(sel, nil)
 	if err != nil {
 		return nil, err
 	}
-	return &CreateTableAs{Name: name, Source: q, IfNotExists: c.IfNotExists}, nil
+	// The declared types are read off the lowered relation: the Arrow
+	// schema the engine builds from the plan has plain strings.
+	fields := rel.RecordType().Types()
+	declared := make([]string, len(fields))
+	for i, t := range fields {
+		declared[i] = kindOf(t).declared()
+	}
+	q, err := l.query(rel, names)
+	if err != nil {
+		return nil, err
+	}
+	return &CreateTableAs{Name: name, Source: q, IfNotExists: c.IfNotExists, Declared: declared}, nil
 }
 
 // FileCatalog is a Catalog that can read a Parquet file's schema (under
@@ -257,18 +274,12 @@ func (l *lowerer) readParquet(fc *pg_query.FuncCall, rf *pg_query.RangeFunction)
 }
 
 // parquetKind is the SQL kind of a read_parquet column as fileio's reader
-// hands it over: integers widened to bigint, floats to double precision
-// (fileio.EngineType); other types are refused by name.
+// hands it over (fileio.EngineType: smallint, integer, bigint, real,
+// double precision, numeric(p, s), date, timestamp, text, boolean); other
+// types are refused by name.
 func parquetKind(dt arrow.DataType) kind {
-	switch dt.ID() {
-	case arrow.INT64, arrow.UINT64, arrow.INT32, arrow.INT16, arrow.INT8, arrow.UINT32, arrow.UINT16, arrow.UINT8:
-		return kindI64
-	case arrow.FLOAT64, arrow.FLOAT32:
-		return kindF64
-	case arrow.STRING, arrow.LARGE_STRING:
+	if dt.ID() == arrow.LARGE_STRING {
 		return kindString
-	case arrow.BOOL:
-		return kindBool
 	}
-	return kindUnknown
+	return fieldKind(arrow.Field{Type: dt})
 }

@@ -50,6 +50,8 @@ func (l *lowerer) expr(n *pg_query.Node, s *scope) (value, error) {
 		return l.caseExpr(x.CaseExpr, s)
 	case *pg_query.Node_CoalesceExpr:
 		return l.coalesce(x.CoalesceExpr, s)
+	case *pg_query.Node_MinMaxExpr:
+		return l.minMax(x.MinMaxExpr, s)
 	case *pg_query.Node_AArrayExpr:
 		return value{}, fmt.Errorf("%w: ARRAY outside UNNEST%s", ErrUnsupported, l.src.at(x.AArrayExpr.Location))
 	}

@@ -58,14 +58,17 @@ var scalarFns = map[string]scalarFn{
 	"substr":           {2, 3, lowerSubstring},
 	"substring":        {2, 3, lowerSubstring},
 	"abs":              {1, 1, lowerAbs},
-	"round":            {1, 2, lowerRound},
-	"floor":            {1, 1, floatFn(urnRounding, "floor")},
-	"ceil":             {1, 1, floatFn(urnRounding, "ceil")},
-	"ceiling":          {1, 1, floatFn(urnRounding, "ceil")},
+	"round":            {1, 2, roundingFn("round", lowerRound)},
+	"trunc":            {1, 2, roundingFn("trunc", lowerTrunc)},
+	"floor":            {1, 1, roundingFn("floor", floatFn(urnRounding, "floor"))},
+	"ceil":             {1, 1, roundingFn("ceil", floatFn(urnRounding, "ceil"))},
+	"ceiling":          {1, 1, roundingFn("ceil", floatFn(urnRounding, "ceil"))},
 	"sqrt":             {1, 1, floatFn(urnArithmetic, "sqrt")},
 	"power":            {2, 2, floatFn(urnArithmetic, "power")},
 	"pow":              {2, 2, floatFn(urnArithmetic, "power")},
 	"mod":              {2, 2, lowerMod},
+	"extract":          {2, 2, lowerExtract(true)},
+	"date_part":        {2, 2, lowerExtract(false)},
 }
 
 // scalarCall lowers a call of a non-aggregate function.
@@ -222,10 +225,11 @@ func (l *lowerer) notNumeric(name string, v value, loc int32) error {
 }
 
 // lowerRound: round(x) is rint, half to even, on double precision.
-// round(x, n) returns numeric in PostgreSQL, which stablerow lacks.
+// round(x, n) of a double precision x is round(x::numeric, n) in
+// PostgreSQL (numeric's round, the only one with places).
 func lowerRound(l *lowerer, f *pg_query.FuncCall, args []value) (expr.Expression, error) {
 	if len(args) == 2 {
-		return nil, fmt.Errorf("%w: round(x, n) (it returns numeric)%s", ErrUnsupported, l.src.at(f.Location))
+		return nil, fmt.Errorf("%w: function round(%s, integer) does not exist (cast the argument to numeric)%s", ErrType, l.defaultKind(args[0]), l.src.at(f.Location))
 	}
 	if err := l.notNumeric("round", args[0], f.Location); err != nil {
 		return nil, err
@@ -238,9 +242,27 @@ func lowerRound(l *lowerer, f *pg_query.FuncCall, args []value) (expr.Expression
 		x, expr.NewPrimitiveLiteral(int32(0), false))
 }
 
+// lowerTrunc: trunc(x) of double precision is toward zero (dtrunc),
+// lowered as Substrait's round with TRUNCATE; trunc(x, n) exists for
+// numeric only.
+func lowerTrunc(l *lowerer, f *pg_query.FuncCall, args []value) (expr.Expression, error) {
+	if len(args) == 2 {
+		return nil, fmt.Errorf("%w: function trunc(%s, integer) does not exist (cast the argument to numeric)%s", ErrType, l.defaultKind(args[0]), l.src.at(f.Location))
+	}
+	x, err := l.coerce(args[0], kindF64)
+	if err != nil {
+		return nil, err
+	}
+	return l.callOpts(urnRounding, "round", f.Location, []substraitfn.Option{{Name: "rounding", Prefs: []string{"TRUNCATE"}}},
+		x, expr.NewPrimitiveLiteral(int32(0), false))
+}
+
 // lowerMod: mod of integers is %; of double precision PostgreSQL returns
 // numeric.
 func lowerMod(l *lowerer, f *pg_query.FuncCall, args []value) (expr.Expression, error) {
+	if v, ok, err := l.numericArith("%", args[0], args[1], f.Location); ok || err != nil {
+		return v.e, err // mod of numeric: numeric_mod, as x % y
+	}
 	es, k, err := l.unify(args...)
 	if err != nil {
 		return nil, err
@@ -443,6 +465,33 @@ func (l *lowerer) coalesce(c *pg_query.CoalesceExpr, s *scope) (value, error) {
 	}
 	e, err := l.callOpts(urnComparison, "coalesce", c.Location, nil, es...)
 	return value{e: e, loc: c.Location, name: "coalesce"}, err
+}
+
+// minMax lowers GREATEST(a, ...) and LEAST(a, ...): the arguments meet at
+// their common type as COALESCE's do (PostgreSQL resolves both with
+// select_common_type), and NULLs are skipped (greatest_skip_null: NULL
+// only when every argument is).
+func (l *lowerer) minMax(m *pg_query.MinMaxExpr, s *scope) (value, error) {
+	name, fn := "greatest", "greatest_skip_null"
+	if m.Op == pg_query.MinMaxOp_IS_LEAST {
+		name, fn = "least", "least_skip_null"
+	}
+	vs, err := l.exprs(s, m.Args...)
+	if err != nil {
+		return value{}, err
+	}
+	es, k, err := l.unifyResults(vs)
+	if err != nil {
+		return value{}, err
+	}
+	if !k.ordered() {
+		return value{}, fmt.Errorf("%w: %s of %s%s", ErrType, name, k, l.src.at(m.Location))
+	}
+	if len(es) == 1 {
+		return value{e: es[0], loc: m.Location, name: name}, nil
+	}
+	e, err := l.callOpts(urnComparison, fn, m.Location, nil, es...)
+	return value{e: e, loc: m.Location, name: name}, err
 }
 
 // caseExpr lowers CASE [x] WHEN ... THEN ... [ELSE ...] END to IfThen

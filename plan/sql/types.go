@@ -130,6 +130,9 @@ func (k kind) stringy() bool { return k.id == idString || k.id == idVarchar || k
 // datetime: date and timestamp.
 func (k kind) datetime() bool { return k.id == idDate || k.id == idTimestamp }
 
+// ordered: the types with a btree ordering (GREATEST, LEAST).
+func (k kind) ordered() bool { return k.numeric() || k.stringy() || k.datetime() || k.id == idBool }
+
 // rank orders the numeric kinds by PostgreSQL's implicit casts: smallint
 // widens to integer, to bigint, to numeric, to real, to double precision.
 func (k kind) rank() int {

@@ -13,7 +13,13 @@
 //     both answers are checked to be the same rows first;
 //   - per client count N: N clients, each on its own connection with its own
 //     prepared statement, run the 10K-id take for -duration; the report gives
-//     queries/s and ids/s.
+//     queries/s and ids/s;
+//   - per id count of -partids: the seed query without ORDER BY, which the
+//     server splits into -partitions endpoints by fragment (package server,
+//     partitions.go), its partitions read by 1, 2, 4 (-readers) goroutines
+//     at once, each with its own DoGet; the answer is checked against the
+//     in-process one first. The table is built in -fragments appends, so
+//     its rows sit in that many fragments.
 package main
 
 import (
@@ -33,6 +39,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc"
@@ -45,14 +52,33 @@ import (
 const seed = `SELECT v.ord, t._rowaddr FROM UNNEST(:ids) WITH ORDINALITY AS v(rowid, ord)
 	LEFT JOIN t ON t._rowid = v.rowid ORDER BY v.ord`
 
+// unordered is the seed query without ORDER BY: the server partitions it
+// (a statement that asks for an order keeps one ordered endpoint).
+const unordered = `SELECT v.ord, t._rowaddr FROM UNNEST(:ids) WITH ORDINALITY AS v(rowid, ord)
+	LEFT JOIN t ON t._rowid = v.rowid`
+
+// config is the command line.
+type config struct {
+	sizes, idCounts, clientCounts []int
+	runs                          int
+	dur                           time.Duration
+	partIDs, readers              []int
+	partitions, fragments         int
+}
+
 func main() {
 	rows := flag.String("rows", "1000000", "table sizes, comma-separated")
 	idsFlag := flag.String("ids", "10000,1000000", "id counts of the seed query, comma-separated")
 	clients := flag.String("clients", "1,4,16", "concurrent client counts")
 	runs := flag.Int("runs", 5, "timed runs per case (median)")
 	dur := flag.Duration("duration", 5*time.Second, "how long each concurrency case runs")
+	partIDs := flag.String("partids", "1000000", "id counts of the partitioned take, comma-separated (empty: none)")
+	readers := flag.String("readers", "1,2,4", "concurrent partition readers")
+	partitions := flag.Int("partitions", 4, "the server's most endpoints per take (server.Options.Partitions)")
+	fragments := flag.Int("fragments", 8, "appends that build the table (its fragments)")
 	flag.Parse()
-	if err := run(ints(*rows), ints(*idsFlag), ints(*clients), *runs, *dur); err != nil {
+	if err := run(config{sizes: ints(*rows), idCounts: ints(*idsFlag), clientCounts: ints(*clients), runs: *runs, dur: *dur,
+		partIDs: ints(*partIDs), readers: ints(*readers), partitions: *partitions, fragments: *fragments}); err != nil {
 		fmt.Fprintln(os.Stderr, "flightbench:", err)
 		os.Exit(1)
 	}
@@ -60,6 +86,9 @@ func main() {
 
 func ints(s string) []int {
 	var out []int
+	if strings.TrimSpace(s) == "" {
+		return nil
+	}
 	for _, f := range strings.Split(s, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil {
@@ -71,10 +100,11 @@ func ints(s string) []int {
 	return out
 }
 
-func run(sizes, idCounts, clientCounts []int, runs int, dur time.Duration) error {
+func run(cfg config) error {
 	ctx := context.Background()
+	sizes, idCounts, clientCounts, runs, dur := cfg.sizes, cfg.idCounts, cfg.clientCounts, cfg.runs, cfg.dur
 	fmt.Printf("| rows | ids | in process | Flight SQL | Flight SQL / in process |\n| --- | --- | --- | --- | --- |\n")
-	var conc []string
+	var conc, parts []string
 	for _, n := range sizes {
 		dir, err := os.MkdirTemp("", "flightbench")
 		if err != nil {
@@ -86,14 +116,12 @@ func run(sizes, idCounts, clientCounts []int, runs int, dur time.Duration) error
 			return err
 		}
 		t0 := time.Now()
-		if _, err := db.Exec(ctx, fmt.Sprintf(`CREATE TABLE t (k BIGINT NOT NULL, payload FLOAT8);
-			INSERT INTO t SELECT g, g * 0.5 FROM generate_series(0, %d) AS g(g);
-			CREATE INDEX rid ON t USING btree (_rowid)`, n-1), nil); err != nil {
+		if err := build(ctx, db, n, cfg.fragments); err != nil {
 			return err
 		}
 		fmt.Fprintf(os.Stderr, "built %d rows in %s\n", n, time.Since(t0).Round(time.Millisecond))
 
-		srv, err := server.New(db, server.Options{})
+		srv, err := server.New(db, server.Options{Partitions: cfg.partitions})
 		if err != nil {
 			return err
 		}
@@ -128,6 +156,14 @@ func run(sizes, idCounts, clientCounts []int, runs int, dur time.Duration) error
 		}
 		cl.close()
 
+		for _, k := range cfg.partIDs {
+			lines, err := partitioned(ctx, db, addr, n, k, cfg)
+			if err != nil {
+				return err
+			}
+			parts = append(parts, lines...)
+		}
+
 		for _, c := range clientCounts {
 			q, err := concurrent(ctx, addr, n, c, dur)
 			if err != nil {
@@ -141,7 +177,80 @@ func run(sizes, idCounts, clientCounts []int, runs int, dur time.Duration) error
 	for _, l := range conc {
 		fmt.Println(l)
 	}
+	if len(parts) > 0 {
+		fmt.Printf("\nPartitioned take (the seed query without ORDER BY, at most %d endpoints), partitions read by R goroutines at once;\n"+
+			"one endpoint is the same take with ORDER BY v.ord (one ordered stream):\n\n"+
+			"| rows | ids | endpoints | readers | GetFlightInfo | total | one endpoint | one endpoint / total |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n", cfg.partitions)
+		for _, l := range parts {
+			fmt.Println(l)
+		}
+	}
 	return nil
+}
+
+// build makes t(k, payload) of n rows in the given number of appends (so
+// as many fragments) and indexes _rowid.
+func build(ctx context.Context, db *engine.DB, n, appends int) error {
+	if _, err := db.Exec(ctx, "CREATE TABLE t (k BIGINT NOT NULL, payload FLOAT8)", nil); err != nil {
+		return err
+	}
+	appends = max(appends, 1)
+	for i := range appends {
+		lo, hi := n*i/appends, n*(i+1)/appends-1
+		if hi < lo {
+			continue
+		}
+		if _, err := db.Exec(ctx, fmt.Sprintf("INSERT INTO t SELECT g, g * 0.5 FROM generate_series(%d, %d) AS g(g)", lo, hi), nil); err != nil {
+			return err
+		}
+	}
+	_, err := db.Exec(ctx, "CREATE INDEX rid ON t USING btree (_rowid)", nil)
+	return err
+}
+
+// partitioned measures the partitioned take of k ids with each reader
+// count: GetFlightInfo (binding, resolving and grouping the ids) and the
+// whole take (that plus reading every partition), medians of cfg.runs,
+// next to the same take as one ordered endpoint.
+func partitioned(ctx context.Context, db *engine.DB, addr string, n, k int, cfg config) ([]string, error) {
+	ids := someIDs(k, n, uint64(k)+17)
+	local, err := inProcess(ctx, db, ids)
+	if err != nil {
+		return nil, err
+	}
+	pc, err := newClientOf(ctx, addr, unordered)
+	if err != nil {
+		return nil, err
+	}
+	defer pc.close()
+	oc, err := newClientOf(ctx, addr, seed)
+	if err != nil {
+		return nil, err
+	}
+	defer oc.close()
+	var lines []string
+	for _, r := range cfg.readers {
+		a, eps, _, err := pc.takeParts(ctx, ids, r)
+		if err != nil {
+			return nil, err
+		}
+		if a != local {
+			return nil, fmt.Errorf("%d ids, %d readers: in process %+v, partitions %+v", k, r, local, a)
+		}
+		var plan []time.Duration
+		one, total := medians(cfg.runs,
+			func() error { _, err := oc.take(ctx, ids); return err },
+			func() error {
+				_, _, p, err := pc.takeParts(ctx, ids, r)
+				plan = append(plan, p)
+				return err
+			})
+		slices.Sort(plan)
+		lines = append(lines, fmt.Sprintf("| %d | %d | %d | %d | %s | %s | %s | %.2f |", n, k, eps, r,
+			plan[len(plan)/2].Round(100*time.Microsecond), total.Round(100*time.Microsecond), one.Round(100*time.Microsecond),
+			float64(one)/float64(total)))
+	}
+	return lines, nil
 }
 
 // answer summarises a take's result for the check both paths agree: the
@@ -187,12 +296,17 @@ type client struct {
 }
 
 func newClient(ctx context.Context, addr string) (*client, error) {
+	return newClientOf(ctx, addr, seed)
+}
+
+// newClientOf connects and prepares query.
+func newClientOf(ctx context.Context, addr, query string) (*client, error) {
 	cl, err := flightsql.NewClient(addr, nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(1<<30), grpc.MaxCallSendMsgSize(1<<30)))
 	if err != nil {
 		return nil, err
 	}
-	prep, err := cl.Prepare(ctx, seed)
+	prep, err := cl.Prepare(ctx, query)
 	if err != nil {
 		cl.Close()
 		return nil, err
@@ -205,9 +319,8 @@ func (c *client) close() {
 	c.cl.Close()
 }
 
-// take binds ids as one list<int64>, executes and reads every batch.
-func (c *client) take(ctx context.Context, ids []int64) (answer, error) {
-	var a answer
+// bind binds ids as one list<int64>.
+func (c *client) bind(ids []int64) {
 	b := array.NewListBuilder(memory.DefaultAllocator, arrow.PrimitiveTypes.Int64)
 	b.Append(true)
 	b.ValueBuilder().(*array.Int64Builder).AppendValues(ids, nil)
@@ -217,6 +330,67 @@ func (c *client) take(ctx context.Context, ids []int64) (answer, error) {
 	l.Release()
 	c.prep.SetParameters(rec)
 	rec.Release()
+}
+
+// takeParts binds ids, executes, and reads the endpoints with up to
+// readers DoGets at once; it returns the answer, the number of endpoints
+// and how long Execute (GetFlightInfo) took.
+func (c *client) takeParts(ctx context.Context, ids []int64, readers int) (answer, int, time.Duration, error) {
+	t0 := time.Now()
+	c.bind(ids)
+	info, err := c.prep.Execute(ctx)
+	plan := time.Since(t0)
+	if err != nil {
+		return answer{}, 0, 0, err
+	}
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		total answer
+		first error
+	)
+	next := make(chan int, len(info.Endpoint))
+	for i := range info.Endpoint {
+		next <- i
+	}
+	close(next)
+	for range min(readers, len(info.Endpoint)) {
+		wg.Go(func() {
+			var a answer
+			var err error
+			for i := range next {
+				var rdr *flight.Reader
+				if rdr, err = c.cl.DoGet(ctx, info.Endpoint[i].Ticket); err != nil {
+					break
+				}
+				for rdr.Next() {
+					a.add(rdr.RecordBatch())
+				}
+				err = rdr.Err()
+				rdr.Release()
+				if err != nil {
+					break
+				}
+			}
+			mu.Lock()
+			total.rows += a.rows
+			total.nulls += a.nulls
+			total.ordSum += a.ordSum
+			total.addrSum += a.addrSum
+			if err != nil && first == nil {
+				first = err
+			}
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	return total, len(info.Endpoint), plan, first
+}
+
+// take binds ids as one list<int64>, executes and reads every batch.
+func (c *client) take(ctx context.Context, ids []int64) (answer, error) {
+	var a answer
+	c.bind(ids)
 	info, err := c.prep.Execute(ctx)
 	if err != nil {
 		return a, err

@@ -28,6 +28,9 @@ const (
 	URNAggregate  = extensions.SubstraitDefaultURNPrefix + "functions_aggregate_generic"
 	URNString     = extensions.SubstraitDefaultURNPrefix + "functions_string"   // string functions, string_agg
 	URNRounding   = extensions.SubstraitDefaultURNPrefix + "functions_rounding" // round, floor, ceil
+	URNDatetime   = extensions.SubstraitDefaultURNPrefix + "functions_datetime" // extract
+	// round, floor, ceil of decimals
+	URNRoundingDecimal = extensions.SubstraitDefaultURNPrefix + "functions_rounding_decimal"
 )
 
 // skipped are the files substrait-go's default collection skips too.

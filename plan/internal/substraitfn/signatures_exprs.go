@@ -137,6 +137,8 @@ var exprScalars = func() map[extensions.ID]signature {
 		{URN: URNComparison, Name: "is_not_distinct_from"}: table(impl{args: []string{"any", "any"}, ret: "bool", declared: true}),
 		{URN: URNComparison, Name: "nullif"}:               table(impl{args: []string{"any", "any"}, ret: "any", declared: true, retNull: true}),
 		{URN: URNComparison, Name: "coalesce"}:             table(impl{args: []string{"any"}, variadic: 2, ret: "any"}),
+		{URN: URNComparison, Name: "greatest_skip_null"}:   table(impl{args: []string{"any"}, variadic: 2, ret: "any"}),
+		{URN: URNComparison, Name: "least_skip_null"}:      table(impl{args: []string{"any"}, variadic: 2, ret: "any"}),
 
 		{URN: URNRounding, Name: "ceil"}:  table(impl{args: []string{"fp64"}, ret: "fp64"}),
 		{URN: URNRounding, Name: "floor"}: table(impl{args: []string{"fp64"}, ret: "fp64"}),

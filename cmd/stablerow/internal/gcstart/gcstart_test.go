@@ -1,4 +1,4 @@
-package main
+package gcstart
 
 import (
 	"math"
@@ -30,12 +30,13 @@ func pacing() (pct int, limit int64) {
 // (4 MB) runs no collection while the process is under heap; the first
 // collection hands pacing back to what it was.
 func TestDeferFirstGC(t *testing.T) {
+	restoreStart() // this test binary's own deferral, from the package's init
 	runtime.GC()
 	pct0, limit0 := pacing()
 	if pct0 < 0 || limit0 != math.MaxInt64 {
 		t.Skipf("GOGC=%d GOMEMLIMIT=%d in the environment: the default pacing is what this tests", pct0, limit0)
 	}
-	restore := deferFirstGC(goMemory() + 48<<20)
+	restore := DeferFirstGC(goMemory() + 48<<20)
 	defer restore()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
@@ -65,6 +66,7 @@ func TestDeferFirstGC(t *testing.T) {
 // TestDeferFirstGCRespectsEnvironment: GOGC=off and a memory limit at or
 // below the start heap are left as they are.
 func TestDeferFirstGCRespectsEnvironment(t *testing.T) {
+	restoreStart()
 	pct0, limit0 := pacing()
 	defer func() {
 		rdebug.SetGCPercent(pct0)
@@ -72,14 +74,14 @@ func TestDeferFirstGCRespectsEnvironment(t *testing.T) {
 	}()
 
 	rdebug.SetMemoryLimit(16 << 20)
-	deferFirstGC(32 << 20)
+	DeferFirstGC(32 << 20)
 	if pct, limit := pacing(); pct != pct0 || limit != 16<<20 {
 		t.Fatalf("under GOMEMLIMIT=16MiB: GOGC %d limit %d, want %d and %d untouched", pct, limit, pct0, 16<<20)
 	}
 	rdebug.SetMemoryLimit(limit0)
 
 	rdebug.SetGCPercent(-1)
-	deferFirstGC(32 << 20)
+	DeferFirstGC(32 << 20)
 	if pct, limit := pacing(); pct != -1 || limit != limit0 {
 		t.Fatalf("under GOGC=off: GOGC %d limit %d, want -1 and %d untouched", pct, limit, limit0)
 	}

@@ -1,0 +1,105 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"slices"
+)
+
+// ChildReplacer is a node that can be rebuilt over other children with the
+// same schemas: the physical-planning pass that makes a plan parallel
+// (plan/parallel.go) rebuilds the nodes it knows over partitioned inputs.
+type ChildReplacer interface {
+	WithNewChildren(children []Node) (Node, error)
+}
+
+func wantChildren(n Node, children []Node, k int) error {
+	if len(children) != k {
+		return fmt.Errorf("%w: %s takes %d children, got %d", ErrInvalidArgument, n.Name(), k, len(children))
+	}
+	for i, c := range children {
+		if !c.Schema().Equal(n.Children()[i].Schema()) {
+			return fmt.Errorf("%w: %s: child %d schema %s, want %s", ErrSchema, n.Name(), i, c.Schema(), n.Children()[i].Schema())
+		}
+	}
+	return nil
+}
+
+// Filter and project work row by row: a partitioned input gives as many
+// output partitions, each filtered (projected) by its own stream.
+
+func (f *FilterExec) OutputPartitions() int { return OutputPartitions(f.input) }
+
+func (f *FilterExec) ExecutePartitions(ctx context.Context, tc *TaskContext) ([]Stream, error) {
+	return partitionsFor(ctx, f.input, tc, func(in Stream) Stream {
+		return &filterStream{n: f, tc: tc, in: in, co: NewCoalescer(f.Schema(), tc.mem(), tc.batchSize())}
+	})
+}
+
+func (f *FilterExec) WithNewChildren(children []Node) (Node, error) {
+	if err := wantChildren(f, children, 1); err != nil {
+		return nil, err
+	}
+	return NewFilterExec(children[0], f.pred)
+}
+
+func (p *ProjectExec) OutputPartitions() int { return OutputPartitions(p.input) }
+
+func (p *ProjectExec) ExecutePartitions(ctx context.Context, tc *TaskContext) ([]Stream, error) {
+	return partitionsFor(ctx, p.input, tc, func(in Stream) Stream {
+		return &projectStream{n: p, tc: tc, in: in}
+	})
+}
+
+func (p *ProjectExec) WithNewChildren(children []Node) (Node, error) {
+	if err := wantChildren(p, children, 1); err != nil {
+		return nil, err
+	}
+	names := make([]string, p.schema.NumFields())
+	for i, f := range p.schema.Fields() {
+		names[i] = f.Name
+	}
+	return NewProjectExec(children[0], slices.Clone(p.exprs), names)
+}
+
+func (l *LimitExec) WithNewChildren(children []Node) (Node, error) {
+	if err := wantChildren(l, children, 1); err != nil {
+		return nil, err
+	}
+	return NewLimitExec(children[0], l.offset, l.limit), nil
+}
+
+// PerPartition is s sorting each partition of input on its own: the
+// first half of a parallel sort, whose sorted partitions a
+// SortPreservingMergeExec merges. Its Execute still sorts the whole input.
+func (s *SortExec) PerPartition(input Node) (*SortExec, error) {
+	if err := wantChildren(s, []Node{input}, 1); err != nil {
+		return nil, err
+	}
+	return &SortExec{input: input, keys: slices.Clone(s.keys), perPart: true}, nil
+}
+
+func (s *SortExec) OutputPartitions() int {
+	if !s.perPart {
+		return 1
+	}
+	return OutputPartitions(s.input)
+}
+
+func (s *SortExec) ExecutePartitions(ctx context.Context, tc *TaskContext) ([]Stream, error) {
+	if !s.perPart {
+		st, err := s.Execute(ctx, tc)
+		if err != nil {
+			return nil, err
+		}
+		return []Stream{st}, nil
+	}
+	return partitionsFor(ctx, s.input, tc, func(in Stream) Stream { return s.newStream(tc, in) })
+}
+
+func (s *SortExec) WithNewChildren(children []Node) (Node, error) {
+	if err := wantChildren(s, children, 1); err != nil {
+		return nil, err
+	}
+	return &SortExec{input: children[0], keys: slices.Clone(s.keys), perPart: s.perPart}, nil
+}

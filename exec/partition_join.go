@@ -1,0 +1,141 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/stablerow/stablerow/exec/memlimit"
+)
+
+// Parallel hash join: the left (probe) input's partitions are joined in
+// parallel, each by its own joinStream, against one build of the right
+// input shared by all of them:
+//
+//	left partition 0 ─▶ joinStream ─┐
+//	left partition 1 ─▶ joinStream ─┼─▶ N output partitions
+//	left partition … ─▶ joinStream ─┘
+//	                        │ the first partition that needs the build
+//	                        ▼ builds it (the others wait on the lock)
+//	                  sharedBuild: right input, concatenated and indexed once
+//
+// Only join types driven by the left input run this way (INNER, LEFT,
+// SEMI, ANTI, the NULL-aware ANTI, SINGLE): RIGHT and FULL emit the right
+// rows no partition matched, which needs every partition's matches, so
+// those stay serial. The build stays lazy: if no partition has a left
+// row, the right input never runs (as in the serial join).
+
+// PerPartition is h probing each partition of left in parallel against
+// one shared build of right (one stream).
+func (h *HashJoinExec) PerPartition(left, right Node) (*HashJoinExec, error) {
+	if h.typ.keepsRight() {
+		return nil, fmt.Errorf("%w: a %s join cannot probe partitions separately", ErrInvalidArgument, h.typ)
+	}
+	if OutputPartitions(right) > 1 {
+		return nil, fmt.Errorf("%w: the build side of a partitioned join must be one partition", ErrInvalidArgument)
+	}
+	n, err := h.WithNewChildren([]Node{left, right})
+	if err != nil {
+		return nil, err
+	}
+	j := n.(*HashJoinExec)
+	j.perPart = true
+	return j, nil
+}
+
+// ProbesPartitions reports whether the join type allows PerPartition.
+func (h *HashJoinExec) ProbesPartitions() bool { return !h.typ.keepsRight() }
+
+func (h *HashJoinExec) WithNewChildren(children []Node) (Node, error) {
+	if err := wantChildren(h, children, 2); err != nil {
+		return nil, err
+	}
+	return NewHashJoinExecResidual(children[0], children[1], h.lkeys, h.rkeys, h.typ, h.residual)
+}
+
+func (h *HashJoinExec) OutputPartitions() int {
+	if !h.perPart {
+		return 1
+	}
+	return OutputPartitions(h.left)
+}
+
+func (h *HashJoinExec) ExecutePartitions(ctx context.Context, tc *TaskContext) ([]Stream, error) {
+	if !h.perPart {
+		s, err := h.Execute(ctx, tc)
+		if err != nil {
+			return nil, err
+		}
+		return []Stream{s}, nil
+	}
+	ins, err := ExecutePartitions(ctx, h.left, tc)
+	if err != nil {
+		return nil, err
+	}
+	sb := &sharedBuild{refs: len(ins)}
+	out := make([]Stream, len(ins))
+	for i, in := range ins {
+		js := h.execute(tc)
+		js.left, js.shared = in, sb
+		out[i] = js
+	}
+	return out, nil
+}
+
+// sharedBuild is the build side of one parallel join execution, built by
+// the first partition that needs it and released by the last to close.
+type sharedBuild struct {
+	mu        sync.Mutex
+	done      bool
+	err       error
+	build     arrow.RecordBatch
+	res       *memlimit.Reservation
+	nbuild    int
+	idx       *keyIndex
+	buildNull bool
+	refs      int // partition streams not yet closed
+}
+
+// attach gives s the build side, building it on the first call.
+func (b *sharedBuild) attach(ctx context.Context, s *joinStream) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.done {
+		b.done = true
+		one := &joinStream{j: s.j, tc: s.tc}
+		b.err = one.doBuild(ctx)
+		b.build, b.res, b.nbuild, b.idx, b.buildNull = one.build, one.res, one.nbuild, one.idx, one.buildNull
+		if b.err != nil {
+			b.free()
+		}
+	}
+	if b.err != nil {
+		return b.err
+	}
+	b.build.Retain()
+	s.build, s.nbuild, s.idx, s.buildNull = b.build, b.nbuild, b.idx, b.buildNull
+	return nil
+}
+
+// release drops one partition's claim; the last frees the build side.
+func (b *sharedBuild) release() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.refs--
+	if b.refs == 0 {
+		b.free()
+	}
+}
+
+func (b *sharedBuild) free() {
+	if b.build != nil {
+		b.build.Release()
+		b.build = nil
+	}
+	if b.res != nil {
+		b.res.Free()
+		b.res = nil
+	}
+	b.idx = nil
+}

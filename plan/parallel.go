@@ -1,0 +1,193 @@
+package plan
+
+import (
+	"github.com/stablerow/stablerow/exec"
+)
+
+// parallelize is the physical-planning pass that runs a plan on threads
+// partitions (Options.Threads > 1). It rewrites the nodes it knows,
+// bottom-up, the way DataFusion's EnforceDistribution does:
+//
+//	ScanExec                       → partitioned over its fragments
+//	FilterExec, ProjectExec        → one stream per input partition
+//	HashAggregateExec (mergeable)  → partial per partition → RepartitionExec
+//	                                 (hash of the group keys) → final per
+//	                                 partition; no keys: → coalesce → final
+//	SortExec                       → sort per partition → SortPreservingMergeExec
+//	                                 (under a memory limit: one sort, input merged)
+//	HashJoinExec (left-driven)     → probe partitions in parallel, one shared
+//	                                 build of the right input
+//	LimitExec, the root, any node  → CoalescePartitionsExec (or, when the
+//	that needs one stream            input's order is relied on, the merge)
+//
+// Any other node (TakeByKeyExec, which drives probe order; the ordered
+// aggregate; set operations; ...) keeps its subtree as it was: single
+// partition, exactly the serial plan. Every rewrite returns rows that the
+// serial plan returns, as a multiset; where the serial plan's order is
+// declared (Properties.Ordering) the rewrite keeps it.
+func parallelize(n exec.Node, opt Options) (exec.Node, error) {
+	if opt.Threads <= 1 {
+		return n, nil
+	}
+	pp := &parallelPlanner{threads: opt.Threads, serialSorts: opt.MemoryLimited}
+	p, err := pp.partitioned(n)
+	if err != nil {
+		return nil, err
+	}
+	return pp.single(n, p)
+}
+
+type parallelPlanner struct {
+	threads     int
+	serialSorts bool // Options.MemoryLimited
+}
+
+// partitioned returns a plan equivalent to n whose output may come in
+// several partitions: n itself where nothing can run in parallel.
+func (pp *parallelPlanner) partitioned(n exec.Node) (exec.Node, error) {
+	switch x := n.(type) {
+	case *exec.ScanExec:
+		return x.WithPartitions(pp.threads), nil
+	case *exec.FilterExec, *exec.ProjectExec:
+		return pp.passThrough(n)
+	case *exec.LimitExec:
+		return pp.singleChildren(n)
+	case *exec.HashAggregateExec:
+		return pp.aggregate(x)
+	case *exec.SortExec:
+		return pp.sort(x)
+	case *exec.HashJoinExec:
+		return pp.join(x)
+	}
+	return n, nil
+}
+
+// aggregate runs a mergeable aggregation in two phases over its input's
+// partitions: partial per partition, then, with group columns, a hash
+// repartition on them and the final aggregate per partition; without, a
+// coalesce into one final aggregate.
+func (pp *parallelPlanner) aggregate(h *exec.HashAggregateExec) (exec.Node, error) {
+	if !h.Mergeable() {
+		return h, nil
+	}
+	c, err := pp.partitioned(h.Children()[0])
+	if err != nil || exec.OutputPartitions(c) <= 1 {
+		return h, err
+	}
+	partial, err := h.PartialOver(c)
+	if err != nil {
+		return nil, err
+	}
+	var mid exec.Node = exec.NewCoalescePartitionsExec(partial)
+	if g := h.GroupCount(); g > 0 {
+		keys := make([]int, g)
+		for i := range keys {
+			keys[i] = i
+		}
+		if mid, err = exec.NewRepartitionExec(partial, pp.threads, keys); err != nil {
+			return nil, err
+		}
+	}
+	return h.FinalOver(partial, mid)
+}
+
+// passThrough rebuilds a row-by-row node over its child's partitions.
+// A projection that drops the column its input is ordered by (ORDER BY a
+// column not selected) hides an order the plan relies on: its input is
+// merged on that order first, and the projection runs on the one stream.
+func (pp *parallelPlanner) passThrough(n exec.Node) (exec.Node, error) {
+	child := n.Children()[0]
+	c, err := pp.partitioned(child)
+	if err != nil || c == child {
+		return n, err
+	}
+	if ord := child.Properties().Ordering; len(ord) > 0 && len(n.Properties().Ordering) < len(ord) {
+		if c, err = pp.single(child, c); err != nil {
+			return nil, err
+		}
+	}
+	return n.(exec.ChildReplacer).WithNewChildren([]exec.Node{c})
+}
+
+// singleChildren rebuilds n over children made parallel below and merged
+// back into one stream each.
+func (pp *parallelPlanner) singleChildren(n exec.Node) (exec.Node, error) {
+	kids := n.Children()
+	out := make([]exec.Node, len(kids))
+	changed := false
+	for i, k := range kids {
+		p, err := pp.partitioned(k)
+		if err != nil {
+			return nil, err
+		}
+		if out[i], err = pp.single(k, p); err != nil {
+			return nil, err
+		}
+		changed = changed || out[i] != k
+	}
+	if !changed {
+		return n, nil
+	}
+	return n.(exec.ChildReplacer).WithNewChildren(out)
+}
+
+// single merges p, the partitioned form of orig, into one stream: by a
+// CoalescePartitionsExec, or, when orig's output is ordered (a parent may
+// rely on it: the planner drops sorts over ordered inputs), by a
+// SortPreservingMergeExec on that order. Where p's partitions lost the
+// order, orig is kept.
+func (pp *parallelPlanner) single(orig, p exec.Node) (exec.Node, error) {
+	if exec.OutputPartitions(p) <= 1 {
+		return p, nil
+	}
+	ord := orig.Properties().Ordering
+	if len(ord) == 0 {
+		return exec.NewCoalescePartitionsExec(p), nil
+	}
+	if !exec.OrderingSatisfies(p.Properties().Ordering, ord) {
+		return orig, nil
+	}
+	return exec.NewSortPreservingMergeExec(p, ord)
+}
+
+// sort sorts each partition of its input, in parallel; the parent merges
+// them (single: a SortPreservingMergeExec on the sort's keys).
+func (pp *parallelPlanner) sort(s *exec.SortExec) (exec.Node, error) {
+	if pp.serialSorts {
+		return pp.singleChildren(s)
+	}
+	c, err := pp.partitioned(s.Children()[0])
+	if err != nil || exec.OutputPartitions(c) <= 1 {
+		return s, err
+	}
+	return s.PerPartition(c)
+}
+
+// join probes the left input's partitions in parallel against one shared
+// build of the right input (made parallel below and merged). RIGHT and
+// FULL joins need every partition's matches: their inputs are merged.
+func (pp *parallelPlanner) join(h *exec.HashJoinExec) (exec.Node, error) {
+	if !h.ProbesPartitions() {
+		return pp.singleChildren(h)
+	}
+	kids := h.Children()
+	l, err := pp.partitioned(kids[0])
+	if err != nil {
+		return nil, err
+	}
+	rp, err := pp.partitioned(kids[1])
+	if err != nil {
+		return nil, err
+	}
+	r, err := pp.single(kids[1], rp)
+	if err != nil {
+		return nil, err
+	}
+	if exec.OutputPartitions(l) <= 1 {
+		if l == kids[0] && r == kids[1] {
+			return h, nil
+		}
+		return h.WithNewChildren([]exec.Node{l, r})
+	}
+	return h.PerPartition(l, r)
+}

@@ -1,0 +1,104 @@
+package sql
+
+import (
+	"errors"
+	"fmt"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"github.com/stablerow/stablerow/exec"
+	"github.com/stablerow/stablerow/plan/internal/substraitfn"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/types"
+)
+
+// extract(field FROM x) and date_part('field', x) over a date or a
+// timestamp, PostgreSQL 15's: extract returns numeric (second with its
+// six fractional digits, an epoch of a timestamp too, milliseconds three),
+// date_part double precision; date_part of a date is date_part of its
+// midnight (PostgreSQL's date_part(text, date) casts to timestamp), while
+// extract of a date refuses the time fields ("unit "hour" not supported
+// for type date"). Both lower to Substrait's extract with the component
+// the field names and the result type telling the planner which
+// (exec.Extract). The field is a constant: extract's grammar makes it
+// one, and date_part of a column of field names is refused.
+
+// extractComponents maps a field to Substrait's component and indexing
+// option (PostgreSQL's dow counts from Sunday = 0: SUNDAY_DAY_OF_WEEK
+// indexed from ZERO; its week is the ISO week). decade, century and
+// millennium have no component and are refused.
+var extractComponents = map[exec.ExtractField][2]string{
+	exec.FieldYear:         {"YEAR", ""},
+	exec.FieldISOYear:      {"ISO_YEAR", ""},
+	exec.FieldQuarter:      {"QUARTER", "ONE"},
+	exec.FieldMonth:        {"MONTH", "ONE"},
+	exec.FieldWeek:         {"ISO_WEEK", "ONE"},
+	exec.FieldDay:          {"DAY", "ONE"},
+	exec.FieldDOW:          {"SUNDAY_DAY_OF_WEEK", "ZERO"},
+	exec.FieldISODOW:       {"MONDAY_DAY_OF_WEEK", "ONE"},
+	exec.FieldDOY:          {"DAY_OF_YEAR", "ONE"},
+	exec.FieldHour:         {"HOUR", ""},
+	exec.FieldMinute:       {"MINUTE", ""},
+	exec.FieldSecond:       {"SECOND", ""},
+	exec.FieldMilliseconds: {"MILLISECOND", ""},
+	exec.FieldMicroseconds: {"MICROSECOND", ""},
+	exec.FieldEpoch:        {"UNIX_TIME", ""},
+}
+
+// lowerExtract is extract (numeric) and date_part (double precision).
+func lowerExtract(numeric bool) func(*lowerer, *pg_query.FuncCall, []value) (expr.Expression, error) {
+	return func(l *lowerer, f *pg_query.FuncCall, args []value) (expr.Expression, error) {
+		name := "date_part"
+		if numeric {
+			name = "extract"
+		}
+		unit, ok := "", false
+		if args[0].how == untypedString {
+			unit, ok = args[0].str, true
+		} else if args[0].how == typed && args[0].kind().stringy() {
+			if lit, isLit := literalOf(args[0].e); isLit {
+				unit, ok = lit.(string)
+			}
+		}
+		if !ok {
+			return nil, fmt.Errorf("%w: %s with a field that is not a string constant%s", ErrUnsupported, name, l.src.at(f.Location))
+		}
+		x := args[1]
+		k := x.kind()
+		if x.how != typed || !k.datetime() {
+			return nil, fmt.Errorf("%w: %s of %s (it takes a date or a timestamp)%s", ErrType, name, l.describeKind(x), l.src.at(x.loc))
+		}
+		typName := "date"
+		if k == kindTimestamp {
+			typName = "timestamp without time zone"
+		}
+		field, err := exec.ParseExtractField(unit, typName)
+		switch {
+		case errors.Is(err, exec.ErrUnsupported):
+			return nil, fmt.Errorf("%w: %w%s", ErrUnsupported, err, l.src.at(f.Location))
+		case err != nil:
+			return nil, fmt.Errorf("%w: %w%s", ErrInvalid, err, l.src.at(f.Location))
+		}
+		comp, ok := extractComponents[field]
+		if !ok {
+			return nil, fmt.Errorf("%w: %s(%s) (Substrait's extract has no such component)%s", ErrUnsupported, name, field, l.src.at(f.Location))
+		}
+		e := x.e
+		out := types.Type(&types.Float64Type{})
+		switch {
+		case numeric && k == kindDate && field.TimeField():
+			return nil, fmt.Errorf("%w: unit %q not supported for type date%s", ErrUnsupported, field.String(), l.src.at(f.Location))
+		case numeric:
+			t := exec.ExtractNumericType(field, k == kindDate)
+			out = &types.DecimalType{Precision: t.Precision, Scale: t.Scale}
+		case k == kindDate:
+			if e, err = l.cast(e, kindTimestamp, false, x.loc); err != nil {
+				return nil, err
+			}
+		}
+		call, err := substraitfn.Extract(l.b.GetExprBuilder().Reg, comp[0], comp[1], e, out)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %w%s", ErrType, name, err, l.src.at(f.Location))
+		}
+		return call, nil
+	}
+}
