@@ -7,7 +7,7 @@ FUZZTIME  ?= 10s
 # One worker: with two on a 2-core machine the fuzzer has been seen to stall.
 FUZZPARALLEL ?= 1
 
-.PHONY: all demo test test-s3 test-short bench bench-scale fuzz lint clean difftest tpch
+.PHONY: all demo test test-s3 test-short bench bench-scale bench-beam fuzz lint clean difftest tpch
 
 all: lint test
 
@@ -16,11 +16,14 @@ demo:
 
 # All tests, race detector on, bounded sizes (-short keeps big fixtures out);
 # then the DuckDB peer module's own tests (its own go.mod; first build
-# fetches duckdb-go's static libraries).
+# fetches duckdb-go's static libraries). The Beam module's tests are in
+# beam/pipeline (its commands have none; under -race they would only
+# compile the Dataflow and GCS clients beamx pulls in; lint vets them).
 test:
 	$(GO) test -race -short -count=1 -timeout 15m $(PKGS)
 	cd table/store/s3store/s3test && $(GO) test -race -short -count=1 -timeout 10m ./...
 	cd server/adbctest && $(GO) test -race -short -count=1 -timeout 10m ./...
+	cd beam && $(GO) test -race -short -count=1 -timeout 15m ./pipeline/
 	cd bench/lance && npm ci --no-audit --no-fund --loglevel=error
 	cd bench && $(GO) test -short -count=1 -timeout 10m ./...
 	@if scripts/versitygw-test.sh -check; then S3_ROUNDS=1 scripts/versitygw-test.sh; \
@@ -74,6 +77,15 @@ TPCH_ARGS ?=
 tpch:
 	cd bench && $(GO) run ./cmd/tpch -sf $(TPCH_SF) -dir $(TPCH_DIR) -out ../tpch-report.md $(TPCH_ARGS)
 
+# The Beam pipelines on Prism (in-process) against the single-process
+# path: compaction of BEAM_ROWS rows and a take of BEAM_IDS ids with 1, 2
+# and 4 workers (beam/cmd/beambench; the base table is kept in BEAM_DIR).
+BEAM_ROWS ?= 10000000
+BEAM_IDS  ?= 1000000
+BEAM_DIR  ?= $(CURDIR)/.beambench
+bench-beam:
+	cd beam && $(GO) run ./cmd/beambench -dir $(BEAM_DIR) -rows $(BEAM_ROWS) -ids $(BEAM_IDS) -workers 1,2,4 | tee ../beambench.out
+
 # Every fuzz target, FUZZTIME each.
 fuzz:
 	@set -e; for pkg in $$($(GO) list ./...); do \
@@ -102,6 +114,7 @@ lint:
 	cd table/store/s3store/s3test && $(GO) vet ./...
 	cd difftest && $(GO) vet ./...
 	cd server/adbctest && $(GO) vet ./...
+	cd beam && $(GO) vet ./...
 
 clean:
-	rm -rf $(DEMO_DIR) bench.out $(SCALE_DIR)
+	rm -rf $(DEMO_DIR) bench.out $(SCALE_DIR) $(BEAM_DIR)
