@@ -14,7 +14,8 @@ import (
 //	                                 (hash of the group keys) → final per
 //	                                 partition; no keys: → coalesce → final
 //	SortExec                       → sort per partition → SortPreservingMergeExec
-//	                                 (under a memory limit: one sort, input merged)
+//	                                 (under a memory limit: one sort, and one
+//	                                 aggregation, over the merged input)
 //	HashJoinExec (left-driven)     → probe partitions in parallel, one shared
 //	                                 build of the right input
 //	LimitExec, the root, any node  → CoalescePartitionsExec (or, when the
@@ -29,7 +30,7 @@ func parallelize(n exec.Node, opt Options) (exec.Node, error) {
 	if opt.Threads <= 1 {
 		return n, nil
 	}
-	pp := &parallelPlanner{threads: opt.Threads, serialSorts: opt.MemoryLimited}
+	pp := &parallelPlanner{threads: opt.Threads, memoryLimited: opt.MemoryLimited}
 	p, err := pp.partitioned(n)
 	if err != nil {
 		return nil, err
@@ -38,8 +39,16 @@ func parallelize(n exec.Node, opt Options) (exec.Node, error) {
 }
 
 type parallelPlanner struct {
-	threads     int
-	serialSorts bool // Options.MemoryLimited
+	threads int
+	// memoryLimited (Options.MemoryLimited): the operators whose state
+	// grows with their input (sorts, hash aggregations) run as one
+	// instance over merged partitions. Under one shared budget, parallel
+	// instances reserve against each other: which one is refused depends
+	// on timing, and a query that the serial plan answers could fail
+	// (seen: four partial aggregations holding the budget while the sort
+	// above them could not reserve a batch). One instance spills as the
+	// serial plan does, so the answer and the error do not depend on N.
+	memoryLimited bool
 }
 
 // partitioned returns a plan equivalent to n whose output may come in
@@ -69,6 +78,9 @@ func (pp *parallelPlanner) partitioned(n exec.Node) (exec.Node, error) {
 func (pp *parallelPlanner) aggregate(h *exec.HashAggregateExec) (exec.Node, error) {
 	if !h.Mergeable() {
 		return h, nil
+	}
+	if pp.memoryLimited {
+		return pp.singleChildren(h)
 	}
 	c, err := pp.partitioned(h.Children()[0])
 	if err != nil || exec.OutputPartitions(c) <= 1 {
@@ -153,7 +165,7 @@ func (pp *parallelPlanner) single(orig, p exec.Node) (exec.Node, error) {
 // sort sorts each partition of its input, in parallel; the parent merges
 // them (single: a SortPreservingMergeExec on the sort's keys).
 func (pp *parallelPlanner) sort(s *exec.SortExec) (exec.Node, error) {
-	if pp.serialSorts {
+	if pp.memoryLimited {
 		return pp.singleChildren(s)
 	}
 	c, err := pp.partitioned(s.Children()[0])
