@@ -4,7 +4,8 @@
 # on temporary directories, listening on free ports of 127.0.0.1. The test
 # binary starts and stops the gateways itself (STABLEROW_VERSITYGW names
 # the binary; see table/store/s3store/s3test/gateway_test.go), so a test
-# can kill its server mid-commit and restart it.
+# can kill its server mid-commit and restart it. Then the Beam pipelines'
+# S3 tests (beam/pipeline) against a gateway of their own.
 #
 #   scripts/versitygw-test.sh                 # every s3test test once, then the
 #                                             # concurrency and kill tests S3_ROUNDS (20) times
@@ -43,3 +44,8 @@ echo "versitygw-test: every test against $vgw" >&2
 go test -count=1 -timeout 20m ./...
 echo "versitygw-test: the concurrency and kill tests, $rounds rounds" >&2
 go test -count="$rounds" -timeout 30m -run '^(TestConcurrentCommits|TestGatewayKilledMidCommit)$' .
+# The Beam pipelines (compact with a task failing once, and take: ids, table
+# and output all on S3) on Prism against the same gateway build.
+echo "versitygw-test: the Beam pipelines on S3" >&2
+cd ../../../../beam
+go test -count=1 -timeout 15m -run 'OnS3$' ./pipeline/

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -11,26 +12,34 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// fakeS3 starts an in-process S3 server (gofakes3) with one bucket and
-// points the standard AWS chain at it and nowhere else; it returns the
-// bucket's s3:// location. Workers run in this process (loopback), so they
-// see the same environment, as workers on a cluster see its credentials.
+// fakeS3 starts an S3 server with one bucket and points the standard AWS
+// chain at it and nowhere else; it returns the bucket's s3:// location:
+// a real Versity Gateway process when STABLEROW_VERSITYGW names one (the
+// S3 block of CI), else the in-process gofakes3. Workers run in this
+// process (loopback), so they see the same environment, as workers on a
+// cluster see its credentials.
 func fakeS3(t *testing.T) string {
 	t.Helper()
-	be := s3mem.New()
-	require.NoError(t, be.CreateBucket("beam"))
-	ts := httptest.NewServer(gofakes3.New(be).Server())
-	t.Cleanup(ts.Close)
+	url, key, secret := "", "test", "test"
+	if bin := os.Getenv(envGateway); bin != "" {
+		url, key, secret = versityS3(t, bin), gwKey, gwSecret
+	} else {
+		be := s3mem.New()
+		require.NoError(t, be.CreateBucket(gwBucket))
+		ts := httptest.NewServer(gofakes3.New(be).Server())
+		t.Cleanup(ts.Close)
+		url = ts.URL
+	}
 	none := filepath.Join(t.TempDir(), "no-such-file")
 	for k, v := range map[string]string{
-		"AWS_ENDPOINT_URL": ts.URL, "AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test",
+		"AWS_ENDPOINT_URL": url, "AWS_ACCESS_KEY_ID": key, "AWS_SECRET_ACCESS_KEY": secret,
 		"AWS_REGION": "us-east-1", "AWS_CONFIG_FILE": none, "AWS_SHARED_CREDENTIALS_FILE": none,
 		"AWS_EC2_METADATA_DISABLED": "true", "AWS_S3_FORCE_PATH_STYLE": "", "AWS_ENDPOINT_URL_S3": "",
 		"AWS_PROFILE": "", "AWS_CA_BUNDLE": "",
 	} {
 		t.Setenv(k, v)
 	}
-	return "s3://beam"
+	return "s3://" + gwBucket
 }
 
 func TestCompactOnS3(t *testing.T) {
