@@ -161,10 +161,9 @@ func RescaleDecimal(v decimal128.Num, from, p, to int32) (decimal128.Num, error)
 // precision/scale (p1, s1) and (p2, s2), as the exact result needs it:
 // + and - keep the larger scale and one more integer digit, * adds the
 // scales (PostgreSQL's numeric_add/mul keep every digit), % keeps the
-// larger scale (numeric_mod); precision is capped at 38, past which a
-// result is "numeric field overflow". ok is false for other operators:
-// PostgreSQL's division picks its scale per value (select_div_scale),
-// which no fixed decimal128 type holds.
+// larger scale (numeric_mod), / has DecimalDivScale (numdiv.go: rounded
+// where PostgreSQL rounds each value, then widened); precision is capped
+// at 38, past which a result is "numeric field overflow".
 func DecimalResult(op Op, p1, s1, p2, s2 int32) (p, s int32, ok bool) {
 	switch op {
 	case OpAdd, OpSub:
@@ -178,6 +177,8 @@ func DecimalResult(op Op, p1, s1, p2, s2 int32) (p, s int32, ok bool) {
 		// remainder is smaller than both operands in magnitude.
 		s = max(s1, s2)
 		p = min(p1-s1, p2-s2) + s
+	case OpDiv:
+		s, p = DecimalDivScale(s1, s2), MaxDecimalPrecision
 	default:
 		return 0, 0, false
 	}
@@ -255,7 +256,8 @@ func compareDecimal(mem memory.Allocator, op Op, n int, ld, rd compute.Datum) (c
 	return result(out.array(), asScalar)
 }
 
-// DecimalArith is numeric + - * numeric with exact results (no rounding):
+// DecimalArith is numeric + - * % numeric with exact results (no
+// rounding), and / rounded as numdiv.go says:
 // the result type is DecimalResult's; a result wider than 38 digits is
 // "numeric field overflow". The operands may differ in precision and
 // scale.
@@ -329,9 +331,14 @@ func (e boundDecimalArith) Eval(ctx context.Context, mem memory.Allocator, b arr
 		}
 		x, y := l.at(i).BigInt(), r.at(i).BigInt()
 		var z *big.Int
+		var err error
 		switch e.src.Op {
 		case OpMul:
 			z = x.Mul(x, y) // scale ls + rs, the result's
+		case OpDiv:
+			if z, err = divideDecimal(x, e.ls, y, e.rs, e.typ.Scale); err != nil {
+				return nil, err
+			}
 		case OpMod:
 			x.Mul(x, pow10(e.typ.Scale-e.ls))
 			y.Mul(y, pow10(e.typ.Scale-e.rs))
