@@ -20,8 +20,13 @@ import (
 // PostgreSQL's whenever rscale <= S: quotients of magnitude above about
 // 1e-4 (qweight >= -1) with operands of scale <= 20. A smaller quotient
 // (PostgreSQL keeps 16 significant digits past S) is rounded once, half
-// away from zero, to S digits. A quotient of more than 38 - S integer
-// digits is "numeric field overflow"; a zero divisor is "division by zero".
+// away from zero, to S digits. And an operand that is itself a quotient
+// has scale S here where PostgreSQL's value carries its own rscale (16
+// for a quotient of about 1 to 10^4), which raises the next division's
+// rscale: PostgreSQL's (10.00 / 3) / 0.7 is rounded at 16 digits
+// (4.7619047619047619), stablerow's at 20 (4.76190476190476185714). A
+// quotient of more than 38 - S integer digits is "numeric field
+// overflow"; a zero divisor is "division by zero".
 
 // minDivScale is the least scale of a quotient: PostgreSQL's rscale for
 // qweight -1 (quotients from about 1e-4 to 1), so fractions such as
