@@ -291,7 +291,7 @@ func (e DecimalArith) Bind(s *arrow.Schema) (Bound, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: numeric %s", ErrSchema, opInfo[e.Op].sym)
 	}
-	return boundDecimalArith{src: e, l: l, r: r, ls: lt.Scale, rs: rt.Scale, typ: &arrow.Decimal128Type{Precision: p, Scale: sc}}, nil
+	return boundDecimalArith{src: e, l: l, r: r, ls: lt.Scale, rs: rt.Scale, typ: &arrow.Decimal128Type{Precision: p, Scale: sc}, max: decimal128.GetMaxValue(p)}, nil
 }
 
 type boundDecimalArith struct {
@@ -299,6 +299,7 @@ type boundDecimalArith struct {
 	l, r   Bound
 	ls, rs int32
 	typ    *arrow.Decimal128Type
+	max    decimal128.Num // the largest magnitude of typ's precision
 }
 
 func (e boundDecimalArith) Type() arrow.DataType { return e.typ }
@@ -327,6 +328,13 @@ func (e boundDecimalArith) Eval(ctx context.Context, mem memory.Allocator, b arr
 	for i := 0; i < n; i++ {
 		if !l.valid(i) || !r.valid(i) {
 			out.AppendNull()
+			continue
+		}
+		if z, ok := fastDecimalArith(e.src.Op, l.at(i), r.at(i), e.ls, e.rs, e.typ.Scale); ok {
+			if z.Abs().Greater(e.max) {
+				return nil, errNumericOverflow
+			}
+			out.Append(z)
 			continue
 		}
 		x, y := l.at(i).BigInt(), r.at(i).BigInt()
@@ -363,4 +371,48 @@ func (e boundDecimalArith) Eval(ctx context.Context, mem memory.Allocator, b arr
 	}
 	a := out.NewArray()
 	return result(a, asScalar)
+}
+
+// pow10Num is 10^k as decimal128, k <= 18.
+var pow10Num = func() (t [19]decimal128.Num) {
+	v := int64(1)
+	for k := range t {
+		t[k] = decimal128.FromI64(v)
+		v *= 10
+	}
+	return t
+}()
+
+// smallDecimal is v when |v| < 10^18: two such operands, each scaled by
+// at most 10^18, add, subtract or multiply within int128 (below 2 * 10^36).
+func smallDecimal(v decimal128.Num) (decimal128.Num, bool) {
+	x := int64(v.LowBits())
+	return v, decimal128.FromI64(x) == v && x > -1e18 && x < 1e18
+}
+
+// fastDecimalArith is + - * in 128-bit integers when the operands are
+// small enough that nothing can wrap (TPC-H's prices and rates are), the
+// exact result in scale s; ok is false for any other case, which the
+// math/big path computes. The caller checks the result's precision.
+func fastDecimalArith(op Op, x, y decimal128.Num, ls, rs, s int32) (decimal128.Num, bool) {
+	x, ok1 := smallDecimal(x)
+	y, ok2 := smallDecimal(y)
+	if !ok1 || !ok2 {
+		return decimal128.Num{}, false
+	}
+	switch op {
+	case OpMul:
+		return x.Mul(y), true // scale ls + rs, the result's
+	case OpAdd, OpSub:
+		kx, ky := s-ls, s-rs
+		if kx < 0 || ky < 0 || kx > 18 || ky > 18 {
+			return decimal128.Num{}, false
+		}
+		x, y = x.Mul(pow10Num[kx]), y.Mul(pow10Num[ky])
+		if op == OpAdd {
+			return x.Add(y), true
+		}
+		return x.Sub(y), true
+	}
+	return decimal128.Num{}, false
 }
