@@ -67,3 +67,24 @@ func TestGeneratorCoversScalarExprs(t *testing.T) {
 		t.Fatalf("generated less than twice in 2000 cases: %v", missing)
 	}
 }
+
+// TestGeneratorDrawsNumericQuotients: numeric / and avg(numeric) are
+// drawn (as whole select items, normalization 8) often enough that a run
+// of 400 cases compares dozens against PostgreSQL.
+func TestGeneratorDrawsNumericQuotients(t *testing.T) {
+	div, avg := 0, 0
+	for i := 0; i < 400; i++ {
+		for _, e := range caseGen(1, i).Case().Query.Select {
+			switch {
+			case e.Op == "bin" && e.Text == "/" && e.Type == TNumeric:
+				div++
+			case e.Op == "agg" && e.Text == "avg" && e.Type == TNumeric:
+				avg++
+			}
+		}
+	}
+	if div < 20 || avg < 5 {
+		t.Fatalf("400 cases draw %d numeric quotients and %d avg(numeric), want at least 20 and 5", div, avg)
+	}
+	t.Logf("400 cases: %d numeric quotients, %d avg(numeric)", div, avg)
+}

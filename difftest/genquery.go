@@ -121,6 +121,9 @@ func (g *Gen) query(ts []*Table) *Query {
 		q.Select = append(q.Select, g.expr(s, g.typ(), 3, false))
 	}
 	if g.p(0.15) {
+		q.Select = append(q.Select, g.numericQuotient(s))
+	}
+	if g.p(0.15) {
 		q.Select = append(q.Select, g.scalarSub(ts, s))
 	}
 	if g.p(0.6) {
@@ -509,4 +512,18 @@ func (g *Gen) scalarSub(ts []*Table, outer scope) *Expr {
 	}
 	w := &Expr{Op: "cmp", Type: TBool, Text: "=", Args: []*Expr{{Op: "col", Type: TInt, Text: "s.k"}, key}}
 	return &Expr{Op: "scalar", Type: typ, Sub: &Sub{Table: t.Name, Item: g.leaf(inner, typ), Where: w}}
+}
+
+// numericQuotient is numeric / numeric (or / smallint, / integer, either
+// way round), only as a whole select item: PostgreSQL gives each quotient
+// its own scale (select_div_scale), which a later operator would carry
+// (a quotient's scale feeds the next division's), while stablerow's column
+// has one (numeric(38, max(s1, s2, 20))); alone in its column the two
+// compare by normalization 8. A zero divisor raises in both.
+func (g *Gen) numericQuotient(s scope) *Expr {
+	l, r := g.expr(s, TNumeric, 2, false), g.expr(s, pick(g, []Type{TNumeric, TNumeric, TI16, TI32}), 2, false)
+	if g.p(0.3) {
+		l, r = r, l
+	}
+	return &Expr{Op: "bin", Type: TNumeric, Text: "/", Args: []*Expr{l, r}, Raises: true}
 }

@@ -237,3 +237,43 @@ func TestGeneratedQueriesCompareExactly(t *testing.T) {
 		}
 	}
 }
+
+// TestNumericQuotientsCompareByValue: normalization 8. A quotient column
+// (stablerow scale 20) equals PostgreSQL's per-value text up to trailing
+// zeros, and PostgreSQL's extra digits of a tiny quotient round to 20;
+// any other digit differing is still a divergence, and a numeric column
+// of a small scale still compares as text.
+func TestNumericQuotientsCompareByValue(t *testing.T) {
+	num := []TypeClass{"numeric"}
+	out := func(vs ...string) *Outcome {
+		o := &Outcome{Cols: slices.Clone(num)}
+		for _, v := range vs {
+			if v == "NULL" {
+				o.Rows = append(o.Rows, []*string{nil})
+			} else {
+				o.Rows = append(o.Rows, []*string{s(v)})
+			}
+		}
+		return o
+	}
+	pg := func() *Outcome {
+		return out("2.5000000000000000", "0.33333333333333333333", "0.000033333333333333333333", "0.000010000010000010000050", "NULL", "0.00000000000000000000")
+	}
+	sr := out("2.50000000000000000000", "0.33333333333333333333", "0.00003333333333333333", "0.00001000001000001000", "NULL", "0.00000000000000000000")
+	if d := Diff(pg(), sr, true); d != "" {
+		t.Fatalf("equal quotients diverge: %s", d)
+	}
+	for _, bad := range []*Outcome{
+		out("2.50000000000000000001", "0.33333333333333333333", "0.00003333333333333333", "0.00001000001000001000", "NULL", "0.00000000000000000000"),
+		out("2.50000000000000000000", "0.33333333333333333334", "0.00003333333333333333", "0.00001000001000001000", "NULL", "0.00000000000000000000"),
+		out("2.50000000000000000000", "0.33333333333333333333", "0.00003333333333333334", "0.00001000001000001000", "NULL", "0.00000000000000000000"),
+		out("2.50000000000000000000", "0.33333333333333333333", "0.00003333333333333333", "0.00001000001000001001", "NULL", "0.00000000000000000000"),
+	} {
+		if d := Diff(pg(), bad, true); d == "" {
+			t.Errorf("planted quotient difference not detected: %v", bad)
+		}
+	}
+	if d := Diff(out("2.50"), out("2.500"), true); d == "" {
+		t.Error("a numeric of a small scale compares by value: its scale is no longer checked")
+	}
+}

@@ -81,7 +81,9 @@ type accumulator interface {
 // "bigint out of range" when the total does not fit, instead of a wrapped
 // or rounded value); avg of an integer is double precision (PostgreSQL's
 // numeric, computed exactly and rounded once); sum of a float keeps its
-// type, avg of a float is double precision; min and max keep their type.
+// type, avg of a float is double precision; sum of a numeric is
+// numeric(38, s), avg of a numeric is numeric(38, DecimalDivScale(s, 0))
+// (numdiv.go); min and max keep their type.
 func aggSignature(a Aggregate, args []arrow.DataType) (arrow.DataType, func() accumulator, error) {
 	want := 1
 	switch a.Func {
@@ -121,9 +123,10 @@ func aggSignature(a Aggregate, args []arrow.DataType) (arrow.DataType, func() ac
 			out = decimalSumType(args[0])
 			mk = func() accumulator { return &decimalSumAcc{typ: out} }
 		case args[0].ID() == arrow.DECIMAL128:
-			// PostgreSQL's avg(numeric) is a numeric whose scale comes from
-			// its division's significant-digit rule (select_div_scale).
-			return nil, nil, fmt.Errorf("%w: avg(numeric) (PostgreSQL's result scale rule is not implemented; avg(CAST(x AS double precision)) is)", ErrUnsupported)
+			// PostgreSQL's avg(numeric) is sum / count through numeric
+			// division's per-value scale rule (numdiv.go).
+			typ, scale := decimalAvgType(args[0]), args[0].(*arrow.Decimal128Type).Scale
+			out, mk = typ, func() accumulator { return &decimalAvgAcc{scale: scale, typ: typ} }
 		default:
 			return nil, nil, bad()
 		}

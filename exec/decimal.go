@@ -161,10 +161,9 @@ func RescaleDecimal(v decimal128.Num, from, p, to int32) (decimal128.Num, error)
 // precision/scale (p1, s1) and (p2, s2), as the exact result needs it:
 // + and - keep the larger scale and one more integer digit, * adds the
 // scales (PostgreSQL's numeric_add/mul keep every digit), % keeps the
-// larger scale (numeric_mod); precision is capped at 38, past which a
-// result is "numeric field overflow". ok is false for other operators:
-// PostgreSQL's division picks its scale per value (select_div_scale),
-// which no fixed decimal128 type holds.
+// larger scale (numeric_mod), / has DecimalDivScale (numdiv.go: rounded
+// where PostgreSQL rounds each value, then widened); precision is capped
+// at 38, past which a result is "numeric field overflow".
 func DecimalResult(op Op, p1, s1, p2, s2 int32) (p, s int32, ok bool) {
 	switch op {
 	case OpAdd, OpSub:
@@ -178,6 +177,8 @@ func DecimalResult(op Op, p1, s1, p2, s2 int32) (p, s int32, ok bool) {
 		// remainder is smaller than both operands in magnitude.
 		s = max(s1, s2)
 		p = min(p1-s1, p2-s2) + s
+	case OpDiv:
+		s, p = DecimalDivScale(s1, s2), MaxDecimalPrecision
 	default:
 		return 0, 0, false
 	}
@@ -255,7 +256,8 @@ func compareDecimal(mem memory.Allocator, op Op, n int, ld, rd compute.Datum) (c
 	return result(out.array(), asScalar)
 }
 
-// DecimalArith is numeric + - * numeric with exact results (no rounding):
+// DecimalArith is numeric + - * % numeric with exact results (no
+// rounding), and / rounded as numdiv.go says:
 // the result type is DecimalResult's; a result wider than 38 digits is
 // "numeric field overflow". The operands may differ in precision and
 // scale.
@@ -289,7 +291,7 @@ func (e DecimalArith) Bind(s *arrow.Schema) (Bound, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: numeric %s", ErrSchema, opInfo[e.Op].sym)
 	}
-	return boundDecimalArith{src: e, l: l, r: r, ls: lt.Scale, rs: rt.Scale, typ: &arrow.Decimal128Type{Precision: p, Scale: sc}}, nil
+	return boundDecimalArith{src: e, l: l, r: r, ls: lt.Scale, rs: rt.Scale, typ: &arrow.Decimal128Type{Precision: p, Scale: sc}, max: decimal128.GetMaxValue(p)}, nil
 }
 
 type boundDecimalArith struct {
@@ -297,6 +299,7 @@ type boundDecimalArith struct {
 	l, r   Bound
 	ls, rs int32
 	typ    *arrow.Decimal128Type
+	max    decimal128.Num // the largest magnitude of typ's precision
 }
 
 func (e boundDecimalArith) Type() arrow.DataType { return e.typ }
@@ -327,11 +330,23 @@ func (e boundDecimalArith) Eval(ctx context.Context, mem memory.Allocator, b arr
 			out.AppendNull()
 			continue
 		}
+		if z, ok := fastDecimalArith(e.src.Op, l.at(i), r.at(i), e.ls, e.rs, e.typ.Scale); ok {
+			if z.Abs().Greater(e.max) {
+				return nil, errNumericOverflow
+			}
+			out.Append(z)
+			continue
+		}
 		x, y := l.at(i).BigInt(), r.at(i).BigInt()
 		var z *big.Int
+		var err error
 		switch e.src.Op {
 		case OpMul:
 			z = x.Mul(x, y) // scale ls + rs, the result's
+		case OpDiv:
+			if z, err = divideDecimal(x, e.ls, y, e.rs, e.typ.Scale); err != nil {
+				return nil, err
+			}
 		case OpMod:
 			x.Mul(x, pow10(e.typ.Scale-e.ls))
 			y.Mul(y, pow10(e.typ.Scale-e.rs))
@@ -356,4 +371,48 @@ func (e boundDecimalArith) Eval(ctx context.Context, mem memory.Allocator, b arr
 	}
 	a := out.NewArray()
 	return result(a, asScalar)
+}
+
+// pow10Num is 10^k as decimal128, k <= 18.
+var pow10Num = func() (t [19]decimal128.Num) {
+	v := int64(1)
+	for k := range t {
+		t[k] = decimal128.FromI64(v)
+		v *= 10
+	}
+	return t
+}()
+
+// smallDecimal is v when |v| < 10^18: two such operands, each scaled by
+// at most 10^18, add, subtract or multiply within int128 (below 2 * 10^36).
+func smallDecimal(v decimal128.Num) (decimal128.Num, bool) {
+	x := int64(v.LowBits())
+	return v, decimal128.FromI64(x) == v && x > -1e18 && x < 1e18
+}
+
+// fastDecimalArith is + - * in 128-bit integers when the operands are
+// small enough that nothing can wrap (TPC-H's prices and rates are), the
+// exact result in scale s; ok is false for any other case, which the
+// math/big path computes. The caller checks the result's precision.
+func fastDecimalArith(op Op, x, y decimal128.Num, ls, rs, s int32) (decimal128.Num, bool) {
+	x, ok1 := smallDecimal(x)
+	y, ok2 := smallDecimal(y)
+	if !ok1 || !ok2 {
+		return decimal128.Num{}, false
+	}
+	switch op {
+	case OpMul:
+		return x.Mul(y), true // scale ls + rs, the result's
+	case OpAdd, OpSub:
+		kx, ky := s-ls, s-rs
+		if kx < 0 || ky < 0 || kx > 18 || ky > 18 {
+			return decimal128.Num{}, false
+		}
+		x, y = x.Mul(pow10Num[kx]), y.Mul(pow10Num[ky])
+		if op == OpAdd {
+			return x.Add(y), true
+		}
+		return x.Sub(y), true
+	}
+	return decimal128.Num{}, false
 }

@@ -158,7 +158,7 @@ func datetimeBinary(op exec.Op, l, r exec.Expr, lt, rt arrow.DataType) (exec.Exp
 		l, lt = asDecimal(l, lt)
 		r, rt = asDecimal(r, rt)
 		if _, _, ok := exec.DecimalResult(op, 1, 0, 1, 0); !ok || !isDecimal(lt) || !isDecimal(rt) {
-			return nil, true, fmt.Errorf("%w: numeric arithmetic %s and %s (numeric division is not supported)", errUnsupported("expression"), lt, rt)
+			return nil, true, fmt.Errorf("%w: numeric arithmetic %s and %s", errUnsupported("expression"), lt, rt)
 		}
 		return exec.DecimalArith{Op: op, L: l, R: r}, true, nil
 	}

@@ -11,17 +11,10 @@ import (
 )
 
 // knownGaps are the queries stablerow cannot run yet, with the error
-// each must still give (avg and division of numeric: PostgreSQL picks
-// their result scale per value, which stablerow's fixed-scale numeric
-// does not yet model). When one starts to run, this test fails
-// until it is taken off the list, so the list stays true.
-var knownGaps = map[string]string{
-	"Q1":  "avg(numeric)",
-	"Q8":  "numeric /",
-	"Q14": "numeric /",
-	"Q17": "avg(numeric)",
-	"Q22": "avg(numeric)",
-}
+// each must still give (none since numeric division and avg(numeric)
+// landed). When one starts to run, this test fails until it is taken off
+// the list, so the list stays true.
+var knownGaps = map[string]string{}
 
 // TestTPCH runs the 22 queries at scale factor 0.01 on DuckDB and on
 // stablerow, from SQL and from the binary Substrait plan, on the same

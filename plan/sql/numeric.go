@@ -16,16 +16,14 @@ import (
 // holds them exactly, an untyped string the numeric of its digits, and
 // each operand keeps its own scale; the result is exact (numeric(p1, s1)
 // + numeric(p2, s2) has scale max(s1, s2), * has s1 + s2, as PostgreSQL
-// computes them; % has max(s1, s2), numeric_mod's). Division is refused: PostgreSQL picks its scale per
-// value (select_div_scale), which no decimal128 type holds. ok is false
-// when no operand is numeric.
+// computes them; % has max(s1, s2), numeric_mod's). / is
+// numeric(38, max(s1, s2, 20)), each value rounded where PostgreSQL's
+// select_div_scale rounds it (exec/numdiv.go). ok is false when no
+// operand is numeric.
 func (l *lowerer) numericArith(op string, lv, rv value, loc int32) (value, bool, error) {
 	lk, rk := lv.kind(), rv.kind()
 	if lk.id != idNumeric && rk.id != idNumeric || lk.float() && lv.num == "" || rk.float() && rv.num == "" {
 		return value{}, false, nil
-	}
-	if op == "/" {
-		return value{}, true, fmt.Errorf("%w: numeric %s (its result scale is chosen per value)%s", ErrUnsupported, op, l.src.at(loc))
 	}
 	operand := func(v, other value) (expr.Expression, error) {
 		k := v.kind()

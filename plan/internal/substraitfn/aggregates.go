@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/stablerow/stablerow/errkind"
+	"github.com/stablerow/stablerow/exec"
 
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/extensions"
@@ -23,7 +24,8 @@ import (
 //	avg(i16|i32|i64|fp32|fp64) functions_arithmetic      fp64?       (the YAML's avg:i64 returns i64?;
 //	                                                                  PostgreSQL's avg of an integer is
 //	                                                                  numeric, stablerow's double precision)
-//	avg(dec)                                             refused: ErrUnsupportedAggregate
+//	avg(dec<P,S>)           functions_arithmetic         dec<38,max(S,20)>? (PostgreSQL's sum / count,
+//	                                                                  rounded per value: exec/numdiv.go)
 //	min/max(any ordered)    functions_arithmetic         the argument's type, nullable (beyond the YAML,
 //	                                                     which declares numbers only)
 //	bool_and/bool_or(bool)  functions_boolean            boolean?
@@ -63,16 +65,17 @@ func Aggregate(reg expr.ExtensionRegistry, name string, distinct bool, args ...e
 		case "fp32", "fp64":
 			out = nullable(ts[0])
 		case "dec":
-			if name == "avg" {
-				return nil, fmt.Errorf("%w: avg(numeric): PostgreSQL's result scale rule is not implemented (avg of a double precision cast is)", ErrUnsupportedAggregate)
-			}
 			// The YAML's sum:dec is DECIMAL<38,S>: PostgreSQL's numeric sum
-			// keeps the scale.
-			out = &types.DecimalType{Nullability: types.NullabilityNullable, Precision: 38, Scale: ts[0].(*types.DecimalType).Scale}
+			// keeps the scale; avg divides it by the count.
+			s := ts[0].(*types.DecimalType).Scale
+			if name == "avg" {
+				s = exec.DecimalDivScale(s, 0)
+			}
+			out = &types.DecimalType{Nullability: types.NullabilityNullable, Precision: 38, Scale: s}
 		default:
 			return nil, bad
 		}
-		if name == "avg" {
+		if name == "avg" && short[0] != "dec" {
 			out = &types.Float64Type{Nullability: types.NullabilityNullable}
 		}
 	case "min", "max":

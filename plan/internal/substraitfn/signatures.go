@@ -144,7 +144,7 @@ func arith(n int, floats bool) signature {
 	}
 }
 
-// decimalArith is add, subtract, multiply and modulus over two decimals of any
+// decimalArith is add, subtract, multiply, divide and modulus over two decimals of any
 // precision and scale: the YAML's add:dec_dec and friends, whose output
 // precision and scale exec.DecimalResult computes (the exact result).
 func decimalArith(name string, args []types.Type) (string, types.Type, bool) {
@@ -153,7 +153,7 @@ func decimalArith(name string, args []types.Type) (string, types.Type, bool) {
 	}
 	a, ok1 := args[0].(*types.DecimalType)
 	b, ok2 := args[1].(*types.DecimalType)
-	op := map[string]exec.Op{"add": exec.OpAdd, "subtract": exec.OpSub, "multiply": exec.OpMul, "modulus": exec.OpMod}
+	op := map[string]exec.Op{"add": exec.OpAdd, "subtract": exec.OpSub, "multiply": exec.OpMul, "divide": exec.OpDiv, "modulus": exec.OpMod}
 	o, ok3 := op[name]
 	if !ok1 || !ok2 || !ok3 {
 		return "", nil, false
