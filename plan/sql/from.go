@@ -320,8 +320,29 @@ func (l *lowerer) unnestArg(n *pg_query.Node, want kind, detail map[string]any) 
 		return k, nil
 	case *pg_query.Node_AArrayExpr:
 		return l.arrayValues(x.AArrayExpr, want, detail)
+	case *pg_query.Node_AConst:
+		if sv := x.AConst.GetSval(); sv != nil && want != kindUnknown {
+			return l.arrayText(sv.Sval, x.AConst.Location, want, detail)
+		}
 	}
 	return kindUnknown, fmt.Errorf("%w: UNNEST argument %s (use a parameter or ARRAY[...])", ErrUnsupported, nodeName(n))
+}
+
+// arrayText lowers '{...}'::T[]: each element reads as a string literal
+// of the list's kind want, as array_in reads it with T's input function.
+func (l *lowerer) arrayText(text string, loc int32, want kind, detail map[string]any) (kind, error) {
+	elems, err := parseArrayText(text)
+	if err != nil {
+		return kindUnknown, fmt.Errorf("%w%s", err, l.src.at(loc))
+	}
+	vs := make([]value, len(elems))
+	for i, p := range elems {
+		vs[i] = value{how: untypedNull, loc: loc}
+		if p != nil {
+			vs[i] = value{how: untypedString, str: *p, loc: loc}
+		}
+	}
+	return l.constantList(vs, want, detail)
 }
 
 // arrayValues lowers ARRAY[c1, c2, ...] of constants into detail "values".
@@ -338,6 +359,12 @@ func (l *lowerer) arrayValues(a *pg_query.A_ArrayExpr, want kind, detail map[str
 		}
 		vs[i] = v
 	}
+	return l.constantList(vs, want, detail)
+}
+
+// constantList is arrayValues' choice of kind and conversion of the
+// elements into detail "values".
+func (l *lowerer) constantList(vs []value, want kind, detail map[string]any) (kind, error) {
 	k, sqlK := want, want
 	if k == kindUnknown {
 		_, uk, err := l.unifyKinds(vs)
