@@ -6,6 +6,7 @@ import (
 	"github.com/stablerow/stablerow/exec"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	splan "github.com/substrait-io/substrait-go/v8/plan"
+	"github.com/substrait-io/substrait-go/v8/types"
 )
 
 // The take rule. The shape
@@ -37,7 +38,7 @@ func (p *planner) take(j *splan.JoinRel, jp joinParts, nl, nr int, need []bool, 
 	if !ok || read.Filter() != nil {
 		return nil, false, nil
 	}
-	dfr, ok1 := jp.keys[0].l.(*expr.FieldReference)
+	dfr, ok1 := widenedField(jp.keys[0].l)
 	tfr, ok2 := jp.keys[0].r.(*expr.FieldReference)
 	if !ok1 || !ok2 {
 		return nil, false, nil
@@ -135,6 +136,39 @@ func (p *planner) take(j *splan.JoinRel, jp joinParts, nl, nr int, need []bool, 
 		out.names = append(out.names, sc.Field(c).Name)
 	}
 	return out, true, nil
+}
+
+// widenedField is the driving side's key column: a field reference, or
+// one under a widening cast between signed integers (UNNEST of an
+// integer[] joined to a bigint or row id column compares integer with
+// bigint, as PostgreSQL does). The rule converts the column's own values
+// to the table's key type (keyCast), which for a widening gives the same
+// keys the cast does.
+func widenedField(e expr.Expression) (*expr.FieldReference, bool) {
+	c, ok := e.(*expr.Cast)
+	if !ok {
+		fr, ok := e.(*expr.FieldReference)
+		return fr, ok
+	}
+	fr, ok := c.Input.(*expr.FieldReference)
+	if !ok || fr.GetType() == nil || c.Type == nil {
+		return nil, false
+	}
+	rank := func(t types.Type) int {
+		switch t.(type) {
+		case *types.Int8Type:
+			return 1
+		case *types.Int16Type:
+			return 2
+		case *types.Int32Type:
+			return 3
+		case *types.Int64Type:
+			return 4
+		}
+		return 0
+	}
+	from, to := rank(fr.GetType()), rank(c.Type)
+	return fr, from > 0 && to > from
 }
 
 // sortOnDriving reports whether a Sort's keys are all plain columns of the

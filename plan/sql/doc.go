@@ -46,7 +46,10 @@
 // Untyped values take the type their context asks for, as in Postgres:
 // '5' = id compares as bigint, name = $1 makes $1 text, a bare $1 is
 // bigint and UNNEST($1) is a bigint list (UNNEST($1::text[]) a text one;
-// lists of other element types are refused here, with a position). In
+// lists of other element types are refused here, with a position).
+// UNNEST of an integer[] or smallint[] ($1::int4[], ARRAY[1, 2],
+// '{1,2}'::int2[]) reads a bigint list narrowed by a checked cast, so its
+// elements are integer or smallint as in PostgreSQL. In
 // INSERT ... SELECT the SELECT list's untyped values (NULL, '5', $1) take
 // the target columns' types, as in INSERT ... VALUES.
 //

@@ -75,6 +75,12 @@ func (l *lowerer) constant(c *pg_query.A_Const) (value, error) {
 	case *pg_query.A_Const_Fval:
 		// Integers beyond int32 arrive as Fval too; keep them integers.
 		if i, err := strconv.ParseInt(v.Fval.Fval, 10, 64); err == nil {
+			if i == int64(int32(i)) {
+				// -2147483648 (the grammar folds the minus into the
+				// digits): PostgreSQL's make_const gives an integer
+				// that fits int4 type integer.
+				return value{e: expr.NewPrimitiveLiteral(int32(i), false), loc: c.Location, num: v.Fval.Fval}, nil
+			}
 			return value{e: expr.NewPrimitiveLiteral(i, false), loc: c.Location, num: v.Fval.Fval}, nil
 		}
 		f, err := strconv.ParseFloat(v.Fval.Fval, 64)

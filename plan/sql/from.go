@@ -214,10 +214,11 @@ func (l *lowerer) unnest(fc *pg_query.FuncCall, rf *pg_query.RangeFunction) (pla
 		return nil, nil, fmt.Errorf("%w: UNNEST with %d arguments%s", ErrUnsupported, len(fc.Args), l.src.at(fc.Location))
 	}
 	detail := map[string]any{"relation": relUnnest, "ordinality": rf.Ordinality}
-	elem, err := l.unnestArg(fc.Args[0], kindUnknown, detail)
+	sqlElem, err := l.unnestArg(fc.Args[0], kindUnknown, detail)
 	if err != nil {
 		return nil, nil, err
 	}
+	elem := listKind(sqlElem)
 	detail["element_type"] = elem.substraitName()
 	ncols := 1
 	if rf.Ordinality {
@@ -228,17 +229,59 @@ func (l *lowerer) unnest(fc *pg_query.FuncCall, rf *pg_query.RangeFunction) (pla
 		return nil, nil, err
 	}
 	ts := []types.Type{elem.typ(true), kindI64.typ(false)}[:ncols]
+	rel, err := l.extensionTable(detail, names, ts)
+	if err != nil {
+		return nil, nil, err
+	}
+	if sqlElem != elem {
+		// The list carries bigint (substrait.md §4); an integer[] or
+		// smallint[] array's elements are PostgreSQL's integer or
+		// smallint, so a projection narrows them (a value out of range
+		// is an overflow error, as PostgreSQL's array cast raises).
+		if rel, err = l.narrowUnnest(rel, ts, sqlElem, fc.Location); err != nil {
+			return nil, nil, err
+		}
+		ts = append([]types.Type{sqlElem.typ(true)}, ts[1:]...) // a copy: the read's base schema holds ts
+	}
 	cols := make([]column, ncols)
 	for i := range cols {
 		cols[i] = column{qual: qual, name: names[i], typ: ts[i]}
 	}
-	rel, err := l.extensionTable(detail, names, ts)
-	return rel, &scope{cols: cols}, err
+	return rel, &scope{cols: cols}, nil
+}
+
+// narrowUnnest casts an unnest's bigint element column to k (integer or
+// smallint), keeping the ordinality column if there is one.
+func (l *lowerer) narrowUnnest(rel plan.Rel, ts []types.Type, k kind, loc int32) (plan.Rel, error) {
+	in := &scope{cols: make([]column, len(ts))}
+	for i, t := range ts {
+		in.cols[i] = column{typ: t}
+	}
+	ref, err := in.ref(0)
+	if err != nil {
+		return nil, fmt.Errorf("%w: unnest projection: %w", ErrInvalid, err)
+	}
+	e, err := l.cast(ref, k, true, loc)
+	if err != nil {
+		return nil, err
+	}
+	exprs := []expr.Expression{e}
+	remap := []int32{int32(len(ts))}
+	if len(ts) == 2 {
+		remap = append(remap, 1)
+	}
+	out, err := l.b.ProjectRemap(rel, remap, exprs...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: unnest projection: %w", ErrInvalid, err)
+	}
+	return out, nil
 }
 
 // unnestArg fills detail with the list UNNEST reads: a parameter ($k,
 // optionally cast to T[]) or an ARRAY[...] of constants. want is the element
-// kind a cast asked for.
+// kind a cast asked for, as the list carries it (listKind). The kind
+// returned is the elements' SQL kind: integer for '{1,2}'::int[] or
+// ARRAY[1, 2], though the list holds bigints.
 func (l *lowerer) unnestArg(n *pg_query.Node, want kind, detail map[string]any) (kind, error) {
 	switch x := n.Node.(type) {
 	case *pg_query.Node_TypeCast:
@@ -252,7 +295,11 @@ func (l *lowerer) unnestArg(n *pg_query.Node, want kind, detail map[string]any) 
 		if want != kindUnknown && want != k {
 			return kindUnknown, fmt.Errorf("%w: nested array casts%s", ErrUnsupported, l.src.at(x.TypeCast.Location))
 		}
-		return l.unnestArg(x.TypeCast.Arg, listKind(k), detail)
+		inner, err := l.unnestArg(x.TypeCast.Arg, listKind(k), detail)
+		if err != nil || !k.integer() {
+			return inner, err
+		}
+		return k, nil
 	case *pg_query.Node_ParamRef:
 		k := want
 		if k == kindUnknown {
@@ -273,14 +320,36 @@ func (l *lowerer) unnestArg(n *pg_query.Node, want kind, detail map[string]any) 
 		return k, nil
 	case *pg_query.Node_AArrayExpr:
 		return l.arrayValues(x.AArrayExpr, want, detail)
+	case *pg_query.Node_AConst:
+		if sv := x.AConst.GetSval(); sv != nil && want != kindUnknown {
+			return l.arrayText(sv.Sval, x.AConst.Location, want, detail)
+		}
 	}
 	return kindUnknown, fmt.Errorf("%w: UNNEST argument %s (use a parameter or ARRAY[...])", ErrUnsupported, nodeName(n))
+}
+
+// arrayText lowers '{...}'::T[]: each element reads as a string literal
+// of the list's kind want, as array_in reads it with T's input function.
+func (l *lowerer) arrayText(text string, loc int32, want kind, detail map[string]any) (kind, error) {
+	elems, err := parseArrayText(text)
+	if err != nil {
+		return kindUnknown, fmt.Errorf("%w%s", err, l.src.at(loc))
+	}
+	vs := make([]value, len(elems))
+	for i, p := range elems {
+		vs[i] = value{how: untypedNull, loc: loc}
+		if p != nil {
+			vs[i] = value{how: untypedString, str: *p, loc: loc}
+		}
+	}
+	return l.constantList(vs, want, detail)
 }
 
 // arrayValues lowers ARRAY[c1, c2, ...] of constants into detail "values".
 // The element kind is the cast's, else the typed elements' (bigint and
 // double precision meet at double precision), else text for string
-// literals, else bigint.
+// literals, else bigint. The values are the list's kind (listKind); the
+// kind returned is the SQL one (integer for ARRAY[1, 2]).
 func (l *lowerer) arrayValues(a *pg_query.A_ArrayExpr, want kind, detail map[string]any) (kind, error) {
 	vs := make([]value, len(a.Elements))
 	for i, n := range a.Elements {
@@ -290,13 +359,22 @@ func (l *lowerer) arrayValues(a *pg_query.A_ArrayExpr, want kind, detail map[str
 		}
 		vs[i] = v
 	}
-	k := want
+	return l.constantList(vs, want, detail)
+}
+
+// constantList is arrayValues' choice of kind and conversion of the
+// elements into detail "values".
+func (l *lowerer) constantList(vs []value, want kind, detail map[string]any) (kind, error) {
+	k, sqlK := want, want
 	if k == kindUnknown {
 		_, uk, err := l.unifyKinds(vs)
 		if err != nil {
 			return kindUnknown, err
 		}
-		k = uk
+		k = listKind(uk)
+		if uk.integer() {
+			sqlK = uk // ARRAY[1, 2] is integer[] (PostgreSQL's int4 constants)
+		}
 	}
 	out := make([]any, len(vs))
 	for i, v := range vs {
@@ -322,7 +400,10 @@ func (l *lowerer) arrayValues(a *pg_query.A_ArrayExpr, want kind, detail map[str
 		out[i] = lit
 	}
 	detail["values"] = out
-	return k, nil
+	if sqlK == kindUnknown {
+		sqlK = k
+	}
+	return sqlK, nil
 }
 
 // listKind is the element kind a list carries for elements of kind k:
@@ -362,7 +443,7 @@ func (l *lowerer) unifyKinds(vs []value) ([]value, kind, error) {
 			}
 		}
 	}
-	return vs, listKind(k), nil
+	return vs, k, nil
 }
 
 func (l *lowerer) generateSeries(fc *pg_query.FuncCall, rf *pg_query.RangeFunction) (plan.Rel, *scope, error) {
