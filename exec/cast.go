@@ -368,7 +368,7 @@ func toFloat[T float32 | float64](from byte, scale int32, bits int) func(cell) (
 		case 'u':
 			return T(c.u), nil
 		case 'n':
-			return T(DecimalToFloat(c.n, scale)), nil
+			return T(decimalFloat64(c.n, scale)), nil
 		case 'f':
 			r := T(c.f)
 			if math.IsInf(float64(r), 0) && !math.IsInf(c.f, 0) {

@@ -61,8 +61,8 @@ func (rep *Report) GeoMeans() (srow, duck time.Duration, n int) {
 // table, one row per query.
 func (rep *Report) Markdown(w io.Writer) {
 	c := rep.Config
-	fmt.Fprintf(w, "Scale factor %g (seed %d), %d timed run(s) per query and engine, medians. DuckDB %s, threads=%s (its default: the cores). ",
-		c.SF, c.Seed, c.Reps, rep.DuckVersion, rep.DuckThreads)
+	fmt.Fprintf(w, "Scale factor %g (seed %d), %d timed run(s) per query and engine, medians. DuckDB %s, threads=%s (its default: the cores); stablerow threads=%d. ",
+		c.SF, c.Seed, c.Reps, rep.DuckVersion, rep.DuckThreads, rep.SrowThreads)
 	fmt.Fprintf(w, "Load from the same Parquet files: DuckDB %s ms, stablerow %s ms.\n\n", ms(rep.LoadDuck), ms(rep.LoadSrow))
 	fmt.Fprintln(w, "| query | rows | from SQL | from Substrait (binary) | stablerow ms | stablerow (Substrait) ms | DuckDB ms | ratio |")
 	fmt.Fprintln(w, "|---|---:|---|---|---:|---:|---:|---:|")

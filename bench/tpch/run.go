@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"time"
 
@@ -20,6 +21,7 @@ type Config struct {
 	Reps    int           // timed runs per query and engine (the median is reported); 0: 1
 	Timeout time.Duration // per stablerow run of a query (0: none); a query past it is reported as an error
 	Queries []int         // nil: all 22
+	Threads int           // stablerow's degree of parallelism (SET threads); 0: runtime.NumCPU(), as DuckDB's default
 	Log     io.Writer
 	Mem     memory.Allocator
 }
@@ -48,6 +50,7 @@ type Report struct {
 	Config      Config
 	DuckVersion string
 	DuckThreads string
+	SrowThreads int
 	GenTime     time.Duration // 0: the files existed
 	LoadSrow    time.Duration
 	LoadDuck    time.Duration
@@ -65,6 +68,9 @@ func DataDir(dir string, sf float64) string {
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if cfg.Reps <= 0 {
 		cfg.Reps = 1
+	}
+	if cfg.Threads <= 0 {
+		cfg.Threads = runtime.NumCPU()
 	}
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
@@ -92,6 +98,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	// stablerow runs at its best next to DuckDB: as many partitions as
+	// DuckDB has threads by default (the cores), not the library's serial
+	// default.
+	if err := srow.DB.SetThreads(cfg.Threads); err != nil {
+		return nil, err
+	}
+	rep.SrowThreads = srow.DB.Threads()
 	rep.LoadSrow = time.Since(start)
 	fmt.Fprintf(cfg.Log, "loaded: DuckDB %v, stablerow %v\n", rep.LoadDuck.Round(time.Millisecond), rep.LoadSrow.Round(time.Millisecond))
 	qs, err := Queries(cfg.SF)

@@ -27,10 +27,11 @@ func main() {
 	timeout := flag.Duration("timeout", 10*time.Minute, "give up a stablerow query after this long (reported as an error)")
 	only := flag.String("q", "", "queries to run, e.g. 1,6,14 (default all)")
 	out := flag.String("out", "", "write the Markdown report to this file (default: standard output)")
+	threads := flag.Int("threads", 0, "stablerow's threads (SET threads; default 0: the cores, as DuckDB's default)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	cfg := tpch.Config{SF: *sf, Seed: *seed, Dir: *dir, Reps: *reps, Timeout: *timeout, Log: os.Stderr}
+	cfg := tpch.Config{SF: *sf, Seed: *seed, Dir: *dir, Reps: *reps, Timeout: *timeout, Log: os.Stderr, Threads: *threads}
 	if *only != "" {
 		for _, s := range strings.Split(*only, ",") {
 			n, err := strconv.Atoi(strings.TrimPrefix(strings.TrimSpace(s), "q"))
