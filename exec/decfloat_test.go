@@ -100,7 +100,7 @@ func BenchmarkDecimalFloat64(b *testing.B) {
 	})
 	b.Run("text", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
-			sink += DecimalToFloat(vals[i%len(vals)], 2)
+			sink += textFloat(b, vals[i%len(vals)], 2)
 		}
 	})
 	_ = sink

@@ -146,10 +146,10 @@ func DecimalToInt(v decimal128.Num, scale int32, lo, hi int64, name string) (int
 }
 
 // DecimalToFloat is numeric to float8 as numeric_float8 does: the
-// nearest float to the exact value.
+// nearest float to the exact value (decfloat.go, without the text round
+// trip numeric_float8 takes; its tests hold it to that text path).
 func DecimalToFloat(v decimal128.Num, scale int32) float64 {
-	f, _ := strconv.ParseFloat(FormatDecimal(v, scale), 64)
-	return f
+	return decimalFloat64(v, scale)
 }
 
 // RescaleDecimal is v from numeric(·, from) to numeric(p, to).
