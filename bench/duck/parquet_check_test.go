@@ -18,7 +18,8 @@ import (
 // TestParquetAgainstDuckDB: a Parquet file stablerow's COPY TO writes reads
 // in DuckDB as the same values, and a file DuckDB writes reads in
 // stablerow's read_parquet as the same values (narrow integers and float4
-// widened; a type with no engine type yet refused naming its column).
+// widened, DECIMAL and DATE as numeric and date; a type with no engine type
+// refused naming its column).
 func TestParquetAgainstDuckDB(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -78,12 +79,24 @@ func TestParquetAgainstDuckDB(t *testing.T) {
 		"1 1 0.25 1 false ", "2 2 0.5 2 true ", "3 3 0.75 3 false ", "(null) (null) (null) (null) (null) ",
 	}, text)
 
+	// DECIMAL and DATE read as numeric and date with their values.
 	dec := filepath.Join(dir, "dec.parquet")
-	_, err = duck.ExecContext(ctx, fmt.Sprintf(`COPY (SELECT 1 AS k, 1.25::DECIMAL(9,2) AS price) TO '%s' (FORMAT parquet)`, dec))
+	_, err = duck.ExecContext(ctx, fmt.Sprintf(`COPY (SELECT 1 AS k, 1.25::DECIMAL(9,2) AS price, DATE '2024-02-29' AS d) TO '%s' (FORMAT parquet)`, dec))
 	require.NoError(t, err)
-	_, err = db.Exec(ctx, "SELECT * FROM read_parquet('"+dec+"')", nil)
+	dres, err := db.Exec(ctx, "SELECT price, d, price * 2 = 2.5 FROM read_parquet('"+dec+"')", nil)
+	require.NoError(t, err)
+	defer dres.Release()
+	require.Len(t, dres.Batches, 1)
+	b := dres.Batches[0]
+	require.Equal(t, "1.25 2024-02-29 true", b.Column(0).ValueStr(0)+" "+b.Column(1).ValueStr(0)+" "+b.Column(2).ValueStr(0))
+
+	// A time-zone timestamp has no engine type: refused naming its column.
+	tz := filepath.Join(dir, "tz.parquet")
+	_, err = duck.ExecContext(ctx, fmt.Sprintf(`COPY (SELECT 1 AS k, TIMESTAMPTZ '2024-01-01 00:00:00+00' AS at) TO '%s' (FORMAT parquet)`, tz))
+	require.NoError(t, err)
+	_, err = db.Exec(ctx, "SELECT * FROM read_parquet('"+tz+"')", nil)
 	require.True(t, errors.Is(err, errkind.Unsupported), "%v", err)
-	require.Contains(t, err.Error(), `"price"`)
+	require.Contains(t, err.Error(), `"at"`)
 }
 
 func nz(valid bool, v any) string {
