@@ -385,17 +385,33 @@ func (l *lowerer) isDistinctFrom(a *pg_query.A_Expr, s *scope) (value, error) {
 }
 
 // nullIf lowers NULLIF(a, b): its type is a and b's common type (PostgreSQL
-// returns the first argument of the = it builds, promoted).
+// returns the first argument of the = it builds, promoted). A numeric
+// result keeps a's scale: every value it returns is a's, and PostgreSQL's
+// numeric = takes untypmodded numerics, so a's value comes back with its
+// own digits (NULLIF(0.13::numeric(8,2), x::numeric(8,4)) is 0.13, not
+// 0.1300); an integer a promoted to numeric comes back with scale 0.
 func (l *lowerer) nullIf(a *pg_query.A_Expr, s *scope) (value, error) {
 	vs, err := l.exprs(s, a.Lexpr, a.Rexpr)
 	if err != nil {
 		return value{}, err
 	}
-	es, _, err := l.unifyResults(vs)
+	es, common, err := l.unifyResults(vs)
 	if err != nil {
 		return value{}, err
 	}
 	e, err := l.callOpts(urnComparison, "nullif", a.Location, nil, es...)
+	if err != nil || common.id != idNumeric {
+		return value{e: e, loc: a.Location, name: "nullif"}, err
+	}
+	first := vs[0].kind()
+	switch {
+	case first.id == idNumeric && first.s < common.s:
+	case first.id == idI16 || first.id == idI32 || first.id == idI64:
+		first = kindNumeric(common.n, 0)
+	default:
+		return value{e: e, loc: a.Location, name: "nullif"}, nil
+	}
+	e, err = l.cast(e, first, false, a.Location)
 	return value{e: e, loc: a.Location, name: "nullif"}, err
 }
 
