@@ -277,3 +277,20 @@ func TestNumericQuotientsCompareByValue(t *testing.T) {
 		t.Error("a numeric of a small scale compares by value: its scale is no longer checked")
 	}
 }
+
+// TestZeroPadded: the known divergence for mixed-scale numeric results
+// accepts only PostgreSQL's value padded with fractional zeros.
+func TestZeroPadded(t *testing.T) {
+	for _, c := range []struct {
+		narrow, wide string
+		want         bool
+	}{
+		{"0.13", "0.1300", true}, {"5", "5.00", true}, {"-2.5", "-2.500", true},
+		{"0.13", "0.13", false}, {"0.13", "0.1301", false}, {"5", "50", false},
+		{"5", "5.", false}, {"abc", "abc0", false}, {"1.2", "1.20.0", false},
+	} {
+		if got := zeroPadded(c.narrow, c.wide); got != c.want {
+			t.Errorf("zeroPadded(%q, %q) = %v, want %v", c.narrow, c.wide, got, c.want)
+		}
+	}
+}

@@ -282,6 +282,42 @@ var knownDivergences = []KnownDivergence{
 		},
 	},
 	{
+		Name: "numeric scale of a mixed-scale CASE/COALESCE/GREATEST/LEAST",
+		Reason: "PostgreSQL's numeric values carry their own scale, so CASE, COALESCE, GREATEST and LEAST " +
+			"over numerics of different scales return each value with its own digits; stablerow's numeric " +
+			"column has one scale, the widest, and pads the others with zeros (README's SQL table). " +
+			"Matched only where every differing value is PostgreSQL's padded with fractional zeros",
+		Match: func(d *Divergence, _ func(string) *Outcome) bool {
+			low := strings.ToLower(d.SQL)
+			if !d.IsQuery || d.PG.Err != nil || d.SR.Err != nil || len(d.PG.Rows) != len(d.SR.Rows) ||
+				!(strings.Contains(low, "coalesce(") || strings.Contains(low, "case ") ||
+					strings.Contains(low, "greatest(") || strings.Contains(low, "least(")) {
+				return false
+			}
+			differ := false
+			for i, pr := range d.PG.Rows {
+				sr := d.SR.Rows[i]
+				if len(pr) != len(sr) {
+					return false
+				}
+				for c := range pr {
+					switch {
+					case pr[c] == nil || sr[c] == nil:
+						if pr[c] != sr[c] {
+							return false
+						}
+					case *pr[c] == *sr[c]:
+					case zeroPadded(*pr[c], *sr[c]):
+						differ = true
+					default:
+						return false
+					}
+				}
+			}
+			return differ
+		},
+	},
+	{
 		Name: "select list evaluated after LIMIT",
 		Reason: "PostgreSQL computes the select list of every sorted row before LIMIT/OFFSET cut them, " +
 			"so a row that is not returned can still raise; stablerow projects after the cut when the " +
@@ -519,4 +555,38 @@ func nullBesideRaising(e *Expr) bool {
 		}
 	}
 	return false
+}
+
+// zeroPadded reports whether wide is narrow with more fractional zeros
+// (0.13 and 0.1300, 5 and 5.00): the same numeric value at a wider scale.
+func zeroPadded(narrow, wide string) bool {
+	if len(wide) <= len(narrow) || !strings.HasPrefix(wide, narrow) {
+		return false
+	}
+	rest := wide[len(narrow):]
+	if !strings.Contains(narrow, ".") {
+		if rest[0] != '.' {
+			return false
+		}
+		rest = rest[1:]
+	}
+	return rest != "" && strings.Trim(rest, "0") == "" && isNumericText(narrow)
+}
+
+// isNumericText: an optional sign, digits, at most one point.
+func isNumericText(v string) bool {
+	v = strings.TrimPrefix(v, "-")
+	if v == "" {
+		return false
+	}
+	point := false
+	for _, r := range v {
+		switch {
+		case r == '.' && !point:
+			point = true
+		case r < '0' || r > '9':
+			return false
+		}
+	}
+	return true
 }
