@@ -265,21 +265,7 @@ func (l *lowerer) itemRefs(n *pg_query.Node, full *scope) (cols []int, ok bool) 
 			cols = append(cols, i)
 			return
 		}
-		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-			if fd.Kind() != protoreflect.MessageKind {
-				return true
-			}
-			switch {
-			case fd.IsList():
-				for i := range v.List().Len() {
-					walk(v.List().Get(i).Message())
-				}
-			case fd.IsMap():
-			default:
-				walk(v.Message())
-			}
-			return ok
-		})
+		eachChild(m, func(c protoreflect.Message) bool { walk(c); return ok })
 	}
 	walk(n.ProtoReflect())
 	return cols, ok

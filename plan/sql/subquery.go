@@ -89,21 +89,7 @@ func scalarSubLinks(nodes ...*pg_query.Node) []*pg_query.SubLink {
 			}
 			return
 		}
-		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-			if fd.Kind() != protoreflect.MessageKind {
-				return true
-			}
-			switch {
-			case fd.IsList():
-				for i := range v.List().Len() {
-					walk(v.List().Get(i).Message())
-				}
-			case fd.IsMap():
-			default:
-				walk(v.Message())
-			}
-			return true
-		})
+		eachChild(m, func(c protoreflect.Message) bool { walk(c); return true })
 	}
 	for _, n := range nodes {
 		if n != nil {

@@ -19,21 +19,7 @@ func aggregateCalls(nodes ...*pg_query.Node) []*pg_query.FuncCall {
 			out = append(out, fc)
 			return
 		}
-		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-			if fd.Kind() != protoreflect.MessageKind {
-				return true
-			}
-			switch {
-			case fd.IsList():
-				for i := range v.List().Len() {
-					walk(v.List().Get(i).Message())
-				}
-			case fd.IsMap():
-			default:
-				walk(v.Message())
-			}
-			return true
-		})
+		eachChild(m, func(c protoreflect.Message) bool { walk(c); return true })
 	}
 	for _, n := range nodes {
 		if n != nil {
@@ -41,4 +27,27 @@ func aggregateCalls(nodes ...*pg_query.Node) []*pg_query.FuncCall {
 		}
 	}
 	return out
+}
+
+// eachChild calls f on every message-valued field of m, list elements in
+// order (maps are not walked: pg_query's nodes have none), until f returns
+// false. The one child iteration of the parse-tree walks here.
+func eachChild(m protoreflect.Message, f func(protoreflect.Message) bool) {
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if fd.Kind() != protoreflect.MessageKind {
+			return true
+		}
+		switch {
+		case fd.IsList():
+			for i := range v.List().Len() {
+				if !f(v.List().Get(i).Message()) {
+					return false
+				}
+			}
+			return true
+		case fd.IsMap():
+			return true
+		}
+		return f(v.Message())
+	})
 }
