@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"time"
 
@@ -22,6 +23,7 @@ type Config struct {
 	Timeout time.Duration // per stablerow run of a query (0: none); a query past it is reported as an error
 	Queries []int         // nil: all 22
 	Threads int           // stablerow's degree of parallelism (SET threads); 0: runtime.NumCPU(), as DuckDB's default
+	Profile string        // a directory: write a CPU profile of each query's stablerow runs from SQL (q<N>.pprof); "": none
 	Log     io.Writer
 	Mem     memory.Allocator
 }
@@ -139,6 +141,10 @@ func runOne(ctx context.Context, cfg Config, duck *Duck, srow *Srow, q Query) (R
 	}
 	r.Rows, r.Duck = len(want.Rows), median(dt)
 	var st []time.Duration
+	stopProfile, err := startProfile(cfg.Profile, q.N)
+	if err != nil {
+		return r, err
+	}
 	for range cfg.Reps {
 		got, d, err := withTimeout(ctx, cfg.Timeout, func(ctx context.Context) (*Answer, time.Duration, error) {
 			return srow.Run(ctx, q.SQL)
@@ -152,6 +158,7 @@ func runOne(ctx context.Context, cfg Config, duck *Duck, srow *Srow, q Query) (R
 			break
 		}
 	}
+	stopProfile()
 	r.Srow = median(st)
 	plan, err := srow.Substrait(ctx, q.SQL)
 	if err != nil {
@@ -175,6 +182,26 @@ func runOne(ctx context.Context, cfg Config, duck *Duck, srow *Srow, q Query) (R
 	}
 	r.SrowPlan = median(pt)
 	return r, nil
+}
+
+// startProfile starts a CPU profile into dir/q<n>.pprof (nothing when dir
+// is ""); the returned function stops it.
+func startProfile(dir string, n int) (func(), error) {
+	if dir == "" {
+		return func() {}, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.Create(filepath.Join(dir, fmt.Sprintf("q%d.pprof", n)))
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 func median(ds []time.Duration) time.Duration {

@@ -28,10 +28,11 @@ func main() {
 	only := flag.String("q", "", "queries to run, e.g. 1,6,14 (default all)")
 	out := flag.String("out", "", "write the Markdown report to this file (default: standard output)")
 	threads := flag.Int("threads", 0, "stablerow's threads (SET threads; default 0: the cores, as DuckDB's default)")
+	profile := flag.String("cpuprofile", "", "write a CPU profile of each query's stablerow runs from SQL into this directory (q<N>.pprof)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	cfg := tpch.Config{SF: *sf, Seed: *seed, Dir: *dir, Reps: *reps, Timeout: *timeout, Log: os.Stderr, Threads: *threads}
+	cfg := tpch.Config{SF: *sf, Seed: *seed, Dir: *dir, Reps: *reps, Timeout: *timeout, Log: os.Stderr, Threads: *threads, Profile: *profile}
 	if *only != "" {
 		for _, s := range strings.Split(*only, ",") {
 			n, err := strconv.Atoi(strings.TrimPrefix(strings.TrimSpace(s), "q"))
