@@ -27,13 +27,17 @@ type RowCounter interface {
 //	conjuncts of WHERE (OR's common conjuncts factored out first)
 //	   |-- one item:        a filter on that item, before any join
 //	   |-- several items:   part of the condition of the join that
-//	   |                    brings the last of them in
+//	   |                    brings the last of them in (an OR also
+//	   |                    filters each item all its branches
+//	   |                    restrict: impliedFilter)
 //	   `-- none, a subquery, an outer reference: the WHERE left on top
 //
 // The order is greedy: the largest item (by its table's row count,
 // quartered for each filter on it) is the probe side; then, while items
-// remain, one joined to the tree by some condition is added as the next
-// build side (an unconnected one only when none is): the most selective
+// remain, one joined to the tree by an equality with one item on each
+// side (a hash join key) is added as the next build side; only when none
+// is, one joined by another condition (a nested loop join), and only
+// when none is that, an unconnected one (a cross join). Among those: the most selective
 // (its filters keep the smallest fraction of its table, and a join on its
 // key keeps that fraction of the probe rows), then the smallest. A
 // projection puts the columns back in FROM order, so * and positions are
@@ -84,13 +88,13 @@ func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.
 	type cond struct {
 		n     *pg_query.Node
 		items []int
+		equi  bool // a = b, each side over one item: a hash join key
 	}
 	var conds []cond
-	for _, c := range factorOr(andArgs(where)) {
+	itemsOf := func(c *pg_query.Node) ([]int, bool) {
 		refs, ok := l.itemRefs(c, full)
 		if !ok || len(refs) == 0 {
-			rest = append(rest, c)
-			continue
+			return nil, false
 		}
 		var set []int
 		for _, col := range refs {
@@ -98,25 +102,48 @@ func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.
 				set = append(set, o)
 			}
 		}
-		if len(set) == 1 {
-			it := its[set[0]]
-			fs := *it.sc
-			fs.noAggs = "in WHERE"
-			v, err := l.expr(c, &fs)
-			if err != nil {
-				return nil, nil, nil, err
-			}
-			e, err := l.coerce(v, kindBool)
-			if err != nil {
-				return nil, nil, nil, err
-			}
-			if it.rel, err = l.b.Filter(it.rel, e); err != nil {
-				return nil, nil, nil, fmt.Errorf("%w: filter: %w", ErrInvalid, err)
-			}
-			it.est /= 4
+		return set, true
+	}
+	push := func(i int, c *pg_query.Node) error {
+		it := its[i]
+		fs := *it.sc
+		fs.noAggs = "in WHERE"
+		v, err := l.expr(c, &fs)
+		if err != nil {
+			return err
+		}
+		e, err := l.coerce(v, kindBool)
+		if err != nil {
+			return err
+		}
+		if it.rel, err = l.b.Filter(it.rel, e); err != nil {
+			return fmt.Errorf("%w: filter: %w", ErrInvalid, err)
+		}
+		it.est /= 4
+		return nil
+	}
+	for _, c := range factorOr(andArgs(where)) {
+		set, ok := itemsOf(c)
+		if !ok {
+			rest = append(rest, c)
 			continue
 		}
-		conds = append(conds, cond{n: c, items: set})
+		if len(set) == 1 {
+			if err := push(set[0], c); err != nil {
+				return nil, nil, nil, err
+			}
+			continue
+		}
+		// An OR over several items also filters each item every branch
+		// restricts (Q7's nations); c stays, as the join's condition.
+		for _, i := range set {
+			if f := impliedFilter(c, i, itemsOf); f != nil {
+				if err := push(i, f); err != nil {
+					return nil, nil, nil, err
+				}
+			}
+		}
+		conds = append(conds, cond{n: c, items: set, equi: equiEdge(c, itemsOf)})
 	}
 	// Greedy left-deep order.
 	first := 0
@@ -131,19 +158,22 @@ func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.
 	placed := make([]bool, len(conds))
 	joined := func(i int) bool { return slices.Contains(order, i) }
 	for len(order) < len(its) {
-		next, connected := -1, false
+		next, connected := -1, 0
 		for i, it := range its {
 			if it.used {
 				continue
 			}
-			c := false
+			c := 0 // 2: an equi-join edge to the tree, 1: another condition
 			for k, cd := range conds {
 				if !placed[k] && slices.Contains(cd.items, i) && slices.ContainsFunc(cd.items, joined) {
-					c = true
-					break
+					if cd.equi {
+						c = 2
+						break
+					}
+					c = 1
 				}
 			}
-			better := next < 0 || (c && !connected)
+			better := next < 0 || c > connected
 			if !better && c == connected {
 				// The most selective first (a key join keeps the probe rows
 				// its filters keep), then the smallest build side.
@@ -365,4 +395,55 @@ func canonical(n *pg_query.Node) string {
 	clear(c.ProtoReflect())
 	b, _ := proto.MarshalOptions{Deterministic: true}.Marshal(c)
 	return string(b)
+}
+
+// impliedFilter is the filter on item i that an OR conjunct over several
+// items implies: the OR of each branch's conjuncts on i alone, or nil when
+// some branch has none (then any row of i may satisfy that branch). From
+//
+//	(n1.n_name = 'FRANCE' AND n2.n_name = 'GERMANY') OR
+//	(n1.n_name = 'GERMANY' AND n2.n_name = 'FRANCE')
+//
+// it derives n1.n_name = 'FRANCE' OR n1.n_name = 'GERMANY' for n1. Where
+// the OR is true some branch is true, so all that branch's conjuncts are,
+// so the derived filter is true too: it only removes rows of i that the
+// OR would reject, and the OR itself is kept, so the WHERE keeps exactly
+// the rows it kept before.
+func impliedFilter(c *pg_query.Node, i int, items func(*pg_query.Node) ([]int, bool)) *pg_query.Node {
+	b := c.GetBoolExpr()
+	if b == nil || b.Boolop != pg_query.BoolExprType_OR_EXPR {
+		return nil
+	}
+	var ors []*pg_query.Node
+	for _, br := range b.Args {
+		var own []*pg_query.Node
+		for _, x := range andArgs(br) {
+			if set, ok := items(x); ok && len(set) == 1 && set[0] == i {
+				own = append(own, proto.Clone(x).(*pg_query.Node))
+			}
+		}
+		switch len(own) {
+		case 0:
+			return nil
+		case 1:
+			ors = append(ors, own[0])
+		default:
+			ors = append(ors, &pg_query.Node{Node: &pg_query.Node_BoolExpr{BoolExpr: &pg_query.BoolExpr{
+				Boolop: pg_query.BoolExprType_AND_EXPR, Args: own, Location: -1}}})
+		}
+	}
+	return &pg_query.Node{Node: &pg_query.Node_BoolExpr{BoolExpr: &pg_query.BoolExpr{
+		Boolop: pg_query.BoolExprType_OR_EXPR, Args: ors, Location: b.Location}}}
+}
+
+// equiEdge reports whether c is a = b with each side over a single item,
+// the two different: a hash join key between them.
+func equiEdge(c *pg_query.Node, items func(*pg_query.Node) ([]int, bool)) bool {
+	ae := c.GetAExpr()
+	if ae == nil || ae.Kind != pg_query.A_Expr_Kind_AEXPR_OP || len(ae.Name) != 1 || ae.Name[0].GetString_().GetSval() != "=" {
+		return false
+	}
+	ls, lok := items(ae.Lexpr)
+	rs, rok := items(ae.Rexpr)
+	return lok && rok && len(ls) == 1 && len(rs) == 1 && ls[0] != rs[0]
 }
