@@ -48,6 +48,9 @@ type RowCounter interface {
 func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.Rel, *scope, *pg_query.Node, error) {
 	if len(items) < 2 || where == nil {
 		rel, sc, err := l.from(items)
+		if err == nil && len(items) == 1 && where != nil {
+			sc.from = &fromInfo{items: items, offs: []int{0}, full: &scope{cols: sc.cols}, where: andArgs(where)}
+		}
 		return rel, sc, where, err
 	}
 	type item struct {
@@ -57,6 +60,10 @@ func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.
 		base float64 // the table's rows
 		est  float64 // after the filters pushed onto it
 		used bool
+		// restrict: a correlated subquery's restriction (restrict.go),
+		// never the probe side: it filters the others.
+		restrict bool
+		filters  []expr.Expression // its WHERE conjuncts, pushed onto it
 	}
 	its := make([]*item, len(items))
 	full := &scope{}
@@ -70,8 +77,13 @@ func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.
 				return nil, nil, nil, err
 			}
 		}
-		est := l.estimate(n)
-		its[i] = &item{rel: rel, sc: sc, off: len(full.cols), base: est, est: est}
+		base := l.estimate(n)
+		est := base
+		b, e, restrict := l.restrictEstimate(n)
+		if restrict {
+			base, est = b, e
+		}
+		its[i] = &item{rel: rel, sc: sc, off: len(full.cols), base: base, est: est, restrict: restrict}
 		full = &scope{cols: append(append([]column{}, full.cols...), sc.cols...)}
 	}
 	full.outer = l.outer
@@ -104,6 +116,8 @@ func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.
 		}
 		return set, true
 	}
+	// Each item's conjuncts become one filter on it (one pass over its
+	// rows), in WHERE order.
 	push := func(i int, c *pg_query.Node) error {
 		it := its[i]
 		fs := *it.sc
@@ -116,9 +130,7 @@ func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.
 		if err != nil {
 			return err
 		}
-		if it.rel, err = l.b.Filter(it.rel, e); err != nil {
-			return fmt.Errorf("%w: filter: %w", ErrInvalid, err)
-		}
+		it.filters = append(it.filters, e)
 		it.est /= 4
 		return nil
 	}
@@ -145,10 +157,25 @@ func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.
 		}
 		conds = append(conds, cond{n: c, items: set, equi: equiEdge(c, itemsOf)})
 	}
+	for _, it := range its {
+		if len(it.filters) == 0 {
+			continue
+		}
+		cond := it.filters[0]
+		var err error
+		if len(it.filters) > 1 {
+			if cond, err = l.call(urnBoolean, "and", -1, it.filters...); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+		if it.rel, err = l.b.Filter(it.rel, cond); err != nil {
+			return nil, nil, nil, fmt.Errorf("%w: filter: %w", ErrInvalid, err)
+		}
+	}
 	// Greedy left-deep order.
-	first := 0
+	first := -1
 	for i, it := range its {
-		if it.est > its[first].est {
+		if !it.restrict && (first < 0 || it.est > its[first].est) {
 			first = i
 		}
 	}
@@ -241,7 +268,12 @@ func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.
 			return nil, nil, nil, fmt.Errorf("%w: join order projection: %w", ErrInvalid, err)
 		}
 	}
-	sc = &scope{cols: full.cols, outer: l.outer}
+	offs := make([]int, len(its))
+	for i, it := range its {
+		offs[i] = it.off
+	}
+	sc = &scope{cols: full.cols, outer: l.outer,
+		from: &fromInfo{items: items, offs: offs, full: &scope{cols: full.cols}, where: andArgs(where)}}
 	switch len(rest) {
 	case 0:
 		return rel, sc, nil, nil
