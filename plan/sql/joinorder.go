@@ -21,8 +21,8 @@ type RowCounter interface {
 // FROM a, b, c WHERE ... is an inner join of the items, and a cross join
 // of all of them with the WHERE on top is its meaning but a terrible plan
 // (TPC-H Q2 would pair every part with every supplier). fromWhere builds
-// a left-deep tree of joins instead, each condition placed where its
-// items meet:
+// a tree of joins instead (left-deep, but for the build-side arms below),
+// each condition placed where its items meet:
 //
 //	conjuncts of WHERE (OR's common conjuncts factored out first)
 //	   |-- one item:        a filter on that item, before any join
@@ -37,7 +37,9 @@ type RowCounter interface {
 // remain, one joined to the tree by an equality with one item on each
 // side (a hash join key) is added as the next build side; only when none
 // is, one joined by another condition (a nested loop join), and only
-// when none is that, an unconnected one (a cross join). Among those: the most selective
+// when none is that, an unconnected one (a cross join); an item brought
+// in by an equality comes with the filtered items that hang off it alone,
+// joined into its build side first (joinArm). Among those: the most selective
 // (its filters keep the smallest fraction of its table, and a join on its
 // key keeps that fraction of the probe rows), then the smallest. A
 // projection puts the columns back in FROM order, so * and positions are
@@ -172,27 +174,108 @@ func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.
 			return nil, nil, nil, fmt.Errorf("%w: filter: %w", ErrInvalid, err)
 		}
 	}
-	// Greedy left-deep order.
+	// Greedy order.
 	first := -1
 	for i, it := range its {
 		if !it.restrict && (first < 0 || it.est > its[first].est) {
 			first = i
 		}
 	}
+	placed := make([]bool, len(conds))
+	// join joins two parts of the tree (lists of items, in column order)
+	// on the conditions not yet placed that they now both cover.
+	join := func(left plan.Rel, lItems []int, right plan.Rel, rItems []int) (plan.Rel, error) {
+		items := append(append([]int{}, lItems...), rItems...)
+		js := &scope{outer: l.outer, noAggs: "in WHERE"}
+		for _, i := range items {
+			js.cols = append(js.cols, its[i].sc.cols...)
+		}
+		var on []expr.Expression
+		for k, cd := range conds {
+			if placed[k] || slices.ContainsFunc(cd.items, func(i int) bool { return !slices.Contains(items, i) }) {
+				continue
+			}
+			v, err := l.expr(cd.n, js)
+			if err != nil {
+				return nil, err
+			}
+			e, err := l.coerce(v, kindBool)
+			if err != nil {
+				return nil, err
+			}
+			on = append(on, e)
+			placed[k] = true
+		}
+		var rel plan.Rel
+		var err error
+		switch len(on) {
+		case 0:
+			rel, err = l.b.Cross(left, right)
+		case 1:
+			rel, err = l.b.Join(left, right, on[0], plan.JoinTypeInner)
+		default:
+			var and expr.Expression
+			if and, err = l.call(urnBoolean, "and", -1, on...); err == nil {
+				rel, err = l.b.Join(left, right, and, plan.JoinTypeInner)
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: join: %w", ErrInvalid, err)
+		}
+		return rel, nil
+	}
+	equi := func(i, j int) bool {
+		return slices.ContainsFunc(conds, func(cd cond) bool {
+			return cd.equi && slices.Contains(cd.items, i) && slices.Contains(cd.items, j)
+		})
+	}
 	order := []int{first}
 	its[first].used = true
-	rel, sc := its[first].rel, &scope{cols: append([]column{}, its[first].sc.cols...)}
-	placed := make([]bool, len(conds))
-	joined := func(i int) bool { return slices.Contains(order, i) }
+	rel := its[first].rel
+	// grow is item i's build side (joinArm): the unused items hanging
+	// off it by an equality, and not joined to the tree by one, that
+	// filter it (each kid's own arm).
+	var grow func(i int, seen []int) *joinArm
+	grow = func(i int, seen []int) *joinArm {
+		a := &joinArm{item: i, sel: its[i].est / its[i].base}
+		seen = append(seen, i)
+		for j, it := range its {
+			if it.used || slices.Contains(seen, j) || it.restrict || !equi(i, j) || slices.ContainsFunc(order, func(t int) bool { return equi(j, t) }) {
+				continue
+			}
+			if k := grow(j, seen); k.sel < 1 {
+				a.kids = append(a.kids, k)
+				a.sel *= k.sel
+				seen = append(seen, k.members()...)
+			}
+		}
+		return a
+	}
+	var build func(a *joinArm) (plan.Rel, []int, error)
+	build = func(a *joinArm) (plan.Rel, []int, error) {
+		rel, items := its[a.item].rel, []int{a.item}
+		for _, k := range a.kids {
+			kr, ki, err := build(k)
+			if err != nil {
+				return nil, nil, err
+			}
+			if rel, err = join(rel, items, kr, ki); err != nil {
+				return nil, nil, err
+			}
+			items = append(items, ki...)
+		}
+		return rel, items, nil
+	}
 	for len(order) < len(its) {
-		next, connected := -1, 0
+		var next *joinArm
+		connected := 0
 		for i, it := range its {
 			if it.used {
 				continue
 			}
 			c := 0 // 2: an equi-join edge to the tree, 1: another condition
 			for k, cd := range conds {
-				if !placed[k] && slices.Contains(cd.items, i) && slices.ContainsFunc(cd.items, joined) {
+				if !placed[k] && slices.Contains(cd.items, i) && slices.ContainsFunc(cd.items, func(t int) bool { return slices.Contains(order, t) }) {
 					if cd.equi {
 						c = 2
 						break
@@ -200,53 +283,32 @@ func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.
 					c = 1
 				}
 			}
-			better := next < 0 || c > connected
+			a := &joinArm{item: i, sel: it.est / it.base}
+			if c == 2 {
+				a = grow(i, nil)
+			}
+			better := next == nil || c > connected
 			if !better && c == connected {
 				// The most selective first (a key join keeps the probe rows
 				// its filters keep), then the smallest build side.
-				sel, bestSel := it.est/it.base, its[next].est/its[next].base
-				better = sel < bestSel || (sel == bestSel && it.est < its[next].est)
+				best := its[next.item]
+				better = a.sel < next.sel || (a.sel == next.sel && it.est < best.est)
 			}
 			if better {
-				next, connected = i, c
+				next, connected = a, c
 			}
 		}
-		it := its[next]
-		it.used = true
-		order = append(order, next)
-		js := &scope{cols: append(append([]column{}, sc.cols...), it.sc.cols...), outer: l.outer, noAggs: "in WHERE"}
-		var on []expr.Expression
-		for k, cd := range conds {
-			if placed[k] || slices.ContainsFunc(cd.items, func(i int) bool { return !joined(i) }) {
-				continue
-			}
-			v, err := l.expr(cd.n, js)
-			if err != nil {
-				return nil, nil, nil, err
-			}
-			e, err := l.coerce(v, kindBool)
-			if err != nil {
-				return nil, nil, nil, err
-			}
-			on = append(on, e)
-			placed[k] = true
-		}
-		var err error
-		switch len(on) {
-		case 0:
-			rel, err = l.b.Cross(rel, it.rel)
-		case 1:
-			rel, err = l.b.Join(rel, it.rel, on[0], plan.JoinTypeInner)
-		default:
-			var and expr.Expression
-			if and, err = l.call(urnBoolean, "and", -1, on...); err == nil {
-				rel, err = l.b.Join(rel, it.rel, and, plan.JoinTypeInner)
-			}
-		}
+		r, items, err := build(next)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("%w: join: %w", ErrInvalid, err)
+			return nil, nil, nil, err
 		}
-		sc = &scope{cols: js.cols}
+		for _, i := range items {
+			its[i].used = true
+		}
+		if rel, err = join(rel, order, r, items); err != nil {
+			return nil, nil, nil, err
+		}
+		order = append(order, items...)
 	}
 	// Back to FROM order.
 	if !slices.IsSorted(order) {
@@ -272,7 +334,7 @@ func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.
 	for i, it := range its {
 		offs[i] = it.off
 	}
-	sc = &scope{cols: full.cols, outer: l.outer,
+	sc := &scope{cols: full.cols, outer: l.outer,
 		from: &fromInfo{items: items, offs: offs, full: &scope{cols: full.cols}, where: andArgs(where)}}
 	switch len(rest) {
 	case 0:
@@ -478,4 +540,25 @@ func equiEdge(c *pg_query.Node, items func(*pg_query.Node) ([]int, bool)) bool {
 	ls, lok := items(ae.Lexpr)
 	rs, rok := items(ae.Rexpr)
 	return lok && rok && len(ls) == 1 && len(rs) == 1 && ls[0] != rs[0]
+}
+
+// joinArm is an item's build side in fromWhere's order: the item, joined
+// first with the filtered items that hang off it alone by equalities
+// (TPC-H Q11: supplier ⋈ (nation WHERE n_name = 'GERMANY') is built
+// before partsupp probes it, instead of partsupp ⋈ supplier, all 800K
+// rows, then ⋈ nation), so the tree's join keeps fewer rows sooner.
+type joinArm struct {
+	item int
+	kids []*joinArm
+	sel  float64 // the fraction of the item's rows it and its kids keep
+}
+
+// members are the arm's items in column order: the item, then each
+// kid's.
+func (a *joinArm) members() []int {
+	out := []int{a.item}
+	for _, k := range a.kids {
+		out = append(out, k.members()...)
+	}
+	return out
 }
