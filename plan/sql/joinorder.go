@@ -118,8 +118,10 @@ func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.
 		}
 		return set, true
 	}
-	// Each item's conjuncts become one filter on it (one pass over its
-	// rows), in WHERE order.
+	// Each conjunct is a filter of its own on the item, in WHERE order:
+	// the next one reads only the rows the previous kept (an AND in one
+	// filter evaluates every conjunct on every row: TPC-H Q19's lineitem
+	// filters took 1.5-2x as long so).
 	push := func(i int, c *pg_query.Node) error {
 		it := its[i]
 		fs := *it.sc
@@ -160,18 +162,11 @@ func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.
 		conds = append(conds, cond{n: c, items: set, equi: equiEdge(c, itemsOf)})
 	}
 	for _, it := range its {
-		if len(it.filters) == 0 {
-			continue
-		}
-		cond := it.filters[0]
-		var err error
-		if len(it.filters) > 1 {
-			if cond, err = l.call(urnBoolean, "and", -1, it.filters...); err != nil {
-				return nil, nil, nil, err
+		for _, cond := range it.filters {
+			var err error
+			if it.rel, err = l.b.Filter(it.rel, cond); err != nil {
+				return nil, nil, nil, fmt.Errorf("%w: filter: %w", ErrInvalid, err)
 			}
-		}
-		if it.rel, err = l.b.Filter(it.rel, cond); err != nil {
-			return nil, nil, nil, fmt.Errorf("%w: filter: %w", ErrInvalid, err)
 		}
 	}
 	// Greedy order.
