@@ -3,6 +3,7 @@ package sql
 import (
 	"math"
 	"slices"
+	"strconv"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
@@ -116,7 +117,7 @@ func (l *lowerer) restriction(sc *scope, outerKeys []*pg_query.Node, sl *pg_quer
 	}
 	names := make([]string, len(outerKeys))
 	for i := range names {
-		names[i] = restrictAlias + string(rune('1'+i))
+		names[i] = restrictAlias + strconv.Itoa(i+1)
 	}
 	build := func(conds []*pg_query.Node) *pg_query.Node {
 		if len(conds) == 0 {
@@ -141,10 +142,15 @@ func (l *lowerer) restriction(sc *scope, outerKeys []*pg_query.Node, sl *pg_quer
 		if err != nil {
 			return nil
 		}
-		return &pg_query.Node{Node: &pg_query.Node_RangeSubselect{RangeSubselect: &pg_query.RangeSubselect{
+		rs := &pg_query.RangeSubselect{
 			Subquery: &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: q}},
 			Alias:    &pg_query.Alias{Aliasname: restrictAlias},
-		}}}
+		}
+		if l.restricts == nil {
+			l.restricts = map[*pg_query.RangeSubselect]bool{}
+		}
+		l.restricts[rs] = true
+		return &pg_query.Node{Node: &pg_query.Node_RangeSubselect{RangeSubselect: rs}}
 	}
 	if r := build(append(append([]*pg_query.Node{}, plain...), withSub...)); r != nil {
 		return r, names
@@ -163,7 +169,7 @@ func (l *lowerer) restriction(sc *scope, outerKeys []*pg_query.Node, sl *pg_quer
 // item.
 func (l *lowerer) restrictEstimate(n *pg_query.Node) (base, est float64, ok bool) {
 	rs := n.GetRangeSubselect()
-	if rs == nil || rs.Alias == nil || rs.Alias.Aliasname != restrictAlias {
+	if rs == nil || !l.restricts[rs] {
 		return 0, 0, false
 	}
 	q := rs.Subquery.GetSelectStmt()

@@ -55,4 +55,8 @@ func TestRestriction(t *testing.T) {
 		assert.Equal(t, c.params, q.ParamNames, c.sql)
 		require.Equal(t, c.reads, reads(root), c.sql)
 	}
+	// A derived table the user names like the restriction is a derived
+	// table (a FROM without a table, here), not a restriction.
+	_, root, _ := parseQuery(t, `SELECT t.id FROM t, (SELECT 1 AS x) AS "?restrict" WHERE t.id = "?restrict".x`)
+	assert.Equal(t, map[string]int{"t": 1}, reads(root))
 }
