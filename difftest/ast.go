@@ -112,7 +112,7 @@ type FromKind int
 
 const (
 	FromTable  FromKind = iota // t AS a
-	FromJoin                   // t AS a [LEFT|RIGHT|FULL] JOIN u AS b ON a.x op b.y [AND e], or CROSS JOIN
+	FromJoin                   // t AS a [LEFT|RIGHT|FULL] JOIN u AS b ON a.x op b.y [AND e], CROSS JOIN, or t AS a, u AS b WHERE a.x op b.y [AND e]
 	FromUnnest                 // UNNEST(ARRAY[...]) WITH ORDINALITY AS v(x, o) [LEFT JOIN t AS a ON a.k = v.x]
 	FromSeries                 // generate_series(lo, hi) AS g(g) [JOIN t AS a ON a.k = g.g]
 )
@@ -122,7 +122,7 @@ type From struct {
 	Kind   FromKind
 	T0, T1 string // table names (T1: the joined one)
 	Left   bool   // LEFT JOIN
-	Join   string // FromJoin's type: "", "LEFT", "RIGHT", "FULL" or "CROSS" (then no ON)
+	Join   string // FromJoin's type: "", "LEFT", "RIGHT", "FULL", "CROSS" (then no ON) or "LIST" (ON in WHERE)
 	On     [2]string
 	OnOp   string   // FromJoin's ON comparison; "": =
 	OnAnd  *Expr    // FromJoin: a further ON conjunct, or nil
@@ -146,6 +146,8 @@ func (f *From) SQL() string {
 			return f.T0 + " AS a CROSS JOIN " + f.T1 + " AS b"
 		case "LEFT", "RIGHT", "FULL":
 			join = " " + f.Join + " JOIN "
+		case "LIST": // the condition is in WHERE (listCond)
+			return f.T0 + " AS a, " + f.T1 + " AS b"
 		}
 		op := f.OnOp
 		if op == "" {
@@ -172,6 +174,23 @@ func (f *From) SQL() string {
 		}
 		return s
 	}
+}
+
+// listCond is a FROM list's join condition (FROM a, b WHERE a.x op b.y
+// [AND e]): the ON condition of the other joins, written in WHERE.
+func (f *From) listCond() string {
+	if f.Kind != FromJoin || f.Join != "LIST" {
+		return ""
+	}
+	op := f.OnOp
+	if op == "" {
+		op = "="
+	}
+	c := "(" + f.On[0] + " " + op + " " + f.On[1] + ")"
+	if f.OnAnd != nil {
+		c += " AND " + f.OnAnd.SQL()
+	}
+	return c
 }
 
 // Order is one ORDER BY key.
@@ -264,8 +283,15 @@ func (q *Query) SQL() string {
 	}
 	b.WriteString(strings.Join(items, ", "))
 	b.WriteString(" FROM " + q.From.SQL())
+	var where []string
+	if c := q.From.listCond(); c != "" {
+		where = append(where, c)
+	}
 	if q.Where != nil {
-		b.WriteString(" WHERE " + q.Where.SQL())
+		where = append(where, q.Where.SQL())
+	}
+	if len(where) > 0 {
+		b.WriteString(" WHERE " + strings.Join(where, " AND "))
 	}
 	if len(q.GroupBy) > 0 {
 		b.WriteString(" GROUP BY " + strings.Join(q.GroupBy, ", "))

@@ -169,7 +169,7 @@ func (g *Gen) fromClause(q *Query, ts []*Table) (scope, bool) {
 	case k < 7:
 		t1 := pick(g, ts)
 		q.From = From{Kind: FromJoin, T0: t0.Name, T1: t1.Name,
-			Join: pick(g, []string{"", "", "LEFT", "LEFT", "RIGHT", "FULL", "CROSS"})}
+			Join: pick(g, []string{"", "", "LEFT", "LEFT", "RIGHT", "FULL", "CROSS", "LIST", "LIST"})}
 		s = append(tableScope(t0, "a"), tableScope(t1, "b")...)
 		// ON a.x = b.y over columns of one type: keys, or any pair.
 		l, r := "a.k", "b.k"
@@ -191,6 +191,20 @@ func (g *Gen) fromClause(q *Query, ts []*Table) (scope, bool) {
 			// A further conjunct over either side or both (a residual,
 			// or a filter of one input); it cannot raise.
 			q.From.OnAnd = g.expr(s, TBool, 2, true)
+		}
+		if q.From.Join == "LIST" && g.p(0.5) {
+			// FROM a, b WHERE: an OR of conjunctions over each side
+			// (TPC-H Q7, Q19), from which the join order derives a
+			// filter on each side (plan/sql/joinorder.go).
+			sa, sb := tableScope(t0, "a"), tableScope(t1, "b")
+			branch := func() *Expr {
+				return &Expr{Op: "and", Type: TBool, Args: []*Expr{g.expr(sa, TBool, 1, true), g.expr(sb, TBool, 1, true)}}
+			}
+			or := &Expr{Op: "or", Type: TBool, Args: []*Expr{branch(), branch()}}
+			if q.From.OnAnd != nil {
+				or = &Expr{Op: "and", Type: TBool, Args: []*Expr{q.From.OnAnd, or}}
+			}
+			q.From.OnAnd = or
 		}
 		q.Tiebreak = []string{"a.k", "b.k"}
 		safeWhere = true
@@ -486,7 +500,12 @@ func (g *Gen) subPredicate(ts []*Table, outer scope) *Expr {
 		}
 	}
 	sub := &Sub{Table: t.Name, Where: where}
-	switch k := g.n(9); {
+	switch k := g.n(11); {
+	case k >= 9:
+		if c := g.correlatedAgg(ts, outer); c != nil {
+			return c
+		}
+		return &Expr{Op: pick(g, []string{"exists", "notexists"}), Type: TBool, Sub: sub}
 	case k < 2:
 		return &Expr{Op: pick(g, []string{"exists", "notexists"}), Type: TBool, Sub: sub}
 	case k < 8:
@@ -498,6 +517,57 @@ func (g *Gen) subPredicate(ts []*Table, outer scope) *Expr {
 		sc := g.scalarSub(ts, outer)
 		return &Expr{Op: "cmp", Type: TBool, Text: pick(g, []string{"=", "<", ">="}), Args: []*Expr{g.leaf(outer, sc.Type), sc}}
 	}
+}
+
+// correlatedAgg compares an outer value with a correlated aggregate:
+// x op (SELECT agg(e) FROM t AS s WHERE s.c = outer.d [AND s.c2 =
+// outer.d2] [AND local]), sometimes inside an OR with an outer condition
+// (TPC-H Q2, Q17, Q20: decorrelated into a grouped LEFT join whose input
+// is restricted to the outer keys; plan/sql/correlated.go, restrict.go).
+// Not count, whose value over no rows is 0 (that shape is refused), not
+// sum of integers (stablerow's bigint sum raises where PostgreSQL's
+// numeric does not), nothing that raises. nil when no column pair of
+// one type correlates.
+func (g *Gen) correlatedAgg(ts []*Table, outer scope) *Expr {
+	t := pick(g, ts)
+	inner := tableScope(t, "s")
+	var where *Expr
+	for i, n := 0, g.between(1, 2); i < n; i++ {
+		typ := pick(g, []Type{TInt, TText, TI32, TI16, TVarchar, TBool})
+		ic, oc := inner.ofType(typ), outer.ofType(typ)
+		if len(ic) == 0 || len(oc) == 0 {
+			continue
+		}
+		eq := &Expr{Op: "cmp", Type: TBool, Text: "=", Args: []*Expr{
+			{Op: "col", Type: typ, Text: pick(g, ic).name}, {Op: "col", Type: typ, Text: pick(g, oc).name}}}
+		if where == nil {
+			where = eq
+		} else {
+			where = &Expr{Op: "and", Type: TBool, Args: []*Expr{where, eq}}
+		}
+	}
+	if where == nil {
+		return nil
+	}
+	if g.p(0.5) {
+		where = &Expr{Op: "and", Type: TBool, Args: []*Expr{where, g.expr(inner, TBool, 2, true)}}
+	}
+	var agg *Expr
+	for try := 0; try < 20 && agg == nil; try++ {
+		a := g.aggregate(inner)
+		if a.Op == "agg" && a.Text != "count" && a.Text != "sum" && !a.Raises {
+			agg = a
+		}
+	}
+	if agg == nil {
+		return nil
+	}
+	sub := &Expr{Op: "scalar", Type: agg.Type, Sub: &Sub{Table: t.Name, Item: agg, Where: where}}
+	cmp := &Expr{Op: "cmp", Type: TBool, Text: pick(g, []string{"=", "<", ">=", "<>"}), Args: []*Expr{g.leaf(outer, agg.Type), sub}}
+	if g.p(0.25) {
+		return &Expr{Op: "or", Type: TBool, Args: []*Expr{cmp, g.expr(outer, TBool, 1, true)}}
+	}
+	return cmp
 }
 
 // scalarSub is (SELECT s.c FROM t AS s WHERE s.k = K): at most one row,

@@ -109,6 +109,20 @@ func (l *lowerer) correlatedScalar(rel plan.Rel, sc *scope, sl *pg_query.SubLink
 	}
 	// The grouped subquery: keys k1..kn then the value.
 	grouped := &pg_query.SelectStmt{FromClause: sub.FromClause, Op: pg_query.SetOperation_SETOP_NONE}
+	// Only the groups of the outer rows' keys are looked up: the input
+	// restricted to those keys first (restrict.go).
+	if r, names := l.restriction(sc, outerKeys, sl); r != nil {
+		grouped.FromClause = append(append([]*pg_query.Node{}, sub.FromClause...), r)
+		for i, k := range innerKeys {
+			ref := &pg_query.Node{Node: &pg_query.Node_ColumnRef{ColumnRef: &pg_query.ColumnRef{Fields: []*pg_query.Node{
+				{Node: &pg_query.Node_String_{String_: &pg_query.String{Sval: restrictAlias}}},
+				{Node: &pg_query.Node_String_{String_: &pg_query.String{Sval: names[i]}}},
+			}, Location: -1}}}
+			own = append(own, &pg_query.Node{Node: &pg_query.Node_AExpr{AExpr: &pg_query.A_Expr{
+				Kind: pg_query.A_Expr_Kind_AEXPR_OP, Name: []*pg_query.Node{{Node: &pg_query.Node_String_{String_: &pg_query.String{Sval: "="}}}},
+				Lexpr: cloneNode(k), Rexpr: ref, Location: -1}}})
+		}
+	}
 	for i, k := range innerKeys {
 		grouped.TargetList = append(grouped.TargetList, resTarget(fmt.Sprintf("k%d", i+1), k))
 		grouped.GroupClause = append(grouped.GroupClause, proto.Clone(k).(*pg_query.Node))

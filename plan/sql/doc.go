@@ -41,7 +41,11 @@
 // WHERE conjuncts to LEFT SEMI/ANTI joins (NOT IN's NULL rule spelled in
 // the join condition), scalar subqueries to LEFT SINGLE joins; a correlated
 // EXISTS or IN whose subquery is a plain SELECT-FROM-WHERE is decorrelated,
-// any other correlation is refused with its position.
+// as is a scalar aggregate correlated by equalities (a grouped LEFT join,
+// correlated.go, whose input is first restricted to the keys the outer
+// rows can have, restrict.go); any other correlation is refused with its
+// position. FROM a, b, ... WHERE is planned as a tree of joins on the
+// WHERE's conjuncts (joinorder.go).
 //
 // Untyped values take the type their context asks for, as in Postgres:
 // '5' = id compares as bigint, name = $1 makes $1 text, a bare $1 is

@@ -21,19 +21,25 @@ type RowCounter interface {
 // FROM a, b, c WHERE ... is an inner join of the items, and a cross join
 // of all of them with the WHERE on top is its meaning but a terrible plan
 // (TPC-H Q2 would pair every part with every supplier). fromWhere builds
-// a left-deep tree of joins instead, each condition placed where its
-// items meet:
+// a tree of joins instead (left-deep, but for the build-side arms below),
+// each condition placed where its items meet:
 //
 //	conjuncts of WHERE (OR's common conjuncts factored out first)
 //	   |-- one item:        a filter on that item, before any join
 //	   |-- several items:   part of the condition of the join that
-//	   |                    brings the last of them in
+//	   |                    brings the last of them in (an OR also
+//	   |                    filters each item all its branches
+//	   |                    restrict: impliedFilter)
 //	   `-- none, a subquery, an outer reference: the WHERE left on top
 //
 // The order is greedy: the largest item (by its table's row count,
 // quartered for each filter on it) is the probe side; then, while items
-// remain, one joined to the tree by some condition is added as the next
-// build side (an unconnected one only when none is): the most selective
+// remain, one joined to the tree by an equality with one item on each
+// side (a hash join key) is added as the next build side; only when none
+// is, one joined by another condition (a nested loop join), and only
+// when none is that, an unconnected one (a cross join); an item brought
+// in by an equality comes with the filtered items that hang off it alone,
+// joined into its build side first (joinArm). Among those: the most selective
 // (its filters keep the smallest fraction of its table, and a join on its
 // key keeps that fraction of the probe rows), then the smallest. A
 // projection puts the columns back in FROM order, so * and positions are
@@ -44,6 +50,9 @@ type RowCounter interface {
 func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.Rel, *scope, *pg_query.Node, error) {
 	if len(items) < 2 || where == nil {
 		rel, sc, err := l.from(items)
+		if err == nil && len(items) == 1 && where != nil {
+			sc.from = &fromInfo{items: items, offs: []int{0}, full: &scope{cols: sc.cols}, where: andArgs(where)}
+		}
 		return rel, sc, where, err
 	}
 	type item struct {
@@ -53,6 +62,10 @@ func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.
 		base float64 // the table's rows
 		est  float64 // after the filters pushed onto it
 		used bool
+		// restrict: a correlated subquery's restriction (restrict.go),
+		// never the probe side: it filters the others.
+		restrict bool
+		filters  []expr.Expression // its WHERE conjuncts, pushed onto it
 	}
 	its := make([]*item, len(items))
 	full := &scope{}
@@ -66,8 +79,13 @@ func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.
 				return nil, nil, nil, err
 			}
 		}
-		est := l.estimate(n)
-		its[i] = &item{rel: rel, sc: sc, off: len(full.cols), base: est, est: est}
+		base := l.estimate(n)
+		est := base
+		b, e, restrict := l.restrictEstimate(n)
+		if restrict {
+			base, est = b, e
+		}
+		its[i] = &item{rel: rel, sc: sc, off: len(full.cols), base: base, est: est, restrict: restrict}
 		full = &scope{cols: append(append([]column{}, full.cols...), sc.cols...)}
 	}
 	full.outer = l.outer
@@ -84,13 +102,13 @@ func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.
 	type cond struct {
 		n     *pg_query.Node
 		items []int
+		equi  bool // a = b, each side over one item: a hash join key
 	}
 	var conds []cond
-	for _, c := range factorOr(andArgs(where)) {
+	itemsOf := func(c *pg_query.Node) ([]int, bool) {
 		refs, ok := l.itemRefs(c, full)
 		if !ok || len(refs) == 0 {
-			rest = append(rest, c)
-			continue
+			return nil, false
 		}
 		var set []int
 		for _, col := range refs {
@@ -98,98 +116,199 @@ func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.
 				set = append(set, o)
 			}
 		}
-		if len(set) == 1 {
-			it := its[set[0]]
-			fs := *it.sc
-			fs.noAggs = "in WHERE"
-			v, err := l.expr(c, &fs)
-			if err != nil {
-				return nil, nil, nil, err
-			}
-			e, err := l.coerce(v, kindBool)
-			if err != nil {
-				return nil, nil, nil, err
-			}
-			if it.rel, err = l.b.Filter(it.rel, e); err != nil {
-				return nil, nil, nil, fmt.Errorf("%w: filter: %w", ErrInvalid, err)
-			}
-			it.est /= 4
+		return set, true
+	}
+	// Each conjunct is a filter of its own on the item, in WHERE order:
+	// the next one reads only the rows the previous kept (an AND in one
+	// filter evaluates every conjunct on every row: TPC-H Q19's lineitem
+	// filters took 1.5-2x as long so).
+	push := func(i int, c *pg_query.Node) error {
+		it := its[i]
+		fs := *it.sc
+		fs.noAggs = "in WHERE"
+		v, err := l.expr(c, &fs)
+		if err != nil {
+			return err
+		}
+		e, err := l.coerce(v, kindBool)
+		if err != nil {
+			return err
+		}
+		it.filters = append(it.filters, e)
+		it.est /= 4
+		return nil
+	}
+	for _, c := range factorOr(andArgs(where)) {
+		set, ok := itemsOf(c)
+		if !ok {
+			rest = append(rest, c)
 			continue
 		}
-		conds = append(conds, cond{n: c, items: set})
+		if len(set) == 1 {
+			if err := push(set[0], c); err != nil {
+				return nil, nil, nil, err
+			}
+			continue
+		}
+		// An OR over several items also filters each item every branch
+		// restricts (Q7's nations); c stays, as the join's condition.
+		for _, i := range set {
+			if f := impliedFilter(c, i, itemsOf); f != nil {
+				if err := push(i, f); err != nil {
+					return nil, nil, nil, err
+				}
+			}
+		}
+		conds = append(conds, cond{n: c, items: set, equi: equiEdge(c, itemsOf)})
 	}
-	// Greedy left-deep order.
-	first := 0
+	for _, it := range its {
+		for _, cond := range it.filters {
+			var err error
+			if it.rel, err = l.b.Filter(it.rel, cond); err != nil {
+				return nil, nil, nil, fmt.Errorf("%w: filter: %w", ErrInvalid, err)
+			}
+		}
+	}
+	// Greedy order.
+	first := -1
 	for i, it := range its {
-		if it.est > its[first].est {
+		if !it.restrict && (first < 0 || it.est > its[first].est) {
 			first = i
 		}
 	}
-	order := []int{first}
-	its[first].used = true
-	rel, sc := its[first].rel, &scope{cols: append([]column{}, its[first].sc.cols...)}
 	placed := make([]bool, len(conds))
-	joined := func(i int) bool { return slices.Contains(order, i) }
-	for len(order) < len(its) {
-		next, connected := -1, false
-		for i, it := range its {
-			if it.used {
-				continue
-			}
-			c := false
-			for k, cd := range conds {
-				if !placed[k] && slices.Contains(cd.items, i) && slices.ContainsFunc(cd.items, joined) {
-					c = true
-					break
-				}
-			}
-			better := next < 0 || (c && !connected)
-			if !better && c == connected {
-				// The most selective first (a key join keeps the probe rows
-				// its filters keep), then the smallest build side.
-				sel, bestSel := it.est/it.base, its[next].est/its[next].base
-				better = sel < bestSel || (sel == bestSel && it.est < its[next].est)
-			}
-			if better {
-				next, connected = i, c
-			}
+	// join joins two parts of the tree (lists of items, in column order)
+	// on the conditions not yet placed that they now both cover.
+	join := func(left plan.Rel, lItems []int, right plan.Rel, rItems []int) (plan.Rel, error) {
+		items := append(append([]int{}, lItems...), rItems...)
+		js := &scope{outer: l.outer, noAggs: "in WHERE"}
+		for _, i := range items {
+			js.cols = append(js.cols, its[i].sc.cols...)
 		}
-		it := its[next]
-		it.used = true
-		order = append(order, next)
-		js := &scope{cols: append(append([]column{}, sc.cols...), it.sc.cols...), outer: l.outer, noAggs: "in WHERE"}
 		var on []expr.Expression
 		for k, cd := range conds {
-			if placed[k] || slices.ContainsFunc(cd.items, func(i int) bool { return !joined(i) }) {
+			if placed[k] || slices.ContainsFunc(cd.items, func(i int) bool { return !slices.Contains(items, i) }) {
 				continue
 			}
 			v, err := l.expr(cd.n, js)
 			if err != nil {
-				return nil, nil, nil, err
+				return nil, err
 			}
 			e, err := l.coerce(v, kindBool)
 			if err != nil {
-				return nil, nil, nil, err
+				return nil, err
 			}
 			on = append(on, e)
 			placed[k] = true
 		}
+		var rel plan.Rel
 		var err error
 		switch len(on) {
 		case 0:
-			rel, err = l.b.Cross(rel, it.rel)
+			rel, err = l.b.Cross(left, right)
 		case 1:
-			rel, err = l.b.Join(rel, it.rel, on[0], plan.JoinTypeInner)
+			rel, err = l.b.Join(left, right, on[0], plan.JoinTypeInner)
 		default:
 			var and expr.Expression
 			if and, err = l.call(urnBoolean, "and", -1, on...); err == nil {
-				rel, err = l.b.Join(rel, it.rel, and, plan.JoinTypeInner)
+				rel, err = l.b.Join(left, right, and, plan.JoinTypeInner)
 			}
 		}
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("%w: join: %w", ErrInvalid, err)
+			return nil, fmt.Errorf("%w: join: %w", ErrInvalid, err)
 		}
-		sc = &scope{cols: js.cols}
+		return rel, nil
+	}
+	equi := func(i, j int) bool {
+		return slices.ContainsFunc(conds, func(cd cond) bool {
+			return cd.equi && slices.Contains(cd.items, i) && slices.Contains(cd.items, j)
+		})
+	}
+	order := []int{first}
+	its[first].used = true
+	rel := its[first].rel
+	// grow is item i's build side (joinArm): the unused items hanging
+	// off it by an equality, and not joined to the tree by one, that
+	// filter it (each kid's own arm).
+	var grow func(i int, seen []int) *joinArm
+	grow = func(i int, seen []int) *joinArm {
+		a := &joinArm{item: i, sel: its[i].est / its[i].base}
+		seen = append(seen, i)
+		for j, it := range its {
+			if it.used || slices.Contains(seen, j) || it.restrict || !equi(i, j) || slices.ContainsFunc(order, func(t int) bool { return equi(j, t) }) {
+				continue
+			}
+			if k := grow(j, seen); k.sel < 1 {
+				a.kids = append(a.kids, k)
+				a.sel *= k.sel
+				seen = append(seen, k.members()...)
+			}
+		}
+		return a
+	}
+	var build func(a *joinArm) (plan.Rel, []int, error)
+	build = func(a *joinArm) (plan.Rel, []int, error) {
+		rel, items := its[a.item].rel, []int{a.item}
+		for _, k := range a.kids {
+			kr, ki, err := build(k)
+			if err != nil {
+				return nil, nil, err
+			}
+			if rel, err = join(rel, items, kr, ki); err != nil {
+				return nil, nil, err
+			}
+			items = append(items, ki...)
+		}
+		return rel, items, nil
+	}
+	for len(order) < len(its) {
+		var next *joinArm
+		connected := 0
+		for i, it := range its {
+			if it.used {
+				continue
+			}
+			c := 0 // 2: an equi-join edge to the tree, 1: another condition
+			for k, cd := range conds {
+				if !placed[k] && slices.Contains(cd.items, i) && slices.ContainsFunc(cd.items, func(t int) bool { return slices.Contains(order, t) }) {
+					if cd.equi {
+						c = 2
+						break
+					}
+					c = 1
+				}
+			}
+			a := &joinArm{item: i, sel: it.est / it.base}
+			if c == 2 {
+				a = grow(i, nil)
+			}
+			better := next == nil || c > connected
+			if !better && c == connected {
+				// The most selective first (a key join keeps the probe rows
+				// its filters keep), then the smallest build side. By the
+				// item's own filters, not its arm's: the estimates are a
+				// quarter per filter, and an arm's product of them (Q8's
+				// orders ⋈ customer ⋈ nation ⋈ region(AMERICA): 1/16) took
+				// the orders before the far more selective part.
+				best := its[next.item]
+				sel, bestSel := it.est/it.base, best.est/best.base
+				better = sel < bestSel || (sel == bestSel && it.est < best.est)
+			}
+			if better {
+				next, connected = a, c
+			}
+		}
+		r, items, err := build(next)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		for _, i := range items {
+			its[i].used = true
+		}
+		if rel, err = join(rel, order, r, items); err != nil {
+			return nil, nil, nil, err
+		}
+		order = append(order, items...)
 	}
 	// Back to FROM order.
 	if !slices.IsSorted(order) {
@@ -211,7 +330,12 @@ func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.
 			return nil, nil, nil, fmt.Errorf("%w: join order projection: %w", ErrInvalid, err)
 		}
 	}
-	sc = &scope{cols: full.cols, outer: l.outer}
+	offs := make([]int, len(its))
+	for i, it := range its {
+		offs[i] = it.off
+	}
+	sc := &scope{cols: full.cols, outer: l.outer,
+		from: &fromInfo{items: items, offs: offs, full: &scope{cols: full.cols}, where: andArgs(where)}}
 	switch len(rest) {
 	case 0:
 		return rel, sc, nil, nil
@@ -365,4 +489,76 @@ func canonical(n *pg_query.Node) string {
 	clear(c.ProtoReflect())
 	b, _ := proto.MarshalOptions{Deterministic: true}.Marshal(c)
 	return string(b)
+}
+
+// impliedFilter is the filter on item i that an OR conjunct over several
+// items implies: the OR of each branch's conjuncts on i alone, or nil when
+// some branch has none (then any row of i may satisfy that branch). From
+//
+//	(n1.n_name = 'FRANCE' AND n2.n_name = 'GERMANY') OR
+//	(n1.n_name = 'GERMANY' AND n2.n_name = 'FRANCE')
+//
+// it derives n1.n_name = 'FRANCE' OR n1.n_name = 'GERMANY' for n1. Where
+// the OR is true some branch is true, so all that branch's conjuncts are,
+// so the derived filter is true too: it only removes rows of i that the
+// OR would reject, and the OR itself is kept, so the WHERE keeps exactly
+// the rows it kept before.
+func impliedFilter(c *pg_query.Node, i int, items func(*pg_query.Node) ([]int, bool)) *pg_query.Node {
+	b := c.GetBoolExpr()
+	if b == nil || b.Boolop != pg_query.BoolExprType_OR_EXPR {
+		return nil
+	}
+	var ors []*pg_query.Node
+	for _, br := range b.Args {
+		var own []*pg_query.Node
+		for _, x := range andArgs(br) {
+			if set, ok := items(x); ok && len(set) == 1 && set[0] == i {
+				own = append(own, proto.Clone(x).(*pg_query.Node))
+			}
+		}
+		switch len(own) {
+		case 0:
+			return nil
+		case 1:
+			ors = append(ors, own[0])
+		default:
+			ors = append(ors, &pg_query.Node{Node: &pg_query.Node_BoolExpr{BoolExpr: &pg_query.BoolExpr{
+				Boolop: pg_query.BoolExprType_AND_EXPR, Args: own, Location: -1}}})
+		}
+	}
+	return &pg_query.Node{Node: &pg_query.Node_BoolExpr{BoolExpr: &pg_query.BoolExpr{
+		Boolop: pg_query.BoolExprType_OR_EXPR, Args: ors, Location: b.Location}}}
+}
+
+// equiEdge reports whether c is a = b with each side over a single item,
+// the two different: a hash join key between them.
+func equiEdge(c *pg_query.Node, items func(*pg_query.Node) ([]int, bool)) bool {
+	ae := c.GetAExpr()
+	if ae == nil || ae.Kind != pg_query.A_Expr_Kind_AEXPR_OP || len(ae.Name) != 1 || ae.Name[0].GetString_().GetSval() != "=" {
+		return false
+	}
+	ls, lok := items(ae.Lexpr)
+	rs, rok := items(ae.Rexpr)
+	return lok && rok && len(ls) == 1 && len(rs) == 1 && ls[0] != rs[0]
+}
+
+// joinArm is an item's build side in fromWhere's order: the item, joined
+// first with the filtered items that hang off it alone by equalities
+// (TPC-H Q11: supplier ⋈ (nation WHERE n_name = 'GERMANY') is built
+// before partsupp probes it, instead of partsupp ⋈ supplier, all 800K
+// rows, then ⋈ nation), so the tree's join keeps fewer rows sooner.
+type joinArm struct {
+	item int
+	kids []*joinArm
+	sel  float64 // the fraction of the item's rows it and its kids keep (estimated)
+}
+
+// members are the arm's items in column order: the item, then each
+// kid's.
+func (a *joinArm) members() []int {
+	out := []int{a.item}
+	for _, k := range a.kids {
+		out = append(out, k.members()...)
+	}
+	return out
 }

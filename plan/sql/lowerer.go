@@ -3,6 +3,7 @@ package sql
 import (
 	"fmt"
 
+	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"github.com/stablerow/stablerow/plan/internal/substraitfn"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
@@ -27,6 +28,8 @@ type lowerer struct {
 	// scope while a subquery is lowered (cte.go, subquery.go).
 	ctes  []cteDef
 	outer *scope
+	// restricts are the FROM items restriction made (restrict.go).
+	restricts map[*pg_query.RangeSubselect]bool
 }
 
 type paramUse struct {

@@ -49,6 +49,9 @@ type scope struct {
 	// (subquery.go): a name found there, not here, is a correlated
 	// reference, which only a subquery's WHERE conjuncts may hold.
 	outer *scope
+	// from is the SELECT's FROM list and WHERE over this scope's first
+	// columns, for restricting a correlated subquery's input (restrict.go).
+	from *fromInfo
 	// shadow, when set, says the first shadow columns are an enclosing
 	// query's: the scope of a correlated WHERE conjunct is the outer
 	// query's columns then the subquery's, and a name resolves to the
