@@ -3,6 +3,8 @@ package exec
 import (
 	"fmt"
 	"math/big"
+	"math/bits"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -24,6 +26,9 @@ import (
 //	laneWide     operands of at most 18 digits, result wider (a product
 //	             such as price * (1 - discount)): exact 64×64 → 128-bit
 //	             products and 128-bit sums, which cannot wrap either
+//	laneMulNarrow  * of a wide operand and one of at most 18 digits (Q1's
+//	             price * (1 - discount) * (1 + tax)): 128 × 64-bit products
+//	             that report wrapping, and a precision check of each result
 //	laneChecked  anything else: 128-bit arithmetic that reports wrapping,
 //	             and a precision check of each result
 //	laneExact    / and %, and scales outside [0, 38] (Arrow allows
@@ -45,6 +50,7 @@ type decLane uint8
 const (
 	laneSmall decLane = iota
 	laneWide
+	laneMulNarrow
 	laneChecked
 	laneExact
 )
@@ -78,6 +84,9 @@ func newBoundDecimalArith(e DecimalArith, l, r Bound, lt, rt, typ *arrow.Decimal
 		if typ.Precision <= maxInt64Digits {
 			b.lane = laneSmall
 		}
+	}
+	if e.Op == OpMul && (lt.Precision <= maxInt64Digits) != (rt.Precision <= maxInt64Digits) {
+		b.lane = laneMulNarrow
 	}
 	return b
 }
@@ -162,12 +171,12 @@ func (e boundDecimalArith) kernel(mem memory.Allocator, n int, l, r *decOperand)
 		bad = e.smallLane(out, l, r, bad)
 	case laneWide:
 		bad = e.wideLane(out, l, r, bad)
+	case laneMulNarrow:
+		bad = e.mulNarrowLane(out, l, r, bad)
 	case laneChecked:
 		bad = e.checkedLane(out, l, r, bad)
 	default:
-		for i := range out {
-			bad = append(bad, i)
-		}
+		bad = everyRow(bad, n)
 	}
 	for _, i := range bad {
 		if !l.valid(i) || !r.valid(i) {
@@ -198,56 +207,198 @@ func small64(x decimal128.Num, m int64) (int64, bool) {
 	return a, x.HighBits() == a>>63 && uint64(a+m) <= 2*uint64(m)
 }
 
-// smallLane is + - * in int64; rows whose operands fail small64 are
-// appended to bad.
-func (e boundDecimalArith) smallLane(out []decimal128.Num, l, r *decOperand, bad []int) []int {
-	xs, ys, sx, sy := l.v, r.v, l.stride, r.stride
-	mx, my := int64(e.mx.LowBits()), int64(e.my.LowBits())
-	kx, ky := int64(e.kx.LowBits()), int64(e.ky.LowBits())
-	op := e.src.Op
-	for i := range out {
-		a, ok1 := small64(xs[i*sx], mx)
-		b, ok2 := small64(ys[i*sy], my)
-		if !ok1 || !ok2 {
-			bad = append(bad, i)
+// int64Operands prepares the int64 lanes: it lists in bad the rows whose
+// operands are not int64 values within their precision (small64), in row
+// order; ok is false when a scalar operand is not, and every row must go
+// to exactRow. The lanes then compute every row without a check; the
+// rows in bad get exactRow's value after.
+func (e boundDecimalArith) int64Operands(l, r *decOperand, n int, bad []int) ([]int, bool) {
+	ops := [2]*decOperand{l, r}
+	lim := [2]int64{int64(e.mx.LowBits()), int64(e.my.LowBits())}
+	nbad := 0
+	for k, o := range ops {
+		if o.stride == 0 {
+			if _, ok := small64(o.v[0], lim[k]); !ok {
+				return bad, false
+			}
 			continue
 		}
-		var z int64
-		switch op {
-		case OpAdd:
-			z = a*kx + b*ky
-		case OpSub:
-			z = a*kx - b*ky
-		default:
-			z = a * b
+		before := len(bad)
+		for i, x := range o.v[:n] {
+			if _, ok := small64(x, lim[k]); !ok {
+				bad = append(bad, i)
+			}
 		}
-		out[i] = decimal128.New(z>>63, uint64(z))
+		if len(bad) > before {
+			nbad++
+		}
+	}
+	if nbad > 1 { // both columns: merge the two ascending lists
+		slices.Sort(bad)
+		bad = slices.Compact(bad)
+	}
+	return bad, true
+}
+
+// smallLane is + - * in int64: + and - as x*kx + y*ky with ky negated
+// for -, * as x*y; one loop per operand shape, free of checks.
+func (e boundDecimalArith) smallLane(out []decimal128.Num, l, r *decOperand, bad []int) []int {
+	n := len(out)
+	bad, ok := e.int64Operands(l, r, n, bad)
+	if !ok {
+		return everyRow(bad, n)
+	}
+	kx, ky := int64(e.kx.LowBits()), int64(e.ky.LowBits())
+	if e.src.Op == OpSub {
+		ky = -ky
+	}
+	mul := e.src.Op == OpMul
+	put := func(i int, z int64) { out[i] = decimal128.New(z>>63, uint64(z)) }
+	switch {
+	case l.stride == 1 && r.stride == 1:
+		xs, ys := l.v[:n], r.v[:n]
+		if mul {
+			for i := range out {
+				put(i, int64(xs[i].LowBits())*int64(ys[i].LowBits()))
+			}
+		} else {
+			for i := range out {
+				put(i, int64(xs[i].LowBits())*kx+int64(ys[i].LowBits())*ky)
+			}
+		}
+	case l.stride == 0 && r.stride == 1:
+		ys := r.v[:n]
+		a := int64(l.v[0].LowBits())
+		if mul {
+			for i := range out {
+				put(i, a*int64(ys[i].LowBits()))
+			}
+		} else {
+			a *= kx
+			for i := range out {
+				put(i, a+int64(ys[i].LowBits())*ky)
+			}
+		}
+	default: // a column and a scalar, or two scalars (n is 1)
+		xs := l.v
+		sx := l.stride
+		b := int64(r.v[0].LowBits())
+		if mul {
+			for i := range out {
+				put(i, int64(xs[i*sx].LowBits())*b)
+			}
+		} else {
+			b *= ky
+			for i := range out {
+				put(i, int64(xs[i*sx].LowBits())*kx+b)
+			}
+		}
 	}
 	return bad
 }
 
-// wideLane is + - * of int64 operands with 128-bit results.
+// wideLane is + - * of int64 operands with 128-bit results: exact 64×64
+// products (mul64x64); each scaled operand of + and - is below 10^36, so
+// their sum cannot wrap.
 func (e boundDecimalArith) wideLane(out []decimal128.Num, l, r *decOperand, bad []int) []int {
-	xs, ys, sx, sy := l.v, r.v, l.stride, r.stride
-	mx, my := int64(e.mx.LowBits()), int64(e.my.LowBits())
+	n := len(out)
+	bad, ok := e.int64Operands(l, r, n, bad)
+	if !ok {
+		return everyRow(bad, n)
+	}
 	kx, ky := int64(e.kx.LowBits()), int64(e.ky.LowBits())
-	op := e.src.Op
+	if e.src.Op == OpSub {
+		ky = -ky
+	}
+	mul := e.src.Op == OpMul
+	switch {
+	case l.stride == 1 && r.stride == 1:
+		xs, ys := l.v[:n], r.v[:n]
+		if mul {
+			for i := range out {
+				out[i] = mul64x64(int64(xs[i].LowBits()), int64(ys[i].LowBits()))
+			}
+		} else {
+			for i := range out {
+				out[i] = mul64x64(int64(xs[i].LowBits()), kx).Add(mul64x64(int64(ys[i].LowBits()), ky))
+			}
+		}
+	case l.stride == 0 && r.stride == 1:
+		ys := r.v[:n]
+		a := int64(l.v[0].LowBits())
+		if mul {
+			for i := range out {
+				out[i] = mul64x64(a, int64(ys[i].LowBits()))
+			}
+		} else {
+			ax := mul64x64(a, kx)
+			for i := range out {
+				out[i] = ax.Add(mul64x64(int64(ys[i].LowBits()), ky))
+			}
+		}
+	default:
+		xs := l.v
+		sx := l.stride
+		b := int64(r.v[0].LowBits())
+		if mul {
+			for i := range out {
+				out[i] = mul64x64(int64(xs[i*sx].LowBits()), b)
+			}
+		} else {
+			by := mul64x64(b, ky)
+			for i := range out {
+				out[i] = mul64x64(int64(xs[i*sx].LowBits()), kx).Add(by)
+			}
+		}
+	}
+	return bad
+}
+
+// everyRow lists every row of n in bad.
+func everyRow(bad []int, n int) []int {
+	for i := range n {
+		bad = append(bad, i)
+	}
+	return bad
+}
+
+// mulNarrowLane is x * y where one operand's precision is at most 18
+// digits: its values are checked to be int64s within it (others go to
+// bad), and the product of the other's 128-bit magnitude and that int64's
+// is two 64×64 products, whose overflow past 127 bits sends the row to
+// bad as well, as does a product past the result's precision.
+func (e boundDecimalArith) mulNarrowLane(out []decimal128.Num, l, r *decOperand, bad []int) []int {
+	wide, narrow, mn := l, r, int64(e.my.LowBits())
+	if e.mx.HighBits() == 0 && e.mx.LowBits() < 1e18 {
+		wide, narrow, mn = r, l, int64(e.mx.LowBits())
+	}
+	xs, ys, sx, sy := wide.v, narrow.v, wide.stride, narrow.stride
+	mh, ml := uint64(e.max.HighBits()), e.max.LowBits()
 	for i := range out {
-		a, ok1 := small64(xs[i*sx], mx)
-		b, ok2 := small64(ys[i*sy], my)
-		if !ok1 || !ok2 {
+		x := xs[i*sx]
+		b, ok := small64(ys[i*sy], mn)
+		if !ok {
 			bad = append(bad, i)
 			continue
 		}
-		switch op {
-		case OpMul:
-			out[i] = mul64x64(a, b)
-		case OpAdd:
-			// Each scaled operand is below 10^36: the sum cannot wrap.
-			out[i] = mul64x64(a, kx).Add(mul64x64(b, ky))
-		default:
-			out[i] = mul64x64(a, kx).Sub(mul64x64(b, ky))
+		xh, xl := abs128(x)
+		m := b >> 63
+		ub := uint64((b ^ m) - m)
+		h1, l1 := bits.Mul64(xl, ub)
+		h2, l2 := bits.Mul64(xh, ub)
+		hi, c := bits.Add64(h1, l2, 0)
+		// The magnitude must fit 128 bits and be within the precision
+		// (whose largest value is below 2^127).
+		if h2 != 0 || c != 0 || hi > mh || (hi == mh && l1 > ml) {
+			bad = append(bad, i)
+			continue
 		}
+		if (x.HighBits() < 0) != (b < 0) {
+			var br uint64
+			l1, br = bits.Sub64(0, l1, 0)
+			hi, _ = bits.Sub64(0, hi, br)
+		}
+		out[i] = decimal128.New(int64(hi), l1)
 	}
 	return bad
 }

@@ -270,7 +270,9 @@ func TestDecimalArithLanes(t *testing.T) {
 	}{
 		{OpSub, d(1, 0), d(15, 2), laneSmall},
 		{OpMul, d(15, 2), d(16, 2), laneWide},
-		{OpMul, d(32, 4), d(16, 2), laneChecked},
+		{OpMul, d(32, 4), d(16, 2), laneMulNarrow},
+		{OpMul, d(16, 2), d(32, 4), laneMulNarrow},
+		{OpMul, d(19, 2), d(32, 4), laneChecked},
 		{OpAdd, d(38, 2), d(1, 0), laneChecked},
 		{OpDiv, d(15, 2), d(15, 2), laneExact},
 		{OpMod, d(15, 2), d(15, 2), laneExact},
