@@ -416,8 +416,8 @@ func (e boundDecimalArith) checkedLane(out []decimal128.Num, l, r *decOperand, b
 		if op == OpMul {
 			z, ok = mul128(x, y)
 		} else {
-			x, ok1 := mul128(x, e.kx)
-			y, ok2 := mul128(y, e.ky)
+			x, ok1 := scale128(x, e.kx)
+			y, ok2 := scale128(y, e.ky)
 			if op == OpAdd {
 				z, ok = add128(x, y)
 			} else {
@@ -432,6 +432,28 @@ func (e boundDecimalArith) checkedLane(out []decimal128.Num, l, r *decOperand, b
 		out[i] = z
 	}
 	return bad
+}
+
+// scale128 is x * k for k a power of ten: nothing for 10^0 (one operand
+// of + - already has the result's scale), a 128 × 64-bit product below
+// 10^19, mul128 above; ok is false when it wraps.
+func scale128(x, k decimal128.Num) (decimal128.Num, bool) {
+	if k.HighBits() == 0 {
+		switch m := k.LowBits(); {
+		case m == 1:
+			return x, true
+		case m>>63 == 0:
+			xh, xl := abs128(x)
+			h1, l1 := bits.Mul64(xl, m)
+			h2, l2 := bits.Mul64(xh, m)
+			hi, c := bits.Add64(h1, l2, 0)
+			if h2 != 0 || c != 0 {
+				return decimal128.Num{}, false
+			}
+			return signed128(hi, l1, x.HighBits() < 0)
+		}
+	}
+	return mul128(x, k)
 }
 
 // exactRow is x op y in math/big: the exact result at the result's

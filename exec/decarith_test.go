@@ -313,6 +313,16 @@ func TestInt128Helpers(t *testing.T) {
 			}
 		}
 	}
+	for _, x := range vals {
+		for k := range int32(MaxDecimalPrecision + 1) {
+			w := new(big.Int).Mul(x, pow10(k))
+			z, ok := scale128(num128(x), pow10x128[k])
+			require.Equal(t, fits(w) && (w.Cmp(minI) != 0 || k == 0), ok, "%s * 10^%d", x, k) // 10^0 is x itself
+			if ok {
+				require.Equal(t, w.String(), z.BigInt().String(), "%s * 10^%d", x, k)
+			}
+		}
+	}
 	for _, a := range []int64{0, 1, -1, 1<<63 - 1, -1 << 63, 999999999999999999, -999999999999999999} {
 		for _, b := range []int64{0, 1, -1, 1<<63 - 1, -1 << 63, 100, -7} {
 			w := new(big.Int).Mul(big.NewInt(a), big.NewInt(b))
