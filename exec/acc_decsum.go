@@ -3,6 +3,7 @@ package exec
 import (
 	"fmt"
 	"math/big"
+	"math/bits"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -10,127 +11,210 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// decimalSumAcc is sum(numeric): the exact total of a decimal column, in
-// its scale, as decimal(38, scale) (PostgreSQL's numeric sum keeps the
-// inputs' scale and has no precision limit; stablerow's decimals stop at
-// 38 digits, and a total past them is "numeric field overflow", never a
-// wrapped value).
-type decimalSumAcc struct {
-	typ  arrow.DataType // decimalSumType of the input
-	sums []decimal128.Num
-	set  []bool
+// sum(numeric) and avg(numeric). Each group's total is kept exactly in a
+// 192-bit integer (dec192): a decimal128 value is below 2^127 in
+// magnitude, so no run of fewer than 2^63 additions can overflow it, and
+// the total is the same whatever order the rows arrive in and however
+// partitions split them. That is what lets the aggregation run in two
+// phases (partition_agg.go: the partial state is the total's three words
+// and the count, merged by 192-bit addition): the answer and the error
+// are those of the serial plan for every thread count. Only the final
+// total is checked: sum is "numeric field overflow" when it has more than
+// 38 digits (PostgreSQL's numeric has no such limit; stablerow's decimals
+// stop at 38), never a wrapped value; a total that passes 38 digits on
+// the way and comes back is right, as PostgreSQL's is. avg divides the
+// exact total, whatever its size, by the count.
+
+// dec192 is a signed 192-bit integer, two's complement hi:mid:lo.
+type dec192 struct {
+	lo, mid uint64
+	hi      int64
+}
+
+// add adds v, sign-extended to 192 bits.
+func (s *dec192) add(v decimal128.Num) {
+	var c uint64
+	s.lo, c = bits.Add64(s.lo, v.LowBits(), 0)
+	s.mid, c = bits.Add64(s.mid, uint64(v.HighBits()), c)
+	s.hi += v.HighBits()>>63 + int64(c)
+}
+
+// merge adds another total.
+func (s *dec192) merge(o dec192) {
+	var c uint64
+	s.lo, c = bits.Add64(s.lo, o.lo, 0)
+	s.mid, c = bits.Add64(s.mid, o.mid, c)
+	s.hi += o.hi + int64(c)
+}
+
+// num is the total as decimal128 when it has at most 38 digits.
+func (s dec192) num() (decimal128.Num, bool) {
+	if s.hi != int64(s.mid)>>63 {
+		return decimal128.Num{}, false
+	}
+	v := decimal128.New(int64(s.mid), s.lo)
+	return v, within(v, maxDecimal38)
+}
+
+// bigInt is the total as a big.Int.
+func (s dec192) bigInt() *big.Int {
+	b := big.NewInt(s.hi)
+	b.Lsh(b, 64).Add(b, new(big.Int).SetUint64(s.mid))
+	return b.Lsh(b, 64).Add(b, new(big.Int).SetUint64(s.lo))
 }
 
 // maxDecimal38 is the largest unscaled value of 38 digits.
-var maxDecimal38 = decimal128.GetMaxValue(MaxDecimalPrecision)
+var maxDecimal38 = maxOfPrecision[MaxDecimalPrecision]
 
-func (s *decimalSumAcc) update(args []arrow.Array, groups []uint32, ngroups int) error {
-	s.sums, s.set = growTo(s.sums, ngroups), growTo(s.set, ngroups)
-	a, ok := args[0].(*array.Decimal128)
-	if !ok {
-		return fmt.Errorf("%w: sum of %s", ErrInvalidArgument, args[0].DataType())
-	}
-	for r, g := range groups {
-		if g == skipRow || a.IsNull(r) {
-			continue
-		}
-		sum, err := addDecimal38(s.sums[g], a.Value(r))
-		if err != nil {
-			return err
-		}
-		s.sums[g], s.set[g] = sum, true
-	}
-	return nil
-}
-
-// addDecimal38 is old + v, both below 10^38 in magnitude, or "numeric
-// field overflow" when the total is not.
-func addDecimal38(old, v decimal128.Num) (decimal128.Num, error) {
-	sum := old.Add(v)
-	// int128 overflow shows as a sign flip of two same-signed operands.
-	if (old.Sign() == v.Sign() && old.Sign() != 0 && sum.Sign() != old.Sign()) || sum.Abs().Greater(maxDecimal38) {
-		return decimal128.Num{}, errNumericOverflow
-	}
-	return sum, nil
-}
-
-func (s *decimalSumAcc) emit(mem memory.Allocator, n int) (arrow.Array, error) {
-	s.sums, s.set = growTo(s.sums, n), growTo(s.set, n)
-	defer func() { s.sums, s.set = dropFront(s.sums, n), dropFront(s.set, n) }()
-	b := array.NewDecimal128Builder(mem, s.typ.(*arrow.Decimal128Type))
-	defer b.Release()
-	b.Reserve(n)
-	for g := range n {
-		if s.set[g] {
-			b.Append(s.sums[g])
-		} else {
-			b.AppendNull()
-		}
-	}
-	return b.NewArray(), nil
-}
-
-// decimalSumType is sum's result type over decimal t: 38 digits, t's scale.
-func decimalSumType(t arrow.DataType) arrow.DataType {
-	return &arrow.Decimal128Type{Precision: MaxDecimalPrecision, Scale: t.(*arrow.Decimal128Type).Scale}
-}
-
-// decimalAvgAcc is avg(numeric): the exact sum (as decimalSumAcc keeps
-// it) divided by the count when the group is emitted, as PostgreSQL's
-// numeric_avg divides sumX by N: rounded at select_div_scale's per-value
-// scale and widened to the column's (numdiv.go). No rows: NULL.
-type decimalAvgAcc struct {
-	scale  int32 // the input's
+// decimalSumAcc is sum (avg false) or avg of a decimal column of scale
+// scale, into typ: decimalSumType or decimalAvgType of the input.
+type decimalSumAcc struct {
+	avg    bool
+	scale  int32
 	typ    *arrow.Decimal128Type
-	sums   []decimal128.Num
+	sums   []dec192
 	counts []int64
 }
 
-// decimalAvgType is avg's result type over decimal t.
+// decimalSumType is sum's result type over decimal t: 38 digits, t's scale.
+func decimalSumType(t arrow.DataType) *arrow.Decimal128Type {
+	return &arrow.Decimal128Type{Precision: MaxDecimalPrecision, Scale: t.(*arrow.Decimal128Type).Scale}
+}
+
+// decimalAvgType is avg's result type over decimal t: PostgreSQL's
+// numeric_avg divides sumX by N, rounded at select_div_scale's per-value
+// scale and widened to the column's (numdiv.go).
 func decimalAvgType(t arrow.DataType) *arrow.Decimal128Type {
 	return &arrow.Decimal128Type{Precision: MaxDecimalPrecision, Scale: DecimalDivScale(t.(*arrow.Decimal128Type).Scale, 0)}
 }
 
-func (s *decimalAvgAcc) update(args []arrow.Array, groups []uint32, ngroups int) error {
-	s.sums, s.counts = growTo(s.sums, ngroups), growTo(s.counts, ngroups)
+func newDecimalSumAcc(avg bool, in arrow.DataType) *decimalSumAcc {
+	typ := decimalSumType(in)
+	if avg {
+		typ = decimalAvgType(in)
+	}
+	return &decimalSumAcc{avg: avg, scale: in.(*arrow.Decimal128Type).Scale, typ: typ}
+}
+
+func (s *decimalSumAcc) grow(n int) {
+	s.sums, s.counts = growTo(s.sums, n), growTo(s.counts, n)
+}
+
+func (s *decimalSumAcc) update(args []arrow.Array, groups []uint32, ngroups int) error {
+	s.grow(ngroups)
 	a, ok := args[0].(*array.Decimal128)
 	if !ok {
-		return fmt.Errorf("%w: avg of %s", ErrInvalidArgument, args[0].DataType())
+		return fmt.Errorf("%w: sum or avg of %s", ErrInvalidArgument, args[0].DataType())
+	}
+	vals := a.Values()
+	sums, counts := s.sums, s.counts
+	if a.NullN() == 0 {
+		for r, g := range groups {
+			if g != skipRow {
+				sums[g].add(vals[r])
+				counts[g]++
+			}
+		}
+		return nil
 	}
 	for r, g := range groups {
-		if g == skipRow || a.IsNull(r) {
-			continue
+		if g != skipRow && a.IsValid(r) {
+			sums[g].add(vals[r])
+			counts[g]++
 		}
-		sum, err := addDecimal38(s.sums[g], a.Value(r))
-		if err != nil {
-			return err
-		}
-		s.sums[g] = sum
-		s.counts[g]++
 	}
 	return nil
 }
 
-func (s *decimalAvgAcc) emit(mem memory.Allocator, n int) (arrow.Array, error) {
-	s.sums, s.counts = growTo(s.sums, n), growTo(s.counts, n)
+func (s *decimalSumAcc) emit(mem memory.Allocator, n int) (arrow.Array, error) {
+	s.grow(n)
 	defer func() { s.sums, s.counts = dropFront(s.sums, n), dropFront(s.counts, n) }()
 	b := array.NewDecimal128Builder(mem, s.typ)
 	defer b.Release()
 	b.Reserve(n)
-	limit := pow10(s.typ.Precision)
 	for g := range n {
 		if s.counts[g] == 0 {
-			b.AppendNull()
+			b.AppendNull() // no values: NULL
 			continue
 		}
-		q, err := divideDecimal(s.sums[g].BigInt(), s.scale, big.NewInt(s.counts[g]), 0, s.typ.Scale)
+		if !s.avg {
+			v, ok := s.sums[g].num()
+			if !ok {
+				return nil, errNumericOverflow
+			}
+			b.Append(v)
+			continue
+		}
+		q, err := divideDecimal(s.sums[g].bigInt(), s.scale, big.NewInt(s.counts[g]), 0, s.typ.Scale)
 		if err != nil {
 			return nil, err
 		}
-		if new(big.Int).Abs(q).Cmp(limit) >= 0 {
-			return nil, errNumericOverflow // the mean is below the sum's 38 digits, but not always below 38 - scale
+		if new(big.Int).Abs(q).Cmp(pow10(s.typ.Precision)) >= 0 {
+			return nil, errNumericOverflow // the mean has fewer digits than the sum, but not always fewer than 38 - scale
 		}
 		b.Append(decimal128.FromBigInt(q))
 	}
 	return b.NewArray(), nil
+}
+
+// decimalSumStateFields are the partial state columns of a decimal sum or
+// avg named name: the total's three words and the count.
+func decimalSumStateFields(name string) []arrow.Field {
+	return []arrow.Field{
+		{Name: name + "[lo]", Type: arrow.PrimitiveTypes.Uint64},
+		{Name: name + "[mid]", Type: arrow.PrimitiveTypes.Uint64},
+		{Name: name + "[hi]", Type: arrow.PrimitiveTypes.Int64},
+		{Name: name + "[count]", Type: arrow.PrimitiveTypes.Int64},
+	}
+}
+
+// decimalSumState is a partial decimal sum or avg: it emits its state.
+type decimalSumState struct{ *decimalSumAcc }
+
+func (s *decimalSumState) emit(memory.Allocator, int) (arrow.Array, error) {
+	return nil, fmt.Errorf("%w: a partial sum emits columns", ErrInternal)
+}
+
+func (s *decimalSumState) emitColumns(mem memory.Allocator, n int) ([]arrow.Array, error) {
+	s.grow(n)
+	lb, mb := array.NewUint64Builder(mem), array.NewUint64Builder(mem)
+	hb, cb := array.NewInt64Builder(mem), array.NewInt64Builder(mem)
+	defer lb.Release()
+	defer mb.Release()
+	defer hb.Release()
+	defer cb.Release()
+	lb.Reserve(n)
+	mb.Reserve(n)
+	hb.Reserve(n)
+	for _, v := range s.sums[:n] {
+		lb.UnsafeAppend(v.lo)
+		mb.UnsafeAppend(v.mid)
+		hb.UnsafeAppend(v.hi)
+	}
+	cb.AppendValues(s.counts[:n], nil)
+	s.sums, s.counts = dropFront(s.sums, n), dropFront(s.counts, n)
+	return []arrow.Array{lb.NewArray(), mb.NewArray(), hb.NewArray(), cb.NewArray()}, nil
+}
+
+// decimalSumMerge adds partial decimal states exactly and emits as
+// decimalSumAcc does.
+type decimalSumMerge struct{ *decimalSumAcc }
+
+func (s *decimalSumMerge) update(args []arrow.Array, groups []uint32, ngroups int) error {
+	s.grow(ngroups)
+	lo, ok1 := args[0].(*array.Uint64)
+	mid, ok2 := args[1].(*array.Uint64)
+	hi, ok3 := args[2].(*array.Int64)
+	cnt, ok4 := args[3].(*array.Int64)
+	if !ok1 || !ok2 || !ok3 || !ok4 {
+		return fmt.Errorf("%w: decimal sum state columns %s, %s, %s, %s", ErrSchema, args[0].DataType(), args[1].DataType(), args[2].DataType(), args[3].DataType())
+	}
+	for r, g := range groups {
+		if g == skipRow {
+			continue
+		}
+		s.sums[g].merge(dec192{lo: lo.Value(r), mid: mid.Value(r), hi: hi.Value(r)})
+		s.counts[g] += cnt.Value(r)
+	}
+	return nil
 }

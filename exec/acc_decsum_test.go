@@ -1,7 +1,9 @@
 package exec
 
 import (
+	"encoding/binary"
 	"errors"
+	"math/big"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -9,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stablerow/stablerow/errkind"
+	"github.com/stretchr/testify/require"
 )
 
 func decimalArray(mem memory.Allocator, t *arrow.Decimal128Type, vals []decimal128.Num, valid []bool) arrow.Array {
@@ -48,16 +51,155 @@ func TestDecimalSum(t *testing.T) {
 		t.Fatalf("sums %v", d)
 	}
 
-	// Overflow: two values of 38 nines.
+	// Overflow: a final total past 38 digits, however it is reached
+	// (past 2^127 too, where a 128-bit total would wrap to a wrong value).
 	big38 := &arrow.Decimal128Type{Precision: 38, Scale: 0}
 	nines := decimal128.GetMaxValue(38)
 	for _, vals := range [][]decimal128.Num{{nines, nines}, {nines.Negate(), nines.Negate()}, {nines, decimal128.FromI64(1)}} {
-		acc := (&decimalSumAcc{typ: big38})
-		x := decimalArray(mem, big38, vals, nil)
-		err := acc.update([]arrow.Array{x}, []uint32{0, 0}, 1)
-		x.Release()
+		_, err := decimalSums(mem, big38, false, vals)
 		if !errors.Is(err, errkind.OutOfRange) {
 			t.Fatalf("sum of %v: %v, want OutOfRange", vals, err)
 		}
 	}
+	// A total that passes 38 digits (and 2^127) on the way and comes back
+	// is exact, in every order the rows can arrive in.
+	vals := []decimal128.Num{nines, nines, nines.Negate(), decimal128.FromI64(-5), nines.Negate(), nines}
+	for i := range vals {
+		rot := append(append([]decimal128.Num(nil), vals[i:]...), vals[:i]...)
+		got, err := decimalSums(mem, big38, false, rot)
+		if err != nil || got != nines.Sub(decimal128.FromI64(5)) {
+			t.Fatalf("sum of %v: %v %v", rot, got, err)
+		}
+	}
+}
+
+// decimalSums is sum (or avg) of vals, one group, from one batch.
+func decimalSums(mem memory.Allocator, t *arrow.Decimal128Type, avg bool, vals []decimal128.Num) (decimal128.Num, error) {
+	acc := newDecimalSumAcc(avg, t)
+	x := decimalArray(mem, t, vals, nil)
+	defer x.Release()
+	if err := acc.update([]arrow.Array{x}, make([]uint32, len(vals)), 1); err != nil {
+		return decimal128.Num{}, err
+	}
+	res, err := acc.emit(mem, 1)
+	if err != nil {
+		return decimal128.Num{}, err
+	}
+	defer res.Release()
+	return res.(*array.Decimal128).Value(0), nil
+}
+
+// FuzzDecimalSum: sum and avg of decimals, in one phase from one sliced
+// batch with NULLs and in two phases (the rows split across partial
+// states, merged), equal the math/big reference exactly, including which
+// inputs are "numeric field overflow" (totals past 38 digits, reached
+// through partial totals past 2^127 as well).
+func FuzzDecimalSum(f *testing.F) {
+	f.Add([]byte{0, 2, 3, 1, 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0x03, 1, 0, 0, 0, 0, 0, 0, 0, 0x13, 2, 0, 0, 0, 0, 0, 0, 0})
+	f.Add([]byte{1, 15, 4, 2, 0x00, 7, 1, 0, 0, 0, 0, 0, 0, 0x81, 1, 2, 3, 4, 5, 6, 7, 8, 0x11, 9, 9, 9, 9, 9, 9, 9, 9})
+	f.Add([]byte{1, 38, 3, 5, 0x04, 0, 0, 0, 0, 0, 0, 0, 0, 0x04, 0, 0, 0, 0, 0, 0, 0, 0, 0x14, 0, 0, 0, 0, 0, 0, 0, 0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) < 5 {
+			return
+		}
+		avg := data[0]&1 != 0
+		p := int32(data[1]%38) + 1
+		typ := &arrow.Decimal128Type{Precision: p, Scale: int32(data[2]) % (p + 1)}
+		ngroups, parts := int(data[3]%3)+1, int(data[3]/3%4)+1
+		body := data[4:]
+		var vals []decimal128.Num
+		var valid []bool
+		var groups []uint32
+		for i := 0; i+9 <= len(body) && i < 9*200; i += 9 {
+			c := body[i]
+			vals = append(vals, num128(fuzzDecimal(c, binary.LittleEndian.Uint64(body[i+1:]), p)))
+			valid = append(valid, c&0x80 == 0)
+			groups = append(groups, uint32(int(body[i+1])%ngroups))
+		}
+		n := len(vals)
+		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		defer mem.AssertSize(t, 0)
+
+		// The reference.
+		totals, counts := make([]*big.Int, ngroups), make([]int64, ngroups)
+		for g := range totals {
+			totals[g] = new(big.Int)
+		}
+		for r := range n {
+			if valid[r] {
+				totals[groups[r]].Add(totals[groups[r]], vals[r].BigInt())
+				counts[groups[r]]++
+			}
+		}
+		out := newDecimalSumAcc(avg, typ).typ
+		var want []string
+		overflow := false
+		for g := range ngroups {
+			switch {
+			case counts[g] == 0:
+				want = append(want, "NULL")
+				continue
+			case !avg:
+				overflow = overflow || new(big.Int).Abs(totals[g]).Cmp(pow10(38)) >= 0
+				want = append(want, totals[g].String())
+			default:
+				q := refDivide(totals[g], typ.Scale, big.NewInt(counts[g]), 0, out.Scale)
+				overflow = overflow || new(big.Int).Abs(q).Cmp(pow10(38)) >= 0
+				want = append(want, q.String())
+			}
+		}
+		check := func(res arrow.Array, err error, how string) {
+			if overflow {
+				require.ErrorIs(t, err, errkind.OutOfRange, how)
+				return
+			}
+			require.NoError(t, err, how)
+			defer res.Release()
+			d := res.(*array.Decimal128)
+			for g, w := range want {
+				got := "NULL"
+				if d.IsValid(g) {
+					got = d.Value(g).BigInt().String()
+				}
+				require.Equal(t, w, got, "%s: group %d of %s", how, g, typ)
+			}
+		}
+
+		// One phase, over the rows as a column sliced at offset 3.
+		b := array.NewDecimal128Builder(mem, typ)
+		b.AppendValues(make([]decimal128.Num, 3), nil)
+		b.AppendValues(vals, valid)
+		whole := b.NewArray()
+		b.Release()
+		col := array.NewSlice(whole, 3, int64(3+n))
+		whole.Release()
+		defer col.Release()
+		single := newDecimalSumAcc(avg, typ)
+		require.NoError(t, single.update([]arrow.Array{col}, groups, ngroups))
+		res, err := single.emit(mem, ngroups)
+		check(res, err, "one phase")
+
+		// Two phases: parts partial states over consecutive row ranges,
+		// merged in reverse order.
+		merge := &decimalSumMerge{newDecimalSumAcc(avg, typ)}
+		for k := parts - 1; k >= 0; k-- {
+			lo, hi := k*n/parts, (k+1)*n/parts
+			part := array.NewSlice(col, int64(lo), int64(hi))
+			st := &decimalSumState{newDecimalSumAcc(avg, typ)}
+			require.NoError(t, st.update([]arrow.Array{part}, groups[lo:hi], ngroups))
+			part.Release()
+			cols, err := st.emitColumns(mem, ngroups)
+			require.NoError(t, err)
+			ids := make([]uint32, ngroups)
+			for g := range ids {
+				ids[g] = uint32(g)
+			}
+			require.NoError(t, merge.update(cols, ids, ngroups))
+			for _, c := range cols {
+				c.Release()
+			}
+		}
+		res, err = merge.emit(mem, ngroups)
+		check(res, err, "two phases")
+	})
 }

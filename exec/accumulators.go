@@ -119,14 +119,11 @@ func aggSignature(a Aggregate, args []arrow.DataType) (arrow.DataType, func() ac
 			}
 			f32 := args[0].ID() == arrow.FLOAT32
 			mk = func() accumulator { return &floatSumAcc{avg: avg, f32: f32} }
-		case args[0].ID() == arrow.DECIMAL128 && !avg:
-			out = decimalSumType(args[0])
-			mk = func() accumulator { return &decimalSumAcc{typ: out} }
 		case args[0].ID() == arrow.DECIMAL128:
 			// PostgreSQL's avg(numeric) is sum / count through numeric
 			// division's per-value scale rule (numdiv.go).
-			typ, scale := decimalAvgType(args[0]), args[0].(*arrow.Decimal128Type).Scale
-			out, mk = typ, func() accumulator { return &decimalAvgAcc{scale: scale, typ: typ} }
+			in := args[0]
+			out, mk = newDecimalSumAcc(avg, in).typ, func() accumulator { return newDecimalSumAcc(avg, in) }
 		default:
 			return nil, nil, bad()
 		}

@@ -291,7 +291,7 @@ func (e DecimalArith) Bind(s *arrow.Schema) (Bound, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: numeric %s", ErrSchema, opInfo[e.Op].sym)
 	}
-	return boundDecimalArith{src: e, l: l, r: r, ls: lt.Scale, rs: rt.Scale, typ: &arrow.Decimal128Type{Precision: p, Scale: sc}, max: decimal128.GetMaxValue(p)}, nil
+	return newBoundDecimalArith(e, l, r, lt, rt, &arrow.Decimal128Type{Precision: p, Scale: sc}), nil
 }
 
 type boundDecimalArith struct {
@@ -300,6 +300,9 @@ type boundDecimalArith struct {
 	ls, rs int32
 	typ    *arrow.Decimal128Type
 	max    decimal128.Num // the largest magnitude of typ's precision
+	lane   decLane        // decarith.go's kernel for these types
+	kx, ky decimal128.Num // + -: 10^k aligning each operand to typ's scale
+	mx, my decimal128.Num // the largest magnitude of each operand's precision
 }
 
 func (e boundDecimalArith) Type() arrow.DataType { return e.typ }
@@ -310,109 +313,18 @@ func (e boundDecimalArith) Eval(ctx context.Context, mem memory.Allocator, b arr
 		return nil, err
 	}
 	defer releaseDatums(args)
-	l, err := decimalOf(args[0])
+	l, err := decOperandOf(args[0])
 	if err != nil {
 		return nil, err
 	}
-	defer l.release()
-	r, err := decimalOf(args[1])
+	r, err := decOperandOf(args[1])
 	if err != nil {
 		return nil, err
 	}
-	defer r.release()
 	n, asScalar := rowsFor(int(b.NumRows()), args...)
-	out := array.NewDecimal128Builder(mem, e.typ)
-	defer out.Release()
-	out.Reserve(n)
-	limit := pow10(e.typ.Precision)
-	for i := 0; i < n; i++ {
-		if !l.valid(i) || !r.valid(i) {
-			out.AppendNull()
-			continue
-		}
-		if z, ok := fastDecimalArith(e.src.Op, l.at(i), r.at(i), e.ls, e.rs, e.typ.Scale); ok {
-			if z.Abs().Greater(e.max) {
-				return nil, errNumericOverflow
-			}
-			out.Append(z)
-			continue
-		}
-		x, y := l.at(i).BigInt(), r.at(i).BigInt()
-		var z *big.Int
-		var err error
-		switch e.src.Op {
-		case OpMul:
-			z = x.Mul(x, y) // scale ls + rs, the result's
-		case OpDiv:
-			if z, err = divideDecimal(x, e.ls, y, e.rs, e.typ.Scale); err != nil {
-				return nil, err
-			}
-		case OpMod:
-			x.Mul(x, pow10(e.typ.Scale-e.ls))
-			y.Mul(y, pow10(e.typ.Scale-e.rs))
-			if y.Sign() == 0 {
-				return nil, fmt.Errorf("%w", ErrDivisionByZero)
-			}
-			z = x.Rem(x, y) // truncated: the dividend's sign, as numeric_mod
-		default:
-			// Align both to the result's scale, then add or subtract.
-			x.Mul(x, pow10(e.typ.Scale-e.ls))
-			y.Mul(y, pow10(e.typ.Scale-e.rs))
-			if e.src.Op == OpAdd {
-				z = x.Add(x, y)
-			} else {
-				z = x.Sub(x, y)
-			}
-		}
-		if new(big.Int).Abs(z).Cmp(limit) >= 0 {
-			return nil, errNumericOverflow
-		}
-		out.Append(decimal128.FromBigInt(z))
+	a, err := e.kernel(mem, n, &l, &r)
+	if err != nil {
+		return nil, err
 	}
-	a := out.NewArray()
 	return result(a, asScalar)
-}
-
-// pow10Num is 10^k as decimal128, k <= 18.
-var pow10Num = func() (t [19]decimal128.Num) {
-	v := int64(1)
-	for k := range t {
-		t[k] = decimal128.FromI64(v)
-		v *= 10
-	}
-	return t
-}()
-
-// smallDecimal is v when |v| < 10^18: two such operands, each scaled by
-// at most 10^18, add, subtract or multiply within int128 (below 2 * 10^36).
-func smallDecimal(v decimal128.Num) (decimal128.Num, bool) {
-	x := int64(v.LowBits())
-	return v, decimal128.FromI64(x) == v && x > -1e18 && x < 1e18
-}
-
-// fastDecimalArith is + - * in 128-bit integers when the operands are
-// small enough that nothing can wrap (TPC-H's prices and rates are), the
-// exact result in scale s; ok is false for any other case, which the
-// math/big path computes. The caller checks the result's precision.
-func fastDecimalArith(op Op, x, y decimal128.Num, ls, rs, s int32) (decimal128.Num, bool) {
-	x, ok1 := smallDecimal(x)
-	y, ok2 := smallDecimal(y)
-	if !ok1 || !ok2 {
-		return decimal128.Num{}, false
-	}
-	switch op {
-	case OpMul:
-		return x.Mul(y), true // scale ls + rs, the result's
-	case OpAdd, OpSub:
-		kx, ky := s-ls, s-rs
-		if kx < 0 || ky < 0 || kx > 18 || ky > 18 {
-			return decimal128.Num{}, false
-		}
-		x, y = x.Mul(pow10Num[kx]), y.Mul(pow10Num[ky])
-		if op == OpAdd {
-			return x.Add(y), true
-		}
-		return x.Sub(y), true
-	}
-	return decimal128.Num{}, false
 }

@@ -188,34 +188,3 @@ func TestDecimalAvg(t *testing.T) {
 	require.Equal(t, "3333.91333333333333330000", FormatDecimal(d.Value(0), 20))
 	require.True(t, d.IsNull(1))
 }
-
-// FuzzDecimalArithFast checks the 128-bit path of numeric + - * against
-// math/big: where it answers, the exact result at the result's scale.
-func FuzzDecimalArithFast(f *testing.F) {
-	f.Add(int64(123456789), int64(-98), uint8(2), uint8(4), uint8(0))
-	f.Add(int64(999999999999999999), int64(-999999999999999999), uint8(0), uint8(18), uint8(1))
-	f.Add(int64(-1), int64(1), uint8(30), uint8(3), uint8(2))
-	f.Fuzz(func(t *testing.T, xv, yv int64, a, b, o uint8) {
-		ls, rs := int32(a%39), int32(b%39)
-		op := []Op{OpAdd, OpSub, OpMul}[o%3]
-		_, s, ok := DecimalResult(op, 38, ls, 38, rs)
-		if !ok {
-			return
-		}
-		z, ok := fastDecimalArith(op, decimal128.FromI64(xv), decimal128.FromI64(yv), ls, rs, s)
-		if !ok {
-			return
-		}
-		x, y := big.NewInt(xv), big.NewInt(yv)
-		var want *big.Int
-		switch op {
-		case OpMul:
-			want = x.Mul(x, y)
-		case OpAdd:
-			want = x.Add(x.Mul(x, pow10(s-ls)), y.Mul(y, pow10(s-rs)))
-		default:
-			want = x.Sub(x.Mul(x, pow10(s-ls)), y.Mul(y, pow10(s-rs)))
-		}
-		require.Equal(t, want.String(), z.BigInt().String(), "%d e-%d %s %d e-%d", xv, ls, opInfo[op].sym, yv, rs)
-	})
-}

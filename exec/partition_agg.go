@@ -20,9 +20,10 @@ import (
 // The states are exact, so the result does not depend on the partitioning:
 // count merges by adding counts; min, max, bool_and and bool_or by taking
 // the min (max, and, or) of the partial results; sum and avg of integers
-// carry the 128-bit total and the count (intSumAcc), added exactly. Other
+// carry the 128-bit total and the count (intSumAcc), added exactly; of
+// decimals, the 192-bit total and the count (acc_decsum.go). Other
 // measures (DISTINCT, float sums whose rounding depends on the order of
-// the additions, string_agg, any_value, decimal sums) are not mergeable:
+// the additions, string_agg, any_value) are not mergeable:
 // Mergeable reports false and the planner keeps that aggregation serial.
 
 type aggMode int
@@ -47,9 +48,16 @@ func mergeable(m Aggregate, in *arrow.Schema) bool {
 	case AggCountStar, AggCount, AggMin, AggMax, AggBoolAnd, AggBoolOr:
 		return true
 	case AggSum, AggAvg:
-		return isIntegerType(in.Field(m.Args[0]).Type)
+		t := in.Field(m.Args[0]).Type
+		return isIntegerType(t) || t.ID() == arrow.DECIMAL128
 	}
 	return false
+}
+
+// isDecimalSum reports whether m is sum or avg of a decimal column of in:
+// its partial state is acc_decsum.go's.
+func isDecimalSum(m Aggregate, in *arrow.Schema) bool {
+	return (m.Func == AggSum || m.Func == AggAvg) && in.Field(m.Args[0]).Type.ID() == arrow.DECIMAL128
 }
 
 // Mergeable reports whether every measure has an exact partial state, so
@@ -87,6 +95,9 @@ func (h *HashAggregateExec) PartialOver(input Node) (*HashAggregateExec, error) 
 	for i, m := range a.aggs {
 		mk := h.agg.makers[i]
 		switch {
+		case isDecimalSum(m, h.agg.input.Schema()):
+			a.makers[i] = func() accumulator { return &decimalSumState{mk().(*decimalSumAcc)} }
+			fields = append(fields, decimalSumStateFields(m.Name)...)
 		case m.Func == AggSum || m.Func == AggAvg:
 			a.makers[i] = func() accumulator { return &intSumState{mk().(*intSumAcc)} }
 			fields = append(fields,
@@ -130,6 +141,11 @@ func (h *HashAggregateExec) FinalOver(partial *HashAggregateExec, input Node) (*
 	for i, m := range h.agg.aggs {
 		fm := m
 		switch {
+		case isDecimalSum(m, h.agg.input.Schema()):
+			fm.Args = []int{col, col + 1, col + 2, col + 3}
+			mk := h.agg.makers[i]
+			a.makers = append(a.makers, func() accumulator { return &decimalSumMerge{mk().(*decimalSumAcc)} })
+			col += 4
 		case m.Func == AggSum || m.Func == AggAvg:
 			fm.Args = []int{col, col + 1, col + 2}
 			avg := m.Func == AggAvg
