@@ -159,7 +159,7 @@ func (s *Scanner) Next() bool {
 
 // read produces the batch starting at s.next of f and advances.
 func (s *Scanner) read(f *Fragment) (arrow.RecordBatch, error) {
-	var data arrow.RecordBatch
+	var data []arrow.Array // the user columns p.cols of the batch
 	var n uint64
 	start := s.next
 	if s.p.user {
@@ -170,27 +170,21 @@ func (s *Scanner) read(f *Fragment) (arrow.RecordBatch, error) {
 			}
 			s.d = d
 		}
-		b, err := s.d.batch(int(start / f.BatchRows))
+		cs, rows, err := s.d.batch(int(start/f.BatchRows), s.p.cols)
 		if err != nil {
 			return nil, err
 		}
-		data, n = b, uint64(b.NumRows())
-		defer data.Release()
+		data, n = cs, uint64(rows)
+		defer releaseAll(data)
 	} else {
 		n = min(systemBatchRows, f.PhysicalRows-start)
 	}
 	s.next += n
 	cols := make([]arrow.Array, len(s.p.src))
-	defer func() {
-		for _, c := range cols {
-			if c != nil {
-				c.Release()
-			}
-		}
-	}()
-	for i, j := range s.p.src {
-		if j < s.t.m.Schema.NumFields() {
-			cols[i] = data.Column(j)
+	defer releaseAll(cols)
+	for i, at := range s.p.at {
+		if at >= 0 {
+			cols[i] = data[at]
 			cols[i].Retain()
 		} else {
 			cols[i] = systemColumn(s.mem, f, s.p.names[i], start, n)
@@ -216,6 +210,15 @@ func (s *Scanner) read(f *Fragment) (arrow.RecordBatch, error) {
 		return nil, fmt.Errorf("table: filter deleted rows: %w", err)
 	}
 	return res, nil
+}
+
+// releaseAll releases the non-nil arrays of as.
+func releaseAll(as []arrow.Array) {
+	for _, a := range as {
+		if a != nil {
+			a.Release()
+		}
+	}
 }
 
 // deadIn counts deleted offsets in [start, start+n).
