@@ -142,10 +142,11 @@ func (d *dataFile) checkSchema(us *arrow.Schema) error {
 // cols needs (FormatSpans: the whole span; FormatColumns: the head and
 // those columns' parts, or every part when the span was read through a
 // store.Reader, which fetches it whole), decodes the batch and returns
-// those columns, in cols order, with the batch's row count, checked
-// against the manifest. The caller releases the arrays. Columns not in
-// cols are never handed out: their bytes may not have been verified.
-func (d *dataFile) batch(i int, cols []int) (out []arrow.Array, rows int64, err error) {
+// those columns, in cols order, in dst's storage (scratch a caller reuses
+// per batch), with the batch's row count, checked against the manifest.
+// The caller releases the arrays. Columns not in cols are never handed
+// out: their bytes may not have been verified.
+func (d *dataFile) batch(i int, cols []int, dst []arrow.Array) (out []arrow.Array, rows int64, err error) {
 	f := d.f
 	if i < 0 || i >= len(f.File.Spans) {
 		return nil, 0, errorf(ErrInvalidArgument, "fragment %d: batch %d of %d", f.ID, i, len(f.File.Spans))
@@ -192,10 +193,12 @@ func (d *dataFile) batch(i int, cols []int) (out []arrow.Array, rows int64, err 
 	if uint64(b.NumRows()) != want {
 		return nil, 0, errorf(ErrCorrupt, "fragment %d: data file %s: batch %d has %d rows, expected %d", f.ID, f.DataFile, i, b.NumRows(), want)
 	}
-	out = make([]arrow.Array, len(cols))
+	out = slices.Grow(dst[:0], len(cols))[:len(cols)]
+	clear(out)
 	for k, c := range cols {
 		a := b.Column(c)
 		if d.data != nil && f.File.Format == FormatColumns && !d.inPart(i, c, a) {
+			releaseAll(out[:k])
 			return nil, 0, errorf(ErrCorrupt, "fragment %d: data file %s: batch %d: column %d's buffers lie outside its checked part", f.ID, f.DataFile, i, c)
 		}
 		a.Retain()

@@ -3,6 +3,7 @@ package table
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync/atomic"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -46,6 +47,10 @@ type Scanner struct {
 	cur  arrow.RecordBatch
 	err  error
 	refs atomic.Int64
+
+	// Per-scan scratch, reused every batch: the data file's columns
+	// (p.cols) and the output columns.
+	data, cols []arrow.Array
 }
 
 // Scan starts a scan of the snapshot.
@@ -170,17 +175,20 @@ func (s *Scanner) read(f *Fragment) (arrow.RecordBatch, error) {
 			}
 			s.d = d
 		}
-		cs, rows, err := s.d.batch(int(start/f.BatchRows), s.p.cols)
+		cs, rows, err := s.d.batch(int(start/f.BatchRows), s.p.cols, s.data)
 		if err != nil {
 			return nil, err
 		}
-		data, n = cs, uint64(rows)
+		s.data, data, n = cs, cs, uint64(rows)
 		defer releaseAll(data)
 	} else {
 		n = min(systemBatchRows, f.PhysicalRows-start)
 	}
 	s.next += n
-	cols := make([]arrow.Array, len(s.p.src))
+	// The output batch copies the column slice: s.cols is scratch.
+	cols := slices.Grow(s.cols[:0], len(s.p.src))[:len(s.p.src)]
+	clear(cols)
+	s.cols = cols
 	defer releaseAll(cols)
 	for i, at := range s.p.at {
 		if at >= 0 {

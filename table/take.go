@@ -166,7 +166,7 @@ func (t *Table) gatherFragment(ctx context.Context, p *projection, f *Fragment, 
 			if err := d.readAhead(ctx, offs[k:]); err != nil {
 				return err
 			}
-			cs, _, err := d.batch(int(bi), p.cols)
+			cs, _, err := d.batch(int(bi), p.cols, nil)
 			if err != nil {
 				return err
 			}

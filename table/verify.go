@@ -92,21 +92,25 @@ func checkTailCRC(f *Fragment, tail []byte) error {
 // bytes, the whole span in FormatSpans, else the head (k = 0) or column
 // k-1's part.
 func checkPart(f *Fragment, i, k int, data []byte) error {
+	want := f.File.Spans[i].CRC
+	if f.File.Format == FormatColumns && k > 0 {
+		want = f.File.Spans[i].Cols[k-1].CRC
+	}
+	got := crc32c(data)
+	if got == want {
+		return nil
+	}
 	start, end := f.File.span(i)
-	want, what := f.File.Spans[i].CRC, "batch"
+	what := "batch"
 	if f.File.Format == FormatColumns {
 		start, end = f.File.partRange(i, k)
+		what = "head of batch"
 		if k > 0 {
-			want, what = f.File.Spans[i].Cols[k-1].CRC, fmt.Sprintf("column %d of batch", k-1)
-		} else {
-			what = "head of batch"
+			what = fmt.Sprintf("column %d of batch", k-1)
 		}
 	}
-	if got := crc32c(data); got != want {
-		return errorf(ErrCorrupt, "fragment %d: data file %s: %s %d (bytes [%d, %d)) checksum mismatch (%08x != %08x)",
-			f.ID, f.DataFile, what, i, start, end, got, want)
-	}
-	return nil
+	return errorf(ErrCorrupt, "fragment %d: data file %s: %s %d (bytes [%d, %d)) checksum mismatch (%08x != %08x)",
+		f.ID, f.DataFile, what, i, start, end, got, want)
 }
 
 // verifiedReader is what arrow-go reads a data file through when the store
