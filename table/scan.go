@@ -24,6 +24,18 @@ type ScanOptions struct {
 	Mem memory.Allocator
 	// WithDeleted also returns deleted rows (for diagnostics).
 	WithDeleted bool
+	// Ranges, when set, restricts the scan to these row ranges of
+	// fragments, read in the order given (Fragments must then be nil):
+	// how a scan is cut into partitions finer than a fragment.
+	Ranges []FragmentRange
+}
+
+// FragmentRange is the physical offsets [Start, End) of a fragment. Start
+// is a multiple of the fragment's BatchRows and End one too or the
+// fragment's PhysicalRows, so a range reads whole data file batches.
+type FragmentRange struct {
+	Fragment   uint32
+	Start, End uint64
 }
 
 // systemBatchRows is the batch length of scans that read no data file:
@@ -39,6 +51,7 @@ type Scanner struct {
 	p     *projection
 	mem   memory.Allocator
 	frags []*Fragment
+	spans [][2]uint64 // per entry of frags, the offsets [start, end) read
 	opt   ScanOptions
 
 	fi   int       // current fragment
@@ -59,17 +72,52 @@ func (t *Table) Scan(ctx context.Context, opt ScanOptions) (*Scanner, error) {
 	if err != nil {
 		return nil, err
 	}
-	frags, err := t.selectFragments(opt.Fragments)
-	if err != nil {
-		return nil, err
+	var frags []*Fragment
+	var spans [][2]uint64
+	if opt.Ranges != nil {
+		if frags, spans, err = t.selectRanges(opt); err != nil {
+			return nil, err
+		}
+	} else {
+		if frags, err = t.selectFragments(opt.Fragments); err != nil {
+			return nil, err
+		}
+		spans = make([][2]uint64, len(frags))
+		for i, f := range frags {
+			spans[i] = [2]uint64{0, f.PhysicalRows}
+		}
 	}
 	mem := opt.Mem
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
-	s := &Scanner{ctx: ctx, t: t, p: p, mem: mem, frags: frags, opt: opt}
+	s := &Scanner{ctx: ctx, t: t, p: p, mem: mem, frags: frags, spans: spans, opt: opt}
+	if len(spans) > 0 {
+		s.next = spans[0][0]
+	}
 	s.refs.Store(1)
 	return s, nil
+}
+
+// selectRanges checks opt.Ranges against the snapshot.
+func (t *Table) selectRanges(opt ScanOptions) ([]*Fragment, [][2]uint64, error) {
+	if opt.Fragments != nil {
+		return nil, nil, errorf(ErrInvalidArgument, "scan: both Fragments and Ranges set")
+	}
+	frags := make([]*Fragment, len(opt.Ranges))
+	spans := make([][2]uint64, len(opt.Ranges))
+	for i, r := range opt.Ranges {
+		f := t.m.Fragment(r.Fragment)
+		if f == nil {
+			return nil, nil, errorf(ErrInvalidArgument, "no fragment %d in version %d", r.Fragment, t.m.Version)
+		}
+		if r.Start > r.End || r.End > f.PhysicalRows || r.Start%f.BatchRows != 0 || (r.End%f.BatchRows != 0 && r.End != f.PhysicalRows) {
+			return nil, nil, errorf(ErrInvalidArgument, "scan: range [%d, %d) of fragment %d (%d rows in batches of %d) is not whole batches",
+				r.Start, r.End, r.Fragment, f.PhysicalRows, f.BatchRows)
+		}
+		frags[i], spans[i] = f, [2]uint64{r.Start, r.End}
+	}
+	return frags, spans, nil
 }
 
 // ScanColumns is Scan in the shape index builders consume.
@@ -136,17 +184,19 @@ func (s *Scanner) Next() bool {
 			s.err = err
 			break
 		}
-		f := s.frags[s.fi]
-		if s.next >= f.PhysicalRows {
-			if s.d != nil {
+		f, end := s.frags[s.fi], s.spans[s.fi][1]
+		if s.next >= end {
+			if s.d != nil && (s.fi+1 == len(s.frags) || s.frags[s.fi+1] != f) {
 				s.d.Close()
 				s.d = nil
 			}
 			s.fi++
-			s.next = 0
+			if s.fi < len(s.spans) {
+				s.next = s.spans[s.fi][0]
+			}
 			continue
 		}
-		b, err := s.read(f)
+		b, err := s.read(f, end)
 		if err != nil {
 			s.err = err
 			break
@@ -162,8 +212,9 @@ func (s *Scanner) Next() bool {
 	return false
 }
 
-// read produces the batch starting at s.next of f and advances.
-func (s *Scanner) read(f *Fragment) (arrow.RecordBatch, error) {
+// read produces the batch starting at s.next of f (before end) and
+// advances.
+func (s *Scanner) read(f *Fragment, end uint64) (arrow.RecordBatch, error) {
 	var data []arrow.Array // the user columns p.cols of the batch
 	var n uint64
 	start := s.next
@@ -182,7 +233,7 @@ func (s *Scanner) read(f *Fragment) (arrow.RecordBatch, error) {
 		s.data, data, n = cs, cs, uint64(rows)
 		defer releaseAll(data)
 	} else {
-		n = min(systemBatchRows, f.PhysicalRows-start)
+		n = min(systemBatchRows, end-start)
 	}
 	s.next += n
 	// The output batch copies the column slice: s.cols is scratch.
