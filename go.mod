@@ -10,6 +10,7 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/s3 v1.115.0
 	github.com/aws/smithy-go v1.28.9
 	github.com/creack/pty v1.1.24
+	github.com/google/flatbuffers v25.12.19+incompatible
 	github.com/peterh/liner v1.2.2
 	github.com/pganalyze/pg_query_go/v6 v6.2.5
 	github.com/schollz/progressbar/v3 v3.19.1
@@ -49,7 +50,6 @@ require (
 	github.com/creasty/defaults v1.8.0 // indirect
 	github.com/goccy/go-json v0.10.6 // indirect
 	github.com/goccy/go-yaml v1.17.1 // indirect
-	github.com/google/flatbuffers v25.12.19+incompatible // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/klauspost/compress v1.19.2 // indirect
 	github.com/klauspost/cpuid/v2 v2.4.0 // indirect

@@ -16,15 +16,17 @@ import (
 // optionally only some fragments. Output is in fragment id, then physical
 // offset order, which is _rowaddr ascending.
 //
-// Partitioned (WithPartitions), the fragments are cut into contiguous runs
-// of about equal live rows, one per partition: partition i's rows all come
-// before partition i+1's, so concatenating the partitions in order is the
-// unpartitioned output (SortPreservingMergeExec's tie-break relies on it).
+// Partitioned (WithPartitions), the fragments' data file batches are cut
+// into contiguous runs of about equal rows, one per partition (a run may
+// start or end inside a fragment, so a one-fragment table scans in
+// parallel too): partition i's rows all come before partition i+1's, so
+// concatenating the partitions in order is the unpartitioned output
+// (SortPreservingMergeExec's tie-break relies on it).
 type ScanExec struct {
 	t         *table.Table
 	columns   []string
-	fragments []uint32   // nil: all
-	parts     [][]uint32 // partitioned: the fragments of each partition
+	fragments []uint32                // nil: all
+	parts     [][]table.FragmentRange // partitioned: the row ranges of each partition
 	schema    *arrow.Schema
 	metrics   Metrics
 }
@@ -72,9 +74,9 @@ func (s *ScanExec) String() string {
 	return out
 }
 
-// WithPartitions is the scan split into at most n partitions of contiguous
-// fragments balanced by live rows (fewer when there are fewer fragments;
-// s itself when that is one).
+// WithPartitions is the scan split into at most n partitions of
+// contiguous whole batches balanced by physical rows (fewer when there are
+// fewer batches; s itself when that is one).
 func (s *ScanExec) WithPartitions(n int) *ScanExec {
 	frags := s.t.Manifest().Fragments
 	if s.fragments != nil {
@@ -87,32 +89,45 @@ func (s *ScanExec) WithPartitions(n int) *ScanExec {
 			}
 		}
 	}
-	n = min(n, len(frags))
+	var total, batches uint64
+	for _, f := range frags {
+		total += f.PhysicalRows
+		if f.PhysicalRows > 0 {
+			batches += (f.PhysicalRows + f.BatchRows - 1) / f.BatchRows
+		}
+	}
+	n = int(min(uint64(max(n, 1)), batches))
 	if n <= 1 {
 		return s
 	}
-	var total uint64
-	for _, f := range frags {
-		total += f.LiveRows()
-	}
-	parts := make([][]uint32, 0, n)
-	var cur []uint32
+	parts := make([][]table.FragmentRange, 1, n)
 	var acc uint64
-	for i, f := range frags {
-		cur = append(cur, f.ID)
-		acc += f.LiveRows()
-		left := len(frags) - i - 1 // fragments not yet placed
-		need := n - len(parts) - 1 // partitions still to open after cur
-		// Close cur at its share of the rows, or when each partition
-		// still to open needs one of the fragments left.
-		if need > 0 && (acc*uint64(n) >= total*uint64(len(parts)+1) || left == need) {
-			parts = append(parts, cur)
-			cur = nil
+	left := batches // not yet placed
+	for _, f := range frags {
+		for start := uint64(0); start < f.PhysicalRows; start += f.BatchRows {
+			end := min(start+f.BatchRows, f.PhysicalRows)
+			// Open the next partition once this one has its share of the
+			// rows, or when each partition still to open needs one of
+			// the batches left (never leaving one empty).
+			cur := &parts[len(parts)-1]
+			need := uint64(n - len(parts))
+			if len(*cur) > 0 && need > 0 && (acc*uint64(n) >= total*uint64(len(parts)) || left == need) {
+				parts = append(parts, nil)
+				cur = &parts[len(parts)-1]
+			}
+			if k := len(*cur); k > 0 && (*cur)[k-1].Fragment == f.ID && (*cur)[k-1].End == start {
+				(*cur)[k-1].End = end
+			} else {
+				*cur = append(*cur, table.FragmentRange{Fragment: f.ID, Start: start, End: end})
+			}
+			acc += end - start
+			left--
 		}
 	}
-	parts = append(parts, cur)
-	c := &ScanExec{t: s.t, columns: s.columns, fragments: s.fragments, parts: parts, schema: s.schema}
-	return c
+	if len(parts) <= 1 {
+		return s
+	}
+	return &ScanExec{t: s.t, columns: s.columns, fragments: s.fragments, parts: parts, schema: s.schema}
 }
 
 // OutputPartitions is the number of fragment runs (1 unpartitioned).
@@ -128,8 +143,8 @@ func (s *ScanExec) ExecutePartitions(ctx context.Context, tc *TaskContext) ([]St
 		return []Stream{st}, nil
 	}
 	out := make([]Stream, 0, len(s.parts))
-	for _, frags := range s.parts {
-		sc, err := s.t.Scan(ctx, table.ScanOptions{Columns: s.columns, Fragments: frags, Mem: tc.mem()})
+	for _, ranges := range s.parts {
+		sc, err := s.t.Scan(ctx, table.ScanOptions{Columns: s.columns, Ranges: ranges, Mem: tc.mem()})
 		if err != nil {
 			closeStreams(out)
 			return nil, fmt.Errorf("exec: scan: %w", err)

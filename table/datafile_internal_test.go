@@ -2,6 +2,8 @@ package table
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -66,8 +68,8 @@ func TestTakeVerifiesOnlyItsBatch(t *testing.T) {
 		for key, c := range tb.checks.m {
 			require.Equal(t, f.DataFile, key.path)
 			out := []bool{c.tail.Load()}
-			for i := range c.spans {
-				out = append(out, c.spans[i].Load())
+			for i := range c.parts {
+				out = append(out, c.parts[i].Load())
 			}
 			return out
 		}
@@ -78,5 +80,124 @@ func TestTakeVerifiesOnlyItsBatch(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int64(10), out.Column(0).(*array.Int64).Value(0))
 	out.Release()
-	require.Equal(t, []bool{true, false, true, false}, marks(), "footer and batch 1 only")
+	// Per batch: the head, then column k.
+	require.Equal(t, []bool{true, false, false, true, true, false, false}, marks(), "footer and batch 1 only")
+}
+
+// twoColumnTable is a table of 24 rows (k int64, s string) in batches of 8.
+func twoColumnTable(t *testing.T, mem memory.Allocator) *Table {
+	ctx := context.Background()
+	sc := arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.PrimitiveTypes.Int64}, {Name: "s", Type: arrow.BinaryTypes.String}}, nil)
+	tb, err := Create(ctx, store.NewMemory(), sc, Options{BatchRows: 8})
+	require.NoError(t, err)
+	kb, sb := array.NewInt64Builder(mem), array.NewStringBuilder(mem)
+	for i := range 24 {
+		kb.Append(int64(i))
+		sb.Append(strings.Repeat("x", i))
+	}
+	k, s := kb.NewArray(), sb.NewArray()
+	kb.Release()
+	sb.Release()
+	b := array.NewRecordBatch(sc, []arrow.Array{k, s}, 24)
+	k.Release()
+	s.Release()
+	tb, err = tb.AppendBatches(ctx, []arrow.RecordBatch{b}, mem)
+	b.Release()
+	require.NoError(t, err)
+	return tb
+}
+
+// withFile is a snapshot of tb whose first fragment's DataFileInfo is
+// edit's (a manifest that lies about the file, checksums and all).
+func withFile(tb *Table, edit func(fi *DataFileInfo, data []byte)) *Table {
+	m := tb.m.clone()
+	f := *m.Fragments[0]
+	f.File.Spans = slices.Clone(f.File.Spans)
+	for i := range f.File.Spans {
+		f.File.Spans[i].Cols = slices.Clone(f.File.Spans[i].Cols)
+	}
+	data, err := tb.st.Get(context.Background(), f.DataFile)
+	if err != nil {
+		panic(err)
+	}
+	edit(&f.File, data)
+	m.Fragments[0] = &f
+	return newTable(tb.st, m, tb.opts)
+}
+
+func scanErr(t *testing.T, tb *Table, cols []string, mem memory.Allocator) error {
+	sc, err := tb.Scan(context.Background(), ScanOptions{Columns: cols, Mem: mem})
+	require.NoError(t, err)
+	defer sc.Release()
+	for sc.Next() {
+	}
+	return sc.Err()
+}
+
+// TestFormatMismatchRefused: a manifest that describes a FormatColumns
+// file as FormatSpans (with a correct whole-span CRC) is refused at open:
+// the file's schema metadata names its format.
+func TestFormatMismatchRefused(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	tb := twoColumnTable(t, mem)
+	require.NoError(t, scanErr(t, tb, []string{"k", "s"}, mem))
+	bad := withFile(tb, func(fi *DataFileInfo, data []byte) {
+		fi.Format = FormatSpans
+		for i := range fi.Spans {
+			start, end := fi.span(i)
+			fi.Spans[i] = Span{End: end, CRC: crc32c(data[start:end])}
+		}
+	})
+	err := scanErr(t, bad, []string{"k"}, mem)
+	require.ErrorIs(t, err, ErrCorrupt)
+	require.Contains(t, err.Error(), "has format")
+}
+
+// TestColumnOutsideItsPartRefused: a manifest whose column parts are cut
+// in the wrong place (their CRCs recomputed, so every check passes) does
+// not get a column read from bytes outside its verified part: the reader
+// checks where arrow-go's buffers lie.
+func TestColumnOutsideItsPartRefused(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	tb := twoColumnTable(t, mem)
+	bad := withFile(tb, func(fi *DataFileInfo, data []byte) {
+		for i := range fi.Spans {
+			sp := &fi.Spans[i]
+			// Move 8 bytes of k's part into s's.
+			sp.Cols[0].Len -= 8
+			sp.Cols[1].Len += 8
+			for c := range sp.Cols {
+				start, end := fi.partRange(i, 1+c)
+				sp.Cols[c].CRC = crc32c(data[start:end])
+			}
+		}
+	})
+	err := scanErr(t, bad, []string{"k"}, mem)
+	require.ErrorIs(t, err, ErrCorrupt)
+	require.Contains(t, err.Error(), "outside its checked part")
+	err = scanErr(t, bad, []string{"s"}, mem)
+	require.NoError(t, err, "s's buffers lie inside its (widened) part")
+}
+
+// TestBatchPartsTileTheBody: the parts the writer records tile each span
+// and every column's buffers lie inside its own part (also checked on
+// every read; here for a table with a nullable string column and nulls).
+func TestBatchPartsTileTheBody(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	tb := twoColumnTable(t, mem)
+	f := tb.m.Fragments[0]
+	require.Equal(t, FormatColumns, f.File.Format)
+	require.NoError(t, f.File.validate(f, 2))
+	for i, sp := range f.File.Spans {
+		start, end := f.File.span(i)
+		sum := sp.Head
+		for _, p := range sp.Cols {
+			require.NotZero(t, p.Len, "batch %d", i)
+			sum += p.Len
+		}
+		require.Equal(t, end-start, sum, "batch %d", i)
+	}
 }

@@ -16,12 +16,16 @@
 //
 // Every data file is bound to its manifest entry (DataFileInfo): its size,
 // a random content id (also in the file's schema metadata) and CRC32C
-// checksums of each IPC record batch's bytes and of the footer, taken at
-// write time. Readers check the size and footer before arrow-go parses the
-// file and each batch's bytes before it is decoded, so a flipped,
-// truncated or swapped file is ErrCorrupt naming the file, never wrong
-// rows or a decoder panic. A point take hashes only the batches it
-// touches, and a snapshot remembers the batches it has verified.
+// checksums of the footer and of each IPC record batch, taken at write
+// time: per batch, of its head (message metadata) and of each column's part
+// of its body (FormatColumns; files of manifest format version 2 have one
+// CRC per batch, FormatSpans, and still read). Readers check the size and
+// footer before arrow-go parses the file and, before a batch is decoded,
+// its head and the parts of the columns they read, so a flipped, truncated
+// or swapped file is ErrCorrupt naming the file, never wrong rows or a
+// decoder panic. A scan of 4 of 16 columns hashes those 4 columns' bytes, a
+// point take only the batches it touches, and a snapshot remembers the
+// parts it has verified.
 //
 // `_rowid` and `_rowaddr` are real schema fields (field ids -3 and -2, type
 // uint64) appended after the user columns. Scans and fragment takes serve

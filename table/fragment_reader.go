@@ -3,6 +3,9 @@ package table
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strconv"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -13,12 +16,16 @@ import (
 	"github.com/stablerow/stablerow/table/store"
 )
 
-// dataFile is an open fragment data file. Every byte arrow-go decodes has
-// been checked against the fragment's DataFileInfo first:
+// dataFile is an open fragment data file. Every byte arrow-go decodes into
+// something handed out has been checked against the fragment's
+// DataFileInfo first:
 //
 //	openData: size == manifest size --> tail crc (footer) --> arrow-go parses footer
 //	                                                             |
-//	batch(i): span i crc (skipped when this snapshot verified it) --> arrow-go decodes batch i
+//	batch(i, cols): crc of span i (FormatSpans) or of its head and of the
+//	                parts of cols (FormatColumns), each skipped when this
+//	                snapshot verified it --> arrow-go decodes batch i
+//	                --> cols' buffers inside their parts? --> cols handed out
 //
 // Mapped files are read zero-copy; the marks in chk let warm reads skip
 // hashing. Files read through store.Reader go through vr, which serves
@@ -69,7 +76,7 @@ func (t *Table) openData(ctx context.Context, f *Fragment, mem memory.Allocator)
 		if d.data, err = mp.Map(ctx, f.DataFile); err != nil {
 			return d, fmt.Errorf("table: fragment %d: map %s: %w", f.ID, f.DataFile, err)
 		}
-		d.chk = t.checks.get(f.DataFile, &f.File, d.data)
+		d.chk = t.checks.get(f.DataFile, &f.File, t.m.Schema.NumFields(), d.data)
 		if !d.chk.tail.Load() {
 			if err := checkTail(f, d.data); err != nil {
 				return d, err
@@ -116,6 +123,9 @@ func (d *dataFile) checkSchema(us *arrow.Schema) error {
 	if id, _ := fr.Schema().Metadata().GetValue(metadataFileID); id != f.File.IDString() {
 		return errorf(ErrCorrupt, "fragment %d: data file %s has content id %q, the manifest says %q", f.ID, f.DataFile, id, f.File.IDString())
 	}
+	if v, ok := fr.Schema().Metadata().GetValue(metadataFormat); v != strconv.Itoa(int(f.File.Format)) && (ok || f.File.Format != FormatSpans) {
+		return errorf(ErrCorrupt, "fragment %d: data file %s has format %q, the manifest says %d", f.ID, f.DataFile, v, f.File.Format)
+	}
 	if want := len(f.File.Spans); fr.NumRecords() != want || fr.Schema().NumFields() != us.NumFields() {
 		return errorf(ErrCorrupt, "fragment %d: data file %s has %d batches of %d columns, manifest expects %d of %d",
 			f.ID, f.DataFile, fr.NumRecords(), fr.Schema().NumFields(), want, us.NumFields())
@@ -128,54 +138,137 @@ func (d *dataFile) checkSchema(us *arrow.Schema) error {
 	return nil
 }
 
-// batch verifies IPC batch i's bytes, decodes it and checks its length
-// against the manifest.
-func (d *dataFile) batch(i int) (b arrow.RecordBatch, err error) {
+// batch verifies the parts of IPC batch i that reading the user columns
+// cols needs (FormatSpans: the whole span; FormatColumns: the head and
+// those columns' parts, or every part when the span was read through a
+// store.Reader, which fetches it whole), decodes the batch and returns
+// those columns, in cols order, in dst's storage (scratch a caller reuses
+// per batch), with the batch's row count, checked against the manifest.
+// The caller releases the arrays. Columns not in cols are never handed
+// out: their bytes may not have been verified.
+func (d *dataFile) batch(i int, cols []int, dst []arrow.Array) (out []arrow.Array, rows int64, err error) {
 	f := d.f
 	if i < 0 || i >= len(f.File.Spans) {
-		return nil, errorf(ErrInvalidArgument, "fragment %d: batch %d of %d", f.ID, i, len(f.File.Spans))
+		return nil, 0, errorf(ErrInvalidArgument, "fragment %d: batch %d of %d", f.ID, i, len(f.File.Spans))
 	}
-	start, end := f.File.span(i)
 	if d.data != nil {
-		if !d.chk.spans[i].Load() {
-			// tail verification established len(d.data) == File.Size, and
-			// the manifest's spans lie inside File.Size.
-			if err := checkSpan(f, i, d.data[start:end]); err != nil {
-				return nil, err
-			}
-			d.chk.spans[i].Store(true)
+		// tail verification established len(d.data) == File.Size, and
+		// the manifest's parts lie inside File.Size.
+		if err := d.verifyMapped(i, cols); err != nil {
+			return nil, 0, err
 		}
 	} else {
+		start, end := f.File.span(i)
 		buf, ok := d.pre[i]
 		delete(d.pre, i)
 		if !ok {
 			var err error
 			if buf, err = d.read(d.ctx, int64(start), int64(end-start)); err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 		}
-		if err := checkSpan(f, i, buf); err != nil {
-			return nil, err
+		if err := verifySpan(f, i, buf); err != nil {
+			return nil, 0, err
 		}
 		d.vr.window = window{off: int64(start), data: buf}
 		defer func() { d.vr.window = window{} }()
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			b, err = nil, errorf(ErrCorrupt, "fragment %d: data file %s: batch %d: %v", f.ID, f.DataFile, i, p)
+			for _, a := range out {
+				if a != nil {
+					a.Release()
+				}
+			}
+			out, rows, err = nil, 0, errorf(ErrCorrupt, "fragment %d: data file %s: batch %d: %v", f.ID, f.DataFile, i, p)
 		}
 	}()
-	b, err = d.ipc.RecordBatchAt(i)
+	b, err := d.ipc.RecordBatchAt(i)
 	if err != nil {
-		return nil, errorf(ErrCorrupt, "fragment %d: data file %s: batch %d: %w", f.ID, f.DataFile, i, err)
+		return nil, 0, errorf(ErrCorrupt, "fragment %d: data file %s: batch %d: %w", f.ID, f.DataFile, i, err)
 	}
+	defer b.Release()
 	first := uint64(i) * f.BatchRows
 	want := min(f.BatchRows, f.PhysicalRows-first)
 	if uint64(b.NumRows()) != want {
-		b.Release()
-		return nil, errorf(ErrCorrupt, "fragment %d: data file %s: batch %d has %d rows, expected %d", f.ID, f.DataFile, i, b.NumRows(), want)
+		return nil, 0, errorf(ErrCorrupt, "fragment %d: data file %s: batch %d has %d rows, expected %d", f.ID, f.DataFile, i, b.NumRows(), want)
 	}
-	return b, nil
+	out = slices.Grow(dst[:0], len(cols))[:len(cols)]
+	clear(out)
+	for k, c := range cols {
+		a := b.Column(c)
+		if d.data != nil && f.File.Format == FormatColumns && !d.inPart(i, c, a) {
+			releaseAll(out[:k])
+			return nil, 0, errorf(ErrCorrupt, "fragment %d: data file %s: batch %d: column %d's buffers lie outside its checked part", f.ID, f.DataFile, i, c)
+		}
+		a.Retain()
+		out[k] = a
+	}
+	return out, b.NumRows(), nil
+}
+
+// verifyMapped checks the parts of batch i of a mapped file that reading
+// cols needs, each once per snapshot (the marks in chk).
+func (d *dataFile) verifyMapped(i int, cols []int) error {
+	check := func(k int) error {
+		m := &d.chk.parts[i*d.chk.per+k]
+		if m.Load() {
+			return nil
+		}
+		start, end := d.f.File.span(i)
+		if d.f.File.Format == FormatColumns {
+			start, end = d.f.File.partRange(i, k)
+		}
+		if err := checkPart(d.f, i, k, d.data[start:end]); err != nil {
+			return err
+		}
+		m.Store(true)
+		return nil
+	}
+	if err := check(0); err != nil || d.f.File.Format != FormatColumns {
+		return err
+	}
+	for _, c := range cols {
+		if err := check(1 + c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// verifySpan checks every part of batch i; buf holds its whole span.
+func verifySpan(f *Fragment, i int, buf []byte) error {
+	if f.File.Format != FormatColumns {
+		return checkPart(f, i, 0, buf)
+	}
+	base, _ := f.File.span(i)
+	for k := range 1 + len(f.File.Spans[i].Cols) {
+		start, end := f.File.partRange(i, k)
+		if err := checkPart(f, i, k, buf[start-base:end-base]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// inPart reports whether every buffer of column c of batch i (decoded
+// zero-copy from the mapping) lies inside the column's verified part: the
+// reader's own proof that arrow-go reads no unverified byte, whatever the
+// writer recorded.
+func (d *dataFile) inPart(i, c int, a arrow.Array) bool {
+	start, end := d.f.File.partRange(i, 1+c)
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(d.data)))
+	lo, hi := base+uintptr(start), base+uintptr(end)
+	for _, buf := range a.Data().Buffers() {
+		if buf == nil || buf.Len() == 0 {
+			continue
+		}
+		p := uintptr(unsafe.Pointer(unsafe.SliceData(buf.Bytes())))
+		if p < lo || p > hi || uintptr(buf.Len()) > hi-p {
+			return false
+		}
+	}
+	return true
 }
 
 // read returns n bytes at off of a file read through a store.Reader: the
@@ -256,7 +349,9 @@ type projection struct {
 	names  []string
 	src    []int // index into the full schema
 	schema *arrow.Schema
-	user   bool // some user column is needed (the data file must be read)
+	user   bool  // some user column is needed (the data file must be read)
+	cols   []int // the user columns read, each once, in first-use order
+	at     []int // per output column, its index in cols (-1: a system column)
 }
 
 func (t *Table) project(columns []string) (*projection, error) {
@@ -274,9 +369,15 @@ func (t *Table) project(columns []string) (*projection, error) {
 		}
 		p.src = append(p.src, j)
 		fs[i] = t.schema.Field(j)
+		at := -1
 		if j < t.m.Schema.NumFields() {
 			p.user = true
+			if at = slices.Index(p.cols, j); at < 0 {
+				at = len(p.cols)
+				p.cols = append(p.cols, j)
+			}
 		}
+		p.at = append(p.at, at)
 	}
 	p.schema = arrow.NewSchema(fs, nil)
 	return p, nil

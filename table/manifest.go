@@ -117,10 +117,17 @@ func (m *Manifest) clone() *Manifest {
 // verification: a table written before checksums cannot prove its data
 // files, and the project has no users with such tables to migrate, so the
 // error says to recreate the table.
+//
+// Version 3 added the data file format to each DataFileInfo and, for
+// FormatColumns files, the per-batch head length and column parts.
+// Version 2 manifests still read: their files are all FormatSpans, and a
+// table keeps them (and reads them) after it writes FormatColumns files.
 const (
 	manifestMagic   = "SRMF"
-	manifestVersion = 2
-	manifestHeader  = 4 + 2 + 2 + 4
+	manifestVersion = 3
+	// oldestManifestVersion is the oldest format version still read.
+	oldestManifestVersion = 2
+	manifestHeader        = 4 + 2 + 2 + 4
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -206,7 +213,8 @@ func UnmarshalManifest(b []byte) (*Manifest, error) {
 	if !bytes.Equal(b[:4], []byte(manifestMagic)) {
 		return nil, errorf(ErrCorrupt, "manifest: bad magic %q", b[:4])
 	}
-	if v := binary.LittleEndian.Uint16(b[4:]); v != manifestVersion {
+	v := binary.LittleEndian.Uint16(b[4:])
+	if v < oldestManifestVersion || v > manifestVersion {
 		if v == 1 {
 			return nil, errorf(ErrCorrupt, "manifest: format version 1 predates data file checksums and is no longer read; recreate the table")
 		}
@@ -224,7 +232,7 @@ func UnmarshalManifest(b []byte) (*Manifest, error) {
 		return nil, errorf(ErrCorrupt, "manifest: checksum mismatch (%08x != %08x)", got, want)
 	}
 	d := &decoder{b: b[manifestHeader:crcAt]}
-	m := decodeBody(d)
+	m := decodeBody(d, v)
 	if d.err != nil {
 		return nil, d.err
 	}
@@ -243,7 +251,7 @@ func UnmarshalManifest(b []byte) (*Manifest, error) {
 	return m, nil
 }
 
-func decodeBody(d *decoder) *Manifest {
+func decodeBody(d *decoder, version uint16) *Manifest {
 	m := &Manifest{}
 	m.Version = d.uv("version")
 	m.TimestampNanos = d.i64("timestamp")
@@ -259,7 +267,7 @@ func decodeBody(d *decoder) *Manifest {
 		f.BatchRows = d.uv("batch rows")
 		ids := d.bytes("row ids")
 		del := d.bytes("deletions")
-		f.File = decodeDataFileInfo(d)
+		f.File = decodeDataFileInfo(d, version)
 		if d.err != nil {
 			break
 		}
@@ -341,7 +349,7 @@ func (m *Manifest) validate() error {
 		if f.PhysicalRows > 0 && (f.BatchRows == 0 || f.BatchRows > 1<<32) {
 			return errorf(ErrCorrupt, "manifest: fragment %d has batch size %d", f.ID, f.BatchRows)
 		}
-		if err := f.File.validate(f); err != nil {
+		if err := f.File.validate(f, m.Schema.NumFields()); err != nil {
 			return err
 		}
 		if bm := f.Deletions.Bitmap(); bm != nil && !bm.IsEmpty() && uint64(bm.Maximum()) >= f.PhysicalRows {

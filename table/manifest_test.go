@@ -3,7 +3,9 @@ package table_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
+	"os"
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -50,6 +52,19 @@ func sampleManifests(t testing.TB) [][]byte {
 	return out
 }
 
+// format2Manifests are the committed table's manifests of format version 2
+// (testdata/format1: FormatSpans data files), still read.
+func format2Manifests(t testing.TB) [][]byte {
+	var out [][]byte
+	for v := 1; v <= 3; v++ {
+		b, err := os.ReadFile(fmt.Sprintf("testdata/format1/_versions/%020d.manifest", v))
+		require.NoError(t, err)
+		require.Equal(t, uint16(2), binary.LittleEndian.Uint16(b[4:]), "manifest %d's format version", v)
+		out = append(out, b)
+	}
+	return out
+}
+
 func TestManifestRoundTrip(t *testing.T) {
 	for i, b := range sampleManifests(t) {
 		m, err := table.UnmarshalManifest(b)
@@ -61,8 +76,17 @@ func TestManifestRoundTrip(t *testing.T) {
 }
 
 func TestManifestCorrupt(t *testing.T) {
-	ms := sampleManifests(t)
-	b := ms[len(ms)-1]
+	ms, old := sampleManifests(t), format2Manifests(t)
+	for _, b := range [][]byte{ms[len(ms)-1], old[len(old)-1]} {
+		manifestCorrupt(t, b)
+	}
+	_, err := table.UnmarshalManifest([]byte("PAR1 not a manifest at all, sorry"))
+	require.ErrorIs(t, err, table.ErrCorrupt)
+}
+
+// manifestCorrupt: every truncation and every flip of bit 0 or 7 of b is
+// ErrCorrupt.
+func manifestCorrupt(t *testing.T, b []byte) {
 	for n := 0; n < len(b); n++ {
 		_, err := table.UnmarshalManifest(b[:n])
 		require.ErrorIs(t, err, table.ErrCorrupt, "truncated to %d", n)
@@ -75,12 +99,28 @@ func TestManifestCorrupt(t *testing.T) {
 			require.ErrorIs(t, err, table.ErrCorrupt, "flip byte %d bit %#x", i, bit)
 		}
 	}
-	_, err := table.UnmarshalManifest([]byte("PAR1 not a manifest at all, sorry"))
-	require.ErrorIs(t, err, table.ErrCorrupt)
+}
+
+// TestManifestFormat2Reads: version 2 manifests decode, their files are
+// FormatSpans, and they re-encode (as version 3) to the same manifest.
+func TestManifestFormat2Reads(t *testing.T) {
+	for i, b := range format2Manifests(t) {
+		m, err := table.UnmarshalManifest(b)
+		require.NoError(t, err, "version %d", i+1)
+		for _, f := range m.Fragments {
+			require.Equal(t, table.FormatSpans, f.File.Format)
+		}
+		again, err := m.MarshalBinary()
+		require.NoError(t, err)
+		require.Equal(t, uint16(3), binary.LittleEndian.Uint16(again[4:]))
+		m2, err := table.UnmarshalManifest(again)
+		require.NoError(t, err)
+		require.Equal(t, m.Fragments, m2.Fragments)
+	}
 }
 
 func FuzzManifest(f *testing.F) {
-	for _, b := range sampleManifests(f) {
+	for _, b := range append(sampleManifests(f), format2Manifests(f)...) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -100,5 +140,5 @@ func FuzzManifest(f *testing.F) {
 
 func TestManifestCorpus(t *testing.T) {
 	fuzzseed.Skip(t)
-	fuzzseed.Write(t, "FuzzManifest", sampleManifests(t))
+	fuzzseed.Write(t, "FuzzManifest", append(sampleManifests(t), format2Manifests(t)...))
 }

@@ -3,6 +3,7 @@ package table
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync/atomic"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -23,6 +24,18 @@ type ScanOptions struct {
 	Mem memory.Allocator
 	// WithDeleted also returns deleted rows (for diagnostics).
 	WithDeleted bool
+	// Ranges, when set, restricts the scan to these row ranges of
+	// fragments, read in the order given (Fragments must then be nil):
+	// how a scan is cut into partitions finer than a fragment.
+	Ranges []FragmentRange
+}
+
+// FragmentRange is the physical offsets [Start, End) of a fragment. Start
+// is a multiple of the fragment's BatchRows and End one too or the
+// fragment's PhysicalRows, so a range reads whole data file batches.
+type FragmentRange struct {
+	Fragment   uint32
+	Start, End uint64
 }
 
 // systemBatchRows is the batch length of scans that read no data file:
@@ -38,6 +51,7 @@ type Scanner struct {
 	p     *projection
 	mem   memory.Allocator
 	frags []*Fragment
+	spans [][2]uint64 // per entry of frags, the offsets [start, end) read
 	opt   ScanOptions
 
 	fi   int       // current fragment
@@ -46,6 +60,10 @@ type Scanner struct {
 	cur  arrow.RecordBatch
 	err  error
 	refs atomic.Int64
+
+	// Per-scan scratch, reused every batch: the data file's columns
+	// (p.cols) and the output columns.
+	data, cols []arrow.Array
 }
 
 // Scan starts a scan of the snapshot.
@@ -54,17 +72,52 @@ func (t *Table) Scan(ctx context.Context, opt ScanOptions) (*Scanner, error) {
 	if err != nil {
 		return nil, err
 	}
-	frags, err := t.selectFragments(opt.Fragments)
-	if err != nil {
-		return nil, err
+	var frags []*Fragment
+	var spans [][2]uint64
+	if opt.Ranges != nil {
+		if frags, spans, err = t.selectRanges(opt); err != nil {
+			return nil, err
+		}
+	} else {
+		if frags, err = t.selectFragments(opt.Fragments); err != nil {
+			return nil, err
+		}
+		spans = make([][2]uint64, len(frags))
+		for i, f := range frags {
+			spans[i] = [2]uint64{0, f.PhysicalRows}
+		}
 	}
 	mem := opt.Mem
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
-	s := &Scanner{ctx: ctx, t: t, p: p, mem: mem, frags: frags, opt: opt}
+	s := &Scanner{ctx: ctx, t: t, p: p, mem: mem, frags: frags, spans: spans, opt: opt}
+	if len(spans) > 0 {
+		s.next = spans[0][0]
+	}
 	s.refs.Store(1)
 	return s, nil
+}
+
+// selectRanges checks opt.Ranges against the snapshot.
+func (t *Table) selectRanges(opt ScanOptions) ([]*Fragment, [][2]uint64, error) {
+	if opt.Fragments != nil {
+		return nil, nil, errorf(ErrInvalidArgument, "scan: both Fragments and Ranges set")
+	}
+	frags := make([]*Fragment, len(opt.Ranges))
+	spans := make([][2]uint64, len(opt.Ranges))
+	for i, r := range opt.Ranges {
+		f := t.m.Fragment(r.Fragment)
+		if f == nil {
+			return nil, nil, errorf(ErrInvalidArgument, "no fragment %d in version %d", r.Fragment, t.m.Version)
+		}
+		if r.Start > r.End || r.End > f.PhysicalRows || r.Start%f.BatchRows != 0 || (r.End%f.BatchRows != 0 && r.End != f.PhysicalRows) {
+			return nil, nil, errorf(ErrInvalidArgument, "scan: range [%d, %d) of fragment %d (%d rows in batches of %d) is not whole batches",
+				r.Start, r.End, r.Fragment, f.PhysicalRows, f.BatchRows)
+		}
+		frags[i], spans[i] = f, [2]uint64{r.Start, r.End}
+	}
+	return frags, spans, nil
 }
 
 // ScanColumns is Scan in the shape index builders consume.
@@ -131,17 +184,19 @@ func (s *Scanner) Next() bool {
 			s.err = err
 			break
 		}
-		f := s.frags[s.fi]
-		if s.next >= f.PhysicalRows {
-			if s.d != nil {
+		f, end := s.frags[s.fi], s.spans[s.fi][1]
+		if s.next >= end {
+			if s.d != nil && (s.fi+1 == len(s.frags) || s.frags[s.fi+1] != f) {
 				s.d.Close()
 				s.d = nil
 			}
 			s.fi++
-			s.next = 0
+			if s.fi < len(s.spans) {
+				s.next = s.spans[s.fi][0]
+			}
 			continue
 		}
-		b, err := s.read(f)
+		b, err := s.read(f, end)
 		if err != nil {
 			s.err = err
 			break
@@ -157,9 +212,10 @@ func (s *Scanner) Next() bool {
 	return false
 }
 
-// read produces the batch starting at s.next of f and advances.
-func (s *Scanner) read(f *Fragment) (arrow.RecordBatch, error) {
-	var data arrow.RecordBatch
+// read produces the batch starting at s.next of f (before end) and
+// advances.
+func (s *Scanner) read(f *Fragment, end uint64) (arrow.RecordBatch, error) {
+	var data []arrow.Array // the user columns p.cols of the batch
 	var n uint64
 	start := s.next
 	if s.p.user {
@@ -170,27 +226,24 @@ func (s *Scanner) read(f *Fragment) (arrow.RecordBatch, error) {
 			}
 			s.d = d
 		}
-		b, err := s.d.batch(int(start / f.BatchRows))
+		cs, rows, err := s.d.batch(int(start/f.BatchRows), s.p.cols, s.data)
 		if err != nil {
 			return nil, err
 		}
-		data, n = b, uint64(b.NumRows())
-		defer data.Release()
+		s.data, data, n = cs, cs, uint64(rows)
+		defer releaseAll(data)
 	} else {
-		n = min(systemBatchRows, f.PhysicalRows-start)
+		n = min(systemBatchRows, end-start)
 	}
 	s.next += n
-	cols := make([]arrow.Array, len(s.p.src))
-	defer func() {
-		for _, c := range cols {
-			if c != nil {
-				c.Release()
-			}
-		}
-	}()
-	for i, j := range s.p.src {
-		if j < s.t.m.Schema.NumFields() {
-			cols[i] = data.Column(j)
+	// The output batch copies the column slice: s.cols is scratch.
+	cols := slices.Grow(s.cols[:0], len(s.p.src))[:len(s.p.src)]
+	clear(cols)
+	s.cols = cols
+	defer releaseAll(cols)
+	for i, at := range s.p.at {
+		if at >= 0 {
+			cols[i] = data[at]
 			cols[i].Retain()
 		} else {
 			cols[i] = systemColumn(s.mem, f, s.p.names[i], start, n)
@@ -216,6 +269,15 @@ func (s *Scanner) read(f *Fragment) (arrow.RecordBatch, error) {
 		return nil, fmt.Errorf("table: filter deleted rows: %w", err)
 	}
 	return res, nil
+}
+
+// releaseAll releases the non-nil arrays of as.
+func releaseAll(as []arrow.Array) {
+	for _, a := range as {
+		if a != nil {
+			a.Release()
+		}
+	}
 }
 
 // deadIn counts deleted offsets in [start, start+n).

@@ -160,32 +160,30 @@ func (t *Table) gatherFragment(ctx context.Context, p *projection, f *Fragment, 
 		for e < len(offs) && offs[e]/f.BatchRows == bi {
 			e++
 		}
-		var data arrow.RecordBatch
+		var data []arrow.Array // the user columns p.cols of the batch
 		var idx arrow.Array
 		if d != nil {
 			if err := d.readAhead(ctx, offs[k:]); err != nil {
 				return err
 			}
-			b, err := d.batch(int(bi))
+			cs, _, err := d.batch(int(bi), p.cols, nil)
 			if err != nil {
 				return err
 			}
-			data = b
+			data = cs
 		}
 		err := func() error {
-			if data != nil {
-				defer data.Release()
-			}
+			defer releaseAll(data)
 			defer func() {
 				if idx != nil {
 					idx.Release()
 				}
 			}()
-			for c, j := range p.src {
+			for c := range p.src {
 				var a arrow.Array
-				if j < t.m.Schema.NumFields() {
+				if at := p.at[c]; at >= 0 {
 					var err error
-					if a = gatherFixed(mem, data.Column(j), offs[k:e], bi*f.BatchRows); a == nil {
+					if a = gatherFixed(mem, data[at], offs[k:e], bi*f.BatchRows); a == nil {
 						if idx == nil { // take kernel indices, built only for variable-width columns
 							ib := array.NewUint32Builder(mem)
 							ib.Reserve(e - k)
@@ -195,7 +193,7 @@ func (t *Table) gatherFragment(ctx context.Context, p *projection, f *Fragment, 
 							idx = ib.NewArray()
 							ib.Release()
 						}
-						if a, err = compute.TakeArray(ctx, data.Column(j), idx); err != nil {
+						if a, err = compute.TakeArray(ctx, data[at], idx); err != nil {
 							return fmt.Errorf("table: take: %w", err)
 						}
 					}

@@ -34,17 +34,28 @@ type fileKey struct {
 	tail uint32
 }
 
-// fileCheck is the verification state of one mapped data file.
+// fileCheck is the verification state of one mapped data file: the tail,
+// and each part of each batch (FormatSpans: the span, one part per batch;
+// FormatColumns: the head, then each column, per batch).
 type fileCheck struct {
 	data  *byte // the mapping verified (identity, not contents)
 	size  int
 	tail  atomic.Bool
-	spans []atomic.Bool
+	per   int           // parts per batch
+	parts []atomic.Bool // batch i's part k at i*per + k
+}
+
+// partsPerBatch is the number of separately checked parts of each batch.
+func (fi *DataFileInfo) partsPerBatch(ncols int) int {
+	if fi.Format == FormatColumns {
+		return 1 + ncols
+	}
+	return 1
 }
 
 // get returns the state of the file at path as described by fi, over the
 // mapped bytes data.
-func (c *fileChecks) get(path string, fi *DataFileInfo, data []byte) *fileCheck {
+func (c *fileChecks) get(path string, fi *DataFileInfo, ncols int, data []byte) *fileCheck {
 	k := fileKey{path: path, id: fi.ID, tail: fi.TailCRC}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -52,8 +63,9 @@ func (c *fileChecks) get(path string, fi *DataFileInfo, data []byte) *fileCheck 
 		c.m = map[fileKey]*fileCheck{}
 	}
 	e := c.m[k]
-	if e == nil || e.data != unsafe.SliceData(data) || e.size != len(data) || len(e.spans) != len(fi.Spans) {
-		e = &fileCheck{data: unsafe.SliceData(data), size: len(data), spans: make([]atomic.Bool, len(fi.Spans))}
+	per := fi.partsPerBatch(ncols)
+	if e == nil || e.data != unsafe.SliceData(data) || e.size != len(data) || e.per != per || len(e.parts) != per*len(fi.Spans) {
+		e = &fileCheck{data: unsafe.SliceData(data), size: len(data), per: per, parts: make([]atomic.Bool, per*len(fi.Spans))}
 		c.m[k] = e
 	}
 	return e
@@ -76,14 +88,29 @@ func checkTailCRC(f *Fragment, tail []byte) error {
 	return nil
 }
 
-// checkSpan verifies the bytes of record batch i (data holds exactly them).
-func checkSpan(f *Fragment, i int, data []byte) error {
-	if got, want := crc32c(data), f.File.Spans[i].CRC; got != want {
-		start, end := f.File.span(i)
-		return errorf(ErrCorrupt, "fragment %d: data file %s: batch %d (bytes [%d, %d)) checksum mismatch (%08x != %08x)",
-			f.ID, f.DataFile, i, start, end, got, want)
+// checkPart verifies part k of record batch i: data holds exactly its
+// bytes, the whole span in FormatSpans, else the head (k = 0) or column
+// k-1's part.
+func checkPart(f *Fragment, i, k int, data []byte) error {
+	want := f.File.Spans[i].CRC
+	if f.File.Format == FormatColumns && k > 0 {
+		want = f.File.Spans[i].Cols[k-1].CRC
 	}
-	return nil
+	got := crc32c(data)
+	if got == want {
+		return nil
+	}
+	start, end := f.File.span(i)
+	what := "batch"
+	if f.File.Format == FormatColumns {
+		start, end = f.File.partRange(i, k)
+		what = "head of batch"
+		if k > 0 {
+			what = fmt.Sprintf("column %d of batch", k-1)
+		}
+	}
+	return errorf(ErrCorrupt, "fragment %d: data file %s: %s %d (bytes [%d, %d)) checksum mismatch (%08x != %08x)",
+		f.ID, f.DataFile, what, i, start, end, got, want)
 }
 
 // verifiedReader is what arrow-go reads a data file through when the store

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
+	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -27,7 +28,8 @@ type fragmentWriter struct {
 	buf   bytes.Buffer
 	w     *ipc.FileWriter
 	file  DataFileInfo        // of the open file: id and the spans written so far
-	wsch  *arrow.Schema       // user schema carrying the open file's content id
+	wsch  *arrow.Schema       // user schema carrying the open file's content id and format
+	types []arrow.DataType    // of the user columns, for batchParts
 	rows  int                 // rows in the open file
 	pend  []arrow.RecordBatch // slices not yet written as a full batch
 	pendN int
@@ -83,12 +85,16 @@ func (fw *fragmentWriter) write(b arrow.RecordBatch) error {
 func (fw *fragmentWriter) writeSlice(s arrow.RecordBatch) error {
 	if fw.w == nil {
 		fw.buf.Reset()
-		fw.file = DataFileInfo{}
+		fw.file = DataFileInfo{Format: FormatColumns}
 		if _, err := hex.Decode(fw.file.ID[:], []byte(NewID())); err != nil {
 			return fmt.Errorf("table: data file id: %w", err)
 		}
 		us := fw.t.m.Schema
-		md := arrow.NewMetadata([]string{metadataFileID}, []string{fw.file.IDString()})
+		md := arrow.NewMetadata([]string{metadataFileID, metadataFormat}, []string{fw.file.IDString(), strconv.Itoa(int(FormatColumns))})
+		fw.types = fw.types[:0]
+		for _, f := range us.Fields() {
+			fw.types = append(fw.types, f.Type)
+		}
 		fw.wsch = arrow.NewSchema(us.Fields(), &md)
 		w, err := ipc.NewFileWriter(&fw.buf, ipc.WithSchema(fw.wsch), ipc.WithAllocator(fw.mem))
 		if err != nil {
@@ -161,10 +167,11 @@ func (fw *fragmentWriter) flushPending() error {
 	return err
 }
 
-// writeBatch writes one IPC record batch and records its span: arrow-go's
-// file writer writes each payload straight through to buf, so the bytes
-// added by this Write are exactly the batch (plus, for the first, the
-// magic and schema message before it).
+// writeBatch writes one IPC record batch and records its span and the
+// CRCs of its head and column parts: arrow-go's file writer writes each
+// payload straight through to buf, so the bytes added by this Write are
+// exactly the batch (plus, for the first, the magic and schema message
+// before it).
 func (fw *fragmentWriter) writeBatch(b arrow.RecordBatch) error {
 	start := uint64(fw.buf.Len())
 	if fs := fw.file.Spans; len(fs) > 0 && fs[len(fs)-1].End != start {
@@ -177,11 +184,22 @@ func (fw *fragmentWriter) writeBatch(b arrow.RecordBatch) error {
 		return fmt.Errorf("table: write data file: %w", err)
 	}
 	end := uint64(fw.buf.Len())
+	first := len(fw.file.Spans) == 0
 	sp := fw.buf.Bytes()[0:end]
-	if len(fw.file.Spans) > 0 {
+	if !first {
 		sp = sp[start:]
 	}
-	fw.file.Spans = append(fw.file.Spans, Span{End: end, CRC: crc32c(sp)})
+	head, lens, err := batchParts(sp, first, fw.types)
+	if err != nil {
+		return err
+	}
+	s := Span{End: end, CRC: crc32c(sp[:head]), Head: head, Cols: make([]ColumnPart, len(lens))}
+	off := head
+	for c, n := range lens {
+		s.Cols[c] = ColumnPart{Len: n, CRC: crc32c(sp[off : off+n])}
+		off += n
+	}
+	fw.file.Spans = append(fw.file.Spans, s)
 	return nil
 }
 
