@@ -88,12 +88,13 @@ type joinStream struct {
 
 	pb     arrow.RecordBatch // the left batch being probed
 	pkeys  []arrow.Array
-	pvals  func(int) uint64
-	hits   []int32 // matches per row of pb
-	row    int     // next row of pb to gather
-	cand   int32   // next candidate of row; candNew: not looked up yet
+	pview  keyCols  // pkeys normalized (scratch reused across batches)
+	phash  []uint64 // pkeys' hashes (scratch)
+	heads  []int32  // first candidate per row of pb (hash join), -1 none
+	hits   []int32  // matches per row of pb
+	row    int      // next row of pb to gather
+	cand   int32    // next candidate of row; candNew: not looked up yet
 	li, ri []int32
-	buf    []byte
 	closed bool
 
 	// shared: a partition of a parallel hash join, whose build side is
@@ -233,9 +234,11 @@ func (s *joinStream) setPB(b arrow.RecordBatch) {
 	for _, k := range s.j.lkeys {
 		s.pkeys = append(s.pkeys, b.Column(k))
 	}
-	s.pvals = nil
-	if s.idx != nil && s.idx.intKey {
-		s.pvals, _ = intKeys(s.pkeys)
+	if s.idx != nil {
+		// The whole batch is looked up at once: one hashing loop per key
+		// column, then one probe loop.
+		s.pview.normalize(s.pkeys, int(b.NumRows()))
+		s.phash, s.heads = s.idx.probe(&s.pview, int(b.NumRows()), s.phash, s.heads)
 	}
 	s.j.metrics.Add("probe_rows", b.NumRows())
 }
@@ -313,17 +316,7 @@ func (s *joinStream) first(r int) int32 {
 		s.hits[r] = 1
 		return -1
 	}
-	if s.pvals != nil {
-		if s.pkeys[0].IsNull(r) {
-			return -1
-		}
-		return s.idx.lookupInt(s.pvals(r))
-	}
-	var ok bool
-	if s.buf, ok = encodeKey(s.buf[:0], s.pkeys, r); !ok {
-		return -1
-	}
-	return s.idx.lookup(s.buf)
+	return s.heads[r]
 }
 
 // following returns the candidate after m, -1 for none.
@@ -529,12 +522,19 @@ func (s *joinStream) takeRows(ctx context.Context, sc *arrow.Schema, lb arrow.Re
 			out = append(out, array.MakeArrayOfNull(mem, sc.Field(i).Type, rows))
 		}
 	} else {
-		lidx := int32Array(mem, li, nil)
-		defer lidx.Release()
+		var lidx arrow.Array // made for the first column gatherColumn does not take
+		defer func() {
+			if lidx != nil {
+				lidx.Release()
+			}
+		}()
 		for i := range nl {
-			if c, ok := takeFixed(mem, lb.Column(i), li, nil); ok {
+			if c, ok := gatherColumn(mem, lb.Column(i), li, nil); ok {
 				out = append(out, c)
 				continue
+			}
+			if lidx == nil {
+				lidx = int32Array(mem, li, nil)
 			}
 			c, err := compute.TakeArray(cctx, lb.Column(i), lidx)
 			if err != nil {
@@ -544,12 +544,19 @@ func (s *joinStream) takeRows(ctx context.Context, sc *arrow.Schema, lb arrow.Re
 		}
 	}
 	if sc.NumFields() > nl {
-		ridx := int32Array(mem, ri, rnull)
-		defer ridx.Release()
+		var ridx arrow.Array
+		defer func() {
+			if ridx != nil {
+				ridx.Release()
+			}
+		}()
 		for i := range int(rb.NumCols()) {
-			if c, ok := takeFixed(mem, rb.Column(i), ri, rnull); ok {
+			if c, ok := gatherColumn(mem, rb.Column(i), ri, rnull); ok {
 				out = append(out, c)
 				continue
+			}
+			if ridx == nil {
+				ridx = int32Array(mem, ri, rnull)
 			}
 			c, err := compute.TakeArray(cctx, rb.Column(i), ridx)
 			if err != nil {
