@@ -384,6 +384,33 @@ func (t *hashTable) findOrInsert(h uint64, probe *keyCols, r int, keys *keyCols,
 	return e, false
 }
 
+// findOrInsertWord is findOrInsert for a key of one word column whose
+// probe row and stored keys hold no NULL: words compare inline.
+func (t *hashTable) findOrInsertWord(h, v uint64, words []uint64, e int32) (int32, bool) {
+	tag := h & tagMask
+	i := h & t.mask
+	for ; ; i = (i + 1) & t.mask {
+		s := t.slots[i]
+		if s == 0 {
+			break
+		}
+		if s&tagMask == tag {
+			if f := int32(uint32(s)) - 1; words[f] == v {
+				return f, true
+			}
+		}
+	}
+	t.slots[i] = tag | uint64(uint32(e)+1)
+	t.n++
+	if t.grow {
+		t.hashes = append(t.hashes, h)
+		if 2*t.n > len(t.slots) {
+			t.rehash()
+		}
+	}
+	return e, false
+}
+
 // rehash doubles the slots; entries are numbered 0..n-1 in insertion
 // order (the growable tables number them so).
 func (t *hashTable) rehash() {
