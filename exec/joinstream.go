@@ -261,10 +261,12 @@ func (s *joinStream) doBuild(ctx context.Context) error {
 		return err
 	}
 	defer func() {
+		var gone int64
 		for _, b := range bs {
+			gone += batchBytes(b)
 			b.Release()
 		}
-		s.res.Shrink(s.res.Size() / 2) // the batches are gone; their concatenation stays
+		s.res.Shrink(gone) // the batches are gone; their concatenation stays
 	}()
 	start := time.Now()
 	defer s.j.metrics.since(start)
@@ -299,6 +301,15 @@ func (s *joinStream) doBuild(ctx context.Context) error {
 		s.buildNull = s.buildNull || cols[i].NullN() > 0
 	}
 	s.idx = newKeyIndex(cols, n)
+	// collectBuild reserved indexBytesPerRow a row; the table's real size
+	// depends on the slot count's rounding and the key columns.
+	if d := s.idx.bytes() - indexBytesPerRow*int64(n); d > 0 {
+		if err := s.res.TryGrow(d); err != nil {
+			return fmt.Errorf("join build side's hash table over the memory limit (%d rows): %w", n, err)
+		}
+	} else {
+		s.res.Shrink(-d)
+	}
 	return nil
 }
 
