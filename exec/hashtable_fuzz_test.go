@@ -82,7 +82,6 @@ func pickKeys(cols []arrow.Array, set []int, lo, hi int) []arrow.Array {
 	return out
 }
 
-
 // FuzzHashTable checks the hash table's two users against a reference
 // model, a Go map keyed by encodeGroupKey's bytes (NULL tagged, floats
 // canonical, strings length-prefixed), over fuzzed rows of every key
