@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -95,7 +96,12 @@ type joinStream struct {
 	row    int      // next row of pb to gather
 	cand   int32    // next candidate of row; candNew: not looked up yet
 	li, ri []int32
-	closed bool
+	// the output rows of a chunk (scratch reused across chunks; emit
+	// copies them out)
+	outL, outR []int32
+	outRNull   []bool
+	pass       []bool // the residual's verdict per pair (scratch)
+	closed     bool
 
 	// shared: a partition of a parallel hash join, whose build side is
 	// built once for every partition (partition_join.go); build is this
@@ -407,8 +413,8 @@ func (s *joinStream) probe(ctx context.Context) error {
 	}
 	// Emit in left order: a row's matching pairs, then the row itself if
 	// its candidates are all seen and the type keeps it.
-	var outL, outR []int32
-	var outRNull []bool
+	outL, outR, outRNull := s.outL[:0], s.outR[:0], s.outRNull[:0]
+	defer func() { s.outL, s.outR, s.outRNull = outL, outR, outRNull }() // scratch for the next chunk
 	k := 0
 	emitPairs := func(r int32) {
 		for ; k < len(s.li) && s.li[k] == r; k++ {
@@ -434,7 +440,11 @@ func (s *joinStream) probe(ctx context.Context) error {
 	}
 	var err2 error
 	if len(outL) > 0 {
-		err2 = s.emit(ctx, outL, outR, outRNull)
+		rnull := outRNull
+		if !slices.Contains(rnull, true) {
+			rnull = nil // no NULL right row: the gather makes no validity bitmap
+		}
+		err2 = s.emit(ctx, outL, outR, rnull)
 	}
 	if s.row >= n {
 		s.releasePB()
@@ -447,7 +457,9 @@ func (s *joinStream) test(ctx context.Context) ([]bool, error) {
 	if s.j.bound == nil {
 		return nil, nil
 	}
-	pass := make([]bool, len(s.li))
+	pass := growBools(s.pass, len(s.li))
+	s.pass = pass
+	clear(pass)
 	if len(s.li) == 0 {
 		return pass, nil
 	}
