@@ -14,6 +14,9 @@ import (
 // batch; arrow's Take runs each call on a goroutine of its own (see
 // takeFixed) and builds through per-value appends.
 func gatherColumn(mem memory.Allocator, a arrow.Array, idx []int32, idxNull []bool) (arrow.Array, bool) {
+	if c, ok := gatherFixed(mem, a, idx, idxNull); ok {
+		return c, true
+	}
 	if c, ok := takeFixed(mem, a, idx, idxNull); ok {
 		return c, true
 	}
@@ -77,4 +80,77 @@ func takeString(mem memory.Allocator, a *array.String, idx []int32, idxNull []bo
 	}
 	defer d.Release()
 	return array.MakeFromData(d)
+}
+
+// gatherFixed gathers a column of 1, 2, 4, 8 or 16-byte values with a
+// loop typed by the width (takeFixed copies a value at a time through
+// copy, a memmove call per row); ok is false for other columns.
+func gatherFixed(mem memory.Allocator, a arrow.Array, idx []int32, idxNull []bool) (arrow.Array, bool) {
+	fw, ok := a.DataType().(arrow.FixedWidthDataType)
+	if !ok || a.DataType().ID() == arrow.DICTIONARY || a.DataType().ID() == arrow.EXTENSION || a.DataType().ID() == arrow.BOOL {
+		return nil, false
+	}
+	w := fw.BitWidth() / 8
+	bufs := a.Data().Buffers()
+	if fw.BitWidth()%8 != 0 || len(bufs) != 2 || bufs[1] == nil {
+		return nil, false
+	}
+	off := a.Data().Offset()
+	n := len(idx)
+	data := memory.NewResizableBuffer(mem)
+	data.Resize(n * w)
+	src, dst := bufs[1].Bytes()[off*w:], data.Bytes()
+	switch w {
+	case 1:
+		gatherValues(dst, src, idx, idxNull)
+	case 2:
+		gatherValues(arrow.Uint16Traits.CastFromBytes(dst), arrow.Uint16Traits.CastFromBytes(src), idx, idxNull)
+	case 4:
+		gatherValues(arrow.Uint32Traits.CastFromBytes(dst), arrow.Uint32Traits.CastFromBytes(src), idx, idxNull)
+	case 8:
+		gatherValues(arrow.Uint64Traits.CastFromBytes(dst), arrow.Uint64Traits.CastFromBytes(src), idx, idxNull)
+	case 16:
+		gatherValues(arrow.Decimal128Traits.CastFromBytes(dst), arrow.Decimal128Traits.CastFromBytes(src), idx, idxNull)
+	default:
+		data.Release()
+		return nil, false
+	}
+	var valid *memory.Buffer
+	nulls := 0
+	if a.NullN() > 0 || idxNull != nil {
+		valid = memory.NewResizableBuffer(mem)
+		valid.Resize(int(bitutil.BytesForBits(int64(n))))
+		vb := valid.Bytes()
+		clear(vb)
+		for i, j := range idx {
+			if (idxNull != nil && idxNull[i]) || a.IsNull(int(j)) {
+				nulls++
+			} else {
+				bitutil.SetBit(vb, i)
+			}
+		}
+	}
+	d := array.NewData(a.DataType(), n, []*memory.Buffer{valid, data}, nil, nulls, 0)
+	data.Release()
+	if valid != nil {
+		valid.Release()
+	}
+	defer d.Release()
+	return array.MakeFromData(d), true
+}
+
+// gatherValues sets dst[i] = src[idx[i]], leaving dst[i] (zero) where
+// idxNull[i] (idx[i] need not be a row then).
+func gatherValues[T any](dst, src []T, idx []int32, idxNull []bool) {
+	if idxNull == nil {
+		for i, j := range idx {
+			dst[i] = src[j]
+		}
+		return
+	}
+	for i, j := range idx {
+		if !idxNull[i] {
+			dst[i] = src[j]
+		}
+	}
 }

@@ -1,14 +1,12 @@
 package exec
 
 import (
-	"context"
 	"math"
 	"slices"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
@@ -220,66 +218,4 @@ func slicesIdx(n int) []int {
 		out[i] = i
 	}
 	return out
-}
-
-// TestTakeString: the join's string gather equals compute.TakeArray (the
-// oracle) with NULL values, NULL indices, empty strings and a sliced
-// input.
-func TestTakeString(t *testing.T) {
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
-	b := array.NewStringBuilder(mem)
-	for i := range 40 {
-		switch {
-		case i%7 == 3:
-			b.AppendNull()
-		case i%5 == 0:
-			b.Append("")
-		default:
-			b.Append(fuzzKeyStrings[i%len(fuzzKeyStrings)] + string(rune('a'+i%26)))
-		}
-	}
-	full := b.NewArray()
-	b.Release()
-	defer full.Release()
-	for _, a := range []arrow.Array{full, array.NewSlice(full, 5, 33)} {
-		for _, withNull := range []bool{false, true} {
-			var idx []int32
-			var idxNull []bool
-			for i := range 3 * a.Len() {
-				idx = append(idx, int32((i*13)%a.Len()))
-				idxNull = append(idxNull, withNull && i%4 == 1)
-			}
-			if !withNull {
-				idxNull = nil
-			}
-			got, ok := gatherColumn(mem, a, idx, idxNull)
-			if !ok {
-				t.Fatal("gatherColumn declined a string column")
-			}
-			ib := array.NewInt32Builder(mem)
-			for i, j := range idx {
-				if idxNull != nil && idxNull[i] {
-					ib.AppendNull()
-				} else {
-					ib.Append(j)
-				}
-			}
-			ia := ib.NewArray()
-			ib.Release()
-			want, err := compute.TakeArray(compute.WithAllocator(context.Background(), mem), a, ia)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !array.Equal(got, want) {
-				t.Fatalf("takeString:\n got %v\nwant %v", got, want)
-			}
-			got.Release()
-			want.Release()
-			ia.Release()
-		}
-		if a != full {
-			a.Release()
-		}
-	}
 }
