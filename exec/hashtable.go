@@ -136,8 +136,11 @@ func (k *keyCols) normalize(arrs []arrow.Array, rows int) {
 		switch a := a.(type) {
 		case *array.String:
 			c.kind = kindString
+			c.off, c.data = nil, nil
+			if rows == 0 {
+				break // an empty array may have no offsets at all (IPC)
+			}
 			c.off = a.ValueOffsets()[:rows+1]
-			c.data = nil
 			if bs := a.Data().Buffers(); len(bs) > 2 && bs[2] != nil {
 				c.data = bs[2].Bytes()
 			}
