@@ -179,10 +179,21 @@ func dropFront[T any](s []T, n int) []T {
 	return s[:k]
 }
 
-// growTo extends s with zero values to n elements.
+// growTo extends s with zero values to n elements. The capacity at least
+// doubles when it grows: a group table adds groups a batch at a time, and
+// append's growth of large slices (1.25×) copied the accumulators' state
+// ~5 times over for 1M groups.
 func growTo[T any](s []T, n int) []T {
 	if len(s) >= n {
 		return s
 	}
-	return append(s, make([]T, n-len(s))...)
+	if n <= cap(s) {
+		old := len(s)
+		s = s[:n]
+		clear(s[old:])
+		return s
+	}
+	ns := make([]T, n, max(n, 2*cap(s)))
+	copy(ns, s)
+	return ns
 }

@@ -91,6 +91,7 @@ type hashAggStream struct {
 	table  *groupTable
 	accs   []accumulator
 	ids    []uint32
+	found  []int32           // over the memory limit: each row's group, -1 for none
 	result arrow.RecordBatch // emitting: the whole result, sent in slices
 	off    int64
 	err    error // the error that ended the stream, returned again
@@ -286,10 +287,10 @@ func (s *hashAggStream) take(ctx context.Context, b arrow.RecordBatch, perGroup 
 		s.over, err = newSpillWriter(&s.spill, s.tc.mem(), s.n.agg.input.Schema())
 		return err
 	}
-	keys := s.n.agg.keyColumns(b)
 	var keep, rest []int64
-	for r := range int(b.NumRows()) {
-		if _, ok := s.table.lookup(keys, r); ok {
+	s.found = s.table.lookup(s.n.agg.keyColumns(b), int(b.NumRows()), s.found)
+	for r, g := range s.found {
+		if g >= 0 {
 			keep = append(keep, int64(r))
 		} else {
 			rest = append(rest, int64(r))
@@ -330,17 +331,23 @@ func (s *hashAggStream) dropSpill() {
 	s.spill.remove()
 }
 
-// groupStateBytes estimates one group's state: its hash table entry and
-// id, its key values (a string key at 32 bytes) and its accumulators'
-// slots (16 bytes: sums are 128-bit). DISTINCT and string_agg keep values
-// per group beyond this; the estimate is a floor, not a bound.
+// groupStateBytes estimates one group's state: its hash table slots and
+// stored hash (hashtable.go: 16 to 32 bytes of slots at a load of at most
+// 1/2, 8 of hash), its key values twice (the table's normalized copy, a
+// word or two, and the output builders' copy; a string key at 32 bytes
+// each) and its accumulators' slots (16 bytes: sums are 128-bit).
+// DISTINCT and string_agg keep values per group beyond this; the estimate
+// is a floor, not a bound.
 func groupStateBytes(keys []arrow.DataType, accs int) int64 {
-	n := int64(48 + 16*accs)
+	n := int64(40 + 16*accs)
 	for _, t := range keys {
-		if fw, ok := t.(arrow.FixedWidthDataType); ok && fw.BitWidth() >= 8 {
-			n += int64(fw.BitWidth() / 8)
-		} else {
-			n += 32
+		switch fw, ok := t.(arrow.FixedWidthDataType); {
+		case ok && fw.BitWidth() == 128:
+			n += 16 + 16
+		case ok && fw.BitWidth() >= 8:
+			n += 8 + int64(fw.BitWidth()/8)
+		default:
+			n += 32 + 32
 		}
 	}
 	return n
