@@ -67,6 +67,15 @@ func fuzzValue(bd array.Builder, c byte) {
 		bd.Append([]string{"", "a", "ab", "b", "é", "a\x00", "abc", "B", "ab"}[c%9])
 	case *array.LargeStringBuilder:
 		bd.Append([]string{"", "a", "ab", "b", "é", "a\x00", "abc", "B", "ab"}[c%9])
+	case *array.BooleanBuilder:
+		bd.Append(c&1 == 1)
+	case *array.Float64Builder:
+		bd.Append(float64(k) / 3)
+	case *array.ListBuilder: // a list column: the gather's fallback path
+		bd.Append(true)
+		for i := 0; i < int(c%3); i++ {
+			bd.ValueBuilder().(*array.Int64Builder).Append(k + int64(i))
+		}
 	case *array.BinaryBuilder:
 		bd.Append([][]byte{nil, {0}, {0xFF}, {1, 2}, {1}, {1, 2, 3}, {0xFF, 0}, {2}, {1, 2}}[c%9])
 	default:
