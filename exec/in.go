@@ -1,7 +1,9 @@
 package exec
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"strings"
 
@@ -181,12 +183,57 @@ func emitIn(out *boolOut, i int, hit, listNull bool) {
 	}
 }
 
-// boundStringSet is IN over strings.
+// boundStringSet is IN over strings. A column is probed on its raw bytes
+// (column): against a short list item by item, lengths first, and
+// against a longer one through the map, 64 rows to a result word.
 type boundStringSet struct {
 	src      In
 	x        Bound
 	set      map[string]struct{}
+	items    [][]byte // the set's strings, for the short-list scan
 	listNull bool
+}
+
+// shortInList is the longest list scanned item by item rather than hashed.
+const shortInList = 8
+
+// column is the IN over a string column: TRUE on a hit; a miss is NULL
+// when the list holds a NULL, else FALSE; a NULL row is NULL.
+func (e *boundStringSet) column(mem memory.Allocator, col arrow.ArrayData) arrow.Array {
+	n := col.Len()
+	out := newCmpOut(mem, n)
+	andValidity(out.valid.Bytes(), n, col)
+	offs := offsetsOf[int32](col)
+	var data []byte
+	if n > 0 && col.Buffers()[2] != nil {
+		data = col.Buffers()[2].Bytes()
+	}
+	short := len(e.items) <= shortInList
+	vb := out.valid.Bytes()
+	for base := 0; base < n; base += 64 {
+		var hit uint64
+		for j := 0; j < min(64, n-base); j++ {
+			t := data[offs[base+j]:offs[base+j+1]]
+			h := false
+			if short {
+				for _, it := range e.items {
+					if len(it) == len(t) && bytes.Equal(it, t) {
+						h = true
+						break
+					}
+				}
+			} else {
+				_, h = e.set[string(t)]
+			}
+			hit |= b2u(h) << j
+		}
+		out.putVal(base/64, hit)
+		if e.listNull { // a miss is NULL
+			w := base / 64 * 8
+			binary.LittleEndian.PutUint64(vb[w:], binary.LittleEndian.Uint64(vb[w:])&hit)
+		}
+	}
+	return out.finish()
 }
 
 func bindStringSet(src In, x Bound, items []scalar.Scalar) (Bound, error) {
@@ -199,6 +246,9 @@ func bindStringSet(src In, x Bound, items []scalar.Scalar) (Bound, error) {
 		s, ok := it.(*scalar.String)
 		if !ok {
 			return nil, fmt.Errorf("%w: IN item %s", ErrSchema, it.DataType())
+		}
+		if _, dup := b.set[string(s.Value.Bytes())]; !dup {
+			b.items = append(b.items, s.Value.Bytes())
 		}
 		b.set[string(s.Value.Bytes())] = struct{}{}
 	}
@@ -213,6 +263,11 @@ func (e *boundStringSet) Eval(ctx context.Context, mem memory.Allocator, b arrow
 		return nil, err
 	}
 	defer d.Release()
+	if ad, ok := d.(*compute.ArrayDatum); ok && ad.Type().ID() == arrow.STRING {
+		a := e.column(mem, ad.Value)
+		defer a.Release()
+		return compute.NewDatum(a), nil
+	}
 	var a arrow.Array
 	if sd, ok := d.(*compute.ScalarDatum); ok {
 		if a, err = scalar.MakeArrayFromScalar(sd.Value, 1, mem); err != nil {
