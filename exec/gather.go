@@ -14,14 +14,20 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// Gathering kept rows: a filter's mask becomes a selection vector (the
-// ascending indexes of the TRUE rows), and each column is copied at those
-// indexes by a typed loop: fixed-width values, boolean bits, validity
-// bits, strings and binaries with their offsets. Types without a loop
-// here (lists, structs, dictionaries, ...) go through compute.TakeArray.
-// The copies are plain loops on the caller's goroutine: arrow's compute
-// executor hands every call to a new goroutine (see takeFixed), and its
-// filter kernels showed at 20% of TPC-H Q1.
+// Gathering rows by index, the one implementation for every operator
+// that copies rows: the filter's kept rows (an ascending selection made
+// from its mask), the join's output rows (any order, repeats, and an
+// optional idxNull marking rows with no source row, which come out NULL:
+// an outer join's missing side) and the sort's permutation. Each column
+// is copied by a loop typed for it: fixed-width values of 1, 2, 4, 8 and
+// 16 bytes, boolean and validity bits, strings and binaries with their
+// offsets. Types without a loop here (lists, structs, dictionaries, ...)
+// go through compute.TakeArray. The copies are plain loops on the
+// caller's goroutine: arrow's compute executor hands every call to a new
+// goroutine (with the partitions of a parallel plan competing for the
+// CPUs, each handoff waited for the scheduler: BENCHMARKS.md, "Parallel
+// execution"), builds through per-value appends, and its filter kernels
+// showed at 20% of TPC-H Q1.
 
 // loadBits is the n (<= 64) bits of bm from bit off, as a word with bit 0
 // the first.
@@ -75,7 +81,7 @@ func selection(mask *array.Boolean, sel []int32) []int32 {
 	return sel
 }
 
-// gatherBatch is the batch of b's rows at sel (ascending, in range).
+// gatherBatch is the batch of b's rows at sel (in range).
 func gatherBatch(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch, sel []int32) (arrow.RecordBatch, error) {
 	cols := make([]arrow.Array, 0, b.NumCols())
 	defer func() { releaseAll(cols) }()
@@ -86,7 +92,7 @@ func gatherBatch(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch,
 		}
 	}()
 	for _, c := range b.Columns() {
-		if a, ok := gatherColumn(mem, c, sel); ok {
+		if a, ok := gatherColumn(mem, c, sel, nil); ok {
 			cols = append(cols, a)
 			continue
 		}
@@ -105,9 +111,11 @@ func gatherBatch(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch,
 	return array.NewRecordBatch(b.Schema(), cols, int64(len(sel))), nil
 }
 
-// gatherColumn copies a's rows at sel into a new array; ok is false for
-// the types without a loop here.
-func gatherColumn(mem memory.Allocator, a arrow.Array, sel []int32) (arrow.Array, bool) {
+// gatherColumn copies a's rows at idx into a new array; row i is NULL
+// where idxNull[i] (idxNull nil: no such rows; idx[i] need not be a row
+// there) or a's row idx[i] is NULL. ok is false for the types without a
+// loop here, which the caller takes through compute.TakeArray.
+func gatherColumn(mem memory.Allocator, a arrow.Array, idx []int32, idxNull []bool) (arrow.Array, bool) {
 	d := a.Data()
 	var vals []*memory.Buffer // the buffers after the validity
 	switch id := a.DataType().ID(); id {
@@ -115,11 +123,11 @@ func gatherColumn(mem memory.Allocator, a arrow.Array, sel []int32) (arrow.Array
 		if d.Buffers()[1] == nil {
 			return nil, false
 		}
-		vals = []*memory.Buffer{gatherBits(mem, d.Buffers()[1].Bytes(), d.Offset(), sel)}
+		vals = []*memory.Buffer{gatherBits(mem, d.Buffers()[1].Bytes(), d.Offset(), idx, idxNull)}
 	case arrow.STRING, arrow.BINARY:
-		vals = gatherVar[int32](mem, d, sel)
+		vals = gatherVar[int32](mem, d, idx, idxNull)
 	case arrow.LARGE_STRING, arrow.LARGE_BINARY:
-		vals = gatherVar[int64](mem, d, sel)
+		vals = gatherVar[int64](mem, d, idx, idxNull)
 	case arrow.DICTIONARY, arrow.EXTENSION:
 		return nil, false
 	default:
@@ -127,7 +135,7 @@ func gatherColumn(mem memory.Allocator, a arrow.Array, sel []int32) (arrow.Array
 		if !ok || len(d.Buffers()) != 2 || d.Buffers()[1] == nil || len(d.Children()) != 0 {
 			return nil, false
 		}
-		buf, ok := gatherFixedBuffer(mem, fw.BitWidth(), d, sel)
+		buf, ok := gatherFixedBuffer(mem, fw.BitWidth(), d, idx, idxNull)
 		if !ok {
 			return nil, false
 		}
@@ -135,15 +143,19 @@ func gatherColumn(mem memory.Allocator, a arrow.Array, sel []int32) (arrow.Array
 	}
 	var valid *memory.Buffer
 	nulls := 0
-	if a.NullN() != 0 && d.Buffers()[0] != nil {
-		valid = gatherBits(mem, d.Buffers()[0].Bytes(), d.Offset(), sel)
-		nulls = len(sel) - bitutil.CountSetBits(valid.Bytes(), 0, len(sel))
+	if hasValidity := a.NullN() != 0 && d.Buffers()[0] != nil; hasValidity || idxNull != nil {
+		if hasValidity {
+			valid = gatherBits(mem, d.Buffers()[0].Bytes(), d.Offset(), idx, idxNull)
+		} else {
+			valid = notNullBits(mem, idxNull)
+		}
+		nulls = len(idx) - bitutil.CountSetBits(valid.Bytes(), 0, len(idx))
 		if nulls == 0 {
 			valid.Release()
 			valid = nil
 		}
 	}
-	out := array.NewData(a.DataType(), len(sel), append([]*memory.Buffer{valid}, vals...), nil, nulls, 0)
+	out := array.NewData(a.DataType(), len(idx), append([]*memory.Buffer{valid}, vals...), nil, nulls, 0)
 	if valid != nil {
 		valid.Release()
 	}
@@ -155,76 +167,110 @@ func gatherColumn(mem memory.Allocator, a arrow.Array, sel []int32) (arrow.Array
 }
 
 // gatherFixedBuffer copies the values of a fixed-width column (width in
-// bits: 8, 16, 32, 64 or 128) at sel.
-func gatherFixedBuffer(mem memory.Allocator, width int, d arrow.ArrayData, sel []int32) (*memory.Buffer, bool) {
-	var gather func(dst, src []byte)
+// bits: 8, 16, 32, 64 or 128) at idx, zero where idxNull.
+func gatherFixedBuffer(mem memory.Allocator, width int, d arrow.ArrayData, idx []int32, idxNull []bool) (*memory.Buffer, bool) {
+	w := width / 8
 	switch width {
-	case 8:
-		gather = func(dst, src []byte) { gatherFixed(arrow.GetData[uint8](dst), arrow.GetData[uint8](src), sel) }
-	case 16:
-		gather = func(dst, src []byte) { gatherFixed(arrow.GetData[uint16](dst), arrow.GetData[uint16](src), sel) }
-	case 32:
-		gather = func(dst, src []byte) { gatherFixed(arrow.GetData[uint32](dst), arrow.GetData[uint32](src), sel) }
-	case 64:
-		gather = func(dst, src []byte) { gatherFixed(arrow.GetData[uint64](dst), arrow.GetData[uint64](src), sel) }
-	case 128:
-		gather = func(dst, src []byte) {
-			gatherFixed(arrow.GetData[decimal128.Num](dst), arrow.GetData[decimal128.Num](src), sel)
-		}
+	case 8, 16, 32, 64, 128:
 	default:
 		return nil, false
 	}
-	w := width / 8
 	buf := memory.NewResizableBuffer(mem)
-	buf.Resize(len(sel) * w)
-	src := d.Buffers()[1].Bytes()[d.Offset()*w:]
-	gather(buf.Bytes()[:len(sel)*w], src)
+	buf.Resize(len(idx) * w)
+	dst, src := buf.Bytes()[:len(idx)*w], d.Buffers()[1].Bytes()[d.Offset()*w:]
+	clear(dst)
+	switch width {
+	case 8:
+		gatherValues(dst, src, idx, idxNull)
+	case 16:
+		gatherValues(arrow.GetData[uint16](dst), arrow.GetData[uint16](src), idx, idxNull)
+	case 32:
+		gatherValues(arrow.GetData[uint32](dst), arrow.GetData[uint32](src), idx, idxNull)
+	case 64:
+		gatherValues(arrow.GetData[uint64](dst), arrow.GetData[uint64](src), idx, idxNull)
+	case 128:
+		gatherValues(arrow.GetData[decimal128.Num](dst), arrow.GetData[decimal128.Num](src), idx, idxNull)
+	}
 	return buf, true
 }
 
-func gatherFixed[T any](dst, src []T, sel []int32) {
-	dst = dst[:len(sel)]
-	for i, j := range sel {
-		dst[i] = src[j]
+// gatherValues sets dst[i] = src[idx[i]], leaving dst[i] (zero) where
+// idxNull[i].
+func gatherValues[T any](dst, src []T, idx []int32, idxNull []bool) {
+	dst = dst[:len(idx)]
+	if idxNull == nil {
+		for i, j := range idx {
+			dst[i] = src[j]
+		}
+		return
+	}
+	for i, j := range idx {
+		if !idxNull[i] {
+			dst[i] = src[j]
+		}
 	}
 }
 
-// gatherBits copies the bits of bm (from bit off) at sel into a new bitmap.
-func gatherBits(mem memory.Allocator, bm []byte, off int, sel []int32) *memory.Buffer {
+// gatherBits copies the bits of bm (from bit off) at idx into a new
+// bitmap, clear where idxNull.
+func gatherBits(mem memory.Allocator, bm []byte, off int, idx []int32, idxNull []bool) *memory.Buffer {
 	buf := memory.NewResizableBuffer(mem)
-	nb := int(bitutil.BytesForBits(int64(len(sel))))
+	nb := int(bitutil.BytesForBits(int64(len(idx))))
 	buf.Resize(nb)
 	out := buf.Bytes()[:nb]
 	clear(out)
-	for i, j := range sel {
+	for i, j := range idx {
+		if idxNull != nil && idxNull[i] {
+			continue
+		}
 		p := off + int(j)
 		out[i>>3] |= (bm[p>>3] >> (p & 7) & 1) << (i & 7)
 	}
 	return buf
 }
 
-// gatherVar copies a string or binary column's rows at sel: the offsets
-// (from 0) and the value bytes.
-func gatherVar[O int32 | int64](mem memory.Allocator, d arrow.ArrayData, sel []int32) []*memory.Buffer {
+// notNullBits is the validity of a column NULL exactly where idxNull.
+func notNullBits(mem memory.Allocator, idxNull []bool) *memory.Buffer {
+	buf := memory.NewResizableBuffer(mem)
+	nb := int(bitutil.BytesForBits(int64(len(idxNull))))
+	buf.Resize(nb)
+	out := buf.Bytes()[:nb]
+	clear(out)
+	for i, null := range idxNull {
+		if !null {
+			out[i>>3] |= 1 << (i & 7)
+		}
+	}
+	return buf
+}
+
+// gatherVar copies a string or binary column's rows at idx: the offsets
+// (from 0) first, so the value bytes are allocated once, then the bytes;
+// a row where idxNull is empty.
+func gatherVar[O int32 | int64](mem memory.Allocator, d arrow.ArrayData, idx []int32, idxNull []bool) []*memory.Buffer {
 	offs := offsetsOf[O](d)
 	var data []byte
 	if len(d.Buffers()) > 2 && d.Buffers()[2] != nil {
 		data = d.Buffers()[2].Bytes()
 	}
 	ob := memory.NewResizableBuffer(mem)
-	ob.Resize((len(sel) + 1) * sizeOf[O]())
-	no := arrow.GetData[O](ob.Bytes())[:len(sel)+1]
+	ob.Resize((len(idx) + 1) * sizeOf[O]())
+	no := arrow.GetData[O](ob.Bytes())[:len(idx)+1]
 	var total O
 	no[0] = 0
-	for i, j := range sel {
-		total += offs[j+1] - offs[j]
+	for i, j := range idx {
+		if idxNull == nil || !idxNull[i] {
+			total += offs[j+1] - offs[j]
+		}
 		no[i+1] = total
 	}
 	db := memory.NewResizableBuffer(mem)
 	db.Resize(int(total))
 	dst := db.Bytes()[:total]
-	for i, j := range sel {
-		copy(dst[no[i]:no[i+1]], data[offs[j]:offs[j+1]])
+	for i, j := range idx {
+		if no[i+1] > no[i] {
+			copy(dst[no[i]:no[i+1]], data[offs[j]:offs[j+1]])
+		}
 	}
 	return []*memory.Buffer{ob, db}
 }
