@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"math/bits"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -125,7 +126,9 @@ func gatherColumn(mem memory.Allocator, a arrow.Array, idx []int32, idxNull []bo
 		}
 		vals = []*memory.Buffer{gatherBits(mem, d.Buffers()[1].Bytes(), d.Offset(), idx, idxNull)}
 	case arrow.STRING, arrow.BINARY:
-		vals = gatherVar[int32](mem, d, idx, idxNull)
+		if vals = gatherVar[int32](mem, d, idx, idxNull); vals == nil {
+			return nil, false
+		}
 	case arrow.LARGE_STRING, arrow.LARGE_BINARY:
 		vals = gatherVar[int64](mem, d, idx, idxNull)
 	case arrow.DICTIONARY, arrow.EXTENSION:
@@ -246,12 +249,24 @@ func notNullBits(mem memory.Allocator, idxNull []bool) *memory.Buffer {
 
 // gatherVar copies a string or binary column's rows at idx: the offsets
 // (from 0) first, so the value bytes are allocated once, then the bytes;
-// a row where idxNull is empty.
+// a row where idxNull is empty. Repeated rows can make more bytes than
+// 32-bit offsets address: nil then, and compute.TakeArray reports it.
 func gatherVar[O int32 | int64](mem memory.Allocator, d arrow.ArrayData, idx []int32, idxNull []bool) []*memory.Buffer {
 	offs := offsetsOf[O](d)
 	var data []byte
 	if len(d.Buffers()) > 2 && d.Buffers()[2] != nil {
 		data = d.Buffers()[2].Bytes()
+	}
+	if sizeOf[O]() == 4 {
+		var total int64
+		for i, j := range idx {
+			if idxNull == nil || !idxNull[i] {
+				total += int64(offs[j+1] - offs[j])
+			}
+		}
+		if total > math.MaxInt32 {
+			return nil
+		}
 	}
 	ob := memory.NewResizableBuffer(mem)
 	ob.Resize((len(idx) + 1) * sizeOf[O]())
