@@ -147,6 +147,11 @@ func (e *boundSet[T]) Eval(ctx context.Context, mem memory.Allocator, b arrow.Re
 		return nil, err
 	}
 	defer d.Release()
+	if ad, ok := d.(*compute.ArrayDatum); ok && len(e.set) <= shortInList && !isFloat[T]() {
+		a := e.shortColumn(mem, ad.Value)
+		defer a.Release()
+		return compute.NewDatum(a), nil
+	}
 	x, err := operandOf[T](d)
 	if err != nil {
 		return nil, err
@@ -171,6 +176,46 @@ func (e *boundSet[T]) Eval(ctx context.Context, mem memory.Allocator, b arrow.Re
 		emitIn(out, i, hit, e.listNull)
 	}
 	return result(out.array(), asScalar)
+}
+
+func isFloat[T fixed]() bool {
+	var z T
+	switch any(z).(type) {
+	case float32, float64:
+		return true
+	}
+	return false
+}
+
+// shortColumn is the IN of an integer column against a short list: each
+// row compared with every item (no hashing), 64 rows to a result word; a
+// miss is NULL when the list holds a NULL.
+func (e *boundSet[T]) shortColumn(mem memory.Allocator, col arrow.ArrayData) arrow.Array {
+	n := col.Len()
+	out := newCmpOut(mem, n)
+	andValidity(out.valid.Bytes(), n, col)
+	items := make([]T, 0, len(e.set))
+	for v := range e.set {
+		items = append(items, v)
+	}
+	vals := fixedVals[T](col)
+	vb := out.valid.Bytes()
+	for base := 0; base < n; base += 64 {
+		var hit uint64
+		for j, v := range vals[base:min(base+64, n)] {
+			h := false
+			for _, it := range items {
+				h = h || v == it
+			}
+			hit |= b2u(h) << j
+		}
+		out.putVal(base/64, hit)
+		if e.listNull {
+			w := base / 64 * 8
+			binary.LittleEndian.PutUint64(vb[w:], binary.LittleEndian.Uint64(vb[w:])&hit)
+		}
+	}
+	return out.finish()
 }
 
 // emitIn writes one IN result: a miss is NULL when the list holds a NULL.
