@@ -32,6 +32,13 @@
 // is INTERSECT/EXCEPT [ALL] over the same group table; UNION ALL is
 // UnionExec, UNION and DISTINCT are aggregations without measures.
 //
+// Predicates run as typed loops over the values slices, 64 rows to a
+// result word, NULLs by ANDing validity bitmaps: comparisons of a column
+// with a constant or another column (cmp_kernels.go), IN lists (in.go),
+// LIKE patterns of literal runs and '%' on raw bytes (like_fast.go).
+// Rows are copied by index in one place, gather.go, for the filter's kept
+// rows, the join's output and the sort's permutation.
+//
 // CASE and COALESCE evaluate an arm only over the rows that reach it
 // (case.go, selection.go), so an arm's error is raised only where
 // PostgreSQL would raise it.

@@ -425,8 +425,9 @@ func sortByComparators(cmps []func(i, j int) int, n int) []int64 {
 	return idx
 }
 
-// gatherRows is the columns of all in the order idx: fixed-width columns
-// by a plain copy (takeFixed), others through compute.TakeArray.
+// gatherRows is the columns of all in the order idx: by gatherColumn's
+// typed loops (gather.go) where it has one, others through
+// compute.TakeArray.
 func gatherRows(ctx context.Context, mem memory.Allocator, all arrow.RecordBatch, idx []int64) ([]arrow.Array, error) {
 	var idx32 []int32
 	if len(idx) <= math.MaxInt32 {
@@ -445,7 +446,7 @@ func gatherRows(ctx context.Context, mem memory.Allocator, all arrow.RecordBatch
 	cols := make([]arrow.Array, all.NumCols())
 	for i := range cols {
 		if idx32 != nil {
-			if c, ok := takeFixed(mem, all.Column(i), idx32, nil); ok {
+			if c, ok := gatherColumn(mem, all.Column(i), idx32, nil); ok {
 				cols[i] = c
 				continue
 			}
