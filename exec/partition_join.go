@@ -21,15 +21,16 @@ import (
 //	                  sharedBuild: right input, concatenated and indexed once
 //
 // Only join types driven by the left input run this way (INNER, LEFT,
-// SEMI, ANTI, the NULL-aware ANTI, SINGLE): RIGHT and FULL emit the right
-// rows no partition matched, which needs every partition's matches, so
-// those stay serial. The build stays lazy: if no partition has a left
-// row, the right input never runs (as in the serial join).
+// SEMI, ANTI, the NULL-aware ANTI, SINGLE): RIGHT, FULL, RIGHT SEMI and
+// RIGHT ANTI emit the right rows by whether any partition matched them,
+// which needs every partition's matches, so those stay serial. The build
+// stays lazy: if no partition has a left row, the right input never runs
+// (as in the serial join).
 
 // PerPartition is h probing each partition of left in parallel against
 // one shared build of right (one stream).
 func (h *HashJoinExec) PerPartition(left, right Node) (*HashJoinExec, error) {
-	if h.typ.keepsRight() {
+	if h.typ.rightAfter() {
 		return nil, fmt.Errorf("%w: a %s join cannot probe partitions separately", ErrInvalidArgument, h.typ)
 	}
 	if OutputPartitions(right) > 1 {
@@ -45,7 +46,7 @@ func (h *HashJoinExec) PerPartition(left, right Node) (*HashJoinExec, error) {
 }
 
 // ProbesPartitions reports whether the join type allows PerPartition.
-func (h *HashJoinExec) ProbesPartitions() bool { return !h.typ.keepsRight() }
+func (h *HashJoinExec) ProbesPartitions() bool { return !h.typ.rightAfter() }
 
 func (h *HashJoinExec) WithNewChildren(children []Node) (Node, error) {
 	if err := wantChildren(h, children, 2); err != nil {
