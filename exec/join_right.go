@@ -35,8 +35,9 @@ import (
 // form: its answer for a row depends on whether the other side holds a
 // NULL anywhere, which the left-build join decides per row.
 //
-// These types are serial, like RIGHT and FULL: a build row's fate needs
-// every probe partition's matches.
+// Partitioned (partition_join.go), each partition marks its own matches;
+// a partition whose probe ends reports them to the shared build, and the
+// last to report emits the right rows from every partition's matches.
 
 // rightOnly: the output is the right columns (right semi and anti joins).
 func (j JoinType) rightOnly() bool { return j == JoinRightSemi || j == JoinRightAnti }
@@ -69,6 +70,10 @@ func (s *joinStream) wantRight(i int) bool {
 // emitUnmatched emits the next build rows the join type keeps after the
 // probe, looking at up to batchSize of them per call.
 func (s *joinStream) emitUnmatched(ctx context.Context) error {
+	if s.shared != nil && !s.shared.report(s) {
+		s.state = jsFinish // another partition emits the right rows
+		return nil
+	}
 	var idx []int32
 	limit := s.tc.batchSize()
 	for ; s.unmatched < s.nbuild && len(idx) < limit; s.unmatched++ {
@@ -91,6 +96,35 @@ func (s *joinStream) emitUnmatched(ctx context.Context) error {
 	}
 	defer b.Release()
 	return s.co.Push(b)
+}
+
+// report merges partition s's matches once its probe has ended, and
+// reports whether s is the partition that emits the right rows: the last
+// to report, which then holds every partition's matches. If a partition
+// was closed before its probe ended, none emits (the output is being
+// abandoned; its rows could not be decided).
+func (b *sharedBuild) report(s *joinStream) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.reported[s] {
+		return true // the emitter, on its next batch
+	}
+	b.reported[s] = true
+	if b.hit == nil {
+		b.hit = s.rightHit
+	} else {
+		for i, h := range s.rightHit {
+			if h {
+				b.hit[i] = true
+			}
+		}
+	}
+	b.probing--
+	if b.probing > 0 || b.abandoned {
+		return false
+	}
+	s.rightHit = b.hit
+	return true
 }
 
 // takeBuild is the build rows idx, the output of a right-only join.

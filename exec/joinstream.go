@@ -122,7 +122,7 @@ func (s *joinStream) Close() error {
 		s.res.Free()
 	}
 	if s.shared != nil {
-		s.shared.release()
+		s.shared.release(s)
 	}
 	if s.left != nil {
 		return s.left.Close()
@@ -187,7 +187,7 @@ func (s *joinStream) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if first == nil && !s.j.typ.keepsRight() {
+	if first == nil && !s.j.typ.keepsRight() && (s.shared == nil || !s.j.typ.rightAfter()) {
 		s.state = jsFinish
 		return nil
 	}
