@@ -90,9 +90,11 @@ func flatten(op Op, e Expr, out []Expr) []Expr {
 	return append(out, e)
 }
 
-// boundCompare is a comparison. Floats compare as PostgreSQL orders them
-// (NaN equals NaN and sorts above every number, -0 equals 0); every other
-// type uses arrow's kernels, which accept scalar operands as they are.
+// boundCompare is a comparison. A column against a constant or another
+// column of the integer, date, timestamp, decimal and string types runs
+// the typed loops of cmp_kernels.go. Floats compare as PostgreSQL orders
+// them (NaN equals NaN and sorts above every number, -0 equals 0); the
+// rest (two constants) use arrow's kernels, which accept scalars as they are.
 type boundCompare struct {
 	op   Op
 	l, r Bound
@@ -118,6 +120,9 @@ func (e boundCompare) Eval(ctx context.Context, mem memory.Allocator, b arrow.Re
 		return nil, err
 	}
 	defer releaseDatums(args)
+	if res, ok, err := compareVectorized(mem, e.op, args[0], args[1]); ok || err != nil {
+		return res, err
+	}
 	switch e.l.Type().ID() {
 	case arrow.FLOAT64:
 		return compareFloat[float64](mem, e.op, int(b.NumRows()), args[0], args[1])

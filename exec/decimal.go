@@ -232,30 +232,6 @@ func (c decimalColumn) at(i int) decimal128.Num {
 	return c.a.Value(i)
 }
 
-// compareDecimal compares two decimal operands of one type.
-func compareDecimal(mem memory.Allocator, op Op, n int, ld, rd compute.Datum) (compute.Datum, error) {
-	l, err := decimalOf(ld)
-	if err != nil {
-		return nil, err
-	}
-	defer l.release()
-	r, err := decimalOf(rd)
-	if err != nil {
-		return nil, err
-	}
-	defer r.release()
-	n, asScalar := rowsFor(n, ld, rd)
-	out := newBoolOut(mem, n)
-	for i := 0; i < n; i++ {
-		if !l.valid(i) || !r.valid(i) {
-			out.setNull(i)
-			continue
-		}
-		out.set(i, cmpHolds(op, l.at(i).Cmp(r.at(i))))
-	}
-	return result(out.array(), asScalar)
-}
-
 // DecimalArith is numeric + - * % numeric with exact results (no
 // rounding), and / rounded as numdiv.go says:
 // the result type is DecimalResult's; a result wider than 38 digits is

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/scalar"
 )
@@ -14,7 +15,14 @@ import (
 //
 // The predicate is bound to the input schema once, here; each batch then
 // costs one evaluation of the bound tree. A predicate that comes out as a
-// scalar (it reads no column) keeps or drops the whole batch.
+// scalar (it reads no column) keeps or drops the whole batch. A mask
+// becomes the list of kept rows, and the columns are copied at those rows
+// by gather.go's typed loops; a batch kept whole, or dropped whole, is not
+// copied at all:
+//
+//	mask ──▶ selection ──┬─ no row    ──▶ drop
+//	                     ├─ every row ──▶ push the batch as it is
+//	                     └─ some rows ──▶ gatherBatch ──▶ push
 type FilterExec struct {
 	input   Node
 	pred    Expr
@@ -53,6 +61,7 @@ type filterStream struct {
 	tc  *TaskContext
 	in  Stream
 	co  *Coalescer
+	sel []int32 // the kept rows of the batch at hand (gather.go)
 	eof bool
 }
 
@@ -76,9 +85,20 @@ func (s *filterStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			}
 			return nil
 		}
-		mask := d.(*compute.ArrayDatum).MakeArray()
-		defer mask.Release()
-		out, err := compute.FilterRecordBatch(compute.WithAllocator(ctx, mem), b, mask, compute.DefaultFilterOptions())
+		ma := d.(*compute.ArrayDatum).MakeArray()
+		defer ma.Release()
+		mask, ok := ma.(*array.Boolean)
+		if !ok || mask.Len() != int(b.NumRows()) {
+			return fmt.Errorf("%w: filter mask is %d rows of %s for a batch of %d", ErrSchema, ma.Len(), ma.DataType(), b.NumRows())
+		}
+		s.sel = selection(mask, s.sel)
+		switch len(s.sel) {
+		case 0:
+			return nil
+		case int(b.NumRows()):
+			return s.co.Push(b)
+		}
+		out, err := gatherBatch(ctx, mem, b, s.sel)
 		if err != nil {
 			return fmt.Errorf("exec: filter: %w", err)
 		}

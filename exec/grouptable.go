@@ -9,32 +9,30 @@ import (
 // groupTable gives each distinct key over a fixed list of columns a dense
 // group id, 0, 1, ... in order of first appearance, and keeps each group's
 // key values (in Arrow builders, in id order) for the output. NULL is a
-// key like any other (encodeGroupKey). It is the one owner of "which rows
-// are one group" for HashAggregateExec, OrderedAggregateExec (through
-// sameKey) and SetOpExec.
+// key like any other: NULL = NULL, and NULL is no value's equal. It is the
+// one owner of "which rows are one group" for HashAggregateExec and
+// SetOpExec (OrderedAggregateExec compares encodeGroupKey bytes, the same
+// equality).
 //
-// One int64 key column, the common GROUP BY, takes a map keyed by the
-// value itself instead of by encoded bytes.
+// A batch is grouped at once (hashtable.go): its key columns normalized,
+// hashed a column at a time, then each row found or inserted in an
+// open-addressing table whose entries are the group ids and whose stored
+// keys (store, one row per group) are compared column by column.
 type groupTable struct {
-	types []arrow.DataType
-	keys  []array.Builder
-	ids   map[string]uint32
-	ints  map[int64]uint32 // one int64 key column
-	null  int64            // the NULL group of an int64 key, -1 until seen
-	n     int
-	buf   []byte
+	types  []arrow.DataType
+	keys   []array.Builder
+	store  *keyStore
+	table  *hashTable
+	view   keyCols  // the batch being grouped (scratch)
+	hashes []uint64 // its hashes (scratch)
+	n      int
 }
 
 func newGroupTable(mem memory.Allocator, types []arrow.DataType) *groupTable {
-	t := &groupTable{types: types, null: -1}
+	t := &groupTable{types: types, store: newKeyStore(types), table: newHashTable(0, true)}
 	t.keys = make([]array.Builder, len(types))
 	for i, ty := range types {
 		t.keys[i] = array.NewBuilder(mem, ty)
-	}
-	if len(types) == 1 && types[0].ID() == arrow.INT64 {
-		t.ints = map[int64]uint32{}
-	} else {
-		t.ids = map[string]uint32{}
 	}
 	return t
 }
@@ -46,61 +44,46 @@ func (t *groupTable) len() int { return t.n }
 // keys) and returns out, grown to rows.
 func (t *groupTable) assign(cols []arrow.Array, rows int, out []uint32) ([]uint32, error) {
 	out = growIDs(out, rows)
-	if t.ints != nil {
-		a := cols[0].(*array.Int64)
-		v := a.Int64Values()
-		nulls := a.NullN() > 0
-		for r := range rows {
-			if nulls && a.IsNull(r) {
-				if t.null < 0 {
-					t.null = int64(t.n)
-					if err := t.add(cols, r); err != nil {
-						return out, err
-					}
-				}
-				out[r] = uint32(t.null)
-				continue
-			}
-			id, ok := t.ints[v[r]]
-			if !ok {
-				id = uint32(t.n)
-				t.ints[v[r]] = id
+	t.view.normalize(cols, rows)
+	t.hashes = t.view.hash(0, rows, t.hashes)
+	if t.view.oneWord() && !t.view.anyNull && !t.store.anyNull {
+		// One word column, no NULL on either side: compare inline.
+		w := t.view.cols[0].w
+		for r, h := range t.hashes {
+			id, found := t.table.findOrInsertWord(h, w[r], t.store.cols[0].w, int32(t.n))
+			if !found {
+				t.store.add(&t.view, r, t.n)
 				if err := t.add(cols, r); err != nil {
 					return out, err
 				}
 			}
-			out[r] = id
+			out[r] = uint32(id)
 		}
 		return out, nil
 	}
-	for r := range rows {
-		t.buf = encodeGroupKey(t.buf[:0], cols, r)
-		id, ok := t.ids[string(t.buf)]
-		if !ok {
-			id = uint32(t.n)
-			t.ids[string(t.buf)] = id
+	for r, h := range t.hashes {
+		id, found := t.table.findOrInsert(h, &t.view, r, &t.store.keyCols, int32(t.n))
+		if !found {
+			t.store.add(&t.view, r, t.n)
 			if err := t.add(cols, r); err != nil {
 				return out, err
 			}
 		}
-		out[r] = id
+		out[r] = uint32(id)
 	}
 	return out, nil
 }
 
-// lookup returns the group of row r of cols without creating one.
-func (t *groupTable) lookup(cols []arrow.Array, r int) (uint32, bool) {
-	if t.ints != nil {
-		a := cols[0].(*array.Int64)
-		if a.IsNull(r) {
-			return uint32(t.null), t.null >= 0
-		}
-		id, ok := t.ints[a.Value(r)]
-		return id, ok
+// lookup sets out[r] to the group of row r of cols, -1 for a key with no
+// group (none is created), and returns out, grown to rows.
+func (t *groupTable) lookup(cols []arrow.Array, rows int, out []int32) []int32 {
+	out = growInt32s(out, rows)
+	t.view.normalize(cols, rows)
+	t.hashes = t.view.hash(0, rows, t.hashes)
+	for r, h := range t.hashes {
+		out[r] = t.table.find(h, &t.view, r, &t.store.keyCols)
 	}
-	t.buf = encodeGroupKey(t.buf[:0], cols, r)
-	id, ok := t.ids[string(t.buf)]
-	return id, ok
+	return out
 }
 
 func (t *groupTable) add(cols []arrow.Array, r int) error {
@@ -127,7 +110,7 @@ func (t *groupTable) release() {
 	for _, b := range t.keys {
 		b.Release()
 	}
-	t.keys, t.ids, t.ints = nil, nil, nil
+	t.keys, t.store, t.table = nil, nil, nil
 }
 
 func growIDs(ids []uint32, n int) []uint32 {

@@ -91,6 +91,7 @@ type hashAggStream struct {
 	table  *groupTable
 	accs   []accumulator
 	ids    []uint32
+	found  []int32           // over the memory limit: each row's group, -1 for none
 	result arrow.RecordBatch // emitting: the whole result, sent in slices
 	off    int64
 	err    error // the error that ended the stream, returned again
@@ -286,10 +287,10 @@ func (s *hashAggStream) take(ctx context.Context, b arrow.RecordBatch, perGroup 
 		s.over, err = newSpillWriter(&s.spill, s.tc.mem(), s.n.agg.input.Schema())
 		return err
 	}
-	keys := s.n.agg.keyColumns(b)
 	var keep, rest []int64
-	for r := range int(b.NumRows()) {
-		if _, ok := s.table.lookup(keys, r); ok {
+	s.found = s.table.lookup(s.n.agg.keyColumns(b), int(b.NumRows()), s.found)
+	for r, g := range s.found {
+		if g >= 0 {
 			keep = append(keep, int64(r))
 		} else {
 			rest = append(rest, int64(r))

@@ -88,106 +88,86 @@ func (h *HashJoinExec) Execute(ctx context.Context, tc *TaskContext) (Stream, er
 }
 
 // keyIndex is the build side's hash table: the first right row of each key
-// and a chain of the rows with the same key, in right order.
+// and a chain of the rows with the same key, in right order. The table's
+// entry for a key is its first build row, and the keys it compares against
+// are the build rows' own (normalized once), so no key is stored twice.
 type keyIndex struct {
-	head   map[string]int32 // encoded key -> first build row
-	headU  map[uint64]int32 // the same for one integer key column (no encoding)
-	intKey bool
-	next   []int32 // next build row with the same key; -1 ends
+	keys  keyCols    // the build side's key columns, normalized; row = build row
+	table *hashTable // key -> first build row with it
+	next  []int32    // next build row with the same key; -1 ends
 }
 
-func (x *keyIndex) lookup(key []byte) int32 {
-	if h, ok := x.head[string(key)]; ok {
-		return h
-	}
-	return -1
-}
-
-func (x *keyIndex) lookupInt(k uint64) int32 {
-	if h, ok := x.headU[k]; ok {
-		return h
-	}
-	return -1
-}
+// keyIndexChunk is how many build rows are hashed at a time (the hash
+// scratch's size).
+const keyIndexChunk = 8192
 
 // newKeyIndex indexes the n rows of the key columns cols; rows with a NULL
 // key are left out (they match nothing).
 func newKeyIndex(cols []arrow.Array, n int) *keyIndex {
-	x := &keyIndex{next: make([]int32, n)}
+	x := &keyIndex{next: make([]int32, n), table: newHashTable(n, false)}
+	x.keys.normalize(cols, n)
 	tail := make([]int32, n)
-	if vals, ok := intKeys(cols); ok {
-		// One integer key: a map keyed by the value itself is several times
-		// faster than encoding every key to bytes.
-		x.intKey = true
-		x.headU = make(map[uint64]int32, n)
-		c := cols[0]
-		for r := 0; r < n; r++ {
+	var hashes []uint64
+	for lo := 0; lo < n; lo += keyIndexChunk {
+		hi := min(n, lo+keyIndexChunk)
+		hashes = x.keys.hash(lo, hi, hashes)
+		for i, h := range hashes {
+			r := lo + i
 			x.next[r] = -1
-			if c.IsNull(r) {
+			if x.keys.rowNull(r) {
 				continue
 			}
-			k := vals(r)
-			if h, found := x.headU[k]; found {
-				x.next[tail[h]] = int32(r)
-				tail[h] = int32(r)
+			if f, found := x.table.findOrInsert(h, &x.keys, r, &x.keys, int32(r)); found {
+				x.next[tail[f]] = int32(r) // append keeps build order within a key
+				tail[f] = int32(r)
 			} else {
-				x.headU[k] = int32(r)
 				tail[r] = int32(r)
 			}
-		}
-		return x
-	}
-	x.head = make(map[string]int32, n)
-	var buf []byte
-	for r := 0; r < n; r++ {
-		x.next[r] = -1
-		var ok bool
-		buf, ok = encodeKey(buf[:0], cols, r)
-		if !ok {
-			continue
-		}
-		if h, found := x.head[string(buf)]; found {
-			x.next[tail[h]] = int32(r) // append keeps build order within a key
-			tail[h] = int32(r)
-		} else {
-			x.head[string(buf)] = int32(r)
-			tail[r] = int32(r)
 		}
 	}
 	return x
 }
 
-// intKeys returns a value reader when cols is one integer column.
-func intKeys(cols []arrow.Array) (func(int) uint64, bool) {
-	if len(cols) != 1 {
-		return nil, false
+// probe sets heads[r] to the first build row whose key equals row r of p
+// (rows [0, rows)), -1 for none or a NULL key; hashes is scratch. It
+// returns both, grown.
+func (x *keyIndex) probe(p *keyCols, rows int, hashes []uint64, heads []int32) ([]uint64, []int32) {
+	hashes = p.hash(0, rows, hashes)
+	heads = growInt32s(heads, rows)
+	if p.oneWord() {
+		// One word column: compare inline (the build's NULL rows are
+		// not in the table; the probe's are cleared after).
+		w, stored := p.cols[0].w, x.keys.cols[0].w
+		for r, h := range hashes {
+			heads[r] = x.table.findWord(h, w[r], stored)
+		}
+		if p.anyNull {
+			for r := range heads {
+				if p.rowNull(r) {
+					heads[r] = -1
+				}
+			}
+		}
+		return hashes, heads
 	}
-	switch a := cols[0].(type) {
-	case *array.Int64:
-		v := a.Int64Values()
-		return func(r int) uint64 { return uint64(v[r]) }, true
-	case *array.Uint64:
-		v := a.Uint64Values()
-		return func(r int) uint64 { return v[r] }, true
-	case *array.Int32:
-		v := a.Int32Values()
-		return func(r int) uint64 { return uint64(int64(v[r])) }, true
-	case *array.Uint32:
-		v := a.Uint32Values()
-		return func(r int) uint64 { return uint64(v[r]) }, true
+	for r, h := range hashes {
+		if p.rowNull(r) {
+			heads[r] = -1
+			continue
+		}
+		heads[r] = x.table.find(h, p, r, &x.keys)
 	}
-	return nil, false
+	return hashes, heads
 }
 
-// encodeKey appends row's key bytes to buf; ok is false if any key is NULL.
-func encodeKey(buf []byte, cols []arrow.Array, row int) ([]byte, bool) {
-	for _, c := range cols {
-		if c.IsNull(row) {
-			return buf, false
-		}
-		buf = appendKeyValue(buf, c, row)
+// bytes is the index's memory beyond the build batch.
+func (x *keyIndex) bytes() int64 {
+	n := x.table.bytes() + int64(4*cap(x.next))
+	for i := range x.keys.cols {
+		c := &x.keys.cols[i]
+		n += int64(8*(cap(c.w)+cap(c.w2)) + cap(c.nbuf))
 	}
-	return buf, true
+	return n
 }
 
 func emptyCols(sc *arrow.Schema, tc *TaskContext) []arrow.Array {

@@ -1,7 +1,9 @@
 package exec
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"strings"
 
@@ -145,6 +147,11 @@ func (e *boundSet[T]) Eval(ctx context.Context, mem memory.Allocator, b arrow.Re
 		return nil, err
 	}
 	defer d.Release()
+	if ad, ok := d.(*compute.ArrayDatum); ok && len(e.set) <= shortInList && !isFloat[T]() {
+		a := e.shortColumn(mem, ad.Value)
+		defer a.Release()
+		return compute.NewDatum(a), nil
+	}
 	x, err := operandOf[T](d)
 	if err != nil {
 		return nil, err
@@ -171,6 +178,46 @@ func (e *boundSet[T]) Eval(ctx context.Context, mem memory.Allocator, b arrow.Re
 	return result(out.array(), asScalar)
 }
 
+func isFloat[T fixed]() bool {
+	var z T
+	switch any(z).(type) {
+	case float32, float64:
+		return true
+	}
+	return false
+}
+
+// shortColumn is the IN of an integer column against a short list: each
+// row compared with every item (no hashing), 64 rows to a result word; a
+// miss is NULL when the list holds a NULL.
+func (e *boundSet[T]) shortColumn(mem memory.Allocator, col arrow.ArrayData) arrow.Array {
+	n := col.Len()
+	out := newCmpOut(mem, n)
+	andValidity(out.valid.Bytes(), n, col)
+	items := make([]T, 0, len(e.set))
+	for v := range e.set {
+		items = append(items, v)
+	}
+	vals := fixedVals[T](col)
+	vb := out.valid.Bytes()
+	for base := 0; base < n; base += 64 {
+		var hit uint64
+		for j, v := range vals[base:min(base+64, n)] {
+			h := false
+			for _, it := range items {
+				h = h || v == it
+			}
+			hit |= b2u(h) << j
+		}
+		out.putVal(base/64, hit)
+		if e.listNull {
+			w := base / 64 * 8
+			binary.LittleEndian.PutUint64(vb[w:], binary.LittleEndian.Uint64(vb[w:])&hit)
+		}
+	}
+	return out.finish()
+}
+
 // emitIn writes one IN result: a miss is NULL when the list holds a NULL.
 func emitIn(out *boolOut, i int, hit, listNull bool) {
 	switch {
@@ -181,12 +228,57 @@ func emitIn(out *boolOut, i int, hit, listNull bool) {
 	}
 }
 
-// boundStringSet is IN over strings.
+// boundStringSet is IN over strings. A column is probed on its raw bytes
+// (column): against a short list item by item, lengths first, and
+// against a longer one through the map, 64 rows to a result word.
 type boundStringSet struct {
 	src      In
 	x        Bound
 	set      map[string]struct{}
+	items    [][]byte // the set's strings, for the short-list scan
 	listNull bool
+}
+
+// shortInList is the longest list scanned item by item rather than hashed.
+const shortInList = 8
+
+// column is the IN over a string column: TRUE on a hit; a miss is NULL
+// when the list holds a NULL, else FALSE; a NULL row is NULL.
+func (e *boundStringSet) column(mem memory.Allocator, col arrow.ArrayData) arrow.Array {
+	n := col.Len()
+	out := newCmpOut(mem, n)
+	andValidity(out.valid.Bytes(), n, col)
+	offs := offsetsOf[int32](col)
+	var data []byte
+	if n > 0 && col.Buffers()[2] != nil {
+		data = col.Buffers()[2].Bytes()
+	}
+	short := len(e.items) <= shortInList
+	vb := out.valid.Bytes()
+	for base := 0; base < n; base += 64 {
+		var hit uint64
+		for j := 0; j < min(64, n-base); j++ {
+			t := data[offs[base+j]:offs[base+j+1]]
+			h := false
+			if short {
+				for _, it := range e.items {
+					if len(it) == len(t) && bytes.Equal(it, t) {
+						h = true
+						break
+					}
+				}
+			} else {
+				_, h = e.set[string(t)]
+			}
+			hit |= b2u(h) << j
+		}
+		out.putVal(base/64, hit)
+		if e.listNull { // a miss is NULL
+			w := base / 64 * 8
+			binary.LittleEndian.PutUint64(vb[w:], binary.LittleEndian.Uint64(vb[w:])&hit)
+		}
+	}
+	return out.finish()
 }
 
 func bindStringSet(src In, x Bound, items []scalar.Scalar) (Bound, error) {
@@ -199,6 +291,9 @@ func bindStringSet(src In, x Bound, items []scalar.Scalar) (Bound, error) {
 		s, ok := it.(*scalar.String)
 		if !ok {
 			return nil, fmt.Errorf("%w: IN item %s", ErrSchema, it.DataType())
+		}
+		if _, dup := b.set[string(s.Value.Bytes())]; !dup {
+			b.items = append(b.items, s.Value.Bytes())
 		}
 		b.set[string(s.Value.Bytes())] = struct{}{}
 	}
@@ -213,6 +308,11 @@ func (e *boundStringSet) Eval(ctx context.Context, mem memory.Allocator, b arrow
 		return nil, err
 	}
 	defer d.Release()
+	if ad, ok := d.(*compute.ArrayDatum); ok && ad.Type().ID() == arrow.STRING {
+		a := e.column(mem, ad.Value)
+		defer a.Release()
+		return compute.NewDatum(a), nil
+	}
 	var a arrow.Array
 	if sd, ok := d.(*compute.ScalarDatum); ok {
 		if a, err = scalar.MakeArrayFromScalar(sd.Value, 1, mem); err != nil {

@@ -147,7 +147,7 @@ func (s *joinStream) takeBuild(ctx context.Context, idx []int32) (arrow.RecordBa
 		}
 	}()
 	for i := range int(s.build.NumCols()) {
-		if c, ok := takeFixed(mem, s.build.Column(i), idx, nil); ok {
+		if c, ok := gatherColumn(mem, s.build.Column(i), idx, nil); ok {
 			out = append(out, c)
 			continue
 		}

@@ -128,9 +128,11 @@ func bindResidual(e Expr, pair *arrow.Schema) (Bound, error) {
 	return b, nil
 }
 
-// indexBytesPerRow is what keyIndex costs per build row: next and tail
-// (int32 each) and a share of a Go map entry (key, value, overhead).
-const indexBytesPerRow = 40
+// indexBytesPerRow is what keyIndex costs per build row, reserved ahead
+// (the build trues it up to keyIndex.bytes): slots at a load of at most
+// 1/2 (16 to 32 bytes), next and, while building, tail (int32 each), and
+// one key column's normalized words (8).
+const indexBytesPerRow = 48
 
 // collectBuild drains the build (right) input under res: each batch is
 // reserved twice (the batch and its copy in the concatenated build side),

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -89,13 +90,19 @@ type joinStream struct {
 
 	pb     arrow.RecordBatch // the left batch being probed
 	pkeys  []arrow.Array
-	pvals  func(int) uint64
-	hits   []int32 // matches per row of pb
-	row    int     // next row of pb to gather
-	cand   int32   // next candidate of row; candNew: not looked up yet
+	pview  keyCols  // pkeys normalized (scratch reused across batches)
+	phash  []uint64 // pkeys' hashes (scratch)
+	heads  []int32  // first candidate per row of pb (hash join), -1 none
+	hits   []int32  // matches per row of pb
+	row    int      // next row of pb to gather
+	cand   int32    // next candidate of row; candNew: not looked up yet
 	li, ri []int32
-	buf    []byte
-	closed bool
+	// the output rows of a chunk (scratch reused across chunks; emit
+	// copies them out)
+	outL, outR []int32
+	outRNull   []bool
+	pass       []bool // the residual's verdict per pair (scratch)
+	closed     bool
 
 	// shared: a partition of a parallel hash join, whose build side is
 	// built once for every partition (partition_join.go); build is this
@@ -234,9 +241,11 @@ func (s *joinStream) setPB(b arrow.RecordBatch) {
 	for _, k := range s.j.lkeys {
 		s.pkeys = append(s.pkeys, b.Column(k))
 	}
-	s.pvals = nil
-	if s.idx != nil && s.idx.intKey {
-		s.pvals, _ = intKeys(s.pkeys)
+	if s.idx != nil {
+		// The whole batch is looked up at once: one hashing loop per key
+		// column, then one probe loop.
+		s.pview.normalize(s.pkeys, int(b.NumRows()))
+		s.phash, s.heads = s.idx.probe(&s.pview, int(b.NumRows()), s.phash, s.heads)
 	}
 	s.j.metrics.Add("probe_rows", b.NumRows())
 }
@@ -259,10 +268,12 @@ func (s *joinStream) doBuild(ctx context.Context) error {
 		return err
 	}
 	defer func() {
+		var gone int64
 		for _, b := range bs {
+			gone += batchBytes(b)
 			b.Release()
 		}
-		s.res.Shrink(s.res.Size() / 2) // the batches are gone; their concatenation stays
+		s.res.Shrink(gone) // the batches are gone; their concatenation stays
 	}()
 	start := time.Now()
 	defer s.j.metrics.since(start)
@@ -297,6 +308,15 @@ func (s *joinStream) doBuild(ctx context.Context) error {
 		s.buildNull = s.buildNull || cols[i].NullN() > 0
 	}
 	s.idx = newKeyIndex(cols, n)
+	// collectBuild reserved indexBytesPerRow a row; the table's real size
+	// depends on the slot count's rounding and the key columns.
+	if d := s.idx.bytes() - indexBytesPerRow*int64(n); d > 0 {
+		if err := s.res.TryGrow(d); err != nil {
+			return fmt.Errorf("join build side's hash table over the memory limit (%d rows): %w", n, err)
+		}
+	} else {
+		s.res.Shrink(-d)
+	}
 	return nil
 }
 
@@ -314,17 +334,7 @@ func (s *joinStream) first(r int) int32 {
 		s.hits[r] = 1
 		return -1
 	}
-	if s.pvals != nil {
-		if s.pkeys[0].IsNull(r) {
-			return -1
-		}
-		return s.idx.lookupInt(s.pvals(r))
-	}
-	var ok bool
-	if s.buf, ok = encodeKey(s.buf[:0], s.pkeys, r); !ok {
-		return -1
-	}
-	return s.idx.lookup(s.buf)
+	return s.heads[r]
 }
 
 // following returns the candidate after m, -1 for none.
@@ -413,8 +423,8 @@ func (s *joinStream) probe(ctx context.Context) error {
 	}
 	// Emit in left order: a row's matching pairs, then the row itself if
 	// its candidates are all seen and the type keeps it.
-	var outL, outR []int32
-	var outRNull []bool
+	outL, outR, outRNull := s.outL[:0], s.outR[:0], s.outRNull[:0]
+	defer func() { s.outL, s.outR, s.outRNull = outL, outR, outRNull }() // scratch for the next chunk
 	k := 0
 	emitPairs := func(r int32) {
 		for ; k < len(s.li) && s.li[k] == r; k++ {
@@ -440,7 +450,11 @@ func (s *joinStream) probe(ctx context.Context) error {
 	}
 	var err2 error
 	if len(outL) > 0 {
-		err2 = s.emit(ctx, outL, outR, outRNull)
+		rnull := outRNull
+		if !slices.Contains(rnull, true) {
+			rnull = nil // no NULL right row: the gather makes no validity bitmap
+		}
+		err2 = s.emit(ctx, outL, outR, rnull)
 	}
 	if s.row >= n {
 		s.releasePB()
@@ -453,7 +467,9 @@ func (s *joinStream) test(ctx context.Context) ([]bool, error) {
 	if s.j.bound == nil {
 		return nil, nil
 	}
-	pass := make([]bool, len(s.li))
+	pass := growBools(s.pass, len(s.li))
+	s.pass = pass
+	clear(pass)
 	if len(s.li) == 0 {
 		return pass, nil
 	}
@@ -521,12 +537,19 @@ func (s *joinStream) takeRows(ctx context.Context, sc *arrow.Schema, lb arrow.Re
 			out = append(out, array.MakeArrayOfNull(mem, sc.Field(i).Type, rows))
 		}
 	} else {
-		lidx := int32Array(mem, li, nil)
-		defer lidx.Release()
+		var lidx arrow.Array // made for the first column gatherColumn does not take
+		defer func() {
+			if lidx != nil {
+				lidx.Release()
+			}
+		}()
 		for i := range nl {
-			if c, ok := takeFixed(mem, lb.Column(i), li, nil); ok {
+			if c, ok := gatherColumn(mem, lb.Column(i), li, nil); ok {
 				out = append(out, c)
 				continue
+			}
+			if lidx == nil {
+				lidx = int32Array(mem, li, nil)
 			}
 			c, err := compute.TakeArray(cctx, lb.Column(i), lidx)
 			if err != nil {
@@ -536,12 +559,19 @@ func (s *joinStream) takeRows(ctx context.Context, sc *arrow.Schema, lb arrow.Re
 		}
 	}
 	if sc.NumFields() > nl {
-		ridx := int32Array(mem, ri, rnull)
-		defer ridx.Release()
+		var ridx arrow.Array
+		defer func() {
+			if ridx != nil {
+				ridx.Release()
+			}
+		}()
 		for i := range int(rb.NumCols()) {
-			if c, ok := takeFixed(mem, rb.Column(i), ri, rnull); ok {
+			if c, ok := gatherColumn(mem, rb.Column(i), ri, rnull); ok {
 				out = append(out, c)
 				continue
+			}
+			if ridx == nil {
+				ridx = int32Array(mem, ri, rnull)
 			}
 			c, err := compute.TakeArray(cctx, rb.Column(i), ridx)
 			if err != nil {

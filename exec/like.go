@@ -43,7 +43,8 @@ func (e Like) Evaluate(ctx context.Context, mem memory.Allocator, b arrow.Record
 }
 
 // Bind checks both sides are text. A literal pattern is prepared once
-// (folded to lower case for ILIKE) instead of once per row.
+// (folded to lower case for ILIKE) instead of once per row, and one of
+// literal runs and '%' only is matched on raw bytes (like_fast.go).
 func (e Like) Bind(s *arrow.Schema) (Bound, error) {
 	x, err := Bind(e.E, s)
 	if err != nil {
@@ -64,6 +65,9 @@ func (e Like) Bind(s *arrow.Schema) (Bound, error) {
 				pat = strings.ToLower(pat)
 			}
 			bl.lit, bl.hasLit = pat, true
+			if pl, ok := planLike(pat); ok {
+				bl.plan = &pl
+			}
 		}
 	}
 	return bl, nil
@@ -74,11 +78,23 @@ type boundLike struct {
 	x, p   Bound
 	lit    string // the literal pattern, prepared
 	hasLit bool
+	plan   *likePlan // the literal pattern's fast path (like_fast.go), if it has one
 }
 
 func (e boundLike) Type() arrow.DataType { return arrow.FixedWidthTypes.Boolean }
 func (e boundLike) String() string       { return e.src.String() }
 func (e boundLike) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
+	if e.plan != nil {
+		d, err := e.x.Eval(ctx, mem, b)
+		if err != nil {
+			return nil, err
+		}
+		res, ok := likeColumn(mem, e.plan, e.src.CaseInsensitive, e.src.Not, d)
+		d.Release()
+		if ok {
+			return res, nil
+		}
+	}
 	ds, err := evalBound(ctx, mem, b, e.x, e.p)
 	if err != nil {
 		return nil, err

@@ -9,7 +9,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/compute"
 )
 
 // Remapper translates row addresses written before rewrites to the
@@ -220,13 +219,11 @@ func (s *remapStream) remap(ctx context.Context, b arrow.RecordBatch) (arrow.Rec
 		return rb, nil
 	}
 	defer rb.Release()
-	mb := array.NewBooleanBuilder(mem)
-	defer mb.Release()
-	mb.Reserve(n)
+	keep := make([]int32, 0, n-dead) // the rows that stay: NULL addresses and live ones
 	for i := 0; i < n; i++ {
-		mb.UnsafeAppend(col.IsNull(i) || live[i])
+		if col.IsNull(i) || live[i] {
+			keep = append(keep, int32(i))
+		}
 	}
-	mask := mb.NewBooleanArray()
-	defer mask.Release()
-	return compute.FilterRecordBatch(compute.WithAllocator(ctx, mem), rb, mask, compute.DefaultFilterOptions())
+	return gatherBatch(ctx, mem, rb, keep)
 }

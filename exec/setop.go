@@ -130,7 +130,8 @@ type setOpStream struct {
 	g      int   // emitting: next group
 	rep    int64 // copies of group g already sent
 	ids    []uint32
-	err    error // the error that ended the stream, returned again
+	found  []int32 // the right input's rows' groups, -1 for none
+	err    error   // the error that ended the stream, returned again
 	closed bool
 }
 
@@ -237,9 +238,9 @@ func (s *setOpStream) build(ctx context.Context) error {
 	}
 	s.right = make([]int64, s.table.len())
 	err = s.drain(ctx, s.n.right, func(b arrow.RecordBatch) error {
-		cols := b.Columns()
-		for r := range int(b.NumRows()) {
-			if g, ok := s.table.lookup(cols, r); ok {
+		s.found = s.table.lookup(b.Columns(), int(b.NumRows()), s.found)
+		for _, g := range s.found {
+			if g >= 0 {
 				s.right[g]++
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -331,6 +332,38 @@ func sortBatches(ctx context.Context, mem memory.Allocator, schema *arrow.Schema
 	}
 	defer all.Release()
 	n := int(all.NumRows())
+	cmps, err := keyComparators(all, keys)
+	if err != nil {
+		return nil, err
+	}
+	var rest func(a, b int) int
+	if len(cmps) > 1 {
+		more := cmps[1:]
+		rest = func(a, b int) int {
+			for _, c := range more {
+				if r := c(a, b); r != 0 {
+					return r
+				}
+			}
+			return 0
+		}
+	}
+	idx, ok := sortNormalized(all.Column(keys[0].Column), keys[0], n, rest)
+	if !ok {
+		idx = sortByComparators(cmps, n)
+	}
+	cols, err := gatherRows(ctx, mem, all, idx)
+	if err != nil {
+		return nil, err
+	}
+	out := array.NewRecordBatch(schema, cols, int64(n))
+	releaseArrays(cols)
+	return out, nil
+}
+
+// keyComparators is one comparator per sort key over all's rows, with the
+// key's direction and NULL placement folded in.
+func keyComparators(all arrow.RecordBatch, keys []SortKey) ([]func(i, j int) int, error) {
 	cmps := make([]func(i, j int) int, len(keys))
 	for k, key := range keys {
 		c, err := comparator(all.Column(key.Column))
@@ -369,6 +402,12 @@ func sortBatches(ctx context.Context, mem memory.Allocator, schema *arrow.Schema
 			return c(i, j)
 		}
 	}
+	return cmps, nil
+}
+
+// sortByComparators is the rows 0..n-1 in the stable order of cmps: the
+// general path, for keys with no normalized form (sort_keys.go).
+func sortByComparators(cmps []func(i, j int) int, n int) []int64 {
 	idx := make([]int64, n)
 	for i := range idx {
 		idx[i] = int64(i)
@@ -383,11 +422,38 @@ func sortBatches(ctx context.Context, mem memory.Allocator, schema *arrow.Schema
 		}
 		return cmp.Compare(a, b)
 	})
-	indices := int64Array(mem, idx)
-	defer indices.Release()
+	return idx
+}
+
+// gatherRows is the columns of all in the order idx: by gatherColumn's
+// typed loops (gather.go) where it has one, others through
+// compute.TakeArray.
+func gatherRows(ctx context.Context, mem memory.Allocator, all arrow.RecordBatch, idx []int64) ([]arrow.Array, error) {
+	var idx32 []int32
+	if len(idx) <= math.MaxInt32 {
+		idx32 = make([]int32, len(idx))
+		for i, r := range idx {
+			idx32[i] = int32(r)
+		}
+	}
+	var indices arrow.Array
+	defer func() {
+		if indices != nil {
+			indices.Release()
+		}
+	}()
 	cctx := compute.WithAllocator(ctx, mem)
 	cols := make([]arrow.Array, all.NumCols())
 	for i := range cols {
+		if idx32 != nil {
+			if c, ok := gatherColumn(mem, all.Column(i), idx32, nil); ok {
+				cols[i] = c
+				continue
+			}
+		}
+		if indices == nil {
+			indices = int64Array(mem, idx)
+		}
 		c, err := compute.TakeArray(cctx, all.Column(i), indices)
 		if err != nil {
 			releaseArrays(cols)
@@ -395,9 +461,7 @@ func sortBatches(ctx context.Context, mem memory.Allocator, schema *arrow.Schema
 		}
 		cols[i] = c
 	}
-	out := array.NewRecordBatch(schema, cols, int64(n))
-	releaseArrays(cols)
-	return out, nil
+	return cols, nil
 }
 
 // comparator returns a typed ascending comparator of non-null values.

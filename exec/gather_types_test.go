@@ -12,10 +12,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// TestTakeFixed: the join's plain gather equals compute.TakeArray (the
+// TestGatherFixedTypes: gatherColumn equals compute.TakeArray (the
 // oracle) for every fixed-width type, with NULL values, NULL indices and
-// sliced inputs, and declines the types it does not handle.
-func TestTakeFixed(t *testing.T) {
+// sliced inputs.
+func TestGatherFixedTypes(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	r := rand.New(rand.NewPCG(19, 20))
@@ -65,7 +65,7 @@ func TestTakeFixed(t *testing.T) {
 				null[i] = withNulls && r.IntN(7) == 0
 			}
 			for _, nl := range [][]bool{nil, null} {
-				got, ok := takeFixed(mem, a, idx, nl)
+				got, ok := gatherColumn(mem, a, idx, nl)
 				if !ok {
 					t.Fatalf("%s: declined", typ)
 				}
@@ -83,12 +83,5 @@ func TestTakeFixed(t *testing.T) {
 			}
 			a.Release()
 		}
-	}
-	for _, typ := range []arrow.DataType{arrow.FixedWidthTypes.Boolean, arrow.BinaryTypes.String} {
-		a := array.MakeArrayOfNull(mem, typ, 3)
-		if _, ok := takeFixed(mem, a, []int32{0}, nil); ok {
-			t.Fatalf("%s: taken as fixed width", typ)
-		}
-		a.Release()
 	}
 }
