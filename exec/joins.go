@@ -12,7 +12,9 @@ import (
 )
 
 // JoinType selects which rows a join emits. Left is the probe (streamed)
-// input, right the build (materialized) input.
+// input, right the build (materialized) input. The RIGHT-side types
+// (JoinRight, JoinRightSemi, JoinRightAnti) let a planner build the
+// smaller input whichever side of the query it is on (join_right.go).
 type JoinType int
 
 const (
@@ -40,9 +42,17 @@ const (
 	// JoinSingle is JoinLeft for a scalar subquery: a left row matching
 	// more than one right row is an error (ErrSubqueryRows).
 	JoinSingle
+	// JoinRightSemi emits each right (build) row that has at least one
+	// match, once, after the left input ends; the output has the right
+	// columns only. It is JoinSemi with the inputs swapped.
+	JoinRightSemi
+	// JoinRightAnti emits each right row that has no match, after the left
+	// input ends; right columns only. It is JoinAnti with the inputs
+	// swapped (not the NULL-aware one).
+	JoinRightAnti
 )
 
-var joinTypeNames = [...]string{"Inner", "Left", "Right", "Full", "Semi", "Anti", "AntiNullAware", "Single"}
+var joinTypeNames = [...]string{"Inner", "Left", "Right", "Full", "Semi", "Anti", "AntiNullAware", "Single", "RightSemi", "RightAnti"}
 
 func (j JoinType) String() string {
 	if j < 0 || int(j) >= len(joinTypeNames) {
@@ -51,7 +61,7 @@ func (j JoinType) String() string {
 	return joinTypeNames[j]
 }
 
-func (j JoinType) valid() bool { return j >= JoinInner && j <= JoinSingle }
+func (j JoinType) valid() bool { return j >= JoinInner && j <= JoinRightAnti }
 
 // leftOnly: the output is the left columns (semi and anti joins).
 func (j JoinType) leftOnly() bool { return j == JoinSemi || j == JoinAnti || j == JoinAntiNullAware }
@@ -62,10 +72,10 @@ func (j JoinType) keepsLeft() bool {
 }
 
 // keepsRight: unmatched right rows are emitted after the left input ends.
-func (j JoinType) keepsRight() bool { return j == JoinRight || j == JoinFull }
+func (j JoinType) keepsRight() bool { return j == JoinRight || j == JoinFull || j == JoinRightAnti }
 
 // pairsOut: matching pairs are emitted as joined rows.
-func (j JoinType) pairsOut() bool { return !j.leftOnly() }
+func (j JoinType) pairsOut() bool { return !j.leftOnly() && !j.rightOnly() }
 
 // ErrSubqueryRows is PostgreSQL's cardinality violation for a scalar
 // subquery (a JoinSingle left row with two matches).
@@ -79,6 +89,9 @@ func joinSchemas(ls, rs *arrow.Schema, typ JoinType) (out, pair *arrow.Schema) {
 	if typ.leftOnly() {
 		return ls, pair
 	}
+	if typ.rightOnly() {
+		return rs, pair
+	}
 	of := make([]arrow.Field, 0, len(pf))
 	for i, f := range pf {
 		isLeft := i < ls.NumFields()
@@ -91,9 +104,9 @@ func joinSchemas(ls, rs *arrow.Schema, typ JoinType) (out, pair *arrow.Schema) {
 }
 
 // joinOrdering is the output ordering: the left (probe) order survives
-// unless unmatched right rows are appended at the end.
+// unless right rows are appended at the end.
 func joinOrdering(left Node, typ JoinType) Properties {
-	if typ.keepsRight() {
+	if typ.rightAfter() {
 		return Properties{}
 	}
 	return Properties{Ordering: left.Properties().Ordering}

@@ -33,7 +33,7 @@ func refJoin(left, right [][]any, nr int, typ exec.JoinType, on func(l, r []any)
 				continue
 			}
 			matched, hitR[j] = true, true
-			if typ != exec.JoinSemi && typ != exec.JoinAnti {
+			if typ != exec.JoinSemi && typ != exec.JoinAnti && typ != exec.JoinRightSemi && typ != exec.JoinRightAnti {
 				out = append(out, append(append([]any{}, l...), r...))
 			}
 		}
@@ -48,6 +48,13 @@ func refJoin(left, right [][]any, nr int, typ exec.JoinType, on func(l, r []any)
 		for j, r := range right {
 			if !hitR[j] {
 				out = append(out, append(make([]any, len(kvSchema.Fields())), r...))
+			}
+		}
+	}
+	if typ == exec.JoinRightSemi || typ == exec.JoinRightAnti {
+		for j, r := range right {
+			if hitR[j] == (typ == exec.JoinRightSemi) {
+				out = append(out, append([]any{}, r...))
 			}
 		}
 	}
@@ -82,7 +89,8 @@ func keyEqGt(l, r []any) bool {
 	return keyEq(l, r) && r[2].(int64) > l[0].(int64)
 }
 
-var allTypes = []exec.JoinType{exec.JoinInner, exec.JoinLeft, exec.JoinRight, exec.JoinFull, exec.JoinSemi, exec.JoinAnti}
+var allTypes = []exec.JoinType{exec.JoinInner, exec.JoinLeft, exec.JoinRight, exec.JoinFull, exec.JoinSemi, exec.JoinAnti,
+	exec.JoinRightSemi, exec.JoinRightAnti}
 
 func joinInputs(seed uint64, nl, nr int) (left, right [][]any) {
 	r := rand.New(rand.NewPCG(seed, 7))

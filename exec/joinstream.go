@@ -63,7 +63,8 @@ const (
 //	  │ left EOF
 //	  ▼
 //	unmatched: right rows that never matched, with NULL left columns, in
-//	  │        batchSize slices (RIGHT and FULL only)
+//	  │        batchSize slices (RIGHT and FULL); the matched or unmatched
+//	  │        right rows alone (RIGHT SEMI, RIGHT ANTI: join_right.go)
 //	  ▼
 //	finish: flush the coalescer ──► done: io.EOF
 //
@@ -128,7 +129,7 @@ func (s *joinStream) Close() error {
 		s.res.Free()
 	}
 	if s.shared != nil {
-		s.shared.release()
+		s.shared.release(s)
 	}
 	if s.left != nil {
 		return s.left.Close()
@@ -176,7 +177,7 @@ func (s *joinStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 
 // afterProbe is the state that follows the left input's end.
 func (s *joinStream) afterProbe() joinState {
-	if s.j.typ.keepsRight() {
+	if s.j.typ.rightAfter() {
 		return jsUnmatched
 	}
 	return jsFinish
@@ -193,7 +194,7 @@ func (s *joinStream) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if first == nil && !s.j.typ.keepsRight() {
+	if first == nil && !s.j.typ.keepsRight() && (s.shared == nil || !s.j.typ.rightAfter()) {
 		s.state = jsFinish
 		return nil
 	}
@@ -295,7 +296,7 @@ func (s *joinStream) doBuild(ctx context.Context) error {
 	}
 	s.nbuild = n
 	s.j.metrics.Add("build_rows", int64(n))
-	if s.j.typ.keepsRight() {
+	if s.j.typ.rightAfter() {
 		s.rightHit = make([]bool, n)
 	}
 	if len(s.j.rkeys) == 0 {
@@ -367,6 +368,7 @@ func (s *joinStream) probe(ctx context.Context) error {
 	// A semi or anti join without a residual decides a row on its first
 	// candidate: no pairs are needed.
 	decideOnFirst := typ.leftOnly() && s.j.bound == nil
+	markOnly, rightOnly := s.markOnly(), typ.rightOnly()
 	limit := s.tc.batchSize()
 	n := int(s.pb.NumRows())
 	rowStart := s.row
@@ -379,13 +381,21 @@ func (s *joinStream) probe(ctx context.Context) error {
 				s.hits[r] = 1
 				s.cand = -1
 			}
+			if markOnly && s.cand >= 0 {
+				s.markChain(s.cand) // join_right.go
+				s.cand = -1
+			}
 		}
 		if typ.leftOnly() && s.hits[r] > 0 {
 			s.cand = -1 // decided: a match is all a semi or anti join needs
 		}
 		for s.cand >= 0 && len(s.li) < limit {
-			s.li = append(s.li, int32(r))
-			s.ri = append(s.ri, s.cand)
+			// A right-only join needs a build row matched once: a marked
+			// one is not tested again.
+			if !rightOnly || !s.rightHit[s.cand] {
+				s.li = append(s.li, int32(r))
+				s.ri = append(s.ri, s.cand)
+			}
 			s.cand = s.following(s.cand)
 		}
 		if s.cand < 0 {
@@ -492,24 +502,6 @@ func (s *joinStream) test(ctx context.Context) ([]bool, error) {
 		pass[i] = bm.IsValid(i) && bm.Value(i)
 	}
 	return pass, nil
-}
-
-// emitUnmatched emits up to batchSize right rows no left row matched.
-func (s *joinStream) emitUnmatched(ctx context.Context) error {
-	var idx []int32
-	limit := s.tc.batchSize()
-	for ; s.unmatched < s.nbuild && len(idx) < limit; s.unmatched++ {
-		if !s.rightHit[s.unmatched] {
-			idx = append(idx, int32(s.unmatched))
-		}
-	}
-	if s.unmatched >= s.nbuild {
-		s.state = jsFinish
-	}
-	if len(idx) == 0 {
-		return nil
-	}
-	return s.emit(ctx, nil, idx, nil)
 }
 
 // emit pushes the output rows: left rows outL (nil: all-NULL left columns,

@@ -20,18 +20,18 @@ import (
 //	                        ▼ builds it (the others wait on the lock)
 //	                  sharedBuild: right input, concatenated and indexed once
 //
-// Only join types driven by the left input run this way (INNER, LEFT,
-// SEMI, ANTI, the NULL-aware ANTI, SINGLE): RIGHT and FULL emit the right
-// rows no partition matched, which needs every partition's matches, so
-// those stay serial. The build stays lazy: if no partition has a left
-// row, the right input never runs (as in the serial join).
+// Every join type runs this way. RIGHT, FULL, RIGHT SEMI and RIGHT ANTI
+// emit right rows by whether any partition matched them: each partition
+// marks its own matches, and the last partition to end its probe merges
+// them all and emits those rows (sharedBuild.report, join_right.go). The
+// build stays lazy for the left-driven types: if no partition has a left
+// row, the right input never runs (as in the serial join); the RIGHT-side
+// types build it regardless, since the partition that emits their right
+// rows may be one without left rows.
 
 // PerPartition is h probing each partition of left in parallel against
 // one shared build of right (one stream).
 func (h *HashJoinExec) PerPartition(left, right Node) (*HashJoinExec, error) {
-	if h.typ.keepsRight() {
-		return nil, fmt.Errorf("%w: a %s join cannot probe partitions separately", ErrInvalidArgument, h.typ)
-	}
 	if OutputPartitions(right) > 1 {
 		return nil, fmt.Errorf("%w: the build side of a partitioned join must be one partition", ErrInvalidArgument)
 	}
@@ -44,8 +44,9 @@ func (h *HashJoinExec) PerPartition(left, right Node) (*HashJoinExec, error) {
 	return j, nil
 }
 
-// ProbesPartitions reports whether the join type allows PerPartition.
-func (h *HashJoinExec) ProbesPartitions() bool { return !h.typ.keepsRight() }
+// ProbesPartitions reports whether the join type allows PerPartition
+// (every type does).
+func (h *HashJoinExec) ProbesPartitions() bool { return true }
 
 func (h *HashJoinExec) WithNewChildren(children []Node) (Node, error) {
 	if err := wantChildren(h, children, 2); err != nil {
@@ -73,7 +74,7 @@ func (h *HashJoinExec) ExecutePartitions(ctx context.Context, tc *TaskContext) (
 	if err != nil {
 		return nil, err
 	}
-	sb := &sharedBuild{refs: len(ins)}
+	sb := &sharedBuild{refs: len(ins), probing: len(ins), reported: map[*joinStream]bool{}}
 	out := make([]Stream, len(ins))
 	for i, in := range ins {
 		js := h.execute(tc)
@@ -95,6 +96,14 @@ type sharedBuild struct {
 	idx       *keyIndex
 	buildNull bool
 	refs      int // partition streams not yet closed
+
+	// The RIGHT-side types (join_right.go): the partitions still probing,
+	// the merged matches of those done, which have reported, and whether
+	// one was closed before its probe ended.
+	probing   int
+	hit       []bool
+	reported  map[*joinStream]bool
+	abandoned bool
 }
 
 // attach gives s the build side, building it on the first call.
@@ -115,13 +124,23 @@ func (b *sharedBuild) attach(ctx context.Context, s *joinStream) error {
 	}
 	b.build.Retain()
 	s.build, s.nbuild, s.idx, s.buildNull = b.build, b.nbuild, b.idx, b.buildNull
+	if s.j.typ.rightAfter() {
+		s.rightHit = make([]bool, b.nbuild) // this partition's matches
+	}
 	return nil
 }
 
 // release drops one partition's claim; the last frees the build side.
-func (b *sharedBuild) release() {
+func (b *sharedBuild) release(s *joinStream) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if s.j.typ.rightAfter() && !b.reported[s] {
+		// Closed before its probe ended: the right rows can no longer be
+		// decided (the consumer is abandoning the join's output).
+		b.reported[s] = true
+		b.probing--
+		b.abandoned = true
+	}
 	b.refs--
 	if b.refs == 0 {
 		b.free()

@@ -491,13 +491,16 @@ func TestTwoPhaseAggregate(t *testing.T) {
 }
 
 // TestParallelHashJoin: probing partitions against one shared build
-// returns the serial join's rows for every probe-driven join type, builds
-// once, and never builds when every partition is empty.
+// returns the serial join's rows for every join type (the RIGHT-side
+// ones emit their right rows from every partition's matches, merged by
+// the last partition to end), builds once, and the probe-driven types
+// never build when every partition is empty.
 func TestParallelHashJoin(t *testing.T) {
 	base := runtime.NumGoroutine()
 	r := rand.New(rand.NewPCG(17, 18))
 	left, right := randRows(r, 120), randRows(r, 40)
-	for _, typ := range []exec.JoinType{exec.JoinInner, exec.JoinLeft, exec.JoinSemi, exec.JoinAnti, exec.JoinAntiNullAware} {
+	for _, typ := range []exec.JoinType{exec.JoinInner, exec.JoinLeft, exec.JoinSemi, exec.JoinAnti, exec.JoinAntiNullAware,
+		exec.JoinRight, exec.JoinFull, exec.JoinRightSemi, exec.JoinRightAnti} {
 		for _, lp := range [][][][]any{splitRows(r, left, 4), {nil, nil, nil}} {
 			mem := exectest.Mem(t)
 			tc := &exec.TaskContext{Mem: mem, BatchSize: 8}
@@ -540,8 +543,8 @@ func TestParallelHashJoin(t *testing.T) {
 		}
 	}
 	j, _ := exec.NewHashJoinExec(newParts([][][]any{left}, 3), newParts([][][]any{right}, 3), []int{0}, []int{0}, exec.JoinFull)
-	if _, err := j.PerPartition(newParts([][][]any{left, left}, 3), newParts([][][]any{right}, 3)); !errors.Is(err, exec.ErrInvalidArgument) {
-		t.Fatalf("a FULL join per partition: %v", err)
+	if _, err := j.PerPartition(newParts([][][]any{left, left}, 3), newParts([][][]any{right, right}, 3)); !errors.Is(err, exec.ErrInvalidArgument) {
+		t.Fatalf("a partitioned build side: %v", err)
 	}
 	checkGoroutines(t, base)
 }

@@ -169,7 +169,8 @@ func (p *planner) joinWidth(j *splan.JoinRel) (int, error) {
 }
 
 // join plans a JoinRel: the take rule when it applies, else a hash join
-// (right side built) on the equalities between the inputs, else a nested
+// on the equalities between the inputs (right side built, or the left one
+// when it is much smaller: buildside.go), else a nested
 // loop join. The rest of the condition goes where it keeps the join's
 // meaning: a conjunct on one input filters that input when the join never
 // NULL-extends nor keeps unmatched rows of it (INNER: both; LEFT, SEMI,
@@ -341,6 +342,15 @@ func (p *planner) joinParts(l, r splan.Rel, nl, nr int, typ exec.JoinType, jp jo
 	}
 	lw := lnode.Schema().NumFields()
 	pair := pairScope{cols: joined(nil, left, right, lw).cols, sc: pairSchema(lnode, rnode)}
+	// A hash join may build its left input instead (buildside.go); a nested
+	// loop join's cost is |left| × |right| either way.
+	etyp, swap := typ, false
+	if len(jp.keys) > 0 {
+		etyp, swap = p.buildLeft(l, r, typ)
+	}
+	if swap {
+		pair = swappedPair(left, right, lnode, rnode)
+	}
 	var cond exec.Expr
 	for _, c := range residual {
 		e, err := p.expr(c, pair)
@@ -354,18 +364,26 @@ func (p *planner) joinParts(l, r splan.Rel, nl, nr int, typ exec.JoinType, jp jo
 		}
 	}
 	var node exec.Node
-	if len(jp.keys) > 0 {
+	switch {
+	case swap:
+		node, err = exec.NewHashJoinExecResidual(rnode, lnode, ri, li, etyp, cond)
+	case len(jp.keys) > 0:
 		node, err = exec.NewHashJoinExecResidual(lnode, rnode, li, ri, typ, cond)
-	} else {
+	default:
 		node, err = exec.NewNestedLoopJoinExec(lnode, rnode, typ, cond)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: join: %w", ErrInvalidPlan, err)
 	}
 	var out *rel
-	if typ == exec.JoinSemi || typ == exec.JoinAnti || typ == exec.JoinAntiNullAware {
+	switch {
+	case typ == exec.JoinSemi || typ == exec.JoinAnti || typ == exec.JoinAntiNullAware:
+		// The left columns, whichever side the join built.
 		out = &rel{node: node, cols: left.cols, names: left.names}
-	} else {
+	case swap: // a LEFT join built on its left: right columns first
+		out = &rel{node: node, cols: swappedCols(left, right, rnode.Schema().NumFields()),
+			names: append(append([]string{}, left.names...), right.names...)}
+	default:
 		out = joined(node, left, right, lw)
 	}
 	if post != nil {

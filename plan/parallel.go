@@ -176,8 +176,10 @@ func (pp *parallelPlanner) sort(s *exec.SortExec) (exec.Node, error) {
 }
 
 // join probes the left input's partitions in parallel against one shared
-// build of the right input (made parallel below and merged). RIGHT and
-// FULL joins need every partition's matches: their inputs are merged.
+// build of the right input (made parallel below and merged). RIGHT, FULL,
+// RIGHT SEMI and RIGHT ANTI joins (the last two chosen by buildside.go)
+// too: the last partition to end its probe emits the right rows from every
+// partition's matches (exec/partition_join.go).
 func (pp *parallelPlanner) join(h *exec.HashJoinExec) (exec.Node, error) {
 	if !h.ProbesPartitions() {
 		return pp.singleChildren(h)

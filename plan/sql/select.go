@@ -113,6 +113,12 @@ func (l *lowerer) filter(rel plan.Rel, sc *scope, where *pg_query.Node) (plan.Re
 	if err != nil || where == nil {
 		return rel, err
 	}
+	return l.conditionFilter(rel, sc, where)
+}
+
+// conditionFilter is rel filtered by the WHERE condition where (its
+// subqueries already lowered).
+func (l *lowerer) conditionFilter(rel plan.Rel, sc *scope, where *pg_query.Node) (plan.Rel, error) {
 	ws := *sc
 	ws.noAggs = "in WHERE"
 	v, err := l.expr(where, &ws)

@@ -210,16 +210,34 @@ func andArgs(n *pg_query.Node) []*pg_query.Node {
 // rel, the scalar subqueries of the others single joins (their columns
 // are added to sc). It returns the conjuncts left for the filter (nil:
 // none).
+//
+// The conjuncts with no subquery at all filter rel before the semi and
+// anti joins: they keep the same rows either way (each conjunct only
+// drops rows), and the joins then see, and may build, only the rows that
+// survive (TPC-H Q4's date range keeps 57K of 1.5M orders for its EXISTS).
 func (l *lowerer) whereSubqueries(rel plan.Rel, sc *scope, where *pg_query.Node) (plan.Rel, *pg_query.Node, error) {
-	var rest []*pg_query.Node
-	sets := false
+	var rest, plain []*pg_query.Node
+	var sets []*pg_query.Node
 	for _, c := range andArgs(where) {
-		sl, k := setSubLink(c)
-		if k == setNone {
+		switch _, k := setSubLink(c); {
+		case k != setNone:
+			sets = append(sets, c)
+		case !containsSubLink(c):
+			plain = append(plain, c)
+		default:
 			rest = append(rest, c)
-			continue
 		}
-		sets = true
+	}
+	if len(sets) == 0 {
+		rest = append(plain, rest...)
+	} else if len(plain) > 0 {
+		var err error
+		if rel, err = l.conditionFilter(rel, sc, andNode(plain)); err != nil {
+			return nil, nil, err
+		}
+	}
+	for _, c := range sets {
+		sl, k := setSubLink(c)
 		var err error
 		if rel, err = l.setJoin(rel, sc, sl, k); err != nil {
 			return nil, nil, err
@@ -229,16 +247,22 @@ func (l *lowerer) whereSubqueries(rel plan.Rel, sc *scope, where *pg_query.Node)
 	if err != nil {
 		return nil, nil, err
 	}
-	switch {
-	case !sets:
+	if len(sets) == 0 {
 		return rel, where, nil
-	case len(rest) == 0:
-		return rel, nil, nil
-	case len(rest) == 1:
-		return rel, rest[0], nil
 	}
-	and := &pg_query.BoolExpr{Boolop: pg_query.BoolExprType_AND_EXPR, Args: rest, Location: -1}
-	return rel, &pg_query.Node{Node: &pg_query.Node_BoolExpr{BoolExpr: and}}, nil
+	return rel, andNode(rest), nil
+}
+
+// andNode is the conjunction of cs: nil for none, the one for one.
+func andNode(cs []*pg_query.Node) *pg_query.Node {
+	switch len(cs) {
+	case 0:
+		return nil
+	case 1:
+		return cs[0]
+	}
+	and := &pg_query.BoolExpr{Boolop: pg_query.BoolExprType_AND_EXPR, Args: cs, Location: -1}
+	return &pg_query.Node{Node: &pg_query.Node_BoolExpr{BoolExpr: and}}
 }
 
 // plainSelect reports a subquery that is SELECT ... FROM ... WHERE ...
