@@ -234,15 +234,3 @@ func cloneAll(ns []*pg_query.Node) []*pg_query.Node {
 	}
 	return out
 }
-
-// andNode is the conjunction of ns (one of them alone, nil for none).
-func andNode(ns []*pg_query.Node) *pg_query.Node {
-	switch len(ns) {
-	case 0:
-		return nil
-	case 1:
-		return ns[0]
-	}
-	return &pg_query.Node{Node: &pg_query.Node_BoolExpr{BoolExpr: &pg_query.BoolExpr{
-		Boolop: pg_query.BoolExprType_AND_EXPR, Args: ns, Location: -1}}}
-}
