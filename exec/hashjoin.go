@@ -129,18 +129,16 @@ func newKeyIndex(cols []arrow.Array, n int) *keyIndex {
 }
 
 // probe sets heads[r] to the first build row whose key equals row r of p
-// (rows [0, rows)), -1 for none or a NULL key; hashes is scratch. It
-// returns both, grown.
-func (x *keyIndex) probe(p *keyCols, rows int, hashes []uint64, heads []int32) ([]uint64, []int32) {
+// (rows [0, rows)), -1 for none or a NULL key; hashes and scratch are
+// scratch (the caller's: a parallel join's streams share one keyIndex).
+// It returns all three, grown.
+func (x *keyIndex) probe(p *keyCols, rows int, hashes []uint64, heads []int32, scratch []uint64) ([]uint64, []int32, []uint64) {
 	hashes = p.hash(0, rows, hashes)
 	heads = growInt32s(heads, rows)
 	if p.oneWord() {
 		// One word column: compare inline (the build's NULL rows are
 		// not in the table; the probe's are cleared after).
-		w, stored := p.cols[0].w, x.keys.cols[0].w
-		for r, h := range hashes {
-			heads[r] = x.table.findWord(h, w[r], stored)
-		}
+		scratch = x.table.findWords(hashes, p.cols[0].w, x.keys.cols[0].w, heads, scratch)
 		if p.anyNull {
 			for r := range heads {
 				if p.rowNull(r) {
@@ -148,16 +146,10 @@ func (x *keyIndex) probe(p *keyCols, rows int, hashes []uint64, heads []int32) (
 				}
 			}
 		}
-		return hashes, heads
+		return hashes, heads, scratch
 	}
-	for r, h := range hashes {
-		if p.rowNull(r) {
-			heads[r] = -1
-			continue
-		}
-		heads[r] = x.table.find(h, p, r, &x.keys)
-	}
-	return hashes, heads
+	scratch = x.table.findBatch(hashes, p, &x.keys, heads, scratch)
+	return hashes, heads, scratch
 }
 
 // bytes is the index's memory beyond the build batch.

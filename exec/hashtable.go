@@ -311,6 +311,7 @@ type hashTable struct {
 	n      int      // occupied slots
 	hashes []uint64 // per entry, to rehash on growth (growable tables only)
 	grow   bool
+	sink   uint64 // touch's loads, kept
 }
 
 const tagMask = ^uint64(math.MaxUint32)
@@ -360,6 +361,86 @@ func (t *hashTable) findWord(h, v uint64, words []uint64) int32 {
 			}
 		}
 	}
+}
+
+// Batches in stages. A probe of a table bigger than the caches is two
+// dependent cache misses per row (the slot, then the stored key it
+// names); row by row, each row waits for its own before the next row's
+// start. Split into loops with no dependency between iterations, the CPU
+// keeps many rows' loads in flight at once (memory-level parallelism):
+//
+//	stage 1: slot[r] = slots[hash[r] & mask]        (one load per row, all independent)
+//	stage 2: key[r] = words[entry of slot[r]]       (independent loads)
+//	stage 3: empty ─▶ -1; tag and key equal ─▶ the entry; else the
+//	         row's full probe (findWord), its first slot now cached
+//
+// The answer is findWord's for every row: stage 3 falls back to it for
+// every row the first slot does not settle.
+
+// findWords sets out[r] to findWord(hashes[r], v[r], words) for every
+// row; scratch is reused and returned grown. Stage 2 has no branch on
+// what the slot holds (an empty slot loads words[0], ignored), so a
+// mispredicted branch never discards loads already in flight.
+func (t *hashTable) findWords(hashes, v, words []uint64, out []int32, scratch []uint64) []uint64 {
+	n := len(hashes)
+	scratch = growWords(scratch, 2*n)
+	slot, key := scratch[:n], scratch[n:2*n]
+	slots, mask := t.slots, t.mask
+	for r, h := range hashes {
+		slot[r] = slots[h&mask]
+	}
+	if len(words) > 0 {
+		for r, s := range slot {
+			e := int(uint32(s))
+			if e > 0 {
+				e--
+			}
+			key[r] = words[e]
+		}
+	}
+	for r, s := range slot {
+		switch {
+		case s == 0:
+			out[r] = -1
+		case s&tagMask == hashes[r]&tagMask && key[r] == v[r]:
+			out[r] = int32(uint32(s)) - 1
+		default: // another key's slot: probe on
+			out[r] = t.findWord(hashes[r], v[r], words)
+		}
+	}
+	return scratch
+}
+
+// findBatch is find for every row of probe (out[r], -1 for a row with a
+// NULL key): the slots are loaded in a first pass (stage 1 above), the
+// keys compared after.
+func (t *hashTable) findBatch(hashes []uint64, probe *keyCols, keys *keyCols, out []int32, scratch []uint64) []uint64 {
+	scratch = growWords(scratch, len(hashes))
+	slots, mask := t.slots, t.mask
+	for r, h := range hashes {
+		scratch[r] = slots[h&mask]
+	}
+	for r, s := range scratch {
+		if s == 0 || probe.rowNull(r) {
+			out[r] = -1
+			continue
+		}
+		out[r] = t.find(hashes[r], probe, r, keys)
+	}
+	return scratch
+}
+
+// touch loads the first slot of every hash, so that a following row by
+// row insert of them finds the slots cached (an insert depends on the
+// ones before it, so it cannot itself be split into stages). The sum is
+// kept so the loads are not dropped as dead code.
+func (t *hashTable) touch(hashes []uint64) {
+	slots, mask := t.slots, t.mask
+	var x uint64
+	for _, h := range hashes {
+		x += slots[h&mask]
+	}
+	t.sink += x
 }
 
 // oneWord reports whether k is one word column (its keys compare as

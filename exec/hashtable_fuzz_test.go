@@ -134,7 +134,7 @@ func checkKeyIndex(t *testing.T, set []int, build, probe []arrow.Array) {
 	x := newKeyIndex(build, nb)
 	var p keyCols
 	p.normalize(probe, np)
-	_, heads := x.probe(&p, np, nil, nil)
+	_, heads, _ := x.probe(&p, np, nil, nil, nil)
 	for r := range np {
 		var want []int32
 		if !hasNull(probe, r) {

@@ -92,6 +92,7 @@ type joinStream struct {
 	pkeys  []arrow.Array
 	pview  keyCols  // pkeys normalized (scratch reused across batches)
 	phash  []uint64 // pkeys' hashes (scratch)
+	pslot  []uint64 // the staged probe's slots and keys (scratch)
 	heads  []int32  // first candidate per row of pb (hash join), -1 none
 	hits   []int32  // matches per row of pb
 	row    int      // next row of pb to gather
@@ -245,7 +246,7 @@ func (s *joinStream) setPB(b arrow.RecordBatch) {
 		// The whole batch is looked up at once: one hashing loop per key
 		// column, then one probe loop.
 		s.pview.normalize(s.pkeys, int(b.NumRows()))
-		s.phash, s.heads = s.idx.probe(&s.pview, int(b.NumRows()), s.phash, s.heads)
+		s.phash, s.heads, s.pslot = s.idx.probe(&s.pview, int(b.NumRows()), s.phash, s.heads, s.pslot)
 	}
 	s.j.metrics.Add("probe_rows", b.NumRows())
 }
