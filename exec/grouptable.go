@@ -50,6 +50,9 @@ func (t *groupTable) assign(cols []arrow.Array, rows int, out []uint32) ([]uint3
 		// One word column, no NULL on either side: compare inline.
 		w := t.view.cols[0].w
 		for r, h := range t.hashes {
+			if r%touchChunk == 0 {
+				t.table.touch(t.hashes[r:min(len(t.hashes), r+touchChunk)])
+			}
 			id, found := t.table.findOrInsertWord(h, w[r], t.store.cols[0].w, int32(t.n))
 			if !found {
 				t.store.add(&t.view, r, t.n)
@@ -62,6 +65,9 @@ func (t *groupTable) assign(cols []arrow.Array, rows int, out []uint32) ([]uint3
 		return out, nil
 	}
 	for r, h := range t.hashes {
+		if r%touchChunk == 0 {
+			t.table.touch(t.hashes[r:min(len(t.hashes), r+touchChunk)])
+		}
 		id, found := t.table.findOrInsert(h, &t.view, r, &t.store.keyCols, int32(t.n))
 		if !found {
 			t.store.add(&t.view, r, t.n)

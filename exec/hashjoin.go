@@ -112,6 +112,9 @@ func newKeyIndex(cols []arrow.Array, n int) *keyIndex {
 		hi := min(n, lo+keyIndexChunk)
 		hashes = x.keys.hash(lo, hi, hashes)
 		for i, h := range hashes {
+			if i%touchChunk == 0 {
+				x.table.touch(hashes[i:min(len(hashes), i+touchChunk)])
+			}
 			r := lo + i
 			x.next[r] = -1
 			if x.keys.rowNull(r) {

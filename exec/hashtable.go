@@ -430,6 +430,10 @@ func (t *hashTable) findBatch(hashes []uint64, probe *keyCols, keys *keyCols, ou
 	return scratch
 }
 
+// touchChunk is how many rows an insert loop touches ahead: their slots'
+// lines stay well inside L1/L2 until the inserts reach them.
+const touchChunk = 256
+
 // touch loads the first slot of every hash, so that a following row by
 // row insert of them finds the slots cached (an insert depends on the
 // ones before it, so it cannot itself be split into stages). The sum is
