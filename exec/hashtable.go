@@ -377,11 +377,23 @@ func (t *hashTable) findWord(h, v uint64, words []uint64) int32 {
 // The answer is findWord's for every row: stage 3 falls back to it for
 // every row the first slot does not settle.
 
+// stagedMinSlots is the table size (1 MiB of slots) from which findWords
+// probes in stages; below it the slots and keys stay in the caches.
+const stagedMinSlots = 1 << 17
+
 // findWords sets out[r] to findWord(hashes[r], v[r], words) for every
 // row; scratch is reused and returned grown. Stage 2 has no branch on
 // what the slot holds (an empty slot loads words[0], ignored), so a
 // mispredicted branch never discards loads already in flight.
 func (t *hashTable) findWords(hashes, v, words []uint64, out []int32, scratch []uint64) []uint64 {
+	if len(t.slots) < stagedMinSlots {
+		// A table this small stays cached: no misses to overlap, and
+		// the stages would only add passes.
+		for r, h := range hashes {
+			out[r] = t.findWord(h, v[r], words)
+		}
+		return scratch
+	}
 	n := len(hashes)
 	scratch = growWords(scratch, 2*n)
 	slot, key := scratch[:n], scratch[n:2*n]
