@@ -30,6 +30,9 @@ type RowCounter interface {
 //	   |                    brings the last of them in (an OR also
 //	   |                    filters each item all its branches
 //	   |                    restrict: impliedFilter)
+//	   |-- IN / [NOT] EXISTS over one item, not the probe item:
+//	   |                    a semi (anti) join of that item, after its
+//	   |                    filters, before any join (semipush.go)
 //	   `-- none, a subquery, an outer reference: the WHERE left on top
 //
 // The order is greedy: the largest item (by its table's row count,
