@@ -35,6 +35,9 @@ func fuzzSeeds() [][]byte {
 		// the WHERE, OR's shared conjuncts, correlated scalar aggregates.
 		"SELECT date '1998-12-01' - interval '90' day, interval '1 year 2 mons' + date '2000-02-29', t.id FROM t, u WHERE t.id = u.id AND (t.id = u.id AND u.flag OR t.id = u.id AND t.score < 0.06 + 0.01)",
 		"SELECT id FROM t WHERE score < (SELECT 0.5 * sum(u.id) FROM u WHERE u.id = t.id AND u.flag) AND score > (SELECT min(t2.score) FROM t AS t2, u WHERE t2.id = u.id AND t2.id = t.id)",
+		// IN / EXISTS over one FROM item, applied to it before the joins
+		// (semipush.go), and one over two items, left on top.
+		"SELECT t.id FROM t, u, t AS t2 WHERE u.id IN (SELECT id FROM t GROUP BY id HAVING count(*) > 1) AND NOT EXISTS (SELECT 1 FROM u AS u2 WHERE u2.id = t2.id) AND EXISTS (SELECT 1 FROM u AS u3 WHERE u3.id = t.id AND u3.id <> t2.id) AND t.id = u.id AND t2.id = t.id",
 	} {
 		out = append(out, []byte(s))
 	}

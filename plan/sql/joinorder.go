@@ -30,6 +30,9 @@ type RowCounter interface {
 //	   |                    brings the last of them in (an OR also
 //	   |                    filters each item all its branches
 //	   |                    restrict: impliedFilter)
+//	   |-- IN / [NOT] EXISTS over one item, not the probe item:
+//	   |                    a semi (anti) join of that item, after its
+//	   |                    filters, before any join (semipush.go)
 //	   `-- none, a subquery, an outer reference: the WHERE left on top
 //
 // The order is greedy: the largest item (by its table's row count,
@@ -138,7 +141,12 @@ func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.
 		it.est /= 4
 		return nil
 	}
+	var sets []*pg_query.Node // [NOT] EXISTS / IN conjuncts: semipush.go
 	for _, c := range factorOr(andArgs(where)) {
+		if _, k := setSubLink(c); k != setNone {
+			sets = append(sets, c)
+			continue
+		}
 		set, ok := itemsOf(c)
 		if !ok {
 			rest = append(rest, c)
@@ -161,6 +169,35 @@ func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.
 		}
 		conds = append(conds, cond{n: c, items: set, equi: equiEdge(c, itemsOf)})
 	}
+	// The probe item: the largest, by the estimates of its filters.
+	probe := func() int {
+		first := -1
+		for i, it := range its {
+			if !it.restrict && (first < 0 || it.est > its[first].est) {
+				first = i
+			}
+		}
+		return first
+	}
+	// A set conjunct over one item other than the probe item is applied
+	// to it, after its filters (semipush.go); the others stay on top.
+	var pushes []setPush
+	if len(sets) > 0 {
+		rels, scs, restrict := make([]plan.Rel, len(its)), make([]*scope, len(its)), make([]bool, len(its))
+		for i, it := range its {
+			rels[i], scs[i], restrict[i] = it.rel, it.sc, it.restrict
+		}
+		first := probe()
+		for _, c := range sets {
+			if i := l.setItem(c, rels, scs, full, restrict, itemsOf); i >= 0 && i != first {
+				sl, k := setSubLink(c)
+				pushes = append(pushes, setPush{item: i, sl: sl, k: k})
+				its[i].est /= 4
+				continue
+			}
+			rest = append(rest, c)
+		}
+	}
 	for _, it := range its {
 		for _, cond := range it.filters {
 			var err error
@@ -169,13 +206,19 @@ func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.
 			}
 		}
 	}
-	// Greedy order.
-	first := -1
-	for i, it := range its {
-		if !it.restrict && (first < 0 || it.est > its[first].est) {
-			first = i
+	for _, p := range pushes {
+		it := its[p.item]
+		saved := l.outer
+		l.outer = nil
+		rel, err := l.setJoin(it.rel, &scope{cols: it.sc.cols}, p.sl, p.k)
+		l.outer = saved
+		if err != nil {
+			return nil, nil, nil, err
 		}
+		it.rel = rel
 	}
+	// Greedy order.
+	first := probe()
 	placed := make([]bool, len(conds))
 	// join joins two parts of the tree (lists of items, in column order)
 	// on the conditions not yet placed that they now both cover.
