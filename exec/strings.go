@@ -46,12 +46,7 @@ func init() {
 				return nil, nil, err
 			}
 		}
-		return tString, stringRows(func(a []arg, i int) (string, error) {
-			if len(a) == 2 {
-				return substr(a[0].s(i), a[1].i(i), 0, false)
-			}
-			return substr(a[0].s(i), a[1].i(i), a[2].i(i), true)
-		}), nil
+		return tString, substrKernel, nil
 	})
 	for _, side := range []string{"btrim", "ltrim", "rtrim"} {
 		register(side, trimDef(side))
