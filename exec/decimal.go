@@ -154,6 +154,16 @@ func DecimalToFloat(v decimal128.Num, scale int32) float64 {
 
 // RescaleDecimal is v from numeric(·, from) to numeric(p, to).
 func RescaleDecimal(v decimal128.Num, from, p, to int32) (decimal128.Num, error) {
+	// Widening the scale is exact: one 128-bit multiply and a precision
+	// check, not big.Int (a CAST of a column to a wider numeric, as the
+	// planner inserts to compare with an aggregate's result, runs per row).
+	if to >= from && to-from <= MaxDecimalPrecision && p >= 1 && p <= MaxDecimalPrecision {
+		r, ok := mul128(v, pow10x128[to-from])
+		if !ok || !r.FitsInPrecision(p) {
+			return decimal128.Num{}, errNumericOverflow
+		}
+		return r, nil
+	}
 	return fitDecimal(v.BigInt(), from, to, p)
 }
 

@@ -119,3 +119,35 @@ func FuzzParseDecimal(f *testing.F) {
 		}
 	})
 }
+
+// TestRescaleWidenMatchesBig checks the 128-bit widening path of
+// RescaleDecimal against the big.Int one (fitDecimal) at the edges of
+// every precision: values around ±10^k, scale steps up to 38, so both
+// the precision check and a product past 128 bits are exercised (dropping
+// either check fails it).
+func TestRescaleWidenMatchesBig(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 20000 {
+		k := r.IntN(39)
+		b := new(big.Int).Set(pow10(int32(k)))
+		b.Add(b, big.NewInt(r.Int64N(5)-2))
+		if r.IntN(2) == 0 {
+			b.Neg(b)
+		}
+		if b.BitLen() > 126 {
+			continue
+		}
+		from := int32(r.IntN(10))
+		to := from + int32(r.IntN(39-int(from)))
+		p := int32(1 + r.IntN(38))
+		v := decimal128.FromBigInt(b)
+		got, err := RescaleDecimal(v, from, p, to)
+		want, werr := fitDecimal(b, from, to, p)
+		require.Equal(t, werr != nil, err != nil, "%s from %d to %d p %d: %v / %v", b, from, to, p, err, werr)
+		if err == nil {
+			require.Equal(t, want, got, "%s from %d to %d p %d", b, from, to, p)
+		} else {
+			require.ErrorIs(t, err, errkind.OutOfRange)
+		}
+	}
+}
