@@ -88,6 +88,7 @@ func newBoundDecimalArith(e DecimalArith, l, r Bound, lt, rt, typ *arrow.Decimal
 	if e.Op == OpMul && (lt.Precision <= maxInt64Digits) != (rt.Precision <= maxInt64Digits) {
 		b.lane = laneMulNarrow
 	}
+	b.fused = fuseDecimal(b)
 	return b
 }
 

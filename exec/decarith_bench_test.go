@@ -32,9 +32,10 @@ func BenchmarkDecimalArith(b *testing.B) {
 	disc := col(d(15, 2), func(i int) int64 { return int64(i % 11) })
 	charge := col(d(32, 4), func(i int) int64 { return 90000*95 + int64(i*7919%100000000) })
 	tax := col(d(16, 2), func(i int) int64 { return 100 + int64(i%9) })
+	tax15 := col(d(15, 2), func(i int) int64 { return int64(i % 9) })
 	schema := arrow.NewSchema([]arrow.Field{{Name: "price", Type: price.DataType()}, {Name: "disc", Type: disc.DataType()},
-		{Name: "charge", Type: charge.DataType()}, {Name: "tax", Type: tax.DataType()}}, nil)
-	rec := array.NewRecordBatch(schema, []arrow.Array{price, disc, charge, tax}, n)
+		{Name: "charge", Type: charge.DataType()}, {Name: "tax", Type: tax.DataType()}, {Name: "tax15", Type: tax15.DataType()}}, nil)
+	rec := array.NewRecordBatch(schema, []arrow.Array{price, disc, charge, tax, tax15}, n)
 	defer rec.Release()
 	one := Lit{Value: decimal128.FromI64(1), Type: d(1, 0)}
 	for _, c := range []struct {
@@ -45,6 +46,11 @@ func BenchmarkDecimalArith(b *testing.B) {
 		{"price*disc", DecimalArith{Op: OpMul, L: Col{Index: 0}, R: Col{Index: 1}}},
 		{"charge*tax", DecimalArith{Op: OpMul, L: Col{Index: 2}, R: Col{Index: 3}}},
 		{"price+charge", DecimalArith{Op: OpAdd, L: Col{Index: 0}, R: Col{Index: 2}}},
+		// Q1's sum_charge argument whole: fused (decfused.go), one output
+		// column instead of four.
+		{"price*(1-disc)*(1+tax)", DecimalArith{Op: OpMul,
+			L: DecimalArith{Op: OpMul, L: Col{Index: 0}, R: DecimalArith{Op: OpSub, L: one, R: Col{Index: 1}}},
+			R: DecimalArith{Op: OpAdd, L: one, R: Col{Index: 4}}}},
 	} {
 		// go: the engine's allocator (each batch's output freshly
 		// allocated and zeroed, and collected); reuse: freed buffers

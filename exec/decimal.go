@@ -289,11 +289,18 @@ type boundDecimalArith struct {
 	lane   decLane        // decarith.go's kernel for these types
 	kx, ky decimal128.Num // + -: 10^k aligning each operand to typ's scale
 	mx, my decimal128.Num // the largest magnitude of each operand's precision
+	fused  *fusedDecimal  // the whole tree in int64 (decfused.go); nil when it does not fuse
 }
 
 func (e boundDecimalArith) Type() arrow.DataType { return e.typ }
 func (e boundDecimalArith) String() string       { return e.src.String() }
 func (e boundDecimalArith) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
+	if e.fused != nil {
+		d, ok, err := e.fused.eval(ctx, mem, b, e.typ)
+		if err != nil || ok {
+			return d, err
+		}
+	}
 	args, err := evalBound(ctx, mem, b, e.l, e.r)
 	if err != nil {
 		return nil, err

@@ -28,7 +28,8 @@
 // Aggregation: HashAggregateExec (hashagg.go) and, for input ordered on the
 // group columns, the streaming OrderedAggregateExec (orderedagg.go) share
 // one group table (grouptable.go: NULL a group of its own, NaN one value,
-// -0 = 0) and one accumulator per measure (acc_*.go). SetOpExec (setop.go)
+// -0 = 0; keys of short strings or small integers grouped by a packed
+// code, grouptable_packed.go) and one accumulator per measure (acc_*.go). SetOpExec (setop.go)
 // is INTERSECT/EXCEPT [ALL] over the same group table; UNION ALL is
 // UnionExec, UNION and DISTINCT are aggregations without measures.
 //
@@ -38,6 +39,10 @@
 // LIKE patterns of literal runs and '%' on raw bytes (like_fast.go).
 // Rows are copied by index in one place, gather.go, for the filter's kept
 // rows, the join's output and the sort's permutation.
+//
+// Decimal + - * / % run in lanes chosen at Bind (decarith.go); a tree of
+// + - * whose leaves fit int64 is evaluated at its root in int64, one
+// output column for the tree (decfused.go).
 //
 // CASE and COALESCE evaluate an arm only over the rows that reach it
 // (case.go, selection.go), so an arm's error is raised only where

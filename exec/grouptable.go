@@ -26,10 +26,12 @@ type groupTable struct {
 	view   keyCols  // the batch being grouped (scratch)
 	hashes []uint64 // its hashes (scratch)
 	n      int
+	packed packedGroups // the groups by packed key, for small keys (grouptable_packed.go)
 }
 
 func newGroupTable(mem memory.Allocator, types []arrow.DataType) *groupTable {
 	t := &groupTable{types: types, store: newKeyStore(types), table: newHashTable(0, true)}
+	t.packed.off = !packableKeys(types)
 	t.keys = make([]array.Builder, len(types))
 	for i, ty := range types {
 		t.keys[i] = array.NewBuilder(mem, ty)
@@ -44,40 +46,53 @@ func (t *groupTable) len() int { return t.n }
 // keys) and returns out, grown to rows.
 func (t *groupTable) assign(cols []arrow.Array, rows int, out []uint32) ([]uint32, error) {
 	out = growIDs(out, rows)
+	if !t.packed.off {
+		if ok, err := t.assignPacked(cols, rows, out); ok || err != nil {
+			return out, err
+		}
+	}
+	return out, t.assignRows(cols, 0, rows, out)
+}
+
+// assignRows is assign for rows [lo, rows) of cols: normalized, hashed,
+// each found or inserted in the hash table.
+func (t *groupTable) assignRows(cols []arrow.Array, lo, rows int, out []uint32) error {
 	t.view.normalize(cols, rows)
-	t.hashes = t.view.hash(0, rows, t.hashes)
+	t.hashes = t.view.hash(lo, rows, t.hashes) // row lo+i's at i
 	if t.view.oneWord() && !t.view.anyNull && !t.store.anyNull {
 		// One word column, no NULL on either side: compare inline.
 		w := t.view.cols[0].w
-		for r, h := range t.hashes {
-			if r%touchChunk == 0 {
-				t.table.touch(t.hashes[r:min(len(t.hashes), r+touchChunk)])
+		for i, h := range t.hashes {
+			if i%touchChunk == 0 {
+				t.table.touch(t.hashes[i:min(len(t.hashes), i+touchChunk)])
 			}
+			r := lo + i
 			id, found := t.table.findOrInsertWord(h, w[r], t.store.cols[0].w, int32(t.n))
 			if !found {
 				t.store.add(&t.view, r, t.n)
 				if err := t.add(cols, r); err != nil {
-					return out, err
+					return err
 				}
 			}
 			out[r] = uint32(id)
 		}
-		return out, nil
+		return nil
 	}
-	for r, h := range t.hashes {
-		if r%touchChunk == 0 {
-			t.table.touch(t.hashes[r:min(len(t.hashes), r+touchChunk)])
+	for i, h := range t.hashes {
+		if i%touchChunk == 0 {
+			t.table.touch(t.hashes[i:min(len(t.hashes), i+touchChunk)])
 		}
+		r := lo + i
 		id, found := t.table.findOrInsert(h, &t.view, r, &t.store.keyCols, int32(t.n))
 		if !found {
 			t.store.add(&t.view, r, t.n)
 			if err := t.add(cols, r); err != nil {
-				return out, err
+				return err
 			}
 		}
 		out[r] = uint32(id)
 	}
-	return out, nil
+	return nil
 }
 
 // lookup sets out[r] to the group of row r of cols, -1 for a key with no
