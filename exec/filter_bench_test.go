@@ -72,6 +72,12 @@ func BenchmarkFilter(b *testing.B) {
 			exec.Binary{Op: exec.OpGe, L: ship, R: date(8766)}, exec.Binary{Op: exec.OpLt, L: ship, R: date(9131)},
 			exec.Binary{Op: exec.OpGe, L: disc, R: d(5)}, exec.Binary{Op: exec.OpLe, L: disc, R: d(7)},
 			exec.Binary{Op: exec.OpLt, L: qty, R: d(2400)})},
+		// one quarter of shipdates, about 3.6% of the rows: a range on one column
+		{"date-quarter", and(
+			exec.Binary{Op: exec.OpGe, L: ship, R: date(9496)}, exec.Binary{Op: exec.OpLt, L: ship, R: date(9587)})},
+		// Q19-like: BETWEEN on a decimal
+		{"decimal-between", and(
+			exec.Binary{Op: exec.OpGe, L: qty, R: d(1000)}, exec.Binary{Op: exec.OpLe, L: qty, R: d(2000)})},
 		{"date-half", exec.Binary{Op: exec.OpLt, L: ship, R: date(9299)}},
 		{"decimal-cols", exec.Binary{Op: exec.OpLt, L: disc, R: col(3, "l_extendedprice")}},
 		{"text-eq", exec.Binary{Op: exec.OpEq, L: mode, R: exec.Lit{Value: "MAIL"}}},
