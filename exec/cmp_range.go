@@ -232,8 +232,16 @@ func rangeWords[T cmpOrdered](v []T, n int, lo, hi uint64, live, vals []uint64) 
 				m |= b2u(uint64(blk[j])-lo <= width) << j
 			}
 		} else {
-			for j, x := range blk {
-				m |= b2u(uint64(x)-lo <= width) << j
+			j := 0
+			for ; j+8 <= len(blk); j += 8 { // eight rows to a byte: constant shifts
+				b := blk[j : j+8 : j+8]
+				m |= (b2u(uint64(b[0])-lo <= width) | b2u(uint64(b[1])-lo <= width)<<1 |
+					b2u(uint64(b[2])-lo <= width)<<2 | b2u(uint64(b[3])-lo <= width)<<3 |
+					b2u(uint64(b[4])-lo <= width)<<4 | b2u(uint64(b[5])-lo <= width)<<5 |
+					b2u(uint64(b[6])-lo <= width)<<6 | b2u(uint64(b[7])-lo <= width)<<7) << (j & 63)
+			}
+			for ; j < len(blk); j++ {
+				m |= b2u(uint64(blk[j])-lo <= width) << (j & 63)
 			}
 		}
 		vals[w] = m

@@ -122,3 +122,59 @@ func BenchmarkFilter(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFilterDateRange is the filter of
+//
+//	SELECT count(*) FROM lineitem WHERE l_shipdate >= date '1996-01-01' AND l_shipdate < date '1996-04-01'
+//
+// as it runs on the SF 1 table: one date column in batches of 4096 rows,
+// 3.6% kept; ns/batch is the cost per input batch.
+func BenchmarkFilterDateRange(b *testing.B) {
+	mem := memory.NewGoAllocator()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "l_shipdate", Type: arrow.FixedWidthTypes.Date32, Nullable: true}}, nil)
+	var batches []arrow.RecordBatch
+	x := uint32(1)
+	for range 16 {
+		bd := array.NewDate32Builder(mem)
+		for range 4096 {
+			x = x*1664525 + 1013904223
+			bd.Append(arrow.Date32(8036 + x%2526))
+		}
+		col := bd.NewArray()
+		bd.Release()
+		batches = append(batches, array.NewRecordBatch(schema, []arrow.Array{col}, 4096))
+		col.Release()
+	}
+	defer func() {
+		for _, bt := range batches {
+			bt.Release()
+		}
+	}()
+	ship := exec.Col{Index: 0, Name: "l_shipdate"}
+	pred := exec.Binary{Op: exec.OpAnd,
+		L: exec.Binary{Op: exec.OpGe, L: ship, R: exec.Lit{Value: arrow.Date32(9496)}},
+		R: exec.Binary{Op: exec.OpLt, L: ship, R: exec.Lit{Value: arrow.Date32(9587)}}}
+	vals, err := exec.NewValuesExec(schema, batches)
+	if err != nil {
+		b.Fatal(err)
+	}
+	f, err := exec.NewFilterExec(vals, pred)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	for b.Loop() {
+		s, err := f.Execute(ctx, &exec.TaskContext{Mem: mem, BatchSize: 4096})
+		if err != nil {
+			b.Fatal(err)
+		}
+		out, err := exec.Collect(ctx, s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, o := range out {
+			o.Release()
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/16, "ns/batch")
+}
