@@ -91,8 +91,10 @@ func flatten(op Op, e Expr, out []Expr) []Expr {
 }
 
 // boundCompare is a comparison. A column against a constant or another
-// column of the integer, date, timestamp, decimal and string types runs
-// the typed loops of cmp_kernels.go. Floats compare as PostgreSQL orders
+// column of the integer, date, timestamp, decimal and string types binds
+// to a wordEval instead (cmp_range.go, cmp_words.go); the kernels of
+// cmp_kernels.go also serve boundCompare when such a column comes from
+// an expression. Floats compare as PostgreSQL orders
 // them (NaN equals NaN and sorts above every number, -0 equals 0); the
 // rest (two constants) use arrow's kernels, which accept scalars as they are.
 type boundCompare struct {
@@ -105,6 +107,12 @@ func bindCompare(op Op, l, r Bound) (Bound, error) {
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
 		arrow.FLOAT32, arrow.FLOAT64, arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.BOOL,
 		arrow.DATE32, arrow.TIMESTAMP, arrow.DECIMAL128:
+		if g, ok := asRange(op, l, r); ok {
+			return g, nil
+		}
+		if c, ok := asCmpWords(op, l, r); ok {
+			return c, nil
+		}
 		return boundCompare{op: op, l: l, r: r}, nil
 	}
 	return nil, fmt.Errorf("%w: cannot compare %s values", ErrSchema, l.Type())

@@ -77,9 +77,11 @@ func wordsFor(n int) int { return (n + 63) / 64 }
 
 // cmpOut is a comparison's boolean output over n rows, written a word
 // (64 rows) at a time; both buffers are sized in whole words.
+// A cmpOut without buffers (words only) is a wordEval's output.
 type cmpOut struct {
 	n           int
 	vals, valid *memory.Buffer
+	words       []uint64 // the value words, in vals when it is set
 }
 
 func newCmpOut(mem memory.Allocator, n int) *cmpOut {
@@ -87,12 +89,11 @@ func newCmpOut(mem memory.Allocator, n int) *cmpOut {
 	o := &cmpOut{n: n, vals: memory.NewResizableBuffer(mem), valid: memory.NewResizableBuffer(mem)}
 	o.vals.Resize(sz)
 	o.valid.Resize(sz)
+	o.words = bufWords(o.vals, wordsFor(n))
 	return o
 }
 
-func (o *cmpOut) putVal(w int, x uint64) {
-	binary.LittleEndian.PutUint64(o.vals.Bytes()[8*w:], x)
-}
+func (o *cmpOut) putVal(w int, x uint64) { o.words[w] = x }
 
 // finish masks the value bits with the validity and the row count, and
 // hands both buffers to a new Boolean array (no validity when no NULLs).
@@ -237,14 +238,14 @@ func cmpConstant(op Op, col arrow.ArrayData, c scalar.Scalar, out *cmpOut) bool 
 		if !ok {
 			return false
 		}
-		cmpBytesConst(op, offsetsOf[int32](col), col.Buffers()[2], s.Data(), out)
+		cmpBytesConst(op, offsetsOf[int32](col), col.Buffers()[2], s.Data(), nil, out)
 		return true
 	case arrow.LARGE_STRING:
 		s, ok := c.(scalar.BinaryScalar)
 		if !ok {
 			return false
 		}
-		cmpBytesConst(op, offsetsOf[int64](col), col.Buffers()[2], s.Data(), out)
+		cmpBytesConst(op, offsetsOf[int64](col), col.Buffers()[2], s.Data(), nil, out)
 		return true
 	}
 	return false
@@ -365,8 +366,9 @@ func cmpDecimalCols(op Op, l, r []decimal128.Num, out *cmpOut) {
 }
 
 // Strings and binaries compare bytewise (the C collation PostgreSQL uses
-// in the tests); offs are the column's n+1 offsets from its offset.
-func cmpBytesConst[O int32 | int64](op Op, offs []O, data *memory.Buffer, c []byte, out *cmpOut) {
+// in the tests); offs are the column's n+1 offsets from its offset. Only
+// the rows set in live are compared (nil: every row).
+func cmpBytesConst[O int32 | int64](op Op, offs []O, data *memory.Buffer, c []byte, live []uint64, out *cmpOut) {
 	n := len(offs) - 1
 	if n <= 0 {
 		return
@@ -376,16 +378,16 @@ func cmpBytesConst[O int32 | int64](op Op, offs []O, data *memory.Buffer, c []by
 		buf = data.Bytes()
 	}
 	for w := 0; w*64 < n; w++ {
-		lim := min(64, n-w*64)
 		var lt, eq uint64
-		for j := 0; j < lim; j++ {
+		for x := liveWord(live, w, n); x != 0; x &= x - 1 {
+			j := bits.TrailingZeros64(x)
 			i := w*64 + j
-			x := buf[offs[i]:offs[i+1]]
+			v := buf[offs[i]:offs[i+1]]
 			if op == OpEq || op == OpNe { // equality: lengths first
-				eq |= b2u(len(x) == len(c) && bytes.Equal(x, c)) << j
+				eq |= b2u(len(v) == len(c) && bytes.Equal(v, c)) << j
 				continue
 			}
-			k := bytes.Compare(x, c)
+			k := bytes.Compare(v, c)
 			lt |= b2u(k < 0) << j
 			eq |= b2u(k == 0) << j
 		}

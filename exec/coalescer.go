@@ -6,18 +6,34 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// Coalescer accumulates small batches up to BatchSize rows and slices big
-// ones (zero-copy NewSlice), so downstream sees batches of ~BatchSize rows.
+// Coalescer gathers small batches into batches of up to BatchSize rows,
+// as DataFusion's coalescer does: a batch of at least half the size is
+// passed on as it is (a bigger one than the size cut into zero-copy
+// slices), after the rows pending before it, which go out on their own;
+// smaller batches are held and concatenated, a batch that would take
+// the pending rows past the size first sending them out. So only small
+// batches are ever copied, each once, and every batch out but the last
+// has between half the size and the size rows (a consumer may count on
+// no more than BatchSize rows, never on exactly BatchSize).
+//
+//	Push(b) ──┬─ rows >= size/2 ──▶ flush pending; b (or its size-slices) out
+//	          └─ smaller ────────▶ flush pending if b would overflow it; hold b
+//	                               ─▶ pending == size: flush
+//
+// The earlier form filled every batch to exactly the size: a big batch
+// arriving with rows pending was sliced to fill them, and every later
+// batch was then misaligned and copied again (Q1, whose filter keeps 98%
+// of the rows, spent 13% of its time in that concatenation).
 type Coalescer struct {
 	schema  *arrow.Schema
 	mem     memory.Allocator
 	size    int
 	pending []arrow.RecordBatch // retained, total rows < size
 	rows    int
-	ready   []arrow.RecordBatch // owned, full batches
+	ready   []arrow.RecordBatch // owned, batches to hand out in order
 }
 
-// NewCoalescer returns a coalescer producing batches of size rows.
+// NewCoalescer returns a coalescer producing batches of at most size rows.
 func NewCoalescer(schema *arrow.Schema, mem memory.Allocator, size int) *Coalescer {
 	if size <= 0 {
 		size = DefaultBatchSize
@@ -28,24 +44,39 @@ func NewCoalescer(schema *arrow.Schema, mem memory.Allocator, size int) *Coalesc
 // Push borrows b (the caller keeps its reference).
 func (c *Coalescer) Push(b arrow.RecordBatch) error {
 	n := int(b.NumRows())
-	off := 0
-	for off < n {
-		take := min(c.size-c.rows, n-off)
-		var part arrow.RecordBatch
-		if off == 0 && take == n {
+	if n == 0 {
+		return nil
+	}
+	if 2*n >= c.size {
+		if err := c.flush(); err != nil {
+			return err
+		}
+		if n <= c.size {
 			b.Retain()
-			part = b
-		} else {
-			part = b.NewSlice(int64(off), int64(off+take))
+			c.ready = append(c.ready, b)
+			return nil
 		}
-		off += take
-		c.pending = append(c.pending, part)
-		c.rows += take
-		if c.rows == c.size {
-			if err := c.flush(); err != nil {
-				return err
-			}
+		off := 0
+		for ; 2*(n-off) >= c.size; off += min(c.size, n-off) {
+			c.ready = append(c.ready, b.NewSlice(int64(off), int64(off+min(c.size, n-off))))
 		}
+		if off == n {
+			return nil
+		}
+		b = b.NewSlice(int64(off), int64(n)) // a small tail: held like a small batch
+		defer b.Release()
+		n -= off
+	}
+	if c.rows+n > c.size {
+		if err := c.flush(); err != nil {
+			return err
+		}
+	}
+	b.Retain()
+	c.pending = append(c.pending, b)
+	c.rows += n
+	if c.rows == c.size {
+		return c.flush()
 	}
 	return nil
 }
@@ -67,7 +98,7 @@ func (c *Coalescer) flush() error {
 	return nil
 }
 
-// Pop returns a full batch if one is ready (caller owns it).
+// Pop returns a batch if one is ready (caller owns it).
 func (c *Coalescer) Pop() (arrow.RecordBatch, bool) {
 	if len(c.ready) == 0 {
 		return nil, false

@@ -158,7 +158,7 @@ func TestCoalescer(t *testing.T) {
 	mem := exectest.Mem(t)
 	r := rand.New(rand.NewPCG(7, 8))
 	rows := randRows(r, 100)
-	for _, size := range []int{1, 3, 16, 200} {
+	for _, size := range []int{1, 3, 7, 16, 40, 200} {
 		var in []arrow.RecordBatch
 		for lo := 0; lo < len(rows); {
 			hi := min(len(rows), lo+1+r.IntN(30))
@@ -175,9 +175,15 @@ func TestCoalescer(t *testing.T) {
 			if err := c.Push(b); err != nil {
 				t.Fatal(err)
 			}
+			passes := 2*b.NumRows() >= int64(size) && b.NumRows() <= int64(size)
 			b.Release()
 			for o, ok := c.Pop(); ok; o, ok = c.Pop() {
 				out = append(out, o)
+			}
+			// A batch of half the size or more, up to the size, goes out
+			// as it is, not copied (after the rows held before it).
+			if passes && (len(out) == 0 || out[len(out)-1] != b) {
+				t.Fatalf("size %d: a batch of %d rows did not pass through", size, b.NumRows())
 			}
 		}
 		if err := c.Finish(); err != nil {
@@ -187,9 +193,14 @@ func TestCoalescer(t *testing.T) {
 			out = append(out, o)
 		}
 		c.Release()
+		// At most size rows each; one under half the size (rows held when
+		// a big batch came) is the last or followed by a big one.
 		for i, o := range out {
-			if i < len(out)-1 && o.NumRows() != int64(size) {
+			if o.NumRows() == 0 || o.NumRows() > int64(size) {
 				t.Fatalf("size %d: batch %d has %d rows", size, i, o.NumRows())
+			}
+			if small := 2*o.NumRows() < int64(size); small && i < len(out)-1 && 2*out[i+1].NumRows() < int64(size) {
+				t.Fatalf("size %d: batches %d and %d both under half the size (%d, %d rows)", size, i, i+1, o.NumRows(), out[i+1].NumRows())
 			}
 		}
 		got, err := exectest.Rows(out...)

@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/arrow/scalar"
 )
 
@@ -18,9 +19,11 @@ import (
 // scalar (it reads no column) keeps or drops the whole batch. A mask
 // becomes the list of kept rows, and the columns are copied at those rows
 // by gather.go's typed loops; a batch kept whole, or dropped whole, is not
-// copied at all:
+// copied at all. A predicate that evaluates into words (wordeval.go: column
+// comparisons and AND/OR of them) writes into the stream's two word slices
+// and the kept rows come from those, with no Boolean array made per batch:
 //
-//	mask ──▶ selection ──┬─ no row    ──▶ drop
+//	mask or words ──▶ selection ──┬─ no row    ──▶ drop
 //	                     ├─ every row ──▶ push the batch as it is
 //	                     └─ some rows ──▶ gatherBatch ──▶ push
 type FilterExec struct {
@@ -62,7 +65,9 @@ type filterStream struct {
 	in  Stream
 	co  *Coalescer
 	sel []int32 // the kept rows of the batch at hand (gather.go)
-	eof bool
+	// vals and valid are a wordEval predicate's words, reused per batch.
+	vals, valid []uint64
+	eof         bool
 }
 
 func (s *filterStream) Schema() *arrow.Schema { return s.n.Schema() }
@@ -74,6 +79,9 @@ func (s *filterStream) Close() error {
 func (s *filterStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	return pullCoalesced(ctx, s.in, s.co, &s.eof, &s.n.metrics, func(b arrow.RecordBatch) error {
 		mem := s.tc.mem()
+		if we, ok := s.n.bound.(wordEval); ok {
+			return s.filterWords(ctx, mem, we, b)
+		}
 		d, err := s.n.bound.Eval(ctx, mem, b)
 		if err != nil {
 			return err
@@ -92,17 +100,37 @@ func (s *filterStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			return fmt.Errorf("%w: filter mask is %d rows of %s for a batch of %d", ErrSchema, ma.Len(), ma.DataType(), b.NumRows())
 		}
 		s.sel = selection(mask, s.sel)
-		switch len(s.sel) {
-		case 0:
-			return nil
-		case int(b.NumRows()):
-			return s.co.Push(b)
-		}
-		out, err := gatherBatch(ctx, mem, b, s.sel)
-		if err != nil {
-			return fmt.Errorf("exec: filter: %w", err)
-		}
-		defer out.Release()
-		return s.co.Push(out)
+		return s.keep(ctx, mem, b)
 	})
+}
+
+// filterWords evaluates a wordEval predicate into the stream's words.
+func (s *filterStream) filterWords(ctx context.Context, mem memory.Allocator, we wordEval, b arrow.RecordBatch) error {
+	n := int(b.NumRows())
+	nw := wordsFor(n)
+	if cap(s.vals) < nw {
+		s.vals, s.valid = make([]uint64, nw), make([]uint64, nw)
+	}
+	vals, valid := s.vals[:nw], s.valid[:nw]
+	if err := we.evalWords(ctx, mem, b, nil, vals, valid); err != nil {
+		return err
+	}
+	s.sel = selWords(vals, valid, n, s.sel)
+	return s.keep(ctx, mem, b)
+}
+
+// keep pushes b's rows at s.sel.
+func (s *filterStream) keep(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) error {
+	switch len(s.sel) {
+	case 0:
+		return nil
+	case int(b.NumRows()):
+		return s.co.Push(b)
+	}
+	out, err := gatherBatch(ctx, mem, b, s.sel)
+	if err != nil {
+		return fmt.Errorf("exec: filter: %w", err)
+	}
+	defer out.Release()
+	return s.co.Push(out)
 }

@@ -72,6 +72,12 @@ func BenchmarkFilter(b *testing.B) {
 			exec.Binary{Op: exec.OpGe, L: ship, R: date(8766)}, exec.Binary{Op: exec.OpLt, L: ship, R: date(9131)},
 			exec.Binary{Op: exec.OpGe, L: disc, R: d(5)}, exec.Binary{Op: exec.OpLe, L: disc, R: d(7)},
 			exec.Binary{Op: exec.OpLt, L: qty, R: d(2400)})},
+		// one quarter of shipdates, about 3.6% of the rows: a range on one column
+		{"date-quarter", and(
+			exec.Binary{Op: exec.OpGe, L: ship, R: date(9496)}, exec.Binary{Op: exec.OpLt, L: ship, R: date(9587)})},
+		// Q19-like: BETWEEN on a decimal
+		{"decimal-between", and(
+			exec.Binary{Op: exec.OpGe, L: qty, R: d(1000)}, exec.Binary{Op: exec.OpLe, L: qty, R: d(2000)})},
 		{"date-half", exec.Binary{Op: exec.OpLt, L: ship, R: date(9299)}},
 		{"decimal-cols", exec.Binary{Op: exec.OpLt, L: disc, R: col(3, "l_extendedprice")}},
 		{"text-eq", exec.Binary{Op: exec.OpEq, L: mode, R: exec.Lit{Value: "MAIL"}}},
@@ -115,4 +121,60 @@ func BenchmarkFilter(b *testing.B) {
 			b.ReportMetric(float64(kept)/(8*8192)*100, "%kept")
 		})
 	}
+}
+
+// BenchmarkFilterDateRange is the filter of
+//
+//	SELECT count(*) FROM lineitem WHERE l_shipdate >= date '1996-01-01' AND l_shipdate < date '1996-04-01'
+//
+// as it runs on the SF 1 table: one date column in batches of 4096 rows,
+// 3.6% kept; ns/batch is the cost per input batch.
+func BenchmarkFilterDateRange(b *testing.B) {
+	mem := memory.NewGoAllocator()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "l_shipdate", Type: arrow.FixedWidthTypes.Date32, Nullable: true}}, nil)
+	var batches []arrow.RecordBatch
+	x := uint32(1)
+	for range 16 {
+		bd := array.NewDate32Builder(mem)
+		for range 4096 {
+			x = x*1664525 + 1013904223
+			bd.Append(arrow.Date32(8036 + x%2526))
+		}
+		col := bd.NewArray()
+		bd.Release()
+		batches = append(batches, array.NewRecordBatch(schema, []arrow.Array{col}, 4096))
+		col.Release()
+	}
+	defer func() {
+		for _, bt := range batches {
+			bt.Release()
+		}
+	}()
+	ship := exec.Col{Index: 0, Name: "l_shipdate"}
+	pred := exec.Binary{Op: exec.OpAnd,
+		L: exec.Binary{Op: exec.OpGe, L: ship, R: exec.Lit{Value: arrow.Date32(9496)}},
+		R: exec.Binary{Op: exec.OpLt, L: ship, R: exec.Lit{Value: arrow.Date32(9587)}}}
+	vals, err := exec.NewValuesExec(schema, batches)
+	if err != nil {
+		b.Fatal(err)
+	}
+	f, err := exec.NewFilterExec(vals, pred)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	for b.Loop() {
+		s, err := f.Execute(ctx, &exec.TaskContext{Mem: mem, BatchSize: 4096})
+		if err != nil {
+			b.Fatal(err)
+		}
+		out, err := exec.Collect(ctx, s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, o := range out {
+			o.Release()
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/16, "ns/batch")
 }

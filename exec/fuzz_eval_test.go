@@ -19,9 +19,10 @@ import (
 // evaluator written apart from the engine in plain Go: exact integer
 // arithmetic in math/big, PostgreSQL's float checks, three-valued logic by
 // truth table. They must agree on every value, and on whether evaluation
-// fails (the engine, like the reference, evaluates every operand on every
-// row, so an error anywhere is an error of the whole evaluation; which one
-// is reported first may differ). The engine's errors must be typed.
+// fails (an error at any row is an error of the whole evaluation; which
+// one is reported first may differ): both evaluate every operand at every
+// row, except AND/OR's operands after the one that decided a row, and
+// CASE's arms that a row does not reach. The engine's errors must be typed.
 func FuzzEval(f *testing.F) {
 	for _, seed := range [][]byte{
 		{0, 0, 0, 0},
@@ -463,30 +464,25 @@ func refCmp(op exec.Op, x, y any) any {
 	return c >= 0
 }
 
-// refLogic is Kleene AND/OR by truth table over every operand.
+// refLogic is Kleene AND/OR as PostgreSQL evaluates it per row: the
+// operands left to right, stopping at the first FALSE (AND) or TRUE (OR),
+// so an operand after it raises no error for that row.
 func refLogic(op exec.Op, refs []refExpr, row []any) (any, error) {
-	var firstErr error
-	sawNull, sawDecider := false, false
+	sawNull := false
 	decider := op == exec.OpOr // OR is decided by a TRUE, AND by a FALSE
 	for _, r := range refs {
 		v, err := r(row)
-		if err != nil && firstErr == nil {
-			firstErr = err
+		if err != nil {
+			return nil, err
 		}
 		switch v {
 		case nil:
 			sawNull = true
 		case decider:
-			sawDecider = true
+			return decider, nil // the operands after it are not evaluated
 		}
 	}
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	switch {
-	case sawDecider:
-		return decider, nil
-	case sawNull:
+	if sawNull {
 		return nil, nil
 	}
 	return !decider, nil

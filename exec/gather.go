@@ -181,7 +181,9 @@ func gatherFixedBuffer(mem memory.Allocator, width int, d arrow.ArrayData, idx [
 	buf := memory.NewResizableBuffer(mem)
 	buf.Resize(len(idx) * w)
 	dst, src := buf.Bytes()[:len(idx)*w], d.Buffers()[1].Bytes()[d.Offset()*w:]
-	clear(dst)
+	if idxNull != nil { // every other row is written
+		clear(dst)
+	}
 	switch width {
 	case 8:
 		gatherValues(dst, src, idx, idxNull)

@@ -103,21 +103,34 @@ func boolBits(d compute.Datum, n int) (vals, valid []byte, err error) {
 
 // boundLogic is an n-ary Kleene AND or OR. Per row, AND is FALSE if any
 // operand is FALSE, else NULL if any is NULL, else TRUE; OR is the dual.
-// It folds the operands eight rows at a time into two bitmaps:
+// It is a wordEval (wordeval.go) and folds its operands into two words per
+// 64 rows:
 //
-//	AND: decided = rows with a FALSE    OR: decided = rows with a TRUE
-//	     unknown = rows with a NULL         unknown = rows with a NULL
-//	result: decided -> FALSE (AND) / TRUE (OR); else unknown -> NULL; else the other value
+//	live    = rows no operand has decided yet (AND: none FALSE; OR: none TRUE)
+//	unknown = rows with a NULL operand
+//	result: not live -> FALSE (AND) / TRUE (OR); else unknown -> NULL; else TRUE (AND) / FALSE (OR)
 //
-// Every operand is evaluated on every batch (no short-circuit), so an
-// operand's error is reported the same whatever the other operands hold.
+// The operands run in their order, each at the live rows only, and once
+// no row is live the rest are not evaluated at all: as in PostgreSQL,
+// which evaluates AND/OR left to right per row and stops at the first
+// FALSE (AND) or TRUE (OR), an operand's error is raised only for a row
+// the operands before it left undecided, and costs nothing for the rows
+// they decided. Adjacent ranges on one column of an AND (BETWEEN, a date
+// range) are one operand that reads the column once (cmp_range.go);
+// merging neighbours changes no row's set of operands evaluated.
+//
+//	operand ─▶ live rows? ─ none ─▶ done
+//	              │ some
+//	              ├─ wordEval ─▶ its words at the live rows
+//	              └─ other    ─▶ Eval over the live rows (gathered unless all) ─▶ scattered to words
+//	           ─▶ live &^= decided, unknown |= NULL ─▶ next operand
 type boundLogic struct {
 	op   Op // OpAnd or OpOr
 	args []Bound
 }
 
 func bindLogic(op Op, es []Expr, s *arrow.Schema) (Bound, error) {
-	args := make([]Bound, len(es))
+	bs := make([]Bound, len(es))
 	for i, e := range es {
 		b, err := Bind(e, s)
 		if err != nil {
@@ -126,55 +139,103 @@ func bindLogic(op Op, es []Expr, s *arrow.Schema) (Bound, error) {
 		if b.Type().ID() != arrow.BOOL {
 			return nil, fmt.Errorf("%w: %s needs boolean operands, %s is %s", ErrSchema, opInfo[op].sym, e, b.Type())
 		}
-		args[i] = b
+		bs[i] = b
 	}
-	return boundLogic{op: op, args: args}, nil
+	return newLogic(op, bs), nil
+}
+
+// newLogic is the AND or OR of the bound boolean operands bs, in order.
+func newLogic(op Op, bs []Bound) boundLogic {
+	args := make([]Bound, 0, len(bs))
+	for _, b := range bs {
+		if g, ok := b.(boundRange); ok && op == OpAnd && !g.neg && len(args) > 0 {
+			if p, ok := args[len(args)-1].(boundRange); ok && !p.neg && p.col == g.col {
+				args[len(args)-1] = p.intersect(g)
+				continue
+			}
+		}
+		args = append(args, b)
+	}
+	return boundLogic{op: op, args: args}
 }
 
 func (e boundLogic) Type() arrow.DataType { return arrow.FixedWidthTypes.Boolean }
 func (e boundLogic) String() string {
 	return fmt.Sprintf("%s(%d operands)", opInfo[e.op].sym, len(e.args))
 }
+
 func (e boundLogic) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
 	n := int(b.NumRows())
-	nb := int(bitutil.BytesForBits(int64(n)))
-	decided, unknown := make([]byte, nb), make([]byte, nb)
-	allScalar := true
+	out := newCmpOut(mem, n)
+	nw := wordsFor(n)
+	allScalar, err := e.eval(ctx, mem, b, nil, bufWords(out.vals, nw), bufWords(out.valid, nw))
+	if err != nil {
+		out.vals.Release()
+		out.valid.Release()
+		return nil, err
+	}
+	return result(out.finish(), allScalar)
+}
+
+func (e boundLogic) evalWords(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch, live, vals, valid []uint64) error {
+	_, err := e.eval(ctx, mem, b, live, vals, valid)
+	return err
+}
+
+// eval is evalWords; allScalar reports that every operand evaluated came
+// out a scalar (no column was read).
+func (e boundLogic) eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch, live, vals, valid []uint64) (allScalar bool, err error) {
+	n := int(b.NumRows())
+	nw := wordsFor(n)
+	// vals holds the live rows and valid the unknown ones until the end.
+	alive, unknown := vals, valid
+	some := uint64(0)
+	for w := range nw {
+		alive[w] = liveWord(live, w, n)
+		unknown[w] = 0
+		some |= alive[w]
+	}
+	scratch := make([]uint64, 2*nw)
+	av, am := scratch[:nw], scratch[nw:]
+	allScalar = true
 	for _, a := range e.args {
-		d, err := a.Eval(ctx, mem, b)
-		if err != nil {
-			return nil, err
+		if some == 0 && n > 0 {
+			break // every row decided
 		}
-		allScalar = allScalar && isScalar(d)
-		vals, valid, err := boolBits(d, n)
-		if err != nil {
-			d.Release()
-			return nil, err
-		}
-		for i := range nb {
-			m := byte(0xFF)
-			if valid != nil {
-				m = valid[i]
+		if wa, ok := a.(wordEval); ok {
+			allScalar = false
+			if err := wa.evalWords(ctx, mem, b, alive, av, am); err != nil {
+				return false, err
 			}
-			v := vals[i]
+		} else {
+			sc, err := evalGeneric(ctx, mem, a, b, alive, av, am)
+			if err != nil {
+				return false, err
+			}
+			allScalar = allScalar && sc
+		}
+		some = 0
+		for w := range nw {
+			v := av[w]
 			if e.op == OpAnd {
 				v = ^v
 			}
-			decided[i] |= v & m
-			unknown[i] |= ^m
+			unknown[w] |= ^am[w] & alive[w]
+			alive[w] &^= v & am[w]
+			some |= alive[w]
 		}
-		d.Release()
 	}
-	out := newBoolOut(mem, n)
-	for i := range nb {
-		out.bits[i] = decided[i] | ^unknown[i]
+	for w := range nw {
+		asked := liveWord(live, w, n)
+		null := alive[w] & unknown[w]
+		valid[w] = ^null
 		if e.op == OpAnd {
-			out.v[i] = ^decided[i] & ^unknown[i]
+			vals[w] = alive[w] &^ null
 		} else {
-			out.v[i] = decided[i]
+			vals[w] = asked &^ alive[w]
 		}
 	}
-	return result(out.array(), allScalar)
+	return allScalar, nil
 }
 
 // Unary operators.
