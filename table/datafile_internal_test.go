@@ -63,13 +63,13 @@ func TestTakeVerifiesOnlyItsBatch(t *testing.T) {
 	require.NoError(t, err)
 	f := tb.Fragments()[0]
 	marks := func() []bool {
-		tb.checks.mu.Lock()
-		defer tb.checks.mu.Unlock()
-		for key, c := range tb.checks.m {
-			require.Equal(t, f.DataFile, key.path)
+		cs := fileChecksOf(t, tb, f)
+		cs.mu.Lock()
+		defer cs.mu.Unlock()
+		for _, c := range cs.m {
 			out := []bool{c.tail.Load()}
 			for i := range c.parts {
-				out = append(out, c.parts[i].Load())
+				out = append(out, c.parts[i].Load()&markHashed != 0)
 			}
 			return out
 		}
@@ -82,6 +82,14 @@ func TestTakeVerifiesOnlyItsBatch(t *testing.T) {
 	out.Release()
 	// Per batch: the head, then column k.
 	require.Equal(t, []bool{true, false, false, true, true, false, false}, marks(), "footer and batch 1 only")
+}
+
+// fileChecksOf is the verification marks of f's data file, kept with its
+// mapping in tb's store.
+func fileChecksOf(t *testing.T, tb *Table, f *Fragment) *fileChecks {
+	m, err := tb.st.(store.Mapper).Map(context.Background(), f.DataFile)
+	require.NoError(t, err)
+	return m.Memo(checksKey{}, func() any { return &fileChecks{m: map[fileKey]*fileCheck{}} }).(*fileChecks)
 }
 
 // twoColumnTable is a table of 24 rows (k int64, s string) in batches of 8.
