@@ -41,7 +41,7 @@ func BenchmarkSpanCRC(b *testing.B) {
 }
 
 // TestTakeVerifiesOnlyItsBatch: a point take hashes the footer and the one
-// batch it reads, and the snapshot remembers both; the other batches stay
+// batch it reads, and the mapping's marks remember both; the other batches stay
 // unverified until something reads them.
 func TestTakeVerifiesOnlyItsBatch(t *testing.T) {
 	ctx := context.Background()

@@ -16,23 +16,29 @@ import (
 	"github.com/stablerow/stablerow/table/store"
 )
 
-// dataFile is an open fragment data file. Every byte arrow-go decodes into
+// dataFile is an open fragment data file. Every byte decoded into
 // something handed out has been checked against the fragment's
 // DataFileInfo first:
 //
-//	openData: size == manifest size --> tail crc (footer) --> arrow-go parses footer
+//	openData: size == manifest size --> tail crc (footer) --> arrow-go parses footer, schema checked
+//	          (all skipped when the mapping's marks say it was done for this description)
 //	                                                             |
 //	batch(i, cols): crc of span i (FormatSpans) or of its head and of the
-//	                parts of cols (FormatColumns), each skipped when this
-//	                snapshot verified it --> arrow-go decodes batch i
-//	                --> cols' buffers inside their parts? --> cols handed out
+//	                parts of cols (FormatColumns), each skipped when marked
+//	  FormatColumns, mapped: batchSpan decodes cols only, each buffer
+//	                         inside its column's part --> cols handed out
+//	  otherwise:             arrow-go decodes batch i
+//	                         --> cols' buffers inside their parts? --> cols handed out
 //
-// Mapped files are read zero-copy; the marks in chk let warm reads skip
-// hashing. Files read through store.Reader go through vr, which serves
-// arrow-go only the bytes just verified. On an object store the reader is
-// opened from the manifest's size and content id (store.KnownOpener: no
-// HEAD), and a take fetches the spans of the batches it will decode ahead,
-// a bounded window at a time, in one ReadRanges (merged, in parallel):
+// Mapped files are read zero-copy; the marks in chk (kept with the
+// store.Mapping, so shared by every snapshot and query reading the same
+// bytes) let warm reads skip hashing and, for a FormatColumns file,
+// arrow-go's file reader altogether. Files read through store.Reader go
+// through vr, which serves arrow-go only the bytes just verified. On an
+// object store the reader is opened from the manifest's size and content
+// id (store.KnownOpener: no HEAD), and a take fetches the spans of the
+// batches it will decode ahead, a bounded window at a time, in one
+// ReadRanges (merged, in parallel):
 //
 //	take: batches b1 < b2 < ... --window(prefetchBatches, prefetchBytes)--> ReadRanges --> pre
 //	batch(i): pre[i] (or one read) --> span crc --> decode; pre[i] dropped
@@ -234,7 +240,7 @@ func (d *dataFile) batch(i int, cols []int, dst []arrow.Array) (out []arrow.Arra
 }
 
 // verifyMapped checks the parts of batch i of a mapped file that reading
-// cols needs, each once per snapshot (the marks in chk).
+// cols needs, each once per mapping and description (the marks in chk).
 func (d *dataFile) verifyMapped(i int, cols []int) error {
 	check := func(k int) error {
 		m := &d.chk.parts[i*d.chk.per+k]
