@@ -41,7 +41,7 @@ func BenchmarkSpanCRC(b *testing.B) {
 }
 
 // TestTakeVerifiesOnlyItsBatch: a point take hashes the footer and the one
-// batch it reads, and the snapshot remembers both; the other batches stay
+// batch it reads, and the mapping's marks remember both; the other batches stay
 // unverified until something reads them.
 func TestTakeVerifiesOnlyItsBatch(t *testing.T) {
 	ctx := context.Background()
@@ -63,13 +63,13 @@ func TestTakeVerifiesOnlyItsBatch(t *testing.T) {
 	require.NoError(t, err)
 	f := tb.Fragments()[0]
 	marks := func() []bool {
-		tb.checks.mu.Lock()
-		defer tb.checks.mu.Unlock()
-		for key, c := range tb.checks.m {
-			require.Equal(t, f.DataFile, key.path)
+		cs := fileChecksOf(t, tb, f)
+		cs.mu.Lock()
+		defer cs.mu.Unlock()
+		for _, c := range cs.m {
 			out := []bool{c.tail.Load()}
 			for i := range c.parts {
-				out = append(out, c.parts[i].Load())
+				out = append(out, c.parts[i].Load()&markHashed != 0)
 			}
 			return out
 		}
@@ -82,6 +82,14 @@ func TestTakeVerifiesOnlyItsBatch(t *testing.T) {
 	out.Release()
 	// Per batch: the head, then column k.
 	require.Equal(t, []bool{true, false, false, true, true, false, false}, marks(), "footer and batch 1 only")
+}
+
+// fileChecksOf is the verification marks of f's data file, kept with its
+// mapping in tb's store.
+func fileChecksOf(t *testing.T, tb *Table, f *Fragment) *fileChecks {
+	m, err := tb.st.(store.Mapper).Map(context.Background(), f.DataFile)
+	require.NoError(t, err)
+	return m.Memo(checksKey{}, func() any { return &fileChecks{m: map[fileKey]*fileCheck{}} }).(*fileChecks)
 }
 
 // twoColumnTable is a table of 24 rows (k int64, s string) in batches of 8.
@@ -200,4 +208,63 @@ func TestBatchPartsTileTheBody(t *testing.T) {
 		}
 		require.Equal(t, end-start, sum, "batch %d", i)
 	}
+}
+
+// TestMarksLiveWithTheMapping: verification marks belong to the mapped
+// bytes and the description they were checked against, not to a
+// snapshot. A new snapshot of the same bytes starts from the marks an
+// earlier one made (no re-hash per query); new bytes for the path (a
+// memory store Put, even of equal bytes) start from none and are hashed
+// again, so damaged ones are ErrCorrupt; and a manifest describing the
+// same file with other checksums is checked against them, not trusted on
+// the marks of the true description.
+func TestMarksLiveWithTheMapping(t *testing.T) {
+	ctx := context.Background()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	tb := twoColumnTable(t, mem)
+	f := tb.m.Fragments[0]
+	// hashed lists, per batch, whether its head, k and s are marked.
+	hashed := func(tb *Table) []bool {
+		m, err := tb.st.(store.Mapper).Map(ctx, f.DataFile)
+		require.NoError(t, err)
+		c := checksOf(m, &tb.m.Fragments[0].File, tb.m.Schema)
+		var out []bool
+		for i := range c.parts {
+			out = append(out, c.parts[i].Load()&markHashed != 0)
+		}
+		return out
+	}
+	none := make([]bool, 9)
+	kOnly := []bool{true, true, false, true, true, false, true, true, false}
+	require.Equal(t, none, hashed(tb))
+	require.NoError(t, scanErr(t, tb, []string{"k"}, mem))
+	require.Equal(t, kOnly, hashed(tb))
+
+	tb2, err := Open(ctx, tb.st, Options{})
+	require.NoError(t, err)
+	require.Equal(t, kOnly, hashed(tb2), "a new snapshot shares the mapping's marks")
+
+	orig, err := tb.st.Get(ctx, f.DataFile)
+	require.NoError(t, err)
+	require.NoError(t, tb.st.Put(ctx, f.DataFile, orig))
+	require.Equal(t, none, hashed(tb2), "new bytes (equal or not) start unverified")
+	require.NoError(t, scanErr(t, tb2, []string{"k"}, mem))
+	require.Equal(t, kOnly, hashed(tb2))
+
+	bad := slices.Clone(orig)
+	start, _ := f.File.partRange(0, 1)
+	bad[start+9] ^= 1 // column k's values in batch 0
+	require.NoError(t, tb.st.Put(ctx, f.DataFile, bad))
+	err = scanErr(t, tb2, []string{"k"}, mem)
+	require.ErrorIs(t, err, ErrCorrupt)
+	require.Contains(t, err.Error(), "column 0 of batch 0")
+	require.NoError(t, scanErr(t, tb2, []string{"s"}, mem), "s's parts are intact")
+
+	require.NoError(t, tb.st.Put(ctx, f.DataFile, orig))
+	require.NoError(t, scanErr(t, tb, []string{"k", "s"}, mem))
+	lying := withFile(tb, func(fi *DataFileInfo, _ []byte) { fi.Spans[1].Cols[0].CRC ^= 1 })
+	err = scanErr(t, lying, []string{"k"}, mem)
+	require.ErrorIs(t, err, ErrCorrupt)
+	require.Contains(t, err.Error(), "column 0 of batch 1")
 }

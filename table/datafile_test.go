@@ -261,7 +261,7 @@ func TestDataFileCorruptOnDisk(t *testing.T) {
 	requireCorrupt(t, err, f.DataFile, "scan")
 }
 
-// TestWarmTakeSeesNewBytes: a snapshot's verification marks are tied to
+// TestWarmTakeSeesNewBytes: verification marks are tied to
 // the bytes they were taken on; when the store hands out other bytes for
 // the path, they are verified again rather than trusted.
 func TestWarmTakeSeesNewBytes(t *testing.T) {

@@ -24,8 +24,9 @@
 // its head and the parts of the columns they read, so a flipped, truncated
 // or swapped file is ErrCorrupt naming the file, never wrong rows or a
 // decoder panic. A scan of 4 of 16 columns hashes those 4 columns' bytes, a
-// point take only the batches it touches, and a snapshot remembers the
-// parts it has verified.
+// point take only the batches it touches, and the parts verified are
+// remembered with the store's mapping of the file (so by every later
+// snapshot and query reading those bytes; new bytes start unverified).
 //
 // `_rowid` and `_rowaddr` are real schema fields (field ids -3 and -2, type
 // uint64) appended after the user columns. Scans and fragment takes serve

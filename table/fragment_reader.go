@@ -16,23 +16,29 @@ import (
 	"github.com/stablerow/stablerow/table/store"
 )
 
-// dataFile is an open fragment data file. Every byte arrow-go decodes into
+// dataFile is an open fragment data file. Every byte decoded into
 // something handed out has been checked against the fragment's
 // DataFileInfo first:
 //
-//	openData: size == manifest size --> tail crc (footer) --> arrow-go parses footer
+//	openData: size == manifest size --> tail crc (footer) --> arrow-go parses footer, schema checked
+//	          (all skipped when the mapping's marks say it was done for this description)
 //	                                                             |
 //	batch(i, cols): crc of span i (FormatSpans) or of its head and of the
-//	                parts of cols (FormatColumns), each skipped when this
-//	                snapshot verified it --> arrow-go decodes batch i
-//	                --> cols' buffers inside their parts? --> cols handed out
+//	                parts of cols (FormatColumns), each skipped when marked
+//	  FormatColumns, mapped: batchSpan decodes cols only, each buffer
+//	                         inside its column's part --> cols handed out
+//	  otherwise:             arrow-go decodes batch i
+//	                         --> cols' buffers inside their parts? --> cols handed out
 //
-// Mapped files are read zero-copy; the marks in chk let warm reads skip
-// hashing. Files read through store.Reader go through vr, which serves
-// arrow-go only the bytes just verified. On an object store the reader is
-// opened from the manifest's size and content id (store.KnownOpener: no
-// HEAD), and a take fetches the spans of the batches it will decode ahead,
-// a bounded window at a time, in one ReadRanges (merged, in parallel):
+// Mapped files are read zero-copy; the marks in chk (kept with the
+// store.Mapping, so shared by every snapshot and query reading the same
+// bytes) let warm reads skip hashing and, for a FormatColumns file,
+// arrow-go's file reader altogether. Files read through store.Reader go
+// through vr, which serves arrow-go only the bytes just verified. On an
+// object store the reader is opened from the manifest's size and content
+// id (store.KnownOpener: no HEAD), and a take fetches the spans of the
+// batches it will decode ahead, a bounded window at a time, in one
+// ReadRanges (merged, in parallel):
 //
 //	take: batches b1 < b2 < ... --window(prefetchBatches, prefetchBytes)--> ReadRanges --> pre
 //	batch(i): pre[i] (or one read) --> span crc --> decode; pre[i] dropped
@@ -42,7 +48,7 @@ type dataFile struct {
 	chk  *fileCheck   // verification marks of the mapped file
 	r    store.Reader // nil when mapped
 	vr   *verifiedReader
-	ipc  *ipc.FileReader
+	ipc  *ipc.FileReader // nil for a mapped FormatColumns file (batchSpan decodes it)
 	pre  map[int][]byte  // spans fetched ahead, not yet verified; by batch
 	ctx  context.Context // of openData: batch's reads honour it
 }
@@ -73,19 +79,34 @@ func (t *Table) openData(ctx context.Context, f *Fragment, mem memory.Allocator)
 		}
 	}()
 	if mp, ok := t.st.(store.Mapper); ok {
-		if d.data, err = mp.Map(ctx, f.DataFile); err != nil {
+		m, err := mp.Map(ctx, f.DataFile)
+		if err != nil {
 			return d, fmt.Errorf("table: fragment %d: map %s: %w", f.ID, f.DataFile, err)
 		}
-		d.chk = t.checks.get(f.DataFile, &f.File, t.m.Schema.NumFields(), d.data)
+		d.data = m.Data
+		d.chk = checksOf(m, &f.File, t.m.Schema)
+		if d.chk.tail.Load() && f.File.Format == FormatColumns {
+			// Tail and schema checked against this description before;
+			// batches decode without arrow-go's file reader.
+			return d, nil
+		}
 		if !d.chk.tail.Load() {
 			if err := checkTail(f, d.data); err != nil {
 				return d, err
 			}
-			d.chk.tail.Store(true)
 		}
 		if d.ipc, err = ipc.NewMappedFileReader(d.data, ipc.WithAllocator(mem)); err != nil {
 			return d, errorf(ErrCorrupt, "fragment %d: data file %s: %w", f.ID, f.DataFile, err)
 		}
+		if err := d.checkSchema(t.m.Schema); err != nil {
+			return d, err
+		}
+		d.chk.tail.Store(true)
+		if f.File.Format == FormatColumns {
+			d.ipc.Close()
+			d.ipc = nil
+		}
+		return d, nil
 	} else {
 		if ko, ok := t.st.(store.KnownOpener); ok {
 			d.r, err = ko.OpenKnown(ctx, f.DataFile, int64(f.File.Size), f.File.IDString())
@@ -151,11 +172,24 @@ func (d *dataFile) batch(i int, cols []int, dst []arrow.Array) (out []arrow.Arra
 	if i < 0 || i >= len(f.File.Spans) {
 		return nil, 0, errorf(ErrInvalidArgument, "fragment %d: batch %d of %d", f.ID, i, len(f.File.Spans))
 	}
+	first := uint64(i) * f.BatchRows
+	want := min(f.BatchRows, f.PhysicalRows-first)
 	if d.data != nil {
 		// tail verification established len(d.data) == File.Size, and
 		// the manifest's parts lie inside File.Size.
 		if err := d.verifyMapped(i, cols); err != nil {
 			return nil, 0, err
+		}
+		if d.ipc == nil {
+			start, end := f.File.span(i)
+			sp := &f.File.Spans[i]
+			per := d.chk.per
+			bs := batchSpan{b: d.data[start:end], first: i == 0, head: sp.Head, parts: sp.Cols, marks: d.chk.parts[i*per : (i+1)*per]}
+			out, err := bs.decode(d.chk.types, cols, int64(want), dst)
+			if err != nil {
+				return nil, 0, errorf(ErrCorrupt, "fragment %d: data file %s: batch %d: %w", f.ID, f.DataFile, i, err)
+			}
+			return out, int64(want), nil
 		}
 	} else {
 		start, end := f.File.span(i)
@@ -188,8 +222,6 @@ func (d *dataFile) batch(i int, cols []int, dst []arrow.Array) (out []arrow.Arra
 		return nil, 0, errorf(ErrCorrupt, "fragment %d: data file %s: batch %d: %w", f.ID, f.DataFile, i, err)
 	}
 	defer b.Release()
-	first := uint64(i) * f.BatchRows
-	want := min(f.BatchRows, f.PhysicalRows-first)
 	if uint64(b.NumRows()) != want {
 		return nil, 0, errorf(ErrCorrupt, "fragment %d: data file %s: batch %d has %d rows, expected %d", f.ID, f.DataFile, i, b.NumRows(), want)
 	}
@@ -208,11 +240,11 @@ func (d *dataFile) batch(i int, cols []int, dst []arrow.Array) (out []arrow.Arra
 }
 
 // verifyMapped checks the parts of batch i of a mapped file that reading
-// cols needs, each once per snapshot (the marks in chk).
+// cols needs, each once per mapping and description (the marks in chk).
 func (d *dataFile) verifyMapped(i int, cols []int) error {
 	check := func(k int) error {
 		m := &d.chk.parts[i*d.chk.per+k]
-		if m.Load() {
+		if m.Load()&markHashed != 0 {
 			return nil
 		}
 		start, end := d.f.File.span(i)
@@ -222,7 +254,7 @@ func (d *dataFile) verifyMapped(i int, cols []int) error {
 		if err := checkPart(d.f, i, k, d.data[start:end]); err != nil {
 			return err
 		}
-		m.Store(true)
+		m.Or(markHashed)
 		return nil
 	}
 	if err := check(0); err != nil || d.f.File.Format != FormatColumns {

@@ -22,7 +22,6 @@ type Table struct {
 	m      *Manifest
 	schema *arrow.Schema // user columns then _rowid, _rowaddr
 	opts   Options
-	checks *fileChecks // data file parts this snapshot has verified
 }
 
 // Options tune writes. The zero value is usable.
@@ -118,7 +117,7 @@ func Create(ctx context.Context, st store.Store, schema *arrow.Schema, opts Opti
 }
 
 func newTable(st store.Store, m *Manifest, opts Options) *Table {
-	return &Table{st: st, m: m, schema: fullSchema(m.Schema), opts: opts.withDefaults(), checks: &fileChecks{}}
+	return &Table{st: st, m: m, schema: fullSchema(m.Schema), opts: opts.withDefaults()}
 }
 
 // Open opens the latest version of the table in st.

@@ -3,47 +3,71 @@ package table
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"sync/atomic"
-	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/stablerow/stablerow/errkind"
+	"github.com/stablerow/stablerow/table/store"
 )
 
-// fileChecks remembers which parts of mapped data files a Table snapshot
-// has verified, so a warm take does not hash its batch again. Each part of
-// a file goes through
+// fileChecks remembers which parts of a mapped data file have been
+// verified. Each part goes through
 //
-//	unverified --crc32c matches--> verified (kept for the snapshot's life)
+//	unverified --crc32c matches--> verified (kept as long as the mapping)
 //	     |
 //	     +------crc32c differs---> ErrCorrupt (nothing cached; retried next read)
 //
-// A mark is only as good as the bytes it was taken on: entries hold the
-// mapping they verified and are dropped when the store hands out different
-// bytes for the path (the memory store after a Put, say). The cache lives
-// in the snapshot, not the process, so reopening a table re-verifies what
-// it reads.
+// A mark is only as good as the bytes it was taken on, so the marks live
+// in the store.Mapping's memo: every snapshot and query reading the same
+// mapped bytes shares them (data files are immutable; a Local mapping is
+// made once per process), and new bytes for the path (the memory store
+// after a Put) come with a new Mapping and no marks. A mark is also only
+// as good as the manifest entry it was checked against: the marks of a
+// file are kept per description (content id, tail CRC, spans and their
+// parts, column types), and a manifest describing the same file otherwise
+// starts from none.
+//
+// The lifetime is the mapping's, not the snapshot's: bytes that change
+// under a live mapping after they were verified (a file rewritten in place,
+// which the table never does) are not hashed again by this process.
 type fileChecks struct {
 	mu sync.Mutex
 	m  map[fileKey]*fileCheck
 }
 
 type fileKey struct {
-	path string
-	id   [16]byte
-	tail uint32
+	id     [16]byte
+	tail   uint32
+	size   uint64
+	format DataFormat
+	per    int
 }
 
-// fileCheck is the verification state of one mapped data file: the tail,
-// and each part of each batch (FormatSpans: the span, one part per batch;
-// FormatColumns: the head, then each column, per batch).
+// checksKey is the memo key of a mapping's fileChecks.
+type checksKey struct{}
+
+// fileCheck is the verification state of one mapped data file as one
+// description says it is: the tail and schema, and each part of each
+// batch (FormatSpans: the span, one part per batch; FormatColumns: the
+// head, then each column, per batch).
 type fileCheck struct {
-	data  *byte // the mapping verified (identity, not contents)
-	size  int
-	tail  atomic.Bool
-	per   int           // parts per batch
-	parts []atomic.Bool // batch i's part k at i*per + k
+	spans []Span           // the description the marks were taken against
+	types []arrow.DataType // its columns
+	last  atomic.Pointer[DataFileInfo]
+	tail  atomic.Bool     // size, tail CRC and the footer's schema checked
+	per   int             // parts per batch
+	parts []atomic.Uint32 // batch i's part k at i*per + k: markHashed | markDecoded
 }
+
+// The marks of a part: its CRC matched (markHashed); a column part also
+// decoded once with every check batchSpan makes (markDecoded).
+const (
+	markHashed uint32 = 1 << iota
+	markDecoded
+)
 
 // partsPerBatch is the number of separately checked parts of each batch.
 func (fi *DataFileInfo) partsPerBatch(ncols int) int {
@@ -53,22 +77,43 @@ func (fi *DataFileInfo) partsPerBatch(ncols int) int {
 	return 1
 }
 
-// get returns the state of the file at path as described by fi, over the
-// mapped bytes data.
-func (c *fileChecks) get(path string, fi *DataFileInfo, ncols int, data []byte) *fileCheck {
-	k := fileKey{path: path, id: fi.ID, tail: fi.TailCRC}
+// checksOf returns the verification state of the mapped file m as fi and
+// the columns of schema us describe it.
+func checksOf(m *store.Mapping, fi *DataFileInfo, us *arrow.Schema) *fileCheck {
+	c := m.Memo(checksKey{}, func() any { return &fileChecks{m: map[fileKey]*fileCheck{}} }).(*fileChecks)
+	per := fi.partsPerBatch(us.NumFields())
+	k := fileKey{id: fi.ID, tail: fi.TailCRC, size: fi.Size, format: fi.Format, per: per}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = map[fileKey]*fileCheck{}
-	}
 	e := c.m[k]
-	per := fi.partsPerBatch(ncols)
-	if e == nil || e.data != unsafe.SliceData(data) || e.size != len(data) || e.per != per || len(e.parts) != per*len(fi.Spans) {
-		e = &fileCheck{data: unsafe.SliceData(data), size: len(data), per: per, parts: make([]atomic.Bool, per*len(fi.Spans))}
+	if e != nil && e.last.Load() == fi {
+		return e // this manifest entry matched before
+	}
+	if e == nil || !e.describedBy(fi, us) {
+		e = &fileCheck{spans: fi.Spans, per: per, parts: make([]atomic.Uint32, per*len(fi.Spans))}
+		for _, f := range us.Fields() {
+			e.types = append(e.types, f.Type)
+		}
 		c.m[k] = e
 	}
+	e.last.Store(fi)
 	return e
+}
+
+// describedBy reports whether fi and us describe the file exactly as the
+// entry's marks were taken against.
+func (e *fileCheck) describedBy(fi *DataFileInfo, us *arrow.Schema) bool {
+	if len(e.types) != us.NumFields() || !slices.EqualFunc(e.spans, fi.Spans, func(a, b Span) bool {
+		return a.End == b.End && a.CRC == b.CRC && a.Head == b.Head && slices.Equal(a.Cols, b.Cols)
+	}) {
+		return false
+	}
+	for i, f := range us.Fields() {
+		if !arrow.TypeEqual(e.types[i], f.Type) {
+			return false
+		}
+	}
+	return true
 }
 
 // checkTail verifies the size of a mapped file and its footer region.

@@ -44,7 +44,7 @@ func openPartition(ctx context.Context, st store.Store, tr *table.Transition) (*
 		if err != nil {
 			return nil, fmt.Errorf("fragreuse: map rowmap of version %d: %w", tr.Version, err)
 		}
-		rms = rowmap.BytesSource(b)
+		rms = rowmap.BytesSource(b.Data)
 	} else {
 		if s.r, err = st.Open(ctx, tr.RowMap); err != nil {
 			return nil, fmt.Errorf("fragreuse: open rowmap of version %d: %w", tr.Version, err)

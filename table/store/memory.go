@@ -11,17 +11,19 @@ import (
 
 // Memory is an in-memory Store for tests. It is safe for concurrent use.
 // Objects are copied on the way in and out, so callers may reuse buffers.
+// Each stored object is a Mapping (what Map hands out); a Put makes a new
+// one, so state memoized on the old bytes never describes the new.
 type Memory struct {
 	mu      sync.RWMutex
-	objects map[string][]byte
+	objects map[string]*Mapping
 }
 
 var _ Store = (*Memory)(nil)
 
 // NewMemory returns an empty in-memory store.
-func NewMemory() *Memory { return &Memory{objects: map[string][]byte{}} }
+func NewMemory() *Memory { return &Memory{objects: map[string]*Mapping{}} }
 
-func (m *Memory) lookup(p string) ([]byte, string, error) {
+func (m *Memory) lookup(p string) (*Mapping, string, error) {
 	c, err := cleanPath(p)
 	if err != nil {
 		return nil, "", err
@@ -40,11 +42,11 @@ func (m *Memory) Get(ctx context.Context, p string) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	b, _, err := m.lookup(p)
+	o, _, err := m.lookup(p)
 	if err != nil {
 		return nil, err
 	}
-	return bytes.Clone(b), nil
+	return bytes.Clone(o.Data), nil
 }
 
 // GetRange implements Store.
@@ -52,10 +54,11 @@ func (m *Memory) GetRange(ctx context.Context, p string, off, n int64) ([]byte, 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	b, _, err := m.lookup(p)
+	o, _, err := m.lookup(p)
 	if err != nil {
 		return nil, err
 	}
+	b := o.Data
 	if err := checkRange(p, int64(len(b)), off, n); err != nil {
 		return nil, err
 	}
@@ -64,11 +67,11 @@ func (m *Memory) GetRange(ctx context.Context, p string, off, n int64) ([]byte, 
 
 // Size implements Store.
 func (m *Memory) Size(ctx context.Context, p string) (int64, error) {
-	b, _, err := m.lookup(p)
+	o, _, err := m.lookup(p)
 	if err != nil {
 		return 0, err
 	}
-	return int64(len(b)), nil
+	return int64(len(o.Data)), nil
 }
 
 // Put implements Store.
@@ -81,7 +84,7 @@ func (m *Memory) Put(ctx context.Context, p string, data []byte) error {
 		return err
 	}
 	m.mu.Lock()
-	m.objects[c] = bytes.Clone(data)
+	m.objects[c] = &Mapping{Data: bytes.Clone(data)}
 	m.mu.Unlock()
 	return nil
 }
@@ -100,7 +103,7 @@ func (m *Memory) PutIfAbsent(ctx context.Context, p string, data []byte) error {
 	if _, ok := m.objects[c]; ok {
 		return fmt.Errorf("%w: %q", ErrExists, p)
 	}
-	m.objects[c] = bytes.Clone(data)
+	m.objects[c] = &Mapping{Data: bytes.Clone(data)}
 	return nil
 }
 
@@ -135,11 +138,11 @@ func (m *Memory) Delete(ctx context.Context, p string) error {
 
 // Open implements Store. The reader sees the object as it was when opened.
 func (m *Memory) Open(ctx context.Context, p string) (Reader, error) {
-	b, _, err := m.lookup(p)
+	o, _, err := m.lookup(p)
 	if err != nil {
 		return nil, err
 	}
-	return &memReader{r: bytes.NewReader(b), size: int64(len(b))}, nil
+	return &memReader{r: bytes.NewReader(o.Data), size: int64(len(o.Data))}, nil
 }
 
 type memReader struct {

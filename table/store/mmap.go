@@ -13,15 +13,39 @@ import (
 // immutable, and on POSIX systems a mapping outlives the unlink of its
 // file, so zero-copy Arrow buffers built on them can never dangle.
 type Mapper interface {
-	Map(ctx context.Context, path string) ([]byte, error)
+	Map(ctx context.Context, path string) (*Mapping, error)
+}
+
+// Mapping is an object's bytes as read-only memory, one value shared by
+// every caller that maps the object while its bytes stay the same: for
+// Local the life of the process (a file is mapped once), for Memory until
+// the next Put or Delete of the path.
+//
+// Memo keeps what callers derive from exactly these bytes (the table
+// package keeps which parts of a data file it has checksummed), so such
+// state lives as long as the bytes it describes and no longer: new bytes
+// come with a new Mapping and an empty memo.
+type Mapping struct {
+	Data []byte
+	memo sync.Map
+}
+
+// Memo returns the value kept under key, first storing mk's when there is
+// none (mk may run more than once under a race; one value wins).
+func (m *Mapping) Memo(key any, mk func() any) any {
+	if v, ok := m.memo.Load(key); ok {
+		return v
+	}
+	v, _ := m.memo.LoadOrStore(key, mk())
+	return v
 }
 
 // mappings caches one mapping per file for the process: mapping is done
 // once, and since buffers handed out reference the memory we never unmap.
-var mappings sync.Map // full path -> []byte
+var mappings sync.Map // full path -> *Mapping
 
 // Map implements Mapper with mmap(2).
-func (l *Local) Map(ctx context.Context, p string) ([]byte, error) {
+func (l *Local) Map(ctx context.Context, p string) (*Mapping, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -29,8 +53,8 @@ func (l *Local) Map(ctx context.Context, p string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if b, ok := mappings.Load(full); ok {
-		return b.([]byte), nil
+	if m, ok := mappings.Load(full); ok {
+		return m.(*Mapping), nil
 	}
 	f, err := os.Open(full)
 	if err != nil {
@@ -45,26 +69,26 @@ func (l *Local) Map(ctx context.Context, p string) ([]byte, error) {
 		return nil, fmt.Errorf("store: stat %s: %w", p, err)
 	}
 	if st.Size() == 0 {
-		return []byte{}, nil
+		return &Mapping{Data: []byte{}}, nil
 	}
 	b, err := syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
 		return nil, fmt.Errorf("store: mmap %s: %w", p, err)
 	}
-	if prev, loaded := mappings.LoadOrStore(full, b); loaded {
+	m, loaded := mappings.LoadOrStore(full, &Mapping{Data: b})
+	if loaded {
 		_ = syscall.Munmap(b)
-		return prev.([]byte), nil
 	}
-	return b, nil
+	return m.(*Mapping), nil
 }
 
-// Map on the memory store returns the stored bytes without a copy: Put
-// replaces an object's slice, it never writes into one, so the bytes a
-// caller holds stay as they were. Callers must not modify them.
-func (m *Memory) Map(ctx context.Context, p string) ([]byte, error) {
+// Map on the memory store returns the stored object without a copy: Put
+// replaces an object (bytes and Mapping), it never writes into one, so the
+// bytes a caller holds stay as they were. Callers must not modify them.
+func (m *Memory) Map(ctx context.Context, p string) (*Mapping, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	b, _, err := m.lookup(p)
-	return b, err
+	o, _, err := m.lookup(p)
+	return o, err
 }

@@ -125,3 +125,35 @@ func TestPutIfAbsentRace(t *testing.T) {
 		})
 	}
 }
+
+// TestMappingIdentity: a Mapping (and so its memo) stands for exactly one
+// object's bytes. Mapping the same bytes again returns the same Mapping,
+// with what was memoized; new bytes for the path (a memory store Put, even
+// of equal bytes) are a new Mapping with an empty memo.
+func TestMappingIdentity(t *testing.T) {
+	ctx := context.Background()
+	type key struct{}
+	for name, st := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			require.NoError(t, st.Put(ctx, "d/f.arrow", []byte("immutable bytes")))
+			mp := st.(Mapper)
+			m1, err := mp.Map(ctx, "d/f.arrow")
+			require.NoError(t, err)
+			require.Equal(t, "immutable bytes", string(m1.Data))
+			require.Equal(t, 1, m1.Memo(key{}, func() any { return 1 }))
+			m2, err := mp.Map(ctx, "d/f.arrow")
+			require.NoError(t, err)
+			require.Same(t, m1, m2)
+			require.Equal(t, 1, m2.Memo(key{}, func() any { return 2 }), "memo kept")
+			if name != "memory" {
+				return // a local file is mapped once per process
+			}
+			require.NoError(t, st.Put(ctx, "d/f.arrow", []byte("immutable bytes")))
+			m3, err := mp.Map(ctx, "d/f.arrow")
+			require.NoError(t, err)
+			require.NotSame(t, m1, m3)
+			require.Equal(t, 3, m3.Memo(key{}, func() any { return 3 }), "new bytes, empty memo")
+			require.Equal(t, "immutable bytes", string(m1.Data), "the old bytes stay as they were")
+		})
+	}
+}
