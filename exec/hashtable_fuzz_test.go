@@ -131,22 +131,33 @@ func checkKeyIndex(t *testing.T, set []int, build, probe []arrow.Array) {
 			model[string(buf)] = append(model[string(buf)], int32(r))
 		}
 	}
-	x := newKeyIndex(build, nb)
-	var p keyCols
-	p.normalize(probe, np)
-	_, heads, _ := x.probe(&p, np, nil, nil, nil)
-	for r := range np {
-		var want []int32
-		if !hasNull(probe, r) {
-			buf = encodeGroupKey(buf[:0], probe, r)
-			want = model[string(buf)]
+	// Both indexes: the dense one (taken by a one-word key over a narrow
+	// range: the int32 column, unless every build key is NULL) and the
+	// hash table.
+	defer func(old bool) { denseJoinIndex = old }(denseJoinIndex)
+	for _, dense := range []bool{true, false} {
+		denseJoinIndex = dense
+		x := newKeyIndex(build, nb)
+		intKey := slices.Equal(set, []int{0}) && build[0].NullN() < nb // -2..2: always narrow
+		if took := x.dense != nil; dense && intKey && !took || took && (!dense || len(set) > 1) {
+			t.Fatalf("keys %v (%d build rows, %d NULL): dense index %v", set, nb, build[0].NullN(), took)
 		}
-		var got []int32
-		for m := heads[r]; m >= 0; m = x.next[m] {
-			got = append(got, m)
-		}
-		if !slices.Equal(got, want) {
-			t.Fatalf("keys %v probe row %d: build rows %v, want %v", set, r, got, want)
+		var p keyCols
+		p.normalize(probe, np)
+		_, heads, _ := x.probe(&p, np, nil, nil, nil)
+		for r := range np {
+			var want []int32
+			if !hasNull(probe, r) {
+				buf = encodeGroupKey(buf[:0], probe, r)
+				want = model[string(buf)]
+			}
+			var got []int32
+			for m := heads[r]; m >= 0; m = x.next[m] {
+				got = append(got, m)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("keys %v (dense %v) probe row %d: build rows %v, want %v", set, dense, r, got, want)
+			}
 		}
 	}
 }
