@@ -22,11 +22,14 @@ import "math/bits"
 // hash table compares them (kindWord: integers, dates, canonical floats).
 
 // Dense thresholds: the range may span denseBitsPerRow bits per build row
-// (at 64, 12 bytes a row of bitmap and ranks, less than the hash table's
-// slots), and at least denseMinSpan bits whatever the rows (a tiny build
-// over a wide key column: 192 KiB at most, still cache-sized).
+// (at 256, 32 bytes a row of bitmap that a missing probe row touches, about
+// the hash table's 16 to 32 bytes of slots, plus 16 of ranks that only a
+// hit reads; BenchmarkJoinProbe's 64K orderkeys of 6M, 94 bits a row,
+// probe in 9.5 ns a row densely, 33 hashed), and at least denseMinSpan
+// bits whatever the rows (a tiny build over a wide key column: 192 KiB at
+// most, still cache-sized).
 const (
-	denseBitsPerRow = 64
+	denseBitsPerRow = 256
 	denseMinSpan    = 1 << 20
 )
 
