@@ -92,10 +92,13 @@ func (h *HashJoinExec) Execute(ctx context.Context, tc *TaskContext) (Stream, er
 // entry for a key is its first build row, and the keys it compares against
 // are the build rows' own (normalized once), so no key is stored twice.
 //
-// A one-word key over a narrow range of values is indexed densely instead
+// A key of several word columns whose ranges fit a word together is
+// packed into one (packedkey.go): then keys is the packed column. A
+// one-word key over a narrow range of values is indexed densely instead
 // (denseindex.go): then dense is set and keys and table are not kept.
 type keyIndex struct {
 	keys  keyCols     // the build side's key columns, normalized; row = build row
+	pack  *keyPacking // non-nil: keys and probes are packed into one word
 	table *hashTable  // key -> first build row with it
 	dense *denseIndex // non-nil: the index, table and keys unused
 	next  []int32     // next build row with the same key; -1 ends
@@ -110,6 +113,13 @@ const keyIndexChunk = 8192
 func newKeyIndex(cols []arrow.Array, n int) *keyIndex {
 	x := &keyIndex{next: make([]int32, n)}
 	x.keys.normalize(cols, n)
+	if denseJoinIndex {
+		if x.pack = newKeyPacking(&x.keys, n); x.pack != nil {
+			var packed keyCols
+			x.pack.pack(&x.keys, n, &packed)
+			x.keys = packed
+		}
+	}
 	if denseJoinIndex && x.keys.oneWord() {
 		if x.dense = newDenseIndex(&x.keys.cols[0], n, x.next); x.dense != nil {
 			x.keys = keyCols{} // the bitmap holds the values
@@ -148,6 +158,13 @@ func newKeyIndex(cols []arrow.Array, n int) *keyIndex {
 // It returns all three, grown.
 func (x *keyIndex) probe(p *keyCols, rows int, hashes []uint64, heads []int32, scratch []uint64) ([]uint64, []int32, []uint64) {
 	heads = growInt32s(heads, rows)
+	if x.pack != nil {
+		if p.packed == nil {
+			p.packed = new(keyCols)
+		}
+		x.pack.pack(p, rows, p.packed)
+		p = p.packed
+	}
 	if x.dense != nil {
 		x.dense.probe(p.cols[0].w[:rows], heads)
 		clearNullHeads(p, heads)
