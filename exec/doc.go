@@ -23,7 +23,11 @@
 // one stream state machine and every JoinType: INNER, LEFT, RIGHT, FULL,
 // SEMI, ANTI, NOT IN's NULL-aware ANTI and SINGLE (a scalar subquery). The
 // right input is materialized, the left streamed in order; candidate pairs
-// are tested batchSize at a time.
+// are tested batchSize at a time. The build side's key index is a hash
+// table (hashtable.go), or, for an integer key over a narrow range, a
+// bitmap with ranks (denseindex.go: no hashing, a missing probe row costs
+// one cached load); a key of several integer columns that fit a word
+// together is packed into one first (packedkey.go).
 //
 // Aggregation: HashAggregateExec (hashagg.go) and, for input ordered on the
 // group columns, the streaming OrderedAggregateExec (orderedagg.go) share

@@ -91,10 +91,17 @@ func (h *HashJoinExec) Execute(ctx context.Context, tc *TaskContext) (Stream, er
 // and a chain of the rows with the same key, in right order. The table's
 // entry for a key is its first build row, and the keys it compares against
 // are the build rows' own (normalized once), so no key is stored twice.
+//
+// A key of several word columns whose ranges fit a word together is
+// packed into one (packedkey.go): then keys is the packed column. A
+// one-word key over a narrow range of values is indexed densely instead
+// (denseindex.go): then dense is set and keys and table are not kept.
 type keyIndex struct {
-	keys  keyCols    // the build side's key columns, normalized; row = build row
-	table *hashTable // key -> first build row with it
-	next  []int32    // next build row with the same key; -1 ends
+	keys  keyCols     // the build side's key columns, normalized; row = build row
+	pack  *keyPacking // non-nil: keys and probes are packed into one word
+	table *hashTable  // key -> first build row with it
+	dense *denseIndex // non-nil: the index, table and keys unused
+	next  []int32     // next build row with the same key; -1 ends
 }
 
 // keyIndexChunk is how many build rows are hashed at a time (the hash
@@ -104,8 +111,22 @@ const keyIndexChunk = 8192
 // newKeyIndex indexes the n rows of the key columns cols; rows with a NULL
 // key are left out (they match nothing).
 func newKeyIndex(cols []arrow.Array, n int) *keyIndex {
-	x := &keyIndex{next: make([]int32, n), table: newHashTable(n, false)}
+	x := &keyIndex{next: make([]int32, n)}
 	x.keys.normalize(cols, n)
+	if denseJoinIndex {
+		if x.pack = newKeyPacking(&x.keys, n); x.pack != nil {
+			var packed keyCols
+			x.pack.pack(&x.keys, n, &packed)
+			x.keys = packed
+		}
+	}
+	if denseJoinIndex && x.keys.oneWord() {
+		if x.dense = newDenseIndex(&x.keys.cols[0], n, x.next); x.dense != nil {
+			x.keys = keyCols{} // the bitmap holds the values
+			return x
+		}
+	}
+	x.table = newHashTable(n, false)
 	tail := make([]int32, n)
 	var hashes []uint64
 	for lo := 0; lo < n; lo += keyIndexChunk {
@@ -136,28 +157,51 @@ func newKeyIndex(cols []arrow.Array, n int) *keyIndex {
 // scratch (the caller's: a parallel join's streams share one keyIndex).
 // It returns all three, grown.
 func (x *keyIndex) probe(p *keyCols, rows int, hashes []uint64, heads []int32, scratch []uint64) ([]uint64, []int32, []uint64) {
-	hashes = p.hash(0, rows, hashes)
 	heads = growInt32s(heads, rows)
+	if x.pack != nil {
+		if p.packed == nil {
+			p.packed = new(keyCols)
+		}
+		x.pack.pack(p, rows, p.packed)
+		p = p.packed
+	}
+	if x.dense != nil {
+		x.dense.probe(p.cols[0].w[:rows], heads)
+		clearNullHeads(p, heads)
+		return hashes, heads, scratch
+	}
+	hashes = p.hash(0, rows, hashes)
 	if p.oneWord() {
 		// One word column: compare inline (the build's NULL rows are
 		// not in the table; the probe's are cleared after).
 		scratch = x.table.findWords(hashes, p.cols[0].w, x.keys.cols[0].w, heads, scratch)
-		if p.anyNull {
-			for r := range heads {
-				if p.rowNull(r) {
-					heads[r] = -1
-				}
-			}
-		}
+		clearNullHeads(p, heads)
 		return hashes, heads, scratch
 	}
 	scratch = x.table.findBatch(hashes, p, &x.keys, heads, scratch)
 	return hashes, heads, scratch
 }
 
+// clearNullHeads sets heads[r] to -1 for the rows of p with a NULL key
+// (their words were looked up as whatever the column holds).
+func clearNullHeads(p *keyCols, heads []int32) {
+	if !p.anyNull {
+		return
+	}
+	for r := range heads {
+		if p.rowNull(r) {
+			heads[r] = -1
+		}
+	}
+}
+
 // bytes is the index's memory beyond the build batch.
 func (x *keyIndex) bytes() int64 {
-	n := x.table.bytes() + int64(4*cap(x.next))
+	n := int64(4 * cap(x.next))
+	if x.dense != nil {
+		return n + x.dense.bytes()
+	}
+	n += x.table.bytes()
 	for i := range x.keys.cols {
 		c := &x.keys.cols[i]
 		n += int64(8*(cap(c.w)+cap(c.w2)) + cap(c.nbuf))

@@ -74,6 +74,9 @@ type keyCols struct {
 	cols []keyCol
 	// anyNull: some row has a NULL key column (a join skips those rows).
 	anyNull bool
+	// packed is the scratch of this batch's packed view, when a join
+	// packs its key (packedkey.go).
+	packed *keyCols
 }
 
 // eq reports whether row i of k and row j of s hold equal keys.

@@ -11,10 +11,11 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// The fuzzed key columns: an int32, a string, a float64 and a decimal,
-// each with NULLs, few distinct values (so keys repeat) and equality traps
-// (-0 and 0, two NaN payloads, "" and NULL, a decimal with its high word
-// set).
+// The fuzzed key columns: an int32, a string, a float64, a decimal and an
+// int64, each with NULLs, few distinct values (so keys repeat) and equality
+// traps (-0 and 0, two NaN payloads, "" and NULL, a decimal with its high
+// word set). The two integers together are a key the join packs into one
+// word (packedkey.go).
 var (
 	fuzzKeyStrings = []string{"", "a", "b", "ab", "a\x00", "a long string that is longer than a word or two"}
 	fuzzKeyFloats  = []float64{0, math.Copysign(0, -1), math.NaN(), math.Float64frombits(math.Float64bits(math.NaN()) | 3), 1, math.Inf(-1)}
@@ -28,7 +29,8 @@ func fuzzKeyColumns(mem memory.Allocator, data []byte) []arrow.Array {
 	sb := array.NewStringBuilder(mem)
 	fb := array.NewFloat64Builder(mem)
 	db := array.NewDecimal128Builder(mem, &arrow.Decimal128Type{Precision: 20, Scale: 2})
-	bs := []array.Builder{ib, sb, fb, db}
+	lb := array.NewInt64Builder(mem)
+	bs := []array.Builder{ib, sb, fb, db, lb}
 	defer func() {
 		for _, b := range bs {
 			b.Release()
@@ -38,6 +40,7 @@ func fuzzKeyColumns(mem memory.Allocator, data []byte) []arrow.Array {
 	sb.Append("padding")
 	fb.Append(99)
 	db.Append(decimal128.FromI64(99))
+	lb.Append(99)
 	for i := 0; i+1 < len(data); i += 2 {
 		a, b := data[i], data[i+1]
 		if a&0x80 != 0 {
@@ -60,6 +63,11 @@ func fuzzKeyColumns(mem memory.Allocator, data []byte) []arrow.Array {
 		} else {
 			db.Append(decimal128.FromI64(int64(b%4) - 1))
 		}
+		if a&0x20 != 0 && b&0x20 != 0 {
+			lb.AppendNull()
+		} else {
+			lb.Append(int64(b%7) - 3)
+		}
 	}
 	out := make([]arrow.Array, len(bs))
 	for i, b := range bs {
@@ -70,7 +78,7 @@ func fuzzKeyColumns(mem memory.Allocator, data []byte) []arrow.Array {
 	return out
 }
 
-var fuzzKeySets = [][]int{{0}, {1}, {2}, {3}, {0, 1}, {1, 3, 2}, {2, 0}, {3, 0, 1, 2}}
+var fuzzKeySets = [][]int{{0}, {1}, {2}, {3}, {0, 1}, {1, 3, 2}, {2, 0}, {3, 0, 1, 2}, {0, 4}, {4, 0, 4}}
 
 func pickKeys(cols []arrow.Array, set []int, lo, hi int) []arrow.Array {
 	out := make([]arrow.Array, len(set))
@@ -118,6 +126,16 @@ func FuzzHashTable(f *testing.F) {
 	})
 }
 
+// hasKeyRow reports whether some row of cols has no NULL.
+func hasKeyRow(cols []arrow.Array) bool {
+	for r := range cols[0].Len() {
+		if !slices.ContainsFunc(cols, func(c arrow.Array) bool { return c.IsNull(r) }) {
+			return true
+		}
+	}
+	return false
+}
+
 func checkKeyIndex(t *testing.T, set []int, build, probe []arrow.Array) {
 	nb, np := build[0].Len(), probe[0].Len()
 	model := map[string][]int32{}
@@ -131,22 +149,38 @@ func checkKeyIndex(t *testing.T, set []int, build, probe []arrow.Array) {
 			model[string(buf)] = append(model[string(buf)], int32(r))
 		}
 	}
-	x := newKeyIndex(build, nb)
-	var p keyCols
-	p.normalize(probe, np)
-	_, heads, _ := x.probe(&p, np, nil, nil, nil)
-	for r := range np {
-		var want []int32
-		if !hasNull(probe, r) {
-			buf = encodeGroupKey(buf[:0], probe, r)
-			want = model[string(buf)]
+	// Both indexes: the dense one (taken by a one-word key over a narrow
+	// range: the int32 column, unless every build key is NULL) and the
+	// hash table.
+	defer func(old bool) { denseJoinIndex = old }(denseJoinIndex)
+	for _, dense := range []bool{true, false} {
+		denseJoinIndex = dense
+		x := newKeyIndex(build, nb)
+		// The integers, alone or together: narrow (packed: int32 -2..2 in 3 bits, int64 -3..3 in 3)
+		intKey := !slices.ContainsFunc(set, func(c int) bool { return c != 0 && c != 4 }) && hasKeyRow(build)
+		if took := x.dense != nil; dense && intKey && !took || took && !dense {
+			t.Fatalf("keys %v (%d build rows, %d NULL): dense index %v", set, nb, build[0].NullN(), took)
 		}
-		var got []int32
-		for m := heads[r]; m >= 0; m = x.next[m] {
-			got = append(got, m)
+		words := !slices.Contains(set, 1) && !slices.Contains(set, 3) // no string, no decimal
+		if packed := x.pack != nil; dense && intKey && len(set) > 1 && !packed || packed && (!dense || !words || len(set) == 1) {
+			t.Fatalf("keys %v (%d build rows): packed %v", set, nb, packed)
 		}
-		if !slices.Equal(got, want) {
-			t.Fatalf("keys %v probe row %d: build rows %v, want %v", set, r, got, want)
+		var p keyCols
+		p.normalize(probe, np)
+		_, heads, _ := x.probe(&p, np, nil, nil, nil)
+		for r := range np {
+			var want []int32
+			if !hasNull(probe, r) {
+				buf = encodeGroupKey(buf[:0], probe, r)
+				want = model[string(buf)]
+			}
+			var got []int32
+			for m := heads[r]; m >= 0; m = x.next[m] {
+				got = append(got, m)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("keys %v (dense %v) probe row %d: build rows %v, want %v", set, dense, r, got, want)
+			}
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 func TestFindWordsStaged(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
+	hashedJoinIndex(t) // the keys' narrow range would index them densely
 	r := rand.New(rand.NewPCG(7, 8))
 	const nb, np = 100_000, 30_000
 	bb, pb := array.NewInt64Builder(mem), array.NewInt64Builder(mem)

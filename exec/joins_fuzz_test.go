@@ -88,18 +88,27 @@ func FuzzJoins(f *testing.F) {
 		}
 		eq := exec.Binary{Op: exec.OpEq, L: pk, R: prk}
 		for _, typ := range allTypes {
-			check("hash "+typ.String(), run(typ, func(l, r exec.Node) (exec.Node, error) {
-				return exec.NewHashJoinExec(l, r, []int{0}, []int{0}, typ)
-			}), refJoin(left, right, 3, typ, keyEq))
-			check("hash+residual "+typ.String(), run(typ, func(l, r exec.Node) (exec.Node, error) {
-				return exec.NewHashJoinExecResidual(l, r, []int{0}, []int{0}, typ, residualGt)
-			}), refJoin(left, right, 3, typ, keyEqGt))
 			check("nested loop "+typ.String(), run(typ, func(l, r exec.Node) (exec.Node, error) {
 				return exec.NewNestedLoopJoinExec(l, r, typ, exec.Binary{Op: exec.OpAnd, L: eq, R: residualGt})
 			}), refJoin(left, right, 3, typ, keyEqGt))
 		}
-		check("not in", run(exec.JoinAntiNullAware, func(l, r exec.Node) (exec.Node, error) {
-			return exec.NewHashJoinExec(l, r, []int{0}, []int{0}, exec.JoinAntiNullAware)
-		}), refNotIn(left, right))
+		// The hash joins twice: with the dense index the keys 0..3 take,
+		// then with the hash table's.
+		for _, index := range []string{"dense", "hashed"} {
+			if index == "hashed" {
+				exec.HashedJoinIndex(t)
+			}
+			for _, typ := range allTypes {
+				check("hash ("+index+") "+typ.String(), run(typ, func(l, r exec.Node) (exec.Node, error) {
+					return exec.NewHashJoinExec(l, r, []int{0}, []int{0}, typ)
+				}), refJoin(left, right, 3, typ, keyEq))
+				check("hash+residual ("+index+") "+typ.String(), run(typ, func(l, r exec.Node) (exec.Node, error) {
+					return exec.NewHashJoinExecResidual(l, r, []int{0}, []int{0}, typ, residualGt)
+				}), refJoin(left, right, 3, typ, keyEqGt))
+			}
+			check("not in ("+index+")", run(exec.JoinAntiNullAware, func(l, r exec.Node) (exec.Node, error) {
+				return exec.NewHashJoinExec(l, r, []int{0}, []int{0}, exec.JoinAntiNullAware)
+			}), refNotIn(left, right))
+		}
 	})
 }

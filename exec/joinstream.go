@@ -234,10 +234,8 @@ func (s *joinStream) nextLeft(ctx context.Context) (arrow.RecordBatch, error) {
 func (s *joinStream) setPB(b arrow.RecordBatch) {
 	s.pb = b
 	s.row, s.cand = 0, candNew
-	s.hits = s.hits[:0]
-	for range int(b.NumRows()) {
-		s.hits = append(s.hits, 0)
-	}
+	s.hits = growInt32s(s.hits, int(b.NumRows()))
+	clear(s.hits)
 	s.pkeys = s.pkeys[:0]
 	for _, k := range s.j.lkeys {
 		s.pkeys = append(s.pkeys, b.Column(k))
@@ -372,10 +370,21 @@ func (s *joinStream) probe(ctx context.Context) error {
 	markOnly, rightOnly := s.markOnly(), typ.rightOnly()
 	limit := s.tc.batchSize()
 	n := int(s.pb.NumRows())
+	// A row without a candidate gathers nothing and decides nothing here
+	// (its hits stay 0): a run of them is skipped in one loop. Not for the
+	// NULL-aware anti join, whose first decides a NULL's row.
+	skip := s.idx != nil && typ != JoinAntiNullAware
+	heads := s.heads
 	rowStart := s.row
 	s.li, s.ri = s.li[:0], s.ri[:0]
 	for s.row < n && len(s.li) < limit {
 		r := s.row
+		if skip && s.cand == candNew && heads[r] < 0 {
+			for r++; r < n && heads[r] < 0; r++ {
+			}
+			s.row = r
+			continue
+		}
 		if s.cand == candNew {
 			s.cand = s.first(r)
 			if decideOnFirst && s.cand >= 0 {
@@ -434,20 +443,34 @@ func (s *joinStream) probe(ctx context.Context) error {
 			}
 		}
 	}
-	for r := rowStart; r < s.row; r++ {
-		emitPairs(int32(r))
-		matched := s.hits[r] > 0
-		switch {
-		case typ == JoinSemi && matched:
-			outL = append(outL, int32(r))
-		case (typ == JoinAnti || typ == JoinAntiNullAware) && !matched:
-			outL = append(outL, int32(r))
-		case (typ == JoinLeft || typ == JoinFull || typ == JoinSingle) && !matched:
-			outL, outR, outRNull = append(outL, int32(r)), append(outR, 0), append(outRNull, true)
+	if !typ.keepsLeft() && typ != JoinSemi {
+		// No left row is emitted for itself: the passing pairs, in order,
+		// are the output (none for the right-only types).
+		if typ.pairsOut() {
+			for k := range s.li {
+				if pass == nil || pass[k] {
+					outL, outR, outRNull = append(outL, s.li[k]), append(outR, s.ri[k]), append(outRNull, false)
+				}
+			}
 		}
-	}
-	if s.row < n {
-		emitPairs(int32(s.row)) // the row the chunk ended in
+	} else {
+		for r := rowStart; r < s.row; r++ {
+			if k < len(s.li) && s.li[k] == int32(r) {
+				emitPairs(int32(r))
+			}
+			matched := s.hits[r] > 0
+			switch {
+			case typ == JoinSemi && matched:
+				outL = append(outL, int32(r))
+			case (typ == JoinAnti || typ == JoinAntiNullAware) && !matched:
+				outL = append(outL, int32(r))
+			case (typ == JoinLeft || typ == JoinFull || typ == JoinSingle) && !matched:
+				outL, outR, outRNull = append(outL, int32(r)), append(outR, 0), append(outRNull, true)
+			}
+		}
+		if s.row < n {
+			emitPairs(int32(s.row)) // the row the chunk ended in
+		}
 	}
 	var err2 error
 	if len(outL) > 0 {
