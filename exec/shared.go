@@ -133,8 +133,8 @@ var _ Node = (*SharedExec)(nil)
 // Plan is the subplan this consumer reads.
 func (s *SharedExec) Plan() *SharedPlan { return s.plan }
 
-func (s *SharedExec) first() bool          { return s.plan.first == s }
-func (s *SharedExec) Name() string         { return "SharedExec" }
+func (s *SharedExec) first() bool           { return s.plan.first == s }
+func (s *SharedExec) Name() string          { return "SharedExec" }
 func (s *SharedExec) Schema() *arrow.Schema { return s.plan.input.Schema() }
 func (s *SharedExec) Metrics() *Metrics     { return &s.metrics }
 
