@@ -119,3 +119,41 @@ func FuzzParseDecimal(f *testing.F) {
 		}
 	})
 }
+
+// TestRescaleWidenAgainstBig holds RescaleDecimal's 128-bit path (scale
+// kept or widened) to the big.Int one on values around each precision's
+// bound and around 2^64 and 10^38, negative ones too: the same value or
+// the same overflow. Mutation caught: skipping the precision check (10^p
+// accepted). A stricter bound only sends values to the big.Int path.
+func TestRescaleWidenAgainstBig(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var vals []*big.Int
+	for k := 0; k <= 38; k++ {
+		for _, d := range []int64{-1, 0, 1} {
+			x := new(big.Int).Add(pow10(int32(k)), big.NewInt(d))
+			vals = append(vals, x, new(big.Int).Neg(x))
+		}
+	}
+	two64 := new(big.Int).Lsh(big.NewInt(1), 64)
+	vals = append(vals, two64, new(big.Int).Sub(two64, big.NewInt(1)), new(big.Int).Neg(two64))
+	for range 2000 {
+		x := new(big.Int).Mul(big.NewInt(r.Int64()), big.NewInt(r.Int64N(1e15)))
+		x.Quo(x, pow10(int32(r.IntN(34))))
+		vals = append(vals, x)
+	}
+	for _, b := range vals {
+		if b.CmpAbs(pow10(38)) >= 0 {
+			continue // not a decimal128 value of precision 38
+		}
+		for range 4 {
+			from := int32(r.IntN(20))
+			to := from + int32(r.IntN(39-int(from)))
+			p := int32(1 + r.IntN(38))
+			got, err := RescaleDecimal(decimal128.FromBigInt(b), from, p, to)
+			want, werr := fitDecimal(b, from, to, p)
+			if (err == nil) != (werr == nil) || got != want {
+				t.Fatalf("%s from %d to numeric(%d, %d): %v %v, want %v %v", b, from, p, to, got.BigInt(), err, want.BigInt(), werr)
+			}
+		}
+	}
+}
