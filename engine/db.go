@@ -30,7 +30,11 @@ type Options struct {
 	Mem            memory.Allocator // nil: memory.DefaultAllocator
 	BatchSize      int              // 0: exec.DefaultBatchSize
 	DisableIndexes bool             // plan without indexes (metamorphic checks)
-	Table          table.Options    // write options of every table
+	// DisableSharing plans a repeated relation (a WITH query read twice)
+	// at each occurrence instead of once (plan.Options.DisableSharing):
+	// the before of a benchmark, a check that sharing changes no answer.
+	DisableSharing bool
+	Table          table.Options // write options of every table
 	// ProbeBatch is TakeByKeyExec's keys per index probe (0: default).
 	ProbeBatch int
 	// Workers is the number of tasks maintenance commands (VACUUM FULL's

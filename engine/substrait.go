@@ -31,7 +31,7 @@ func (db *DB) QuerySubstrait(ctx context.Context, data []byte, params map[int]an
 	if err != nil {
 		return nil, err
 	}
-	node, err := plan.Build(ctx, pb, db.newCatalog(ctx), plan.Options{DisableIndexes: db.opt.DisableIndexes, Files: db.files(ctx), Threads: db.Threads(), MemoryLimited: db.MemoryLimit() > 0})
+	node, err := plan.Build(ctx, pb, db.newCatalog(ctx), plan.Options{DisableIndexes: db.opt.DisableIndexes, DisableSharing: db.opt.DisableSharing, Files: db.files(ctx), Threads: db.Threads(), MemoryLimited: db.MemoryLimit() > 0})
 	if err != nil {
 		return nil, err
 	}

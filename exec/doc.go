@@ -61,6 +61,13 @@
 // join's build side does not spill and fails with
 // memlimit.ErrResourceExhausted over the limit.
 //
+// Shared subplans (shared.go): a SharedPlan is a subplan read by several
+// SharedExec consumers (a WITH query referenced twice); the first consumer
+// to need rows runs it once into a buffer reserved from the Pool (over the
+// limit: memlimit.ErrResourceExhausted, it does not spill) and every
+// consumer replays the buffer, in any goroutine. A SharedScopeExec at the
+// root gives each execution its own runs and frees them at its Close.
+//
 // Partitioned execution (partition.go): a node may produce its output in
 // partitions that run in parallel, DataFusion's model. A PartitionedNode
 // declares OutputPartitions and starts all of them at once with

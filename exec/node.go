@@ -37,6 +37,10 @@ type TaskContext struct {
 	// TakeByKeyExec (IndexProbeExec, UnindexedFallbackScan), as Params
 	// binds :ids for an UnnestExec. Nil outside a take.
 	probe *probeFeed
+	// shared holds this execution's runs of the shared subplans
+	// (shared.go), set by the SharedScopeExec at the root. Nil: each
+	// SharedExec stream runs its subplan for itself.
+	shared *sharedRuns
 }
 
 // DefaultBatchSize is used when TaskContext.BatchSize <= 0.

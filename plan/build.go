@@ -41,7 +41,23 @@ func Build(ctx context.Context, p *substraitpb.Plan, cat Catalog, opt Options) (
 	if len(roots) != 1 {
 		return nil, fmt.Errorf("%w: plan has %d roots, want 1", ErrInvalidPlan, len(roots))
 	}
-	pl := &planner{ctx: ctx, cat: cat, opt: opt, reg: sp.ExtensionRegistry(), tables: map[string]TableProvider{}, widths: map[splan.Rel]int{}, params: map[int]paramUse{}, extended: map[exec.Node]extension{}}
+	newPlanner := func(tables map[string]TableProvider) *planner {
+		return &planner{ctx: ctx, cat: cat, opt: opt, reg: sp.ExtensionRegistry(), tables: tables, widths: map[splan.Rel]int{}, params: map[int]paramUse{}, extended: map[exec.Node]extension{}}
+	}
+	pl := newPlanner(map[string]TableProvider{})
+	share := findShared(roots[0].Input(), opt)
+	if share != nil {
+		// The first pass records what the repeated relations' occurrences
+		// need (shared.go); the second compiles each of them once.
+		share.recording = true
+		pl.share = share
+		if _, err := pl.compile(roots[0].Input(), nil, hint{}); err != nil {
+			return nil, err
+		}
+		share.recording = false
+		pl = newPlanner(pl.tables)
+		pl.share = share
+	}
 	out, err := pl.compile(roots[0].Input(), nil, hint{})
 	if err != nil {
 		return nil, err
@@ -51,6 +67,9 @@ func Build(ctx context.Context, p *substraitpb.Plan, cat Catalog, opt Options) (
 		return nil, err
 	}
 	if node, err = parallelize(node, opt); err != nil {
+		return nil, err
+	}
+	if node, err = share.finish(node, opt); err != nil {
 		return nil, err
 	}
 	if len(pl.params) > 0 {

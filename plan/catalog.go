@@ -46,4 +46,7 @@ type Options struct {
 	// is empty cannot make room while the others hold it, where a single
 	// sort always spills its way through.
 	MemoryLimited bool
+	// DisableSharing compiles a repeated relation (a WITH query read
+	// twice) at each occurrence instead of once (shared.go).
+	DisableSharing bool
 }

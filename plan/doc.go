@@ -14,7 +14,15 @@
 //   - subqueries: Substrait subquery expressions (IN, EXISTS, ANY/ALL,
 //     scalar; correlated through outer references) are rewritten into
 //     semi, anti, single and left joins before substrait-go reads the plan
-//     (subquery.go), the joins the SQL front end lowers its subqueries to.
+//     (subquery.go), the joins the SQL front end lowers its subqueries to;
+//   - shared subplans: a relation with a join, an aggregation or a set
+//     operation that occurs more than once, byte for byte (a WITH query
+//     the SQL front end lowered at each reference, a scalar subquery that
+//     repeats the outer FROM and WHERE), is compiled once, for the union of
+//     the columns its occurrences need, into an exec.SharedPlan that runs
+//     once per execution and is read by an exec.SharedExec at each
+//     occurrence, under an exec.SharedScopeExec at the root (shared.go);
+//     Options.DisableSharing compiles every occurrence.
 //
 // Everything else plans generically (hash join, sort, ...), and the
 // DisableIndexes option forces the generic plan, so the two can be checked

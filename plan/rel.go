@@ -26,6 +26,8 @@ type planner struct {
 	extended map[exec.Node]extension
 	// keySets: filters over table reads that an index may answer.
 	keySets map[*splan.NamedTableReadRel]*keySet
+	// share: the repeated relations compiled once (shared.go); nil: none.
+	share *sharing
 }
 
 // rel is a compiled relation. node produces the columns; cols[i] is the node
@@ -153,6 +155,16 @@ func (p *planner) compile(r splan.Rel, need []bool, h hint) (*rel, error) {
 	if err := p.ctx.Err(); err != nil {
 		return nil, err
 	}
+	if p.share != nil {
+		if k, ok := p.share.key[r]; ok {
+			return p.compileShared(r, k, need, h)
+		}
+	}
+	return p.compileRel(r, need, h)
+}
+
+// compileRel is compile for one occurrence of r.
+func (p *planner) compileRel(r splan.Rel, need []bool, h hint) (*rel, error) {
 	mapping := r.OutputMapping()
 	dneed := need
 	if mapping != nil {

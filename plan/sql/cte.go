@@ -8,8 +8,9 @@ import (
 )
 
 // cteDef is one WITH query in scope. It is lowered again at each
-// reference (a CTE read twice is planned twice: its plan is a pure
-// function of the tables, so both reads see the same rows).
+// reference (Substrait has no CTE): the lowerings are byte-equal
+// Substrait, which the planner compiles once and runs once per execution
+// (plan/shared.go), as PostgreSQL materializes a CTE read twice.
 type cteDef struct {
 	name    string
 	cols    []string // column aliases, may be fewer than the columns

@@ -35,8 +35,9 @@
 // Join equalities are written left-input column first.
 //
 // Joins: [INNER], LEFT, RIGHT, FULL JOIN ... ON and CROSS JOIN (FROM a, b
-// too) lower to JoinRel and CrossRel. WITH queries (non-recursive) and
-// subqueries in FROM are lowered at each reference (cte.go). Subqueries in
+// too) lower to JoinRel and CrossRel. WITH queries (non-recursive, over a
+// SELECT or a set operation) and subqueries in FROM are lowered at each
+// reference (cte.go); the planner runs a repeated one once. Subqueries in
 // expressions lower to joins (subquery.go): [NOT] EXISTS and [NOT] IN as
 // WHERE conjuncts to LEFT SEMI/ANTI joins (NOT IN's NULL rule spelled in
 // the join condition), scalar subqueries to LEFT SINGLE joins; a correlated

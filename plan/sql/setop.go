@@ -83,8 +83,6 @@ var setOps = map[pg_query.SetOperation][2]plan.SetOp{ // [distinct, ALL]
 // the left side's types.
 func (l *lowerer) setOperation(s *pg_query.SelectStmt, want []kind) (plan.Rel, []string, error) {
 	switch {
-	case s.WithClause != nil:
-		return nil, nil, fmt.Errorf("%w: WITH", ErrUnsupported)
 	case len(s.LockingClause) > 0:
 		return nil, nil, fmt.Errorf("%w: FOR UPDATE/SHARE", ErrUnsupported)
 	case s.LimitOption == pg_query.LimitOption_LIMIT_OPTION_WITH_TIES:
@@ -93,6 +91,13 @@ func (l *lowerer) setOperation(s *pg_query.SelectStmt, want []kind) (plan.Rel, [
 	ops, ok := setOps[s.Op]
 	if !ok || s.Larg == nil || s.Rarg == nil {
 		return nil, nil, fmt.Errorf("%w: set operation %s", ErrUnsupported, s.Op)
+	}
+	// WITH ... q1 UNION q2: the WITH queries are in scope for both sides
+	// (and for the ORDER BY's subqueries), as in PostgreSQL.
+	pop, err := l.with(s.WithClause) // cte.go
+	defer pop()
+	if err != nil {
+		return nil, nil, err
 	}
 	left, names, err := l.selectStmt(s.Larg, want)
 	if err != nil {
