@@ -51,20 +51,7 @@ type denseIndex struct {
 func newDenseIndex(c *keyCol, n int, next []int32) *denseIndex {
 	// The range is taken over the words as signed integers (so -2..2 is
 	// narrow); any interval works, as probe's test is modular.
-	lo, hi, rows := int64(0), int64(0), 0
-	for r, w := range c.w[:n] {
-		if c.isNull(r) {
-			continue
-		}
-		v := int64(w)
-		if rows == 0 || v < lo {
-			lo = v
-		}
-		if rows == 0 || v > hi {
-			hi = v
-		}
-		rows++
-	}
+	lo, hi, rows := signedRange(c.w[:n], c.isNull)
 	if rows == 0 {
 		return nil
 	}
@@ -134,4 +121,25 @@ func (d *denseIndex) probe(v []uint64, heads []int32) {
 // bytes is the index's memory.
 func (d *denseIndex) bytes() int64 {
 	return int64(8*cap(d.bits) + 4*cap(d.rank) + 4*cap(d.head))
+}
+
+// signedRange is the least and greatest of words as signed integers, over
+// the rows null does not exclude, and how many rows that is (lo and hi
+// are 0 when none): the build range both the dense index and the key
+// packing are sized by.
+func signedRange(words []uint64, null func(int) bool) (lo, hi int64, rows int) {
+	for r, w := range words {
+		if null(r) {
+			continue
+		}
+		v := int64(w)
+		if rows == 0 || v < lo {
+			lo = v
+		}
+		if rows == 0 || v > hi {
+			hi = v
+		}
+		rows++
+	}
+	return lo, hi, rows
 }

@@ -38,20 +38,7 @@ func newKeyPacking(k *keyCols, n int) *keyPacking {
 	p := &keyPacking{min: make([]uint64, len(k.cols)), span: make([]uint64, len(k.cols)), shift: make([]uint, len(k.cols))}
 	var width uint
 	for ci := range k.cols {
-		lo, hi, rows := int64(0), int64(0), 0
-		for r, w := range k.cols[ci].w[:n] {
-			if k.rowNull(r) {
-				continue
-			}
-			v := int64(w)
-			if rows == 0 || v < lo {
-				lo = v
-			}
-			if rows == 0 || v > hi {
-				hi = v
-			}
-			rows++
-		}
+		lo, hi, rows := signedRange(k.cols[ci].w[:n], k.rowNull)
 		if rows == 0 {
 			return nil
 		}
