@@ -222,6 +222,26 @@ type Query struct {
 	// Set: this query OP [ALL] Set.Right; ORDER BY (OrderAll), LIMIT and
 	// OFFSET apply to the result.
 	Set *SetQuery
+	// CTE: WITH CTE.Name AS (...) before the query, read by both sides of
+	// a self join in place of the table (nil: none).
+	CTE *CTE
+}
+
+// CTE is WITH Name AS (SELECT DISTINCT * FROM Table AS a [WHERE Where]):
+// the table's rows (its key k makes every row distinct), through an
+// aggregation, so a plan that reads it twice shares one run of it
+// (exec.SharedExec) where PostgreSQL materializes it or inlines it.
+type CTE struct {
+	Name, Table string
+	Where       *Expr // over the table's columns as a.*; nil: none
+}
+
+func (c *CTE) SQL() string {
+	s := "WITH " + c.Name + " AS (SELECT DISTINCT * FROM " + c.Table + " AS a"
+	if c.Where != nil {
+		s += " WHERE " + c.Where.SQL()
+	}
+	return s + ") "
 }
 
 // SetQuery is the right side of UNION, INTERSECT or EXCEPT [ALL].
@@ -255,9 +275,13 @@ func (q *Query) tail(b *strings.Builder) {
 // SQL renders the query.
 func (q *Query) SQL() string {
 	var b strings.Builder
+	if q.CTE != nil {
+		b.WriteString(q.CTE.SQL())
+	}
 	if q.Set != nil {
 		left := *q
 		left.Set, left.OrderAll, left.OrderBy, left.Limit, left.Offset = nil, false, nil, -1, -1
+		left.CTE = nil // the WITH above covers both sides
 		op := q.Set.Op
 		if q.Set.All {
 			op += " ALL"

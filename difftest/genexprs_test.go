@@ -88,3 +88,33 @@ func TestGeneratorDrawsNumericQuotients(t *testing.T) {
 	}
 	t.Logf("400 cases: %d numeric quotients, %d avg(numeric)", div, avg)
 }
+
+// TestGeneratorDrawsSharedCTEs: self joins through a CTE read twice (the
+// shared subplan) are drawn, filtered and not, in plain queries and as
+// the left side of set operations, and the SQL names the CTE on both
+// sides of the join.
+func TestGeneratorDrawsSharedCTEs(t *testing.T) {
+	ctes, filtered, inSet := 0, 0, 0
+	for i := 0; i < 2000; i++ {
+		q := caseGen(1, i).Case().Query
+		if q.CTE == nil {
+			continue
+		}
+		ctes++
+		if q.CTE.Where != nil {
+			filtered++
+		}
+		if q.Set != nil {
+			inSet++
+		}
+		sql := q.SQL()
+		if !strings.HasPrefix(sql, "WITH "+q.CTE.Name+" AS (SELECT DISTINCT * FROM "+q.CTE.Table) ||
+			!strings.Contains(sql, q.CTE.Name+" AS a") || !strings.Contains(sql, q.CTE.Name+" AS b") {
+			t.Fatalf("case %d: the CTE is not read by both sides: %s", i, sql)
+		}
+	}
+	if ctes < 20 || filtered < 5 || inSet < 1 {
+		t.Fatalf("2000 cases draw %d CTEs (%d filtered, %d in set operations), want at least 20, 5 and 1", ctes, filtered, inSet)
+	}
+	t.Logf("2000 cases: %d CTEs, %d filtered, %d in set operations", ctes, filtered, inSet)
+}

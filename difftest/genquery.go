@@ -208,6 +208,14 @@ func (g *Gen) fromClause(q *Query, ts []*Table) (scope, bool) {
 		}
 		q.Tiebreak = []string{"a.k", "b.k"}
 		safeWhere = true
+		if t0.Name == t1.Name && g.p(0.5) {
+			// A self join through a CTE read twice: the shared subplan.
+			c := &CTE{Name: "c_" + t0.Name, Table: t0.Name}
+			if g.p(0.6) {
+				c.Where = g.expr(tableScope(t0, "a"), TBool, 2, true)
+			}
+			q.CTE, q.From.T0, q.From.T1 = c, c.Name, c.Name
+		}
 	case k < 9:
 		q.From = From{Kind: FromUnnest}
 		for i, n := 0, g.between(0, 6); i < n; i++ {

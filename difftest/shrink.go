@@ -119,7 +119,7 @@ func candidates(c *Case) []*Case {
 	text := c.Query.SQL() + " " + strings.Join(c.DML, " ")
 	for i := range c.Tables {
 		name := c.Tables[i].Name
-		if c.Query.From.T0 != name && c.Query.From.T1 != name && !strings.Contains(text, "FROM "+name+" AS s") && !strings.Contains(strings.Join(c.DML, " "), name+" ") {
+		if c.Query.From.T0 != name && c.Query.From.T1 != name && !strings.Contains(text, "FROM "+name+" AS s") && !strings.Contains(text, "FROM "+name+" AS a") && !strings.Contains(strings.Join(c.DML, " "), name+" ") {
 			add(func(n *Case) bool { n.Tables = slices.Delete(n.Tables, i, i+1); return true })
 		}
 	}
@@ -130,6 +130,17 @@ func candidates(c *Case) []*Case {
 		})
 	}
 	q := c.Query
+	if q.CTE != nil { // the table itself in place of the CTE, or the CTE unfiltered
+		add(func(n *Case) bool {
+			n.Query.From.T0, n.Query.From.T1, n.Query.CTE = q.CTE.Table, q.CTE.Table, nil
+			return true
+		})
+		add(func(n *Case) bool {
+			c := *q.CTE
+			c.Where, n.Query.CTE = nil, &c
+			return q.CTE.Where != nil
+		})
+	}
 	add(func(n *Case) bool { n.Query.Where = nil; return q.Where != nil })
 	add(func(n *Case) bool { n.Query.Limit = -1; return q.Limit >= 0 })
 	add(func(n *Case) bool { n.Query.Offset = -1; return q.Offset >= 0 })
