@@ -110,20 +110,7 @@ func (o *cmpOut) finish() arrow.Array {
 		binary.LittleEndian.PutUint64(v[8*w:], binary.LittleEndian.Uint64(v[8*w:])&mw)
 		set += bits.OnesCount64(mw)
 	}
-	nulls := o.n - set
-	valid := o.valid
-	if nulls == 0 {
-		valid.Release()
-		valid = nil
-	}
-	d := array.NewData(arrow.FixedWidthTypes.Boolean, o.n, []*memory.Buffer{valid, o.vals}, nil, nulls, 0)
-	if valid != nil {
-		valid.Release()
-	}
-	o.vals.Release()
-	a := array.MakeFromData(d)
-	d.Release()
-	return a
+	return boolArray(o.n, o.n-set, o.valid, o.vals)
 }
 
 // andValidity writes into out (whole words, bit 0 is row 0) the rows

@@ -483,14 +483,7 @@ func (t *hashTable) findOrInsert(h uint64, probe *keyCols, r int, keys *keyCols,
 			}
 		}
 	}
-	t.slots[i] = tag | uint64(uint32(e)+1)
-	t.n++
-	if t.grow {
-		t.hashes = append(t.hashes, h)
-		if 2*t.n > len(t.slots) {
-			t.rehash()
-		}
-	}
+	t.insertAt(i, tag, h, e)
 	return e, false
 }
 
@@ -510,6 +503,13 @@ func (t *hashTable) findOrInsertWord(h, v uint64, words []uint64, e int32) (int3
 			}
 		}
 	}
+	t.insertAt(i, tag, h, e)
+	return e, false
+}
+
+// insertAt stores entry e (hash h, tag its high bits) in the empty slot
+// i a probe ended at, growing the table past half full.
+func (t *hashTable) insertAt(i, tag, h uint64, e int32) {
 	t.slots[i] = tag | uint64(uint32(e)+1)
 	t.n++
 	if t.grow {
@@ -518,7 +518,6 @@ func (t *hashTable) findOrInsertWord(h, v uint64, words []uint64, e int32) (int3
 			t.rehash()
 		}
 	}
-	return e, false
 }
 
 // rehash doubles the slots; entries are numbered 0..n-1 in insertion

@@ -41,17 +41,22 @@ func (o *boolOut) setNull(i int) {
 
 // array hands the buffers over to a new Boolean array.
 func (o *boolOut) array() arrow.Array {
-	nulls := o.n - bitutil.CountSetBits(o.bits, 0, o.n)
-	valid := o.valid
+	return boolArray(o.n, o.n-bitutil.CountSetBits(o.bits, 0, o.n), o.valid, o.vals)
+}
+
+// boolArray hands a value and a validity buffer of n rows (nulls of them
+// NULL) over to a new Boolean array; the validity is dropped when no row
+// is NULL.
+func boolArray(n, nulls int, valid, vals *memory.Buffer) arrow.Array {
 	if nulls == 0 {
 		valid.Release()
 		valid = nil
 	}
-	d := array.NewData(arrow.FixedWidthTypes.Boolean, o.n, []*memory.Buffer{valid, o.vals}, nil, nulls, 0)
+	d := array.NewData(arrow.FixedWidthTypes.Boolean, n, []*memory.Buffer{valid, vals}, nil, nulls, 0)
 	if valid != nil {
 		valid.Release()
 	}
-	o.vals.Release()
+	vals.Release()
 	a := array.MakeFromData(d)
 	d.Release()
 	return a

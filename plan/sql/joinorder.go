@@ -428,23 +428,27 @@ func (l *lowerer) itemRefs(n *pg_query.Node, full *scope) (cols []int, ok bool) 
 			return
 		}
 		if cr, is := m.Interface().(*pg_query.ColumnRef); is {
-			qual, name, star, err := l.refName(cr)
-			if err != nil || star {
-				ok = false
-				return
+			var i int
+			if i, ok = l.refIndex(cr, full); ok {
+				cols = append(cols, i)
 			}
-			i, err := l.lookupHere(full, qual, name, cr.Location)
-			if err != nil {
-				ok = false
-				return
-			}
-			cols = append(cols, i)
 			return
 		}
 		eachChild(m, func(c protoreflect.Message) bool { walk(c); return ok })
 	}
 	walk(n.ProtoReflect())
 	return cols, ok
+}
+
+// refIndex is the column of full a column reference names, here (not an
+// outer query's); ok is false for a star or a name full does not hold.
+func (l *lowerer) refIndex(cr *pg_query.ColumnRef, full *scope) (int, bool) {
+	qual, name, star, err := l.refName(cr)
+	if err != nil || star {
+		return 0, false
+	}
+	i, err := l.lookupHere(full, qual, name, cr.Location)
+	return i, err == nil
 }
 
 // factorOr rewrites each conjunct (A ∧ B) ∨ (A ∧ C) as A, (B ∨ C): the

@@ -191,17 +191,10 @@ func (l *lowerer) plainRefs(n *pg_query.Node, full *scope) (cols []int, ok bool)
 			}
 			return
 		case *pg_query.ColumnRef:
-			qual, name, star, err := l.refName(x)
-			if err != nil || star {
-				ok = false
-				return
+			var i int
+			if i, ok = l.refIndex(x, full); ok {
+				cols = append(cols, i)
 			}
-			i, err := l.lookupHere(full, qual, name, x.Location)
-			if err != nil {
-				ok = false
-				return
-			}
-			cols = append(cols, i)
 			return
 		}
 		eachChild(m, func(c protoreflect.Message) bool { walk(c); return ok })
