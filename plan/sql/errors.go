@@ -34,6 +34,12 @@ var (
 	// column counts that do not match, a column named twice, a plain column
 	// next to an aggregate without GROUP BY.
 	ErrInvalid = errkind.New(errkind.InvalidArgument, "sql: invalid statement")
+	// ErrTooDeep marks a statement that nests deeper than MaxDepth levels
+	// (PostgreSQL's "stack depth limit exceeded", SQLSTATE 54001): it is
+	// refused before parsing, whose C recursion has no stack check (see
+	// depth.go). A program limit the caller can only meet by writing the
+	// statement flatter, so InvalidArgument, not Internal.
+	ErrTooDeep = errkind.New(errkind.InvalidArgument, "sql: stack depth limit exceeded")
 	// ErrInternal marks a bug: a panic inside the lowering or substrait-go,
 	// recovered so bad input never crashes the caller. The message never
 	// carries the panic's text; the panic and its stack go to the debug log

@@ -10,7 +10,7 @@ import (
 )
 
 // sentinels are the errors Parse may return; anything else is a bug.
-var sentinels = []error{ErrSyntax, ErrUnsupported, ErrUnknownTable, ErrUnknownColumn, ErrAmbiguous, ErrType, ErrParam, ErrInvalid}
+var sentinels = []error{ErrSyntax, ErrTooDeep, ErrUnsupported, ErrUnknownTable, ErrUnknownColumn, ErrAmbiguous, ErrType, ErrParam, ErrInvalid}
 
 func fuzzSeeds() [][]byte {
 	var out [][]byte

@@ -51,6 +51,9 @@ func rewrite(sql string, start Pos) (*source, error) {
 		}
 		return nil, fmt.Errorf("%w: %w", ErrSyntax, err)
 	}
+	if err := src.checkDepth(scan.Tokens); err != nil {
+		return nil, err
+	}
 	var b strings.Builder
 	last := 0
 	seg := segment{}
