@@ -299,7 +299,29 @@ func (db *DB) CreateIndex(ctx context.Context, tableName, indexName, column stri
 	return indexErr(err)
 }
 
-func (db *DB) taskContext(params map[int]any) *exec.TaskContext {
-	pool := db.newPool()
-	return &exec.TaskContext{Mem: pool.Allocator(db.mem()), BatchSize: db.opt.BatchSize, Params: params, Pool: pool, SpillDir: db.opt.SpillDir}
+// taskContext is the execution context of one statement: its pool
+// (statementPool), which the statement's Rows closes.
+func (db *DB) taskContext(ctx context.Context, node exec.Node, params map[int]any) (*exec.TaskContext, error) {
+	pool, err := db.statementPool(ctx, node)
+	if err != nil {
+		return nil, err
+	}
+	return &exec.TaskContext{Mem: pool.Allocator(db.mem()), BatchSize: db.opt.BatchSize, Params: params, Pool: pool, SpillDir: db.opt.SpillDir}, nil
+}
+
+// execute starts node under its own task context; the Rows it returns
+// closes the statement's pool when done.
+func (db *DB) execute(ctx context.Context, node exec.Node, params map[int]any) (*Rows, error) {
+	tc, err := db.taskContext(ctx, node, params)
+	if err != nil {
+		return nil, err
+	}
+	st, err := node.Execute(ctx, tc)
+	if err != nil {
+		tc.Pool.Close()
+		return nil, err
+	}
+	rows := newStreamRows(ctx, node, st)
+	rows.pool = tc.Pool
+	return rows, nil
 }

@@ -213,7 +213,7 @@ func normalizeParam(v any) (any, error) {
 
 // build plans a lowered query.
 func (db *DB) build(ctx context.Context, cat *catalog, q *sql.Query) (exec.Node, error) {
-	return plan.Build(ctx, q.Plan, cat, plan.Options{DisableIndexes: db.opt.DisableIndexes, DisableSharing: db.opt.DisableSharing, Files: db.files(ctx), Threads: db.planThreads(ctx), MemoryLimited: db.MemoryLimit() > 0})
+	return plan.Build(ctx, q.Plan, cat, plan.Options{DisableIndexes: db.opt.DisableIndexes, DisableSharing: db.opt.DisableSharing, Files: db.files(ctx), Threads: db.planThreads(ctx), MemoryLimited: db.memoryLimited(ctx)})
 }
 
 // startQuery plans q and starts it. A query streams; EXPLAIN returns its
@@ -227,15 +227,17 @@ func (db *DB) startQuery(ctx context.Context, cat *catalog, q *sql.Query, params
 	if q.Explain && !q.Analyze {
 		return explainRows(db, exec.Explain(node, false))
 	}
+	if err := checkExtraParams(ctx, q, params); err != nil {
+		return nil, err
+	}
 	bound, err := bind(q, params)
 	if err != nil {
 		return nil, err
 	}
-	st, err := node.Execute(ctx, db.taskContext(bound))
+	rows, err := db.execute(ctx, node, bound)
 	if err != nil {
 		return nil, nameParam(q, err)
 	}
-	rows := newStreamRows(ctx, node, st)
 	if !q.Explain {
 		return rows, nil
 	}

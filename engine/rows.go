@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/stablerow/stablerow/exec"
+	"github.com/stablerow/stablerow/exec/memlimit"
 )
 
 // Rows is the result of one statement as a stream of Arrow record batches,
@@ -50,6 +51,7 @@ type Rows struct {
 	summary  string // what a maintenance statement did (see Summary)
 	text     string // EXPLAIN text, or "" to render node's metrics
 	refs     atomic.Int64
+	pool     *memlimit.Pool // the statement's, closed when done (nil: none)
 }
 
 // newStreamRows returns Rows reading st, the running stream of node.
@@ -120,6 +122,9 @@ func (r *Rows) finish() {
 		defer recoverInternal(&err)
 		return st.Close()
 	}()
+	// The operators freed their reservations as the stream closed: what
+	// is left of a shared budget's grant goes back now.
+	r.pool.Close()
 	if r.err == nil && err != nil {
 		r.err = err
 	}

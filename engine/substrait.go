@@ -31,7 +31,7 @@ func (db *DB) QuerySubstrait(ctx context.Context, data []byte, params map[int]an
 	if err != nil {
 		return nil, err
 	}
-	node, err := plan.Build(ctx, pb, db.newCatalog(ctx), plan.Options{DisableIndexes: db.opt.DisableIndexes, DisableSharing: db.opt.DisableSharing, Files: db.files(ctx), Threads: db.Threads(), MemoryLimited: db.MemoryLimit() > 0})
+	node, err := plan.Build(ctx, pb, db.newCatalog(ctx), plan.Options{DisableIndexes: db.opt.DisableIndexes, DisableSharing: db.opt.DisableSharing, Files: db.files(ctx), Threads: db.Threads(), MemoryLimited: db.memoryLimited(ctx)})
 	if err != nil {
 		return nil, err
 	}
@@ -43,7 +43,7 @@ func (db *DB) QuerySubstrait(ctx context.Context, data []byte, params map[int]an
 		}
 		bound[k] = nv
 	}
-	st, err := node.Execute(ctx, db.taskContext(bound))
+	rows, err = db.execute(ctx, node, bound)
 	if err != nil {
 		var pe *plan.ParamError
 		if errors.As(err, &pe) {
@@ -51,7 +51,7 @@ func (db *DB) QuerySubstrait(ctx context.Context, data []byte, params map[int]an
 		}
 		return nil, err
 	}
-	return newStreamRows(ctx, node, st), nil
+	return rows, nil
 }
 
 // SubstraitOf lowers one SELECT to a Substrait plan in protobuf JSON, with

@@ -7,14 +7,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-
-	"github.com/stablerow/stablerow/engine"
 )
 
 // prepared is a prepared statement: SQL text or a Substrait plan, and the
@@ -25,8 +21,36 @@ type prepared struct {
 	plan []byte // a Substrait plan when not nil
 
 	mu       sync.Mutex
-	params   []any     // bound values, $1 first (nil: none bound)
-	lastUsed time.Time // a statement unused for Options.PreparedTTL is dropped
+	params   []any       // bound values, $1 first (nil: none bound)
+	held     *heldParams // the budget params hold (uploads.go)
+	lastUsed time.Time   // a statement unused for Options.PreparedTTL is dropped
+	expiry   *time.Timer // drops it once unused for the TTL
+	dropped  bool
+}
+
+// bind replaces the bound parameters, releasing what the old ones held.
+// A statement dropped meanwhile keeps nothing.
+func (p *prepared) bind(params []any, held *heldParams) {
+	p.mu.Lock()
+	old := p.held
+	if p.dropped {
+		old, held, params = held, nil, nil
+	}
+	p.params, p.held = params, held
+	p.mu.Unlock()
+	old.release()
+}
+
+// drop releases what the statement holds; it cannot be bound again.
+func (p *prepared) drop() {
+	p.mu.Lock()
+	held := p.held
+	p.params, p.held, p.dropped = nil, nil, true
+	if p.expiry != nil {
+		p.expiry.Stop()
+	}
+	p.mu.Unlock()
+	held.release()
 }
 
 func (p *prepared) runner(s *Server) runner {
@@ -39,27 +63,59 @@ func (p *prepared) runner(s *Server) runner {
 	return s.sqlRunner(p.sql, params)
 }
 
-// addPrepared registers p and drops the statements unused for
+// addPrepared registers p, to be dropped once unused for
 // Options.PreparedTTL: a client that never closes its statements (or
-// died) must not grow the server for ever.
+// died) must not hold their parameters, nor grow the server, for ever.
 func (s *Server) addPrepared(p *prepared) []byte {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	h := hex.EncodeToString(b[:])
-	now := time.Now()
-	p.lastUsed = now
+	p.lastUsed = time.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for k, q := range s.prepared {
-		q.mu.Lock()
-		idle := now.Sub(q.lastUsed) > s.opt.PreparedTTL
-		q.mu.Unlock()
-		if idle {
-			delete(s.prepared, k)
-		}
-	}
 	s.prepared[h] = p
+	p.mu.Lock() // the timer's function reads p.expiry under p.mu
+	p.expiry = time.AfterFunc(s.opt.PreparedTTL, func() { s.expirePrepared(h, p) })
+	p.mu.Unlock()
 	return []byte(h)
+}
+
+// expirePrepared drops p if it went unused for the TTL, else looks again
+// when it would have.
+func (s *Server) expirePrepared(h string, p *prepared) {
+	p.mu.Lock()
+	left := s.opt.PreparedTTL - time.Since(p.lastUsed)
+	if left > 0 && !p.dropped {
+		p.expiry.Reset(left)
+		p.mu.Unlock()
+		return
+	}
+	p.mu.Unlock()
+	s.dropPrepared(h)
+}
+
+// dropPrepared forgets a prepared statement and releases its parameters.
+func (s *Server) dropPrepared(h string) {
+	s.mu.Lock()
+	p, ok := s.prepared[h]
+	delete(s.prepared, h)
+	s.mu.Unlock()
+	if ok {
+		p.drop()
+	}
+}
+
+// dropAllPrepared drops every prepared statement (server shutdown).
+func (s *Server) dropAllPrepared() {
+	s.mu.Lock()
+	hs := make([]string, 0, len(s.prepared))
+	for h := range s.prepared {
+		hs = append(hs, h)
+	}
+	s.mu.Unlock()
+	for _, h := range hs {
+		s.dropPrepared(h)
+	}
 }
 
 func (s *Server) preparedOf(handle []byte) (*prepared, error) {
@@ -97,9 +153,7 @@ func (s *Server) CreatePreparedSubstraitPlan(_ context.Context, req flightsql.Ac
 
 // ClosePreparedStatement forgets a prepared statement.
 func (s *Server) ClosePreparedStatement(_ context.Context, req flightsql.ActionClosePreparedStatementRequest) error {
-	s.mu.Lock()
-	delete(s.prepared, string(req.GetPreparedStatementHandle()))
-	s.mu.Unlock()
+	s.dropPrepared(string(req.GetPreparedStatementHandle()))
 	return nil
 }
 
@@ -109,13 +163,11 @@ func (s *Server) DoPutPreparedStatementQuery(_ context.Context, cmd flightsql.Pr
 	if err != nil {
 		return nil, err
 	}
-	params, err := s.readParams(rdr)
+	params, held, err := s.readParams(rdr)
 	if err != nil {
 		return nil, err
 	}
-	p.mu.Lock()
-	p.params = params
-	p.mu.Unlock()
+	p.bind(params, held)
 	return cmd.GetPreparedStatementHandle(), nil
 }
 
@@ -136,47 +188,12 @@ func (s *Server) DoPutPreparedStatementUpdate(ctx context.Context, cmd flightsql
 	if err != nil {
 		return 0, err
 	}
-	params, err := s.readParams(rdr)
+	params, held, err := s.readParams(rdr)
 	if err != nil {
 		return 0, err
 	}
 	if params != nil {
-		p.mu.Lock()
-		p.params = params
-		p.mu.Unlock()
+		p.bind(params, held)
 	}
 	return s.update(ctx, p.runner(s))
-}
-
-// readParams reads the parameter batches a client sent and converts them
-// (engine.ParamsFromArrow). The batches are checked in full first: they
-// come off the network and IPC decoding does not check offsets. No schema
-// (a client that bound nothing) is no parameters.
-func (s *Server) readParams(rdr flight.MessageReader) ([]any, error) {
-	var recs []arrow.RecordBatch
-	defer func() {
-		for _, b := range recs {
-			b.Release()
-		}
-	}()
-	for rdr.Next() {
-		b := rdr.RecordBatch()
-		if err := array.ValidateRecordFull(b); err != nil {
-			return nil, status.Errorf(codes.InvalidArgument, "parameters: %v", err)
-		}
-		b.Retain()
-		recs = append(recs, b)
-	}
-	if err := rdr.Err(); err != nil {
-		return nil, status.Errorf(codes.InvalidArgument, "parameters: %v", err)
-	}
-	schema := rdr.Schema()
-	if schema == nil || schema.NumFields() == 0 {
-		return nil, nil
-	}
-	vals, err := engine.ParamsFromArrow(schema, recs)
-	if err != nil {
-		return nil, s.statusOf(err)
-	}
-	return vals, nil
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
@@ -59,6 +60,18 @@ type Options struct {
 	PartitionMinIDs int
 	// PartitionBatchRows caps a partition's batches (0: 65536 rows).
 	PartitionBatchRows int
+	// Memory is the server's one memory budget in bytes, shared by every
+	// statement and parameter upload (budget.go; the CLI's
+	// -server-memory). 0: none, each statement bounded by the engine's
+	// per-statement limit alone.
+	Memory int64
+	// AdmissionWait is how long a statement waits for its grant of
+	// Memory before it fails with ResourceExhausted (0: 30 s; negative:
+	// it does not wait).
+	AdmissionWait time.Duration
+	// StatementMinMemory is a heavy statement's grant, reserved when it is
+	// admitted (0: Memory/64, at least 1MB, at most 64MB).
+	StatementMinMemory int64
 }
 
 // Server serves one engine.DB over Flight SQL. Safe for concurrent use;
@@ -71,6 +84,9 @@ type Server struct {
 	log     *slog.Logger
 	results *results
 	parts   *partitions // partitioned takes
+	budget  *budget     // nil: no server budget (Options.Memory)
+
+	uploadBytes atomic.Int64 // held by parameter uploads and bound parameters
 
 	mu       sync.Mutex
 	prepared map[string]*prepared
@@ -94,8 +110,19 @@ func New(db *engine.DB, opt Options) (*Server, error) {
 	if err := s.registerSqlInfo(); err != nil {
 		return nil, err
 	}
+	if opt.AdmissionWait == 0 {
+		opt.AdmissionWait = 30 * time.Second
+	}
+	if opt.Memory > 0 {
+		s.budget = newBudget(opt.Memory, opt.StatementMinMemory, opt.AdmissionWait)
+	}
 	if opt.MaxRecvBytes <= 0 {
 		opt.MaxRecvBytes = 256 << 20
+		if opt.Memory > 0 {
+			// gRPC holds a message whole before the server sees it: one
+			// message must not pass the budget on its own.
+			opt.MaxRecvBytes = int(min(int64(opt.MaxRecvBytes), max(opt.Memory/4, 1<<20)))
+		}
 	}
 	if opt.PreparedTTL <= 0 {
 		opt.PreparedTTL = time.Hour
@@ -133,7 +160,7 @@ func New(db *engine.DB, opt Options) (*Server, error) {
 		gopts = append(gopts, grpc.Creds(credentials.NewTLS(opt.TLS)))
 	}
 	s.grpc = grpc.NewServer(gopts...)
-	flight.RegisterFlightServiceServer(s.grpc, flightsql.NewFlightServerWithAllocator(s, s.mem))
+	flight.RegisterFlightServiceServer(s.grpc, &service{FlightServer: flightsql.NewFlightServerWithAllocator(s, s.mem), s: s})
 	return s, nil
 }
 
@@ -165,6 +192,7 @@ func (s *Server) Shutdown() {
 	}
 	s.results.closeAll()
 	s.parts.closeAll()
+	s.dropAllPrepared()
 }
 
 // loopback reports whether addr is a loopback address.

@@ -24,14 +24,25 @@ type runner struct {
 
 func (s *Server) sqlRunner(text string, params []any) runner {
 	return runner{sql: text, params: params, run: func(ctx context.Context) (*engine.Rows, error) {
-		return s.db.Query(s.fileCtx(ctx), text, engine.PositionalParams(params))
+		return s.db.Query(s.stmtCtx(ctx), text, engine.PositionalParams(params))
 	}}
 }
 
 func (s *Server) substraitRunner(plan []byte, params []any) runner {
 	return runner{plan: plan, params: params, run: func(ctx context.Context) (*engine.Rows, error) {
-		return s.db.QuerySubstrait(s.fileCtx(ctx), plan, engine.AnchorParams(params))
+		return s.db.QuerySubstrait(s.stmtCtx(ctx), plan, engine.AnchorParams(params))
 	}}
+}
+
+// stmtCtx runs a statement under the server's rules: its file policy
+// (fileCtx), its memory budget (budget.go: the statement is admitted once
+// planned), and no value bound to no parameter.
+func (s *Server) stmtCtx(ctx context.Context) context.Context {
+	ctx = engine.WithExactParams(s.fileCtx(ctx))
+	if s.budget != nil {
+		ctx = engine.WithAdmission(ctx, s.budget.admit)
+	}
+	return ctx
 }
 
 // fileCtx runs a statement under the server's file policy: a network

@@ -46,6 +46,7 @@ func serveCmd(ctx context.Context, w io.Writer, args []string, ready func(net.Ad
 	parts := fs.Int("partitions", 8, "the most endpoints a take by bound ids returns, each a group of fragments a client may read in parallel; 1: never partition")
 	partMin := fs.Int("partition-min-ids", 4096, "the fewest bound ids a take needs to be partitioned; below it one endpoint serves it")
 	memory := resourceFlags(fs)
+	budgetFlags := serveMemoryFlags(fs) // -server-memory, -admission-timeout, -prepared-ttl (servememory.go)
 	debugFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -62,6 +63,9 @@ func serveCmd(ctx context.Context, w io.Writer, args []string, ready func(net.Ad
 	}
 	opt := server.Options{ResultTTL: *ttl, Logger: slog.New(slog.NewTextHandler(w, nil)),
 		Partitions: *parts, PartitionMinIDs: *partMin}
+	if err := budgetFlags(&opt); err != nil {
+		return err
+	}
 	auth := &server.Auth{}
 	if *user != "" {
 		pw := os.Getenv("STABLEROW_PASSWORD")

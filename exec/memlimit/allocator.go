@@ -22,18 +22,26 @@ type countingAllocator struct {
 
 func (a *countingAllocator) Allocate(size int) []byte {
 	b := a.inner.Allocate(size)
-	raise(&a.pool.peakAlloc, a.pool.allocated.Add(int64(len(b))))
+	a.pool.counted(int64(len(b)))
 	return b
 }
 
 func (a *countingAllocator) Reallocate(size int, b []byte) []byte {
 	old := len(b)
 	nb := a.inner.Reallocate(size, b)
-	raise(&a.pool.peakAlloc, a.pool.allocated.Add(int64(len(nb)-old)))
+	a.pool.counted(int64(len(nb) - old))
 	return nb
 }
 
 func (a *countingAllocator) Free(b []byte) {
-	a.pool.allocated.Add(-int64(len(b)))
+	a.pool.counted(-int64(len(b)))
 	a.inner.Free(b)
+}
+
+// counted adds n allocated bytes to p and to its parents: a server's
+// budget sees the bytes of every statement.
+func (p *Pool) counted(n int64) {
+	for ; p != nil; p = p.parent {
+		raise(&p.peakAlloc, p.allocated.Add(n))
+	}
 }

@@ -2,6 +2,7 @@ package memlimit
 
 import (
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"github.com/stablerow/stablerow/errkind"
@@ -20,6 +21,14 @@ type Pool struct {
 	allocated atomic.Int64 // through Allocator
 	peakAlloc atomic.Int64
 	refusals  atomic.Int64
+
+	// A Child pool (shared.go) also reserves in parent what it holds
+	// past grant; mu orders its updates, closed marks its grant returned.
+	parent *Pool
+	grant  int64
+	mu     sync.Mutex
+	closed bool
+	what   string // the limit's name in errors ("limit" if empty)
 }
 
 // NewPool returns a pool of limit bytes; limit <= 0 is no limit (the pool
@@ -84,12 +93,14 @@ func (p *Pool) tryGrow(consumer string, n int64) error {
 	if p == nil {
 		return nil
 	}
+	if p.parent != nil {
+		return p.childTryGrow(consumer, n)
+	}
 	for {
 		cur := p.reserved.Load()
 		if p.limit > 0 && cur+n > p.limit {
 			p.refusals.Add(1)
-			return fmt.Errorf("%w: %s needs %s more, %s of the %s limit is reserved (%s allocated)",
-				ErrResourceExhausted, consumer, FormatSize(n), FormatSize(cur), FormatSize(p.limit), FormatSize(p.allocated.Load()))
+			return p.exhausted(consumer, n, cur, p.limit)
 		}
 		if p.reserved.CompareAndSwap(cur, cur+n) {
 			raise(&p.peakRes, cur+n)
@@ -98,8 +109,23 @@ func (p *Pool) tryGrow(consumer string, n int64) error {
 	}
 }
 
+// exhausted is the error of a refused reservation.
+func (p *Pool) exhausted(consumer string, n, cur, limit int64) error {
+	what := p.what
+	if what == "" {
+		what = "limit"
+	}
+	return fmt.Errorf("%w: %s needs %s more, %s of the %s %s is reserved (%s allocated)",
+		ErrResourceExhausted, consumer, FormatSize(n), FormatSize(cur), FormatSize(limit), what, FormatSize(p.allocated.Load()))
+}
+
+// add reserves n bytes without a check (n < 0 gives them back).
 func (p *Pool) add(n int64) {
 	if p == nil {
+		return
+	}
+	if p.parent != nil {
+		p.childAdd(n)
 		return
 	}
 	raise(&p.peakRes, p.reserved.Add(n))
@@ -156,9 +182,7 @@ func (r *Reservation) Shrink(n int64) {
 	if n <= 0 {
 		return
 	}
-	if r.pool != nil {
-		r.pool.reserved.Add(-n)
-	}
+	r.pool.add(-n)
 	r.size -= n
 }
 

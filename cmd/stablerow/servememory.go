@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"os"
+	rdebug "runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/stablerow/stablerow/exec/memlimit"
+	"github.com/stablerow/stablerow/server"
+)
+
+// serveMemoryFlags registers serve's server-wide memory flags
+// (-server-memory, -admission-timeout) and -prepared-ttl; the function it
+// returns, called after parsing, sets them in opt and gives Go's garbage
+// collector the budget as its soft limit (unless GOMEMLIMIT is set), so
+// memory the operators released goes back before the heap doubles.
+func serveMemoryFlags(fs *flag.FlagSet) func(opt *server.Options) error {
+	size := fs.String("server-memory", "50%", "the server's one memory budget, shared by every statement and parameter upload: a size (e.g. 8GB) or a percentage of physical memory (or of the cgroup's limit, if lower); a statement that cannot get its minimum waits, then fails with RESOURCE_EXHAUSTED; unlimited: no budget")
+	wait := fs.Duration("admission-timeout", 30*time.Second, "how long a statement waits for its share of -server-memory before it fails with RESOURCE_EXHAUSTED (0: it does not wait)")
+	prepTTL := fs.Duration("prepared-ttl", time.Hour, "drop a prepared statement (and the parameters bound to it) unused for this long")
+	return func(opt *server.Options) error {
+		n, err := serverMemory(*size)
+		if err != nil {
+			return usageError{fmt.Errorf("-server-memory: %w", err)}
+		}
+		if *wait < 0 || *prepTTL <= 0 {
+			return usageError{fmt.Errorf("-admission-timeout %s must not be negative and -prepared-ttl %s must be positive", *wait, *prepTTL)}
+		}
+		opt.Memory, opt.AdmissionWait, opt.PreparedTTL = n, *wait, *prepTTL
+		if *wait == 0 {
+			opt.AdmissionWait = -1 // server.Options: negative is no waiting
+		}
+		if n > 0 && os.Getenv("GOMEMLIMIT") == "" {
+			rdebug.SetMemoryLimit(n)
+		}
+		return nil
+	}
+}
+
+// serverMemory reads -server-memory: a size (memlimit.ParseSize,
+// "unlimited" for none) or N% of physicalMemory.
+func serverMemory(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	if pct, ok := strings.CutSuffix(t, "%"); ok {
+		p, err := strconv.Atoi(strings.TrimSpace(pct))
+		if err != nil || p < 1 || p > 100 {
+			return 0, fmt.Errorf("%w: %q (a percentage is 1%% to 100%%)", memlimit.ErrBadSize, s)
+		}
+		total, err := physicalMemory()
+		if err != nil {
+			return 0, fmt.Errorf("%q: %w (give a size instead)", s, err)
+		}
+		return total / 100 * int64(p), nil
+	}
+	return memlimit.ParseSize(t)
+}
+
+// physicalMemory is the memory this process may use: /proc/meminfo's
+// MemTotal, or the cgroup's limit when lower (cgroup v2 memory.max, v1
+// memory.limit_in_bytes).
+func physicalMemory() (int64, error) {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	var total int64
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "MemTotal:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("/proc/meminfo: MemTotal %q", rest)
+			}
+			total = kb << 10
+			break
+		}
+	}
+	if total <= 0 {
+		return 0, fmt.Errorf("/proc/meminfo has no MemTotal")
+	}
+	for _, p := range []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		if n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil && n > 0 && n < total {
+			total = n // "max" (v2) or a huge number (v1) is no limit
+		}
+	}
+	return total, nil
+}

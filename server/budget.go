@@ -1,0 +1,211 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/stablerow/stablerow/exec/memlimit"
+)
+
+// budget is the server's one memory budget (Options.Memory), shared by
+// every statement and every parameter upload: a bound per statement does
+// not bound the process when 32 clients run at once.
+//
+// It is cut in two lanes:
+//   - the heavy lane (all but a slice) admits statements whose plans hold
+//     memory that grows with their input (sorts, aggregations, joins:
+//     exec.HoldsMemory) with a grant of minHeavy each, and is where their
+//     growth past the grant and the buffers of uploads are reserved;
+//   - the light lane (the slice, lightShare of the budget) admits every
+//     other statement with a grant of minLight. They stream, their memory
+//     bounded by the batch size, so a `SELECT 1` never waits behind the
+//     heavy statements that fill the rest.
+//
+// A statement whose lane has no room for its grant waits in that lane's
+// queue, first come first served, for up to wait; then it fails with
+// memlimit.ErrResourceExhausted (gRPC ResourceExhausted). Admitted, its
+// operators reserve from a child pool of the lane (memlimit.Pool.Child),
+// limited to share bytes: past it, or when the lane is spent, a sort or an
+// aggregation spills and a join's build side fails, as under the per
+// statement limit.
+type budget struct {
+	total    int64
+	heavy    *lane
+	light    *lane
+	minHeavy int64         // a heavy statement's grant
+	minLight int64         // a light statement's grant
+	share    int64         // the most one statement may reserve
+	wait     time.Duration // in a queue; <= 0: no waiting
+	refused  atomic.Int64  // statements and uploads refused
+}
+
+// lightShare is the light lane's part of the budget (1/lightShare).
+const lightShare = 16
+
+// admitPoll is how often a waiting statement looks for room: statements
+// give theirs back when their Rows close, deep in the engine, so waiters
+// poll rather than be woken.
+const admitPoll = 2 * time.Millisecond
+
+func newBudget(total, minHeavy int64, wait time.Duration) *budget {
+	light := total / lightShare
+	if minHeavy <= 0 {
+		minHeavy = min(max(total/64, 1<<20), 64<<20)
+	}
+	minLight := min(max(light/64, 64<<10), 1<<20)
+	heavy := total - light
+	return &budget{total: total, heavy: newLane(heavy), light: newLane(light),
+		minHeavy: min(minHeavy, heavy), minLight: min(minLight, light),
+		share: max(minHeavy, heavy/4), wait: wait}
+}
+
+// lane is one part of the budget with its queue of waiting statements.
+type lane struct {
+	pool    *memlimit.Pool
+	mu      sync.Mutex
+	next    uint64   // the next ticket
+	queue   []uint64 // the tickets waiting, oldest first
+	admits  atomic.Int64
+	waiting atomic.Int64
+}
+
+func newLane(limit int64) *lane { return &lane{pool: memlimit.NewBudget(limit)} }
+
+// admit is engine.Admit: it waits for the statement's grant in its lane
+// and returns its pool, a child of the lane's limited to the smaller of
+// the statement's own limit and the share.
+func (b *budget) admit(ctx context.Context, heavy bool, limit int64) (*memlimit.Pool, error) {
+	l, grant, what := b.light, b.minLight, "light"
+	if heavy {
+		l, grant, what = b.heavy, b.minHeavy, "heavy"
+	}
+	if err := b.acquire(ctx, l, grant, what); err != nil {
+		return nil, err
+	}
+	share := b.share
+	if limit > 0 {
+		share = min(share, limit)
+	}
+	return l.pool.Child(max(share, grant), grant), nil
+}
+
+// acquire reserves n bytes of l once every statement queued before has
+// had its turn, waiting up to b.wait.
+func (b *budget) acquire(ctx context.Context, l *lane, n int64, what string) error {
+	l.mu.Lock()
+	if len(l.queue) == 0 && l.pool.TryReserve("admission", n) == nil {
+		l.mu.Unlock()
+		l.admits.Add(1)
+		return nil
+	}
+	t := l.next
+	l.next++
+	l.queue = append(l.queue, t)
+	l.mu.Unlock()
+	l.waiting.Add(1)
+	defer l.waiting.Add(-1)
+	defer l.leave(t)
+	start := time.Now()
+	deadline := time.NewTimer(max(b.wait, 0))
+	defer deadline.Stop()
+	tick := time.NewTicker(admitPoll)
+	defer tick.Stop()
+	for {
+		if l.tryHead(t, n) {
+			l.admits.Add(1)
+			return nil
+		}
+		if b.wait <= 0 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-deadline.C:
+			b.refused.Add(1)
+			return fmt.Errorf("%w: a %s statement waited %s for its %s of the server memory budget (%s of %s reserved, %d waiting)",
+				memlimit.ErrResourceExhausted, what, time.Since(start).Round(time.Millisecond), memlimit.FormatSize(n),
+				memlimit.FormatSize(l.pool.Reserved()), memlimit.FormatSize(l.pool.Limit()), l.waiting.Load())
+		case <-tick.C:
+		}
+	}
+	b.refused.Add(1)
+	return fmt.Errorf("%w: no room for a %s statement's %s of the server memory budget (%s of %s reserved)",
+		memlimit.ErrResourceExhausted, what, memlimit.FormatSize(n), memlimit.FormatSize(l.pool.Reserved()), memlimit.FormatSize(l.pool.Limit()))
+}
+
+// tryHead reserves n for ticket t if it is first in the queue.
+func (l *lane) tryHead(t uint64, n int64) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.queue) > 0 && l.queue[0] == t && l.pool.TryReserve("admission", n) == nil
+}
+
+// leave takes ticket t out of the queue.
+func (l *lane) leave(t uint64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, q := range l.queue {
+		if q == t {
+			l.queue = append(l.queue[:i], l.queue[i+1:]...)
+			return
+		}
+	}
+}
+
+// upload is the pool a parameter upload counts its buffers in: a child of
+// the heavy lane (no grant, no waiting: an upload over the budget fails
+// as it streams) limited to the statement limit and the share. Without a
+// server budget it is a pool of the statement limit alone (nil: none).
+func (b *budget) upload(limit int64) *memlimit.Pool {
+	if b == nil {
+		if limit > 0 {
+			return memlimit.NewPool(limit)
+		}
+		return nil
+	}
+	share := b.share
+	if limit > 0 {
+		share = min(share, limit)
+	}
+	return b.heavy.pool.Child(share, 0)
+}
+
+// MemoryStatus is the server's memory accounting, as the
+// "stablerow.memory" action returns it (JSON): what operators and uploads
+// reserved, what statements allocated through their allocators, and the
+// admission counters. Sizes are bytes.
+type MemoryStatus struct {
+	Budget        int64 `json:"budget"` // 0: no server budget
+	Reserved      int64 `json:"reserved"`
+	PeakReserved  int64 `json:"peak_reserved"`
+	Allocated     int64 `json:"allocated"`
+	PeakAllocated int64 `json:"peak_allocated"`
+	HeavyAdmitted int64 `json:"heavy_admitted"`
+	LightAdmitted int64 `json:"light_admitted"`
+	Waiting       int64 `json:"waiting"`
+	Refused       int64 `json:"refused"`
+	Prepared      int   `json:"prepared"`        // prepared statements held
+	Uploads       int64 `json:"upload_reserved"` // bytes held by bound parameters and uploads under way
+}
+
+func (b *budget) status() MemoryStatus {
+	if b == nil {
+		return MemoryStatus{}
+	}
+	h, l := b.heavy.pool, b.light.pool
+	return MemoryStatus{
+		Budget:        b.total,
+		Reserved:      h.Reserved() + l.Reserved(),
+		PeakReserved:  h.PeakReserved() + l.PeakReserved(),
+		Allocated:     h.Allocated() + l.Allocated(),
+		PeakAllocated: h.PeakAllocated() + l.PeakAllocated(),
+		HeavyAdmitted: b.heavy.admits.Load(),
+		LightAdmitted: b.light.admits.Load(),
+		Waiting:       b.heavy.waiting.Load() + b.light.waiting.Load(),
+		Refused:       b.refused.Load(),
+	}
+}
