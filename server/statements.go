@@ -38,7 +38,7 @@ func (s *Server) substraitRunner(plan []byte, params []any) runner {
 // client reaches files only inside Options.Files, never with the local
 // CLI's unrestricted access.
 func (s *Server) fileCtx(ctx context.Context) context.Context {
-	return engine.WithFilePolicy(ctx, fileio.Policy{Root: s.opt.Files})
+	return engine.WithFilePolicy(ctx, fileio.Policy{Root: s.opt.Files, AllowHardLinks: s.opt.FilesAllowHardLinks})
 }
 
 // start plans and starts a statement for GetFlightInfo and registers its
