@@ -52,6 +52,10 @@ type Options struct {
 	// write, every path resolved inside it (the CLI's -files DIR). Empty:
 	// file access is refused, whatever the engine's own policy.
 	Files string
+	// FilesAllowHardLinks lets COPY open a file under Files that has more
+	// than one hard link (the CLI's -files-allow-hardlinks); refused by
+	// default, as such a link may lead to a file outside Files.
+	FilesAllowHardLinks bool
 	// Partitions is the most endpoints a partitioned take returns (0: 8;
 	// 1: never partition). See partitions.go.
 	Partitions int
@@ -148,7 +152,9 @@ func New(db *engine.DB, opt Options) (*Server, error) {
 	if opt.Auth.enabled() {
 		mw := flight.CreateServerBasicAuthMiddleware(newValidator(*opt.Auth))
 		unary = append(unary, mw.Unary)
-		stream = append(stream, mw.Stream)
+		// The limiter is outside the middleware: it answers a refused
+		// Handshake before any password is looked at.
+		stream = append(stream, newAuthLimiter(opt.Auth, s.log).stream, mw.Stream)
 	}
 	stream = append(stream, afterCallMiddleware().Stream) // innermost
 	gopts := []grpc.ServerOption{

@@ -49,7 +49,7 @@ func (s *Server) stmtCtx(ctx context.Context) context.Context {
 // client reaches files only inside Options.Files, never with the local
 // CLI's unrestricted access.
 func (s *Server) fileCtx(ctx context.Context) context.Context {
-	return engine.WithFilePolicy(ctx, fileio.Policy{Root: s.opt.Files})
+	return engine.WithFilePolicy(ctx, fileio.Policy{Root: s.opt.Files, AllowHardLinks: s.opt.FilesAllowHardLinks})
 }
 
 // start plans and starts a statement for GetFlightInfo and registers its
