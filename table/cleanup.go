@@ -59,6 +59,13 @@ type CleanupReport struct {
 	// FilesTooYoung counts unreferenced files kept by the age guard
 	// (including files of stores that cannot tell a file's age).
 	FilesTooYoung int
+	// FilesInFlight counts unreferenced files kept because a live write
+	// intent names them (a writer still running; see intent.go).
+	FilesInFlight int
+	// IntentsLive counts the live write intents; IntentsExpired those
+	// removed (or, with DryRun, that would be).
+	IntentsLive    int
+	IntentsExpired int
 }
 
 // ref is one thing a version needs: a file, or with prefix every file
@@ -147,6 +154,31 @@ func Cleanup(ctx context.Context, st store.Store, opt CleanupOptions) (*CleanupR
 		minAge = DefaultCleanupMinAge
 	}
 	now := time.Now()
+	// The order is what keeps a writer's files (see intent.go): files
+	// first, then the intents, then the manifests. A file listed here was
+	// stored after its writer's intent named it; that intent is either
+	// still there when the intents are listed below, or its writer removed
+	// it after publishing (the manifests read after that reference the
+	// file) or after failing (the file is an orphan).
+	swept := map[string][]string{}
+	for _, dir := range cleanupDirs {
+		paths, err := st.List(ctx, dir)
+		if err != nil {
+			return nil, fmt.Errorf("table: cleanup: list %s: %w", dir, err)
+		}
+		swept[dir] = paths
+	}
+	var temps []localTemp
+	if l, ok := st.(*store.Local); ok {
+		var err error
+		if temps, err = listLocalTemps(ctx, l.Root()); err != nil {
+			return nil, err
+		}
+	}
+	intents, err := readIntents(ctx, st, now)
+	if err != nil {
+		return nil, err
+	}
 	vs, err := listVersions(ctx, st)
 	if err != nil {
 		return nil, err
@@ -190,16 +222,16 @@ func Cleanup(ctx context.Context, st store.Store, opt CleanupOptions) (*CleanupR
 	}
 	age := ageFunc(st)
 	for _, dir := range cleanupDirs {
-		paths, err := st.List(ctx, dir)
-		if err != nil {
-			return rep, fmt.Errorf("table: cleanup: list %s: %w", dir, err)
-		}
-		for _, p := range paths {
+		for _, p := range swept[dir] {
 			if err := ctx.Err(); err != nil {
 				return rep, err
 			}
 			if refs.has(p) {
 				rep.FilesReferenced++
+				continue
+			}
+			if intents.refs.has(p) {
+				rep.FilesInFlight++
 				continue
 			}
 			if minAge >= 0 {
@@ -225,10 +257,21 @@ func Cleanup(ctx context.Context, st store.Store, opt CleanupOptions) (*CleanupR
 		}
 	}
 	if l, ok := st.(*store.Local); ok {
-		if err := cleanupLocal(ctx, l.Root(), minAge, now, opt.DryRun, rep); err != nil {
+		if err := cleanupLocal(ctx, l.Root(), temps, intents, minAge, now, opt.DryRun, rep); err != nil {
 			return rep, err
 		}
 	}
+	// Expired intents go last: their files were swept above like any
+	// orphan (an expired writer fails its commit).
+	for _, p := range intents.expired {
+		if !opt.DryRun {
+			if err := st.Delete(ctx, p); err != nil {
+				return rep, fmt.Errorf("table: cleanup: %w", err)
+			}
+		}
+		rep.IntentsExpired++
+	}
+	rep.IntentsLive = intents.live
 	return rep, nil
 }
 
@@ -248,10 +291,19 @@ func ageFunc(st store.Store) func(p string, now time.Time) (time.Duration, bool)
 	}
 }
 
-// cleanupLocal removes the temporary files interrupted writes left under
-// root, and index directories the sweep emptied.
-func cleanupLocal(ctx context.Context, root string, minAge time.Duration, now time.Time, dryRun bool, rep *CleanupReport) error {
-	var dirs []string
+// localTemp is a temporary file of store.Local found by listLocalTemps.
+type localTemp struct {
+	full string    // file system path
+	rel  string    // the store path of the object it will become
+	mod  time.Time // modification time
+	size int64
+}
+
+// listLocalTemps finds the temporary files of in-flight or interrupted
+// writes under root (List hides them), with the store path each would
+// become: store.Local names them dir/.tmp-<16 hex>-<base>.
+func listLocalTemps(ctx context.Context, root string) ([]localTemp, error) {
+	var out []localTemp
 	err := filepath.WalkDir(root, func(f string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
@@ -262,37 +314,83 @@ func cleanupLocal(ctx context.Context, root string, minAge time.Duration, now ti
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if d.IsDir() {
-			if rel, err := filepath.Rel(root, f); err == nil && strings.HasPrefix(filepath.ToSlash(rel), "_indices/") {
-				dirs = append(dirs, f)
-			}
-			return nil
-		}
-		if !strings.HasPrefix(d.Name(), tempFilePrefix) {
+		if d.IsDir() || !strings.HasPrefix(d.Name(), tempFilePrefix) {
 			return nil
 		}
 		fi, err := d.Info()
 		if err != nil {
 			return nil // removed meanwhile (the write finished)
 		}
-		if minAge >= 0 && now.Sub(fi.ModTime()) < minAge {
+		rel, err := filepath.Rel(root, f)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		base := strings.TrimPrefix(d.Name(), tempFilePrefix)
+		if i := strings.IndexByte(base, '-'); i >= 0 {
+			base = base[i+1:]
+		}
+		out = append(out, localTemp{full: f, rel: path.Join(path.Dir(rel), base), mod: fi.ModTime(), size: fi.Size()})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("table: cleanup: %w", err)
+	}
+	return out, nil
+}
+
+// cleanupLocal removes the temporary files interrupted writes left under
+// root (listed before the intents were read), and index directories the
+// sweep emptied. A temporary file of an object a live intent names, or
+// one its put still holds locked (store.TempInUse: a manifest or intent
+// record being written), is a write in progress and stays; the others go
+// by the grace period. (A temporary file taken in the instant between its
+// creation and its lock makes store.Local write it again.)
+func cleanupLocal(ctx context.Context, root string, temps []localTemp, intents *liveIntents, minAge time.Duration, now time.Time, dryRun bool, rep *CleanupReport) error {
+	for _, tf := range temps {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if intents.refs.has(tf.rel) || store.TempInUse(tf.full) {
+			rep.FilesInFlight++
+			continue
+		}
+		if minAge >= 0 && now.Sub(tf.mod) < minAge {
 			rep.FilesTooYoung++
-			return nil
+			continue
 		}
 		if !dryRun {
-			if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return err
+			if err := os.Remove(tf.full); err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					continue // the write finished meanwhile
+				}
+				return fmt.Errorf("table: cleanup: %w", err)
 			}
 		}
 		rep.TempFilesDeleted++
-		rep.TempBytesDeleted += fi.Size()
+		rep.TempBytesDeleted += tf.size
+	}
+	if dryRun {
+		return nil
+	}
+	var dirs []string
+	err := filepath.WalkDir(filepath.Join(root, "_indices"), func(f string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil // removed meanwhile
+			}
+			return err
+		}
+		if d.IsDir() {
+			dirs = append(dirs, f)
+		}
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("table: cleanup: %w", err)
 	}
-	if dryRun {
-		return nil
+	if len(dirs) > 0 {
+		dirs = dirs[1:] // _indices itself stays, as before
 	}
 	// Deepest first; Remove fails on a directory that is not empty, which
 	// is what keeps a live index's directory. A fresh, still empty one may

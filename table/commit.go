@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"slices"
 	"time"
 
@@ -267,6 +268,14 @@ func sortedKeys(m map[uint32]*roaring.Bitmap) []uint32 {
 func (t *Table) commit(ctx context.Context, tx *txn) (*Table, error) {
 	latest := tx.base
 	checked := tx.base.Version
+	if in := intentOf(ctx); in != nil {
+		// Renewed now, the record stays live for a whole TTL: the file
+		// check below and the manifest put both happen inside it.
+		if err := in.renew(ctx); err != nil {
+			return nil, err
+		}
+	}
+	present := map[string]bool{}
 	for attempt := 0; attempt <= t.opts.CommitRetries; attempt++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -287,6 +296,9 @@ func (t *Table) commit(ctx context.Context, tx *txn) (*Table, error) {
 		checked = latest.Version
 		next, err := tx.apply(latest)
 		if err != nil {
+			return nil, err
+		}
+		if err := t.checkNewFiles(ctx, latest, next, present); err != nil {
 			return nil, err
 		}
 		b, err := next.MarshalBinary()
@@ -310,6 +322,61 @@ func (t *Table) commit(ctx context.Context, tx *txn) (*Table, error) {
 		}
 	}
 	return nil, errorf(ErrConflict, "gave up after %d concurrent commits", t.opts.CommitRetries)
+}
+
+// checkNewFiles checks, before next is published, that every file next
+// references and latest does not (the files this commit adds) exists at the
+// size recorded for it: data files at their DataFileInfo size, row maps
+// present. (Index files are the index packages' own; their builds keep
+// the grace period.) A missing file is ErrMissingFile and nothing
+// is published, so no write is reported that cannot be read. present
+// remembers what one commit call has checked (a rebase retries with the
+// same files).
+func (t *Table) checkNewFiles(ctx context.Context, latest, next *Manifest, present map[string]bool) error {
+	old := map[string]bool{}
+	for _, f := range latest.Fragments {
+		old[path.Clean(f.DataFile)] = true
+	}
+	for _, f := range next.Fragments {
+		p := path.Clean(f.DataFile)
+		if old[p] || present[p] {
+			continue
+		}
+		size, err := t.st.Size(ctx, p)
+		if errors.Is(err, store.ErrNotFound) {
+			return errorf(ErrMissingFile, "version %d: data file %s of fragment %d is gone (removed by VACUUM while this write was stalled?); nothing was committed", next.Version, p, f.ID)
+		}
+		if err != nil {
+			return fmt.Errorf("table: commit version %d: check %s: %w", next.Version, p, err)
+		}
+		if uint64(size) != f.File.Size {
+			return errorf(ErrMissingFile, "version %d: data file %s of fragment %d is %d bytes, %d were written; nothing was committed", next.Version, p, f.ID, size, f.File.Size)
+		}
+		present[p] = true
+	}
+	if len(next.Extra) > 0 {
+		was, err := latest.rowMapPaths()
+		if err != nil {
+			return err
+		}
+		now, err := next.rowMapPaths()
+		if err != nil {
+			return err
+		}
+		for _, p := range now {
+			p = path.Clean(p)
+			if present[p] || slices.ContainsFunc(was, func(w string) bool { return path.Clean(w) == p }) {
+				continue
+			}
+			if _, err := t.st.Size(ctx, p); errors.Is(err, store.ErrNotFound) {
+				return errorf(ErrMissingFile, "version %d: row map %s is gone; nothing was committed", next.Version, p)
+			} else if err != nil {
+				return fmt.Errorf("table: commit version %d: check %s: %w", next.Version, p, err)
+			}
+			present[p] = true
+		}
+	}
+	return nil
 }
 
 // CommitIndex records an index (built by an index package under

@@ -22,7 +22,11 @@ import (
 // It is the plan / task / commit path of compact_tasks.go run in this
 // process: each run of fragments is one task, executed on up to
 // o.Workers goroutines, and all of them commit together.
-func (t *Table) Compact(ctx context.Context, o CompactOptions) (*Table, error) {
+func (t *Table) Compact(ctx context.Context, o CompactOptions) (_ *Table, err error) {
+	// One intent for every task and the commit, so the files stay covered
+	// until they are published.
+	ctx, end := holdIntent(ctx, t.st, "compact")
+	defer end(&err)
 	o = o.withDefaults(t)
 	plan, err := t.PlanCompaction(o)
 	if err != nil {

@@ -212,10 +212,12 @@ func (s *Table) TaskFragments(srcs []TaskSource) ([]*Fragment, error) {
 // version the task names (t may be any snapshot of the same table). It
 // never commits; running it again writes new files and returns another
 // valid result for the same task.
-func (t *Table) ExecuteCompaction(ctx context.Context, k *CompactTask, mem memory.Allocator) (*CompactResult, error) {
+func (t *Table) ExecuteCompaction(ctx context.Context, k *CompactTask, mem memory.Allocator) (_ *CompactResult, err error) {
 	if err := k.validate(); err != nil {
 		return nil, err
 	}
+	ctx, end := holdIntent(ctx, t.st, "compaction task")
+	defer end(&err)
 	s, srcs, mem, err := t.openTask(ctx, &k.TaskHeader, k.Sources, mem)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package table
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -81,7 +82,7 @@ func (t *Table) openData(ctx context.Context, f *Fragment, mem memory.Allocator)
 	if mp, ok := t.st.(store.Mapper); ok {
 		m, err := mp.Map(ctx, f.DataFile)
 		if err != nil {
-			return d, fmt.Errorf("table: fragment %d: map %s: %w", f.ID, f.DataFile, err)
+			return d, dataFileErr(f, "map", err)
 		}
 		d.data = m.Data
 		d.chk = checksOf(m, &f.File, t.m.Schema)
@@ -114,7 +115,7 @@ func (t *Table) openData(ctx context.Context, f *Fragment, mem memory.Allocator)
 			d.r, err = t.st.Open(ctx, f.DataFile)
 		}
 		if err != nil {
-			return d, fmt.Errorf("table: fragment %d: open %s: %w", f.ID, f.DataFile, err)
+			return d, dataFileErr(f, "open", err)
 		}
 		size := d.r.Size()
 		if uint64(size) != f.File.Size {
@@ -320,9 +321,20 @@ func (d *dataFile) read(ctx context.Context, off, n int64) ([]byte, error) {
 		_, err = d.r.ReadAt(buf, off)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("table: fragment %d: read %s: %w", d.f.ID, d.f.DataFile, err)
+		return nil, dataFileErr(d.f, "read", err)
 	}
 	return buf, nil
+}
+
+// dataFileErr wraps a store error on f's data file. A committed data file
+// that is not there (removed or lost behind the manifest's back) is
+// ErrCorrupt naming the file: the table is damaged, and "not found" would
+// read like a wrong table name.
+func dataFileErr(f *Fragment, op string, err error) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("%w: fragment %d: data file %s is missing (%s: %w)", ErrCorrupt, f.ID, f.DataFile, op, err)
+	}
+	return fmt.Errorf("table: fragment %d: %s %s: %w", f.ID, op, f.DataFile, err)
 }
 
 // readAhead fetches the spans of the next batches a take will decode, the
@@ -357,7 +369,7 @@ func (d *dataFile) readAhead(ctx context.Context, offs []uint64) error {
 	}
 	bs, err := mr.ReadRanges(ctx, rs)
 	if err != nil {
-		return fmt.Errorf("table: fragment %d: read %s: %w", f.ID, f.DataFile, err)
+		return dataFileErr(f, "read", err)
 	}
 	d.pre = make(map[int][]byte, len(batches))
 	for j, bi := range batches {

@@ -24,7 +24,11 @@ import (
 // It is the plan / task / commit path of recluster_tasks.go run in this
 // process: o.Tasks tasks (default o.Workers) on up to o.Workers
 // goroutines, committed together.
-func (t *Table) Recluster(ctx context.Context, key string, o ReclusterOptions) (*Table, error) {
+func (t *Table) Recluster(ctx context.Context, key string, o ReclusterOptions) (_ *Table, err error) {
+	// One intent for every task, the row map and the commit, so the files
+	// stay covered until they are published.
+	ctx, end := holdIntent(ctx, t.st, "recluster")
+	defer end(&err)
 	o = o.withDefaults()
 	plan, err := t.PlanRecluster(ctx, key, o)
 	if err != nil {

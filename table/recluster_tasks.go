@@ -193,10 +193,12 @@ func (t *Table) reclusterSources(ids []uint32) ([]*Fragment, error) {
 // ExecuteRecluster writes the destination files of task k, reading the
 // version the task names (t may be any snapshot of the same table). It
 // never commits; running it again writes new files with the same rows.
-func (t *Table) ExecuteRecluster(ctx context.Context, k *ReclusterTask, mem memory.Allocator) (*ReclusterResult, error) {
+func (t *Table) ExecuteRecluster(ctx context.Context, k *ReclusterTask, mem memory.Allocator) (_ *ReclusterResult, err error) {
 	if err := k.validate(); err != nil {
 		return nil, err
 	}
+	ctx, end := holdIntent(ctx, t.st, "recluster task")
+	defer end(&err)
 	s, srcs, mem, err := t.openTask(ctx, &k.TaskHeader, k.Sources, mem)
 	if err != nil {
 		return nil, err

@@ -35,7 +35,9 @@ func (t *Table) reserveFragmentIDs(ctx context.Context, n int) (uint32, *Table, 
 
 // commitRewrite reserves destination ids, records the transitions (and the
 // rowmaps of stable partitions) and commits the swap.
-func (t *Table) commitRewrite(ctx context.Context, groups []*rewriteGroup, deferRemap bool, detail string) (*Table, error) {
+func (t *Table) commitRewrite(ctx context.Context, groups []*rewriteGroup, deferRemap bool, detail string) (_ *Table, err error) {
+	ctx, end := holdIntent(ctx, t.st, "rewrite commit") // covers the row maps
+	defer end(&err)
 	n := 0
 	for _, g := range groups {
 		n += len(g.dests)
@@ -110,6 +112,9 @@ func (t *Table) writeRowMap(ctx context.Context, g *rewriteGroup) error {
 		return fmt.Errorf("table: recluster: reopen rowmap: %w", err)
 	}
 	path := "_rowmaps/" + NewID() + ".rowmap"
+	if err := coverFile(ctx, path); err != nil {
+		return err
+	}
 	if err := t.st.Put(ctx, path, b); err != nil {
 		return fmt.Errorf("table: store rowmap: %w", err)
 	}

@@ -19,10 +19,12 @@ import (
 // Every id must name a live row, at most once per call (ErrInvalidArgument
 // otherwise). A concurrent delete of a moved row makes the commit fail with
 // ErrConflict rather than resurrect the row.
-func (t *Table) Update(ctx context.Context, rdr array.RecordReader, mem memory.Allocator) (*Table, uint64, error) {
+func (t *Table) Update(ctx context.Context, rdr array.RecordReader, mem memory.Allocator) (_ *Table, _ uint64, err error) {
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
+	ctx, end := holdIntent(ctx, t.st, "update")
+	defer end(&err)
 	fw := t.newFragmentWriter(ctx, mem)
 	var ids []uint64
 	seen := map[uint64]bool{}

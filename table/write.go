@@ -225,6 +225,9 @@ func (fw *fragmentWriter) finishFile() error {
 	fw.file.Size = uint64(len(data))
 	fw.file.TailCRC = crc32c(data[fw.file.tailStart():])
 	path := "data/" + fw.file.IDString() + ".arrow"
+	if err := coverFile(fw.ctx, path); err != nil {
+		return err
+	}
 	if err := fw.t.st.Put(fw.ctx, path, bytes.Clone(data)); err != nil {
 		return fmt.Errorf("table: store data file: %w", err)
 	}
@@ -254,10 +257,12 @@ func (fw *fragmentWriter) abort() {
 
 // Append adds the rows of rdr (user columns, in table order) as new
 // fragments with fresh, increasing row ids, and commits a new version.
-func (t *Table) Append(ctx context.Context, rdr array.RecordReader, mem memory.Allocator) (*Table, error) {
+func (t *Table) Append(ctx context.Context, rdr array.RecordReader, mem memory.Allocator) (_ *Table, err error) {
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
+	ctx, end := holdIntent(ctx, t.st, "append")
+	defer end(&err)
 	fw := t.newFragmentWriter(ctx, mem)
 	for rdr.Next() {
 		if err := ctx.Err(); err != nil {

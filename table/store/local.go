@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 )
 
 // tempPrefix marks in-flight writes. A crash can leave such files behind;
@@ -110,34 +111,54 @@ func (l *Local) Size(ctx context.Context, p string) (int64, error) {
 	return st.Size(), nil
 }
 
-// writeTemp writes data to a fresh temporary file next to final and fsyncs it.
-func (l *Local) writeTemp(final string, data []byte) (string, error) {
+// writeTemp writes data to a fresh temporary file next to final and fsyncs
+// it. The file comes back open and flock(2)ed: the caller closes it after
+// the rename or link, and until then TempInUse tells a sweep that the
+// write is in progress (a killed writer's lock dies with it).
+func (l *Local) writeTemp(final string, data []byte) (string, *os.File, error) {
 	dir := filepath.Dir(final)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	var rnd [8]byte
 	_, _ = rand.Read(rnd[:])
 	tmp := filepath.Join(dir, tempPrefix+hex.EncodeToString(rnd[:])+"-"+filepath.Base(final))
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
-		return "", err
+		return "", nil, err
+	}
+	fail := func(err error) (string, *os.File, error) {
+		f.Close()
+		os.Remove(tmp)
+		return "", nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		return fail(err)
 	}
 	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return "", err
+		return fail(err)
 	}
 	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return "", err
+		return fail(err)
 	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return "", err
+	return tmp, f, nil
+}
+
+// TempInUse reports whether the temporary file at full (a file system
+// path) belongs to a put still in progress in some process: that put holds
+// its flock. A sweep must leave such a file alone.
+func TempInUse(full string) bool {
+	f, err := os.Open(full)
+	if err != nil {
+		return false // gone: renamed into place or removed
 	}
-	return tmp, nil
+	defer f.Close()
+	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	if err == nil {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		return false
+	}
+	return errors.Is(err, syscall.EWOULDBLOCK)
 }
 
 // syncDir makes a rename or link in dir durable.
@@ -157,16 +178,43 @@ func (l *Local) Put(ctx context.Context, p string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := l.writeTemp(final, data)
-	if err != nil {
-		return mapErr(p, err)
+	for attempt := 1; ; attempt++ {
+		tmp, f, err := l.writeTemp(final, data)
+		if err != nil {
+			return mapErr(p, err)
+		}
+		err = os.Rename(tmp, final)
+		vanished := err != nil && tempVanished(tmp, err)
+		if err != nil {
+			os.Remove(tmp)
+		}
+		f.Close()
+		if err != nil {
+			if attempt < tempRetries && vanished {
+				continue
+			}
+			return mapErr(p, err)
+		}
+		syncDir(filepath.Dir(final))
+		return nil
 	}
-	if err := os.Rename(tmp, final); err != nil {
-		os.Remove(tmp)
-		return mapErr(p, err)
+}
+
+// tempRetries bounds the attempts of a put whose temporary file vanished.
+const tempRetries = 3
+
+// tempVanished reports whether a rename or link of tmp failed because tmp
+// itself is gone: a sweep of stray temporary files (VACUUM with no grace
+// period) took it. The put is then simply written again.
+func tempVanished(tmp string, err error) bool {
+	if !errors.Is(err, fs.ErrNotExist) {
+		return false
 	}
-	syncDir(filepath.Dir(final))
-	return nil
+	if _, err := os.Lstat(filepath.Dir(tmp)); err != nil {
+		return false // the directory is gone: not ours to recreate
+	}
+	_, err = os.Lstat(tmp)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // PutIfAbsent implements Store. link(2) fails when the target exists, which
@@ -182,16 +230,24 @@ func (l *Local) PutIfAbsent(ctx context.Context, p string, data []byte) error {
 	if _, err := os.Lstat(final); err == nil {
 		return fmt.Errorf("%w: %q", ErrExists, p)
 	}
-	tmp, err := l.writeTemp(final, data)
-	if err != nil {
-		return mapErr(p, err)
+	for attempt := 1; ; attempt++ {
+		tmp, f, err := l.writeTemp(final, data)
+		if err != nil {
+			return mapErr(p, err)
+		}
+		err = os.Link(tmp, final)
+		vanished := err != nil && tempVanished(tmp, err)
+		os.Remove(tmp)
+		f.Close()
+		if err != nil {
+			if attempt < tempRetries && vanished {
+				continue
+			}
+			return mapErr(p, err)
+		}
+		syncDir(filepath.Dir(final))
+		return nil
 	}
-	defer os.Remove(tmp)
-	if err := os.Link(tmp, final); err != nil {
-		return mapErr(p, err)
-	}
-	syncDir(filepath.Dir(final))
-	return nil
 }
 
 // List implements Store.

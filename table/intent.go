@@ -1,0 +1,452 @@
+package table
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/stablerow/stablerow/errkind"
+	"github.com/stablerow/stablerow/table/store"
+)
+
+// Write intents: how a writer in flight is visible to Cleanup (VACUUM).
+//
+// A writer stores files (data files, row maps) before the commit that
+// references them, so until it commits they are orphans in the eyes of a
+// sweep that only reads manifests. Before it stores its first file, a
+// writer puts an intent record, _intents/<writer id>.intent, naming every
+// file it is about to store (the record is rewritten before each new
+// file), the holder (host, boot id, pid) and an expiry. A goroutine renews
+// the expiry every TTL/4; a renewal that cannot be made before the record
+// would expire cancels the writer with ErrIntentLost. The commit renews the
+// record once more, checks that every file it adds exists at its recorded
+// size and only then publishes; the record is deleted after the commit
+// (published or failed).
+//
+// Cleanup never removes a file a live intent names, and removes expired
+// intents. Why a file Cleanup saw can never be a live writer's: Cleanup
+// lists the files first, then the intents, then reads the manifests. A
+// file f in its listing was stored before the listing, and its writer put
+// an intent naming f before storing f. When Cleanup then lists the
+// intents, either that intent is there and live, and f is kept; or the
+// writer deleted it, which it does only after its commit was published or
+// had failed: if published, the manifests Cleanup reads next reference f;
+// if failed, f is an orphan. Or the intent expired: the writer could not
+// renew it in time, and it fails its commit (its renewal is refused once
+// the old expiry has passed, and the commit checks its files).
+//
+// The one window left is a writer stalled (stopped, swapped out) for more
+// than the TTL between its final file check and the manifest put: a file
+// removed then makes the version's reads fail with ErrCorrupt naming the
+// file, never wrong rows.
+
+// ErrIntentLost: a writer's intent record could not be renewed before it
+// expired, so VACUUM may have removed the writer's files. The write is
+// abandoned; retrying it is safe.
+var ErrIntentLost = errkind.New(errkind.Conflict, "table: write intent lost")
+
+// ErrMissingFile: a commit found a file it references missing or of the
+// wrong size (removed by VACUUM while the writer was stalled, or lost by
+// the store). Nothing was published.
+var ErrMissingFile = errkind.New(errkind.Conflict, "table: a file of this write is missing")
+
+const intentsDir = "_intents/"
+
+// DefaultIntentTTL is how long an intent record stays live without a
+// renewal. Writers renew every TTL/4.
+const DefaultIntentTTL = 2 * time.Minute
+
+// intentTTL is DefaultIntentTTL but for tests of renewal.
+var intentTTL = DefaultIntentTTL
+
+// intentClockSkew is how far Cleanup's clock may run ahead of a writer's:
+// an intent is treated as live until its expiry plus this.
+const intentClockSkew = 10 * time.Second
+
+// Intent record layout (integers little-endian, u/v = uvarint):
+//
+//	"SRIN" | u16 format version | u16 flags=0 | u32 body length | body | u32 crc32c
+//
+// body: str writer id | str purpose | str host | str boot id | uv pid |
+// uv process start (clock ticks since boot, 0 unknown) | i64 created ns |
+// i64 expires ns | uv n, n × str file | uv m, m × str prefix.
+const (
+	intentMagic   = "SRIN"
+	intentVersion = 1
+	intentHeader  = 4 + 2 + 2 + 4
+)
+
+// intentRecord is one writer's intent.
+type intentRecord struct {
+	Writer   string
+	Purpose  string
+	Host     string
+	BootID   string
+	PID      uint64
+	Start    uint64 // the holder process's start time, for the same-host liveness check
+	Created  int64
+	Expires  int64
+	Files    []string
+	Prefixes []string
+}
+
+func intentPath(writer string) string { return intentsDir + writer + ".intent" }
+
+func (r *intentRecord) marshal() []byte {
+	var e encoder
+	e.str(r.Writer)
+	e.str(r.Purpose)
+	e.str(r.Host)
+	e.str(r.BootID)
+	e.uv(r.PID)
+	e.uv(r.Start)
+	e.i64(r.Created)
+	e.i64(r.Expires)
+	e.uv(uint64(len(r.Files)))
+	for _, f := range r.Files {
+		e.str(f)
+	}
+	e.uv(uint64(len(r.Prefixes)))
+	for _, p := range r.Prefixes {
+		e.str(p)
+	}
+	out := make([]byte, 0, intentHeader+len(e.b)+4)
+	out = append(out, intentMagic...)
+	out = binary.LittleEndian.AppendUint16(out, intentVersion)
+	out = binary.LittleEndian.AppendUint16(out, 0)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(e.b)))
+	out = append(out, e.b...)
+	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, castagnoli))
+}
+
+// unmarshalIntent decodes and checks an intent record; any mismatch is
+// ErrCorrupt naming the record's path p.
+func unmarshalIntent(p string, b []byte) (*intentRecord, error) {
+	bad := func(format string, args ...any) error {
+		return errorf(ErrCorrupt, "intent %s: "+format, append([]any{p}, args...)...)
+	}
+	if len(b) < intentHeader+4 {
+		return nil, bad("%d bytes is too short", len(b))
+	}
+	if !bytes.Equal(b[:4], []byte(intentMagic)) {
+		return nil, bad("bad magic %q", b[:4])
+	}
+	if v := binary.LittleEndian.Uint16(b[4:]); v != intentVersion {
+		return nil, bad("unsupported format version %d", v)
+	}
+	if fl := binary.LittleEndian.Uint16(b[6:]); fl != 0 {
+		return nil, bad("unknown flags %#x", fl)
+	}
+	if n := uint64(binary.LittleEndian.Uint32(b[8:])); n != uint64(len(b)-intentHeader-4) {
+		return nil, bad("body length %d does not match record size %d", n, len(b))
+	}
+	crcAt := len(b) - 4
+	if got, want := crc32.Checksum(b[:crcAt], castagnoli), binary.LittleEndian.Uint32(b[crcAt:]); got != want {
+		return nil, bad("checksum mismatch (%08x != %08x)", got, want)
+	}
+	d := &decoder{b: b[intentHeader:crcAt]}
+	r := &intentRecord{
+		Writer: d.str("writer"), Purpose: d.str("purpose"), Host: d.str("host"), BootID: d.str("boot id"),
+		PID: d.uv("pid"), Start: d.uv("process start"), Created: d.i64("created"), Expires: d.i64("expires"),
+	}
+	n := d.count("files", 1)
+	for i := 0; i < n && d.err == nil; i++ {
+		r.Files = append(r.Files, d.str("file"))
+	}
+	n = d.count("prefixes", 1)
+	for i := 0; i < n && d.err == nil; i++ {
+		r.Prefixes = append(r.Prefixes, d.str("prefix"))
+	}
+	if d.err != nil {
+		return nil, bad("%w", d.err)
+	}
+	if len(d.b) != 0 {
+		return nil, bad("%d trailing bytes", len(d.b))
+	}
+	if intentPath(r.Writer) != p {
+		return nil, bad("names writer %q", r.Writer)
+	}
+	return r, nil
+}
+
+// intent is a writer's lease: created lazily by the first cover, renewed
+// by a goroutine, deleted by end. Safe for concurrent use (the tasks of an
+// in-process compaction share one).
+type intent struct {
+	st      store.Store
+	ttl     time.Duration
+	cancel  context.CancelCauseFunc
+	renewed chan struct{} // closed by end: stops the renewal goroutine
+	done    chan struct{} // closed when the renewal goroutine has returned
+
+	mu      sync.Mutex // held across puts, so an older record never overwrites a newer one
+	rec     intentRecord
+	stored  bool  // the record was put
+	lost    error // ErrIntentLost once renewal failed
+	covered map[string]bool
+}
+
+type intentKey struct{}
+
+// holdIntent returns ctx carrying the writer's intent and the function
+// that ends it. A ctx that already carries one (an in-process compaction
+// running its tasks) shares it, and end does nothing: the outermost
+// holder ends it after its commit. end turns a cancellation caused by a
+// lost intent into ErrIntentLost and deletes the record.
+func holdIntent(ctx context.Context, st store.Store, purpose string) (context.Context, func(*error)) {
+	if _, ok := ctx.Value(intentKey{}).(*intent); ok {
+		return ctx, func(*error) {}
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	in := &intent{st: st, ttl: intentTTL, cancel: cancel, renewed: make(chan struct{}), done: make(chan struct{}), covered: map[string]bool{}}
+	in.rec = intentRecord{Writer: NewID(), Purpose: purpose}
+	in.rec.Host, in.rec.BootID, in.rec.PID, in.rec.Start = holder()
+	ctx = context.WithValue(ctx, intentKey{}, in)
+	return ctx, func(errp *error) {
+		if errp != nil && *errp != nil {
+			if c := context.Cause(ctx); errors.Is(c, ErrIntentLost) && !errors.Is(*errp, ErrIntentLost) {
+				*errp = fmt.Errorf("%w (%w)", c, *errp)
+			}
+		}
+		in.end(ctx)
+		cancel(nil)
+	}
+}
+
+func intentOf(ctx context.Context) *intent {
+	in, _ := ctx.Value(intentKey{}).(*intent)
+	return in
+}
+
+// coverFile records in ctx's intent, before the caller stores it, that the
+// writer is about to store p. Without an intent in ctx it does nothing.
+func coverFile(ctx context.Context, p string) error {
+	if in := intentOf(ctx); in != nil {
+		return in.cover(ctx, path.Clean(p), false)
+	}
+	return nil
+}
+
+// cover adds p (a file, or with prefix every path under it) to the record
+// and puts it; the first cover creates the record and starts the renewal.
+func (in *intent) cover(ctx context.Context, p string, prefix bool) error {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.lost != nil {
+		return in.lost
+	}
+	if in.covered[p] {
+		return nil
+	}
+	in.covered[p] = true
+	if prefix {
+		in.rec.Prefixes = append(in.rec.Prefixes, p)
+	} else {
+		in.rec.Files = append(in.rec.Files, p)
+	}
+	first := !in.stored
+	if first {
+		in.rec.Created = time.Now().UnixNano()
+	}
+	if err := in.putLocked(ctx); err != nil {
+		return err
+	}
+	if first {
+		go in.renewLoop(context.WithoutCancel(ctx))
+	}
+	return nil
+}
+
+// putLocked stores the record with a fresh expiry. A put that completes
+// after the previous expiry is a lost intent: a Cleanup may have seen the
+// record expired and removed the files it names.
+func (in *intent) putLocked(ctx context.Context) error {
+	prev := in.rec.Expires
+	in.rec.Expires = time.Now().Add(in.ttl).UnixNano()
+	if err := in.st.Put(ctx, intentPath(in.rec.Writer), in.rec.marshal()); err != nil {
+		in.rec.Expires = prev
+		return fmt.Errorf("table: write intent %s: %w", intentPath(in.rec.Writer), err)
+	}
+	if in.stored && time.Now().UnixNano() > prev {
+		in.lost = errorf(ErrIntentLost, "intent %s (%s) expired at %s before it was renewed; VACUUM may have removed its files",
+			intentPath(in.rec.Writer), in.rec.Purpose, time.Unix(0, prev).UTC().Format(time.RFC3339Nano))
+		in.cancel(in.lost)
+		return in.lost
+	}
+	in.stored = true
+	return nil
+}
+
+// renew puts the record with a fresh expiry now (the commit calls it right
+// before checking its files, so the check and the manifest put happen
+// while the record is live for a whole TTL).
+func (in *intent) renew(ctx context.Context) error {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.lost != nil {
+		return in.lost
+	}
+	if !in.stored {
+		return nil // no file stored under this intent
+	}
+	return in.putLocked(ctx)
+}
+
+func (in *intent) renewLoop(ctx context.Context) {
+	defer close(in.done)
+	tick := time.NewTicker(in.ttl / 4)
+	defer tick.Stop()
+	for {
+		select {
+		case <-in.renewed:
+			return
+		case <-tick.C:
+		}
+		in.mu.Lock()
+		if in.lost != nil {
+			in.mu.Unlock()
+			return
+		}
+		err := in.putLocked(ctx)
+		if err != nil && in.lost == nil && time.Until(time.Unix(0, in.rec.Expires)) <= in.ttl/4 {
+			// The next tick would come too late: give up now, while the
+			// record is still live, rather than let it lapse mid-write.
+			in.lost = errorf(ErrIntentLost, "intent %s (%s): renewal failed: %w", intentPath(in.rec.Writer), in.rec.Purpose, err)
+			in.cancel(in.lost)
+		}
+		lost := in.lost != nil
+		in.mu.Unlock()
+		if lost {
+			return
+		}
+	}
+}
+
+// end stops the renewal and deletes the record. The writer's commit has
+// been published or has failed by now, so the files need it no longer.
+func (in *intent) end(ctx context.Context) {
+	in.mu.Lock()
+	stored := in.stored
+	close(in.renewed)
+	in.mu.Unlock()
+	if !stored {
+		return
+	}
+	<-in.done
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	// A failed delete leaves a record that expires; Cleanup removes it.
+	_ = in.st.Delete(dctx, intentPath(in.rec.Writer))
+}
+
+// liveIntents is what Cleanup learned from the intent records: the files
+// and prefixes of live ones, and the paths of expired ones.
+type liveIntents struct {
+	refs    refSet
+	expired []string
+	live    int
+}
+
+// readIntents lists and reads the intent records in st. A record that does
+// not decode is kept and treated as naming nothing (its holder is unknown;
+// it is reported, never deleted); one that expired more than the clock
+// skew ago, or whose holder process on this host is gone, is expired.
+func readIntents(ctx context.Context, st store.Store, now time.Time) (*liveIntents, error) {
+	ps, err := st.List(ctx, intentsDir)
+	if err != nil {
+		return nil, fmt.Errorf("table: cleanup: list %s: %w", intentsDir, err)
+	}
+	li := &liveIntents{refs: refSet{files: map[string]bool{}}}
+	host, boot, _, _ := holder()
+	for _, p := range ps {
+		if !strings.HasSuffix(p, ".intent") {
+			continue
+		}
+		b, err := st.Get(ctx, p)
+		if errors.Is(err, store.ErrNotFound) {
+			continue // its writer finished meanwhile
+		}
+		if err != nil {
+			return nil, fmt.Errorf("table: cleanup: read %s: %w", p, err)
+		}
+		r, err := unmarshalIntent(p, b)
+		if err != nil {
+			return nil, fmt.Errorf("table: cleanup: %w", err)
+		}
+		if now.After(time.Unix(0, r.Expires).Add(intentClockSkew)) || (r.Host == host && r.BootID == boot && boot != "" && !processAlive(r.PID, r.Start)) {
+			li.expired = append(li.expired, p)
+			continue
+		}
+		li.live++
+		for _, f := range r.Files {
+			li.refs.files[f] = true
+		}
+		li.refs.prefixes = append(li.refs.prefixes, r.Prefixes...)
+	}
+	return li, nil
+}
+
+var (
+	holderOnce                     sync.Once
+	holderHost, holderBoot         string
+	holderPID, holderProcessStartT uint64
+)
+
+// holder identifies this process: host name, boot id and pid, and the
+// process's start time (Linux; elsewhere the boot id is empty and the
+// liveness check is off, leaving expiry alone to end an intent).
+func holder() (host, boot string, pid, start uint64) {
+	holderOnce.Do(func() {
+		holderHost, _ = os.Hostname()
+		if b, err := os.ReadFile("/proc/sys/kernel/random/boot_id"); err == nil {
+			holderBoot = strings.TrimSpace(string(b))
+		}
+		holderPID = uint64(os.Getpid())
+		holderProcessStartT, _ = processStart(holderPID)
+	})
+	return holderHost, holderBoot, holderPID, holderProcessStartT
+}
+
+// processStart reads a process's start time (field 22 of
+// /proc/<pid>/stat, clock ticks since boot).
+func processStart(pid uint64) (uint64, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, false
+	}
+	// The command name (field 2) is in parentheses and may hold spaces.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, false
+	}
+	fields := strings.Fields(string(b[i+1:]))
+	// fields[0] is field 3 (state), so field 22 is fields[19].
+	if len(fields) < 20 {
+		return 0, false
+	}
+	var v uint64
+	if _, err := fmt.Sscan(fields[19], &v); err != nil {
+		return 0, false
+	}
+	return v, true
+}
+
+// processAlive reports whether process pid, started at start, still runs on
+// this host. When in doubt it says yes: a live-looking holder only keeps
+// files longer.
+func processAlive(pid, start uint64) bool {
+	got, ok := processStart(pid)
+	if !ok {
+		_, err := os.Stat("/proc/self/stat")
+		return err != nil // no /proc: cannot tell
+	}
+	return start == 0 || got == start
+}

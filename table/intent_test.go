@@ -1,0 +1,313 @@
+package table_test
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/stretchr/testify/require"
+
+	"github.com/stablerow/stablerow/errkind"
+	"github.com/stablerow/stablerow/exec/exectest"
+	"github.com/stablerow/stablerow/table"
+	"github.com/stablerow/stablerow/table/store"
+)
+
+// gatedReader yields batches; before batch pause it signals paused and
+// waits for resume (or its context), so a test can act while the writer
+// has stored some of its files and not committed.
+type gatedReader struct {
+	batches []arrow.RecordBatch
+	i       int
+	pause   int
+	paused  chan struct{}
+	resume  chan struct{}
+	ctx     context.Context
+	err     error
+}
+
+func (r *gatedReader) Retain()                        {}
+func (r *gatedReader) Release()                       {}
+func (r *gatedReader) Schema() *arrow.Schema          { return userSchema }
+func (r *gatedReader) RecordBatch() arrow.RecordBatch { return r.batches[r.i] }
+func (r *gatedReader) Record() arrow.RecordBatch      { return r.batches[r.i] }
+func (r *gatedReader) Err() error                     { return r.err }
+func (r *gatedReader) Next() bool {
+	r.i++
+	if r.i == r.pause {
+		close(r.paused)
+		select {
+		case <-r.resume:
+		case <-r.ctx.Done():
+			r.err = r.ctx.Err()
+			return false
+		}
+	}
+	return r.i < len(r.batches)
+}
+
+func newGated(ctx context.Context, t *testing.T, mem memory.Allocator, n, per, pause int) (*gatedReader, int) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(1, uint64(n)))
+	g := &gatedReader{i: -1, pause: pause, paused: make(chan struct{}), resume: make(chan struct{}), ctx: ctx}
+	for range n {
+		g.batches = append(g.batches, rowsBatch(t, mem, genRows(r, per), nil))
+	}
+	t.Cleanup(func() {
+		for _, b := range g.batches {
+			b.Release()
+		}
+	})
+	return g, n * per
+}
+
+func intentStores(t *testing.T) map[string]func() store.Store {
+	return map[string]func() store.Store{
+		"memory": func() store.Store { return store.NewMemory() },
+		"local": func() store.Store {
+			l, err := store.NewLocal(t.TempDir())
+			require.NoError(t, err)
+			return l
+		},
+	}
+}
+
+// TestVacuumKeepsRunningWritersFiles is issue 26's data loss: VACUUM with
+// no grace period ran while an append had stored data files and not yet
+// committed. It removed them, the append still reported success, and
+// every read failed. Now the writer's intent names the files, VACUUM
+// keeps them, and every row reads back.
+func TestVacuumKeepsRunningWritersFiles(t *testing.T) {
+	for kind, newStore := range intentStores(t) {
+		t.Run(kind, func(t *testing.T) {
+			mem := exectest.Mem(t)
+			ctx := context.Background()
+			st := newStore()
+			tb, err := table.Create(ctx, st, userSchema, table.Options{MaxRowsPerFragment: 50, BatchRows: 8})
+			require.NoError(t, err)
+			g, rows := newGated(ctx, t, mem, 6, 50, 2)
+			var nt *table.Table
+			var appendErr error
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				nt, appendErr = tb.Append(ctx, g, mem)
+			}()
+			<-g.paused
+			ps, err := st.List(ctx, "data/")
+			require.NoError(t, err)
+			require.Len(t, ps, 2, "the writer stored its first files")
+			intents, err := st.List(ctx, "_intents/")
+			require.NoError(t, err)
+			require.Len(t, intents, 1, "the writer's intent is visible")
+
+			rep, err := table.Cleanup(ctx, st, table.CleanupOptions{MinAge: -1})
+			require.NoError(t, err)
+			require.Zero(t, rep.FilesDeleted+rep.TempFilesDeleted, "VACUUM removed a running writer's files")
+			require.Equal(t, 2, rep.FilesInFlight)
+			require.Equal(t, 1, rep.IntentsLive)
+			close(g.resume)
+			<-done
+			require.NoError(t, appendErr)
+			require.Len(t, scanAll(t, nt, mem), rows, "every row the append reported reads back")
+			reopened, err := table.Open(ctx, st, table.Options{})
+			require.NoError(t, err)
+			require.Len(t, scanAll(t, reopened, mem), rows)
+			intents, err = st.List(ctx, "_intents/")
+			require.NoError(t, err)
+			require.Empty(t, intents, "the intent is removed after the commit")
+			rep, err = table.Cleanup(ctx, st, table.CleanupOptions{MinAge: -1})
+			require.NoError(t, err)
+			require.Zero(t, rep.FilesDeleted)
+			require.Equal(t, 6, rep.FilesReferenced)
+		})
+	}
+}
+
+// TestCommitRefusesMissingFile: a file of the write disappears before the
+// commit (a VACUUM that found the writer's intent expired, or a lost
+// object): the commit fails with ErrMissingFile naming the file, and no
+// version is published.
+func TestCommitRefusesMissingFile(t *testing.T) {
+	for kind, newStore := range intentStores(t) {
+		t.Run(kind, func(t *testing.T) {
+			mem := exectest.Mem(t)
+			ctx := context.Background()
+			st := newStore()
+			tb, err := table.Create(ctx, st, userSchema, table.Options{MaxRowsPerFragment: 50, BatchRows: 8})
+			require.NoError(t, err)
+			g, _ := newGated(ctx, t, mem, 4, 50, 1)
+			var appendErr error
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				_, appendErr = tb.Append(ctx, g, mem)
+			}()
+			<-g.paused
+			ps, err := st.List(ctx, "data/")
+			require.NoError(t, err)
+			require.Len(t, ps, 1)
+			require.NoError(t, st.Delete(ctx, ps[0]))
+			close(g.resume)
+			<-done
+			require.ErrorIs(t, appendErr, table.ErrMissingFile)
+			require.ErrorContains(t, appendErr, ps[0])
+			v, err := table.LatestVersion(ctx, st)
+			require.NoError(t, err)
+			require.Equal(t, uint64(1), v, "nothing was published")
+		})
+	}
+}
+
+// TestMissingCommittedFileIsCorrupt: a committed data file that goes
+// missing reads as ErrCorrupt naming the file, not as "not found".
+func TestMissingCommittedFileIsCorrupt(t *testing.T) {
+	for kind, newStore := range intentStores(t) {
+		t.Run(kind, func(t *testing.T) {
+			mem := exectest.Mem(t)
+			ctx := context.Background()
+			st := newStore()
+			tb, err := table.Create(ctx, st, userSchema, table.Options{MaxRowsPerFragment: 50, BatchRows: 8})
+			require.NoError(t, err)
+			b := rowsBatch(t, mem, genRows(rand.New(rand.NewPCG(2, 2)), 120), nil)
+			tb, err = tb.AppendBatches(ctx, []arrow.RecordBatch{b}, mem)
+			b.Release()
+			require.NoError(t, err)
+			gone := tb.Fragments()[1].DataFile
+			require.NoError(t, st.Delete(ctx, gone))
+			reopened, err := table.Open(ctx, st, table.Options{})
+			require.NoError(t, err)
+			sc, err := reopened.Scan(ctx, table.ScanOptions{Columns: []string{"k"}, Mem: mem})
+			if err == nil {
+				for sc.Next() {
+				}
+				err = sc.Err()
+				sc.Release()
+			}
+			require.ErrorIs(t, err, table.ErrCorrupt)
+			require.ErrorIs(t, err, errkind.Corrupt)
+			require.Equal(t, errkind.Corrupt, errkind.Of(err))
+			require.ErrorContains(t, err, gone)
+		})
+	}
+}
+
+// failingIntentStore refuses puts of intent records once armed.
+type failingIntentStore struct {
+	store.Store
+	mu    sync.Mutex
+	armed bool
+}
+
+var errPutRefused = errors.New("injected: put refused")
+
+func (s *failingIntentStore) Put(ctx context.Context, p string, b []byte) error {
+	s.mu.Lock()
+	armed := s.armed
+	s.mu.Unlock()
+	if armed && strings.HasPrefix(p, "_intents/") {
+		return errPutRefused
+	}
+	return s.Store.Put(ctx, p, b)
+}
+
+// TestIntentRenewalFailureStopsWriter: when the intent cannot be renewed
+// the writer stops with ErrIntentLost (naming the cause) instead of going
+// on to commit files VACUUM may remove; nothing is published.
+func TestIntentRenewalFailureStopsWriter(t *testing.T) {
+	defer table.SetIntentTTLForTest(200 * time.Millisecond)()
+	mem := exectest.Mem(t)
+	ctx := context.Background()
+	st := &failingIntentStore{Store: store.NewMemory()}
+	tb, err := table.Create(ctx, st, userSchema, table.Options{MaxRowsPerFragment: 50, BatchRows: 8})
+	require.NoError(t, err)
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	g, _ := newGated(wctx, t, mem, 4, 50, 2)
+	// The gate's context is the test's; the writer's own cancellation by
+	// the lost intent shows in its error. Resume once the intent is lost.
+	var appendErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, appendErr = tb.Append(ctx, g, mem)
+	}()
+	<-g.paused
+	st.mu.Lock()
+	st.armed = true
+	st.mu.Unlock()
+	time.Sleep(400 * time.Millisecond) // past the expiry: renewals failed
+	close(g.resume)
+	<-done
+	require.ErrorIs(t, appendErr, table.ErrIntentLost)
+	require.ErrorIs(t, appendErr, errkind.Conflict)
+	require.ErrorContains(t, appendErr, errPutRefused.Error())
+	v, err := table.LatestVersion(ctx, st)
+	require.NoError(t, err)
+	require.Equal(t, uint64(1), v, "nothing was published")
+}
+
+// TestCleanupIntents: VACUUM keeps what a live intent names (files and
+// prefixes), removes the files of expired intents and of intents whose
+// holder process on this host is gone, and the expired records
+// themselves; a corrupt intent record stops it before it deletes anything.
+func TestCleanupIntents(t *testing.T) {
+	mem := exectest.Mem(t)
+	ctx := context.Background()
+	l, err := store.NewLocal(t.TempDir())
+	require.NoError(t, err)
+	fx := newCleanupFixture(t, l, mem)
+	put := func(p string) {
+		require.NoError(t, l.Put(ctx, p, []byte("bytes of "+p)))
+	}
+	live := []string{"data/0000000000000000000000000000000a.arrow", "_rowmaps/0000000000000000000000000000000b.rowmap"}
+	livePrefix := "_indices/0000000000000000000000000000000c/"
+	expired := "data/0000000000000000000000000000000d.arrow"
+	deadHolder := "data/0000000000000000000000000000000e.arrow"
+	for _, p := range append(live, livePrefix+"pages", expired, deadHolder) {
+		put(p)
+	}
+	lp, lb := table.IntentForTest(live, []string{livePrefix}, time.Now().Add(time.Hour), 0)
+	ep, eb := table.IntentForTest([]string{expired}, nil, time.Now().Add(-time.Hour), 0)
+	// A process that has exited: its intent is dead although not expired.
+	cmd := exec.Command("true")
+	require.NoError(t, cmd.Run())
+	dp, db := table.IntentForTest([]string{deadHolder}, nil, time.Now().Add(time.Hour), uint64(cmd.Process.Pid))
+	for p, b := range map[string][]byte{lp: lb, ep: eb, dp: db} {
+		require.NoError(t, l.Put(ctx, p, b))
+	}
+	// A flipped byte in any record: nothing is deleted.
+	bad := append([]byte(nil), lb...)
+	bad[len(bad)/2] ^= 0x10
+	badPath, _ := table.IntentForTest(nil, nil, time.Now(), 0)
+	require.NoError(t, l.Put(ctx, badPath, bad))
+	_, err = table.Cleanup(ctx, l, table.CleanupOptions{MinAge: -1})
+	require.ErrorIs(t, err, table.ErrCorrupt)
+	require.ErrorContains(t, err, badPath)
+	require.NoError(t, l.Delete(ctx, badPath))
+
+	rep, err := table.Cleanup(ctx, l, table.CleanupOptions{MinAge: -1})
+	require.NoError(t, err)
+	require.Equal(t, 3, rep.FilesInFlight)
+	require.Equal(t, 1, rep.IntentsLive)
+	require.Equal(t, 2, rep.IntentsExpired)
+	for _, p := range append(live, livePrefix+"pages", lp) {
+		_, err := l.Size(ctx, p)
+		require.NoError(t, err, "%s of the live intent was removed", p)
+	}
+	if _, err := os.Stat("/proc/self/stat"); err == nil {
+		for _, p := range []string{expired, deadHolder, ep, dp} {
+			_, err := l.Size(ctx, p)
+			require.ErrorIs(t, err, store.ErrNotFound, "%s is still there", p)
+		}
+	}
+	checkVersions(t, l, fx.history, mem)
+}
