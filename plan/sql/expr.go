@@ -83,11 +83,7 @@ func (l *lowerer) constant(c *pg_query.A_Const) (value, error) {
 			}
 			return value{e: expr.NewPrimitiveLiteral(i, false), loc: c.Location, num: v.Fval.Fval}, nil
 		}
-		f, err := strconv.ParseFloat(v.Fval.Fval, 64)
-		if err != nil {
-			return value{}, fmt.Errorf("%w: numeric literal %s out of range%s", ErrType, v.Fval.Fval, l.src.at(c.Location))
-		}
-		return value{e: expr.NewPrimitiveLiteral(f, false), loc: c.Location, num: v.Fval.Fval}, nil
+		return l.decimalConstant(v.Fval.Fval, c.Location)
 	case *pg_query.A_Const_Boolval:
 		return value{e: expr.NewPrimitiveLiteral(v.Boolval.Boolval, false), loc: c.Location, name: "bool"}, nil
 	case *pg_query.A_Const_Sval:
@@ -234,7 +230,7 @@ func (l *lowerer) aExpr(a *pg_query.A_Expr, s *scope) (value, error) {
 		return value{e: e, loc: a.Location}, err
 	}
 	if fn, ok := arithmetic[op]; ok {
-		if v, ok := foldNumericConstants(op, lv, rv); ok { // numconst.go
+		if v, ok := l.foldNumericConstants(op, lv, rv); ok { // numconst.go
 			return v, nil
 		}
 		if v, ok, err := l.datetimeArith(op, lv, rv, a.Location); ok || err != nil {

@@ -3,6 +3,7 @@ package sql
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"github.com/stablerow/stablerow/exec"
@@ -198,8 +199,12 @@ func lowerAbs(l *lowerer, f *pg_query.FuncCall, args []value) (expr.Expression, 
 func floatFn(urn, name string) func(*lowerer, *pg_query.FuncCall, []value) (expr.Expression, error) {
 	return func(l *lowerer, f *pg_query.FuncCall, args []value) (expr.Expression, error) {
 		es := make([]expr.Expression, len(args))
+		// power(double precision, 0.5) is float8's power: PostgreSQL
+		// prefers it once an argument is double precision (numeric
+		// converts to it implicitly, not back).
+		anyFloat := slices.ContainsFunc(args, func(a value) bool { return a.how == typed && a.kind().float() })
 		for i, a := range args {
-			if err := l.notNumeric(name, a, f.Location); err != nil {
+			if err := l.notNumeric(name, a, f.Location); err != nil && !anyFloat {
 				return nil, err
 			}
 			e, err := l.coerce(a, kindF64)
@@ -217,8 +222,12 @@ func floatFn(urn, name string) func(*lowerer, *pg_query.FuncCall, []value) (expr
 // are numeric functions, exact and with their own result scale, which a
 // double precision answer would silently differ from (sqrt(2::numeric)
 // has 16 decimals, ceil(-0.5::numeric) is 0, not -0).
+//
+// A decimal constant (power(x, 0.5)) is let through as its double
+// precision, as before constants were typed numeric: refusing it would
+// turn away the common power(x, 0.5) and sqrt(2.0).
 func (l *lowerer) notNumeric(name string, v value, loc int32) error {
-	if v.how == typed && v.kind().id == idNumeric {
+	if v.how == typed && v.kind().id == idNumeric && v.num == "" {
 		return fmt.Errorf("%w: %s(numeric) (it returns numeric; cast the argument to double precision)%s", ErrUnsupported, name, l.src.at(loc))
 	}
 	return nil

@@ -7,8 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/substrait-io/substrait-go/v8/extensions"
-	"github.com/substrait-io/substrait-go/v8/plan"
+	"github.com/stablerow/stablerow/plan/internal/substraitfn"
 )
 
 // TestScalarExprsLower: each seed of FuzzParse's exprs* corpus lowers
@@ -31,7 +30,7 @@ func TestScalarExprsLower(t *testing.T) {
 			t.Fatalf("%s: %v", src, err)
 		}
 		q := stmts[0].(*Query)
-		if _, err := plan.FromProto(q.Plan, extensions.GetDefaultCollectionWithNoError()); err != nil {
+		if _, err := substraitfn.FromProto(q.Plan); err != nil {
 			t.Fatalf("%s: plan does not re-read: %v", src, err)
 		}
 	}

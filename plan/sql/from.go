@@ -412,7 +412,9 @@ func listKind(k kind) kind {
 	switch {
 	case k.integer():
 		return kindI64
-	case k.float():
+	case k.float(), k.id == idNumeric:
+		// No numeric list: a decimal constant (ARRAY[1, 2.5]) travels
+		// as its nearest double precision.
 		return kindF64
 	case k.stringy():
 		return kindString

@@ -5,8 +5,7 @@ import (
 	"testing"
 
 	"github.com/stablerow/stablerow/internal/fuzzseed"
-	"github.com/substrait-io/substrait-go/v8/extensions"
-	"github.com/substrait-io/substrait-go/v8/plan"
+	"github.com/stablerow/stablerow/plan/internal/substraitfn"
 )
 
 // sentinels are the errors Parse may return; anything else is a bug.
@@ -83,7 +82,7 @@ func FuzzParse(f *testing.F) {
 			if q == nil {
 				continue
 			}
-			if _, err := plan.FromProto(q.Plan, extensions.GetDefaultCollectionWithNoError()); err != nil {
+			if _, err := substraitfn.FromProto(q.Plan); err != nil {
 				t.Fatalf("plan does not re-read: %v", err)
 			}
 			checkParams(t, q)

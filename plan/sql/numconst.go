@@ -1,10 +1,12 @@
 package sql
 
 import (
+	"fmt"
 	"math/big"
 	"strconv"
 	"strings"
 
+	"github.com/stablerow/stablerow/exec"
 	"github.com/substrait-io/substrait-go/v8/expr"
 )
 
@@ -15,7 +17,7 @@ import (
 // text in num), of scale max(s1, s2) for + and -, s1 + s2 for *. ok is
 // false unless both operands are numeric constants and one has a
 // fraction (integers fold as integers).
-func foldNumericConstants(op string, lv, rv value) (value, bool) {
+func (l *lowerer) foldNumericConstants(op string, lv, rv value) (value, bool) {
 	if op != "+" && op != "-" && op != "*" {
 		return value{}, false
 	}
@@ -41,12 +43,8 @@ func foldNumericConstants(op string, lv, rv value) (value, bool) {
 		r = new(big.Rat).Mul(x, y)
 		scale = sa + sb
 	}
-	text := r.FloatString(scale)
-	f, err := strconv.ParseFloat(text, 64)
-	if err != nil {
-		return value{}, false
-	}
-	return value{e: expr.NewPrimitiveLiteral(f, false), loc: lv.loc, num: text}, true
+	v, err := l.decimalConstant(r.FloatString(scale), lv.loc)
+	return v, err == nil
 }
 
 // constantText is a numeric constant's exact text: a decimal constant's
@@ -76,4 +74,110 @@ func fractionDigits(s string) int {
 		return len(s) - i - 1
 	}
 	return 0
+}
+
+// maxLiteralExponent bounds the exponent of a decimal constant (1e1000):
+// its plain text has that many digits.
+const maxLiteralExponent = 1000
+
+// plainDecimal writes a decimal constant as PostgreSQL's numeric_in reads
+// it: without an exponent, with the scale numeric_in gives it (the
+// fraction's digits less the exponent, at least 0: 1.5e2 is 150, 1.50e1
+// is 15.0, 1e-3 is 0.001). ok is false for anything else (hex, '_').
+func plainDecimal(s string) (string, bool) {
+	mant, exp := s, int64(0)
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		e, err := strconv.ParseInt(s[i+1:], 10, 32)
+		if err != nil || e > maxLiteralExponent || e < -maxLiteralExponent {
+			return "", false
+		}
+		mant, exp = s[:i], e
+	}
+	sign := ""
+	if mant != "" && (mant[0] == '-' || mant[0] == '+') {
+		if mant[0] == '-' {
+			sign = "-"
+		}
+		mant = mant[1:]
+	}
+	intPart, frac, _ := strings.Cut(mant, ".")
+	digits := intPart + frac
+	if digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return "", false
+	}
+	scale := int64(len(frac)) - exp
+	if scale <= 0 {
+		digits += strings.Repeat("0", int(-scale))
+		scale = 0
+	} else if int64(len(digits)) <= scale {
+		digits = strings.Repeat("0", int(scale)-len(digits)+1) + digits
+	}
+	whole, fraction := digits[:len(digits)-int(scale)], digits[len(digits)-int(scale):]
+	whole = strings.TrimLeft(whole, "0")
+	if whole == "" {
+		whole = "0"
+	}
+	if strings.Trim(whole+fraction, "0") == "" {
+		sign = "" // numeric has no negative zero
+	}
+	if fraction == "" {
+		return sign + whole, true
+	}
+	return sign + whole + "." + fraction, true
+}
+
+// decimalConstant is a decimal constant (1.50, 1e3, 12345678901234567890)
+// as PostgreSQL types it: numeric, exactly its digits (numeric(3, 2) for
+// 1.50), so SELECT 1.50 prints 1.50 and CAST(1e3 AS bigint) is 1000. A
+// constant of more than the 38 digits a numeric holds here (1e300) is
+// kept as the nearest double precision, its exact text in num for the
+// contexts that read it exactly (a cast to an integer type raises that
+// type's range error; numericConstant).
+func (l *lowerer) decimalConstant(text string, loc int32) (value, error) {
+	num, ok := plainDecimal(text)
+	if !ok {
+		return value{}, fmt.Errorf("%w: numeric literal %s out of range%s", ErrType, text, l.src.at(loc))
+	}
+	if k, fits := numericConstantKind(num); fits {
+		d, err := exec.ParseDecimal(num, k.n, k.s)
+		if err == nil {
+			return value{e: newLiteral(decLit{v: d, p: k.n, s: k.s}, false), loc: loc, num: num}, nil
+		}
+	}
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil {
+		return value{}, fmt.Errorf("%w: numeric literal %s out of range%s", ErrType, text, l.src.at(loc))
+	}
+	return value{e: expr.NewPrimitiveLiteral(f, false), loc: loc, num: num}, nil
+}
+
+// numericConstantKind is numericLiteralKind of a constant's plain text,
+// and whether a numeric here holds it (at most 38 digits).
+func numericConstantKind(num string) (kind, bool) {
+	t := strings.TrimLeft(num, "+-")
+	intPart, frac, _ := strings.Cut(t, ".")
+	intPart = strings.TrimLeft(intPart, "0")
+	return numericLiteralKind(num), len(intPart)+len(frac) <= exec.MaxDecimalPrecision
+}
+
+// constantToInt converts a decimal constant's exact text to integer kind
+// k as numeric_int4 and friends do: rounded half away from zero, and
+// k's range error when it does not fit (CAST(1e300 AS integer)).
+func constantToInt(num string, k kind) (int64, error) {
+	r, ok := new(big.Rat).SetString(num)
+	if !ok {
+		return 0, fmt.Errorf("%w: invalid input syntax for type numeric: %q", exec.ErrInvalidArgument, num)
+	}
+	half := new(big.Rat).SetFrac64(1, 2)
+	if r.Sign() < 0 {
+		r.Sub(r, half)
+	} else {
+		r.Add(r, half)
+	}
+	n := new(big.Int).Quo(r.Num(), r.Denom()) // truncates toward zero
+	lo, hi := intRange(k)
+	if !n.IsInt64() || n.Int64() < lo || n.Int64() > hi {
+		return 0, fmt.Errorf("%w: %s out of range", exec.ErrOutOfRange, k)
+	}
+	return n.Int64(), nil
 }

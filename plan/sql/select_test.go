@@ -3,6 +3,7 @@ package sql
 import (
 	"testing"
 
+	"github.com/stablerow/stablerow/exec"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/substrait-io/substrait-go/v8/expr"
@@ -131,10 +132,11 @@ func TestInListAndNulls(t *testing.T) {
 	not := fn(t, arg(or, 0), "not")
 	in, ok := arg(not, 0).(*expr.SingularOrList)
 	require.True(t, ok)
-	assert.Equal(t, "fp64", kindOf(in.Value.GetType()).substraitName(), "bigint meets double at double")
+	// 2.5 is numeric, as in PostgreSQL: bigint meets it at numeric.
+	assert.Equal(t, idNumeric, kindOf(in.Value.GetType()).id, "bigint meets numeric at numeric")
 	require.Len(t, in.Options, 2)
-	assert.Equal(t, 1.0, litValue(t, in.Options[0]))
-	assert.Equal(t, 2.5, litValue(t, in.Options[1]))
+	assert.Equal(t, "1.0", decText(t, litValue(t, in.Options[0])))
+	assert.Equal(t, "2.5", decText(t, litValue(t, in.Options[1])))
 	fn(t, arg(or, 1), "is_null")
 	fn(t, arg(or, 2), "is_not_null")
 }
@@ -285,8 +287,8 @@ func TestFolding(t *testing.T) {
 	es := root.(*plan.ProjectRel).Expressions()
 	assert.Equal(t, int32(3), litValue(t, es[0]))
 	assert.Equal(t, int32(-3), litValue(t, es[1]), "integer division truncates toward zero")
-	assert.Equal(t, 3.0, litValue(t, es[2]))
-	assert.Equal(t, 2.5, litValue(t, es[3]))
+	assert.Equal(t, "3.0", decText(t, litValue(t, es[2])), "numeric constants fold exactly, to numeric")
+	assert.Equal(t, "2.5", decText(t, litValue(t, es[3])))
 	fn(t, es[4], "divide") // division by zero is the engine's error to raise
 	fn(t, es[5], "multiply")
 	assert.Equal(t, int32(3), litValue(t, es[6]))
@@ -305,4 +307,12 @@ func TestOperatorNames(t *testing.T) {
 		}
 		assert.Equal(t, col, fieldIndex(t, arg(f, 0)), name)
 	}
+}
+
+// decText is a numeric literal's text (numeric_out).
+func decText(t *testing.T, v any) string {
+	t.Helper()
+	d, ok := v.(decLit)
+	require.True(t, ok, "not a numeric literal: %#v", v)
+	return exec.FormatDecimal(d.v, d.s)
 }

@@ -158,6 +158,11 @@ func (l *lowerer) explicit(v value, k kind) (expr.Expression, error) {
 	if v.num != "" && (k.id == idNumeric || k.integer()) {
 		return l.numericConstant(v, k, true)
 	}
+	if v.num != "" && k.stringy() {
+		// numeric_out: the constant's exact digits, also for one of
+		// more digits than a numeric holds here (1e300).
+		return l.cast(expr.NewPrimitiveLiteral(v.num, false), k, true, v.loc)
+	}
 	if !castable(v.kind(), k) {
 		return nil, fmt.Errorf("%w: cannot cast type %s to %s%s", ErrType, v.kind(), k, l.src.at(v.loc))
 	}
@@ -372,7 +377,16 @@ func (l *lowerer) numericConstant(v value, k kind, explicit bool) (expr.Expressi
 	if k.id == idNumeric {
 		return l.parseLiteral(v.num, k, v.loc)
 	}
-	e, err := l.parseLiteral(v.num, numericLiteralKind(v.num), v.loc)
+	nk, fits := numericConstantKind(v.num)
+	if !fits {
+		n, err := constantToInt(v.num, k)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w%s", ErrType, err, l.src.at(v.loc))
+		}
+		r, _ := intValue(n, k)
+		return newLiteral(r, false), nil
+	}
+	e, err := l.parseLiteral(v.num, nk, v.loc)
 	if err != nil {
 		return nil, err
 	}
