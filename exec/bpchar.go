@@ -72,7 +72,7 @@ type CharPad struct {
 	Len int
 }
 
-func (e CharPad) String() string { return fmt.Sprintf("pad(%s, %d)", e.E, e.Len) }
+func (e CharPad) String() string                                   { return fmt.Sprintf("pad(%s, %d)", e.E, e.Len) }
 func (e CharPad) DataType(s *arrow.Schema) (arrow.DataType, error) { return dataType(e, s) }
 func (e CharPad) Evaluate(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (arrow.Array, error) {
 	return evaluate(ctx, mem, e, b)
