@@ -97,14 +97,18 @@ func (p *provider) Scan(columns []int) (exec.Node, error) {
 		}
 		names[i] = p.t.Schema().Field(c).Name
 	}
-	return exec.NewScanExec(p.t, names, nil)
+	scan, err := exec.NewScanExec(p.t, names, nil)
+	if err != nil {
+		return nil, err
+	}
+	return stripPaddedChars(scan, p.t.Schema(), columns)
 }
 
 // TakeByKey plans a TakeByKeyExec when a unique BTree covers the key
 // column (today: the index on _rowid, unique by construction); the access
 // layer's resolver answers for the index in this snapshot.
 func (p *provider) TakeByKey(driving exec.Node, drivingKey int, keyColumn int, columns []int) (exec.Node, bool, error) {
-	if p.c.db.opt.DisableIndexes || keyColumn < 0 || keyColumn >= p.t.Schema().NumFields() {
+	if p.c.db.opt.DisableIndexes || keyColumn < 0 || keyColumn >= p.t.Schema().NumFields() || hasPaddedChar(p.t.Schema()) {
 		return nil, false, nil
 	}
 	col := p.t.Schema().Field(keyColumn).Name

@@ -128,6 +128,13 @@ func (r *fileReader) Next() bool {
 		r.cur, err = fileio.Conform(r.ctx, r.db.mem(), b, r.schema)
 		b.Release()
 	}
+	if err == nil {
+		// The declared types' rules, as INSERT has them: varchar(n)
+		// and char(n) lengths, char(n) in the engine's form.
+		conformed := r.cur
+		r.cur, err = assignDeclared(r.ctx, r.db.mem(), conformed)
+		conformed.Release()
+	}
 	if err != nil {
 		r.err = err
 		return false

@@ -213,7 +213,7 @@ func normalizeParam(v any) (any, error) {
 
 // build plans a lowered query.
 func (db *DB) build(ctx context.Context, cat *catalog, q *sql.Query) (exec.Node, error) {
-	return plan.Build(ctx, q.Plan, cat, plan.Options{DisableIndexes: db.opt.DisableIndexes, DisableSharing: db.opt.DisableSharing, Files: db.files(ctx), Threads: db.planThreads(ctx), MemoryLimited: db.memoryLimited(ctx)})
+	return plan.Build(ctx, q.Plan, cat, plan.Options{DisableIndexes: db.opt.DisableIndexes, DisableSharing: db.opt.DisableSharing, Files: db.files(ctx), Threads: db.planThreads(ctx), MemoryLimited: db.memoryLimited(ctx), WriteSource: writeSource(ctx)})
 }
 
 // startQuery plans q and starts it. A query streams; EXPLAIN returns its

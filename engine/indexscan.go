@@ -19,7 +19,7 @@ import (
 // with a plain scan of the fragments it does not cover. The planner keeps
 // the filter above, so this only has to find a superset of the rows.
 func (p *provider) ScanWhereIn(columns []int, key int, values []any) (exec.Node, bool, error) {
-	if p.c.db.opt.DisableIndexes || key < 0 || key >= p.t.Schema().NumFields() {
+	if p.c.db.opt.DisableIndexes || key < 0 || key >= p.t.Schema().NumFields() || hasPaddedChar(p.t.Schema()) {
 		return nil, false, nil
 	}
 	col := p.t.Schema().Field(key).Name

@@ -158,6 +158,11 @@ func serialPlan(ctx context.Context) context.Context {
 	return context.WithValue(ctx, serialKey{}, true)
 }
 
+// writeSource reports the source query of a write (serialPlan's mark):
+// its rows keep character(n) in the engine's form, the table's, rather
+// than blank-padded as a result shows them (plan.Options.WriteSource).
+func writeSource(ctx context.Context) bool { return ctx.Value(serialKey{}) != nil }
+
 // planThreads is the degree of parallelism to plan a query of ctx with.
 func (db *DB) planThreads(ctx context.Context) int {
 	if ctx.Value(serialKey{}) != nil {

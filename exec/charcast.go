@@ -17,12 +17,16 @@ import (
 // varying(Len) or character(Len) on assignment (INSERT, UPDATE), and the
 // character(n) to text conversion. Lengths count characters, not bytes.
 //
-//   - Trim: the input is character(n), whose trailing blanks are not
-//     significant: they are removed first (bpchar to text, rtrim).
+//   - Trim: the trailing blanks are removed first (rtrim): a value read
+//     padded (a table written before bpchar.go's representation).
 //   - Len > 0: a value longer than Len characters is "value too long for
-//     type character varying(Len)" (or character(Len) with Pad), unless
-//     every character past Len is a blank: then it is cut to Len.
-//   - Pad: the value is blank-padded to Len characters (character(n)).
+//     type character varying(Len)" (or character(Len) with Pad or Char),
+//     unless every character past Len is a blank: then it is cut to Len.
+//   - Char: the target is character(Len) in the engine's form: the value
+//     loses its trailing blanks (bpchar.go).
+//   - Pad: the value is blank-padded to Len characters, character(Len) as
+//     PostgreSQL shows it (the SQL front end's constants, which Substrait
+//     carries as fixedchar<Len> of Len characters).
 //
 // Text and varchar are one Arrow string type, so a CharCast keeps the
 // type and changes the values only.
@@ -30,12 +34,13 @@ type CharCast struct {
 	E    Expr
 	Len  int
 	Pad  bool
+	Char bool
 	Trim bool
 }
 
 func (e CharCast) typeName() string {
 	switch {
-	case e.Pad:
+	case e.Pad || e.Char:
 		return fmt.Sprintf("character(%d)", e.Len)
 	case e.Len > 0:
 		return fmt.Sprintf("character varying(%d)", e.Len)
@@ -54,7 +59,7 @@ func (e CharCast) Evaluate(ctx context.Context, mem memory.Allocator, b arrow.Re
 	return evaluate(ctx, mem, e, b)
 }
 func (e CharCast) Bind(s *arrow.Schema) (Bound, error) {
-	if e.Len < 0 || (e.Pad && e.Len == 0) {
+	if e.Len < 0 || ((e.Pad || e.Char) && e.Len == 0) {
 		return nil, fmt.Errorf("%w: %s", ErrInvalidArgument, e)
 	}
 	in, err := Bind(e.E, s)
@@ -124,6 +129,9 @@ func (e CharCast) Apply(s string) (string, error) {
 	if e.Len == 0 {
 		return s, nil
 	}
+	if e.Char {
+		s = TrimBlanks(s)
+	}
 	n := utf8.RuneCountInString(s)
 	if n > e.Len {
 		cut := 0
@@ -159,6 +167,9 @@ func (e CharCast) Truncate(s string) string {
 		n++
 	}
 	s = s[:cut]
+	if e.Char {
+		return TrimBlanks(s)
+	}
 	if e.Pad && n < e.Len {
 		s += strings.Repeat(" ", e.Len-n)
 	}

@@ -62,7 +62,11 @@ func Build(ctx context.Context, p *substraitpb.Plan, cat Catalog, opt Options) (
 	if err != nil {
 		return nil, err
 	}
-	node, err = pl.finish(out, roots[0].Names())
+	var pads []int
+	if !opt.WriteSource {
+		pads = rootPads(roots[0].Input().RecordType().Types())
+	}
+	node, err = pl.finish(out, roots[0].Names(), pads)
 	if err != nil {
 		return nil, err
 	}
@@ -100,8 +104,10 @@ func protoRoot(p *substraitpb.Plan) (*substraitpb.RelRoot, error) {
 	return root, nil
 }
 
-// finish renames the output to the root names and drops helper columns.
-func (p *planner) finish(out *rel, names []string) (exec.Node, error) {
+// finish renames the output to the root names and drops helper columns;
+// a column with pads[i] > 0 is a character(pads[i]) shown blank-padded
+// (bpchar.go).
+func (p *planner) finish(out *rel, names []string, pads []int) (exec.Node, error) {
 	if len(names) != len(out.cols) {
 		return nil, fmt.Errorf("%w: root has %d names for %d columns", ErrInvalidPlan, len(names), len(out.cols))
 	}
@@ -116,18 +122,27 @@ func (p *planner) finish(out *rel, names []string) (exec.Node, error) {
 		exprs[i] = c
 		same = same && c.Index == i && sc.Field(i).Name == names[i]
 	}
+	for _, n := range pads {
+		same = same && n == 0
+	}
 	if same {
 		return out.node, nil
 	}
+	input := out.node
 	// Over a ProjectExec of computed columns, project from its input
 	// directly: the computed expressions move into the root projection.
 	if e, ok := p.extended[out.node]; ok {
 		for i, x := range exprs {
 			exprs[i] = e.exprs[x.(exec.Col).Index]
 		}
-		return exec.NewProjectExec(e.input, exprs, names)
+		input = e.input
 	}
-	return exec.NewProjectExec(out.node, exprs, names)
+	for i, n := range pads {
+		if n > 0 {
+			exprs[i] = exec.CharPad{E: exprs[i], Len: n}
+		}
+	}
+	return exec.NewProjectExec(input, exprs, names)
 }
 
 // fromProto is substrait-go's FromProto, whose panics on malformed plans

@@ -49,4 +49,9 @@ type Options struct {
 	// DisableSharing compiles a repeated relation (a WITH query read
 	// twice) at each occurrence instead of once (shared.go).
 	DisableSharing bool
+	// WriteSource: the plan's rows are written to a table (INSERT ...
+	// SELECT, UPDATE, CREATE TABLE AS), which stores character(n) in the
+	// engine's form, so its result columns are not blank-padded
+	// (bpchar.go).
+	WriteSource bool
 }

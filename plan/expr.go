@@ -376,7 +376,7 @@ func literal(l expr.Literal) (exec.Expr, error) {
 	case *substraitpb.Expression_Literal_VarChar_:
 		return exec.Lit{Value: v.VarChar.GetValue()}, nil
 	case *substraitpb.Expression_Literal_FixedChar:
-		return exec.Lit{Value: v.FixedChar}, nil
+		return charLiteral(v.FixedChar), nil
 	case *substraitpb.Expression_Literal_Date:
 		return exec.Lit{Value: arrow.Date32(v.Date), Type: arrow.FixedWidthTypes.Date32}, nil
 	case *substraitpb.Expression_Literal_Decimal_:

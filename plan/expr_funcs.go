@@ -32,6 +32,8 @@ var exprFuncs = map[string]exprFn{
 	"trim":                 strFunc("btrim", 1, 2),
 	"ltrim":                strFunc("ltrim", 1, 2),
 	"rtrim":                strFunc("rtrim", 1, 2),
+	"rpad":                 strFunc("rpad", 3, 3),
+	"octet_length":         strFunc("octet_length", 1, 1),
 	"is_distinct_from":     planDistinct(false),
 	"is_not_distinct_from": planDistinct(true),
 	"nullif":               planNullIf,

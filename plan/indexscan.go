@@ -57,7 +57,7 @@ func keySetOf(cond expr.Expression, cols []int) *keySet {
 }
 
 func inSet(v expr.Expression, options []expr.Expression, cols []int) *keySet {
-	fr, ok := v.(*expr.FieldReference)
+	fr, ok := uncastChar(v).(*expr.FieldReference)
 	if !ok {
 		return nil
 	}

@@ -40,7 +40,7 @@ func (p *planner) setOp(r *splan.SetRel) (*rel, error) {
 			return nil, fmt.Errorf("%w: SetRel input %d has %d fields, input 0 has %d", ErrInvalidPlan, i, len(c.cols), len(names))
 		}
 		// Each input as a node of exactly its fields, under input 0's names.
-		if nodes[i], err = p.finish(c, names); err != nil {
+		if nodes[i], err = p.finish(c, names, nil); err != nil {
 			return nil, err
 		}
 		if err := sameColumnTypes(nodes[0].Schema(), nodes[i].Schema()); err != nil {

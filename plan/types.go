@@ -316,47 +316,6 @@ func keyCast(e exec.Expr, from, to arrow.DataType) (exec.Expr, error) {
 	return nil, fmt.Errorf("%w: join keys of types %s and %s", ErrInvalidPlan, from, to)
 }
 
-// lengthCast reports a cast that checks or changes string values though
-// their Arrow type stays string: into varchar(n) or char(n), or out of
-// char(n) (whose trailing blanks go).
-func lengthCast(from, to types.Type) bool {
-	_, fromChar := from.(*types.FixedCharType)
-	switch to.(type) {
-	case *types.VarCharType, *types.FixedCharType:
-		return true
-	case *types.StringType:
-		return fromChar
-	}
-	return false
-}
-
-// charCast plans a cast between string types as exec.CharCast: PostgreSQL's
-// assignment coercion into varchar(n) (too long is an error unless only
-// blanks are cut) and char(n) (blank-padded), and char(n) to text or
-// varchar, which drops the trailing blanks first. Substrait's cast has no
-// truncating mode, so an explicit SQL cast of a column to varchar(n) is
-// not expressible (the SQL front end folds it for constants only).
-func charCast(in exec.Expr, from, to types.Type) (exec.Expr, bool) {
-	if !lengthCast(from, to) {
-		return nil, false
-	}
-	switch from.(type) {
-	case *types.StringType, *types.VarCharType, *types.FixedCharType:
-	default:
-		// A number or date into varchar(n): to text first.
-		in = exec.Cast{E: in, To: arrow.BinaryTypes.String}
-	}
-	_, trim := from.(*types.FixedCharType)
-	cc := exec.CharCast{E: in, Trim: trim}
-	switch t := to.(type) {
-	case *types.VarCharType:
-		cc.Len = int(t.Length)
-	case *types.FixedCharType:
-		cc.Len, cc.Pad = int(t.Length), true
-	}
-	return cc, true
-}
-
 // zeroOf is the zero of integer or float type t, for negation as 0 - x.
 func zeroOf(t arrow.DataType) exec.Lit {
 	switch t.ID() {

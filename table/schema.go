@@ -22,10 +22,18 @@ const FieldIDKey = "stablerow.field_id"
 
 // SQLTypeKey is the Arrow field metadata key holding a column's declared
 // SQL type when the Arrow type alone does not say it: "varchar(5)",
-// "char(3)", "varchar" for string columns (a string column without it is
-// text). The table records it in the manifest so INSERT and UPDATE check
-// lengths against the declaration and describe shows it.
+// "char(3) trimmed", "varchar" for string columns (a string column without
+// it is text). The table records it in the manifest so INSERT and UPDATE
+// check lengths against the declaration and describe shows it.
 const SQLTypeKey = "stablerow.sql_type"
+
+// CharTrimmed ends the declared type of a char(n) column whose values are
+// stored without their trailing blanks, the engine's form of character(n)
+// (exec/bpchar.go): "char(3) trimmed". A bare "char(3)" is a column written
+// before that form, its values stored blank-padded; readers strip them.
+// The spelling is the format's version: a reader that knows only "char(n)"
+// refuses the manifest rather than misread the column.
+const CharTrimmed = " trimmed"
 
 // SQLType returns the declared SQL type recorded in f's metadata.
 func SQLType(f arrow.Field) (string, bool) { return f.Metadata.GetValue(SQLTypeKey) }
@@ -126,6 +134,9 @@ func checkSQLType(f arrow.Field) error {
 	}
 	if decl == "varchar" {
 		return nil
+	}
+	if c, ok := strings.CutSuffix(decl, CharTrimmed); ok && strings.HasPrefix(c, "char(") {
+		decl = c
 	}
 	for _, prefix := range []string{"varchar(", "char("} {
 		if rest, ok := strings.CutPrefix(decl, prefix); ok {

@@ -50,6 +50,8 @@ var scalarFns = map[string]scalarFn{
 	"length":           {1, 1, textFn(urnString, "char_length")},
 	"char_length":      {1, 1, textFn(urnString, "char_length")},
 	"character_length": {1, 1, textFn(urnString, "char_length")},
+	"octet_length":     {1, 1, lowerOctetLength},
+	"rpad":             {2, 3, lowerRpad},
 	"replace":          {3, 3, textFn(urnString, "replace")},
 	"strpos":           {2, 2, textFn(urnString, "strpos")},
 	"position":         {2, 2, textFn(urnString, "strpos")}, // position(sub IN s) arrives as position(s, sub)
@@ -319,7 +321,7 @@ func (l *lowerer) like(a *pg_query.A_Expr, s *scope) (value, error) {
 	if err != nil {
 		return value{}, err
 	}
-	x, err := l.coerce(lv, kindString)
+	x, err := l.likeOperand(lv)
 	if err != nil {
 		return value{}, err
 	}
@@ -461,7 +463,7 @@ func (l *lowerer) unifyResults(vs []value) ([]expr.Expression, kind, error) {
 		case v.how == typed && v.kind().id == idChar && (k == kindUnknown || k == v.kind()):
 			k = v.kind()
 		default:
-			return l.unify(vs...)
+			return l.unifyAs(false, vs...)
 		}
 	}
 	out := make([]expr.Expression, len(vs))

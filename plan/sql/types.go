@@ -241,7 +241,7 @@ func (k kind) arrow() (arrow.DataType, string) {
 		}
 		return arrow.BinaryTypes.String, fmt.Sprintf("varchar(%d)", k.n)
 	case idChar:
-		return arrow.BinaryTypes.String, fmt.Sprintf("char(%d)", k.n)
+		return arrow.BinaryTypes.String, fmt.Sprintf("char(%d)", k.n) + table.CharTrimmed
 	case idBool:
 		return arrow.FixedWidthTypes.Boolean, ""
 	case idDate:
@@ -330,8 +330,10 @@ func fieldKind(f arrow.Field) kind {
 }
 
 // parseDeclared reads a declared SQL type as the table records it
-// (table.SQLTypeKey): varchar, varchar(n), char(n).
+// (table.SQLTypeKey): varchar, varchar(n), char(n) trimmed and an older
+// table's char(n), read stripped (engine/catalog.go).
 func parseDeclared(decl string) (kind, bool) {
+	decl = strings.TrimSuffix(decl, table.CharTrimmed)
 	if decl == "varchar" {
 		return kindVarchar(0), true
 	}

@@ -38,7 +38,7 @@ func TestCreateTableTypes(t *testing.T) {
 	}{
 		{arrow.PrimitiveTypes.Int16, ""}, {arrow.PrimitiveTypes.Int32, ""}, {arrow.PrimitiveTypes.Int32, ""},
 		{arrow.PrimitiveTypes.Float32, ""}, {arrow.PrimitiveTypes.Float32, ""}, {arrow.PrimitiveTypes.Float64, ""},
-		{arrow.BinaryTypes.String, "varchar(7)"}, {arrow.BinaryTypes.String, "char(2)"}, {arrow.BinaryTypes.String, "char(1)"},
+		{arrow.BinaryTypes.String, "varchar(7)"}, {arrow.BinaryTypes.String, "char(2) trimmed"}, {arrow.BinaryTypes.String, "char(1) trimmed"},
 		{arrow.BinaryTypes.String, "varchar"}, {arrow.FixedWidthTypes.Date32, ""},
 		{&arrow.TimestampType{Unit: arrow.Microsecond}, ""}, {&arrow.TimestampType{Unit: arrow.Microsecond}, ""},
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/types"
@@ -215,6 +214,13 @@ func (l *lowerer) cast(e expr.Expression, k kind, explicit bool, loc int32) (exp
 // without a typed operand, text if a string literal is among them, else
 // bigint.
 func (l *lowerer) unify(vs ...value) ([]expr.Expression, kind, error) {
+	return l.unifyAs(true, vs...)
+}
+
+// unifyAs is unify; compare says the values are a comparison's operands,
+// which PostgreSQL may compare as bpchar (bpchar.go), rather than results
+// meeting at a common type (unifyResults).
+func (l *lowerer) unifyAs(compare bool, vs ...value) ([]expr.Expression, kind, error) {
 	k := kindUnknown
 	first := value{}
 	numericAmong := slices.ContainsFunc(vs, func(v value) bool { return v.how == typed && v.kind().id == idNumeric })
@@ -245,25 +251,12 @@ func (l *lowerer) unify(vs ...value) ([]expr.Expression, kind, error) {
 			return nil, kindUnknown, fmt.Errorf("%w: cannot compare or combine %s with %s%s", ErrType, k, vk, l.src.at(v.loc))
 		}
 	}
-	// Operands all character(n) (untyped ones aside) compare as bpchar in
-	// PostgreSQL: an untyped string literal takes the type too, so its
-	// trailing blanks are as insignificant as the columns' ('x  ' = 'x').
-	allChar := k.id == idChar
-	for _, v := range vs {
-		if v.how == typed && v.kind().id != idChar {
-			allChar = false
-		}
-	}
+	bpchar := bpcharOperands(vs, compare)
 	if k.stringy() {
 		k = kindString
 	}
-	if allChar {
-		vs = slices.Clone(vs) // the caller's values stay as written
-	}
-	for i, v := range vs {
-		if allChar && v.how == untypedString {
-			vs[i].str = strings.TrimRight(v.str, " ")
-		}
+	if bpchar {
+		vs = untypedAsBpchar(vs)
 	}
 	for _, v := range vs {
 		if v.how == untypedParam && k.numeric() {
@@ -287,6 +280,12 @@ func (l *lowerer) unify(vs ...value) ([]expr.Expression, kind, error) {
 			return nil, kindUnknown, err
 		}
 		out[i] = e
+	}
+	if bpchar && compare {
+		var err error
+		if out, err = l.asBpchar(vs, out); err != nil {
+			return nil, kindUnknown, err
+		}
 	}
 	return out, k, nil
 }

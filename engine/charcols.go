@@ -1,0 +1,101 @@
+package engine
+
+import (
+	"context"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/stablerow/stablerow/exec"
+	"github.com/stablerow/stablerow/plan/sql"
+	"github.com/stablerow/stablerow/table"
+)
+
+// Tables written before the engine held character(n) without its trailing
+// blanks (exec/bpchar.go) declare their char(n) columns as a bare "char(n)"
+// and store the values blank-padded; newer ones declare "char(n) trimmed"
+// (table.CharTrimmed). The provider strips an old column as it scans it,
+// so every operator above sees the engine's form, and it answers no index
+// probe or take on such a table: their keys and values are the stored,
+// padded ones (the planner then scans, which is correct if slower).
+
+// paddedChar reports a char(n) column stored blank-padded.
+func paddedChar(f arrow.Field) bool {
+	decl, ok := table.SQLType(f)
+	return ok && strings.HasPrefix(decl, "char(") && !strings.HasSuffix(decl, table.CharTrimmed)
+}
+
+// hasPaddedChar reports a table with such a column.
+func hasPaddedChar(s *arrow.Schema) bool {
+	for _, f := range s.Fields() {
+		if paddedChar(f) {
+			return true
+		}
+	}
+	return false
+}
+
+// stripPaddedChars puts a projection stripping the trailing blanks of the
+// padded char(n) columns over scan, whose columns are the table's columns
+// cols; scan itself when there is none.
+func stripPaddedChars(scan exec.Node, s *arrow.Schema, cols []int) (exec.Node, error) {
+	exprs := make([]exec.Expr, len(cols))
+	names := make([]string, len(cols))
+	strip := false
+	for i, c := range cols {
+		f := s.Field(c)
+		names[i] = f.Name
+		exprs[i] = exec.Col{Index: i, Name: f.Name}
+		if paddedChar(f) {
+			exprs[i] = exec.CharCast{E: exprs[i], Trim: true}
+			strip = true
+		}
+	}
+	if !strip {
+		return scan, nil
+	}
+	return exec.NewProjectExec(scan, exprs, names)
+}
+
+// assignDeclared applies the declared types' assignment casts (varchar(n),
+// char(n): sql.DeclaredCast) to a batch of a table's user columns, b, as
+// COPY FROM reads it; b itself when no column has one. The caller
+// releases the result (and b).
+func assignDeclared(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (arrow.RecordBatch, error) {
+	s := b.Schema()
+	var cols []arrow.Array
+	defer func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}()
+	for i, f := range s.Fields() {
+		e, ok := sql.DeclaredCast(f, i)
+		if !ok {
+			continue
+		}
+		if cols == nil {
+			cols = make([]arrow.Array, s.NumFields())
+		}
+		a, err := e.Evaluate(ctx, mem, b)
+		if err != nil {
+			return nil, err
+		}
+		cols[i] = a
+	}
+	if cols == nil {
+		b.Retain()
+		return b, nil
+	}
+	for i := range cols {
+		if cols[i] == nil {
+			cols[i] = b.Column(i)
+			cols[i].Retain()
+		}
+	}
+	return array.NewRecordBatch(s, cols, b.NumRows()), nil
+}
