@@ -39,7 +39,7 @@ func deepPlan(t testing.TB, c *testCatalog, n, shape int) *substraitpb.Plan {
 			e = &substraitpb.Expression{RexType: &substraitpb.Expression_Cast_{Cast: &substraitpb.Expression_Cast{Type: add.OutputType, Input: e}}}
 		case 2:
 			e = &substraitpb.Expression{RexType: &substraitpb.Expression_IfThen_{IfThen: &substraitpb.Expression_IfThen{
-				Ifs: []*substraitpb.Expression_IfThen_IfClause{{If: &substraitpb.Expression{RexType: &substraitpb.Expression_Literal_{Literal: &substraitpb.Expression_Literal{LiteralType: &substraitpb.Expression_Literal_Boolean{Boolean: true}}}}, Then: e}},
+				Ifs:  []*substraitpb.Expression_IfThen_IfClause{{If: &substraitpb.Expression{RexType: &substraitpb.Expression_Literal_{Literal: &substraitpb.Expression_Literal{LiteralType: &substraitpb.Expression_Literal_Boolean{Boolean: true}}}}, Then: e}},
 				Else: one.GetValue(),
 			}}}
 		}
