@@ -26,13 +26,15 @@ type boundCmpWords struct {
 func asCmpWords(op Op, l, r Bound) (boundCmpWords, bool) {
 	lc, lok := l.(boundCol)
 	rc, rok := r.(boundCol)
-	src := fmt.Sprintf("%s %s %s", l, opInfo[op].sym, r)
+	// The text only when the comparison is one: rendering l and r is
+	// linear in their depth, and a deep operand is bound once per level.
+	src := func() string { return fmt.Sprintf("%s %s %s", l, opInfo[op].sym, r) }
 	switch {
 	case lok && rok:
 		if !cmpTyped(lc.typ.ID()) || !arrow.TypeEqual(lc.typ, rc.typ) {
 			return boundCmpWords{}, false
 		}
-		return boundCmpWords{op: op, l: lc, r: rc, src: src}, true
+		return boundCmpWords{op: op, l: lc, r: rc, src: src()}, true
 	case !lok && rok:
 		return asCmpWords(flipOp(op), r, l)
 	case !lok:
@@ -51,7 +53,7 @@ func asCmpWords(op Op, l, r Bound) (boundCmpWords, bool) {
 	if !ok {
 		return boundCmpWords{}, false
 	}
-	return boundCmpWords{op: op, l: lc, k: bs, src: src}, true
+	return boundCmpWords{op: op, l: lc, k: bs, src: src()}, true
 }
 
 func (e boundCmpWords) Type() arrow.DataType { return arrow.FixedWidthTypes.Boolean }

@@ -27,6 +27,9 @@ func Build(ctx context.Context, p *substraitpb.Plan, cat Catalog, opt Options) (
 	if cat == nil {
 		return nil, fmt.Errorf("%w: nil catalog", ErrInvalidPlan)
 	}
+	if err := checkDepth(p); err != nil {
+		return nil, err
+	}
 	// Check the plan before substrait-go reads it: it panics on malformed
 	// plans, and rejects unsupported relations (WindowRel, ExpandRel, ...)
 	// with a generic "not implemented"; validate names both by their path.

@@ -1,0 +1,4 @@
+package plan
+
+// CheckDepth is checkDepth for the external tests.
+var CheckDepth = checkDepth
