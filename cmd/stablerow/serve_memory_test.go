@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -277,7 +276,179 @@ func assertNoError(t *testing.T, err error) bool {
 	return true
 }
 
-var _ = strings.Contains
-var _ arrow.DataType
-var _ = array.NewInt64Builder
-var _ = memory.DefaultAllocator
+// idBatches is a RecordReader of batches of ids: n batches of per ids,
+// then, if hold is not nil, it blocks until hold is closed or ctx ends
+// (an upload the client has not finished).
+type idBatches struct {
+	ctx    context.Context
+	n, per int
+	hold   chan struct{}
+	sent   int
+	cur    arrow.RecordBatch
+	schema *arrow.Schema
+	cols   int
+}
+
+func newIDBatches(ctx context.Context, n, per, cols int, hold chan struct{}) *idBatches {
+	fields := make([]arrow.Field, cols)
+	for i := range fields {
+		fields[i] = arrow.Field{Name: fmt.Sprintf("p%d", i+1), Type: arrow.PrimitiveTypes.Int64}
+	}
+	return &idBatches{ctx: ctx, n: n, per: per, hold: hold, schema: arrow.NewSchema(fields, nil), cols: cols}
+}
+
+func (r *idBatches) Schema() *arrow.Schema { return r.schema }
+func (r *idBatches) Next() bool {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	if r.sent == r.n {
+		if r.hold == nil {
+			return false
+		}
+		select {
+		case <-r.hold:
+		case <-r.ctx.Done():
+		}
+		return false
+	}
+	r.sent++
+	b := array.NewInt64Builder(memory.DefaultAllocator)
+	defer b.Release()
+	for i := range r.per {
+		b.Append(int64(i))
+	}
+	col := b.NewArray()
+	defer col.Release()
+	cols := make([]arrow.Array, r.cols)
+	for i := range cols {
+		cols[i] = col
+	}
+	r.cur = array.NewRecordBatch(r.schema, cols, int64(r.per))
+	return true
+}
+func (r *idBatches) RecordBatch() arrow.RecordBatch { return r.cur }
+func (r *idBatches) Record() arrow.RecordBatch      { return r.cur }
+func (r *idBatches) Err() error                     { return nil }
+func (r *idBatches) Retain()                        {}
+func (r *idBatches) Release() {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+}
+
+// waitStatus polls the server's accounting until ok holds (or fails the
+// test after a minute: a bound on a hang, not a timing assertion).
+func waitStatus(t *testing.T, cl *flightsql.Client, what string, ok func(server.MemoryStatus) bool) server.MemoryStatus {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		m := memoryStatus(t, cl)
+		if ok(m) {
+			return m
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: never; status %+v", what, m)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestServeUploadBudget: parameter uploads to `stablerow serve
+// -server-memory 64MB` (a subprocess) are counted as they stream. An
+// upload of 128MB of ids in 8MB batches fails with ResourceExhausted and
+// the server's RSS does not grow by more than the budget; a small one
+// binds and answers, its bytes counted while the statement holds them
+// and released when it is closed; an upload the client cancels midway
+// gives its memory back at once (the accounting returns to zero); a
+// value bound to no parameter is InvalidArgument; -prepared-ttl drops an
+// idle statement and its parameters, and -result-ttl a result nobody
+// fetched.
+func TestServeUploadBudget(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "db")
+	mustSQL(t, dir, "CREATE TABLE t (k BIGINT NOT NULL)", "-create")
+	sp := serveWithPID(t, "-d", dir, "-server-memory", fmt.Sprintf("%dMB", budgetMB), "-prepared-ttl", "3s", "-result-ttl", "1s")
+	cl := dialServe(t, sp.addr)
+	ctx := context.Background()
+	const q = "SELECT count(*) FROM UNNEST($1) AS u(id)"
+	idle := procStatus(t, sp.pid, "VmRSS")
+
+	// Over the budget: 16 batches of 1M ids.
+	big, err := cl.Prepare(ctx, q)
+	require.NoError(t, err)
+	big.SetRecordReader(newIDBatches(ctx, 16, 1<<20, 1, nil))
+	_, err = big.Execute(ctx)
+	require.Equal(t, codes.ResourceExhausted, status.Code(err), "%v", err)
+	require.NoError(t, big.Close(ctx))
+	hwm := procStatus(t, sp.pid, "VmHWM")
+	require.LessOrEqual(t, hwm, idle+budgetMB<<20+16<<20, "peak RSS: idle %d MB, peak %d MB", idle>>20, hwm>>20)
+	waitStatus(t, cl, "the refused upload's memory back", func(m server.MemoryStatus) bool { return m.Uploads == 0 })
+
+	// A small one binds, answers, and is counted until closed.
+	small, err := cl.Prepare(ctx, q)
+	require.NoError(t, err)
+	small.SetRecordReader(newIDBatches(ctx, 2, 50000, 1, nil))
+	info, err := small.Execute(ctx)
+	require.NoError(t, err)
+	rdr, err := cl.DoGet(ctx, info.Endpoint[0].Ticket)
+	require.NoError(t, err)
+	require.True(t, rdr.Next())
+	require.Equal(t, "[100000]", rdr.RecordBatch().Column(0).String())
+	rdr.Release()
+	m := memoryStatus(t, cl)
+	require.GreaterOrEqual(t, m.Uploads, int64(100000*8), "the bound ids are counted")
+	require.Equal(t, 1, m.Prepared)
+	require.NoError(t, small.Close(ctx))
+	m = memoryStatus(t, cl)
+	require.Zero(t, m.Uploads, "closing the statement releases its parameters")
+	require.Zero(t, m.Reserved)
+
+	// Cancelled midway: three 4MB batches sent, then the client gives up.
+	cctx, cancel := context.WithCancel(ctx)
+	hold := make(chan struct{})
+	defer close(hold)
+	mid, err := cl.Prepare(ctx, q)
+	require.NoError(t, err)
+	mid.SetRecordReader(newIDBatches(cctx, 3, 1<<19, 1, hold))
+	done := make(chan error, 1)
+	go func() {
+		_, err := mid.Execute(cctx)
+		done <- err
+	}()
+	waitStatus(t, cl, "the upload under way counted", func(m server.MemoryStatus) bool { return m.Uploads >= 3*4<<20 })
+	cancel()
+	require.Error(t, <-done)
+	waitStatus(t, cl, "the cancelled upload's memory back", func(m server.MemoryStatus) bool { return m.Uploads == 0 && m.Reserved == 0 })
+	require.NoError(t, mid.Close(ctx))
+
+	// A value bound to no parameter.
+	extra, err := cl.Prepare(ctx, q)
+	require.NoError(t, err)
+	extra.SetRecordReader(newIDBatches(ctx, 1, 10, 2, nil))
+	_, err = extra.Execute(ctx)
+	require.Equal(t, codes.InvalidArgument, status.Code(err), "%v", err)
+	require.Contains(t, status.Convert(err).Message(), "bound to no parameter")
+	require.NoError(t, extra.Close(ctx))
+
+	// -prepared-ttl: a statement left open is dropped with its parameters.
+	left, err := cl.Prepare(ctx, q)
+	require.NoError(t, err)
+	left.SetRecordReader(newIDBatches(ctx, 1, 1000, 1, nil))
+	info, err = left.Execute(ctx)
+	require.NoError(t, err)
+	require.Positive(t, memoryStatus(t, cl).Uploads)
+	// -result-ttl: its result, never fetched, is gone after a second.
+	time.Sleep(1500 * time.Millisecond)
+	r, err := cl.DoGet(ctx, info.Endpoint[0].Ticket)
+	if err == nil {
+		r.Next()
+		err = r.Err()
+		r.Release()
+	}
+	require.Equal(t, codes.NotFound, status.Code(err), "%v", err)
+	waitStatus(t, cl, "the idle statement dropped", func(m server.MemoryStatus) bool { return m.Prepared == 0 && m.Uploads == 0 })
+	_, err = left.Execute(ctx)
+	require.Equal(t, codes.NotFound, status.Code(err), "%v", err)
+}
