@@ -7,7 +7,7 @@ FUZZTIME  ?= 10s
 # One worker: with two on a 2-core machine the fuzzer has been seen to stall.
 FUZZPARALLEL ?= 1
 
-.PHONY: all demo test test-s3 test-short bench bench-scale bench-beam fuzz lint clean difftest tpch
+.PHONY: all demo test test-load test-s3 test-short bench bench-scale bench-beam fuzz lint clean difftest tpch
 
 all: lint test
 
@@ -40,6 +40,16 @@ test-s3:
 
 test-short:
 	$(GO) test -short -count=1 $(PKGS)
+
+# The Flight SQL server under load (issue 32; build tag load, not in make
+# test or CI): 32 clients of hash joins, GROUP BYs and sorts over a 10M-row
+# table (kept in LOAD_DB) and a SELECT 1 prober for LOAD_DURATION; prints
+# the server's peak RSS and the prober's p50/p95/p99. LOAD_SERVE_ARGS adds
+# serve flags ("-server-memory unlimited": the server without a budget).
+LOAD_DB       ?= $(CURDIR)/.loaddb
+LOAD_DURATION ?= 2m
+test-load:
+	LOAD_DB=$(LOAD_DB) LOAD_DURATION=$(LOAD_DURATION) $(GO) test -tags load -count=1 -timeout 60m -run TestServeLoad -v ./cmd/stablerow/
 
 # Library benchmarks, then stablerow, DuckDB and LanceDB side by side on the
 # same data (bench/: checked against the generator model first, medians,

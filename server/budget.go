@@ -15,7 +15,8 @@ import (
 // not bound the process when 32 clients run at once.
 //
 // It is cut in two lanes:
-//   - the heavy lane (all but a slice) admits statements whose plans hold
+//   - the heavy lane (all but two slices, the light lane's and a headroom
+//     no lane reserves) admits statements whose plans hold
 //     memory that grows with their input (sorts, aggregations, joins:
 //     exec.HoldsMemory) with a grant of minHeavy each, and is where their
 //     growth past the grant and the buffers of uploads are reserved;
@@ -42,24 +43,35 @@ type budget struct {
 	refused  atomic.Int64  // statements and uploads refused
 }
 
-// lightShare is the light lane's part of the budget (1/lightShare).
-const lightShare = 16
+// lightShare is the light lane's part of the budget (1/lightShare);
+// headroomShare is the part no lane reserves (1/headroomShare): the Go
+// runtime, gRPC's buffers and the garbage the collector has not yet
+// returned live there, outside every statement's accounting.
+const (
+	lightShare    = 16
+	headroomShare = 8
+)
 
 // admitPoll is how often a waiting statement looks for room: statements
 // give theirs back when their Rows close, deep in the engine, so waiters
 // poll rather than be woken.
 const admitPoll = 2 * time.Millisecond
 
+// newBudget cuts total bytes into the lanes. A heavy statement's grant
+// (minHeavy, 0: total/32 between 4MB and 64MB) stands for the memory it
+// holds outside its reservations (the batches in flight, its spill files'
+// buffers, its result's gRPC stream), so it is not small: the grants of
+// the statements admitted together must fit the heavy lane.
 func newBudget(total, minHeavy int64, wait time.Duration) *budget {
 	light := total / lightShare
+	heavy := total - light - total/headroomShare
 	if minHeavy <= 0 {
-		minHeavy = min(max(total/64, 1<<20), 64<<20)
+		minHeavy = min(max(total/32, 4<<20), 64<<20)
 	}
-	minLight := min(max(light/64, 64<<10), 1<<20)
-	heavy := total - light
+	minHeavy = min(minHeavy, heavy)
+	minLight := min(max(light/64, 64<<10), 1<<20, light)
 	return &budget{total: total, heavy: newLane(heavy), light: newLane(light),
-		minHeavy: min(minHeavy, heavy), minLight: min(minLight, light),
-		share: max(minHeavy, heavy/4), wait: wait}
+		minHeavy: minHeavy, minLight: minLight, share: max(minHeavy, heavy/4), wait: wait}
 }
 
 // lane is one part of the budget with its queue of waiting statements.
@@ -175,32 +187,42 @@ func (b *budget) upload(limit int64) *memlimit.Pool {
 }
 
 // MemoryStatus is the server's memory accounting, as the
-// "stablerow.memory" action returns it (JSON): what operators and uploads
-// reserved, what statements allocated through their allocators, and the
-// admission counters. Sizes are bytes.
+// "stablerow.memory" action returns it (JSON). Sizes are bytes.
 type MemoryStatus struct {
-	Budget        int64 `json:"budget"` // 0: no server budget
-	Reserved      int64 `json:"reserved"`
-	PeakReserved  int64 `json:"peak_reserved"`
-	Allocated     int64 `json:"allocated"`
+	Budget int64 `json:"budget"` // 0: no server budget
+	// Reserved is what statements (grants and their operators'
+	// reservations) and parameter uploads hold now.
+	Reserved int64 `json:"reserved"`
+	// Unreserved is the live heap no statement reserved, which the
+	// budget counts too (heapwatch.go).
+	Unreserved int64 `json:"unreserved_heap"`
+	// PeakAccounted is the most the budget's lanes held at once,
+	// Unreserved included: past Budget only by the heap's own growth
+	// between two looks.
+	PeakAccounted int64 `json:"peak_accounted"`
+	Allocated     int64 `json:"allocated"` // through statements' Arrow allocators
 	PeakAllocated int64 `json:"peak_allocated"`
 	HeavyAdmitted int64 `json:"heavy_admitted"`
 	LightAdmitted int64 `json:"light_admitted"`
 	Waiting       int64 `json:"waiting"`
-	Refused       int64 `json:"refused"`
+	Refused       int64 `json:"refused"`         // statements that waited too long
+	HeapLive      int64 `json:"heap_live"`       // Go's live heap at the last collection
+	GoMemLimit    int64 `json:"go_memory_limit"` // debug.SetMemoryLimit's
 	Prepared      int   `json:"prepared"`        // prepared statements held
-	Uploads       int64 `json:"upload_reserved"` // bytes held by bound parameters and uploads under way
+	Uploads       int64 `json:"upload_reserved"` // held by bound parameters and uploads under way
 }
 
-func (b *budget) status() MemoryStatus {
+func (b *budget) status(w *heapWatch) MemoryStatus {
 	if b == nil {
 		return MemoryStatus{}
 	}
 	h, l := b.heavy.pool, b.light.pool
+	unres := w.size()
 	return MemoryStatus{
 		Budget:        b.total,
-		Reserved:      h.Reserved() + l.Reserved(),
-		PeakReserved:  h.PeakReserved() + l.PeakReserved(),
+		Reserved:      h.Reserved() + l.Reserved() - unres,
+		Unreserved:    unres,
+		PeakAccounted: h.PeakReserved() + l.PeakReserved(),
 		Allocated:     h.Allocated() + l.Allocated(),
 		PeakAllocated: h.PeakAllocated() + l.PeakAllocated(),
 		HeavyAdmitted: b.heavy.admits.Load(),

@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"runtime/metrics"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
 )
@@ -32,8 +33,16 @@ func (f *service) DoAction(a *flight.Action, st flight.FlightService_DoActionSer
 
 // MemoryStatus is the server's memory accounting now.
 func (s *Server) MemoryStatus() MemoryStatus {
-	m := s.budget.status()
+	m := s.budget.status(s.heap)
 	m.Uploads = s.uploadBytes.Load()
+	sm := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/gomemlimit:bytes"}}
+	metrics.Read(sm)
+	if sm[0].Value.Kind() == metrics.KindUint64 {
+		m.HeapLive = int64(sm[0].Value.Uint64())
+	}
+	if sm[1].Value.Kind() == metrics.KindUint64 {
+		m.GoMemLimit = int64(min(sm[1].Value.Uint64(), 1<<62))
+	}
 	s.mu.Lock()
 	m.Prepared = len(s.prepared)
 	s.mu.Unlock()

@@ -74,7 +74,7 @@ type Options struct {
 	// it does not wait).
 	AdmissionWait time.Duration
 	// StatementMinMemory is a heavy statement's grant, reserved when it is
-	// admitted (0: Memory/64, at least 1MB, at most 64MB).
+	// admitted (0: Memory/32, at least 4MB, at most 64MB).
 	StatementMinMemory int64
 }
 
@@ -89,6 +89,7 @@ type Server struct {
 	results *results
 	parts   *partitions // partitioned takes
 	budget  *budget     // nil: no server budget (Options.Memory)
+	heap    *heapWatch  // the budget's watch of the live heap
 
 	uploadBytes atomic.Int64 // held by parameter uploads and bound parameters
 
@@ -119,6 +120,7 @@ func New(db *engine.DB, opt Options) (*Server, error) {
 	}
 	if opt.Memory > 0 {
 		s.budget = newBudget(opt.Memory, opt.StatementMinMemory, opt.AdmissionWait)
+		s.heap = s.budget.watchHeap()
 	}
 	if opt.MaxRecvBytes <= 0 {
 		opt.MaxRecvBytes = 256 << 20
@@ -199,6 +201,7 @@ func (s *Server) Shutdown() {
 	s.results.closeAll()
 	s.parts.closeAll()
 	s.dropAllPrepared()
+	s.heap.close()
 }
 
 // loopback reports whether addr is a loopback address.

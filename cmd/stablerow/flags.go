@@ -9,6 +9,7 @@ import (
 	"runtime"
 	rdebug "runtime/debug"
 
+	"github.com/stablerow/stablerow/cmd/stablerow/internal/gcstart"
 	"github.com/stablerow/stablerow/engine"
 	"github.com/stablerow/stablerow/exec/memlimit"
 )
@@ -73,6 +74,7 @@ func resourceFlags(fs *flag.FlagSet) func(opt *engine.Options) error {
 // when set, wins.
 func softLimitGC(n int64) {
 	if n > 0 && os.Getenv("GOMEMLIMIT") == "" {
+		gcstart.Restore() // else its restore, at the first collection, undoes this
 		rdebug.SetMemoryLimit(2 * n)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stablerow/stablerow/cmd/stablerow/internal/gcstart"
 	"github.com/stablerow/stablerow/exec/memlimit"
 	"github.com/stablerow/stablerow/server"
 )
@@ -36,6 +37,7 @@ func serveMemoryFlags(fs *flag.FlagSet) func(opt *server.Options) error {
 			opt.AdmissionWait = -1 // server.Options: negative is no waiting
 		}
 		if n > 0 && os.Getenv("GOMEMLIMIT") == "" {
+			gcstart.Restore() // else its restore, at the first collection, undoes this
 			rdebug.SetMemoryLimit(n)
 		}
 		return nil

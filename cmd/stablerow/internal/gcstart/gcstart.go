@@ -67,3 +67,10 @@ func DeferFirstGC(heap int64) (restore func()) {
 	runtime.SetFinalizer(sentinel, func(*[64]byte) { restore() })
 	return restore
 }
+
+// Restore hands pacing back to GOGC and GOMEMLIMIT now, if the first
+// collection has not already. A caller about to set its own memory limit
+// (a long-running server's budget) calls it first: the restore that runs
+// after the first collection would otherwise put the environment's limit
+// back over the caller's.
+func Restore() { restoreStart() }
