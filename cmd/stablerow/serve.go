@@ -46,6 +46,7 @@ func serveCmd(ctx context.Context, w io.Writer, args []string, ready func(net.Ad
 	parts := fs.Int("partitions", 8, "the most endpoints a take by bound ids returns, each a group of fragments a client may read in parallel; 1: never partition")
 	partMin := fs.Int("partition-min-ids", 4096, "the fewest bound ids a take needs to be partitioned; below it one endpoint serves it")
 	memory := resourceFlags(fs)
+	guard := guardFlags(fs) // serveguard.go
 	debugFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -79,6 +80,9 @@ func serveCmd(ctx context.Context, w io.Writer, args []string, ready func(net.Ad
 	}
 	opt.Auth = auth
 	opt.Files = *files
+	if err := guard(&opt, auth); err != nil {
+		return err
+	}
 	if (*cert == "") != (*key == "") {
 		return fmt.Errorf("%w: -tls-cert and -tls-key go together", errServeArgs)
 	}
