@@ -47,6 +47,7 @@ func serveCmd(ctx context.Context, w io.Writer, args []string, ready func(net.Ad
 	partMin := fs.Int("partition-min-ids", 4096, "the fewest bound ids a take needs to be partitioned; below it one endpoint serves it")
 	memory := resourceFlags(fs)
 	budgetFlags := serveMemoryFlags(fs) // -server-memory, -admission-timeout, -prepared-ttl (servememory.go)
+	guard := guardFlags(fs)             // serveguard.go
 	debugFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -83,6 +84,9 @@ func serveCmd(ctx context.Context, w io.Writer, args []string, ready func(net.Ad
 	}
 	opt.Auth = auth
 	opt.Files = *files
+	if err := guard(&opt, auth); err != nil {
+		return err
+	}
 	if (*cert == "") != (*key == "") {
 		return fmt.Errorf("%w: -tls-cert and -tls-key go together", errServeArgs)
 	}
