@@ -11,6 +11,7 @@ import (
 
 	"github.com/stablerow/stablerow/access"
 	"github.com/stablerow/stablerow/exec"
+	"github.com/stablerow/stablerow/plan"
 )
 
 // ScanWhereIn answers `key IN (values)` with a BTree on the key column:
@@ -107,6 +108,57 @@ func keyArray(t arrow.DataType, values []any) (arrow.Array, bool) {
 				return nil, false
 			}
 			b.Append(x)
+		}
+		return b.NewArray(), true
+	case arrow.INT32, arrow.INT16, arrow.DATE32:
+		// Planned literals have the column's type (the comparison
+		// would cast the column otherwise, and the planner then asks
+		// for no key set): int32, int16, arrow.Date32.
+		b := array.NewBuilder(mem, t)
+		defer b.Release()
+		for _, v := range values {
+			switch bb := b.(type) {
+			case *array.Int32Builder:
+				x, ok := v.(int32)
+				if !ok {
+					return nil, false
+				}
+				bb.Append(x)
+			case *array.Int16Builder:
+				x, ok := v.(int16)
+				if !ok {
+					return nil, false
+				}
+				bb.Append(x)
+			case *array.Date32Builder:
+				x, ok := v.(arrow.Date32)
+				if !ok {
+					return nil, false
+				}
+				bb.Append(x)
+			}
+		}
+		return b.NewArray(), true
+	case arrow.FLOAT32:
+		b := array.NewFloat32Builder(mem)
+		defer b.Release()
+		for _, v := range values {
+			x, ok := v.(float32)
+			if !ok || x != x { // NaN: the filter decides (NaN = NaN)
+				return nil, false
+			}
+			b.Append(x)
+		}
+		return b.NewArray(), true
+	case arrow.DECIMAL128:
+		b := array.NewDecimal128Builder(mem, t.(*arrow.Decimal128Type))
+		defer b.Release()
+		for _, v := range values {
+			x, ok := v.(plan.DecimalValue)
+			if !ok || x.Scale != t.(*arrow.Decimal128Type).Scale {
+				return nil, false
+			}
+			b.Append(x.Num)
 		}
 		return b.NewArray(), true
 	case arrow.STRING:

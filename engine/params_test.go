@@ -99,3 +99,45 @@ func TestScriptErrorPositionsAreTheScripts(t *testing.T) {
 	_, err = db.QueryStatement(ctx, stmts[1], nil)
 	require.ErrorContains(t, err, "at line 1, column 14") // columns count characters, not bytes
 }
+
+// TestParamImplicitCasts: a bound value of a type PostgreSQL converts to
+// the parameter's type implicitly is taken (an integer for a numeric
+// parameter, exactly); any other is an ErrParam naming the parameter
+// (issue 26 §3): text, double precision or boolean for numeric, an
+// integer for text, date or boolean.
+func TestParamImplicitCasts(t *testing.T) {
+	mem := exectest.Mem(t)
+	ctx := context.Background()
+	db := engine.OpenMemory(engine.Options{Mem: mem})
+	_, err := db.Exec(ctx, "CREATE TABLE n (k BIGINT, v NUMERIC(10,2), d DATE, s TEXT, b BOOLEAN)", nil)
+	require.NoError(t, err)
+	res, err := db.Exec(ctx, "INSERT INTO n (k, v) VALUES (1, :v)", map[string]any{"v": int64(7)})
+	require.NoError(t, err)
+	res.Release()
+	require.Equal(t, [][]any{{int64(1)}}, run(t, db, "SELECT k FROM n WHERE v = $1", map[string]any{"1": int64(7)}))
+	require.Equal(t, [][]any{{"7.00"}}, run(t, db, "SELECT CAST(v AS TEXT) FROM n WHERE v > $1", map[string]any{"1": int32(6)}))
+
+	cases := []struct {
+		q     string
+		param string
+		v     any
+	}{
+		{"SELECT k FROM n WHERE v = :x", ":x", "7"},
+		{"SELECT k FROM n WHERE v = :x", ":x", 7.0},
+		{"SELECT k FROM n WHERE v = :x", ":x", true},
+		{"INSERT INTO n (v) VALUES ($1)", "$1", int64(123456789012)}, // beyond numeric(10,2)
+		{"SELECT k FROM n WHERE d = :x", ":x", int64(1)},
+		{"SELECT k FROM n WHERE s = :x", ":x", int64(1)},
+		{"SELECT k FROM n WHERE b = :x", ":x", int64(1)},
+		{"SELECT k FROM n WHERE k = :x", ":x", "1"},
+	}
+	for _, c := range cases {
+		name := c.param[1:]
+		res, err := db.Exec(ctx, c.q, map[string]any{name: c.v})
+		require.Error(t, err, "%s %T", c.q, c.v)
+		res.Release()
+		require.True(t, errors.Is(err, engine.ErrParam), "%s %T: %v", c.q, c.v, err)
+		require.True(t, errors.Is(err, plan.ErrParamType), "%s %T: %v", c.q, c.v, err)
+		require.Contains(t, err.Error(), "parameter "+c.param)
+	}
+}

@@ -357,10 +357,6 @@ func toUint(from byte) func(cell) (uint64, error) {
 // round to the nearest float, as Go's conversion does and PostgreSQL's
 // i8tod does.
 func toFloat[T float32 | float64](from byte, scale int32, bits int) func(cell) (T, error) {
-	name := "double precision"
-	if bits == 32 {
-		name = "real"
-	}
 	return func(c cell) (T, error) {
 		switch from {
 		case 'i':
@@ -379,19 +375,33 @@ func toFloat[T float32 | float64](from byte, scale int32, bits int) func(cell) (
 			}
 			return r, nil
 		}
-		t := strings.Trim(c.s, pgSpace)
-		f, err := strconv.ParseFloat(t, bits)
-		if err != nil && !errors.Is(err, strconv.ErrRange) || strings.Contains(t, "_") || t == "" {
-			return 0, fmt.Errorf("%w: invalid input syntax for type %s: %q", ErrInvalidArgument, name, c.s)
-		}
-		lower := strings.ToLower(t)
-		if err != nil || f == 0 && strings.ContainsAny(mantissa(lower), "123456789") {
-			if !strings.Contains(lower, "inf") {
-				return 0, fmt.Errorf("%w: %q is out of range for type %s", ErrOutOfRange, c.s, name)
-			}
-		}
-		return T(f), nil
+		f, err := ParseFloat(c.s, bits)
+		return T(f), err
 	}
+}
+
+// ParseFloat is float8in (bits 64) or float4in (bits 32): surrounding
+// blanks ignored; NaN, Infinity and inf in any case; a value that
+// overflows to an infinity or underflows to zero is out of range, an
+// error, never Inf or 0 ('1e-400'::float8). The planner reads constants
+// through it too.
+func ParseFloat(s string, bits int) (float64, error) {
+	name := "double precision"
+	if bits == 32 {
+		name = "real"
+	}
+	t := strings.Trim(s, pgSpace)
+	f, err := strconv.ParseFloat(t, bits)
+	if err != nil && !errors.Is(err, strconv.ErrRange) || strings.Contains(t, "_") || t == "" {
+		return 0, fmt.Errorf("%w: invalid input syntax for type %s: %q", ErrInvalidArgument, name, s)
+	}
+	lower := strings.ToLower(t)
+	if err != nil || f == 0 && strings.ContainsAny(mantissa(lower), "123456789") {
+		if !strings.Contains(lower, "inf") {
+			return 0, fmt.Errorf("%w: %q is out of range for type %s", ErrOutOfRange, s, name)
+		}
+	}
+	return f, nil
 }
 
 // mantissa is the part of a decimal number before its exponent.
@@ -499,7 +509,7 @@ func castBool(mem memory.Allocator, a arrow.Array, read func(int) cell, from byt
 		case 'u':
 			out.set(i, c.u != 0)
 		case 's':
-			v, ok := parseBool(c.s)
+			v, ok := ParseBool(c.s)
 			if !ok {
 				out.array().Release()
 				return nil, fmt.Errorf("%w: invalid input syntax for type boolean: %q", ErrInvalidArgument, c.s)
@@ -513,10 +523,11 @@ func castBool(mem memory.Allocator, a arrow.Array, read func(int) cell, from byt
 	return out.array(), nil
 }
 
-// parseBool is PostgreSQL's boolin: case-insensitive, surrounding spaces
+// ParseBool is PostgreSQL's boolin: case-insensitive, surrounding spaces
 // ignored; any prefix of true/false/yes/no, "on", "off" and its prefix
-// "of", "1" and "0".
-func parseBool(s string) (value, ok bool) {
+// "of", "1" and "0". The planner's constants and CSV input read booleans
+// through it too, so 'of'::boolean is false everywhere.
+func ParseBool(s string) (value, ok bool) {
 	t := strings.ToLower(strings.Trim(s, pgSpace))
 	if t == "" {
 		return false, false

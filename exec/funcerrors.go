@@ -24,3 +24,17 @@ var (
 	// in its escape character, an ESCAPE string of two characters.
 	ErrEscape = fmt.Errorf("%w: invalid escape sequence", ErrInvalidArgument)
 )
+
+// fnError is an error of function fn that is kind (errors.Is) but reads
+// as ErrInvalidArgument's prefix, fn and PostgreSQL's message: sqrt's
+// domain error is invalid_argument_for_power_function by SQLSTATE, and a
+// message saying "power function" for sqrt(-1) would name the wrong one.
+type fnError struct {
+	fn, msg string
+	kind    error
+}
+
+func (e *fnError) Error() string {
+	return fmt.Sprintf("%s: %s: %s", ErrInvalidArgument, e.fn, e.msg)
+}
+func (e *fnError) Unwrap() error { return e.kind }

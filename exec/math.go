@@ -116,7 +116,7 @@ func modInt[T signed](t arrow.DataType, op func(a, b T) (T, error)) kernel {
 // sqrt is PostgreSQL's dsqrt.
 func sqrt(x float64) (float64, error) {
 	if x < 0 {
-		return 0, fmt.Errorf("%w: cannot take square root of a negative number", ErrPowerArgument)
+		return 0, &fnError{fn: "sqrt", msg: "cannot take square root of a negative number", kind: ErrPowerArgument}
 	}
 	return math.Sqrt(x), nil
 }

@@ -3,6 +3,7 @@ package exec_test
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/stablerow/stablerow/errkind"
@@ -89,5 +90,10 @@ func TestMathFunctions(t *testing.T) {
 	_, err := evalOver(t, exectestMem(t), f64, []any{-1.0}, fn("sqrt", colX))
 	if !errors.Is(err, errkind.InvalidArgument) {
 		t.Fatalf("sqrt(-1): %v is not an InvalidArgument", err)
+	}
+	// The message names sqrt, not the power function its SQLSTATE is
+	// named after (issue 26 §3).
+	if msg := err.Error(); !strings.Contains(msg, "sqrt: cannot take square root of a negative number") || strings.Contains(msg, "power") {
+		t.Fatalf("sqrt(-1): %q does not name sqrt", msg)
 	}
 }

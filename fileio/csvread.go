@@ -199,14 +199,11 @@ func appendText(fb array.Builder, s string) error {
 		}
 		b.Append(v)
 	case *array.BooleanBuilder:
-		switch strings.ToLower(strings.TrimSpace(s)) {
-		case "t", "true", "y", "yes", "on", "1":
-			b.Append(true)
-		case "f", "false", "n", "no", "off", "0":
-			b.Append(false)
-		default:
+		v, ok := exec.ParseBool(s)
+		if !ok {
 			return fmt.Errorf("%w: invalid input syntax for type boolean: %q", ErrFormat, s)
 		}
+		b.Append(v)
 	default:
 		return fmt.Errorf("%w: %s", ErrUnsupportedType, fb.Type())
 	}

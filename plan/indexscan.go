@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	splan "github.com/substrait-io/substrait-go/v8/plan"
 
@@ -15,6 +17,14 @@ import (
 // so a provider may return extra rows but must never miss one.
 type IndexedScanner interface {
 	ScanWhereIn(columns []int, key int, values []any) (node exec.Node, ok bool, err error)
+}
+
+// DecimalValue is a numeric literal in a key set: its unscaled value and
+// scale, so the provider can tell whether it equals values of its
+// column's scale exactly.
+type DecimalValue struct {
+	Num   decimal128.Num
+	Scale int32
 }
 
 // keySet is a filter conjunct `column IN (literals)` or `column = literal`
@@ -79,7 +89,15 @@ func inSet(v expr.Expression, options []expr.Expression, cols []int) *keySet {
 		if !ok || lit.Value == nil {
 			return nil // NULL never matches; leave such lists to the filter
 		}
-		ks.values = append(ks.values, lit.Value)
+		v := lit.Value
+		if d, ok := v.(decimal128.Num); ok {
+			dt, ok := lit.Type.(*arrow.Decimal128Type)
+			if !ok {
+				return nil
+			}
+			v = DecimalValue{Num: d, Scale: dt.Scale}
+		}
+		ks.values = append(ks.values, v)
 	}
 	if len(ks.values) == 0 {
 		return nil

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/arrow/scalar"
 	"github.com/stablerow/stablerow/exec"
@@ -74,7 +75,12 @@ func paramScalar(ref int, v any, t arrow.DataType) (scalar.Scalar, error) {
 	if c, ok := convertLiteral(lit, t); ok {
 		lit = c
 	}
-	s := makeScalar(lit)
+	var s scalar.Scalar
+	if d, ok := lit.(decimal128.Num); ok && t.ID() == arrow.DECIMAL128 {
+		s = scalar.NewDecimal128Scalar(d, t) // MakeScalar would type it decimal(38, 0)
+	} else {
+		s = makeScalar(lit)
+	}
 	if s == nil || !arrow.TypeEqual(s.DataType(), t) {
 		return nil, fmt.Errorf("plan: $%d is %T, want %s: %w", ref, v, t, ErrParamType)
 	}

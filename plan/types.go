@@ -236,6 +236,13 @@ func convertLiteral(v any, to arrow.DataType) (any, bool) {
 		return int16(i), i == int64(int16(i))
 	case arrow.FLOAT64:
 		return float64(i), true
+	case arrow.DECIMAL128:
+		// An integer converts to numeric implicitly in PostgreSQL
+		// (int8 to numeric): exactly, or not at all when it does not fit
+		// numeric(p, s).
+		dt := to.(*arrow.Decimal128Type)
+		d, err := exec.DecimalFromInt(i, dt.Precision, dt.Scale)
+		return d, err == nil
 	}
 	return nil, false
 }

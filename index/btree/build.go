@@ -55,7 +55,7 @@ func (e *entries) addRecord(rec arrow.RecordBatch) error {
 	addrs := ac.Uint64Values()
 	var valid []bool
 	var err error
-	if e.kind == kindString {
+	if e.kind.stringy() {
 		var ks []string
 		if ks, valid, err = stringKeys(e.kind, rec.Column(0)); err != nil {
 			return err
@@ -116,7 +116,7 @@ func (e *entries) sort() {
 	if e.sorted {
 		return
 	}
-	if e.kind != kindString {
+	if !e.kind.stringy() {
 		sortPairs(e.ukeys, e.addrs)
 	} else {
 		perm := make([]int32, len(e.addrs))
@@ -207,7 +207,7 @@ func (e *entries) write(ctx context.Context, st store.Store, prefix string, meta
 		start := len(buf)
 		if nulls {
 			buf = encodePage(buf, pageNull, nil, nil, e.nulls[lo:hi], scratch)
-		} else if e.kind == kindString {
+		} else if e.kind.stringy() {
 			buf = encodePage(buf, pageString, nil, e.skeys[lo:hi], e.addrs[lo:hi], scratch)
 		} else {
 			buf = encodePage(buf, pageInt, e.ukeys[lo:hi], nil, e.addrs[lo:hi], scratch)
@@ -220,7 +220,7 @@ func (e *entries) write(ctx context.Context, st store.Store, prefix string, meta
 		lk.pages = append(lk.pages, ref)
 		lk.rows += int64(hi - lo)
 		switch {
-		case e.kind == kindString:
+		case e.kind.stringy():
 			var mn, mx string
 			if !nulls {
 				mn, mx = e.skeys[lo], e.skeys[hi-1]

@@ -125,7 +125,7 @@ func (l *lookup) encode() []byte {
 		if i < l.nullPages {
 			continue
 		}
-		if l.kind == kindString {
+		if l.kind.stringy() {
 			b = binary.AppendUvarint(b, uint64(len(l.smin[i])))
 			b = append(b, l.smin[i]...)
 			b = binary.AppendUvarint(b, uint64(len(l.smax[i])))
@@ -190,7 +190,7 @@ func decodeLookup(b []byte, pagesSize int64) (*lookup, error) {
 		return nil, corruptf("bad page count")
 	}
 	l.pages = make([]pageRef, np)
-	if kind == kindString {
+	if kind.stringy() {
 		l.smin, l.smax = make([]string, np), make([]string, np)
 	} else {
 		l.umin, l.umax = make([]uint64, np), make([]uint64, np)
@@ -219,7 +219,7 @@ func decodeLookup(b []byte, pagesSize int64) (*lookup, error) {
 			continue
 		}
 		nullsDone = true
-		if kind == kindString {
+		if kind.stringy() {
 			l.smin[i] = string(r.bytes(r.uvarint()))
 			l.smax[i] = string(r.bytes(r.uvarint()))
 			if l.smin[i] > l.smax[i] || i > l.nullPages && l.smin[i] < l.smax[i-1] {

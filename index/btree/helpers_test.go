@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/stablerow/stablerow/exec/exectest"
@@ -54,6 +56,41 @@ var keyCases = []keyCase{
 			return fmt.Sprintf("key/%d/%s", v%7, string(rune('a'+v%26))+fmt.Sprint(v))
 		},
 		func(a, b any) int { return cmp.Compare(a.(string), b.(string)) }},
+	// The narrower SQL types (issue 26 §3): integer, smallint and date
+	// map into int64's domain, real into float64's, numeric into
+	// order-preserving 16-byte strings.
+	{"int32", arrow.PrimitiveTypes.Int32,
+		func(r *rand.Rand, d int) any {
+			if r.IntN(10) == 0 {
+				return int32(math.MinInt32 + r.IntN(d))
+			}
+			return int32(r.IntN(d) - d/2)
+		},
+		func(a, b any) int { return cmp.Compare(a.(int32), b.(int32)) }},
+	{"int16", arrow.PrimitiveTypes.Int16,
+		func(r *rand.Rand, d int) any { return int16(r.IntN(min(d, 60000)) - min(d, 60000)/2) },
+		func(a, b any) int { return cmp.Compare(a.(int16), b.(int16)) }},
+	{"float32", arrow.PrimitiveTypes.Float32,
+		func(r *rand.Rand, d int) any {
+			v := float32(r.IntN(d)-d/2) / 4
+			if v == 0 && r.IntN(2) == 0 {
+				v = float32(negZero())
+			}
+			return v
+		},
+		func(a, b any) int { return cmp.Compare(a.(float32), b.(float32)) }},
+	{"date32", arrow.FixedWidthTypes.Date32,
+		func(r *rand.Rand, d int) any { return arrow.Date32(r.IntN(d) - d/2) },
+		func(a, b any) int { return cmp.Compare(a.(arrow.Date32), b.(arrow.Date32)) }},
+	{"decimal", &arrow.Decimal128Type{Precision: 38, Scale: 2},
+		func(r *rand.Rand, d int) any {
+			v := decimal128.FromI64(int64(r.IntN(d) - d/2))
+			if r.IntN(4) == 0 { // beyond 64 bits, both signs
+				v = v.Mul(decimal128.FromI64(1 << 62)).Mul(decimal128.FromI64(1 << 20))
+			}
+			return v
+		},
+		func(a, b any) int { return a.(decimal128.Num).BigInt().Cmp(b.(decimal128.Num).BigInt()) }},
 }
 
 func negZero() float64 { z := 0.0; return -z }
@@ -173,6 +210,16 @@ func keyArray(mem memory.Allocator, dt arrow.DataType, keys []any) arrow.Array {
 			b.(*array.Float64Builder).Append(x)
 		case string:
 			b.(*array.StringBuilder).Append(x)
+		case int32:
+			b.(*array.Int32Builder).Append(x)
+		case int16:
+			b.(*array.Int16Builder).Append(x)
+		case float32:
+			b.(*array.Float32Builder).Append(x)
+		case arrow.Date32:
+			b.(*array.Date32Builder).Append(x)
+		case decimal128.Num:
+			b.(*array.Decimal128Builder).Append(x)
 		}
 	}
 	return b.NewArray()

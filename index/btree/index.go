@@ -118,7 +118,9 @@ func newIndex(st store.Store, prefix string, lk *lookup, lookupSize int64, opt O
 // Meta returns what the index records about its data.
 func (ix *Index) Meta() Meta { return ix.lk.meta.clone() }
 
-// KeyType returns the Arrow type of the keys.
+// KeyType returns the Arrow type of the keys; decimal(38, 0) for a
+// numeric index, whose files do not record the column's precision and
+// scale.
 func (ix *Index) KeyType() arrow.DataType { return ix.lk.kind.dataType() }
 
 // Stats describes an index's size.
@@ -206,7 +208,7 @@ func (ix *Index) checkPage(i int, p *page) error {
 	switch {
 	case i < lk.nullPages:
 		want = pageNull
-	case lk.kind == kindString:
+	case lk.kind.stringy():
 		want = pageString
 	}
 	if p.kind != want || p.n != int(ref.rows) {

@@ -1,11 +1,13 @@
 package btree
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 )
 
 // keyKind is the on-disk code of a KeyType.
@@ -16,7 +18,29 @@ const (
 	kindUint64  keyKind = 2
 	kindFloat64 keyKind = 3
 	kindString  keyKind = 4
+	// The narrower SQL types map into the same two key domains, each
+	// order-preserving and exact: integer, smallint and date (days) as
+	// int64, real as float64 (every float32 is a float64), numeric as
+	// the 16 big-endian bytes of its unscaled value with the sign bit
+	// flipped, compared as a string (an index holds one column, so one
+	// scale).
+	kindInt32   keyKind = 5
+	kindInt16   keyKind = 6
+	kindFloat32 keyKind = 7
+	kindDate32  keyKind = 8
+	kindDecimal keyKind = 9
 )
+
+// stringy: the kinds whose keys are strings (front-coded pages).
+func (k keyKind) stringy() bool { return k == kindString || k == kindDecimal }
+
+// decimalKey is v's order-preserving string key.
+func decimalKey(v decimal128.Num) string {
+	var b [16]byte
+	binary.BigEndian.PutUint64(b[:8], uint64(v.HighBits())^(1<<63))
+	binary.BigEndian.PutUint64(b[8:], v.LowBits())
+	return string(b[:])
+}
 
 // kindOf maps a supported Arrow type to its code.
 func kindOf(dt arrow.DataType) (keyKind, error) {
@@ -32,6 +56,16 @@ func kindOf(dt arrow.DataType) (keyKind, error) {
 		return kindFloat64, nil
 	case arrow.STRING:
 		return kindString, nil
+	case arrow.INT32:
+		return kindInt32, nil
+	case arrow.INT16:
+		return kindInt16, nil
+	case arrow.FLOAT32:
+		return kindFloat32, nil
+	case arrow.DATE32:
+		return kindDate32, nil
+	case arrow.DECIMAL128:
+		return kindDecimal, nil
 	}
 	return 0, fmt.Errorf("%w: unsupported key type %s", ErrKeyType, dt)
 }
@@ -46,6 +80,18 @@ func (k keyKind) dataType() arrow.DataType {
 		return arrow.PrimitiveTypes.Float64
 	case kindString:
 		return arrow.BinaryTypes.String
+	case kindInt32:
+		return arrow.PrimitiveTypes.Int32
+	case kindInt16:
+		return arrow.PrimitiveTypes.Int16
+	case kindFloat32:
+		return arrow.PrimitiveTypes.Float32
+	case kindDate32:
+		return arrow.FixedWidthTypes.Date32
+	case kindDecimal:
+		// The file does not record precision and scale: the column's
+		// (every key of one index has them).
+		return &arrow.Decimal128Type{Precision: 38, Scale: 0}
 	}
 	return nil
 }
@@ -93,6 +139,34 @@ func numericKeys(kind keyKind, arr arrow.Array) (keys []uint64, valid []bool, er
 		for i, v := range a.Float64Values() {
 			keys[i] = orderFloat64(v)
 		}
+	case *array.Int32:
+		if kind != kindInt32 {
+			return nil, nil, typeErr(kind, arr)
+		}
+		for i, v := range a.Int32Values() {
+			keys[i] = orderInt64(int64(v))
+		}
+	case *array.Int16:
+		if kind != kindInt16 {
+			return nil, nil, typeErr(kind, arr)
+		}
+		for i, v := range a.Int16Values() {
+			keys[i] = orderInt64(int64(v))
+		}
+	case *array.Date32:
+		if kind != kindDate32 {
+			return nil, nil, typeErr(kind, arr)
+		}
+		for i, v := range a.Date32Values() {
+			keys[i] = orderInt64(int64(v))
+		}
+	case *array.Float32:
+		if kind != kindFloat32 {
+			return nil, nil, typeErr(kind, arr)
+		}
+		for i, v := range a.Float32Values() {
+			keys[i] = orderFloat64(float64(v))
+		}
 	default:
 		return nil, nil, typeErr(kind, arr)
 	}
@@ -110,6 +184,9 @@ func numericKeys(kind keyKind, arr arrow.Array) (keys []uint64, valid []bool, er
 
 // stringKeys converts a string key array. valid is nil when it has no nulls.
 func stringKeys(kind keyKind, arr arrow.Array) (keys []string, valid []bool, err error) {
+	if d, ok := arr.(*array.Decimal128); ok && kind == kindDecimal {
+		return decimalKeys(d)
+	}
 	a, ok := arr.(*array.String)
 	if !ok || kind != kindString {
 		return nil, nil, typeErr(kind, arr)
@@ -131,6 +208,23 @@ func stringKeys(kind keyKind, arr arrow.Array) (keys []string, valid []bool, err
 	return keys, valid, nil
 }
 
+// decimalKeys converts a numeric key array to its string keys.
+func decimalKeys(a *array.Decimal128) (keys []string, valid []bool, err error) {
+	keys = make([]string, a.Len())
+	if a.NullN() > 0 {
+		valid = make([]bool, a.Len())
+	}
+	for i := range keys {
+		if valid != nil {
+			if valid[i] = a.IsValid(i); !valid[i] {
+				continue
+			}
+		}
+		keys[i] = decimalKey(a.Value(i))
+	}
+	return keys, valid, nil
+}
+
 func typeErr(kind keyKind, arr arrow.Array) error {
 	return fmt.Errorf("%w: index keys are %s, got %s", ErrKeyType, kind.dataType(), arr.DataType())
 }
@@ -148,6 +242,30 @@ func scalarKey(kind keyKind, v any) (uint64, string, error) {
 			return 0, x, nil
 		case []byte:
 			return 0, string(x), nil
+		}
+		return bad()
+	case kindDecimal:
+		if x, ok := v.(decimal128.Num); ok {
+			return 0, decimalKey(x), nil
+		}
+		return bad()
+	case kindFloat32:
+		switch x := v.(type) {
+		case float32:
+			return orderFloat64(float64(x)), "", nil
+		case float64:
+			if float64(float32(x)) != x {
+				return bad() // no real equals it; a range bound must be exact too
+			}
+			return orderFloat64(x), "", nil
+		}
+		return bad()
+	case kindInt32, kindInt16, kindDate32:
+		if d, ok := v.(arrow.Date32); ok && kind == kindDate32 {
+			return orderInt64(int64(d)), "", nil
+		}
+		if i, ok := asInt(v); ok {
+			return orderInt64(i), "", nil
 		}
 		return bad()
 	case kindFloat64:

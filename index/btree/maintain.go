@@ -91,7 +91,7 @@ func mergeEntries(a, b *entries) *entries {
 	out.nulls = mergeSorted(a.nulls, b.nulls)
 	n := a.len() + b.len()
 	out.addrs = make([]uint64, 0, n)
-	if a.kind == kindString {
+	if a.kind.stringy() {
 		out.skeys = make([]string, 0, n)
 		out.skeys, out.addrs = mergeKeyed(a.skeys, a.addrs, b.skeys, b.addrs, out.skeys, out.addrs)
 	} else {
@@ -176,8 +176,8 @@ func (ix *Index) Remap(ctx context.Context, st store.Store, prefix string, trans
 	}
 	e.nulls = e.nulls[:n]
 	slices.Sort(e.nulls)
-	switch e.kind {
-	case kindString:
+	switch {
+	case e.kind.stringy():
 		n, err = remap(e.addrs, func(s, d int) { e.skeys[d] = e.skeys[s] })
 		e.skeys = e.skeys[:n]
 		e.addrs = e.addrs[:n]

@@ -69,7 +69,7 @@ func (ix *Index) Lookup(ctx context.Context, keys arrow.Array) (*LookupResult, e
 		return nil, fmt.Errorf("%w: %d keys in one probe", ErrInvalidArgument, n)
 	}
 	res := &LookupResult{Addrs: make([]uint64, n), Found: make([]bool, n)}
-	if ix.lk.kind == kindString {
+	if ix.lk.kind.stringy() {
 		ks, valid, err := stringKeys(ix.lk.kind, keys)
 		if err != nil {
 			return nil, err

@@ -28,7 +28,7 @@ func (ix *Index) SearchEqual(ctx context.Context, v any) (*roaring64.Bitmap, err
 // lo and hi; a nil bound is unbounded on that side. Null keys never match.
 func (ix *Index) SearchRange(ctx context.Context, lo, hi any, loIncl, hiIncl bool) (*roaring64.Bitmap, error) {
 	out := roaring64.New()
-	if ix.lk.kind == kindString {
+	if ix.lk.kind.stringy() {
 		l, h, err := stringBounds(ix.lk.kind, lo, hi, loIncl, hiIncl)
 		if err != nil {
 			return nil, err
@@ -131,7 +131,7 @@ func (ix *Index) SearchIn(ctx context.Context, vals arrow.Array) (*roaring64.Bit
 		return nil, fmt.Errorf("%w: nil values", ErrInvalidArgument)
 	}
 	out := roaring64.New()
-	if ix.lk.kind == kindString {
+	if ix.lk.kind.stringy() {
 		ks, valid, err := stringKeys(ix.lk.kind, vals)
 		if err != nil {
 			return nil, err

@@ -32,7 +32,7 @@ func (l *lowerer) callOpts(urn, name string, loc int32, opts []substraitfn.Optio
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w%s", ErrType, name, err, l.src.at(loc))
 	}
-	return f, nil
+	return foldCall(name, f, args), nil // constfold.go
 }
 
 // scalarFn is one SQL function: its argument count and its lowering.

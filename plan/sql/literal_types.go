@@ -354,38 +354,26 @@ func (l *lowerer) parseLiteral(s string, k kind, loc int32) (expr.Expression, er
 		}
 		return newLiteral(v, false), nil
 	case k.float():
-		f, err := strconv.ParseFloat(t, 64)
-		if err != nil {
-			switch strings.ToLower(t) {
-			case "nan":
-				f = math.NaN()
-			case "infinity", "inf", "+infinity":
-				f = math.Inf(1)
-			case "-infinity", "-inf":
-				f = math.Inf(-1)
-			default:
-				return nil, bad()
-			}
+		// float8in/float4in, as the run-time cast reads text: out of
+		// range ('1e309', '1e-400') is an error, never Inf or 0.
+		bits := 64
+		if k == kindF32 {
+			bits = 32
 		}
-		if k == kindF32 && !math.IsNaN(f) && !math.IsInf(f, 0) {
-			f32, err := strconv.ParseFloat(t, 32)
-			if err != nil || (f32 == 0 && f != 0) {
-				return nil, fmt.Errorf("%w: %q is out of range for type real%s", ErrType, s, l.src.at(loc))
-			}
-			return newLiteral(float32(f32), false), nil
+		f, err := exec.ParseFloat(s, bits)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w%s", ErrType, err, l.src.at(loc))
 		}
 		if k == kindF32 {
 			return newLiteral(float32(f), false), nil
 		}
 		return newLiteral(f, false), nil
 	case k == kindBool:
-		switch strings.ToLower(t) {
-		case "t", "true", "y", "yes", "on", "1":
-			return expr.NewPrimitiveLiteral(true, false), nil
-		case "f", "false", "n", "no", "off", "0":
-			return expr.NewPrimitiveLiteral(false, false), nil
+		b, ok := exec.ParseBool(s)
+		if !ok {
+			return nil, bad()
 		}
-		return nil, bad()
+		return expr.NewPrimitiveLiteral(b, false), nil
 	case k == kindDate:
 		d, err := exec.ParseDate(s)
 		if err != nil {

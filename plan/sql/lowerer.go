@@ -138,9 +138,13 @@ func (l *lowerer) query(root plan.Rel, names []string) (*Query, error) {
 // call builds a standard scalar function, with the compound name and output
 // type the standard YAML gives it.
 func (l *lowerer) call(urn, name string, loc int32, args ...expr.Expression) (expr.Expression, error) {
+	decided, args := pruneBool(name, args) // constfold.go
+	if decided != nil {
+		return decided, nil
+	}
 	f, err := substraitfn.Scalar(l.b.GetExprBuilder().Reg, urn, name, args...)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w%s", ErrType, name, err, l.src.at(loc))
 	}
-	return f, nil
+	return foldCall(name, f, args), nil
 }

@@ -144,11 +144,33 @@ func (l *lowerer) decimalConstant(text string, loc int32) (value, error) {
 			return value{e: newLiteral(decLit{v: d, p: k.n, s: k.s}, false), loc: loc, num: num}, nil
 		}
 	}
-	f, err := strconv.ParseFloat(num, 64)
-	if err != nil {
-		return value{}, fmt.Errorf("%w: numeric literal %s out of range%s", ErrType, text, l.src.at(loc))
-	}
+	// Beyond double precision too (1e400), the literal is its infinity:
+	// every use as a double reads num again and raises (floatConstant).
+	f, _ := strconv.ParseFloat(num, 64)
 	return value{e: expr.NewPrimitiveLiteral(f, false), loc: loc, num: num}, nil
+}
+
+// floatConstant converts a decimal constant to real or double precision
+// as numeric_float8/numeric_float4 do, through its exact text: the
+// nearest float, and out of range an error, never Inf or 0
+// (CAST(1e-400 AS double precision)). ok is false when v is no decimal
+// constant or k no float.
+func (l *lowerer) floatConstant(v value, k kind) (expr.Expression, bool, error) {
+	if v.num == "" || v.how != typed || !k.float() {
+		return nil, false, nil
+	}
+	bits := 64
+	if k == kindF32 {
+		bits = 32
+	}
+	f, err := exec.ParseFloat(v.num, bits)
+	if err != nil {
+		return nil, true, fmt.Errorf("%w: %w%s", ErrType, err, l.src.at(v.loc))
+	}
+	if k == kindF32 {
+		return newLiteral(float32(f), false), true, nil
+	}
+	return newLiteral(f, false), true, nil
 }
 
 // numericConstantKind is numericLiteralKind of a constant's plain text,

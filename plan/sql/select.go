@@ -2,6 +2,7 @@ package sql
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -188,7 +189,10 @@ func (l *lowerer) targets(list []*pg_query.Node, in *scope, want []kind) ([]outp
 
 func (l *lowerer) star(in *scope, qual string, loc int32) ([]output, error) {
 	if in.aggs != nil {
-		return nil, fmt.Errorf("%w: * next to an aggregate needs GROUP BY%s", ErrInvalid, l.src.at(loc))
+		if in.group == nil || len(in.group.keys) == 0 {
+			return nil, fmt.Errorf("%w: * next to an aggregate needs GROUP BY%s", ErrInvalid, l.src.at(loc))
+		}
+		return l.groupedStar(in, qual, loc)
 	}
 	if qual != "" && !in.hasQual(qual) {
 		return nil, fmt.Errorf("%w: missing FROM-clause entry for table %q%s", ErrUnknownTable, qual, l.src.at(loc))
@@ -424,4 +428,42 @@ func (l *lowerer) limitValue(n *pg_query.Node, what string) (int64, error) {
 		return 0, fmt.Errorf("%w: %s must not be negative%s", ErrInvalid, what, l.src.at(v.loc))
 	}
 	return num, nil
+}
+
+// groupedStar is * over GROUP BY: each column of the FROM record must be
+// a group key (SELECT * FROM t GROUP BY a, b), and reads as that key's
+// column of the aggregate, as in PostgreSQL; any other column is
+// PostgreSQL's error.
+func (l *lowerer) groupedStar(in *scope, qual string, loc int32) ([]output, error) {
+	src := in.group.input
+	if qual != "" && !src.hasQual(qual) {
+		return nil, fmt.Errorf("%w: missing FROM-clause entry for table %q%s", ErrUnknownTable, qual, l.src.at(loc))
+	}
+	var outs []output
+	for i, c := range src.cols {
+		if c.hidden || (qual != "" && !strings.EqualFold(c.qual, qual)) {
+			continue
+		}
+		e, err := src.ref(i)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
+		key := slices.IndexFunc(in.group.keys, func(k expr.Expression) bool { return k.Equals(e) })
+		if key < 0 {
+			name := c.name
+			if c.qual != "" {
+				name = c.qual + "." + c.name
+			}
+			return nil, fmt.Errorf("%w: column %q must appear in the GROUP BY clause or be used in an aggregate function%s", ErrInvalid, name, l.src.at(loc))
+		}
+		ref, err := in.ref(key)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
+		outs = append(outs, output{e: ref, name: c.name})
+	}
+	if len(outs) == 0 {
+		return nil, fmt.Errorf("%w: SELECT * with no columns%s", ErrInvalid, l.src.at(loc))
+	}
+	return outs, nil
 }

@@ -85,10 +85,11 @@ func assignable(from, to kind) bool {
 }
 
 // castable adds the explicit casts (CAST, ::): text to anything through
-// the type's input function, integers to and from boolean.
+// the type's input function, integer (int4) to and from boolean:
+// PostgreSQL has no cast between boolean and bigint or smallint.
 func castable(from, to kind) bool {
 	return assignable(from, to) || from.stringy() && to != kindUnknown ||
-		from.integer() && to == kindBool || from == kindBool && to.integer()
+		from == kindI32 && to == kindBool || from == kindBool && to == kindI32
 }
 
 // coerce converts v to kind k with an implicit cast: untyped values take k
@@ -112,6 +113,9 @@ func (l *lowerer) coerce(v value, k kind) (expr.Expression, error) {
 	have := v.kind()
 	if v.num != "" && k.id == idNumeric {
 		return l.parseLiteral(v.num, k, v.loc)
+	}
+	if e, ok, err := l.floatConstant(v, k); ok {
+		return e, err
 	}
 	if implicitly(have, k) {
 		return l.cast(v.e, k, false, v.loc)
@@ -139,6 +143,9 @@ func (l *lowerer) assign(v value, k kind) (expr.Expression, error) {
 	if v.num != "" && (k.id == idNumeric || k.integer()) {
 		return l.numericConstant(v, k, false)
 	}
+	if e, ok, err := l.floatConstant(v, k); ok {
+		return e, err
+	}
 	if v.how == typed && assignable(v.kind(), k) {
 		return l.cast(v.e, k, false, v.loc)
 	}
@@ -156,6 +163,9 @@ func (l *lowerer) explicit(v value, k kind) (expr.Expression, error) {
 	}
 	if v.num != "" && (k.id == idNumeric || k.integer()) {
 		return l.numericConstant(v, k, true)
+	}
+	if e, ok, err := l.floatConstant(v, k); ok {
+		return e, err
 	}
 	if v.num != "" && k.stringy() {
 		// numeric_out: the constant's exact digits, also for one of
