@@ -179,7 +179,7 @@ func (g *Gen) insertLit(t Type) string {
 		}
 		return quote(floatText(f))
 	case TText, TVarchar, TChar:
-		return quote(pick(g, textPool))
+		return quote(g.stringValue(t))
 	case TNumeric:
 		if g.p(0.5) {
 			return pick(g, numPool) // a bare decimal constant is numeric

@@ -173,7 +173,7 @@ func (g *Gen) scalarExpr(s scope, t Type, depth int, safe bool) *Expr {
 		switch g.n(4) {
 		case 0:
 			// length of char(n) leaves its trailing blanks out.
-			return mk("fn", pick(g, []string{"length", "char_length"}), false, sub(pick(g, []Type{TText, TText, TVarchar, TChar})))
+			return mk("fn", g.lengthFn(), false, sub(pick(g, []Type{TText, TText, TVarchar, TChar})))
 		case 1:
 			if g.p(0.5) {
 				return mk("position", "", false, g.textLit(), sub(TText))
@@ -238,7 +238,7 @@ func (g *Gen) scalarExpr(s scope, t Type, depth int, safe bool) *Expr {
 		switch g.n(3) {
 		case 0, 1:
 			op := pick(g, []string{"like", "like", "ilike", "notlike", "notilike"})
-			pat := &Expr{Op: "lit", Type: TText, Text: quote(pick(g, likePatterns))}
+			pat := &Expr{Op: "lit", Type: TText, Text: quote(g.likePattern())}
 			raises := false
 			if !safe && g.p(0.2) {
 				// A pattern from the data may end in '': an error where
@@ -249,7 +249,7 @@ func (g *Gen) scalarExpr(s scope, t Type, depth int, safe bool) *Expr {
 			if pat.Op == "lit" && g.p(0.3) {
 				esc = "ESCAPE " + quote(pick(g, []string{"!", "", `\`}))
 			}
-			return mk(op, esc, raises, sub(TText), pat)
+			return mk(op, esc, raises, sub(g.likeOperandType()), pat)
 		case 2:
 			ct := g.typ()
 			return mk(pick(g, []string{"distinct", "notdistinct"}), "", false, sub(ct), sub(ct))

@@ -174,12 +174,8 @@ func (g *Gen) fromClause(q *Query, ts []*Table) (scope, bool) {
 		// ON a.x = b.y over columns of one type: keys, or any pair.
 		l, r := "a.k", "b.k"
 		if g.p(0.6) {
-			// Hash join keys: not char(n), date or timestamp.
-			typ := pick(g, []Type{TInt, TFloat, TText, TBool, TI16, TI32, TF32, TVarchar})
-			ls, rs := tableScope(t0, "a").ofType(typ), tableScope(t1, "b").ofType(typ)
-			if len(ls) > 0 && len(rs) > 0 {
-				l, r = pick(g, ls).name, pick(g, rs).name
-			}
+			// Hash join keys: not date or timestamp (genchar.go).
+			l, r = g.joinKeys(tableScope(t0, "a"), tableScope(t1, "b"), l, r)
 		}
 		q.From.On = [2]string{l, r}
 		if g.p(0.25) && q.From.Join != "FULL" {
@@ -459,7 +455,7 @@ func (g *Gen) literal(t Type) *Expr {
 		e.Text = "CAST(" + quote(pick(g, f32Pool[:13])) + " AS REAL)"
 	case TVarchar, TChar:
 		// An explicit cast cuts a longer string: both sides agree.
-		e.Text = "CAST(" + quote(pick(g, textPool)) + " AS " + t.SQL() + ")"
+		e.Text = "CAST(" + quote(g.stringValue(t)) + " AS " + t.SQL() + ")"
 	case TNumeric:
 		e.Text = "CAST(" + quote(pick(g, numPool[:10])) + " AS NUMERIC(8,2))"
 	case TDate:

@@ -136,3 +136,42 @@ func TestCharPaddedTable(t *testing.T) {
 	plan := fmt.Sprint(run(t, db, "EXPLAIN SELECT k FROM old WHERE c IN ('ab', 'x')", nil))
 	require.False(t, strings.Contains(plan, "IndexScanExec"), plan)
 }
+
+// TestCharAppend: rows appended through the library API take the
+// declared types' rules as INSERT's rows do: char(n) loses its trailing
+// blanks (so 'ab  ' groups and joins with an inserted 'ab'), a value too
+// long for char(n) or varchar(n) is PostgreSQL's error.
+func TestCharAppend(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	ctx := context.Background()
+	db := engine.OpenMemory(engine.Options{Mem: mem})
+	mustExec(t, db, "CREATE TABLE ap (c CHAR(4), v VARCHAR(4), k BIGINT); INSERT INTO ap VALUES ('ab', 'ab', 1)")
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "c", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "v", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "k", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+	}, nil)
+	appendRows := func(c, v string) error {
+		b := array.NewRecordBuilder(mem, schema)
+		defer b.Release()
+		b.Field(0).(*array.StringBuilder).Append(c)
+		b.Field(1).(*array.StringBuilder).Append(v)
+		b.Field(2).(*array.Int64Builder).Append(2)
+		rec := b.NewRecordBatch()
+		defer rec.Release()
+		rdr, err := array.NewRecordReader(schema, []arrow.RecordBatch{rec})
+		require.NoError(t, err)
+		defer rdr.Release()
+		_, err = db.Append(ctx, "ap", rdr)
+		return err
+	}
+	require.NoError(t, appendRows("ab  ", "ab    "))
+	require.Equal(t, [][]any{{"ab  ", int64(2), int64(2)}}, run(t, db, "SELECT c, count(*), count(DISTINCT v) FROM ap GROUP BY c", nil))
+	require.Equal(t, [][]any{{int64(4)}}, run(t, db, "SELECT count(*) FROM ap a JOIN ap b ON a.c = b.c", nil))
+	err := appendRows("abcde", "x")
+	require.ErrorContains(t, err, "value too long for type character(4)")
+	require.ErrorIs(t, err, errkind.OutOfRange)
+	require.ErrorContains(t, appendRows("x", "abcde"), "value too long for type character varying(4)")
+	require.Equal(t, [][]any{{int64(2)}}, run(t, db, "SELECT count(*) FROM ap", nil))
+}

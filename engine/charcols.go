@@ -60,11 +60,10 @@ func stripPaddedChars(scan exec.Node, s *arrow.Schema, cols []int) (exec.Node, e
 }
 
 // assignDeclared applies the declared types' assignment casts (varchar(n),
-// char(n): sql.DeclaredCast) to a batch of a table's user columns, b, as
-// COPY FROM reads it; b itself when no column has one. The caller
-// releases the result (and b).
-func assignDeclared(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (arrow.RecordBatch, error) {
-	s := b.Schema()
+// char(n): sql.DeclaredCast) of a table's user columns, schema, to a batch
+// of them, b, as COPY FROM and Append write it; b itself when no column
+// has one. The caller releases the result (and b).
+func assignDeclared(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch, schema *arrow.Schema) (arrow.RecordBatch, error) {
 	var cols []arrow.Array
 	defer func() {
 		for _, c := range cols {
@@ -73,13 +72,13 @@ func assignDeclared(ctx context.Context, mem memory.Allocator, b arrow.RecordBat
 			}
 		}
 	}()
-	for i, f := range s.Fields() {
+	for i, f := range schema.Fields() {
 		e, ok := sql.DeclaredCast(f, i)
-		if !ok {
+		if !ok || i >= int(b.NumCols()) {
 			continue
 		}
 		if cols == nil {
-			cols = make([]arrow.Array, s.NumFields())
+			cols = make([]arrow.Array, schema.NumFields())
 		}
 		a, err := e.Evaluate(ctx, mem, b)
 		if err != nil {
@@ -87,7 +86,7 @@ func assignDeclared(ctx context.Context, mem memory.Allocator, b arrow.RecordBat
 		}
 		cols[i] = a
 	}
-	if cols == nil {
+	if cols == nil || int(b.NumCols()) != schema.NumFields() {
 		b.Retain()
 		return b, nil
 	}
@@ -97,5 +96,55 @@ func assignDeclared(ctx context.Context, mem memory.Allocator, b arrow.RecordBat
 			cols[i].Retain()
 		}
 	}
-	return array.NewRecordBatch(s, cols, b.NumRows()), nil
+	return array.NewRecordBatch(schema, cols, b.NumRows()), nil
+}
+
+// hasDeclaredLength reports a column assignDeclared changes or checks.
+func hasDeclaredLength(s *arrow.Schema) bool {
+	for i, f := range s.Fields() {
+		if _, ok := sql.DeclaredCast(f, i); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// assignReader is a RecordReader of a table's rows with assignDeclared
+// applied, batch by batch (DB.Append).
+type assignReader struct {
+	ctx    context.Context
+	mem    memory.Allocator
+	src    array.RecordReader
+	schema *arrow.Schema
+	cur    arrow.RecordBatch
+	err    error
+}
+
+func (r *assignReader) Retain()                        {}
+func (r *assignReader) Release()                       { r.release() }
+func (r *assignReader) Schema() *arrow.Schema          { return r.schema }
+func (r *assignReader) RecordBatch() arrow.RecordBatch { return r.cur }
+func (r *assignReader) Record() arrow.RecordBatch      { return r.cur }
+
+func (r *assignReader) Err() error {
+	if r.err != nil {
+		return r.err
+	}
+	return r.src.Err()
+}
+
+func (r *assignReader) release() {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+}
+
+func (r *assignReader) Next() bool {
+	r.release()
+	if r.err != nil || !r.src.Next() {
+		return false
+	}
+	r.cur, r.err = assignDeclared(r.ctx, r.mem, r.src.RecordBatch(), r.schema)
+	return r.err == nil
 }

@@ -132,7 +132,7 @@ func (r *fileReader) Next() bool {
 		// The declared types' rules, as INSERT has them: varchar(n)
 		// and char(n) lengths, char(n) in the engine's form.
 		conformed := r.cur
-		r.cur, err = assignDeclared(r.ctx, r.db.mem(), conformed)
+		r.cur, err = assignDeclared(r.ctx, r.db.mem(), conformed, r.schema)
 		conformed.Release()
 	}
 	if err != nil {

@@ -278,10 +278,17 @@ func (db *DB) DropTable(ctx context.Context, name string) error {
 }
 
 // Append adds the rows of rdr (user columns in table order) to a table.
+// A varchar(n) or char(n) column's values are checked and stored as
+// INSERT stores them (char(n) without its trailing blanks).
 func (db *DB) Append(ctx context.Context, name string, rdr array.RecordReader) (*table.Table, error) {
 	t, err := db.Table(ctx, name)
 	if err != nil {
 		return nil, err
+	}
+	if hasDeclaredLength(t.UserSchema()) {
+		ar := &assignReader{ctx: ctx, mem: db.mem(), src: rdr, schema: t.UserSchema()}
+		defer ar.release()
+		rdr = ar
 	}
 	return t.Append(ctx, rdr, db.mem())
 }

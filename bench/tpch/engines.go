@@ -19,8 +19,10 @@ import (
 type Duck struct{ db *sql.DB }
 
 // OpenDuck opens an in-memory DuckDB with its default settings (threads =
-// the number of cores) and loads every table from dir's Parquet files.
-func OpenDuck(ctx context.Context, dir string) (*Duck, error) {
+// the number of cores) and loads every table, created with ddl's column
+// types (DDLSpec, DDLText), from dir's Parquet files. DuckDB's CHAR(n) is
+// its VARCHAR: values are not blank-padded (cellEqual).
+func OpenDuck(ctx context.Context, dir, ddl string) (*Duck, error) {
 	db, err := sql.Open("duckdb", "")
 	if err != nil {
 		return nil, err
@@ -28,7 +30,7 @@ func OpenDuck(ctx context.Context, dir string) (*Duck, error) {
 	db.SetMaxOpenConns(1) // one in-memory database: one connection
 	d := &Duck{db: db}
 	for _, t := range Tables {
-		if _, err := db.ExecContext(ctx, CreateSQL(t.Name, t.Schema)); err != nil {
+		if _, err := db.ExecContext(ctx, CreateDDL(ddl, t.Name, t.Schema)); err != nil {
 			db.Close()
 			return nil, fmt.Errorf("duckdb: %w", err)
 		}
@@ -81,11 +83,12 @@ type Srow struct {
 }
 
 // OpenSrow opens a stablerow database (in memory when path is "") and
-// loads every table from dir's Parquet files through the library API:
-// CREATE TABLE in SQL, then Append of the file's batches (COPY FROM
-// Parquet maps only integers, floats, text and booleans today, not
-// DECIMAL and DATE).
-func OpenSrow(ctx context.Context, dir, path string, mem memory.Allocator) (*Srow, error) {
+// loads every table from dir's Parquet files: CREATE TABLE in SQL with
+// ddl's column types, then, for DDLText, whose types are the files',
+// Append of the file's batches through the library API; for DDLSpec COPY
+// FROM the file, which narrows the keys to INTEGER and checks CHAR(n) and
+// VARCHAR(n) as INSERT does.
+func OpenSrow(ctx context.Context, dir, path, ddl string, mem memory.Allocator) (*Srow, error) {
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
@@ -101,11 +104,19 @@ func OpenSrow(ctx context.Context, dir, path string, mem memory.Allocator) (*Sro
 	}
 	s := &Srow{DB: db, mem: mem}
 	for _, t := range Tables {
-		res, err := db.Exec(ctx, CreateSQL(t.Name, t.Schema), nil)
+		res, err := db.Exec(ctx, CreateDDL(ddl, t.Name, t.Schema), nil)
 		if err != nil {
 			return nil, fmt.Errorf("stablerow: %w", err)
 		}
 		res.Release()
+		if ddl == DDLSpec {
+			res, err := db.Exec(ctx, fmt.Sprintf("COPY %s FROM '%s' WITH (FORMAT parquet)", t.Name, ParquetPath(dir, t.Name)), nil)
+			if err != nil {
+				return nil, fmt.Errorf("stablerow: load %s: %w", t.Name, err)
+			}
+			res.Release()
+			continue
+		}
 		rr, closeFile, err := ReadParquet(ctx, ParquetPath(dir, t.Name), mem)
 		if err != nil {
 			return nil, err

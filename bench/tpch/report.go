@@ -35,8 +35,8 @@ func oneLine(s string, n int) string {
 }
 
 func (r *Result) line() string {
-	return fmt.Sprintf("%-4s rows=%-5d sql=%s plan=%s stablerow=%sms plan=%sms duckdb=%sms",
-		r.Query.Name, r.Rows, status(r.SQLErr, r.SQLDiff), status(r.PlanErr, r.PlanDiff), ms(r.Srow), ms(r.SrowPlan), ms(r.Duck))
+	return fmt.Sprintf("%-4s rows=%-5d sql=%s plan=%s stablerow=%sms cpu=%sms plan=%sms duckdb=%sms",
+		r.Query.Name, r.Rows, status(r.SQLErr, r.SQLDiff), status(r.PlanErr, r.PlanDiff), ms(r.Srow), ms(r.SrowCPU), ms(r.SrowPlan), ms(r.Duck))
 }
 
 // GeoMeans are the geometric means of the median times of the queries
@@ -61,18 +61,18 @@ func (rep *Report) GeoMeans() (srow, duck time.Duration, n int) {
 // table, one row per query.
 func (rep *Report) Markdown(w io.Writer) {
 	c := rep.Config
-	fmt.Fprintf(w, "Scale factor %g (seed %d), %d timed run(s) per query and engine, medians. DuckDB %s, threads=%s (its default: the cores); stablerow threads=%d. ",
-		c.SF, c.Seed, c.Reps, rep.DuckVersion, rep.DuckThreads, rep.SrowThreads)
+	fmt.Fprintf(w, "Scale factor %g (seed %d), %s DDL, %d timed run(s) per query and engine, medians. DuckDB %s, threads=%s (its default: the cores); stablerow threads=%d. ",
+		c.SF, c.Seed, c.DDL, c.Reps, rep.DuckVersion, rep.DuckThreads, rep.SrowThreads)
 	fmt.Fprintf(w, "Load from the same Parquet files: DuckDB %s ms, stablerow %s ms.\n\n", ms(rep.LoadDuck), ms(rep.LoadSrow))
-	fmt.Fprintln(w, "| query | rows | from SQL | from Substrait (binary) | stablerow ms | stablerow (Substrait) ms | DuckDB ms | ratio |")
-	fmt.Fprintln(w, "|---|---:|---|---|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| query | rows | from SQL | from Substrait (binary) | stablerow ms | stablerow CPU ms | stablerow (Substrait) ms | DuckDB ms | ratio |")
+	fmt.Fprintln(w, "|---|---:|---|---|---:|---:|---:|---:|---:|")
 	for _, r := range rep.Results {
 		ratio := "–"
 		if r.Srow > 0 && r.Duck > 0 && r.SQLErr == "" {
 			ratio = fmt.Sprintf("%.1f×", float64(r.Srow)/float64(r.Duck))
 		}
-		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s |\n", r.Query.Name, r.Rows,
-			status(r.SQLErr, r.SQLDiff), status(r.PlanErr, r.PlanDiff), ms(r.Srow), ms(r.SrowPlan), ms(r.Duck), ratio)
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", r.Query.Name, r.Rows,
+			status(r.SQLErr, r.SQLDiff), status(r.PlanErr, r.PlanDiff), ms(r.Srow), ms(r.SrowCPU), ms(r.SrowPlan), ms(r.Duck), ratio)
 	}
 	s, d, n := rep.GeoMeans()
 	if n > 0 {

@@ -23,6 +23,7 @@ type Config struct {
 	Timeout time.Duration // per stablerow run of a query (0: none); a query past it is reported as an error
 	Queries []int         // nil: all 22
 	Threads int           // stablerow's degree of parallelism (SET threads); 0: runtime.NumCPU(), as DuckDB's default
+	DDL     string        // the tables' column types: DDLSpec (the specification's; "" too) or DDLText
 	Profile string        // a directory: write a CPU profile of each query's stablerow runs from SQL (q<N>.pprof); "": none
 	Log     io.Writer
 	Mem     memory.Allocator
@@ -38,6 +39,7 @@ type Result struct {
 	PlanDiff  string        // "" equal to DuckDB
 	PlanBytes int           // the binary plan's size
 	Srow      time.Duration // median, from SQL
+	SrowCPU   time.Duration // median CPU time of the process during a run from SQL (DuckDB idle)
 	SrowPlan  time.Duration // median, from the Substrait plan
 	Duck      time.Duration // median
 }
@@ -77,6 +79,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
 	}
+	if cfg.DDL == "" {
+		cfg.DDL = DDLSpec
+	}
 	rep := &Report{Config: cfg}
 	data := DataDir(cfg.Dir, cfg.SF)
 	if _, err := os.Stat(ParquetPath(data, "lineitem")); err != nil {
@@ -88,7 +93,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		rep.GenTime = time.Since(start)
 	}
 	start := time.Now()
-	duck, err := OpenDuck(ctx, data)
+	duck, err := OpenDuck(ctx, data, cfg.DDL)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +101,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep.LoadDuck = time.Since(start)
 	rep.DuckVersion, rep.DuckThreads = duck.Version(ctx), duck.Threads(ctx)
 	start = time.Now()
-	srow, err := OpenSrow(ctx, data, "", cfg.Mem)
+	srow, err := OpenSrow(ctx, data, "", cfg.DDL, cfg.Mem)
 	if err != nil {
 		return nil, err
 	}
@@ -140,12 +145,13 @@ func runOne(ctx context.Context, cfg Config, duck *Duck, srow *Srow, q Query) (R
 		want, dt = a, append(dt, d)
 	}
 	r.Rows, r.Duck = len(want.Rows), median(dt)
-	var st []time.Duration
+	var st, ct []time.Duration
 	stopProfile, err := startProfile(cfg.Profile, q.N)
 	if err != nil {
 		return r, err
 	}
 	for range cfg.Reps {
+		cpu := processCPU()
 		got, d, err := withTimeout(ctx, cfg.Timeout, func(ctx context.Context) (*Answer, time.Duration, error) {
 			return srow.Run(ctx, q.SQL)
 		})
@@ -153,13 +159,13 @@ func runOne(ctx context.Context, cfg Config, duck *Duck, srow *Srow, q Query) (R
 			r.SQLErr = err.Error()
 			break
 		}
-		st = append(st, d)
+		st, ct = append(st, d), append(ct, processCPU()-cpu)
 		if r.SQLDiff = Diff(got, want); r.SQLDiff != "" {
 			break
 		}
 	}
 	stopProfile()
-	r.Srow = median(st)
+	r.Srow, r.SrowCPU = median(st), median(ct)
 	plan, err := srow.Substrait(ctx, q.SQL)
 	if err != nil {
 		r.PlanErr = err.Error()

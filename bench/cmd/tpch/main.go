@@ -28,11 +28,16 @@ func main() {
 	only := flag.String("q", "", "queries to run, e.g. 1,6,14 (default all)")
 	out := flag.String("out", "", "write the Markdown report to this file (default: standard output)")
 	threads := flag.Int("threads", 0, "stablerow's threads (SET threads; default 0: the cores, as DuckDB's default)")
+	ddl := flag.String("ddl", tpch.DDLSpec, "column types: spec (the specification's CHAR(n), VARCHAR(n), INTEGER keys) or text (TEXT, BIGINT)")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of each query's stablerow runs from SQL into this directory (q<N>.pprof)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	cfg := tpch.Config{SF: *sf, Seed: *seed, Dir: *dir, Reps: *reps, Timeout: *timeout, Log: os.Stderr, Threads: *threads, Profile: *profile}
+	cfg := tpch.Config{SF: *sf, Seed: *seed, Dir: *dir, Reps: *reps, Timeout: *timeout, Log: os.Stderr, Threads: *threads, Profile: *profile, DDL: *ddl}
+	if *ddl != tpch.DDLSpec && *ddl != tpch.DDLText {
+		fmt.Fprintf(os.Stderr, "tpch: -ddl: %q is not spec or text\n", *ddl)
+		os.Exit(2)
+	}
 	if *only != "" {
 		for _, s := range strings.Split(*only, ",") {
 			n, err := strconv.Atoi(strings.TrimPrefix(strings.TrimSpace(s), "q"))
