@@ -8,7 +8,13 @@
 // so every open goes through a Policy: Unrestricted for the local CLI and
 // the embedded library (the caller's own privileges), or a Root directory
 // that every path must stay inside (a Flight SQL server started with
-// -files DIR). The zero Policy refuses all file access.
+// -files DIR). The zero Policy refuses all file access. Under a Root a
+// file is opened relative to the root's descriptor without following any
+// symlink (openat2 with RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS on Linux, a
+// walk of openat calls with O_NOFOLLOW elsewhere or on older kernels:
+// open_linux.go, openat_unix.go), and its type and link count are checked
+// on the opened descriptor: a file with a second hard link, which may be
+// anywhere, is refused unless Policy.AllowHardLinks.
 //
 // Types map onto the engine's column types (int64, float64, text, bool):
 // narrower integers and float4 widen; anything else is a typed

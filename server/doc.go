@@ -61,5 +61,7 @@
 // parameters), NotFound (unknown table, expired result), Aborted (a
 // concurrent commit won: retry), DataLoss (corrupt data), OutOfRange,
 // Unimplemented, Internal (a bug; the details go to the server's log only),
-// Unauthenticated from the authentication middleware (auth.go).
+// Unauthenticated from the authentication middleware (auth.go), and
+// ResourceExhausted for a login refused while its address or user is
+// held back after failed ones (authlimit.go; both carry a RetryInfo).
 package server

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-adbc/go/adbc"
 	"github.com/apache/arrow-go/v18/arrow"
@@ -324,7 +325,10 @@ func flip(t *testing.T, path string) {
 // the right password (Basic in a Handshake, then the bearer token it
 // issued) and a configured bearer token work.
 func TestAuth(t *testing.T) {
-	ts := startServer(t, server.Options{Auth: &server.Auth{Users: map[string]string{"alice": "s3cret"}, Tokens: []string{"tok-1"}}})
+	// A nanosecond's delay after a failed login: these attempts come one
+	// after another from one address (TestAuthFailureDelay has the default).
+	ts := startServer(t, server.Options{Auth: &server.Auth{Users: map[string]string{"alice": "s3cret"}, Tokens: []string{"tok-1"},
+		FailDelay: time.Nanosecond, FailMaxDelay: time.Nanosecond}})
 	// Probed with a query: its GetFlightInfo is a unary call, which always
 	// brings the server's status back. (arrow-go's client ExecuteUpdate
 	// returns the io.EOF of its Send when the server refused the DoPut
@@ -343,6 +347,23 @@ func TestAuth(t *testing.T) {
 	requireCode(t, try(map[string]string{"adbc.flight.sql.authorization_header": "Bearer tok-2"}), codes.Unauthenticated, "bearer token")
 	require.NoError(t, try(map[string]string{adbc.OptionKeyUsername: "alice", adbc.OptionKeyPassword: "s3cret"}))
 	require.NoError(t, try(map[string]string{"adbc.flight.sql.authorization_header": "Bearer tok-1"}))
+}
+
+// TestAuthFailureDelay: after a wrong password, an ADBC client logging in
+// from the same address, even with the right password, is refused with
+// ResourceExhausted until the delay has passed.
+func TestAuthFailureDelay(t *testing.T) {
+	ts := startServer(t, server.Options{Auth: &server.Auth{Users: map[string]string{"alice": "s3cret"}, FailDelay: time.Minute}})
+	try := func(pw string) error {
+		cn, err := connect(t, ts.uri, map[string]string{adbc.OptionKeyUsername: "alice", adbc.OptionKeyPassword: pw})
+		if err != nil {
+			return err
+		}
+		_, err = queryErr(t, cn, "SELECT 1")
+		return err
+	}
+	requireCode(t, try("wrong"), codes.Unauthenticated, "retry in 1m0s")
+	requireCode(t, try("s3cret"), codes.ResourceExhausted, "too many failed authentications")
 }
 
 // TestConcurrentClients: readers take rows by id while writers append to

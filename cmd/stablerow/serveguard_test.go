@@ -1,0 +1,254 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+	"github.com/stretchr/testify/require"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+)
+
+// serverLog is a serve subprocess's standard error, as read so far.
+type serverLog struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *serverLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n")
+}
+
+// serveLogged is serveProcess with extra environment variables, which
+// also keeps the server's standard error (its log).
+func serveLogged(t *testing.T, env []string, args ...string) (string, *serverLog) {
+	t.Helper()
+	cmd := exec.Command(bin, append(append([]string{"serve"}, args...), "-addr", "127.0.0.1:0")...)
+	cmd.Env = append(append(os.Environ(), "STABLEROW_DEBUG="), env...)
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	exited := make(chan struct{}) // closed once the process is gone
+	var werr error
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-exited:
+		case <-time.After(30 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	})
+	log := &serverLog{}
+	addr := make(chan string, 1)
+	go func() {
+		re := regexp.MustCompile(`serving Flight SQL on grpc://(\S+)`)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			log.mu.Lock()
+			log.lines = append(log.lines, sc.Text())
+			log.mu.Unlock()
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				addr <- m[1]
+			}
+		}
+		werr = cmd.Wait()
+		close(exited)
+	}()
+	select {
+	case a := <-addr:
+		return a, log
+	case <-exited:
+		t.Fatalf("serve exited before listening: %v\n%s", werr, log)
+	case <-time.After(60 * time.Second):
+		t.Fatal("serve did not report its address")
+	}
+	return "", nil
+}
+
+func flightClient(t *testing.T, addr string) *flightsql.Client {
+	t.Helper()
+	cl, err := flightsql.NewClient(addr, nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	require.NoError(t, err)
+	t.Cleanup(func() { cl.Close() })
+	return cl
+}
+
+// retryDelay is the RetryInfo of a status error (0 if none).
+func retryDelay(err error) time.Duration {
+	for _, d := range status.Convert(err).Details() {
+		if ri, ok := d.(*errdetails.RetryInfo); ok {
+			return ri.RetryDelay.AsDuration()
+		}
+	}
+	return 0
+}
+
+// TestServeGuardFlags: serve -help documents the hardening flags, and a
+// delay that is not positive is refused.
+func TestServeGuardFlags(t *testing.T) {
+	r := cli(t, "", "serve", "-help")
+	require.Equal(t, 0, r.code, r.stderr)
+	for _, f := range []string{"-token-ttl", "-auth-fail-delay", "-auth-fail-max-delay", "-files-allow-hardlinks"} {
+		require.Contains(t, r.stdout, f)
+	}
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"-token-ttl", "0s"}, "-token-ttl 0s is not positive"},
+		{[]string{"-auth-fail-delay", "-1s"}, "-auth-fail-delay -1s is not positive"},
+		{[]string{"-auth-fail-delay", "2s", "-auth-fail-max-delay", "1s"}, "less than -auth-fail-delay"},
+	} {
+		r := cli(t, "", append([]string{"serve", "-d", dir}, c.args...)...)
+		require.Equal(t, 1, r.code, "%v: %s", c.args, r.stderr)
+		require.Contains(t, r.stderr, c.msg)
+	}
+}
+
+// TestServeAuthLimit: `stablerow serve -user alice` as a subprocess, a
+// Flight SQL client guessing passwords in a loop. Each wrong password is
+// answered Unauthenticated with the server's delay (RetryInfo), which
+// doubles from -auth-fail-delay up to -auth-fail-max-delay; an attempt
+// within the delay is ResourceExhausted (and waits it out). Each failure is a log line with
+// the client's address and the user, never the password. Once the delay
+// has passed, the right password logs in and the token works. (That an
+// attempt within the delay is refused even with the right password is
+// server's TestHandshakeLimited, with a delay no machine outruns.)
+func TestServeAuthLimit(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "db")
+	addr, log := serveLogged(t, []string{"STABLEROW_PASSWORD=s3cret"}, "-d", dir, "-create", "-user", "alice",
+		"-auth-fail-delay", "50ms", "-auth-fail-max-delay", "400ms")
+	cl := flightClient(t, addr)
+	ctx := context.Background()
+	var delays []time.Duration
+	refused := 0
+	for len(delays) < 6 {
+		_, err := cl.Client.AuthenticateBasicToken(ctx, "alice", "guess-number-"+string(rune('a'+len(delays))))
+		switch status.Code(err) {
+		case codes.ResourceExhausted: // asked again within the delay
+			refused++
+			d := retryDelay(err)
+			require.Positive(t, d, "%v", err)
+			time.Sleep(d)
+		case codes.Unauthenticated:
+			delays = append(delays, retryDelay(err))
+		default:
+			t.Fatalf("wrong password: %v", err)
+		}
+	}
+	ms := time.Millisecond
+	require.Equal(t, []time.Duration{50 * ms, 100 * ms, 200 * ms, 400 * ms, 400 * ms, 400 * ms}, delays, "%d attempts refused within a delay", refused)
+
+	time.Sleep(delays[len(delays)-1])
+	var authed context.Context
+	for authed == nil { // a refusal here says how long is left
+		c, err := cl.Client.AuthenticateBasicToken(ctx, "alice", "s3cret")
+		if status.Code(err) == codes.ResourceExhausted {
+			time.Sleep(retryDelay(err))
+			continue
+		}
+		require.NoError(t, err)
+		authed = c
+	}
+	_, err := cl.ExecuteUpdate(authed, "CREATE TABLE t (k BIGINT)")
+	require.NoError(t, err)
+
+	re := regexp.MustCompile(`level=WARN msg="authentication failed" addr=127\.0\.0\.1 user=alice failures=(\d)`)
+	var out string
+	var m [][]string
+	// The log is read from the pipe as the server writes it.
+	require.Eventually(t, func() bool {
+		out = log.String()
+		m = re.FindAllStringSubmatch(out, -1)
+		return len(m) >= 6
+	}, 30*time.Second, 10*time.Millisecond, "6 failures logged")
+	require.Len(t, m, 6, out)
+	require.Equal(t, "6", m[5][1])
+	require.NotContains(t, out, "guess-number")
+	require.NotContains(t, out, "s3cret")
+}
+
+// TestServeTokenTTL: with -token-ttl 3s a token issued at login works, is
+// Unauthenticated once 3 s have passed, and logging in again gives a new
+// one.
+func TestServeTokenTTL(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "db")
+	addr, _ := serveLogged(t, []string{"STABLEROW_PASSWORD=s3cret"}, "-d", dir, "-create", "-user", "alice", "-token-ttl", "3s")
+	cl := flightClient(t, addr)
+	ctx := context.Background()
+	issued := time.Now()
+	authed, err := cl.Client.AuthenticateBasicToken(ctx, "alice", "s3cret")
+	require.NoError(t, err)
+	_, err = cl.ExecuteUpdate(authed, "CREATE TABLE t (k BIGINT)")
+	require.NoError(t, err)
+	time.Sleep(time.Until(issued.Add(3*time.Second + 200*time.Millisecond)))
+	// GetFlightInfo, a unary call, shows the status (a DoPut's client
+	// sees the stream end first).
+	_, err = cl.Execute(authed, "SELECT k FROM t")
+	require.Equal(t, codes.Unauthenticated, status.Code(err), "%v", err)
+	authed, err = cl.Client.AuthenticateBasicToken(ctx, "alice", "s3cret")
+	require.NoError(t, err)
+	_, err = cl.ExecuteUpdate(authed, "INSERT INTO t VALUES (1)")
+	require.NoError(t, err)
+}
+
+// TestServeHardLinks: a hard link inside -files to a file outside it.
+// COPY FROM through it is refused, COPY TO is refused and the outside file
+// keeps its bytes (PermissionDenied, as every other way out), while a
+// plain file inside still works; a server started with
+// -files-allow-hardlinks reads and writes through the link.
+func TestServeHardLinks(t *testing.T) {
+	base := t.TempDir()
+	files := filepath.Join(base, "files")
+	require.NoError(t, os.Mkdir(files, 0o755))
+	outside := filepath.Join(base, "outside.csv")
+	require.NoError(t, os.WriteFile(outside, []byte("42\n"), 0o644))
+	require.NoError(t, os.Link(outside, filepath.Join(files, "ln.csv")))
+	require.NoError(t, os.WriteFile(filepath.Join(files, "plain.csv"), []byte("1\n"), 0o644))
+	ctx := context.Background()
+
+	addr, _ := serveLogged(t, nil, "-d", filepath.Join(base, "db1"), "-create", "-files", files)
+	cl := flightClient(t, addr)
+	_, err := cl.ExecuteUpdate(ctx, "CREATE TABLE t (k BIGINT)")
+	require.NoError(t, err)
+	for _, q := range []string{"COPY t FROM 'ln.csv'", "COPY t TO 'ln.csv'", "COPY (SELECT 7 AS k) TO 'ln.csv'"} {
+		_, err = cl.ExecuteUpdate(ctx, q)
+		require.Equal(t, codes.PermissionDenied, status.Code(err), "%s: %v", q, err)
+		require.Contains(t, err.Error(), "hard link", q)
+	}
+	b, err := os.ReadFile(outside)
+	require.NoError(t, err)
+	require.Equal(t, "42\n", string(b), "a refused COPY TO changed the outside file")
+	n, err := cl.ExecuteUpdate(ctx, "COPY t FROM 'plain.csv'")
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+
+	addr, _ = serveLogged(t, nil, "-d", filepath.Join(base, "db2"), "-create", "-files", files, "-files-allow-hardlinks")
+	cl = flightClient(t, addr)
+	_, err = cl.ExecuteUpdate(ctx, "CREATE TABLE t (k BIGINT)")
+	require.NoError(t, err)
+	n, err = cl.ExecuteUpdate(ctx, "COPY t FROM 'ln.csv'")
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+	_, err = cl.ExecuteUpdate(ctx, "COPY (SELECT 7 AS k) TO 'ln.csv'")
+	require.NoError(t, err)
+	b, err = os.ReadFile(outside)
+	require.NoError(t, err)
+	require.Equal(t, "7\n", string(b))
+}
