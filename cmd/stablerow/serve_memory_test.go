@@ -452,3 +452,28 @@ func TestServeUploadBudget(t *testing.T) {
 	_, err = left.Execute(ctx)
 	require.Equal(t, codes.NotFound, status.Code(err), "%v", err)
 }
+
+// TestServeMemoryFlags: serve's memory flags are listed by -help, and a
+// size or percentage that cannot be read, a negative wait and a TTL of
+// zero are usage errors (exit status 2) naming the flag.
+func TestServeMemoryFlags(t *testing.T) {
+	r := cli(t, "", "serve", "-help")
+	require.Equal(t, 0, r.code, r.stderr)
+	for _, f := range []string{"-server-memory", "-admission-timeout", "-prepared-ttl"} {
+		require.Contains(t, r.stdout, f)
+	}
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"-server-memory", "lots"}, "-server-memory"},
+		{[]string{"-server-memory", "150%"}, "-server-memory"},
+		{[]string{"-admission-timeout", "-1s"}, "-admission-timeout"},
+		{[]string{"-prepared-ttl", "0s"}, "-prepared-ttl"},
+	} {
+		r := cli(t, "", append([]string{"serve", "-d", dir}, c.args...)...)
+		require.Equal(t, 2, r.code, "%v: %s", c.args, r.stderr)
+		require.Contains(t, r.stderr, c.msg)
+	}
+}
