@@ -460,7 +460,7 @@ func TestServeUploadBudget(t *testing.T) {
 func TestServeMemoryFlags(t *testing.T) {
 	r := cli(t, "", "serve", "-help")
 	require.Equal(t, 0, r.code, r.stderr)
-	for _, f := range []string{"-server-memory", "-admission-timeout", "-prepared-ttl"} {
+	for _, f := range []string{"-server-memory", "-admission-timeout", "-heavy-statements", "-prepared-ttl"} {
 		require.Contains(t, r.stdout, f)
 	}
 	dir := t.TempDir()
@@ -472,6 +472,7 @@ func TestServeMemoryFlags(t *testing.T) {
 		{[]string{"-server-memory", "150%"}, "-server-memory"},
 		{[]string{"-admission-timeout", "-1s"}, "-admission-timeout"},
 		{[]string{"-prepared-ttl", "0s"}, "-prepared-ttl"},
+		{[]string{"-heavy-statements", "-2"}, "-heavy-statements"},
 	} {
 		r := cli(t, "", append([]string{"serve", "-d", dir}, c.args...)...)
 		require.Equal(t, 2, r.code, "%v: %s", c.args, r.stderr)
