@@ -56,6 +56,23 @@
 // partitions are read, it is cancelled, or Options.ResultTTL passes.
 // Every other statement is one endpoint.
 //
+// Memory (budget.go, heapwatch.go, uploads.go): with Options.Memory set,
+// every statement and every parameter upload draws from one budget.
+// Planned statements are admitted through engine.WithAdmission: one whose
+// plan holds memory that grows with its input (exec.HoldsMemory) reserves
+// a grant from the heavy lane, waiting in a queue up to
+// Options.AdmissionWait, else fails with ResourceExhausted; every other
+// one takes a small grant from the light lane, so `SELECT 1` does not
+// queue behind them. A statement's operators reserve from a child of its
+// lane (memlimit.Pool.Child): past its share or the lane, sorts and
+// aggregations spill and joins fail. The live heap no statement reserved
+// is held in the heavy lane too, so the real heap, not only the
+// operators' estimates, is what the budget bounds. Uploads are counted as
+// they stream and refused past the budget; bound parameters stay counted
+// until the statement is rebound, closed or expires. A value bound to no
+// parameter is InvalidArgument (engine.ErrExtraParam). The
+// MemoryStatusAction action returns the accounting.
+//
 // Errors are gRPC statuses made in one place (status.go) from the error's
 // errkind: InvalidArgument (bad SQL with its line and column, bad
 // parameters), NotFound (unknown table, expired result), Aborted (a

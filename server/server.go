@@ -76,6 +76,10 @@ type Options struct {
 	// StatementMinMemory is a heavy statement's grant, reserved when it is
 	// admitted (0: Memory/32, at least 4MB, at most 64MB).
 	StatementMinMemory int64
+	// HeavyStatements is the most statements that sort, aggregate or join
+	// run at once under Memory; the others wait for admission (0: 2 a
+	// core).
+	HeavyStatements int
 }
 
 // Server serves one engine.DB over Flight SQL. Safe for concurrent use;
@@ -119,7 +123,7 @@ func New(db *engine.DB, opt Options) (*Server, error) {
 		opt.AdmissionWait = 30 * time.Second
 	}
 	if opt.Memory > 0 {
-		s.budget = newBudget(opt.Memory, opt.StatementMinMemory, opt.AdmissionWait)
+		s.budget = newBudget(opt.Memory, opt.StatementMinMemory, opt.AdmissionWait, opt.HeavyStatements)
 		s.heap = s.budget.watchHeap()
 	}
 	if opt.MaxRecvBytes <= 0 {

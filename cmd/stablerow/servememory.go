@@ -16,19 +16,25 @@ import (
 )
 
 // serveMemoryFlags registers serve's server-wide memory flags
-// (-server-memory, -admission-timeout) and -prepared-ttl; the function it
+// (-server-memory, -admission-timeout, -heavy-statements) and
+// -prepared-ttl; the function it
 // returns, called after parsing, sets them in opt and gives Go's garbage
 // collector the budget as its soft limit (unless GOMEMLIMIT is set), so
 // memory the operators released goes back before the heap doubles.
 func serveMemoryFlags(fs *flag.FlagSet) func(opt *server.Options) error {
 	size := fs.String("server-memory", "50%", "the server's one memory budget, shared by every statement and parameter upload: a size (e.g. 8GB) or a percentage of physical memory (or of the cgroup's limit, if lower); a statement that cannot get its minimum waits, then fails with RESOURCE_EXHAUSTED; unlimited: no budget")
 	wait := fs.Duration("admission-timeout", 30*time.Second, "how long a statement waits for its share of -server-memory before it fails with RESOURCE_EXHAUSTED (0: it does not wait)")
+	heavy := fs.Int("heavy-statements", 0, "the most statements that sort, aggregate or join run at once under -server-memory; the others wait for admission (0: 2 a core)")
 	prepTTL := fs.Duration("prepared-ttl", time.Hour, "drop a prepared statement (and the parameters bound to it) unused for this long")
 	return func(opt *server.Options) error {
 		n, err := serverMemory(*size)
 		if err != nil {
 			return usageError{fmt.Errorf("-server-memory: %w", err)}
 		}
+		if *heavy < 0 {
+			return usageError{fmt.Errorf("-heavy-statements %d must not be negative", *heavy)}
+		}
+		opt.HeavyStatements = *heavy
 		if *wait < 0 || *prepTTL <= 0 {
 			return usageError{fmt.Errorf("-admission-timeout %s must not be negative and -prepared-ttl %s must be positive", *wait, *prepTTL)}
 		}

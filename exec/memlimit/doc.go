@@ -26,6 +26,15 @@
 // counted too: Allocated and PeakAllocated report them (EXPLAIN ANALYZE,
 // tests), but only reservations are refused.
 //
+// Shared budgets (shared.go): NewBudget is a pool many statements share
+// (the Flight SQL server's -server-memory). A statement admitted to it
+// reserves a grant (TryReserve) and gets a Child pool: its reservations
+// up to the grant cost the budget nothing more, past it they are reserved
+// in the budget too, so a TryGrow is refused when either the statement's
+// own limit or the shared budget is spent, and the operator spills or
+// fails as under its own limit. Close gives the grant back. Bytes
+// allocated through a child's Allocator are counted in the budget too.
+//
 // A nil *Pool is the unlimited pool: every method works and nothing is
 // refused, so operators need no special case when no limit is set.
 package memlimit

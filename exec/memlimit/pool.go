@@ -24,11 +24,12 @@ type Pool struct {
 
 	// A Child pool (shared.go) also reserves in parent what it holds
 	// past grant; mu orders its updates, closed marks its grant returned.
-	parent *Pool
-	grant  int64
-	mu     sync.Mutex
-	closed bool
-	what   string // the limit's name in errors ("limit" if empty)
+	parent  *Pool
+	grant   int64
+	mu      sync.Mutex
+	closed  bool
+	atClose func()
+	what    string // the limit's name in errors ("limit" if empty)
 }
 
 // NewPool returns a pool of limit bytes; limit <= 0 is no limit (the pool

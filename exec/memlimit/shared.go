@@ -59,6 +59,17 @@ func (p *Pool) Close() {
 	}
 	p.closed = true
 	p.parent.Release(p.grant + max(p.reserved.Load()-p.grant, 0))
+	if p.atClose != nil {
+		p.atClose()
+	}
+}
+
+// AtClose makes Close of a Child pool call f once, after it gave its
+// memory back (an admission's count of running statements).
+func (p *Pool) AtClose(f func()) {
+	p.mu.Lock()
+	p.atClose = f
+	p.mu.Unlock()
 }
 
 // beyond is the part of n reserved bytes a child holds past its grant.
