@@ -39,7 +39,8 @@
 // gets it, read once).
 //
 // Build never panics on a bad plan: malformed input gives an error wrapping
-// ErrInvalidPlan, a valid construct the engine lacks gives ErrUnsupported
+// ErrInvalidPlan (a plan nested deeper than MaxPlanDepth messages too,
+// before anything recursive reads it), a valid construct the engine lacks gives ErrUnsupported
 // naming it, and a bug (a recovered panic) gives ErrInternal
 // (errkind.Internal) with the panic only in the debug log (log/slog,
 // level Debug). Errors from the catalog and table providers are wrapped,

@@ -75,7 +75,9 @@
 //
 // Errors are gRPC statuses made in one place (status.go) from the error's
 // errkind: InvalidArgument (bad SQL with its line and column, bad
-// parameters), NotFound (unknown table, expired result), Aborted (a
+// parameters, a statement nested past sql.MaxDepth: "stack depth limit
+// exceeded", refused before the in-process C parser could overflow its
+// stack and take the server down), NotFound (unknown table, expired result), Aborted (a
 // concurrent commit won: retry), DataLoss (corrupt data), OutOfRange,
 // Unimplemented, Internal (a bug; the details go to the server's log only),
 // Unauthenticated from the authentication middleware (auth.go), and

@@ -1,7 +1,13 @@
 // Package sql lowers Postgres-dialect SQL to Substrait plans, so SQL text
 // and outside Substrait producers reach the planner through one path.
 //
-// Parsing is the real Postgres grammar (pg_query_go). :name parameters are
+// Parsing is the real Postgres grammar (pg_query_go), run in-process
+// through cgo. Its C code recurses over the parse tree without a stack
+// check, so a statement is first measured from the scanner's tokens
+// (depth.go): one nesting deeper than MaxDepth levels fails with
+// ErrTooDeep ("stack depth limit exceeded", an InvalidArgument) before
+// the parser sees it, where it would overflow the thread's stack and kill
+// the process. :name parameters are
 // rewritten to $k first (Postgres has no named parameters); each statement
 // numbers its own names from 1 in order of first appearance. Lowering
 // follows the stablerow Substrait conventions: tables are NamedTableReadRel
