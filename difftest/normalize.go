@@ -352,7 +352,8 @@ func setRightOverNoRows(d *Divergence, again func(string) *Outcome) bool {
 		if !anyExpr(side, constRaising) {
 			continue
 		}
-		c := Query{From: side.From, Where: side.Where, Count: true, Limit: -1, Offset: -1}
+		// The count keeps the WITH both sides may read.
+		c := Query{CTE: q.CTE, From: side.From, Where: side.Where, Count: true, Limit: -1, Offset: -1}
 		o := again(c.SQL())
 		if o.Err == nil && len(o.Rows) == 1 && o.Rows[0][0] != nil && *o.Rows[0][0] == "0" {
 			return true
@@ -369,7 +370,7 @@ func aggregateOverNoRows(d *Divergence, again func(string) *Outcome) bool {
 	if !d.IsQuery || q.Set != nil || len(q.GroupBy) > 0 || !anyExpr(&Query{Select: q.Select}, func(e *Expr) bool { return e.Op == "agg" || e.Op == "aggdistinct" }) {
 		return false
 	}
-	c := Query{From: q.From, Where: q.Where, Count: true, Limit: -1, Offset: -1}
+	c := Query{CTE: q.CTE, From: q.From, Where: q.Where, Count: true, Limit: -1, Offset: -1}
 	o := again(c.SQL())
 	return o.Err == nil && len(o.Rows) == 1 && o.Rows[0][0] != nil && *o.Rows[0][0] == "0"
 }
