@@ -53,6 +53,8 @@ func (g *Gen) grouped(q *Query, s scope) {
 		a := g.aggregate(s)
 		q.Having = &Expr{Op: "cmp", Type: TBool, Text: pick(g, []string{"=", "<>", "<", "<=", ">", ">="}),
 			Args: []*Expr{a, g.literal(a.Type)}, Raises: a.Raises}
+	} else if g.p(0.08) {
+		q.Having = g.constHaving() // genliterals.go
 	}
 	g.orderAll(q)
 }

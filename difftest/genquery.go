@@ -272,6 +272,11 @@ func (g *Gen) expr(s scope, t Type, depth int, safe bool) *Expr {
 			return e
 		}
 	}
+	if g.p(0.06) { // issue 26's decimal constants and NULL folding (genliterals.go)
+		if e := g.literalExpr(s, t, depth, safe); e != nil {
+			return e
+		}
+	}
 	mk := func(op, text string, raises bool, args ...*Expr) *Expr {
 		for _, a := range args {
 			raises = raises || a.Raises

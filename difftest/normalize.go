@@ -273,15 +273,6 @@ var knownDivergences = []KnownDivergence{
 		},
 	},
 	{
-		Name: "strict operator with a NULL literal folded",
-		Reason: "PostgreSQL's planner replaces a strict operator or cast that has a NULL constant operand " +
-			"by NULL without evaluating the other operands, so their errors never happen; stablerow " +
-			"evaluates both operands",
-		Match: func(d *Divergence, _ func(string) *Outcome) bool {
-			return d.PG.Err == nil && d.SR.Err != nil && d.anyExpr(nullBesideRaising)
-		},
-	},
-	{
 		Name: "numeric scale of a mixed-scale CASE/COALESCE/GREATEST/LEAST",
 		Reason: "PostgreSQL's numeric values carry their own scale, so CASE, COALESCE, GREATEST and LEAST " +
 			"over numerics of different scales return each value with its own digits; stablerow's numeric " +
@@ -361,7 +352,8 @@ func setRightOverNoRows(d *Divergence, again func(string) *Outcome) bool {
 		if !anyExpr(side, constRaising) {
 			continue
 		}
-		c := Query{From: side.From, Where: side.Where, Count: true, Limit: -1, Offset: -1}
+		// The count keeps the WITH both sides may read.
+		c := Query{CTE: q.CTE, From: side.From, Where: side.Where, Count: true, Limit: -1, Offset: -1}
 		o := again(c.SQL())
 		if o.Err == nil && len(o.Rows) == 1 && o.Rows[0][0] != nil && *o.Rows[0][0] == "0" {
 			return true
@@ -378,7 +370,7 @@ func aggregateOverNoRows(d *Divergence, again func(string) *Outcome) bool {
 	if !d.IsQuery || q.Set != nil || len(q.GroupBy) > 0 || !anyExpr(&Query{Select: q.Select}, func(e *Expr) bool { return e.Op == "agg" || e.Op == "aggdistinct" }) {
 		return false
 	}
-	c := Query{From: q.From, Where: q.Where, Count: true, Limit: -1, Offset: -1}
+	c := Query{CTE: q.CTE, From: q.From, Where: q.Where, Count: true, Limit: -1, Offset: -1}
 	o := again(c.SQL())
 	return o.Err == nil && len(o.Rows) == 1 && o.Rows[0][0] != nil && *o.Rows[0][0] == "0"
 }
@@ -490,72 +482,6 @@ func mayFoldConst(e *Expr) bool {
 }
 
 func isNullLit(e *Expr) bool { return e.Op == "lit" && strings.HasPrefix(e.Text, "CAST(NULL ") }
-
-// strict nodes give NULL when an operand is NULL.
-func strict(e *Expr) bool {
-	switch e.Op {
-	case "bin", "cmp", "neg", "cast", "not",
-		"fn", "concat", "position", "trim", "like", "ilike", "notlike", "notilike": // strict functions and operators
-		return true
-	}
-	return false
-}
-
-// foldsToNull: PostgreSQL's planner makes e a NULL constant.
-func foldsToNull(e *Expr) bool {
-	if isNullLit(e) {
-		return true
-	}
-	switch e.Op {
-	case "case": // every condition constant FALSE or NULL, no ELSE or a NULL one
-		n := len(e.Args)
-		if e.Text == "else" {
-			n--
-		}
-		for i := 0; i+1 < n; i += 2 {
-			if c := e.Args[i]; !(c.Op == "lit" && c.Text == "FALSE") && !foldsToNull(c) {
-				return false
-			}
-		}
-		return e.Text != "else" || foldsToNull(e.Args[n])
-	case "coalesce":
-		for _, a := range e.Args {
-			if !foldsToNull(a) {
-				return false
-			}
-		}
-		return true
-	case "nullif", "between", "notbetween":
-		// NULLIF(a, b) is NULL when a is; x [NOT] BETWEEN a AND b is
-		// (x >= a) AND/OR (x <= b): NULL when x is, whatever a and b are.
-		return foldsToNull(e.Args[0])
-	}
-	if !strict(e) {
-		return false
-	}
-	for _, a := range e.Args {
-		if foldsToNull(a) {
-			return true
-		}
-	}
-	return false
-}
-
-// nullBesideRaising: a strict node (arithmetic, comparison, negation, a
-// cast) with a NULL literal operand and an operand that can raise.
-func nullBesideRaising(e *Expr) bool {
-	if !strict(e) {
-		return false
-	}
-	for i, a := range e.Args {
-		for j, b := range e.Args {
-			if i != j && foldsToNull(a) && b.Raises {
-				return true
-			}
-		}
-	}
-	return false
-}
 
 // zeroPadded reports whether wide is narrow with more fractional zeros
 // (0.13 and 0.1300, 5 and 5.00): the same numeric value at a wider scale.

@@ -139,6 +139,28 @@ func keyArray(t arrow.DataType, values []any) (arrow.Array, bool) {
 			}
 		}
 		return b.NewArray(), true
+	case arrow.TIMESTAMP:
+		b := array.NewTimestampBuilder(mem, t.(*arrow.TimestampType))
+		defer b.Release()
+		for _, v := range values {
+			x, ok := v.(arrow.Timestamp)
+			if !ok {
+				return nil, false
+			}
+			b.Append(x)
+		}
+		return b.NewArray(), true
+	case arrow.BOOL:
+		b := array.NewBooleanBuilder(mem)
+		defer b.Release()
+		for _, v := range values {
+			x, ok := v.(bool)
+			if !ok {
+				return nil, false
+			}
+			b.Append(x)
+		}
+		return b.NewArray(), true
 	case arrow.FLOAT32:
 		b := array.NewFloat32Builder(mem)
 		defer b.Release()

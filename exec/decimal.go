@@ -28,6 +28,22 @@ const MaxDecimalPrecision = 38
 
 var errNumericOverflow = fmt.Errorf("%w: numeric field overflow", ErrOutOfRange)
 
+// ErrNumericSpecial: NaN, Infinity or -Infinity as numeric. PostgreSQL's
+// numeric holds them; stablerow's numeric is a decimal128, which has no
+// such values, so 'NaN'::numeric is this typed refusal rather than an
+// "invalid input syntax" (the input is valid) or a wrong value.
+var ErrNumericSpecial = fmt.Errorf("%w: numeric NaN and Infinity (stablerow's numeric is decimal128, which has neither)", ErrUnsupported)
+
+// numericSpecial reports whether t (trimmed) is numeric_in's spelling of
+// NaN or an infinity.
+func numericSpecial(t string) bool {
+	switch strings.ToLower(t) {
+	case "nan", "infinity", "+infinity", "-infinity", "inf", "+inf", "-inf":
+		return true
+	}
+	return false
+}
+
 var bigTen = big.NewInt(10)
 
 func pow10(n int32) *big.Int { return new(big.Int).Exp(bigTen, big.NewInt(int64(n)), nil) }
@@ -87,6 +103,9 @@ func fitDecimal(b *big.Int, from, to, p int32) (decimal128.Num, error) {
 // numeric(p, scale).
 func ParseDecimal(s string, p, scale int32) (decimal128.Num, error) {
 	t := strings.Trim(s, pgSpace)
+	if numericSpecial(t) {
+		return decimal128.Num{}, fmt.Errorf("%w: %q", ErrNumericSpecial, s)
+	}
 	bad := fmt.Errorf("%w: invalid input syntax for type numeric: %q", ErrInvalidArgument, s)
 	mant, exp := t, int64(0)
 	if i := strings.IndexAny(t, "eE"); i >= 0 {
@@ -126,7 +145,7 @@ func DecimalFromInt(i int64, p, scale int32) (decimal128.Num, error) {
 // numeric(p, s).
 func DecimalFromFloat(f float64, bits int, p, scale int32) (decimal128.Num, error) {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return decimal128.Num{}, fmt.Errorf("%w: cannot convert %s to numeric", ErrOutOfRange, FormatFloat(f, bits))
+		return decimal128.Num{}, fmt.Errorf("%w: %s", ErrNumericSpecial, FormatFloat(f, bits))
 	}
 	digits := 15
 	if bits == 32 {

@@ -37,9 +37,16 @@ func TestDecimalParseFormat(t *testing.T) {
 		require.ErrorIs(t, err, errkind.OutOfRange, c.in)
 		require.Contains(t, err.Error(), "numeric field overflow")
 	}
-	for _, in := range []string{"", "abc", "1.2.3", "--1", "1e", "NaN", "0x10", "1 2"} {
+	for _, in := range []string{"", "abc", "1.2.3", "--1", "1e", "0x10", "1 2"} {
 		_, err := ParseDecimal(in, 10, 2)
 		require.ErrorIs(t, err, errkind.InvalidArgument, in)
+	}
+	// NaN and the infinities are valid numeric input that a decimal128
+	// cannot hold: Unsupported, not a syntax error.
+	for _, in := range []string{"NaN", " nan ", "Infinity", "-Infinity", "inf"} {
+		_, err := ParseDecimal(in, 10, 2)
+		require.ErrorIs(t, err, ErrNumericSpecial, in)
+		require.ErrorIs(t, err, errkind.Unsupported, in)
 	}
 }
 
@@ -76,7 +83,7 @@ func TestDecimalConversions(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "0.333333333333333000", FormatDecimal(v, 18), "float8 to numeric keeps 15 digits")
 	_, err = DecimalFromFloat(mathInf(), 64, 10, 0)
-	require.ErrorIs(t, err, errkind.OutOfRange)
+	require.ErrorIs(t, err, ErrNumericSpecial)
 	n, err := DecimalToInt(decimal128.FromI64(-25), 1, -100, 100, "integer")
 	require.NoError(t, err)
 	require.Equal(t, int64(-3), n)

@@ -444,8 +444,8 @@ func TestArgumentErrors(t *testing.T) {
 	if _, err := ix.Lookup(ctx, arr); !errors.Is(err, ErrKeyType) {
 		t.Fatalf("Lookup with strings: %v", err)
 	}
-	if _, err := Train(ctx, st, "b/", arrow.FixedWidthTypes.Boolean, nil, Meta{}, Options{}); !errors.Is(err, ErrKeyType) {
-		t.Fatalf("boolean keys: %v", err)
+	if _, err := Train(ctx, st, "b/", arrow.FixedWidthTypes.Time32ms, nil, Meta{}, Options{}); !errors.Is(err, ErrKeyType) {
+		t.Fatalf("time32 keys: %v", err)
 	}
 	rr := entryReader(t, mem, arrow.PrimitiveTypes.Int64, nil, 1)
 	defer rr.Release()

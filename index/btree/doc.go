@@ -5,8 +5,9 @@
 // PageCache shared by all indexes of a process.
 //
 // Any orderable column can be indexed: int64, uint64, float64 and string
-// keys, and int32, int16, date32 and float32 (mapped into the int64 and
-// float64 domains) and decimal128 (a 16-byte order-preserving string). `_rowid` is just a uint64 column the fragment reader serves, so an
+// keys, and int32, int16, date32, timestamp[us] and boolean (mapped into
+// the int64 domain), float32 (into float64's) and decimal128 (a 16-byte
+// order-preserving string). `_rowid` is just a uint64 column the fragment reader serves, so an
 // index on it is built with TrainFrom like any other and needs no special
 // code; LookupUint64 is only a fast path that skips the Arrow array.
 //

@@ -82,6 +82,21 @@ var keyCases = []keyCase{
 	{"date32", arrow.FixedWidthTypes.Date32,
 		func(r *rand.Rand, d int) any { return arrow.Date32(r.IntN(d) - d/2) },
 		func(a, b any) int { return cmp.Compare(a.(arrow.Date32), b.(arrow.Date32)) }},
+	{"timestamp", &arrow.TimestampType{Unit: arrow.Microsecond},
+		func(r *rand.Rand, d int) any { return arrow.Timestamp(int64(r.IntN(d)-d/2) * 1_000_003) },
+		func(a, b any) int { return cmp.Compare(a.(arrow.Timestamp), b.(arrow.Timestamp)) }},
+	{"bool", arrow.FixedWidthTypes.Boolean,
+		func(r *rand.Rand, d int) any { return r.IntN(2) == 0 },
+		func(a, b any) int {
+			x, y := 0, 0
+			if a.(bool) {
+				x = 1
+			}
+			if b.(bool) {
+				y = 1
+			}
+			return cmp.Compare(x, y)
+		}},
 	{"decimal", &arrow.Decimal128Type{Precision: 38, Scale: 2},
 		func(r *rand.Rand, d int) any {
 			v := decimal128.FromI64(int64(r.IntN(d) - d/2))
@@ -220,6 +235,10 @@ func keyArray(mem memory.Allocator, dt arrow.DataType, keys []any) arrow.Array {
 			b.(*array.Date32Builder).Append(x)
 		case decimal128.Num:
 			b.(*array.Decimal128Builder).Append(x)
+		case arrow.Timestamp:
+			b.(*array.TimestampBuilder).Append(x)
+		case bool:
+			b.(*array.BooleanBuilder).Append(x)
 		}
 	}
 	return b.NewArray()

@@ -29,6 +29,9 @@ const (
 	kindFloat32 keyKind = 7
 	kindDate32  keyKind = 8
 	kindDecimal keyKind = 9
+	// timestamp (microseconds) and boolean (0, 1) in the int64 domain.
+	kindTimestamp keyKind = 10
+	kindBool      keyKind = 11
 )
 
 // stringy: the kinds whose keys are strings (front-coded pages).
@@ -66,6 +69,12 @@ func kindOf(dt arrow.DataType) (keyKind, error) {
 		return kindDate32, nil
 	case arrow.DECIMAL128:
 		return kindDecimal, nil
+	case arrow.TIMESTAMP:
+		if dt.(*arrow.TimestampType).Unit == arrow.Microsecond && dt.(*arrow.TimestampType).TimeZone == "" {
+			return kindTimestamp, nil
+		}
+	case arrow.BOOL:
+		return kindBool, nil
 	}
 	return 0, fmt.Errorf("%w: unsupported key type %s", ErrKeyType, dt)
 }
@@ -88,6 +97,10 @@ func (k keyKind) dataType() arrow.DataType {
 		return arrow.PrimitiveTypes.Float32
 	case kindDate32:
 		return arrow.FixedWidthTypes.Date32
+	case kindTimestamp:
+		return &arrow.TimestampType{Unit: arrow.Microsecond}
+	case kindBool:
+		return arrow.FixedWidthTypes.Boolean
 	case kindDecimal:
 		// The file does not record precision and scale: the column's
 		// (every key of one index has them).
@@ -159,6 +172,24 @@ func numericKeys(kind keyKind, arr arrow.Array) (keys []uint64, valid []bool, er
 		}
 		for i, v := range a.Date32Values() {
 			keys[i] = orderInt64(int64(v))
+		}
+	case *array.Timestamp:
+		if kind != kindTimestamp {
+			return nil, nil, typeErr(kind, arr)
+		}
+		for i, v := range a.TimestampValues() {
+			keys[i] = orderInt64(int64(v))
+		}
+	case *array.Boolean:
+		if kind != kindBool {
+			return nil, nil, typeErr(kind, arr)
+		}
+		for i := range keys {
+			if a.Value(i) {
+				keys[i] = orderInt64(1)
+			} else {
+				keys[i] = orderInt64(0)
+			}
 		}
 	case *array.Float32:
 		if kind != kindFloat32 {
@@ -258,6 +289,19 @@ func scalarKey(kind keyKind, v any) (uint64, string, error) {
 				return bad() // no real equals it; a range bound must be exact too
 			}
 			return orderFloat64(x), "", nil
+		}
+		return bad()
+	case kindTimestamp:
+		if ts, ok := v.(arrow.Timestamp); ok {
+			return orderInt64(int64(ts)), "", nil
+		}
+		return bad()
+	case kindBool:
+		if b, ok := v.(bool); ok {
+			if b {
+				return orderInt64(1), "", nil
+			}
+			return orderInt64(0), "", nil
 		}
 		return bad()
 	case kindInt32, kindInt16, kindDate32:

@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"slices"
+
 	"github.com/substrait-io/substrait-go/v8/expr"
 )
 
@@ -48,7 +50,7 @@ func nullOf(e expr.Expression) expr.Expression {
 func foldCall(name string, f expr.Expression, args []expr.Expression) expr.Expression {
 	if !nonStrict[name] {
 		for _, a := range args {
-			if isNullConst(a) && kindOf(f.GetType()) != kindUnknown {
+			if isNullConst(a) && kindOf(f.GetType()) != kindUnknown && !slices.ContainsFunc(args, unfoldedConstant) {
 				return nullOf(f)
 			}
 		}
@@ -60,6 +62,24 @@ func foldCall(name string, f expr.Expression, args []expr.Expression) expr.Expre
 		return f
 	}
 	switch name {
+	case "nullif":
+		if len(args) == 2 && isNullConst(args[0]) {
+			return nullOf(f) // NULLIF(NULL, x) is NULL
+		}
+	case "coalesce":
+		// NULL constants drop out; a non-NULL constant ends the list.
+		for _, a := range args {
+			if isNullConst(a) {
+				continue
+			}
+			if lit, ok := literalOf(a); ok && lit != nil && kindOf(a.GetType()) == kindOf(f.GetType()) {
+				return a
+			}
+			return f
+		}
+		if kindOf(f.GetType()) != kindUnknown {
+			return nullOf(f)
+		}
 	case "is_null", "is_not_null":
 		if len(args) == 1 {
 			if lit, ok := literalOf(args[0]); ok {
@@ -113,4 +133,40 @@ func constFalse(e expr.Expression) bool {
 	}
 	v, ok := boolConst(e)
 	return ok && !v
+}
+
+// unfoldedConstant: e holds a call or cast over constants only that the
+// lowering did not fold, which is one that raises (32767::int2 *
+// 2::int2 overflows): PostgreSQL simplifies arguments first and raises
+// there while planning, even beside a NULL, so such a call is not folded
+// to NULL but left to raise at run time as it did.
+func unfoldedConstant(e expr.Expression) bool {
+	if _, ok := literalOf(e); ok {
+		return false // a literal, also one spelled as a cast (newLiteral)
+	}
+	var args []expr.Expression
+	switch x := e.(type) {
+	case *expr.ScalarFunction:
+		for i := 0; i < x.NArgs(); i++ {
+			if a, ok := x.Arg(i).(expr.Expression); ok {
+				args = append(args, a)
+			}
+		}
+	case *expr.Cast:
+		args = []expr.Expression{x.Input}
+	case *expr.IfThen, *expr.SingularOrList:
+		return false
+	default:
+		return false
+	}
+	allConst := true
+	for _, a := range args {
+		if unfoldedConstant(a) {
+			return true
+		}
+		if _, ok := literalOf(a); !ok {
+			allConst = false
+		}
+	}
+	return allConst && len(args) > 0
 }

@@ -64,6 +64,15 @@
 // INSERT ... SELECT the SELECT list's untyped values (NULL, '5', $1) take
 // the target columns' types, as in INSERT ... VALUES.
 //
+// A decimal or exponent constant is numeric, as in PostgreSQL: 1.50 is
+// numeric(3,2), 1e3 is numeric 1000 (numconst.go); one of more than the 38
+// digits a decimal128 holds keeps its exact text beside the nearest
+// double. Constants fold as PostgreSQL's planner folds them (constfold.go):
+// a strict call with a NULL constant argument is NULL, NULL IN (...) is
+// NULL, IS [NOT] NULL of a constant, NOT, AND/OR, CASE, COALESCE and
+// NULLIF decided by constants are their answer, and a HAVING that folds to
+// FALSE or NULL runs no aggregate; so a / 0 = NULL never divides.
+//
 // Function calls are built by plan/internal/substraitfn with the standard
 // compound names and output types, without loading substrait-go's default
 // extension collection. Scalar expressions (expr_funcs.go): CASE lowers to

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"github.com/stablerow/stablerow/exec"
 	"github.com/substrait-io/substrait-go/v8/expr"
 )
 
@@ -159,6 +160,9 @@ func (l *lowerer) paramRef(p *pg_query.ParamRef) (value, error) {
 func (l *lowerer) typeCast(tc *pg_query.TypeCast, s *scope) (value, error) {
 	k, array, err := typeName(tc.TypeName)
 	if err != nil {
+		if bare, ok := l.bareNumericConstant(tc, s); ok {
+			return bare()
+		}
 		return value{}, err
 	}
 	if array {
@@ -454,4 +458,52 @@ func (l *lowerer) funcCall(f *pg_query.FuncCall, s *scope) (value, error) {
 	}
 	e, err := s.ref(int(i))
 	return value{e: e, loc: f.Location, name: funcName(f)}, err
+}
+
+// bareNumericConstant lowers CAST(constant AS NUMERIC) without a
+// precision, which a numeric column cannot have here (decimal128 has one
+// scale) but a constant can: the numeric of exactly its digits, as
+// numeric_in reads them ('1.50'::numeric is 1.50, 1e3::numeric 1000).
+// 'NaN'::numeric is exec.ErrNumericSpecial. ok is false for anything
+// else, which keeps the precision error.
+func (l *lowerer) bareNumericConstant(tc *pg_query.TypeCast, s *scope) (func() (value, error), bool) {
+	name := ""
+	if n := len(tc.TypeName.GetNames()); n > 0 {
+		name = tc.TypeName.Names[n-1].GetString_().GetSval()
+	}
+	if (name != "numeric" && name != "decimal") || len(tc.TypeName.Typmods) > 0 || len(tc.TypeName.ArrayBounds) > 0 {
+		return nil, false
+	}
+	v, err := l.expr(tc.Arg, s)
+	if err != nil {
+		return nil, false
+	}
+	text := v.num
+	if v.how == untypedString {
+		text = strings.Trim(v.str, " \t\n\r\f\v")
+	} else if n, isInt := literalOf(v.e); v.how == typed && isInt && text == "" {
+		i, ok := intOf(n)
+		if !ok {
+			return nil, false
+		}
+		text = strconv.FormatInt(i, 10)
+	}
+	if text == "" {
+		return nil, false
+	}
+	return func() (value, error) {
+		num, ok := plainDecimal(strings.TrimPrefix(text, "+"))
+		if !ok {
+			// NaN, Infinity: ErrNumericSpecial; anything else numeric_in's
+			// syntax error.
+			_, err := exec.ParseDecimal(text, exec.MaxDecimalPrecision, 0)
+			return value{}, fmt.Errorf("%w: %w%s", ErrType, err, l.src.at(tc.Location))
+		}
+		k, fits := numericConstantKind(num)
+		if !fits {
+			return value{}, fmt.Errorf("%w: NUMERIC constant %s of more than %d digits%s", ErrUnsupported, text, exec.MaxDecimalPrecision, l.src.at(tc.Location))
+		}
+		e, err := l.parseLiteral(num, k, tc.Location)
+		return value{e: e, loc: tc.Location, name: "numeric", num: num}, err
+	}, true
 }

@@ -585,11 +585,24 @@ func (l *lowerer) caseExpr(c *pg_query.CaseExpr, s *scope) (value, error) {
 			}
 		}
 	}
-	pairs := make([]expr.IfThenPair, len(conds))
+	// Constant conditions fold as in PostgreSQL: a FALSE or NULL arm
+	// drops out, a TRUE one is the result and the arms after it go
+	// (constfold.go); their results are never evaluated.
+	var pairs []expr.IfThenPair
+	result := es[len(es)-1]
 	for i := range conds {
-		pairs[i] = expr.IfThenPair{If: conds[i], Then: es[i]}
+		if v, ok := boolConst(conds[i]); ok && v {
+			result = es[i]
+			break
+		} else if ok || isNullConst(conds[i]) {
+			continue
+		}
+		pairs = append(pairs, expr.IfThenPair{If: conds[i], Then: es[i]})
 	}
-	e, err := expr.NewIfThen(pairs[0], es[len(es)-1], pairs[1:]...)
+	if len(pairs) == 0 {
+		return value{e: result, loc: c.Location, name: "case"}, nil
+	}
+	e, err := expr.NewIfThen(pairs[0], result, pairs[1:]...)
 	if err != nil {
 		return value{}, fmt.Errorf("%w: CASE: %w%s", ErrType, err, l.src.at(c.Location))
 	}

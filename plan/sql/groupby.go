@@ -3,6 +3,7 @@ package sql
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"github.com/stablerow/stablerow/plan/internal/substraitfn"
@@ -219,7 +220,7 @@ func (l *lowerer) groupedExpr(n *pg_query.Node, s *scope) (value, bool) {
 		return value{}, false
 	}
 	for i, k := range s.group.keys {
-		if k.Equals(e) {
+		if sameExpr(k, e) {
 			ref, err := s.ref(i)
 			if err != nil {
 				return value{}, false
@@ -253,4 +254,15 @@ func walkNodes(m protoreflect.Message, f func(protoreflect.Message) bool) bool {
 		return ok
 	})
 	return ok
+}
+
+// sameExpr is e == k for GROUP BY matching. substrait-go's Equals
+// compares float literals with ==, so an expression holding a NaN
+// constant (CAST('NaN' AS real) <> a.k) never equals itself: such a pair
+// matches by type and text instead.
+func sameExpr(k, e expr.Expression) bool {
+	if k.Equals(e) {
+		return true
+	}
+	return k.GetType().Equals(e.GetType()) && strings.Contains(k.String(), "NaN") && k.String() == e.String()
 }

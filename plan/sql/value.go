@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/types"
@@ -236,10 +238,12 @@ func (l *lowerer) unifyAs(compare bool, vs ...value) ([]expr.Expression, kind, e
 	numericAmong := slices.ContainsFunc(vs, func(v value) bool { return v.how == typed && v.kind().id == idNumeric })
 	for _, v := range vs {
 		vk := v.kind()
-		if numericAmong && v.num != "" && vk.float() {
+		if _, fits := numericConstantKind(v.num); numericAmong && v.num != "" && vk.float() && fits {
 			// A decimal constant is numeric in PostgreSQL: beside a numeric
 			// it compares exactly, and the numeric is not cast to double
-			// row by row (TPC-H's l_discount BETWEEN 0.05 AND 0.07).
+			// row by row (TPC-H's l_discount BETWEEN 0.05 AND 0.07). One
+			// of more digits than a numeric holds here (1e300) meets it
+			// as double precision.
 			vk = numericLiteralKind(v.num)
 		}
 		switch {
@@ -282,6 +286,9 @@ func (l *lowerer) unifyAs(compare bool, vs ...value) ([]expr.Expression, kind, e
 				k = kindString
 			}
 		}
+	}
+	if k.float() {
+		vs = l.saturateWideConstants(vs)
 	}
 	out := make([]expr.Expression, len(vs))
 	for i, v := range vs {
@@ -400,4 +407,38 @@ func (l *lowerer) numericConstant(v value, k kind, explicit bool) (expr.Expressi
 		return nil, err
 	}
 	return l.cast(e, k, explicit, v.loc)
+}
+
+// saturateWideConstants: a decimal constant of more digits than a numeric
+// holds here (1e400, 1e-400) meets integers and numerics at double
+// precision (unify), where PostgreSQL compares exactly as numeric and
+// never fails. Where every other operand is an integer or a numeric, the
+// constant is replaced by a double that orders the same against all of
+// their values: an infinity past double's range, the smallest subnormal
+// (of its sign) below it. Beside a float operand PostgreSQL converts the
+// constant to double precision and raises there too, so it is kept.
+func (l *lowerer) saturateWideConstants(vs []value) []value {
+	for _, v := range vs {
+		if v.how == typed && v.num == "" && !v.kind().integer() && v.kind().id != idNumeric {
+			return vs
+		}
+	}
+	out, cloned := vs, false
+	for i, v := range vs {
+		if v.num == "" || v.how != typed || !v.kind().float() {
+			continue
+		}
+		if _, fits := numericConstantKind(v.num); fits {
+			continue
+		}
+		f, _ := strconv.ParseFloat(v.num, 64) // ±Inf past the range
+		if f == 0 && strings.Trim(v.num, "-+0.") != "" {
+			f = math.Copysign(math.SmallestNonzeroFloat64, map[bool]float64{true: -1, false: 1}[strings.HasPrefix(v.num, "-")])
+		}
+		if !cloned {
+			out, cloned = slices.Clone(vs), true // the caller's values stay as written
+		}
+		out[i] = value{e: expr.NewPrimitiveLiteral(f, false), loc: v.loc}
+	}
+	return out
 }
