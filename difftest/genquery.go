@@ -37,6 +37,7 @@ func tableScope(t *Table, alias string) scope {
 // Case draws one case.
 func (g *Gen) Case() *Case {
 	c := &Case{Tables: g.Tables()}
+	g.withStringColumns(c.Tables)
 	for _, t := range c.Tables {
 		if g.p(0.15) {
 			sql, es := g.insertSelect(t)
@@ -83,11 +84,15 @@ func (g *Gen) insertSelect(t *Table) (string, []*Expr) {
 }
 
 func (g *Gen) query(ts []*Table) *Query {
+	if q := g.charProbe(ts); q != nil {
+		return q
+	}
 	q := &Query{Limit: -1, Offset: -1}
 	s, safeWhere := g.fromClause(q, ts)
 	if g.p(0.6) {
 		q.Where = g.expr(s, TBool, 3, safeWhere)
 	}
+	g.charConjunct(q, s)
 	if g.p(0.3) && (q.Where == nil || !q.Where.Raises) {
 		// A subquery predicate, as a top-level conjunct of WHERE; not
 		// next to a conjunct that may raise: the order PostgreSQL

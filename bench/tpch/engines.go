@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/stablerow/stablerow/engine"
+	"github.com/stablerow/stablerow/fileio"
 )
 
 // Duck is DuckDB (in memory, through database/sql) loaded with the
@@ -84,10 +87,11 @@ type Srow struct {
 
 // OpenSrow opens a stablerow database (in memory when path is "") and
 // loads every table from dir's Parquet files: CREATE TABLE in SQL with
-// ddl's column types, then, for DDLText, whose types are the files',
-// Append of the file's batches through the library API; for DDLSpec COPY
-// FROM the file, which narrows the keys to INTEGER and checks CHAR(n) and
-// VARCHAR(n) as INSERT does.
+// ddl's column types, then Append of the file's batches through the
+// library API, for DDLSpec each batch narrowed to the table's types
+// (fileio.Conform: the keys to INTEGER); Append checks CHAR(n) and
+// VARCHAR(n) as INSERT does. Both variants load the same batches, so their
+// tables have the same layout.
 func OpenSrow(ctx context.Context, dir, path, ddl string, mem memory.Allocator) (*Srow, error) {
 	if mem == nil {
 		mem = memory.DefaultAllocator
@@ -109,19 +113,25 @@ func OpenSrow(ctx context.Context, dir, path, ddl string, mem memory.Allocator) 
 			return nil, fmt.Errorf("stablerow: %w", err)
 		}
 		res.Release()
-		if ddl == DDLSpec {
-			res, err := db.Exec(ctx, fmt.Sprintf("COPY %s FROM '%s' WITH (FORMAT parquet)", t.Name, ParquetPath(dir, t.Name)), nil)
-			if err != nil {
-				return nil, fmt.Errorf("stablerow: load %s: %w", t.Name, err)
-			}
-			res.Release()
-			continue
-		}
 		rr, closeFile, err := ReadParquet(ctx, ParquetPath(dir, t.Name), mem)
 		if err != nil {
 			return nil, err
 		}
-		_, err = db.Append(ctx, t.Name, rr)
+		var src array.RecordReader = rr
+		if ddl == DDLSpec {
+			tb, err := db.Table(ctx, t.Name)
+			if err != nil {
+				return nil, err
+			}
+			src = &conformReader{ctx: ctx, mem: mem, src: rr, schema: tb.UserSchema()}
+		}
+		_, err = db.Append(ctx, t.Name, src)
+		if cr, ok := src.(*conformReader); ok {
+			cr.release()
+			if err == nil {
+				err = cr.err
+			}
+		}
 		rr.Release()
 		if cerr := closeFile(); err == nil {
 			err = cerr
@@ -182,4 +192,43 @@ func drain(rows *engine.Rows) (*Answer, error) {
 		}
 	}
 	return a, rows.Err()
+}
+
+// conformReader reads src's batches conformed to schema (fileio.Conform).
+type conformReader struct {
+	ctx    context.Context
+	mem    memory.Allocator
+	src    array.RecordReader
+	schema *arrow.Schema
+	cur    arrow.RecordBatch
+	err    error
+}
+
+func (r *conformReader) Retain()                        {}
+func (r *conformReader) Release()                       {}
+func (r *conformReader) Schema() *arrow.Schema          { return r.schema }
+func (r *conformReader) RecordBatch() arrow.RecordBatch { return r.cur }
+func (r *conformReader) Record() arrow.RecordBatch      { return r.cur }
+
+func (r *conformReader) Err() error {
+	if r.err != nil {
+		return r.err
+	}
+	return r.src.Err()
+}
+
+func (r *conformReader) release() {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+}
+
+func (r *conformReader) Next() bool {
+	r.release()
+	if r.err != nil || !r.src.Next() {
+		return false
+	}
+	r.cur, r.err = fileio.Conform(r.ctx, r.mem, r.src.RecordBatch(), r.schema)
+	return r.err == nil
 }
