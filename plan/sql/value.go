@@ -221,7 +221,7 @@ func (l *lowerer) cast(e expr.Expression, k kind, explicit bool, loc int32) (exp
 
 // unify brings the operands of a comparison, arithmetic or IN list to one
 // kind, as PostgreSQL's operator resolution does: numbers meet at the
-// wider type (promote), strings at text (char(n) loses its padding), a
+// wider type (promote), strings at text (but char(n) beside varchar as bpchar: bpchar.go), a
 // date and a timestamp at timestamp; untyped operands take that kind;
 // without a typed operand, text if a string literal is among them, else
 // bigint.
