@@ -29,6 +29,11 @@ var (
 	// PermissionDenied: the caller may not do this here (a file path
 	// outside the directory a server allows, or file access refused).
 	PermissionDenied = &Kind{"permission denied"}
+	// Unavailable: a store or service stablerow depends on could not be
+	// reached, or kept failing through its retries (an S3 endpoint that is
+	// down, refuses connections or answers 5xx). Nothing is wrong with the
+	// input or the data; the same call may succeed later.
+	Unavailable = &Kind{"unavailable"}
 	// Internal: a bug in stablerow (a recovered panic, a broken invariant).
 	Internal = &Kind{"internal error"}
 )
@@ -59,4 +64,4 @@ func Of(err error) *Kind {
 	return nil
 }
 
-var all = []*Kind{Corrupt, Conflict, OutOfRange, InvalidArgument, NotFound, Unsupported, PermissionDenied, Internal}
+var all = []*Kind{Corrupt, Conflict, OutOfRange, InvalidArgument, NotFound, Unsupported, PermissionDenied, Unavailable, Internal}

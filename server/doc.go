@@ -79,7 +79,8 @@
 // exceeded", refused before the in-process C parser could overflow its
 // stack and take the server down), NotFound (unknown table, expired result), Aborted (a
 // concurrent commit won: retry), DataLoss (corrupt data), OutOfRange,
-// Unimplemented, Internal (a bug; the details go to the server's log only),
+// Unimplemented, Unavailable (the object store unreachable or failing
+// after its retries), Internal (a bug; the details go to the server's log only),
 // Unauthenticated from the authentication middleware (auth.go), and
 // ResourceExhausted for a login refused while its address or user is
 // held back after failed ones (authlimit.go; both carry a RetryInfo).

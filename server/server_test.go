@@ -40,6 +40,7 @@ func TestCodeOf(t *testing.T) {
 		{wrap(errkind.New(errkind.Conflict, "table: commit conflict")), codes.Aborted},
 		{wrap(errkind.New(errkind.OutOfRange, "bigint out of range")), codes.OutOfRange},
 		{wrap(engine.ErrUnsupported), codes.Unimplemented},
+		{wrap(errkind.New(errkind.Unavailable, "s3store: object store unavailable")), codes.Unavailable},
 		// An out-of-range parameter is also a bad parameter: the more
 		// precise kind wins.
 		{fmt.Errorf("%w: %w", engine.ErrParam, errkind.New(errkind.OutOfRange, "x")), codes.OutOfRange},

@@ -42,6 +42,8 @@ func codeOf(err error) codes.Code {
 		return codes.Unimplemented
 	case errkind.PermissionDenied:
 		return codes.PermissionDenied
+	case errkind.Unavailable:
+		return codes.Unavailable
 	case errkind.Internal:
 		return codes.Internal
 	}

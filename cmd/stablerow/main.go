@@ -121,6 +121,11 @@ func report(w io.Writer, err error) int {
 	case errkind.Conflict:
 		fmt.Fprintln(w, "stablerow: conflict, a concurrent commit won (retry):", err)
 		return 4
+	case errkind.Unavailable:
+		// EX_IOERR of sysexits.h: the store could not be reached or kept
+		// failing; the input and the data are fine, a later run may work.
+		fmt.Fprintln(w, "stablerow: I/O error:", err)
+		return 74
 	case errkind.Internal:
 		fmt.Fprintln(w, "stablerow:", err)
 		var ie *engine.InternalError

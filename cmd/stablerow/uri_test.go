@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -58,5 +59,39 @@ func TestCLIRemoteNeverLocal(t *testing.T) {
 	top, _ := os.ReadDir(cwd)
 	if len(top) != 1 {
 		t.Fatalf("the working directory gained entries: %v", top)
+	}
+}
+
+// TestCLIStoreUnreachable: a database on an S3 endpoint that is down is an
+// I/O error, exit status 74, whose message names the endpoint and the
+// operation; it was an internal error (exit 70, "run with -debug").
+func TestCLIStoreUnreachable(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep := "http://" + l.Addr().String()
+	l.Close()
+	none := filepath.Join(t.TempDir(), "no-such-file")
+	env := append(os.Environ(), "STABLEROW_DEBUG=", "AWS_ENDPOINT_URL_S3="+ep, "AWS_ACCESS_KEY_ID=x",
+		"AWS_SECRET_ACCESS_KEY=x", "AWS_REGION=us-east-1", "AWS_CONFIG_FILE="+none, "AWS_SHARED_CREDENTIALS_FILE="+none,
+		"AWS_EC2_METADATA_DISABLED=true", "AWS_PROFILE=", "AWS_ENDPOINT_URL=", "AWS_CA_BUNDLE=", "AWS_MAX_ATTEMPTS=2")
+	for _, args := range [][]string{
+		{"sql", "-d", "s3://stablerow-none/db", "-e", "SELECT 1"},
+		{"vacuum", "-d", "s3://stablerow-none/db"},
+	} {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir, cmd.Env = t.TempDir(), env
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 74 {
+			t.Fatalf("stablerow %s: %v, want exit status 74; stderr: %s", strings.Join(args, " "), err, errb.String())
+		}
+		msg := errb.String()
+		if !strings.Contains(msg, ep) || !strings.Contains(msg, "head bucket") || !strings.Contains(msg, "I/O error") {
+			t.Fatalf("stablerow %s: the message names neither the endpoint %s nor the operation: %s", strings.Join(args, " "), ep, msg)
+		}
 	}
 }

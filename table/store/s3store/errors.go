@@ -1,8 +1,10 @@
 package s3store
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 
 	"github.com/aws/smithy-go"
@@ -13,9 +15,9 @@ import (
 )
 
 var (
-	// ErrRequest reports an S3 request that failed for a reason other than
-	// the object's absence: access denied, a server error that outlived
-	// the retries, a network failure. The SDK's error is wrapped too.
+	// ErrRequest reports an S3 request that failed for a reason none of
+	// the other errors covers (an answer this store does not expect). The
+	// SDK's error is wrapped too.
 	ErrRequest = errkind.New(errkind.Internal, "s3store: request failed")
 	// ErrChanged reports an object replaced since a Reader opened it (its
 	// ETag no longer matches): the reader would otherwise mix two versions.
@@ -28,9 +30,36 @@ var (
 	// did not complete (a crash mid-PUT). Every later write of that path
 	// collides with it; it takes an operator to delete it.
 	ErrGhost = errkind.New(errkind.Corrupt, "s3store: the server holds an unreadable object")
+	// ErrUnavailable reports an object store that could not be reached
+	// (connection refused, DNS, timeouts) or kept answering 5xx or
+	// throttling through every retry. The message names the endpoint and
+	// the operation; the SDK's error is wrapped too.
+	ErrUnavailable = errkind.New(errkind.Unavailable, "s3store: object store unavailable")
+	// ErrAccessDenied reports a request the server refused for its
+	// credentials or policy (401, 403).
+	ErrAccessDenied = errkind.New(errkind.PermissionDenied, "s3store: access denied")
 	// ErrNoBucket reports a bucket that does not exist.
 	ErrNoBucket = errkind.New(errkind.NotFound, "s3store: no such bucket")
 )
+
+// unavailable reports whether err says the server could not be reached or
+// was failing (5xx, throttling) rather than refusing this request: the
+// SDK's retryer has already spent its attempts on it.
+func unavailable(err error) bool {
+	var send *smithyhttp.RequestSendError
+	var ne net.Error
+	switch {
+	case errors.As(err, &send), errors.As(err, &ne):
+		return true
+	case status(err) >= 500 || status(err) == http.StatusTooManyRequests:
+		return true
+	}
+	switch code(err) {
+	case "SlowDown", "ServiceUnavailable", "RequestTimeout", "InternalError", "Throttling", "ThrottlingException":
+		return true
+	}
+	return false
+}
 
 // status returns the HTTP status of an SDK error, or 0.
 func status(err error) int {
@@ -52,8 +81,14 @@ func code(err error) string {
 
 // mapErr turns an SDK error of operation op on path p into the store's
 // typed errors. Context cancellation stays errors.Is-able.
-func mapErr(op, p string, err error) error {
+func (s *Store) mapErr(op, p string, err error) error {
 	switch {
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("s3store: %s %q at %s: %w", op, p, s.endpoint, err)
+	case unavailable(err):
+		return fmt.Errorf("%w: %s %q at %s: %w", ErrUnavailable, op, p, s.endpoint, err)
+	case status(err) == http.StatusForbidden || status(err) == http.StatusUnauthorized || code(err) == "AccessDenied":
+		return fmt.Errorf("%w: %s %q at %s: %w", ErrAccessDenied, op, p, s.endpoint, err)
 	case code(err) == "NoSuchBucket":
 		return fmt.Errorf("%w: %s %q: %w", ErrNoBucket, op, p, err)
 	case status(err) == http.StatusNotFound || code(err) == "NoSuchKey" || code(err) == "NotFound":

@@ -24,7 +24,9 @@ import (
 // field here: it comes from the standard chain.
 type Options struct {
 	// MaxAttempts bounds the attempts of one request, the first included
-	// (default 5). Throttling and 5xx answers are retried.
+	// (default: AWS_MAX_ATTEMPTS or the AWS config file's max_attempts,
+	// else 5). Throttling, 5xx answers and connection failures are retried
+	// with exponential backoff; what outlives them is ErrUnavailable.
 	MaxAttempts int
 	// MaxBackoff caps the delay between two attempts (default 20s).
 	MaxBackoff time.Duration
@@ -83,12 +85,20 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// newClient builds the S3 client from the standard AWS configuration chain.
-func newClient(ctx context.Context, opts Options) (*s3.Client, error) {
+// newClient builds the S3 client from the standard AWS configuration chain
+// and says which endpoint it sends requests to and the options in force
+// (opts with the defaults filled in).
+func newClient(ctx context.Context, opts Options) (*s3.Client, string, Options, error) {
 	cfg, err := config.LoadDefaultConfig(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("%w: aws configuration: %w", store.ErrInvalidArgument, err)
+		return nil, "", opts, fmt.Errorf("%w: aws configuration: %w", store.ErrInvalidArgument, err)
 	}
+	if opts.MaxAttempts <= 0 {
+		// AWS_MAX_ATTEMPTS (or max_attempts in the AWS config file) sets the
+		// retry budget as it does for every AWS SDK; our default otherwise.
+		opts.MaxAttempts = cfg.RetryMaxAttempts
+	}
+	opts = opts.withDefaults()
 	if cfg.Region == "" {
 		// S3 signs requests with a region even for a custom endpoint; an
 		// S3-compatible server typically accepts us-east-1, S3's default.
@@ -99,6 +109,10 @@ func newClient(ctx context.Context, opts Options) (*s3.Client, error) {
 		endpoint = *cfg.BaseEndpoint
 	}
 	pathStyle := wantPathStyle(endpoint, os.Getenv("AWS_S3_FORCE_PATH_STYLE"))
+	shown := endpoint
+	if shown == "" {
+		shown = "https://s3." + cfg.Region + ".amazonaws.com"
+	}
 	return s3.NewFromConfig(cfg, func(o *s3.Options) {
 		o.UsePathStyle = o.UsePathStyle || pathStyle
 		// Flexible checksums "when required" only: the streaming trailer
@@ -113,7 +127,7 @@ func newClient(ctx context.Context, opts Options) (*s3.Client, error) {
 			// apply AWS_CA_BUNDLE to it and refuse a plain *http.Client.
 			o.HTTPClient = opts.HTTPClient
 		}
-	}), nil
+	}), shown, opts, nil
 }
 
 // newRetryer is the SDK's standard retryer (retries 500/502/503/504, 429

@@ -53,7 +53,7 @@ func (s *Store) ListDirs(ctx context.Context, prefix string) ([]string, error) {
 	for pg.HasMorePages() {
 		page, err := pg.NextPage(ctx)
 		if err != nil {
-			return nil, mapErr("list", prefix, err)
+			return nil, s.mapErr("list", prefix, err)
 		}
 		for _, cp := range page.CommonPrefixes {
 			name := strings.TrimSuffix(strings.TrimPrefix(aws.ToString(cp.Prefix), full), "/")
@@ -71,7 +71,7 @@ func (s *Store) ListDirs(ctx context.Context, prefix string) ([]string, error) {
 func (s *Store) Empty(ctx context.Context) (bool, error) {
 	out, err := s.c.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: &s.bucket, Prefix: aws.String(s.prefix), MaxKeys: aws.Int32(1)})
 	if err != nil {
-		return false, mapErr("list", "", err)
+		return false, s.mapErr("list", "", err)
 	}
 	return len(out.Contents) == 0, nil
 }

@@ -26,6 +26,9 @@ type Store struct {
 	bucket string
 	prefix string // "" or "some/prefix/"
 	opts   Options
+	// endpoint is the server requests go to, for error messages: the
+	// configured endpoint URL, or AWS's regional one.
+	endpoint string
 }
 
 var (
@@ -44,12 +47,11 @@ func New(ctx context.Context, uri string, opts Options) (*Store, error) {
 	if u.Scheme != "s3" {
 		return nil, fmt.Errorf("%w: %q is not an s3:// location", store.ErrInvalidArgument, uri)
 	}
-	opts = opts.withDefaults()
-	c, err := newClient(ctx, opts)
+	c, endpoint, opts, err := newClient(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{c: c, bucket: u.Bucket, opts: opts}
+	s := &Store{c: c, bucket: u.Bucket, opts: opts, endpoint: endpoint}
 	if u.Prefix != "" {
 		s.prefix = u.Prefix + "/"
 	}
@@ -57,7 +59,7 @@ func New(ctx context.Context, uri string, opts Options) (*Store, error) {
 		if status(err) == http.StatusNotFound {
 			return nil, fmt.Errorf("%w: %q: %w", ErrNoBucket, s.bucket, err)
 		}
-		return nil, mapErr("head bucket", s.bucket, err)
+		return nil, s.mapErr("head bucket", s.bucket, err)
 	}
 	return s, nil
 }
@@ -82,12 +84,12 @@ func (s *Store) Get(ctx context.Context, p string) ([]byte, error) {
 	}
 	out, err := s.c.GetObject(ctx, &s3.GetObjectInput{Bucket: &s.bucket, Key: &k})
 	if err != nil {
-		return nil, mapErr("get", p, err)
+		return nil, s.mapErr("get", p, err)
 	}
 	defer out.Body.Close()
 	b, err := io.ReadAll(out.Body)
 	if err != nil {
-		return nil, mapErr("get", p, err)
+		return nil, s.mapErr("get", p, err)
 	}
 	if out.ContentLength != nil && int64(len(b)) != *out.ContentLength {
 		return nil, fmt.Errorf("%w: get %q: %d bytes, Content-Length %d", ErrShortRead, p, len(b), *out.ContentLength)
@@ -136,7 +138,7 @@ func (s *Store) getRange(ctx context.Context, p, k, etag string, r store.Range) 
 		if status(err) == http.StatusRequestedRangeNotSatisfiable || code(err) == "InvalidRange" {
 			return nil, 0, fmt.Errorf("%w: range [%d, %d) outside %q: %w", store.ErrInvalidArgument, r.Off, r.End(), p, err)
 		}
-		return nil, 0, mapErr("get range", p, err)
+		return nil, 0, s.mapErr("get range", p, err)
 	}
 	defer out.Body.Close()
 	total := int64(-1)
@@ -149,7 +151,7 @@ func (s *Store) getRange(ctx context.Context, p, k, etag string, r store.Range) 
 	// ignored the Range header without buffering the whole object.
 	b, err := io.ReadAll(io.LimitReader(out.Body, r.Len+1))
 	if err != nil {
-		return nil, 0, mapErr("get range", p, err)
+		return nil, 0, s.mapErr("get range", p, err)
 	}
 	if int64(len(b)) != r.Len {
 		if total >= 0 && r.End() > total {
@@ -174,7 +176,7 @@ func (s *Store) head(ctx context.Context, p string) (int64, string, error) {
 	}
 	out, err := s.c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &s.bucket, Key: &k})
 	if err != nil {
-		return 0, "", mapErr("head", p, err)
+		return 0, "", s.mapErr("head", p, err)
 	}
 	return aws.ToInt64(out.ContentLength), aws.ToString(out.ETag), nil
 }
@@ -204,7 +206,7 @@ func (s *Store) put(ctx context.Context, p string, data []byte, ifNoneMatch bool
 		if ifNoneMatch && (status(err) == http.StatusPreconditionFailed || status(err) == http.StatusConflict) {
 			return s.lostOrOurs(ctx, p, data, status(err) == http.StatusPreconditionFailed)
 		}
-		return mapErr("put", p, err)
+		return s.mapErr("put", p, err)
 	}
 	return nil
 }
@@ -283,7 +285,7 @@ func (s *Store) List(ctx context.Context, prefix string) ([]string, error) {
 	for pg.HasMorePages() {
 		page, err := pg.NextPage(ctx)
 		if err != nil {
-			return nil, mapErr("list", prefix, err)
+			return nil, s.mapErr("list", prefix, err)
 		}
 		for _, o := range page.Contents {
 			out = append(out, strings.TrimPrefix(aws.ToString(o.Key), s.prefix))
@@ -303,7 +305,7 @@ func (s *Store) Delete(ctx context.Context, p string) error {
 		if status(err) == http.StatusNotFound && code(err) != "NoSuchBucket" {
 			return nil
 		}
-		return mapErr("delete", p, err)
+		return s.mapErr("delete", p, err)
 	}
 	return nil
 }
