@@ -95,7 +95,7 @@ func Open(ctx context.Context, st store.Store, prefix string, opt Options) (*Ind
 	}
 	lk, err := decodeLookup(lb, size)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("btree: index file %s: %w", prefix+lookupName, err)
 	}
 	hb, err := st.GetRange(ctx, prefix+pagesName, 0, headerSize)
 	if err != nil {
@@ -103,10 +103,10 @@ func Open(ctx context.Context, st store.Store, prefix string, opt Options) (*Ind
 	}
 	kind, err := checkHeader(hb, filePages)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("btree: index file %s: %w", prefix+pagesName, err)
 	}
 	if kind != lk.kind {
-		return nil, corruptf("pages file key kind %d, lookup %d", kind, lk.kind)
+		return nil, corruptf("index files %s and %s disagree: pages key kind %d, lookup %d", prefix+pagesName, prefix+lookupName, kind, lk.kind)
 	}
 	return newIndex(st, prefix, lk, int64(len(lb)), opt), nil
 }
@@ -181,8 +181,14 @@ func (ix *Index) loadPages(ctx context.Context, idx []int) (out []*page, decoded
 	return out, decoded, nil
 }
 
-// admit verifies and decodes page i's bytes and caches the result.
-func (ix *Index) admit(i int, b []byte) (*page, error) {
+// admit verifies and decodes page i's bytes and caches the result. Its
+// errors name the pages file.
+func (ix *Index) admit(i int, b []byte) (_ *page, err error) {
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("btree: index file %s: %w", ix.pagesPath, err)
+		}
+	}()
 	ref := ix.lk.pages[i]
 	if crc(b) != ref.crc {
 		return nil, corruptf("page %d checksum mismatch", i)

@@ -55,8 +55,8 @@ func openPartition(ctx context.Context, st store.Store, tr *table.Transition) (*
 		s.close()
 		return nil, err
 	}
-	if s.rm, err = rowmap.Open(rms); err != nil {
-		return fail(fmt.Errorf("%w: rowmap %s: %w", ErrCorrupt, tr.RowMap, err))
+	if s.rm, err = rowmap.OpenNamed(rms, tr.RowMap); err != nil {
+		return fail(fmt.Errorf("%w: %w", ErrCorrupt, err))
 	}
 	if !slices.Equal(s.rm.Destinations(), s.destIDs) {
 		return fail(errorf(ErrCorrupt, "rowmap %s lists destinations %v, version %d says %v", tr.RowMap, s.rm.Destinations(), tr.Version, s.destIDs))
