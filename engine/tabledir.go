@@ -37,7 +37,7 @@ const (
 // tableLayout is what a table directory may hold at its top level (the
 // table package's layout, plus the store's temporary files). Vacuum leaves
 // alone a directory with anything else in it: it is not ours.
-var tableLayout = map[string]bool{"_versions": true, "data": true, "_indices": true, "_rowmaps": true, "_deletions": true}
+var tableLayout = map[string]bool{"_versions": true, "data": true, "_indices": true, "_rowmaps": true, "_deletions": true, "_intents": true}
 
 // newTableStore opens the store of a table directory. It is a variable so
 // that tests can inject store failures into CREATE TABLE.

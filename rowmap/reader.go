@@ -53,6 +53,34 @@ type Reader struct {
 	counts *CountsMatrix
 	dir    []uint64 // numBlocks+1 offsets
 	mem    []byte   // the whole file, when src is a BytesSource
+	name   string   // the file's path for error messages ("" unnamed)
+}
+
+// OpenNamed is Open for the row map stored at name: every error, of the
+// tail now and of a block later, names the file.
+func OpenNamed(src Source, name string) (*Reader, error) {
+	r, err := Open(src)
+	if err != nil {
+		return nil, fmt.Errorf("rowmap %s: %w", name, err)
+	}
+	r.name = name
+	return r, nil
+}
+
+// blockErr says which block of which file failed to decode.
+func (r *Reader) blockErr(b int, err error) error {
+	if r.name == "" {
+		return fmt.Errorf("block %d: %w", b, err)
+	}
+	return fmt.Errorf("rowmap %s: block %d: %w", r.name, b, err)
+}
+
+// readErr says which block of which file could not be read.
+func (r *Reader) readErr(b int, err error) error {
+	if r.name == "" {
+		return fmt.Errorf("rowmap: reading block %d: %w", b, err)
+	}
+	return fmt.Errorf("rowmap %s: reading block %d: %w", r.name, b, err)
 }
 
 const speculativeTail = 1 << 16
@@ -151,12 +179,12 @@ func (r *Reader) readBlock(b int, raw []byte, out []uint32) ([]byte, []uint32, e
 	sz := int(r.dir[b+1] - r.dir[b])
 	raw = slices.Grow(raw[:0], sz)[:sz]
 	if _, err := r.src.ReadAt(raw, int64(r.dir[b])); err != nil && !errors.Is(err, io.EOF) {
-		return raw, out, fmt.Errorf("rowmap: reading block %d: %w", b, err)
+		return raw, out, r.readErr(b, err)
 	}
 	n := r.counts.BlockLen(b)
 	out = slices.Grow(out[:0], n)[:n]
 	if err := decodeBlock(raw, uint32(len(r.dests)), n, r.counts.BlockLive(b), out); err != nil {
-		return raw, out, fmt.Errorf("block %d: %w", b, err)
+		return raw, out, r.blockErr(b, err)
 	}
 	return raw, out, nil
 }
@@ -188,15 +216,15 @@ func (r *Reader) Translate(g uint64) (dest uint16, offset uint32, deleted bool, 
 	raw := slices.Grow((*bp)[:0], sz)[:sz]
 	*bp = raw
 	if _, err := r.src.ReadAt(raw, int64(r.dir[b])); err != nil && !errors.Is(err, io.EOF) {
-		return 0, 0, false, fmt.Errorf("rowmap: reading block %d: %w", b, err)
+		return 0, 0, false, r.readErr(b, err)
 	}
 	pb, err := parseBlock(raw, uint32(len(r.dests)), r.counts.BlockLen(b), r.counts.BlockLive(b))
 	if err != nil {
-		return 0, 0, false, fmt.Errorf("block %d: %w", b, err)
+		return 0, 0, false, r.blockErr(b, err)
 	}
 	l, rank, del, err := rankEncoded(pb, int(g%bs))
 	if err != nil {
-		return 0, 0, false, fmt.Errorf("block %d: %w", b, err)
+		return 0, 0, false, r.blockErr(b, err)
 	}
 	if del {
 		return 0, 0, true, nil
@@ -262,7 +290,7 @@ func (r *Reader) TranslateMany(rows []uint64, out []Translation) error {
 			for _, k := range order[i:j] {
 				l, rank, del, err := rankEncoded(pb, int(rows[k]-start))
 				if err != nil {
-					return fmt.Errorf("block %d: %w", b, err)
+					return r.blockErr(b, err)
 				}
 				if del {
 					out[k] = Translation{Deleted: true}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -332,5 +333,54 @@ func TestFileSource(t *testing.T) {
 	d, o, del, err := rd.Translate(4999)
 	if err != nil || (Translation{d, o, del}) != f.ref[4999] {
 		t.Fatalf("%v %v", err, f.ref[4999])
+	}
+}
+
+// TestCorruptionNamesFile: a flipped bit anywhere in a row map opened with
+// its path is reported naming the path, whether the tail finds it at Open
+// or a block read finds it later (sweep, point and batch translation,
+// block decode), as data file and manifest errors do (issue 26).
+func TestCorruptionNamesFile(t *testing.T) {
+	const name = "_rowmaps/0123.rowmap"
+	f := genFixture(t, 9, []uint64{300, 200}, 5, 0.2, 0, 64)
+	rows := make([]uint64, 500)
+	for i := range rows {
+		rows[i] = uint64(i)
+	}
+	uses := map[string]func(rd *Reader) error{
+		"sweep": func(rd *Reader) error { return rd.Sweep(0, func(uint64, uint16, uint32, bool) error { return nil }) },
+		"translate many": func(rd *Reader) error {
+			return rd.TranslateMany(rows, make([]Translation, len(rows)))
+		},
+		"translate": func(rd *Reader) error {
+			for _, g := range rows {
+				if _, _, _, err := rd.Translate(g); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+		"decode block": func(rd *Reader) error {
+			for b := range rd.Counts().NumBlocks() {
+				if _, err := rd.DecodeBlock(b); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+	r := rand.New(rand.NewPCG(4, 4))
+	for use, run := range uses {
+		for i := 0; i < len(f.file)*8; i += 1 + r.IntN(29) {
+			b := bytes.Clone(f.file)
+			b[i/8] ^= 1 << (i % 8)
+			rd, err := OpenNamed(BytesSource(b), name)
+			if err == nil {
+				err = run(rd)
+			}
+			if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), name) {
+				t.Fatalf("%s: bit %d flipped: %v (want ErrCorrupt naming %s)", use, i, err, name)
+			}
+		}
 	}
 }

@@ -63,7 +63,7 @@ func (r *Reader) readParsed(b int, sc *sweepScratch) (parsedBlock, error) {
 	if r.mem != nil && r.dir[b+1]+winSize <= uint64(len(r.mem)) {
 		pb, err := parseBlock(r.mem[r.dir[b]:r.dir[b+1]:len(r.mem)], uint32(len(r.dests)), r.counts.BlockLen(b), r.counts.BlockLive(b))
 		if err != nil {
-			return parsedBlock{}, fmt.Errorf("block %d: %w", b, err)
+			return parsedBlock{}, r.blockErr(b, err)
 		}
 		return pb, nil
 	}
@@ -77,14 +77,14 @@ func (r *Reader) readParsed(b int, sc *sweepScratch) (parsedBlock, error) {
 		sc.tab.raw = raw
 		sc.lo, sc.hi = b, b // empty until the read succeeds
 		if _, err := r.src.ReadAt(raw, int64(r.dir[b])); err != nil && !errors.Is(err, io.EOF) {
-			return parsedBlock{}, fmt.Errorf("rowmap: reading block %d: %w", b, err)
+			return parsedBlock{}, r.readErr(b, err)
 		}
 		sc.lo, sc.hi = b, hi
 	}
 	from, to := r.dir[b]-r.dir[sc.lo], r.dir[b+1]-r.dir[sc.lo]
 	pb, err := parseBlock(sc.tab.raw[from:to], uint32(len(r.dests)), r.counts.BlockLen(b), r.counts.BlockLive(b))
 	if err != nil {
-		return parsedBlock{}, fmt.Errorf("block %d: %w", b, err)
+		return parsedBlock{}, r.blockErr(b, err)
 	}
 	return pb, nil
 }
@@ -99,7 +99,7 @@ func (r *Reader) sweepBlock(st *SweepTranslator, b int, sc *sweepScratch) (label
 	sc.labels = slices.Grow(sc.labels[:0], pb.rows)[:pb.rows]
 	sc.offsets = slices.Grow(sc.offsets[:0], pb.rows)[:pb.rows]
 	if err := translateBlock(pb, st.counters, r.counts.After(b), sc.tab, sc.labels, sc.offsets); err != nil {
-		return nil, nil, fmt.Errorf("block %d: %w", b, err)
+		return nil, nil, r.blockErr(b, err)
 	}
 	return sc.labels, sc.offsets, nil
 }

@@ -15,9 +15,10 @@ import (
 )
 
 // DefaultCleanupMinAge is the age guard Cleanup uses when
-// CleanupOptions.MinAge is zero. It must exceed the longest write: a data
-// file is stored before the commit that references it, so a younger
-// unreferenced file may belong to a commit still in flight.
+// CleanupOptions.MinAge is zero. Writers of this package name their files
+// in a write intent, which protects them at any age; the guard is for
+// files written otherwise (index builds, task results awaiting their
+// driver's commit) and for readers of expiring versions.
 const DefaultCleanupMinAge = time.Hour
 
 // tempFilePrefix names the in-flight writes of store.Local (its writeTemp).
@@ -38,8 +39,9 @@ type CleanupOptions struct {
 	// readers: an unreferenced file is deleted only once it is older than
 	// MinAge, and a version only once its successor was committed more
 	// than MinAge ago (a transaction based on it may still be rebasing).
-	// 0 means DefaultCleanupMinAge; a negative value turns the guard off,
-	// which is only safe when nothing writes to the table meanwhile.
+	// 0 means DefaultCleanupMinAge; a negative value turns the guard off:
+	// the files of running writes stay protected by their intents, those
+	// of index builds and of task results not yet committed do not.
 	MinAge time.Duration
 	// DryRun reports what would be deleted without deleting anything.
 	DryRun bool
@@ -143,9 +145,12 @@ func (s *refSet) has(p string) bool {
 // manifest must decode; otherwise Cleanup deletes nothing, since it cannot
 // know what that version needs.
 //
-// Against a concurrent writer Cleanup relies on MinAge: a commit only adds
-// references to files it wrote itself (younger than MinAge) or to files
-// the latest version already references (always kept). Expiring versions
+// Against a concurrent writer Cleanup relies on write intents (intent.go):
+// a commit only adds references to files it wrote itself, which its live
+// intent names until the commit is published, or to files the latest
+// version already references (always kept); and a commit checks its files
+// before it publishes. MinAge still guards what is written without an
+// intent (index builds, task results awaiting a driver). Expiring versions
 // is for readers what it is in any versioned format: a snapshot of an
 // expired version that has not read a data file yet may find it gone.
 func Cleanup(ctx context.Context, st store.Store, opt CleanupOptions) (*CleanupReport, error) {

@@ -6,6 +6,8 @@
 //	data/<uuid>.arrow        fragment data, Arrow IPC files of user columns
 //	_indices/<uuid>/...      index files (written by index packages)
 //	_rowmaps/<uuid>.rowmap   row maps of reordered rewrites
+//	_intents/<uuid>.intent   write intents: the files a running writer stores
+//	                         before its commit, kept from Cleanup (intent.go)
 //
 // A manifest lists fragments. Each fragment has a data file, a physical row
 // count, a row id sequence aligned with its physical offsets (row id of
@@ -71,6 +73,11 @@
 // A task may run any number of times: the commit uses the first result per
 // task; files of unused results, of crashed drivers and of refused
 // commits are orphans no manifest names, which Cleanup (VACUUM) removes.
+// An Execute run on its own holds a write intent only while it runs:
+// between it and the driver's commit its files are kept by Cleanup's age
+// guard alone, and a commit whose file was removed meanwhile fails with
+// ErrMissingFile (the in-process Compact and Recluster hold one intent
+// from their first task to their commit).
 // Compact and Recluster are these paths run in-process on
 // Options.Workers goroutines.
 package table

@@ -359,6 +359,10 @@ type liveIntents struct {
 // not decode is kept and treated as naming nothing (its holder is unknown;
 // it is reported, never deleted); one that expired more than the clock
 // skew ago, or whose holder process on this host is gone, is expired.
+// "This host" is the same host name and boot id; two writers in separate
+// pid namespaces sharing both (containers with one host name over one
+// directory) would confuse the process check, and the worst it does is
+// make such a writer's commit fail with ErrMissingFile.
 func readIntents(ctx context.Context, st store.Store, now time.Time) (*liveIntents, error) {
 	ps, err := st.List(ctx, intentsDir)
 	if err != nil {

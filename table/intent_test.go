@@ -223,7 +223,7 @@ func (s *failingIntentStore) Put(ctx context.Context, p string, b []byte) error 
 // the writer stops with ErrIntentLost (naming the cause) instead of going
 // on to commit files VACUUM may remove; nothing is published.
 func TestIntentRenewalFailureStopsWriter(t *testing.T) {
-	defer table.SetIntentTTLForTest(200 * time.Millisecond)()
+	defer table.SetIntentTTLForTest(2 * time.Second)() // renewals every 0.5 s
 	mem := exectest.Mem(t)
 	ctx := context.Background()
 	st := &failingIntentStore{Store: store.NewMemory()}
@@ -244,7 +244,7 @@ func TestIntentRenewalFailureStopsWriter(t *testing.T) {
 	st.mu.Lock()
 	st.armed = true
 	st.mu.Unlock()
-	time.Sleep(400 * time.Millisecond) // past the expiry: renewals failed
+	time.Sleep(3 * time.Second) // past the expiry: the renewals failed
 	close(g.resume)
 	<-done
 	require.ErrorIs(t, appendErr, table.ErrIntentLost)

@@ -108,10 +108,10 @@ func (t *Table) writeRowMap(ctx context.Context, g *rewriteGroup) error {
 	if err != nil {
 		return fmt.Errorf("%w: recluster: %w", ErrConservation, err)
 	}
-	if g.rm, err = rowmap.Open(rowmap.BytesSource(b)); err != nil {
+	path := "_rowmaps/" + NewID() + ".rowmap"
+	if g.rm, err = rowmap.OpenNamed(rowmap.BytesSource(b), path); err != nil {
 		return fmt.Errorf("table: recluster: reopen rowmap: %w", err)
 	}
-	path := "_rowmaps/" + NewID() + ".rowmap"
 	if err := coverFile(ctx, path); err != nil {
 		return err
 	}

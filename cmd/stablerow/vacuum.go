@@ -26,7 +26,7 @@ func vacuumCmd(ctx context.Context, w io.Writer, args []string) error {
 	dir := fs.String("d", ".stablerow", "database directory")
 	name := fs.String("table", "", "vacuum this table only (default: every table, and the directories that are no table)")
 	grace := fs.Duration("grace", table.DefaultCleanupMinAge,
-		"keep unreferenced files younger than this: a concurrent writer's files are unreferenced until it commits (0s removes them all; safe only when nothing writes)")
+		"keep unreferenced files younger than this (0s: remove every unreferenced file; a running writer's files are kept whatever the grace, by its write intent)")
 	dry := fs.Bool("dry-run", false, "report what would be removed, remove nothing")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -69,9 +69,20 @@ func printVacuum(w io.Writer, rep *engine.VacuumReport, grace time.Duration, dry
 		}
 		return fmt.Sprintf("; kept %s younger than %s", plural(n, "file"), grace)
 	}
+	// Files a running writer's intent names are kept whatever the grace.
+	inFlight := func(t engine.TableVacuum) string {
+		s := ""
+		if t.FilesInFlight > 0 || t.IntentsLive > 0 {
+			s = fmt.Sprintf("; kept %s of %s in progress", plural(t.FilesInFlight, "file"), plural(t.IntentsLive, "write"))
+		}
+		if t.IntentsExpired > 0 {
+			s += fmt.Sprintf("; %s %s", removed, plural(t.IntentsExpired, "expired write intent"))
+		}
+		return s
+	}
 	for _, t := range rep.Tables {
-		fmt.Fprintf(w, "table %s: %s %s, %s%s\n", t.Table, removed, plural(t.FilesDeleted+t.TempFilesDeleted, "file"),
-			bytesText(t.BytesDeleted+t.TempBytesDeleted), kept(t.FilesTooYoung))
+		fmt.Fprintf(w, "table %s: %s %s, %s%s%s\n", t.Table, removed, plural(t.FilesDeleted+t.TempFilesDeleted, "file"),
+			bytesText(t.BytesDeleted+t.TempBytesDeleted), kept(t.FilesTooYoung), inFlight(t))
 	}
 	for _, l := range rep.Leftovers {
 		switch {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -452,8 +453,9 @@ func TestArgumentErrors(t *testing.T) {
 	if _, err := Train(ctx, st, "b/", arrow.PrimitiveTypes.Int64, rr, Meta{}, Options{PageRows: -1}); !errors.Is(err, ErrInvalidArgument) {
 		t.Fatalf("PageRows -1: %v", err)
 	}
-	if _, err := Open(ctx, st, "missing/", Options{}); !errors.Is(err, store.ErrNotFound) {
-		t.Fatalf("missing index: %v", err)
+	if _, err := Open(ctx, st, "missing/", Options{}); !errors.Is(err, store.ErrNotFound) || !errors.Is(err, ErrCorrupt) ||
+		!strings.Contains(err.Error(), "missing/"+lookupName) {
+		t.Fatalf("missing index: %v (want not found and corrupt, naming the file)", err)
 	}
 	// Writing over an existing index is refused: files are immutable.
 	rr2 := entryReader(t, mem, arrow.PrimitiveTypes.Int64, nil, 1)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stablerow/stablerow/table/store"
@@ -121,5 +122,32 @@ func TestBadMagicAndVersion(t *testing.T) {
 		if !errors.Is(err, ErrFormat) {
 			t.Errorf("%s: %v, want ErrFormat", name, err)
 		}
+	}
+}
+
+// TestCorruptionNamesFile: a flipped byte in either index file is reported
+// naming that file's path, as data file and manifest errors do (issue 26).
+func TestCorruptionNamesFile(t *testing.T) {
+	for _, kc := range keyCases {
+		t.Run(kc.name, func(t *testing.T) {
+			lb, pb := corruptFixture(t, kc)
+			for _, c := range []struct {
+				name string
+				b    []byte
+				run  func(bad []byte) error
+			}{
+				{"y/" + lookupName, lb, func(bad []byte) error { return exercise(t, bad, pb) }},
+				{"y/" + pagesName, pb, func(bad []byte) error { return exercise(t, lb, bad) }},
+			} {
+				for i := 0; i < len(c.b); i += 7 {
+					bad := slices.Clone(c.b)
+					bad[i] ^= 0x20
+					err := c.run(bad)
+					if !typed(err) || !strings.Contains(err.Error(), c.name) {
+						t.Fatalf("%s: byte %d flipped: %v (want a corruption error naming the file)", c.name, i, err)
+					}
+				}
+			}
+		})
 	}
 }

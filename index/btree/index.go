@@ -2,6 +2,7 @@ package btree
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync/atomic"
@@ -87,28 +88,39 @@ var nextIndexID atomic.Uint64
 func Open(ctx context.Context, st store.Store, prefix string, opt Options) (*Index, error) {
 	lb, err := st.Get(ctx, prefix+lookupName)
 	if err != nil {
-		return nil, fmt.Errorf("btree: open %s: %w", prefix, err)
+		return nil, fileErr(prefix+lookupName, "open", err)
 	}
 	size, err := st.Size(ctx, prefix+pagesName)
 	if err != nil {
-		return nil, fmt.Errorf("btree: open %s: %w", prefix, err)
+		return nil, fileErr(prefix+pagesName, "open", err)
 	}
 	lk, err := decodeLookup(lb, size)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("btree: index file %s: %w", prefix+lookupName, err)
 	}
 	hb, err := st.GetRange(ctx, prefix+pagesName, 0, headerSize)
 	if err != nil {
-		return nil, fmt.Errorf("btree: open %s: %w", prefix, err)
+		return nil, fileErr(prefix+pagesName, "open", err)
 	}
 	kind, err := checkHeader(hb, filePages)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("btree: index file %s: %w", prefix+pagesName, err)
 	}
 	if kind != lk.kind {
-		return nil, corruptf("pages file key kind %d, lookup %d", kind, lk.kind)
+		return nil, corruptf("index files %s and %s disagree: pages key kind %d, lookup %d", prefix+pagesName, prefix+lookupName, kind, lk.kind)
 	}
 	return newIndex(st, prefix, lk, int64(len(lb)), opt), nil
+}
+
+// fileErr wraps a store error on an index file. A file that is not there
+// is also ErrCorrupt naming it: an index a version records has lost a
+// file (store.ErrNotFound stays in the chain for callers probing a
+// prefix).
+func fileErr(path, op string, err error) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("%w: index file %s is missing (%s: %w)", ErrCorrupt, path, op, err)
+	}
+	return fmt.Errorf("btree: %s %s: %w", op, path, err)
 }
 
 func newIndex(st store.Store, prefix string, lk *lookup, lookupSize int64, opt Options) *Index {
@@ -167,7 +179,7 @@ func (ix *Index) loadPages(ctx context.Context, idx []int) (out []*page, decoded
 		n := last.off + int64(last.length) - first.off
 		b, err := ix.st.GetRange(ctx, ix.pagesPath, first.off, n)
 		if err != nil {
-			return nil, decoded, fmt.Errorf("btree: read pages %d..%d: %w", idx[j], idx[k-1], err)
+			return nil, decoded, fileErr(ix.pagesPath, fmt.Sprintf("read pages %d..%d", idx[j], idx[k-1]), err)
 		}
 		for m := j; m < k; m++ {
 			ref := ix.lk.pages[idx[m]]
@@ -183,8 +195,14 @@ func (ix *Index) loadPages(ctx context.Context, idx []int) (out []*page, decoded
 	return out, decoded, nil
 }
 
-// admit verifies and decodes page i's bytes and caches the result.
-func (ix *Index) admit(i int, b []byte) (*page, error) {
+// admit verifies and decodes page i's bytes and caches the result. Its
+// errors name the pages file.
+func (ix *Index) admit(i int, b []byte) (_ *page, err error) {
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("btree: index file %s: %w", ix.pagesPath, err)
+		}
+	}()
 	ref := ix.lk.pages[i]
 	if crc(b) != ref.crc {
 		return nil, corruptf("page %d checksum mismatch", i)

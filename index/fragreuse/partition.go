@@ -2,6 +2,7 @@ package fragreuse
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -42,12 +43,12 @@ func openPartition(ctx context.Context, st store.Store, tr *table.Transition) (*
 	if m, ok := st.(store.Mapper); ok {
 		b, err := m.Map(ctx, tr.RowMap)
 		if err != nil {
-			return nil, fmt.Errorf("fragreuse: map rowmap of version %d: %w", tr.Version, err)
+			return nil, rowMapErr(tr, "map", err)
 		}
 		rms = rowmap.BytesSource(b.Data)
 	} else {
 		if s.r, err = st.Open(ctx, tr.RowMap); err != nil {
-			return nil, fmt.Errorf("fragreuse: open rowmap of version %d: %w", tr.Version, err)
+			return nil, rowMapErr(tr, "open", err)
 		}
 		rms = s.r
 	}
@@ -55,8 +56,8 @@ func openPartition(ctx context.Context, st store.Store, tr *table.Transition) (*
 		s.close()
 		return nil, err
 	}
-	if s.rm, err = rowmap.Open(rms); err != nil {
-		return fail(fmt.Errorf("%w: rowmap %s: %w", ErrCorrupt, tr.RowMap, err))
+	if s.rm, err = rowmap.OpenNamed(rms, tr.RowMap); err != nil {
+		return fail(fmt.Errorf("%w: %w", ErrCorrupt, err))
 	}
 	if !slices.Equal(s.rm.Destinations(), s.destIDs) {
 		return fail(errorf(ErrCorrupt, "rowmap %s lists destinations %v, version %d says %v", tr.RowMap, s.rm.Destinations(), tr.Version, s.destIDs))
@@ -121,4 +122,13 @@ func (s *partitionStep) close() error {
 		return nil
 	}
 	return s.r.Close()
+}
+
+// rowMapErr wraps a store error on tr's row map. A row map a version's
+// history records that is not there is also ErrCorrupt naming it.
+func rowMapErr(tr *table.Transition, op string, err error) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("%w: rowmap %s of version %d is missing (%s: %w)", ErrCorrupt, tr.RowMap, tr.Version, op, err)
+	}
+	return fmt.Errorf("fragreuse: %s rowmap %s of version %d: %w", op, tr.RowMap, tr.Version, err)
 }

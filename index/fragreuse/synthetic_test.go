@@ -288,6 +288,8 @@ func TestTranslateErrors(t *testing.T) {
 	bad.RowMap = "_rowmaps/missing.rowmap"
 	_, err = fragreuse.Open(ctx, st, []table.Transition{bad}, 0)
 	require.True(t, errors.Is(err, store.ErrNotFound), "%v", err)
+	require.ErrorIs(t, err, fragreuse.ErrCorrupt, "a recorded row map that is gone is corruption")
+	require.ErrorContains(t, err, "_rowmaps/missing.rowmap")
 	require.NoError(t, st.Put(ctx, "_rowmaps/junk.rowmap", []byte("not a rowmap at all, just bytes")))
 	bad.RowMap = "_rowmaps/junk.rowmap"
 	_, err = fragreuse.Open(ctx, st, []table.Transition{bad}, 0)
