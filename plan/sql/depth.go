@@ -41,7 +41,7 @@ import (
 // it the main thread's size (8 MB by default). 1000 levels use about
 // 354 KB plus the parser's own frames: under a fifth of a 2 MB stack.
 // Probed with `ulimit -s 512` and `ulimit -s 1024`, the deepest statement
-// the count admits of each of 57 shapes (every deepsql class and shape,
+// the count admits of each of 52 shapes (deepsql classes and shapes,
 // nested VALUES, EXISTS, IN, ARRAY and FROM subqueries, WITH, JOIN
 // chains, AT TIME ZONE, COLLATE, IS NULL, LIKE, ROW, field selection)
 // parses. Smaller stacks are not covered (musl's default thread stack is
