@@ -39,10 +39,13 @@ import (
 // runtime creates has the soft RLIMIT_STACK (`ulimit -s`, 8 MB here and on
 // most Linux machines) or 2 MB when that is unlimited; on macOS Go gives
 // it the main thread's size (8 MB by default). 1000 levels use about
-// 354 KB plus the parser's own frames: under a fifth of a 2 MB stack and
-// a third of `ulimit -s 1024`. Stacks of 512 KB and less (musl's default
-// 128 KB thread stack: build with -ldflags=-extldflags=-Wl,-z,stack-size=
-// 8388608 there) are not covered by this margin.
+// 354 KB plus the parser's own frames: under a fifth of a 2 MB stack.
+// Probed with `ulimit -s 512` and `ulimit -s 1024`, the deepest statement
+// the count admits of each of 52 shapes (deepsql classes and shapes,
+// nested VALUES, EXISTS, IN, ARRAY and FROM subqueries, WITH, JOIN
+// chains, AT TIME ZONE, COLLATE, IS NULL, LIKE, ROW, field selection)
+// parses. Smaller stacks are not covered (musl's default thread stack is
+// 128 KB: link with -extldflags=-Wl,-z,stack-size=8388608 there).
 //
 // 1000 levels is far beyond hand-written SQL; flat lists are not depth (an
 // IN list of a million values, VALUES with 100,000 rows, a WHERE of
@@ -55,13 +58,15 @@ const MaxDepth = 1000
 // of well-formed SQL, made of:
 //
 //   - a frame for each open '(', '[' (one level) and CASE (two: the CASE
-//     and its WHEN arm), and two more for a '(' that opens a SELECT (a
+//     and its WHEN arm), and two more for a '(' that opens a query (a
 //     subquery is a SubLink over a SelectStmt over its target);
 //   - in each frame, the binary, prefix and postfix operators since the
 //     last list separator (',', AND, OR, WHEN, THEN, ELSE, the clause
 //     keywords): `a + b + c` nests left-deep, one level per operator,
 //     while a list's elements and AND/OR operands (which the grammar
-//     flattens into one BoolExpr) are siblings;
+//     flattens into one BoolExpr) are siblings; a closed frame is an
+//     operand at least as deep as it was inside, so the operators after
+//     `(...)` count from there;
 //   - in each frame, the UNION/INTERSECT/EXCEPT and JOIN keywords, which
 //     nest their left side (never reset by a separator).
 //
@@ -69,31 +74,43 @@ const MaxDepth = 1000
 // grammar rejects it before anything recursive runs.
 func (s *source) checkDepth(toks []*pg_query.ScanToken) error {
 	type frame struct {
-		base int // this frame's own levels and its set operations and joins
-		ops  int // operators since the last separator
-		open pg_query.Token
+		base  int // this frame's own levels and its set operations and joins
+		ops   int // operators since the last separator
+		start int // depth before the frame opened
+		peak  int // the deepest depth reached inside it
+		open  pg_query.Token
 	}
 	stack := []frame{{}}
 	depth := 0 // the sum of base+ops over stack
 	top := func() *frame { return &stack[len(stack)-1] }
 	reset := func() { f := top(); depth -= f.ops; f.ops = 0 }
+	push := func(base int, open pg_query.Token) {
+		stack = append(stack, frame{base: base, start: depth, peak: depth + base, open: open})
+		depth += base
+	}
 	for i, t := range toks {
 		switch t.Token {
 		case pg_query.Token_ASCII_40, pg_query.Token_ASCII_91: // '(' '['
 			base := 1
-			if t.Token == pg_query.Token_ASCII_40 && i+1 < len(toks) && toks[i+1].Token == pg_query.Token_SELECT {
+			if t.Token == pg_query.Token_ASCII_40 && i+1 < len(toks) && opensQuery(toks[i+1].Token) {
 				base = 3
 			}
-			stack = append(stack, frame{base: base, open: t.Token})
-			depth += base
+			push(base, t.Token)
 		case pg_query.Token_CASE:
-			stack = append(stack, frame{base: 2, open: t.Token})
-			depth += 2
+			push(2, t.Token)
 		case pg_query.Token_ASCII_41, pg_query.Token_ASCII_93, pg_query.Token_END_P: // ')' ']' END
 			if len(stack) > 1 && (t.Token != pg_query.Token_END_P || top().open == pg_query.Token_CASE) {
-				f := top()
+				f := *top()
 				depth -= f.base + f.ops
 				stack = stack[:len(stack)-1]
+				// What was inside is an operand here: an operator after it
+				// nests over all of it, (((x) op y) op z) ... included.
+				parent := top()
+				parent.peak = max(parent.peak, f.peak)
+				if p := f.peak - f.start; p > parent.ops {
+					depth += p - parent.ops
+					parent.ops = p
+				}
 			}
 		case pg_query.Token_ASCII_59: // ';': the next statement starts from nothing
 			stack, depth = stack[:1], 0
@@ -115,6 +132,9 @@ func (s *source) checkDepth(toks []*pg_query.ScanToken) error {
 			}
 			top().ops++
 			depth++
+		}
+		if f := top(); depth > f.peak {
+			f.peak = depth
 		}
 		if depth > MaxDepth {
 			return fmt.Errorf("%w: the statement nests more than %d levels deep at %s (operators, parentheses, CASE, subqueries, set operations and joins each add one or more)",
@@ -138,6 +158,15 @@ func nests(t pg_query.Token) bool {
 		pg_query.Token_SIMILAR, pg_query.Token_BETWEEN, pg_query.Token_IN_P,
 		pg_query.Token_OPERATOR, pg_query.Token_COLLATE, pg_query.Token_AT,
 		pg_query.Token_ESCAPE, pg_query.Token_OVERLAPS:
+		return true
+	}
+	return false
+}
+
+// opensQuery reports whether a token after '(' starts a subquery.
+func opensQuery(t pg_query.Token) bool {
+	switch t {
+	case pg_query.Token_SELECT, pg_query.Token_VALUES, pg_query.Token_WITH, pg_query.Token_TABLE:
 		return true
 	}
 	return false
