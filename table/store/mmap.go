@@ -6,6 +6,8 @@ import (
 	"os"
 	"sync"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // Mapper is implemented by stores that can expose an object as read-only
@@ -59,7 +61,7 @@ func (m *Mapping) Drop(lo, hi int) {
 	}
 	// The only errors are a range outside the mapping or an unsupported
 	// advice; either way the pages simply stay resident.
-	_ = syscall.Madvise(m.Data[lo:hi], syscall.MADV_DONTNEED)
+	_ = unix.Madvise(m.Data[lo:hi], unix.MADV_DONTNEED)
 }
 
 // Memo returns the value kept under key, first storing mk's when there is
