@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"unsafe"
@@ -31,7 +32,11 @@ import (
 //	  otherwise:             arrow-go decodes batch i
 //	                         --> cols' buffers inside their parts? --> cols handed out
 //
-// Mapped files are read zero-copy; the marks in chk (kept with the
+// Mapped files are read zero-copy, and a reader drops (store.Mapping.Drop)
+// the pages before each batch it decodes and the whole file when it is
+// closed, so a scan keeps about one batch of the file resident however
+// large the table; arrays still referenced read their pages back on access.
+// The marks in chk (kept with the
 // store.Mapping, so shared by every snapshot and query reading the same
 // bytes) let warm reads skip hashing and, for a FormatColumns file,
 // arrow-go's file reader altogether. Files read through store.Reader go
@@ -44,14 +49,16 @@ import (
 //	take: batches b1 < b2 < ... --window(prefetchBatches, prefetchBytes)--> ReadRanges --> pre
 //	batch(i): pre[i] (or one read) --> span crc --> decode; pre[i] dropped
 type dataFile struct {
-	f    *Fragment
-	data []byte       // the mapped file; nil when read through r
-	chk  *fileCheck   // verification marks of the mapped file
-	r    store.Reader // nil when mapped
-	vr   *verifiedReader
-	ipc  *ipc.FileReader // nil for a mapped FormatColumns file (batchSpan decodes it)
-	pre  map[int][]byte  // spans fetched ahead, not yet verified; by batch
-	ctx  context.Context // of openData: batch's reads honour it
+	f       *Fragment
+	data    []byte         // the mapped file; nil when read through r
+	m       *store.Mapping // of data
+	dropped int            // data[:dropped] has been dropped (store.Mapping.Drop)
+	chk     *fileCheck     // verification marks of the mapped file
+	r       store.Reader   // nil when mapped
+	vr      *verifiedReader
+	ipc     *ipc.FileReader // nil for a mapped FormatColumns file (batchSpan decodes it)
+	pre     map[int][]byte  // spans fetched ahead, not yet verified; by batch
+	ctx     context.Context // of openData: batch's reads honour it
 }
 
 // The window of a take's read-ahead on an object store: memory stays
@@ -84,7 +91,7 @@ func (t *Table) openData(ctx context.Context, f *Fragment, mem memory.Allocator)
 		if err != nil {
 			return d, dataFileErr(f, "map", err)
 		}
-		d.data = m.Data
+		d.m, d.data = m, m.Data
 		d.chk = checksOf(m, &f.File, t.m.Schema)
 		if d.chk.tail.Load() && f.File.Format == FormatColumns {
 			// Tail and schema checked against this description before;
@@ -178,11 +185,17 @@ func (d *dataFile) batch(i int, cols []int, dst []arrow.Array) (out []arrow.Arra
 	if d.data != nil {
 		// tail verification established len(d.data) == File.Size, and
 		// the manifest's parts lie inside File.Size.
+		start, end := f.File.span(i)
+		if int(start) > d.dropped {
+			// A scan moves forward: what lies before this batch was
+			// decoded (and hashed) already.
+			d.m.Drop(d.dropped, int(start))
+			d.dropped = int(start) &^ (os.Getpagesize() - 1)
+		}
 		if err := d.verifyMapped(i, cols); err != nil {
 			return nil, 0, err
 		}
 		if d.ipc == nil {
-			start, end := f.File.span(i)
 			sp := &f.File.Spans[i]
 			per := d.chk.per
 			bs := batchSpan{b: d.data[start:end], first: i == 0, head: sp.Head, parts: sp.Cols, marks: d.chk.parts[i*per : (i+1)*per]}
@@ -379,6 +392,9 @@ func (d *dataFile) readAhead(ctx context.Context, offs []uint64) error {
 }
 
 func (d *dataFile) Close() error {
+	if d.m != nil {
+		d.m.Drop(0, len(d.data))
+	}
 	if d.ipc != nil {
 		d.ipc.Close()
 	}

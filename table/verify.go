@@ -32,7 +32,10 @@ import (
 //
 // The lifetime is the mapping's, not the snapshot's: bytes that change
 // under a live mapping after they were verified (a file rewritten in place,
-// which the table never does) are not hashed again by this process.
+// which the table never does) are not hashed again by this process. That
+// stays so when readers drop mapped pages behind them (store.Mapping.Drop):
+// a dropped page is read back from the same immutable file, as when the
+// kernel reclaims it, and the mapping and its marks remain.
 type fileChecks struct {
 	mu sync.Mutex
 	m  map[fileKey]*fileCheck

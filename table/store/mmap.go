@@ -6,6 +6,8 @@ import (
 	"os"
 	"sync"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // Mapper is implemented by stores that can expose an object as read-only
@@ -26,8 +28,40 @@ type Mapper interface {
 // state lives as long as the bytes it describes and no longer: new bytes
 // come with a new Mapping and an empty memo.
 type Mapping struct {
-	Data []byte
-	memo sync.Map
+	Data   []byte
+	memo   sync.Map
+	mapped bool // Data is a file mapping (Local), not heap memory (Memory)
+}
+
+// Drop tells the kernel that the pages of Data wholly inside [lo, hi) are
+// not needed for now (the last, partial page of Data counts as whole when
+// hi is len(Data)), so they stop counting in the process's resident set
+// until touched again. It is a hint, never a change of bytes: Data is a
+// read-only shared mapping of an immutable file, so a page dropped with
+// MADV_DONTNEED is read back from the page cache (or the file) on its next
+// access, exactly as when the kernel reclaims it under memory pressure.
+// Zero-copy Arrow buffers over the range therefore stay valid, and
+// verification marks kept in the memo stay as true as they were. Without
+// it, every page a scan has touched stays resident for the life of the
+// mapping (the process), and the resident set of a full scan grows with
+// the table. On heap-backed mappings (Memory) it does nothing.
+func (m *Mapping) Drop(lo, hi int) {
+	if !m.mapped {
+		return
+	}
+	ps := os.Getpagesize()
+	lo = (max(lo, 0) + ps - 1) &^ (ps - 1)
+	if hi >= len(m.Data) {
+		hi = len(m.Data)
+	} else {
+		hi &^= ps - 1
+	}
+	if lo >= hi {
+		return
+	}
+	// The only errors are a range outside the mapping or an unsupported
+	// advice; either way the pages simply stay resident.
+	_ = unix.Madvise(m.Data[lo:hi], unix.MADV_DONTNEED)
 }
 
 // Memo returns the value kept under key, first storing mk's when there is
@@ -42,6 +76,8 @@ func (m *Mapping) Memo(key any, mk func() any) any {
 
 // mappings caches one mapping per file for the process: mapping is done
 // once, and since buffers handed out reference the memory we never unmap.
+// What bounds the resident set is Drop: readers drop the pages they have
+// moved past.
 var mappings sync.Map // full path -> *Mapping
 
 // Map implements Mapper with mmap(2).
@@ -75,7 +111,7 @@ func (l *Local) Map(ctx context.Context, p string) (*Mapping, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: mmap %s: %w", p, err)
 	}
-	m, loaded := mappings.LoadOrStore(full, &Mapping{Data: b})
+	m, loaded := mappings.LoadOrStore(full, &Mapping{Data: b, mapped: true})
 	if loaded {
 		_ = syscall.Munmap(b)
 	}
