@@ -17,7 +17,7 @@ import (
 // check `SELECT 1+1+...+1` of 25,000 terms killed `stablerow serve`.
 //
 // Measured on linux/amd64, glibc, pg_query_go v6.2.5 (a goroutine on a
-// thread the Go runtime made, as in the server; .scratch probe bisecting
+// thread the Go runtime made, as in the server; a probe program bisecting
 // the term count of each shape until SIGSEGV):
 //
 //   - every tree level costs about 354 bytes of C stack, whatever the
