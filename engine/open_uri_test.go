@@ -37,8 +37,8 @@ func TestOpenRemoteNeverLocal(t *testing.T) {
 		loc  string
 		want error
 	}{
-		{"s3://stablerow-none/db", s3store.ErrRequest}, // nothing answers at the endpoint
-		{"S3://stablerow-none/db", s3store.ErrRequest},
+		{"s3://stablerow-none/db", s3store.ErrUnavailable}, // nothing answers at the endpoint
+		{"S3://stablerow-none/db", s3store.ErrUnavailable},
 		{"s3:/stablerow-none/db", errkind.InvalidArgument},
 		{"s3:stablerow-none", errkind.InvalidArgument},
 		{"s3://", errkind.InvalidArgument},

@@ -71,7 +71,7 @@ func TestPutIfAbsentConflictAnswers(t *testing.T) {
 	answer.Store([2]any{403, "AccessDenied"})
 	err = st.PutIfAbsent(ctx, "_versions/1", []byte("x"))
 	require.NotErrorIs(t, err, store.ErrExists)
-	require.ErrorIs(t, err, s3store.ErrRequest)
+	require.ErrorIs(t, err, s3store.ErrAccessDenied)
 	// A plain Put never turns a 409 into ErrExists.
 	answer.Store([2]any{nil, nil})
 	require.NoError(t, st.PutIfAbsent(ctx, "_versions/1", []byte("x")))
@@ -79,7 +79,8 @@ func TestPutIfAbsentConflictAnswers(t *testing.T) {
 
 // TestRetries: throttling (503 SlowDown, 429) and 5xx answers are retried
 // with backoff until MaxAttempts; the operation then succeeds, or fails
-// with ErrRequest after exactly MaxAttempts requests. A 4xx is not retried.
+// with ErrUnavailable (errkind.Unavailable) after exactly MaxAttempts
+// requests. A 4xx is not retried.
 func TestRetries(t *testing.T) {
 	var failures atomic.Int32 // answers still to fail
 	var status atomic.Value   // [2]any{int, code}
@@ -113,8 +114,8 @@ func TestRetries(t *testing.T) {
 			failures.Store(10)
 			seen.Store(0)
 			_, err = st.GetRange(ctx, "f.bin", 1, 3)
-			require.ErrorIs(t, err, s3store.ErrRequest)
-			require.ErrorIs(t, err, errkind.Internal)
+			require.ErrorIs(t, err, s3store.ErrUnavailable)
+			require.ErrorIs(t, err, errkind.Unavailable)
 			require.EqualValues(t, 4, seen.Load(), "MaxAttempts requests, then the error")
 		})
 	}
@@ -122,7 +123,8 @@ func TestRetries(t *testing.T) {
 	failures.Store(10)
 	seen.Store(0)
 	_, err := st.Get(ctx, "f.bin")
-	require.ErrorIs(t, err, s3store.ErrRequest)
+	require.ErrorIs(t, err, s3store.ErrAccessDenied)
+	require.ErrorIs(t, err, errkind.PermissionDenied)
 	require.EqualValues(t, 1, seen.Load(), "403 is not retried")
 	failures.Store(0)
 }

@@ -89,7 +89,7 @@ func TestGatewayKilledMidCommit(t *testing.T) {
 		rowsAt[tb.Version()] = (i + 1) * 100
 	}
 	t.Logf("seed %d: killed in PUT %d (%s); the commit failed with: %v", seed, kl.n, kl.victim, failed)
-	require.ErrorIs(t, failed, s3store.ErrRequest, "a dead server is a request error")
+	require.ErrorIs(t, failed, s3store.ErrUnavailable, "a dead server is unavailable")
 
 	g.restart(t)
 	st2, err := s3store.New(ctx, loc, s3store.Options{})
