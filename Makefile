@@ -18,12 +18,13 @@ demo:
 # then the DuckDB peer module's own tests (its own go.mod; first build
 # fetches duckdb-go's static libraries). The Beam module's tests are in
 # beam/pipeline (its commands have none; under -race they would only
-# compile the Dataflow and GCS clients beamx pulls in; lint vets them).
+# compile the Dataflow and GCS clients beamx pulls in; lint vets them);
+# scripts/beam-race-test.sh says why it may run them twice.
 test:
 	$(GO) test -race -short -count=1 -timeout 15m $(PKGS)
 	cd table/store/s3store/s3test && $(GO) test -race -short -count=1 -timeout 10m ./...
 	cd server/adbctest && $(GO) test -race -short -count=1 -timeout 10m ./...
-	cd beam && $(GO) test -race -short -count=1 -timeout 15m ./pipeline/
+	scripts/beam-race-test.sh
 	cd bench/lance && npm ci --no-audit --no-fund --loglevel=error
 	cd bench && $(GO) test -short -count=1 -timeout 10m ./...
 	@if scripts/versitygw-test.sh -check; then S3_ROUNDS=1 scripts/versitygw-test.sh; \
