@@ -117,9 +117,11 @@ func pruneBool(name string, args []expr.Expression) (decided expr.Expression, re
 }
 
 // nullInList folds value IN (options) with a NULL constant value: NULL,
-// as PostgreSQL's NULL = a OR NULL = b folds.
-func nullInList(value expr.Expression) (expr.Expression, bool) {
-	if isNullConst(value) {
+// as PostgreSQL's NULL = a OR NULL = b folds, unless an option is a
+// constant call that raises (NULL IN (sqrt(-1e300), ...)): PostgreSQL
+// simplifies it first and raises while planning, so it is left to raise.
+func nullInList(value expr.Expression, options []expr.Expression) (expr.Expression, bool) {
+	if isNullConst(value) && !slices.ContainsFunc(options, unfoldedConstant) {
 		return expr.NewNullLiteral(kindBool.typ(true)), true
 	}
 	return nil, false

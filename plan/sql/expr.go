@@ -340,7 +340,7 @@ func (l *lowerer) inList(a *pg_query.A_Expr, op string, s *scope) (value, error)
 	if err != nil {
 		return value{}, err
 	}
-	if null, ok := nullInList(es[0]); ok { // constfold.go
+	if null, ok := nullInList(es[0], es[1:]); ok { // constfold.go
 		return value{e: null, loc: a.Location}, nil
 	}
 	var e expr.Expression = &expr.SingularOrList{Value: es[0], Options: es[1:]}
