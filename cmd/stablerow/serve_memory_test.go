@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -36,44 +34,11 @@ type servedProcess struct {
 	pid  int
 }
 
-// serveWithPID is serveProcess that also returns the pid.
+// serveWithPID is serveProcess that also returns the pid, with GOMEMLIMIT
+// cleared so the budget alone sets the server's Go memory limit.
 func serveWithPID(t *testing.T, args ...string) servedProcess {
 	t.Helper()
-	cmd := exec.Command(bin, append(append([]string{"serve"}, args...), "-addr", "127.0.0.1:0")...)
-	cmd.Env = append(os.Environ(), "STABLEROW_DEBUG=", "GOMEMLIMIT=")
-	stderr, err := cmd.StderrPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	exited := make(chan error, 1)
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-exited:
-		case <-time.After(30 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-	})
-	addr := make(chan string, 1)
-	go func() {
-		re := regexp.MustCompile(`serving Flight SQL on grpc://(\S+)`)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				addr <- m[1]
-			}
-		}
-		exited <- cmd.Wait()
-	}()
-	select {
-	case a := <-addr:
-		return servedProcess{addr: a, pid: cmd.Process.Pid}
-	case err := <-exited:
-		t.Fatalf("serve exited before listening: %v", err)
-	case <-time.After(60 * time.Second):
-		t.Fatal("serve did not report its address")
-	}
-	return servedProcess{}
+	return startServe(t, []string{"GOMEMLIMIT="}, args...)
 }
 
 // procStatus reads a field of /proc/PID/status in bytes (VmRSS: resident

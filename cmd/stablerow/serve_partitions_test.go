@@ -26,8 +26,16 @@ import (
 // stopped (SIGINT, as a user would) when the test ends.
 func serveProcess(t *testing.T, args ...string) string {
 	t.Helper()
+	return startServe(t, nil, args...).addr
+}
+
+// startServe starts `stablerow serve ARGS -addr 127.0.0.1:0` with env added
+// to the test's environment and returns its address and pid; the process
+// is stopped (SIGINT) when the test ends.
+func startServe(t *testing.T, env []string, args ...string) servedProcess {
+	t.Helper()
 	cmd := exec.Command(bin, append(append([]string{"serve"}, args...), "-addr", "127.0.0.1:0")...)
-	cmd.Env = append(os.Environ(), "STABLEROW_DEBUG=")
+	cmd.Env = append(append(os.Environ(), "STABLEROW_DEBUG="), env...)
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
@@ -54,13 +62,13 @@ func serveProcess(t *testing.T, args ...string) string {
 	}()
 	select {
 	case a := <-addr:
-		return a
+		return servedProcess{addr: a, pid: cmd.Process.Pid}
 	case err := <-exited:
 		t.Fatalf("serve exited before listening: %v", err)
 	case <-time.After(60 * time.Second):
 		t.Fatal("serve did not report its address")
 	}
-	return ""
+	return servedProcess{}
 }
 
 // TestServePartitionFlags: `stablerow serve -partitions 3
