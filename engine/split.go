@@ -75,6 +75,29 @@ func SplitStatements(script string) (stmts []Statement, rest Statement) {
 	return stmts, rest
 }
 
+// OpenAtEnd reports whether text ends inside a string, a quoted
+// identifier, a dollar-quoted string or a block comment: there a newline
+// and a backslash are text, so an interactive prompt must not take a line
+// that starts with '\' for a backslash command (psql does the same).
+func OpenAtEnd(text string) bool {
+	sp := splitter{s: text}
+	for sp.i < len(text) {
+		switch c := text[sp.i]; {
+		case c == '-' && sp.peek(1) == '-':
+			sp.lineComment()
+		case c == '/' && sp.peek(1) == '*':
+			if !sp.blockComment() {
+				return true
+			}
+		case c == ';' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+			sp.i++
+		default:
+			sp.token()
+		}
+	}
+	return sp.open
+}
+
 // separators returns the offsets of the semicolons that end statements and,
 // for each of the len(seps)+1 pieces they cut, whether it holds a token
 // other than white space and comments.
@@ -105,8 +128,9 @@ func separators(script string) (seps []int, tokens []bool) {
 
 // splitter is the position of SplitStatements in its script.
 type splitter struct {
-	s string
-	i int
+	s    string
+	i    int
+	open bool // a literal ran to the end of s unclosed
 }
 
 func (sp *splitter) peek(k int) byte {
@@ -208,6 +232,7 @@ func (sp *splitter) quoted(q byte, backslash bool) {
 		}
 	}
 	sp.i = min(sp.i, len(sp.s))
+	sp.open = true
 }
 
 // dollarQuote skips $tag$...$tag$ if one starts here and reports whether it
@@ -227,6 +252,7 @@ func (sp *splitter) dollarQuote() bool {
 		sp.i = j + 1 + end + len(tag)
 	} else {
 		sp.i = len(sp.s)
+		sp.open = true
 	}
 	return true
 }

@@ -79,3 +79,36 @@ func FuzzSplit(f *testing.F) {
 		}
 	})
 }
+
+// TestOpenAtEnd: where a line starting with '\' is text (inside a literal,
+// a quoted name, a dollar quote or a block comment) and where it may be a
+// prompt's backslash command.
+func TestOpenAtEnd(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		open bool
+	}{
+		{"", false},
+		{"SELECT 1\n", false},
+		{"SELECT 'a\n", true},
+		{"SELECT 'a''\n", true}, // a doubled quote is a quote
+		{"SELECT 'a'''\n", false},
+		{"SELECT E'a\\'\n", true}, // the backslash escapes the quote
+		{"SELECT E'a\\\\'\n", false},
+		{"SELECT 'a\\'\n", false}, // standard strings: a backslash is text
+		{"SELECT \"we\n", true},
+		{"SELECT $$x\n", true},
+		{"SELECT $t$x$$\n", true},
+		{"SELECT $t$x$t$\n", false},
+		{"SELECT $1 +\n", false}, // a parameter, not a dollar quote
+		{"SELECT /* a\n", true},
+		{"SELECT /* a /* b */\n", true}, // they nest
+		{"SELECT /* a /* b */ */\n", false},
+		{"SELECT 1 -- 'not a literal\n", false},
+		{"SELECT ';' AS x\n", false},
+	} {
+		if got := OpenAtEnd(tc.text); got != tc.open {
+			t.Errorf("OpenAtEnd(%q) = %v, want %v", tc.text, got, tc.open)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/stablerow/stablerow/engine"
 	"github.com/stablerow/stablerow/errkind"
 )
 
@@ -21,7 +22,13 @@ typed; Ctrl-D, \q, quit or exit ends the session.
   \d            list tables (version, live rows, fragments, indexes)
   \d NAME       describe table NAME: columns, indexes, versions
   \timing [on|off]  print each statement's time (on at start; alone it toggles)
+  \p            print the statement being typed
+  \r            drop the statement being typed
+  \g            run the statement being typed (or the last one again)
   \q            quit
+
+Backslash commands may be typed in the middle of a statement, on a line of
+their own: the statement being typed is kept (but for \r and \g).
 
 Line editing: arrows, Ctrl-A/E, Ctrl-R searches the history (kept in
 $STABLEROW_HISTORY, default stablerow/history in the user's cache directory).
@@ -38,6 +45,31 @@ func (s *session) backslash(ctx context.Context, line string) (quit bool, err er
 	switch cmd {
 	case `\q`:
 		return true, nil
+	case `\p`:
+		if strings.TrimSpace(s.buf) == "" {
+			fmt.Fprintln(s.w, "query buffer is empty")
+		} else {
+			fmt.Fprint(s.w, s.buf)
+		}
+		return false, nil
+	case `\r`:
+		s.buf = ""
+		fmt.Fprintln(s.w, "query buffer reset (cleared)")
+		return false, nil
+	case `\g`:
+		text := s.buf
+		if strings.TrimSpace(text) == "" {
+			text = s.last
+		}
+		if strings.TrimSpace(text) == "" {
+			return false, fmt.Errorf(`%w: \g: no statement typed and none run before`, errBackslash)
+		}
+		s.buf = ""
+		stmts, rest := engine.SplitStatements(text)
+		if strings.TrimSpace(rest.Text) != "" {
+			stmts = append(stmts, rest)
+		}
+		return false, s.runAll(ctx, stmts)
 	case `\?`, `\h`, `\help`:
 		fmt.Fprint(s.w, promptHelp)
 		return false, nil

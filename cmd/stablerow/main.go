@@ -6,6 +6,7 @@
 //	stablerow inspect PATH           describe a table, a database or a .rowmap file
 //	stablerow vacuum -d DIR          remove files no version references
 //	stablerow serve -d DIR           serve Arrow Flight SQL (-addr, default 127.0.0.1:31337)
+//	stablerow version                the build (also --version)
 //
 // Exit status: 0 success; 1 the statement failed (bad input, unsupported,
 // not found, out of range); 2 bad command line; 3 corrupt data on disk;
@@ -29,8 +30,12 @@ import (
 	_ "github.com/stablerow/stablerow/cmd/stablerow/internal/warm"
 	"github.com/stablerow/stablerow/engine"
 	"github.com/stablerow/stablerow/errkind"
+	"github.com/stablerow/stablerow/internal/suggest"
 	"github.com/stablerow/stablerow/plan/sql"
 )
+
+// commands are the subcommands, in the order a suggestion prefers them.
+var commands = []string{"sql", "demo", "substrait", "inspect", "vacuum", "serve", "version", "help"}
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, `usage:
@@ -46,6 +51,7 @@ func usage(w io.Writer) {
                                                     indexes, versions) or a .rowmap file
   stablerow vacuum [-d DIR] [-table t] [-grace 1h] [-dry-run]
                                                     remove files no version references
+  stablerow version                                 the build: version, revision, Go, platform
   stablerow serve [-d DIR] [-addr 127.0.0.1:31337] [-user NAME] [-tokens FILE]
                 [-tls-cert FILE -tls-key FILE]      serve Arrow Flight SQL (password in
                                                     $STABLEROW_PASSWORD; beyond localhost
@@ -91,11 +97,14 @@ func main() {
 		err = runVacuum(ctx, os.Args[2:])
 	case "serve":
 		err = runServe(ctx, os.Args[2:])
+	case "version", "-version", "--version", "-V":
+		printVersion(os.Stdout)
+		return
 	case "-h", "-help", "--help", "help":
 		usage(os.Stdout)
 		return
 	default:
-		fmt.Fprintf(os.Stderr, "stablerow: unknown command %q\n", os.Args[1])
+		fmt.Fprintf(os.Stderr, "stablerow: unknown command %q%s\n", os.Args[1], suggest.Hint(os.Args[1], commands))
 		usage(os.Stderr)
 		os.Exit(2)
 	}

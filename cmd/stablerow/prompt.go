@@ -25,16 +25,21 @@ const (
 //	         v                  |
 //	     reading ---------------+         Ctrl-C: the text typed so far is dropped,
 //	     |  ^   \                          back to reading
-//	 ';' |  |    \ \cmd (no text pending)
-//	     v  |     v
-//	   running   backslash command (\? \d \timing \q)
+//	 ';' |  |    \ line starting with '\' (not inside an open literal
+//	 \g  |  |     \  or comment of the text pending)
+//	     v  |      v
+//	   running    backslash command (\? \d \timing \p \r \g \q); the text
+//	              pending stays pending, except that \r drops it and \g
+//	              runs it
 //	 (Ctrl-C cancels the statement's context; its Rows stop and release,
 //	  the session goes back to reading)
 //
 //	reading --Ctrl-D, \q or end of input--> done (exit 0)
 //
-// On a script piped in (interactive false) the first error ends the run and
-// is returned, like -e; a last statement without ';' still runs at the end.
+// Ctrl-D with a statement half typed discards it, as psql does: a DELETE
+// whose WHERE was not typed yet must not run. On a script piped in
+// (interactive false) the first error ends the run and is returned, like
+// -e; a last statement without ';' still runs at the end (psql too).
 type session struct {
 	db          *engine.DB
 	params      map[string]any
@@ -43,6 +48,7 @@ type session struct {
 	w           io.Writer
 	interactive bool
 	buf         string // text of the statement(s) not complete yet
+	last        string // the statement run last, for \g with nothing pending
 
 	mu     sync.Mutex
 	cancel context.CancelFunc // of the running statement; nil while reading
@@ -74,13 +80,17 @@ func (s *session) loop(ctx context.Context) error {
 		case errors.Is(err, io.EOF):
 			if s.interactive {
 				fmt.Fprintln(s.w)
+				if strings.TrimSpace(s.buf) != "" {
+					fmt.Fprintln(s.w, "stablerow: the unfinished statement was discarded, not run")
+				}
+				return nil
 			}
 			return s.finish(ctx)
 		case err != nil:
 			return err
 		}
 		s.in.remember(line)
-		if s.buf == "" && strings.HasPrefix(strings.TrimSpace(line), `\`) || s.buf == "" && isQuit(line) {
+		if isBackslash(line, s.buf) || s.buf == "" && isQuit(line) {
 			quit, err := s.backslash(ctx, strings.TrimSpace(line))
 			if err != nil {
 				if !s.interactive {
@@ -99,16 +109,33 @@ func (s *session) loop(ctx context.Context) error {
 		}
 		stmts, rest := engine.SplitStatements(s.buf)
 		s.buf = rest.Text
-		for _, st := range stmts {
-			if err := s.run(ctx, st); err != nil {
-				if !s.interactive {
-					return err
-				}
-				fmt.Fprintln(s.w, "error:", err)
-				break // the rest of this input follows a failed statement
-			}
+		if err := s.runAll(ctx, stmts); err != nil {
+			return err
 		}
 	}
+}
+
+// runAll runs statements in order; at the prompt an error is printed and
+// the rest are skipped (they follow a failed statement), in a script it
+// ends the run.
+func (s *session) runAll(ctx context.Context, stmts []engine.Statement) error {
+	for _, st := range stmts {
+		if err := s.run(ctx, st); err != nil {
+			if !s.interactive {
+				return err
+			}
+			fmt.Fprintln(s.w, "error:", err)
+			return nil
+		}
+	}
+	return nil
+}
+
+// isBackslash reports whether line is a backslash command: it starts with
+// '\' and the text pending before it is not inside an open literal or
+// comment, where a backslash is text.
+func isBackslash(line, pending string) bool {
+	return strings.HasPrefix(strings.TrimSpace(line), `\`) && !engine.OpenAtEnd(pending)
 }
 
 // isQuit: "quit" and "exit" alone on a line end the session, as in psql.
@@ -141,6 +168,7 @@ func (s *session) run(ctx context.Context, st engine.Statement) error {
 	s.mu.Lock()
 	s.cancel = cancel
 	s.mu.Unlock()
+	s.last = st.Text
 	err := runStatement(ctx, s.db, st, s.params, s.opt, s.w)
 	s.mu.Lock()
 	s.cancel = nil

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -216,5 +217,97 @@ func TestPromptTerminal(t *testing.T) {
 	tm.send(`\q` + "\r")
 	if code := tm.exit(wait); code != 0 {
 		t.Fatalf(`\q: exit %d, want 0`, code)
+	}
+}
+
+// TestPromptMidStatement: what a user types in the middle of a statement at
+// the terminal. Ctrl-D with a DELETE half typed ends the session without
+// running it (psql discards it too; the old prompt ran it and emptied the
+// table). A backslash command on a line of its own runs as a command, not
+// as SQL, and the statement being typed is kept; \p prints it, \r drops it,
+// \g runs it. Inside an open literal a line starting with '\' is text.
+func TestPromptMidStatement(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "db")
+	mustSQL(t, dir, "CREATE TABLE t (k BIGINT NOT NULL); INSERT INTO t SELECT g FROM generate_series(1, 3) AS g(g)", "-create")
+	const wait = 10 * time.Second
+	hist := filepath.Join(t.TempDir(), "history")
+
+	tm := startTerm(t, []string{"STABLEROW_HISTORY=" + hist}, "sql", "-d", dir)
+	tm.expect("stablerow> ", wait)
+	tm.send("DELETE FROM t\r")
+	tm.expect("...> ", wait)
+	tm.send("\x04")
+	tm.expect("the unfinished statement was discarded, not run", wait)
+	if code := tm.exit(wait); code != 0 {
+		t.Fatalf("Ctrl-D: exit %d\n%s", code, tm.out.String())
+	}
+	if r := cli(t, "", "sql", "-d", dir, "-format", "csv", "-e", "SELECT count(*) AS n FROM t"); r.code != 0 || !strings.Contains(r.stdout, "n\n3\n") {
+		t.Fatalf("after Ctrl-D on a half-typed DELETE: %+v", r)
+	}
+
+	tm = startTerm(t, []string{"STABLEROW_HISTORY=" + hist}, "sql", "-d", dir)
+	tm.expect("stablerow> ", wait)
+	// \d between two lines of one statement: a command; the statement goes on.
+	tm.send("SELECT 41 + 1\r")
+	tm.expect("...> ", wait)
+	tm.send(`\d` + "\r")
+	tm.expect("table | version | live rows", wait)
+	tm.expect("...> ", wait) // the statement is still pending
+	tm.send(`\p` + "\r")
+	tm.expect("SELECT 41 + 1", wait)
+	tm.expect("...> ", wait)
+	tm.send("AS answer;\r")
+	if out := tm.expect("(1 rows)", wait); !strings.Contains(out, " answer") || !strings.Contains(out, "42") || strings.Contains(out, "error") {
+		t.Fatalf("the statement around \\d:\n%s", out)
+	}
+	tm.expect("stablerow> ", wait)
+
+	// \r drops what was typed.
+	tm.send("DELETE FROM t\r")
+	tm.expect("...> ", wait)
+	tm.send(`\r` + "\r")
+	tm.expect("query buffer reset (cleared)", wait)
+	tm.expect("stablerow> ", wait)
+
+	// \g runs it without a ';'.
+	tm.send("SELECT count(*) AS still FROM t\r")
+	tm.expect("...> ", wait)
+	tm.send(`\g` + "\r")
+	if out := tm.expect("(1 rows)", wait); !strings.Contains(out, " still") || !strings.Contains(out, "3") {
+		t.Fatalf(`\g:\n%s`, out)
+	}
+	tm.expect("stablerow> ", wait)
+
+	// Inside an open literal, a line starting with '\' is part of it.
+	tm.send("SELECT length('ab\r")
+	tm.expect("...> ", wait)
+	tm.send(`\d` + "\r")
+	tm.send("') AS len;\r")
+	// 'ab' + newline + '\d' + newline = 6 characters.
+	if out := tm.expect("(1 rows)", wait); !strings.Contains(out, " len") || !strings.Contains(out, "6") || strings.Contains(out, "table | version") {
+		t.Fatalf("the literal holding a backslash line (\\d must not run):\n%s", out)
+	}
+	tm.send(`\q` + "\r")
+	if code := tm.exit(wait); code != 0 {
+		t.Fatalf(`\q: exit %d`, code)
+	}
+}
+
+// TestVersionAndSuggestion: `stablerow version` and `--version` print the
+// build; a mistyped command is answered with the likely one.
+func TestVersionAndSuggestion(t *testing.T) {
+	for _, arg := range []string{"version", "--version", "-version"} {
+		r := cli(t, "", arg)
+		if r.code != 0 || !strings.HasPrefix(r.stdout, "stablerow ") || !strings.Contains(r.stdout, runtime.Version()) {
+			t.Fatalf("%s: %+v", arg, r)
+		}
+	}
+	r := cli(t, "", "sqll")
+	if r.code != 2 || !strings.Contains(r.stderr, `unknown command "sqll" (did you mean "sql"?)`) {
+		t.Fatalf("sqll: %+v", r)
+	}
+	r = cli(t, "", "frobnicate")
+	if r.code != 2 || strings.Contains(r.stderr, "did you mean") {
+		t.Fatalf("a command near nothing: %+v", r)
 	}
 }
