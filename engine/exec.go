@@ -122,6 +122,7 @@ func (db *DB) start(ctx context.Context, cat *catalog, st sql.Statement, params 
 	}
 	r := newDoneRows(n)
 	r.summary = db.summarize(ctx, st)
+	r.tag = commandTag(st, n)
 	return r, nil
 }
 

@@ -49,6 +49,7 @@ type Rows struct {
 	err      error
 	affected int64
 	summary  string // what a maintenance statement did (see Summary)
+	tag      string // PostgreSQL's command tag (see Tag)
 	text     string // EXPLAIN text, or "" to render node's metrics
 	refs     atomic.Int64
 	pool     *memlimit.Pool // the statement's, closed when done (nil: none)
@@ -151,6 +152,11 @@ func (r *Rows) RowsAffected() int64 { return r.affected }
 // 3 fragments, 200000 rows)" for CREATE INDEX, CLUSTER and REINDEX; ""
 // for other statements.
 func (r *Rows) Summary() string { return r.summary }
+
+// Tag is PostgreSQL's command tag for a statement without a result set:
+// "CREATE TABLE", "INSERT 0 3", "DELETE 1" (what psql prints after it); ""
+// for queries.
+func (r *Rows) Tag() string { return r.tag }
 
 // Plan is the EXPLAIN text of an EXPLAIN statement, or for a query the plan
 // that ran with its metrics (final once Next has returned false).

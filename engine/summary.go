@@ -9,6 +9,46 @@ import (
 	"github.com/stablerow/stablerow/table"
 )
 
+// commandTag is PostgreSQL's command tag for a statement without a result
+// set that affected n rows, as psql prints it and a PostgreSQL client
+// reads it (src/include/tcop/cmdtaglist.h): "CREATE TABLE", "INSERT 0 3"
+// (the 0 is the OID PostgreSQL no longer assigns), "UPDATE 2", "DELETE 1",
+// "SELECT 5" for CREATE TABLE AS, "COPY 10". "" for the rest (queries).
+func commandTag(st sql.Statement, n int64) string {
+	switch s := st.(type) {
+	case *sql.CreateTable:
+		return "CREATE TABLE"
+	case *sql.CreateTableAs:
+		return fmt.Sprintf("SELECT %d", n)
+	case *sql.Insert:
+		return fmt.Sprintf("INSERT 0 %d", n)
+	case *sql.Update:
+		return fmt.Sprintf("UPDATE %d", n)
+	case *sql.Delete:
+		return fmt.Sprintf("DELETE %d", n)
+	case *sql.CopyFrom, *sql.CopyTo:
+		return fmt.Sprintf("COPY %d", n)
+	case *sql.DropTable:
+		return "DROP TABLE"
+	case *sql.DropIndex:
+		return "DROP INDEX"
+	case *sql.CreateIndex:
+		return "CREATE INDEX"
+	case *sql.Cluster:
+		return "CLUSTER"
+	case *sql.Reindex:
+		return "REINDEX"
+	case *sql.Vacuum:
+		return "VACUUM"
+	case *sql.Set:
+		if s.Reset {
+			return "RESET"
+		}
+		return "SET"
+	}
+	return ""
+}
+
 // summarize says what a maintenance statement that just succeeded did,
 // read back from the table's new version (Rows.Summary): a CREATE INDEX,
 // CLUSTER or REINDEX affects no rows, so "0 rows affected" would say

@@ -95,7 +95,7 @@ func TestCLIOutputFile(t *testing.T) {
 	if r := cli(t, "", "sql", "-d", dir, "-o", table, "-e", "SELECT k FROM t WHERE k = 1"); r.code != 0 || r.stdout != "" {
 		t.Fatalf("table to a file: exit %d, stdout %q", r.code, r.stdout)
 	}
-	if b, _ := os.ReadFile(table); !strings.Contains(string(b), " k\n---\n 1\n(1 rows)\n") {
+	if b, _ := os.ReadFile(table); !strings.Contains(string(b), " k\n---\n 1\n(1 row)\n") {
 		t.Fatalf("table file:\n%s", b)
 	}
 	if r := cli(t, "", "sql", "-d", dir, "-format", "xml", "-e", "SELECT 1"); r.code != 2 || !strings.Contains(r.stderr, `"xml"`) {
@@ -121,5 +121,27 @@ func TestCLIMaintenanceSays(t *testing.T) {
 		if !strings.HasPrefix(out, c.want) {
 			t.Errorf("%s printed %q, want %q", c.stmt, out, c.want)
 		}
+	}
+}
+
+// TestCLICommandTags: a statement without a result set prints PostgreSQL's
+// command tag, as psql does (it printed "ok (0 rows affected)" for CREATE
+// TABLE), and a result's footer is psql's "(1 row)" / "(N rows)".
+func TestCLICommandTags(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "db")
+	csv := filepath.Join(t.TempDir(), "x.csv")
+	out := mustSQL(t, dir, "CREATE TABLE x (a BIGINT); INSERT INTO x VALUES (1), (2); UPDATE x SET a = 3 WHERE a = 1; "+
+		"CREATE TABLE y AS SELECT * FROM x; DELETE FROM y; DROP TABLE y; SET threads = 2; RESET threads; "+
+		"COPY x TO '"+csv+"' WITH (FORMAT csv); SELECT a FROM x WHERE a = 3; SELECT a FROM x WHERE a > 9", "-create")
+	var got []string
+	for _, line := range strings.Split(out, "\n") {
+		if line != "" && !strings.HasPrefix(line, "time: ") {
+			got = append(got, line)
+		}
+	}
+	want := []string{"CREATE TABLE", "INSERT 0 2", "UPDATE 1", "SELECT 2", "DELETE 2", "DROP TABLE", "SET", "RESET", "COPY 2",
+		" a", "---", " 3", "(1 row)", " a", "---", "(0 rows)"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("printed:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -32,9 +32,14 @@ func printRows(w io.Writer, rows *engine.Rows, opt sqlOptions) error {
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		if s := rows.Summary(); s != "" {
-			fmt.Fprintln(status, s)
-		} else {
+		// What psql prints: the command tag ("CREATE TABLE", "INSERT 0 3"),
+		// or for maintenance statements a line that says what they made.
+		switch {
+		case rows.Summary() != "":
+			fmt.Fprintln(status, rows.Summary())
+		case rows.Tag() != "":
+			fmt.Fprintln(status, rows.Tag())
+		default:
 			fmt.Fprintf(status, "ok (%d rows affected)\n", rows.RowsAffected())
 		}
 		return nil
@@ -79,8 +84,16 @@ func printRows(w io.Writer, rows *engine.Rows, opt sqlOptions) error {
 	if total > shown {
 		fmt.Fprintf(status, "... %d more rows not shown (-max-rows 0 shows all)\n", total-shown)
 	}
-	fmt.Fprintf(status, "(%d rows)\n", total)
+	fmt.Fprintln(status, rowCount(total))
 	return nil
+}
+
+// rowCount is psql's footer: "(1 row)", "(0 rows)", "(12 rows)".
+func rowCount(n int64) string {
+	if n == 1 {
+		return "(1 row)"
+	}
+	return fmt.Sprintf("(%d rows)", n)
 }
 
 // tablePrinter is the state of one printed table:

@@ -124,7 +124,7 @@ func TestPromptTerminal(t *testing.T) {
 	tm.expect("stablerow> ", wait)
 
 	tm.send("SELECT 1 AS one;\r")
-	if out := tm.expect("(1 rows)", wait); !strings.Contains(out, " one") {
+	if out := tm.expect("(1 row)", wait); !strings.Contains(out, " one") {
 		t.Fatalf("first statement:\n%s", out)
 	}
 	tm.expect("time: ", wait)
@@ -135,7 +135,7 @@ func TestPromptTerminal(t *testing.T) {
 	tm.send("b' AS s, k\r")
 	tm.expect("...> ", wait)
 	tm.send("FROM t WHERE k = 2;\r")
-	if out := tm.expect("(1 rows)", wait); !strings.Contains(out, "a;\r\nb | 2") {
+	if out := tm.expect("(1 row)", wait); !strings.Contains(out, "a;\r\nb | 2") {
 		t.Fatalf("multi-line statement:\n%q", out)
 	}
 
@@ -162,7 +162,7 @@ func TestPromptTerminal(t *testing.T) {
 	tm.send(`\timing` + "\r")
 	tm.expect("timing is off", wait)
 	tm.send("SELECT 3 AS three;\r")
-	tm.expect("(1 rows)", wait)
+	tm.expect("(1 row)", wait)
 	tm.send(`\timing on` + "\r")
 	if out := tm.expect("timing is on", wait); strings.Contains(out, "time: ") {
 		t.Fatalf(`\timing off still printed the time:\n%s`, out)
@@ -174,7 +174,7 @@ func TestPromptTerminal(t *testing.T) {
 	tm.send("\x03")
 	tm.expect("stablerow> ", wait)
 	tm.send("SELECT 5 AS five;\r")
-	if out := tm.expect("(1 rows)", wait); strings.Contains(out, "error") || !strings.Contains(out, " five") {
+	if out := tm.expect("(1 row)", wait); strings.Contains(out, "error") || !strings.Contains(out, " five") {
 		t.Fatalf("after Ctrl-C on typed text:\n%s", out)
 	}
 
@@ -196,7 +196,7 @@ func TestPromptTerminal(t *testing.T) {
 	tm.expect("stablerow> ", wait)
 	time.Sleep(200 * time.Millisecond) // let stray Ctrl-Cs land on the empty prompt
 	tm.send("SELECT 7 AS seven;\r")
-	if out := tm.expect("(1 rows)", wait); !strings.Contains(out, " seven") {
+	if out := tm.expect("(1 row)", wait); !strings.Contains(out, " seven") {
 		t.Fatalf("the statement after a cancellation:\n%s", out)
 	}
 
@@ -257,7 +257,7 @@ func TestPromptMidStatement(t *testing.T) {
 	tm.expect("SELECT 41 + 1", wait)
 	tm.expect("...> ", wait)
 	tm.send("AS answer;\r")
-	if out := tm.expect("(1 rows)", wait); !strings.Contains(out, " answer") || !strings.Contains(out, "42") || strings.Contains(out, "error") {
+	if out := tm.expect("(1 row)", wait); !strings.Contains(out, " answer") || !strings.Contains(out, "42") || strings.Contains(out, "error") {
 		t.Fatalf("the statement around \\d:\n%s", out)
 	}
 	tm.expect("stablerow> ", wait)
@@ -273,7 +273,7 @@ func TestPromptMidStatement(t *testing.T) {
 	tm.send("SELECT count(*) AS still FROM t\r")
 	tm.expect("...> ", wait)
 	tm.send(`\g` + "\r")
-	if out := tm.expect("(1 rows)", wait); !strings.Contains(out, " still") || !strings.Contains(out, "3") {
+	if out := tm.expect("(1 row)", wait); !strings.Contains(out, " still") || !strings.Contains(out, "3") {
 		t.Fatalf(`\g:\n%s`, out)
 	}
 	tm.expect("stablerow> ", wait)
@@ -284,7 +284,7 @@ func TestPromptMidStatement(t *testing.T) {
 	tm.send(`\d` + "\r")
 	tm.send("') AS len;\r")
 	// 'ab' + newline + '\d' + newline = 6 characters.
-	if out := tm.expect("(1 rows)", wait); !strings.Contains(out, " len") || !strings.Contains(out, "6") || strings.Contains(out, "table | version") {
+	if out := tm.expect("(1 row)", wait); !strings.Contains(out, " len") || !strings.Contains(out, "6") || strings.Contains(out, "table | version") {
 		t.Fatalf("the literal holding a backslash line (\\d must not run):\n%s", out)
 	}
 	tm.send(`\q` + "\r")

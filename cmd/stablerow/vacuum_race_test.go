@@ -70,7 +70,7 @@ func TestInsertAgainstVacuumLoop(t *testing.T) {
 		}
 		count := countRange(t, dir, from, from+n-1)
 		switch {
-		case insErr == nil && !strings.Contains(out.String(), fmt.Sprintf("(%d rows affected)", n)):
+		case insErr == nil && !strings.Contains(out.String(), fmt.Sprintf("INSERT 0 %d\n", n)):
 			t.Fatalf("round %d: INSERT of %d rows exited 0 and printed:\n%s", round, n, out.String())
 		case insErr == nil && count != n:
 			t.Fatalf("round %d: INSERT reported %d rows, %d read back", round, n, count)
