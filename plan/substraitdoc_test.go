@@ -128,18 +128,18 @@ func docParams(t *testing.T, b docBlock) map[int]any {
 }
 
 // docRows runs a plan and returns its header and rows as the document
-// writes them: columns joined by " | ", NULL for a null.
-func docRows(ctx context.Context, db *engine.DB, js string, params map[int]any) (string, []string, error) {
+// writes them (columns joined by " | ", NULL for a null), and the
+// physical plan that ran.
+func docRows(ctx context.Context, db *engine.DB, js string, params map[int]any) (header string, out []string, ran string, err error) {
 	rows, err := db.QuerySubstrait(ctx, []byte(js), params)
 	if err != nil {
-		return "", nil, err
+		return "", nil, "", err
 	}
 	defer rows.Close()
 	var names []string
 	for _, f := range rows.Schema().Fields() {
 		names = append(names, f.Name)
 	}
-	var out []string
 	for rows.Next() {
 		b := rows.Batch()
 		for i := range int(b.NumRows()) {
@@ -153,7 +153,7 @@ func docRows(ctx context.Context, db *engine.DB, js string, params map[int]any) 
 			out = append(out, strings.Join(vals, " | "))
 		}
 	}
-	return strings.Join(names, " | "), out, rows.Err()
+	return strings.Join(names, " | "), out, rows.Plan(), rows.Err()
 }
 
 // docKinds are the errkind names a "text error KIND" block may give.
@@ -182,8 +182,10 @@ func samePlan(t *testing.T, a, b []byte) bool {
 // block is a plan that is run, through the engine as the CLI and the
 // server run one, against the database its "sql setup" block builds:
 // the "text rows" block after it must be its rows, or the "text error
-// KIND" block its error. A "sql emits" block before a plan is SQL the
-// front end lowers to exactly that plan. The function lists of §5 are
+// KIND" block its error, and a "text plan" block after the rows says
+// what the physical plan that ran holds (and, with "no ", lacks). A "sql
+// emits" block before a plan is SQL the front end lowers to exactly that
+// plan. The function lists of §5 are
 // the planner's, testdata/substrait/seed_take.json is one of the
 // document's plans, and every "substrait.md §N" the code cites is a
 // section of it.
@@ -222,7 +224,10 @@ func TestSubstraitDoc(t *testing.T) {
 	for i, b := range blocks {
 		switch {
 		case b.word(0) == "json":
-		case b.info == "sql setup", b.info == "sql emits", b.info == "text rows", strings.HasPrefix(b.info, "text error "), strings.HasPrefix(b.info, "text functions "):
+		case b.info == "text plan" && (i < 2 || blocks[i-1].info != "text rows" || blocks[i-2].word(0) != "json"):
+			t.Errorf("%s:%d: a text plan block not after a plan's rows: nothing checks it", substraitDoc, b.line)
+			continue
+		case b.info == "sql setup", b.info == "sql emits", b.info == "text rows", b.info == "text plan", strings.HasPrefix(b.info, "text error "), strings.HasPrefix(b.info, "text functions "):
 			continue
 		default:
 			t.Errorf("%s:%d: a %q block: the document's blocks are json plans and the sql/text blocks the test reads", substraitDoc, b.line, b.info)
@@ -244,7 +249,7 @@ func TestSubstraitDoc(t *testing.T) {
 				t.Errorf("%s: the SQL above it lowers to another plan:\n%s", at(), js)
 			}
 		}
-		header, rows, err := docRows(ctx, db, b.text, docParams(t, b))
+		header, rows, ran, err := docRows(ctx, db, b.text, docParams(t, b))
 		if kind, ok := strings.CutPrefix(want.info, "text error "); ok {
 			k := docKinds[kind]
 			msg := strings.TrimSpace(want.text)
@@ -269,6 +274,15 @@ func TestSubstraitDoc(t *testing.T) {
 		got, exp := slices.Sorted(slices.Values(rows)), slices.Sorted(slices.Values(lines[1:]))
 		if !slices.Equal(got, exp) {
 			t.Errorf("%s: rows\n%s\nthe document says\n%s", at(), strings.Join(rows, "\n"), strings.Join(lines[1:], "\n"))
+		}
+		if i+2 < len(blocks) && blocks[i+2].info == "text plan" {
+			for _, l := range strings.Split(strings.TrimSpace(blocks[i+2].text), "\n") {
+				if x, no := strings.CutPrefix(l, "no "); no && strings.Contains(ran, x) {
+					t.Errorf("%s: the plan that ran holds %q:\n%s", at(), x, ran)
+				} else if !no && !strings.Contains(ran, l) {
+					t.Errorf("%s: the plan that ran lacks %q:\n%s", at(), l, ran)
+				}
+			}
 		}
 	}
 	if plans == 0 {
