@@ -32,6 +32,12 @@
 //	s, err := node.Execute(ctx, &exec.TaskContext{Mem: mem, Params: map[int]any{1: ids}})
 //	fmt.Print(exec.Explain(node, false))
 //
+// The Substrait conventions a plan follows (system columns, types, the
+// stablerow.* extension-table relations, function URNs, parameters, the
+// take shape, errors and limits) are stated in docs/substrait.md, which
+// the code cites by section ("substrait.md §4") and whose example plans
+// TestSubstraitDoc runs.
+//
 // Plans are read against plan/internal/substraitfn's collection, which
 // declares the standard extension URNs without parsing their YAML: a fresh
 // process plans its first query without substrait-go's 130-280 ms default

@@ -2,3 +2,24 @@ package plan
 
 // CheckDepth is checkDepth for the external tests.
 var CheckDepth = checkDepth
+
+// FunctionNames returns the simple names of the scalar and the aggregate
+// functions the planner executes, for TestSubstraitDoc's check of the
+// lists in docs/substrait.md §5. and, or, negate and extract are cases of
+// scalarFn's switch rather than map entries, so they are added by hand.
+func FunctionNames() (scalar, aggregate []string) {
+	scalar = []string{"and", "or", "negate", "extract"}
+	for n := range binaryOps {
+		scalar = append(scalar, n)
+	}
+	for n := range unaryOps {
+		scalar = append(scalar, n)
+	}
+	for n := range exprFuncs {
+		scalar = append(scalar, n)
+	}
+	for n := range aggregateFuncs {
+		aggregate = append(aggregate, n)
+	}
+	return scalar, aggregate
+}

@@ -10,11 +10,13 @@
 // the process. :name parameters are
 // rewritten to $k first (Postgres has no named parameters); each statement
 // numbers its own names from 1 in order of first appearance. Lowering
-// follows the stablerow Substrait conventions: tables are NamedTableReadRel
-// with the full schema (user columns, _rowid, _rowaddr), UNNEST and
-// generate_series are extension-table reads, $k is a DynamicParameter.
+// follows the stablerow Substrait conventions (docs/substrait.md, cited
+// here by section as "substrait.md §N"): tables are NamedTableReadRel
+// with the full schema (user columns, _rowid, _rowaddr; §2), UNNEST,
+// generate_series and read_parquet are extension-table reads (§4), $k is
+// a DynamicParameter (§6).
 //
-// A SELECT lowers bottom-up as
+// A SELECT lowers bottom-up as (§8)
 //
 //	Read/Join -> Filter(WHERE) -> [Aggregate -> Filter(HAVING)] -> Project
 //	  -> [Aggregate(DISTINCT)] -> Sort -> Fetch

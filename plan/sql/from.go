@@ -90,7 +90,7 @@ func (l *lowerer) tableName(rv *pg_query.RangeVar) (string, error) {
 	return rv.Relname, nil
 }
 
-// tableSchema asks the catalog and lays the table out as columns (§2):
+// tableSchema asks the catalog and lays the table out as columns (substrait.md §2):
 // user columns, then _rowid and _rowaddr as non-nullable i64.
 func (l *lowerer) tableSchema(name string, loc int32) (types.NamedStruct, []column, error) {
 	sch, err := l.cat.TableSchema(name)
@@ -160,7 +160,7 @@ func (l *lowerer) alias(a *pg_query.Alias, cols []column) error {
 }
 
 // rangeFunction lowers UNNEST(...) [WITH ORDINALITY] and generate_series(...)
-// in FROM to extension-table reads (§4).
+// in FROM to extension-table reads (substrait.md §4).
 func (l *lowerer) rangeFunction(rf *pg_query.RangeFunction) (plan.Rel, *scope, error) {
 	if rf.Lateral || rf.IsRowsfrom || len(rf.Functions) != 1 || len(rf.Coldeflist) > 0 {
 		return nil, nil, fmt.Errorf("%w: this table function form (LATERAL, ROWS FROM, column definitions)", ErrUnsupported)
@@ -303,7 +303,7 @@ func (l *lowerer) unnestArg(n *pg_query.Node, want kind, detail map[string]any) 
 	case *pg_query.Node_ParamRef:
 		k := want
 		if k == kindUnknown {
-			k = kindI64 // §6: a bare UNNEST($k) reads list<i64>
+			k = kindI64 // substrait.md §6: a bare UNNEST($k) reads list<i64>
 		}
 		if k != kindI64 && k != kindString {
 			// The planner unnests bigint and text parameter lists.
@@ -499,7 +499,7 @@ func (l *lowerer) extensionTable(detail map[string]any, names []string, ts []typ
 }
 
 // join lowers [INNER | LEFT | RIGHT | FULL] JOIN ... ON and CROSS JOIN
-// (§7); the output is left ++ right, NULL-extended on the side whose
+// (substrait.md §7); the output is left ++ right, NULL-extended on the side whose
 // unmatched rows the join keeps.
 func (l *lowerer) join(j *pg_query.JoinExpr) (plan.Rel, *scope, error) {
 	var jt plan.JoinType

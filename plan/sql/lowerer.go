@@ -90,7 +90,7 @@ func (l *lowerer) knownParam(n int) (kind, bool) {
 	return l.params[n-1].kind, true
 }
 
-// paramExpr is $k as a scalar of kind k (§6: a DynamicParameter with
+// paramExpr is $k as a scalar of kind k (substrait.md §6: a DynamicParameter with
 // reference k). It is nullable: a caller may bind NULL.
 func (l *lowerer) paramExpr(n int, k kind, loc int32) (expr.Expression, error) {
 	if err := l.useParam(n, false, k, loc); err != nil {

@@ -86,7 +86,7 @@ func (s *scope) hasQual(q string) bool {
 }
 
 // lookup resolves [qual.]name to a column index, case-insensitively
-// (§9). An exact-case match wins over a folded one, so quoted mixed-case
+// (substrait.md §9). An exact-case match wins over a folded one, so quoted mixed-case
 // names still work.
 func (l *lowerer) lookup(s *scope, qual, name string, loc int32) (int, error) {
 	if s.shadow > 0 {

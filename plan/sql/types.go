@@ -92,7 +92,7 @@ func (k kind) String() string {
 	return "unknown"
 }
 
-// substraitName is the element_type spelling of the UNNEST detail (§4).
+// substraitName is the element_type spelling of the UNNEST detail (substrait.md §4).
 func (k kind) substraitName() string {
 	switch k {
 	case kindI64:
@@ -290,7 +290,7 @@ func kindOf(t types.Type) kind {
 func isNullable(t types.Type) bool { return t.GetNullability() != types.NullabilityRequired }
 
 // fieldKind classifies a column of a catalog schema. The system columns are
-// uint64 in Arrow and i64 in Substrait (§3); a string column is the
+// uint64 in Arrow and i64 in Substrait (substrait.md §3); a string column is the
 // varchar(n) or char(n) its declaration recorded, else text.
 func fieldKind(f arrow.Field) kind {
 	switch f.Type.ID() {
