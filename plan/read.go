@@ -420,10 +420,10 @@ func (p *planner) unnest(r *splan.ExtensionTableReadRel, f map[string]*structpb.
 	default:
 		return nil, fmt.Errorf("%w: unnest has neither param nor values", ErrInvalidPlan)
 	}
-	if !ord {
-		return &rel{node: node, cols: []int{0}, names: base.Names}, nil
-	}
-	return &rel{node: node, cols: []int{0, 1}, names: base.Names}, nil
+	// Through readOf as every other leaf: a filter on the read is refused
+	// (it was silently dropped: every unnested value came back) and a
+	// projection mask is applied (it was ignored).
+	return readOf(r, node, base.Names)
 }
 
 // literalUnnest builds the node for UNNEST(ARRAY[...]).
