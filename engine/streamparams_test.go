@@ -107,4 +107,19 @@ func TestStreamedParamInsert(t *testing.T) {
 	require.ErrorIs(t, err, cut)
 	got = run(t, db, `SELECT count(*) FROM t`, nil)
 	require.Equal(t, [][]any{{int64(4000)}}, got, "a failed stream commits nothing")
+
+	// DELETE and UPDATE with the ids in an IN (SELECT ... FROM UNNEST($1))
+	// read the stream once too.
+	del := &onceSource{arrays: []arrow.Array{ids(mem, 0, 1000), ids(mem, 1000, 2000)}}
+	_, err = db.Exec(ctx, `DELETE FROM t WHERE k IN (SELECT u * 2 FROM UNNEST($1) AS x(u))`, engine.PositionalParams([]any{del}))
+	require.NoError(t, err)
+	require.Equal(t, [][]any{{int64(2000)}}, run(t, db, `SELECT count(*) FROM t`, nil))
+	upd := &onceSource{arrays: []arrow.Array{ids(mem, 2000, 2010)}}
+	_, err = db.Exec(ctx, `UPDATE t SET o = 0 WHERE k IN (SELECT u * 2 FROM UNNEST($1) AS x(u))`, engine.PositionalParams([]any{upd}))
+	require.NoError(t, err)
+	require.Equal(t, [][]any{{int64(10)}}, run(t, db, `SELECT count(*) FROM t WHERE o = 0`, nil))
+	keep := &onceSource{arrays: []arrow.Array{ids(mem, 2000, 3000)}}
+	_, err = db.Exec(ctx, `DELETE FROM t WHERE k NOT IN (SELECT u * 2 FROM UNNEST($1) AS x(u))`, engine.PositionalParams([]any{keep}))
+	require.NoError(t, err)
+	require.Equal(t, [][]any{{int64(1000)}}, run(t, db, `SELECT count(*) FROM t`, nil))
 }
