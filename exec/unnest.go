@@ -14,7 +14,8 @@ import (
 // UnnestExec unnests a list WITH ORDINALITY: output (value, ord int64 1-based),
 // chunked by BatchSize. The list is a literal or TaskContext.Params[Param].
 // Supported list types: []uint64, []int64, []string and their pointer forms
-// []*uint64, []*int64, []*string (nil = NULL).
+// []*uint64, []*int64, []*string (nil = NULL); a parameter may also be a
+// ListSource, read array by array as the stream goes (listsource.go).
 type UnnestExec struct {
 	literal any
 	param   int
@@ -102,6 +103,9 @@ func (u *UnnestExec) Execute(ctx context.Context, tc *TaskContext) (Stream, erro
 		if !ok {
 			return nil, fmt.Errorf("%w: unnest parameter $%d not bound", ErrInvalidArgument, u.param)
 		}
+		if src, ok := list.(ListSource); ok {
+			return u.executeSource(ctx, tc, src)
+		}
 		t, err := listType(list)
 		if err != nil {
 			return nil, err
@@ -111,6 +115,18 @@ func (u *UnnestExec) Execute(ctx context.Context, tc *TaskContext) (Stream, erro
 		}
 	}
 	return &unnestStream{n: u, tc: tc, list: list, total: listLen(list)}, nil
+}
+
+// executeSource opens a streamed list parameter.
+func (u *UnnestExec) executeSource(ctx context.Context, tc *TaskContext, src ListSource) (Stream, error) {
+	if t := src.ElemType(); !arrow.TypeEqual(t, u.schema.Field(0).Type) {
+		return nil, fmt.Errorf("%w: parameter $%d is a stream of %s, want list of %s", ErrSchema, u.param, t, u.schema.Field(0).Type)
+	}
+	rd, err := src.Open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &sourceStream{n: u, tc: tc, rd: rd}, nil
 }
 
 type unnestStream struct {

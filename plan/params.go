@@ -113,8 +113,15 @@ func (e *ParamError) Unwrap() error { return e.Err }
 // unnestList normalises a bound unnest list to what the planned
 // UnnestExec of element type t takes: []int64 or []*int64 for int64 (any
 // Go integer list, through bigints, the one conversion of integers from
-// outside), []string or []*string for text.
+// outside), []string or []*string for text. A streamed list
+// (exec.ListSource) goes to the UnnestExec as it is, its values of type t.
 func unnestList(ref int, v any, t arrow.DataType) (any, error) {
+	if src, ok := v.(exec.ListSource); ok {
+		if et := src.ElemType(); !arrow.TypeEqual(et, t) {
+			return nil, fmt.Errorf("plan: unnest $%d is a stream of %s, want a list of %s: %w", ref, et, t, ErrParamType)
+		}
+		return src, nil
+	}
 	if t.ID() == arrow.STRING {
 		switch l := v.(type) {
 		case []string, []*string:

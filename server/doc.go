@@ -69,7 +69,11 @@
 // is held in the heavy lane too, so the real heap, not only the
 // operators' estimates, is what the budget bounds. Uploads are counted as
 // they stream and refused past the budget; bound parameters stay counted
-// until the statement is rebound, closed or expires. A value bound to no
+// until the statement is rebound, closed or expires. An upload of one id
+// column to a statement that uses $1 only as UNNEST's list is not held
+// whole: a prepared update reads it as it runs (uploadstream.go), a
+// prepared query spills it past a quarter of the statement limit to a file
+// its runs read back (uploadspill.go). A value bound to no
 // parameter is InvalidArgument (engine.ErrExtraParam). The
 // MemoryStatusAction action returns the accounting.
 //

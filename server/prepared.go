@@ -57,6 +57,11 @@ func (p *prepared) runner(s *Server) runner {
 	p.mu.Lock()
 	params := p.params
 	p.mu.Unlock()
+	return p.runnerWith(s, params)
+}
+
+// runnerWith runs the statement with params, whatever is bound.
+func (p *prepared) runnerWith(s *Server, params []any) runner {
 	if p.plan != nil {
 		return s.substraitRunner(p.plan, params)
 	}
@@ -158,12 +163,12 @@ func (s *Server) ClosePreparedStatement(_ context.Context, req flightsql.ActionC
 }
 
 // DoPutPreparedStatementQuery binds parameters to a prepared query.
-func (s *Server) DoPutPreparedStatementQuery(_ context.Context, cmd flightsql.PreparedStatementQuery, rdr flight.MessageReader, _ flight.MetadataWriter) ([]byte, error) {
+func (s *Server) DoPutPreparedStatementQuery(ctx context.Context, cmd flightsql.PreparedStatementQuery, rdr flight.MessageReader, _ flight.MetadataWriter) ([]byte, error) {
 	p, err := s.preparedOf(cmd.GetPreparedStatementHandle())
 	if err != nil {
 		return nil, err
 	}
-	params, held, err := s.readParams(rdr)
+	params, held, err := s.readParams(ctx, p, rdr, uploadBind)
 	if err != nil {
 		return nil, err
 	}
@@ -188,9 +193,19 @@ func (s *Server) DoPutPreparedStatementUpdate(ctx context.Context, cmd flightsql
 	if err != nil {
 		return 0, err
 	}
-	params, held, err := s.readParams(rdr)
+	params, held, err := s.readParams(ctx, p, rdr, uploadRun)
 	if err != nil {
 		return 0, err
+	}
+	if len(params) == 1 {
+		if src, ok := params[0].(*uploadSource); ok {
+			// Streamed into this run (uploads.go): it is read once, so the
+			// statement keeps nothing bound.
+			defer held.release()
+			defer src.close()
+			p.bind(nil, nil)
+			return s.update(ctx, p.runnerWith(s, params))
+		}
 	}
 	if params != nil {
 		p.bind(params, held)
