@@ -27,6 +27,9 @@ type source struct {
 	// segments are the ';'-separated pieces of text, with the names given
 	// to $1..$n inside each one.
 	segments []segment
+	// lists[i] are the constants of the long IN list that
+	// $hiddenListBase+i stands for in text (constlist.go).
+	lists [][]constItem
 }
 
 type shift struct{ at, delta int }
@@ -58,16 +61,46 @@ func rewrite(sql string, start Pos) (*source, error) {
 	last := 0
 	seg := segment{}
 	index := map[string]int{}
+	lists := map[string]int{} // a list's text -> its placeholder's index
 	toks := scan.Tokens
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		switch {
+		case t.Token == pg_query.Token_IN_P && i+1 < len(toks) && toks[i+1].Token == pg_query.Token_ASCII_40:
+			items, close, ok := constList(sql, toks, i+1)
+			if !ok {
+				continue
+			}
+			// The same list text twice (a SELECT item repeated in GROUP
+			// BY) gets the same placeholder, so the two still match.
+			open, end := toks[i+1].End, toks[close].Start
+			k, seen := lists[sql[open:end]]
+			if !seen {
+				delta := last - b.Len() // original minus rewritten offset from here on
+				for j := range items {
+					items[j].loc = items[j].from - int32(delta)
+				}
+				k = len(src.lists)
+				src.lists = append(src.lists, items)
+				lists[sql[open:end]] = k
+			}
+			b.WriteString(sql[last:open])
+			ph := "$" + strconv.Itoa(hiddenListBase+k)
+			b.WriteString(ph)
+			b.WriteString(strings.Repeat(" ", int(end-open)-len(ph)))
+			last = int(end)
+			i = close - 1
 		case t.Token == pg_query.Token_ASCII_59: // ';'
 			seg.end = b.Len() + int(t.Start) - last
 			src.segments = append(src.segments, seg)
 			seg = segment{}
 			clear(index)
+			clear(lists)
 		case t.Token == pg_query.Token_PARAM:
+			// A $k the caller wrote can never be read as a placeholder.
+			if n, err := strconv.ParseInt(sql[t.Start+1:t.End], 10, 64); err == nil && n >= hiddenListBase {
+				return nil, fmt.Errorf("%w: there is no parameter $%d at %s", ErrParam, n, src.origPosition(int(t.Start)))
+			}
 			if seg.positional == 0 {
 				seg.positional = int(t.Start) + 1
 			}
