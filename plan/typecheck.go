@@ -44,9 +44,7 @@ func walkTypes(m protoreflect.Message) error {
 		// descriptor at a time.
 		if l := m.Interface().(*substraitpb.Expression_Literal).GetList(); l != nil {
 			for j, el := range l.GetValues() {
-				switch el.GetLiteralType().(type) {
-				case *substraitpb.Expression_Literal_I32, *substraitpb.Expression_Literal_I64,
-					*substraitpb.Expression_Literal_Fp64, *substraitpb.Expression_Literal_String_:
+				if scalarLiteral(el) {
 					continue
 				}
 				if err := walkTypes(el.ProtoReflect()); err != nil {
@@ -114,4 +112,15 @@ func checkType(t *substraitpb.Type) error {
 		return precision(k.PrecisionTimestampTz.GetPrecision())
 	}
 	return nil
+}
+
+// scalarLiteral reports whether a literal is an i32, i64, fp64 or string
+// value: one holding no message, so no Type and no nesting.
+func scalarLiteral(l *substraitpb.Expression_Literal) bool {
+	switch l.GetLiteralType().(type) {
+	case *substraitpb.Expression_Literal_I32, *substraitpb.Expression_Literal_I64,
+		*substraitpb.Expression_Literal_Fp64, *substraitpb.Expression_Literal_String_:
+		return true
+	}
+	return false
 }

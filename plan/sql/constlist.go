@@ -145,29 +145,58 @@ func allDigits(s string) bool {
 // makeIntConst, makeFloatConst, makeStringConst, makeNullAConst,
 // makeBoolAConst, and doNegate for a '-'), so lowering types it as it
 // types a parsed one.
-func (s *source) aConst(it constItem) *pg_query.A_Const {
+//
+// The nodes are the scratch's, overwritten by the next call: lowering a
+// constant keeps none of them, and a million values allocate none.
+func (s *source) aConst(it constItem, sc *constScratch) *pg_query.A_Const {
 	text := s.orig[it.start:it.end]
-	c := &pg_query.A_Const{Location: it.loc}
+	c := &sc.c
+	*c = pg_query.A_Const{Location: it.loc}
 	switch it.tok {
 	case pg_query.Token_ICONST:
 		n, _ := strconv.ParseInt(text, 10, 32) // the scanner made it ICONST: it fits
 		if it.neg {
 			n = -n
 		}
-		c.Val = &pg_query.A_Const_Ival{Ival: &pg_query.Integer{Ival: int32(n)}}
+		sc.i.Ival = int32(n)
+		sc.ival.Ival = &sc.i
+		c.Val = &sc.ival
 	case pg_query.Token_FCONST:
 		if it.neg {
 			text = "-" + text
 		}
-		c.Val = &pg_query.A_Const_Fval{Fval: &pg_query.Float{Fval: text}}
+		sc.f.Fval = text
+		sc.fval.Fval = &sc.f
+		c.Val = &sc.fval
 	case pg_query.Token_SCONST:
-		c.Val = &pg_query.A_Const_Sval{Sval: &pg_query.String{Sval: strings.ReplaceAll(text[1:len(text)-1], "''", "'")}}
+		text = text[1 : len(text)-1]
+		if strings.Contains(text, "''") {
+			text = strings.ReplaceAll(text, "''", "'")
+		}
+		sc.s.Sval = text
+		sc.sval.Sval = &sc.s
+		c.Val = &sc.sval
 	case pg_query.Token_NULL_P:
 		c.Isnull = true
 	case pg_query.Token_TRUE_P, pg_query.Token_FALSE_P:
-		c.Val = &pg_query.A_Const_Boolval{Boolval: &pg_query.Boolean{Boolval: it.tok == pg_query.Token_TRUE_P}}
+		sc.b.Boolval = it.tok == pg_query.Token_TRUE_P
+		sc.bval.Boolval = &sc.b
+		c.Val = &sc.bval
 	}
 	return c
+}
+
+// constScratch holds the nodes aConst fills.
+type constScratch struct {
+	c    pg_query.A_Const
+	i    pg_query.Integer
+	ival pg_query.A_Const_Ival
+	f    pg_query.Float
+	fval pg_query.A_Const_Fval
+	s    pg_query.String
+	sval pg_query.A_Const_Sval
+	b    pg_query.Boolean
+	bval pg_query.A_Const_Boolval
 }
 
 // hiddenList returns the constants a placeholder IN list stands for.
@@ -192,8 +221,9 @@ func (l *lowerer) hiddenList(list *pg_query.List) ([]constItem, bool) {
 func (l *lowerer) constInList(a *pg_query.A_Expr, op string, lv value, items []constItem) (value, error) {
 	vs := make([]value, 0, len(items)+1)
 	vs = append(vs, lv)
+	var sc constScratch
 	for _, it := range items {
-		v, err := l.constant(l.src.aConst(it))
+		v, err := l.constant(l.src.aConst(it, &sc))
 		if err != nil {
 			return value{}, err
 		}
