@@ -50,95 +50,315 @@ type constItem struct {
 	neg        bool // a '-' before a number
 }
 
-// constList recognises `IN ( c, c, ... )` at toks[open] == '(' where each
-// c is a plain constant: an unsigned or '-'-negated integer or decimal
-// number, a plain '...' string, NULL, TRUE or FALSE. It returns the
-// constants and the index of the closing ')', or ok false for anything
-// else (an expression, a cast, a parameter, a subquery, escape or dollar-quoted strings,
-// a list shorter than minConstList): such lists keep the parser's path.
-func constList(sql string, toks []*pg_query.ScanToken, open int) (items []constItem, close int, ok bool) {
-	i := open + 1
-	for {
-		if i >= len(toks) {
-			return nil, 0, false
-		}
-		it := constItem{from: toks[i].Start}
-		if toks[i].Token == pg_query.Token_ASCII_45 { // '-'
-			it.neg = true
+// cutLists finds the long IN lists of plain constants in sql and returns
+// the text with each one's inside replaced, length for length, by its
+// placeholder, and the constants of each. It reads the text as
+// PostgreSQL's scanner does only as far as needed to know what is code:
+// '...' and E'...' strings (backslash escapes in the latter, and their
+// continuation across a newline), "..." identifiers, -- and nested /* */
+// comments, and $tag$ quoting; a list inside any of them is not a list.
+// A list is `IN (c, c, ...)` with only white space between its tokens,
+// each c a plain constant (constAt) and at least minConstList of them;
+// anything else is left to the parser. The same list text twice in a
+// statement gets one placeholder (a SELECT item repeated in GROUP BY
+// still matches).
+func cutLists(sql string) (string, [][]constItem) {
+	var out []byte // a copy of sql, made at the first list cut
+	var lists [][]constItem
+	seen := map[string]int{}
+	n := len(sql)
+	for i := 0; i < n; {
+		c := sql[i]
+		switch {
+		case c == '\'':
+			i = skipString(sql, i, false)
+		case c == '"':
+			i = skipString(sql, i, false)
+		case c == '-' && i+1 < n && sql[i+1] == '-':
+			i = skipLineComment(sql, i)
+		case c == '/' && i+1 < n && sql[i+1] == '*':
+			i = skipBlockComment(sql, i)
+		case c == '$':
+			i = skipDollar(sql, i)
+		case c == ';':
+			clear(seen) // placeholders are shared within a statement
 			i++
-			if i >= len(toks) {
-				return nil, 0, false
+		case isDigit(c) || c == '.':
+			for i++; i < n && (identCont(sql[i]) || sql[i] == '.'); i++ {
 			}
-		}
-		t := toks[i]
-		it.start, it.end, it.tok = t.Start, t.End, t.Token
-		if !plainConstant(sql, t, it.neg) {
-			return nil, 0, false
-		}
-		items = append(items, it)
-		i++
-		if i >= len(toks) {
-			return nil, 0, false
-		}
-		switch toks[i].Token {
-		case pg_query.Token_ASCII_44: // ','
-			i++
-			continue
-		case pg_query.Token_ASCII_41: // ')'
-			if len(items) < minConstList {
-				return nil, 0, false
-			}
-			return items, i, true
-		}
-		return nil, 0, false
-	}
-}
-
-// plainConstant reports whether token t is a constant whose A_Const this
-// file can build exactly as the parser would: decimal digits only for an
-// integer (PostgreSQL 15 has no 0x or 1_000 literals; leave those to the
-// parser), digits, '.', and an exponent for a decimal, and a '...'
-// string whose only quotes are doubled ones (no escape, Unicode or dollar-quoted strings, and no
-// two strings continued across a newline).
-func plainConstant(sql string, t *pg_query.ScanToken, neg bool) bool {
-	text := sql[t.Start:t.End]
-	switch t.Token {
-	case pg_query.Token_ICONST:
-		return allDigits(text)
-	case pg_query.Token_FCONST:
-		for _, c := range []byte(text) {
-			if !('0' <= c && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-') {
-				return false
-			}
-		}
-		return true
-	case pg_query.Token_SCONST:
-		if neg || len(text) < 2 || text[0] != '\'' || text[len(text)-1] != '\'' {
-			return false
-		}
-		inner := text[1 : len(text)-1]
-		for j := 0; j < len(inner); j++ {
-			if inner[j] == '\'' {
-				if j+1 >= len(inner) || inner[j+1] != '\'' {
-					return false
-				}
+		case identStart(c):
+			j := i + 1
+			for j < n && identCont(sql[j]) {
 				j++
 			}
+			if j == i+1 && (c == 'e' || c == 'E') && j < n && sql[j] == '\'' {
+				i = skipString(sql, j, true)
+				continue
+			}
+			if j == i+2 && strings.EqualFold(sql[i:j], "in") {
+				if items, open, end, ok := constListAt(sql, j); ok {
+					inside := sql[open+1 : end]
+					k, dup := seen[inside]
+					if !dup {
+						k = len(lists)
+						lists = append(lists, items)
+						seen[inside] = k
+					}
+					if out == nil {
+						out = []byte(sql)
+					}
+					ph := "$" + strconv.Itoa(hiddenListBase+k)
+					copy(out[open+1:], ph)
+					for x := open + 1 + len(ph); x < end; x++ {
+						out[x] = ' '
+					}
+					i = end
+					continue
+				}
+			}
+			i = j
+		default:
+			i++
 		}
-		return true
-	case pg_query.Token_NULL_P, pg_query.Token_TRUE_P, pg_query.Token_FALSE_P:
-		return !neg
 	}
-	return false
+	if out == nil {
+		return sql, nil
+	}
+	return string(out), lists
 }
 
-func allDigits(s string) bool {
-	for _, c := range []byte(s) {
-		if c < '0' || c > '9' {
-			return false
+// constListAt reads `( c, c, ... )` from sql[j:] (after IN): the
+// constants, the offsets of the parentheses, and ok when it is a list of
+// at least minConstList plain constants with only white space around
+// them.
+func constListAt(sql string, j int) (items []constItem, open, end int, ok bool) {
+	k := skipSpace(sql, j)
+	if k >= len(sql) || sql[k] != '(' {
+		return nil, 0, 0, false
+	}
+	open = k
+	k++
+	for {
+		k = skipSpace(sql, k)
+		it, next, ok := constAt(sql, k)
+		if !ok {
+			return nil, 0, 0, false
+		}
+		items = append(items, it)
+		k = skipSpace(sql, next)
+		if k >= len(sql) {
+			return nil, 0, 0, false
+		}
+		switch sql[k] {
+		case ',':
+			k++
+			continue
+		case ')':
+			if len(items) < minConstList {
+				return nil, 0, 0, false
+			}
+			return items, open, k, true
+		}
+		return nil, 0, 0, false
+	}
+}
+
+// constAt reads one plain constant at sql[k:]: an integer or decimal
+// number (digits, '.', an exponent; PostgreSQL 15 has no 0x or 1_000
+// literals, so those are left to the parser) with an optional '-' before
+// it, a '...' string whose only quotes are doubled ones, or NULL, TRUE,
+// FALSE. The token after it must start at a separator: "1abc", "1.2.3" or
+// a string continued on the next line are not plain.
+func constAt(sql string, k int) (it constItem, next int, ok bool) {
+	n := len(sql)
+	it.from = int32(k)
+	if k < n && sql[k] == '-' {
+		it.neg = true
+		k = skipSpace(sql, k+1)
+		if k >= n || !(isDigit(sql[k]) || sql[k] == '.') {
+			return it, 0, false
 		}
 	}
-	return s != ""
+	if k >= n {
+		return it, 0, false
+	}
+	start := k
+	c := sql[k]
+	switch {
+	case isDigit(c) || c == '.':
+		digits := func() int {
+			d := 0
+			for k < n && isDigit(sql[k]) {
+				k, d = k+1, d+1
+			}
+			return d
+		}
+		whole := digits()
+		frac, decimal := 0, false
+		if k < n && sql[k] == '.' {
+			k++
+			decimal = true
+			frac = digits()
+		}
+		if whole+frac == 0 {
+			return it, 0, false
+		}
+		if k < n && (sql[k] == 'e' || sql[k] == 'E') {
+			decimal = true
+			k++
+			if k < n && (sql[k] == '+' || sql[k] == '-') {
+				k++
+			}
+			if digits() == 0 {
+				return it, 0, false
+			}
+		}
+		if k < n && (identCont(sql[k]) || sql[k] == '.') {
+			return it, 0, false
+		}
+		it.tok = pg_query.Token_FCONST
+		if _, err := strconv.ParseInt(sql[start:k], 10, 32); !decimal && err == nil {
+			it.tok = pg_query.Token_ICONST // the scanner's ICONST: an integer that fits int4
+		}
+	case c == '\'' && !it.neg:
+		for k++; ; k++ {
+			if k >= n {
+				return it, 0, false
+			}
+			if sql[k] == '\'' {
+				if k+1 < n && sql[k+1] == '\'' {
+					k++
+					continue
+				}
+				k++
+				break
+			}
+		}
+		it.tok = pg_query.Token_SCONST
+	case identStart(c) && !it.neg:
+		for k++; k < n && identCont(sql[k]); k++ {
+		}
+		switch strings.ToLower(sql[start:k]) {
+		case "null":
+			it.tok = pg_query.Token_NULL_P
+		case "true":
+			it.tok = pg_query.Token_TRUE_P
+		case "false":
+			it.tok = pg_query.Token_FALSE_P
+		default:
+			return it, 0, false
+		}
+	default:
+		return it, 0, false
+	}
+	it.start, it.end = int32(start), int32(k)
+	return it, k, true
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// identStart and identCont are the scanner's identifier bytes (any byte
+// of a multi-byte character counts as a letter).
+func identStart(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_' || c >= 0x80
+}
+
+func identCont(c byte) bool { return identStart(c) || isDigit(c) || c == '$' }
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
+
+func skipSpace(sql string, k int) int {
+	for k < len(sql) && isSpace(sql[k]) {
+		k++
+	}
+	return k
+}
+
+// skipString skips the quoted text at sql[i] (its quote character is
+// doubled inside); with escapes, a backslash escapes the next byte, and a
+// string continued after a newline (PostgreSQL joins 'a'<newline>'b')
+// continues in the same mode.
+func skipString(sql string, i int, escapes bool) int {
+	q := sql[i]
+	n := len(sql)
+	for i++; i < n; i++ {
+		switch {
+		case escapes && sql[i] == '\\':
+			i++
+		case sql[i] == q:
+			if i+1 < n && sql[i+1] == q {
+				i++
+				continue
+			}
+			if !escapes {
+				return i + 1
+			}
+			// A continuation: white space with a newline, then a quote.
+			j, newline := i+1, false
+			for j < n && isSpace(sql[j]) {
+				newline = newline || sql[j] == '\n' || sql[j] == '\r'
+				j++
+			}
+			if !newline || j >= n || sql[j] != q {
+				return i + 1
+			}
+			i = j
+		}
+	}
+	return n
+}
+
+func skipLineComment(sql string, i int) int {
+	for i < len(sql) && sql[i] != '\n' {
+		i++
+	}
+	return i
+}
+
+// skipBlockComment skips a /* */ comment, nested ones included.
+func skipBlockComment(sql string, i int) int {
+	depth := 0
+	for i < len(sql) {
+		switch {
+		case strings.HasPrefix(sql[i:], "/*"):
+			depth, i = depth+1, i+2
+		case strings.HasPrefix(sql[i:], "*/"):
+			depth, i = depth-1, i+2
+			if depth == 0 {
+				return i
+			}
+		default:
+			i++
+		}
+	}
+	return i
+}
+
+// skipDollar skips what starts at a '$' outside an identifier: $k, or a
+// $tag$...$tag$ string, or the '$' alone.
+func skipDollar(sql string, i int) int {
+	n := len(sql)
+	j := i + 1
+	if j < n && isDigit(sql[j]) {
+		for j < n && isDigit(sql[j]) {
+			j++
+		}
+		return j
+	}
+	for j < n && identCont(sql[j]) && sql[j] != '$' {
+		j++
+	}
+	if j >= n || sql[j] != '$' {
+		return i + 1
+	}
+	delim := sql[i : j+1]
+	end := strings.Index(sql[j+1:], delim)
+	if end < 0 {
+		return n
+	}
+	return j + 1 + end + len(delim)
 }
 
 // aConst builds the A_Const the parser makes of the item (gram.y's

@@ -46,7 +46,11 @@ type segment struct {
 // literals, quoted identifiers and comments.
 func rewrite(sql string, start Pos) (*source, error) {
 	src := &source{orig: sql, text: sql, start: start}
-	scan, err := pg_query.Scan(sql)
+	// Long IN lists of constants are cut out before the scanner sees
+	// them (constlist.go); text has the same length as sql.
+	text, lists := cutLists(sql)
+	src.lists = lists
+	scan, err := pg_query.Scan(text)
 	if err != nil {
 		// The scanner's messages carry no position; the parser's do.
 		if _, perr := pg_query.Parse(sql); perr != nil {
@@ -61,41 +65,27 @@ func rewrite(sql string, start Pos) (*source, error) {
 	last := 0
 	seg := segment{}
 	index := map[string]int{}
-	lists := map[string]int{} // a list's text -> its placeholder's index
+	placed := make([]bool, len(lists))
 	toks := scan.Tokens
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		switch {
-		case t.Token == pg_query.Token_IN_P && i+1 < len(toks) && toks[i+1].Token == pg_query.Token_ASCII_40:
-			items, close, ok := constList(sql, toks, i+1)
-			if !ok {
-				continue
-			}
-			// The same list text twice (a SELECT item repeated in GROUP
-			// BY) gets the same placeholder, so the two still match.
-			open, end := toks[i+1].End, toks[close].Start
-			k, seen := lists[sql[open:end]]
-			if !seen {
-				delta := last - b.Len() // original minus rewritten offset from here on
-				for j := range items {
-					items[j].loc = items[j].from - int32(delta)
-				}
-				k = len(src.lists)
-				src.lists = append(src.lists, items)
-				lists[sql[open:end]] = k
-			}
-			b.WriteString(sql[last:open])
-			ph := "$" + strconv.Itoa(hiddenListBase+k)
-			b.WriteString(ph)
-			b.WriteString(strings.Repeat(" ", int(end-open)-len(ph)))
-			last = int(end)
-			i = close - 1
 		case t.Token == pg_query.Token_ASCII_59: // ';'
 			seg.end = b.Len() + int(t.Start) - last
 			src.segments = append(src.segments, seg)
 			seg = segment{}
 			clear(index)
-			clear(lists)
+		case t.Token == pg_query.Token_PARAM && sql[t.Start] != '$':
+			// A long list's placeholder (the caller's text has the
+			// list there): its constants' offsets in the rewritten
+			// text, now that the :name rewrites before it are known.
+			if n, err := strconv.Atoi(text[t.Start+1 : t.End]); err == nil && n >= hiddenListBase && n-hiddenListBase < len(lists) && !placed[n-hiddenListBase] {
+				placed[n-hiddenListBase] = true
+				delta := int32(last - b.Len()) // original minus rewritten offset from here on
+				for x, it := range lists[n-hiddenListBase] {
+					lists[n-hiddenListBase][x].loc = it.from - delta
+				}
+			}
 		case t.Token == pg_query.Token_PARAM:
 			// A $k the caller wrote can never be read as a placeholder.
 			if n, err := strconv.ParseInt(sql[t.Start+1:t.End], 10, 64); err == nil && n >= hiddenListBase {
@@ -116,7 +106,7 @@ func rewrite(sql string, start Pos) (*source, error) {
 				k = len(seg.names)
 				index[name] = k
 			}
-			b.WriteString(sql[last:t.Start])
+			b.WriteString(text[last:t.Start])
 			repl := "$" + strconv.Itoa(k)
 			b.WriteString(repl)
 			last = int(next.End)
@@ -124,7 +114,7 @@ func rewrite(sql string, start Pos) (*source, error) {
 			i++
 		}
 	}
-	b.WriteString(sql[last:])
+	b.WriteString(text[last:])
 	src.text = b.String()
 	seg.end = len(src.text)
 	src.segments = append(src.segments, seg)
