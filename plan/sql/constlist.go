@@ -255,6 +255,15 @@ func constAt(sql string, k int) (it constItem, next int, ok bool) {
 	return it, k, true
 }
 
+func allDigits(s string) bool {
+	for _, c := range []byte(s) {
+		if !isDigit(c) {
+			return false
+		}
+	}
+	return s != ""
+}
+
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // identStart and identCont are the scanner's identifier bytes (any byte
@@ -439,6 +448,9 @@ func (l *lowerer) hiddenList(list *pg_query.List) ([]constItem, bool) {
 // their common type as inList finds them, then, when the type has a set
 // in the planner, one list literal in place of the options.
 func (l *lowerer) constInList(a *pg_query.A_Expr, op string, lv value, items []constItem) (value, error) {
+	if e, ok, err := l.directInList(lv, items); ok || err != nil {
+		return l.inResult(a, op, e, err)
+	}
 	vs := make([]value, 0, len(items)+1)
 	vs = append(vs, lv)
 	var sc constScratch
@@ -461,13 +473,94 @@ func (l *lowerer) constInList(a *pg_query.A_Expr, op string, lv value, items []c
 	if list, ok := listLiteral(k, options); ok {
 		options = []expr.Expression{list}
 	}
-	var e expr.Expression = &expr.SingularOrList{Value: es[0], Options: options}
+	return l.inResult(a, op, &expr.SingularOrList{Value: es[0], Options: options}, nil)
+}
+
+// inResult is the IN's value, negated for NOT IN.
+func (l *lowerer) inResult(a *pg_query.A_Expr, op string, e expr.Expression, err error) (value, error) {
+	if err != nil {
+		return value{}, err
+	}
 	if op == "<>" {
 		if e, err = l.call(urnBoolean, "not", a.Location, e); err != nil {
 			return value{}, err
 		}
 	}
 	return value{e: e, loc: a.Location}, nil
+}
+
+// directInList is the common case without a value per constant: a
+// bigint operand against integers, an integer one against int4
+// integers, a text one against strings, NULLs among them anywhere. The
+// common type is then the operand's (PostgreSQL's select_common_type of
+// int8 and int4/int8 constants is int8, of int4 and int4 ones int4, of
+// text and unknown ones text), no constant can fail to convert, and the
+// literals are made straight from the text. ok is false for any other
+// list, which takes the general path.
+func (l *lowerer) directInList(lv value, items []constItem) (expr.Expression, bool, error) {
+	if lv.how != typed || lv.param > 0 {
+		return nil, false, nil
+	}
+	k := lv.kind()
+	want := map[kind]pg_query.Token{kindI64: pg_query.Token_FCONST, kindI32: pg_query.Token_ICONST, kindString: pg_query.Token_SCONST}
+	tok, ok := want[k]
+	if !ok {
+		return nil, false, nil
+	}
+	for _, it := range items {
+		switch {
+		case it.tok == pg_query.Token_NULL_P, it.tok == tok, tok == pg_query.Token_FCONST && it.tok == pg_query.Token_ICONST:
+			if it.tok == pg_query.Token_FCONST && !integral(l.src.orig[it.start:it.end]) {
+				return nil, false, nil // a decimal: numeric
+			}
+		default:
+			return nil, false, nil
+		}
+	}
+	value, err := l.coerce(lv, k)
+	if err != nil {
+		return nil, true, err
+	}
+	if null, ok := nullInList(value, nil); ok { // constfold.go
+		return null, true, nil
+	}
+	null := expr.NewNullLiteral(k.typ(true))
+	vals := make(expr.ListLiteralValue, len(items))
+	for i, it := range items {
+		text := l.src.orig[it.start:it.end]
+		switch {
+		case it.tok == pg_query.Token_NULL_P:
+			vals[i] = null
+		case k == kindString:
+			text = text[1 : len(text)-1]
+			if strings.Contains(text, "''") {
+				text = strings.ReplaceAll(text, "''", "'")
+			}
+			vals[i] = expr.NewPrimitiveLiteral(text, false)
+		default:
+			n, _ := strconv.ParseInt(text, 10, 64) // integral: checked above
+			if it.neg {
+				n = -n
+			}
+			if k == kindI32 {
+				vals[i] = expr.NewPrimitiveLiteral(int32(n), false)
+			} else {
+				vals[i] = expr.NewPrimitiveLiteral(n, false)
+			}
+		}
+	}
+	list := &expr.ListLiteral{Value: vals, Type: &types.ListType{Nullability: types.NullabilityRequired, Type: k.typ(true)}}
+	return &expr.SingularOrList{Value: value, Options: []expr.Expression{list}}, true, nil
+}
+
+// integral reports whether a number's text is digits that fit a bigint
+// (so PostgreSQL's constant is int8 and not numeric).
+func integral(text string) bool {
+	if !allDigits(text) {
+		return false
+	}
+	_, err := strconv.ParseInt(text, 10, 64)
+	return err == nil
 }
 
 // listLiteral makes one list literal of the options when they are all
