@@ -106,7 +106,7 @@ func (e In) operands(s *arrow.Schema) (Bound, []scalar.Scalar, error) {
 // Float keys are normalized as PostgreSQL compares floats: -0 is 0, and
 // NaN (which a map cannot find) is a flag that NaN is in the list.
 type boundSet[T fixed] struct {
-	src      In
+	src      fmt.Stringer
 	x        Bound
 	set      map[T]struct{}
 	hasNaN   bool
@@ -232,7 +232,7 @@ func emitIn(out *boolOut, i int, hit, listNull bool) {
 // (column): against a short list item by item, lengths first, and
 // against a longer one through the map, 64 rows to a result word.
 type boundStringSet struct {
-	src      In
+	src      fmt.Stringer
 	x        Bound
 	set      map[string]struct{}
 	items    [][]byte // the set's strings, for the short-list scan

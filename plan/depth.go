@@ -40,6 +40,17 @@ func checkDepth(p *substraitpb.Plan) error {
 			switch {
 			case fd.IsList():
 				l := v.List()
+				if fd.Message().FullName() == literalName && it.depth+1 <= MaxPlanDepth {
+					// A list literal's elements (a long IN list: a
+					// million of them) are one level; a scalar one
+					// nests nothing, so it is not pushed.
+					for i := range l.Len() {
+						if !scalarLiteral(l.Get(i).Message().Interface().(*substraitpb.Expression_Literal)) {
+							stack = append(stack, item{l.Get(i).Message(), it.depth + 1})
+						}
+					}
+					return true
+				}
 				for i := range l.Len() {
 					stack = append(stack, item{l.Get(i).Message(), it.depth + 1})
 				}

@@ -318,6 +318,9 @@ func (p *planner) inList(e *expr.SingularOrList, sc scope) (exec.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	if l, ok := listOption(e); ok {
+		return inValues(v, vt, l)
+	}
 	var eqs []exec.Expr
 	var lits []exec.Lit
 	var first exec.Expr

@@ -76,6 +76,14 @@ func inSet(v expr.Expression, options []expr.Expression, cols []int) *keySet {
 		return nil
 	}
 	ks := &keySet{col: cols[i]}
+	if len(options) == 1 {
+		if l, ok := options[0].(*expr.ListLiteral); ok { // a long IN list (invalues.go)
+			options = make([]expr.Expression, len(l.Value))
+			for j, el := range l.Value {
+				options[j] = el
+			}
+		}
+	}
 	for _, o := range options {
 		l, ok := o.(expr.Literal)
 		if !ok {

@@ -76,6 +76,11 @@ var (
 func fixup(m protoreflect.Message, apply bool) (bool, error) {
 	need := false
 	d := m.Descriptor()
+	if d.FullName() == literalName {
+		// A literal holds no relation or function to normalize, and a
+		// long IN list's literal holds a million elements.
+		return false, nil
+	}
 	// A relation message (one with a RelCommon "common" field) without it.
 	if fd := d.Fields().ByName("common"); fd != nil && fd.Message() != nil && fd.Message().FullName() == relCommonName && !m.Has(fd) {
 		need = true

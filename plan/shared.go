@@ -66,6 +66,22 @@ func findShared(root splan.Rel, opt Options) *sharing {
 	}
 	f := &fingerprints{key: map[splan.Rel]string{}, worth: map[splan.Rel]bool{}}
 	f.walk(root)
+	if f.own < 2 {
+		// Each occurrence of a repeated relation holds a join, an
+		// aggregation or a set operation of its own: with fewer than
+		// two nothing repeats, and nothing is hashed (a long IN list's
+		// literal would be encoded again only to be hashed).
+		return nil
+	}
+	for _, r := range f.order {
+		b, err := proto.MarshalOptions{Deterministic: true}.Marshal(r.ToProto())
+		if err != nil {
+			f.worth[r] = false // not shared: compiled at each occurrence as before
+			continue
+		}
+		sum := sha256.Sum256(b)
+		f.key[r] = string(sum[:])
+	}
 	count := map[string]int{}
 	var visit func(r splan.Rel)
 	visit = func(r splan.Rel) {
@@ -98,6 +114,8 @@ func findShared(root splan.Rel, opt Options) *sharing {
 type fingerprints struct {
 	key   map[splan.Rel]string
 	worth map[splan.Rel]bool
+	order []splan.Rel // the relations worth sharing, inputs first
+	own   int         // joins, aggregations and set operations seen
 }
 
 func (f *fingerprints) walk(r splan.Rel) {
@@ -105,20 +123,16 @@ func (f *fingerprints) walk(r splan.Rel) {
 	switch r.(type) {
 	case *splan.JoinRel, *splan.CrossRel, *splan.AggregateRel, *splan.SetRel:
 		w = true
+		f.own++
 	}
 	for _, in := range r.GetInputs() {
 		f.walk(in)
 		w = w || f.worth[in]
 	}
-	if !w {
-		return
+	if w {
+		f.worth[r] = true
+		f.order = append(f.order, r)
 	}
-	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(r.ToProto())
-	if err != nil {
-		return // not shared: compiled at each occurrence as before
-	}
-	sum := sha256.Sum256(b)
-	f.key[r], f.worth[r] = string(sum[:]), true
 }
 
 // compileShared compiles an occurrence of a repeated relation: in the

@@ -8,6 +8,7 @@ import (
 var (
 	typeName        = (&substraitpb.Type{}).ProtoReflect().Descriptor().FullName()
 	namedStructName = (&substraitpb.NamedStruct{}).ProtoReflect().Descriptor().FullName()
+	literalName     = (&substraitpb.Expression_Literal{}).ProtoReflect().Descriptor().FullName()
 )
 
 // checkTypes refuses a plan holding a type substrait-go cannot read:
@@ -36,6 +37,21 @@ func walkTypes(m protoreflect.Message) error {
 	case namedStructName:
 		if m.Interface().(*substraitpb.NamedStruct).GetStruct() == nil {
 			err = bad("named struct without its struct type")
+		}
+	case literalName:
+		// A list literal's scalar elements hold no Type: the elements of
+		// a long IN list (a million of them) are not walked one field
+		// descriptor at a time.
+		if l := m.Interface().(*substraitpb.Expression_Literal).GetList(); l != nil {
+			for j, el := range l.GetValues() {
+				if scalarLiteral(el) {
+					continue
+				}
+				if err := walkTypes(el.ProtoReflect()); err != nil {
+					return within(within(err, "values[%d]", j), "list")
+				}
+			}
+			return nil
 		}
 	}
 	if err != nil {
@@ -96,4 +112,15 @@ func checkType(t *substraitpb.Type) error {
 		return precision(k.PrecisionTimestampTz.GetPrecision())
 	}
 	return nil
+}
+
+// scalarLiteral reports whether a literal is an i32, i64, fp64 or string
+// value: one holding no message, so no Type and no nesting.
+func scalarLiteral(l *substraitpb.Expression_Literal) bool {
+	switch l.GetLiteralType().(type) {
+	case *substraitpb.Expression_Literal_I32, *substraitpb.Expression_Literal_I64,
+		*substraitpb.Expression_Literal_Fp64, *substraitpb.Expression_Literal_String_:
+		return true
+	}
+	return false
 }

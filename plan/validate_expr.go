@@ -62,7 +62,17 @@ func (v *validator) expr(e *substraitpb.Expression, w int) error {
 		if err := v.expr(t.SingularOrList.GetValue(), w); err != nil {
 			return within(err, "value")
 		}
-		for i, o := range t.SingularOrList.GetOptions() {
+		opts := t.SingularOrList.GetOptions()
+		if len(opts) == 1 && opts[0].GetLiteral().GetList() != nil {
+			// x IN (a list literal's elements): invalues.go.
+			for i, el := range opts[0].GetLiteral().GetList().GetValues() {
+				if err := v.listElement(el); err != nil {
+					return within(err, "options[0].list.values[%d]", i)
+				}
+			}
+			return nil
+		}
+		for i, o := range opts {
 			if err := v.expr(o, w); err != nil {
 				return within(err, "options[%d]", i)
 			}
@@ -205,6 +215,19 @@ func (v *validator) literal(l *substraitpb.Expression_Literal) error {
 		name := strings.TrimSuffix(strings.TrimPrefix(fmt.Sprintf("%T", t), "*substraitpb.Expression_Literal_"), "_")
 		return unsup("expression", "%s literal", name)
 	}
+}
+
+// listElement checks one element of an IN list's list literal: an i32,
+// i64, fp64 or string literal, or a typed NULL (invalues.go).
+func (v *validator) listElement(l *substraitpb.Expression_Literal) error {
+	switch l.GetLiteralType().(type) {
+	case *substraitpb.Expression_Literal_I32, *substraitpb.Expression_Literal_I64,
+		*substraitpb.Expression_Literal_Fp64, *substraitpb.Expression_Literal_String_:
+		return nil
+	case *substraitpb.Expression_Literal_Null:
+		return v.literal(l)
+	}
+	return unsup("expression", "IN list element %T", l.GetLiteralType())
 }
 
 // urnOwner is the owner part of "extension:<owner>:<id>".

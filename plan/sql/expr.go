@@ -144,6 +144,9 @@ func (l *lowerer) columnRef(c *pg_query.ColumnRef, s *scope) (value, error) {
 
 func (l *lowerer) paramRef(p *pg_query.ParamRef) (value, error) {
 	n := int(p.Number)
+	if n >= hiddenListBase && n-hiddenListBase < len(l.src.lists) {
+		return value{}, l.errHiddenList(p)
+	}
 	if n < 1 || n > maxParams {
 		return value{}, fmt.Errorf("%w: there is no parameter $%d%s", ErrParam, n, l.src.at(p.Location))
 	}
@@ -327,6 +330,9 @@ func (l *lowerer) inList(a *pg_query.A_Expr, op string, s *scope) (value, error)
 	lv, err := l.expr(a.Lexpr, s)
 	if err != nil {
 		return value{}, err
+	}
+	if items, ok := l.hiddenList(list); ok { // a long list of constants (constlist.go)
+		return l.constInList(a, op, lv, items)
 	}
 	vs := []value{lv}
 	for _, item := range list.Items {

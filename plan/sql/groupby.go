@@ -199,7 +199,11 @@ func (l *lowerer) groupedExpr(n *pg_query.Node, s *scope) (value, bool) {
 		switch x := m.Interface().(type) {
 		case *pg_query.ColumnRef:
 			cols = true
-		case *pg_query.ParamRef, *pg_query.SubLink:
+		case *pg_query.ParamRef:
+			// A long IN list's placeholder stands for constants
+			// (constlist.go), not for a caller's parameter.
+			blocked = blocked || x.Number < hiddenListBase
+		case *pg_query.SubLink:
 			blocked = true
 		case *pg_query.FuncCall:
 			blocked = blocked || aggregateNames[funcName(x)]

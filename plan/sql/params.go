@@ -27,6 +27,9 @@ type source struct {
 	// segments are the ';'-separated pieces of text, with the names given
 	// to $1..$n inside each one.
 	segments []segment
+	// lists[i] are the constants of the long IN list that
+	// $hiddenListBase+i stands for in text (constlist.go).
+	lists [][]constItem
 }
 
 type shift struct{ at, delta int }
@@ -43,7 +46,11 @@ type segment struct {
 // literals, quoted identifiers and comments.
 func rewrite(sql string, start Pos) (*source, error) {
 	src := &source{orig: sql, text: sql, start: start}
-	scan, err := pg_query.Scan(sql)
+	// Long IN lists of constants are cut out before the scanner sees
+	// them (constlist.go); text has the same length as sql.
+	text, lists := cutLists(sql)
+	src.lists = lists
+	scan, err := pg_query.Scan(text)
 	if err != nil {
 		// The scanner's messages carry no position; the parser's do.
 		if _, perr := pg_query.Parse(sql); perr != nil {
@@ -58,6 +65,7 @@ func rewrite(sql string, start Pos) (*source, error) {
 	last := 0
 	seg := segment{}
 	index := map[string]int{}
+	placed := make([]bool, len(lists))
 	toks := scan.Tokens
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
@@ -67,7 +75,22 @@ func rewrite(sql string, start Pos) (*source, error) {
 			src.segments = append(src.segments, seg)
 			seg = segment{}
 			clear(index)
+		case t.Token == pg_query.Token_PARAM && sql[t.Start] != '$':
+			// A long list's placeholder (the caller's text has the
+			// list there): its constants' offsets in the rewritten
+			// text, now that the :name rewrites before it are known.
+			if n, err := strconv.Atoi(text[t.Start+1 : t.End]); err == nil && n >= hiddenListBase && n-hiddenListBase < len(lists) && !placed[n-hiddenListBase] {
+				placed[n-hiddenListBase] = true
+				delta := int32(last - b.Len()) // original minus rewritten offset from here on
+				for x, it := range lists[n-hiddenListBase] {
+					lists[n-hiddenListBase][x].loc = it.from - delta
+				}
+			}
 		case t.Token == pg_query.Token_PARAM:
+			// A $k the caller wrote can never be read as a placeholder.
+			if n, err := strconv.ParseInt(sql[t.Start+1:t.End], 10, 64); err == nil && n >= hiddenListBase {
+				return nil, fmt.Errorf("%w: there is no parameter $%d at %s", ErrParam, n, src.origPosition(int(t.Start)))
+			}
 			if seg.positional == 0 {
 				seg.positional = int(t.Start) + 1
 			}
@@ -83,7 +106,7 @@ func rewrite(sql string, start Pos) (*source, error) {
 				k = len(seg.names)
 				index[name] = k
 			}
-			b.WriteString(sql[last:t.Start])
+			b.WriteString(text[last:t.Start])
 			repl := "$" + strconv.Itoa(k)
 			b.WriteString(repl)
 			last = int(next.End)
@@ -91,7 +114,7 @@ func rewrite(sql string, start Pos) (*source, error) {
 			i++
 		}
 	}
-	b.WriteString(sql[last:])
+	b.WriteString(text[last:])
 	src.text = b.String()
 	seg.end = len(src.text)
 	src.segments = append(src.segments, seg)
