@@ -2,10 +2,13 @@ package plan
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 
 	"github.com/stablerow/stablerow/exec"
+	"github.com/substrait-io/substrait-go/v8/extensions"
 	splan "github.com/substrait-io/substrait-go/v8/plan"
+	"github.com/substrait-io/substrait-go/v8/types"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -64,7 +67,7 @@ func findShared(root splan.Rel, opt Options) *sharing {
 	if opt.DisableSharing {
 		return nil
 	}
-	f := &fingerprints{key: map[splan.Rel]string{}, worth: map[splan.Rel]bool{}}
+	f := &fingerprints{key: map[splan.Rel]string{}, worth: map[splan.Rel]bool{}, sum: map[splan.Rel][sha256.Size]byte{}}
 	f.walk(root)
 	count := map[string]int{}
 	var visit func(r splan.Rel)
@@ -95,9 +98,17 @@ func findShared(root splan.Rel, opt Options) *sharing {
 
 // fingerprints hashes every relation's Substrait (deterministic protobuf
 // encoding) and marks those worth sharing.
+//
+// The hash is built bottom-up, each relation's from its own encoding (its
+// inputs replaced by one placeholder) and its inputs' hashes, so equal
+// hashes still mean byte-equal subtrees, and each relation is encoded once:
+// encoding every relation's whole subtree was quadratic in the plan's
+// depth (1000 UNIONs encoded 500,000 relations, issue 32).
 type fingerprints struct {
 	key   map[splan.Rel]string
 	worth map[splan.Rel]bool
+	sum   map[splan.Rel][sha256.Size]byte // every relation's hash
+	hole  splan.Rel                       // the placeholder input
 }
 
 func (f *fingerprints) walk(r splan.Rel) {
@@ -106,19 +117,59 @@ func (f *fingerprints) walk(r splan.Rel) {
 	case *splan.JoinRel, *splan.CrossRel, *splan.AggregateRel, *splan.SetRel:
 		w = true
 	}
-	for _, in := range r.GetInputs() {
+	ins := r.GetInputs()
+	for _, in := range ins {
 		f.walk(in)
 		w = w || f.worth[in]
 	}
-	if !w {
+	sum, ok := f.hash(r, ins)
+	if !ok {
 		return
 	}
-	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(r.ToProto())
-	if err != nil {
-		return // not shared: compiled at each occurrence as before
+	f.sum[r] = sum
+	if w {
+		f.key[r], f.worth[r] = string(sum[:]), true
 	}
-	sum := sha256.Sum256(b)
-	f.key[r], f.worth[r] = string(sum[:]), true
+}
+
+// hash is the hash of r's subtree: of r's encoding with placeholder
+// inputs, its length, and the hashes of its inputs in order. ok is false
+// when r or an input cannot be encoded (not shared: compiled at each
+// occurrence as before).
+func (f *fingerprints) hash(r splan.Rel, ins []splan.Rel) (sum [sha256.Size]byte, ok bool) {
+	own := r
+	if len(ins) > 0 {
+		if f.hole == nil {
+			f.hole = splan.NewBuilder(&extensions.Collection{}).NamedScan([]string{"input"}, types.NamedStruct{})
+		}
+		holes := make([]splan.Rel, len(ins))
+		for i := range holes {
+			holes[i] = f.hole
+		}
+		c, err := r.Copy(holes...)
+		if err != nil {
+			return sum, false
+		}
+		own = c
+	}
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(own.ToProto())
+	if err != nil {
+		return sum, false
+	}
+	h := sha256.New()
+	var n [8]byte
+	binary.LittleEndian.PutUint64(n[:], uint64(len(b)))
+	h.Write(n[:])
+	h.Write(b)
+	for _, in := range ins {
+		s, ok := f.sum[in]
+		if !ok {
+			return sum, false
+		}
+		h.Write(s[:])
+	}
+	h.Sum(sum[:0])
+	return sum, true
 }
 
 // compileShared compiles an occurrence of a repeated relation: in the
