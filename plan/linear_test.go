@@ -70,3 +70,30 @@ func TestPlanningLinear(t *testing.T) {
 		})
 	}
 }
+
+// TestSubstraitPlanningLinear: the same for plans that come as Substrait
+// (no SQL front end): an expression nested n levels deep (add, cast,
+// if-then: deepPlan), the deepest of which is about a third of
+// MaxPlanDepth, planned with n and 2n levels.
+func TestSubstraitPlanningLinear(t *testing.T) {
+	mem := exectest.Mem(t)
+	c := stdCatalog(t, mem)
+	for shape := range 3 {
+		t.Run(fmt.Sprint(shape), func(t *testing.T) {
+			build := func(n int) float64 {
+				pb := deepPlan(t, c, n, shape)
+				return testing.AllocsPerRun(1, func() {
+					if _, err := plan.Build(context.Background(), pb, c, plan.Options{}); err != nil {
+						t.Fatal(err)
+					}
+				})
+			}
+			const n = 1000
+			a, b := build(n), build(2*n)
+			t.Logf("%d: %.0f allocations, %d: %.0f (x%.2f)", n, a, 2*n, b, b/a)
+			if b > 2.6*a {
+				t.Errorf("planning allocates %.0f at %d and %.0f at %d: x%.2f for twice the size, want about 2", a, n, b, 2*n, b/a)
+			}
+		})
+	}
+}
