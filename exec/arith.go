@@ -23,17 +23,18 @@ import (
 type boundArith struct {
 	op   Op
 	l, r Bound
+	typ  arrow.DataType // l's, kept: asking l again would walk a left-deep chain
 }
 
 func bindArith(op Op, l, r Bound) (Bound, error) {
 	switch l.Type().ID() {
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT64, arrow.FLOAT32, arrow.FLOAT64:
-		return boundArith{op: op, l: l, r: r}, nil
+		return boundArith{op: op, l: l, r: r, typ: l.Type()}, nil
 	}
 	return nil, fmt.Errorf("%w: %s on %s", ErrSchema, opInfo[op].sym, l.Type())
 }
 
-func (e boundArith) Type() arrow.DataType { return e.l.Type() }
+func (e boundArith) Type() arrow.DataType { return e.typ }
 func (e boundArith) String() string {
 	return fmt.Sprintf("%s %s %s", e.l, opInfo[e.op].sym, e.r)
 }
@@ -44,7 +45,7 @@ func (e boundArith) Eval(ctx context.Context, mem memory.Allocator, b arrow.Reco
 	}
 	defer releaseDatums(args)
 	n := int(b.NumRows())
-	t := e.l.Type()
+	t := e.typ
 	switch t.ID() {
 	case arrow.INT8:
 		return arith(mem, t, n, args, intOp[int8](e.op, "tinyint", math.MinInt8))

@@ -84,7 +84,7 @@ func (e Binary) Bind(s *arrow.Schema) (Bound, error) {
 
 // flatten appends the operands of a chain of op to out, left to right.
 func flatten(op Op, e Expr, out []Expr) []Expr {
-	if b, ok := e.(Binary); ok && b.Op == op {
+	if b, ok := unmemo(e).(Binary); ok && b.Op == op {
 		return flatten(op, b.R, flatten(op, b.L, out))
 	}
 	return append(out, e)

@@ -73,6 +73,7 @@ func (e Case) Bind(s *arrow.Schema) (Bound, error) {
 		bc.conds, bc.vals = append(bc.conds, c), append(bc.vals, v)
 	}
 	t := bc.vals[0].Type()
+	bc.typ = t
 	els := e.Else
 	if els == nil {
 		els = Lit{Type: t}
@@ -95,9 +96,10 @@ type boundCase struct {
 	src   Case
 	conds []Bound
 	vals  []Bound
+	typ   arrow.DataType // kept: a Type that asked vals[0] would walk nested CASEs
 }
 
-func (e boundCase) Type() arrow.DataType { return e.vals[0].Type() }
+func (e boundCase) Type() arrow.DataType { return e.typ }
 func (e boundCase) String() string       { return e.src.String() }
 func (e boundCase) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
 	n := int(b.NumRows())
@@ -154,8 +156,10 @@ func (e Coalesce) Bind(s *arrow.Schema) (Bound, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(bc.args) > 0 && !arrow.TypeEqual(v.Type(), bc.args[0].Type()) {
-			return nil, fmt.Errorf("%w: COALESCE arguments of types %s and %s (add a Cast)", ErrSchema, bc.args[0].Type(), v.Type())
+		if len(bc.args) == 0 {
+			bc.typ = v.Type()
+		} else if !arrow.TypeEqual(v.Type(), bc.typ) {
+			return nil, fmt.Errorf("%w: COALESCE arguments of types %s and %s (add a Cast)", ErrSchema, bc.typ, v.Type())
 		}
 		bc.args = append(bc.args, v)
 	}
@@ -165,9 +169,10 @@ func (e Coalesce) Bind(s *arrow.Schema) (Bound, error) {
 type boundCoalesce struct {
 	src  Coalesce
 	args []Bound
+	typ  arrow.DataType // args[0]'s, kept
 }
 
-func (e boundCoalesce) Type() arrow.DataType { return e.args[0].Type() }
+func (e boundCoalesce) Type() arrow.DataType { return e.typ }
 func (e boundCoalesce) String() string       { return e.src.String() }
 
 // Eval evaluates each argument over the rows still NULL; the values of an
@@ -232,15 +237,16 @@ func (e NullIf) Bind(s *arrow.Schema) (Bound, error) {
 	if _, err := bindCompare(OpEq, held{typ: a.Type()}, held{typ: a.Type()}); err != nil {
 		return nil, err
 	}
-	return boundNullIf{src: e, a: a, b: bb}, nil
+	return boundNullIf{src: e, a: a, b: bb, typ: a.Type()}, nil
 }
 
 type boundNullIf struct {
 	src  NullIf
 	a, b Bound
+	typ  arrow.DataType // a's, kept
 }
 
-func (e boundNullIf) Type() arrow.DataType { return e.a.Type() }
+func (e boundNullIf) Type() arrow.DataType { return e.typ }
 func (e boundNullIf) String() string       { return e.src.String() }
 func (e boundNullIf) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
 	ds, err := evalBound(ctx, mem, b, e.a, e.b)

@@ -58,13 +58,15 @@ func (e MinMax) Bind(s *arrow.Schema) (Bound, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(bm.args) > 0 && !arrow.TypeEqual(v.Type(), bm.args[0].Type()) {
-			return nil, fmt.Errorf("%w: GREATEST/LEAST arguments of types %s and %s (add a Cast)", ErrSchema, bm.args[0].Type(), v.Type())
+		if len(bm.args) == 0 {
+			bm.typ = v.Type()
+		} else if !arrow.TypeEqual(v.Type(), bm.typ) {
+			return nil, fmt.Errorf("%w: GREATEST/LEAST arguments of types %s and %s (add a Cast)", ErrSchema, bm.typ, v.Type())
 		}
 		bm.args = append(bm.args, v)
 	}
-	if orderedCompare(bm.args[0].Type()) == nil {
-		return nil, fmt.Errorf("%w: GREATEST/LEAST of %s", ErrSchema, bm.args[0].Type())
+	if orderedCompare(bm.typ) == nil {
+		return nil, fmt.Errorf("%w: GREATEST/LEAST of %s", ErrSchema, bm.typ)
 	}
 	return bm, nil
 }
@@ -72,9 +74,10 @@ func (e MinMax) Bind(s *arrow.Schema) (Bound, error) {
 type boundMinMax struct {
 	src  MinMax
 	args []Bound
+	typ  arrow.DataType // args[0]'s, kept
 }
 
-func (e boundMinMax) Type() arrow.DataType { return e.args[0].Type() }
+func (e boundMinMax) Type() arrow.DataType { return e.typ }
 func (e boundMinMax) String() string       { return e.src.String() }
 
 func (e boundMinMax) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {

@@ -112,8 +112,20 @@ var binaryOps = map[string]exec.Op{
 
 var unaryOps = map[string]exec.UnaryOp{"not": exec.OpNot, "is_null": exec.OpIsNull, "is_not_null": exec.OpIsNotNull}
 
-// expr compiles a Substrait expression over sc.
+// expr compiles a Substrait expression over sc. The result is an
+// exec.Memo (a column or literal stays as it is): the node above asks its
+// type and binds it to check itself, and the Memo answers without walking
+// the subtree again, so planning is linear in the expression's size, not
+// quadratic in its depth.
 func (p *planner) expr(e expr.Expression, sc scope) (exec.Expr, error) {
+	x, err := p.exprNode(e, sc)
+	if err != nil {
+		return nil, err
+	}
+	return exec.NewMemo(x), nil
+}
+
+func (p *planner) exprNode(e expr.Expression, sc scope) (exec.Expr, error) {
 	switch e := e.(type) {
 	case *expr.FieldReference:
 		i, err := fieldIndex(e)
@@ -296,11 +308,7 @@ func (p *planner) binary(op exec.Op, l, r exec.Expr, sc scope) (exec.Expr, error
 	if err != nil {
 		return nil, err
 	}
-	b := exec.Binary{Op: op, L: l, R: r}
-	if _, err := b.DataType(sc.schema()); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidPlan, err)
-	}
-	return b, nil
+	return checked(exec.Binary{Op: op, L: l, R: r}, sc)
 }
 
 // inList plans `x IN (a, b, ...)`: an exec.In when every option is a
