@@ -44,6 +44,10 @@
 // collection load (an outside plan that needs a real declaration still
 // gets it, read once).
 //
+// EvalConst evaluates one expression over constants with the same
+// compilation and kernels, for the SQL front end's plan-time folding
+// (constexpr.go).
+//
 // Build never panics on a bad plan: malformed input gives an error wrapping
 // ErrInvalidPlan (a plan nested deeper than MaxPlanDepth messages too,
 // before anything recursive reads it), a valid construct the engine lacks gives ErrUnsupported

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/stablerow/stablerow/exec"
@@ -68,14 +69,17 @@ func exprArgs(name string, n int, arg func(int) types.FuncArg) ([]expr.Expressio
 }
 
 // funcName is f's name, or "" when substrait-go left the function without
-// a declaration (its Name then panics on a nil pointer).
+// a declaration (its Name then panics on a nil pointer). A call plan/sql
+// has built but not yet encoded (EvalConst) carries its placeholder name,
+// "divide@i32_i32" (substraitfn): the part before '@' is the name.
 func funcName(f interface{ Name() string }) (name string) {
 	defer func() {
 		if recover() != nil {
 			name = ""
 		}
 	}()
-	return f.Name()
+	name, _, _ = strings.Cut(f.Name(), "@")
+	return name
 }
 
 // checkFuncs reports the first scalar function in e the planner lacks.

@@ -1,9 +1,18 @@
 package sql
 
 import (
+	"context"
 	"slices"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/plan"
+	"github.com/substrait-io/substrait-go/v8/types"
+
+	planner "github.com/stablerow/stablerow/plan"
 )
 
 // Constant folding as PostgreSQL's planner does it (eval_const_expressions),
@@ -14,6 +23,19 @@ import (
 // answer, and AND/OR drop constant TRUE/FALSE operands or are decided by
 // one. A HAVING that folds to FALSE or NULL also keeps the aggregates from
 // seeing a row (groupby.go), as PostgreSQL's one-time filter does.
+//
+// Any other call over constants is evaluated here, with the executor's
+// kernels (plan.EvalConst), and replaced by its value, as PostgreSQL
+// evaluates immutable functions, operators and casts over constants
+// while planning. One whose evaluation raises is kept, and the statement
+// raises its error while planning (raiseConstants), as PostgreSQL does
+// even where no row would reach it (SELECT CAST(-1e19 AS INTEGER) FROM t
+// WHERE FALSE raises 22003) — except where PostgreSQL's folding drops
+// it first: the arms of a CASE decided by a constant condition,
+// COALESCE's arguments after a constant, and AND/OR operands after the
+// constant that decides them (PostgreSQL simplifies AND/OR operands left
+// to right and stops there: (1/0 = 1) AND FALSE raises, FALSE AND
+// (1/0 = 1) does not).
 
 // nonStrict are the functions l.call and l.callOpts build that give a
 // value for a NULL argument: everything else the lowering calls is strict
@@ -46,8 +68,20 @@ func nullOf(e expr.Expression) expr.Expression {
 }
 
 // foldCall folds the call f = name(args...) where its arguments decide
-// it; f itself otherwise.
+// it, or to its value when they are all constants; f itself otherwise.
 func foldCall(name string, f expr.Expression, args []expr.Expression) expr.Expression {
+	out := foldByArgs(name, f, args)
+	if out == f && constantArgs(f) {
+		if lit, ok, err := evalConst(f); ok && err == nil {
+			return lit
+		}
+	}
+	return out
+}
+
+// foldByArgs is foldCall's rules for NULL, boolean and other constant
+// arguments that decide a call without evaluating it.
+func foldByArgs(name string, f expr.Expression, args []expr.Expression) expr.Expression {
 	if !nonStrict[name] {
 		for _, a := range args {
 			if isNullConst(a) && kindOf(f.GetType()) != kindUnknown && !slices.ContainsFunc(args, unfoldedConstant) {
@@ -92,28 +126,35 @@ func foldCall(name string, f expr.Expression, args []expr.Expression) expr.Expre
 
 // pruneBool drops the constant operands of AND (TRUE) and OR (FALSE);
 // decided is set when one decides it (FALSE, TRUE) or none is left. NULL
-// constants stay (NULL AND x is NULL or FALSE).
-func pruneBool(name string, args []expr.Expression) (decided expr.Expression, rest []expr.Expression) {
+// constants stay (NULL AND x is NULL or FALSE). The operands before the
+// deciding one were simplified by PostgreSQL before it met it, so a
+// constant in one that raises is err (simplify_and_arguments).
+func pruneBool(name string, args []expr.Expression) (decided expr.Expression, rest []expr.Expression, err error) {
 	if name != "and" && name != "or" {
-		return nil, args
+		return nil, args, nil
 	}
 	decide := name == "or"
-	for _, a := range args {
+	for i, a := range args {
 		v, ok := boolConst(a)
 		switch {
 		case ok && v == decide:
-			return expr.NewPrimitiveLiteral(decide, false), nil
+			for _, b := range args[:i] {
+				if err := raisingConstant(b); err != nil {
+					return nil, nil, err
+				}
+			}
+			return expr.NewPrimitiveLiteral(decide, false), nil, nil
 		case !ok:
 			rest = append(rest, a)
 		}
 	}
 	switch len(rest) {
 	case 0:
-		return expr.NewPrimitiveLiteral(!decide, false), nil
+		return expr.NewPrimitiveLiteral(!decide, false), nil, nil
 	case 1:
-		return rest[0], nil
+		return rest[0], nil, nil
 	}
-	return nil, rest
+	return nil, rest, nil
 }
 
 // nullInList folds value IN (options) with a NULL constant value: NULL,
@@ -137,38 +178,179 @@ func constFalse(e expr.Expression) bool {
 	return ok && !v
 }
 
-// unfoldedConstant: e holds a call or cast over constants only that the
-// lowering did not fold, which is one that raises (32767::int2 *
-// 2::int2 overflows): PostgreSQL simplifies arguments first and raises
-// there while planning, even beside a NULL, so such a call is not folded
-// to NULL but left to raise at run time as it did.
+// unfoldedConstant: e holds a call or cast over constants that raises
+// when evaluated (32767::int2 * 2::int2 overflows): PostgreSQL simplifies
+// arguments first and raises there while planning, even beside a NULL,
+// so such a call is not folded to NULL but left to raise.
 func unfoldedConstant(e expr.Expression) bool {
+	return raisingConstant(e) != nil
+}
+
+// raisingConstant is the error of the first call or cast over constants
+// in e that raises when evaluated (the others were folded to their values
+// by foldCall); nil when there is none. Casts between text and date or
+// timestamp are left out: their input and output functions are stable in
+// PostgreSQL, which evaluates them per row, not while planning.
+func raisingConstant(e expr.Expression) error {
+	var err error
+	var walk func(expr.Expression) expr.Expression
+	walk = func(e expr.Expression) expr.Expression {
+		if err != nil {
+			return e
+		}
+		e.Visit(walk)
+		if err == nil && constantArgs(e) && !stableCast(e) {
+			if _, ok, eerr := evalConst(e); ok {
+				err = eerr
+			}
+		}
+		return e
+	}
+	walk(e)
+	return err
+}
+
+// raiseConstants is the error PostgreSQL raises planning the statement
+// whose plan is root: that of a constant in any of its expressions that
+// raises (raisingConstant), in every part of the plan, also one no row
+// reaches. nil when there is none.
+func raiseConstants(root plan.Rel) error {
+	seen := map[plan.Rel]bool{}
+	var walk func(r plan.Rel) error
+	walk = func(r plan.Rel) error {
+		if r == nil || seen[r] {
+			return nil
+		}
+		seen[r] = true
+		for _, in := range r.GetInputs() {
+			if err := walk(in); err != nil {
+				return err
+			}
+		}
+		_, err := r.CopyWithExpressionRewrite(func(e expr.Expression) (expr.Expression, error) {
+			if e == nil { // a read's absent filter
+				return e, nil
+			}
+			return e, raisingConstant(e)
+		}, r.GetInputs()...)
+		return err
+	}
+	return walk(root)
+}
+
+// constantArgs: e is a call or cast whose arguments are all constants.
+func constantArgs(e expr.Expression) bool {
 	if _, ok := literalOf(e); ok {
 		return false // a literal, also one spelled as a cast (newLiteral)
 	}
-	var args []expr.Expression
 	switch x := e.(type) {
 	case *expr.ScalarFunction:
 		for i := 0; i < x.NArgs(); i++ {
 			if a, ok := x.Arg(i).(expr.Expression); ok {
-				args = append(args, a)
+				if _, ok := literalOf(a); !ok {
+					return false
+				}
 			}
 		}
+		return true
 	case *expr.Cast:
-		args = []expr.Expression{x.Input}
-	case *expr.IfThen, *expr.SingularOrList:
+		_, ok := literalOf(x.Input)
+		return ok
+	}
+	return false
+}
+
+// stableCast: e is a cast between text and a date or timestamp.
+func stableCast(e expr.Expression) bool {
+	c, ok := e.(*expr.Cast)
+	if !ok {
 		return false
+	}
+	from, to := kindOf(c.Input.GetType()), kindOf(c.Type)
+	return from.stringy() && to.datetime() || from.datetime() && to.stringy()
+}
+
+// evalConst evaluates e, a call or cast over constants, with the
+// executor (plan.EvalConst). ok is false when it cannot be evaluated
+// here or its value has no literal of e's type; else lit is its value or
+// err the error evaluating it raised.
+func evalConst(e expr.Expression) (lit expr.Expression, ok bool, err error) {
+	v, ok, err := planner.EvalConst(context.Background(), memory.DefaultAllocator, e)
+	if !ok || err != nil {
+		return nil, ok, err
+	}
+	defer v.Release()
+	lit, ok = arrowLiteral(v, e.GetType())
+	return lit, ok, nil
+}
+
+// arrowLiteral is the literal of type t holding a's one value; ok is
+// false for a type the front end has no literal of (character(n): its
+// padding is the literal's own, newLiteral).
+func arrowLiteral(a arrow.Array, t types.Type) (expr.Expression, bool) {
+	k := kindOf(t)
+	if k == kindUnknown || k.id == idChar || a.Len() != 1 {
+		return nil, false
+	}
+	if a.IsNull(0) {
+		return expr.NewNullLiteral(k.typ(true)), true
+	}
+	var v any
+	switch x := a.(type) {
+	case *array.Int16:
+		v = x.Value(0)
+	case *array.Int32:
+		v = x.Value(0)
+	case *array.Int64:
+		v = x.Value(0)
+	case *array.Float32:
+		v = x.Value(0)
+	case *array.Float64:
+		v = x.Value(0)
+	case *array.Boolean:
+		v = x.Value(0)
+	case *array.String:
+		v = x.Value(0)
+	case *array.LargeString:
+		v = x.Value(0)
+	case *array.Date32:
+		v = dateLit(x.Value(0))
+	case *array.Timestamp:
+		if x.DataType().(*arrow.TimestampType).Unit != arrow.Microsecond {
+			return nil, false
+		}
+		v = tsLit(x.Value(0))
+	case *array.Decimal128:
+		dt := x.DataType().(*arrow.Decimal128Type)
+		v = decLit{v: x.Value(0), p: dt.Precision, s: dt.Scale}
 	default:
-		return false
+		return nil, false
 	}
-	allConst := true
-	for _, a := range args {
-		if unfoldedConstant(a) {
-			return true
-		}
-		if _, ok := literalOf(a); !ok {
-			allConst = false
+	if s, isStr := v.(string); isStr && k.id == idVarchar && k.n > 0 {
+		v = varcharLit{s: s, n: k.n}
+	}
+	lit := newLiteral(v, isNullable(t))
+	if lit == nil || kindOf(lit.GetType()) != k {
+		return nil, false
+	}
+	return lit, true
+}
+
+// whereWithHaving is s's WHERE with the constant FALSE or NULL conjuncts
+// of its HAVING added at its end: PostgreSQL moves a HAVING conjunct
+// without aggregates or subqueries into the WHERE (with GROUP BY; a copy
+// of it without), where it folds the WHERE to FALSE before any row is
+// read, so a WHERE that would raise on a row raises nothing
+// (... WHERE DATE '2023-12-31' + (c - 2147483648) <> d HAVING FALSE).
+func (l *lowerer) whereWithHaving(s *pg_query.SelectStmt) *pg_query.Node {
+	var add []*pg_query.Node
+	for _, c := range andArgs(s.HavingClause) {
+		if !containsSubLink(c) && len(aggregateCalls(c)) == 0 && l.constantFalse(c, &scope{}) {
+			add = append(add, c)
 		}
 	}
-	return allConst && len(args) > 0
+	if len(add) == 0 {
+		return s.WhereClause
+	}
+	return andNode(append(andArgs(s.WhereClause), add...))
 }

@@ -73,7 +73,13 @@
 // a strict call with a NULL constant argument is NULL, NULL IN (...) is
 // NULL, IS [NOT] NULL of a constant, NOT, AND/OR, CASE, COALESCE and
 // NULLIF decided by constants are their answer, and a HAVING that folds to
-// FALSE or NULL runs no aggregate; so a / 0 = NULL never divides.
+// FALSE or NULL runs no aggregate and reads no row; so a / 0 = NULL never
+// divides. Any other call over constants is evaluated while planning
+// with the executor's kernels (plan.EvalConst) and is its value; one that
+// raises raises while planning, wherever it is in the plan, as in
+// PostgreSQL (SELECT 1/0 FROM t WHERE false raises), unless the folding
+// dropped it first. A WHERE with a constant FALSE conjunct lowers no NOT
+// IN or scalar subquery, which PostgreSQL never plans there.
 //
 // Function calls are built by plan/internal/substraitfn with the standard
 // compound names and output types, without loading substrait-go's default

@@ -119,6 +119,11 @@ func (l *lowerer) paramNames() ([]string, error) {
 
 // query wraps a lowered relation into a Query.
 func (l *lowerer) query(root plan.Rel, names []string) (*Query, error) {
+	// A constant that raises raises while planning, as in PostgreSQL
+	// (constfold.go).
+	if err := raiseConstants(root); err != nil {
+		return nil, err
+	}
 	p, err := l.b.Plan(root, names)
 	if err != nil {
 		return nil, fmt.Errorf("%w: building plan: %w", ErrInvalid, err)
@@ -138,7 +143,10 @@ func (l *lowerer) query(root plan.Rel, names []string) (*Query, error) {
 // call builds a standard scalar function, with the compound name and output
 // type the standard YAML gives it.
 func (l *lowerer) call(urn, name string, loc int32, args ...expr.Expression) (expr.Expression, error) {
-	decided, args := pruneBool(name, args) // constfold.go
+	decided, args, err := pruneBool(name, args) // constfold.go
+	if err != nil {
+		return nil, fmt.Errorf("%w%s", err, l.src.at(loc))
+	}
 	if decided != nil {
 		return decided, nil
 	}

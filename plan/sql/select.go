@@ -58,7 +58,7 @@ func (l *lowerer) selectStmt(s *pg_query.SelectStmt, want []kind) (plan.Rel, []s
 	if err != nil {
 		return nil, nil, err
 	}
-	rel, sc, where, err := l.fromWhere(s.FromClause, s.WhereClause) // joinorder.go
+	rel, sc, where, err := l.fromWhere(s.FromClause, l.whereWithHaving(s)) // joinorder.go
 	if err != nil {
 		return nil, nil, err
 	}

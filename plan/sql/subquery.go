@@ -3,6 +3,7 @@ package sql
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"github.com/substrait-io/substrait-go/v8/expr"
@@ -228,6 +229,20 @@ func (l *lowerer) whereSubqueries(rel plan.Rel, sc *scope, where *pg_query.Node)
 			rest = append(rest, c)
 		}
 	}
+	notIn := func(c *pg_query.Node) bool { _, k := setSubLink(c); return k == setNotIn }
+	if len(sets)+len(rest) > 0 && !slices.ContainsFunc(sets, func(c *pg_query.Node) bool { return !notIn(c) }) &&
+		slices.ContainsFunc(plain, func(c *pg_query.Node) bool { return l.constantFalse(c, sc) }) {
+		// PostgreSQL folds the WHERE before it plans the subqueries
+		// left in it (eval_const_expressions, then SS_process_sublinks):
+		// with a conjunct that is constant FALSE or NULL it is FALSE,
+		// and those subqueries are never planned, nor their errors
+		// raised (x NOT IN (SELECT ... 1e400 <= d ...) AND FALSE keeps
+		// no row). Not so for the IN and [NOT] EXISTS it turns into
+		// joins before (pull_up_sublinks, when uncorrelated and
+		// correlated respectively): those are lowered as ever.
+		rel, err := l.conditionFilter(rel, sc, andNode(plain))
+		return rel, nil, err
+	}
 	if len(sets) == 0 {
 		rest = append(plain, rest...)
 	} else if len(plain) > 0 {
@@ -251,6 +266,19 @@ func (l *lowerer) whereSubqueries(rel plan.Rel, sc *scope, where *pg_query.Node)
 		return rel, where, nil
 	}
 	return rel, andNode(rest), nil
+}
+
+// constantFalse: the WHERE conjunct c folds to FALSE or NULL (an error
+// lowering it is left for the filter that lowers it again to raise).
+func (l *lowerer) constantFalse(c *pg_query.Node, sc *scope) bool {
+	ws := *sc
+	ws.noAggs = "in WHERE"
+	v, err := l.expr(c, &ws)
+	if err != nil {
+		return false
+	}
+	cond, err := l.coerce(v, kindBool)
+	return err == nil && constFalse(cond)
 }
 
 // andNode is the conjunction of cs: nil for none, the one for one.

@@ -1,0 +1,106 @@
+package sql
+
+import (
+	"testing"
+
+	"github.com/stablerow/stablerow/exec"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/substrait-io/substrait-go/v8/plan"
+)
+
+// A call over constants is its value in the plan, as PostgreSQL's
+// planner evaluates it: position('%' IN '-5') is 0 before anything
+// divides by it.
+func TestConstantCallsFoldToValues(t *testing.T) {
+	_, root, _ := parseQuery(t, "SELECT position('%' IN '-5'), upper('ab'), strpos('ab', 'b') - 2, CAST(NULL AS SMALLINT) <= (id / position('%' IN '-5')) FROM t")
+	es := root.(*plan.ProjectRel).Expressions()
+	require.Len(t, es, 4)
+	assert.Equal(t, int64(0), litValue(t, es[0]))
+	assert.Equal(t, "AB", litValue(t, es[1]))
+	assert.Equal(t, int64(0), litValue(t, es[2]))
+	// The strict comparison with a NULL constant is NULL: id / 0 is
+	// never computed (difftest seed 20261206 case 3650).
+	assert.Nil(t, litValue(t, es[3]))
+}
+
+// A constant that raises raises while planning, also where no row would
+// reach it, except where PostgreSQL's folding drops it first.
+func TestConstantErrorsRaiseWhilePlanning(t *testing.T) {
+	raise := []struct {
+		sql  string
+		want error
+	}{
+		{"SELECT 1 / 0", exec.ErrDivisionByZero},
+		{"SELECT 9223372036854775807 * 2", exec.ErrOutOfRange},
+		{"SELECT 1 / 0 FROM t WHERE false", exec.ErrDivisionByZero},
+		{"SELECT CAST(-1e19 AS INTEGER) FROM t WHERE false", exec.ErrOutOfRange},
+		{"SELECT id FROM t UNION SELECT CAST(-1e19 AS INTEGER) FROM t WHERE CAST(TRUE AS TEXT) ILIKE '%x%'", exec.ErrOutOfRange},
+		{"SELECT id FROM t WHERE (1 / 0 = 1) AND false", exec.ErrDivisionByZero},
+		{"SELECT id FROM t WHERE (1 / 0 = 1) OR true", exec.ErrDivisionByZero},
+		{"SELECT CASE WHEN id > 0 THEN 1 / 0 ELSE 1 END FROM t", exec.ErrDivisionByZero},
+		{"SELECT coalesce(id, 1 / 0) FROM t", exec.ErrDivisionByZero},
+		{"SELECT id FROM t WHERE id IN (1, 2147483647 * 2)", exec.ErrOutOfRange},
+		{"SELECT id FROM t WHERE 1 = (SELECT 1 / 0 FROM t)", exec.ErrDivisionByZero},
+		{"SELECT id FROM t WHERE CAST(NULL AS SMALLINT) <= (id / (2147483647 * 2))", exec.ErrOutOfRange},
+		{"SELECT sum(1 / 0) FROM t", exec.ErrDivisionByZero},
+	}
+	for _, c := range raise {
+		_, err := Parse(c.sql, testCatalog)
+		assert.ErrorIs(t, err, c.want, c.sql)
+	}
+	for _, sql := range []string{
+		"SELECT id FROM t WHERE false AND (1 / 0 = 1)",
+		"SELECT id FROM t WHERE true OR (1 / 0 = 1)",
+		"SELECT CASE WHEN false THEN 1 / 0 ELSE 1 END FROM t",
+		"SELECT CASE WHEN true THEN 1 ELSE 1 / 0 END FROM t",
+		"SELECT coalesce(1, 1 / 0) FROM t",
+		"SELECT id FROM t WHERE CAST(NULL AS SMALLINT) <= (id / 0)",
+		"SELECT id FROM t WHERE (SELECT 1 / 0) = 1 AND false",
+		// A cast from text to a date is stable in PostgreSQL, evaluated
+		// per row: no row, no error.
+		"SELECT CAST(('2020' || '-13-01') AS DATE) FROM t WHERE false",
+	} {
+		_, err := Parse(sql, testCatalog)
+		assert.NoError(t, err, sql)
+	}
+}
+
+// A WHERE with a constant FALSE conjunct is FALSE before its NOT IN
+// subquery is planned, as in PostgreSQL, so the subquery's out-of-range
+// constant is never converted (difftest seed 20261206 case 10029). An
+// uncorrelated IN is a join in PostgreSQL before the WHERE folds, and
+// raises.
+func TestFalseWherePlansNoNotInSubquery(t *testing.T) {
+	_, err := Parse("SELECT id FROM t AS a WHERE (a.id NOT IN (SELECT s.id FROM t AS s WHERE s.name = a.name AND 1e400 <= s.score)) AND FALSE", testCatalog)
+	require.NoError(t, err)
+	_, err = Parse("SELECT id FROM t AS a WHERE a.id NOT IN (SELECT s.id FROM t AS s WHERE 1e400 <= s.score)", testCatalog)
+	assert.ErrorIs(t, err, exec.ErrOutOfRange, "no FALSE conjunct: the subquery is planned")
+	_, err = Parse("SELECT id FROM t AS a WHERE a.id IN (SELECT s.id FROM t AS s WHERE 1e400 <= s.score) AND FALSE", testCatalog)
+	assert.ErrorIs(t, err, exec.ErrOutOfRange)
+}
+
+// A constant FALSE HAVING is in the WHERE too, as PostgreSQL moves it
+// there, so the WHERE never reads a row to raise on (difftest seed
+// 20261206 cases 18577 and 21787): every filter of the plan is FALSE.
+func TestFalseHavingEmptiesWhere(t *testing.T) {
+	for _, sql := range []string{
+		"SELECT count(*) FROM t WHERE CAST(name AS BIGINT) <= id HAVING FALSE",
+		"SELECT name FROM t WHERE CAST(name AS BIGINT) <= id GROUP BY name HAVING NULL IS NOT NULL",
+	} {
+		_, root, _ := parseQuery(t, sql)
+		n := 0
+		var walk func(r plan.Rel)
+		walk = func(r plan.Rel) {
+			if f, ok := r.(*plan.FilterRel); ok {
+				n++
+				assert.True(t, constFalse(f.Condition()), "%s: filter %v", sql, f.Condition())
+			}
+			for _, in := range r.GetInputs() {
+				walk(in)
+			}
+		}
+		walk(root)
+		assert.GreaterOrEqual(t, n, 2, sql)
+	}
+}
