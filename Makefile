@@ -7,7 +7,7 @@ FUZZTIME  ?= 10s
 # One worker: with two on a 2-core machine the fuzzer has been seen to stall.
 FUZZPARALLEL ?= 1
 
-.PHONY: all demo test test-load test-s3 test-short bench bench-scale bench-beam fuzz fuzz-deep lint clean difftest tpch
+.PHONY: all demo test test-load test-s3 test-short bench bench-scale bench-beam fuzz fuzz-deep lint clean difftest tpch tpch-ddl
 
 all: lint test
 
@@ -89,6 +89,16 @@ TPCH_DDL  ?= spec
 TPCH_ARGS ?=
 tpch:
 	cd bench && $(GO) run ./cmd/tpch -sf $(TPCH_SF) -dir $(TPCH_DIR) -ddl $(TPCH_DDL) -out ../tpch-report.md $(TPCH_ARGS)
+
+# Issue 26 item 1's target, paired: stablerow with the specification's DDL
+# against stablerow with TEXT/BIGINT, both loaded from TPCH_DIR's files at
+# TPCH_SF (no DuckDB); per query TPCH_DDL_REPS repetitions of a spec and a
+# text run back to back, the order flipped each repetition, medians of
+# wall and CPU time and their ratio, queries over 1.10 flagged, into
+# tpch-ddl-report.md. Twice the memory of one stablerow load.
+TPCH_DDL_REPS ?= 5
+tpch-ddl:
+	cd bench && $(GO) run ./cmd/tpch -sf $(TPCH_SF) -dir $(TPCH_DIR) -ddl both -reps $(TPCH_DDL_REPS) -out ../tpch-ddl-report.md $(TPCH_ARGS)
 
 # The Beam pipelines on Prism (in-process) against the single-process
 # path: compaction of BEAM_ROWS rows and a take of BEAM_IDS ids with 1, 2

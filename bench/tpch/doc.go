@@ -7,6 +7,11 @@
 // runner that checks every answer of stablerow (from SQL and from the
 // query's own Substrait plan loaded back) against DuckDB's.
 //
+// RunPaired (make tpch-ddl, -ddl both) is the paired comparison of issue
+// 26 item 1: stablerow with the specification's DDL against stablerow
+// with TEXT/BIGINT on the same data, the two runs of each repetition back
+// to back in alternating order, CPU time measured per run.
+//
 // The generator follows TPC-H 3.0.1, clause 4.2: the table sizes and keys
 // of 4.2.5 (sparse order keys, customers with custkey mod 3 = 0 place no
 // orders, the four suppliers of a part), the column domains and

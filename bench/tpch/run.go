@@ -196,10 +196,16 @@ func startProfile(dir string, n int) (func(), error) {
 	if dir == "" {
 		return func() {}, nil
 	}
+	return startProfileFile(dir, fmt.Sprintf("q%d.pprof", n))
+}
+
+// startProfileFile starts a CPU profile into dir/name; the returned
+// function stops it.
+func startProfileFile(dir, name string) (func(), error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	f, err := os.Create(filepath.Join(dir, fmt.Sprintf("q%d.pprof", n)))
+	f, err := os.Create(filepath.Join(dir, name))
 	if err != nil {
 		return nil, err
 	}
