@@ -4,7 +4,9 @@ import (
 	"context"
 	"net"
 	"os"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -18,27 +20,33 @@ import (
 )
 
 // uploadServer is testServer with a statement memory limit and a spill
-// directory of the test's.
-func uploadServer(t *testing.T, limit int64) (*Server, *flightsql.Client, string) {
+// directory of the test's; stop shuts it down (once: the test's cleanup
+// calls it too) and checks every buffer came back.
+func uploadServer(t *testing.T, limit int64, opt Options) (s *Server, cl *flightsql.Client, spill string, stop func()) {
 	t.Helper()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	spill := t.TempDir()
+	spill = t.TempDir()
 	db := engine.OpenMemory(engine.Options{Mem: mem, BatchSize: 1024, MemoryLimit: limit, SpillDir: spill})
-	s, err := New(db, Options{Mem: mem})
+	opt.Mem = mem
+	s, err := New(db, opt)
 	require.NoError(t, err)
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(lis) }()
-	cl, err := flightsql.NewClient(lis.Addr().String(), nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	cl, err = flightsql.NewClient(lis.Addr().String(), nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	require.NoError(t, err)
-	t.Cleanup(func() {
-		cl.Close()
-		s.Shutdown()
-		require.NoError(t, <-done)
-		mem.AssertSize(t, 0)
-	})
-	return s, cl, spill
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cl.Close()
+			s.Shutdown()
+			require.NoError(t, <-done)
+			mem.AssertSize(t, 0)
+		})
+	}
+	t.Cleanup(stop)
+	return s, cl, spill, stop
 }
 
 // idReader is n batches of per ids, i for the i-th id overall; past them
@@ -108,7 +116,7 @@ func countSum(t *testing.T, s *Server) []any {
 // reads $1 twice binds it whole.
 func TestUploadPaths(t *testing.T) {
 	const per = 1 << 17 // 1MB a batch
-	s, cl, spill := uploadServer(t, 4<<20)
+	s, cl, spill, _ := uploadServer(t, 4<<20, Options{})
 	ctx := context.Background()
 	_, err := s.db.Exec(ctx, "CREATE TABLE t (k BIGINT NOT NULL)", nil)
 	require.NoError(t, err)
@@ -173,4 +181,36 @@ func TestUploadPaths(t *testing.T) {
 	require.NoError(t, twice.Close(ctx))
 	require.Equal(t, []any{n + 20, n*(n-1)/2 + 190}, countSum(t, s))
 	require.Zero(t, s.uploadBytes.Load())
+}
+
+// TestUploadSpillDropped: a spilled upload's file goes when the statement
+// is dropped after Options.PreparedTTL unused, and when the server shuts
+// down with the statement still open.
+func TestUploadSpillDropped(t *testing.T) {
+	const per = 1 << 17
+	_, cl, spill, stop := uploadServer(t, 4<<20, Options{PreparedTTL: 2 * time.Second})
+	ctx := context.Background()
+	spilled := func() int {
+		files, err := os.ReadDir(spill)
+		require.NoError(t, err)
+		return len(files)
+	}
+	bind := func() {
+		q, err := cl.Prepare(ctx, "SELECT count(*) FROM UNNEST($1) AS u(id)")
+		require.NoError(t, err)
+		q.SetRecordReader(&idReader{ctx: ctx, n: 4, per: per})
+		info, err := q.Execute(ctx)
+		require.NoError(t, err)
+		_, err = readAll(ctx, cl, info)
+		require.NoError(t, err)
+		require.Equal(t, 1, spilled(), "the upload spilled")
+	}
+	bind()
+	// Dropped by the TTL (a bound on a hang, not a timing assertion).
+	for deadline := time.Now().Add(time.Minute); spilled() > 0; time.Sleep(20 * time.Millisecond) {
+		require.True(t, time.Now().Before(deadline), "the idle statement's spill file is still there")
+	}
+	bind()
+	stop()
+	require.Zero(t, spilled(), "shutting down removes the spilled upload")
 }
