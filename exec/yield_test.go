@@ -2,7 +2,9 @@ package exec
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"testing"
 	"time"
 
@@ -66,4 +68,55 @@ func TestSortParksInsideItsSort(t *testing.T) {
 			require.True(t, array.Equal(want.Column(0), r.b.Column(0)), "the same order as without a gate")
 		})
 	}
+}
+
+// TestHashAggParksInsideItsRehash: an aggregation over an input already
+// in memory (no scan to pass between batches) parks inside the rehash
+// of its group table while a light ticket is out, and counts every group
+// once the ticket is done.
+func TestHashAggParksInsideItsRehash(t *testing.T) {
+	const n = 100_000
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	schema := arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.String}}, nil)
+	b := array.NewStringBuilder(mem)
+	for i := range n {
+		b.Append(fmt.Sprintf("a-long-group-key-%07d", i)) // past the packed keys' length
+	}
+	col := b.NewArray()
+	b.Release()
+	batch := array.NewRecordBatch(schema, []arrow.Array{col}, n)
+	col.Release()
+	values, err := NewValuesExec(schema, []arrow.RecordBatch{batch})
+	batch.Release()
+	require.NoError(t, err)
+	defer values.Release()
+	agg, err := NewHashAggregateExec(values, []int{0}, []Aggregate{{Func: AggCountStar, Name: "n"}})
+	require.NoError(t, err)
+
+	g := priority.NewGate(priority.Options{MaxLight: time.Hour, MaxPark: time.Hour})
+	light := g.Light()
+	st, err := agg.Execute(context.Background(), &TaskContext{Mem: mem, BatchSize: n, Priority: g.Heavy()})
+	require.NoError(t, err)
+	defer st.Close()
+	done := make(chan error, 1)
+	var groups int64
+	go func() {
+		for {
+			b, err := st.Next(context.Background())
+			if err != nil {
+				if errors.Is(err, io.EOF) {
+					err = nil
+				}
+				done <- err
+				return
+			}
+			groups += b.NumRows()
+			b.Release()
+		}
+	}()
+	require.Eventually(t, func() bool { return g.Stats().Parked == 1 }, time.Minute, time.Millisecond, "the aggregation parks mid-rehash")
+	light.Done()
+	require.NoError(t, <-done)
+	require.EqualValues(t, n, groups)
 }
