@@ -45,8 +45,11 @@ test-short:
 # The Flight SQL server under load (issue 32; build tag load, not in make
 # test or CI): 32 clients of hash joins, GROUP BYs and sorts over a 10M-row
 # table (kept in LOAD_DB) and a SELECT 1 prober for LOAD_DURATION; prints
-# the server's peak RSS and the prober's p50/p95/p99. LOAD_SERVE_ARGS adds
-# serve flags ("-server-memory unlimited": the server without a budget).
+# the server's peak RSS, the prober's p50/p95/p99, the light priority's
+# parks, Go's scheduler latency and GC pauses, and the machine's load
+# average before and after. LOAD_SERVE_ARGS adds serve flags
+# ("-server-memory unlimited": the server without a budget;
+# "-light-priority=false": heavy statements never park).
 LOAD_DB       ?= $(CURDIR)/.loaddb
 LOAD_DURATION ?= 2m
 test-load:

@@ -307,13 +307,15 @@ func (db *DB) CreateIndex(ctx context.Context, tableName, indexName, column stri
 }
 
 // taskContext is the execution context of one statement: its pool
-// (statementPool), which the statement's Rows closes.
+// (statementPool), which the statement's Rows closes, and, for a heavy
+// plan under a priority gate, its pass (WithPriority).
 func (db *DB) taskContext(ctx context.Context, node exec.Node, params map[int]any) (*exec.TaskContext, error) {
+	heavy := heavyPass(ctx, node) // before admission, which may wait
 	pool, err := db.statementPool(ctx, node)
 	if err != nil {
 		return nil, err
 	}
-	return &exec.TaskContext{Mem: pool.Allocator(db.mem()), BatchSize: db.opt.BatchSize, Params: params, Pool: pool, SpillDir: db.opt.SpillDir}, nil
+	return &exec.TaskContext{Mem: pool.Allocator(db.mem()), BatchSize: db.opt.BatchSize, Params: params, Pool: pool, SpillDir: db.opt.SpillDir, Priority: heavy}, nil
 }
 
 // execute starts node under its own task context; the Rows it returns

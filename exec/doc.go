@@ -61,6 +61,13 @@
 // join's build side does not spill and fails with
 // memlimit.ErrResourceExhausted over the limit.
 //
+// Priority: TaskContext.Priority is a heavy statement's pass through a
+// server's priority gate (package priority). The leaf operators pass it
+// before each batch (yield.go), so every operator that pulls its input
+// batch by batch parks there while the server runs light statements; the
+// long calls with no batch boundary in them (a sort's comparisons and
+// radix passes, a group table's rehash) pass it every 16K iterations.
+//
 // Shared subplans (shared.go): a SharedPlan is a subplan read by several
 // SharedExec consumers (a WITH query referenced twice); the first consumer
 // to need rows runs it once into a buffer reserved from the Pool (over the

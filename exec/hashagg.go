@@ -190,6 +190,7 @@ func (s *hashAggStream) consume(ctx context.Context) error {
 		types = append(types, f.Type)
 	}
 	s.table = newGroupTable(s.tc.mem(), types)
+	s.table.table.pass = s.tc.passer(ctx)
 	s.accs = a.accumulators()
 	s.res = s.tc.pool().NewReservation("HashAggregateExec")
 	perGroup := groupStateBytes(types, len(s.accs))

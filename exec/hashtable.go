@@ -315,6 +315,10 @@ type hashTable struct {
 	hashes []uint64 // per entry, to rehash on growth (growable tables only)
 	grow   bool
 	sink   uint64 // touch's loads, kept
+	// pass (TaskContext.passer; nil: none) counts the entries a rehash
+	// moves: the last rehash of millions of groups is hundreds of
+	// milliseconds with no batch boundary in it.
+	pass func(int)
 }
 
 const tagMask = ^uint64(math.MaxUint32)
@@ -532,6 +536,9 @@ func (t *hashTable) rehash() {
 			i = (i + 1) & t.mask
 		}
 		t.slots[i] = h&tagMask | uint64(uint32(e)+1)
+		if t.pass != nil && e%passStride == passStride-1 {
+			t.pass(passStride)
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stablerow/stablerow/exec/memlimit"
+	"github.com/stablerow/stablerow/exec/priority"
 )
 
 // Node is an immutable physical plan node. All run state lives in the Stream it returns.
@@ -32,6 +33,11 @@ type TaskContext struct {
 	// SpillDir is where spilling operators make their temporary
 	// directories ("" for os.TempDir()).
 	SpillDir string
+	// Priority is a heavy statement's pass through the server's priority
+	// gate (package priority): the leaf operators and the long loops Pass
+	// it between batches, where it parks while light statements run. Nil:
+	// never parks.
+	Priority *priority.Heavy
 
 	// probe binds the keys of one probe batch for the children of a
 	// TakeByKeyExec (IndexProbeExec, UnindexedFallbackScan), as Params

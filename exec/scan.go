@@ -149,7 +149,7 @@ func (s *ScanExec) ExecutePartitions(ctx context.Context, tc *TaskContext) ([]St
 			closeStreams(out)
 			return nil, fmt.Errorf("exec: scan: %w", err)
 		}
-		out = append(out, &scanStream{n: s, sc: sc})
+		out = append(out, &scanStream{n: s, sc: sc, tc: tc})
 	}
 	return out, nil
 }
@@ -159,12 +159,13 @@ func (s *ScanExec) Execute(ctx context.Context, tc *TaskContext) (Stream, error)
 	if err != nil {
 		return nil, fmt.Errorf("exec: scan: %w", err)
 	}
-	return &scanStream{n: s, sc: sc}, nil
+	return &scanStream{n: s, sc: sc, tc: tc}, nil
 }
 
 type scanStream struct {
 	n  *ScanExec
 	sc *table.Scanner
+	tc *TaskContext
 }
 
 func (s *scanStream) Schema() *arrow.Schema { return s.n.schema }
@@ -172,6 +173,9 @@ func (s *scanStream) Schema() *arrow.Schema { return s.n.schema }
 func (s *scanStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if s.sc == nil {
 		return nil, ErrClosed
+	}
+	if err := s.tc.pass(ctx); err != nil {
+		return nil, err
 	}
 	start := time.Now()
 	defer func() { s.n.metrics.ElapsedCompute.Add(int64(time.Since(start))) }()

@@ -82,6 +82,9 @@ func (s *seriesStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if s.off >= s.n.count {
 		return nil, io.EOF
 	}
+	if err := s.tc.pass(ctx); err != nil {
+		return nil, err
+	}
 	start := time.Now()
 	n := min(s.n.count-s.off, uint64(s.tc.batchSize()))
 	b := array.NewInt64Builder(s.tc.mem())

@@ -260,7 +260,7 @@ func (s *sortStream) read(ctx context.Context) error {
 		bs := s.buf
 		s.buf = nil
 		var err error
-		if tail, err = sortBatches(ctx, s.tc.mem(), s.n.Schema(), s.n.keys, bs); err != nil {
+		if tail, err = sortBatches(ctx, s.tc.mem(), s.n.Schema(), s.n.keys, bs, s.tc.passer(ctx)); err != nil {
 			return err
 		}
 	}
@@ -303,7 +303,7 @@ func (s *sortStream) spillBuffer(ctx context.Context) error {
 	defer s.n.metrics.since(start)
 	bs := s.buf
 	s.buf = nil
-	sorted, err := sortBatches(ctx, s.tc.mem(), s.n.Schema(), s.n.keys, bs)
+	sorted, err := sortBatches(ctx, s.tc.mem(), s.n.Schema(), s.n.keys, bs, s.tc.passer(ctx))
 	if err != nil {
 		return err
 	}
@@ -321,8 +321,11 @@ func (s *sortStream) spillBuffer(ctx context.Context) error {
 	return nil
 }
 
-// sortBatches sorts bs (which it releases) by keys, stably, into one batch.
-func sortBatches(ctx context.Context, mem memory.Allocator, schema *arrow.Schema, keys []SortKey, bs []arrow.RecordBatch) (arrow.RecordBatch, error) {
+// sortBatches sorts bs (which it releases) by keys, stably, into one
+// batch. pass (TaskContext.passer; may be nil) counts its comparisons:
+// one sort of millions of rows is seconds of work with no batch boundary
+// in it.
+func sortBatches(ctx context.Context, mem memory.Allocator, schema *arrow.Schema, keys []SortKey, bs []arrow.RecordBatch, pass func(int)) (arrow.RecordBatch, error) {
 	all, err := concatBatches(schema, mem, bs)
 	for _, b := range bs {
 		b.Release() // the concatenation is a copy: the inputs can go now
@@ -348,9 +351,9 @@ func sortBatches(ctx context.Context, mem memory.Allocator, schema *arrow.Schema
 			return 0
 		}
 	}
-	idx, ok := sortNormalized(all.Column(keys[0].Column), keys[0], n, rest)
+	idx, ok := sortNormalized(all.Column(keys[0].Column), keys[0], n, rest, pass)
 	if !ok {
-		idx = sortByComparators(cmps, n)
+		idx = sortByComparators(cmps, n, pass)
 	}
 	cols, err := gatherRows(ctx, mem, all, idx)
 	if err != nil {
@@ -406,22 +409,23 @@ func keyComparators(all arrow.RecordBatch, keys []SortKey) ([]func(i, j int) int
 }
 
 // sortByComparators is the rows 0..n-1 in the stable order of cmps: the
-// general path, for keys with no normalized form (sort_keys.go).
-func sortByComparators(cmps []func(i, j int) int, n int) []int64 {
+// general path, for keys with no normalized form (sort_keys.go). pass
+// (may be nil) counts the comparisons.
+func sortByComparators(cmps []func(i, j int) int, n int, pass func(int)) []int64 {
 	idx := make([]int64, n)
 	for i := range idx {
 		idx[i] = int64(i)
 	}
 	// Ties broken by position make pdqsort's answer the stable one, at
 	// O(n log n) rather than SortStableFunc's O(n log² n) rotations.
-	slices.SortFunc(idx, func(a, b int64) int {
+	slices.SortFunc(idx, passing(func(a, b int64) int {
 		for _, c := range cmps {
 			if r := c(int(a), int(b)); r != 0 {
 				return r
 			}
 		}
 		return cmp.Compare(a, b)
-	})
+	}, pass))
 	return idx
 }
 

@@ -112,8 +112,9 @@ func floatWord(f float64) uint64 {
 
 // sortNormalized returns the rows 0..n-1 in the stable order of keys,
 // where first is keys[0]'s column and rest compares by keys[1:] (nil: no
-// more keys). ok is false when the first key has no word form.
-func sortNormalized(first arrow.Array, key SortKey, n int, rest func(a, b int) int) ([]int64, bool) {
+// more keys). ok is false when the first key has no word form. pass (may
+// be nil) counts the comparisons and the words a radix pass moves.
+func sortNormalized(first arrow.Array, key SortKey, n int, rest func(a, b int) int, pass func(int)) ([]int64, bool) {
 	word, exact, ok := normalizer(first)
 	if !ok || n > math.MaxInt32 {
 		return nil, false
@@ -133,9 +134,9 @@ func sortNormalized(first arrow.Array, key SortKey, n int, rest func(a, b int) i
 	}
 	switch {
 	case exact && rest == nil:
-		ws = radixSortWords(ws)
+		ws = radixSortWords(ws, pass)
 	case exact:
-		slices.SortFunc(ws, func(a, b sortWord) int {
+		slices.SortFunc(ws, passing(func(a, b sortWord) int {
 			if a.k != b.k {
 				return cmp.Compare(a.k, b.k)
 			}
@@ -143,11 +144,11 @@ func sortNormalized(first arrow.Array, key SortKey, n int, rest func(a, b int) i
 				return r
 			}
 			return cmp.Compare(a.row, b.row)
-		})
+		}, pass))
 	default: // a prefix: equal words compare the whole key
 		full, _ := comparator(first)
 		desc := key.Descending
-		slices.SortFunc(ws, func(a, b sortWord) int {
+		slices.SortFunc(ws, passing(func(a, b sortWord) int {
 			if a.k != b.k {
 				return cmp.Compare(a.k, b.k)
 			}
@@ -164,7 +165,7 @@ func sortNormalized(first arrow.Array, key SortKey, n int, rest func(a, b int) i
 				}
 			}
 			return cmp.Compare(a.row, b.row)
-		})
+		}, pass))
 	}
 	if rest != nil && len(nulls) > 1 { // NULL rows are tied on the first key
 		slices.SortFunc(nulls, func(a, b int32) int {
@@ -194,8 +195,8 @@ func sortNormalized(first arrow.Array, key SortKey, n int, rest func(a, b int) i
 // radixSortWords sorts by k, stably (LSD radix, a byte per pass; a pass
 // whose byte is the same in every word is skipped, so small key ranges
 // take two or three passes). ws arrives in row order, so stable is the
-// row tie-break.
-func radixSortWords(ws []sortWord) []sortWord {
+// row tie-break. pass (may be nil) counts the words moved.
+func radixSortWords(ws []sortWord, pass func(int)) []sortWord {
 	if len(ws) < 256 {
 		slices.SortStableFunc(ws, func(a, b sortWord) int { return cmp.Compare(a.k, b.k) })
 		return ws
@@ -221,10 +222,15 @@ func radixSortWords(ws []sortWord) []sortWord {
 			sum += c[b]
 		}
 		shift := uint(8 * p)
-		for _, w := range src {
-			b := byte(w.k >> shift)
-			dst[offs[b]] = w
-			offs[b]++
+		for lo := 0; lo < len(src); lo += passStride {
+			for _, w := range src[lo:min(lo+passStride, len(src))] {
+				b := byte(w.k >> shift)
+				dst[offs[b]] = w
+				offs[b]++
+			}
+			if pass != nil {
+				pass(passStride)
+			}
 		}
 		src, dst = dst, src
 	}

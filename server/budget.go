@@ -238,6 +238,22 @@ type MemoryStatus struct {
 	GoMemLimit    int64 `json:"go_memory_limit"` // debug.SetMemoryLimit's
 	Prepared      int   `json:"prepared"`        // prepared statements held
 	Uploads       int64 `json:"upload_reserved"` // held by bound parameters and uploads under way
+
+	// The priority of light calls over heavy statements (priority.go),
+	// and how long goroutines waited for a core: what a load test
+	// reads beside the latency its clients saw.
+	LightCalls   int64   `json:"light_calls"`    // light tickets issued
+	HeavyParks   int64   `json:"heavy_parks"`    // heavy goroutines parked for them
+	HeavyParkedS float64 `json:"heavy_parked_s"` // seconds they spent parked
+	// SchedLatency is Go's /sched/latencies:seconds since the process
+	// started (the time runnable goroutines waited for a P), p50 / p99
+	// in seconds; GCPause is /sched/pauses/total/gc:seconds, p99 and
+	// max bucket.
+	SchedLatencyP50 float64 `json:"sched_latency_p50_s"`
+	SchedLatencyP99 float64 `json:"sched_latency_p99_s"`
+	GCPauseP99      float64 `json:"gc_pause_p99_s"`
+	GCPauseMax      float64 `json:"gc_pause_max_s"`
+	GOMAXPROCS      int     `json:"gomaxprocs"`
 }
 
 func (b *budget) status(w *heapWatch) MemoryStatus {

@@ -77,6 +77,16 @@
 // parameter is InvalidArgument (engine.ErrExtraParam). The
 // MemoryStatusAction action returns the accounting.
 //
+// CPU (priority.go, package priority): admission bounds how many heavy
+// statements run, but even a few of them keep every core busy, and a
+// `SELECT 1` waited behind them for each goroutine hand-off of its calls.
+// So every call holds a light ticket of a server-wide priority gate
+// while it runs, and a heavy statement's goroutines (engine.WithPriority)
+// park at their batch boundaries while any ticket is out; a statement
+// planned as heavy gives its call's ticket up. Tickets count for a bounded
+// time, and a park is bounded, so heavy statements are slowed by light
+// work, never stopped by it. Options.NoPriority turns it off.
+//
 // Errors are gRPC statuses made in one place (status.go) from the error's
 // errkind: InvalidArgument (bad SQL with its line and column, bad
 // parameters, a statement nested past sql.MaxDepth: "stack depth limit

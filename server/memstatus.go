@@ -2,6 +2,8 @@ package server
 
 import (
 	"encoding/json"
+	"math"
+	"runtime"
 	"runtime/metrics"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
@@ -35,7 +37,8 @@ func (f *service) DoAction(a *flight.Action, st flight.FlightService_DoActionSer
 func (s *Server) MemoryStatus() MemoryStatus {
 	m := s.budget.status(s.heap)
 	m.Uploads = s.uploadBytes.Load()
-	sm := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/gomemlimit:bytes"}}
+	sm := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/gomemlimit:bytes"},
+		{Name: "/sched/latencies:seconds"}, {Name: "/sched/pauses/total/gc:seconds"}}
 	metrics.Read(sm)
 	if sm[0].Value.Kind() == metrics.KindUint64 {
 		m.HeapLive = int64(sm[0].Value.Uint64())
@@ -43,8 +46,42 @@ func (s *Server) MemoryStatus() MemoryStatus {
 	if sm[1].Value.Kind() == metrics.KindUint64 {
 		m.GoMemLimit = int64(min(sm[1].Value.Uint64(), 1<<62))
 	}
+	m.SchedLatencyP50, m.SchedLatencyP99 = quantile(sm[2], 0.50), quantile(sm[2], 0.99)
+	m.GCPauseP99, m.GCPauseMax = quantile(sm[3], 0.99), quantile(sm[3], 1)
+	m.GOMAXPROCS = runtime.GOMAXPROCS(0)
+	g := s.gate.Stats()
+	m.LightCalls, m.HeavyParks, m.HeavyParkedS = g.Lights, g.Parks, g.Time.Seconds()
 	s.mu.Lock()
 	m.Prepared = len(s.prepared)
 	s.mu.Unlock()
 	return m
+}
+
+// quantile is the upper bound of the bucket that holds quantile q of a
+// runtime/metrics histogram (0 for an empty one or another kind; a
+// bucket without an upper bound reads as its lower bound).
+func quantile(s metrics.Sample, q float64) float64 {
+	if s.Value.Kind() != metrics.KindFloat64Histogram {
+		return 0
+	}
+	h := s.Value.Float64Histogram()
+	var total uint64
+	for _, c := range h.Counts {
+		total += c
+	}
+	if total == 0 {
+		return 0
+	}
+	want := uint64(math.Ceil(q * float64(total)))
+	var acc uint64
+	for i, c := range h.Counts {
+		acc += c
+		if acc >= max(want, 1) {
+			if hi := h.Buckets[i+1]; !math.IsInf(hi, 1) {
+				return hi
+			}
+			return h.Buckets[i]
+		}
+	}
+	return 0
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight"
 
 	"github.com/stablerow/stablerow/engine"
+	"github.com/stablerow/stablerow/exec/priority"
 )
 
 // result is one started query waiting for, or being read by, its DoGet
@@ -23,6 +24,9 @@ type result struct {
 	cancel  context.CancelFunc
 	expiry  *time.Timer
 	reading bool // a DoGet took it
+	// light is the ticket of a light query (priority.go), held until its
+	// DoGet ends; nil for a heavy one, or without a priority gate.
+	light *priority.Ticket
 }
 
 // results holds the started results by handle.
@@ -38,11 +42,11 @@ func newResults(ttl time.Duration) *results {
 
 // add registers rows running on ctx (cancel cancels it) and returns the
 // handle of its ticket. Nobody reading it within the TTL closes it.
-func (rs *results) add(ctx context.Context, rows *engine.Rows, cancel context.CancelFunc) string {
+func (rs *results) add(ctx context.Context, rows *engine.Rows, cancel context.CancelFunc, light *priority.Ticket) string {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read does not fail
 	h := hex.EncodeToString(b[:])
-	r := &result{rows: rows, ctx: ctx, cancel: cancel}
+	r := &result{rows: rows, ctx: ctx, cancel: cancel, light: light}
 	rs.mu.Lock()
 	rs.m[h] = r
 	r.expiry = time.AfterFunc(rs.ttl, func() { rs.cancel(h) })
@@ -90,6 +94,7 @@ func (rs *results) cancel(h string) bool {
 	r.cancel()
 	if idle {
 		r.rows.Close()
+		r.light.Done()
 	}
 	return true
 }
@@ -111,6 +116,7 @@ func (rs *results) closeAll() {
 func (r *result) close() {
 	r.cancel()
 	r.rows.Close()
+	r.light.Done()
 }
 
 // stream reads r on its own goroutine into the channel DoGet writes from,

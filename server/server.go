@@ -19,6 +19,7 @@ import (
 	"github.com/stablerow/stablerow/access"
 	"github.com/stablerow/stablerow/engine"
 	"github.com/stablerow/stablerow/errkind"
+	"github.com/stablerow/stablerow/exec/priority"
 )
 
 // ErrConfig: a server option that cannot work (e.g. listening beyond
@@ -80,6 +81,10 @@ type Options struct {
 	// run at once under Memory; the others wait for admission (0: 2 a
 	// core).
 	HeavyStatements int
+	// NoPriority turns off the priority of light calls over heavy
+	// statements (priority.go; the CLI's -light-priority=false): heavy
+	// statements then never park, and share the cores with every call.
+	NoPriority bool
 }
 
 // Server serves one engine.DB over Flight SQL. Safe for concurrent use;
@@ -91,9 +96,10 @@ type Server struct {
 	mem     memory.Allocator
 	log     *slog.Logger
 	results *results
-	parts   *partitions // partitioned takes
-	budget  *budget     // nil: no server budget (Options.Memory)
-	heap    *heapWatch  // the budget's watch of the live heap
+	parts   *partitions    // partitioned takes
+	budget  *budget        // nil: no server budget (Options.Memory)
+	heap    *heapWatch     // the budget's watch of the live heap
+	gate    *priority.Gate // light calls ahead of heavy statements (priority.go); nil: Options.NoPriority
 
 	uploadBytes atomic.Int64 // held by parameter uploads and bound parameters
 
@@ -161,6 +167,11 @@ func New(db *engine.DB, opt Options) (*Server, error) {
 		// The limiter is outside the middleware: it answers a refused
 		// Handshake before any password is looked at.
 		stream = append(stream, newAuthLimiter(opt.Auth, s.log).stream, mw.Stream)
+	}
+	if !opt.NoPriority {
+		s.gate = priority.NewGate(priority.Options{})
+		unary = append(unary, priorityUnary(s.gate))
+		stream = append(stream, priorityStream(s.gate))
 	}
 	stream = append(stream, afterCallMiddleware().Stream) // innermost
 	gopts := []grpc.ServerOption{

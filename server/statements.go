@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/stablerow/stablerow/engine"
+	"github.com/stablerow/stablerow/exec/priority"
 	"github.com/stablerow/stablerow/fileio"
 )
 
@@ -41,6 +42,9 @@ func (s *Server) stmtCtx(ctx context.Context) context.Context {
 	ctx = engine.WithExactParams(s.fileCtx(ctx))
 	if s.budget != nil {
 		ctx = engine.WithAdmission(ctx, s.budget.admit)
+	}
+	if s.gate != nil {
+		ctx = engine.WithPriority(ctx, s.gate)
 	}
 	return ctx
 }
@@ -90,7 +94,11 @@ func (s *Server) start(ctx context.Context, run runner, desc *flight.FlightDescr
 		info.TotalRecords = 0
 		return info, nil
 	}
-	h := s.results.add(rctx, rows, cancel)
+	var light *priority.Ticket
+	if !priority.TicketOf(ctx).Demoted() {
+		light = s.gate.Light() // until its DoGet ends (priority.go)
+	}
+	h := s.results.add(rctx, rows, cancel, light)
 	ticket, err := flightsql.CreateStatementQueryTicket([]byte(h))
 	if err != nil {
 		s.results.cancel(h)
@@ -132,6 +140,9 @@ func (s *Server) DoGetStatement(ctx context.Context, t flightsql.StatementQueryT
 	r, ok := s.results.take(h)
 	if !ok {
 		return nil, nil, status.Error(codes.NotFound, "no such result: it was read already, cancelled, or expired")
+	}
+	if r.light == nil {
+		priority.TicketOf(ctx).Demote() // a heavy statement's stream
 	}
 	schema, ch := s.results.stream(ctx, h, r, s.statusOf)
 	return schema, ch, nil

@@ -46,6 +46,7 @@ func TestServeLoad(t *testing.T) {
 		t.Logf("made %d rows in %s", rows, time.Since(start).Round(time.Second))
 	}
 	args := append([]string{"-d", dir, "-spill-dir", t.TempDir()}, strings.Fields(os.Getenv("LOAD_SERVE_ARGS"))...)
+	fmt.Printf("load: machine load average at the start %s", loadAvg())
 	sp := serveWithPID(t, args...)
 	idle := procStatus(t, sp.pid, "VmRSS")
 	heavy := []string{
@@ -107,6 +108,24 @@ func TestServeLoad(t *testing.T) {
 		idle>>20, procStatus(t, sp.pid, "VmHWM")>>20, m.Budget>>20, m.PeakAccounted>>20)
 	fmt.Printf("load: heavy statements %d finished, %d ResourceExhausted, %d other errors\n", ok.Load(), exhausted.Load(), other.Load())
 	fmt.Printf("load: SELECT 1 x%d: p50 %s p95 %s p99 %s max %s, %d failed\n", len(lat), pct(0.50), pct(0.95), pct(0.99), lat[len(lat)-1], probeFails)
+	fmt.Printf("load: server GOMAXPROCS %d; light calls %d, heavy goroutines parked %d times for %.1f s; Go scheduler latency p50 %s p99 %s; GC pause p99 %s max %s\n",
+		m.GOMAXPROCS, m.LightCalls, m.HeavyParks, m.HeavyParkedS, secs(m.SchedLatencyP50), secs(m.SchedLatencyP99), secs(m.GCPauseP99), secs(m.GCPauseMax))
+	fmt.Printf("load: machine load average at the end %s", loadAvg())
+}
+
+// secs is a runtime/metrics bound in seconds as a duration.
+func secs(s float64) time.Duration {
+	return time.Duration(s * float64(time.Second)).Round(10 * time.Microsecond)
+}
+
+// loadAvg is /proc/loadavg: the figures are only comparable between runs
+// at like loads (the cores are shared).
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown\n"
+	}
+	return string(b)
 }
 
 func envStr(name, def string) string {

@@ -16,8 +16,9 @@ import (
 )
 
 // serveMemoryFlags registers serve's server-wide memory flags
-// (-server-memory, -admission-timeout, -heavy-statements) and
-// -prepared-ttl; the function it
+// (-server-memory, -admission-timeout, -heavy-statements), -prepared-ttl
+// and -light-priority (the CPU's counterpart of the admission of heavy
+// statements: package priority); the function it
 // returns, called after parsing, sets them in opt and gives Go's garbage
 // collector the budget as its soft limit (unless GOMEMLIMIT is set), so
 // memory the operators released goes back before the heap doubles.
@@ -26,6 +27,7 @@ func serveMemoryFlags(fs *flag.FlagSet) func(opt *server.Options) error {
 	wait := fs.Duration("admission-timeout", 30*time.Second, "how long a statement waits for its share of -server-memory before it fails with RESOURCE_EXHAUSTED (0: it does not wait)")
 	heavy := fs.Int("heavy-statements", 0, "the most statements that sort, aggregate or join run at once under -server-memory; the others wait for admission (0: 2 a core)")
 	prepTTL := fs.Duration("prepared-ttl", time.Hour, "drop a prepared statement (and the parameters bound to it) unused for this long")
+	lightFirst := fs.Bool("light-priority", true, "statements that sort, aggregate or join park between batches while other calls run, so a short query does not wait for the cores behind them (false: they share the cores)")
 	return func(opt *server.Options) error {
 		n, err := serverMemory(*size)
 		if err != nil {
@@ -35,6 +37,7 @@ func serveMemoryFlags(fs *flag.FlagSet) func(opt *server.Options) error {
 			return usageError{fmt.Errorf("-heavy-statements %d must not be negative", *heavy)}
 		}
 		opt.HeavyStatements = *heavy
+		opt.NoPriority = !*lightFirst
 		if *wait < 0 || *prepTTL <= 0 {
 			return usageError{fmt.Errorf("-admission-timeout %s must not be negative and -prepared-ttl %s must be positive", *wait, *prepTTL)}
 		}
