@@ -34,6 +34,10 @@ type PairedResult struct {
 	// spec/text CPU ratio: the two runs of one repetition are adjacent, so
 	// a burst of load from outside hits both more often than not.
 	PairRatio float64
+	// PairLo and PairHi bound the middle half of the per-repetition
+	// ratios (the lower and upper quartile): how far apart the
+	// repetitions are, against the 10% the target allows.
+	PairLo, PairHi float64
 }
 
 // CPURatio is the spec variant's median CPU time over the text variant's
@@ -197,16 +201,24 @@ func runPair(ctx context.Context, cfg Config, dbs map[string]*Srow, q Query) (Pa
 	}
 	r.SpecWall, r.TextWall = median(wall[DDLSpec]), median(wall[DDLText])
 	r.SpecCPU, r.TextCPU = median(cpu[DDLSpec]), median(cpu[DDLText])
-	if len(pairs) > 0 {
-		slices.Sort(pairs)
-		r.PairRatio = pairs[len(pairs)/2]
-	}
+	r.PairRatio, r.PairLo, r.PairHi = quartiles(pairs)
 	for _, ddl := range []string{DDLSpec, DDLText} {
 		if err := profileRuns(ctx, cfg, dbs[ddl], q, ddl); err != nil {
 			return r, err
 		}
 	}
 	return r, nil
+}
+
+// quartiles are the median, lower and upper quartile of xs (sorted in
+// place; all 0 when xs is empty): for 5 values the 3rd, 2nd and 4th.
+func quartiles(xs []float64) (med, lo, hi float64) {
+	if len(xs) == 0 {
+		return 0, 0, 0
+	}
+	slices.Sort(xs)
+	n := len(xs)
+	return xs[n/2], xs[n/4], xs[(3*n-1)/4]
 }
 
 // profileRuns runs q cfg.Reps times on s under a CPU profile written to

@@ -29,7 +29,8 @@ func TestPairOrder(t *testing.T) {
 // report has a row per query.
 func TestRunPaired(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
-	rep, err := RunPaired(context.Background(), Config{SF: 0.01, Seed: 1, Dir: t.TempDir(), Reps: 2, Mem: mem})
+	data := t.TempDir()
+	rep, err := RunPaired(context.Background(), Config{SF: 0.01, Seed: 1, Dir: data, Reps: 2, Mem: mem})
 	require.NoError(t, err)
 	require.Len(t, rep.Results, 22)
 	require.Positive(t, rep.LoadSpec)
@@ -54,18 +55,29 @@ func TestRunPaired(t *testing.T) {
 	require.Equal(t, 22, rows)
 	require.Contains(t, b.String(), "2 repetitions")
 	require.Zero(t, mem.CurrentAlloc(), "stablerow's batches all released")
+
+	// With a profile directory each variant's runs of a query are
+	// profiled into a file of their own (the same data, reused).
+	t.Run("profiles", func(t *testing.T) {
+		dir := t.TempDir()
+		rep, err := RunPaired(context.Background(), Config{SF: 0.01, Seed: 1, Dir: data, Reps: 1, Queries: []int{6}, Profile: dir})
+		require.NoError(t, err)
+		require.Len(t, rep.Results, 1)
+		require.Zero(t, rep.GenTime, "the files of the first run reused")
+		for _, name := range []string{"q6-spec.pprof", "q6-text.pprof"} {
+			require.FileExists(t, dir+"/"+name)
+		}
+	})
 }
 
-// TestRunPairedProfiles: with a profile directory each variant's runs of
-// a query are profiled into a file of their own.
-func TestRunPairedProfiles(t *testing.T) {
-	dir := t.TempDir()
-	rep, err := RunPaired(context.Background(), Config{SF: 0.01, Seed: 1, Dir: t.TempDir(), Reps: 1, Queries: []int{6}, Profile: dir})
-	require.NoError(t, err)
-	require.Len(t, rep.Results, 1)
-	for _, name := range []string{"q6-spec.pprof", "q6-text.pprof"} {
-		require.FileExists(t, dir+"/"+name)
-	}
+// TestQuartiles: the paired ratio and its middle half.
+func TestQuartiles(t *testing.T) {
+	med, lo, hi := quartiles([]float64{1.2, 0.9, 1.0, 1.1, 0.95})
+	require.Equal(t, []float64{1.0, 0.95, 1.1}, []float64{med, lo, hi})
+	med, lo, hi = quartiles([]float64{1.3, 0.7})
+	require.Equal(t, []float64{1.3, 0.7, 1.3}, []float64{med, lo, hi})
+	med, lo, hi = quartiles(nil)
+	require.Zero(t, med+lo+hi)
 }
 
 // TestPairedOver: a query is flagged when its spec/text CPU ratio exceeds
@@ -86,6 +98,10 @@ func TestPairedOver(t *testing.T) {
 	var b bytes.Buffer
 	rep.Markdown(&b)
 	require.Contains(t, b.String(), "| Q2 | 0 | equal | 112.0 | 100.0 | 1.12 | 112.0 | 100.0 | 1.12 | – | OVER |")
+	rep.Results[0].PairRatio, rep.Results[0].PairLo, rep.Results[0].PairHi = 1.04, 0.98, 1.12
+	b.Reset()
+	rep.Markdown(&b)
+	require.Contains(t, b.String(), "| Q1 | 0 | equal | 109.0 | 100.0 | 1.09 | 109.0 | 100.0 | 1.09 | 1.04 (0.98–1.12) |  |")
 	require.Contains(t, b.String(), "Over 1.10: Q2.")
 	g, n := rep.GeoMeanCPURatio()
 	require.Equal(t, 3, n)
