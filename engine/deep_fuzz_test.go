@@ -19,8 +19,12 @@ import (
 )
 
 // deepSeeds are the committed corpus of FuzzDeepExpression: every class
-// within the depth limit and just past it, and three at the sizes that
-// killed the process (issue 32: from 23,800 terms, 47,500 UNIONs).
+// within the depth limit and just past it, three at the sizes that killed
+// the process (issue 32: from 23,800 terms, 47,500 UNIONs), and two that
+// took seconds to minutes to plan (issue 32: 1000 nested coalesce calls,
+// a CASE of 25,000 arms). 1000 UNIONs, which planned for seconds too, are
+// not a seed: the fuzz body's indented JSON of that plan is 100 MB
+// (TestDeepExpressionsRun runs them).
 func deepSeeds() [][3]int {
 	var out [][3]int
 	for c := range int(deepsql.NumClasses) {
@@ -28,7 +32,8 @@ func deepSeeds() [][3]int {
 			out = append(out, [3]int{c, n, c % 4})
 		}
 	}
-	return append(out, [3]int{int(deepsql.Arith), 25000, 0}, [3]int{int(deepsql.Concat), 40000, 0}, [3]int{int(deepsql.Union), 50000, 0})
+	return append(out, [3]int{int(deepsql.Arith), 25000, 0}, [3]int{int(deepsql.Concat), 40000, 0}, [3]int{int(deepsql.Union), 50000, 0},
+		[3]int{int(deepsql.Func), sql.MaxDepth, 1}, [3]int{int(deepsql.Case), maxRunTerms, 3})
 }
 
 // TestWriteDeepSeeds writes testdata/fuzz/FuzzDeepExpression
@@ -49,12 +54,16 @@ func TestWriteDeepSeeds(t *testing.T) {
 	}
 }
 
-// maxRunDepth is the deepest statement FuzzDeepExpression runs through
-// planning and execution; deeper ones it parses and lowers. Planning is
-// quadratic or worse in the depth of some shapes (a flat CASE of 25,000
-// arms plans for minutes), which would stall the fuzzer, not crash it;
-// TestDeepExpressionsRun runs every class at the depth limit.
-const maxRunDepth = 300
+// maxRunDepth is the deepest nesting FuzzDeepExpression runs through
+// planning and execution, and maxRunTerms the longest flat list; longer
+// ones it parses and lowers. Planning is linear in the statement's size
+// (issue 32: it was quadratic or worse, a flat CASE of 25,000 arms
+// planned for minutes and this bound was 300), so every nesting the
+// depth limit admits runs.
+const (
+	maxRunDepth = sql.MaxDepth
+	maxRunTerms = 25000
+)
 
 // checkDeepError fails on an error that is not typed, on a nesting past
 // sql.MaxDepth that is not ErrTooDeep, and on a flat list that is.
@@ -73,10 +82,11 @@ func checkDeepError(t *testing.T, name string, c deepsql.Class, shape, n int, er
 // (internal/deepsql: arithmetic, comparison chains, ||, CASE, function
 // calls, parentheses, unary minus, AND/OR, NOT, casts, subscripts,
 // subqueries, set operations, flat lists), nested or chained depth times
-// in the given shape. Up to maxRunDepth it runs the statement through the
-// whole engine: parse, lower, plan (the Substrait loader), execute; then,
-// when it runs, its Substrait plan as JSON and as binary protobuf through
-// ExecSubstrait. Deeper, it parses and lowers it.
+// in the given shape. Up to maxRunDepth (a flat list: maxRunTerms) it
+// runs the statement through the whole engine: parse, lower, plan (the
+// Substrait loader), execute; then, when it runs, its Substrait plan as
+// JSON and as binary protobuf through ExecSubstrait. Deeper, it parses and
+// lowers it.
 // Whatever the input, the process survives: a result or a typed error,
 // never a panic, an internal error or a leak; a nesting past
 // sql.MaxDepth is ErrTooDeep, a flat list of any length is not.
@@ -86,7 +96,7 @@ func FuzzDeepExpression(f *testing.F) {
 		c, n := deepsql.Class(class)%deepsql.NumClasses, int(depth)
 		q := deepsql.Statement(c, n, int(shape))
 		name := fmt.Sprintf("%v shape %d, %d levels", c, shape, n)
-		if n > maxRunDepth {
+		if n > maxRunDepth && !(deepsql.Flat(c, int(shape)) && n <= maxRunTerms) {
 			// Parse and lower only: the parser is what can crash.
 			_, err := sql.Parse(q, nil)
 			checkDeepError(t, name, c, int(shape), n, err)
@@ -124,11 +134,17 @@ func FuzzDeepExpression(f *testing.F) {
 	})
 }
 
+// longListTerms is the length of the flat lists TestDeepExpressionsRun
+// runs: a megabyte of SQL for the longest.
+const longListTerms = 100000
+
 // TestDeepExpressionsRun: every nesting class and shape at the deepest
-// statement sql.MaxDepth admits runs through the engine (plan, execute)
-// to a result or a typed error: nothing past the parser recurses out of
-// its stack either. Long (planning is quadratic in some shapes: about a
-// minute on 2 cores), so not under -short; make fuzz-deep runs it.
+// statement sql.MaxDepth admits, and every flat list at longListTerms
+// terms, runs through the engine (plan, execute) to a result or a typed
+// error: nothing past the parser recurses out of its stack either, and
+// nothing takes minutes (issue 32: a CASE of 25,000 arms planned for more
+// than 8). Long (a few seconds a statement on 2 loaded cores), so not
+// under -short; make fuzz-deep runs it.
 func TestDeepExpressionsRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long: make fuzz-deep runs it")
@@ -137,8 +153,14 @@ func TestDeepExpressionsRun(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	db := engine.OpenMemory(engine.Options{Mem: mem, BatchSize: 16})
 	for c := range deepsql.NumClasses {
-		for shape := range 3 {
+		for shape := range 4 {
 			if deepsql.Flat(c, shape) {
+				name := fmt.Sprintf("%v shape %d, %d terms", c, shape, longListTerms)
+				start := time.Now()
+				res, err := db.Exec(context.Background(), deepsql.Statement(c, longListTerms, shape), nil)
+				res.Release()
+				checkDeepError(t, name, c, shape, longListTerms, err)
+				t.Logf("%s: %v (%v)", name, time.Since(start), err)
 				continue
 			}
 			// The deepest n the count admits.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
@@ -44,11 +45,37 @@ type Binary struct {
 	L, R Expr
 }
 
+// String renders the tree into one buffer: formatting each level from its
+// operands' strings copied a left-deep chain's text once per level, which
+// is quadratic in its length (a WHERE of 100,000 OR-ed terms, rendered for
+// the plan a Result carries, took minutes: issue 32).
 func (e Binary) String() string {
+	var b strings.Builder
+	e.write(&b)
+	return b.String()
+}
+
+func (e Binary) write(b *strings.Builder) {
 	if !e.Op.valid() {
-		return "?"
+		b.WriteString("?")
+		return
 	}
-	return fmt.Sprintf("%s %s %s", e.L, opInfo[e.Op].sym, e.R)
+	writeOperand(b, e.L)
+	b.WriteString(" ")
+	b.WriteString(opInfo[e.Op].sym)
+	b.WriteString(" ")
+	writeOperand(b, e.R)
+}
+
+// writeOperand writes e as fmt's %s does, a Binary (under Memos too) into
+// the same buffer.
+func writeOperand(b *strings.Builder, e Expr) {
+	switch x := unmemo(e).(type) {
+	case Binary:
+		x.write(b)
+	default:
+		fmt.Fprintf(b, "%s", e)
+	}
 }
 func (e Binary) DataType(s *arrow.Schema) (arrow.DataType, error) { return dataType(e, s) }
 func (e Binary) Evaluate(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (arrow.Array, error) {

@@ -15,7 +15,8 @@
 // FilterExec and ProjectExec Bind them to their input schema once (bind.go);
 // the Bound tree evaluates a batch to a compute.Datum, an array or a scalar
 // standing for every row, so literals and parameters are never copied per
-// row. Arithmetic and casts follow PostgreSQL (arith.go, cast.go): overflow
+// row. A Memo (memo.go) keeps a node's Bound, so a planner that builds a
+// tree bottom-up and asks each node its type binds each node once. Arithmetic and casts follow PostgreSQL (arith.go, cast.go): overflow
 // is ErrOutOfRange, a zero divisor ErrDivisionByZero, never a wrapped value.
 //
 // Joins (joins.go, joinstream.go): HashJoinExec (equi-join, optional

@@ -1,6 +1,8 @@
 package exec_test
 
 import (
+	"fmt"
+	"runtime"
 	"sync/atomic"
 	"testing"
 
@@ -58,5 +60,38 @@ func TestMemoBindsOnce(t *testing.T) {
 		if exec.NewMemo(e) != e {
 			t.Fatalf("NewMemo(%T) wrapped it", e)
 		}
+	}
+}
+
+// TestBinaryStringLinear: rendering a left-deep chain of n OR-ed terms
+// allocates about twice as many bytes for 2n, not four times (issue 32:
+// each level formatted its operands' strings into a new one, so a WHERE
+// of 100,000 terms copied its text 100,000 times when the engine rendered
+// the plan it ran). The text is the one fmt gives level by level.
+func TestBinaryStringLinear(t *testing.T) {
+	k := exec.Col{Index: 0, Name: "k"}
+	chain := func(n int) exec.Expr {
+		var e exec.Expr = k
+		for i := range n {
+			e = exec.Binary{Op: exec.OpOr, L: e, R: exec.NewMemo(exec.Binary{Op: exec.OpEq, L: k, R: exec.Lit{Value: int64(i)}})}
+		}
+		return e
+	}
+	small := exec.Binary{Op: exec.OpEq, L: exec.NewMemo(exec.Binary{Op: exec.OpAdd, L: k, R: exec.Lit{Value: int64(1)}}), R: exec.Lit{Value: int64(2)}}
+	if got, want := small.String(), fmt.Sprintf("%s + %s = %s", k, exec.Lit{Value: int64(1)}, exec.Lit{Value: int64(2)}); got != want {
+		t.Fatalf("String = %q, want %q", got, want)
+	}
+	bytes := func(e exec.Expr) uint64 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_ = e.String()
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	const n = 2000
+	a, b := bytes(chain(n)), bytes(chain(2*n))
+	t.Logf("%d terms: %d bytes, %d: %d (x%.2f)", n, a, 2*n, b, float64(b)/float64(a))
+	if float64(b) > 2.6*float64(a) {
+		t.Fatalf("rendering %d terms allocates %d bytes, %d terms %d: x%.2f, want about 2", n, a, 2*n, b, float64(b)/float64(a))
 	}
 }
