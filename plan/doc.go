@@ -22,8 +22,7 @@
 //     the columns its occurrences need, into an exec.SharedPlan that runs
 //     once per execution and is read by an exec.SharedExec at each
 //     occurrence, under an exec.SharedScopeExec at the root (shared.go);
-//     Options.DisableSharing compiles every occurrence.
-//
+//     Options.DisableSharing compiles every occurrence;
 //   - long IN lists: a SingularOrList whose only option is a list literal
 //     of i32, i64, fp64 or string elements (and NULLs) is `x IN (the
 //     elements)`, the SQL front end's form of a long list of constants;
