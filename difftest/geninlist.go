@@ -13,15 +13,31 @@ import (
 // NULLs (IN is then never false, NOT IN never true). Every constant
 // converts to the operand's type, so nothing raises.
 
-// longInList draws x [NOT] IN (constants...).
-func (g *Gen) longInList(s scope, depth int) *Expr {
-	t := pick(g, []Type{TInt, TInt, TI32, TI16, TFloat, TNumeric, TText, TText})
-	args := []*Expr{g.expr(s, t, depth-1, true)}
-	nulls := g.p(0.3)
-	for i, n := 0, g.between(64, 160); i < n; i++ {
-		args = append(args, g.listConstant(t, nulls))
+// longInList sometimes turns an IN list drawn over type t (args: the
+// operand and the short list) into a long list of constants, returned
+// as the new items (nil: keep the short list). Its draws come from a
+// source seeded by the list drawn (auxGen), not from the case's own, so
+// the rest of the case is drawn as before.
+func longInList(t Type, args []*Expr) []*Expr {
+	switch t {
+	case TInt, TI32, TI16, TFloat, TNumeric, TText:
+	default:
+		return nil
 	}
-	return &Expr{Op: pick(g, []string{"in", "in", "notin"}), Type: TBool, Args: args}
+	var seed []any
+	for _, a := range args {
+		seed = append(seed, a.SQL())
+	}
+	aux := auxGen(append(seed, "inlist")...)
+	if !aux.p(0.3) {
+		return nil
+	}
+	nulls := aux.p(0.3)
+	items := make([]*Expr, aux.between(64, 160))
+	for i := range items {
+		items[i] = aux.listConstant(t, nulls)
+	}
+	return items
 }
 
 // listConstant is one bare constant of a long IN list over type t.

@@ -420,13 +420,13 @@ func (g *Gen) expr(s scope, t Type, depth int, safe bool) *Expr {
 		case 4:
 			return mk(pick(g, []string{"isnull", "isnotnull"}), "", false, sub(g.typ()))
 		case 5:
-			if g.p(0.35) { // a long list of constants (geninlist.go)
-				return g.longInList(s, depth)
-			}
 			it := g.typ()
 			args := []*Expr{g.expr(s, it, depth-1, true)}
 			for i, n := 0, g.between(1, 4); i < n; i++ {
 				args = append(args, g.literal(it))
+			}
+			if long := longInList(it, args); long != nil { // a long list of constants (geninlist.go)
+				args = append(args[:1], long...)
 			}
 			return mk(pick(g, []string{"in", "in", "notin"}), "", false, args...)
 		}
