@@ -425,6 +425,9 @@ func (g *Gen) expr(s scope, t Type, depth int, safe bool) *Expr {
 			for i, n := 0, g.between(1, 4); i < n; i++ {
 				args = append(args, g.literal(it))
 			}
+			if long := longInList(it, args); long != nil { // a long list of constants (geninlist.go)
+				args = append(args[:1], long...)
+			}
 			return mk(pick(g, []string{"in", "in", "notin"}), "", false, args...)
 		}
 	}

@@ -22,7 +22,13 @@
 //     the columns its occurrences need, into an exec.SharedPlan that runs
 //     once per execution and is read by an exec.SharedExec at each
 //     occurrence, under an exec.SharedScopeExec at the root (shared.go);
-//     Options.DisableSharing compiles every occurrence.
+//     Options.DisableSharing compiles every occurrence;
+//   - long IN lists: a SingularOrList whose only option is a list literal
+//     of i32, i64, fp64 or string elements (and NULLs) is `x IN (the
+//     elements)`, the SQL front end's form of a long list of constants;
+//     it plans as one exec.InValues, a typed slice and hash set
+//     (invalues.go), and the checks that walk the plan skip its scalar
+//     elements.
 //
 // Everything else plans generically (hash join, sort, ...), and the
 // DisableIndexes option forces the generic plan, so the two can be checked

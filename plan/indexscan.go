@@ -78,10 +78,7 @@ func inSet(v expr.Expression, options []expr.Expression, cols []int) *keySet {
 	ks := &keySet{col: cols[i]}
 	if len(options) == 1 {
 		if l, ok := options[0].(*expr.ListLiteral); ok { // a long IN list (invalues.go)
-			options = make([]expr.Expression, len(l.Value))
-			for j, el := range l.Value {
-				options[j] = el
-			}
+			return listKeySet(ks, l)
 		}
 	}
 	for _, o := range options {
@@ -133,4 +130,28 @@ func (p *planner) noteKeySet(r *splan.FilterRel) {
 		}
 		p.keySets[read] = ks
 	}
+}
+
+// listKeySet is inSet over a long IN list's elements, read as the values
+// they hold (NULLs never match; they are left to the filter).
+func listKeySet(ks *keySet, l *expr.ListLiteral) *keySet {
+	ks.values = make([]any, 0, len(l.Value))
+	for _, el := range l.Value {
+		switch x := el.(type) {
+		case *expr.PrimitiveLiteral[int32]:
+			ks.values = append(ks.values, x.Value)
+		case *expr.PrimitiveLiteral[int64]:
+			ks.values = append(ks.values, x.Value)
+		case *expr.PrimitiveLiteral[float64]:
+			ks.values = append(ks.values, x.Value)
+		case *expr.PrimitiveLiteral[string]:
+			ks.values = append(ks.values, x.Value)
+		default:
+			return nil
+		}
+	}
+	if len(ks.values) == 0 {
+		return nil
+	}
+	return ks
 }

@@ -14,21 +14,23 @@ import (
 // with 100K values cost a node per value in every layer: pg_query's
 // protobuf tree, the lowering, the Substrait plan, substrait-go's reading
 // of it and the planner's. The scanner pass that runs before the parser
-// (rewrite) already sees the values as flat tokens, so there a list of
-// plain constants is cut out of the text the parser gets: it is replaced,
-// byte for byte in length, by one placeholder parameter $n (n from
-// hiddenListBase, a number no caller's parameter can have) padded with
-// blanks, and the tokens are kept on the source. The lowerer meets the
-// placeholder as the only item of an IN list and types the kept
-// constants exactly as it types the items of a parsed list (each becomes
-// the A_Const the parser would have built, then unify: the same common
-// type, the same errors at the same positions), and emits one Substrait
-// list literal as the SingularOrList's only option, which the planner
-// reads into one typed hash set (exec.InValues).
+// (rewrite) reads the text first, so there a list of plain constants is
+// cut out of the text the scanner and the parser get (cutLists): its
+// inside is replaced by one placeholder parameter $n (n from
+// hiddenListBase, a number no caller's parameter can have), and the
+// constants are kept on the source. The lowerer meets the placeholder as
+// the only item of an IN list and types the kept constants exactly as it
+// types the items of a parsed list (each becomes the A_Const the parser
+// would have built, then unify: the same common type, the same errors),
+// or, for the common bigint, integer and text cases, makes the literals
+// straight from the text (directInList); either way it emits one
+// Substrait list literal as the SingularOrList's only option, which the
+// planner reads into one typed hash set (exec.InValues).
 //
-// Because the placeholder has the list's length, every offset in the
-// text is unchanged: an error about the 70,000th value names its own line
-// and column, and positions after the list need no shift.
+// The cut is recorded as a shift (source.cuts), so positions after the
+// list map back to the caller's text; a constant's own position is its
+// offset in the original text, coded in its location (source.at), so an
+// error about the 70,000th value names its own line and column.
 
 // minConstList is the shortest IN list that takes this path. Shorter lists
 // keep the parser's path, where each value is an option of its own: the
@@ -45,14 +47,13 @@ const hiddenListBase = 1 << 30
 type constItem struct {
 	start, end int32 // the constant's token in the original text
 	from       int32 // where the constant starts in the original text (a '-' included)
-	loc        int32 // from, in the rewritten text
 	tok        pg_query.Token
 	neg        bool // a '-' before a number
 }
 
 // cutLists finds the long IN lists of plain constants in sql and returns
-// the text with each one's inside replaced, length for length, by its
-// placeholder, and the constants of each. It reads the text as
+// the text with each one's inside replaced by its placeholder, keeping
+// the constants in s.lists and the shifts in s.cuts. It reads the text as
 // PostgreSQL's scanner does only as far as needed to know what is code:
 // '...' and E'...' strings (backslash escapes in the latter, and their
 // continuation across a newline), "..." identifiers, -- and nested /* */
@@ -62,9 +63,9 @@ type constItem struct {
 // anything else is left to the parser. The same list text twice in a
 // statement gets one placeholder (a SELECT item repeated in GROUP BY
 // still matches).
-func cutLists(sql string) (string, [][]constItem) {
-	var out []byte // a copy of sql, made at the first list cut
-	var lists [][]constItem
+func (s *source) cutLists(sql string) string {
+	var out strings.Builder // the cut text, from the first cut on
+	last := 0               // sql[:last] is in out
 	seen := map[string]int{}
 	n := len(sql)
 	for i := 0; i < n; {
@@ -100,18 +101,19 @@ func cutLists(sql string) (string, [][]constItem) {
 					inside := sql[open+1 : end]
 					k, dup := seen[inside]
 					if !dup {
-						k = len(lists)
-						lists = append(lists, items)
+						k = len(s.lists)
+						s.lists = append(s.lists, items)
 						seen[inside] = k
 					}
-					if out == nil {
-						out = []byte(sql)
+					if s.placeholders == nil {
+						s.placeholders = map[int32]bool{}
+						out.Grow(len(sql))
 					}
-					ph := "$" + strconv.Itoa(hiddenListBase+k)
-					copy(out[open+1:], ph)
-					for x := open + 1 + len(ph); x < end; x++ {
-						out[x] = ' '
-					}
+					out.WriteString(sql[last : open+1])
+					s.placeholders[int32(out.Len())] = true
+					out.WriteString("$" + strconv.Itoa(hiddenListBase+k))
+					last = end
+					s.cuts = append(s.cuts, shift{at: out.Len(), delta: last - out.Len()})
 					i = end
 					continue
 				}
@@ -121,10 +123,11 @@ func cutLists(sql string) (string, [][]constItem) {
 			i++
 		}
 	}
-	if out == nil {
-		return sql, nil
+	if s.placeholders == nil {
+		return sql
 	}
-	return string(out), lists
+	out.WriteString(sql[last:])
+	return out.String()
 }
 
 // constListAt reads `( c, c, ... )` from sql[j:] (after IN): the
@@ -138,6 +141,13 @@ func constListAt(sql string, j int) (items []constItem, open, end int, ok bool) 
 	}
 	open = k
 	k++
+	// Sized once: the commas before the first ')' bound the count (a
+	// string holding one only makes append grow the rest).
+	if end := strings.IndexByte(sql[k:], ')'); end > 0 {
+		if c := strings.Count(sql[k:k+end], ","); c+1 >= minConstList {
+			items = make([]constItem, 0, c+1)
+		}
+	}
 	for {
 		k = skipSpace(sql, k)
 		it, next, ok := constAt(sql, k)
@@ -380,7 +390,9 @@ func skipDollar(sql string, i int) int {
 func (s *source) aConst(it constItem, sc *constScratch) *pg_query.A_Const {
 	text := s.orig[it.start:it.end]
 	c := &sc.c
-	*c = pg_query.A_Const{Location: it.loc}
+	// The location is the original text's offset, coded below -1 as
+	// source.at reads it: the constant is in no text the parser saw.
+	*c = pg_query.A_Const{Location: -2 - it.from}
 	switch it.tok {
 	case pg_query.Token_ICONST:
 		n, _ := strconv.ParseInt(text, 10, 32) // the scanner made it ICONST: it fits

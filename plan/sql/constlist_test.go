@@ -154,8 +154,15 @@ func TestLongInListErrors(t *testing.T) {
 			require.Equal(t, errors.Is(short, kind), errors.Is(err, kind), "%v vs %v", err, short)
 		}
 	}
+	// Positions after a cut list still name the caller's text.
+	sql := strings.ReplaceAll(inListSQL(100, "", strconv.Itoa), ", ", ",\n") + "\n  AND nosuch = 1"
+	_, err := Parse(sql, testCatalog)
+	require.ErrorContains(t, err, "line 101, column 7")
+	_, err = Parse(sql+" AND (", testCatalog)
+	require.ErrorIs(t, err, ErrSyntax)
+	require.ErrorContains(t, err, "line 101")
 	// Integers against text: no common type, as PostgreSQL says.
-	_, err := Parse(strings.Replace(inListSQL(100, "", strconv.Itoa), "WHERE id", "WHERE name", 1), testCatalog)
+	_, err = Parse(strings.Replace(inListSQL(100, "", strconv.Itoa), "WHERE id", "WHERE name", 1), testCatalog)
 	require.ErrorIs(t, err, ErrType)
 }
 

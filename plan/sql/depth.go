@@ -138,7 +138,7 @@ func (s *source) checkDepth(toks []*pg_query.ScanToken) error {
 		}
 		if depth > MaxDepth {
 			return fmt.Errorf("%w: the statement nests more than %d levels deep at %s (operators, parentheses, CASE, subqueries, set operations and joins each add one or more)",
-				ErrTooDeep, MaxDepth, s.origPosition(int(t.Start)))
+				ErrTooDeep, MaxDepth, s.origPosition(s.uncut(int(t.Start))))
 		}
 	}
 	return nil

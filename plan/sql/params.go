@@ -28,8 +28,12 @@ type source struct {
 	// to $1..$n inside each one.
 	segments []segment
 	// lists[i] are the constants of the long IN list that
-	// $hiddenListBase+i stands for in text (constlist.go).
-	lists [][]constItem
+	// $hiddenListBase+i stands for in text (constlist.go); cuts are the
+	// shifts of cutting them out (offsets in the cut text, before the
+	// :name rewrite), and placeholders the cut text's offsets of their $.
+	lists        [][]constItem
+	cuts         []shift
+	placeholders map[int32]bool
 }
 
 type shift struct{ at, delta int }
@@ -47,9 +51,8 @@ type segment struct {
 func rewrite(sql string, start Pos) (*source, error) {
 	src := &source{orig: sql, text: sql, start: start}
 	// Long IN lists of constants are cut out before the scanner sees
-	// them (constlist.go); text has the same length as sql.
-	text, lists := cutLists(sql)
-	src.lists = lists
+	// them (constlist.go): text is sql without them.
+	text := src.cutLists(sql)
 	scan, err := pg_query.Scan(text)
 	if err != nil {
 		// The scanner's messages carry no position; the parser's do.
@@ -65,7 +68,6 @@ func rewrite(sql string, start Pos) (*source, error) {
 	last := 0
 	seg := segment{}
 	index := map[string]int{}
-	placed := make([]bool, len(lists))
 	toks := scan.Tokens
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
@@ -75,30 +77,21 @@ func rewrite(sql string, start Pos) (*source, error) {
 			src.segments = append(src.segments, seg)
 			seg = segment{}
 			clear(index)
-		case t.Token == pg_query.Token_PARAM && sql[t.Start] != '$':
-			// A long list's placeholder (the caller's text has the
-			// list there): its constants' offsets in the rewritten
-			// text, now that the :name rewrites before it are known.
-			if n, err := strconv.Atoi(text[t.Start+1 : t.End]); err == nil && n >= hiddenListBase && n-hiddenListBase < len(lists) && !placed[n-hiddenListBase] {
-				placed[n-hiddenListBase] = true
-				delta := int32(last - b.Len()) // original minus rewritten offset from here on
-				for x, it := range lists[n-hiddenListBase] {
-					lists[n-hiddenListBase][x].loc = it.from - delta
-				}
-			}
+		case t.Token == pg_query.Token_PARAM && src.placeholders[t.Start]:
+			// A long list's placeholder.
 		case t.Token == pg_query.Token_PARAM:
 			// A $k the caller wrote can never be read as a placeholder.
-			if n, err := strconv.ParseInt(sql[t.Start+1:t.End], 10, 64); err == nil && n >= hiddenListBase {
-				return nil, fmt.Errorf("%w: there is no parameter $%d at %s", ErrParam, n, src.origPosition(int(t.Start)))
+			if n, err := strconv.ParseInt(text[t.Start+1:t.End], 10, 64); err == nil && n >= hiddenListBase {
+				return nil, fmt.Errorf("%w: there is no parameter $%d at %s", ErrParam, n, src.origPosition(src.uncut(int(t.Start))))
 			}
 			if seg.positional == 0 {
-				seg.positional = int(t.Start) + 1
+				seg.positional = src.uncut(int(t.Start)) + 1
 			}
 		case t.Token == pg_query.Token_ASCII_58 && i+1 < len(toks) && toks[i+1].Start == t.End && isWord(toks[i+1]):
 			next := toks[i+1]
-			name := strings.ToLower(sql[next.Start:next.End])
+			name := strings.ToLower(text[next.Start:next.End])
 			if strings.HasPrefix(name, `"`) {
-				name = strings.Trim(sql[next.Start:next.End], `"`)
+				name = strings.Trim(text[next.Start:next.End], `"`)
 			}
 			k, ok := index[name]
 			if !ok {
@@ -143,15 +136,23 @@ func (s *source) segmentAt(off int) segment {
 
 // origOffset maps a byte offset in the rewritten text back to the original.
 func (s *source) origOffset(off int) int {
+	return min(max(s.uncut(unshift(s.shifts, off)), 0), len(s.orig))
+}
+
+// uncut maps an offset in the text with the long lists cut out
+// (constlist.go) to the original's.
+func (s *source) uncut(off int) int { return unshift(s.cuts, off) }
+
+// unshift undoes the rewrites that shifts records.
+func unshift(shifts []shift, off int) int {
 	d := 0
-	for _, sh := range s.shifts {
+	for _, sh := range shifts {
 		if off < sh.at {
 			break
 		}
 		d = sh.delta
 	}
-	off += d
-	return min(max(off, 0), len(s.orig))
+	return off + d
 }
 
 // position renders a rewritten byte offset as "line L, column C" of the
@@ -171,6 +172,9 @@ func (s *source) origPosition(o int) string {
 
 // at renders an AST location (-1 when unknown) as " at line L, column C".
 func (s *source) at(loc int32) string {
+	if loc <= -2 { // a long list's constant: -2 - its offset in the original (constlist.go)
+		return " at " + s.origPosition(int(-2-loc))
+	}
 	if loc < 0 {
 		return ""
 	}
