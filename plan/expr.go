@@ -331,6 +331,14 @@ func (p *planner) inList(e *expr.SingularOrList, sc scope) (exec.Expr, error) {
 		return nil, err
 	}
 	if l, ok := listOption(e); ok {
+		if vt.ID() == arrow.UINT64 {
+			// A row id is bigint in SQL: the operand becomes int64 as
+			// unify makes it for a short list (checked), and the list's
+			// bigint values are matched against that.
+			if v, _, vt, err = unify(v, exec.Lit{Value: int64(0)}, vt, arrow.PrimitiveTypes.Int64); err != nil {
+				return nil, err
+			}
+		}
 		return inValues(v, vt, l)
 	}
 	var eqs []exec.Expr
