@@ -44,6 +44,8 @@ func TestConstantErrorsRaiseWhilePlanning(t *testing.T) {
 		{"SELECT id FROM t WHERE 1 = (SELECT 1 / 0 FROM t)", exec.ErrDivisionByZero},
 		{"SELECT id FROM t WHERE CAST(NULL AS SMALLINT) <= (id / (2147483647 * 2))", exec.ErrOutOfRange},
 		{"SELECT sum(1 / 0) FROM t", exec.ErrDivisionByZero},
+		{"SELECT CAST('123456.78' AS NUMERIC(8,2)) / round(CAST(-0.0 AS NUMERIC(8,2)), 2) FROM t WHERE false", exec.ErrDivisionByZero},
+		{"SELECT CAST(CAST('abc' AS TEXT) AS DOUBLE PRECISION) FROM t", exec.ErrInvalidArgument},
 	}
 	for _, c := range raise {
 		_, err := Parse(c.sql, testCatalog)
@@ -60,6 +62,7 @@ func TestConstantErrorsRaiseWhilePlanning(t *testing.T) {
 		// A cast from text to a date is stable in PostgreSQL, evaluated
 		// per row: no row, no error.
 		"SELECT CAST(('2020' || '-13-01') AS DATE) FROM t WHERE false",
+		"SELECT CAST(CAST(DATE '2020-01-01' AS TEXT) AS DOUBLE PRECISION) FROM t",
 	} {
 		_, err := Parse(sql, testCatalog)
 		assert.NoError(t, err, sql)
