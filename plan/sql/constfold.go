@@ -97,8 +97,11 @@ func foldByArgs(name string, f expr.Expression, args []expr.Expression) expr.Exp
 	}
 	switch name {
 	case "nullif":
-		if len(args) == 2 && isNullConst(args[0]) {
-			return nullOf(f) // NULLIF(NULL, x) is NULL
+		if len(args) == 2 && isNullConst(args[0]) && !unfoldedConstant(args[1]) {
+			// NULLIF(NULL, x) is NULL; but PostgreSQL simplifies x
+			// first, so a constant x that raises raises (seed 20261206
+			// cases 64719, 69572).
+			return nullOf(f)
 		}
 	case "coalesce":
 		// NULL constants drop out; a non-NULL constant ends the list.

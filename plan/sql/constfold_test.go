@@ -44,6 +44,8 @@ func TestConstantErrorsRaiseWhilePlanning(t *testing.T) {
 		{"SELECT id FROM t WHERE 1 = (SELECT 1 / 0 FROM t)", exec.ErrDivisionByZero},
 		{"SELECT id FROM t WHERE CAST(NULL AS SMALLINT) <= (id / (2147483647 * 2))", exec.ErrOutOfRange},
 		{"SELECT sum(1 / 0) FROM t", exec.ErrDivisionByZero},
+		{"SELECT nullif(CAST(NULL AS SMALLINT), CAST(-100 AS SMALLINT) % CAST(0 AS SMALLINT)) FROM t", exec.ErrDivisionByZero},
+		{"SELECT nullif(id * CAST(NULL AS BIGINT), CAST(9223372036854775807.5 AS BIGINT)) FROM t", exec.ErrOutOfRange},
 		{"SELECT CAST('123456.78' AS NUMERIC(8,2)) / round(CAST(-0.0 AS NUMERIC(8,2)), 2) FROM t WHERE false", exec.ErrDivisionByZero},
 		{"SELECT CAST(CAST('abc' AS TEXT) AS DOUBLE PRECISION) FROM t", exec.ErrInvalidArgument},
 	}
@@ -57,6 +59,7 @@ func TestConstantErrorsRaiseWhilePlanning(t *testing.T) {
 		"SELECT CASE WHEN false THEN 1 / 0 ELSE 1 END FROM t",
 		"SELECT CASE WHEN true THEN 1 ELSE 1 / 0 END FROM t",
 		"SELECT coalesce(1, 1 / 0) FROM t",
+		"SELECT nullif(CAST(NULL AS SMALLINT), id % CAST(0 AS SMALLINT)) FROM t",
 		"SELECT id FROM t WHERE CAST(NULL AS SMALLINT) <= (id / 0)",
 		"SELECT id FROM t WHERE (SELECT 1 / 0) = 1 AND false",
 		// A cast from text to a date is stable in PostgreSQL, evaluated
