@@ -84,6 +84,10 @@ func TestFalseWherePlansNoNotInSubquery(t *testing.T) {
 	assert.ErrorIs(t, err, exec.ErrOutOfRange, "no FALSE conjunct: the subquery is planned")
 	_, err = Parse("SELECT id FROM t AS a WHERE a.id IN (SELECT s.id FROM t AS s WHERE 1e400 <= s.score) AND FALSE", testCatalog)
 	assert.ErrorIs(t, err, exec.ErrOutOfRange)
+	// The dropped subquery is still analysed, as PostgreSQL parses it
+	// (difftest seed 20261206 case 7959).
+	_, err = Parse("SELECT id FROM t AS a WHERE (SELECT max(s.id IN (1, 2)) FROM t AS s WHERE s.name = a.name) AND FALSE", testCatalog)
+	assert.Error(t, err, "max(boolean) does not exist")
 }
 
 // A constant FALSE HAVING is in the WHERE too, as PostgreSQL moves it

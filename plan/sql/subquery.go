@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"github.com/stablerow/stablerow/exec"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
@@ -239,7 +240,15 @@ func (l *lowerer) whereSubqueries(rel plan.Rel, sc *scope, where *pg_query.Node)
 		// raised (x NOT IN (SELECT ... 1e400 <= d ...) AND FALSE keeps
 		// no row). Not so for the IN and [NOT] EXISTS it turns into
 		// joins before (pull_up_sublinks, when uncorrelated and
-		// correlated respectively): those are lowered as ever.
+		// correlated respectively): those are lowered as ever. The
+		// others are still lowered, and dropped: PostgreSQL parses them,
+		// so an error that is not a constant's evaluation (max(boolean)
+		// does not exist) raises.
+		scratch := *sc
+		if _, _, err := l.whereSubqueries(rel, &scratch, andNode(append(slices.Clone(sets), rest...))); err != nil &&
+			!errors.Is(err, exec.ErrOutOfRange) && !errors.Is(err, exec.ErrDivisionByZero) {
+			return nil, nil, err
+		}
 		rel, err := l.conditionFilter(rel, sc, andNode(plain))
 		return rel, nil, err
 	}
