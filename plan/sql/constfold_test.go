@@ -84,6 +84,15 @@ func TestFalseWherePlansNoNotInSubquery(t *testing.T) {
 	assert.ErrorIs(t, err, exec.ErrOutOfRange, "no FALSE conjunct: the subquery is planned")
 	_, err = Parse("SELECT id FROM t AS a WHERE a.id IN (SELECT s.id FROM t AS s WHERE 1e400 <= s.score) AND FALSE", testCatalog)
 	assert.ErrorIs(t, err, exec.ErrOutOfRange)
+	// An uncorrelated EXISTS and a correlated IN are not joins in
+	// PostgreSQL: dropped with the WHERE (seed 20261206 case 12340); a
+	// correlated NOT EXISTS is.
+	_, err = Parse("SELECT id FROM t AS a WHERE EXISTS (SELECT 1 FROM t AS s WHERE CAST(32767 AS SMALLINT) * CAST(-32767 AS SMALLINT) = s.id) AND CAST(NULL AS BOOLEAN)", testCatalog)
+	assert.NoError(t, err)
+	_, err = Parse("SELECT id FROM t AS a WHERE a.id IN (SELECT s.id FROM t AS s WHERE s.name = a.name AND 1e400 <= s.score) AND FALSE", testCatalog)
+	assert.NoError(t, err)
+	_, err = Parse("SELECT id FROM t AS a WHERE NOT EXISTS (SELECT 1 FROM t AS s WHERE s.name = a.name AND 1e400 <= s.score) AND FALSE", testCatalog)
+	assert.ErrorIs(t, err, exec.ErrOutOfRange)
 	// The dropped subquery is still analysed, as PostgreSQL parses it
 	// (difftest seed 20261206 case 7959).
 	_, err = Parse("SELECT id FROM t AS a WHERE (SELECT max(s.id IN (1, 2)) FROM t AS s WHERE s.name = a.name) AND FALSE", testCatalog)
