@@ -22,6 +22,11 @@ func TestConstantCallsFoldToValues(t *testing.T) {
 	// The strict comparison with a NULL constant is NULL: id / 0 is
 	// never computed (difftest seed 20261206 case 3650).
 	assert.Nil(t, litValue(t, es[3]))
+
+	_, root, _ = parseQuery(t, "SELECT date_part('second', CAST(NULL AS DATE)) + (id + id), date_part('year', DATE '2020-05-01') FROM t")
+	es = root.(*plan.ProjectRel).Expressions()
+	assert.Nil(t, litValue(t, es[0]), "extract of NULL is NULL: the sum is never computed")
+	assert.Equal(t, float64(2020), litValue(t, es[1]))
 }
 
 // A constant that raises raises while planning, also where no row would
@@ -60,6 +65,7 @@ func TestConstantErrorsRaiseWhilePlanning(t *testing.T) {
 		"SELECT CASE WHEN true THEN 1 ELSE 1 / 0 END FROM t",
 		"SELECT coalesce(1, 1 / 0) FROM t",
 		"SELECT nullif(CAST(NULL AS SMALLINT), id % CAST(0 AS SMALLINT)) FROM t",
+		"SELECT date_part('second', CAST(NULL AS DATE)) + (id / 0) FROM t",
 		"SELECT id FROM t WHERE CAST(NULL AS SMALLINT) <= (id / 0)",
 		"SELECT id FROM t WHERE (SELECT 1 / 0) = 1 AND false",
 		// A cast from text to a date is stable in PostgreSQL, evaluated
