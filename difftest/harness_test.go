@@ -296,3 +296,24 @@ func TestZeroPadded(t *testing.T) {
 		}
 	}
 }
+
+// TestAvgOfIntegersComparesAtPGDigits: PostgreSQL's avg(integer) is a
+// numeric of 16 significant digits, whose nearest double may be one ulp
+// from stablerow's exact quotient (difftest seed 20261206 case 41104); a
+// difference at those digits is still one.
+func TestAvgOfIntegersComparesAtPGDigits(t *testing.T) {
+	out := func(cls TypeClass, v string) *Outcome {
+		return &Outcome{Cols: []TypeClass{cls}, Rows: [][]*string{{s(v)}}}
+	}
+	if d := Diff(out("numeric", "15446.333333333333"), out(ClassFloat, "15446.333333333334"), true); d != "" {
+		t.Fatalf("avg 46339/3 diverges: %s", d)
+	}
+	for _, bad := range []string{"15446.333333333336", "15446.33333333333"} {
+		if d := Diff(out("numeric", "15446.333333333333"), out(ClassFloat, bad), true); d == "" {
+			t.Errorf("planted avg difference %s not detected", bad)
+		}
+	}
+	if d := Diff(out("numeric", "1.5"), out(ClassFloat, "1.5000000000000002"), true); d == "" {
+		t.Error("a value of few digits still compares exactly")
+	}
+}

@@ -2,6 +2,8 @@ package difftest
 
 import (
 	"fmt"
+	"math"
+	"math/big"
 	"strconv"
 	"strings"
 
@@ -48,6 +50,11 @@ import (
 //     PostgreSQL's numeric text read as the nearest double and printed by
 //     exec.FormatFloat (its 16 or more fractional digits pin that double).
 //     The generator asks for numeric nowhere else (see genagg.go).
+//     avg's quotient has only 16 significant digits (select_div_scale:
+//     15446.333333333333, whose nearest double is not the exact
+//     quotient's 15446.333333333334): a PostgreSQL value of 16 or more
+//     significant digits that one of stablerow's values in the column
+//     equals when rounded to that many digits takes that value's text.
 //  8. numeric quotients (numeric / numeric, avg(numeric)): PostgreSQL
 //     gives each value its own scale (select_div_scale: 16 significant
 //     digits, at least the operands' scales); stablerow's column has one,
@@ -141,6 +148,9 @@ func numericAsStablerow(pg, sr *Outcome) {
 				}
 				if f, err := strconv.ParseFloat(*r[c], 64); err == nil {
 					t := exec.FormatFloat(f, 64)
+					if v, ok := sameAtPGDigits(*r[c], sr, c); ok {
+						t = v
+					}
 					r[c] = &t
 				}
 			}
@@ -515,4 +525,41 @@ func isNumericText(v string) bool {
 		}
 	}
 	return true
+}
+
+// sameAtPGDigits is the text of a value of stablerow's float column c
+// that PostgreSQL's numeric text pg (16 or more significant digits) may
+// be the rounding of: the double and pg are no further apart than half a
+// unit of pg's last digit and half the double's ulp, so one quotient can
+// round to both (normalization 7).
+func sameAtPGDigits(pg string, sr *Outcome, c int) (string, bool) {
+	digits := strings.TrimLeft(strings.ReplaceAll(strings.TrimLeft(pg, "+-"), ".", ""), "0")
+	if len(digits) < 16 || strings.ContainsAny(pg, "eEnN") {
+		return "", false
+	}
+	want, ok := new(big.Float).SetPrec(256).SetString(pg)
+	if !ok {
+		return "", false
+	}
+	frac := 0
+	if _, f, ok := strings.Cut(pg, "."); ok {
+		frac = len(f)
+	}
+	half, _ := new(big.Float).SetPrec(256).SetString("0.5e-" + strconv.Itoa(frac))
+	for _, r := range sr.Rows {
+		if c >= len(r) || r[c] == nil {
+			continue
+		}
+		f, err := strconv.ParseFloat(*r[c], 64)
+		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+			continue
+		}
+		ulp := math.Abs(math.Nextafter(f, math.Inf(1)) - f)
+		bound := new(big.Float).SetPrec(256).Add(half, big.NewFloat(ulp/2))
+		diff := new(big.Float).SetPrec(256).Sub(want, big.NewFloat(f))
+		if diff.Abs(diff).Cmp(bound) <= 0 {
+			return *r[c], true
+		}
+	}
+	return "", false
 }

@@ -97,8 +97,11 @@ func foldByArgs(name string, f expr.Expression, args []expr.Expression) expr.Exp
 	}
 	switch name {
 	case "nullif":
-		if len(args) == 2 && isNullConst(args[0]) {
-			return nullOf(f) // NULLIF(NULL, x) is NULL
+		if len(args) == 2 && isNullConst(args[0]) && !unfoldedConstant(args[1]) {
+			// NULLIF(NULL, x) is NULL; but PostgreSQL simplifies x
+			// first, so a constant x that raises raises (seed 20261206
+			// cases 64719, 69572).
+			return nullOf(f)
 		}
 	case "coalesce":
 		// NULL constants drop out; a non-NULL constant ends the list.
@@ -187,26 +190,41 @@ func unfoldedConstant(e expr.Expression) bool {
 }
 
 // raisingConstant is the error of the first call or cast over constants
-// in e that raises when evaluated (the others were folded to their values
-// by foldCall); nil when there is none. Casts between text and date or
-// timestamp are left out: their input and output functions are stable in
-// PostgreSQL, which evaluates them per row, not while planning.
+// in e that raises when evaluated (the lowering folded most of the others
+// to their values: foldCall); nil when there is none. A call over calls
+// over constants is one too (division by round(0.00, 2)). Casts between
+// text and date or timestamp are not constants: their input and output
+// functions are stable in PostgreSQL, which evaluates them per row, not
+// while planning.
 func raisingConstant(e expr.Expression) error {
 	var err error
-	var walk func(expr.Expression) expr.Expression
-	walk = func(e expr.Expression) expr.Expression {
-		if err != nil {
-			return e
+	var constant func(expr.Expression) bool
+	constant = func(e expr.Expression) bool {
+		if _, ok := literalOf(e); ok {
+			return true
 		}
-		e.Visit(walk)
-		if err == nil && constantArgs(e) && !stableCast(e) {
-			if _, ok, eerr := evalConst(e); ok {
-				err = eerr
+		all := true
+		e.Visit(func(c expr.Expression) expr.Expression {
+			if err == nil && !constant(c) {
+				all = false
 			}
+			return c
+		})
+		switch e.(type) {
+		case *expr.ScalarFunction, *expr.Cast:
+		default:
+			return false
 		}
-		return e
+		if err != nil || !all || stableCast(e) {
+			return false
+		}
+		_, ok, eerr := evalConst(e)
+		if eerr != nil {
+			err = eerr
+		}
+		return ok && eerr == nil
 	}
-	walk(e)
+	constant(e)
 	return err
 }
 
@@ -321,8 +339,13 @@ func arrowLiteral(a arrow.Array, t types.Type) (expr.Expression, bool) {
 		}
 		v = tsLit(x.Value(0))
 	case *array.Decimal128:
-		dt := x.DataType().(*arrow.Decimal128Type)
-		v = decLit{v: x.Value(0), p: dt.Precision, s: dt.Scale}
+		// The plan's type is the call's, which may be wider than the
+		// kernel's result (round of numeric(8,2) is numeric(9,2)): the
+		// same number, at the same scale.
+		if dt := x.DataType().(*arrow.Decimal128Type); dt.Scale != k.s || !x.Value(0).FitsInPrecision(k.n) {
+			return nil, false
+		}
+		v = decLit{v: x.Value(0), p: k.n, s: k.s}
 	default:
 		return nil, false
 	}

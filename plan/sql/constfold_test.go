@@ -22,6 +22,11 @@ func TestConstantCallsFoldToValues(t *testing.T) {
 	// The strict comparison with a NULL constant is NULL: id / 0 is
 	// never computed (difftest seed 20261206 case 3650).
 	assert.Nil(t, litValue(t, es[3]))
+
+	_, root, _ = parseQuery(t, "SELECT date_part('second', CAST(NULL AS DATE)) + (id + id), date_part('year', DATE '2020-05-01') FROM t")
+	es = root.(*plan.ProjectRel).Expressions()
+	assert.Nil(t, litValue(t, es[0]), "extract of NULL is NULL: the sum is never computed")
+	assert.Equal(t, float64(2020), litValue(t, es[1]))
 }
 
 // A constant that raises raises while planning, also where no row would
@@ -44,6 +49,10 @@ func TestConstantErrorsRaiseWhilePlanning(t *testing.T) {
 		{"SELECT id FROM t WHERE 1 = (SELECT 1 / 0 FROM t)", exec.ErrDivisionByZero},
 		{"SELECT id FROM t WHERE CAST(NULL AS SMALLINT) <= (id / (2147483647 * 2))", exec.ErrOutOfRange},
 		{"SELECT sum(1 / 0) FROM t", exec.ErrDivisionByZero},
+		{"SELECT nullif(CAST(NULL AS SMALLINT), CAST(-100 AS SMALLINT) % CAST(0 AS SMALLINT)) FROM t", exec.ErrDivisionByZero},
+		{"SELECT nullif(id * CAST(NULL AS BIGINT), CAST(9223372036854775807.5 AS BIGINT)) FROM t", exec.ErrOutOfRange},
+		{"SELECT CAST('123456.78' AS NUMERIC(8,2)) / round(CAST(-0.0 AS NUMERIC(8,2)), 2) FROM t WHERE false", exec.ErrDivisionByZero},
+		{"SELECT CAST(CAST('abc' AS TEXT) AS DOUBLE PRECISION) FROM t", exec.ErrInvalidArgument},
 	}
 	for _, c := range raise {
 		_, err := Parse(c.sql, testCatalog)
@@ -55,11 +64,14 @@ func TestConstantErrorsRaiseWhilePlanning(t *testing.T) {
 		"SELECT CASE WHEN false THEN 1 / 0 ELSE 1 END FROM t",
 		"SELECT CASE WHEN true THEN 1 ELSE 1 / 0 END FROM t",
 		"SELECT coalesce(1, 1 / 0) FROM t",
+		"SELECT nullif(CAST(NULL AS SMALLINT), id % CAST(0 AS SMALLINT)) FROM t",
+		"SELECT date_part('second', CAST(NULL AS DATE)) + (id / 0) FROM t",
 		"SELECT id FROM t WHERE CAST(NULL AS SMALLINT) <= (id / 0)",
 		"SELECT id FROM t WHERE (SELECT 1 / 0) = 1 AND false",
 		// A cast from text to a date is stable in PostgreSQL, evaluated
 		// per row: no row, no error.
 		"SELECT CAST(('2020' || '-13-01') AS DATE) FROM t WHERE false",
+		"SELECT CAST(CAST(DATE '2020-01-01' AS TEXT) AS DOUBLE PRECISION) FROM t",
 	} {
 		_, err := Parse(sql, testCatalog)
 		assert.NoError(t, err, sql)
@@ -78,6 +90,19 @@ func TestFalseWherePlansNoNotInSubquery(t *testing.T) {
 	assert.ErrorIs(t, err, exec.ErrOutOfRange, "no FALSE conjunct: the subquery is planned")
 	_, err = Parse("SELECT id FROM t AS a WHERE a.id IN (SELECT s.id FROM t AS s WHERE 1e400 <= s.score) AND FALSE", testCatalog)
 	assert.ErrorIs(t, err, exec.ErrOutOfRange)
+	// An uncorrelated EXISTS and a correlated IN are not joins in
+	// PostgreSQL: dropped with the WHERE (seed 20261206 case 12340); a
+	// correlated NOT EXISTS is.
+	_, err = Parse("SELECT id FROM t AS a WHERE EXISTS (SELECT 1 FROM t AS s WHERE CAST(32767 AS SMALLINT) * CAST(-32767 AS SMALLINT) = s.id) AND CAST(NULL AS BOOLEAN)", testCatalog)
+	assert.NoError(t, err)
+	_, err = Parse("SELECT id FROM t AS a WHERE a.id IN (SELECT s.id FROM t AS s WHERE s.name = a.name AND 1e400 <= s.score) AND FALSE", testCatalog)
+	assert.NoError(t, err)
+	_, err = Parse("SELECT id FROM t AS a WHERE NOT EXISTS (SELECT 1 FROM t AS s WHERE s.name = a.name AND 1e400 <= s.score) AND FALSE", testCatalog)
+	assert.ErrorIs(t, err, exec.ErrOutOfRange)
+	// The dropped subquery is still analysed, as PostgreSQL parses it
+	// (difftest seed 20261206 case 7959).
+	_, err = Parse("SELECT id FROM t AS a WHERE (SELECT max(s.id IN (1, 2)) FROM t AS s WHERE s.name = a.name) AND FALSE", testCatalog)
+	assert.Error(t, err, "max(boolean) does not exist")
 }
 
 // A constant FALSE HAVING is in the WHERE too, as PostgreSQL moves it

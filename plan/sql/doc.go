@@ -84,8 +84,10 @@
 // with the executor's kernels (plan.EvalConst) and is its value; one that
 // raises raises while planning, wherever it is in the plan, as in
 // PostgreSQL (SELECT 1/0 FROM t WHERE false raises), unless the folding
-// dropped it first. A WHERE with a constant FALSE conjunct lowers no NOT
-// IN or scalar subquery, which PostgreSQL never plans there.
+// dropped it first. A WHERE with a constant FALSE conjunct drops the
+// subqueries PostgreSQL never plans there (all but an uncorrelated IN and
+// a correlated [NOT] EXISTS, which it has made joins before), after
+// lowering them for their other errors.
 //
 // Function calls are built by plan/internal/substraitfn with the standard
 // compound names and output types, without loading substrait-go's default

@@ -99,6 +99,9 @@ func lowerExtract(numeric bool) func(*lowerer, *pg_query.FuncCall, []value) (exp
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s: %w%s", ErrType, name, err, l.src.at(f.Location))
 		}
-		return call, nil
+		// Strict and immutable: NULL of a NULL constant, the value of
+		// another constant (constfold.go), so date_part('second',
+		// NULL::date) + (k + k) never adds (seed 20261206 case 38520).
+		return foldCall("extract", call, []expr.Expression{e}), nil
 	}
 }

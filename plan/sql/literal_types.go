@@ -204,6 +204,11 @@ func intValue(n int64, k kind) (any, bool) {
 // explicit cast to varchar(n)/char(n), which truncates, over the
 // assignment cast, which refuses a value too long; err reports the
 // latter.
+//
+// A date or timestamp to text is left to run time: PostgreSQL's output
+// functions for them are stable (DateStyle), so its planner keeps the
+// cast, and a cast of that text to a number raises per row, never while
+// planning (constfold.go raises a constant's error while planning).
 func foldCast(v any, k kind, nullable, explicit bool) (out expr.Expression, ok bool, err error) {
 	var r any
 	if n, isInt := intOf(v); isInt {
@@ -266,7 +271,7 @@ func foldCast(v any, k kind, nullable, explicit bool) (out expr.Expression, ok b
 					return nil, false, nil
 				}
 				r = tsLit(us)
-			case k.stringy():
+			case k.stringy() && k.id != idString:
 				r = exec.FormatDate(int32(x))
 			}
 		case tsLit:
@@ -275,7 +280,7 @@ func foldCast(v any, k kind, nullable, explicit bool) (out expr.Expression, ok b
 				r = x
 			case k == kindDate:
 				r = dateLit(exec.TimestampToDate(int64(x)))
-			case k.stringy():
+			case k.stringy() && k.id != idString:
 				r = exec.FormatTimestamp(int64(x))
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"github.com/stablerow/stablerow/exec"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
@@ -229,17 +230,35 @@ func (l *lowerer) whereSubqueries(rel plan.Rel, sc *scope, where *pg_query.Node)
 			rest = append(rest, c)
 		}
 	}
-	notIn := func(c *pg_query.Node) bool { _, k := setSubLink(c); return k == setNotIn }
-	if len(sets)+len(rest) > 0 && !slices.ContainsFunc(sets, func(c *pg_query.Node) bool { return !notIn(c) }) &&
-		slices.ContainsFunc(plain, func(c *pg_query.Node) bool { return l.constantFalse(c, sc) }) {
+	if len(sets)+len(rest) > 0 && slices.ContainsFunc(plain, func(c *pg_query.Node) bool { return l.constantFalse(c, sc) }) {
 		// PostgreSQL folds the WHERE before it plans the subqueries
 		// left in it (eval_const_expressions, then SS_process_sublinks):
 		// with a conjunct that is constant FALSE or NULL it is FALSE,
-		// and those subqueries are never planned, nor their errors
-		// raised (x NOT IN (SELECT ... 1e400 <= d ...) AND FALSE keeps
-		// no row). Not so for the IN and [NOT] EXISTS it turns into
-		// joins before (pull_up_sublinks, when uncorrelated and
-		// correlated respectively): those are lowered as ever.
+		// and those subqueries are never planned, nor a constant's
+		// error in them raised (x NOT IN (SELECT ... 1e400 <= d ...)
+		// AND FALSE keeps no row). Not so for those it has turned into
+		// joins before (pull_up_sublinks: an uncorrelated IN, a
+		// correlated [NOT] EXISTS), planned as ever. The others are
+		// still lowered, and dropped: PostgreSQL parses them, so an
+		// error that is not a constant's evaluation (max(boolean) does
+		// not exist) raises.
+		var pulled, dropped []*pg_query.Node
+		for _, c := range sets {
+			if l.pulledUp(c) {
+				pulled = append(pulled, c)
+			} else {
+				dropped = append(dropped, c)
+			}
+		}
+		scratch := *sc
+		if _, _, err := l.whereSubqueries(rel, &scratch, andNode(pulled)); err != nil {
+			return nil, nil, err
+		}
+		scratch = *sc
+		if _, _, err := l.whereSubqueries(rel, &scratch, andNode(append(dropped, rest...))); err != nil &&
+			!errors.Is(err, exec.ErrOutOfRange) && !errors.Is(err, exec.ErrDivisionByZero) {
+			return nil, nil, err
+		}
 		rel, err := l.conditionFilter(rel, sc, andNode(plain))
 		return rel, nil, err
 	}
@@ -266,6 +285,24 @@ func (l *lowerer) whereSubqueries(rel plan.Rel, sc *scope, where *pg_query.Node)
 		return rel, where, nil
 	}
 	return rel, andNode(rest), nil
+}
+
+// pulledUp: PostgreSQL turns the WHERE conjunct c, a [NOT] EXISTS or
+// [NOT] IN subquery, into a join before it folds the WHERE
+// (pull_up_sublinks): an IN whose subquery names nothing of the
+// enclosing query, an EXISTS or NOT EXISTS whose subquery does. A
+// subquery that lowers on its own is one that names nothing outside.
+func (l *lowerer) pulledUp(c *pg_query.Node) bool {
+	sl, k := setSubLink(c)
+	if sl == nil || k == setNotIn {
+		return false
+	}
+	outer := l.outer
+	l.outer = nil
+	_, _, err := l.selectStmt(sl.GetSubselect().GetSelectStmt(), nil)
+	l.outer = outer
+	correlated := err != nil && notFound(err)
+	return (k == setIn) != correlated
 }
 
 // constantFalse: the WHERE conjunct c folds to FALSE or NULL (an error
