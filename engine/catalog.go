@@ -62,6 +62,9 @@ func (c *catalog) TableSchema(name string) (*arrow.Schema, error) {
 	return t.Schema(), nil
 }
 
+// TableNames implements sql.TableLister.
+func (c *catalog) TableNames() []string { return c.db.Tables() }
+
 // TableRows implements sql.RowCounter: the live rows of the pinned
 // snapshot, which order the joins of FROM a, b, c.
 func (c *catalog) TableRows(name string) (uint64, bool) {

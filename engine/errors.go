@@ -10,13 +10,13 @@ import (
 
 // Sentinel errors; test with errors.Is. Each matches its errkind too.
 var (
-	ErrUnknownTable = errkind.New(errkind.NotFound, "engine: unknown table")
+	ErrUnknownTable = errkind.Category(errkind.NotFound, "engine: unknown table")
 	ErrTableExists  = errkind.New(errkind.InvalidArgument, "engine: table already exists")
 	ErrUnsupported  = errkind.New(errkind.Unsupported, "engine: unsupported")
 	// ErrParam: a bound parameter is missing, of a Go type the engine does
 	// not bind, or of the wrong shape or type for its use; the message names
 	// the parameter and what it must be.
-	ErrParam = errkind.New(errkind.InvalidArgument, "engine: bad parameter")
+	ErrParam = errkind.Category(errkind.InvalidArgument, "engine: bad parameter")
 	ErrIndex = errkind.New(errkind.InvalidArgument, "engine: index error")
 	// ErrIndexExists: CREATE INDEX of a name the table already has.
 	// (the access layer reports it; this is the same sentinel).

@@ -50,6 +50,12 @@ func (db *DB) Query(ctx context.Context, script string, params map[string]any) (
 	if len(stmts) == 0 {
 		return nil, fmt.Errorf("%w: empty statement", sql.ErrSyntax)
 	}
+	if len(stmts) > 1 {
+		// Nothing runs unless the whole script parses.
+		if err := CheckSyntax(stmts); err != nil {
+			return nil, err
+		}
+	}
 	last := len(stmts) - 1
 	for i, st := range stmts[:last] {
 		rows, err := db.queryOne(ctx, st, params)
@@ -71,8 +77,8 @@ func (db *DB) Query(ctx context.Context, script string, params map[string]any) (
 // returns its rows (the caller must Close them). Its errors name positions
 // in the whole script, as Query's do.
 func (db *DB) QueryStatement(ctx context.Context, st Statement, params map[string]any) (*Rows, error) {
-	if i := strings.IndexByte(st.Text, 0); i >= 0 {
-		return nil, fmt.Errorf("%w: NUL byte at line %d", sql.ErrSyntax, st.Line+strings.Count(strings.TrimLeft(st.Text[:i], " \t\n\r\f\v"), "\n"))
+	if err := checkNUL(st); err != nil {
+		return nil, err
 	}
 	return db.queryOne(ctx, st, params)
 }

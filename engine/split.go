@@ -26,6 +26,46 @@ func (st Statement) Err(i int, err error) error {
 	return fmt.Errorf("statement %d (line %d): %w", i+1, st.Line, err)
 }
 
+// Shift places a statement of a piece of text that begins lines lines
+// into a longer script (the prompt reads a script a few lines at a
+// time): its Line and the positions its errors name move down by lines.
+func (st Statement) Shift(lines int) Statement {
+	st.Line += lines
+	st.start.Line += lines
+	return st
+}
+
+// CheckSyntax parses every statement of a script without running any of
+// them (sql.CheckSyntax: no table is looked up), so a script with a
+// syntax error anywhere runs nothing, instead of failing after its first
+// statements have committed. The error names the statement and line as
+// Query's do.
+func CheckSyntax(stmts []Statement) error {
+	for i, st := range stmts {
+		err := checkNUL(st)
+		if err == nil {
+			err = sql.CheckSyntax(st.Text, st.start)
+		}
+		if err != nil {
+			if len(stmts) > 1 {
+				err = st.Err(i, err)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// checkNUL refuses a NUL byte in a statement: the parser reads C strings,
+// so text after a NUL would be dropped unseen. PostgreSQL refuses NUL in
+// query text too.
+func checkNUL(st Statement) error {
+	if i := strings.IndexByte(st.Text, 0); i >= 0 {
+		return fmt.Errorf("%w: NUL byte at line %d", sql.ErrSyntax, st.Line+strings.Count(strings.TrimLeft(st.Text[:i], " \t\n\r\f\v"), "\n"))
+	}
+	return nil
+}
+
 // SplitStatements cuts a script into statements at the semicolons that end
 // them. A ';' inside a string ('...', E'...', U&'...'), a quoted identifier
 // ("..."), a dollar-quoted string ($$...$$, $tag$...$tag$) or a comment

@@ -12,6 +12,12 @@
 //	errors.Is(fmt.Errorf("read x: %w", ErrCorrupt), ErrCorrupt)       // true
 //	errors.Is(fmt.Errorf("read x: %w", ErrCorrupt), errkind.Corrupt)  // true
 //
+// For a person rather than a program, Message drops the sentinels' texts
+// that each layer's %w stacks in front of a message, and Located marks an
+// error with the line and column of the statement it was found at, so a
+// CLI can echo that line with a caret; neither changes err.Error() nor
+// what errors.Is matches.
+//
 // The kinds map one to one onto what a client is told (the CLI's exit
 // status, a server's status code): a kind is a promise about what the caller
 // can do next, not a description of the bug.

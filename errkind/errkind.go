@@ -42,6 +42,9 @@ var (
 type sentinel struct {
 	msg  string
 	kind *Kind
+	// category: the text only sorts the error ("sql: type error"); the
+	// message after it says what happened, so Message drops it.
+	category bool
 }
 
 func (e *sentinel) Error() string { return e.msg }
@@ -53,6 +56,13 @@ func (e *sentinel) Is(target error) bool { return target == e.kind }
 // New returns a sentinel error with message msg that matches kind under
 // errors.Is.
 func New(kind *Kind, msg string) error { return &sentinel{msg: msg, kind: kind} }
+
+// Category is New for a sentinel whose text only sorts the errors that
+// wrap it ("sql: type error", "sql: unknown column"): each of them says
+// what happened after it, so Message leaves the category out.
+func Category(kind *Kind, msg string) error {
+	return &sentinel{msg: msg, kind: kind, category: true}
+}
 
 // Of returns the kind err matches, or nil.
 func Of(err error) *Kind {

@@ -8,7 +8,7 @@ import (
 
 // Sentinels; wrap with fmt.Errorf("%w: ...") so callers can use errors.Is.
 var (
-	ErrInvalidArgument = errkind.New(errkind.InvalidArgument, "exec: invalid argument")
+	ErrInvalidArgument = errkind.Category(errkind.InvalidArgument, "exec: invalid argument")
 	ErrSchema          = errkind.New(errkind.InvalidArgument, "exec: schema mismatch")
 	ErrUnsupported     = errkind.New(errkind.Unsupported, "exec: unsupported")
 	ErrNotUnique       = errors.New("exec: join key not unique")
@@ -19,6 +19,6 @@ var (
 // them: a result outside its type ("bigint out of range", "value out of
 // range: overflow") and a zero divisor.
 var (
-	ErrOutOfRange     = errkind.New(errkind.OutOfRange, "exec: value out of range")
+	ErrOutOfRange     = errkind.Category(errkind.OutOfRange, "exec: value out of range")
 	ErrDivisionByZero = errkind.New(errkind.InvalidArgument, "exec: division by zero")
 )

@@ -16,10 +16,10 @@ var (
 	ErrUnsupported = errkind.New(errkind.Unsupported, "plan: unsupported")
 	// ErrInvalidPlan: a malformed plan (bad field reference, bad detail, type
 	// mismatch, substrait-go rejecting or panicking on it).
-	ErrInvalidPlan = errkind.New(errkind.InvalidArgument, "plan: invalid plan")
+	ErrInvalidPlan = errkind.Category(errkind.InvalidArgument, "plan: invalid plan")
 	// ErrUnknownTable: the catalog has no table of that name. A Catalog should
 	// wrap it (or its own sentinel, which Build passes through).
-	ErrUnknownTable = errkind.New(errkind.NotFound, "plan: unknown table")
+	ErrUnknownTable = errkind.Category(errkind.NotFound, "plan: unknown table")
 	// ErrMissingParam: a dynamic parameter the plan uses is not bound in
 	// TaskContext.Params at execution.
 	ErrMissingParam = errkind.New(errkind.InvalidArgument, "plan: parameter not bound")

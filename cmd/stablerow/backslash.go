@@ -42,6 +42,12 @@ func (s *session) backslash(ctx context.Context, line string) (quit bool, err er
 	}
 	f := strings.Fields(line)
 	cmd, args := f[0], f[1:]
+	if s.checkOnly {
+		switch cmd {
+		case `\d`, `\dt`, `\timing`, `\p`, `\?`, `\h`, `\help`:
+			return false, nil // they change nothing of what runs
+		}
+	}
 	switch cmd {
 	case `\q`:
 		return true, nil
@@ -69,7 +75,7 @@ func (s *session) backslash(ctx context.Context, line string) (quit bool, err er
 		if strings.TrimSpace(rest.Text) != "" {
 			stmts = append(stmts, rest)
 		}
-		return false, s.runAll(ctx, stmts)
+		return false, s.runAll(ctx, stmts, text, s.bufLine)
 	case `\?`, `\h`, `\help`:
 		fmt.Fprint(s.w, promptHelp)
 		return false, nil

@@ -123,8 +123,10 @@ func TestCLIScriptPrintsEveryStatement(t *testing.T) {
 
 // TestCLIScriptStopsAtFirstError: a statement that does not parse is
 // reported (with its statement number and line) and ends the script with a
-// non-zero status; the statements before it ran, the ones after did not.
-// libpg_query's scanner split used to drop "SELEC 2" and run the rest.
+// non-zero status; the script is parsed whole first, so no statement ran,
+// neither before it nor after (issue 31: the one before it used to
+// commit). libpg_query's scanner split used to drop "SELEC 2" and run the
+// rest.
 func TestCLIScriptStopsAtFirstError(t *testing.T) {
 	dir := newDB(t)
 	r := cli(t, "", "sql", "-d", dir, "-e", "INSERT INTO a VALUES (2, 'b');\nSELEC 2;\nINSERT INTO a VALUES (3, 'c')")
@@ -134,16 +136,16 @@ func TestCLIScriptStopsAtFirstError(t *testing.T) {
 	if !strings.Contains(r.stderr, "statement 2 (line 2)") || !strings.Contains(r.stderr, `syntax error at or near "SELEC"`) {
 		t.Fatalf("error does not place the failed statement: %q", r.stderr)
 	}
-	if got := tableRows(mustSQL(t, dir, "SELECT k FROM a ORDER BY k")); fmt.Sprint(got) != "[[2]]" {
-		t.Fatalf("rows after the failed script: %v, want only 2", got)
+	if got := tableRows(mustSQL(t, dir, "SELECT count(*) FROM a WHERE k IN (2, 3)")); fmt.Sprint(got) != "[[0]]" {
+		t.Fatalf("rows of the failed script: %v, want none", got)
 	}
 	// An unterminated literal is an error, not a statement silently cut.
 	r = cli(t, "", "sql", "-d", dir, "-e", "INSERT INTO a VALUES (4, 'd'); SELECT 'open; INSERT INTO a VALUES (5, 'e')")
 	if r.code != 1 || !strings.Contains(r.stderr, "unterminated quoted string") {
 		t.Fatalf("unterminated literal: exit %d, stderr %q", r.code, r.stderr)
 	}
-	if got := tableRows(mustSQL(t, dir, "SELECT k FROM a ORDER BY k")); fmt.Sprint(got) != "[[2 4]]" {
-		t.Fatalf("rows: %v, want 2 and 4", got)
+	if got := tableRows(mustSQL(t, dir, "SELECT count(*) FROM a WHERE k IN (2, 3, 4, 5)")); fmt.Sprint(got) != "[[0]]" {
+		t.Fatalf("rows of the failed scripts: %v, want none", got)
 	}
 }
 

@@ -148,6 +148,6 @@ func report(w io.Writer, err error) int {
 		}
 		return 70
 	}
-	fmt.Fprintln(w, "stablerow:", err)
+	fmt.Fprintln(w, "stablerow:", errorText(err))
 	return 1
 }

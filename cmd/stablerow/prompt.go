@@ -49,6 +49,11 @@ type session struct {
 	interactive bool
 	buf         string // text of the statement(s) not complete yet
 	last        string // the statement run last, for \g with nothing pending
+	// checkOnly: parse the statements, run nothing (a piped script is
+	// read twice, checked whole before its first statement runs).
+	checkOnly bool
+	lineNo    int // lines read so far
+	bufLine   int // lines read before buf's first line
 
 	mu     sync.Mutex
 	cancel context.CancelFunc // of the running statement; nil while reading
@@ -89,6 +94,7 @@ func (s *session) loop(ctx context.Context) error {
 		case err != nil:
 			return err
 		}
+		s.lineNo++
 		s.in.remember(line)
 		if isBackslash(line, s.buf) || s.buf == "" && isQuit(line) {
 			quit, err := s.backslash(ctx, strings.TrimSpace(line))
@@ -96,20 +102,25 @@ func (s *session) loop(ctx context.Context) error {
 				if !s.interactive {
 					return err
 				}
-				fmt.Fprintln(s.w, "error:", err)
+				fmt.Fprintln(s.w, "error:", errorText(err))
 			}
 			if quit {
 				return nil
 			}
 			continue
 		}
+		if strings.TrimSpace(s.buf) == "" {
+			s.bufLine = s.lineNo - 1
+		}
 		s.buf += line + "\n"
 		if !strings.Contains(line, ";") {
 			continue // only a ';' can end a statement
 		}
-		stmts, rest := engine.SplitStatements(s.buf)
+		text, first := s.buf, s.bufLine
+		stmts, rest := engine.SplitStatements(text)
 		s.buf = rest.Text
-		if err := s.runAll(ctx, stmts); err != nil {
+		s.bufLine = s.lineNo - 1 // what is left began on this line
+		if err := s.runAll(ctx, stmts, text, first); err != nil {
 			return err
 		}
 	}
@@ -118,13 +129,15 @@ func (s *session) loop(ctx context.Context) error {
 // runAll runs statements in order; at the prompt an error is printed and
 // the rest are skipped (they follow a failed statement), in a script it
 // ends the run.
-func (s *session) runAll(ctx context.Context, stmts []engine.Statement) error {
+func (s *session) runAll(ctx context.Context, stmts []engine.Statement, text string, first int) error {
 	for _, st := range stmts {
+		st = st.Shift(first) // lines of the whole input, not of text
 		if err := s.run(ctx, st); err != nil {
+			err = inScript(text, first, err)
 			if !s.interactive {
 				return err
 			}
-			fmt.Fprintln(s.w, "error:", err)
+			fmt.Fprintln(s.w, "error:", errorText(err))
 			return nil
 		}
 	}
@@ -149,9 +162,16 @@ func (s *session) finish(ctx context.Context) error {
 	if strings.TrimSpace(s.buf) == "" {
 		return nil
 	}
-	err := s.run(ctx, engine.Statement{Text: s.buf, Line: 1})
+	stmts, rest := engine.SplitStatements(s.buf)
+	if rest.Text != "" {
+		stmts = append(stmts, rest)
+	}
+	var err error
+	if len(stmts) > 0 {
+		err = inScript(s.buf, s.bufLine, s.run(ctx, stmts[0].Shift(s.bufLine)))
+	}
 	if err != nil && s.interactive {
-		fmt.Fprintln(s.w, "error:", err)
+		fmt.Fprintln(s.w, "error:", errorText(err))
 		return nil
 	}
 	return err
@@ -169,6 +189,9 @@ func (s *session) run(ctx context.Context, st engine.Statement) error {
 	s.cancel = cancel
 	s.mu.Unlock()
 	s.last = st.Text
+	if s.checkOnly {
+		return engine.CheckSyntax([]engine.Statement{st})
+	}
 	err := runStatement(ctx, s.db, st, s.params, s.opt, s.w)
 	s.mu.Lock()
 	s.cancel = nil

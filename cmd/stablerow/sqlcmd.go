@@ -123,12 +123,63 @@ func runSQLOn(ctx context.Context, dir string, create, noIdx bool, expr string, 
 		return usageError{fmt.Errorf("%w: at the prompt -format arrow needs -o FILE (the prompt would be written into the stream)", errFormat)}
 	}
 	var lr lineReader
-	if interactive && isTerminal(os.Stdout) {
+	switch {
+	case interactive && isTerminal(os.Stdout):
 		lr = newLinerReader()
-	} else {
-		lr = newPlainReader(os.Stdin, os.Stdout, interactive)
+	case interactive:
+		lr = newPlainReader(os.Stdin, os.Stdout, true)
+	default:
+		in, done, err := checkPiped(ctx, os.Stdin)
+		if err != nil {
+			return err
+		}
+		defer done()
+		lr = newPlainReader(in, os.Stdout, false)
 	}
 	return prompt(ctx, db, params, opt, lr, os.Stdout, interactive)
+}
+
+// checkPiped reads a script piped in (or redirected from a file) twice:
+// once to parse every statement, the way the prompt will cut it, and
+// only if all parse, again to run them (as -e does; a syntax error in
+// statement 5 must not come after statements 1–4 have committed). A pipe
+// is copied to a temporary file as it is read, so memory stays bounded
+// whatever the script's size; a regular file is read again from its
+// start. It returns the input to run and the function that removes the
+// copy.
+func checkPiped(ctx context.Context, in *os.File) (io.Reader, func(), error) {
+	src, done := io.Reader(in), func() {}
+	var spool *os.File
+	if fi, err := in.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f, err := os.CreateTemp("", "stablerow-script-*.sql")
+		if err != nil {
+			return nil, nil, fmt.Errorf("keeping the piped script to check it first: %w", err)
+		}
+		spool, done = f, func() { f.Close(); os.Remove(f.Name()) }
+		src = io.TeeReader(in, f)
+	}
+	s := &session{in: newPlainReader(src, io.Discard, false), w: io.Discard, checkOnly: true}
+	if err := s.loop(ctx); err != nil {
+		done()
+		return nil, nil, err
+	}
+	if spool == nil {
+		if _, err := in.Seek(0, io.SeekStart); err != nil {
+			return nil, nil, err
+		}
+		return in, done, nil
+	}
+	// \q may have stopped the check early: the rest is never run, but the
+	// copy must hold all of it for the lines to match.
+	if _, err := io.Copy(io.Discard, src); err != nil {
+		done()
+		return nil, nil, err
+	}
+	if _, err := spool.Seek(0, io.SeekStart); err != nil {
+		done()
+		return nil, nil, err
+	}
+	return spool, done, nil
 }
 
 // execPrint runs the statements of text in order and prints each result
@@ -145,12 +196,15 @@ func runScript(ctx context.Context, db *engine.DB, script string, params map[str
 	if rest.Text != "" {
 		stmts = append(stmts, rest)
 	}
+	if err := engine.CheckSyntax(stmts); err != nil {
+		return inScript(script, 0, err) // nothing has run
+	}
 	for i, st := range stmts {
 		if err := runStatement(ctx, db, st, params, opt, w); err != nil {
 			if len(stmts) > 1 {
 				err = st.Err(i, err)
 			}
-			return err
+			return inScript(script, 0, err)
 		}
 	}
 	return nil

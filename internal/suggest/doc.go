@@ -1,7 +1,7 @@
 // Package suggest finds the name a user most likely meant when the one
 // they typed is unknown: "sqll" → "sql", "salse" → "sales". Every place that
-// reports an unknown name (subcommands, and later tables, columns and
-// functions) asks it, so the rule for what counts as "close" is one rule.
+// reports an unknown name (the CLI's subcommands; the SQL front end's
+// tables, columns and functions) asks it, so the rule for what counts as "close" is one rule.
 //
 // Closeness is the optimal string alignment distance (Levenshtein plus the
 // swap of two adjacent characters, the commonest typo), compared without

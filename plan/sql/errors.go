@@ -10,30 +10,30 @@ import (
 var (
 	// ErrSyntax marks text the Postgres grammar rejects; the message carries
 	// the line and column of the offending token in the caller's text.
-	ErrSyntax = errkind.New(errkind.InvalidArgument, "sql: syntax error")
+	ErrSyntax = errkind.Category(errkind.InvalidArgument, "sql: syntax error")
 	// ErrUnsupported marks valid Postgres that stablerow does not lower; the
 	// message names the construct ("sql: unsupported: GROUP BY").
 	ErrUnsupported = errkind.New(errkind.Unsupported, "sql: unsupported")
 	// ErrUnknownTable marks a table (or FROM alias) that does not exist. A
 	// Catalog reports a missing table by wrapping this sentinel.
-	ErrUnknownTable = errkind.New(errkind.NotFound, "sql: unknown table")
+	ErrUnknownTable = errkind.Category(errkind.NotFound, "sql: unknown table")
 	// ErrUnknownColumn marks a column name that no FROM item provides.
-	ErrUnknownColumn = errkind.New(errkind.InvalidArgument, "sql: unknown column")
+	ErrUnknownColumn = errkind.Category(errkind.InvalidArgument, "sql: unknown column")
 	// ErrAmbiguous marks a column name two FROM items provide, a FROM alias
 	// used twice, or an ORDER BY name that matches two outputs.
-	ErrAmbiguous = errkind.New(errkind.InvalidArgument, "sql: ambiguous reference")
+	ErrAmbiguous = errkind.Category(errkind.InvalidArgument, "sql: ambiguous reference")
 	// ErrType marks operands or values whose types do not fit (comparing a
 	// string with a number, a string literal that is not a valid integer,
 	// an INSERT value that cannot be cast to its column).
-	ErrType = errkind.New(errkind.InvalidArgument, "sql: type error")
+	ErrType = errkind.Category(errkind.InvalidArgument, "sql: type error")
 	// ErrParam marks a bad query parameter: $0, a gap in the numbering,
 	// mixing :name with $k, or one parameter used as both a list and a
 	// scalar or with two different types.
-	ErrParam = errkind.New(errkind.InvalidArgument, "sql: bad parameter")
+	ErrParam = errkind.Category(errkind.InvalidArgument, "sql: bad parameter")
 	// ErrInvalid marks statements that are well typed but wrong in shape:
 	// column counts that do not match, a column named twice, a plain column
 	// next to an aggregate without GROUP BY.
-	ErrInvalid = errkind.New(errkind.InvalidArgument, "sql: invalid statement")
+	ErrInvalid = errkind.Category(errkind.InvalidArgument, "sql: invalid statement")
 	// ErrTooDeep marks a statement that nests deeper than MaxDepth levels
 	// (PostgreSQL's "stack depth limit exceeded", SQLSTATE 54001): it is
 	// refused before parsing, whose C recursion has no stack check (see

@@ -7,6 +7,7 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"github.com/stablerow/stablerow/exec"
+	"github.com/stablerow/stablerow/internal/suggest"
 	"github.com/stablerow/stablerow/plan/internal/substraitfn"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/types"
@@ -74,12 +75,26 @@ var scalarFns = map[string]scalarFn{
 	"date_part":        {2, 2, lowerExtract(false)},
 }
 
+// functionNames lists the functions a call may name (scalar and
+// aggregate), sorted, for a "did you mean" hint.
+func functionNames() []string {
+	names := make([]string, 0, len(scalarFns)+len(aggregateNames))
+	for n := range scalarFns {
+		names = append(names, n)
+	}
+	for n := range aggregateNames {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
 // scalarCall lowers a call of a non-aggregate function.
 func (l *lowerer) scalarCall(f *pg_query.FuncCall, s *scope) (value, error) {
 	name := funcName(f)
 	fn, ok := scalarFns[name]
 	if !ok {
-		return value{}, fmt.Errorf("%w: function %s%s", ErrUnsupported, name, l.src.at(f.Location))
+		return value{}, fmt.Errorf("%w: function %s%s%s", ErrUnsupported, name, l.src.at(f.Location), suggest.Hint(name, functionNames()))
 	}
 	if f.AggStar || f.AggDistinct || len(f.AggOrder) > 0 || f.AggFilter != nil || f.Over != nil || f.FuncVariadic {
 		return value{}, fmt.Errorf("%w: %s is not an aggregate or window function%s", ErrInvalid, name, l.src.at(f.Location))

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -11,6 +12,8 @@ import (
 	"github.com/substrait-io/substrait-go/v8/types"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/stablerow/stablerow/internal/suggest"
 )
 
 // Extension-table relation names (substrait.md §4).
@@ -94,11 +97,11 @@ func (l *lowerer) tableName(rv *pg_query.RangeVar) (string, error) {
 // user columns, then _rowid and _rowaddr as non-nullable i64.
 func (l *lowerer) tableSchema(name string, loc int32) (types.NamedStruct, []column, error) {
 	sch, err := l.cat.TableSchema(name)
-	if err != nil {
+	switch {
+	case err != nil && !errors.Is(err, ErrUnknownTable):
 		return types.NamedStruct{}, nil, fmt.Errorf("sql: table %q%s: %w", name, l.src.at(loc), err)
-	}
-	if sch == nil {
-		return types.NamedStruct{}, nil, fmt.Errorf("sql: table %q%s: %w", name, l.src.at(loc), ErrUnknownTable)
+	case err != nil || sch == nil:
+		return types.NamedStruct{}, nil, l.unknownTable(name, loc, err)
 	}
 	ns := types.NamedStruct{Struct: types.StructType{Nullability: types.NullabilityRequired}}
 	var cols []column
@@ -563,4 +566,35 @@ func (l *lowerer) join(j *pg_query.JoinExpr) (plan.Rel, *scope, error) {
 		return nil, nil, fmt.Errorf("%w: join: %w", ErrInvalid, err)
 	}
 	return rel, &scope{cols: cols}, nil
+}
+
+// unknownTable is the error for a table the catalog does not have, with
+// the closest name it has as a hint when the catalog can list them.
+func (l *lowerer) unknownTable(name string, loc int32, cause error) error {
+	var hint string
+	if tl, ok := l.cat.(TableLister); ok {
+		hint = suggest.Hint(name, tl.TableNames())
+	}
+	return &unknownTableError{
+		msg:   fmt.Sprintf("%s: table %q does not exist%s%s", ErrUnknownTable, name, l.src.at(loc), hint),
+		cause: cause,
+	}
+}
+
+// unknownTableError reads as one message, where wrapping the catalog's
+// error with %w would stack its text ("engine: unknown table: ...") after
+// ours; it still matches ErrUnknownTable and whatever the catalog's error
+// matches under errors.Is.
+type unknownTableError struct {
+	msg   string
+	cause error
+}
+
+func (e *unknownTableError) Error() string { return e.msg }
+
+func (e *unknownTableError) Unwrap() []error {
+	if e.cause == nil {
+		return []error{ErrUnknownTable}
+	}
+	return []error{ErrUnknownTable, e.cause}
 }

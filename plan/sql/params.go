@@ -9,6 +9,8 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"github.com/pganalyze/pg_query_go/v6/parser"
+
+	"github.com/stablerow/stablerow/errkind"
 )
 
 // maxParams bounds $k like Postgres does (65535), so a hostile "$999999999"
@@ -34,6 +36,17 @@ type source struct {
 	lists        [][]constItem
 	cuts         []shift
 	placeholders map[int32]bool
+	// places are the positions rendered into error messages so far
+	// (origPosition), so the error Parse returns can be marked with the
+	// one it names (locate).
+	places []place
+}
+
+// place is one rendered position: the text an error message holds and
+// the line and column it stands for.
+type place struct {
+	text         string
+	line, column int
 }
 
 type shift struct{ at, delta int }
@@ -57,12 +70,12 @@ func rewrite(sql string, start Pos) (*source, error) {
 	if err != nil {
 		// The scanner's messages carry no position; the parser's do.
 		if _, perr := pg_query.Parse(sql); perr != nil {
-			return nil, src.syntaxError(perr)
+			return nil, src.locate(src.syntaxError(perr))
 		}
-		return nil, fmt.Errorf("%w: %w", ErrSyntax, err)
+		return nil, src.locate(fmt.Errorf("%w: %w", ErrSyntax, err))
 	}
 	if err := src.checkDepth(scan.Tokens); err != nil {
-		return nil, err
+		return nil, src.locate(err)
 	}
 	var b strings.Builder
 	last := 0
@@ -82,7 +95,7 @@ func rewrite(sql string, start Pos) (*source, error) {
 		case t.Token == pg_query.Token_PARAM:
 			// A $k the caller wrote can never be read as a placeholder.
 			if n, err := strconv.ParseInt(text[t.Start+1:t.End], 10, 64); err == nil && n >= hiddenListBase {
-				return nil, fmt.Errorf("%w: there is no parameter $%d at %s", ErrParam, n, src.origPosition(src.uncut(int(t.Start))))
+				return nil, src.locate(fmt.Errorf("%w: there is no parameter $%d at %s", ErrParam, n, src.origPosition(src.uncut(int(t.Start)))))
 			}
 			if seg.positional == 0 {
 				seg.positional = src.uncut(int(t.Start)) + 1
@@ -113,7 +126,7 @@ func rewrite(sql string, start Pos) (*source, error) {
 	src.segments = append(src.segments, seg)
 	for _, s := range src.segments {
 		if s.positional > 0 && len(s.names) > 0 {
-			return nil, fmt.Errorf("%w: cannot mix :name and $k parameters in one statement (the $k at %s)", ErrParam, src.origPosition(s.positional-1))
+			return nil, src.locate(fmt.Errorf("%w: cannot mix :name and $k parameters in one statement (the $k at %s)", ErrParam, src.origPosition(s.positional-1)))
 		}
 	}
 	return src, nil
@@ -167,7 +180,40 @@ func (s *source) origPosition(o int) string {
 	if nl == 0 {
 		col += s.start.Column - 1
 	}
-	return fmt.Sprintf("line %d, column %d", s.start.Line+nl, col)
+	line := s.start.Line + nl
+	text := fmt.Sprintf("line %d, column %d", line, col)
+	if len(s.places) < maxPlaces {
+		s.places = append(s.places, place{text: text, line: line, column: col})
+	}
+	return text
+}
+
+// maxPlaces bounds the positions remembered for locate: a statement that
+// renders more (errors made and dropped while trying alternatives) keeps
+// its first ones, which is where a failing statement's error comes from.
+const maxPlaces = 64
+
+// locate marks err with the position its message names, the earliest
+// " at line L, column C" of this text that the message holds
+// (errkind.Located), so a caller can echo the line with a caret. An
+// error that names no position, or one already located, is returned as
+// it is.
+func (s *source) locate(err error) error {
+	var loc *errkind.Located
+	if err == nil || errors.As(err, &loc) {
+		return err
+	}
+	msg := err.Error()
+	best, bestAt := place{}, -1
+	for _, p := range s.places {
+		if i := strings.Index(msg, " at "+p.text); i >= 0 && (bestAt < 0 || i < bestAt) {
+			best, bestAt = p, i
+		}
+	}
+	if bestAt < 0 {
+		return err
+	}
+	return &errkind.Located{Line: best.line, Column: best.column, At: " at " + best.text, Err: err}
 }
 
 // at renders an AST location (-1 when unknown) as " at line L, column C".

@@ -36,20 +36,43 @@ func ParseAt(sql string, cat Catalog, start Pos) (stmts []Statement, err error) 
 	}
 	tree, err := pg_query.Parse(src.text)
 	if err != nil {
-		return nil, src.syntaxError(err)
+		return nil, src.locate(src.syntaxError(err))
 	}
 	for _, raw := range tree.Stmts {
 		l, err := newLowerer(src, cat, src.segmentAt(int(raw.StmtLocation)))
 		if err != nil {
-			return nil, err
+			return nil, src.locate(err)
 		}
 		st, err := l.statement(raw.Stmt)
 		if err != nil {
-			return nil, err
+			return nil, src.locate(err)
 		}
 		stmts = append(stmts, st)
 	}
 	return stmts, nil
+}
+
+// CheckSyntax parses sql (a piece of a script starting at start, as in
+// ParseAt) without lowering it: no catalog is asked, so a script can be
+// checked whole before its first statement creates the tables the later
+// ones read. Its error is ParseAt's for the same text's syntax (ErrSyntax,
+// ErrTooDeep, ErrParam, located); nil means the text parses.
+func CheckSyntax(sql string, start Pos) (err error) {
+	start.Line, start.Column = max(start.Line, 1), max(start.Column, 1)
+	defer func() {
+		if r := recover(); r != nil {
+			slog.Debug("stablerow: recovered panic", "during", "checking SQL syntax", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			err = fmt.Errorf("%w: checking the statement's syntax (the panic is in the debug log)", ErrInternal)
+		}
+	}()
+	src, err := rewrite(sql, start)
+	if err != nil {
+		return err
+	}
+	if _, err := pg_query.Parse(src.text); err != nil {
+		return src.locate(src.syntaxError(err))
+	}
+	return nil
 }
 
 func (l *lowerer) statement(n *pg_query.Node) (Statement, error) {

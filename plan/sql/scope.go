@@ -8,6 +8,8 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/types"
+
+	"github.com/stablerow/stablerow/internal/suggest"
 )
 
 // System column names (substrait.md §2): real fields of every table, hidden
@@ -110,6 +112,24 @@ func (l *lowerer) lookup(s *scope, qual, name string, loc int32) (int, error) {
 	return i, err
 }
 
+// names lists the column names a reference qualified by qual (or by
+// nothing) could have meant, the user's columns before the system ones,
+// for a "did you mean" hint.
+func (s *scope) names(qual string) []string {
+	var user, sys []string
+	for _, c := range s.cols {
+		if qual != "" && !strings.EqualFold(c.qual, qual) {
+			continue
+		}
+		if isSystemColumn(c.name) {
+			sys = append(sys, c.name)
+		} else {
+			user = append(user, c.name)
+		}
+	}
+	return append(user, sys...)
+}
+
 // notFound: the name is not in this scope (an enclosing one may have it).
 func notFound(err error) bool {
 	return errors.Is(err, ErrUnknownColumn) || errors.Is(err, ErrUnknownTable)
@@ -139,7 +159,7 @@ func (l *lowerer) lookupHere(s *scope, qual, name string, loc int32) (int, error
 	}
 	switch len(hits) {
 	case 0:
-		return 0, fmt.Errorf("%w: column %q does not exist%s", ErrUnknownColumn, full, l.src.at(loc))
+		return 0, fmt.Errorf("%w: column %q does not exist%s%s", ErrUnknownColumn, full, l.src.at(loc), suggest.Hint(name, s.names(qual)))
 	case 1:
 		return hits[0], nil
 	}

@@ -13,6 +13,12 @@ type Catalog interface {
 	TableSchema(name string) (*arrow.Schema, error)
 }
 
+// TableLister is a Catalog that can list its tables' names: an unknown
+// table's error then offers the closest one (did you mean "sales"?).
+type TableLister interface {
+	TableNames() []string
+}
+
 // Statement is one parsed and lowered SQL statement: *Query, *CreateTable,
 // *Insert, *Delete, *Update, *CreateIndex, *DropTable, *DropIndex, *Vacuum,
 // *Cluster, *Reindex, *CopyFrom, *CopyTo, *CreateTableAs (copy.go) or *Set
