@@ -315,22 +315,10 @@ func arrowLiteral(a arrow.Array, t types.Type) (expr.Expression, bool) {
 	}
 	var v any
 	switch x := a.(type) {
-	case *array.Int16:
-		v = x.Value(0)
-	case *array.Int32:
-		v = x.Value(0)
-	case *array.Int64:
-		v = x.Value(0)
-	case *array.Float32:
-		v = x.Value(0)
-	case *array.Float64:
-		v = x.Value(0)
-	case *array.Boolean:
-		v = x.Value(0)
-	case *array.String:
-		v = x.Value(0)
-	case *array.LargeString:
-		v = x.Value(0)
+	case *array.Int16, *array.Int32, *array.Int64, *array.Float32, *array.Float64,
+		*array.Boolean, *array.String, *array.LargeString:
+		// The Go value a literal holds as is (int16 ... string).
+		v = x.(interface{ ValueAsAny(int) any }).ValueAsAny(0)
 	case *array.Date32:
 		v = dateLit(x.Value(0))
 	case *array.Timestamp:
