@@ -65,3 +65,28 @@ func TestExpensiveItem(t *testing.T) {
 		assert.Equal(t, c.want, expensiveItem(p.Expressions()[0]), c.sql)
 	}
 }
+
+// TestConstantInListAndInsertedConstantFold: x IN (constants) folds while
+// lowering, so the CASE arm it decides drops out (seed 20261208 case
+// 497), and the assignment cast of a constant item of a simple INSERT ...
+// SELECT raises while planning, over no rows too, but not under ORDER BY
+// (seed 20261206 case 12082); regressions/constant_folding_found.slt
+// holds PostgreSQL's answers.
+func TestConstantInListAndInsertedConstantFold(t *testing.T) {
+	for _, q := range []string{
+		"SELECT CASE WHEN 'a' IN ('b', 'c') THEN 1 / 0 ELSE 1 END FROM t",
+		"SELECT CASE WHEN 3 IN (1, 2, NULL) THEN 1 / 0 ELSE 2 END FROM t",
+		"INSERT INTO t (id) SELECT 1e19 FROM generate_series(2, -2) AS g(g) ORDER BY 1",
+	} {
+		_, err := Parse(q, testCatalog)
+		assert.NoError(t, err, q)
+	}
+	for q, want := range map[string]error{
+		"SELECT 2.50 / CASE WHEN 'abcd' IN ('Infi', ' ') THEN id WHEN TRUE THEN 0 END FROM t WHERE FALSE": exec.ErrDivisionByZero,
+		"INSERT INTO t (id) SELECT 1e19 FROM generate_series(2, -2) AS g(g)":                              exec.ErrOutOfRange,
+		"INSERT INTO t (id) SELECT 1e19 FROM t AS a WHERE FALSE":                                          exec.ErrOutOfRange,
+	} {
+		_, err := Parse(q, testCatalog)
+		assert.ErrorIs(t, err, want, q)
+	}
+}
