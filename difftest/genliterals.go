@@ -72,7 +72,9 @@ func (g *Gen) literalExpr(s scope, t Type, depth int, safe bool) *Expr {
 		e.Raises = false
 		return e
 	case TBool:
-		switch g.n(4) {
+		switch g.n(5) {
+		case 4:
+			return g.droppedWide(s, depth) // genpostpone.go
 		case 0:
 			// A number compared with a decimal constant: numeric beside
 			// an integer or numeric, double precision beside a float.

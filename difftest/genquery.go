@@ -156,6 +156,16 @@ func (g *Gen) query(ts []*Table) *Query {
 			q.Offset = int64(g.between(0, 4))
 		}
 	}
+	// Where PostgreSQL evaluates the select list under LIMIT
+	// (genpostpone.go).
+	if q.From.Kind == FromUnnest && q.From.T1 == "" && g.p(0.2) {
+		g.ordinalityOrder(q)
+	}
+	if q.Limit >= 0 && g.p(0.3) {
+		if e := g.costlyItem(s); e != nil {
+			q.Select = append(q.Select, e)
+		}
+	}
 	return q
 }
 

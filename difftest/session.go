@@ -90,6 +90,11 @@ func (r *Runner) Run(ctx context.Context, cfg Config, log io.Writer) (*Summary, 
 			continue
 		}
 		if d.Known != "" {
+			if cfg.Verbose {
+				// Every match, not only the summary's example: a known
+				// difference is triaged case by case.
+				fmt.Fprintf(log, "case %d: known: %s\n", i, d.Known)
+			}
 			if sum.Known[d.Known]++; sum.Known[d.Known] == 1 {
 				sum.Example[d.Known] = fmt.Sprintf("case %d: %s\n      PostgreSQL: %s\n      stablerow: %s", i, d.SQL, d.PG, d.SR)
 			}

@@ -28,7 +28,13 @@
 //     elements)`, the SQL front end's form of a long list of constants;
 //     it plans as one exec.InValues, a typed slice and hash set
 //     (invalues.go), and the checks that walk the plan skip its scalar
-//     elements.
+//     elements;
+//   - a projection under a LIMIT: `Fetch(offset, count) <- Project` with a
+//     count plans as `LimitExec <- ProjectExec <- LimitExec(0, offset +
+//     count)`, so the projection's expressions run on the rows the limit
+//     reads only, as PostgreSQL's Limit pulls (and projects) one row at a
+//     time: an expression that raises on a discarded row does not raise
+//     (filter.go fetch; not for a shared subplan).
 //
 // Everything else plans generically (hash join, sort, ...), and the
 // DisableIndexes option forces the generic plan, so the two can be checked

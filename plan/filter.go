@@ -48,14 +48,34 @@ func (p *planner) filterIn(in *rel, sc scope, cond expr.Expression) (*rel, error
 }
 
 // fetch plans a FetchRel (OFFSET/LIMIT; count -1 is all rows) as a LimitExec.
+// Over a projection with a count, the projection is told the rows the
+// limit reads (offset + count, hint.rows): it evaluates its expressions
+// on those only, as PostgreSQL's Limit pulls (and its scan or Result
+// projects) one row at a time and stops there.
+//
+//	LimitExec(offset, count) <- ProjectExec <- LimitExec(0, offset+count) <- input
 func (p *planner) fetch(r *splan.FetchRel, need []bool) (*rel, error) {
 	if r.Offset() < 0 || r.Count() < -1 {
 		return nil, fmt.Errorf("%w: fetch offset %d count %d", ErrInvalidPlan, r.Offset(), r.Count())
 	}
-	in, err := p.compile(r.Input(), need, hint{})
+	h := hint{}
+	if _, isProject := r.Input().(*splan.ProjectRel); isProject && r.Count() >= 0 && !p.shared(r.Input()) {
+		h = hint{rows: r.Offset() + r.Count(), rowsSet: true}
+	}
+	in, err := p.compile(r.Input(), need, h)
 	if err != nil {
 		return nil, err
 	}
 	lim := exec.NewLimitExec(in.node, r.Offset(), r.Count())
 	return &rel{node: lim, cols: in.cols, names: in.names, takeOrdered: in.takeOrdered}, nil
+}
+
+// shared: r is planned once for several consumers (a CTE read twice), so
+// no one consumer's LIMIT may cut it.
+func (p *planner) shared(r splan.Rel) bool {
+	if p.share == nil {
+		return false
+	}
+	_, ok := p.share.key[r]
+	return ok
 }

@@ -61,7 +61,7 @@ func (p *planner) project(r *splan.ProjectRel, need []bool, h hint) (*rel, error
 	}
 	ih := hint{}
 	if _, ok := r.Input().(*splan.JoinRel); ok {
-		ih = h
+		ih = hint{noTake: h.noTake} // not rows: the LIMIT cuts this projection's input, not the join's
 	}
 	in, err := p.compile(r.Input(), inNeed, ih)
 	if err != nil {
@@ -99,6 +99,10 @@ func (p *planner) project(r *splan.ProjectRel, need []bool, h hint) (*rel, error
 	}
 	node := in.node
 	if len(extras) > 0 {
+		if h.rowsSet {
+			// Only the rows the LIMIT above reads are projected (fetch).
+			node = exec.NewLimitExec(node, 0, h.rows)
+		}
 		var idx []int
 		if node, idx, err = withExtra(p.extended, node, extras, extraNames); err != nil {
 			return nil, err

@@ -50,6 +50,13 @@ type hint struct {
 	// columns, so the join below must not become a take (the take shape
 	// would not hold).
 	noTake bool
+	// rows, when set (rowsSet), is how many rows of its result a LIMIT
+	// right above reads: a projection evaluates its expressions only on
+	// those (project), as PostgreSQL projects a row only when the Limit
+	// pulls it, so an expression that raises on a row the LIMIT discards
+	// does not raise (seed 20261206 case 50198).
+	rows    int64
+	rowsSet bool
 }
 
 // scope resolves field references of an expression to node columns.

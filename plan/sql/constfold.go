@@ -171,6 +171,25 @@ func nullInList(value expr.Expression, options []expr.Expression) (expr.Expressi
 	return nil, false
 }
 
+// constantInList is x IN (a, b, ...) of constants evaluated (plan.EvalConst):
+// PostgreSQL folds the ScalarArrayOpExpr over a constant array to its
+// value while planning, so a CASE arm it decides drops out before the
+// arm's result is evaluated (CASE WHEN 'abcd' IN ('x', ' ') THEN 1/0 ...
+// never divides; seed 20261208 case 497). ok is false when an operand is
+// not a constant or the evaluation fails (then it runs per row).
+func constantInList(in *expr.SingularOrList) (expr.Expression, bool) {
+	if _, ok := literalOf(in.Value); !ok {
+		return nil, false
+	}
+	for _, o := range in.Options {
+		if _, ok := literalOf(o); !ok {
+			return nil, false
+		}
+	}
+	lit, ok, err := evalConst(in)
+	return lit, ok && err == nil
+}
+
 // constFalse: e is a constant that keeps no row as a filter (FALSE or
 // NULL).
 func constFalse(e expr.Expression) bool {
@@ -315,22 +334,10 @@ func arrowLiteral(a arrow.Array, t types.Type) (expr.Expression, bool) {
 	}
 	var v any
 	switch x := a.(type) {
-	case *array.Int16:
-		v = x.Value(0)
-	case *array.Int32:
-		v = x.Value(0)
-	case *array.Int64:
-		v = x.Value(0)
-	case *array.Float32:
-		v = x.Value(0)
-	case *array.Float64:
-		v = x.Value(0)
-	case *array.Boolean:
-		v = x.Value(0)
-	case *array.String:
-		v = x.Value(0)
-	case *array.LargeString:
-		v = x.Value(0)
+	case *array.Int16, *array.Int32, *array.Int64, *array.Float32, *array.Float64,
+		*array.Boolean, *array.String, *array.LargeString:
+		// The Go value a literal holds as is (int16 ... string).
+		v = x.(interface{ ValueAsAny(int) any }).ValueAsAny(0)
 	case *array.Date32:
 		v = dateLit(x.Value(0))
 	case *array.Timestamp:

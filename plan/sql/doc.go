@@ -40,6 +40,11 @@
 //	             on equal(v.rowid, t._rowid)
 //
 // Otherwise the sort goes under the projection, over the FROM record.
+// With ORDER BY and LIMIT the select list is evaluated where PostgreSQL
+// evaluates it (postpone.go): an item that is not a sort key and costs
+// more than 10 operator calls goes over the sort, the others under it,
+// so an item that raises on a row the LIMIT discards raises as in
+// PostgreSQL.
 // Join equalities are written left-input column first.
 //
 // Joins: [INNER], LEFT, RIGHT, FULL JOIN ... ON and CROSS JOIN (FROM a, b
@@ -75,7 +80,9 @@
 // A decimal or exponent constant is numeric, as in PostgreSQL: 1.50 is
 // numeric(3,2), 1e3 is numeric 1000 (numconst.go); one of more than the 38
 // digits a decimal128 holds keeps its exact text beside the nearest
-// double. Constants fold as PostgreSQL's planner folds them (constfold.go):
+// double. Its conversion out of a float's or an integer's range (1e400
+// beside a double) is a cast left to the constant folder, which raises
+// only where PostgreSQL's folding reaches it. Constants fold as PostgreSQL's planner folds them (constfold.go):
 // a strict call with a NULL constant argument is NULL, NULL IN (...) is
 // NULL, IS [NOT] NULL of a constant, NOT, AND/OR, CASE, COALESCE and
 // NULLIF decided by constants are their answer, and a HAVING that folds to

@@ -350,6 +350,9 @@ func (l *lowerer) inList(a *pg_query.A_Expr, op string, s *scope) (value, error)
 		return value{e: null, loc: a.Location}, nil
 	}
 	var e expr.Expression = &expr.SingularOrList{Value: es[0], Options: es[1:]}
+	if lit, ok := constantInList(e.(*expr.SingularOrList)); ok {
+		e = lit
+	}
 	if op == "<>" {
 		if e, err = l.call(urnBoolean, "not", a.Location, e); err != nil {
 			return value{}, err

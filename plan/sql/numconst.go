@@ -8,6 +8,7 @@ import (
 
 	"github.com/stablerow/stablerow/exec"
 	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/types"
 )
 
 // foldNumericConstants computes +, - and * of two decimal constants
@@ -155,6 +156,14 @@ func (l *lowerer) decimalConstant(text string, loc int32) (value, error) {
 // nearest float, and out of range an error, never Inf or 0
 // (CAST(1e-400 AS double precision)). ok is false when v is no decimal
 // constant or k no float.
+//
+// A constant out of k's range is not an error here: it becomes the cast
+// of its text to k (deferredCast), which raises when the constant folder
+// evaluates it. PostgreSQL's numeric-to-float cast is a function call
+// that eval_const_expressions folds, so it raises only where the folding
+// reaches it: CASE WHEN FALSE THEN c <= 1e400 END and
+// coalesce(TRUE, 1e400 >= c) do not raise (seed 20261206 cases 61484,
+// 155710); SELECT 1e400 > c FROM t WHERE FALSE does (raiseConstants).
 func (l *lowerer) floatConstant(v value, k kind) (expr.Expression, bool, error) {
 	if v.num == "" || v.how != typed || !k.float() {
 		return nil, false, nil
@@ -165,7 +174,7 @@ func (l *lowerer) floatConstant(v value, k kind) (expr.Expression, bool, error) 
 	}
 	f, err := exec.ParseFloat(v.num, bits)
 	if err != nil {
-		return nil, true, fmt.Errorf("%w: %w%s", ErrType, err, l.src.at(v.loc))
+		return deferredCast(expr.NewPrimitiveLiteral(v.num, false), k), true, nil
 	}
 	if k == kindF32 {
 		return newLiteral(float32(f), false), true, nil
@@ -202,4 +211,13 @@ func constantToInt(num string, k kind) (int64, error) {
 		return 0, fmt.Errorf("%w: %s out of range", exec.ErrOutOfRange, k)
 	}
 	return n.Int64(), nil
+}
+
+// deferredCast is the cast of the constant lit to k, left unfolded for
+// the constant folder: a conversion the lowering cannot do (it is out of
+// k's range) raises when plan.EvalConst evaluates it (raiseConstants),
+// and not at all where PostgreSQL's folding drops it first (a CASE arm
+// after a constant condition, a COALESCE argument after a constant).
+func deferredCast(lit expr.Expression, k kind) expr.Expression {
+	return &expr.Cast{Type: k.typ(false), Input: lit, FailureBehavior: types.BehaviorThrowException}
 }

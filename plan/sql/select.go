@@ -94,7 +94,7 @@ func (l *lowerer) selectStmt(s *pg_query.SelectStmt, want []kind) (plan.Rel, []s
 	if len(s.DistinctClause) > 0 {
 		rel, err = l.distinct(rel, in, outs, s.SortClause) // setop.go
 	} else {
-		rel, err = l.projectAndSort(rel, in, outs, s.SortClause)
+		rel, err = l.projectAndSort(rel, in, outs, s)
 	}
 	if err != nil {
 		return nil, nil, err
@@ -328,11 +328,18 @@ func (l *lowerer) outputNamed(n *pg_query.Node, outs []output) (int, error) {
 }
 
 // projectAndSort emits Sort <- Project when every sort key is an output
-// (the shape the take rule matches), else Project <- Sort.
-func (l *lowerer) projectAndSort(rel plan.Rel, in *scope, outs []output, clause []*pg_query.Node) (plan.Rel, error) {
-	keys, err := l.orderKeys(clause, in, outs)
+// (the shape the take rule matches), else Project <- Sort; with a LIMIT,
+// the select list is evaluated where PostgreSQL evaluates it
+// (splitProjectAndSort, postpone.go).
+func (l *lowerer) projectAndSort(rel plan.Rel, in *scope, outs []output, s *pg_query.SelectStmt) (plan.Rel, error) {
+	keys, err := l.orderKeys(s.SortClause, in, outs)
 	if err != nil {
 		return nil, err
+	}
+	if len(keys) > 0 && s.LimitCount != nil {
+		if split, ok, err := l.splitProjectAndSort(rel, outs, keys, s); err != nil || ok {
+			return split, err
+		}
 	}
 	below := false
 	for _, k := range keys {

@@ -251,7 +251,13 @@ func (l *lowerer) whereSubqueries(rel plan.Rel, sc *scope, where *pg_query.Node)
 			}
 		}
 		scratch := *sc
-		if _, _, err := l.whereSubqueries(rel, &scratch, andNode(pulled)); err != nil {
+		joined, _, err := l.whereSubqueries(rel, &scratch, andNode(pulled))
+		if err != nil {
+			return nil, nil, err
+		}
+		// Planned as ever: a constant in them that raises raises
+		// (raiseConstants), though their joins leave the plan here.
+		if err := raiseConstants(joined); err != nil {
 			return nil, nil, err
 		}
 		scratch = *sc

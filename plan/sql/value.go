@@ -397,7 +397,13 @@ func (l *lowerer) numericConstant(v value, k kind, explicit bool) (expr.Expressi
 	if !fits {
 		n, err := constantToInt(v.num, k)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w%s", ErrType, err, l.src.at(v.loc))
+			// Out of k's range (CAST(1e300 AS integer)): the cast of
+			// the constant's nearest double (±Inf past double's range),
+			// which raises k's range error when the constant folder
+			// evaluates it, as PostgreSQL's int4(numeric) raises only
+			// where its folding reaches it (floatConstant).
+			f, _ := strconv.ParseFloat(v.num, 64)
+			return deferredCast(expr.NewPrimitiveLiteral(f, false), k), nil
 		}
 		r, _ := intValue(n, k)
 		return newLiteral(r, false), nil
