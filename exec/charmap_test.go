@@ -22,15 +22,6 @@ func TestCharMapKernel(t *testing.T) {
 	ctx := context.Background()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	batch := func(vals []string, valid []bool) arrow.RecordBatch {
-		sb := array.NewStringBuilder(mem)
-		defer sb.Release()
-		sb.AppendValues(vals, valid)
-		col := sb.NewArray()
-		defer col.Release()
-		schema := arrow.NewSchema([]arrow.Field{{Name: "v", Type: arrow.BinaryTypes.String, Nullable: true}}, nil)
-		return array.NewRecordBatch(schema, []arrow.Array{col}, int64(col.Len()))
-	}
 	values := func(a arrow.Array) []any {
 		s := a.(*array.String)
 		out := make([]any, s.Len())
@@ -42,7 +33,7 @@ func TestCharMapKernel(t *testing.T) {
 		return out
 	}
 	v := Col{Index: 0, Name: "v"}
-	b := batch([]string{"ab", "", "abc  ", "äöü"}, []bool{true, false, true, true})
+	b := stringBatch(mem, []string{"ab", "", "abc  ", "äöü"}, []bool{true, false, true, true})
 	defer b.Release()
 
 	out, err := CharPad{E: v, Len: 4}.Evaluate(ctx, mem, b)
@@ -71,7 +62,7 @@ func TestCharMapKernel(t *testing.T) {
 	}
 
 	// An error part way through: nothing leaks (AssertSize above).
-	bad := batch([]string{"ab", "", "abcd"}, []bool{true, false, true})
+	bad := stringBatch(mem, []string{"ab", "", "abcd"}, []bool{true, false, true})
 	defer bad.Release()
 	_, err = CharCast{E: v, Len: 3}.Evaluate(ctx, mem, bad)
 	require.ErrorIs(t, err, ErrOutOfRange)
@@ -93,4 +84,16 @@ func TestCharMapKernel(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, cast.String(), bound.String(), "the bound names its expression")
 	require.Equal(t, arrow.BinaryTypes.String, bound.Type())
+}
+
+// stringBatch is a batch of one nullable string column, v, of vals (valid:
+// which are not NULL; nil: all).
+func stringBatch(mem memory.Allocator, vals []string, valid []bool) arrow.RecordBatch {
+	sb := array.NewStringBuilder(mem)
+	defer sb.Release()
+	sb.AppendValues(vals, valid)
+	col := sb.NewArray()
+	defer col.Release()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "v", Type: arrow.BinaryTypes.String, Nullable: true}}, nil)
+	return array.NewRecordBatch(schema, []arrow.Array{col}, int64(col.Len()))
 }

@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -25,10 +26,6 @@ func TestSpillFile(t *testing.T) {
 	ctx := context.Background()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	schema := arrow.NewSchema([]arrow.Field{
-		{Name: "k", Type: arrow.PrimitiveTypes.Int64},
-		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
-	}, nil)
 	var want []arrow.RecordBatch
 	defer func() {
 		for _, b := range want {
@@ -36,18 +33,14 @@ func TestSpillFile(t *testing.T) {
 		}
 	}()
 	for i := range 3 {
-		rb := array.NewRecordBuilder(mem, schema)
-		for j := range 100 * (i + 1) {
-			rb.Field(0).(*array.Int64Builder).Append(int64(i*1000 + j))
-			if j%7 == 0 {
-				rb.Field(1).AppendNull()
-			} else {
-				rb.Field(1).(*array.StringBuilder).Append("v" + string(rune('a'+j%26)))
-			}
+		vals := make([]string, 100*(i+1))
+		valid := make([]bool, len(vals))
+		for j := range vals {
+			vals[j], valid[j] = fmt.Sprintf("v%d-%d", i, j), j%7 != 0
 		}
-		want = append(want, rb.NewRecordBatch())
-		rb.Release()
+		want = append(want, stringBatch(mem, vals, valid))
 	}
+	schema := want[0].Schema()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "f.arrows")
 	w, err := CreateSpillFile(path, schema, mem)
