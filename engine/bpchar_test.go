@@ -144,27 +144,12 @@ func TestCharPaddedTable(t *testing.T) {
 func TestCharAppend(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	ctx := context.Background()
 	db := engine.OpenMemory(engine.Options{Mem: mem})
 	mustExec(t, db, "CREATE TABLE ap (c CHAR(4), v VARCHAR(4), k BIGINT); INSERT INTO ap VALUES ('ab', 'ab', 1)")
-	schema := arrow.NewSchema([]arrow.Field{
-		{Name: "c", Type: arrow.BinaryTypes.String, Nullable: true},
-		{Name: "v", Type: arrow.BinaryTypes.String, Nullable: true},
-		{Name: "k", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
-	}, nil)
 	appendRows := func(c, v string) error {
-		b := array.NewRecordBuilder(mem, schema)
-		defer b.Release()
-		b.Field(0).(*array.StringBuilder).Append(c)
-		b.Field(1).(*array.StringBuilder).Append(v)
-		b.Field(2).(*array.Int64Builder).Append(2)
-		rec := b.NewRecordBatch()
-		defer rec.Release()
-		rdr, err := array.NewRecordReader(schema, []arrow.RecordBatch{rec})
-		require.NoError(t, err)
-		defer rdr.Release()
-		_, err = db.Append(ctx, "ap", rdr)
-		return err
+		return appendBatch(t, mem, db.Append, "ap", []arrow.Array{
+			oneString(mem, c), oneString(mem, v), oneInt64(mem, 2),
+		})
 	}
 	require.NoError(t, appendRows("ab  ", "ab    "))
 	require.Equal(t, [][]any{{"ab  ", int64(2), int64(2)}}, run(t, db, "SELECT c, count(*), count(DISTINCT v) FROM ap GROUP BY c", nil))
@@ -174,4 +159,72 @@ func TestCharAppend(t *testing.T) {
 	require.ErrorIs(t, err, errkind.OutOfRange)
 	require.ErrorContains(t, appendRows("x", "abcde"), "value too long for type character varying(4)")
 	require.Equal(t, [][]any{{int64(2)}}, run(t, db, "SELECT count(*) FROM ap", nil))
+}
+
+// TestAppendConformed: rows whose columns only fit the table's (BIGINT
+// keys into INTEGER) append once cast, as COPY FROM casts a file's, and
+// take the declared types' rules as INSERT's rows do (char(n) loses its
+// trailing blanks, varchar(n) its blanks past n); a key past INTEGER and a
+// value too long for char(n) are PostgreSQL's errors, and add no row.
+// Answers from PostgreSQL 15 to INSERT INTO ac SELECT * FROM (VALUES
+// (1::bigint, 'ab  '::text, 'ab    '::text), (2, 'é', 'xy')) s.
+func TestAppendConformed(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	db := engine.OpenMemory(engine.Options{Mem: mem})
+	mustExec(t, db, "CREATE TABLE ac (k INTEGER, c CHAR(4), v VARCHAR(4))")
+	appendRows := func(k int64, c, v string) error {
+		return appendBatch(t, mem, db.AppendConformed, "ac", []arrow.Array{
+			oneInt64(mem, k), oneString(mem, c), oneString(mem, v),
+		})
+	}
+	require.NoError(t, appendRows(1, "ab  ", "ab    "))
+	require.NoError(t, appendRows(2, "é", "xy"))
+	require.Equal(t, [][]any{
+		{int32(1), "ab", int64(2), "ab  ", int64(4), int64(4)},
+		{int32(2), "é", int64(1), "xy", int64(2), int64(5)},
+	}, run(t, db, "SELECT k, c::text, length(c), v, length(v), octet_length(c) FROM ac ORDER BY k", nil))
+	require.Equal(t, [][]any{{int64(2)}}, run(t, db, "SELECT count(*) FROM ac a JOIN ac b ON a.c = b.c", nil))
+
+	err := appendRows(2147483648, "a", "b")
+	require.ErrorIs(t, err, errkind.OutOfRange, "integer out of range")
+	err = appendRows(3, "abcde", "b")
+	require.ErrorIs(t, err, errkind.OutOfRange)
+	require.ErrorContains(t, err, "value too long for type character(4)")
+	require.Equal(t, [][]any{{int64(2)}}, run(t, db, "SELECT count(*) FROM ac", nil))
+	_, err = db.AppendConformed(context.Background(), "missing", nil)
+	require.Error(t, err)
+}
+
+// appendBatch appends one batch of cols (named c0, c1, ...; released
+// here) to table name through appendTo (DB.Append, DB.AppendConformed).
+func appendBatch(t *testing.T, mem memory.Allocator, appendTo func(context.Context, string, array.RecordReader) (*table.Table, error), name string, cols []arrow.Array) error {
+	t.Helper()
+	fields := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		fields[i] = arrow.Field{Name: fmt.Sprintf("c%d", i), Type: c.DataType(), Nullable: true}
+		defer c.Release()
+	}
+	schema := arrow.NewSchema(fields, nil)
+	rec := array.NewRecordBatch(schema, cols, int64(cols[0].Len()))
+	defer rec.Release()
+	rdr, err := array.NewRecordReader(schema, []arrow.RecordBatch{rec})
+	require.NoError(t, err)
+	defer rdr.Release()
+	_, err = appendTo(context.Background(), name, rdr)
+	return err
+}
+
+func oneString(mem memory.Allocator, s string) arrow.Array {
+	b := array.NewStringBuilder(mem)
+	defer b.Release()
+	b.Append(s)
+	return b.NewArray()
+}
+
+func oneInt64(mem memory.Allocator, v int64) arrow.Array {
+	b := array.NewInt64Builder(mem)
+	defer b.Release()
+	b.Append(v)
+	return b.NewArray()
 }

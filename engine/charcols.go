@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/stablerow/stablerow/exec"
+	"github.com/stablerow/stablerow/fileio"
 	"github.com/stablerow/stablerow/plan/sql"
 	"github.com/stablerow/stablerow/table"
 )
@@ -109,42 +110,58 @@ func hasDeclaredLength(s *arrow.Schema) bool {
 	return false
 }
 
-// assignReader is a RecordReader of a table's rows with assignDeclared
-// applied, batch by batch (DB.Append).
-type assignReader struct {
+// conformDeclared is a file's batch b as a table's rows: its columns cast
+// by position to the table's user columns, schema (fileio.Conform), then
+// the declared types' rules applied as INSERT applies them
+// (assignDeclared). COPY FROM and DB.AppendConformed read through it. The
+// caller releases the result (and b).
+func conformDeclared(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch, schema *arrow.Schema) (arrow.RecordBatch, error) {
+	conformed, err := fileio.Conform(ctx, mem, b, schema)
+	if err != nil {
+		return nil, err
+	}
+	defer conformed.Release()
+	return assignDeclared(ctx, mem, conformed, schema)
+}
+
+// mapReader is a RecordReader of src's batches each passed through f
+// (assignDeclared, conformDeclared), batch by batch, for DB.Append and
+// DB.AppendConformed. release frees the last batch; the caller keeps src.
+type mapReader struct {
 	ctx    context.Context
 	mem    memory.Allocator
 	src    array.RecordReader
 	schema *arrow.Schema
+	f      func(context.Context, memory.Allocator, arrow.RecordBatch, *arrow.Schema) (arrow.RecordBatch, error)
 	cur    arrow.RecordBatch
 	err    error
 }
 
-func (r *assignReader) Retain()                        {}
-func (r *assignReader) Release()                       { r.release() }
-func (r *assignReader) Schema() *arrow.Schema          { return r.schema }
-func (r *assignReader) RecordBatch() arrow.RecordBatch { return r.cur }
-func (r *assignReader) Record() arrow.RecordBatch      { return r.cur }
+func (r *mapReader) Retain()                        {}
+func (r *mapReader) Release()                       { r.release() }
+func (r *mapReader) Schema() *arrow.Schema          { return r.schema }
+func (r *mapReader) RecordBatch() arrow.RecordBatch { return r.cur }
+func (r *mapReader) Record() arrow.RecordBatch      { return r.cur }
 
-func (r *assignReader) Err() error {
+func (r *mapReader) Err() error {
 	if r.err != nil {
 		return r.err
 	}
 	return r.src.Err()
 }
 
-func (r *assignReader) release() {
+func (r *mapReader) release() {
 	if r.cur != nil {
 		r.cur.Release()
 		r.cur = nil
 	}
 }
 
-func (r *assignReader) Next() bool {
+func (r *mapReader) Next() bool {
 	r.release()
 	if r.err != nil || !r.src.Next() {
 		return false
 	}
-	r.cur, r.err = assignDeclared(r.ctx, r.mem, r.src.RecordBatch(), r.schema)
+	r.cur, r.err = r.f(r.ctx, r.mem, r.src.RecordBatch(), r.schema)
 	return r.err == nil
 }

@@ -125,15 +125,8 @@ func (r *fileReader) Next() bool {
 		return false
 	}
 	if err == nil {
-		r.cur, err = fileio.Conform(r.ctx, r.db.mem(), b, r.schema)
+		r.cur, err = conformDeclared(r.ctx, r.db.mem(), b, r.schema)
 		b.Release()
-	}
-	if err == nil {
-		// The declared types' rules, as INSERT has them: varchar(n)
-		// and char(n) lengths, char(n) in the engine's form.
-		conformed := r.cur
-		r.cur, err = assignDeclared(r.ctx, r.db.mem(), conformed, r.schema)
-		conformed.Release()
 	}
 	if err != nil {
 		r.err = err

@@ -286,11 +286,24 @@ func (db *DB) Append(ctx context.Context, name string, rdr array.RecordReader) (
 		return nil, err
 	}
 	if hasDeclaredLength(t.UserSchema()) {
-		ar := &assignReader{ctx: ctx, mem: db.mem(), src: rdr, schema: t.UserSchema()}
+		ar := &mapReader{ctx: ctx, mem: db.mem(), src: rdr, schema: t.UserSchema(), f: assignDeclared}
 		defer ar.release()
 		rdr = ar
 	}
 	return t.Append(ctx, rdr, db.mem())
+}
+
+// AppendConformed is Append of rows whose columns are cast first, by
+// position, to the table's column types (fileio.Conform), as COPY FROM
+// casts a file's: rdr's schema need only fit the table's, not equal it.
+func (db *DB) AppendConformed(ctx context.Context, name string, rdr array.RecordReader) (*table.Table, error) {
+	t, err := db.Table(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	cr := &mapReader{ctx: ctx, mem: db.mem(), src: rdr, schema: t.UserSchema(), f: conformDeclared}
+	defer cr.release()
+	return t.Append(ctx, cr, db.mem())
 }
 
 // CreateIndex builds a BTree on column (any orderable column, _rowid

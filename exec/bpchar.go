@@ -9,9 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/arrow/scalar"
 )
 
 // character(n) (PostgreSQL's bpchar) in the engine.
@@ -78,68 +76,18 @@ func (e CharPad) Evaluate(ctx context.Context, mem memory.Allocator, b arrow.Rec
 	return evaluate(ctx, mem, e, b)
 }
 func (e CharPad) Bind(s *arrow.Schema) (Bound, error) {
-	if e.Len < 1 {
-		return nil, fmt.Errorf("%w: %s", ErrInvalidArgument, e)
-	}
-	in, err := Bind(e.E, s)
-	if err != nil {
-		return nil, err
-	}
-	if in.Type().ID() != arrow.STRING {
-		return nil, fmt.Errorf("%w: %s of %s", ErrSchema, e, in.Type())
-	}
-	return boundCharPad{src: e, in: in}, nil
-}
-
-type boundCharPad struct {
-	src CharPad
-	in  Bound
-}
-
-func (e boundCharPad) Type() arrow.DataType { return arrow.BinaryTypes.String }
-func (e boundCharPad) String() string       { return e.src.String() }
-func (e boundCharPad) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
-	d, err := e.in.Eval(ctx, mem, b)
-	if err != nil {
-		return nil, err
-	}
-	defer d.Release()
-	switch d := d.(type) {
-	case *compute.ScalarDatum:
-		s, ok := d.Value.(*scalar.String)
-		if !ok || !s.IsValid() {
-			return compute.NewDatum(scalar.MakeNullScalar(arrow.BinaryTypes.String)), nil
-		}
-		return compute.NewDatum(scalar.NewStringScalar(PadBlanks(string(s.Data()), e.src.Len))), nil
-	case *compute.ArrayDatum:
-		a := d.MakeArray()
-		defer a.Release()
-		out := padArray(mem, a.(*array.String), e.src.Len)
-		defer out.Release()
-		return compute.NewDatum(out), nil
-	}
-	return nil, fmt.Errorf("%w: datum %s", ErrSchema, d.Kind())
-}
-
-// padArray pads every value of in to n characters into one new array,
-// its data buffer sized once.
-func padArray(mem memory.Allocator, in *array.String, n int) arrow.Array {
-	sb := array.NewStringBuilder(mem)
-	defer sb.Release()
-	sb.Reserve(in.Len())
-	size := 0
-	for i := 0; i < in.Len(); i++ {
-		size += max(len(in.Value(i)), n)
-	}
-	sb.ReserveData(size)
-	for i := 0; i < in.Len(); i++ {
-		if in.IsNull(i) {
-			sb.AppendNull()
-			continue
-		}
-		sb.Append(PadBlanks(in.Value(i), n))
-	}
-	return sb.NewArray()
+	n := e.Len
+	return bindCharMap(e, e.E, s, n >= 1, charMap{
+		apply: func(v string) (string, error) { return PadBlanks(v, n), nil },
+		// The padded values' bytes, sized once: each value's bytes or n.
+		dataSize: func(in *array.String) int {
+			size := 0
+			for i := 0; i < in.Len(); i++ {
+				size += max(len(in.Value(i)), n)
+			}
+			return size
+		},
+	})
 }
 
 func init() {

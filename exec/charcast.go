@@ -7,10 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/arrow/scalar"
 )
 
 // CharCast is PostgreSQL's length coercion of text into character
@@ -59,66 +56,8 @@ func (e CharCast) Evaluate(ctx context.Context, mem memory.Allocator, b arrow.Re
 	return evaluate(ctx, mem, e, b)
 }
 func (e CharCast) Bind(s *arrow.Schema) (Bound, error) {
-	if e.Len < 0 || ((e.Pad || e.Char) && e.Len == 0) {
-		return nil, fmt.Errorf("%w: %s", ErrInvalidArgument, e)
-	}
-	in, err := Bind(e.E, s)
-	if err != nil {
-		return nil, err
-	}
-	if in.Type().ID() != arrow.STRING {
-		return nil, fmt.Errorf("%w: %s of %s", ErrSchema, e, in.Type())
-	}
-	return boundCharCast{src: e, in: in}, nil
-}
-
-type boundCharCast struct {
-	src CharCast
-	in  Bound
-}
-
-func (e boundCharCast) Type() arrow.DataType { return arrow.BinaryTypes.String }
-func (e boundCharCast) String() string       { return e.src.String() }
-func (e boundCharCast) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
-	d, err := e.in.Eval(ctx, mem, b)
-	if err != nil {
-		return nil, err
-	}
-	defer d.Release()
-	switch d := d.(type) {
-	case *compute.ScalarDatum:
-		s, ok := d.Value.(*scalar.String)
-		if !ok || !s.IsValid() {
-			return compute.NewDatum(scalar.MakeNullScalar(arrow.BinaryTypes.String)), nil
-		}
-		v, err := e.src.Apply(string(s.Data()))
-		if err != nil {
-			return nil, err
-		}
-		return compute.NewDatum(scalar.NewStringScalar(v)), nil
-	case *compute.ArrayDatum:
-		a := d.MakeArray()
-		defer a.Release()
-		in := a.(*array.String)
-		sb := array.NewStringBuilder(mem)
-		defer sb.Release()
-		sb.Reserve(in.Len())
-		for i := 0; i < in.Len(); i++ {
-			if in.IsNull(i) {
-				sb.AppendNull()
-				continue
-			}
-			v, err := e.src.Apply(in.Value(i))
-			if err != nil {
-				return nil, err
-			}
-			sb.Append(v)
-		}
-		out := sb.NewArray()
-		defer out.Release()
-		return compute.NewDatum(out), nil
-	}
-	return nil, fmt.Errorf("%w: datum %s", ErrSchema, d.Kind())
+	invalid := e.Len < 0 || ((e.Pad || e.Char) && e.Len == 0)
+	return bindCharMap(e, e.E, s, !invalid, charMap{apply: e.Apply})
 }
 
 // Apply converts one value (the SQL front end folds literals with it).

@@ -56,7 +56,9 @@
 // Memory: TaskContext.Pool (package memlimit) is the statement's budget.
 // The operators whose state grows with their input reserve from it before
 // they buffer: SortExec spills sorted runs to Arrow IPC files in
-// TaskContext.SpillDir and merges them k ways (spill.go, spillmerge.go);
+// TaskContext.SpillDir and merges them k ways (spill.go, spillmerge.go;
+// spillfile.go is the one writer and reader of spill files, the server's
+// spilled uploads' too);
 // HashAggregateExec, once its groups fill the budget, passes the rows of
 // new groups through a spill file to another pass (hashagg.go); the hash
 // join's build side does not spill and fails with

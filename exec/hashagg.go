@@ -101,7 +101,7 @@ type hashAggStream struct {
 	// of groups it has are folded, the others go to over, the next pass's
 	// input (src). See spill.go.
 	src   Stream // this pass's input: in, then a runStream
-	over  *spillWriter
+	over  *SpillWriter
 	next  string // the overflow file of the pass just consumed, "" for none
 	spill spillDir
 }
@@ -219,9 +219,10 @@ func (s *hashAggStream) consume(ctx context.Context) error {
 		}
 	}
 	if s.over != nil {
-		path, err := s.over.finish()
+		_, err := s.over.Finish()
+		path := s.over.Path()
 		s.n.metrics.Add("spill_count", 1)
-		s.n.metrics.Add("spilled_rows", s.over.rows)
+		s.n.metrics.Add("spilled_rows", s.over.Rows())
 		s.over = nil
 		if err != nil {
 			return err
@@ -302,7 +303,7 @@ func (s *hashAggStream) take(ctx context.Context, b arrow.RecordBatch, perGroup 
 		if err != nil {
 			return err
 		}
-		err = s.over.write(rb)
+		err = s.over.Write(rb)
 		rb.Release()
 		if err != nil {
 			return err
@@ -322,7 +323,7 @@ func (s *hashAggStream) take(ctx context.Context, b arrow.RecordBatch, perGroup 
 // dropSpill abandons the overflow and removes the spill directory.
 func (s *hashAggStream) dropSpill() {
 	if s.over != nil {
-		s.over.abort()
+		s.over.Abort()
 		s.over = nil
 	}
 	if s.src != nil && s.src != s.in {

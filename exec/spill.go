@@ -1,9 +1,7 @@
 package exec
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,7 +9,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
-	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stablerow/stablerow/exec/memlimit"
 )
@@ -56,35 +53,34 @@ func (d *spillDir) remove() error {
 // writeSpill writes b as an Arrow IPC stream of slices of at most chunk rows
 // to a new file of d and returns its path and size. The caller keeps b.
 func writeSpill(d *spillDir, mem memory.Allocator, b arrow.RecordBatch, chunk int) (string, int64, error) {
-	f, err := d.create()
+	w, err := newSpillWriter(d, mem, b.Schema())
 	if err != nil {
 		return "", 0, err
 	}
-	bw := bufio.NewWriterSize(f, 1<<20)
-	w := ipc.NewWriter(bw, ipc.WithSchema(b.Schema()), ipc.WithAllocator(mem))
 	n := b.NumRows()
-	for off := int64(0); off < n && err == nil; off += int64(chunk) {
+	for off := int64(0); off < n; off += int64(chunk) {
 		s := b.NewSlice(off, min(n, off+int64(chunk)))
-		err = w.Write(s)
+		err := w.Write(s)
 		s.Release()
+		if err != nil {
+			w.Abort()
+			return "", 0, err
+		}
 	}
-	if cerr := w.Close(); err == nil {
-		err = cerr
-	}
-	if ferr := bw.Flush(); err == nil {
-		err = ferr
-	}
-	var size int64
-	if st, serr := f.Stat(); serr == nil {
-		size = st.Size()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	size, err := w.Finish()
 	if err != nil {
-		return "", 0, fmt.Errorf("spill: write %s: %w", f.Name(), err)
+		return "", 0, err
 	}
-	return f.Name(), size, nil
+	return w.Path(), size, nil
+}
+
+// newSpillWriter writes batches to a new file of d as they come.
+func newSpillWriter(d *spillDir, mem memory.Allocator, schema *arrow.Schema) (*SpillWriter, error) {
+	f, err := d.create()
+	if err != nil {
+		return nil, err
+	}
+	return NewSpillWriter(f, schema, mem), nil
 }
 
 // runSource yields the batches of one sorted run in order.
@@ -94,43 +90,18 @@ type runSource interface {
 }
 
 // fileRun reads a run back from its spill file, one batch at a time.
-type fileRun struct {
-	f *os.File
-	r *ipc.Reader
-}
+type fileRun struct{ r *SpillReader }
 
 func openFileRun(path string, mem memory.Allocator) (*fileRun, error) {
-	f, err := os.Open(path)
+	r, err := OpenSpillFile(path, mem)
 	if err != nil {
-		return nil, fmt.Errorf("spill: %w", err)
-	}
-	r, err := ipc.NewReader(bufio.NewReaderSize(f, 1<<20), ipc.WithAllocator(mem))
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("spill: read %s: %w", path, err)
-	}
-	return &fileRun{f: f, r: r}, nil
-}
-
-func (r *fileRun) next(ctx context.Context) (arrow.RecordBatch, error) {
-	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if r.r.Next() {
-		b := r.r.RecordBatch()
-		b.Retain()
-		return b, nil
-	}
-	if err := r.r.Err(); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("spill: read %s: %w", r.f.Name(), err)
-	}
-	return nil, io.EOF
+	return &fileRun{r: r}, nil
 }
 
-func (r *fileRun) close() error {
-	r.r.Release()
-	return r.f.Close()
-}
+func (r *fileRun) next(ctx context.Context) (arrow.RecordBatch, error) { return r.r.Next(ctx) }
+func (r *fileRun) close() error                                        { return r.r.Close() }
 
 // memRun is a sorted batch held in memory, served in slices.
 type memRun struct {
@@ -225,53 +196,6 @@ func (tc *TaskContext) spillDir() string {
 		return ""
 	}
 	return tc.SpillDir
-}
-
-// spillWriter writes batches to one new spill file as they come.
-type spillWriter struct {
-	f    *os.File
-	bw   *bufio.Writer
-	w    *ipc.Writer
-	rows int64
-}
-
-func newSpillWriter(d *spillDir, mem memory.Allocator, schema *arrow.Schema) (*spillWriter, error) {
-	f, err := d.create()
-	if err != nil {
-		return nil, err
-	}
-	bw := bufio.NewWriterSize(f, 1<<20)
-	return &spillWriter{f: f, bw: bw, w: ipc.NewWriter(bw, ipc.WithSchema(schema), ipc.WithAllocator(mem))}, nil
-}
-
-func (w *spillWriter) write(b arrow.RecordBatch) error {
-	w.rows += b.NumRows()
-	if err := w.w.Write(b); err != nil {
-		return fmt.Errorf("spill: write %s: %w", w.f.Name(), err)
-	}
-	return nil
-}
-
-// finish closes the file and returns its path.
-func (w *spillWriter) finish() (string, error) {
-	err := w.w.Close()
-	if ferr := w.bw.Flush(); err == nil {
-		err = ferr
-	}
-	if cerr := w.f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return "", fmt.Errorf("spill: write %s: %w", w.f.Name(), err)
-	}
-	return w.f.Name(), nil
-}
-
-// abort closes the file without finishing it (the directory's removal
-// deletes it).
-func (w *spillWriter) abort() {
-	w.w.Close()
-	w.f.Close()
 }
 
 // runStream reads a spill file back as a Stream, removing the file when

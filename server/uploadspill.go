@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"path/filepath"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -23,14 +21,12 @@ import (
 // spill directory (stablerow-upload-*, as sorts make stablerow-sort-*),
 // removed with the directory when what holds the parameters is released.
 
-// spillWriter writes an upload's batches to its file as they arrive.
+// spillWriter writes an upload's batches to its file as they arrive
+// (exec's spill file: an Arrow IPC stream).
 type spillWriter struct {
-	h    *heldParams
-	f    *os.File
-	bw   *bufio.Writer
-	w    *ipc.Writer
-	typ  arrow.DataType
-	rows int64
+	h   *heldParams
+	w   *exec.SpillWriter
+	typ arrow.DataType
 }
 
 // startSpill makes the upload's spill directory (h.dir, removed when h is
@@ -41,42 +37,29 @@ func (s *Server) startSpill(h *heldParams, schema *arrow.Schema) (*spillWriter, 
 		return nil, status.Errorf(codes.Internal, "parameters: spill: %v", err)
 	}
 	h.dir = dir
-	f, err := os.Create(filepath.Join(dir, "params.arrows"))
+	w, err := exec.CreateSpillFile(filepath.Join(dir, "params.arrows"), schema, s.mem)
 	if err != nil {
-		return nil, status.Errorf(codes.Internal, "parameters: spill: %v", err)
+		return nil, status.Errorf(codes.Internal, "parameters: %v", err)
 	}
-	bw := bufio.NewWriterSize(f, 1<<20)
-	return &spillWriter{h: h, f: f, bw: bw, typ: schema.Field(0).Type,
-		w: ipc.NewWriter(bw, ipc.WithSchema(schema), ipc.WithAllocator(s.mem))}, nil
+	return &spillWriter{h: h, w: w, typ: schema.Field(0).Type}, nil
 }
 
 func (w *spillWriter) write(b arrow.RecordBatch) error {
 	if err := w.w.Write(b); err != nil {
-		return status.Errorf(codes.Internal, "parameters: spill: %v", err)
+		return status.Errorf(codes.Internal, "parameters: %v", err)
 	}
-	w.rows += b.NumRows()
 	return nil
 }
 
 // abort closes the file; releasing h removes it.
-func (w *spillWriter) abort() {
-	_ = w.w.Close()
-	_ = w.f.Close()
-}
+func (w *spillWriter) abort() { w.w.Abort() }
 
 // finish closes the file and returns the parameter that reads it back.
 func (w *spillWriter) finish(mem memory.Allocator) (*spilledParam, error) {
-	err := w.w.Close()
-	if ferr := w.bw.Flush(); err == nil {
-		err = ferr
+	if _, err := w.w.Finish(); err != nil {
+		return nil, status.Errorf(codes.Internal, "parameters: %v", err)
 	}
-	if cerr := w.f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, status.Errorf(codes.Internal, "parameters: spill: %v", err)
-	}
-	return &spilledParam{path: w.f.Name(), typ: w.typ, rows: w.rows, mem: mem}, nil
+	return &spilledParam{path: w.w.Path(), typ: w.typ, rows: w.w.Rows(), mem: mem}, nil
 }
 
 // spilledParam is a bound upload in its spill file: an exec.ListSource
@@ -100,38 +83,31 @@ func (p *spilledParam) Open(context.Context) (exec.ListReader, error) {
 	if err != nil {
 		return nil, status.Errorf(codes.FailedPrecondition, "parameters: the spilled upload is gone (statement rebound or closed): %v", err)
 	}
-	r, err := ipc.NewReader(bufio.NewReaderSize(f, 1<<20), ipc.WithAllocator(p.mem))
+	r, err := exec.NewSpillReader(f, p.mem) // closes f on an error
 	if err != nil {
-		f.Close()
-		return nil, status.Errorf(codes.Internal, "parameters: read spill: %v", err)
+		return nil, status.Errorf(codes.Internal, "parameters: %v", err)
 	}
-	return &spillReader{f: f, r: r}, nil
+	return &spillReader{r: r}, nil
 }
 
-type spillReader struct {
-	f *os.File
-	r *ipc.Reader
-}
+// spillReader yields the upload's one column, batch by batch.
+type spillReader struct{ r *exec.SpillReader }
 
 func (r *spillReader) Next(ctx context.Context) (arrow.Array, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	b, err := r.r.Next(ctx)
+	if err != nil {
+		if errors.Is(err, io.EOF) || (ctx.Err() != nil && errors.Is(err, ctx.Err())) {
+			return nil, err
+		}
+		return nil, status.Errorf(codes.Internal, "parameters: %v", err)
 	}
-	if r.r.Next() {
-		c := r.r.RecordBatch().Column(0)
-		c.Retain()
-		return c, nil
-	}
-	if err := r.r.Err(); err != nil && !errors.Is(err, io.EOF) {
-		return nil, status.Errorf(codes.Internal, "parameters: read spill: %v", err)
-	}
-	return nil, io.EOF
+	defer b.Release()
+	c := b.Column(0)
+	c.Retain()
+	return c, nil
 }
 
-func (r *spillReader) Close() error {
-	r.r.Release()
-	return r.f.Close()
-}
+func (r *spillReader) Close() error { return r.r.Close() }
 
 func (p *spilledParam) String() string {
 	return fmt.Sprintf("upload of %d %s values spilled to %s", p.rows, p.typ, p.path)

@@ -69,6 +69,34 @@ func newGated(ctx context.Context, t *testing.T, mem memory.Allocator, n, per, p
 	return g, n * per
 }
 
+// intentEnv is one intent test's fresh table and what it runs with.
+type intentEnv struct {
+	ctx context.Context
+	mem memory.Allocator
+	st  store.Store
+	tb  *table.Table
+}
+
+// newIntentEnv creates an empty table in st: fragments of 50 rows stored
+// in batches of 8, so that an append of a few hundred rows stores several
+// files before it commits.
+func newIntentEnv(t *testing.T, st store.Store) intentEnv {
+	t.Helper()
+	ctx := context.Background()
+	tb, err := table.Create(ctx, st, userSchema, table.Options{MaxRowsPerFragment: 50, BatchRows: 8})
+	require.NoError(t, err)
+	return intentEnv{ctx: ctx, mem: exectest.Mem(t), st: st, tb: tb}
+}
+
+// forIntentStores runs test as a subtest on each kind of store (memory,
+// local directory), each with a fresh table.
+func forIntentStores(t *testing.T, test func(t *testing.T, e intentEnv)) {
+	for kind, newStore := range intentStores(t) {
+		t.Run(kind, func(t *testing.T) { test(t, newIntentEnv(t, newStore())) })
+	}
+}
+
+// intentStores makes each kind of store: memory, a local directory.
 func intentStores(t *testing.T) map[string]func() store.Store {
 	return map[string]func() store.Store{
 		"memory": func() store.Store { return store.NewMemory() },
@@ -80,56 +108,69 @@ func intentStores(t *testing.T) map[string]func() store.Store {
 	}
 }
 
+// startAppend appends g's rows to tb on another goroutine; wait returns
+// the append's outcome once it has ended.
+func startAppend(ctx context.Context, tb *table.Table, g *gatedReader, mem memory.Allocator) (wait func() (*table.Table, error)) {
+	var nt *table.Table
+	var err error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		nt, err = tb.Append(ctx, g, mem)
+	}()
+	return func() (*table.Table, error) {
+		<-done
+		return nt, err
+	}
+}
+
+// requireNothingPublished checks that the table in st is still at its
+// first version (the empty table Create published).
+func requireNothingPublished(t *testing.T, ctx context.Context, st store.Store) {
+	t.Helper()
+	v, err := table.LatestVersion(ctx, st)
+	require.NoError(t, err)
+	require.Equal(t, uint64(1), v, "nothing was published")
+}
+
 // TestVacuumKeepsRunningWritersFiles is issue 26's data loss: VACUUM with
 // no grace period ran while an append had stored data files and not yet
 // committed. It removed them, the append still reported success, and
 // every read failed. Now the writer's intent names the files, VACUUM
 // keeps them, and every row reads back.
 func TestVacuumKeepsRunningWritersFiles(t *testing.T) {
-	for kind, newStore := range intentStores(t) {
-		t.Run(kind, func(t *testing.T) {
-			mem := exectest.Mem(t)
-			ctx := context.Background()
-			st := newStore()
-			tb, err := table.Create(ctx, st, userSchema, table.Options{MaxRowsPerFragment: 50, BatchRows: 8})
-			require.NoError(t, err)
-			g, rows := newGated(ctx, t, mem, 6, 50, 2)
-			var nt *table.Table
-			var appendErr error
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				nt, appendErr = tb.Append(ctx, g, mem)
-			}()
-			<-g.paused
-			ps, err := st.List(ctx, "data/")
-			require.NoError(t, err)
-			require.Len(t, ps, 2, "the writer stored its first files")
-			intents, err := st.List(ctx, "_intents/")
-			require.NoError(t, err)
-			require.Len(t, intents, 1, "the writer's intent is visible")
+	forIntentStores(t, func(t *testing.T, e intentEnv) {
+		ctx, mem, st := e.ctx, e.mem, e.st
+		g, rows := newGated(ctx, t, mem, 6, 50, 2)
+		wait := startAppend(ctx, e.tb, g, mem)
+		<-g.paused
+		ps, err := st.List(ctx, "data/")
+		require.NoError(t, err)
+		require.Len(t, ps, 2, "the writer stored its first files")
+		intents, err := st.List(ctx, "_intents/")
+		require.NoError(t, err)
+		require.Len(t, intents, 1, "the writer's intent is visible")
 
-			rep, err := table.Cleanup(ctx, st, table.CleanupOptions{MinAge: -1})
-			require.NoError(t, err)
-			require.Zero(t, rep.FilesDeleted+rep.TempFilesDeleted, "VACUUM removed a running writer's files")
-			require.Equal(t, 2, rep.FilesInFlight)
-			require.Equal(t, 1, rep.IntentsLive)
-			close(g.resume)
-			<-done
-			require.NoError(t, appendErr)
-			require.Len(t, scanAll(t, nt, mem), rows, "every row the append reported reads back")
-			reopened, err := table.Open(ctx, st, table.Options{})
-			require.NoError(t, err)
-			require.Len(t, scanAll(t, reopened, mem), rows)
-			intents, err = st.List(ctx, "_intents/")
-			require.NoError(t, err)
-			require.Empty(t, intents, "the intent is removed after the commit")
-			rep, err = table.Cleanup(ctx, st, table.CleanupOptions{MinAge: -1})
-			require.NoError(t, err)
-			require.Zero(t, rep.FilesDeleted)
-			require.Equal(t, 6, rep.FilesReferenced)
-		})
-	}
+		rep, err := table.Cleanup(ctx, st, table.CleanupOptions{MinAge: -1})
+		require.NoError(t, err)
+		require.Zero(t, rep.FilesDeleted+rep.TempFilesDeleted, "VACUUM removed a running writer's files")
+		require.Equal(t, 2, rep.FilesInFlight)
+		require.Equal(t, 1, rep.IntentsLive)
+		close(g.resume)
+		nt, err := wait()
+		require.NoError(t, err)
+		require.Len(t, scanAll(t, nt, mem), rows, "every row the append reported reads back")
+		reopened, err := table.Open(ctx, st, table.Options{})
+		require.NoError(t, err)
+		require.Len(t, scanAll(t, reopened, mem), rows)
+		intents, err = st.List(ctx, "_intents/")
+		require.NoError(t, err)
+		require.Empty(t, intents, "the intent is removed after the commit")
+		rep, err = table.Cleanup(ctx, st, table.CleanupOptions{MinAge: -1})
+		require.NoError(t, err)
+		require.Zero(t, rep.FilesDeleted)
+		require.Equal(t, 6, rep.FilesReferenced)
+	})
 }
 
 // TestCommitRefusesMissingFile: a file of the write disappears before the
@@ -137,67 +178,48 @@ func TestVacuumKeepsRunningWritersFiles(t *testing.T) {
 // object): the commit fails with ErrMissingFile naming the file, and no
 // version is published.
 func TestCommitRefusesMissingFile(t *testing.T) {
-	for kind, newStore := range intentStores(t) {
-		t.Run(kind, func(t *testing.T) {
-			mem := exectest.Mem(t)
-			ctx := context.Background()
-			st := newStore()
-			tb, err := table.Create(ctx, st, userSchema, table.Options{MaxRowsPerFragment: 50, BatchRows: 8})
-			require.NoError(t, err)
-			g, _ := newGated(ctx, t, mem, 4, 50, 1)
-			var appendErr error
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				_, appendErr = tb.Append(ctx, g, mem)
-			}()
-			<-g.paused
-			ps, err := st.List(ctx, "data/")
-			require.NoError(t, err)
-			require.Len(t, ps, 1)
-			require.NoError(t, st.Delete(ctx, ps[0]))
-			close(g.resume)
-			<-done
-			require.ErrorIs(t, appendErr, table.ErrMissingFile)
-			require.ErrorContains(t, appendErr, ps[0])
-			v, err := table.LatestVersion(ctx, st)
-			require.NoError(t, err)
-			require.Equal(t, uint64(1), v, "nothing was published")
-		})
-	}
+	forIntentStores(t, func(t *testing.T, e intentEnv) {
+		ctx, st := e.ctx, e.st
+		g, _ := newGated(ctx, t, e.mem, 4, 50, 1)
+		wait := startAppend(ctx, e.tb, g, e.mem)
+		<-g.paused
+		ps, err := st.List(ctx, "data/")
+		require.NoError(t, err)
+		require.Len(t, ps, 1)
+		require.NoError(t, st.Delete(ctx, ps[0]))
+		close(g.resume)
+		_, appendErr := wait()
+		require.ErrorIs(t, appendErr, table.ErrMissingFile)
+		require.ErrorContains(t, appendErr, ps[0])
+		requireNothingPublished(t, ctx, st)
+	})
 }
 
 // TestMissingCommittedFileIsCorrupt: a committed data file that goes
 // missing reads as ErrCorrupt naming the file, not as "not found".
 func TestMissingCommittedFileIsCorrupt(t *testing.T) {
-	for kind, newStore := range intentStores(t) {
-		t.Run(kind, func(t *testing.T) {
-			mem := exectest.Mem(t)
-			ctx := context.Background()
-			st := newStore()
-			tb, err := table.Create(ctx, st, userSchema, table.Options{MaxRowsPerFragment: 50, BatchRows: 8})
-			require.NoError(t, err)
-			b := rowsBatch(t, mem, genRows(rand.New(rand.NewPCG(2, 2)), 120), nil)
-			tb, err = tb.AppendBatches(ctx, []arrow.RecordBatch{b}, mem)
-			b.Release()
-			require.NoError(t, err)
-			gone := tb.Fragments()[1].DataFile
-			require.NoError(t, st.Delete(ctx, gone))
-			reopened, err := table.Open(ctx, st, table.Options{})
-			require.NoError(t, err)
-			sc, err := reopened.Scan(ctx, table.ScanOptions{Columns: []string{"k"}, Mem: mem})
-			if err == nil {
-				for sc.Next() {
-				}
-				err = sc.Err()
-				sc.Release()
+	forIntentStores(t, func(t *testing.T, e intentEnv) {
+		ctx, mem, st := e.ctx, e.mem, e.st
+		b := rowsBatch(t, mem, genRows(rand.New(rand.NewPCG(2, 2)), 120), nil)
+		tb, err := e.tb.AppendBatches(ctx, []arrow.RecordBatch{b}, mem)
+		b.Release()
+		require.NoError(t, err)
+		gone := tb.Fragments()[1].DataFile
+		require.NoError(t, st.Delete(ctx, gone))
+		reopened, err := table.Open(ctx, st, table.Options{})
+		require.NoError(t, err)
+		sc, err := reopened.Scan(ctx, table.ScanOptions{Columns: []string{"k"}, Mem: mem})
+		if err == nil {
+			for sc.Next() {
 			}
-			require.ErrorIs(t, err, table.ErrCorrupt)
-			require.ErrorIs(t, err, errkind.Corrupt)
-			require.Equal(t, errkind.Corrupt, errkind.Of(err))
-			require.ErrorContains(t, err, gone)
-		})
-	}
+			err = sc.Err()
+			sc.Release()
+		}
+		require.ErrorIs(t, err, table.ErrCorrupt)
+		require.ErrorIs(t, err, errkind.Corrupt)
+		require.Equal(t, errkind.Corrupt, errkind.Of(err))
+		require.ErrorContains(t, err, gone)
+	})
 }
 
 // failingIntentStore refuses puts of intent records once armed.
@@ -224,35 +246,26 @@ func (s *failingIntentStore) Put(ctx context.Context, p string, b []byte) error 
 // on to commit files VACUUM may remove; nothing is published.
 func TestIntentRenewalFailureStopsWriter(t *testing.T) {
 	defer table.SetIntentTTLForTest(2 * time.Second)() // renewals every 0.5 s
-	mem := exectest.Mem(t)
-	ctx := context.Background()
 	st := &failingIntentStore{Store: store.NewMemory()}
-	tb, err := table.Create(ctx, st, userSchema, table.Options{MaxRowsPerFragment: 50, BatchRows: 8})
-	require.NoError(t, err)
+	e := newIntentEnv(t, st)
+	ctx, mem := e.ctx, e.mem
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	g, _ := newGated(wctx, t, mem, 4, 50, 2)
 	// The gate's context is the test's; the writer's own cancellation by
 	// the lost intent shows in its error. Resume once the intent is lost.
-	var appendErr error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_, appendErr = tb.Append(ctx, g, mem)
-	}()
+	wait := startAppend(ctx, e.tb, g, mem)
 	<-g.paused
 	st.mu.Lock()
 	st.armed = true
 	st.mu.Unlock()
 	time.Sleep(3 * time.Second) // past the expiry: the renewals failed
 	close(g.resume)
-	<-done
+	_, appendErr := wait()
 	require.ErrorIs(t, appendErr, table.ErrIntentLost)
 	require.ErrorIs(t, appendErr, errkind.Conflict)
 	require.ErrorContains(t, appendErr, errPutRefused.Error())
-	v, err := table.LatestVersion(ctx, st)
-	require.NoError(t, err)
-	require.Equal(t, uint64(1), v, "nothing was published")
+	requireNothingPublished(t, ctx, st)
 }
 
 // TestCleanupIntents: VACUUM keeps what a live intent names (files and

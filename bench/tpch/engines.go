@@ -6,15 +6,12 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/stablerow/stablerow/engine"
-	"github.com/stablerow/stablerow/fileio"
 )
 
 // Duck is DuckDB (in memory, through database/sql) loaded with the
@@ -89,9 +86,9 @@ type Srow struct {
 // loads every table from dir's Parquet files: CREATE TABLE in SQL with
 // ddl's column types, then Append of the file's batches through the
 // library API, for DDLSpec each batch narrowed to the table's types
-// (fileio.Conform: the keys to INTEGER); Append checks CHAR(n) and
-// VARCHAR(n) as INSERT does. Both variants load the same batches, so their
-// tables have the same layout.
+// (engine.DB.AppendConformed, as COPY FROM: the keys to INTEGER); both
+// check CHAR(n) and VARCHAR(n) as INSERT does (the engine's rule). Both
+// variants load the same batches, so their tables have the same layout.
 func OpenSrow(ctx context.Context, dir, path, ddl string, mem memory.Allocator) (*Srow, error) {
 	if mem == nil {
 		mem = memory.DefaultAllocator
@@ -117,20 +114,10 @@ func OpenSrow(ctx context.Context, dir, path, ddl string, mem memory.Allocator) 
 		if err != nil {
 			return nil, err
 		}
-		var src array.RecordReader = rr
 		if ddl == DDLSpec {
-			tb, err := db.Table(ctx, t.Name)
-			if err != nil {
-				return nil, err
-			}
-			src = &conformReader{ctx: ctx, mem: mem, src: rr, schema: tb.UserSchema()}
-		}
-		_, err = db.Append(ctx, t.Name, src)
-		if cr, ok := src.(*conformReader); ok {
-			cr.release()
-			if err == nil {
-				err = cr.err
-			}
+			_, err = db.AppendConformed(ctx, t.Name, rr)
+		} else {
+			_, err = db.Append(ctx, t.Name, rr)
 		}
 		rr.Release()
 		if cerr := closeFile(); err == nil {
@@ -192,43 +179,4 @@ func drain(rows *engine.Rows) (*Answer, error) {
 		}
 	}
 	return a, rows.Err()
-}
-
-// conformReader reads src's batches conformed to schema (fileio.Conform).
-type conformReader struct {
-	ctx    context.Context
-	mem    memory.Allocator
-	src    array.RecordReader
-	schema *arrow.Schema
-	cur    arrow.RecordBatch
-	err    error
-}
-
-func (r *conformReader) Retain()                        {}
-func (r *conformReader) Release()                       {}
-func (r *conformReader) Schema() *arrow.Schema          { return r.schema }
-func (r *conformReader) RecordBatch() arrow.RecordBatch { return r.cur }
-func (r *conformReader) Record() arrow.RecordBatch      { return r.cur }
-
-func (r *conformReader) Err() error {
-	if r.err != nil {
-		return r.err
-	}
-	return r.src.Err()
-}
-
-func (r *conformReader) release() {
-	if r.cur != nil {
-		r.cur.Release()
-		r.cur = nil
-	}
-}
-
-func (r *conformReader) Next() bool {
-	r.release()
-	if r.err != nil || !r.src.Next() {
-		return false
-	}
-	r.cur, r.err = fileio.Conform(r.ctx, r.mem, r.src.RecordBatch(), r.schema)
-	return r.err == nil
 }

@@ -3,8 +3,6 @@ package tpch
 import (
 	"context"
 	"fmt"
-	"io"
-	"os"
 	"runtime"
 	"slices"
 	"time"
@@ -91,37 +89,22 @@ func pairOrder(rep int) [2]string {
 // of a query are profiled after the timed runs, apart from them, into
 // q<N>-spec.pprof and q<N>-text.pprof.
 func RunPaired(ctx context.Context, cfg Config) (*PairedReport, error) {
-	if cfg.Reps <= 0 {
-		cfg.Reps = 1
-	}
-	if cfg.Threads <= 0 {
-		cfg.Threads = runtime.NumCPU()
-	}
-	if cfg.Log == nil {
-		cfg.Log = io.Discard
-	}
+	cfg = cfg.withDefaults()
 	cfg.DDL = DDLBoth
 	rep := &PairedReport{Config: cfg}
-	data := DataDir(cfg.Dir, cfg.SF)
-	if _, err := os.Stat(ParquetPath(data, "lineitem")); err != nil {
-		fmt.Fprintf(cfg.Log, "generating SF %g into %s\n", cfg.SF, data)
-		start := time.Now()
-		if err := NewGenerator(cfg.SF, cfg.Seed, cfg.Mem).WriteParquet(ctx, data); err != nil {
-			return nil, err
-		}
-		rep.GenTime = time.Since(start)
+	data, genTime, err := ensureData(ctx, cfg)
+	if err != nil {
+		return nil, err
 	}
+	rep.GenTime = genTime
 	dbs := map[string]*Srow{}
 	for _, ddl := range []string{DDLSpec, DDLText} {
 		start := time.Now()
-		s, err := OpenSrow(ctx, data, "", ddl, cfg.Mem)
+		s, err := openSrowThreads(ctx, data, ddl, cfg)
 		if err != nil {
 			return nil, err
 		}
 		dbs[ddl] = s
-		if err := s.DB.SetThreads(cfg.Threads); err != nil {
-			return nil, err
-		}
 		if ddl == DDLSpec {
 			rep.LoadSpec = time.Since(start)
 		} else {
@@ -130,20 +113,11 @@ func RunPaired(ctx context.Context, cfg Config) (*PairedReport, error) {
 	}
 	rep.SrowThreads = dbs[DDLSpec].DB.Threads()
 	fmt.Fprintf(cfg.Log, "loaded: spec %v, text %v\n", rep.LoadSpec.Round(time.Millisecond), rep.LoadText.Round(time.Millisecond))
-	qs, err := Queries(cfg.SF)
+	rep.Results, err = eachQuery(cfg, func(q Query) (PairedResult, error) {
+		return runPair(ctx, cfg, dbs, q)
+	})
 	if err != nil {
 		return nil, err
-	}
-	for _, q := range qs {
-		if cfg.Queries != nil && !slices.Contains(cfg.Queries, q.N) {
-			continue
-		}
-		r, err := runPair(ctx, cfg, dbs, q)
-		if err != nil {
-			return nil, err
-		}
-		rep.Results = append(rep.Results, r)
-		fmt.Fprintf(cfg.Log, "%s\n", r.line())
 	}
 	return rep, nil
 }

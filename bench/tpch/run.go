@@ -70,28 +70,16 @@ func DataDir(dir string, sf float64) string {
 // the queries: DuckDB, stablerow from SQL, stablerow from the query's
 // Substrait plan (binary), each answer compared with DuckDB's.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
-	if cfg.Reps <= 0 {
-		cfg.Reps = 1
-	}
-	if cfg.Threads <= 0 {
-		cfg.Threads = runtime.NumCPU()
-	}
-	if cfg.Log == nil {
-		cfg.Log = io.Discard
-	}
 	if cfg.DDL == "" {
 		cfg.DDL = DDLSpec
 	}
+	cfg = cfg.withDefaults()
 	rep := &Report{Config: cfg}
-	data := DataDir(cfg.Dir, cfg.SF)
-	if _, err := os.Stat(ParquetPath(data, "lineitem")); err != nil {
-		fmt.Fprintf(cfg.Log, "generating SF %g into %s\n", cfg.SF, data)
-		start := time.Now()
-		if err := NewGenerator(cfg.SF, cfg.Seed, cfg.Mem).WriteParquet(ctx, data); err != nil {
-			return nil, err
-		}
-		rep.GenTime = time.Since(start)
+	data, genTime, err := ensureData(ctx, cfg)
+	if err != nil {
+		return nil, err
 	}
+	rep.GenTime = genTime
 	start := time.Now()
 	duck, err := OpenDuck(ctx, data, cfg.DDL)
 	if err != nil {
@@ -101,35 +89,91 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep.LoadDuck = time.Since(start)
 	rep.DuckVersion, rep.DuckThreads = duck.Version(ctx), duck.Threads(ctx)
 	start = time.Now()
-	srow, err := OpenSrow(ctx, data, "", cfg.DDL, cfg.Mem)
+	srow, err := openSrowThreads(ctx, data, cfg.DDL, cfg)
 	if err != nil {
-		return nil, err
-	}
-	// stablerow runs at its best next to DuckDB: as many partitions as
-	// DuckDB has threads by default (the cores), not the library's serial
-	// default.
-	if err := srow.DB.SetThreads(cfg.Threads); err != nil {
 		return nil, err
 	}
 	rep.SrowThreads = srow.DB.Threads()
 	rep.LoadSrow = time.Since(start)
 	fmt.Fprintf(cfg.Log, "loaded: DuckDB %v, stablerow %v\n", rep.LoadDuck.Round(time.Millisecond), rep.LoadSrow.Round(time.Millisecond))
+	rep.Results, err = eachQuery(cfg, func(q Query) (Result, error) {
+		return runOne(ctx, cfg, duck, srow, q)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// withDefaults is cfg with its zero settings given their meaning: one
+// repetition, as many threads as cores, no log.
+func (cfg Config) withDefaults() Config {
+	if cfg.Reps <= 0 {
+		cfg.Reps = 1
+	}
+	if cfg.Threads <= 0 {
+		cfg.Threads = runtime.NumCPU()
+	}
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	return cfg
+}
+
+// ensureData generates the scale factor's Parquet files when they are
+// missing and returns their directory and the time the generation took
+// (0: the files existed).
+func ensureData(ctx context.Context, cfg Config) (string, time.Duration, error) {
+	data := DataDir(cfg.Dir, cfg.SF)
+	if _, err := os.Stat(ParquetPath(data, "lineitem")); err == nil {
+		return data, 0, nil
+	}
+	fmt.Fprintf(cfg.Log, "generating SF %g into %s\n", cfg.SF, data)
+	start := time.Now()
+	if err := NewGenerator(cfg.SF, cfg.Seed, cfg.Mem).WriteParquet(ctx, data); err != nil {
+		return "", 0, err
+	}
+	return data, time.Since(start), nil
+}
+
+// openSrowThreads loads a stablerow database with ddl's column types
+// (OpenSrow) and sets its degree of parallelism to cfg.Threads: stablerow
+// runs at its best next to DuckDB with as many partitions as DuckDB has
+// threads by default (the cores), not the library's serial default.
+func openSrowThreads(ctx context.Context, data, ddl string, cfg Config) (*Srow, error) {
+	s, err := OpenSrow(ctx, data, "", ddl, cfg.Mem)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.DB.SetThreads(cfg.Threads); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// eachQuery runs the queries cfg selects at its scale factor in order,
+// logging each result's line; the first error stops it.
+func eachQuery[R any, P interface {
+	*R
+	line() string
+}](cfg Config, run func(Query) (R, error)) ([]R, error) {
 	qs, err := Queries(cfg.SF)
 	if err != nil {
 		return nil, err
 	}
+	var out []R
 	for _, q := range qs {
 		if cfg.Queries != nil && !slices.Contains(cfg.Queries, q.N) {
 			continue
 		}
-		r, err := runOne(ctx, cfg, duck, srow, q)
+		r, err := run(q)
 		if err != nil {
 			return nil, err
 		}
-		rep.Results = append(rep.Results, r)
-		fmt.Fprintf(cfg.Log, "%s\n", r.line())
+		out = append(out, r)
+		fmt.Fprintf(cfg.Log, "%s\n", P(&r).line())
 	}
-	return rep, nil
+	return out, nil
 }
 
 func runOne(ctx context.Context, cfg Config, duck *Duck, srow *Srow, q Query) (Result, error) {

@@ -5,6 +5,10 @@
 // parentheses, unary minus, AND/OR, NOT, casts, array subscripts,
 // subqueries, set operations, and the flat lists (IN, VALUES) that must
 // not count as depth.
+//
+// One generator serves every class: a table (forms) gives each class its
+// four variants, each a nesting, a chain or a list with its own words,
+// and says which variants are whole statements and which are flat.
 package deepsql
 
 import (
@@ -50,200 +54,31 @@ func (c Class) String() string {
 // right-nested parenthesized one, ...) and, in its higher bits, the
 // statement around the expression (a SELECT list, a WHERE, a subquery in
 // FROM). Every statement is valid SQL for any n; some fail to type-check
-// in stablerow (they are still parsed first).
+// in stablerow (they are still parsed first). A negative n or shape
+// counts as 0.
 func Statement(c Class, n, shape int) string {
 	c %= NumClasses
-	n = max(n, 0)
+	n, shape = max(n, 0), max(shape, 0)
+	f := forms[c][shape%4]
 	var b strings.Builder
 	b.Grow(n*8 + 64)
-	switch c {
-	case Union:
-		writeUnion(&b, n, shape)
+	if f.statement {
+		f.write(&b, n)
 		return b.String()
-	case List:
-		if shape%2 == 1 {
-			b.WriteString("SELECT count(*), max(a) FROM (VALUES (1, 'a')")
-			for i := range n {
-				b.WriteString(", (")
-				b.WriteString(strconv.Itoa(i))
-				b.WriteString(", 'a')")
-			}
-			b.WriteString(") AS v(a, b)")
-			return b.String()
-		}
 	}
-	var prefix, suffix string
-	switch (shape >> 2) % 3 {
-	case 0:
-		prefix, suffix = "SELECT ", ""
-	case 1:
-		prefix, suffix = "SELECT 1 WHERE (", ") IS NOT NULL"
-	case 2:
-		prefix, suffix = "SELECT x FROM (SELECT ", " AS x) AS s"
-	}
-	b.WriteString(prefix)
-	writeExpr(&b, c, n, shape%4)
-	b.WriteString(suffix)
+	w := around[(shape>>2)%3]
+	b.WriteString(w[0])
+	f.write(&b, n)
+	b.WriteString(w[1])
 	return b.String()
 }
 
-func rep(b *strings.Builder, s string, n int) {
-	for range n {
-		b.WriteString(s)
-	}
-}
-
-// chain writes first followed by n times op and operand: left-deep when
-// shape is even, right-nested in parentheses when odd.
-func chain(b *strings.Builder, first string, ops []string, operand string, n, shape int) {
-	if shape%2 == 0 {
-		b.WriteString(first)
-		for i := range n {
-			b.WriteString(ops[i%len(ops)])
-			b.WriteString(operand)
-		}
-		return
-	}
-	for i := range n {
-		b.WriteString(operand)
-		b.WriteString(ops[i%len(ops)])
-		b.WriteByte('(')
-	}
-	b.WriteString(first)
-	rep(b, ")", n)
-}
-
-// nest writes open n times, inner, then close n times.
-func nest(b *strings.Builder, open, inner, close string, n int) {
-	rep(b, open, n)
-	b.WriteString(inner)
-	rep(b, close, n)
-}
-
-func writeExpr(b *strings.Builder, c Class, n, shape int) {
-	switch c {
-	case Arith:
-		chain(b, "1", []string{" + ", " - ", " * ", " / "}, "1", n, shape)
-	case Compare:
-		switch shape {
-		case 0, 1: // ((1 < 2) = true) = true ... and true = (true = (1 < 2))
-			if shape == 0 {
-				nest(b, "(", "1 < 2", ") = true", n)
-			} else {
-				nest(b, "true = (", "1 < 2", ")", n)
-			}
-		case 2: // ((1 IS NULL) IS NOT NULL) IS NULL ...
-			nest(b, "(", "1 IS NULL", ") IS NOT NULL", n)
-		default: // 1 <> 2 AND 1 < 2 AND ...: flat
-			b.WriteString("1 < 2")
-			for i := range n {
-				b.WriteString([]string{" AND 1 <> 2", " AND 2 >= 1", " OR 1 = 1"}[i%3])
-			}
-		}
-	case Concat:
-		chain(b, "'a'", []string{" || "}, "'b'", n, shape)
-	case Case:
-		switch shape {
-		case 0:
-			nest(b, "CASE WHEN true THEN ", "1", " ELSE 0 END", n)
-		case 1:
-			nest(b, "CASE WHEN false THEN 0 ELSE ", "1", " END", n)
-		case 2:
-			nest(b, "CASE ", "1", " WHEN 1 THEN 1 ELSE 2 END", n)
-		default: // one CASE of n arms: flat
-			b.WriteString("CASE 1")
-			for i := range n {
-				b.WriteString(" WHEN ")
-				b.WriteString(strconv.Itoa(i + 2))
-				b.WriteString(" THEN 1")
-			}
-			b.WriteString(" ELSE 0 END")
-		}
-	case Func:
-		switch shape {
-		case 0:
-			nest(b, "abs(", "1", ")", n)
-		case 1:
-			nest(b, "coalesce(", "1", ", 0)", n)
-		case 2:
-			nest(b, "greatest(1, ", "1", ")", n)
-		default: // one call of n arguments: flat
-			b.WriteString("greatest(1")
-			rep(b, ", 1", n)
-			b.WriteString(")")
-		}
-	case Paren:
-		nest(b, "(", "1", ")", n)
-	case Minus:
-		if shape%2 == 0 {
-			nest(b, "- ", "1", "", n)
-		} else {
-			nest(b, "-(", "1", ")", n)
-		}
-	case AndOr:
-		switch shape {
-		case 0: // flat: the grammar makes one BoolExpr of a chain
-			chain(b, "true", []string{" AND ", " OR "}, "true", n, 0)
-		case 1:
-			chain(b, "true", []string{" AND ", " OR "}, "true", n, 1)
-		default: // ((true AND true) OR true) AND true ...
-			nest(b, "(", "true", []string{") AND true", ") OR true"}[shape%2], n)
-		}
-	case Not:
-		if shape%2 == 0 {
-			nest(b, "NOT ", "true", "", n)
-		} else {
-			nest(b, "NOT (", "true", ")", n)
-		}
-	case Cast:
-		switch shape {
-		case 0:
-			b.WriteString("1")
-			rep(b, "::bigint", n)
-		case 1:
-			nest(b, "CAST(", "1", " AS bigint)", n)
-		default:
-			b.WriteString("1")
-			for i := range n {
-				b.WriteString([]string{"::text", "::bigint"}[i%2])
-			}
-		}
-	case Subscript:
-		switch shape {
-		case 0: // (ARRAY[1])[1][1]...: one flat indirection list
-			b.WriteString("(ARRAY[1])")
-			rep(b, "[1]", n)
-		case 1:
-			nest(b, "ARRAY[", "1", "]", n)
-		default: // (((ARRAY[1])[1:1])[1:1]) ...
-			nest(b, "(", "ARRAY[1]", ")[1:1]", n)
-		}
-	case Subquery:
-		switch shape {
-		case 0:
-			nest(b, "(SELECT ", "1", ")", n)
-		case 1:
-			nest(b, "(SELECT 1 WHERE EXISTS (SELECT ", "1", "))", n)
-		default:
-			nest(b, "(SELECT y FROM (SELECT ", "1", " AS y) AS s)", n)
-		}
-	case List: // 1 IN (0, 1, ..., n): flat
-		b.WriteString("1 IN (0")
-		for i := range n {
-			b.WriteString(", ")
-			b.WriteString(strconv.Itoa(i + 1))
-		}
-		b.WriteString(")")
-	case Mixed: // each level a different class around the one below
-		wraps := [][2]string{{"(", " + 1)"}, {"abs(", ")"}, {"CASE WHEN true THEN ", " END"}, {"-(", ")"}, {"(", ")::bigint"}, {"(SELECT ", ")"}, {"coalesce(", ", 1)"}, {"(", " * 2)"}}
-		for i := range n {
-			b.WriteString(wraps[(i+shape)%len(wraps)][0])
-		}
-		b.WriteString("1")
-		for i := n - 1; i >= 0; i-- {
-			b.WriteString(wraps[(i+shape)%len(wraps)][1])
-		}
-	}
+// around[(shape>>2)%3] is the statement around an expression: a SELECT
+// list, a WHERE, a subquery in FROM.
+var around = [3][2]string{
+	{"SELECT ", ""},
+	{"SELECT 1 WHERE (", ") IS NOT NULL"},
+	{"SELECT x FROM (SELECT ", " AS x) AS s"},
 }
 
 // Flat reports whether Statement(c, n, shape) is flat for any n: a list
@@ -251,35 +86,167 @@ func writeExpr(b *strings.Builder, c Class, n, shape int) {
 // grammar makes one node of, subscripts), not a nesting, so it must parse
 // however long it is.
 func Flat(c Class, shape int) bool {
-	c %= NumClasses
-	switch c {
-	case List:
-		return true
-	case Compare, Case, Func:
-		return shape%4 == 3
-	case AndOr, Subscript:
-		return shape%4 == 0
-	}
-	return false
+	return forms[c%NumClasses][max(shape, 0)%4].flat
 }
 
-// writeUnion writes n set operations: left-deep (SELECT 1 UNION ALL
-// SELECT 1 ...) or right-nested in parentheses.
-func writeUnion(b *strings.Builder, n, shape int) {
-	ops := []string{" UNION ALL ", " UNION ", " EXCEPT ", " INTERSECT "}
-	if shape%2 == 0 {
-		b.WriteString("SELECT 1")
-		for i := range n {
-			b.WriteString(ops[i%len(ops)])
-			b.WriteString("SELECT 1")
+// form is one variant of a class: what it writes for n, whether that is
+// a whole statement (set operations, VALUES) rather than an expression a
+// SELECT wraps, and whether it is flat.
+type form struct {
+	write     func(b *strings.Builder, n int)
+	statement bool
+	flat      bool
+}
+
+// forms[c][shape%4] is class c's variant for shape: every generator is a
+// nesting, a chain or a list (below) with its own words.
+var forms = [NumClasses][4]form{
+	Arith:  chains("1", "1", " + ", " - ", " * ", " / "),
+	Concat: chains("'a'", "'b'", " || "),
+	Compare: {
+		nested("(", "1 < 2", ") = true"),                                     // ((1 < 2) = true) = true ...
+		nested("true = (", "1 < 2", ")"),                                     // true = (true = (1 < 2))
+		nested("(", "1 IS NULL", ") IS NOT NULL"),                            // ((1 IS NULL) IS NOT NULL) IS NOT NULL ...
+		flat(listed("1 < 2", "", " AND 1 <> 2", " AND 2 >= 1", " OR 1 = 1")), // 1 < 2 AND 1 <> 2 ...
+	},
+	Case: {
+		nested("CASE WHEN true THEN ", "1", " ELSE 0 END"),
+		nested("CASE WHEN false THEN 0 ELSE ", "1", " END"),
+		nested("CASE ", "1", " WHEN 1 THEN 1 ELSE 2 END"),
+		flat(numbered("CASE 1", " WHEN ", 2, " THEN 1", " ELSE 0 END")), // one CASE of n arms
+	},
+	Func: {
+		nested("abs(", "1", ")"),
+		nested("coalesce(", "1", ", 0)"),
+		nested("greatest(1, ", "1", ")"),
+		flat(listed("greatest(1", ")", ", 1")), // one call of n arguments
+	},
+	Paren: every(nested("(", "1", ")")),
+	Minus: alternating(nested("- ", "1", ""), nested("-(", "1", ")")),
+	AndOr: {
+		flat(chain("true", "true", false, " AND ", " OR ")), // the grammar makes one BoolExpr of a chain
+		chain("true", "true", true, " AND ", " OR "),
+		nested("(", "true", ") AND true"), // ((true AND true) OR true) AND true ...
+		nested("(", "true", ") OR true"),
+	},
+	Not: alternating(nested("NOT ", "true", ""), nested("NOT (", "true", ")")),
+	Cast: {
+		listed("1", "", "::bigint"),
+		nested("CAST(", "1", " AS bigint)"),
+		listed("1", "", "::text", "::bigint"),
+		listed("1", "", "::text", "::bigint"),
+	},
+	Subscript: {
+		flat(listed("(ARRAY[1])", "", "[1]")), // one flat indirection list
+		nested("ARRAY[", "1", "]"),
+		nested("(", "ARRAY[1]", ")[1:1]"), // (((ARRAY[1])[1:1])[1:1]) ...
+		nested("(", "ARRAY[1]", ")[1:1]"),
+	},
+	Subquery: {
+		nested("(SELECT ", "1", ")"),
+		nested("(SELECT 1 WHERE EXISTS (SELECT ", "1", "))"),
+		nested("(SELECT y FROM (SELECT ", "1", " AS y) AS s)"),
+		nested("(SELECT y FROM (SELECT ", "1", " AS y) AS s)"),
+	},
+	Union: statements(chains("SELECT 1", "SELECT 1", " UNION ALL ", " UNION ", " EXCEPT ", " INTERSECT ")),
+	List: alternating(
+		flat(numbered("1 IN (0", ", ", 1, "", ")")), // 1 IN (0, 1, ..., n)
+		statement(flat(numbered("SELECT count(*), max(a) FROM (VALUES (1, 'a')", ", (", 0, ", 'a')", ") AS v(a, b)"))),
+	),
+	Mixed: {mixed(0), mixed(1), mixed(2), mixed(3)},
+}
+
+// nested writes open n times, inner, then close n times.
+func nested(open, inner, close string) form {
+	return form{write: func(b *strings.Builder, n int) {
+		rep(b, open, n)
+		b.WriteString(inner)
+		rep(b, close, n)
+	}}
+}
+
+// chain writes first followed by n times an operator (ops in turn) and
+// operand: left-deep, or right-nested in parentheses.
+func chain(first, operand string, right bool, ops ...string) form {
+	return form{write: func(b *strings.Builder, n int) {
+		if !right {
+			b.WriteString(first)
+			for i := range n {
+				b.WriteString(ops[i%len(ops)])
+				b.WriteString(operand)
+			}
+			return
 		}
-		return
+		for i := range n {
+			b.WriteString(operand)
+			b.WriteString(ops[i%len(ops)])
+			b.WriteByte('(')
+		}
+		b.WriteString(first)
+		rep(b, ")", n)
+	}}
+}
+
+// chains is a chain left-deep for even shapes, right-nested for odd ones.
+func chains(first, operand string, ops ...string) [4]form {
+	return alternating(chain(first, operand, false, ops...), chain(first, operand, true, ops...))
+}
+
+// listed writes head, n items (items in turn), then tail.
+func listed(head, tail string, items ...string) form {
+	return form{write: func(b *strings.Builder, n int) {
+		b.WriteString(head)
+		for i := range n {
+			b.WriteString(items[i%len(items)])
+		}
+		b.WriteString(tail)
+	}}
+}
+
+// numbered writes head, n items before+number+after counting from
+// first, then tail.
+func numbered(head, before string, first int, after, tail string) form {
+	return form{write: func(b *strings.Builder, n int) {
+		b.WriteString(head)
+		for i := range n {
+			b.WriteString(before)
+			b.WriteString(strconv.Itoa(first + i))
+			b.WriteString(after)
+		}
+		b.WriteString(tail)
+	}}
+}
+
+// mixed nests a different class at each level around the one below,
+// starting at wrap number offset.
+func mixed(offset int) form {
+	wraps := [][2]string{{"(", " + 1)"}, {"abs(", ")"}, {"CASE WHEN true THEN ", " END"}, {"-(", ")"}, {"(", ")::bigint"}, {"(SELECT ", ")"}, {"coalesce(", ", 1)"}, {"(", " * 2)"}}
+	return form{write: func(b *strings.Builder, n int) {
+		for i := range n {
+			b.WriteString(wraps[(i+offset)%len(wraps)][0])
+		}
+		b.WriteString("1")
+		for i := n - 1; i >= 0; i-- {
+			b.WriteString(wraps[(i+offset)%len(wraps)][1])
+		}
+	}}
+}
+
+func flat(f form) form      { f.flat = true; return f }
+func statement(f form) form { f.statement = true; return f }
+
+func statements(fs [4]form) [4]form {
+	for i := range fs {
+		fs[i].statement = true
 	}
-	for i := range n {
-		b.WriteString("SELECT 1")
-		b.WriteString(ops[i%len(ops)])
-		b.WriteByte('(')
+	return fs
+}
+
+func every(f form) [4]form               { return [4]form{f, f, f, f} }
+func alternating(even, odd form) [4]form { return [4]form{even, odd, even, odd} }
+
+func rep(b *strings.Builder, s string, n int) {
+	for range n {
+		b.WriteString(s)
 	}
-	b.WriteString("SELECT 1")
-	rep(b, ")", n)
 }
