@@ -123,9 +123,9 @@ func TestPackedListRefusesMalformed(t *testing.T) {
 	_, err := decodePacked(empty)
 	require.ErrorIs(t, err, ErrInvalidPlan, "empty list")
 	for name, a := range map[string]*anypb.Any{
-		"nil":        nil,
-		"other type": {TypeUrl: "type.googleapis.com/google.protobuf.StringValue", Value: []byte{0x0a, 0}},
-		"no field 1": {TypeUrl: bytesValueURL, Value: []byte{0x12, 0}},
+		"nil":         nil,
+		"other type":  {TypeUrl: "type.googleapis.com/google.protobuf.StringValue", Value: []byte{0x0a, 0}},
+		"no field 1":  {TypeUrl: bytesValueURL, Value: []byte{0x12, 0}},
 		"long length": {TypeUrl: bytesValueURL, Value: []byte{0x0a, 5, 1}},
 	} {
 		_, err := DecodePackedList(a)
