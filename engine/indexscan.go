@@ -65,6 +65,16 @@ func (p *provider) ScanWhereIn(columns []int, key int, values []any) (exec.Node,
 	return u, true, nil
 }
 
+// IndexedOn says whether ScanWhereIn may serve column key (plan.IndexedOn):
+// the planner then boxes a long IN list's values only for a column with
+// an index.
+func (p *provider) IndexedOn(key int) bool {
+	if p.c.db.opt.DisableIndexes || key < 0 || key >= p.t.Schema().NumFields() || hasPaddedChar(p.t.Schema()) {
+		return false
+	}
+	return access.Find(p.t, p.t.Schema().Field(key).Name, false) != nil
+}
+
 // keyArray builds the search keys in the index's key type; ok is false
 // for values it cannot represent exactly (the planner then scans). The keys
 // are plan constants that live as long as the plan, so they come from the

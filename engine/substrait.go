@@ -69,6 +69,11 @@ func (db *DB) SubstraitOf(ctx context.Context, text string) (js []byte, names []
 	if !ok || q.Explain {
 		return nil, nil, fmt.Errorf("%w: only a SELECT lowers to a Substrait plan", ErrUnsupported)
 	}
+	// The plan is for a reader outside the engine: long IN lists are
+	// written as standard list literals, not stablerow's packed ones.
+	if err := plan.ExpandPackedLists(q.Plan); err != nil {
+		return nil, nil, err
+	}
 	js, err = plan.EncodeJSON(q.Plan)
 	if err != nil {
 		return nil, nil, fmt.Errorf("engine: encode plan: %w", err)

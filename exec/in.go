@@ -109,8 +109,26 @@ type boundSet[T fixed] struct {
 	src      fmt.Stringer
 	x        Bound
 	set      map[T]struct{}
+	ints     *intSet // in place of set: a long integer list (InValues)
 	hasNaN   bool
 	listNull bool
+}
+
+// size is the number of distinct values in the set.
+func (e *boundSet[T]) size() int {
+	if e.ints != nil {
+		return e.ints.n
+	}
+	return len(e.set)
+}
+
+// contains reports whether the (normalized, non-NaN) v is in the set.
+func (e *boundSet[T]) contains(v T) bool {
+	if e.ints != nil {
+		return e.ints.has(int64(v))
+	}
+	_, hit := e.set[v]
+	return hit
 }
 
 func isNaN[T fixed](v T) bool { return v != v }
@@ -147,7 +165,7 @@ func (e *boundSet[T]) Eval(ctx context.Context, mem memory.Allocator, b arrow.Re
 		return nil, err
 	}
 	defer d.Release()
-	if ad, ok := d.(*compute.ArrayDatum); ok && len(e.set) <= shortInList && !isFloat[T]() {
+	if ad, ok := d.(*compute.ArrayDatum); ok && e.size() <= shortInList && !isFloat[T]() {
 		a := e.shortColumn(mem, ad.Value)
 		defer a.Release()
 		return compute.NewDatum(a), nil
@@ -171,7 +189,7 @@ func (e *boundSet[T]) Eval(ctx context.Context, mem memory.Allocator, b arrow.Re
 			if v == 0 {
 				v = 0
 			}
-			_, hit = e.set[v]
+			hit = e.contains(v)
 		}
 		emitIn(out, i, hit, e.listNull)
 	}
@@ -194,7 +212,12 @@ func (e *boundSet[T]) shortColumn(mem memory.Allocator, col arrow.ArrayData) arr
 	n := col.Len()
 	out := newCmpOut(mem, n)
 	andValidity(out.valid.Bytes(), n, col)
-	items := make([]T, 0, len(e.set))
+	items := make([]T, 0, e.size())
+	if e.ints != nil {
+		for _, v := range e.ints.keys() {
+			items = append(items, T(v))
+		}
+	}
 	for v := range e.set {
 		items = append(items, v)
 	}

@@ -85,7 +85,8 @@ func (e InValues) operand(s *arrow.Schema) (Bound, error) {
 	return x, nil
 }
 
-// Bind builds the hash set In builds, from the slice.
+// Bind builds the set: for integers a flat one (intset.go), for doubles
+// and strings the Go map In builds, from the slice.
 func (e InValues) Bind(s *arrow.Schema) (Bound, error) {
 	x, err := e.operand(s)
 	if err != nil {
@@ -93,9 +94,9 @@ func (e InValues) Bind(s *arrow.Schema) (Bound, error) {
 	}
 	switch v := e.Values.(type) {
 	case []int32:
-		return sliceSet(e, x, v, e.Null), nil
+		return &boundSet[int32]{src: e, x: x, ints: newIntSet(v), listNull: e.Null}, nil
 	case []int64:
-		return sliceSet(e, x, v, e.Null), nil
+		return &boundSet[int64]{src: e, x: x, ints: newIntSet(v), listNull: e.Null}, nil
 	case []float64:
 		return sliceSet(e, x, v, e.Null), nil
 	}

@@ -23,12 +23,14 @@
 //     once per execution and is read by an exec.SharedExec at each
 //     occurrence, under an exec.SharedScopeExec at the root (shared.go);
 //     Options.DisableSharing compiles every occurrence;
-//   - long IN lists: a SingularOrList whose only option is a list literal
-//     of i32, i64, fp64 or string elements (and NULLs) is `x IN (the
-//     elements)`, the SQL front end's form of a long list of constants;
-//     it plans as one exec.InValues, a typed slice and hash set
-//     (invalues.go), and the checks that walk the plan skip its scalar
-//     elements;
+//   - long IN lists: a SingularOrList whose only option is a packed list
+//     literal (packedlist.go: stablerow's user-defined type, the values
+//     in one byte payload; the SQL front end's form of a long list of
+//     constants) or a standard list literal of i32, i64, fp64 or string
+//     elements (and NULLs) is `x IN (the elements)`; it plans as one
+//     exec.InValues, a typed slice and set (invalues.go), and the checks
+//     that walk the plan skip the list's elements. ExpandPackedLists
+//     turns the packed form into the standard one for outside readers.
 //   - a projection under a LIMIT: `Fetch(offset, count) <- Project` with a
 //     count plans as `LimitExec <- ProjectExec <- LimitExec(0, offset +
 //     count)`, so the projection's expressions run on the rows the limit

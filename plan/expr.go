@@ -330,7 +330,12 @@ func (p *planner) inList(e *expr.SingularOrList, sc scope) (exec.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	if l, ok := listOption(e); ok {
+	packed, isPacked, err := p.packedOption(e)
+	if err != nil {
+		return nil, err
+	}
+	l, isList := listOption(e)
+	if isPacked || isList {
 		if vt.ID() == arrow.UINT64 {
 			// A row id is bigint in SQL: the operand becomes int64 as
 			// unify makes it for a short list (checked), and the list's
@@ -338,6 +343,9 @@ func (p *planner) inList(e *expr.SingularOrList, sc scope) (exec.Expr, error) {
 			if v, _, vt, err = unify(v, exec.Lit{Value: int64(0)}, vt, arrow.PrimitiveTypes.Int64); err != nil {
 				return nil, err
 			}
+		}
+		if isPacked {
+			return inPacked(v, vt, packed)
 		}
 		return inValues(v, vt, l)
 	}

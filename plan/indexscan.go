@@ -19,6 +19,14 @@ type IndexedScanner interface {
 	ScanWhereIn(columns []int, key int, values []any) (node exec.Node, ok bool, err error)
 }
 
+// IndexedOn is optionally implemented by an IndexedScanner that can say
+// cheaply whether an index may serve column key: the planner then makes
+// the values of a long IN list (a million of them, each boxed) only for
+// a column that has one.
+type IndexedOn interface {
+	IndexedOn(key int) bool
+}
+
 // DecimalValue is a numeric literal in a key set: its unscaled value and
 // scale, so the provider can tell whether it equals values of its
 // column's scale exactly.
@@ -32,15 +40,44 @@ type DecimalValue struct {
 type keySet struct {
 	col    int // table column
 	values []any
+	// list: a packed IN list's values ([]int32, []int64, []float64 or
+	// []string), boxed into values only when an index is asked (boxed).
+	list any
+}
+
+// boxed returns the set's values as the provider takes them.
+func (ks *keySet) boxed() []any {
+	if ks.values != nil || ks.list == nil {
+		return ks.values
+	}
+	switch v := ks.list.(type) {
+	case []int32:
+		ks.values = boxAll(v)
+	case []int64:
+		ks.values = boxAll(v)
+	case []float64:
+		ks.values = boxAll(v)
+	case []string:
+		ks.values = boxAll(v)
+	}
+	return ks.values
+}
+
+func boxAll[T any](vs []T) []any {
+	out := make([]any, len(vs))
+	for i, v := range vs {
+		out[i] = v
+	}
+	return out
 }
 
 // keySetOf finds, among the AND-ed conjuncts of cond over a read whose
 // output field i is table column cols[i], one that an index can answer.
-func keySetOf(cond expr.Expression, cols []int) *keySet {
+func (p *planner) keySetOf(cond expr.Expression, cols []int) *keySet {
 	f, ok := cond.(*expr.ScalarFunction)
 	if !ok {
 		if in, ok := cond.(*expr.SingularOrList); ok {
-			return inSet(in.Value, in.Options, cols)
+			return p.inSet(in.Value, in.Options, cols)
 		}
 		return nil
 	}
@@ -48,7 +85,7 @@ func keySetOf(cond expr.Expression, cols []int) *keySet {
 	case "and":
 		for i := 0; i < f.NArgs(); i++ {
 			if a, ok := f.Arg(i).(expr.Expression); ok {
-				if ks := keySetOf(a, cols); ks != nil {
+				if ks := p.keySetOf(a, cols); ks != nil {
 					return ks
 				}
 			}
@@ -57,16 +94,16 @@ func keySetOf(cond expr.Expression, cols []int) *keySet {
 		if f.NArgs() == 2 {
 			l, _ := f.Arg(0).(expr.Expression)
 			r, _ := f.Arg(1).(expr.Expression)
-			if ks := inSet(l, []expr.Expression{r}, cols); ks != nil {
+			if ks := p.inSet(l, []expr.Expression{r}, cols); ks != nil {
 				return ks
 			}
-			return inSet(r, []expr.Expression{l}, cols)
+			return p.inSet(r, []expr.Expression{l}, cols)
 		}
 	}
 	return nil
 }
 
-func inSet(v expr.Expression, options []expr.Expression, cols []int) *keySet {
+func (p *planner) inSet(v expr.Expression, options []expr.Expression, cols []int) *keySet {
 	fr, ok := uncastChar(v).(*expr.FieldReference)
 	if !ok {
 		return nil
@@ -79,6 +116,13 @@ func inSet(v expr.Expression, options []expr.Expression, cols []int) *keySet {
 	if len(options) == 1 {
 		if l, ok := options[0].(*expr.ListLiteral); ok { // a long IN list (invalues.go)
 			return listKeySet(ks, l)
+		}
+		if l, ok, err := p.packedOf(options[0]); ok {
+			if err != nil || l.Null || l.Len() == 0 {
+				return nil // the filter reports the error; a NULL is left to it
+			}
+			ks.list = l.Values
+			return ks
 		}
 	}
 	for _, o := range options {
@@ -124,7 +168,7 @@ func (p *planner) noteKeySet(r *splan.FilterRel) {
 	if err != nil {
 		return
 	}
-	if ks := keySetOf(r.Condition(), cols); ks != nil {
+	if ks := p.keySetOf(r.Condition(), cols); ks != nil {
 		if p.keySets == nil {
 			p.keySets = map[*splan.NamedTableReadRel]*keySet{}
 		}

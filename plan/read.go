@@ -182,8 +182,12 @@ func (p *planner) namedRead(r *splan.NamedTableReadRel, need []bool) (*rel, erro
 	}
 	var node exec.Node
 	if ks := p.keySets[r]; ks != nil {
-		if is, ok := t.(IndexedScanner); ok {
-			n, ok, err := is.ScanWhereIn(scan, ks.col, ks.values)
+		is, ok := t.(IndexedScanner)
+		if on, ok2 := t.(IndexedOn); ok && ok2 && !on.IndexedOn(ks.col) {
+			ok = false
+		}
+		if ok {
+			n, ok, err := is.ScanWhereIn(scan, ks.col, ks.boxed())
 			if err != nil {
 				return nil, fmt.Errorf("plan: index scan %q: %w", r.Names()[0], err)
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/stablerow/stablerow/exec"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	splan "github.com/substrait-io/substrait-go/v8/plan"
+	"google.golang.org/protobuf/types/known/anypb"
 )
 
 // planner holds the state of one Build.
@@ -28,6 +29,8 @@ type planner struct {
 	keySets map[*splan.NamedTableReadRel]*keySet
 	// share: the repeated relations compiled once (shared.go); nil: none.
 	share *sharing
+	// packed: the packed list literals decoded so far (invalues.go).
+	packed map[*anypb.Any]PackedList
 }
 
 // rel is a compiled relation. node produces the columns; cols[i] is the node

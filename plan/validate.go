@@ -90,6 +90,9 @@ func check(q *substraitpb.Plan, widths bool) (*validator, error) {
 type validator struct {
 	funcs map[uint32]string // function anchor -> declared name
 	urns  map[uint32]string // function anchor -> URN of its extension
+	// packed: the type anchors declaring the packed list type
+	// (packedlist.go).
+	packed map[uint32]bool
 
 	// Subqueries (subquery_validate.go): outer is the input width of
 	// each enclosing query, innermost last, for checking outer
@@ -160,8 +163,15 @@ func (v *validator) extensions(p *substraitpb.Plan) error {
 			v.funcs[f.GetFunctionAnchor()] = f.GetName()
 			v.urns[f.GetFunctionAnchor()] = urn
 		case *extpb.SimpleExtensionDeclaration_ExtensionType_:
-			if _, ok := urns[m.ExtensionType.GetExtensionUrnReference()]; !ok {
+			urn, ok := urns[m.ExtensionType.GetExtensionUrnReference()]
+			if !ok {
 				return invalidAt(path, "type %q refers to undeclared extension URN anchor %d", m.ExtensionType.GetName(), m.ExtensionType.GetExtensionUrnReference())
+			}
+			if urn == PackedListURN && m.ExtensionType.GetName() == PackedListType {
+				if v.packed == nil {
+					v.packed = map[uint32]bool{}
+				}
+				v.packed[m.ExtensionType.GetTypeAnchor()] = true
 			}
 		case *extpb.SimpleExtensionDeclaration_ExtensionTypeVariation_:
 			if _, ok := urns[m.ExtensionTypeVariation.GetExtensionUrnReference()]; !ok {

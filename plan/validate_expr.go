@@ -72,6 +72,10 @@ func (v *validator) expr(e *substraitpb.Expression, w int) error {
 			}
 			return nil
 		}
+		if len(opts) == 1 && opts[0].GetLiteral().GetUserDefined() != nil {
+			// x IN (a packed list): invalues.go, packedlist.go.
+			return within(v.packedList(opts[0].GetLiteral()), "options[0]")
+		}
 		for i, o := range opts {
 			if err := v.expr(o, w); err != nil {
 				return within(err, "options[%d]", i)
@@ -285,4 +289,22 @@ func place(err error, path string) error {
 		where += strings.Join(segs, ".")
 	}
 	return &relErr{kind: le.kind, path: where, msg: le.msg}
+}
+
+// packedList checks a user-defined literal as an IN list's only option:
+// the packed list type, declared, with an Any value (whose payload the
+// planner decodes and checks).
+func (v *validator) packedList(l *substraitpb.Expression_Literal) error {
+	ud := l.GetUserDefined()
+	ref, ok := ud.GetTypeAnchorType().(*substraitpb.Expression_Literal_UserDefined_TypeReference)
+	if !ok || !v.packed[ref.TypeReference] {
+		return unsup("expression", "user-defined literal other than a %s %s", PackedListURN, PackedListType)
+	}
+	if len(ud.GetTypeParameters()) > 0 {
+		return bad("%s literal with type parameters", PackedListType)
+	}
+	if ud.GetValue() == nil {
+		return bad("%s literal without its value", PackedListType)
+	}
+	return nil
 }

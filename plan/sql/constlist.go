@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"github.com/stablerow/stablerow/plan"
 	"github.com/substrait-io/substrait-go/v8/expr"
-	"github.com/substrait-io/substrait-go/v8/types"
 )
 
 // Long IN lists of constants (issue 26 item 6). `k IN (0, 7, 14, ...)`
@@ -23,9 +23,10 @@ import (
 // types the items of a parsed list (each becomes the A_Const the parser
 // would have built, then unify: the same common type, the same errors),
 // or, for the common bigint, integer and text cases, makes the literals
-// straight from the text (directInList); either way it emits one
-// Substrait list literal as the SingularOrList's only option, which the
-// planner reads into one typed hash set (exec.InValues).
+// straight from the text (directInList); either way it emits one packed
+// list literal (plan/packedlist.go: the values in one byte payload, no
+// Go object or protobuf message per value) as the SingularOrList's only
+// option, which the planner reads into one typed set (exec.InValues).
 //
 // The cut is recorded as a shift (source.cuts), so positions after the
 // list map back to the caller's text; a constant's own position is its
@@ -482,7 +483,11 @@ func (l *lowerer) constInList(a *pg_query.A_Expr, op string, lv value, items []c
 		return value{e: null, loc: a.Location}, nil
 	}
 	options := es[1:]
-	if list, ok := listLiteral(k, options); ok {
+	list, ok, err := l.listLiteral(k, options)
+	if err != nil {
+		return value{}, err
+	}
+	if ok {
 		options = []expr.Expression{list}
 	}
 	return l.inResult(a, op, &expr.SingularOrList{Value: es[0], Options: options}, nil)
@@ -507,7 +512,7 @@ func (l *lowerer) inResult(a *pg_query.A_Expr, op string, e expr.Expression, err
 // common type is then the operand's (PostgreSQL's select_common_type of
 // int8 and int4/int8 constants is int8, of int4 and int4 ones int4, of
 // text and unknown ones text), no constant can fail to convert, and the
-// literals are made straight from the text. ok is false for any other
+// values go straight from the text into the packed list's payload. ok is false for any other
 // list, which takes the general path.
 func (l *lowerer) directInList(lv value, items []constItem) (expr.Expression, bool, error) {
 	if lv.how != typed || lv.param > 0 {
@@ -536,33 +541,52 @@ func (l *lowerer) directInList(lv value, items []constItem) (expr.Expression, bo
 	if null, ok := nullInList(value, nil); ok { // constfold.go
 		return null, true, nil
 	}
-	null := expr.NewNullLiteral(k.typ(true))
-	vals := make(expr.ListLiteralValue, len(items))
-	for i, it := range items {
+	w := plan.NewPackedWriter(packedKinds[k.id], len(items), l.textBytes(items))
+	for _, it := range items {
 		text := l.src.orig[it.start:it.end]
 		switch {
 		case it.tok == pg_query.Token_NULL_P:
-			vals[i] = null
+			w.Null()
 		case k == kindString:
 			text = text[1 : len(text)-1]
 			if strings.Contains(text, "''") {
 				text = strings.ReplaceAll(text, "''", "'")
 			}
-			vals[i] = expr.NewPrimitiveLiteral(text, false)
+			w.String(text)
 		default:
 			n, _ := strconv.ParseInt(text, 10, 64) // integral: checked above
 			if it.neg {
 				n = -n
 			}
-			if k == kindI32 {
-				vals[i] = expr.NewPrimitiveLiteral(int32(n), false)
-			} else {
-				vals[i] = expr.NewPrimitiveLiteral(n, false)
-			}
+			w.Int(n)
 		}
 	}
-	list := &expr.ListLiteral{Value: vals, Type: &types.ListType{Nullability: types.NullabilityRequired, Type: k.typ(true)}}
+	list, err := l.packed(w)
+	if err != nil {
+		return nil, true, err
+	}
 	return &expr.SingularOrList{Value: value, Options: []expr.Expression{list}}, true, nil
+}
+
+// packedKinds are the packed list element kinds of the types listLiteral
+// and directInList pack.
+var packedKinds = map[kindID]plan.PackedKind{idI32: plan.PackedI32, idI64: plan.PackedI64, idF64: plan.PackedF64, idString: plan.PackedString}
+
+// textBytes bounds the string data of a list's constants: their text.
+func (l *lowerer) textBytes(items []constItem) int {
+	if len(items) == 0 {
+		return 0
+	}
+	return int(items[len(items)-1].end - items[0].start)
+}
+
+// packed finishes a packed list as the plan's literal, declaring its type.
+func (l *lowerer) packed(w *plan.PackedWriter) (expr.Literal, error) {
+	a, err := w.Any()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	return plan.PackedLiteral(l.b.GetExprBuilder().Reg, a), nil
 }
 
 // integral reports whether a number's text is digits that fit a bigint
@@ -575,30 +599,45 @@ func integral(text string) bool {
 	return err == nil
 }
 
-// listLiteral makes one list literal of the options when they are all
-// plain literals (or NULLs) of a type the planner keeps as a typed set:
-// integer, bigint, double precision, text. Others (numeric, dates,
+// listLiteral makes one packed list literal of the options when they are
+// all plain literals (or NULLs) of a type the planner keeps as a typed
+// set: integer, bigint, double precision, text. Others (numeric, dates,
 // character(n) comparisons that coerce to bpchar) keep one option per
 // value: exact, only slower.
-func listLiteral(k kind, options []expr.Expression) (expr.Literal, bool) {
-	switch k.id {
-	case idI32, idI64, idF64, idString:
-	default:
-		return nil, false
+func (l *lowerer) listLiteral(k kind, options []expr.Expression) (expr.Literal, bool, error) {
+	pk, ok := packedKinds[k.id]
+	if !ok {
+		return nil, false, nil
 	}
 	want := k.typ(false)
-	vals := make(expr.ListLiteralValue, len(options))
-	for i, o := range options {
+	w := plan.NewPackedWriter(pk, len(options), 0)
+	for _, o := range options {
 		lit, ok := o.(expr.Literal)
 		if !ok {
-			return nil, false
+			return nil, false, nil
 		}
-		if _, null := lit.(*expr.NullLiteral); !null && !lit.GetType().Equals(want) {
-			return nil, false
+		if _, null := lit.(*expr.NullLiteral); null {
+			w.Null()
+			continue
 		}
-		vals[i] = lit
+		if !lit.GetType().Equals(want) {
+			return nil, false, nil
+		}
+		switch x := lit.(type) {
+		case *expr.PrimitiveLiteral[int32]:
+			w.Int(int64(x.Value))
+		case *expr.PrimitiveLiteral[int64]:
+			w.Int(x.Value)
+		case *expr.PrimitiveLiteral[float64]:
+			w.Float(x.Value)
+		case *expr.PrimitiveLiteral[string]:
+			w.String(x.Value)
+		default:
+			return nil, false, nil
+		}
 	}
-	return &expr.ListLiteral{Value: vals, Type: &types.ListType{Nullability: types.NullabilityRequired, Type: k.typ(true)}}, true
+	list, err := l.packed(w)
+	return list, err == nil, err
 }
 
 // errHiddenList is a placeholder met anywhere but as an IN list's only

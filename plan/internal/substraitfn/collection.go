@@ -31,6 +31,8 @@ const (
 	URNDatetime   = extensions.SubstraitDefaultURNPrefix + "functions_datetime" // extract
 	// round, floor, ceil of decimals
 	URNRoundingDecimal = extensions.SubstraitDefaultURNPrefix + "functions_rounding_decimal"
+	// URNPackedList declares stablerow's packed list type (plan/packedlist.go).
+	URNPackedList = "extension:io.stablerow:packed_list"
 )
 
 // skipped are the files substrait-go's default collection skips too.
@@ -64,6 +66,12 @@ func loadStubs() (*extensions.Collection, error) {
 		if err := c.Load(extensions.SubstraitDefaultURIPrefix+e.Name(), strings.NewReader("urn: "+urn+"\n")); err != nil {
 			return nil, fmt.Errorf("substraitfn: declaring %s: %w", urn, err)
 		}
+	}
+	// stablerow's own URN, which every plan holding a long IN list
+	// declares: without it each such plan would load a fresh collection
+	// (withPlanURNs).
+	if err := c.Load("stablerow:packed_list.yaml", strings.NewReader("urn: "+URNPackedList+"\n")); err != nil {
+		return nil, fmt.Errorf("substraitfn: declaring %s: %w", URNPackedList, err)
 	}
 	return c, nil
 }
