@@ -1,10 +1,8 @@
 package server
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -65,7 +63,8 @@ const admitPoll = 2 * time.Millisecond
 // buffers, its result's gRPC stream), so it is not small: the grants of
 // the statements admitted together must fit the heavy lane.
 //
-// At most running heavy statements (0: 2 a core) hold grants at once:
+// At most running heavy statements (0: no bound; the server's default is
+// 2 a core, Options.HeavyStatements) hold grants at once:
 // memory is not all they compete for. On 2 cores, 32 admitted hash joins
 // and sorts starve every other goroutine of CPU, the light lane's
 // `SELECT 1` included (p50 2.2 s in the load test), and a statement
@@ -79,7 +78,7 @@ func newBudget(total, minHeavy int64, wait time.Duration, running int) *budget {
 	minHeavy = min(minHeavy, heavy)
 	minLight := min(max(light/64, 64<<10), 1<<20, light)
 	hl := newLane(heavy)
-	hl.max = int64(cmp.Or(running, 2*runtime.GOMAXPROCS(0)))
+	hl.max = int64(running)
 	return &budget{total: total, heavy: hl, light: newLane(light),
 		minHeavy: minHeavy, minLight: minLight, share: max(minHeavy, heavy/4), wait: wait}
 }
@@ -245,6 +244,12 @@ type MemoryStatus struct {
 	LightCalls   int64   `json:"light_calls"`    // light tickets issued
 	HeavyParks   int64   `json:"heavy_parks"`    // heavy goroutines parked for them
 	HeavyParkedS float64 `json:"heavy_parked_s"` // seconds they spent parked
+	// Leases on the cores (Options.HeavyRunning): how often a heavy
+	// goroutine queued for one, the seconds it waited in all, and the
+	// leases revoked from a goroutine past its quantum.
+	LeaseWaits   int64   `json:"lease_waits"`
+	LeaseWaitS   float64 `json:"lease_wait_s"`
+	LeaseRevokes int64   `json:"lease_revokes"`
 	// SchedLatency is Go's /sched/latencies:seconds since the process
 	// started (the time runnable goroutines waited for a P), p50 / p99
 	// in seconds; GCPause is /sched/pauses/total/gc:seconds, p99 and
