@@ -60,7 +60,7 @@ func (c *CoalescePartitionsExec) Execute(ctx context.Context, tc *TaskContext) (
 	if err != nil {
 		return nil, err
 	}
-	return &coalesceStream{schema: c.input.Schema(), m: &c.metrics, ins: ins}, nil
+	return &coalesceStream{schema: c.input.Schema(), m: &c.metrics, ins: ins, tc: tc}, nil
 }
 
 type coalesceState int
@@ -76,6 +76,7 @@ const (
 type coalesceStream struct {
 	schema *arrow.Schema
 	m      *Metrics
+	tc     *TaskContext
 	ins    []Stream
 	state  coalesceState
 	w      *workers
@@ -139,11 +140,13 @@ func (s *coalesceStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			wait := time.Now()
 			select {
 			case b, ok := <-s.ch:
-				s.m.Add("wait_ns", int64(time.Since(wait)))
-				if !ok {
-					return nil, s.finish(s.w.failure())
-				}
-				return s.m.emit(b, time.Now())
+				return s.received(b, ok, wait)
+			default: // the drivers run: give up the lease while waiting (idle)
+				s.tc.idle(ctx)
+			}
+			select {
+			case b, ok := <-s.ch:
+				return s.received(b, ok, wait)
 			case <-ctx.Done():
 				return nil, s.finish(ctx.Err())
 			}
@@ -154,6 +157,16 @@ func (s *coalesceStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			return nil, io.EOF
 		}
 	}
+}
+
+// received is Next's answer once a batch (or the channel's close: !ok)
+// came from the drivers, wait after it began waiting.
+func (s *coalesceStream) received(b arrow.RecordBatch, ok bool, wait time.Time) (arrow.RecordBatch, error) {
+	s.m.Add("wait_ns", int64(time.Since(wait)))
+	if !ok {
+		return nil, s.finish(s.w.failure())
+	}
+	return s.m.emit(b, time.Now())
 }
 
 // finish moves to done with err (nil: EOF), stopping the drivers.

@@ -70,6 +70,10 @@
 // batch by batch parks there while the server runs light statements; the
 // long calls with no batch boundary in them (a sort's comparisons and
 // radix passes, a group table's rehash) pass it every 16K iterations.
+// Under a bound of running heavy goroutines each partition worker holds
+// a lease of its own (priority.WithRunner, partition.go), and a consumer
+// that waits for its workers' batches (a merge, a repartition's output)
+// gives its lease up while it waits (TaskContext.idle).
 //
 // Shared subplans (shared.go): a SharedPlan is a subplan read by several
 // SharedExec consumers (a WITH query referenced twice); the first consumer

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/stablerow/stablerow/errkind"
+	"github.com/stablerow/stablerow/exec/priority"
 )
 
 // PartitionedNode is a node whose output is split into partitions that can
@@ -128,7 +129,11 @@ func (w *workers) spawnThen(f func(ctx context.Context) error, after func()) {
 				w.fail(fmt.Errorf("%w: panic in a partition worker: %v\n%s", ErrInternal, r, debug.Stack()))
 			}
 		}()
-		if err := f(w.ctx); err != nil {
+		// Its own lease under a priority gate's bound of running heavy
+		// goroutines (priority.WithRunner), given up when it returns.
+		ctx, done := priority.WithRunner(w.ctx)
+		defer done()
+		if err := f(ctx); err != nil {
 			w.fail(err)
 		}
 	}()

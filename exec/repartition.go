@@ -95,7 +95,7 @@ func (r *RepartitionExec) Execute(ctx context.Context, tc *TaskContext) (Stream,
 	}
 	// The merge's metrics are this node's: its rows are counted once, by
 	// the output streams.
-	return &coalesceStream{schema: r.Schema(), m: new(Metrics), ins: outs}, nil
+	return &coalesceStream{schema: r.Schema(), m: new(Metrics), ins: outs, tc: tc}, nil
 }
 
 func (r *RepartitionExec) ExecutePartitions(ctx context.Context, tc *TaskContext) ([]Stream, error) {
@@ -290,17 +290,29 @@ func (s *repartStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	}
 	select {
 	case b, ok := <-s.sh.chans[s.i]:
-		if !ok {
-			s.done = true
-			if err := s.sh.w.failure(); err != nil {
-				return nil, err
-			}
-			return nil, io.EOF
-		}
-		return s.sh.n.metrics.emit(b, time.Now())
+		return s.received(b, ok)
+	default: // the producers run: give up the lease while waiting (idle)
+		s.sh.tc.idle(ctx)
+	}
+	select {
+	case b, ok := <-s.sh.chans[s.i]:
+		return s.received(b, ok)
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// received is Next's answer once a batch (or the channel's close: !ok)
+// came from the producers.
+func (s *repartStream) received(b arrow.RecordBatch, ok bool) (arrow.RecordBatch, error) {
+	if !ok {
+		s.done = true
+		if err := s.sh.w.failure(); err != nil {
+			return nil, err
+		}
+		return nil, io.EOF
+	}
+	return s.sh.n.metrics.emit(b, time.Now())
 }
 
 func (s *repartStream) Close() error {

@@ -14,6 +14,15 @@ func (tc *TaskContext) pass(ctx context.Context) error {
 	return tc.Priority.Pass(ctx)
 }
 
+// idle is a consumer's wait for batches that other goroutines make (a
+// merge of partitions, a repartition's output): its goroutine gives up
+// its lease on a core (priority.Heavy.Idle) so that they can run.
+func (tc *TaskContext) idle(ctx context.Context) {
+	if tc != nil {
+		tc.Priority.Idle(ctx)
+	}
+}
+
 // passStride is how many iterations a long loop runs between two passes
 // of the gate: a millisecond of comparisons or so.
 const passStride = 1 << 14

@@ -74,3 +74,47 @@ func TestBudgetAdmissionCancel(t *testing.T) {
 	require.True(t, errors.Is(err, context.DeadlineExceeded), "%v", err)
 	require.Zero(t, b.status(nil).Waiting)
 }
+
+// TestBudgetAdmissionWakes: statements waiting for admission are woken
+// when one closes (and when the head of the queue leaves), not found by
+// polling: with the poll an hour apart, each waiter in turn is admitted
+// as the one before it closes, well before its wait ends.
+func TestBudgetAdmissionWakes(t *testing.T) {
+	defer func(d time.Duration) { admitPoll = d }(admitPoll)
+	admitPoll = time.Hour
+	ctx := context.Background()
+	b := newBudget(64<<20, 8<<20, time.Minute, 1)
+	first, err := b.admit(ctx, true, 0)
+	require.NoError(t, err)
+
+	// The head of the queue gives up: the next one becomes head.
+	gone, cancel := context.WithCancel(ctx)
+	left := make(chan error, 1)
+	go func() {
+		_, err := b.admit(gone, true, 0)
+		left <- err
+	}()
+	for b.status(nil).Waiting < 1 {
+		time.Sleep(time.Millisecond)
+	}
+	got := make(chan error, 3)
+	admitted := make(chan *memlimit.Pool, 3)
+	for range 3 {
+		go func() {
+			p, err := b.admit(ctx, true, 0)
+			got <- err
+			admitted <- p
+		}()
+	}
+	for b.status(nil).Waiting < 4 {
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	require.ErrorIs(t, <-left, context.Canceled)
+	first.Close()
+	for range 3 {
+		require.NoError(t, <-got)
+		(<-admitted).Close()
+	}
+	require.Zero(t, b.status(nil).Reserved)
+}

@@ -85,7 +85,11 @@
 // park at their batch boundaries while any ticket is out; a statement
 // planned as heavy gives its call's ticket up. Tickets count for a bounded
 // time, and a park is bounded, so heavy statements are slowed by light
-// work, never stopped by it. Options.NoPriority turns it off.
+// work, never stopped by it. The hops of a call before its handler holds
+// a ticket are covered too: at most Options.HeavyRunning heavy goroutines
+// (one a core) run at once, each under a lease of the gate, and the CLI
+// sets GOMAXPROCS above the cores (-light-procs), so a P is idle for
+// light work. Options.NoPriority turns it off.
 //
 // Errors are gRPC statuses made in one place (status.go) from the error's
 // errkind: InvalidArgument (bad SQL with its line and column, bad

@@ -51,6 +51,7 @@ func (s *Server) MemoryStatus() MemoryStatus {
 	m.GOMAXPROCS = runtime.GOMAXPROCS(0)
 	g := s.gate.Stats()
 	m.LightCalls, m.HeavyParks, m.HeavyParkedS = g.Lights, g.Parks, g.Time.Seconds()
+	m.LeaseWaits, m.LeaseWaitS, m.LeaseRevokes = g.LeaseWaits, g.LeaseWait.Seconds(), g.LeaseRevokes
 	s.mu.Lock()
 	m.Prepared = len(s.prepared)
 	s.mu.Unlock()

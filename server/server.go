@@ -1,11 +1,13 @@
 package server
 
 import (
+	"cmp"
 	"crypto/tls"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -85,6 +87,15 @@ type Options struct {
 	// statements (priority.go; the CLI's -light-priority=false): heavy
 	// statements then never park, and share the cores with every call.
 	NoPriority bool
+	// HeavyRunning bounds the goroutines of heavy statements that run at
+	// once under the priority (package priority's leases), so that a Go
+	// processor beyond them is free for light calls: 0, Cores; negative,
+	// no bound.
+	HeavyRunning int
+	// Cores is the CPUs the server runs on, the unit of HeavyStatements'
+	// and HeavyRunning's defaults (0: GOMAXPROCS when New runs). The CLI
+	// sets it before it raises GOMAXPROCS above the cores (-light-procs).
+	Cores int
 }
 
 // Server serves one engine.DB over Flight SQL. Safe for concurrent use;
@@ -128,8 +139,11 @@ func New(db *engine.DB, opt Options) (*Server, error) {
 	if opt.AdmissionWait == 0 {
 		opt.AdmissionWait = 30 * time.Second
 	}
+	if opt.Cores <= 0 {
+		opt.Cores = runtime.GOMAXPROCS(0)
+	}
 	if opt.Memory > 0 {
-		s.budget = newBudget(opt.Memory, opt.StatementMinMemory, opt.AdmissionWait, opt.HeavyStatements)
+		s.budget = newBudget(opt.Memory, opt.StatementMinMemory, opt.AdmissionWait, cmp.Or(opt.HeavyStatements, 2*opt.Cores))
 		s.heap = s.budget.watchHeap()
 	}
 	if opt.MaxRecvBytes <= 0 {
@@ -169,7 +183,7 @@ func New(db *engine.DB, opt Options) (*Server, error) {
 		stream = append(stream, newAuthLimiter(opt.Auth, s.log).stream, mw.Stream)
 	}
 	if !opt.NoPriority {
-		s.gate = priority.NewGate(priority.Options{})
+		s.gate = priority.NewGate(priority.Options{Running: max(cmp.Or(opt.HeavyRunning, opt.Cores), 0)})
 		unary = append(unary, priorityUnary(s.gate))
 		stream = append(stream, priorityStream(s.gate))
 	}

@@ -110,6 +110,8 @@ func TestServeLoad(t *testing.T) {
 	fmt.Printf("load: SELECT 1 x%d: p50 %s p95 %s p99 %s max %s, %d failed\n", len(lat), pct(0.50), pct(0.95), pct(0.99), lat[len(lat)-1], probeFails)
 	fmt.Printf("load: server GOMAXPROCS %d; light calls %d, heavy goroutines parked %d times for %.1f s; Go scheduler latency p50 %s p99 %s; GC pause p99 %s max %s\n",
 		m.GOMAXPROCS, m.LightCalls, m.HeavyParks, m.HeavyParkedS, secs(m.SchedLatencyP50), secs(m.SchedLatencyP99), secs(m.GCPauseP99), secs(m.GCPauseMax))
+	fmt.Printf("load: heavy goroutines queued for a lease on a core %d times for %.1f s, %d leases revoked past their quantum\n",
+		m.LeaseWaits, m.LeaseWaitS, m.LeaseRevokes)
 	fmt.Printf("load: machine load average at the end %s", loadAvg())
 }
 

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime"
 	rdebug "runtime/debug"
 	"strconv"
 	"strings"
@@ -28,6 +29,8 @@ func serveMemoryFlags(fs *flag.FlagSet) func(opt *server.Options) error {
 	heavy := fs.Int("heavy-statements", 0, "the most statements that sort, aggregate or join run at once under -server-memory; the others wait for admission (0: 2 a core)")
 	prepTTL := fs.Duration("prepared-ttl", time.Hour, "drop a prepared statement (and the parameters bound to it) unused for this long")
 	lightFirst := fs.Bool("light-priority", true, "statements that sort, aggregate or join park between batches while other calls run, so a short query does not wait for the cores behind them (false: they share the cores)")
+	running := fs.Int("heavy-running", 0, "with -light-priority, the most goroutines of statements that sort, aggregate or join that run at once (0: one a core; -1: no bound)")
+	lightProcs := fs.Int("light-procs", 2, "with -light-priority, Go processors beyond the cores (GOMAXPROCS), idle for short queries while -heavy-running goroutines run (0: GOMAXPROCS stays; ignored when $GOMAXPROCS is set)")
 	return func(opt *server.Options) error {
 		n, err := serverMemory(*size)
 		if err != nil {
@@ -38,6 +41,13 @@ func serveMemoryFlags(fs *flag.FlagSet) func(opt *server.Options) error {
 		}
 		opt.HeavyStatements = *heavy
 		opt.NoPriority = !*lightFirst
+		if *running < -1 || *lightProcs < 0 {
+			return usageError{fmt.Errorf("-heavy-running %d must be -1 or more and -light-procs %d not negative", *running, *lightProcs)}
+		}
+		opt.HeavyRunning, opt.Cores = *running, runtime.GOMAXPROCS(0)
+		if *lightFirst && *lightProcs > 0 && os.Getenv("GOMAXPROCS") == "" {
+			runtime.GOMAXPROCS(opt.Cores + *lightProcs)
+		}
 		if *wait < 0 || *prepTTL <= 0 {
 			return usageError{fmt.Errorf("-admission-timeout %s must not be negative and -prepared-ttl %s must be positive", *wait, *prepTTL)}
 		}

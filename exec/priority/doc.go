@@ -30,8 +30,23 @@
 // long again before it parks anew (light work that never stops gets
 // half the time, not all of it).
 //
+// Parks alone leave a gap: a call takes its ticket only once its handler
+// runs, and the hops before (the netpoll wake-up, gRPC's reader, the
+// handler's start) and between a query's two calls wait for a P behind
+// every runnable heavy goroutine, a 10 ms slice each. So a gate may also
+// bound the heavy goroutines that run at once (Options.Running, the
+// cores; lease.go): each runs while it holds a lease, passed on in turn
+// at Pass after a quantum, and the server raises GOMAXPROCS above the
+// cores, so a P is idle for light work at every hop and the OS shares
+// the cores with it at once. A goroutine gets its own lease with
+// WithRunner (exec's partition workers); the others of a statement share
+// the statement's.
+//
 // Parking is never a wait on other heavy work, only on the clock and on
 // light tickets, so it cannot deadlock the statements that park, whatever
-// they wait on among themselves. A nil *Heavy passes at once: statements
+// they wait on among themselves. Nor is a wait for a lease: a lease held
+// past its quantum while others wait is revoked, so a goroutine that
+// blocks while it holds one (on its consumer, on a lock) holds nobody
+// back for longer than that. A nil *Heavy passes at once: statements
 // not run under a gate need no special case.
 package priority

@@ -16,12 +16,20 @@ const (
 	DefaultMaxLight = 250 * time.Millisecond
 	// DefaultMaxPark: a heavy goroutine parks at most this long at once.
 	DefaultMaxPark = 50 * time.Millisecond
+	// DefaultQuantum: a heavy goroutine's lease (Options.Running) counts
+	// this long while others wait for one: the slice Go's scheduler
+	// gives a goroutine before it preempts it.
+	DefaultQuantum = 10 * time.Millisecond
 )
 
 // Options configure a Gate; zero values take the defaults.
 type Options struct {
 	MaxLight time.Duration // how long a ticket counts
 	MaxPark  time.Duration // the longest single park of a heavy goroutine
+	// Running bounds the heavy goroutines that run at once: each runs
+	// while it holds one of this many leases (lease.go). 0: no bound.
+	Running int
+	Quantum time.Duration // how long a lease counts while others wait
 }
 
 // Gate is a server's priority of light work over heavy statements (see
@@ -33,6 +41,7 @@ type Gate struct {
 	clear chan struct{} // closed when light falls to 0 (mu held to swap)
 
 	maxLight, maxPark time.Duration
+	leases            *leases // nil: Options.Running 0
 
 	lights     atomic.Int64 // tickets issued
 	parks      atomic.Int64 // heavy goroutines parked, in all
@@ -48,9 +57,16 @@ func NewGate(opt Options) *Gate {
 	if opt.MaxPark <= 0 {
 		opt.MaxPark = DefaultMaxPark
 	}
+	if opt.Quantum <= 0 {
+		opt.Quantum = DefaultQuantum
+	}
 	c := make(chan struct{})
 	close(c)
-	return &Gate{clear: c, maxLight: opt.MaxLight, maxPark: opt.MaxPark}
+	g := &Gate{clear: c, maxLight: opt.MaxLight, maxPark: opt.MaxPark}
+	if opt.Running > 0 {
+		g.leases = &leases{slots: make([]*Runner, opt.Running), quantum: int64(opt.Quantum)}
+	}
+	return g
 }
 
 // Ticket is one piece of light work in flight.
@@ -121,6 +137,9 @@ type Heavy struct {
 	// until is when the quantum earned by a park that ran out ends
 	// (UnixNano): Pass lets the statement run until then.
 	until atomic.Int64
+	// own is the lease of the statement's goroutines that have none of
+	// their own (WithRunner).
+	own *Runner
 }
 
 // Heavy returns the pass of one heavy statement (nil for a nil gate).
@@ -128,17 +147,28 @@ func (g *Gate) Heavy() *Heavy {
 	if g == nil {
 		return nil
 	}
-	return &Heavy{g: g}
+	return &Heavy{g: g, own: newRunner()}
 }
 
 // Pass is a heavy statement's batch boundary: it returns at once when no
 // light work is in flight, else parks until there is none, MaxPark
-// passes, or ctx ends (then it returns ctx's error).
+// passes, or ctx ends (then it returns ctx's error). Under a bound of
+// running goroutines (Options.Running) it then makes sure ctx's goroutine
+// holds a lease, queuing for one when it has none or has held its own
+// for the quantum while others wait.
 func (h *Heavy) Pass(ctx context.Context) error {
-	if h == nil || h.g.light.Load() == 0 {
+	if h == nil {
 		return nil
 	}
-	return h.park(ctx)
+	if h.g.light.Load() != 0 {
+		if err := h.park(ctx); err != nil {
+			return err
+		}
+	}
+	if h.g.leases == nil {
+		return nil
+	}
+	return h.g.leases.lease(ctx, h.runner(ctx))
 }
 
 func (h *Heavy) park(ctx context.Context) error {
@@ -174,6 +204,12 @@ type Stats struct {
 	Parks  int64         // heavy goroutines parked, in all
 	Parked int64         // heavy goroutines parked now
 	Time   time.Duration // time heavy goroutines spent parked
+	// Leases (Options.Running): how often a heavy goroutine queued for
+	// one, for how long in all, and how many were revoked past their
+	// quantum.
+	LeaseWaits   int64
+	LeaseWait    time.Duration
+	LeaseRevokes int64
 }
 
 // Stats returns the gate's counters (zero for a nil gate).
@@ -181,7 +217,11 @@ func (g *Gate) Stats() Stats {
 	if g == nil {
 		return Stats{}
 	}
-	return Stats{Lights: g.lights.Load(), Parks: g.parks.Load(), Parked: g.parked.Load(), Time: time.Duration(g.parkedNano.Load())}
+	s := Stats{Lights: g.lights.Load(), Parks: g.parks.Load(), Parked: g.parked.Load(), Time: time.Duration(g.parkedNano.Load())}
+	if l := g.leases; l != nil {
+		s.LeaseWaits, s.LeaseWait, s.LeaseRevokes = l.waits.Load(), time.Duration(l.waitNano.Load()), l.revokes.Load()
+	}
+	return s
 }
 
 type ticketKey struct{}
