@@ -162,11 +162,14 @@ func New(db *engine.DB, opt Options) (*Server, error) {
 		stream []grpc.StreamServerInterceptor
 	)
 	if opt.Auth.enabled() {
-		mw := flight.CreateServerBasicAuthMiddleware(newValidator(*opt.Auth))
-		unary = append(unary, mw.Unary)
+		v := newValidator(*opt.Auth)
+		mw := flight.CreateServerBasicAuthMiddleware(v)
 		// The limiter is outside the middleware: it answers a refused
-		// Handshake before any password is looked at.
-		stream = append(stream, newAuthLimiter(opt.Auth, s.log).stream, mw.Stream)
+		// Handshake, or a call with a token from a refused address, before
+		// any password or token is looked at.
+		lim := newAuthLimiter(opt.Auth, v, s.log)
+		unary = append(unary, lim.unary, mw.Unary)
+		stream = append(stream, lim.stream, mw.Stream)
 	}
 	if !opt.NoPriority {
 		s.gate = priority.NewGate(priority.Options{})
