@@ -21,12 +21,26 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// fakeClock is a clock tests move by hand.
-type fakeClock struct{ t time.Time }
+// fakeClock is a clock tests move by hand (from the test's goroutine
+// while a server's read it).
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
 
-func (c *fakeClock) now() time.Time      { return c.t }
-func (c *fakeClock) add(d time.Duration) { c.t = c.t.Add(d) }
-func newFakeClock() *fakeClock           { return &fakeClock{t: time.Unix(1_700_000_000, 0)} }
+func (c *fakeClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+func newFakeClock() *fakeClock { return &fakeClock{t: time.Unix(1_700_000_000, 0)} }
 func testLimiter(base, max time.Duration) *authLimiter {
 	return newAuthLimiter(&Auth{FailDelay: base, FailMaxDelay: max}, nil, discard())
 }

@@ -85,6 +85,10 @@ type Options struct {
 	// statements (priority.go; the CLI's -light-priority=false): heavy
 	// statements then never park, and share the cores with every call.
 	NoPriority bool
+
+	// now is the clock prepared statements' idle time is read on (nil:
+	// time.Now): tests move it by hand instead of sleeping past a TTL.
+	now func() time.Time
 }
 
 // Server serves one engine.DB over Flight SQL. Safe for concurrent use;
@@ -139,6 +143,9 @@ func New(db *engine.DB, opt Options) (*Server, error) {
 			// message must not pass the budget on its own.
 			opt.MaxRecvBytes = int(min(int64(opt.MaxRecvBytes), max(opt.Memory/4, 1<<20)))
 		}
+	}
+	if opt.now == nil {
+		opt.now = time.Now
 	}
 	if opt.PreparedTTL <= 0 {
 		opt.PreparedTTL = time.Hour
