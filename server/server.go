@@ -105,7 +105,8 @@ type Server struct {
 	heap    *heapWatch     // the budget's watch of the live heap
 	gate    *priority.Gate // light calls ahead of heavy statements (priority.go); nil: Options.NoPriority
 
-	uploadBytes atomic.Int64 // held by parameter uploads and bound parameters
+	uploadBytes   atomic.Int64 // held by parameter uploads and bound parameters
+	uploadSpilled atomic.Int64 // in the files of spilled uploads (on disk, not in the budget)
 
 	mu       sync.Mutex
 	prepared map[string]*prepared

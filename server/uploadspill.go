@@ -45,9 +45,23 @@ func (s *Server) startSpill(h *heldParams, schema *arrow.Schema) (*spillWriter, 
 	if err != nil {
 		return nil, status.Errorf(codes.Internal, "parameters: spill: %v", err)
 	}
-	bw := bufio.NewWriterSize(f, 1<<20)
+	bw := bufio.NewWriterSize(&spillCounter{f: f, h: h}, 1<<20)
 	return &spillWriter{h: h, f: f, bw: bw, typ: schema.Field(0).Type,
 		w: ipc.NewWriter(bw, ipc.WithSchema(schema), ipc.WithAllocator(s.mem))}, nil
+}
+
+// spillCounter counts what reaches the spill file: the bytes on disk the
+// memory status reports (MemoryStatus.UploadSpilled).
+type spillCounter struct {
+	f *os.File
+	h *heldParams
+}
+
+func (c *spillCounter) Write(p []byte) (int, error) {
+	n, err := c.f.Write(p)
+	c.h.spilled += int64(n)
+	c.h.spillCount.Add(int64(n))
+	return n, err
 }
 
 func (w *spillWriter) write(b arrow.RecordBatch) error {
