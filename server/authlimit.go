@@ -356,6 +356,19 @@ func bearerToken(ctx context.Context) (string, bool) {
 	return cred, true
 }
 
+// RetryDelay is how long a status error from the server asks its client
+// to wait before trying again (its RetryInfo detail: a login or a call
+// with a token refused or failed while the address is held back); 0 if it
+// carries none.
+func RetryDelay(err error) time.Duration {
+	for _, d := range status.Convert(err).Details() {
+		if ri, ok := d.(*errdetails.RetryInfo); ok {
+			return ri.GetRetryDelay().AsDuration()
+		}
+	}
+	return 0
+}
+
 // retryStatus is a status of code and msg with a RetryInfo detail of wait.
 func retryStatus(code codes.Code, msg string, wait time.Duration) error {
 	st := status.New(code, msg)

@@ -13,7 +13,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/stretchr/testify/require"
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -198,16 +197,14 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// retryAfter is the RetryInfo delay of a status error.
+// retryAfter is RetryDelay, failing the test if err carries no delay.
 func retryAfter(t *testing.T, err error) time.Duration {
 	t.Helper()
-	for _, d := range status.Convert(err).Details() {
-		if ri, ok := d.(*errdetails.RetryInfo); ok {
-			return ri.RetryDelay.AsDuration()
-		}
+	d := RetryDelay(err)
+	if d == 0 {
+		t.Fatalf("no RetryInfo in %v", err)
 	}
-	t.Fatalf("no RetryInfo in %v", err)
-	return 0
+	return d
 }
 
 // TestHandshakeLimited: through a Flight SQL client, a wrong password is

@@ -16,12 +16,13 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/stretchr/testify/require"
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+
+	"github.com/stablerow/stablerow/server"
 )
 
 // serverLog is a serve subprocess's standard error, as read so far.
@@ -91,16 +92,6 @@ func flightClient(t *testing.T, addr string) *flightsql.Client {
 	return cl
 }
 
-// retryDelay is the RetryInfo of a status error (0 if none).
-func retryDelay(err error) time.Duration {
-	for _, d := range status.Convert(err).Details() {
-		if ri, ok := d.(*errdetails.RetryInfo); ok {
-			return ri.RetryDelay.AsDuration()
-		}
-	}
-	return 0
-}
-
 // TestServeGuardFlags: serve -help documents the hardening flags, and a
 // delay that is not positive is refused.
 func TestServeGuardFlags(t *testing.T) {
@@ -146,11 +137,11 @@ func TestServeAuthLimit(t *testing.T) {
 		switch status.Code(err) {
 		case codes.ResourceExhausted: // asked again within the delay
 			refused++
-			d := retryDelay(err)
+			d := server.RetryDelay(err)
 			require.Positive(t, d, "%v", err)
 			time.Sleep(d)
 		case codes.Unauthenticated:
-			delays = append(delays, retryDelay(err))
+			delays = append(delays, server.RetryDelay(err))
 		default:
 			t.Fatalf("wrong password: %v", err)
 		}
@@ -185,7 +176,7 @@ func login(t *testing.T, cl *flightsql.Client, user, pw string) context.Context 
 	for {
 		c, err := cl.Client.AuthenticateBasicToken(context.Background(), user, pw)
 		if status.Code(err) == codes.ResourceExhausted {
-			time.Sleep(retryDelay(err))
+			time.Sleep(server.RetryDelay(err))
 			continue
 		}
 		require.NoError(t, err)
@@ -212,7 +203,7 @@ func TestServeTokenTTL(t *testing.T) {
 	// sees the stream end first).
 	_, err = cl.Execute(authed, "SELECT k FROM t")
 	require.Equal(t, codes.Unauthenticated, status.Code(err), "%v", err)
-	require.Equal(t, 250*time.Millisecond, retryDelay(err), "the default -auth-fail-delay")
+	require.Equal(t, 250*time.Millisecond, server.RetryDelay(err), "the default -auth-fail-delay")
 	authed = login(t, cl, "alice", "s3cret")
 	_, err = cl.ExecuteUpdate(authed, "INSERT INTO t VALUES (1)")
 	require.NoError(t, err)
@@ -256,11 +247,11 @@ func TestServeTokenLimit(t *testing.T) {
 		switch status.Code(err) {
 		case codes.ResourceExhausted: // within the delay
 			refused++
-			d := retryDelay(err)
+			d := server.RetryDelay(err)
 			require.Positive(t, d, "%v", err)
 			time.Sleep(d)
 		case codes.Unauthenticated:
-			delays = append(delays, retryDelay(err))
+			delays = append(delays, server.RetryDelay(err))
 		default:
 			t.Fatalf("wrong token: %v", err)
 		}
@@ -274,7 +265,7 @@ func TestServeTokenLimit(t *testing.T) {
 	for i := 0; i < 2; {
 		err := call(i, "right-static-token")
 		if status.Code(err) == codes.ResourceExhausted {
-			time.Sleep(retryDelay(err))
+			time.Sleep(server.RetryDelay(err))
 			continue
 		}
 		if i == 0 {
@@ -293,7 +284,7 @@ func TestServeTokenLimit(t *testing.T) {
 	time.Sleep(time.Until(issued.Add(2*time.Second + 200*time.Millisecond)))
 	_, err = cl.Execute(authed, "SELECT 1")
 	require.Equal(t, codes.Unauthenticated, status.Code(err), "%v", err)
-	require.Equal(t, 50*ms, retryDelay(err), "the first failure since the login")
+	require.Equal(t, 50*ms, server.RetryDelay(err), "the first failure since the login")
 
 	re := regexp.MustCompile(`level=WARN msg="authentication failed" addr=127\.0\.0\.1 credential="bearer token" failures=(\d)`)
 	var out string
