@@ -420,11 +420,13 @@ func TestPartitionClientGone(t *testing.T) {
 		return err == nil
 	}, 30*time.Second, 20*time.Millisecond, "the partition reads again")
 	require.Greater(t, n, int64(64))
-	require.Eventually(t, func() bool { return mem.CurrentAlloc() <= held }, 5*time.Second, 10*time.Millisecond)
+	// A minute: a bound on a hang, not a timing assertion (5 s failed
+	// under a load of 40 on 2 cores).
+	require.Eventually(t, func() bool { return mem.CurrentAlloc() <= held }, time.Minute, 10*time.Millisecond)
 	m, err := readAll(ctx, cl, &flight.FlightInfo{Endpoint: info.Endpoint[1:]})
 	require.NoError(t, err)
 	require.Equal(t, info.TotalRecords, n+m)
-	require.Eventually(t, func() bool { return s.parts.len() == 0 }, 5*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return s.parts.len() == 0 }, time.Minute, 10*time.Millisecond)
 }
 
 // TestPartitionedSubstrait: the take as a Substrait plan (binary
