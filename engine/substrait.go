@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
+
 	"github.com/stablerow/stablerow/plan"
 	"github.com/stablerow/stablerow/plan/sql"
 )
@@ -57,6 +59,28 @@ func (db *DB) QuerySubstrait(ctx context.Context, data []byte, params map[int]an
 // SubstraitOf lowers one SELECT to a Substrait plan in protobuf JSON, with
 // the names of its parameters by anchor ($k is names[k-1]).
 func (db *DB) SubstraitOf(ctx context.Context, text string) (js []byte, names []string, err error) {
+	p, names, err := db.SubstraitPlanOf(ctx, text)
+	if err != nil {
+		return nil, nil, err
+	}
+	// The plan is for a reader outside the engine: long IN lists are
+	// written as standard list literals, not stablerow's packed ones.
+	if err := plan.ExpandPackedLists(p); err != nil {
+		return nil, nil, err
+	}
+	js, err = plan.EncodeJSON(p)
+	if err != nil {
+		return nil, nil, fmt.Errorf("engine: encode plan: %w", err)
+	}
+	return js, names, nil
+}
+
+// SubstraitPlanOf is SubstraitOf without the encoding: the plan as it was
+// lowered (long IN lists still packed, as the planner reads them). A caller that only looks at the plan (the server's take-shape
+// match) uses it: indented JSON of a statement nested n deep is O(n²)
+// bytes (each level indents everything below it), hundreds of MB for a
+// few hundred UNIONs, where the plan itself grows with the statement.
+func (db *DB) SubstraitPlanOf(ctx context.Context, text string) (p *substraitpb.Plan, names []string, err error) {
 	defer recoverInternal(&err)
 	stmts, err := sql.Parse(text, db.newCatalog(ctx))
 	if err != nil {
@@ -69,14 +93,5 @@ func (db *DB) SubstraitOf(ctx context.Context, text string) (js []byte, names []
 	if !ok || q.Explain {
 		return nil, nil, fmt.Errorf("%w: only a SELECT lowers to a Substrait plan", ErrUnsupported)
 	}
-	// The plan is for a reader outside the engine: long IN lists are
-	// written as standard list literals, not stablerow's packed ones.
-	if err := plan.ExpandPackedLists(q.Plan); err != nil {
-		return nil, nil, err
-	}
-	js, err = plan.EncodeJSON(q.Plan)
-	if err != nil {
-		return nil, nil, fmt.Errorf("engine: encode plan: %w", err)
-	}
-	return js, q.ParamNames, nil
+	return q.Plan, q.ParamNames, nil
 }

@@ -35,8 +35,31 @@ type SpillWriter struct {
 // NewSpillWriter writes batches of schema to f, which Finish or Abort
 // closes.
 func NewSpillWriter(f *os.File, schema *arrow.Schema, mem memory.Allocator) *SpillWriter {
-	bw := bufio.NewWriterSize(f, 1<<20)
+	return NewSpillWriterCounted(f, schema, mem, nil)
+}
+
+// NewSpillWriterCounted is NewSpillWriter that calls wrote (if not nil)
+// with the bytes of each write that reaches f: what a status reports as
+// on disk, as it grows.
+func NewSpillWriterCounted(f *os.File, schema *arrow.Schema, mem memory.Allocator, wrote func(n int64)) *SpillWriter {
+	var dst io.Writer = f
+	if wrote != nil {
+		dst = countingWriter{w: f, wrote: wrote}
+	}
+	bw := bufio.NewWriterSize(dst, 1<<20)
 	return &SpillWriter{f: f, bw: bw, w: ipc.NewWriter(bw, ipc.WithSchema(schema), ipc.WithAllocator(mem))}
+}
+
+// countingWriter reports the bytes each write puts through.
+type countingWriter struct {
+	w     io.Writer
+	wrote func(n int64)
+}
+
+func (c countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.wrote(int64(n))
+	return n, err
 }
 
 // CreateSpillFile creates the spill file path and a writer to it.

@@ -25,7 +25,8 @@ type Auth struct {
 	// (0: 12 hours; the CLI's -token-ttl).
 	TokenTTL time.Duration
 	// FailDelay is how long a client address and a user name are refused
-	// after a failed Handshake; it doubles with each further failure up
+	// after a failed Handshake (an address also after a call with a bad or
+	// expired bearer token); it doubles with each further failure up
 	// to FailMaxDelay, and a success clears it (0: 250 ms and 1 minute;
 	// the CLI's -auth-fail-delay, -auth-fail-max-delay). See authlimit.go.
 	FailDelay, FailMaxDelay time.Duration

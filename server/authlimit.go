@@ -46,27 +46,44 @@ const (
 // answer carries the wait as a gRPC RetryInfo detail (and in its
 // message). A successful login clears its address and its user.
 //
+// A call presenting a bearer token (any call but Handshake) is an
+// authentication too: a token that is not valid (unknown, or issued and
+// expired) is a failure of the client's address, counted, delayed and
+// logged as a wrong password is (there is no user name to count it
+// against), and while the address is refused its calls with a token are
+// answered ResourceExhausted without the token being looked at, a valid
+// one too: otherwise the answers to a held-back address would still tell
+// a guessed token from a wrong one at full speed. A valid token clears
+// nothing (only a password login does), but gives back the attempt it
+// reserved, so a client with a good token is not held to one call per
+// delay by its own calls. The cost of this: clients behind one address
+// (NAT, or every local client on 127.0.0.1) share its delay, for bearer
+// calls as for logins.
+//
 // An address is the client's IP (an IPv6 client's /64, the block one
 // host usually holds). Both tables are bounded (failTableSize): when one
 // is full, the entry whose last failure is oldest goes, so rotating
 // through names or addresses costs the attacker that many failures per
 // eviction and never grows memory. Entries are forgotten failForget after
 // their delay ended.
-//
-// Bearer tokens are not limited here: issued ones are 256 random bits,
-// and static ones (-tokens) are the administrator's to make long.
 type authLimiter struct {
 	base, max time.Duration
 	now       func() time.Time // time.Now; a fixed clock in tests
 	log       *slog.Logger
+	// token checks a bearer token (validator.IsValid); nil: calls with
+	// tokens are not limited (tests of the tables alone).
+	token func(string) error
 
 	mu    sync.Mutex
 	addrs failTable
 	users failTable
 }
 
-func newAuthLimiter(a *Auth, log *slog.Logger) *authLimiter {
+func newAuthLimiter(a *Auth, v *validator, log *slog.Logger) *authLimiter {
 	l := &authLimiter{base: a.FailDelay, max: a.FailMaxDelay, now: time.Now, log: log}
+	if v != nil {
+		l.token = func(tok string) error { _, err := v.IsValid(tok); return err }
+	}
 	if l.base <= 0 {
 		l.base = defaultFailDelay
 	}
@@ -93,6 +110,19 @@ func (l *authLimiter) delay(n int) time.Duration {
 // attempt's delay reserved at once, so attempts made in parallel while
 // its password is checked are refused rather than all checked.
 func (l *authLimiter) admit(addr, user string) time.Duration {
+	wait, _ := l.reserve(addr, user)
+	return wait
+}
+
+// reservation is what admit reserved for an address: its entry's refusal
+// before and after, so release can give it back if nothing moved it since.
+type reservation struct {
+	prev, until time.Time
+}
+
+// reserve is admit, also returning the address's reservation (zero when
+// the address has no failures).
+func (l *authLimiter) reserve(addr, user string) (time.Duration, reservation) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now()
@@ -109,14 +139,34 @@ func (l *authLimiter) admit(addr, user string) time.Duration {
 				e.refused++
 			}
 		}
-		return wait
+		return wait, reservation{}
 	}
+	var r reservation
 	for _, e := range []*failEntry{ea, eu} {
 		if e != nil {
+			if e == ea {
+				r.prev = e.until
+			}
 			e.until = now.Add(l.delay(e.failures))
+			if e == ea {
+				r.until = e.until
+			}
 		}
 	}
-	return 0
+	return 0, r
+}
+
+// release gives back an address's reservation after a valid bearer token,
+// unless a failure or another reservation has moved it since.
+func (l *authLimiter) release(addr string, r reservation) {
+	if r.until.IsZero() {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if e := l.addrs.get(addr, l.now()); e != nil && e.until.Equal(r.until) {
+		e.until = r.prev
+	}
 }
 
 // failed records a failure of addr and user and returns how long both
@@ -217,11 +267,24 @@ func (t *failTable) remove(key string) {
 	}
 }
 
+// unary is the interceptor that applies the limiter to the bearer token
+// of a unary call (bearer). It runs outside the Basic-auth middleware.
+func (l *authLimiter) unary(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	if err := l.bearer(ctx); err != nil {
+		return nil, err
+	}
+	return handler(ctx, req)
+}
+
 // stream is the interceptor that applies the limiter to Handshake, the
-// one call that checks a password; it runs outside the Basic-auth
-// middleware, whose Unauthenticated answer is a failure.
+// one call that checks a password, and to the bearer token of every
+// other streaming call (bearer). It runs outside the Basic-auth
+// middleware, whose Unauthenticated answer to a Handshake is a failure.
 func (l *authLimiter) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 	if !strings.HasSuffix(info.FullMethod, "/Handshake") {
+		if err := l.bearer(ss.Context()); err != nil {
+			return err
+		}
 		return handler(srv, ss)
 	}
 	ctx := ss.Context()
@@ -244,6 +307,66 @@ func (l *authLimiter) stream(srv any, ss grpc.ServerStream, info *grpc.StreamSer
 		return retryStatus(codes.Unauthenticated, status.Convert(err).Message()+fmt.Sprintf(" (retry in %v)", roundUp(wait)), wait)
 	}
 	return err
+}
+
+// bearer limits a call's bearer token: nil lets the call go on to the
+// Basic-auth middleware, which checks the token again (a valid one) or
+// refuses a call without one (not counted: it guessed nothing).
+//
+//	call with "Bearer TOKEN" --admitted--> token checked --valid--> reservation given back, go on
+//	      |                                      |
+//	      | address refused                      | not valid: the address's failure, logged
+//	      v                                      v
+//	ResourceExhausted (RetryInfo)          Unauthenticated (RetryInfo of the new delay)
+func (l *authLimiter) bearer(ctx context.Context) error {
+	tok, ok := bearerToken(ctx)
+	if !ok || l.token == nil {
+		return nil
+	}
+	addr := clientAddr(ctx)
+	wait, r := l.reserve(addr, "")
+	if wait > 0 {
+		return retryStatus(codes.ResourceExhausted, fmt.Sprintf("too many failed authentications from this address: retry in %v", roundUp(wait)), wait)
+	}
+	err := l.token(tok)
+	if err == nil {
+		l.release(addr, r)
+		return nil
+	}
+	wait, failures, refused := l.failed(addr, "")
+	// Never the token, nor any part of it.
+	l.log.Warn("authentication failed", "addr", addr, "credential", "bearer token",
+		"failures", failures, "refused_meanwhile", refused, "retry_after", roundUp(wait))
+	return retryStatus(codes.Unauthenticated, status.Convert(err).Message()+fmt.Sprintf(" (retry in %v)", roundUp(wait)), wait)
+}
+
+// bearerToken is the token of a call's "authorization: Bearer TOKEN",
+// read as the Basic-auth middleware reads it.
+func bearerToken(ctx context.Context) (string, bool) {
+	md, _ := metadata.FromIncomingContext(ctx)
+	vals := md.Get("authorization")
+	if len(vals) == 0 {
+		return "", false
+	}
+	scheme, cred, _ := strings.Cut(strings.TrimSpace(vals[0]), " ")
+	cred = strings.TrimLeft(cred, " ")
+	if !strings.EqualFold(scheme, "Bearer") || cred == "" {
+		return "", false
+	}
+	return cred, true
+}
+
+// RetryDelay is how long a status error from the server asks its client
+// to wait before trying again (its RetryInfo detail: a login or a call
+// with a token refused or failed while the address is held back); 0 if it
+// carries none.
+func RetryDelay(err error) time.Duration {
+	for _, d := range status.Convert(err).Details() {
+		if ri, ok := d.(*errdetails.RetryInfo); ok {
+			return ri.GetRetryDelay().AsDuration()
+		}
+	}
+	return 0
 }
 
 // retryStatus is a status of code and msg with a RetryInfo detail of wait.

@@ -10,23 +10,38 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/stretchr/testify/require"
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 )
 
-// fakeClock is a clock tests move by hand.
-type fakeClock struct{ t time.Time }
+// fakeClock is a clock tests move by hand (from the test's goroutine
+// while a server's read it).
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
 
-func (c *fakeClock) now() time.Time      { return c.t }
-func (c *fakeClock) add(d time.Duration) { c.t = c.t.Add(d) }
-func newFakeClock() *fakeClock           { return &fakeClock{t: time.Unix(1_700_000_000, 0)} }
+func (c *fakeClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+func newFakeClock() *fakeClock { return &fakeClock{t: time.Unix(1_700_000_000, 0)} }
 func testLimiter(base, max time.Duration) *authLimiter {
-	return newAuthLimiter(&Auth{FailDelay: base, FailMaxDelay: max}, discard())
+	return newAuthLimiter(&Auth{FailDelay: base, FailMaxDelay: max}, nil, discard())
 }
 
 // TestAuthLimiterDoubles: each failure doubles the wait up to the cap;
@@ -182,16 +197,14 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// retryAfter is the RetryInfo delay of a status error.
+// retryAfter is RetryDelay, failing the test if err carries no delay.
 func retryAfter(t *testing.T, err error) time.Duration {
 	t.Helper()
-	for _, d := range status.Convert(err).Details() {
-		if ri, ok := d.(*errdetails.RetryInfo); ok {
-			return ri.RetryDelay.AsDuration()
-		}
+	d := RetryDelay(err)
+	if d == 0 {
+		t.Fatalf("no RetryInfo in %v", err)
 	}
-	t.Fatalf("no RetryInfo in %v", err)
-	return 0
+	return d
 }
 
 // TestHandshakeLimited: through a Flight SQL client, a wrong password is
@@ -216,4 +229,55 @@ func TestHandshakeLimited(t *testing.T) {
 	require.True(t, wait > 0 && wait <= time.Minute, "%v", wait)
 	require.Contains(t, log.String(), `msg="authentication failed" addr=127.0.0.1 user=alice failures=1`)
 	require.NotContains(t, log.String(), "wrong-guess")
+}
+
+// TestAuthLimiterRelease: a call with a valid token gives back the attempt
+// it reserved, so the next call from its address is admitted; a failure
+// in between keeps its own delay.
+func TestAuthLimiterRelease(t *testing.T) {
+	clk := newFakeClock()
+	l := testLimiter(time.Second, time.Minute)
+	l.now = clk.now
+	l.failed("10.0.0.1", "")
+	clk.add(time.Second)
+	wait, r := l.reserve("10.0.0.1", "")
+	require.Zero(t, wait)
+	require.Positive(t, l.admit("10.0.0.1", ""), "reserved: a second attempt meanwhile is refused")
+	l.release("10.0.0.1", r)
+	wait, r = l.reserve("10.0.0.1", "")
+	require.Zero(t, wait, "given back")
+	l.failed("10.0.0.1", "")
+	l.release("10.0.0.1", r)
+	require.Equal(t, 2*time.Second, l.admit("10.0.0.1", ""), "a failure's delay is not given back")
+}
+
+// TestBearerLimited: through a Flight SQL client, a call with a wrong
+// bearer token is Unauthenticated with a RetryInfo of the delay; within
+// it every call from the address with a token, the right one too, unary
+// (GetFlightInfo) or streaming (DoGet), is ResourceExhausted; the failure
+// is logged with the address and never the token. A call without
+// credentials is refused but counts nothing.
+func TestBearerLimited(t *testing.T) {
+	var log syncBuffer
+	_, cl, _, _ := testServerAt(t, Options{Logger: slog.New(slog.NewTextHandler(&log, nil)),
+		Auth: &Auth{Tokens: []string{"tok-right"}, FailDelay: time.Minute, FailMaxDelay: time.Hour}})
+	ctx := context.Background()
+	with := func(tok string) context.Context {
+		return metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+tok)
+	}
+	_, err := cl.Execute(ctx, "SELECT 1")
+	require.Equal(t, codes.Unauthenticated, status.Code(err), "%v", err)
+	_, err = cl.Execute(with("tok-right"), "SELECT 1")
+	require.NoError(t, err, "no credentials counted nothing")
+	_, err = cl.Execute(with("tok-wrong-guess"), "SELECT 1")
+	require.Equal(t, codes.Unauthenticated, status.Code(err), "%v", err)
+	require.Equal(t, time.Minute, retryAfter(t, err))
+	_, err = cl.Execute(with("tok-right"), "SELECT 1")
+	require.Equal(t, codes.ResourceExhausted, status.Code(err), "%v", err)
+	wait := retryAfter(t, err)
+	require.True(t, wait > 0 && wait <= time.Minute, "%v", wait)
+	_, err = cl.DoGet(with("tok-right"), &flight.Ticket{Ticket: []byte("x")})
+	require.Equal(t, codes.ResourceExhausted, status.Code(err), "%v", err)
+	require.Contains(t, log.String(), `msg="authentication failed" addr=127.0.0.1 credential="bearer token" failures=1`)
+	require.NotContains(t, log.String(), "tok-")
 }

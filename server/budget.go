@@ -267,7 +267,19 @@ type MemoryStatus struct {
 	HeapLive      int64 `json:"heap_live"`       // Go's live heap at the last collection
 	GoMemLimit    int64 `json:"go_memory_limit"` // debug.SetMemoryLimit's
 	Prepared      int   `json:"prepared"`        // prepared statements held
-	Uploads       int64 `json:"upload_reserved"` // held by bound parameters and uploads under way
+	// Uploads is what parameter uploads hold in memory, counted in
+	// Reserved and against the budget: the Arrow buffers of batches
+	// received and not yet converted, spilled or streamed into their
+	// statement, and the Go values bound parameters became (as
+	// engine.ParamsFromArrow makes them), until the statement is rebound,
+	// closed or dropped. A spilled upload's bytes leave it as they go to
+	// the file.
+	Uploads int64 `json:"upload_reserved"`
+	// UploadSpilled is the bytes in spilled uploads' files (uploadspill.go)
+	// under the spill directory: on disk, so not in Reserved nor the
+	// budget; each file's from its first byte written until the statement
+	// is rebound, closed or dropped, or its upload fails or is cancelled.
+	UploadSpilled int64 `json:"upload_spilled"`
 
 	// The priority of light calls over heavy statements (priority.go),
 	// and how long goroutines waited for a core: what a load test

@@ -100,6 +100,7 @@
 // Unimplemented, Unavailable (the object store unreachable or failing
 // after its retries), Internal (a bug; the details go to the server's log only),
 // Unauthenticated from the authentication middleware (auth.go), and
-// ResourceExhausted for a login refused while its address or user is
-// held back after failed ones (authlimit.go; both carry a RetryInfo).
+// ResourceExhausted for a login, or a call with a bearer token, refused
+// while its address or user is held back after failed ones (authlimit.go;
+// both carry a RetryInfo).
 package server

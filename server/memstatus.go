@@ -37,6 +37,7 @@ func (f *service) DoAction(a *flight.Action, st flight.FlightService_DoActionSer
 func (s *Server) MemoryStatus() MemoryStatus {
 	m := s.budget.status(s.heap)
 	m.Uploads = s.uploadBytes.Load()
+	m.UploadSpilled = s.uploadSpilled.Load()
 	sm := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/gomemlimit:bytes"},
 		{Name: "/sched/latencies:seconds"}, {Name: "/sched/pauses/total/gc:seconds"}}
 	metrics.Read(sm)

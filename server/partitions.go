@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -230,14 +231,20 @@ func (s *Server) split(ctx context.Context, planBytes []byte, sqlText string, pa
 	if !large {
 		return nil, false, nil
 	}
+	// SQL is matched on its lowered plan as it is, never encoded: its
+	// indented JSON (what this once matched) is O(depth²) bytes, outside
+	// any budget (TestSplitAllocationBounded).
+	var pb *substraitpb.Plan
 	if sqlText != "" {
-		js, _, err := s.db.SubstraitOf(ctx, sqlText)
+		p, _, err := s.db.SubstraitPlanOf(ctx, sqlText)
 		if err != nil {
 			return nil, false, nil // not one SELECT
 		}
-		planBytes = js
+		pb = p
+	} else {
+		pb = decodePlan(planBytes)
 	}
-	shape := matchTake(decodePlan(planBytes))
+	shape := matchTake(pb)
 	if shape == nil || shape.param > len(params) || len(shape.out) != schema.NumFields() {
 		return nil, false, nil
 	}

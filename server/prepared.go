@@ -75,7 +75,7 @@ func (s *Server) addPrepared(p *prepared) []byte {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	h := hex.EncodeToString(b[:])
-	p.lastUsed = time.Now()
+	p.lastUsed = s.opt.now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.prepared[h] = p
@@ -89,7 +89,7 @@ func (s *Server) addPrepared(p *prepared) []byte {
 // when it would have.
 func (s *Server) expirePrepared(h string, p *prepared) {
 	p.mu.Lock()
-	left := s.opt.PreparedTTL - time.Since(p.lastUsed)
+	left := s.opt.PreparedTTL - s.opt.now().Sub(p.lastUsed)
 	if left > 0 && !p.dropped {
 		p.expiry.Reset(left)
 		p.mu.Unlock()
@@ -131,7 +131,7 @@ func (s *Server) preparedOf(handle []byte) (*prepared, error) {
 		return nil, status.Error(codes.NotFound, "no such prepared statement (closed, unused too long, or of another server)")
 	}
 	p.mu.Lock()
-	p.lastUsed = time.Now()
+	p.lastUsed = s.opt.now()
 	p.mu.Unlock()
 	return p, nil
 }

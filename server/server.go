@@ -96,6 +96,10 @@ type Options struct {
 	// and HeavyRunning's defaults (0: GOMAXPROCS when New runs). The CLI
 	// sets it before it raises GOMAXPROCS above the cores (-light-procs).
 	Cores int
+
+	// now is the clock prepared statements' idle time is read on (nil:
+	// time.Now): tests move it by hand instead of sleeping past a TTL.
+	now func() time.Time
 }
 
 // Server serves one engine.DB over Flight SQL. Safe for concurrent use;
@@ -112,7 +116,8 @@ type Server struct {
 	heap    *heapWatch     // the budget's watch of the live heap
 	gate    *priority.Gate // light calls ahead of heavy statements (priority.go); nil: Options.NoPriority
 
-	uploadBytes atomic.Int64 // held by parameter uploads and bound parameters
+	uploadBytes   atomic.Int64 // held by parameter uploads and bound parameters
+	uploadSpilled atomic.Int64 // in the files of spilled uploads (on disk, not in the budget)
 
 	mu       sync.Mutex
 	prepared map[string]*prepared
@@ -154,6 +159,9 @@ func New(db *engine.DB, opt Options) (*Server, error) {
 			opt.MaxRecvBytes = int(min(int64(opt.MaxRecvBytes), max(opt.Memory/4, 1<<20)))
 		}
 	}
+	if opt.now == nil {
+		opt.now = time.Now
+	}
 	if opt.PreparedTTL <= 0 {
 		opt.PreparedTTL = time.Hour
 	}
@@ -176,11 +184,14 @@ func New(db *engine.DB, opt Options) (*Server, error) {
 		stream []grpc.StreamServerInterceptor
 	)
 	if opt.Auth.enabled() {
-		mw := flight.CreateServerBasicAuthMiddleware(newValidator(*opt.Auth))
-		unary = append(unary, mw.Unary)
+		v := newValidator(*opt.Auth)
+		mw := flight.CreateServerBasicAuthMiddleware(v)
 		// The limiter is outside the middleware: it answers a refused
-		// Handshake before any password is looked at.
-		stream = append(stream, newAuthLimiter(opt.Auth, s.log).stream, mw.Stream)
+		// Handshake, or a call with a token from a refused address, before
+		// any password or token is looked at.
+		lim := newAuthLimiter(opt.Auth, v, s.log)
+		unary = append(unary, lim.unary, mw.Unary)
+		stream = append(stream, lim.stream, mw.Stream)
 	}
 	if !opt.NoPriority {
 		s.gate = priority.NewGate(priority.Options{Running: max(cmp.Or(opt.HeavyRunning, opt.Cores), 0)})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"regexp"
 	"strings"
@@ -288,16 +289,31 @@ func TestShutdownStalledReader(t *testing.T) {
 }
 
 // TestPreparedTTL: a prepared statement unused for the TTL is dropped
-// when another is prepared; one in use stays.
+// when its timer fires; one used within the TTL stays. The idle time is
+// read on a clock the test moves (a TTL of an hour: no timer fires while
+// the test runs), and the test fires the timers' check itself, so how
+// slowly the machine runs does not matter. TestPreparedTTLTimer has a real
+// timer.
 func TestPreparedTTL(t *testing.T) {
 	ctx := context.Background()
-	s, cl, _ := testServer(t, Options{PreparedTTL: 300 * time.Millisecond})
+	clk := newFakeClock()
+	s, cl, _ := testServer(t, Options{PreparedTTL: time.Hour, now: clk.now})
+	// fire does what each statement's timer does when it fires.
+	fire := func() {
+		s.mu.Lock()
+		m := maps.Clone(s.prepared)
+		s.mu.Unlock()
+		for h, p := range m {
+			s.expirePrepared(h, p)
+		}
+	}
 	idle, err := cl.Prepare(ctx, "SELECT 1")
 	require.NoError(t, err)
 	used, err := cl.Prepare(ctx, "SELECT 2")
 	require.NoError(t, err)
 	for range 4 {
-		time.Sleep(100 * time.Millisecond)
+		clk.add(20 * time.Minute)
+		fire()
 		info, err := used.Execute(ctx)
 		require.NoError(t, err)
 		_, err = readAll(ctx, cl, info)
@@ -312,4 +328,22 @@ func TestPreparedTTL(t *testing.T) {
 	s.mu.Lock()
 	require.Len(t, s.prepared, 2)
 	s.mu.Unlock()
+	clk.add(59 * time.Minute)
+	fire()
+	_, err = used.Execute(ctx)
+	require.NoError(t, err, "used 59 minutes ago")
+}
+
+// TestPreparedTTLTimer: a statement's own timer drops it once unused for
+// the TTL (waited for with a deadline, not a sleep).
+func TestPreparedTTLTimer(t *testing.T) {
+	ctx := context.Background()
+	s, cl, _ := testServer(t, Options{PreparedTTL: 50 * time.Millisecond})
+	_, err := cl.Prepare(ctx, "SELECT 1")
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return len(s.prepared) == 0
+	}, time.Minute, 10*time.Millisecond)
 }

@@ -20,7 +20,7 @@ import (
 //	    Read named table t, no filter, no projection mask           -> t(...)
 //
 // It is matched on the statement's Substrait plan (SQL is lowered to it
-// by engine.DB.SubstraitOf first), so SQL text and Substrait plans meet
+// by engine.DB.SubstraitPlanOf first), so SQL text and Substrait plans meet
 // one rule. The output must hold v.ord: it is what lets a client restore
 // the driving order from partitions read in any order.
 //

@@ -53,16 +53,21 @@ var ErrUploadReread = errkind.New(errkind.InvalidArgument, "server: a streamed p
 
 // heldParams is the memory a prepared statement's bound parameters hold,
 // reserved in the budget until release, and the directory of the file
-// they were spilled to.
+// they were spilled to, with its size.
 type heldParams struct {
 	pool  *memlimit.Pool
 	res   *memlimit.Reservation
 	count *atomic.Int64 // the server's upload bytes
 	dir   string        // spill directory ("": none)
+	// spilled is the bytes written to the spill file, counted in
+	// spillCount (the server's MemoryStatus.UploadSpilled) until release.
+	// Written by the upload's goroutine; release comes after it.
+	spilled    int64
+	spillCount *atomic.Int64
 }
 
 func (s *Server) newHeld() *heldParams {
-	h := &heldParams{pool: s.budget.upload(s.db.MemoryLimit()), count: &s.uploadBytes}
+	h := &heldParams{pool: s.budget.upload(s.db.MemoryLimit()), count: &s.uploadBytes, spillCount: &s.uploadSpilled}
 	h.res = h.pool.NewReservation("parameter upload")
 	return h
 }
@@ -88,6 +93,8 @@ func (h *heldParams) release() {
 	h.count.Add(-h.res.Size())
 	h.res.Free()
 	h.pool.Close()
+	h.spillCount.Add(-h.spilled)
+	h.spilled = 0
 	if h.dir != "" {
 		_ = os.RemoveAll(h.dir)
 		h.dir = ""

@@ -37,10 +37,16 @@ func (s *Server) startSpill(h *heldParams, schema *arrow.Schema) (*spillWriter, 
 		return nil, status.Errorf(codes.Internal, "parameters: spill: %v", err)
 	}
 	h.dir = dir
-	w, err := exec.CreateSpillFile(filepath.Join(dir, "params.arrows"), schema, s.mem)
+	f, err := os.Create(filepath.Join(dir, "params.arrows"))
 	if err != nil {
-		return nil, status.Errorf(codes.Internal, "parameters: %v", err)
+		return nil, status.Errorf(codes.Internal, "parameters: spill: %v", err)
 	}
+	// What reaches the file is what the memory status reports as spilled
+	// (MemoryStatus.UploadSpilled).
+	w := exec.NewSpillWriterCounted(f, schema, s.mem, func(n int64) {
+		h.spilled += n
+		h.spillCount.Add(n)
+	})
 	return &spillWriter{h: h, w: w, typ: schema.Field(0).Type}, nil
 }
 

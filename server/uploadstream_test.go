@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -154,6 +155,10 @@ func TestUploadPaths(t *testing.T) {
 	files, err := os.ReadDir(spill)
 	require.NoError(t, err)
 	require.Len(t, files, 1, "the upload spilled")
+	file, err := os.Stat(filepath.Join(spill, files[0].Name(), "params.arrows"))
+	require.NoError(t, err)
+	require.Greater(t, file.Size(), 6*per*int64(8), "the spilled ids are in the file")
+	require.Equal(t, file.Size(), s.MemoryStatus().UploadSpilled, "the status reports the file's bytes")
 	for range 2 {
 		rdr, err := cl.DoGet(ctx, info.Endpoint[0].Ticket)
 		require.NoError(t, err)
@@ -171,6 +176,7 @@ func TestUploadPaths(t *testing.T) {
 	files, err = os.ReadDir(spill)
 	require.NoError(t, err)
 	require.Empty(t, files, "closing the statement removes the spilled upload")
+	require.Zero(t, s.MemoryStatus().UploadSpilled)
 
 	twice, err := cl.Prepare(ctx, "INSERT INTO t SELECT a.id FROM UNNEST($1) AS a(id) JOIN UNNEST($1) AS b(id) ON a.id = b.id")
 	require.NoError(t, err)

@@ -241,17 +241,22 @@ func assertNoError(t *testing.T, err error) bool {
 	return true
 }
 
-// idBatches is a RecordReader of batches of ids: n batches of per ids,
-// then, if hold is not nil, it blocks until hold is closed or ctx ends
-// (an upload the client has not finished).
+// idBatches is a RecordReader of n batches of per ids, in cols bigint
+// columns of the same ids: the i-th id overall is id(i) (nil: its place in
+// its batch, 0 to per-1). After the last batch it closes sentAll (if not
+// nil), then, if hold is not nil, blocks until hold is closed or ctx ends
+// (an upload the client has not finished). The one reader of ids the
+// serve tests upload.
 type idBatches struct {
-	ctx    context.Context
-	n, per int
-	hold   chan struct{}
-	sent   int
-	cur    arrow.RecordBatch
-	schema *arrow.Schema
-	cols   int
+	ctx     context.Context
+	n, per  int
+	cols    int
+	id      func(i int64) int64
+	sentAll chan struct{}
+	hold    chan struct{}
+	sent    int
+	cur     arrow.RecordBatch
+	schema  *arrow.Schema
 }
 
 func newIDBatches(ctx context.Context, n, per, cols int, hold chan struct{}) *idBatches {
@@ -262,13 +267,21 @@ func newIDBatches(ctx context.Context, n, per, cols int, hold chan struct{}) *id
 	return &idBatches{ctx: ctx, n: n, per: per, hold: hold, schema: arrow.NewSchema(fields, nil), cols: cols}
 }
 
+// seqIDs is n batches of per ids in one column, id(i) the i-th overall.
+func seqIDs(ctx context.Context, n, per int, id func(int64) int64) *idBatches {
+	r := newIDBatches(ctx, n, per, 1, nil)
+	r.id = id
+	return r
+}
+
 func (r *idBatches) Schema() *arrow.Schema { return r.schema }
 func (r *idBatches) Next() bool {
-	if r.cur != nil {
-		r.cur.Release()
-		r.cur = nil
-	}
+	r.Release()
 	if r.sent == r.n {
+		if r.sentAll != nil {
+			close(r.sentAll)
+			r.sentAll = nil
+		}
 		if r.hold == nil {
 			return false
 		}
@@ -278,12 +291,18 @@ func (r *idBatches) Next() bool {
 		}
 		return false
 	}
-	r.sent++
 	b := array.NewInt64Builder(memory.DefaultAllocator)
 	defer b.Release()
-	for i := range r.per {
-		b.Append(int64(i))
+	b.Reserve(r.per)
+	base := int64(r.sent) * int64(r.per)
+	for i := range int64(r.per) {
+		if r.id != nil {
+			b.UnsafeAppend(r.id(base + i))
+		} else {
+			b.UnsafeAppend(i)
+		}
 	}
+	r.sent++
 	col := b.NewArray()
 	defer col.Release()
 	cols := make([]arrow.Array, r.cols)

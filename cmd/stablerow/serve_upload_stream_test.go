@@ -8,72 +8,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stretchr/testify/require"
 
 	"github.com/stablerow/stablerow/server"
 )
-
-// seqBatches is a RecordReader of n batches of per ids each, id(i) for
-// the i-th id overall; after sent batches it signals on sentAll (if not
-// nil), then, if hold is not nil, blocks until ctx ends (an upload the
-// client has not finished).
-type seqBatches struct {
-	ctx     context.Context
-	n, per  int
-	id      func(i int64) int64
-	sentAll chan struct{}
-	hold    bool
-	sent    int
-	cur     arrow.RecordBatch
-	schema  *arrow.Schema
-}
-
-func newSeqBatches(ctx context.Context, n, per int, id func(int64) int64) *seqBatches {
-	return &seqBatches{ctx: ctx, n: n, per: per, id: id,
-		schema: arrow.NewSchema([]arrow.Field{{Name: "ids", Type: arrow.PrimitiveTypes.Int64}}, nil)}
-}
-
-func (r *seqBatches) Schema() *arrow.Schema { return r.schema }
-func (r *seqBatches) Next() bool {
-	r.Release()
-	if r.sent == r.n {
-		if r.sentAll != nil {
-			close(r.sentAll)
-			r.sentAll = nil
-		}
-		if r.hold {
-			<-r.ctx.Done()
-		}
-		return false
-	}
-	b := array.NewInt64Builder(memory.DefaultAllocator)
-	defer b.Release()
-	b.Reserve(r.per)
-	base := int64(r.sent) * int64(r.per)
-	for i := range int64(r.per) {
-		b.UnsafeAppend(r.id(base + i))
-	}
-	r.sent++
-	col := b.NewArray()
-	defer col.Release()
-	r.cur = array.NewRecordBatch(r.schema, []arrow.Array{col}, int64(r.per))
-	return true
-}
-func (r *seqBatches) RecordBatch() arrow.RecordBatch { return r.cur }
-func (r *seqBatches) Record() arrow.RecordBatch      { return r.cur }
-func (r *seqBatches) Err() error                     { return nil }
-func (r *seqBatches) Retain()                        {}
-func (r *seqBatches) Release() {
-	if r.cur != nil {
-		r.cur.Release()
-		r.cur = nil
-	}
-}
 
 // oneRow reads the one row of bigints of a started result.
 func oneRow(t *testing.T, ctx context.Context, cl *flightsql.Client, info *flight.FlightInfo) []int64 {
@@ -130,7 +71,7 @@ func TestServeUploadStream(t *testing.T) {
 
 	ps, err := cl.Prepare(ctx, ins)
 	require.NoError(t, err)
-	ps.SetRecordReader(newSeqBatches(ctx, batches, per, func(i int64) int64 { return i }))
+	ps.SetRecordReader(seqIDs(ctx, batches, per, func(i int64) int64 { return i }))
 	n, err := ps.ExecuteUpdate(ctx)
 	require.NoError(t, err)
 	require.NoError(t, ps.Close(ctx))
@@ -152,8 +93,8 @@ func TestServeUploadStream(t *testing.T) {
 	cctx, cancel := context.WithCancel(ctx)
 	mid, err := cl.Prepare(ctx, ins)
 	require.NoError(t, err)
-	src := newSeqBatches(cctx, 5, per, func(i int64) int64 { return -i })
-	src.sentAll, src.hold = make(chan struct{}), true
+	src := seqIDs(cctx, 5, per, func(i int64) int64 { return -i })
+	src.sentAll, src.hold = make(chan struct{}), make(chan struct{}) // never closed: held until cctx ends
 	sentAll := src.sentAll
 	mid.SetRecordReader(src)
 	done := make(chan error, 1)
@@ -201,13 +142,14 @@ func TestServeUploadSpill(t *testing.T) {
 	ps, err := cl.Prepare(ctx, `SELECT count(*), sum(t.k) FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) JOIN t ON t._rowid = v.rowid`)
 	require.NoError(t, err)
 	id := func(i int64) int64 { return (i * 7919) % (rows * 3 / 2) } // a third name no row
-	ps.SetRecordReader(newSeqBatches(ctx, batches, per, id))
+	ps.SetRecordReader(seqIDs(ctx, batches, per, id))
 	info, err := ps.Execute(ctx)
 	require.NoError(t, err)
 	files := spillFiles(t, spill)
 	require.Len(t, files, 1, "the upload spilled")
 	upload := int64(batches) * per * 8
 	require.Greater(t, dirBytes(t, spill), upload/2)
+	require.Equal(t, dirBytes(t, spill), memoryStatus(t, cl).UploadSpilled, "the status reports the spilled bytes")
 	var count, sum int64
 	for i := range int64(batches) * per {
 		if x := id(i); x < rows {
@@ -226,21 +168,23 @@ func TestServeUploadSpill(t *testing.T) {
 	require.Less(t, hwm-idle, int64(budgetMB+16)<<20, "peak RSS grew by %d MB for a %d MB upload", (hwm-idle)>>20, upload>>20)
 
 	// Rebound with a small upload (held, not spilled): the file goes.
-	ps.SetRecordReader(newSeqBatches(ctx, 1, 10, func(i int64) int64 { return i }))
+	ps.SetRecordReader(seqIDs(ctx, 1, 10, func(i int64) int64 { return i }))
 	info, err = ps.Execute(ctx)
 	require.NoError(t, err)
 	require.Equal(t, []int64{10, 3 * 45}, oneRow(t, ctx, cl, info))
 	require.Empty(t, spillFiles(t, spill), "rebinding removes the spilled upload")
 
 	// Spilled again, then closed: the file goes.
-	ps.SetRecordReader(newSeqBatches(ctx, batches, per, id))
+	ps.SetRecordReader(seqIDs(ctx, batches, per, id))
 	info, err = ps.Execute(ctx)
 	require.NoError(t, err)
 	require.Len(t, spillFiles(t, spill), 1)
 	require.Equal(t, []int64{count, sum}, oneRow(t, ctx, cl, info))
 	require.NoError(t, ps.Close(ctx))
 	require.Empty(t, spillFiles(t, spill), "closing the statement removes the spilled upload")
-	waitStatus(t, cl, "every upload's memory back", func(m server.MemoryStatus) bool { return m.Uploads == 0 && m.Reserved == 0 })
+	waitStatus(t, cl, "every upload's memory back", func(m server.MemoryStatus) bool {
+		return m.Uploads == 0 && m.Reserved == 0 && m.UploadSpilled == 0
+	})
 }
 
 // spillFiles lists the upload spill directories under dir.

@@ -15,7 +15,7 @@ import (
 // errServeArgs).
 func guardFlags(fs *flag.FlagSet) func(opt *server.Options, auth *server.Auth) error {
 	ttl := fs.Duration("token-ttl", 12*time.Hour, "how long a bearer token issued for -user's password stays valid; a client then logs in again")
-	delay := fs.Duration("auth-fail-delay", 250*time.Millisecond, "after a failed login, refuse the client's address and the user name for this long, doubled at each further failure (a success clears it)")
+	delay := fs.Duration("auth-fail-delay", 250*time.Millisecond, "after a failed login or a call with a bad or expired bearer token, refuse the client's address (and the user name) for this long, doubled at each further failure (a success clears it)")
 	maxDelay := fs.Duration("auth-fail-max-delay", time.Minute, "the most -auth-fail-delay doubles to")
 	hardlinks := fs.Bool("files-allow-hardlinks", false, "let COPY read and write files under -files that have more than one hard link (refused by default: such a link may lead to a file outside the directory)")
 	return func(opt *server.Options, auth *server.Auth) error {

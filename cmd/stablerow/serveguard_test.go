@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,13 +13,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/stretchr/testify/require"
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+
+	"github.com/stablerow/stablerow/server"
 )
 
 // serverLog is a serve subprocess's standard error, as read so far.
@@ -88,16 +92,6 @@ func flightClient(t *testing.T, addr string) *flightsql.Client {
 	return cl
 }
 
-// retryDelay is the RetryInfo of a status error (0 if none).
-func retryDelay(err error) time.Duration {
-	for _, d := range status.Convert(err).Details() {
-		if ri, ok := d.(*errdetails.RetryInfo); ok {
-			return ri.RetryDelay.AsDuration()
-		}
-	}
-	return 0
-}
-
 // TestServeGuardFlags: serve -help documents the hardening flags, and a
 // delay that is not positive is refused.
 func TestServeGuardFlags(t *testing.T) {
@@ -143,11 +137,11 @@ func TestServeAuthLimit(t *testing.T) {
 		switch status.Code(err) {
 		case codes.ResourceExhausted: // asked again within the delay
 			refused++
-			d := retryDelay(err)
+			d := server.RetryDelay(err)
 			require.Positive(t, d, "%v", err)
 			time.Sleep(d)
 		case codes.Unauthenticated:
-			delays = append(delays, retryDelay(err))
+			delays = append(delays, server.RetryDelay(err))
 		default:
 			t.Fatalf("wrong password: %v", err)
 		}
@@ -156,16 +150,7 @@ func TestServeAuthLimit(t *testing.T) {
 	require.Equal(t, []time.Duration{50 * ms, 100 * ms, 200 * ms, 400 * ms, 400 * ms, 400 * ms}, delays, "%d attempts refused within a delay", refused)
 
 	time.Sleep(delays[len(delays)-1])
-	var authed context.Context
-	for authed == nil { // a refusal here says how long is left
-		c, err := cl.Client.AuthenticateBasicToken(ctx, "alice", "s3cret")
-		if status.Code(err) == codes.ResourceExhausted {
-			time.Sleep(retryDelay(err))
-			continue
-		}
-		require.NoError(t, err)
-		authed = c
-	}
+	authed := login(t, cl, "alice", "s3cret")
 	_, err := cl.ExecuteUpdate(authed, "CREATE TABLE t (k BIGINT)")
 	require.NoError(t, err)
 
@@ -184,9 +169,25 @@ func TestServeAuthLimit(t *testing.T) {
 	require.NotContains(t, out, "s3cret")
 }
 
+// login logs in, waiting out the delays of earlier failures from this
+// address (a refusal says how long is left).
+func login(t *testing.T, cl *flightsql.Client, user, pw string) context.Context {
+	t.Helper()
+	for {
+		c, err := cl.Client.AuthenticateBasicToken(context.Background(), user, pw)
+		if status.Code(err) == codes.ResourceExhausted {
+			time.Sleep(server.RetryDelay(err))
+			continue
+		}
+		require.NoError(t, err)
+		return c
+	}
+}
+
 // TestServeTokenTTL: with -token-ttl 3s a token issued at login works, is
-// Unauthenticated once 3 s have passed, and logging in again gives a new
-// one.
+// Unauthenticated once 3 s have passed (a failure of the address: it
+// carries the delay), and logging in again, once the delay has passed,
+// gives a new one.
 func TestServeTokenTTL(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "db")
 	addr, _ := serveLogged(t, []string{"STABLEROW_PASSWORD=s3cret"}, "-d", dir, "-create", "-user", "alice", "-token-ttl", "3s")
@@ -202,10 +203,102 @@ func TestServeTokenTTL(t *testing.T) {
 	// sees the stream end first).
 	_, err = cl.Execute(authed, "SELECT k FROM t")
 	require.Equal(t, codes.Unauthenticated, status.Code(err), "%v", err)
-	authed, err = cl.Client.AuthenticateBasicToken(ctx, "alice", "s3cret")
-	require.NoError(t, err)
+	require.Equal(t, 250*time.Millisecond, server.RetryDelay(err), "the default -auth-fail-delay")
+	authed = login(t, cl, "alice", "s3cret")
 	_, err = cl.ExecuteUpdate(authed, "INSERT INTO t VALUES (1)")
 	require.NoError(t, err)
+}
+
+// TestServeTokenLimit: `stablerow serve -tokens FILE -user alice` as a
+// subprocess, a Flight SQL client guessing bearer tokens on unary
+// (GetFlightInfo) and streaming (DoGet) calls in turn. Each wrong token is
+// answered Unauthenticated with the server's delay (RetryInfo), doubling
+// from -auth-fail-delay up to -auth-fail-max-delay, as a wrong password
+// is; a call within the delay is ResourceExhausted (and waits it out). An
+// issued token past -token-ttl is a failure too. Each failure is a log
+// line with the client's address, never the token. Once the delay has
+// passed, the right token works. (That a call within the delay is refused
+// even with the right token is server's TestBearerLimited, with a delay no
+// machine outruns.)
+func TestServeTokenLimit(t *testing.T) {
+	dir := t.TempDir()
+	toks := filepath.Join(dir, "tokens")
+	require.NoError(t, os.WriteFile(toks, []byte("right-static-token\n"), 0o600))
+	addr, log := serveLogged(t, []string{"STABLEROW_PASSWORD=s3cret"}, "-d", filepath.Join(dir, "db"), "-create",
+		"-tokens", toks, "-user", "alice", "-token-ttl", "2s", "-auth-fail-delay", "50ms", "-auth-fail-max-delay", "400ms")
+	cl := flightClient(t, addr)
+	bearer := func(tok string) context.Context {
+		return metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+tok)
+	}
+	// call makes a unary or a streaming call with tok; a valid token's
+	// DoGet of a made-up ticket is NotFound or InvalidArgument.
+	call := func(i int, tok string) error {
+		if i%2 == 0 {
+			_, err := cl.Execute(bearer(tok), "SELECT 1")
+			return err
+		}
+		_, err := cl.DoGet(bearer(tok), &flight.Ticket{Ticket: []byte("no-such-ticket")})
+		return err
+	}
+	var delays []time.Duration
+	refused := 0
+	for i := 0; len(delays) < 6; i++ {
+		err := call(i, fmt.Sprintf("guessed-token-%d", i))
+		switch status.Code(err) {
+		case codes.ResourceExhausted: // within the delay
+			refused++
+			d := server.RetryDelay(err)
+			require.Positive(t, d, "%v", err)
+			time.Sleep(d)
+		case codes.Unauthenticated:
+			delays = append(delays, server.RetryDelay(err))
+		default:
+			t.Fatalf("wrong token: %v", err)
+		}
+	}
+	ms := time.Millisecond
+	require.Equal(t, []time.Duration{50 * ms, 100 * ms, 200 * ms, 400 * ms, 400 * ms, 400 * ms}, delays, "%d calls refused within a delay", refused)
+
+	// The right token, once the delay has passed (a refusal says how long
+	// is left), on both kinds of call.
+	time.Sleep(delays[len(delays)-1])
+	for i := 0; i < 2; {
+		err := call(i, "right-static-token")
+		if status.Code(err) == codes.ResourceExhausted {
+			time.Sleep(server.RetryDelay(err))
+			continue
+		}
+		if i == 0 {
+			require.NoError(t, err)
+		} else {
+			require.Contains(t, []codes.Code{codes.NotFound, codes.InvalidArgument}, status.Code(err), "%v", err)
+		}
+		i++
+	}
+
+	// An issued token past -token-ttl: a failure, with the delay.
+	authed := login(t, cl, "alice", "s3cret") // clears the address
+	issued := time.Now()
+	_, err := cl.Execute(authed, "SELECT 1")
+	require.NoError(t, err)
+	time.Sleep(time.Until(issued.Add(2*time.Second + 200*time.Millisecond)))
+	_, err = cl.Execute(authed, "SELECT 1")
+	require.Equal(t, codes.Unauthenticated, status.Code(err), "%v", err)
+	require.Equal(t, 50*ms, server.RetryDelay(err), "the first failure since the login")
+
+	re := regexp.MustCompile(`level=WARN msg="authentication failed" addr=127\.0\.0\.1 credential="bearer token" failures=(\d)`)
+	var out string
+	var m [][]string
+	require.Eventually(t, func() bool {
+		out = log.String()
+		m = re.FindAllStringSubmatch(out, -1)
+		return len(m) >= 7
+	}, 30*time.Second, 10*time.Millisecond, "7 failures logged")
+	require.Len(t, m, 7, out)
+	require.Equal(t, "6", m[5][1])
+	require.Equal(t, "1", m[6][1])
+	require.NotContains(t, out, "guessed-token")
+	require.NotContains(t, out, "right-static-token")
 }
 
 // TestServeHardLinks: a hard link inside -files to a file outside it.
