@@ -54,7 +54,7 @@ func ResolveIDs(ctx context.Context, t *table.Table, ix KeyIndex, remap Remapper
 		for j, i := range un {
 			want[j] = ids[i]
 		}
-		var fp pairs
+		fp := pairs{pos: make([]uint32, 0, len(un)), addr: make([]uint64, 0, len(un))} // at most one live row an id
 		NewRowIDSearch(t, fragments, want, wpos).Next(func(p int32, a uint64) { fp.add(int(p), a) }, func() bool { return false })
 		pos, addr := fp.arrays()
 		err = res.Fallback(pos, addr)
