@@ -150,52 +150,22 @@ type fragmentRun struct {
 	n        int
 }
 
-// locate finds the live address of each id: through the unique index on
-// _rowid when there is one (answers translated through the fragment reuse
-// history and kept only where the index is valid and the row live), then
-// through the row id sequences for whatever the index did not answer
-// (fragments it does not cover).
+// locate finds the live address of each id: ResolveIDs through the
+// unique index on _rowid when there is one, else through the row id
+// sequences alone.
 func (l *Layer) locate(ctx context.Context, t *table.Table, ids []uint64) ([]uint64, []bool, error) {
-	addrs := make([]uint64, len(ids))
-	found := make([]bool, len(ids))
+	var ix KeyIndex
+	var remap Remapper
 	if m := Find(t, table.RowID, true); m != nil && len(ids) > 0 {
 		r, err := l.Resolver(ctx, t, m)
 		if err != nil {
 			return nil, nil, err
 		}
-		res, err := r.ix.LookupUint64(ctx, ids)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%w: take: %w", ErrIndex, err)
-		}
-		copy(addrs, res.Addrs)
-		live := make([]bool, len(ids))
-		if r.hist != nil {
-			if err := r.hist.Translate(addrs, addrs, live); err != nil {
-				return nil, nil, fmt.Errorf("%w: take: %w", ErrIndex, err)
-			}
-		}
-		valid := make([]bool, len(ids))
-		r.cov.Valid(addrs, valid)
-		for i := range ids {
-			found[i] = res.Found[i] && valid[i] && (r.hist == nil || live[i]) // Valid checks liveness
-		}
+		ix, remap = r, r.Remapper()
 	}
-	var rest []int
-	for i := range ids {
-		if !found[i] {
-			rest = append(rest, i)
-		}
-	}
-	if len(rest) == 0 {
-		return addrs, found, nil
-	}
-	q := make([]uint64, len(rest))
-	for j, i := range rest {
-		q[j] = ids[i]
-	}
-	a, f := t.Locate(q)
-	for j, i := range rest {
-		addrs[i], found[i] = a[j], f[j]
+	addrs, found, err := ResolveIDs(ctx, t, ix, remap, ids)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: take: %w", ErrIndex, err)
 	}
 	return addrs, found, nil
 }

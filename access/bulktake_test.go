@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/stablerow/stablerow/errkind"
-	"github.com/stablerow/stablerow/exec/exectest"
+	"github.com/stablerow/stablerow/internal/arrowtest"
 	"github.com/stablerow/stablerow/table"
 	"github.com/stablerow/stablerow/table/store"
 )
@@ -23,7 +23,7 @@ import (
 // and uncovered rows, then a compaction.
 func takeFixture(t *testing.T, indexed bool) (*table.Table, *Layer) {
 	ctx := context.Background()
-	mem := exectest.Mem(t)
+	mem := arrowtest.Mem(t)
 	tb, err := table.Create(ctx, store.NewMemory(), schema, table.Options{MaxRowsPerFragment: 100, BatchRows: 16})
 	require.NoError(t, err)
 	tb = appendRows(t, tb, 0, 400) // fragments 0-3
@@ -59,7 +59,7 @@ type takenRow struct {
 // plainTake is the oracle: every id located through the row id sequences
 // and taken in input order by one Table.Take.
 func plainTake(t *testing.T, tb *table.Table, ids []uint64) map[uint64]takenRow {
-	mem := exectest.Mem(t)
+	mem := arrowtest.Mem(t)
 	addrs, found := tb.Locate(ids)
 	b, err := tb.Take(context.Background(), addrs, found, []string{"k", table.RowID}, mem)
 	require.NoError(t, err)
@@ -80,7 +80,7 @@ func plainTake(t *testing.T, tb *table.Table, ids []uint64) map[uint64]takenRow 
 // (stale) _rowid index, tiny and default task sizes, 1 and 3 workers.
 func TestBulkTakeMatchesPlainTake(t *testing.T) {
 	ctx := context.Background()
-	mem := exectest.Mem(t)
+	mem := arrowtest.Mem(t)
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, indexed := range []bool{false, true} {
 		tb, l := takeFixture(t, indexed)
@@ -123,7 +123,7 @@ func TestBulkTakeMatchesPlainTake(t *testing.T) {
 // naming a row that is not live is refused with a typed error.
 func TestTakeTaskJSON(t *testing.T) {
 	ctx := context.Background()
-	mem := exectest.Mem(t)
+	mem := arrowtest.Mem(t)
 	tb, l := takeFixture(t, true)
 	ids := []uint64{5, 6, 7, 8, 310, 311, 599, 600, 729}
 	p, err := l.PlanTake(ctx, tb, ids, TakeOptions{})

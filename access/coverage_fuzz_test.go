@@ -5,7 +5,7 @@ import (
 	"encoding/binary"
 	"testing"
 
-	"github.com/stablerow/stablerow/exec/exectest"
+	"github.com/stablerow/stablerow/internal/arrowtest"
 	"github.com/stablerow/stablerow/table"
 	"github.com/stablerow/stablerow/table/rowid"
 	"github.com/stablerow/stablerow/table/store"
@@ -20,7 +20,7 @@ func FuzzCoverageValid(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 0, 0, 0, 7, 0, 1, 0, 199, 0, 2, 0, 255, 3})
 	f.Add([]byte{3, 0, 1, 0, 9, 0, 0, 0, 0, 0, 200, 0})
 	ctx := context.Background()
-	mem := exectest.Mem(f)
+	mem := arrowtest.Mem(f)
 	tb, err := table.Create(ctx, store.NewMemory(), schema, table.Options{MaxRowsPerFragment: 200})
 	if err != nil {
 		f.Fatal(err)

@@ -8,7 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/stretchr/testify/require"
 
-	"github.com/stablerow/stablerow/exec/exectest"
+	"github.com/stablerow/stablerow/internal/arrowtest"
 	"github.com/stablerow/stablerow/table"
 	"github.com/stablerow/stablerow/table/rowid"
 	"github.com/stablerow/stablerow/table/store"
@@ -17,12 +17,12 @@ import (
 var schema = arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.PrimitiveTypes.Int64}}, nil)
 
 func appendRows(t testing.TB, tb *table.Table, from, n int) *table.Table {
-	mem := exectest.Mem(t)
+	mem := arrowtest.Mem(t)
 	var rows [][]any
 	for i := from; i < from+n; i++ {
 		rows = append(rows, []any{int64((i * 7919) % 1000)})
 	}
-	b, err := exectest.Batch(mem, schema, rows)
+	b, err := arrowtest.Batch(mem, schema, rows)
 	require.NoError(t, err)
 	defer b.Release()
 	tb, err = tb.AppendBatches(context.Background(), []arrow.RecordBatch{b}, mem)
@@ -37,7 +37,7 @@ func appendRows(t testing.TB, tb *table.Table, from, n int) *table.Table {
 // destinations derive coverage through the history).
 func TestCoverageStates(t *testing.T) {
 	ctx := context.Background()
-	mem := exectest.Mem(t)
+	mem := arrowtest.Mem(t)
 	tb, err := table.Create(ctx, store.NewMemory(), schema, table.Options{MaxRowsPerFragment: 100})
 	require.NoError(t, err)
 	tb = appendRows(t, tb, 0, 300)
@@ -48,7 +48,7 @@ func TestCoverageStates(t *testing.T) {
 	tb = appendRows(t, tb, 300, 50)
 	tb, _, err = tb.DeleteRowIDs(ctx, []uint64{5})
 	require.NoError(t, err)
-	ub, err := exectest.Batch(mem, arrow.NewSchema([]arrow.Field{{Name: "_rowid", Type: arrow.PrimitiveTypes.Uint64}, schema.Field(0)}, nil), [][]any{{uint64(8), int64(-8)}})
+	ub, err := arrowtest.Batch(mem, arrow.NewSchema([]arrow.Field{{Name: "_rowid", Type: arrow.PrimitiveTypes.Uint64}, schema.Field(0)}, nil), [][]any{{uint64(8), int64(-8)}})
 	require.NoError(t, err)
 	rdr, err := array.NewRecordReader(ub.Schema(), []arrow.RecordBatch{ub})
 	require.NoError(t, err)
@@ -97,7 +97,7 @@ func TestCoverageStates(t *testing.T) {
 // version evicts the older one; the cache is bounded.
 func TestResolverCache(t *testing.T) {
 	ctx := context.Background()
-	mem := exectest.Mem(t)
+	mem := arrowtest.Mem(t)
 	l := New(mem)
 	var tables []*table.Table
 	for range 3 {

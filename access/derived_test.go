@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/stablerow/stablerow/exec/exectest"
+	"github.com/stablerow/stablerow/internal/arrowtest"
 	"github.com/stablerow/stablerow/table"
 	"github.com/stablerow/stablerow/table/store"
 )
@@ -21,7 +21,7 @@ import (
 // construction.
 func TestDerivedCoverage(t *testing.T) {
 	ctx := context.Background()
-	mem := exectest.Mem(t)
+	mem := arrowtest.Mem(t)
 	tb, err := table.Create(ctx, store.NewMemory(), schema, table.Options{MaxRowsPerFragment: 100})
 	require.NoError(t, err)
 	tb = appendRows(t, tb, 0, 300)

@@ -1,18 +1,31 @@
 // Package access is the index access layer: the one owner of "which index
-// address is valid now". It sits between engine (and the planner's
-// providers) and exec / index:
+// address is valid now" and of resolving keys to live addresses. It sits
+// below exec, whose take operators drive it, and above the index and the
+// table:
 //
-//	engine ──> access ──> exec (KeyIndex: Probe, Valid, Uncovered)
-//	              │──────> index/btree      (open, probe, train, remap)
-//	              └──────> index/fragreuse  (history: translate addresses)
-//	                           └──> table (manifest, coverage primitives, row id sequences)
+//	engine ──> exec (TakeByKeyExec, IndexProbeExec, UnindexedFallbackScan)
+//	  │          │ drive Resolution, RowIDSearch; see KeyIndex, Remapper
+//	  └────────> access ──> index/btree      (open, probe, train, remap)
+//	                │─────> index/fragreuse  (history: translate addresses)
+//	                └─────> table (manifest, coverage primitives, row id sequences)
 //
 // It discovers indexes (Layer.Find), opens them once (Layer.Open), keeps the
 // fragment reuse histories they need in a cache bounded in entries and
 // evicted by version, and answers for a snapshot and an index with a
 // Resolver, which exec's TakeByKeyExec and IndexScanExec see as a narrow
-// interface (probe, validity of an answered address, fragments to fall
-// back on). CREATE INDEX and OPTIMIZE INDEX go through it too.
+// interface (KeyIndex: probe, validity of an answered address, fragments
+// to fall back on). CREATE INDEX and OPTIMIZE INDEX go through it too.
+//
+// # One resolution from ids to live addresses
+//
+// Resolving keys (probe ──> fragment reuse history ──> coverage ──>
+// unindexed fallback) is written once, in Resolution (resolve.go: what
+// an answer means, which keys the fallback searches, the uniqueness
+// assertion) and RowIDSearch (rowidsearch.go: the fallback for _rowid
+// through row id sequences). The streaming take runs the steps as exec
+// operators, so EXPLAIN shows them and each reports its metrics, and
+// feeds their (probe row, address) pairs to a Resolution; the bulk take
+// (PlanTake, BulkTake) runs the same steps as plain calls (ResolveIDs).
 //
 // # Index builds as plan / task / commit (API note for drivers)
 //

@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/stablerow/stablerow/errkind"
-	"github.com/stablerow/stablerow/exec/exectest"
 	"github.com/stablerow/stablerow/index/btree"
+	"github.com/stablerow/stablerow/internal/arrowtest"
 	"github.com/stablerow/stablerow/table"
 	"github.com/stablerow/stablerow/table/store"
 )
@@ -148,7 +148,7 @@ func runPlan(t *testing.T, l *Layer, tb *table.Table, plan *IndexBuildPlan) []*I
 // row id sequences'.
 func TestIndexBuildTasksMatchSinglePass(t *testing.T) {
 	ctx := context.Background()
-	mem := exectest.Mem(t)
+	mem := arrowtest.Mem(t)
 	for _, column := range []string{"k", table.RowID} {
 		for _, mode := range []string{"workers=1", "workers=2", "workers=4", "json"} {
 			tb := buildFixture(t)
@@ -259,7 +259,7 @@ func staleFixture(t *testing.T, l *Layer) *table.Table {
 // every take as the row id sequences do, and leaves no history behind.
 func TestIndexOptimizeTasksMatchRebuild(t *testing.T) {
 	ctx := context.Background()
-	mem := exectest.Mem(t)
+	mem := arrowtest.Mem(t)
 	for _, mode := range []string{"workers=1", "workers=2", "workers=4", "json"} {
 		l := New(mem)
 		tb := staleFixture(t, l)
@@ -306,7 +306,7 @@ func TestIndexOptimizeTasksMatchRebuild(t *testing.T) {
 // run it did not adopt; the plan cannot commit a second time.
 func TestIndexBuildTaskTwice(t *testing.T) {
 	ctx := context.Background()
-	mem := exectest.Mem(t)
+	mem := arrowtest.Mem(t)
 	tb := buildFixture(t)
 	l := New(mem)
 	plan, err := l.PlanIndexBuild(tb, "t", "ix", "k", IndexBuildOptions{Tasks: 3})
@@ -331,7 +331,7 @@ func TestIndexBuildTaskTwice(t *testing.T) {
 // at its version, its runs are orphans, and Cleanup removes them.
 func TestIndexBuildDroppedResult(t *testing.T) {
 	ctx := context.Background()
-	mem := exectest.Mem(t)
+	mem := arrowtest.Mem(t)
 	tb := buildFixture(t)
 	l := New(mem)
 	plan, err := l.PlanIndexBuild(tb, "t", "ix", "k", IndexBuildOptions{Tasks: 3})
@@ -347,7 +347,7 @@ func TestIndexBuildDroppedResult(t *testing.T) {
 // the table as it was; they are orphans Cleanup removes, and the index
 // can be built afterwards.
 func TestIndexBuildCrashBeforeCommit(t *testing.T) {
-	mem := exectest.Mem(t)
+	mem := arrowtest.Mem(t)
 	tb := buildFixture(t)
 	l := New(mem)
 	plan, err := l.PlanIndexBuild(tb, "t", "ix", table.RowID, IndexBuildOptions{Tasks: 2})
@@ -385,7 +385,7 @@ func requireUnchangedThenCleaned(t *testing.T, tb *table.Table, rs []*IndexBuild
 // conflict.
 func TestIndexBuildConcurrentWriter(t *testing.T) {
 	ctx := context.Background()
-	mem := exectest.Mem(t)
+	mem := arrowtest.Mem(t)
 	t.Run("append+delete", func(t *testing.T) {
 		tb := buildFixture(t)
 		l := New(mem)
@@ -441,7 +441,7 @@ func TestIndexBuildConcurrentWriter(t *testing.T) {
 // tasks and results are refused with typed errors; nothing commits.
 func TestIndexBuildTaskErrors(t *testing.T) {
 	ctx := context.Background()
-	mem := exectest.Mem(t)
+	mem := arrowtest.Mem(t)
 	tb := buildFixture(t)
 	other := buildFixture(t)
 	l := New(mem)

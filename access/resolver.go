@@ -8,14 +8,14 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
-	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/index/btree"
 	"github.com/stablerow/stablerow/index/fragreuse"
 	"github.com/stablerow/stablerow/table"
 )
 
-// Resolver answers for one index in one snapshot. It implements
-// exec.KeyIndex (what TakeByKeyExec sees) and is immutable.
+// Resolver answers for one index in one snapshot. It implements KeyIndex
+// (what TakeByKeyExec sees, and what a Resolution composes) and is
+// immutable.
 type Resolver struct {
 	meta    *table.IndexMeta
 	ix      *btree.Index
@@ -25,7 +25,7 @@ type Resolver struct {
 	version uint64
 }
 
-var _ exec.KeyIndex = (*Resolver)(nil)
+var _ KeyIndex = (*Resolver)(nil)
 
 func newResolver(t *table.Table, m *table.IndexMeta, ix *btree.Index, h *fragreuse.History, derived *roaring.Bitmap) *Resolver {
 	return &Resolver{meta: m, ix: ix, hist: h, derived: derived, cov: NewCoverage(t, m, derived), version: t.Version()}
@@ -40,15 +40,15 @@ func (r *Resolver) Coverage() *Coverage { return r.cov }
 // Remapper translates the index's addresses to current ones, or is nil
 // when no rewrite happened since the build (the plan then has no
 // RowAddrRemapExec).
-func (r *Resolver) Remapper() exec.Remapper {
+func (r *Resolver) Remapper() Remapper {
 	if r.hist == nil {
 		return nil
 	}
 	return r.hist
 }
 
-// Probe implements exec.KeyIndex.
-func (r *Resolver) Probe(ctx context.Context, keys arrow.Array) (*exec.ProbeResult, error) {
+// Probe implements KeyIndex.
+func (r *Resolver) Probe(ctx context.Context, keys arrow.Array) (*ProbeResult, error) {
 	var res *btree.LookupResult
 	var err error
 	if u, ok := keys.(*array.Uint64); ok && u.NullN() == 0 {
@@ -59,10 +59,10 @@ func (r *Resolver) Probe(ctx context.Context, keys arrow.Array) (*exec.ProbeResu
 	if err != nil {
 		return nil, err
 	}
-	return &exec.ProbeResult{Addrs: res.Addrs, Found: res.Found, Multi: res.Multi, PagesDecoded: res.PagesDecoded}, nil
+	return &ProbeResult{Addrs: res.Addrs, Found: res.Found, Multi: res.Multi, PagesDecoded: res.PagesDecoded}, nil
 }
 
-// ProbeAll implements exec.KeyIndex.
+// ProbeAll implements KeyIndex.
 func (r *Resolver) ProbeAll(ctx context.Context, keys arrow.Array, i int) ([]uint64, error) {
 	one := array.NewSlice(keys, int64(i), int64(i+1))
 	defer one.Release()
@@ -73,10 +73,10 @@ func (r *Resolver) ProbeAll(ctx context.Context, keys arrow.Array, i int) ([]uin
 	return bm.ToArray(), nil
 }
 
-// Valid implements exec.KeyIndex: Coverage.Valid.
+// Valid implements KeyIndex: Coverage.Valid.
 func (r *Resolver) Valid(addrs []uint64, ok []bool) { r.cov.Valid(addrs, ok) }
 
-// Uncovered implements exec.KeyIndex: Coverage.Uncovered.
+// Uncovered implements KeyIndex: Coverage.Uncovered.
 func (r *Resolver) Uncovered() []uint32 { return r.cov.Uncovered() }
 
 // SearchIn returns the valid current addresses of the rows whose key is
@@ -113,7 +113,7 @@ func (r *Resolver) Transitions() int {
 	return r.hist.Len()
 }
 
-// String implements exec.KeyIndex.
+// String implements KeyIndex.
 func (r *Resolver) String() string {
 	n := uint64(0)
 	if r.meta.Fragments != nil {

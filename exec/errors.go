@@ -3,6 +3,7 @@ package exec
 import (
 	"errors"
 
+	"github.com/stablerow/stablerow/access"
 	"github.com/stablerow/stablerow/errkind"
 )
 
@@ -11,7 +12,7 @@ var (
 	ErrInvalidArgument = errkind.Category(errkind.InvalidArgument, "exec: invalid argument")
 	ErrSchema          = errkind.New(errkind.InvalidArgument, "exec: schema mismatch")
 	ErrUnsupported     = errkind.New(errkind.Unsupported, "exec: unsupported")
-	ErrNotUnique       = errors.New("exec: join key not unique")
+	ErrNotUnique       = access.ErrNotUnique // two live rows for one key of a take or a unique join
 	ErrClosed          = errors.New("exec: stream closed")
 )
 

@@ -1,20 +1,18 @@
 package exec
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/stablerow/stablerow/access"
 	"github.com/stablerow/stablerow/table"
-	"github.com/stablerow/stablerow/table/rowid"
 )
 
 // UnindexedFallbackScan finds the keys an index could not answer in the
@@ -24,9 +22,9 @@ import (
 // (probe_row, _rowaddr) pair per live row whose key is one of them.
 //
 // For _rowid the fragments' row id sequences (in the manifest) are an
-// exact index: each fragment whose id range can hold a wanted id is
-// searched by arithmetic on ranges and binary search on arrays, and no
-// data is read. For any other key the uncovered fragments' key column is
+// exact index: access.RowIDSearch, the fallback step the bulk take runs
+// too, searches each fragment whose id range can hold a wanted id by
+// arithmetic on ranges and binary search on arrays, and no data is read. For any other key the uncovered fragments' key column is
 // streamed against a hash of the batch's unresolved keys: state is bounded
 // by the probe batch and one scan batch, however many rows the fragments
 // hold.
@@ -105,11 +103,8 @@ type fallbackStream struct {
 	feed   *probeFeed
 	state  fallbackState
 
-	// search (_rowid): wanted ids sorted with their probe rows, and the
-	// candidate fragments with the wanted range each can hold.
-	want  []wantedID
-	cands []candidate
-	ci, k int // cursor: candidate, wanted entry
+	// search (_rowid): the row id sequence search, resumed batch by batch.
+	search *access.RowIDSearch
 
 	// scan (other keys): positions by key, the key column stream and the
 	// batch being matched.
@@ -119,16 +114,6 @@ type fallbackStream struct {
 	row  int
 
 	pb *pairBuilder // pairs not yet emitted
-}
-
-type wantedID struct {
-	id  uint64
-	pos int32
-}
-
-type candidate struct {
-	f      *table.Fragment
-	lo, hi int // want[lo:hi] lie in the fragment's id range
 }
 
 func (s *fallbackStream) Schema() *arrow.Schema { return pairSchema }
@@ -170,7 +155,7 @@ func (s *fallbackStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 				s.state = fallbackScan
 			}
 		case fallbackSearch:
-			if s.search(pb) {
+			if s.searchNext(pb) {
 				s.state = fallbackDone
 			}
 		case fallbackScan:
@@ -214,77 +199,26 @@ func (s *fallbackStream) positions(yield func(i int32)) {
 	}
 }
 
-// startSearch sorts the wanted ids and keeps the fragments whose id range
-// holds any of them.
+// startSearch collects the wanted ids with their probe rows and starts
+// the row id sequence search.
 func (s *fallbackStream) startSearch() {
 	keys := s.feed.keys.(*array.Uint64)
-	s.positions(func(i int32) { s.want = append(s.want, wantedID{keys.Value(int(i)), i}) })
-	slices.SortFunc(s.want, func(a, b wantedID) int {
-		if c := cmp.Compare(a.id, b.id); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.pos, b.pos)
+	var ids []uint64
+	var pos []int32
+	s.positions(func(i int32) {
+		ids = append(ids, keys.Value(int(i)))
+		pos = append(pos, i)
 	})
-	m := s.n.t.Manifest()
-	for _, id := range s.n.fragments {
-		f := m.Fragment(id)
-		if f == nil || f.LiveRows() == 0 {
-			continue
-		}
-		lo, hi, ok := f.RowIDs.MinMax()
-		if !ok {
-			continue
-		}
-		a, _ := slices.BinarySearchFunc(s.want, lo, func(w wantedID, x uint64) int { return cmp.Compare(w.id, x) })
-		b := a
-		if hi == math.MaxUint64 {
-			b = len(s.want)
-		} else {
-			b, _ = slices.BinarySearchFunc(s.want, hi+1, func(w wantedID, x uint64) int { return cmp.Compare(w.id, x) })
-		}
-		if a < b {
-			s.cands = append(s.cands, candidate{f: f, lo: a, hi: b})
-		}
-	}
-	s.n.metrics.Add("fragments_searched", int64(len(s.cands)))
-	if len(s.cands) > 0 {
-		s.k = s.cands[0].lo
-	}
+	s.search = access.NewRowIDSearch(s.n.t, s.n.fragments, ids, pos)
+	s.n.metrics.Add("fragments_searched", int64(s.search.Fragments()))
 }
 
-// search resolves wanted ids through the candidates' row id sequences
-// until pb is full; it reports whether every candidate is done.
-func (s *fallbackStream) search(pb *pairBuilder) bool {
-	var lookups int64
-	defer func() { s.n.metrics.Add("sequence_lookups", lookups) }()
-	for s.ci < len(s.cands) {
-		c := s.cands[s.ci]
-		// A run of equal ids is one lookup.
-		var last uint64
-		var lastAddr uint64
-		lastOK, have := false, false
-		for ; s.k < c.hi; s.k++ {
-			if pb.full() {
-				return false
-			}
-			w := s.want[s.k]
-			if !have || w.id != last {
-				lookups++
-				last, have, lastOK = w.id, true, false
-				if off, ok := c.f.RowIDs.Position(w.id); ok && off <= math.MaxUint32 && c.f.IsLive(uint32(off)) {
-					lastAddr, lastOK = uint64(rowid.NewAddress(c.f.ID, uint32(off))), true
-				}
-			}
-			if lastOK {
-				pb.add(w.pos, lastAddr)
-			}
-		}
-		s.ci++
-		if s.ci < len(s.cands) {
-			s.k = s.cands[s.ci].lo
-		}
-	}
-	return true
+// searchNext resolves wanted ids until pb is full; it reports whether
+// every candidate fragment is done.
+func (s *fallbackStream) searchNext(pb *pairBuilder) bool {
+	done, lookups := s.search.Next(pb.add, pb.full)
+	s.n.metrics.Add("sequence_lookups", lookups)
+	return done
 }
 
 // startScan hashes the unresolved keys and opens the key column scan.

@@ -11,34 +11,17 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/stablerow/stablerow/access"
 )
 
-// KeyIndex is what TakeByKeyExec needs from an index on the key column.
-type KeyIndex interface {
-	// Probe finds one indexed address per key, in input order (duplicate
-	// keys repeated, NULL keys not found).
-	Probe(ctx context.Context, keys arrow.Array) (*ProbeResult, error)
-	// ProbeAll returns every indexed address of keys[i]; IndexProbeExec
-	// asks for it when Probe reports more than one entry for a key.
-	ProbeAll(ctx context.Context, keys arrow.Array, i int) ([]uint64, error)
-	// Valid sets ok[i] to whether addrs[i], an address the index answered
-	// (translated when the index predates rewrites), is the index's to
-	// answer in the snapshot the take reads: its row is live and its
-	// fragment covered, directly or through the fragment reuse history.
-	Valid(addrs []uint64, ok []bool)
-	// Uncovered lists the snapshot's fragments the index does not cover,
-	// where UnindexedFallbackScan looks for the keys left over.
-	Uncovered() []uint32
-	String() string
-}
+// KeyIndex is what TakeByKeyExec needs from an index on the key column:
+// the access layer's contract (access.KeyIndex), which owns resolving
+// keys to live addresses.
+type KeyIndex = access.KeyIndex
 
-// ProbeResult is one batched probe.
-type ProbeResult struct {
-	Addrs        []uint64
-	Found        []bool
-	Multi        []int // input positions whose key has more than one entry
-	PagesDecoded int
-}
+// ProbeResult is one batched probe (access.ProbeResult).
+type ProbeResult = access.ProbeResult
 
 // IndexProbeExec probes a KeyIndex with the keys of the probe batch its
 // TakeByKeyExec binds, and emits one (probe_row, _rowaddr) pair per index

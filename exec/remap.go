@@ -9,17 +9,14 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/stablerow/stablerow/access"
 )
 
 // Remapper translates row addresses written before rewrites to the
-// addresses of the same rows now (index/fragreuse.History implements it).
-type Remapper interface {
-	// Translate writes out[i], live[i] for addrs[i]; a row no longer live
-	// has live[i] == false.
-	Translate(addrs []uint64, out []uint64, live []bool) error
-	// Len is the number of transitions the remapper walks.
-	Len() int
-}
+// addresses of the same rows now: access.Remapper (index/fragreuse.History
+// implements it).
+type Remapper = access.Remapper
 
 // RemapMode says what happens to a row whose address translates to "dead".
 type RemapMode int

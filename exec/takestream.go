@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/stablerow/stablerow/access"
 	"github.com/stablerow/stablerow/table"
 )
 
@@ -31,9 +32,11 @@ import (
 //	                       └───────┘ table columns, one Take    └──────┘    batch per Next
 //
 // probe runs the index child (IndexProbeExec, under a RowAddrRemapExec
-// when the index predates rewrites) and keeps each key's live covered
-// address; fallback runs UnindexedFallbackScan on the keys left over; both
-// children stream (probe_row, _rowaddr) pairs that land by position.
+// when the index predates rewrites); fallback runs UnindexedFallbackScan
+// on the keys left over. Both children stream (probe_row, _rowaddr) pairs
+// into the probe batch's access.Resolution, the one owner of what an
+// answer means (kept only when valid, a second live row is ErrNotUnique,
+// which keys the fallback searches): this stream only moves the pairs.
 type takeState int
 
 const (
@@ -54,16 +57,12 @@ type takeStream struct {
 	eof   bool
 
 	// The probe batch.
-	pending    []arrow.RecordBatch // driving batches
-	keys       arrow.Array         // their key column, concatenated
-	addrs      []uint64            // resolved address per pending row
-	valid      []bool              // hit per pending row
-	unresolved []int32             // non-NULL keys the index did not answer
-	taken      arrow.RecordBatch   // table columns of all pending rows (one Take per probe batch)
-	emitted    int                 // pending batches already emitted
-	rowBase    int                 // first row of pending[emitted]
-
-	ok []bool // KeyIndex.Valid's answers for one child batch
+	pending []arrow.RecordBatch // driving batches
+	keys    arrow.Array         // their key column, concatenated
+	res     access.Resolution   // each pending row's live address
+	taken   arrow.RecordBatch   // table columns of all pending rows (one Take per probe batch)
+	emitted int                 // pending batches already emitted
+	rowBase int                 // first row of pending[emitted]
 }
 
 func (s *takeStream) Schema() *arrow.Schema { return s.n.schema }
@@ -154,9 +153,7 @@ func (s *takeStream) handleGather(ctx context.Context) error {
 		return fmt.Errorf("exec: take: %w", err)
 	}
 	s.keys = keys
-	s.addrs = resize(s.addrs, rows)
-	s.valid = resizeBool(s.valid, rows)
-	s.unresolved = s.unresolved[:0]
+	s.res.Reset(keys, s.n.index)
 	m := &s.n.metrics
 	m.Add("probe_batches", 1)
 	m.Max("max_probe_rows", int64(rows))
@@ -164,53 +161,33 @@ func (s *takeStream) handleGather(ctx context.Context) error {
 	return nil
 }
 
-// handleProbe runs the index side on the probe batch and keeps every live
-// covered answer; it moves to fallback when keys are left that the
-// fallback can answer, else to fetch.
+// handleProbe runs the index side on the probe batch into the resolution;
+// it moves to fallback when keys are left that the fallback can answer,
+// else to fetch.
 func (s *takeStream) handleProbe(ctx context.Context) error {
 	if s.n.probe != nil {
-		if err := s.drain(ctx, s.n.probe, &probeFeed{keys: s.keys}, s.n.index.Valid, s.acceptIndexed); err != nil {
+		if err := s.drain(ctx, s.n.probe, &probeFeed{keys: s.keys}, s.res.Indexed); err != nil {
 			return err
 		}
 	}
-	for i := 0; i < s.keys.Len(); i++ {
-		if !s.valid[i] && !s.keys.IsNull(i) {
-			s.unresolved = append(s.unresolved, int32(i))
-		}
-	}
 	s.state = takeFetch
-	if len(s.unresolved) > 0 && s.n.fallback != nil {
+	if len(s.res.Unresolved()) > 0 && s.n.fallback != nil {
 		// probe -> fallback: some keys are not the index's to answer.
 		s.state = takeFallback
 	}
 	return nil
 }
 
-// acceptIndexed records a valid index answer for probe row p; two are the
-// uniqueness violation.
-func (s *takeStream) acceptIndexed(p int, a uint64) error {
-	if s.valid[p] && s.addrs[p] != a {
-		return fmt.Errorf("%w: take: key %v has more than one live row in index %s", ErrNotUnique, keyString(s.keys, p), s.n.index)
-	}
-	s.addrs[p], s.valid[p] = a, true
-	return nil
-}
-
 // handleFallback resolves the keys left over through the fallback.
 func (s *takeStream) handleFallback(ctx context.Context) error {
-	s.n.metrics.Add("fallback_keys", int64(len(s.unresolved)))
-	return s.drain(ctx, s.n.fallback, &probeFeed{keys: s.keys, sel: s.unresolved}, nil, func(p int, a uint64) error {
-		if s.valid[p] && s.addrs[p] != a {
-			return fmt.Errorf("%w: take: key %v has more than one live row in unindexed fragments", ErrNotUnique, keyString(s.keys, p))
-		}
-		s.addrs[p], s.valid[p] = a, true
-		return nil
-	})
+	un := s.res.Unresolved()
+	s.n.metrics.Add("fallback_keys", int64(len(un)))
+	return s.drain(ctx, s.n.fallback, &probeFeed{keys: s.keys, sel: un}, s.res.Fallback)
 }
 
-// drain runs a keyed child on feed and hands each (probe row, address)
-// pair it emits to accept; with valid, only the pairs it passes.
-func (s *takeStream) drain(ctx context.Context, child Node, feed *probeFeed, valid func([]uint64, []bool), accept func(p int, a uint64) error) (err error) {
+// drain runs a keyed child on feed and hands each batch of (probe row,
+// address) pairs it emits to accept.
+func (s *takeStream) drain(ctx context.Context, child Node, feed *probeFeed, accept func(*array.Uint32, *array.Uint64) error) (err error) {
 	st, err := child.Execute(ctx, withProbe(s.tc, feed))
 	if err != nil {
 		return err
@@ -220,7 +197,6 @@ func (s *takeStream) drain(ctx context.Context, child Node, feed *probeFeed, val
 			err = cerr
 		}
 	}()
-	n := s.keys.Len()
 	for {
 		b, err := st.Next(ctx)
 		if errors.Is(err, io.EOF) {
@@ -229,26 +205,14 @@ func (s *takeStream) drain(ctx context.Context, child Node, feed *probeFeed, val
 		if err != nil {
 			return err
 		}
-		pos, addr := b.Column(0).(*array.Uint32), b.Column(1).(*array.Uint64)
-		if valid != nil {
-			s.ok = resizeBool(s.ok, addr.Len())
-			valid(addr.Uint64Values(), s.ok)
-		}
-		for i := 0; i < pos.Len(); i++ {
-			if addr.IsNull(i) || (valid != nil && !s.ok[i]) {
-				continue
-			}
-			p := int(pos.Value(i))
-			if p >= n {
-				b.Release()
-				return fmt.Errorf("%w: take: %s answered probe row %d of %d", ErrInvalidArgument, child.Name(), p, n)
-			}
-			if err := accept(p, addr.Value(i)); err != nil {
-				b.Release()
-				return err
-			}
-		}
+		err = accept(b.Column(0).(*array.Uint32), b.Column(1).(*array.Uint64))
 		b.Release()
+		if errors.Is(err, access.ErrBadAnswer) {
+			return fmt.Errorf("%w: take: %s answered %w", ErrInvalidArgument, child.Name(), err)
+		}
+		if err != nil {
+			return err
+		}
 	}
 }
 
@@ -257,19 +221,14 @@ func (s *takeStream) drain(ctx context.Context, child Node, feed *probeFeed, val
 // decoded once however the driving rows are chunked.
 func (s *takeStream) handleFetch(ctx context.Context) error {
 	total := s.keys.Len()
-	var hits int64
-	for _, v := range s.valid[:total] {
-		if v {
-			hits++
-		}
-	}
+	hits := int64(s.res.Hits())
 	m := &s.n.metrics
 	m.Add("hits", hits)
 	m.Add("misses", int64(total)-hits)
 	if s.n.systemOnly() {
 		return nil
 	}
-	tb, err := s.n.t.Take(ctx, s.addrs[:total], s.valid[:total], s.n.columns, s.mem)
+	tb, err := s.n.t.Take(ctx, s.res.Addrs(), s.res.Found(), s.n.columns, s.mem)
 	if err != nil {
 		return fmt.Errorf("exec: take: %w", err)
 	}
@@ -306,7 +265,7 @@ func (s *takeStream) releasePending() {
 // pending rows [base, base+len).
 func (s *takeStream) output(b arrow.RecordBatch, base int) arrow.RecordBatch {
 	n := int(b.NumRows())
-	addrs, valid := s.addrs[base:base+n], s.valid[base:base+n]
+	addrs, valid := s.res.Addrs()[base:base+n], s.res.Found()[base:base+n]
 	cols := make([]arrow.Array, 0, len(s.n.schema.Fields()))
 	for _, c := range b.Columns() {
 		c.Retain()
@@ -362,29 +321,4 @@ func (s *takeStream) Close() error {
 		return err
 	}
 	return nil
-}
-
-func resize(v []uint64, n int) []uint64 {
-	if cap(v) < n {
-		return make([]uint64, n)
-	}
-	v = v[:n]
-	clear(v)
-	return v
-}
-
-func resizeBool(v []bool, n int) []bool {
-	if cap(v) < n {
-		return make([]bool, n)
-	}
-	v = v[:n]
-	clear(v)
-	return v
-}
-
-func keyString(a arrow.Array, i int) string {
-	if a.IsNull(i) {
-		return "NULL"
-	}
-	return a.ValueStr(i)
 }

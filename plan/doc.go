@@ -4,7 +4,10 @@
 //   - take by key: `[Sort(keys on driving columns)] <- [Project] <- Join(LEFT,
 //     D, T) ON D.k = T.c`, T a named table, becomes the table provider's
 //     TakeByKey node when the provider has a unique index on c; that node keeps
-//     D's order, so a sort on D's ordering (the unnest's `ord`) is elided;
+//     D's order, so a sort on D's ordering (the unnest's `ord`) is elided.
+//     The shape has one matcher (takeshape.go), which MatchTake also serves:
+//     the Flight SQL server asks it which statements it may split into
+//     partitions;
 //   - column pruning: every scan and every take reads only the columns the
 //     plan above it references;
 //   - row id typing: `_rowid`/`_rowaddr` travel as i64 in Substrait but are

@@ -198,7 +198,7 @@ func (p *planner) join(j *splan.JoinRel, need []bool, h hint) (*rel, error) {
 		return nil, err
 	}
 	if !p.opt.DisableIndexes && !h.noTake && (typ == exec.JoinInner || typ == exec.JoinLeft) {
-		if r, ok, err := p.take(j, jp, nl, nr, need, typ == exec.JoinInner); err != nil || ok {
+		if r, ok, err := p.take(j, jp, nl, nr, need); err != nil || ok {
 			return r, err
 		}
 	}

@@ -28,30 +28,20 @@ import (
 // An INNER join of the same shape becomes the take followed by a filter on
 // "found" (the table's key column is not NULL), which keeps the order too.
 
-// take tries the rule on a LEFT (or, with inner, INNER) join; ok is false
-// when it does not apply.
-func (p *planner) take(j *splan.JoinRel, jp joinParts, nl, nr int, need []bool, inner bool) (*rel, bool, error) {
-	if len(jp.keys) != 1 || len(jp.leftOnly)+len(jp.rightOnly)+len(jp.residual) > 0 || postFilter(j) != nil {
-		return nil, false, nil
+// take tries the rule on a join; ok is false when it does not apply. The
+// shape is takeJoin's (takeshape.go), the one take matcher, which the
+// Flight SQL server's MatchTake shares.
+func (p *planner) take(j *splan.JoinRel, jp joinParts, nl, nr int, need []bool) (*rel, bool, error) {
+	s, ok, err := takeJoin(j, jp)
+	if err != nil || !ok {
+		return nil, false, err
 	}
-	read, ok := j.Right().(*splan.NamedTableReadRel)
-	if !ok || read.Filter() != nil {
-		return nil, false, nil
-	}
-	dfr, ok1 := widenedField(jp.keys[0].l)
-	tfr, ok2 := jp.keys[0].r.(*expr.FieldReference)
-	if !ok1 || !ok2 {
-		return nil, false, nil
-	}
-	di, err := fieldIndex(dfr)
+	read, inner := s.read, s.inner
+	di, err := fieldIndex(s.dfr)
 	if err != nil {
 		return nil, false, err
 	}
-	ti, err := fieldIndex(tfr)
-	if err != nil {
-		return nil, false, err
-	}
-	ti -= nl
+	ti := s.ti - nl
 	prov, tcols, err := p.namedTable(read)
 	if err != nil {
 		return nil, false, err

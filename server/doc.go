@@ -41,7 +41,7 @@
 // Options.ShutdownGrace, then cancels them.
 //
 // Partitioned reads (partitions.go): a take by row id with bound ids,
-// the seed query's shape without ORDER BY (takeshape.go), of at least
+// the seed query's shape without ORDER BY (plan.MatchTake), of at least
 // Options.PartitionMinIDs ids whose rows sit in more than one fragment,
 // returns one endpoint per group of fragments (at most
 // Options.Partitions). The ids are resolved through the index access

@@ -19,7 +19,7 @@ import (
 )
 
 // A partitioned take: GetFlightInfo of a statement of the take shape
-// (takeshape.go) with at least Options.PartitionMinIDs ids resolves the
+// (plan.MatchTake, through partshape.go) with at least Options.PartitionMinIDs ids resolves the
 // ids to their rows through the engine's index access layer (DB.PlanTake),
 // which groups them by owning fragment, and returns one endpoint per
 // group of fragments. Each endpoint's DoGet takes its group's rows

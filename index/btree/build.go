@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/stablerow/stablerow/internal/radix"
 	"github.com/stablerow/stablerow/table/store"
 )
 
@@ -117,7 +118,7 @@ func (e *entries) sort() {
 		return
 	}
 	if !e.kind.stringy() {
-		sortPairs(e.ukeys, e.addrs)
+		radix.SortPairs(e.ukeys, e.addrs)
 	} else {
 		perm := make([]int32, len(e.addrs))
 		for i := range perm {

@@ -15,7 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/stablerow/stablerow/exec/exectest"
+	"github.com/stablerow/stablerow/internal/arrowtest"
 	"github.com/stablerow/stablerow/table/store"
 )
 
@@ -315,4 +315,4 @@ func probeKeys(r *rand.Rand, kc keyCase, es []refEntry, n int) []any {
 	return out
 }
 
-func newMem(t testing.TB) *memory.CheckedAllocator { return exectest.Mem(t) }
+func newMem(t testing.TB) *memory.CheckedAllocator { return arrowtest.Mem(t) }

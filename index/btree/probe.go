@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/stablerow/stablerow/internal/radix"
 )
 
 // LookupResult answers an ordered probe: entry i is about input key i.
@@ -157,7 +159,7 @@ func (ix *Index) probeU(ctx context.Context, ks []uint64, pos []int32, res *Look
 			pos[i] = int32(i)
 		}
 	}
-	radixSortBuf(ks, pos, sc.tk, sc.tp)
+	radix.SortKeyedBuf(ks, pos, sc.tk, sc.tp)
 	return probe(ctx, ix, ix.uops(), ks, pos, res, sc.page)
 }
 

@@ -1,4 +1,4 @@
-package exectest
+package arrowtest
 
 import (
 	"testing"
