@@ -309,6 +309,15 @@ var knownDivergences = []KnownDivergence{
 		},
 	},
 	{
+		Name: "sign of zero in a group key",
+		Reason: "-0 and 0 are one group (float8eq), and a group holding both prints the value of the row " +
+			"the grouping met first, in an input order neither side defines (PostgreSQL's changes with its " +
+			"plan: a CTE's HashAggregate hands rows on in hash order). Matched only where the answers are " +
+			"equal once -0 reads as 0 in the float key columns, and stablerow's ungrouped rows hold both " +
+			"sides' printed keys (groupkey.go)",
+		Match: zeroSignInGroupKey,
+	},
+	{
 		Name: "select list evaluated after LIMIT",
 		Reason: "PostgreSQL computes the select list of every sorted row before LIMIT/OFFSET cut them, " +
 			"so a row that is not returned can still raise; stablerow projects after the cut when the " +
