@@ -318,6 +318,16 @@ var knownDivergences = []KnownDivergence{
 		Match: zeroSignInGroupKey,
 	},
 	{
+		Name: "min/max as LIMIT 1",
+		Reason: "PostgreSQL may plan min/max/bool_and/bool_or without GROUP BY over one table as " +
+			"ORDER BY arg LIMIT 1 subqueries (preprocess_minmax_aggregates, when cheaper and a path gives " +
+			"the order: a constant argument or an index), which stop at the first qualifying row in its " +
+			"physical order; stablerow evaluates the WHERE a batch at a time and has no ordered index path. " +
+			"Matched only for that shape, where PostgreSQL's values show a row qualified and stablerow " +
+			"raises counting the WHERE's rows (minmax.go)",
+		Match: minMaxAsLimit1,
+	},
+	{
 		Name: "select list evaluated after LIMIT",
 		Reason: "PostgreSQL computes the select list of every sorted row before LIMIT/OFFSET cut them, " +
 			"so a row that is not returned can still raise; stablerow projects after the cut when the " +
