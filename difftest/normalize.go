@@ -321,8 +321,8 @@ var knownDivergences = []KnownDivergence{
 		Name: "min/max as LIMIT 1",
 		Reason: "PostgreSQL may plan min/max/bool_and/bool_or without GROUP BY over one table as " +
 			"ORDER BY arg LIMIT 1 subqueries (preprocess_minmax_aggregates, when cheaper and a path gives " +
-			"the order: a constant argument or an index), which stop at the first qualifying row in its " +
-			"physical order; stablerow evaluates the WHERE a batch at a time and has no ordered index path. " +
+			"the order: with the session's index paths off, a constant argument's Seq Scan), which stop at " +
+			"the first qualifying row in its physical order; stablerow evaluates the WHERE a batch at a time. " +
 			"Matched only for that shape, where PostgreSQL's values show a row qualified and stablerow " +
 			"raises counting the WHERE's rows (minmax.go)",
 		Match: minMaxAsLimit1,
