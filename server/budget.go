@@ -41,6 +41,9 @@ type budget struct {
 	share    int64         // the most one statement may reserve
 	wait     time.Duration // in a queue; <= 0: no waiting
 	refused  atomic.Int64  // statements and uploads refused
+	// stale, when set (the heap watcher's collect), refreshes a held live
+	// heap figure that may be out of date; a waiting statement calls it.
+	stale func()
 }
 
 // lightShare is the light lane's part of the budget (1/lightShare);
@@ -164,6 +167,9 @@ func (b *budget) acquire(ctx context.Context, l *lane, n int64, what string) err
 				memlimit.ErrResourceExhausted, what, time.Since(start).Round(time.Millisecond), memlimit.FormatSize(n),
 				memlimit.FormatSize(l.pool.Reserved()), memlimit.FormatSize(l.pool.Limit()), l.waiting.Load())
 		case <-tick.C:
+			if b.stale != nil {
+				b.stale()
+			}
 		}
 	}
 	b.refused.Add(1)
