@@ -7,7 +7,7 @@ FUZZTIME  ?= 10s
 # One worker: with two on a 2-core machine the fuzzer has been seen to stall.
 FUZZPARALLEL ?= 1
 
-.PHONY: all demo test test-load test-s3 test-short bench bench-scale bench-beam fuzz fuzz-deep lint clean difftest tpch tpch-ddl
+.PHONY: all demo test test-steps test-load test-s3 test-short bench bench-scale bench-beam fuzz fuzz-deep lint clean difftest tpch tpch-ddl
 
 all: lint test
 
@@ -19,8 +19,13 @@ demo:
 # fetches duckdb-go's static libraries). The Beam module's tests are in
 # beam/pipeline (its commands have none; under -race they would only
 # compile the Dataflow and GCS clients beamx pulls in; lint vets them);
-# scripts/beam-race-test.sh says why it may run them twice.
+# scripts/beam-race-test.sh says why it may run them twice. The run ends
+# with a summary line of the Go test packages that passed, failed and had
+# no tests, however it ended (scripts/test-summary.sh).
 test:
+	@scripts/test-summary.sh $(MAKE) --no-print-directory test-steps
+
+test-steps:
 	$(GO) test -race -short -count=1 -timeout 15m $(PKGS)
 	cd table/store/s3store/s3test && $(GO) test -race -short -count=1 -timeout 10m ./...
 	cd server/adbctest && $(GO) test -race -short -count=1 -timeout 10m ./...

@@ -25,17 +25,29 @@ import (
 //	              ──► group by owning fragment, cut into tasks of at most
 //	                  MaxTaskRows rows: TakeTask{Fragment, Ords, Offsets}
 //	ExecuteTake(task) ──► one record batch: the columns + "ord" (the
-//	                  position of each row's id in the input)
+//	                  1-based position of each row's id in the input)
 //
 // Rows come out grouped by fragment, not in the input's order; ord lets a
 // caller restore the driving order or write the rows unordered with it.
 // Ids with no live row are listed in TakePlan.Missing.
+//
+// ord counts from 1, as SQL's WITH ORDINALITY does and as the Flight SQL
+// server's partitioned takes (v.ord) and Beam's take output do, so the
+// same id has the same ord whichever path took it. The plan's own
+// positions (TakeTask.Ords, TakePlan.Missing) are 0-based indices into
+// the ids slice, for Go callers to index with; Ord turns one into the
+// ord a caller is shown.
 
 // TakeFormat is the version of TakeTask's JSON encoding.
 const TakeFormat = 1
 
-// OrdColumn is the column ExecuteTake adds: the input position of the id.
+// OrdColumn is the column ExecuteTake adds: the 1-based input position of
+// the id (Ord).
 const OrdColumn = "ord"
+
+// Ord is the ord of the id at 0-based position pos of a take's input:
+// pos + 1, WITH ORDINALITY's numbering.
+func Ord(pos uint64) uint64 { return pos + 1 }
 
 // DefaultMaxTaskRows bounds a take task (and so the batch it returns).
 const DefaultMaxTaskRows = 1 << 16
@@ -48,12 +60,14 @@ type TakePlan struct {
 	Format  int        `json:"format"`
 	Version uint64     `json:"version"`
 	Tasks   []TakeTask `json:"tasks"`
-	// Missing are the input positions of ids with no live row.
+	// Missing are the 0-based input positions of ids with no live row
+	// (Ord gives their ords).
 	Missing []uint64 `json:"missing,omitempty"`
 }
 
-// TakeTask takes rows of one fragment: Offsets[i] is the row for input
-// position Ords[i]; both sorted by offset.
+// TakeTask takes rows of one fragment: Offsets[i] is the row for 0-based
+// input position Ords[i] (ExecuteTake writes it as Ord(Ords[i])); both
+// sorted by offset.
 type TakeTask struct {
 	Format   int      `json:"format"`
 	Version  uint64   `json:"version"`
@@ -171,7 +185,8 @@ func (l *Layer) locate(ctx context.Context, t *table.Table, ids []uint64) ([]uin
 }
 
 // ExecuteTake takes task k's rows from snapshot t (which must be the
-// version the task was planned on): the named columns plus OrdColumn.
+// version the task was planned on): the named columns plus OrdColumn,
+// each row's 1-based input position.
 func ExecuteTake(ctx context.Context, t *table.Table, k *TakeTask, columns []string, mem memory.Allocator) (arrow.RecordBatch, error) {
 	if mem == nil {
 		mem = memory.DefaultAllocator
@@ -199,7 +214,10 @@ func ExecuteTake(ctx context.Context, t *table.Table, k *TakeTask, columns []str
 	defer b.Release()
 	ob := array.NewUint64Builder(mem)
 	defer ob.Release()
-	ob.AppendValues(k.Ords, nil)
+	ob.Reserve(len(k.Ords))
+	for _, pos := range k.Ords {
+		ob.UnsafeAppend(Ord(pos))
+	}
 	ord := ob.NewArray()
 	defer ord.Release()
 	fs := append(slices.Clone(b.Schema().Fields()), arrow.Field{Name: OrdColumn, Type: arrow.PrimitiveTypes.Uint64})

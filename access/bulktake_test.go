@@ -68,7 +68,7 @@ func plainTake(t *testing.T, tb *table.Table, ids []uint64) map[uint64]takenRow 
 	k, rid := b.Column(0).(*array.Int64), b.Column(1).(*array.Uint64)
 	for i := range ids {
 		if found[i] {
-			out[uint64(i)] = takenRow{k.Value(i), rid.Value(i)}
+			out[uint64(i)+1] = takenRow{k.Value(i), rid.Value(i)} // by ord: 1-based
 		}
 	}
 	return out
@@ -105,7 +105,7 @@ func TestBulkTakeMatchesPlainTake(t *testing.T) {
 			require.Equal(t, want, got, "indexed=%v %+v", indexed, o)
 			require.Len(t, p.Missing, len(ids)-len(want))
 			for _, m := range p.Missing {
-				require.NotContains(t, want, m)
+				require.NotContains(t, want, Ord(m))
 			}
 			limit := o.MaxTaskRows
 			if limit == 0 {

@@ -171,9 +171,10 @@ func workersOf(opt Options) int {
 
 // BulkTake takes the rows of ids from table name, split by fragment into
 // tasks run on Options.Workers goroutines (package access, BulkTake):
-// emit receives each task's batch, the columns plus "ord" (the position
-// of the row's id in ids), in no particular order. It returns the
-// positions of ids with no live row.
+// emit receives each task's batch, the columns plus "ord" (the 1-based
+// position of the row's id in ids, as WITH ORDINALITY numbers them: the
+// row of ids[0] has ord 1), in no particular order. It returns the ords
+// of ids with no live row, in the same numbering.
 func (db *DB) BulkTake(ctx context.Context, name string, ids []uint64, columns []string, emit func(arrow.RecordBatch) error) (missing []uint64, err error) {
 	t, err := db.Table(ctx, name)
 	if err != nil {
@@ -183,7 +184,11 @@ func (db *DB) BulkTake(ctx context.Context, name string, ids []uint64, columns [
 	if err != nil {
 		return nil, err
 	}
-	return p.Missing, nil
+	missing = make([]uint64, len(p.Missing))
+	for i, pos := range p.Missing {
+		missing[i] = access.Ord(pos)
+	}
+	return missing, nil
 }
 
 // vacuum runs a VACUUM statement and returns what it did as rows:

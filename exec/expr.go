@@ -90,20 +90,6 @@ func (l Lit) scalar() (scalar.Scalar, error) {
 	}
 	return s, nil
 }
-func (l Lit) String() string {
-	if l.Value == nil {
-		return "NULL"
-	}
-	if s, ok := l.Value.(string); ok {
-		return fmt.Sprintf("%q", s)
-	}
-	if d, ok := l.Value.(decimal128.Num); ok {
-		if t, ok := l.Type.(*arrow.Decimal128Type); ok {
-			return FormatDecimal(d, t.Scale) // 0.5, not the struct's {5 0}
-		}
-	}
-	return fmt.Sprint(l.Value)
-}
 func (l Lit) DataType(s *arrow.Schema) (arrow.DataType, error) { return dataType(l, s) }
 func (l Lit) Evaluate(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (arrow.Array, error) {
 	return evaluate(ctx, mem, l, b)

@@ -109,8 +109,8 @@ func (s *Server) streamPart(ctx context.Context, p *partTake, part uint32) (*arr
 }
 
 // partBatch takes one task's rows and shapes them into the statement's
-// output: v.ord is the 1-based position of the id (ExecuteTake's ord is
-// 0-based), v.rowid the id (the row's _rowid, which equals it), a table
+// output: v.ord is the 1-based position of the id (ExecuteTake's ord, as
+// a bigint), v.rowid the id (the row's _rowid, which equals it), a table
 // column as taken (the system columns converted from uint64 to bigint).
 func (s *Server) partBatch(ctx context.Context, p *partTake, k *access.TakeTask) (arrow.RecordBatch, error) {
 	b, err := access.ExecuteTake(ctx, p.t, k, p.columns, s.mem)
@@ -143,7 +143,7 @@ func (s *Server) partBatch(ctx context.Context, p *partTake, k *access.TakeTask)
 			ib := array.NewInt64Builder(s.mem)
 			ib.Reserve(n)
 			for j := range n {
-				ib.UnsafeAppend(int64(ordCol.Value(j)) + 1)
+				ib.UnsafeAppend(int64(ordCol.Value(j)))
 			}
 			cols[i] = ib.NewArray()
 			ib.Release()

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 	"github.com/stretchr/testify/require"
 
+	"github.com/stablerow/stablerow/access"
 	"github.com/stablerow/stablerow/engine"
 	"github.com/stablerow/stablerow/table"
 )
@@ -249,6 +250,23 @@ func takeCase(t *testing.T, db, ids, out string, exec ExecOptions) *TakeReport {
 	require.Equal(t, []string{"k", "s", table.RowID}, rep.Manifest.Columns)
 	require.Positive(t, rep.Manifest.Missing)
 	require.NoError(t, VerifyTake(ctx, c, mem), "the parts equal DB.BulkTake")
+	// ord is 1-based (WITH ORDINALITY's numbering): the row of ord o has
+	// the id at 0-based position o-1, and _missing.parquet's ords are the
+	// positions of the ids without a row plus one.
+	got, _, err := ReadTakeOutput(ctx, out, mem)
+	require.NoError(t, err)
+	in := takeIDs()
+	for o, row := range got {
+		require.Positive(t, o)
+		require.Equal(t, fmt.Sprint(in[o-1]), row[2], "ord %d", o) // k, s, _rowid
+	}
+	missing, err := ReadIDs(ctx, strings.TrimSuffix(out, "/")+"/"+MissingName, access.OrdColumn, mem) // out may be s3://
+	require.NoError(t, err)
+	require.Len(t, missing, rep.Manifest.Missing)
+	for _, o := range missing {
+		require.Positive(t, o)
+		require.NotContains(t, got, o, "ord %d is both taken and missing", o)
+	}
 
 	_, err = Take(ctx, run, c)
 	require.ErrorIs(t, err, ErrConfig, "an output location is written once")

@@ -335,7 +335,9 @@ func writeMissing(ctx context.Context, out store.Store, missing []uint64) error 
 	mem := memory.DefaultAllocator
 	b := array.NewUint64Builder(mem)
 	defer b.Release()
-	b.AppendValues(missing, nil)
+	for _, pos := range missing {
+		b.Append(access.Ord(pos)) // the ord the parts would give the id
+	}
 	a := b.NewArray()
 	defer a.Release()
 	schema := arrow.NewSchema([]arrow.Field{{Name: access.OrdColumn, Type: arrow.PrimitiveTypes.Uint64}}, nil)

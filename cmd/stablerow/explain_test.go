@@ -22,3 +22,17 @@ func TestCLIExplainFragmentCount(t *testing.T) {
 		t.Fatalf("two covered fragments:\n%s", out)
 	}
 }
+
+// TestCLIExplainLiterals: EXPLAIN through the CLI prints each constant as
+// the SQL literal a user writes (issue 31 item 5): a date as DATE '...',
+// not its day count; a string single-quoted with its quote doubled, not
+// Go's double-quoted form; a numeric with its scale; a timestamp typed.
+func TestCLIExplainLiterals(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "db")
+	mustSQL(t, dir, "CREATE TABLE s (amount NUMERIC(10,2), sold_on DATE, n TEXT, ts TIMESTAMP)", "-create")
+	out := mustSQL(t, dir, `EXPLAIN SELECT n FROM s WHERE amount > 50.50 AND sold_on > DATE '2026-05-01' AND n = 'x''y' AND ts < TIMESTAMP '2026-01-01 00:00:01.5' AND n IN ('a', 'b')`)
+	want := `amount@0 > 50.50 AND sold_on@1 > DATE '2026-05-01' AND n@2 = 'x''y' AND ts@3 < TIMESTAMP '2026-01-01 00:00:01.5' AND n@2 IN ('a', 'b')`
+	if !strings.Contains(out, want) {
+		t.Fatalf("EXPLAIN:\n%s\nwant the filter:\n%s", out, want)
+	}
+}

@@ -18,6 +18,12 @@ import (
 // errFormat: -format names no output format.
 var errFormat = errkind.New(errkind.InvalidArgument, "unknown output format")
 
+// errArrowOutput: -format arrow (a known format) would write its binary
+// stream where text goes (a terminal, or between the prompt's lines). Its
+// own sentinel, so the message says what is wrong with where the output
+// goes rather than that the format is unknown.
+var errArrowOutput = errkind.New(errkind.InvalidArgument, "-format arrow writes a binary Arrow IPC stream")
+
 // formats are the values of -format.
 var formats = []string{"table", "csv", "json", "arrow"}
 
@@ -84,11 +90,21 @@ func (s *csvSink) finish() error {
 }
 
 // jsonSink writes one JSON object per row and per line (JSON Lines), its
-// keys the column names in column order. NULL is null; integers and
-// booleans are JSON numbers and booleans; finite floats are numbers in
-// PostgreSQL's text form (exec.FormatFloat); NaN and the infinities, which
-// JSON has no number for, are the strings "NaN", "Infinity", "-Infinity"
-// (as PostgreSQL's to_json writes them); anything else is a string.
+// keys the column names in column order. NULL is null; booleans are JSON
+// booleans; finite floats are numbers in PostgreSQL's text form
+// (exec.FormatFloat); NaN and the infinities, which JSON has no number
+// for, are the strings "NaN", "Infinity", "-Infinity" (as PostgreSQL's
+// to_json writes them); anything else is a string.
+//
+// Integers and numerics are JSON numbers, their text exactly as the table
+// prints it ("50.50", scale kept), wherever a reader that parses JSON
+// numbers into IEEE doubles (JavaScript, jq 1.6, most JSON libraries by
+// default) gets that same value back: an integer of magnitude at most
+// 2^53, a numeric of at most 15 significant digits (DBL_DIG: such a
+// decimal survives the trip through a double). A value past that is a
+// JSON string of the same text, so no reader silently rounds it
+// (12345678901234567890 would read as 12345678901234567000); the choice
+// is per value, so a column of small values is all numbers.
 type jsonSink struct {
 	w    *bufio.Writer
 	keys [][]byte // each column name, encoded
@@ -131,9 +147,23 @@ func (s *jsonSink) value(col arrow.Array, r int) string {
 		return "null"
 	}
 	switch a := col.(type) {
-	case *array.Int8, *array.Int16, *array.Int32, *array.Int64,
-		*array.Uint8, *array.Uint16, *array.Uint32, *array.Uint64, *array.Boolean:
+	case *array.Int8, *array.Int16, *array.Int32, *array.Uint8, *array.Uint16, *array.Uint32, *array.Boolean:
 		return col.ValueStr(r)
+	case *array.Int64:
+		if v := a.Value(r); v >= -maxExactInt && v <= maxExactInt {
+			return col.ValueStr(r)
+		}
+		return string(s.encode(col.ValueStr(r)))
+	case *array.Uint64:
+		if a.Value(r) <= maxExactInt {
+			return col.ValueStr(r)
+		}
+		return string(s.encode(col.ValueStr(r)))
+	case *array.Decimal128, *array.Decimal256:
+		if t := cell(col, r); significantDigits(t) <= maxExactDigits {
+			return t
+		}
+		return string(s.encode(cell(col, r)))
 	case *array.Float64:
 		if f := a.Value(r); math.IsNaN(f) || math.IsInf(f, 0) {
 			return string(s.encode(cell(col, r)))
@@ -149,3 +179,32 @@ func (s *jsonSink) value(col arrow.Array, r int) string {
 }
 
 func (s *jsonSink) finish() error { return s.w.Flush() }
+
+// The largest values a double-based JSON reader reads back exactly: every
+// integer up to 2^53, every decimal of up to 15 significant digits.
+const (
+	maxExactInt    = 1 << 53
+	maxExactDigits = 15
+)
+
+// significantDigits counts the digits of a numeric's text between its
+// first and last nonzero digit ("-0.0500" has 1; "0" has 0).
+func significantDigits(t string) int {
+	first, last := -1, -1
+	n := 0 // digits seen
+	for i := 0; i < len(t); i++ {
+		if c := t[i]; c >= '0' && c <= '9' {
+			if c != '0' {
+				if first < 0 {
+					first = n
+				}
+				last = n
+			}
+			n++
+		}
+	}
+	if first < 0 {
+		return 0
+	}
+	return last - first + 1
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -143,5 +144,34 @@ func TestCLICommandTags(t *testing.T) {
 		" a", "---", " 3", "(1 row)", " a", "---", "(0 rows)"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("printed:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestCLIFormatJSONNumbers: numerics and integers are JSON numbers, in the
+// text the table prints (scale kept), where a reader that parses numbers
+// into doubles gets the value back exactly (at most 15 significant digits;
+// integers up to 2^53), and JSON strings of the same text past that, so
+// no reader rounds them (issue 31 item 5). Every line must be JSON.
+func TestCLIFormatJSONNumbers(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "db")
+	mustSQL(t, dir, `CREATE TABLE n (k INT, amount NUMERIC(10,2), big NUMERIC(30,0), tiny NUMERIC(30,25), i BIGINT);
+		INSERT INTO n VALUES (1, 50.50, 12345678901234567890, -0.000000000000000000001, 9007199254740992),
+			(2, -0.05, 123456789012345, 1.2345678901234567890123456, 9007199254740993),
+			(3, 99999999.99, -1000000000000000000000000000, 0, -9007199254740993)`, "-create")
+	r := cli(t, "", "sql", "-d", dir, "-format", "json", "-e", "SELECT amount, big, tiny, i FROM n ORDER BY k")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	want := `{"amount":50.50,"big":"12345678901234567890","tiny":-0.0000000000000000000010000,"i":9007199254740992}
+{"amount":-0.05,"big":123456789012345,"tiny":"1.2345678901234567890123456","i":"9007199254740993"}
+{"amount":99999999.99,"big":-1000000000000000000000000000,"tiny":0.0000000000000000000000000,"i":"-9007199254740993"}
+`
+	if r.stdout != want {
+		t.Fatalf("json:\n%s\nwant:\n%s", r.stdout, want)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		if !json.Valid([]byte(line)) {
+			t.Errorf("not JSON: %s", line)
+		}
 	}
 }

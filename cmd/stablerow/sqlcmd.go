@@ -61,7 +61,7 @@ func outputFlags(fs *flag.FlagSet, opt *sqlOptions) func() (io.Writer, func() er
 		}
 		if *file == "" {
 			if opt.format == "arrow" && isTerminal(os.Stdout) {
-				return nil, nil, usageError{fmt.Errorf("%w: -format arrow writes binary Arrow IPC: give -o FILE or redirect standard output", errFormat)}
+				return nil, nil, usageError{fmt.Errorf("%w, and standard output is a terminal: give -o FILE or redirect standard output", errArrowOutput)}
 			}
 			return os.Stdout, func() error { return nil }, nil
 		}
@@ -126,7 +126,7 @@ func runSQLOn(ctx context.Context, dir string, create, noIdx bool, expr string, 
 	opt.results = out
 	interactive := isTerminal(os.Stdin)
 	if interactive && opt.format == "arrow" && out == os.Stdout {
-		return usageError{fmt.Errorf("%w: at the prompt -format arrow needs -o FILE (the prompt would be written into the stream)", errFormat)}
+		return usageError{fmt.Errorf("%w: at the prompt give -o FILE (the prompt would be written into the stream)", errArrowOutput)}
 	}
 	var lr lineReader
 	switch {
