@@ -17,7 +17,9 @@ import (
 //	OR:  FALSE and NULL arms drop; a TRUE arm makes it TRUE; an OR
 //	     with no arm left is FALSE
 //
-// recursing through nested AND/OR (not through NOT or any other call).
+// recursing through nested AND/OR, and through NOT over them, which
+// eval_const_expressions has pushed down (negate_clause), not through any
+// other call.
 // The other arms of an AND made FALSE are then never evaluated, so
 // x / 0 > 1 AND CAST(NULL AS BOOLEAN) keeps no row and divides nothing,
 // and a constant FALSE qual gates its input (plan/filter.go: the
@@ -70,6 +72,11 @@ type qualCanon struct {
 // AND, whose arms holding subqueries stay when it is made FALSE.
 func (c *qualCanon) walk(n *pg_query.Node, top bool) (*pg_query.Node, qualKind) {
 	b := n.GetBoolExpr()
+	if b != nil && b.Boolop == pg_query.BoolExprType_NOT_EXPR && len(b.Args) == 1 {
+		if pushed := pushNot(b.Args[0]); pushed != nil {
+			return c.walk(pushed, top)
+		}
+	}
 	if b == nil || b.Boolop == pg_query.BoolExprType_NOT_EXPR {
 		return n, c.leaf(n)
 	}
@@ -109,6 +116,39 @@ func (c *qualCanon) walk(n *pg_query.Node, top bool) (*pg_query.Node, qualKind) 
 	}
 	op := &pg_query.BoolExpr{Boolop: b.Boolop, Args: kept, Location: b.Location}
 	return &pg_query.Node{Node: &pg_query.Node_BoolExpr{BoolExpr: op}}, qualVaries
+}
+
+// pushNot is NOT n with the NOT pushed below an AND or OR n (De
+// Morgan's laws, exact in SQL's three-valued logic) or cancelling a NOT
+// n, as eval_const_expressions does (negate_clause), so the arms under
+// it are the qual's for canonicalize_qual: NOT (x OR NULL) is
+// NOT x AND NULL, FALSE. nil for any other n: it stays a leaf.
+func pushNot(n *pg_query.Node) *pg_query.Node {
+	b := n.GetBoolExpr()
+	if b == nil {
+		return nil
+	}
+	var dual pg_query.BoolExprType
+	switch b.Boolop {
+	case pg_query.BoolExprType_NOT_EXPR:
+		if len(b.Args) != 1 {
+			return nil
+		}
+		return b.Args[0]
+	case pg_query.BoolExprType_AND_EXPR:
+		dual = pg_query.BoolExprType_OR_EXPR
+	case pg_query.BoolExprType_OR_EXPR:
+		dual = pg_query.BoolExprType_AND_EXPR
+	default:
+		return nil
+	}
+	args := make([]*pg_query.Node, len(b.Args))
+	for i, a := range b.Args {
+		not := &pg_query.BoolExpr{Boolop: pg_query.BoolExprType_NOT_EXPR, Args: []*pg_query.Node{a}, Location: b.Location}
+		args[i] = &pg_query.Node{Node: &pg_query.Node_BoolExpr{BoolExpr: not}}
+	}
+	op := &pg_query.BoolExpr{Boolop: dual, Args: args, Location: b.Location}
+	return &pg_query.Node{Node: &pg_query.Node_BoolExpr{BoolExpr: op}}
 }
 
 // leaf is what the arm n folds to; an arm with a subquery, or one that

@@ -84,6 +84,10 @@ func TestNullConjunctMakesQualFalse(t *testing.T) {
 		"SELECT a.id FROM t AS a JOIN u AS b ON a.id / b.id > 1 AND CAST(NULL AS BOOLEAN)",
 		"SELECT a.id FROM t AS a LEFT JOIN u AS b ON a.id / b.id > 1 AND CAST(NULL AS BOOLEAN)",
 		"SELECT id FROM t WHERE (id / score > 1 AND CAST(NULL AS BOOLEAN)) OR CAST(NULL AS BOOLEAN)",
+		// NOT over OR is an AND of NOTs (negate_clause) before
+		// canonicalize_qual sees it.
+		"SELECT id FROM t WHERE NOT (id / score > 1 OR CAST(NULL AS BOOLEAN))",
+		"SELECT id FROM t WHERE NOT NOT (id / score > 1 AND CAST(NULL AS BOOLEAN))",
 	} {
 		_, root, _ := parseQuery(t, sql)
 		calls := planCalls(t, root)
@@ -96,6 +100,10 @@ func TestNullConjunctMakesQualFalse(t *testing.T) {
 	calls := planCalls(t, root)
 	assert.False(t, hasCall(calls, "divide"), calls)
 	assert.True(t, hasCall(calls, "equal"), calls)
+	assert.Zero(t, falseFilters(root))
+	// NOT over AND is an OR of NOTs: the NULL arm drops, NOT x stays.
+	_, root, _ = parseQuery(t, "SELECT id FROM t WHERE NOT (id / score > 1 AND CAST(NULL AS BOOLEAN))")
+	assert.True(t, hasCall(planCalls(t, root), "divide"))
 	assert.Zero(t, falseFilters(root))
 	// Not the qual's arm: under a call it is evaluated per row.
 	_, root, _ = parseQuery(t, "SELECT id FROM t WHERE coalesce(id / score > 1 AND CAST(NULL AS BOOLEAN), false)")
