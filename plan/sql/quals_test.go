@@ -138,3 +138,19 @@ func TestDroppedQualArmsRaiseAsFolded(t *testing.T) {
 	_, err := Parse("SELECT id FROM t WHERE CAST(NULL AS BOOLEAN) AND nosuch > 1", testCatalog)
 	assert.ErrorIs(t, err, ErrUnknownColumn)
 }
+
+// A [NOT] IN or EXISTS subquery flattened into a semi or anti join has
+// its WHERE canonicalized too: a NULL arm beside a correlated one makes
+// it FALSE, an OR's arm made FALSE drops, so nothing divides.
+func TestFlattenedSubqueryQualIsCanonical(t *testing.T) {
+	for _, sql := range []string{
+		"SELECT id FROM t AS a WHERE EXISTS (SELECT 1 FROM u AS s WHERE s.id / a.id > 1 AND CAST(NULL AS BOOLEAN))",
+		"SELECT id FROM t AS a WHERE a.id IN (SELECT s.id FROM u AS s WHERE s.id / 0 > 1 AND CAST(NULL AS BOOLEAN))",
+		"SELECT id FROM t AS a WHERE a.id IN (SELECT s.id FROM u AS s WHERE s.id <> 0 OR (s.id / 0 > 1 AND CAST(NULL AS BOOLEAN)))",
+		"SELECT id FROM t AS a WHERE NOT EXISTS (SELECT 1 FROM u AS s WHERE s.id = a.id AND (s.id <> 0 OR (a.id / s.id > 1 AND CAST(NULL AS BOOLEAN))))",
+	} {
+		_, root, _ := parseQuery(t, sql)
+		calls := planCalls(t, root)
+		assert.False(t, hasCall(calls, "divide"), "%s: %v", sql, calls)
+	}
+}
