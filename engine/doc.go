@@ -1,9 +1,11 @@
 // Package engine ties stablerow together: a database is a set of tables
 // (package table), each queried through one path — SQL (plan/sql) lowers to
 // Substrait, the planner (plan) builds exec nodes against this package's
-// catalog, and the nodes run with the caller's allocator. BTree indexes
-// (index/btree) are built, recorded in the table manifest and opened here;
-// the catalog hands them to the planner as TakeByKey probes.
+// catalog, and the nodes run with the caller's allocator. Indexes are
+// found, opened and built by package access (CREATE INDEX runs its index
+// build); the catalog hands an indexed table to the planner as a provider
+// whose TakeByKey builds the take operators. docs/architecture.md draws
+// the paths a statement and a take follow.
 //
 // Every statement reads one snapshot per table, taken when the statement
 // starts, so a query never mixes versions.

@@ -24,6 +24,7 @@ type boundArith struct {
 	op   Op
 	l, r Bound
 	typ  arrow.DataType // l's, kept: asking l again would walk a left-deep chain
+	src  Expr           // the Binary bound, for its text (parenthesized as SQL)
 }
 
 func bindArith(op Op, l, r Bound) (Bound, error) {
@@ -36,9 +37,18 @@ func bindArith(op Op, l, r Bound) (Bound, error) {
 
 func (e boundArith) Type() arrow.DataType { return e.typ }
 func (e boundArith) String() string {
+	if e.src != nil {
+		return e.src.String()
+	}
 	return fmt.Sprintf("%s %s %s", e.l, opInfo[e.op].sym, e.r)
 }
+
+// Eval names the value errors this node raises (evalNamed).
 func (e boundArith) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
+	return evalNamed(ctx, mem, b, e, e.eval)
+}
+
+func (e boundArith) eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
 	args, err := evalBound(ctx, mem, b, e.l, e.r)
 	if err != nil {
 		return nil, err

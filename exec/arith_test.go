@@ -47,7 +47,7 @@ func TestIntegerOverflow(t *testing.T) {
 	// Out of range is errkind.OutOfRange for any caller.
 	mem := exectestMem(t)
 	_, err := evalOver(t, mem, i64, []any{minI}, bin(exec.OpSub, i64of(0), colX))
-	if !errkindIs(err, errkind.OutOfRange) || err.Error() != "exec: value out of range: bigint out of range" {
+	if !errkindIs(err, errkind.OutOfRange) || err.Error() != "exec: value out of range: bigint out of range in 0 - x@0 (row: x = -9223372036854775808)" {
 		t.Fatalf("got %v", err)
 	}
 }

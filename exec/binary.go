@@ -60,23 +60,9 @@ func (e Binary) write(b *strings.Builder) {
 		b.WriteString("?")
 		return
 	}
-	writeOperand(b, e.L)
-	b.WriteString(" ")
-	b.WriteString(opInfo[e.Op].sym)
-	b.WriteString(" ")
-	writeOperand(b, e.R)
+	writeInfix(b, e.Op, e.L, e.R)
 }
 
-// writeOperand writes e as fmt's %s does, a Binary (under Memos too) into
-// the same buffer.
-func writeOperand(b *strings.Builder, e Expr) {
-	switch x := unmemo(e).(type) {
-	case Binary:
-		x.write(b)
-	default:
-		fmt.Fprintf(b, "%s", e)
-	}
-}
 func (e Binary) DataType(s *arrow.Schema) (arrow.DataType, error) { return dataType(e, s) }
 func (e Binary) Evaluate(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (arrow.Array, error) {
 	return evaluate(ctx, mem, e, b)
@@ -106,7 +92,12 @@ func (e Binary) Bind(s *arrow.Schema) (Bound, error) {
 	if e.Op <= OpGe {
 		return bindCompare(e.Op, l, r)
 	}
-	return bindArith(e.Op, l, r)
+	bd, err := bindArith(e.Op, l, r)
+	if a, ok := bd.(boundArith); ok {
+		a.src = e
+		return a, nil
+	}
+	return bd, err
 }
 
 // flatten appends the operands of a chain of op to out, left to right.
@@ -149,7 +140,13 @@ func (e boundCompare) Type() arrow.DataType { return arrow.FixedWidthTypes.Boole
 func (e boundCompare) String() string {
 	return fmt.Sprintf("%s %s %s", e.l, opInfo[e.op].sym, e.r)
 }
+
+// Eval names the value errors this node raises (evalNamed).
 func (e boundCompare) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
+	return evalNamed(ctx, mem, b, e, e.eval)
+}
+
+func (e boundCompare) eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
 	args, err := evalBound(ctx, mem, b, e.l, e.r)
 	if err != nil {
 		return nil, err

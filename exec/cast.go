@@ -110,7 +110,13 @@ type boundCast struct {
 
 func (e boundCast) Type() arrow.DataType { return e.src.To }
 func (e boundCast) String() string       { return e.src.String() }
+
+// Eval names the value errors this node raises (evalNamed).
 func (e boundCast) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
+	return evalNamed(ctx, mem, b, e, e.eval)
+}
+
+func (e boundCast) eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
 	d, err := e.in.Eval(ctx, mem, b)
 	if err != nil {
 		return nil, err

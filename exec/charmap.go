@@ -48,7 +48,13 @@ type boundCharMap struct {
 
 func (e boundCharMap) Type() arrow.DataType { return arrow.BinaryTypes.String }
 func (e boundCharMap) String() string       { return e.src.String() }
+
+// Eval names the value errors this node raises (evalNamed).
 func (e boundCharMap) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
+	return evalNamed(ctx, mem, b, e, e.eval)
+}
+
+func (e boundCharMap) eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
 	d, err := e.in.Eval(ctx, mem, b)
 	if err != nil {
 		return nil, err

@@ -326,9 +326,7 @@ type DateArith struct {
 	L, R Expr
 }
 
-func (e DateArith) String() string {
-	return fmt.Sprintf("%s %s %s", e.L, opInfo[e.Op].sym, e.R)
-}
+func (e DateArith) String() string                                   { return infixString(e.Op, e.L, e.R) }
 func (e DateArith) DataType(s *arrow.Schema) (arrow.DataType, error) { return dataType(e, s) }
 func (e DateArith) Evaluate(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (arrow.Array, error) {
 	return evaluate(ctx, mem, e, b)
@@ -360,7 +358,13 @@ type boundDateArith struct {
 
 func (e boundDateArith) Type() arrow.DataType { return e.typ }
 func (e boundDateArith) String() string       { return e.src.String() }
+
+// Eval names the value errors this node raises (evalNamed).
 func (e boundDateArith) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
+	return evalNamed(ctx, mem, b, e, e.eval)
+}
+
+func (e boundDateArith) eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
 	args, err := evalBound(ctx, mem, b, e.l, e.r)
 	if err != nil {
 		return nil, err

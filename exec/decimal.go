@@ -271,9 +271,7 @@ type DecimalArith struct {
 	L, R Expr
 }
 
-func (e DecimalArith) String() string {
-	return fmt.Sprintf("%s %s %s", e.L, opInfo[e.Op].sym, e.R)
-}
+func (e DecimalArith) String() string                                   { return infixString(e.Op, e.L, e.R) }
 func (e DecimalArith) DataType(s *arrow.Schema) (arrow.DataType, error) { return dataType(e, s) }
 func (e DecimalArith) Evaluate(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (arrow.Array, error) {
 	return evaluate(ctx, mem, e, b)
@@ -313,7 +311,13 @@ type boundDecimalArith struct {
 
 func (e boundDecimalArith) Type() arrow.DataType { return e.typ }
 func (e boundDecimalArith) String() string       { return e.src.String() }
+
+// Eval names the value errors this node raises (evalNamed).
 func (e boundDecimalArith) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
+	return evalNamed(ctx, mem, b, e, e.eval)
+}
+
+func (e boundDecimalArith) eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
 	if e.fused != nil {
 		d, ok, err := e.fused.eval(ctx, mem, b, e.typ)
 		if err != nil || ok {

@@ -226,7 +226,12 @@ type boundExtract struct {
 func (e boundExtract) Type() arrow.DataType { return e.out }
 func (e boundExtract) String() string       { return e.src.String() }
 
+// Eval names the value errors this node raises (evalNamed).
 func (e boundExtract) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
+	return evalNamed(ctx, mem, b, e, e.eval)
+}
+
+func (e boundExtract) eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
 	d, err := e.x.Eval(ctx, mem, b)
 	if err != nil {
 		return nil, err

@@ -112,7 +112,13 @@ type boundFunc struct {
 
 func (e boundFunc) Type() arrow.DataType { return e.out }
 func (e boundFunc) String() string       { return e.src.String() }
+
+// Eval names the value errors this node raises (evalNamed).
 func (e boundFunc) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
+	return evalNamed(ctx, mem, b, e, e.eval)
+}
+
+func (e boundFunc) eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
 	args, err := evalBound(ctx, mem, b, e.args...)
 	if err != nil {
 		return nil, err

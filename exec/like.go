@@ -83,7 +83,13 @@ type boundLike struct {
 
 func (e boundLike) Type() arrow.DataType { return arrow.FixedWidthTypes.Boolean }
 func (e boundLike) String() string       { return e.src.String() }
+
+// Eval names the value errors this node raises (evalNamed).
 func (e boundLike) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
+	return evalNamed(ctx, mem, b, e, e.eval)
+}
+
+func (e boundLike) eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
 	if e.plan != nil {
 		d, err := e.x.Eval(ctx, mem, b)
 		if err != nil {

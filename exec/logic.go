@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -260,11 +261,19 @@ type Unary struct {
 func (e Unary) String() string {
 	switch e.Op {
 	case OpNot:
-		return fmt.Sprintf("NOT %s", e.E)
-	case OpIsNull:
-		return fmt.Sprintf("%s IS NULL", e.E)
+		var b strings.Builder
+		b.WriteString("NOT ")
+		writeSub(&b, e.E, precNot)
+		return b.String()
 	}
-	return fmt.Sprintf("%s IS NOT NULL", e.E)
+	var b strings.Builder
+	writeSub(&b, e.E, precIs+1)
+	if e.Op == OpIsNull {
+		b.WriteString(" IS NULL")
+	} else {
+		b.WriteString(" IS NOT NULL")
+	}
+	return b.String()
 }
 func (e Unary) DataType(s *arrow.Schema) (arrow.DataType, error) { return dataType(e, s) }
 func (e Unary) Evaluate(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (arrow.Array, error) {

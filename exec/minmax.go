@@ -80,7 +80,12 @@ type boundMinMax struct {
 func (e boundMinMax) Type() arrow.DataType { return e.typ }
 func (e boundMinMax) String() string       { return e.src.String() }
 
+// Eval names the value errors this node raises (evalNamed).
 func (e boundMinMax) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
+	return evalNamed(ctx, mem, b, e, e.eval)
+}
+
+func (e boundMinMax) eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
 	ds, err := evalBound(ctx, mem, b, e.args...)
 	if err != nil {
 		return nil, err

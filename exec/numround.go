@@ -85,7 +85,12 @@ type boundDecimalRound struct {
 func (e boundDecimalRound) Type() arrow.DataType { return e.src.To }
 func (e boundDecimalRound) String() string       { return e.src.String() }
 
+// Eval names the value errors this node raises (evalNamed).
 func (e boundDecimalRound) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
+	return evalNamed(ctx, mem, b, e, e.eval)
+}
+
+func (e boundDecimalRound) eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
 	d, err := e.x.Eval(ctx, mem, b)
 	if err != nil {
 		return nil, err

@@ -11,6 +11,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/stablerow/stablerow/progress"
 )
 
 // ScanOptions selects what a scan reads.
@@ -53,6 +55,7 @@ type Scanner struct {
 	frags []*Fragment
 	spans [][2]uint64 // per entry of frags, the offsets [start, end) read
 	opt   ScanOptions
+	meter *progress.Meter // the statement's, if it watches progress
 
 	fi   int       // current fragment
 	d    *dataFile // open data file of frags[fi] (user columns only)
@@ -91,7 +94,14 @@ func (t *Table) Scan(ctx context.Context, opt ScanOptions) (*Scanner, error) {
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
-	s := &Scanner{ctx: ctx, t: t, p: p, mem: mem, frags: frags, spans: spans, opt: opt}
+	s := &Scanner{ctx: ctx, t: t, p: p, mem: mem, frags: frags, spans: spans, opt: opt, meter: progress.From(ctx)}
+	if s.meter != nil {
+		var rows uint64
+		for _, sp := range spans {
+			rows += sp[1] - sp[0]
+		}
+		s.meter.WillRead(int64(rows))
+	}
 	if len(spans) > 0 {
 		s.next = spans[0][0]
 	}
@@ -236,6 +246,7 @@ func (s *Scanner) read(f *Fragment, end uint64) (arrow.RecordBatch, error) {
 		n = min(systemBatchRows, end-start)
 	}
 	s.next += n
+	s.meter.Read(int64(n)) // physical rows, as WillRead counted them
 	// The output batch copies the column slice: s.cols is scratch.
 	cols := slices.Grow(s.cols[:0], len(s.p.src))[:len(s.p.src)]
 	clear(cols)

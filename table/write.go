@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/stablerow/stablerow/errkind"
+	"github.com/stablerow/stablerow/progress"
 )
 
 // fragmentWriter cuts a stream of user-column batches into data files of at
@@ -34,10 +35,12 @@ type fragmentWriter struct {
 	pend  []arrow.RecordBatch // slices not yet written as a full batch
 	pendN int
 	out   []newFragment
+	meter *progress.Meter // the statement's, if it watches progress
 }
 
 func (t *Table) newFragmentWriter(ctx context.Context, mem memory.Allocator) *fragmentWriter {
-	return &fragmentWriter{ctx: ctx, t: t, mem: mem, maxRows: t.opts.MaxRowsPerFragment, batchRows: t.opts.BatchRows}
+	return &fragmentWriter{ctx: ctx, t: t, mem: mem, maxRows: t.opts.MaxRowsPerFragment, batchRows: t.opts.BatchRows,
+		meter: progress.From(ctx)}
 }
 
 // conform checks that b has the user columns (by name, in order, same
@@ -61,6 +64,7 @@ func (t *Table) conform(b arrow.RecordBatch) (arrow.RecordBatch, error) {
 
 // write adds the rows of b (already conformed) to the open data file.
 func (fw *fragmentWriter) write(b arrow.RecordBatch) error {
+	fw.meter.Wrote(b.NumRows())
 	for off := int64(0); off < b.NumRows(); {
 		room := int64(fw.maxRows - fw.rows)
 		n := min(room, b.NumRows()-off)

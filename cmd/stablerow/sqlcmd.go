@@ -25,8 +25,11 @@ type sqlOptions struct {
 	// FILE), while the prompt and its errors stay on the terminal; nil:
 	// the prompt's writer.
 	results io.Writer
-	noTime  bool           // no "time:" line after each statement (\timing off)
-	db      engine.Options // -memory-limit, -spill-dir
+	noTime  bool // no "time:" line after each statement (\timing off)
+	// progress receives a long statement's progress line (standard error
+	// when it is a terminal); nil: none.
+	progress io.Writer
+	db       engine.Options // -memory-limit, -spill-dir
 }
 
 func (o sqlOptions) statusTo(w io.Writer) io.Writer {
@@ -96,6 +99,9 @@ func runSQL(ctx context.Context, args []string) error {
 	out, closeOut, err := output()
 	if err != nil {
 		return err
+	}
+	if isTerminal(os.Stderr) {
+		opt.progress = os.Stderr
 	}
 	err = runSQLOn(ctx, *dir, *create, *noIdx, *expr, params, opt, out)
 	if cerr := closeOut(); err == nil {
@@ -213,6 +219,8 @@ func runScript(ctx context.Context, db *engine.DB, script string, params map[str
 // runStatement runs one statement and prints its result as it streams.
 func runStatement(ctx context.Context, db *engine.DB, st engine.Statement, params map[string]any, opt sqlOptions, w io.Writer) error {
 	start := time.Now()
+	ctx, prog := startProgress(ctx, opt.progress)
+	defer prog.Stop()
 	rows, err := db.QueryStatement(ctx, st, params)
 	if err != nil {
 		return err
@@ -221,10 +229,13 @@ func runStatement(ctx context.Context, db *engine.DB, st engine.Statement, param
 	if opt.results != nil {
 		w = opt.results
 	}
+	status := opt.statusTo(w)
+	if prog != nil {
+		w, status = stopOnWrite{w, prog}, stopOnWrite{status, prog}
+	}
 	if err := printRows(w, rows, opt); err != nil {
 		return err
 	}
-	status := opt.statusTo(w)
 	if opt.plan && rows.Plan() != "" {
 		fmt.Fprint(status, rows.Plan())
 	}

@@ -129,3 +129,29 @@ func TestFalseHavingEmptiesWhere(t *testing.T) {
 		assert.GreaterOrEqual(t, n, 2, sql)
 	}
 }
+
+// A WHERE folded to FALSE by a constant conjunct has its conjuncts before
+// that one folded outside their subqueries: the left operand of NOT IN
+// and the other operand of a scalar subquery comparison raise, but not
+// after the FALSE, nor in a subquery's body (difftest seed 1 case 12004;
+// PostgreSQL's simplify_and_arguments).
+func TestFalseWhereFoldsSubqueryOperandsBeforeIt(t *testing.T) {
+	for q, want := range map[string]error{
+		"SELECT id FROM t AS a WHERE ((1e400 >= CAST(1 AS DOUBLE PRECISION)) NOT IN (SELECT TRUE FROM t AS s)) AND FALSE":                      exec.ErrOutOfRange,
+		"SELECT id FROM t AS a WHERE ((1e400 >= CAST(1 AS DOUBLE PRECISION)) NOT IN (SELECT TRUE FROM t AS s)) AND NULL":                       exec.ErrOutOfRange,
+		"SELECT id FROM t AS a WHERE (1 / 0 = (SELECT 1 FROM t AS s)) AND FALSE":                                                               exec.ErrDivisionByZero,
+		"SELECT id FROM t AS a WHERE ((1e400 >= CAST(1 AS DOUBLE PRECISION)) IN (SELECT s.score > 0 FROM t AS s WHERE s.id = a.id)) AND FALSE": exec.ErrOutOfRange,
+	} {
+		_, err := Parse(q, testCatalog)
+		assert.ErrorIs(t, err, want, q)
+	}
+	for _, q := range []string{
+		"SELECT id FROM t AS a WHERE FALSE AND ((1e400 >= CAST(1 AS DOUBLE PRECISION)) NOT IN (SELECT TRUE FROM t AS s))",
+		"SELECT id FROM t AS a WHERE (a.id NOT IN (SELECT s.id FROM t AS s WHERE 1e400 <= s.score)) AND FALSE",
+		"SELECT id FROM t AS a WHERE (a.id NOT IN (SELECT s.id FROM t AS s WHERE s.id = 1 / 0)) AND FALSE",
+		"SELECT id FROM t AS a WHERE ((SELECT 1 / 0) = 1) AND FALSE",
+	} {
+		_, err := Parse(q, testCatalog)
+		assert.NoError(t, err, q)
+	}
+}

@@ -461,8 +461,18 @@ func (l *lowerer) hiddenList(list *pg_query.List) ([]constItem, bool) {
 // their common type as inList finds them, then, when the type has a set
 // in the planner, one list literal in place of the options.
 func (l *lowerer) constInList(a *pg_query.A_Expr, op string, lv value, items []constItem) (value, error) {
-	if e, ok, err := l.directInList(lv, items); ok || err != nil {
-		return l.inResult(a, op, e, err)
+	// A constant operand takes the general path, whose options are
+	// expressions: the IN is then a constant folded to its value, as
+	// PostgreSQL folds a ScalarArrayOpExpr over constants whatever the
+	// list's length (seed 5 case 4524: a CASE arm it decides drops out).
+	constant := lv.how == untypedString || lv.how == untypedNull
+	if lv.how == typed && lv.param == 0 {
+		_, constant = literalOf(lv.e)
+	}
+	if !constant {
+		if e, ok, err := l.directInList(lv, items); ok || err != nil {
+			return l.inResult(a, op, e, err)
+		}
 	}
 	vs := make([]value, 0, len(items)+1)
 	vs = append(vs, lv)
@@ -483,6 +493,9 @@ func (l *lowerer) constInList(a *pg_query.A_Expr, op string, lv value, items []c
 		return value{e: null, loc: a.Location}, nil
 	}
 	options := es[1:]
+	if lit, ok := constantInList(&expr.SingularOrList{Value: es[0], Options: options}); ok { // constfold.go
+		return l.inResult(a, op, lit, nil)
+	}
 	list, ok, err := l.listLiteral(k, options)
 	if err != nil {
 		return value{}, err

@@ -362,10 +362,16 @@ func (l *lowerer) update(u *pg_query.UpdateStmt) (*Update, error) {
 // assignment cast of INSERT ... SELECT's item i to kind k, when the item
 // is a constant: it pulls a simple SELECT (no aggregate, GROUP BY,
 // HAVING, ORDER BY, DISTINCT, LIMIT, OFFSET, WITH or set operation) up
-// into the INSERT, so the cast applies to the constant and folds, raising
-// also when no row is selected (INSERT INTO t (n) SELECT 1009999.99 FROM
+// into the INSERT (pull_up_subqueries), so the cast applies to the
+// constant and eval_const_expressions folds it, raising also when no row
+// is selected (INSERT INTO t (n) SELECT 1009999.99 FROM
 // generate_series(2, -2) raises numeric field overflow for a
-// numeric(8,2) n; seed 20261206 case 12082). nil otherwise.
+// numeric(8,2) n; seed 20261206 case 12082). The item is any constant
+// expression, not only a literal: PostgreSQL folds it bottom-up before
+// the cast over it (round(123456.78, 2) - 2147483647 is a constant whose
+// cast to numeric(8,2) overflows; seed 1 case 2780), and the cast over a
+// call the lowering left unfolded is evaluated as one (raisingConstant).
+// nil otherwise.
 func (l *lowerer) assignedConstant(sel *pg_query.SelectStmt, rel plan.Rel, i int, k kind) error {
 	if sel.Op != pg_query.SetOperation_SETOP_NONE && sel.Op != pg_query.SetOperation_SET_OPERATION_UNDEFINED ||
 		len(sel.GroupClause) > 0 || sel.HavingClause != nil || len(sel.SortClause) > 0 || len(sel.DistinctClause) > 0 ||
@@ -392,8 +398,8 @@ func (l *lowerer) assignedConstant(sel *pg_query.SelectStmt, rel plan.Rel, i int
 		return nil
 	}
 	item := p.Expressions()[m-w]
-	if lit, ok := literalOf(item); !ok || lit == nil {
-		return nil
+	if lit, ok := literalOf(item); ok && lit == nil {
+		return nil // NULL casts to NULL
 	}
 	e, err := l.assign(value{e: item}, k)
 	if err != nil {

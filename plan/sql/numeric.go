@@ -146,7 +146,11 @@ func (l *lowerer) numericRounding(name string, f *pg_query.FuncCall, args []valu
 	if err != nil {
 		return nil, true, fmt.Errorf("%w: %s: %w%s", ErrType, name, err, l.src.at(f.Location))
 	}
-	return e, true, nil
+	// numeric_round and the others are immutable: PostgreSQL's
+	// eval_const_expressions replaces a call over constants by its value,
+	// so round(123456.78, 2) - 2147483647 is a constant, and an
+	// assignment cast over it folds too (constfold.go).
+	return foldCall(fn, e, fargs), true, nil
 }
 
 // roundingFn is round, trunc, floor or ceil: numeric's when the argument

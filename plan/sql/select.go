@@ -134,6 +134,11 @@ func (l *lowerer) conditionFilter(rel plan.Rel, sc *scope, where *pg_query.Node)
 	if err != nil {
 		return nil, err
 	}
+	if l.outer == nil { // the top query's: its gating quals (gatingqual.go)
+		if cond, err = gatingQuals(cond); err != nil {
+			return nil, err
+		}
+	}
 	f, err := l.b.Filter(rel, cond)
 	if err != nil {
 		return nil, fmt.Errorf("%w: filter: %w", ErrInvalid, err)

@@ -265,6 +265,11 @@ func (l *lowerer) whereSubqueries(rel plan.Rel, sc *scope, where *pg_query.Node)
 			!errors.Is(err, exec.ErrOutOfRange) && !errors.Is(err, exec.ErrDivisionByZero) {
 			return nil, nil, err
 		}
+		// The conjuncts before the FALSE one were folded first, outside
+		// their subqueries too (sublinkfold.go).
+		if err := l.foldedBeforeFalse(where, sc, func(c *pg_query.Node) bool { return slices.Contains(pulled, c) }); err != nil {
+			return nil, nil, err
+		}
 		rel, err := l.conditionFilter(rel, sc, andNode(plain))
 		return rel, nil, err
 	}
