@@ -83,6 +83,7 @@ func (c *qualCanon) walk(n *pg_query.Node, top bool) (*pg_query.Node, qualKind) 
 	and := b.Boolop == pg_query.BoolExprType_AND_EXPR
 	var kept, subs []*pg_query.Node
 	forced := false
+	at := -1 // where in subs the first FALSE arm came
 	for _, a := range b.Args {
 		out, k := c.walk(a, top && and)
 		if k == qualNull {
@@ -93,6 +94,9 @@ func (c *qualCanon) walk(n *pg_query.Node, top bool) (*pg_query.Node, qualKind) 
 			continue
 		case and && (k == qualFalse || k == qualNull):
 			forced, c.changed = true, true
+			if k == qualFalse && at < 0 {
+				at = len(subs)
+			}
 		case !and && k == qualTrue:
 			return trueNode(), qualTrue
 		default:
@@ -104,7 +108,15 @@ func (c *qualCanon) walk(n *pg_query.Node, top bool) (*pg_query.Node, qualKind) 
 	}
 	switch {
 	case forced && top && len(subs) > 0:
-		return andNode(append([]*pg_query.Node{falseNode()}, subs...)), qualVaries
+		// The FALSE stands where the first FALSE arm stood (after all
+		// of them if only NULLs made it FALSE): the subquery arms before
+		// it are folded outside their subqueries, those after are not
+		// (foldedBeforeFalse, sublinkfold.go; simplify_and_arguments).
+		if at < 0 {
+			at = len(subs)
+		}
+		arms := append(append(append([]*pg_query.Node{}, subs[:at]...), falseNode()), subs[at:]...)
+		return andNode(arms), qualVaries
 	case forced:
 		return falseNode(), qualFalse
 	case len(kept) == 0 && and:
@@ -191,12 +203,12 @@ func (c *qualCanon) lower(n *pg_query.Node) (expr.Expression, error) {
 // arms before canonicalize_qual drops any: an arm's analysis error (the
 // parser raises it whatever the qual folds to); then, left to right, what
 // eval_const_expressions raises simplifying them: a constant in an arm
-// that raises (raisingConstant), or one in the left operand of a [NOT]
-// IN (subquery), which is folded with the qual though the subquery is
-// planned later (SS_process_sublinks; seed 20261207 case 25382). A
-// FALSE arm ends the folding: simplify_and_arguments does not simplify
-// the arms after it. A subquery's own constants are not folded here: a
-// dropped subquery is never planned (whereSubqueries).
+// that raises (raisingConstant). A FALSE arm ends the folding:
+// simplify_and_arguments does not simplify the arms after it. The arms
+// with subqueries stay in the qual (walk), where whereSubqueries folds
+// their operands outside the subqueries, such as the left operand of a
+// [NOT] IN (subquery) (foldedBeforeFalse; seed 20261207 case 25382),
+// and never plans a dropped subquery's body.
 func (c *qualCanon) raiseDropped(n *pg_query.Node) error {
 	arms := andArgs(n)
 	lowered := make([]expr.Expression, len(arms))
@@ -210,13 +222,7 @@ func (c *qualCanon) raiseDropped(n *pg_query.Node) error {
 		}
 		lowered[i] = e
 	}
-	for i, a := range arms {
-		if sl, k := setSubLink(a); k != setNone {
-			if err := c.raiseTestExpr(sl); err != nil {
-				return err
-			}
-			continue
-		}
+	for i := range arms {
 		e := lowered[i]
 		if e == nil {
 			continue // a subquery in it: planned or dropped by whereSubqueries
@@ -229,26 +235,6 @@ func (c *qualCanon) raiseDropped(n *pg_query.Node) error {
 		}
 	}
 	return nil
-}
-
-// raiseTestExpr is the error of a constant that raises in the left
-// operand of sl, a [NOT] IN (subquery); nil for EXISTS, a row operand or
-// one that does not lower here (the subquery's lowering reports it).
-func (c *qualCanon) raiseTestExpr(sl *pg_query.SubLink) error {
-	if sl.Testexpr == nil || sl.Testexpr.GetRowExpr() != nil {
-		return nil
-	}
-	ws := *c.sc
-	ws.noAggs = c.ctx
-	v, err := c.l.expr(sl.Testexpr, &ws)
-	if err != nil {
-		return nil
-	}
-	x, err := c.l.settle(v)
-	if err != nil {
-		return nil
-	}
-	return raisingConstant(x)
 }
 
 // trueNode and falseNode are the boolean constants as parse nodes.
