@@ -198,6 +198,19 @@ func TestKnownDivergencesStayNarrow(t *testing.T) {
 	if m := match(add(lit, neg(col)), ok, srErr); m != "" {
 		t.Errorf("1 + raising matched %q", m)
 	}
+	// stablerow evaluates the select list under LIMIT where PostgreSQL
+	// does (make_sort_input_target): PostgreSQL raising on a row under a
+	// LIMIT where stablerow returns rows is a bug, also where the query
+	// without its LIMIT raises on stablerow.
+	limited := &Query{Select: []*Expr{neg(col)}, Limit: 1, Offset: -1, From: From{Kind: FromTable, T0: "t0"},
+		OrderBy: []Order{{E: col}}}
+	d := &Divergence{Case: &Case{Query: limited}, SQL: limited.SQL(), PG: pgErr, SR: ok, IsQuery: true}
+	raisesWithout := func(string) *Outcome { return srErr }
+	for _, k := range knownDivergences {
+		if k.Match(d, raisesWithout) {
+			t.Errorf("a row raising under LIMIT matched %q", k.Name)
+		}
+	}
 }
 
 // TestReproducerParses: the .slt a report prints is valid sqltest input.

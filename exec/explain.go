@@ -10,18 +10,23 @@ import (
 func Explain(n Node, analyze bool) string {
 	var b strings.Builder
 	line := 0
-	var walk func(n Node, depth int)
-	walk = func(n Node, depth int) {
+	// never: n is under a one-time FALSE filter, so it never ran and has
+	// no metrics to show (PostgreSQL's "(never executed)").
+	var walk func(n Node, depth int, never bool)
+	walk = func(n Node, depth int, never bool) {
 		line++
 		fmt.Fprintf(&b, "%02d)%s%s", line, strings.Repeat("  ", depth), n.String())
-		if analyze {
+		switch {
+		case analyze && never:
+			b.WriteString(" (never executed)")
+		case analyze:
 			fmt.Fprintf(&b, ", metrics=[%s]", n.Metrics().String())
 		}
 		b.WriteByte('\n')
 		for _, c := range n.Children() {
-			walk(c, depth+1)
+			walk(c, depth+1, never || NeverExecuted(n))
 		}
 	}
-	walk(n, 0)
+	walk(n, 0, false)
 	return b.String()
 }

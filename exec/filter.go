@@ -31,6 +31,9 @@ type FilterExec struct {
 	pred    Expr
 	bound   Bound
 	metrics Metrics
+	// oneTimeFalse: the condition is a constant FALSE or NULL; the input
+	// is never executed (onetimefilter.go).
+	oneTimeFalse bool
 }
 
 func NewFilterExec(input Node, pred Expr) (*FilterExec, error) {
@@ -49,9 +52,17 @@ func (f *FilterExec) Schema() *arrow.Schema  { return f.input.Schema() }
 func (f *FilterExec) Children() []Node       { return []Node{f.input} }
 func (f *FilterExec) Properties() Properties { return f.input.Properties() }
 func (f *FilterExec) Metrics() *Metrics      { return &f.metrics }
-func (f *FilterExec) String() string         { return "FilterExec: " + f.pred.String() }
+func (f *FilterExec) String() string {
+	if f.oneTimeFalse {
+		return "FilterExec: One-Time Filter: false"
+	}
+	return "FilterExec: " + f.pred.String()
+}
 
 func (f *FilterExec) Execute(ctx context.Context, tc *TaskContext) (Stream, error) {
+	if f.oneTimeFalse {
+		return noRows{schema: f.Schema()}, nil
+	}
 	in, err := f.input.Execute(ctx, tc)
 	if err != nil {
 		return nil, err

@@ -28,9 +28,17 @@ func wantChildren(n Node, children []Node, k int) error {
 // Filter and project work row by row: a partitioned input gives as many
 // output partitions, each filtered (projected) by its own stream.
 
-func (f *FilterExec) OutputPartitions() int { return OutputPartitions(f.input) }
+func (f *FilterExec) OutputPartitions() int {
+	if f.oneTimeFalse {
+		return 1 // no row, and the input is not executed
+	}
+	return OutputPartitions(f.input)
+}
 
 func (f *FilterExec) ExecutePartitions(ctx context.Context, tc *TaskContext) ([]Stream, error) {
+	if f.oneTimeFalse {
+		return []Stream{noRows{schema: f.Schema()}}, nil
+	}
 	return partitionsFor(ctx, f.input, tc, func(in Stream) Stream {
 		return &filterStream{n: f, tc: tc, in: in, co: NewCoalescer(f.Schema(), tc.mem(), tc.batchSize())}
 	})
@@ -39,6 +47,9 @@ func (f *FilterExec) ExecutePartitions(ctx context.Context, tc *TaskContext) ([]
 func (f *FilterExec) WithNewChildren(children []Node) (Node, error) {
 	if err := wantChildren(f, children, 1); err != nil {
 		return nil, err
+	}
+	if f.oneTimeFalse {
+		return NewOneTimeFalseFilterExec(children[0]), nil
 	}
 	return NewFilterExec(children[0], f.pred)
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/stablerow/stablerow/exec"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	splan "github.com/substrait-io/substrait-go/v8/plan"
+	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
 )
 
 // filter plans a FilterRel as a FilterExec (which keeps the input order).
@@ -40,11 +41,31 @@ func (p *planner) filterIn(in *rel, sc scope, cond expr.Expression) (*rel, error
 	if err != nil {
 		return nil, err
 	}
+	if constFalseOrNull(cond) {
+		// A constant FALSE or NULL condition gates its input: planned
+		// (above), never executed, as PostgreSQL's Result with
+		// One-Time Filter: false (exec/onetimefilter.go).
+		f := exec.NewOneTimeFalseFilterExec(in.node)
+		return &rel{node: f, cols: in.cols, names: in.names, takeOrdered: in.takeOrdered}, nil
+	}
 	f, err := exec.NewFilterExec(in.node, pred)
 	if err != nil {
 		return nil, fmt.Errorf("%w: filter: %w", ErrInvalidPlan, err)
 	}
 	return &rel{node: f, cols: in.cols, names: in.names, takeOrdered: in.takeOrdered}, nil
+}
+
+// constFalseOrNull: e is the literal FALSE or a NULL literal.
+func constFalseOrNull(e expr.Expression) bool {
+	if _, ok := e.(*expr.NullLiteral); ok {
+		return true
+	}
+	l, ok := e.(expr.Literal)
+	if !ok {
+		return false
+	}
+	b, ok := l.ToProtoLiteral().GetLiteralType().(*substraitpb.Expression_Literal_Boolean)
+	return ok && !b.Boolean
 }
 
 // fetch plans a FetchRel (OFFSET/LIMIT; count -1 is all rows) as a LimitExec.

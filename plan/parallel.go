@@ -58,6 +58,9 @@ func (pp *parallelPlanner) partitioned(n exec.Node) (exec.Node, error) {
 	case *exec.ScanExec:
 		return x.WithPartitions(pp.threads), nil
 	case *exec.FilterExec, *exec.ProjectExec:
+		if exec.NeverExecuted(n) {
+			return n, nil // a one-time FALSE filter: its input never runs
+		}
 		return pp.passThrough(n)
 	case *exec.LimitExec:
 		return pp.singleChildren(n)

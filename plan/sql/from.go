@@ -553,7 +553,11 @@ func (l *lowerer) join(j *pg_query.JoinExpr) (plan.Rel, *scope, error) {
 		nullable(0, len(ls.cols))
 	}
 	on := &scope{cols: append(append([]column{}, ls.cols...), rs.cols...), nLeft: len(ls.cols), noAggs: "in JOIN conditions", outer: l.outer}
-	v, err := l.expr(j.Quals, on)
+	quals, err := l.canonicalQual(j.Quals, on, on.noAggs) // quals.go
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := l.expr(quals, on)
 	if err != nil {
 		return nil, nil, err
 	}

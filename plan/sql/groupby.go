@@ -78,22 +78,9 @@ func (l *lowerer) aggregate(rel plan.Rel, sc *scope, s *pg_query.SelectStmt, cal
 		if rel, err = l.filter(rel, &hs, s.HavingClause); err != nil {
 			return nil, nil, err
 		}
-		if f, ok := rel.(*plan.FilterRel); ok && f.Input() == agg && constFalse(f.Condition()) {
-			// HAVING FALSE (or NULL, as HAVING NULL IS NOT NULL folds):
-			// PostgreSQL's one-time filter runs no aggregate, so none
-			// may raise here either; the aggregates see no row
-			// (constfold.go).
-			none, err := l.b.Filter(agg.Input(), expr.NewPrimitiveLiteral(false, false))
-			if err != nil {
-				return nil, nil, fmt.Errorf("%w: filter: %w", ErrInvalid, err)
-			}
-			if agg, err = l.b.AggregateExprs(none, measures, groups...); err != nil {
-				return nil, nil, fmt.Errorf("%w: aggregate: %w", ErrInvalid, err)
-			}
-			if rel, err = l.b.Filter(agg, f.Condition()); err != nil {
-				return nil, nil, fmt.Errorf("%w: filter: %w", ErrInvalid, err)
-			}
-		}
+		// A HAVING that folds to FALSE or NULL gates the aggregate: it
+		// and its input never run (plan/filter.go, as PostgreSQL's
+		// One-Time Filter: false above the Agg).
 	}
 	return rel, out, nil
 }

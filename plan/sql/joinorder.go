@@ -92,6 +92,11 @@ func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.
 		full = &scope{cols: append(append([]column{}, full.cols...), sc.cols...)}
 	}
 	full.outer = l.outer
+	// The WHERE's NULL arms are FALSE before it is split (quals.go).
+	where, err := l.canonicalQual(where, full, "in WHERE")
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	owner := func(col int) int {
 		for i := len(its) - 1; i >= 0; i-- {
 			if col >= its[i].off {

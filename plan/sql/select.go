@@ -110,7 +110,11 @@ func (l *lowerer) selectStmt(s *pg_query.SelectStmt, want []kind) (plan.Rel, []s
 }
 
 func (l *lowerer) filter(rel plan.Rel, sc *scope, where *pg_query.Node) (plan.Rel, error) {
-	rel, where, err := l.whereSubqueries(rel, sc, where) // subquery.go
+	where, err := l.canonicalQual(where, sc, "in WHERE") // quals.go
+	if err != nil {
+		return nil, err
+	}
+	rel, where, err = l.whereSubqueries(rel, sc, where) // subquery.go
 	if err != nil || where == nil {
 		return rel, err
 	}

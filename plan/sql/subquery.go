@@ -500,7 +500,13 @@ func (l *lowerer) flatten(sub *pg_query.SelectStmt, sc *scope, in bool, loc int3
 	}
 	cs := &scope{cols: append(append([]column{}, sc.cols...), subSc.cols...), shadow: len(sc.cols), outer: sc.outer, noAggs: "in WHERE"}
 	var conds []expr.Expression
-	for _, c := range andArgs(sub.WhereClause) {
+	// The subquery's WHERE is a qual too: its NULL arms are FALSE
+	// before it is split (quals.go).
+	where, err := l.canonicalQual(sub.WhereClause, cs, cs.noAggs)
+	if err != nil {
+		return nil, nil, value{}, err
+	}
+	for _, c := range andArgs(where) {
 		ls := *subSc
 		ls.noAggs = "in WHERE"
 		v, err := l.expr(c, &ls)

@@ -1,0 +1,156 @@
+package sql
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stablerow/stablerow/exec"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/plan"
+)
+
+// planCalls is the names of the scalar functions anywhere in the plan
+// under root (filters, join conditions, projections).
+func planCalls(t *testing.T, root plan.Rel) []string {
+	t.Helper()
+	var names []string
+	var visit func(e expr.Expression) expr.Expression
+	visit = func(e expr.Expression) expr.Expression {
+		if f, ok := e.(*expr.ScalarFunction); ok {
+			names = append(names, f.Name())
+		}
+		if e != nil {
+			e.Visit(visit)
+		}
+		return e
+	}
+	seen := map[plan.Rel]bool{}
+	var walk func(r plan.Rel)
+	walk = func(r plan.Rel) {
+		if r == nil || seen[r] {
+			return
+		}
+		seen[r] = true
+		for _, in := range r.GetInputs() {
+			walk(in)
+		}
+		_, err := r.CopyWithExpressionRewrite(func(e expr.Expression) (expr.Expression, error) {
+			return visit(e), nil
+		}, r.GetInputs()...)
+		require.NoError(t, err)
+	}
+	walk(root)
+	return names
+}
+
+// falseFilters counts the filters of the plan under root whose condition
+// is a constant FALSE or NULL.
+func falseFilters(root plan.Rel) int {
+	n := 0
+	var walk func(r plan.Rel)
+	walk = func(r plan.Rel) {
+		if f, ok := r.(*plan.FilterRel); ok && constFalse(f.Condition()) {
+			n++
+		}
+		for _, in := range r.GetInputs() {
+			walk(in)
+		}
+	}
+	walk(root)
+	return n
+}
+
+func hasCall(names []string, prefix string) bool {
+	for _, n := range names {
+		if strings.HasPrefix(n, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// canonicalize_qual: a NULL arm of a qual's top-level AND makes it
+// FALSE, so the other arms leave the plan and never divide (difftest
+// seed 20261207 case 9048), in a WHERE over one item or several, a
+// HAVING, a JOIN ON; in an OR a NULL arm drops and the others stay.
+func TestNullConjunctMakesQualFalse(t *testing.T) {
+	for _, sql := range []string{
+		"SELECT id FROM t WHERE id / score > 1 AND CAST(NULL AS BOOLEAN)",
+		"SELECT id FROM t WHERE CAST(NULL AS INTEGER) > 1 AND id / score > 1",
+		"SELECT a.id FROM t AS a, u AS b WHERE a.id / b.id > 1 AND a.id = b.id AND CAST(NULL AS BOOLEAN)",
+		"SELECT count(*) FROM t HAVING count(*) / sum(score) > 1 AND CAST(NULL AS BOOLEAN)",
+		"SELECT a.id FROM t AS a JOIN u AS b ON a.id / b.id > 1 AND CAST(NULL AS BOOLEAN)",
+		"SELECT a.id FROM t AS a LEFT JOIN u AS b ON a.id / b.id > 1 AND CAST(NULL AS BOOLEAN)",
+		"SELECT id FROM t WHERE (id / score > 1 AND CAST(NULL AS BOOLEAN)) OR CAST(NULL AS BOOLEAN)",
+		// NOT over OR is an AND of NOTs (negate_clause) before
+		// canonicalize_qual sees it.
+		"SELECT id FROM t WHERE NOT (id / score > 1 OR CAST(NULL AS BOOLEAN))",
+		"SELECT id FROM t WHERE NOT NOT (id / score > 1 AND CAST(NULL AS BOOLEAN))",
+	} {
+		_, root, _ := parseQuery(t, sql)
+		calls := planCalls(t, root)
+		assert.False(t, hasCall(calls, "divide"), "%s: %v", sql, calls)
+		if !strings.Contains(sql, " JOIN ") {
+			assert.GreaterOrEqual(t, falseFilters(root), 1, sql)
+		}
+	}
+	_, root, _ := parseQuery(t, "SELECT id FROM t WHERE id = 1 OR (id / score > 1 AND CAST(NULL AS BOOLEAN))")
+	calls := planCalls(t, root)
+	assert.False(t, hasCall(calls, "divide"), calls)
+	assert.True(t, hasCall(calls, "equal"), calls)
+	assert.Zero(t, falseFilters(root))
+	// NOT over AND is an OR of NOTs: the NULL arm drops, NOT x stays.
+	_, root, _ = parseQuery(t, "SELECT id FROM t WHERE NOT (id / score > 1 AND CAST(NULL AS BOOLEAN))")
+	assert.True(t, hasCall(planCalls(t, root), "divide"))
+	assert.Zero(t, falseFilters(root))
+	// Not the qual's arm: under a call it is evaluated per row.
+	_, root, _ = parseQuery(t, "SELECT id FROM t WHERE coalesce(id / score > 1 AND CAST(NULL AS BOOLEAN), false)")
+	assert.True(t, hasCall(planCalls(t, root), "divide"))
+}
+
+// Before canonicalize_qual drops an arm, eval_const_expressions has
+// folded it: a constant in it that raises raises, unless a FALSE arm
+// before it ended the folding; the left operand of a NOT IN (subquery)
+// is folded with the qual (seed 20261207 case 25382), the subquery's own
+// constants are not.
+func TestDroppedQualArmsRaiseAsFolded(t *testing.T) {
+	for _, sql := range []string{
+		"SELECT id FROM t WHERE CAST(NULL AS BOOLEAN) AND id > CAST(1e400 AS FLOAT8)",
+		"SELECT id FROM t WHERE id > CAST(1e400 AS FLOAT8) AND CAST(NULL AS BOOLEAN)",
+		"SELECT id FROM t AS a WHERE (CAST(1e400 AS FLOAT8) > 1) NOT IN (SELECT s.flag FROM u AS s) AND CAST(NULL AS BOOLEAN)",
+		"SELECT id FROM t AS a WHERE (CAST(1e400 AS FLOAT8) > 1) NOT IN (SELECT s.flag FROM u AS s) AND FALSE",
+	} {
+		_, err := Parse(sql, testCatalog)
+		assert.ErrorIs(t, err, exec.ErrOutOfRange, sql)
+	}
+	for _, sql := range []string{
+		"SELECT id FROM t WHERE FALSE AND id > CAST(1e400 AS FLOAT8)",
+		"SELECT id FROM t AS a WHERE FALSE AND (CAST(1e400 AS FLOAT8) > 1) NOT IN (SELECT s.flag FROM u AS s)",
+		"SELECT id FROM t AS a WHERE (id > 1) NOT IN (SELECT s.flag FROM u AS s WHERE s.id > CAST(1e400 AS FLOAT8)) AND CAST(NULL AS BOOLEAN)",
+	} {
+		_, err := Parse(sql, testCatalog)
+		assert.NoError(t, err, sql)
+	}
+	// An analysis error in a dropped arm still raises, as PostgreSQL's
+	// parser raises it.
+	_, err := Parse("SELECT id FROM t WHERE CAST(NULL AS BOOLEAN) AND nosuch > 1", testCatalog)
+	assert.ErrorIs(t, err, ErrUnknownColumn)
+}
+
+// A [NOT] IN or EXISTS subquery flattened into a semi or anti join has
+// its WHERE canonicalized too: a NULL arm beside a correlated one makes
+// it FALSE, an OR's arm made FALSE drops, so nothing divides.
+func TestFlattenedSubqueryQualIsCanonical(t *testing.T) {
+	for _, sql := range []string{
+		"SELECT id FROM t AS a WHERE EXISTS (SELECT 1 FROM u AS s WHERE s.id / a.id > 1 AND CAST(NULL AS BOOLEAN))",
+		"SELECT id FROM t AS a WHERE a.id IN (SELECT s.id FROM u AS s WHERE s.id / 0 > 1 AND CAST(NULL AS BOOLEAN))",
+		"SELECT id FROM t AS a WHERE a.id IN (SELECT s.id FROM u AS s WHERE s.id <> 0 OR (s.id / 0 > 1 AND CAST(NULL AS BOOLEAN)))",
+		"SELECT id FROM t AS a WHERE NOT EXISTS (SELECT 1 FROM u AS s WHERE s.id = a.id AND (s.id <> 0 OR (a.id / s.id > 1 AND CAST(NULL AS BOOLEAN))))",
+	} {
+		_, root, _ := parseQuery(t, sql)
+		calls := planCalls(t, root)
+		assert.False(t, hasCall(calls, "divide"), "%s: %v", sql, calls)
+	}
+}
