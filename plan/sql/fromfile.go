@@ -34,9 +34,10 @@ var fileFunctions = map[string]string{
 // fileScans finds the string constants that stand where a table does:
 // the first item after a SELECT's FROM, after JOIN, or after a comma of a
 // FROM list, at the parenthesis depth of that SELECT. A FROM is a
-// SELECT's only when a SELECT came first at its depth, so the FROM of
-// substring(x FROM 'p'), trim(... FROM ...), extract(... FROM ...), COPY
-// t FROM 'file' and DELETE FROM keeps its meaning. A constant whose
+// SELECT's only when a SELECT came first at its depth and it does not
+// follow DISTINCT, so the FROM of substring(x FROM 'p'), trim(... FROM
+// ...), extract(... FROM ...), a IS DISTINCT FROM 'b', COPY t FROM 'file'
+// and DELETE FROM keeps its meaning. A constant whose
 // extension names no reader is left to the parser (a syntax error, as in
 // PostgreSQL).
 func fileScans(toks []*pg_query.ScanToken, text string) map[int]fileScan {
@@ -70,7 +71,8 @@ func fileScans(toks []*pg_query.ScanToken, text string) map[int]fileScan {
 		opens := false
 		switch t.Token {
 		case pg_query.Token_FROM:
-			if top.selected {
+			// IS [NOT] DISTINCT FROM is an operator, not a clause.
+			if top.selected && (i == 0 || toks[i-1].Token != pg_query.Token_DISTINCT) {
 				top.inFrom = true
 				opens = true
 			}
