@@ -38,6 +38,8 @@ func TestCSVTrailingDelimiter(t *testing.T) {
 	opt := Options{Delimiter: '|', TrailingDelimiter: true}
 	assert.Equal(t, "1|2|x|t|\n3|4|y|f|\n", rowsText(readWith(t, "1|2|x|t|\n3|4|y|f\n", testSchema, opt)))
 	assert.Nil(t, readWith(t, "1|2|x|t|z|\n", testSchema, opt))
+	// A line without it whose last column is empty keeps that column.
+	assert.Equal(t, "1|2|x|<null>|\n", rowsText(readWith(t, "1|2|x|\n", testSchema, opt)))
 	opt.TrailingDelimiter = false
 	assert.Nil(t, readWith(t, "1|2|x|t|\n", testSchema, opt))
 }

@@ -124,7 +124,9 @@ func (r *CSVReader) Next(ctx context.Context) (arrow.RecordBatch, error) {
 }
 
 func (r *CSVReader) appendRecord(b *array.RecordBuilder, rec []csvField, line int) error {
-	if r.opt.TrailingDelimiter {
+	if r.opt.TrailingDelimiter && len(rec) == r.schema.NumFields()+1 {
+		// Only the field past the last column: a line without the
+		// trailing delimiter keeps its own empty last column.
 		rec = dropTrailing(rec)
 	}
 	if len(rec) != r.schema.NumFields() {
