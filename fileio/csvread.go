@@ -83,6 +83,11 @@ func (r *CSVReader) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		r.started = true
 		if r.opt.Header || r.opt.DetectHeader {
 			rec, line, err := r.tok.next()
+			// Blank lines before the header are skipped as the sniffer
+			// skipped them (read_csv), else the header would be read as data.
+			for err == nil && r.opt.SkipBlankLines && blank(rec) {
+				rec, line, err = r.tok.next()
+			}
 			if errors.Is(err, io.EOF) {
 				r.done = true
 				return nil, io.EOF
