@@ -241,14 +241,3 @@ func (db *DB) createTableAs(ctx context.Context, cat *catalog, s *sql.CreateTabl
 	ok = true
 	return n, nil
 }
-
-// ParquetSchema reads a Parquet file's engine schema under the statement's
-// file policy (read_parquet at plan time; sql.FileCatalog).
-func (c *catalog) ParquetSchema(path string) (*arrow.Schema, error) {
-	f, err := c.db.files(c.ctx).Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return fileio.ParquetSchema(f)
-}

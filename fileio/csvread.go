@@ -51,7 +51,7 @@ func NewCSVReader(r io.Reader, schema *arrow.Schema, opt Options, mem memory.All
 		batchSize = 8192
 	}
 	c, _ := r.(io.Closer)
-	return &CSVReader{schema: schema, tok: newCSVTokenizer(r, byte(opt.Delimiter)), opt: opt, mem: mem, batchSize: batchSize, closer: c}, nil
+	return &CSVReader{schema: schema, tok: newCSVTokenizer(r, byte(opt.Delimiter), opt.quoteByte()), opt: opt, mem: mem, batchSize: batchSize, closer: c}, nil
 }
 
 func (r *CSVReader) Schema() *arrow.Schema { return r.schema }
@@ -76,23 +76,42 @@ func (r *CSVReader) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	b := array.NewRecordBuilder(r.mem, r.schema)
+	defer b.Release()
+	n := 0
 	if !r.started {
 		r.started = true
-		if r.opt.Header {
-			if _, _, err := r.tok.next(); err != nil && !errors.Is(err, io.EOF) {
+		if r.opt.Header || r.opt.DetectHeader {
+			rec, line, err := r.tok.next()
+			// Blank lines before the header are skipped as the sniffer
+			// skipped them (read_csv), else the header would be read as data.
+			for err == nil && r.opt.SkipBlankLines && blank(rec) {
+				rec, line, err = r.tok.next()
+			}
+			if errors.Is(err, io.EOF) {
+				r.done = true
+				return nil, io.EOF
+			}
+			if err == nil && !r.opt.Header && !r.isHeader(rec) {
+				// Data after all: the first row of the batch.
+				if err = r.appendRecord(b, rec, line); err == nil {
+					n++
+				}
+			}
+			if err != nil {
 				r.err = err
 				return nil, err
 			}
 		}
 	}
-	b := array.NewRecordBuilder(r.mem, r.schema)
-	defer b.Release()
-	n := 0
 	for n < r.batchSize {
 		rec, line, err := r.tok.next()
 		if errors.Is(err, io.EOF) {
 			r.done = true
 			break
+		}
+		if err == nil && r.opt.SkipBlankLines && blank(rec) {
+			continue
 		}
 		if err == nil {
 			err = r.appendRecord(b, rec, line)
@@ -110,6 +129,11 @@ func (r *CSVReader) Next(ctx context.Context) (arrow.RecordBatch, error) {
 }
 
 func (r *CSVReader) appendRecord(b *array.RecordBuilder, rec []csvField, line int) error {
+	if r.opt.TrailingDelimiter && len(rec) == r.schema.NumFields()+1 {
+		// Only the field past the last column: a line without the
+		// trailing delimiter keeps its own empty last column.
+		rec = dropTrailing(rec)
+	}
 	if len(rec) != r.schema.NumFields() {
 		if len(rec) < r.schema.NumFields() {
 			return fmt.Errorf("%w: line %d: missing data for column %q", ErrFormat, line, r.schema.Field(len(rec)).Name)
@@ -148,13 +172,9 @@ func appendText(fb array.Builder, s string) error {
 		}
 		b.Append(v)
 	case *array.Float64Builder:
-		t := strings.TrimSpace(s)
-		v, err := strconv.ParseFloat(t, 64)
-		if err != nil || (math.IsInf(v, 0) && !isInfText(t)) || strings.ContainsAny(t, "_xXpP") {
-			if errors.Is(err, strconv.ErrRange) {
-				return fmt.Errorf("%w: %q is out of range for type double precision", errkind.OutOfRange, s)
-			}
-			return fmt.Errorf("%w: invalid input syntax for type double precision: %q", ErrFormat, s)
+		v, err := parseFloat8(s)
+		if err != nil {
+			return err
 		}
 		b.Append(v)
 	case *array.Int32Builder:
@@ -210,6 +230,19 @@ func appendText(fb array.Builder, s string) error {
 	return nil
 }
 
+// parseFloat8 reads a double precision as float8in does.
+func parseFloat8(s string) (float64, error) {
+	t := strings.TrimSpace(s)
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || (math.IsInf(v, 0) && !isInfText(t)) || strings.ContainsAny(t, "_xXpP") {
+		if errors.Is(err, strconv.ErrRange) {
+			return 0, fmt.Errorf("%w: %q is out of range for type double precision", errkind.OutOfRange, s)
+		}
+		return 0, fmt.Errorf("%w: invalid input syntax for type double precision: %q", ErrFormat, s)
+	}
+	return v, nil
+}
+
 // parseInt reads an integer of bits bits as int2in/int4in do.
 func parseInt(s string, bits int, name string) (int64, error) {
 	v, err := strconv.ParseInt(strings.TrimSpace(s), 10, bits)
@@ -228,4 +261,68 @@ func parseInt(s string, bits int, name string) (int64, error) {
 func isInfText(t string) bool {
 	t = strings.ToLower(strings.TrimLeft(t, "+-"))
 	return t == "inf" || t == "infinity"
+}
+
+// isHeader decides whether the first record rec is a header (DetectHeader):
+// a field that does not read as its column's type makes it one; when
+// every column is text, only the column names do (case-insensitively), so
+// a text table never loses a row of data to the guess. It also sets
+// TrailingDelimiter when rec has one empty field more than the columns.
+func (r *CSVReader) isHeader(rec []csvField) bool {
+	n := r.schema.NumFields()
+	if !r.opt.TrailingDelimiter && len(rec) == n+1 && !rec[n].quoted && rec[n].text == "" {
+		r.opt.TrailingDelimiter = true
+	}
+	if r.opt.TrailingDelimiter {
+		rec = dropTrailing(rec)
+	}
+	allText, names := true, len(rec) == n
+	for i, f := range rec {
+		if i >= n {
+			break
+		}
+		fld := r.schema.Field(i)
+		if !strings.EqualFold(strings.TrimSpace(f.text), fld.Name) {
+			names = false
+		}
+		if fld.Type.ID() == arrow.STRING {
+			continue
+		}
+		allText = false
+		if !f.quoted && f.text == r.opt.Null {
+			continue
+		}
+		fb := array.NewBuilder(r.mem, fld.Type)
+		err := appendText(fb, f.text)
+		fb.Release()
+		if err != nil {
+			return true
+		}
+	}
+	return allText && names
+}
+
+// quoteByte is the tokenizer's quote byte (0: none).
+func (o Options) quoteByte() byte {
+	if o.NoQuote {
+		return 0
+	}
+	if o.Quote == 0 {
+		return '"'
+	}
+	return byte(o.Quote)
+}
+
+// blank reports whether a record is a line with nothing on it.
+func blank(rec []csvField) bool {
+	return len(rec) == 1 && !rec[0].quoted && rec[0].text == ""
+}
+
+// dropTrailing drops the empty unquoted field a trailing delimiter leaves
+// after the last column (a line without one keeps its fields).
+func dropTrailing(rec []csvField) []csvField {
+	if n := len(rec); n > 1 && !rec[n-1].quoted && rec[n-1].text == "" {
+		return rec[:n-1]
+	}
+	return rec
 }

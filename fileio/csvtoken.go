@@ -21,13 +21,16 @@ type csvField struct {
 type csvTokenizer struct {
 	r     *bufio.Reader
 	delim byte
+	// quote opens and closes a quoted field (PostgreSQL's QUOTE, '"' by
+	// default); 0 reads every byte as data (the sniffer's "no quoting").
+	quote byte
 	line  int // lines consumed so far
 	buf   bytes.Buffer
 	rec   []csvField
 }
 
-func newCSVTokenizer(r io.Reader, delim byte) *csvTokenizer {
-	return &csvTokenizer{r: bufio.NewReaderSize(r, 64<<10), delim: delim}
+func newCSVTokenizer(r io.Reader, delim, quote byte) *csvTokenizer {
+	return &csvTokenizer{r: bufio.NewReaderSize(r, 64<<10), delim: delim, quote: quote}
 }
 
 // next returns the next record and the line it starts on; io.EOF at the
@@ -55,10 +58,10 @@ func (t *csvTokenizer) next() ([]csvField, int, error) {
 		}
 		any = true
 		if inQuotes {
-			if c == '"' {
+			if c == t.quote {
 				n, err := t.r.ReadByte()
-				if err == nil && n == '"' {
-					t.buf.WriteByte('"')
+				if err == nil && n == t.quote {
+					t.buf.WriteByte(t.quote)
 					continue
 				}
 				if err == nil {
@@ -73,22 +76,22 @@ func (t *csvTokenizer) next() ([]csvField, int, error) {
 			t.buf.WriteByte(c)
 			continue
 		}
-		switch c {
-		case '"':
+		switch {
+		case c == t.quote && t.quote != 0:
 			if t.buf.Len() > 0 || quoted {
 				return nil, start, fmt.Errorf("%w: line %d: quote inside an unquoted CSV field", ErrFormat, start)
 			}
 			quoted, inQuotes = true, true
-		case t.delim:
+		case c == t.delim:
 			t.rec = append(t.rec, csvField{t.buf.String(), quoted})
 			t.buf.Reset()
 			quoted = false
-		case '\r':
+		case c == '\r':
 			if n, err := t.r.ReadByte(); err == nil && n != '\n' {
 				_ = t.r.UnreadByte()
 			}
 			fallthrough
-		case '\n':
+		case c == '\n':
 			t.line++
 			t.rec = append(t.rec, csvField{t.buf.String(), quoted})
 			return t.rec, start, nil

@@ -66,7 +66,7 @@ func (c *CSVWriter) Write(b arrow.RecordBatch) error {
 			}
 			c.field(f.Name)
 		}
-		c.w.WriteByte('\n')
+		c.lineEnd()
 	}
 	for r := 0; r < int(b.NumRows()); r++ {
 		for i := 0; i < int(b.NumCols()); i++ {
@@ -80,12 +80,21 @@ func (c *CSVWriter) Write(b arrow.RecordBatch) error {
 			}
 			c.field(text(col, r))
 		}
-		if err := c.w.WriteByte('\n'); err != nil {
+		if err := c.lineEnd(); err != nil {
 			return err
 		}
 	}
 	c.n += b.NumRows()
 	return nil
+}
+
+// lineEnd ends a line, after a trailing delimiter when the options ask
+// for one (TPC-H's .tbl layout).
+func (c *CSVWriter) lineEnd() error {
+	if c.opt.TrailingDelimiter {
+		c.w.WriteRune(c.opt.Delimiter)
+	}
+	return c.w.WriteByte('\n')
 }
 
 func (c *CSVWriter) field(s string) {

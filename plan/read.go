@@ -308,6 +308,8 @@ func (p *planner) extensionRead(r *splan.ExtensionTableReadRel) (*rel, error) {
 		return p.unnest(r, f)
 	case "stablerow.read_parquet":
 		return p.readParquet(r, f)
+	case "stablerow.read_csv":
+		return p.readCSV(r, f)
 	case "stablerow.generate_series":
 		if len(base.Names) != 1 || len(base.Struct.Types) != 1 {
 			return nil, fmt.Errorf("%w: generate_series base_schema needs one column", ErrInvalidPlan)

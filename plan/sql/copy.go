@@ -6,10 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	pg_query "github.com/pganalyze/pg_query_go/v6"
-	"github.com/substrait-io/substrait-go/v8/plan"
-	"github.com/substrait-io/substrait-go/v8/types"
 
 	"github.com/stablerow/stablerow/fileio"
 )
@@ -102,7 +99,8 @@ func (l *lowerer) copyStmt(c *pg_query.CopyStmt) (Statement, error) {
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 // copyOptions reads PostgreSQL's COPY option list: FORMAT, HEADER,
-// DELIMITER, NULL. Any other option is refused by name.
+// DELIMITER, NULL, and stablerow's TRAILING_DELIMITER and AUTO_DETECT.
+// Any other option is refused by name.
 func copyOptions(opts []*pg_query.Node) (fileio.Options, error) {
 	var o fileio.Options
 	seen := map[string]bool{}
@@ -133,6 +131,19 @@ func copyOptions(opts []*pg_query.Node) (fileio.Options, error) {
 			o.Delimiter, _ = utf8.DecodeRuneInString(val)
 		case "null":
 			o.Null = val
+		case "trailing_delimiter", "auto_detect":
+			// Not PostgreSQL's: TPC-H's .tbl lines end with the delimiter
+			// (fileio.Options.TrailingDelimiter), and AUTO_DETECT (DuckDB's
+			// name) tells a header line from data by the table's types.
+			b, ok := parseBool(val, isSet)
+			if !ok {
+				return o, fmt.Errorf("%w: %s requires a Boolean value", ErrInvalid, name)
+			}
+			if name == "auto_detect" {
+				o.DetectHeader = b
+			} else {
+				o.TrailingDelimiter = b
+			}
 		default:
 			return o, fmt.Errorf("%w: COPY option %q", ErrUnsupported, d.Defname)
 		}
@@ -212,74 +223,4 @@ func (l *lowerer) createTableAs(c *pg_query.CreateTableAsStmt) (Statement, error
 		return nil, err
 	}
 	return &CreateTableAs{Name: name, Source: q, IfNotExists: c.IfNotExists, Declared: declared}, nil
-}
-
-// FileCatalog is a Catalog that can read a Parquet file's schema (under
-// its file policy), which read_parquet in FROM needs at plan time.
-type FileCatalog interface {
-	ParquetSchema(path string) (*arrow.Schema, error)
-}
-
-const relReadParquet = "stablerow.read_parquet"
-
-// readParquet lowers read_parquet('file') in FROM to an extension-table
-// read naming the file, its base_schema read from the file's footer now.
-func (l *lowerer) readParquet(fc *pg_query.FuncCall, rf *pg_query.RangeFunction) (plan.Rel, *scope, error) {
-	if rf.Ordinality {
-		return nil, nil, fmt.Errorf("%w: read_parquet WITH ORDINALITY%s", ErrUnsupported, l.src.at(fc.Location))
-	}
-	var path string
-	if len(fc.Args) == 1 {
-		if c := fc.Args[0].GetAConst(); c != nil && c.GetSval() != nil {
-			path = c.GetSval().Sval
-		}
-	}
-	if path == "" {
-		return nil, nil, fmt.Errorf("%w: read_parquet takes one file name, a string constant%s", ErrInvalid, l.src.at(fc.Location))
-	}
-	fcat, ok := l.cat.(FileCatalog)
-	if !ok {
-		return nil, nil, fmt.Errorf("%w: read_parquet: this catalog reads no files%s", ErrUnsupported, l.src.at(fc.Location))
-	}
-	sch, err := fcat.ParquetSchema(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("read_parquet(%q)%s: %w", path, l.src.at(fc.Location), err)
-	}
-	qual := "read_parquet"
-	names := make([]string, sch.NumFields())
-	for i, f := range sch.Fields() {
-		names[i] = f.Name
-	}
-	if a := rf.Alias; a != nil {
-		qual = a.Aliasname
-		if len(a.Colnames) > len(names) {
-			return nil, nil, fmt.Errorf("%w: %q has %d columns available but %d columns specified", ErrInvalid, qual, len(names), len(a.Colnames))
-		}
-		for i, c := range a.Colnames {
-			names[i] = c.GetString_().GetSval()
-		}
-	}
-	ts := make([]types.Type, sch.NumFields())
-	cols := make([]column, sch.NumFields())
-	for i, f := range sch.Fields() {
-		k := parquetKind(f.Type)
-		if k == kindUnknown {
-			return nil, nil, fmt.Errorf("%w: read_parquet(%q): column %q has type %s", ErrUnsupported, path, f.Name, f.Type)
-		}
-		ts[i] = k.typ(true)
-		cols[i] = column{qual: qual, name: names[i], typ: ts[i]}
-	}
-	rel, err := l.extensionTable(map[string]any{"relation": relReadParquet, "path": path}, names, ts)
-	return rel, &scope{cols: cols}, err
-}
-
-// parquetKind is the SQL kind of a read_parquet column as fileio's reader
-// hands it over (fileio.EngineType: smallint, integer, bigint, real,
-// double precision, numeric(p, s), date, timestamp, text, boolean); other
-// types are refused by name.
-func parquetKind(dt arrow.DataType) kind {
-	if dt.ID() == arrow.LARGE_STRING {
-		return kindString
-	}
-	return fieldKind(arrow.Field{Type: dt})
 }

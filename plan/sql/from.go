@@ -186,6 +186,8 @@ func (l *lowerer) rangeFunction(rf *pg_query.RangeFunction) (plan.Rel, *scope, e
 		return l.generateSeries(fc, rf)
 	case "read_parquet":
 		return l.readParquet(fc, rf)
+	case "read_csv", "read_csv_auto":
+		return l.readCSV(fc, rf, name)
 	default:
 		return nil, nil, fmt.Errorf("%w: table function %s%s", ErrUnsupported, name, l.src.at(fc.Location))
 	}

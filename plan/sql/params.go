@@ -82,9 +82,24 @@ func rewrite(sql string, start Pos) (*source, error) {
 	seg := segment{}
 	index := map[string]int{}
 	toks := scan.Tokens
+	files := fileScans(toks, text)
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		switch {
+		case files[i].fn != "":
+			// A file name in FROM (fromfile.go): fn('name') [AS "stem"],
+			// the function's position mapped to the string's.
+			fs := files[i]
+			b.WriteString(text[last:t.Start])
+			b.WriteString(fs.fn + "(")
+			src.shifts = append(src.shifts, shift{at: b.Len(), delta: int(t.Start) - b.Len()})
+			b.WriteString(text[t.Start:t.End])
+			b.WriteString(")")
+			if fs.alias != "" {
+				b.WriteString(" AS " + quoteIdent(fs.alias))
+			}
+			last = int(t.End)
+			src.shifts = append(src.shifts, shift{at: b.Len(), delta: last - b.Len()})
 		case t.Token == pg_query.Token_ASCII_59: // ';'
 			seg.end = b.Len() + int(t.Start) - last
 			src.segments = append(src.segments, seg)
