@@ -244,7 +244,7 @@ func (l *lowerer) whereSubqueries(rel plan.Rel, sc *scope, where *pg_query.Node)
 		// not exist) raises.
 		var pulled, dropped []*pg_query.Node
 		for _, c := range sets {
-			if l.pulledUp(c) {
+			if l.pulledUp(c, sc) {
 				pulled = append(pulled, c)
 			} else {
 				dropped = append(dropped, c)
@@ -301,11 +301,17 @@ func (l *lowerer) whereSubqueries(rel plan.Rel, sc *scope, where *pg_query.Node)
 // pulledUp: PostgreSQL turns the WHERE conjunct c, a [NOT] EXISTS or
 // [NOT] IN subquery, into a join before it folds the WHERE
 // (pull_up_sublinks): an IN whose subquery names nothing of the
-// enclosing query, an EXISTS or NOT EXISTS whose subquery does. A
-// subquery that lowers on its own is one that names nothing outside.
-func (l *lowerer) pulledUp(c *pg_query.Node) bool {
+// enclosing query and whose left operand names a column of it (else "it's
+// not gonna be a join": convert_ANY_sublink_to_join; -7 IN (SELECT ...)
+// stays a subquery, dropped with a FALSE WHERE, seed 20261220 case
+// 34255), an EXISTS or NOT EXISTS whose subquery does. A subquery that
+// lowers on its own is one that names nothing outside.
+func (l *lowerer) pulledUp(c *pg_query.Node, sc *scope) bool {
 	sl, k := setSubLink(c)
 	if sl == nil || k == setNotIn {
+		return false
+	}
+	if k == setIn && !l.namesColumnHere(sl.Testexpr, sc) {
 		return false
 	}
 	outer := l.outer
@@ -314,6 +320,29 @@ func (l *lowerer) pulledUp(c *pg_query.Node) bool {
 	l.outer = outer
 	correlated := err != nil && notFound(err)
 	return (k == setIn) != correlated
+}
+
+// namesColumnHere: n, outside its subqueries, refers to a column of sc's
+// own FROM (not an outer query's).
+func (l *lowerer) namesColumnHere(n *pg_query.Node, sc *scope) bool {
+	found := false
+	var walk func(m protoreflect.Message)
+	walk = func(m protoreflect.Message) {
+		switch x := m.Interface().(type) {
+		case *pg_query.SubLink:
+			return
+		case *pg_query.ColumnRef:
+			if _, ok := l.refIndex(x, sc); ok {
+				found = true
+			}
+			return
+		}
+		eachChild(m, func(c protoreflect.Message) bool { walk(c); return !found })
+	}
+	if n != nil {
+		walk(n.ProtoReflect())
+	}
+	return found
 }
 
 // constantFalse: the WHERE conjunct c folds to FALSE or NULL (an error
