@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"github.com/substrait-io/substrait-go/v8/expr"
 
 	"github.com/stablerow/stablerow/exec"
 )
@@ -50,18 +51,26 @@ func (l *lowerer) foldedBeforeFalse(where *pg_query.Node, sc *scope, pulled func
 // constantBool: c, which holds no subquery, lowers to the boolean
 // constant want (not NULL).
 func (l *lowerer) constantBool(c *pg_query.Node, sc *scope, want bool) bool {
-	ws := *sc
-	ws.noAggs = "in WHERE"
-	v, err := l.expr(c, &ws)
-	if err != nil {
-		return false
-	}
-	cond, err := l.coerce(v, kindBool)
-	if err != nil {
+	cond, ok := l.qualCondition(c, sc)
+	if !ok {
 		return false
 	}
 	b, ok := boolConst(cond)
 	return ok && b == want
+}
+
+// qualCondition is the WHERE conjunct c lowered as a condition; ok is
+// false when it does not lower (the filter that lowers it again reports
+// the error).
+func (l *lowerer) qualCondition(c *pg_query.Node, sc *scope) (expr.Expression, bool) {
+	ws := *sc
+	ws.noAggs = "in WHERE"
+	v, err := l.expr(c, &ws)
+	if err != nil {
+		return nil, false
+	}
+	cond, err := l.coerce(v, kindBool)
+	return cond, err == nil
 }
 
 // outsideSubqueries is the error of the first raising constant in n

@@ -348,14 +348,8 @@ func (l *lowerer) namesColumnHere(n *pg_query.Node, sc *scope) bool {
 // constantFalse: the WHERE conjunct c folds to FALSE or NULL (an error
 // lowering it is left for the filter that lowers it again to raise).
 func (l *lowerer) constantFalse(c *pg_query.Node, sc *scope) bool {
-	ws := *sc
-	ws.noAggs = "in WHERE"
-	v, err := l.expr(c, &ws)
-	if err != nil {
-		return false
-	}
-	cond, err := l.coerce(v, kindBool)
-	return err == nil && constFalse(cond)
+	cond, ok := l.qualCondition(c, sc)
+	return ok && constFalse(cond)
 }
 
 // andNode is the conjunction of cs: nil for none, the one for one.
