@@ -35,8 +35,10 @@ func (db *DB) Exec(ctx context.Context, script string, params map[string]any) (*
 // cut the script with SplitStatements and Query each piece.
 //
 // The script runs in a session of its own (NewSession): BEGIN ... COMMIT
-// inside it is a transaction, and one the script leaves open is rolled
-// back when the last statement has started.
+// inside it is a transaction. A script that ends inside a block is rolled
+// back and is ErrUnsupported: a client sending BEGIN alone (a server's
+// statement per call) would otherwise get an answer that promises a
+// transaction its next call does not run in. Keep a Session for that.
 //
 // An error of a script of several statements names the statement and its
 // line; every error keeps its identity (errors.Is with the package
@@ -44,7 +46,17 @@ func (db *DB) Exec(ctx context.Context, script string, params map[string]any) (*
 func (db *DB) Query(ctx context.Context, script string, params map[string]any) (*Rows, error) {
 	s := db.NewSession()
 	defer s.Close()
-	return s.Query(ctx, script, params)
+	return s.endScript(s.Query(ctx, script, params))
+}
+
+// endScript refuses the result of a session-less script that left a
+// transaction block open (DB.Query): the block is rolled back by Close.
+func (s *Session) endScript(rows *Rows, err error) (*Rows, error) {
+	if err != nil || s.tx == nil {
+		return rows, err
+	}
+	rows.Close()
+	return nil, fmt.Errorf("%w: the statements end inside a transaction block, which was rolled back: each call runs in a session of its own (keep an engine.Session to run a block over several calls)", ErrInTransaction)
 }
 
 // Query is DB.Query in the session: its statements run in the session's
@@ -97,11 +109,11 @@ func (s *Session) Exec(ctx context.Context, script string, params map[string]any
 // QueryStatement runs one statement SplitStatements cut from a script and
 // returns its rows (the caller must Close them). Its errors name positions
 // in the whole script, as Query's do. It runs in a session of its own, so
-// a transaction statement has no lasting effect: use Session.QueryStatement.
+// BEGIN alone is refused as Query refuses it: use Session.QueryStatement.
 func (db *DB) QueryStatement(ctx context.Context, st Statement, params map[string]any) (*Rows, error) {
 	s := db.NewSession()
 	defer s.Close()
-	return s.QueryStatement(ctx, st, params)
+	return s.endScript(s.QueryStatement(ctx, st, params))
 }
 
 // QueryStatement is DB.QueryStatement in the session.

@@ -169,13 +169,18 @@ func TestTxnRollbackAndAbandonPublishNothing(t *testing.T) {
 }
 
 // A script run by DB.Exec is a session of its own: its BEGIN ... COMMIT is
-// one transaction, and a transaction it leaves open is rolled back.
+// one transaction; one it leaves open is rolled back and is an error (a
+// BEGIN sent alone must not look like an open transaction).
 func TestTxnInScript(t *testing.T) {
 	db, _ := txnDB(t)
 	v := version(t, db, "t")
 	run(t, db, `BEGIN; INSERT INTO t VALUES (4, 40); DELETE FROM t WHERE k = 1; COMMIT`, nil)
 	require.Equal(t, v+1, version(t, db, "t"))
-	run(t, db, `BEGIN; INSERT INTO t VALUES (5, 50)`, nil)
+	for _, q := range []string{`BEGIN; INSERT INTO t VALUES (5, 50)`, `BEGIN`} {
+		_, err := db.Exec(context.Background(), q, nil)
+		require.ErrorIs(t, err, engine.ErrInTransaction, q)
+		require.Contains(t, err.Error(), "rolled back")
+	}
 	require.Equal(t, [][]any{{int64(3)}}, run(t, db, `SELECT count(*) FROM t`, nil))
 	require.Equal(t, v+1, version(t, db, "t"))
 }

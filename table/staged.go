@@ -2,7 +2,6 @@ package table
 
 import (
 	"context"
-	"slices"
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -206,7 +205,7 @@ func (s *Staged) combined(cur *Manifest) (*txn, error) {
 		}
 	}
 	for _, bf := range base.Fragments {
-		if !slices.ContainsFunc(cur.Fragments, func(f *Fragment) bool { return f.ID == bf.ID }) {
+		if cur.Fragment(bf.ID) == nil {
 			return nil, errorf(ErrConservation, "transaction: fragment %d of the base is gone", bf.ID)
 		}
 	}

@@ -118,3 +118,50 @@ func TestPromptTransaction(t *testing.T) {
 		t.Fatalf("after the prompt: %s rows, want 2", got)
 	}
 }
+
+// A CLI killed inside a block (a crash): the table stays at its last
+// version, and once the process is gone its intent no longer holds the
+// block's data files, so VACUUM at grace 0 removes them.
+func TestPromptTransactionCrash(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives a pseudo-terminal")
+	}
+	dir := filepath.Join(t.TempDir(), "db")
+	mustSQL(t, dir, "CREATE TABLE t (k BIGINT NOT NULL); INSERT INTO t VALUES (1), (2)", "-create")
+	files := func() int {
+		m, err := filepath.Glob(filepath.Join(dir, "t", "data", "*"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(m)
+	}
+	before := files()
+	tm := startTerm(t, []string{"STABLEROW_HISTORY=" + filepath.Join(t.TempDir(), "h")}, "sql", "-d", dir)
+	const wait = 10 * time.Second
+	tm.expect("stablerow> ", wait)
+	tm.send("BEGIN;\r")
+	tm.expect("stablerow*> ", wait)
+	tm.send("INSERT INTO t SELECT g FROM generate_series(10, 20) AS g(g);\r")
+	tm.expect("INSERT 0 11", wait)
+	tm.expect("stablerow*> ", wait)
+	if got := files(); got <= before {
+		t.Fatalf("the block stored no data file (%d, %d before)", got, before)
+	}
+	// While the block is open, VACUUM keeps its files (its intent).
+	if r := cli(t, "", "vacuum", "-d", dir, "-grace", "0s"); r.code != 0 || files() <= before {
+		t.Fatalf("vacuum during the block: exit %d, %d files\n%s%s", r.code, files(), r.stdout, r.stderr)
+	}
+	if err := tm.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	tm.exit(wait)
+	if got := count(t, dir); got != "2" {
+		t.Fatalf("after the crash: %s rows, want 2", got)
+	}
+	if r := cli(t, "", "vacuum", "-d", dir, "-grace", "0s"); r.code != 0 {
+		t.Fatalf("vacuum: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if got := files(); got != before {
+		t.Fatalf("after VACUUM: %d data files, want the %d before the block", got, before)
+	}
+}
