@@ -121,11 +121,11 @@ func (tx *transaction) view(ctx context.Context, db *DB, name string) (*table.Ta
 		// logs allow: each is listed once, one after another).
 		for _, n := range db.Tables() {
 			t, err := db.Table(ctx, n)
-			if errors.Is(err, ErrUnknownTable) {
-				continue // dropped meanwhile
-			}
 			if err != nil {
-				return nil, err
+				// Dropped meanwhile, or unreadable: a statement that reads
+				// it gets the error below, one that does not is not failed
+				// by a table it never names.
+				continue
 			}
 			tx.snap[n] = t
 		}
@@ -165,9 +165,15 @@ func (tx *transaction) target(ctx context.Context, db *DB, name string) (*table.
 }
 
 // commit publishes the staged table's changes (if any) as one version.
-func (tx *transaction) commit(ctx context.Context) error {
+func (tx *transaction) commit(ctx context.Context, db *DB) error {
 	if tx.staged == nil {
 		return nil
+	}
+	if st, err := db.storeOf(tx.stagedName); err != nil || st != tx.staged.Base().Store() {
+		// Dropped (or dropped and created again) since the block wrote it:
+		// publishing would write a manifest into a table that is gone.
+		tx.staged.Rollback()
+		return fmt.Errorf("%w: table %q was dropped by a concurrent session; nothing was committed", ErrSerialization, tx.stagedName)
 	}
 	_, err := tx.staged.Commit(ctx)
 	if errors.Is(err, table.ErrConflict) {
@@ -217,7 +223,7 @@ func (s *Session) control(ctx context.Context, t *sql.Transaction) (*Rows, error
 		r.tag = "ROLLBACK"
 		return r, nil
 	}
-	if err := tx.commit(ctx); err != nil {
+	if err := tx.commit(ctx, s.db); err != nil {
 		return nil, err
 	}
 	return r, nil

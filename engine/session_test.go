@@ -3,6 +3,8 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -97,7 +99,7 @@ func TestTxnSnapshotIsolation(t *testing.T) {
 // serialization failure and publishes nothing; changes to other rows of
 // the same fragment rebase.
 func TestTxnConflictFirstCommitterWins(t *testing.T) {
-	db, _ := txnDB(t)
+	db, dir := txnDB(t)
 	s := db.NewSession()
 	defer s.Close()
 	// Different rows of the same fragment (k = 1 and 2 share the first):
@@ -129,6 +131,17 @@ func TestTxnConflictFirstCommitterWins(t *testing.T) {
 	_, err = s.Exec(context.Background(), `COMMIT`, nil)
 	require.ErrorIs(t, err, engine.ErrSerialization)
 
+	// A table dropped while a block writes it: COMMIT fails and does not
+	// bring the table back.
+	run(t, db, `CREATE TABLE u (k BIGINT)`, nil)
+	sessRun(t, s, `BEGIN`)
+	sessRun(t, s, `INSERT INTO u VALUES (1)`)
+	run(t, db, `DROP TABLE u`, nil)
+	_, err = s.Exec(context.Background(), `COMMIT`, nil)
+	require.ErrorIs(t, err, engine.ErrSerialization)
+	require.Equal(t, []string{"t"}, db.Tables())
+	_, err = os.Stat(filepath.Join(dir, "u"))
+	require.True(t, os.IsNotExist(err), "%v", err)
 }
 
 // ROLLBACK, an error, and a session abandoned without COMMIT publish
