@@ -21,6 +21,7 @@ import (
 type catalog struct {
 	ctx  context.Context
 	db   *DB
+	sess *Session // nil: no session; its open transaction pins the snapshots
 	mu   sync.Mutex
 	snap map[string]*table.Table
 }
@@ -36,11 +37,44 @@ func (c *catalog) table(name string) (*table.Table, error) {
 	if t, ok := c.snap[key]; ok {
 		return t, nil
 	}
-	t, err := c.db.Table(c.ctx, name)
+	var t *table.Table
+	var err error
+	if tx := c.txn(); tx != nil {
+		t, err = tx.view(c.ctx, c.db, name)
+	} else {
+		t, err = c.db.Table(c.ctx, name)
+	}
 	if err != nil {
 		return nil, err
 	}
 	c.snap[key] = t
+	return t, nil
+}
+
+// txn is the session's open transaction, or nil.
+func (c *catalog) txn() *transaction {
+	if c.sess == nil {
+		return nil
+	}
+	return c.sess.tx
+}
+
+// target is the table a write statement (INSERT, UPDATE, DELETE, COPY
+// FROM) writes: the latest snapshot outside a transaction; inside, the
+// transaction's staged view (session.go), so the write publishes nothing
+// until COMMIT. The statement's later reads of the table see that view.
+func (c *catalog) target(name string) (*table.Table, error) {
+	tx := c.txn()
+	if tx == nil {
+		return c.table(name)
+	}
+	t, err := tx.target(c.ctx, c.db, name)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.snap[strings.ToLower(name)] = t
+	c.mu.Unlock()
 	return t, nil
 }
 
@@ -92,6 +126,12 @@ type provider struct {
 
 func (p *provider) Schema() *arrow.Schema { return p.t.Schema() }
 
+// noIndexes: plan without indexes when the DB says so, or when the
+// snapshot is a transaction's staged view, whose private version number
+// must not meet the index resolvers cached by version, and whose own new
+// fragments no index covers anyway.
+func (p *provider) noIndexes() bool { return p.c.db.opt.DisableIndexes || p.t.IsStaged() }
+
 func (p *provider) Scan(columns []int) (exec.Node, error) {
 	names := make([]string, len(columns))
 	for i, c := range columns {
@@ -111,7 +151,7 @@ func (p *provider) Scan(columns []int) (exec.Node, error) {
 // column (today: the index on _rowid, unique by construction); the access
 // layer's resolver answers for the index in this snapshot.
 func (p *provider) TakeByKey(driving exec.Node, drivingKey int, keyColumn int, columns []int) (exec.Node, bool, error) {
-	if p.c.db.opt.DisableIndexes || keyColumn < 0 || keyColumn >= p.t.Schema().NumFields() || hasPaddedChar(p.t.Schema()) {
+	if p.noIndexes() || keyColumn < 0 || keyColumn >= p.t.Schema().NumFields() || hasPaddedChar(p.t.Schema()) {
 		return nil, false, nil
 	}
 	col := p.t.Schema().Field(keyColumn).Name

@@ -73,7 +73,7 @@ type fileStream interface {
 // copyFrom streams the file into the table: table.Append writes fragments
 // as the batches come, so memory is a batch and an open fragment.
 func (db *DB) copyFrom(ctx context.Context, cat *catalog, s *sql.CopyFrom) (int64, error) {
-	t, err := cat.table(s.Table)
+	t, err := cat.target(s.Table)
 	if err != nil {
 		return 0, err
 	}

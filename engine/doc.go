@@ -8,7 +8,10 @@
 // the paths a statement and a take follow.
 //
 // Every statement reads one snapshot per table, taken when the statement
-// starts, so a query never mixes versions.
+// starts, so a query never mixes versions. Inside a transaction block of a
+// Session (BEGIN ... COMMIT, session.go) the snapshots are the block's,
+// pinned at its first read, plus its own staged writes (table.Staged),
+// published as one version at COMMIT.
 //
 // DB.Query runs a script and returns the last statement's Rows, a stream of
 // Arrow batches read as the plan produces them (memory bounded by the batch

@@ -34,31 +34,55 @@ func (db *DB) Exec(ctx context.Context, script string, params map[string]any) (*
 // script. The caller must Close the Rows. To see every statement's result,
 // cut the script with SplitStatements and Query each piece.
 //
+// The script runs in a session of its own (NewSession): BEGIN ... COMMIT
+// inside it is a transaction. A script that ends inside a block is rolled
+// back and is ErrUnsupported: a client sending BEGIN alone (a server's
+// statement per call) would otherwise get an answer that promises a
+// transaction its next call does not run in. Keep a Session for that.
+//
 // An error of a script of several statements names the statement and its
 // line; every error keeps its identity (errors.Is with the package
 // sentinels and errkind), and a panic comes back as an *InternalError.
 func (db *DB) Query(ctx context.Context, script string, params map[string]any) (*Rows, error) {
+	s := db.NewSession()
+	defer s.Close()
+	return s.endScript(s.Query(ctx, script, params))
+}
+
+// endScript refuses the result of a session-less script that left a
+// transaction block open (DB.Query): the block is rolled back by Close.
+func (s *Session) endScript(rows *Rows, err error) (*Rows, error) {
+	if err != nil || s.tx == nil {
+		return rows, err
+	}
+	rows.Close()
+	return nil, fmt.Errorf("%w: the statements end inside a transaction block, which was rolled back: each call runs in a session of its own (keep an engine.Session to run a block over several calls)", ErrInTransaction)
+}
+
+// Query is DB.Query in the session: its statements run in the session's
+// transaction, if one is open or the script opens one.
+func (s *Session) Query(ctx context.Context, script string, params map[string]any) (*Rows, error) {
 	if i := strings.IndexByte(script, 0); i >= 0 {
 		// The parser reads C strings: text after a NUL would be dropped
 		// unseen. PostgreSQL refuses NUL in query text too.
-		return nil, fmt.Errorf("%w: NUL byte at line %d", sql.ErrSyntax, 1+strings.Count(script[:i], "\n"))
+		return nil, s.fail(fmt.Errorf("%w: NUL byte at line %d", sql.ErrSyntax, 1+strings.Count(script[:i], "\n")))
 	}
 	stmts, rest := SplitStatements(script)
 	if rest.Text != "" {
 		stmts = append(stmts, rest)
 	}
 	if len(stmts) == 0 {
-		return nil, fmt.Errorf("%w: empty statement", sql.ErrSyntax)
+		return nil, s.fail(fmt.Errorf("%w: empty statement", sql.ErrSyntax))
 	}
 	if len(stmts) > 1 {
 		// Nothing runs unless the whole script parses.
 		if err := CheckSyntax(stmts); err != nil {
-			return nil, err
+			return nil, s.fail(err)
 		}
 	}
 	last := len(stmts) - 1
 	for i, st := range stmts[:last] {
-		rows, err := db.queryOne(ctx, st, params)
+		rows, err := s.queryOne(ctx, st, params)
 		if err == nil {
 			err = rows.drain()
 		}
@@ -66,45 +90,105 @@ func (db *DB) Query(ctx context.Context, script string, params map[string]any) (
 			return nil, st.Err(i, err)
 		}
 	}
-	rows, err := db.queryOne(ctx, stmts[last], params)
+	rows, err := s.queryOne(ctx, stmts[last], params)
 	if err != nil && last > 0 {
 		err = stmts[last].Err(last, err)
 	}
 	return rows, err
 }
 
-// QueryStatement runs one statement SplitStatements cut from a script and
-// returns its rows (the caller must Close them). Its errors name positions
-// in the whole script, as Query's do.
-func (db *DB) QueryStatement(ctx context.Context, st Statement, params map[string]any) (*Rows, error) {
-	if err := checkNUL(st); err != nil {
+// Exec is DB.Exec in the session.
+func (s *Session) Exec(ctx context.Context, script string, params map[string]any) (*Result, error) {
+	rows, err := s.Query(ctx, script, params)
+	if err != nil {
 		return nil, err
 	}
-	return db.queryOne(ctx, st, params)
+	return rows.collect()
+}
+
+// QueryStatement runs one statement SplitStatements cut from a script and
+// returns its rows (the caller must Close them). Its errors name positions
+// in the whole script, as Query's do. It runs in a session of its own, so
+// BEGIN alone is refused as Query refuses it: use Session.QueryStatement.
+func (db *DB) QueryStatement(ctx context.Context, st Statement, params map[string]any) (*Rows, error) {
+	s := db.NewSession()
+	defer s.Close()
+	return s.endScript(s.QueryStatement(ctx, st, params))
+}
+
+// QueryStatement is DB.QueryStatement in the session.
+func (s *Session) QueryStatement(ctx context.Context, st Statement, params map[string]any) (*Rows, error) {
+	if err := checkNUL(st); err != nil {
+		return nil, s.fail(err)
+	}
+	return s.queryOne(ctx, st, params)
 }
 
 // queryOne parses and starts one statement (a piece SplitStatements cut,
-// which the parser reads as at most one statement).
-func (db *DB) queryOne(ctx context.Context, st Statement, params map[string]any) (rows *Rows, err error) {
+// which the parser reads as at most one statement). Inside a transaction a
+// failure aborts it (Session.fail), also one while the rows stream.
+func (s *Session) queryOne(ctx context.Context, st Statement, params map[string]any) (rows *Rows, err error) {
 	defer recoverInternal(&err)
+	defer func() {
+		if err != nil {
+			s.fail(err)
+		}
+	}()
+	db := s.db
 	cat := db.newCatalog(ctx)
+	cat.sess = s
 	stmts, err := sql.ParseAt(st.Text, cat, st.start)
 	if err != nil {
+		if s.tx != nil && s.tx.failed {
+			return nil, ErrTxnAborted
+		}
 		return nil, err
 	}
 	if len(stmts) == 0 {
 		return newDoneRows(0), nil
 	}
-	for _, st := range stmts[:len(stmts)-1] {
-		r, err := db.start(ctx, cat, st, params)
-		if err == nil {
-			err = r.drain()
-		}
+	for i, st := range stmts {
+		r, err := s.startOne(ctx, cat, st, params)
 		if err != nil {
 			return nil, err
 		}
+		if i == len(stmts)-1 {
+			return r, nil
+		}
+		if err := r.drain(); err != nil {
+			return nil, err
+		}
 	}
-	return db.start(ctx, cat, stmts[len(stmts)-1], params)
+	return nil, nil // not reached: stmts is not empty
+}
+
+// startOne starts one parsed statement in the session: transaction
+// control, or a statement run in the open transaction (if any).
+func (s *Session) startOne(ctx context.Context, cat *catalog, st sql.Statement, params map[string]any) (*Rows, error) {
+	if t, ok := st.(*sql.Transaction); ok {
+		return s.control(ctx, t)
+	}
+	if s.tx != nil {
+		if s.tx.failed {
+			return nil, ErrTxnAborted
+		}
+		if err := allowedInTransaction(st); err != nil {
+			return nil, err
+		}
+	}
+	r, err := s.db.start(ctx, cat, st, params)
+	if err != nil {
+		return nil, err
+	}
+	if s.tx != nil {
+		tx := s.tx
+		r.onFail = func(error) {
+			if s.tx == tx {
+				s.abort()
+			}
+		}
+	}
+	return r, nil
 }
 
 // start runs one statement: a query is started and streams; any other
@@ -294,7 +378,7 @@ func explainRows(db *DB, text string) (*Rows, error) {
 // and table.Append writes fragments as the batches arrive, so memory is
 // bounded by a batch and an open fragment, not by the source.
 func (db *DB) insert(ctx context.Context, cat *catalog, s *sql.Insert, params map[string]any) (int64, error) {
-	t, err := cat.table(s.Table)
+	t, err := cat.target(s.Table)
 	if err != nil {
 		return 0, err
 	}
@@ -404,7 +488,7 @@ func releaseArrays(as []arrow.Array) {
 // delete streams the row query (one _rowid column) and deletes the ids it
 // yields; only the ids are kept, 8 bytes a row.
 func (db *DB) delete(ctx context.Context, cat *catalog, s *sql.Delete, params map[string]any) (int64, error) {
-	t, err := cat.table(s.Table)
+	t, err := cat.target(s.Table)
 	if err != nil {
 		return 0, err
 	}
@@ -435,7 +519,7 @@ func (db *DB) delete(ctx context.Context, cat *catalog, s *sql.Delete, params ma
 // update streams the row query (_rowid, then every user column) into
 // table.Update, which writes the new rows as they come.
 func (db *DB) update(ctx context.Context, cat *catalog, s *sql.Update, params map[string]any) (int64, error) {
-	t, err := cat.table(s.Table)
+	t, err := cat.target(s.Table)
 	if err != nil {
 		return 0, err
 	}

@@ -20,7 +20,7 @@ import (
 // with a plain scan of the fragments it does not cover. The planner keeps
 // the filter above, so this only has to find a superset of the rows.
 func (p *provider) ScanWhereIn(columns []int, key int, values []any) (exec.Node, bool, error) {
-	if p.c.db.opt.DisableIndexes || key < 0 || key >= p.t.Schema().NumFields() || hasPaddedChar(p.t.Schema()) {
+	if p.noIndexes() || key < 0 || key >= p.t.Schema().NumFields() || hasPaddedChar(p.t.Schema()) {
 		return nil, false, nil
 	}
 	col := p.t.Schema().Field(key).Name
@@ -69,7 +69,7 @@ func (p *provider) ScanWhereIn(columns []int, key int, values []any) (exec.Node,
 // the planner then boxes a long IN list's values only for a column with
 // an index.
 func (p *provider) IndexedOn(key int) bool {
-	if p.c.db.opt.DisableIndexes || key < 0 || key >= p.t.Schema().NumFields() || hasPaddedChar(p.t.Schema()) {
+	if p.noIndexes() || key < 0 || key >= p.t.Schema().NumFields() || hasPaddedChar(p.t.Schema()) {
 		return false
 	}
 	return access.Find(p.t, p.t.Schema().Field(key).Name, false) != nil

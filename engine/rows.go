@@ -53,6 +53,16 @@ type Rows struct {
 	text     string // EXPLAIN text, or "" to render node's metrics
 	refs     atomic.Int64
 	pool     *memlimit.Pool // the statement's, closed when done (nil: none)
+	onFail   func(error)    // told of a failure while streaming (a session's transaction)
+}
+
+// setErr records the stream's first error and tells onFail: an error
+// inside a transaction aborts it even when it comes while rows stream.
+func (r *Rows) setErr(err error) {
+	r.err = err
+	if r.onFail != nil {
+		r.onFail(err)
+	}
 }
 
 // newStreamRows returns Rows reading st, the running stream of node.
@@ -97,7 +107,7 @@ func (r *Rows) Next() bool {
 	b, err := r.next()
 	if err != nil {
 		if !errors.Is(err, io.EOF) {
-			r.err = err
+			r.setErr(err)
 		}
 		r.finish()
 		return false
@@ -127,7 +137,7 @@ func (r *Rows) finish() {
 	// is left of a shared budget's grant goes back now.
 	r.pool.Close()
 	if r.err == nil && err != nil {
-		r.err = err
+		r.setErr(err)
 	}
 }
 

@@ -24,6 +24,13 @@ type newFragment struct {
 	rows      uint64
 	batchRows uint64
 	keptIDs   *rowid.Sequence // nil: assign fresh ids
+	// renumber: keptIDs at or above the base's NextRowID are ids the
+	// transaction allocated itself (a staged transaction's inserts); they
+	// move up past the ids concurrent appends took (staged.go).
+	renumber bool
+	// deleted are offsets already dead when the fragment is added (rows a
+	// transaction inserted and then deleted or updated).
+	deleted *roaring.Bitmap
 }
 
 // txn is a transaction: deltas against its base version.
@@ -47,6 +54,12 @@ type txn struct {
 	// later conflict checks see them in the version's summary.
 	removed []uint32
 	detail  string
+	// ownIDs is how many fresh row ids the transaction's added fragments
+	// use (renumbered at apply); rowLevel: conflicts with concurrent
+	// deletes and updates are decided per row by the strict check in
+	// apply, not per fragment (a staged transaction, staged.go).
+	ownIDs   uint64
+	rowLevel bool
 	// mutate, when set, may change the manifest after the deltas are
 	// applied (rewrites and index commits of later features).
 	mutate func(base, next *Manifest) error
@@ -98,6 +111,12 @@ func (tx *txn) commutes(other TxnSummary) error {
 	if tx.kind == "delete" && other.Kind == "delete" {
 		return nil // deletion vectors union
 	}
+	if tx.rowLevel && (other.Kind == "delete" || other.Kind == "update") {
+		// Row writes of others in the same fragments: apply's strict check
+		// refuses exactly the rows both changed (PostgreSQL's per-row
+		// serialization failure), the rest rebases.
+		return nil
+	}
 	if overlap(other.Touched) {
 		return errorf(ErrConflict, "a concurrent %s changed fragments this %s changes", other.Kind, tx.kind)
 	}
@@ -145,8 +164,16 @@ func (tx *txn) apply(latest *Manifest) (*Manifest, error) {
 		next.Fragments[i] = &f
 	}
 	var added uint64
+	// A staged transaction's own fresh ids start at its base's NextRowID;
+	// concurrent appends since took shift more ids, so its ids move up by
+	// that much (one shift keeps their order and their ranges).
+	shift := next.NextRowID - tx.base.NextRowID
+	next.NextRowID += tx.ownIDs
 	for _, nf := range tx.add {
 		ids := nf.keptIDs
+		if nf.renumber && shift != 0 {
+			ids = renumberOwn(ids, tx.base.NextRowID, shift)
+		}
 		if ids == nil {
 			ids = rowid.NewRange(next.NextRowID, next.NextRowID+nf.rows)
 			next.NextRowID += nf.rows
@@ -154,10 +181,16 @@ func (tx *txn) apply(latest *Manifest) (*Manifest, error) {
 		if next.NextFragmentID == ^uint32(0) {
 			return nil, errorf(ErrInvalidArgument, "fragment ids exhausted")
 		}
-		next.Fragments = append(next.Fragments, &Fragment{ID: next.NextFragmentID, DataFile: nf.dataFile,
-			File: nf.file, PhysicalRows: nf.rows, BatchRows: nf.batchRows, RowIDs: ids})
+		nfr := &Fragment{ID: next.NextFragmentID, DataFile: nf.dataFile,
+			File: nf.file, PhysicalRows: nf.rows, BatchRows: nf.batchRows, RowIDs: ids}
+		live := nf.rows
+		if nf.deleted != nil && !nf.deleted.IsEmpty() {
+			nfr.Deletions = deletion.FromBitmap(nf.deleted)
+			live -= nf.deleted.GetCardinality()
+		}
+		next.Fragments = append(next.Fragments, nfr)
 		next.NextFragmentID++
-		added += nf.rows
+		added += live
 	}
 	if tx.movedIDs != nil {
 		a, b := slices.Clone(tx.movedIDs), deletedIDs
@@ -263,9 +296,24 @@ func sortedKeys(m map[uint32]*roaring.Bitmap) []uint32 {
 	return ids
 }
 
+// renumberOwn moves the ids at or above from up by shift.
+func renumberOwn(s *rowid.Sequence, from, shift uint64) *rowid.Sequence {
+	ids := s.AppendTo(make([]uint64, 0, s.Len()))
+	for i, id := range ids {
+		if id >= from {
+			ids[i] = id + shift
+		}
+	}
+	return rowid.NewSequence(ids)
+}
+
 // commit applies tx on the newest version and writes it with
 // put-if-absent, rebasing over concurrent commits that commute with it.
+// On a transaction's staged snapshot it publishes nothing (staged.go).
 func (t *Table) commit(ctx context.Context, tx *txn) (*Table, error) {
+	if t.stage != nil {
+		return t.stage.stageCommit(ctx, tx)
+	}
 	latest := tx.base
 	checked := tx.base.Version
 	if in := intentOf(ctx); in != nil {

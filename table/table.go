@@ -22,6 +22,7 @@ type Table struct {
 	m      *Manifest
 	schema *arrow.Schema // user columns then _rowid, _rowaddr
 	opts   Options
+	stage  *Staged // set on a transaction's private snapshot (staged.go)
 }
 
 // Options tune writes. The zero value is usable.

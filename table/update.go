@@ -23,7 +23,7 @@ func (t *Table) Update(ctx context.Context, rdr array.RecordReader, mem memory.A
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
-	ctx, end := holdIntent(ctx, t.st, "update")
+	ctx, end := t.hold(ctx, "update")
 	defer end(&err)
 	fw := t.newFragmentWriter(ctx, mem)
 	var ids []uint64

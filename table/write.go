@@ -265,7 +265,7 @@ func (t *Table) Append(ctx context.Context, rdr array.RecordReader, mem memory.A
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
-	ctx, end := holdIntent(ctx, t.st, "append")
+	ctx, end := t.hold(ctx, "append")
 	defer end(&err)
 	fw := t.newFragmentWriter(ctx, mem)
 	for rdr.Next() {

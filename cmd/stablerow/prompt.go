@@ -14,8 +14,10 @@ import (
 )
 
 const (
-	promptFirst = "stablerow> "  // a new statement
-	promptMore  = "       ...> " // the statement goes on (no ';' outside a literal or comment yet)
+	promptFirst  = "stablerow> "  // a new statement
+	promptMore   = "       ...> " // the statement goes on (no ';' outside a literal or comment yet)
+	promptInTxn  = "stablerow*> " // a new statement inside a transaction block (psql's =*>)
+	promptFailed = "stablerow!> " // inside a failed transaction block, until ROLLBACK (psql's =!>)
 )
 
 // session is the state of one interactive prompt:
@@ -42,6 +44,7 @@ const (
 // -e; a last statement without ';' still runs at the end (psql too).
 type session struct {
 	db          *engine.DB
+	sess        *engine.Session // the engine session: its open transaction, if any
 	params      map[string]any
 	opt         sqlOptions
 	in          lineReader
@@ -61,8 +64,9 @@ type session struct {
 
 // prompt runs the statements read from in until its end, \q or Ctrl-D.
 func prompt(ctx context.Context, db *engine.DB, params map[string]any, opt sqlOptions, in lineReader, w io.Writer, interactive bool) error {
-	s := &session{db: db, params: params, opt: opt, in: in, w: w, interactive: interactive}
+	s := &session{db: db, sess: db.NewSession(), params: params, opt: opt, in: in, w: w, interactive: interactive}
 	defer in.close()
+	defer endSession(s.sess, opt.statusTo(w))
 	if interactive {
 		stop := s.catchInterrupts()
 		defer stop()
@@ -73,10 +77,7 @@ func prompt(ctx context.Context, db *engine.DB, params map[string]any, opt sqlOp
 
 func (s *session) loop(ctx context.Context) error {
 	for {
-		ps := promptFirst
-		if s.buf != "" {
-			ps = promptMore
-		}
+		ps := s.promptText()
 		line, err := s.in.readLine(ps)
 		switch {
 		case errors.Is(err, errInputCanceled):
@@ -124,6 +125,22 @@ func (s *session) loop(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+// promptText is the prompt for the next line: psql's marks of an open
+// (*) or failed (!) transaction block on a new statement.
+func (s *session) promptText() string {
+	switch {
+	case s.buf != "":
+		return promptMore
+	case s.sess == nil:
+		return promptFirst
+	case s.sess.Status() == engine.TxInBlock:
+		return promptInTxn
+	case s.sess.Status() == engine.TxInFailed:
+		return promptFailed
+	}
+	return promptFirst
 }
 
 // runAll runs statements in order; at the prompt an error is printed and
@@ -192,7 +209,7 @@ func (s *session) run(ctx context.Context, st engine.Statement) error {
 	if s.checkOnly {
 		return engine.CheckSyntax([]engine.Statement{st})
 	}
-	err := runStatement(ctx, s.db, st, s.params, s.opt, s.w)
+	err := runStatement(ctx, s.sess, st, s.params, s.opt, s.w)
 	s.mu.Lock()
 	s.cancel = nil
 	s.mu.Unlock()

@@ -197,6 +197,10 @@ func execPrint(ctx context.Context, db *engine.DB, text string, params map[strin
 // runScript runs the statements of script in order, printing each result
 // as it streams, and stops at the first error, which it returns placed by
 // statement and line when the script holds more than one.
+//
+// The script is one session (engine.Session): BEGIN ... COMMIT in it is a
+// transaction, and one still open at the end, or when an error ends the
+// script, is rolled back (endSession says so).
 func runScript(ctx context.Context, db *engine.DB, script string, params map[string]any, opt sqlOptions, w io.Writer) error {
 	stmts, rest := engine.SplitStatements(script)
 	if rest.Text != "" {
@@ -205,8 +209,10 @@ func runScript(ctx context.Context, db *engine.DB, script string, params map[str
 	if err := engine.CheckSyntax(stmts); err != nil {
 		return inScript(script, 0, err) // nothing has run
 	}
+	sess := db.NewSession()
+	defer endSession(sess, opt.statusTo(w))
 	for i, st := range stmts {
-		if err := runStatement(ctx, db, st, params, opt, w); err != nil {
+		if err := runStatement(ctx, sess, st, params, opt, w); err != nil {
 			if len(stmts) > 1 {
 				err = st.Err(i, err)
 			}
@@ -217,11 +223,11 @@ func runScript(ctx context.Context, db *engine.DB, script string, params map[str
 }
 
 // runStatement runs one statement and prints its result as it streams.
-func runStatement(ctx context.Context, db *engine.DB, st engine.Statement, params map[string]any, opt sqlOptions, w io.Writer) error {
+func runStatement(ctx context.Context, sess *engine.Session, st engine.Statement, params map[string]any, opt sqlOptions, w io.Writer) error {
 	start := time.Now()
 	ctx, prog := startProgress(ctx, opt.progress)
 	defer prog.Stop()
-	rows, err := db.QueryStatement(ctx, st, params)
+	rows, err := sess.QueryStatement(ctx, st, params)
 	if err != nil {
 		return err
 	}
@@ -243,6 +249,16 @@ func runStatement(ctx context.Context, db *engine.DB, st engine.Statement, param
 		fmt.Fprintf(status, "time: %s\n", time.Since(start).Round(time.Microsecond))
 	}
 	return nil
+}
+
+// endSession closes a CLI run's session. A transaction still open is
+// rolled back, as psql's session end does; unlike psql it is said, so a
+// script that forgot its COMMIT does not look as if it had written.
+func endSession(sess *engine.Session, status io.Writer) {
+	if sess.Status() != engine.TxIdle {
+		fmt.Fprintln(status, "stablerow: the open transaction was rolled back (no COMMIT before the end)")
+	}
+	sess.Close()
 }
 
 // isTerminal reports whether f is a character device (a terminal), where

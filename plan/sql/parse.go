@@ -105,6 +105,8 @@ func (l *lowerer) statement(n *pg_query.Node) (Statement, error) {
 		return l.createTableAs(x.CreateTableAsStmt)
 	case *pg_query.Node_VariableSetStmt:
 		return l.set(x.VariableSetStmt)
+	case *pg_query.Node_TransactionStmt:
+		return l.transaction(x.TransactionStmt)
 	case nil:
 		return nil, fmt.Errorf("%w: empty statement", ErrSyntax)
 	}

@@ -31,7 +31,7 @@ func (*Set) statement() {}
 // forms (TIME ZONE, SESSION AUTHORIZATION, ...) are refused.
 func (l *lowerer) set(s *pg_query.VariableSetStmt) (Statement, error) {
 	if s.IsLocal {
-		return nil, fmt.Errorf("%w: SET LOCAL (stablerow has no transactions; use SET)", ErrUnsupported)
+		return nil, fmt.Errorf("%w: SET LOCAL (settings are not transactional; use SET outside a transaction)", ErrUnsupported)
 	}
 	name := strings.ToLower(s.Name)
 	switch s.Kind {

@@ -21,8 +21,8 @@ type TableLister interface {
 
 // Statement is one parsed and lowered SQL statement: *Query, *CreateTable,
 // *Insert, *Delete, *Update, *CreateIndex, *DropTable, *DropIndex, *Vacuum,
-// *Cluster, *Reindex, *CopyFrom, *CopyTo, *CreateTableAs (copy.go) or *Set
-// (set.go). The set is closed.
+// *Cluster, *Reindex, *CopyFrom, *CopyTo, *CreateTableAs (copy.go), *Set
+// (set.go) or *Transaction (transaction.go). The set is closed.
 type Statement interface{ statement() }
 
 // Query is a SELECT (or EXPLAIN [ANALYZE] SELECT) lowered to Substrait.
