@@ -78,6 +78,10 @@ func paramScalar(ref int, v any, t arrow.DataType) (scalar.Scalar, error) {
 	var s scalar.Scalar
 	if d, ok := lit.(decimal128.Num); ok && t.ID() == arrow.DECIMAL128 {
 		s = scalar.NewDecimal128Scalar(d, t) // MakeScalar would type it decimal(38, 0)
+	} else if ts, ok := lit.(arrow.Timestamp); ok && t.ID() == arrow.TIMESTAMP {
+		// Microseconds, as bound (engine.ParamsFromArrow) or converted from
+		// a date; MakeScalar has no unit to give it.
+		s = scalar.NewTimestampScalar(ts, t)
 	} else {
 		s = makeScalar(lit)
 	}
