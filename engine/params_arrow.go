@@ -7,6 +7,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/stablerow/stablerow/plan"
 )
 
 // ParamsFromArrow converts parameter values bound as Arrow data (what a
@@ -136,6 +138,9 @@ func scalarOf(c arrow.Array) (any, error) {
 		return a.Value(0), nil
 	case *array.LargeString:
 		return a.Value(0), nil
+	case *array.Decimal128:
+		// A numeric parameter's schema type; plan fits it to the scale.
+		return plan.DecimalParam{Num: a.Value(0), Scale: a.DataType().(*arrow.Decimal128Type).Scale}, nil
 	case *array.Date32:
 		// A date parameter's type in the parameter schema (ParamSchema).
 		return a.Value(0), nil

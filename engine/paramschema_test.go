@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stretchr/testify/require"
 
@@ -119,5 +120,56 @@ func TestDateTimestampParams(t *testing.T) {
 		} else {
 			require.Equal(t, []int64{c.want}, ks, "%v", c)
 		}
+	}
+}
+
+// TestDecimalParams: a numeric parameter binds from an Arrow decimal128
+// of any scale, fitted exactly to the numeric(p, s) the plan types it as;
+// one that would need rounding is refused, not rounded into a match
+// PostgreSQL would not make.
+func TestDecimalParams(t *testing.T) {
+	ctx := context.Background()
+	mem := memory.NewGoAllocator()
+	db := engine.OpenMemory(engine.Options{Mem: exectest.Mem(t)})
+	_, err := db.Exec(ctx, `CREATE TABLE t (k BIGINT, n NUMERIC(10,2)); INSERT INTO t VALUES (1, 1.23), (2, 4.50)`, nil)
+	require.NoError(t, err)
+	for _, c := range []struct {
+		v     int64
+		scale int32
+		want  []int64 // nil: refused
+	}{
+		{1230, 3, []int64{1}},
+		{45, 1, []int64{2}},
+		{123, 2, []int64{1}},
+		{7, 0, []int64{}},
+		{1234, 3, nil}, // 1.234 is no numeric(10,2)
+	} {
+		dt := &arrow.Decimal128Type{Precision: 20, Scale: c.scale}
+		b := array.NewDecimal128Builder(mem, dt)
+		b.Append(decimal128.FromI64(c.v))
+		col := b.NewArray()
+		schema := arrow.NewSchema([]arrow.Field{{Name: "n", Type: dt}}, nil)
+		rec := array.NewRecordBatch(schema, []arrow.Array{col}, 1)
+		params, err := engine.ParamsFromArrow(schema, []arrow.RecordBatch{rec})
+		rec.Release()
+		col.Release()
+		b.Release()
+		require.NoError(t, err)
+		rows, err := db.Query(ctx, `SELECT k FROM t WHERE n = $1`, engine.PositionalParams(params))
+		if err == nil {
+			ks := []int64{}
+			for rows.Next() {
+				ks = append(ks, rows.RecordBatch().Column(0).(*array.Int64).Int64Values()...)
+			}
+			err = rows.Err()
+			rows.Close()
+			if err == nil {
+				require.Equal(t, c.want, ks, "%v", c)
+				continue
+			}
+		}
+		require.Nil(t, c.want, "%v: %v", c, err)
+		require.ErrorIs(t, err, engine.ErrParam, "%v", c)
+		require.Contains(t, err.Error(), "does not fit numeric(10,2)")
 	}
 }
