@@ -43,6 +43,10 @@ func TestParamSchema(t *testing.T) {
 		{`INSERT INTO t (k, s) VALUES ($1, $2)`, []f{{Type: i64, Nullable: true}, {Type: str, Nullable: true}}},
 		{`UPDATE t SET s = $2 WHERE k = $1`, []f{{Type: i64, Nullable: true}, {Type: str, Nullable: true}}},
 		{`DELETE FROM t WHERE d < $1`, []f{{Type: arrow.FixedWidthTypes.Date32, Nullable: true}}},
+		// A use that fixes no type reads bigint, the planner's default
+		// (PostgreSQL makes the first text and refuses the second).
+		{`SELECT $1`, []f{{Type: i64, Nullable: true}}},
+		{`SELECT k FROM t WHERE $1 IS NULL`, []f{{Type: i64, Nullable: true}}},
 		{`SELECT k FROM t`, []f{}},
 		{`CREATE TABLE u (a BIGINT)`, []f{}},
 	} {
