@@ -2,10 +2,13 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/stablerow/stablerow/plan"
 )
 
 // ParamsFromArrow converts parameter values bound as Arrow data (what a
@@ -135,6 +138,16 @@ func scalarOf(c arrow.Array) (any, error) {
 		return a.Value(0), nil
 	case *array.LargeString:
 		return a.Value(0), nil
+	case *array.Decimal128:
+		// A numeric parameter's schema type; plan fits it to the scale.
+		return plan.DecimalParam{Num: a.Value(0), Scale: a.DataType().(*arrow.Decimal128Type).Scale}, nil
+	case *array.Date32:
+		// A date parameter's type in the parameter schema (ParamSchema).
+		return a.Value(0), nil
+	case *array.Timestamp:
+		// A timestamp parameter's schema type is microseconds, PostgreSQL's
+		// precision; coarser units convert exactly, finer ones when exact.
+		return timestampMicros(a.Value(0), a.DataType().(*arrow.TimestampType))
 	}
 	return nil, fmt.Errorf("%w: a value of type %s", ErrUnsupported, c.DataType())
 }
@@ -224,4 +237,31 @@ func withNulls[T any](vals []T, cols []arrow.Array) []*T {
 		}
 	}
 	return out
+}
+
+// timestampMicros is v in unit t.Unit as microseconds. A time zone is
+// refused: timestamp without time zone has none, and shifting the value
+// to one would be a guess.
+func timestampMicros(v arrow.Timestamp, t *arrow.TimestampType) (any, error) {
+	if t.TimeZone != "" {
+		return nil, fmt.Errorf("%w: a timestamp with time zone %q (bind timestamp without time zone)", ErrUnsupported, t.TimeZone)
+	}
+	x := int64(v)
+	switch t.Unit {
+	case arrow.Second, arrow.Millisecond:
+		m := int64(1_000_000)
+		if t.Unit == arrow.Millisecond {
+			m = 1000
+		}
+		if x > math.MaxInt64/m || x < math.MinInt64/m {
+			return nil, fmt.Errorf("%w: timestamp %d%s out of range", ErrParam, x, t.Unit)
+		}
+		return arrow.Timestamp(x * m), nil
+	case arrow.Nanosecond:
+		if x%1000 != 0 {
+			return nil, fmt.Errorf("%w: timestamp %dns has nanoseconds (timestamp holds microseconds)", ErrParam, x)
+		}
+		return arrow.Timestamp(x / 1000), nil
+	}
+	return v, nil
 }

@@ -32,21 +32,7 @@ func (db *DB) UnnestOnlyParams(ctx context.Context, text string, substrait []byt
 	if len(stmts) != 1 {
 		return map[int]int{}, nil
 	}
-	var q *sql.Query
-	switch s := stmts[0].(type) {
-	case *sql.Query:
-		q = s
-	case *sql.Insert:
-		q = s.Source
-	case *sql.Delete:
-		q = s.Rows
-	case *sql.Update:
-		q = s.Rows
-	case *sql.CreateTableAs:
-		q = s.Source
-	case *sql.CopyTo:
-		q = s.Source
-	}
+	q := statementQuery(stmts[0])
 	if q == nil || q.Explain {
 		return map[int]int{}, nil
 	}

@@ -76,8 +76,18 @@ func paramScalar(ref int, v any, t arrow.DataType) (scalar.Scalar, error) {
 		lit = c
 	}
 	var s scalar.Scalar
-	if d, ok := lit.(decimal128.Num); ok && t.ID() == arrow.DECIMAL128 {
+	if d, ok := lit.(DecimalParam); ok && t.ID() == arrow.DECIMAL128 {
+		n, err := d.fit(t.(*arrow.Decimal128Type))
+		if err != nil {
+			return nil, fmt.Errorf("plan: $%d: %w: %w", ref, ErrParamType, err)
+		}
+		s = scalar.NewDecimal128Scalar(n, t)
+	} else if d, ok := lit.(decimal128.Num); ok && t.ID() == arrow.DECIMAL128 {
 		s = scalar.NewDecimal128Scalar(d, t) // MakeScalar would type it decimal(38, 0)
+	} else if ts, ok := lit.(arrow.Timestamp); ok && t.ID() == arrow.TIMESTAMP {
+		// Microseconds, as bound (engine.ParamsFromArrow) or converted from
+		// a date; MakeScalar has no unit to give it.
+		s = scalar.NewTimestampScalar(ts, t)
 	} else {
 		s = makeScalar(lit)
 	}
@@ -209,4 +219,27 @@ type paramsStream struct {
 // Next implements exec.Stream.
 func (s *paramsStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	return s.Stream.Next(context.WithValue(ctx, paramsKey{}, s.params))
+}
+
+// DecimalParam is a decimal bound from outside (an Arrow decimal128
+// value): its digits and the scale they are at, which need not be the
+// scale of the numeric(p, s) the plan types the parameter as.
+type DecimalParam struct {
+	Num   decimal128.Num
+	Scale int32
+}
+
+// fit is d at t's scale, exactly: PostgreSQL types a parameter numeric
+// without a modifier, so 1.234 compared with a numeric(10,2) column is
+// compared as it is, never rounded to 1.23; a value that t cannot hold
+// exactly is refused rather than rounded into a different answer.
+func (d DecimalParam) fit(t *arrow.Decimal128Type) (decimal128.Num, error) {
+	if d.Scale < 0 || d.Scale > exec.MaxDecimalPrecision {
+		return decimal128.Num{}, fmt.Errorf("decimal scale %d (0..%d)", d.Scale, exec.MaxDecimalPrecision)
+	}
+	n, err := d.Num.Rescale(d.Scale, t.Scale)
+	if err != nil || !n.FitsInPrecision(t.Precision) {
+		return decimal128.Num{}, fmt.Errorf("%s does not fit numeric(%d,%d) exactly", d.Num.ToString(d.Scale), t.Precision, t.Scale)
+	}
+	return n, nil
 }

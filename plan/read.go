@@ -377,11 +377,7 @@ func (p *planner) unnest(r *splan.ExtensionTableReadRel, f map[string]*structpb.
 		return nil, fmt.Errorf("%w: unnest base_schema has %d columns, want %d", ErrInvalidPlan, len(base.Struct.Types), want)
 	}
 	et := f["element_type"].GetStringValue()
-	elemTypes := map[string]arrow.DataType{
-		"i64": arrow.PrimitiveTypes.Int64, "fp64": arrow.PrimitiveTypes.Float64,
-		"string": arrow.BinaryTypes.String, "bool": arrow.FixedWidthTypes.Boolean,
-	}
-	at, ok := elemTypes[et]
+	at, ok := unnestElemTypes[et]
 	if !ok {
 		return nil, fmt.Errorf("%w: unnest element type %q", ErrInvalidPlan, et)
 	}

@@ -12,32 +12,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql/schema_ref"
 )
 
-// Version is the server version GetSqlInfo reports.
-const Version = "0.1.0"
-
-// registerSqlInfo declares what the server is and does, for GetSqlInfo
-// (clients ask on connect).
-func (s *Server) registerSqlInfo() error {
-	for id, v := range map[flightsql.SqlInfo]any{
-		flightsql.SqlInfoFlightSqlServerName:         "stablerow",
-		flightsql.SqlInfoFlightSqlServerVersion:      Version,
-		flightsql.SqlInfoFlightSqlServerArrowVersion: "18.8.0",
-		flightsql.SqlInfoFlightSqlServerReadOnly:     false,
-		flightsql.SqlInfoFlightSqlServerSql:          true,
-		flightsql.SqlInfoFlightSqlServerSubstrait:    true,
-		flightsql.SqlInfoFlightSqlServerTransaction:  int32(flightsql.SqlTransactionNone),
-		flightsql.SqlInfoFlightSqlServerCancel:       true,
-		flightsql.SqlInfoDDLCatalog:                  false,
-		flightsql.SqlInfoDDLSchema:                   false,
-		flightsql.SqlInfoDDLTable:                    true,
-	} {
-		if err := s.RegisterSqlInfo(id, v); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // The database has tables, no catalogs and one unnamed schema: a table is
 // named by its name alone.
 
@@ -105,9 +79,39 @@ func (s *Server) GetFlightInfoPrimaryKeys(_ context.Context, _ flightsql.TableRe
 }
 
 // DoGetPrimaryKeys: tables have no primary keys (a row's key is its
-// _rowid, which no constraint declares).
+// _rowid, which no constraint declares). The answer is no rows of the
+// spec's schema, not Unimplemented, so that JDBC clients and GUI tools
+// (DBeaver asks for a table's keys when it opens it) work; the keys fill
+// in when constraints land.
 func (s *Server) DoGetPrimaryKeys(context.Context, flightsql.TableRef) (*arrow.Schema, <-chan flight.StreamChunk, error) {
 	return s.one(schema_ref.PrimaryKeys, func(*array.RecordBuilder) {})
+}
+
+// Foreign keys: there are none yet, as there are no constraints; each
+// call answers no rows of the spec's schema, as DoGetPrimaryKeys.
+
+func (s *Server) GetFlightInfoImportedKeys(_ context.Context, _ flightsql.TableRef, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
+	return s.catalogInfo(desc, schema_ref.ImportedKeys), nil
+}
+
+func (s *Server) DoGetImportedKeys(context.Context, flightsql.TableRef) (*arrow.Schema, <-chan flight.StreamChunk, error) {
+	return s.one(schema_ref.ImportedKeys, func(*array.RecordBuilder) {})
+}
+
+func (s *Server) GetFlightInfoExportedKeys(_ context.Context, _ flightsql.TableRef, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
+	return s.catalogInfo(desc, schema_ref.ExportedKeys), nil
+}
+
+func (s *Server) DoGetExportedKeys(context.Context, flightsql.TableRef) (*arrow.Schema, <-chan flight.StreamChunk, error) {
+	return s.one(schema_ref.ExportedKeys, func(*array.RecordBuilder) {})
+}
+
+func (s *Server) GetFlightInfoCrossReference(_ context.Context, _ flightsql.CrossTableRef, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
+	return s.catalogInfo(desc, schema_ref.CrossReference), nil
+}
+
+func (s *Server) DoGetCrossReference(context.Context, flightsql.CrossTableRef) (*arrow.Schema, <-chan flight.StreamChunk, error) {
+	return s.one(schema_ref.CrossReference, func(*array.RecordBuilder) {})
 }
 
 func (s *Server) GetFlightInfoTables(_ context.Context, cmd flightsql.GetTables, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {

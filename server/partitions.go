@@ -402,7 +402,9 @@ func (s *Server) partInfo(p *partTake, desc *flight.FlightDescriptor) (*flight.F
 		if err != nil {
 			return nil, status.Errorf(codes.Internal, "make ticket: %v", err)
 		}
-		info.Endpoint = append(info.Endpoint, &flight.FlightEndpoint{Ticket: &flight.Ticket{Ticket: ticket}})
+		// Each endpoint says where it is read (location.go), so a client
+		// may hand it to another process or machine.
+		info.Endpoint = append(info.Endpoint, &flight.FlightEndpoint{Ticket: &flight.Ticket{Ticket: ticket}, Location: s.endpointLocations()})
 	}
 	return info, nil
 }

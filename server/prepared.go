@@ -136,16 +136,24 @@ func (s *Server) preparedOf(handle []byte) (*prepared, error) {
 	return p, nil
 }
 
-// CreatePreparedStatement prepares SQL text.
-func (s *Server) CreatePreparedStatement(_ context.Context, req flightsql.ActionCreatePreparedStatementRequest) (flightsql.ActionCreatePreparedStatementResult, error) {
+// CreatePreparedStatement prepares SQL text. The statement is parsed and
+// planned now, as PostgreSQL's PREPARE analyses it, so that the result
+// carries its parameter schema (engine.DB.ParamSchema): a JDBC or ADBC
+// client binds by it, and a bad statement fails here.
+func (s *Server) CreatePreparedStatement(ctx context.Context, req flightsql.ActionCreatePreparedStatementRequest) (flightsql.ActionCreatePreparedStatementResult, error) {
 	if err := noTransaction(req.GetTransactionId()); err != nil {
 		return flightsql.ActionCreatePreparedStatementResult{}, err
 	}
-	return flightsql.ActionCreatePreparedStatementResult{Handle: s.addPrepared(&prepared{sql: req.GetQuery()})}, nil
+	params, err := s.db.ParamSchema(s.fileCtx(ctx), req.GetQuery(), nil)
+	if err != nil {
+		return flightsql.ActionCreatePreparedStatementResult{}, s.statusOf(err)
+	}
+	return flightsql.ActionCreatePreparedStatementResult{Handle: s.addPrepared(&prepared{sql: req.GetQuery()}), ParameterSchema: params}, nil
 }
 
-// CreatePreparedSubstraitPlan prepares a Substrait plan.
-func (s *Server) CreatePreparedSubstraitPlan(_ context.Context, req flightsql.ActionCreatePreparedSubstraitPlanRequest) (flightsql.ActionCreatePreparedStatementResult, error) {
+// CreatePreparedSubstraitPlan prepares a Substrait plan, with its
+// parameter schema as CreatePreparedStatement.
+func (s *Server) CreatePreparedSubstraitPlan(ctx context.Context, req flightsql.ActionCreatePreparedSubstraitPlanRequest) (flightsql.ActionCreatePreparedStatementResult, error) {
 	if err := noTransaction(req.GetTransactionId()); err != nil {
 		return flightsql.ActionCreatePreparedStatementResult{}, err
 	}
@@ -153,7 +161,11 @@ func (s *Server) CreatePreparedSubstraitPlan(_ context.Context, req flightsql.Ac
 	if plan == nil {
 		plan = []byte{}
 	}
-	return flightsql.ActionCreatePreparedStatementResult{Handle: s.addPrepared(&prepared{plan: plan})}, nil
+	params, err := s.db.ParamSchema(s.fileCtx(ctx), "", plan)
+	if err != nil {
+		return flightsql.ActionCreatePreparedStatementResult{}, s.statusOf(err)
+	}
+	return flightsql.ActionCreatePreparedStatementResult{Handle: s.addPrepared(&prepared{plan: plan}), ParameterSchema: params}, nil
 }
 
 // ClosePreparedStatement forgets a prepared statement.

@@ -92,6 +92,11 @@ type Options struct {
 	// processor beyond them is free for light calls: 0, Cores; negative,
 	// no bound.
 	HeavyRunning int
+	// Location is the URI clients reach the server at, advertised as
+	// the location of a multi-endpoint result's endpoints (location.go;
+	// the CLI's -advertise), e.g. grpc+tls://db.example.com:31337 behind
+	// NAT. Empty: the listener's own address.
+	Location string
 	// Cores is the CPUs the server runs on, the unit of HeavyStatements'
 	// and HeavyRunning's defaults (0: GOMAXPROCS when New runs). The CLI
 	// sets it before it raises GOMAXPROCS above the cores (-light-procs).
@@ -116,6 +121,8 @@ type Server struct {
 	heap    *heapWatch     // the budget's watch of the live heap
 	gate    *priority.Gate // light calls ahead of heavy statements (priority.go); nil: Options.NoPriority
 
+	location atomic.Value // string: endpointLocations' URI, set by Serve
+
 	uploadBytes   atomic.Int64 // held by parameter uploads and bound parameters
 	uploadSpilled atomic.Int64 // in the files of spilled uploads (on disk, not in the budget)
 
@@ -128,6 +135,11 @@ type Server struct {
 func New(db *engine.DB, opt Options) (*Server, error) {
 	if opt.ResultTTL <= 0 {
 		opt.ResultTTL = 5 * time.Minute
+	}
+	if opt.Location != "" {
+		if err := checkLocation(opt.Location); err != nil {
+			return nil, err
+		}
 	}
 	s := &Server{db: db, opt: opt, mem: opt.Mem, log: opt.Logger, results: newResults(opt.ResultTTL),
 		parts: newPartitions(opt.ResultTTL), prepared: map[string]*prepared{}}
@@ -219,6 +231,7 @@ func (s *Server) Serve(lis net.Listener) error {
 	if !s.opt.Auth.enabled() && !loopback(lis.Addr()) {
 		return fmt.Errorf("%w: listening on %s (beyond localhost) requires authentication (users or tokens)", ErrConfig, lis.Addr())
 	}
+	s.location.Store(s.ownLocation(lis.Addr()))
 	return s.grpc.Serve(lis)
 }
 

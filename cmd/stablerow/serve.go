@@ -37,6 +37,7 @@ func serveCmd(ctx context.Context, w io.Writer, args []string, ready func(net.Ad
 	dir := fs.String("d", ".stablerow", "database directory")
 	create := fs.Bool("create", false, "make the database directory if it does not exist")
 	addr := fs.String("addr", "127.0.0.1:31337", "listen address; beyond localhost requires -user or -tokens")
+	advertise := fs.String("advertise", "", "the URI clients reach the server at (grpc://HOST:PORT or grpc+tls://HOST:PORT), given as the location of a partitioned result's endpoints; default: the listen address")
 	user := fs.String("user", "", "accept this user name with the password in $STABLEROW_PASSWORD (Basic auth, which issues bearer tokens)")
 	tokens := fs.String("tokens", "", "a file of bearer tokens to accept, one a line")
 	cert := fs.String("tls-cert", "", "TLS certificate file (PEM); with -tls-key serves TLS")
@@ -63,7 +64,7 @@ func serveCmd(ctx context.Context, w io.Writer, args []string, ready func(net.Ad
 		return fmt.Errorf("%w: -partitions %d and -partition-min-ids %d must be at least 1", errServeArgs, *parts, *partMin)
 	}
 	opt := server.Options{ResultTTL: *ttl, Logger: slog.New(slog.NewTextHandler(w, nil)),
-		Partitions: *parts, PartitionMinIDs: *partMin}
+		Partitions: *parts, PartitionMinIDs: *partMin, Location: *advertise}
 	if err := budgetFlags(&opt); err != nil {
 		return err
 	}

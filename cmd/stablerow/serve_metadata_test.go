@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/stretchr/testify/require"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+)
+
+// countRows reads every endpoint of info through cl and counts its rows.
+func countRows(t *testing.T, cl *flightsql.Client, info *flight.FlightInfo) int {
+	t.Helper()
+	n := 0
+	for _, ep := range info.Endpoint {
+		r, err := cl.DoGet(context.Background(), ep.Ticket)
+		require.NoError(t, err)
+		for r.Next() {
+			n += int(r.RecordBatch().NumRows())
+		}
+		require.NoError(t, r.Err())
+		r.Release()
+	}
+	return n
+}
+
+// TestServeFlightMetadata: `stablerow serve` as a subprocess, asked by
+// arrow-go's Flight SQL client what JDBC drivers and GUI tools ask on
+// connect: a prepared statement's parameter schema, the type info, the
+// SQL info, the keys; and a partitioned take whose endpoints a client
+// reads from their locations, the server's own address or the one
+// -advertise gives.
+func TestServeFlightMetadata(t *testing.T) {
+	addr := serveProcess(t, "-d", filepath.Join(t.TempDir(), "db"), "-create", "-partitions", "3", "-partition-min-ids", "1000")
+	ctx := context.Background()
+	cl, err := flightsql.NewClient(addr, nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	require.NoError(t, err)
+	defer cl.Close()
+	_, err = cl.ExecuteUpdate(ctx, "CREATE TABLE t (k BIGINT NOT NULL, s TEXT)")
+	require.NoError(t, err)
+	for lo := 0; lo < 4000; lo += 1000 {
+		_, err = cl.ExecuteUpdate(ctx, fmt.Sprintf("INSERT INTO t SELECT g, 's' FROM generate_series(%d, %d) AS g(g)", lo, lo+999))
+		require.NoError(t, err)
+	}
+
+	// The parameter schema.
+	ps, err := cl.Prepare(ctx, `SELECT v.ord, t.k FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) JOIN t ON t._rowid = v.rowid`)
+	require.NoError(t, err)
+	defer ps.Close(ctx)
+	require.True(t, arrow.NewSchema([]arrow.Field{{Type: arrow.ListOf(arrow.PrimitiveTypes.Int64), Nullable: true}}, nil).Equal(ps.ParameterSchema()),
+		"%s", ps.ParameterSchema())
+	ps2, err := cl.Prepare(ctx, `SELECT k FROM t WHERE s = $1 AND k < $2`)
+	require.NoError(t, err)
+	require.Equal(t, []arrow.Type{arrow.STRING, arrow.INT64}, []arrow.Type{ps2.ParameterSchema().Field(0).Type.ID(), ps2.ParameterSchema().Field(1).Type.ID()})
+	require.NoError(t, ps2.Close(ctx))
+
+	// Type info, SQL info, keys.
+	info, err := cl.GetXdbcTypeInfo(ctx, nil)
+	require.NoError(t, err)
+	require.Equal(t, 12, countRows(t, cl, info))
+	info, err = cl.GetSqlInfo(ctx, []flightsql.SqlInfo{flightsql.SqlInfoIdentifierQuoteChar, flightsql.SqlInfoTransactionsSupported})
+	require.NoError(t, err)
+	require.Equal(t, 2, countRows(t, cl, info))
+	ref := flightsql.TableRef{Table: "t"}
+	for _, get := range []func() (*flight.FlightInfo, error){
+		func() (*flight.FlightInfo, error) { return cl.GetPrimaryKeys(ctx, ref) },
+		func() (*flight.FlightInfo, error) { return cl.GetImportedKeys(ctx, ref) },
+		func() (*flight.FlightInfo, error) { return cl.GetExportedKeys(ctx, ref) },
+		func() (*flight.FlightInfo, error) { return cl.GetCrossReference(ctx, ref, ref) },
+	} {
+		info, err := get()
+		require.NoError(t, err)
+		require.Zero(t, countRows(t, cl, info))
+	}
+
+	// Each endpoint of a take, read from its location by a client of its
+	// own (as another process handed the endpoint would).
+	ids := make([]int64, 2000)
+	for i := range ids {
+		ids[i] = int64((i * 7919) % 4000)
+	}
+	b := array.NewInt64Builder(memory.DefaultAllocator)
+	b.AppendValues(ids, nil)
+	col := b.NewArray()
+	rec := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "ids", Type: arrow.PrimitiveTypes.Int64}}, nil), []arrow.Array{col}, int64(len(ids)))
+	ps.SetParameters(rec)
+	info, err = ps.Execute(ctx)
+	rec.Release()
+	col.Release()
+	b.Release()
+	require.NoError(t, err)
+	require.Len(t, info.Endpoint, 3)
+	rows := 0
+	for _, ep := range info.Endpoint {
+		require.NotEmpty(t, ep.Location)
+		require.Equal(t, "grpc://"+addr, ep.Location[0].Uri)
+		lc, err := flightsql.NewClient(strings.TrimPrefix(ep.Location[0].Uri, "grpc://"), nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		require.NoError(t, err)
+		rows += countRows(t, lc, &flight.FlightInfo{Endpoint: []*flight.FlightEndpoint{ep}})
+		require.NoError(t, lc.Close())
+	}
+	require.Equal(t, len(ids), rows)
+}
+
+// TestServeAdvertise: -advertise is the URI endpoints name; a bad one is
+// refused before the server starts.
+func TestServeAdvertise(t *testing.T) {
+	addr := serveProcess(t, "-d", filepath.Join(t.TempDir(), "db"), "-create", "-partitions", "2", "-partition-min-ids", "10",
+		"-advertise", "grpc+tls://db.example.com:443")
+	ctx := context.Background()
+	cl, err := flightsql.NewClient(addr, nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	require.NoError(t, err)
+	defer cl.Close()
+	_, err = cl.ExecuteUpdate(ctx, "CREATE TABLE t (k BIGINT NOT NULL)")
+	require.NoError(t, err)
+	for lo := 0; lo < 200; lo += 100 {
+		_, err = cl.ExecuteUpdate(ctx, fmt.Sprintf("INSERT INTO t SELECT g FROM generate_series(%d, %d) AS g(g)", lo, lo+99))
+		require.NoError(t, err)
+	}
+	ps, err := cl.Prepare(ctx, `SELECT v.ord, t.k FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) JOIN t ON t._rowid = v.rowid`)
+	require.NoError(t, err)
+	defer ps.Close(ctx)
+	b := array.NewInt64Builder(memory.DefaultAllocator)
+	for i := int64(0); i < 200; i++ {
+		b.Append(i)
+	}
+	col := b.NewArray()
+	rec := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "ids", Type: arrow.PrimitiveTypes.Int64}}, nil), []arrow.Array{col}, 200)
+	ps.SetParameters(rec)
+	info, err := ps.Execute(ctx)
+	rec.Release()
+	col.Release()
+	b.Release()
+	require.NoError(t, err)
+	require.Len(t, info.Endpoint, 2)
+	for _, ep := range info.Endpoint {
+		require.Equal(t, "grpc+tls://db.example.com:443", ep.Location[0].Uri)
+		require.Equal(t, flight.LocationReuseConnection, ep.Location[len(ep.Location)-1].Uri)
+	}
+	require.Equal(t, 200, countRows(t, cl, info))
+
+	r := cli(t, "", "serve", "-d", filepath.Join(t.TempDir(), "db2"), "-create", "-advertise", "db.example.com:443")
+	require.NotZero(t, r.code)
+	require.Contains(t, r.stderr, "advertised location")
+}

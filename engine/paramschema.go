@@ -1,0 +1,106 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/stablerow/stablerow/plan"
+	"github.com/stablerow/stablerow/plan/sql"
+)
+
+// ParamSchema is the schema of the parameters of one statement — SQL
+// text, else the Substrait plan substrait — for a client to bind them by
+// (Flight SQL's parameter_schema, ADBC's GetParameterSchema): field i is
+// $i+1, typed as the planner infers it (plan.ParamTypes): a scalar
+// parameter as the type of its use ($1 compared with a BIGINT column is
+// int64, with a TEXT column utf8), the list of UNNEST($k) as a list.
+// Field names are the :name the text wrote, or "" for $k, as ADBC asks.
+// Every field is nullable: NULL may be bound to any parameter. A
+// statement without parameters has an empty schema.
+//
+// The statement is parsed and planned against the current catalog, as
+// PostgreSQL's PREPARE runs parse analysis (parse_analyze_varparams): an
+// unknown table or a type error is reported here. stablerow gives every
+// parameter a type (a use that fixes none reads bigint, the planner's
+// default), so no field is Arrow's null type; PostgreSQL refuses such a
+// statement ("could not determine data type of parameter $1").
+func (db *DB) ParamSchema(ctx context.Context, text string, substrait []byte) (_ *arrow.Schema, err error) {
+	defer recoverInternal(&err)
+	var (
+		names []string
+		types map[int]arrow.DataType
+	)
+	if substrait != nil {
+		p, err := plan.DecodePlan(substrait)
+		if err != nil {
+			return nil, err
+		}
+		if types, err = plan.ParamTypes(p); err != nil {
+			return nil, err
+		}
+	} else {
+		stmts, err := sql.Parse(text, db.newCatalog(ctx))
+		if err != nil {
+			return nil, err
+		}
+		if len(stmts) != 1 {
+			// A script's statements are planned one by one as it runs;
+			// PostgreSQL cannot prepare one at all.
+			return arrow.NewSchema(nil, nil), nil
+		}
+		q := statementQuery(stmts[0])
+		if q == nil {
+			return arrow.NewSchema(nil, nil), nil
+		}
+		names = q.ParamNames
+		if types, err = plan.ParamTypes(q.Plan); err != nil {
+			return nil, err
+		}
+	}
+	n := len(names)
+	for k := range types {
+		n = max(n, k)
+	}
+	fields := make([]arrow.Field, n)
+	for i := range fields {
+		t, ok := types[i+1]
+		if !ok {
+			// Not in the plan (a Substrait plan may skip a reference):
+			// any value binds, and ADBC spells "unknown" as the null type.
+			t = arrow.Null
+		}
+		fields[i] = arrow.Field{Name: paramFieldName(names, i), Type: t, Nullable: true}
+	}
+	return arrow.NewSchema(fields, nil), nil
+}
+
+// paramFieldName is $i+1's name in a parameter schema.
+func paramFieldName(names []string, i int) string {
+	if i < len(names) {
+		return names[i]
+	}
+	return ""
+}
+
+// statementQuery is the query a statement plans its rows with (the query
+// itself, or the rows an INSERT, DELETE, UPDATE, CREATE TABLE AS or
+// COPY TO reads), where its parameters are; nil for the others.
+func statementQuery(st sql.Statement) *sql.Query {
+	var q *sql.Query
+	switch s := st.(type) {
+	case *sql.Query:
+		q = s
+	case *sql.Insert:
+		q = s.Source
+	case *sql.Delete:
+		q = s.Rows
+	case *sql.Update:
+		q = s.Rows
+	case *sql.CreateTableAs:
+		q = s.Source
+	case *sql.CopyTo:
+		q = s.Source
+	}
+	return q
+}

@@ -1,0 +1,79 @@
+package adbctest
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/apache/arrow-adbc/go/adbc"
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/stretchr/testify/require"
+
+	"github.com/stablerow/stablerow/server"
+)
+
+// TestParameterSchema: ADBC's GetParameterSchema after Prepare is the
+// statement's parameters as the planner types them: the take's :ids a
+// list of bigint, a parameter compared with a text column text.
+func TestParameterSchema(t *testing.T) {
+	ts := startServer(t, server.Options{})
+	cn := mustConnect(t, ts.uri, nil)
+	seedTable(t, cn)
+	exec(t, cn, "CREATE TABLE named (k BIGINT, s TEXT)")
+	for _, c := range []struct {
+		sql  string
+		want *arrow.Schema
+	}{
+		{seedQuery, arrow.NewSchema([]arrow.Field{{Name: "ids", Type: arrow.ListOf(arrow.PrimitiveTypes.Int64), Nullable: true}}, nil)},
+		{`SELECT k FROM named WHERE s = $1 AND k > $2`, arrow.NewSchema([]arrow.Field{
+			{Type: arrow.BinaryTypes.String, Nullable: true}, {Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)},
+		{`SELECT k FROM named`, arrow.NewSchema(nil, nil)},
+	} {
+		st, err := cn.NewStatement()
+		require.NoError(t, err)
+		require.NoError(t, st.SetSqlQuery(c.sql))
+		require.NoError(t, st.Prepare(context.Background()))
+		got, err := st.GetParameterSchema()
+		require.NoError(t, err, c.sql)
+		require.True(t, c.want.Equal(got), "%s: %s", c.sql, got)
+		require.NoError(t, st.Close())
+	}
+}
+
+// TestGetObjectsAll: GetObjects down to the columns (what a GUI's tree
+// asks for) lists the tables and their columns.
+func TestGetObjectsAll(t *testing.T) {
+	ts := startServer(t, server.Options{})
+	cn := mustConnect(t, ts.uri, nil)
+	exec(t, cn, "CREATE TABLE a (k BIGINT NOT NULL, d DATE, n NUMERIC(10,2))")
+	rdr, err := cn.GetObjects(context.Background(), adbc.ObjectDepthAll, nil, nil, nil, nil, nil)
+	require.NoError(t, err)
+	objs := fmt.Sprint(rowsOf(t, rdr))
+	for _, w := range []string{"a", "k", "d", "n"} {
+		require.Contains(t, objs, w)
+	}
+}
+
+// TestPartitionFromAdvertisedLocation: a partition whose endpoint names
+// an address the client cannot reach (-advertise of a server behind NAT,
+// seen from inside) still reads, through the reuse-connection location
+// the server lists after it; with the server's own address (the
+// default, TestPartitionedTake) ADBC dials that.
+func TestPartitionFromAdvertisedLocation(t *testing.T) {
+	ts := startServer(t, server.Options{Partitions: 3, Location: "grpc://127.0.0.1:1"})
+	cn := mustConnect(t, ts.uri, nil)
+	spreadTable(t, cn)
+	ids := spreadIds(6000, 3)
+	st := prepared(t, cn, takeQuery, int64Column(ids))
+	_, parts, n, err := st.ExecutePartitions(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, uint64(3), parts.NumPartitions)
+	var all [][]any
+	for _, p := range parts.PartitionIDs {
+		rdr, err := cn.ReadPartition(context.Background(), p)
+		require.NoError(t, err)
+		all = append(all, rowsOf(t, rdr)...)
+	}
+	require.Equal(t, int(n), len(all))
+	require.Equal(t, inProcess(t, ts.db, takeQuery, ids), byOrd(all))
+}
