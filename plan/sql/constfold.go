@@ -171,6 +171,20 @@ func nullInList(value expr.Expression, options []expr.Expression) (expr.Expressi
 	return nil, false
 }
 
+// nullSingleton folds x [NOT] IN (NULL), a list of one NULL constant, to
+// NULL: PostgreSQL's parser writes a list of one item without columns as
+// x = item (x <> item for NOT IN; transformAExprIn builds an array only
+// for two or more), a strict operator that eval_const_expressions folds
+// to NULL over a NULL constant, so a CASE arm it decides drops out while
+// planning (difftest seed 20261221 case 46747). x is simplified first: a
+// constant in it that raises is left to raise.
+func nullSingleton(value expr.Expression, options []expr.Expression) (expr.Expression, bool) {
+	if len(options) == 1 && isNullConst(options[0]) && !unfoldedConstant(value) {
+		return expr.NewNullLiteral(kindBool.typ(true)), true
+	}
+	return nil, false
+}
+
 // constantInList is x IN (a, b, ...) of constants evaluated (plan.EvalConst):
 // PostgreSQL folds the ScalarArrayOpExpr over a constant array to its
 // value while planning, so a CASE arm it decides drops out before the

@@ -349,6 +349,9 @@ func (l *lowerer) inList(a *pg_query.A_Expr, op string, s *scope) (value, error)
 	if null, ok := nullInList(es[0], es[1:]); ok { // constfold.go
 		return value{e: null, loc: a.Location}, nil
 	}
+	if null, ok := nullSingleton(es[0], es[1:]); ok { // constfold.go
+		return value{e: null, loc: a.Location}, nil
+	}
 	var e expr.Expression = &expr.SingularOrList{Value: es[0], Options: es[1:]}
 	if lit, ok := constantInList(e.(*expr.SingularOrList)); ok {
 		e = lit
