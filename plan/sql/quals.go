@@ -90,6 +90,15 @@ func (c *qualCanon) walk(n *pg_query.Node, top bool) (*pg_query.Node, qualKind) 
 			c.changed = true
 		}
 		switch {
+		case and && k == qualTrue && top && containsSubLink(a):
+			// Folded TRUE (x OR TRUE), but PostgreSQL analysed its
+			// subqueries before folding: if the AND is made FALSE
+			// it stays beside the FALSE, where whereSubqueries
+			// lowers and drops it, raising what analysis raises
+			// (min(boolean) does not exist; seed 20261221 case
+			// 128712); otherwise it goes.
+			subs = append(subs, a)
+			continue
 		case and && k == qualTrue, !and && (k == qualFalse || k == qualNull):
 			continue
 		case and && (k == qualFalse || k == qualNull):
