@@ -64,17 +64,31 @@ type heldParams struct {
 	// Written by the upload's goroutine; release comes after it.
 	spilled    int64
 	spillCount *atomic.Int64
+	// refresh, when set (the budget's stale), brings a held live-heap
+	// figure up to date before a refused grow is tried again.
+	refresh func()
 }
 
 func (s *Server) newHeld() *heldParams {
 	h := &heldParams{pool: s.budget.upload(s.db.MemoryLimit()), count: &s.uploadBytes, spillCount: &s.uploadSpilled}
+	if s.budget != nil {
+		h.refresh = s.budget.stale
+	}
 	h.res = h.pool.NewReservation("parameter upload")
 	return h
 }
 
 // grow counts n more bytes, or fails with ResourceExhausted.
 func (h *heldParams) grow(n int64) error {
-	if err := h.res.TryGrow(n); err != nil {
+	err := h.res.TryGrow(n)
+	if err != nil && h.refresh != nil {
+		// The heavy lane may be full of garbage the heap watcher still
+		// holds from the last collection (heapwatch.go collect): look
+		// again after a collection, once.
+		h.refresh()
+		err = h.res.TryGrow(n)
+	}
+	if err != nil {
 		return status.Errorf(codes.ResourceExhausted, "parameters: %v", err)
 	}
 	h.count.Add(n)
