@@ -89,12 +89,18 @@ func (s *Server) acquireTxn(ctx context.Context, id []byte) (*txn, error) {
 	return t, nil
 }
 
-// release ends a call's use of t; its idle time starts now.
+// release ends a call's use of t; its idle time starts now. A
+// transaction Shutdown ended while the call held it is rolled back now,
+// once its statement is done with the session.
 func (s *Server) release(t *txn) {
 	t.mu.Lock()
 	t.busy = false
 	t.lastUsed = s.opt.now()
+	ended := t.ended
 	t.mu.Unlock()
+	if ended {
+		t.sess.Close()
+	}
 }
 
 // checkTxn checks that id is an open transaction of the caller (a
@@ -199,7 +205,12 @@ func (s *Server) rollbackAllTxns() {
 		t.mu.Lock()
 		t.ended = true
 		t.expiry.Stop()
+		busy := t.busy
 		t.mu.Unlock()
-		t.sess.Close()
+		if !busy {
+			// A call still holding it (one grpc.Stop cut off) rolls it back
+			// in release: the session runs one statement at a time.
+			t.sess.Close()
+		}
 	}
 }
