@@ -28,12 +28,18 @@ func (db *DB) ExecSubstrait(ctx context.Context, data []byte, params map[int]any
 // (see Rows). A panic while planning or running comes back as an
 // *InternalError.
 func (db *DB) QuerySubstrait(ctx context.Context, data []byte, params map[int]any) (rows *Rows, err error) {
+	return db.querySubstrait(ctx, db.newCatalog(ctx), data, params)
+}
+
+// querySubstrait plans and starts a plan on cat (a session's catalog
+// reads its transaction's snapshot).
+func (db *DB) querySubstrait(ctx context.Context, cat *catalog, data []byte, params map[int]any) (rows *Rows, err error) {
 	defer recoverInternal(&err)
 	pb, err := plan.DecodePlan(data)
 	if err != nil {
 		return nil, err
 	}
-	node, err := plan.Build(ctx, pb, db.newCatalog(ctx), plan.Options{DisableIndexes: db.opt.DisableIndexes, DisableSharing: db.opt.DisableSharing, Files: db.files(ctx), Threads: db.Threads(), MemoryLimited: db.memoryLimited(ctx)})
+	node, err := plan.Build(ctx, pb, cat, plan.Options{DisableIndexes: db.opt.DisableIndexes, DisableSharing: db.opt.DisableSharing, Files: db.files(ctx), Threads: db.Threads(), MemoryLimited: db.memoryLimited(ctx)})
 	if err != nil {
 		return nil, err
 	}
@@ -94,4 +100,37 @@ func (db *DB) SubstraitPlanOf(ctx context.Context, text string) (p *substraitpb.
 		return nil, nil, fmt.Errorf("%w: only a SELECT lowers to a Substrait plan", ErrUnsupported)
 	}
 	return q.Plan, q.ParamNames, nil
+}
+
+// QuerySubstrait is DB.QuerySubstrait in the session: the plan reads the
+// open transaction's snapshot (and its own writes), as the session's SQL
+// does, and an error aborts the transaction (Session.fail). A Flight SQL
+// client sends a plan with a transaction id for this.
+func (s *Session) QuerySubstrait(ctx context.Context, data []byte, params map[int]any) (rows *Rows, err error) {
+	if s.tx != nil && s.tx.failed {
+		return nil, ErrTxnAborted
+	}
+	defer func() {
+		if err != nil {
+			s.fail(err)
+		}
+	}()
+	rows, err = s.db.querySubstrait(ctx, s.db.sessionCatalog(ctx, s), data, params)
+	if err != nil || s.tx == nil {
+		return rows, err
+	}
+	tx := s.tx
+	rows.onFail = func(error) {
+		if s.tx == tx {
+			s.abort()
+		}
+	}
+	return rows, nil
+}
+
+// sessionCatalog is the catalog of a statement run in session s.
+func (db *DB) sessionCatalog(ctx context.Context, s *Session) *catalog {
+	cat := db.newCatalog(ctx)
+	cat.sess = s
+	return cat
 }

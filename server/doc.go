@@ -15,7 +15,15 @@
 //   - the catalog calls clients make on connect: GetSqlInfo, GetCatalogs,
 //     GetDbSchemas, GetTables (with schemas), GetTableTypes,
 //     GetPrimaryKeys (always empty);
-//   - CancelFlightInfo.
+//   - CancelFlightInfo;
+//   - BeginTransaction / EndTransaction (transactions.go): an
+//     engine.Session's REPEATABLE READ block, its id bound to the user who
+//     began it; statements, plans and prepared statements carrying the id
+//     run in it, one call at a time (a busy transaction is
+//     FailedPrecondition at once: a query's result holds it until read);
+//     a conflicting COMMIT is Aborted and publishes nothing. An idle one
+//     is rolled back after Options.TransactionTTL, every open one at
+//     Shutdown.
 //
 // A query's result lives in the server between GetFlightInfo and DoGet
 // (see results.go):
@@ -38,7 +46,8 @@
 //
 // A prepared statement lives until the client closes it or it goes unused
 // for Options.PreparedTTL. Shutdown gives running calls
-// Options.ShutdownGrace, then cancels them.
+// Options.ShutdownGrace, then cancels them, and rolls back every open
+// transaction.
 //
 // Partitioned reads (partitions.go): a take by row id with bound ids,
 // the seed query's shape without ORDER BY (plan.MatchTake), of at least

@@ -225,10 +225,30 @@ func TestSqlInfoClaims(t *testing.T) {
 	// UNION and UNION ALL.
 	require.Len(t, mustRun(`SELECT k FROM t UNION SELECT k FROM t`), 3)
 	require.Len(t, mustRun(`SELECT k FROM t UNION ALL SELECT k FROM t`), 6)
-	// No transactions: BEGIN is refused, and so is Flight's BeginTransaction.
+	// Transactions, REPEATABLE READ: a Flight transaction reads one
+	// snapshot, whatever commits meanwhile, and its own writes. (BEGIN as
+	// text is refused: a call without a transaction id is a session of
+	// its own.)
 	require.Error(t, exec(`BEGIN`))
-	_, err := cl.BeginTransaction(ctx)
-	require.Equal(t, codes.Unimplemented, code(err), "%v", err)
+	tx, err := cl.BeginTransaction(ctx)
+	require.NoError(t, err)
+	countIn := func() int64 {
+		t.Helper()
+		info, err := tx.Execute(ctx, `SELECT k FROM u`)
+		require.NoError(t, err)
+		n, err := readAll(ctx, cl, info)
+		require.NoError(t, err)
+		return n
+	}
+	require.Equal(t, int64(3), countIn())
+	require.NoError(t, exec(`INSERT INTO u VALUES (7)`))
+	require.Equal(t, int64(3), countIn())
+	_, err = tx.ExecuteUpdate(ctx, `INSERT INTO u VALUES (8)`)
+	require.NoError(t, err)
+	require.Equal(t, int64(4), countIn())
+	require.NoError(t, tx.Rollback(ctx))
+	require.Equal(t, [][]string{{"4"}}, mustRun(`SELECT count(*) FROM u`))
+	require.NoError(t, exec(`DELETE FROM u WHERE k = 7`))
 	// No SELECT ... FOR UPDATE.
 	require.Error(t, exec(`SELECT k FROM t FOR UPDATE`))
 }

@@ -19,6 +19,10 @@ import (
 type prepared struct {
 	sql  string
 	plan []byte // a Substrait plan when not nil
+	// txnID is the transaction it was prepared in (empty: none): every
+	// execution runs in it, as Flight SQL's prepared statement carries
+	// its transaction from CreatePreparedStatement on.
+	txnID []byte
 
 	mu       sync.Mutex
 	params   []any       // bound values, $1 first (nil: none bound)
@@ -53,19 +57,20 @@ func (p *prepared) drop() {
 	held.release()
 }
 
-func (p *prepared) runner(s *Server) runner {
+func (p *prepared) runner(s *Server, t *txn) runner {
 	p.mu.Lock()
 	params := p.params
 	p.mu.Unlock()
-	return p.runnerWith(s, params)
+	return p.runnerWith(s, params, t)
 }
 
-// runnerWith runs the statement with params, whatever is bound.
-func (p *prepared) runnerWith(s *Server, params []any) runner {
+// runnerWith runs the statement with params, whatever is bound, in t
+// (acquired from p.txnID; nil: none).
+func (p *prepared) runnerWith(s *Server, params []any, t *txn) runner {
 	if p.plan != nil {
-		return s.substraitRunner(p.plan, params)
+		return s.substraitRunner(p.plan, params, t)
 	}
-	return s.sqlRunner(p.sql, params)
+	return s.sqlRunner(p.sql, params, t)
 }
 
 // addPrepared registers p, to be dropped once unused for
@@ -141,20 +146,20 @@ func (s *Server) preparedOf(handle []byte) (*prepared, error) {
 // carries its parameter schema (engine.DB.ParamSchema): a JDBC or ADBC
 // client binds by it, and a bad statement fails here.
 func (s *Server) CreatePreparedStatement(ctx context.Context, req flightsql.ActionCreatePreparedStatementRequest) (flightsql.ActionCreatePreparedStatementResult, error) {
-	if err := noTransaction(req.GetTransactionId()); err != nil {
+	if err := s.checkTxn(ctx, req.GetTransactionId()); err != nil {
 		return flightsql.ActionCreatePreparedStatementResult{}, err
 	}
 	params, err := s.db.ParamSchema(s.fileCtx(ctx), req.GetQuery(), nil)
 	if err != nil {
 		return flightsql.ActionCreatePreparedStatementResult{}, s.statusOf(err)
 	}
-	return flightsql.ActionCreatePreparedStatementResult{Handle: s.addPrepared(&prepared{sql: req.GetQuery()}), ParameterSchema: params}, nil
+	return flightsql.ActionCreatePreparedStatementResult{Handle: s.addPrepared(&prepared{sql: req.GetQuery(), txnID: req.GetTransactionId()}), ParameterSchema: params}, nil
 }
 
 // CreatePreparedSubstraitPlan prepares a Substrait plan, with its
 // parameter schema as CreatePreparedStatement.
 func (s *Server) CreatePreparedSubstraitPlan(ctx context.Context, req flightsql.ActionCreatePreparedSubstraitPlanRequest) (flightsql.ActionCreatePreparedStatementResult, error) {
-	if err := noTransaction(req.GetTransactionId()); err != nil {
+	if err := s.checkTxn(ctx, req.GetTransactionId()); err != nil {
 		return flightsql.ActionCreatePreparedStatementResult{}, err
 	}
 	plan := req.GetPlan().Plan
@@ -165,7 +170,7 @@ func (s *Server) CreatePreparedSubstraitPlan(ctx context.Context, req flightsql.
 	if err != nil {
 		return flightsql.ActionCreatePreparedStatementResult{}, s.statusOf(err)
 	}
-	return flightsql.ActionCreatePreparedStatementResult{Handle: s.addPrepared(&prepared{plan: plan}), ParameterSchema: params}, nil
+	return flightsql.ActionCreatePreparedStatementResult{Handle: s.addPrepared(&prepared{plan: plan, txnID: req.GetTransactionId()}), ParameterSchema: params}, nil
 }
 
 // ClosePreparedStatement forgets a prepared statement.
@@ -195,7 +200,11 @@ func (s *Server) GetFlightInfoPreparedStatement(ctx context.Context, cmd flights
 	if err != nil {
 		return nil, err
 	}
-	return s.start(ctx, p.runner(s), desc)
+	t, err := s.txnOf(ctx, p.txnID)
+	if err != nil {
+		return nil, err
+	}
+	return s.start(ctx, p.runner(s, t), desc)
 }
 
 // DoPutPreparedStatementUpdate runs a prepared DML statement with the
@@ -209,6 +218,16 @@ func (s *Server) DoPutPreparedStatementUpdate(ctx context.Context, cmd flightsql
 	if err != nil {
 		return 0, err
 	}
+	t, err := s.txnOf(ctx, p.txnID)
+	if err != nil {
+		held.release()
+		if len(params) == 1 {
+			if src, ok := params[0].(*uploadSource); ok {
+				src.close()
+			}
+		}
+		return 0, err
+	}
 	if len(params) == 1 {
 		if src, ok := params[0].(*uploadSource); ok {
 			// Streamed into this run (uploads.go): it is read once, so the
@@ -216,11 +235,11 @@ func (s *Server) DoPutPreparedStatementUpdate(ctx context.Context, cmd flightsql
 			defer held.release()
 			defer src.close()
 			p.bind(nil, nil)
-			return s.update(ctx, p.runnerWith(s, params))
+			return s.update(ctx, p.runnerWith(s, params, t))
 		}
 	}
 	if params != nil {
 		p.bind(params, held)
 	}
-	return s.update(ctx, p.runner(s))
+	return s.update(ctx, p.runner(s, t))
 }

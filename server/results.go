@@ -27,6 +27,9 @@ type result struct {
 	// light is the ticket of a light query (priority.go), held until its
 	// DoGet ends; nil for a heavy one, or without a priority gate.
 	light *priority.Ticket
+	// release, if set, lets go of the transaction the rows run in once
+	// they are closed (transactions.go).
+	release func()
 }
 
 // results holds the started results by handle.
@@ -42,11 +45,11 @@ func newResults(ttl time.Duration) *results {
 
 // add registers rows running on ctx (cancel cancels it) and returns the
 // handle of its ticket. Nobody reading it within the TTL closes it.
-func (rs *results) add(ctx context.Context, rows *engine.Rows, cancel context.CancelFunc, light *priority.Ticket) string {
+func (rs *results) add(ctx context.Context, rows *engine.Rows, cancel context.CancelFunc, light *priority.Ticket, release func()) string {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read does not fail
 	h := hex.EncodeToString(b[:])
-	r := &result{rows: rows, ctx: ctx, cancel: cancel, light: light}
+	r := &result{rows: rows, ctx: ctx, cancel: cancel, light: light, release: release}
 	rs.mu.Lock()
 	rs.m[h] = r
 	r.expiry = time.AfterFunc(rs.ttl, func() { rs.cancel(h) })
@@ -95,6 +98,7 @@ func (rs *results) cancel(h string) bool {
 	if idle {
 		r.rows.Close()
 		r.light.Done()
+		r.released()
 	}
 	return true
 }
@@ -117,6 +121,15 @@ func (r *result) close() {
 	r.cancel()
 	r.rows.Close()
 	r.light.Done()
+	r.released()
+}
+
+// released releases the result's transaction, if any, once its rows are
+// closed.
+func (r *result) released() {
+	if r.release != nil {
+		r.release()
+	}
 }
 
 // stream reads r on its own goroutine into the channel DoGet writes from,

@@ -44,6 +44,10 @@ type Options struct {
 	// PreparedTTL drops a prepared statement unused for this long (0: 1
 	// hour).
 	PreparedTTL time.Duration
+	// TransactionTTL rolls back a transaction (BeginTransaction) idle
+	// for this long (0: 10 minutes; the CLI's -transaction-ttl): a client
+	// that died must not hold its snapshot and staged files for ever.
+	TransactionTTL time.Duration
 	// ShutdownGrace is how long Shutdown lets running calls finish before
 	// it cancels them (0: 10 s).
 	ShutdownGrace time.Duration
@@ -128,6 +132,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	prepared map[string]*prepared
+	txns     map[string]*txn // open transactions by id (transactions.go)
 	grpc     *grpc.Server
 }
 
@@ -142,7 +147,7 @@ func New(db *engine.DB, opt Options) (*Server, error) {
 		}
 	}
 	s := &Server{db: db, opt: opt, mem: opt.Mem, log: opt.Logger, results: newResults(opt.ResultTTL),
-		parts: newPartitions(opt.ResultTTL), prepared: map[string]*prepared{}}
+		parts: newPartitions(opt.ResultTTL), prepared: map[string]*prepared{}, txns: map[string]*txn{}}
 	if s.mem == nil {
 		s.mem = memory.DefaultAllocator
 	}
@@ -176,6 +181,9 @@ func New(db *engine.DB, opt Options) (*Server, error) {
 	}
 	if opt.PreparedTTL <= 0 {
 		opt.PreparedTTL = time.Hour
+	}
+	if opt.TransactionTTL <= 0 {
+		opt.TransactionTTL = 10 * time.Minute
 	}
 	if opt.ShutdownGrace <= 0 {
 		opt.ShutdownGrace = 10 * time.Second
@@ -237,8 +245,9 @@ func (s *Server) Serve(lis net.Listener) error {
 
 // Shutdown stops accepting calls, gives the running ones
 // Options.ShutdownGrace to finish (a client that stopped reading would
-// hold a DoGet forever), then cancels them, and closes every result nobody
-// read. Serve returns nil once it is done.
+// hold a DoGet forever), then cancels them, closes every result nobody
+// read and rolls back every open transaction. Serve returns nil once it
+// is done.
 func (s *Server) Shutdown() {
 	done := make(chan struct{})
 	go func() {
@@ -254,6 +263,7 @@ func (s *Server) Shutdown() {
 	s.results.closeAll()
 	s.parts.closeAll()
 	s.dropAllPrepared()
+	s.rollbackAllTxns() // after the results: a result holds its transaction
 	s.heap.close()
 }
 

@@ -35,9 +35,13 @@ func bits[E ~int32](es ...E) int32 {
 // stablerow lacks is declared absent rather than left out, so a client
 // does not assume it:
 //
-//   - Transactions: none. Every statement commits on its own (BEGIN is
-//     not built yet), so the isolation levels are none, and so are
-//     savepoints.
+//   - Transactions: BeginTransaction / EndTransaction (transactions.go),
+//     each an engine.Session's block: REPEATABLE READ (snapshot
+//     isolation, first committer wins), the one level there is, and the
+//     one a transaction gets. A statement without a transaction id
+//     commits on its own. No savepoints. (BEGIN as SQL text stays
+//     refused: each call without a transaction id is a session of its
+//     own.)
 //   - Catalogs and schemas: there are none (one unnamed schema), so no
 //     statement names them and no DDL makes them.
 //   - ANSI SQL-92: no level is claimed: even Entry SQL needs views,
@@ -53,7 +57,7 @@ var sqlInfo = map[flightsql.SqlInfo]any{
 	flightsql.SqlInfoFlightSqlServerReadOnly:     false,
 	flightsql.SqlInfoFlightSqlServerSql:          true,
 	flightsql.SqlInfoFlightSqlServerSubstrait:    true,
-	flightsql.SqlInfoFlightSqlServerTransaction:  int32(flightsql.SqlTransactionNone),
+	flightsql.SqlInfoFlightSqlServerTransaction:  int32(flightsql.SqlTransactionTransaction),
 	flightsql.SqlInfoFlightSqlServerCancel:       true,
 
 	flightsql.SqlInfoDDLCatalog:                    false,
@@ -89,9 +93,9 @@ var sqlInfo = map[flightsql.SqlInfo]any{
 		pb.SqlSupportedSubqueries_SQL_SUBQUERIES_IN_EXISTS, pb.SqlSupportedSubqueries_SQL_SUBQUERIES_IN_INS),
 	flightsql.SqlInfoCorrelatedSubqueriesSupported:        true,
 	flightsql.SqlInfoSupportedUnions:                      bits(pb.SqlSupportedUnions_SQL_UNION, pb.SqlSupportedUnions_SQL_UNION_ALL),
-	flightsql.SqlInfoTransactionsSupported:                false,
-	flightsql.SqlInfoDefaultTransactionIsolation:          int32(pb.SqlTransactionIsolationLevel_SQL_TRANSACTION_NONE),
-	flightsql.SqlInfoSupportedTransactionsIsolationlevels: int32(0),
+	flightsql.SqlInfoTransactionsSupported:                true,
+	flightsql.SqlInfoDefaultTransactionIsolation:          int32(pb.SqlTransactionIsolationLevel_SQL_TRANSACTION_REPEATABLE_READ),
+	flightsql.SqlInfoSupportedTransactionsIsolationlevels: bits(pb.SqlTransactionIsolationLevel_SQL_TRANSACTION_REPEATABLE_READ),
 	flightsql.SqlInfoSavePointsSupported:                  false,
 	flightsql.SqlInfoSupportedResultSetTypes:              bits(pb.SqlSupportedResultSetType_SQL_RESULT_SET_TYPE_FORWARD_ONLY),
 }

@@ -21,18 +21,43 @@ type runner struct {
 	sql    string // SQL text, or
 	plan   []byte // a Substrait plan
 	params []any
+	// txn is the transaction the statement runs in (nil: its own), held
+	// (acquireTxn) by the caller until the statement's rows are closed.
+	txn *txn
 }
 
-func (s *Server) sqlRunner(text string, params []any) runner {
-	return runner{sql: text, params: params, run: func(ctx context.Context) (*engine.Rows, error) {
+func (s *Server) sqlRunner(text string, params []any, t *txn) runner {
+	return runner{sql: text, params: params, txn: t, run: func(ctx context.Context) (*engine.Rows, error) {
+		if t != nil {
+			return t.sess.Query(s.stmtCtx(ctx), text, engine.PositionalParams(params))
+		}
 		return s.db.Query(s.stmtCtx(ctx), text, engine.PositionalParams(params))
 	}}
 }
 
-func (s *Server) substraitRunner(plan []byte, params []any) runner {
-	return runner{plan: plan, params: params, run: func(ctx context.Context) (*engine.Rows, error) {
+func (s *Server) substraitRunner(plan []byte, params []any, t *txn) runner {
+	return runner{plan: plan, params: params, txn: t, run: func(ctx context.Context) (*engine.Rows, error) {
+		if t != nil {
+			return t.sess.QuerySubstrait(s.stmtCtx(ctx), plan, engine.AnchorParams(params))
+		}
 		return s.db.QuerySubstrait(s.stmtCtx(ctx), plan, engine.AnchorParams(params))
 	}}
+}
+
+// txnOf acquires the transaction of id for a call (nil for no id); the
+// caller releases it (s.done).
+func (s *Server) txnOf(ctx context.Context, id []byte) (*txn, error) {
+	if len(id) == 0 {
+		return nil, nil
+	}
+	return s.acquireTxn(ctx, id)
+}
+
+// done releases the transaction a call held, if any.
+func (s *Server) done(t *txn) {
+	if t != nil {
+		s.release(t)
+	}
 }
 
 // stmtCtx runs a statement under the server's rules: its file policy
@@ -61,7 +86,12 @@ func (s *Server) fileCtx(ctx context.Context) context.Context {
 // (partitions.go). The rows run on a context of their own (the call's
 // values, not its end: they outlive GetFlightInfo until their DoGet), yet
 // a client that goes away while the statement starts still stops it.
+//
+// In a transaction the result holds it (acquireTxn) until the rows are
+// closed: they read the session's snapshot while they stream.
 func (s *Server) start(ctx context.Context, run runner, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
+	held := run.txn
+	defer func() { s.done(held) }()
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	stop := context.AfterFunc(ctx, cancel)
 	rows, err := run.run(rctx)
@@ -72,7 +102,9 @@ func (s *Server) start(ctx context.Context, run runner, desc *flight.FlightDescr
 	}
 	info := &flight.FlightInfo{FlightDescriptor: desc, TotalRecords: -1, TotalBytes: -1}
 	schema := rows.Schema()
-	if len(run.params) > 0 && schema != nil {
+	if len(run.params) > 0 && schema != nil && run.txn == nil {
+		// (In a transaction the partitions could not read its snapshot:
+		// they run as statements of their own.)
 		// Planned (so its errors are reported) but not read: a take the
 		// server can split is served by its partitions instead.
 		p, ok, err := s.split(ctx, run.plan, run.sql, run.params, schema)
@@ -98,7 +130,11 @@ func (s *Server) start(ctx context.Context, run runner, desc *flight.FlightDescr
 	if !priority.TicketOf(ctx).Demoted() {
 		light = s.gate.Light() // until its DoGet ends (priority.go)
 	}
-	h := s.results.add(rctx, rows, cancel, light)
+	var release func()
+	if t := run.txn; t != nil {
+		held, release = nil, func() { s.release(t) }
+	}
+	h := s.results.add(rctx, rows, cancel, light, release)
 	ticket, err := flightsql.CreateStatementQueryTicket([]byte(h))
 	if err != nil {
 		s.results.cancel(h)
@@ -111,19 +147,21 @@ func (s *Server) start(ctx context.Context, run runner, desc *flight.FlightDescr
 
 // GetFlightInfoStatement starts a SQL query.
 func (s *Server) GetFlightInfoStatement(ctx context.Context, cmd flightsql.StatementQuery, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
-	if err := noTransaction(cmd.GetTransactionId()); err != nil {
+	t, err := s.txnOf(ctx, cmd.GetTransactionId())
+	if err != nil {
 		return nil, err
 	}
-	return s.start(ctx, s.sqlRunner(cmd.GetQuery(), nil), desc)
+	return s.start(ctx, s.sqlRunner(cmd.GetQuery(), nil, t), desc)
 }
 
 // GetFlightInfoSubstraitPlan starts a Substrait plan (protobuf binary or
 // JSON).
 func (s *Server) GetFlightInfoSubstraitPlan(ctx context.Context, cmd flightsql.StatementSubstraitPlan, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
-	if err := noTransaction(cmd.GetTransactionId()); err != nil {
+	t, err := s.txnOf(ctx, cmd.GetTransactionId())
+	if err != nil {
 		return nil, err
 	}
-	return s.start(ctx, s.substraitRunner(cmd.GetPlan().Plan, nil), desc)
+	return s.start(ctx, s.substraitRunner(cmd.GetPlan().Plan, nil, t), desc)
 }
 
 // DoGetStatement streams a started result, batch by batch.
@@ -151,22 +189,26 @@ func (s *Server) DoGetStatement(ctx context.Context, t flightsql.StatementQueryT
 // DoPutCommandStatementUpdate runs DML or DDL (a query's rows are read and
 // dropped) and returns the rows it affected.
 func (s *Server) DoPutCommandStatementUpdate(ctx context.Context, cmd flightsql.StatementUpdate) (int64, error) {
-	if err := noTransaction(cmd.GetTransactionId()); err != nil {
+	t, err := s.txnOf(ctx, cmd.GetTransactionId())
+	if err != nil {
 		return 0, err
 	}
-	return s.update(ctx, s.sqlRunner(cmd.GetQuery(), nil))
+	return s.update(ctx, s.sqlRunner(cmd.GetQuery(), nil, t))
 }
 
 // DoPutCommandSubstraitPlan runs a Substrait plan to completion.
 func (s *Server) DoPutCommandSubstraitPlan(ctx context.Context, cmd flightsql.StatementSubstraitPlan) (int64, error) {
-	if err := noTransaction(cmd.GetTransactionId()); err != nil {
+	t, err := s.txnOf(ctx, cmd.GetTransactionId())
+	if err != nil {
 		return 0, err
 	}
-	return s.update(ctx, s.substraitRunner(cmd.GetPlan().Plan, nil))
+	return s.update(ctx, s.substraitRunner(cmd.GetPlan().Plan, nil, t))
 }
 
-// update runs a statement to its end on the call's context.
+// update runs a statement to its end on the call's context, then
+// releases its transaction (if any).
 func (s *Server) update(ctx context.Context, run runner) (int64, error) {
+	defer s.done(run.txn)
 	rows, err := run.run(ctx)
 	if err != nil {
 		return 0, s.statusOf(err)
@@ -193,12 +235,4 @@ func (s *Server) CancelFlightInfo(_ context.Context, req *flight.CancelFlightInf
 		}
 	}
 	return flight.CancelFlightInfoResult{Status: st}, nil
-}
-
-// noTransaction refuses a transaction id: statements commit one by one.
-func noTransaction(id []byte) error {
-	if len(id) > 0 {
-		return status.Error(codes.Unimplemented, "transactions are not supported: every statement commits on its own")
-	}
-	return nil
 }

@@ -17,7 +17,8 @@ import (
 )
 
 // serveMemoryFlags registers serve's server-wide memory flags
-// (-server-memory, -admission-timeout, -heavy-statements), -prepared-ttl
+// (-server-memory, -admission-timeout, -heavy-statements), -prepared-ttl,
+// -transaction-ttl
 // and -light-priority (the CPU's counterpart of the admission of heavy
 // statements: package priority); the function it
 // returns, called after parsing, sets them in opt and gives Go's garbage
@@ -28,6 +29,7 @@ func serveMemoryFlags(fs *flag.FlagSet) func(opt *server.Options) error {
 	wait := fs.Duration("admission-timeout", 30*time.Second, "how long a statement waits for its share of -server-memory before it fails with RESOURCE_EXHAUSTED (0: it does not wait)")
 	heavy := fs.Int("heavy-statements", 0, "the most statements that sort, aggregate or join run at once under -server-memory; the others wait for admission (0: 2 a core)")
 	prepTTL := fs.Duration("prepared-ttl", time.Hour, "drop a prepared statement (and the parameters bound to it) unused for this long")
+	txnTTL := fs.Duration("transaction-ttl", 10*time.Minute, "roll back a transaction (Flight SQL BeginTransaction) idle for this long")
 	lightFirst := fs.Bool("light-priority", true, "statements that sort, aggregate or join park between batches while other calls run, so a short query does not wait for the cores behind them (false: they share the cores)")
 	running := fs.Int("heavy-running", 0, "with -light-priority, the most goroutines of statements that sort, aggregate or join that run at once (0: one a core; -1: no bound)")
 	lightProcs := fs.Int("light-procs", 2, "with -light-priority, Go processors beyond the cores (GOMAXPROCS), idle for short queries while -heavy-running goroutines run (0: GOMAXPROCS stays; ignored when $GOMAXPROCS is set)")
@@ -48,10 +50,10 @@ func serveMemoryFlags(fs *flag.FlagSet) func(opt *server.Options) error {
 		if *lightFirst && *lightProcs > 0 && os.Getenv("GOMAXPROCS") == "" {
 			runtime.GOMAXPROCS(opt.Cores + *lightProcs)
 		}
-		if *wait < 0 || *prepTTL <= 0 {
-			return usageError{fmt.Errorf("-admission-timeout %s must not be negative and -prepared-ttl %s must be positive", *wait, *prepTTL)}
+		if *wait < 0 || *prepTTL <= 0 || *txnTTL <= 0 {
+			return usageError{fmt.Errorf("-admission-timeout %s must not be negative, -prepared-ttl %s and -transaction-ttl %s must be positive", *wait, *prepTTL, *txnTTL)}
 		}
-		opt.Memory, opt.AdmissionWait, opt.PreparedTTL = n, *wait, *prepTTL
+		opt.Memory, opt.AdmissionWait, opt.PreparedTTL, opt.TransactionTTL = n, *wait, *prepTTL, *txnTTL
 		if *wait == 0 {
 			opt.AdmissionWait = -1 // server.Options: negative is no waiting
 		}
