@@ -76,28 +76,7 @@ func (w *paramTypeWalk) walk(m protoreflect.Message) {
 		w.use(int(x.GetParameterReference()), t)
 		return
 	}
-	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		if fd.Message() == nil {
-			return true
-		}
-		switch {
-		case fd.IsList():
-			l := v.List()
-			for i := 0; i < l.Len(); i++ {
-				w.walk(l.Get(i).Message())
-			}
-		case fd.IsMap():
-			if fd.MapValue().Message() != nil {
-				v.Map().Range(func(_ protoreflect.MapKey, mv protoreflect.Value) bool {
-					w.walk(mv.Message())
-					return true
-				})
-			}
-		default:
-			w.walk(v.Message())
-		}
-		return true
-	})
+	eachMessage(m, w.walk)
 }
 
 // unnestParamType is the element type of a stablerow.unnest read.

@@ -42,28 +42,7 @@ func (w *paramWalk) walk(m protoreflect.Message) {
 		w.other[int(x.GetParameterReference())] = true
 		return
 	}
-	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		if fd.Message() == nil {
-			return true
-		}
-		switch {
-		case fd.IsList():
-			l := v.List()
-			for i := 0; i < l.Len(); i++ {
-				w.walk(l.Get(i).Message())
-			}
-		case fd.IsMap():
-			if fd.MapValue().Message() != nil {
-				v.Map().Range(func(_ protoreflect.MapKey, mv protoreflect.Value) bool {
-					w.walk(mv.Message())
-					return true
-				})
-			}
-		default:
-			w.walk(v.Message())
-		}
-		return true
-	})
+	eachMessage(m, w.walk)
 }
 
 // unnestParamRef is the parameter a read of stablerow.unnest($k) lists.
@@ -85,4 +64,32 @@ func unnestParamRef(r *substraitpb.ReadRel) (int, bool) {
 		return 0, false
 	}
 	return int(k), true
+}
+
+// eachMessage calls f on every message m holds directly: message fields,
+// the messages of lists and of maps' values. The parameter walks
+// (paramWalk, the type walk of ParamTypes) descend a plan with it.
+func eachMessage(m protoreflect.Message, f func(protoreflect.Message)) {
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if fd.Message() == nil {
+			return true
+		}
+		switch {
+		case fd.IsList():
+			l := v.List()
+			for i := 0; i < l.Len(); i++ {
+				f(l.Get(i).Message())
+			}
+		case fd.IsMap():
+			if fd.MapValue().Message() != nil {
+				v.Map().Range(func(_ protoreflect.MapKey, mv protoreflect.Value) bool {
+					f(mv.Message())
+					return true
+				})
+			}
+		default:
+			f(v.Message())
+		}
+		return true
+	})
 }
