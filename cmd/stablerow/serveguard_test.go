@@ -130,22 +130,10 @@ func TestServeAuthLimit(t *testing.T) {
 		"-auth-fail-delay", "50ms", "-auth-fail-max-delay", "400ms")
 	cl := flightClient(t, addr)
 	ctx := context.Background()
-	var delays []time.Duration
-	refused := 0
-	for len(delays) < 6 {
-		_, err := cl.Client.AuthenticateBasicToken(ctx, "alice", "guess-number-"+string(rune('a'+len(delays))))
-		switch status.Code(err) {
-		case codes.ResourceExhausted: // asked again within the delay
-			refused++
-			d := server.RetryDelay(err)
-			require.Positive(t, d, "%v", err)
-			time.Sleep(d)
-		case codes.Unauthenticated:
-			delays = append(delays, server.RetryDelay(err))
-		default:
-			t.Fatalf("wrong password: %v", err)
-		}
-	}
+	delays, refused := failedDelays(t, "wrong password", func(_, answered int) error {
+		_, err := cl.Client.AuthenticateBasicToken(ctx, "alice", "guess-number-"+string(rune('a'+answered)))
+		return err
+	})
 	ms := time.Millisecond
 	require.Equal(t, []time.Duration{50 * ms, 100 * ms, 200 * ms, 400 * ms, 400 * ms, 400 * ms}, delays, "%d attempts refused within a delay", refused)
 
@@ -240,22 +228,9 @@ func TestServeTokenLimit(t *testing.T) {
 		_, err := cl.DoGet(bearer(tok), &flight.Ticket{Ticket: []byte("no-such-ticket")})
 		return err
 	}
-	var delays []time.Duration
-	refused := 0
-	for i := 0; len(delays) < 6; i++ {
-		err := call(i, fmt.Sprintf("guessed-token-%d", i))
-		switch status.Code(err) {
-		case codes.ResourceExhausted: // within the delay
-			refused++
-			d := server.RetryDelay(err)
-			require.Positive(t, d, "%v", err)
-			time.Sleep(d)
-		case codes.Unauthenticated:
-			delays = append(delays, server.RetryDelay(err))
-		default:
-			t.Fatalf("wrong token: %v", err)
-		}
-	}
+	delays, refused := failedDelays(t, "wrong token", func(i, _ int) error {
+		return call(i, fmt.Sprintf("guessed-token-%d", i))
+	})
 	ms := time.Millisecond
 	require.Equal(t, []time.Duration{50 * ms, 100 * ms, 200 * ms, 400 * ms, 400 * ms, 400 * ms}, delays, "%d calls refused within a delay", refused)
 
@@ -344,4 +319,27 @@ func TestServeHardLinks(t *testing.T) {
 	b, err = os.ReadFile(outside)
 	require.NoError(t, err)
 	require.Equal(t, "7\n", string(b))
+}
+
+// failedDelays makes failing calls (attempt(i, answered): the i-th call,
+// after answered Unauthenticated answers) until six are answered so, and returns the delay each of those
+// announced and how many calls were refused with ResourceExhausted for
+// coming within a delay (each then waits what its refusal says).
+func failedDelays(t *testing.T, what string, attempt func(i, answered int) error) (delays []time.Duration, refused int) {
+	t.Helper()
+	for i := 0; len(delays) < 6; i++ {
+		err := attempt(i, len(delays))
+		switch status.Code(err) {
+		case codes.ResourceExhausted: // within the delay
+			refused++
+			d := server.RetryDelay(err)
+			require.Positive(t, d, "%v", err)
+			time.Sleep(d)
+		case codes.Unauthenticated:
+			delays = append(delays, server.RetryDelay(err))
+		default:
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	return delays, refused
 }
