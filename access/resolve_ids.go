@@ -20,7 +20,7 @@ import (
 //	probe ix (one batched lookup; every entry of a key the index holds
 //	  more than once) ──> translate through remap, dead rows dropped
 //	  ──> Resolution.Indexed (Valid: covered or derived, live)
-//	  ──> Resolution.Unresolved ──> RowIDSearch over ix.Uncovered()
+//	  ──> Resolution.Unresolved ──> SearchRowIDs over ix.Uncovered()
 //	  ──> Resolution.Fallback
 //
 // found[i] says whether ids[i] has a live row, at addrs[i].
@@ -50,12 +50,12 @@ func ResolveIDs(ctx context.Context, t *table.Table, ix KeyIndex, remap Remapper
 		fragments = ix.Uncovered()
 	}
 	if un := res.Unresolved(); len(un) > 0 && len(fragments) > 0 {
-		want, wpos := make([]uint64, len(un)), slices.Clone(un)
+		want := make([]uint64, len(un))
 		for j, i := range un {
 			want[j] = ids[i]
 		}
 		fp := pairs{pos: make([]uint32, 0, len(un)), addr: make([]uint64, 0, len(un))} // at most one live row an id
-		NewRowIDSearch(t, fragments, want, wpos).Next(func(p int32, a uint64) { fp.add(int(p), a) }, func() bool { return false })
+		SearchRowIDs(t, fragments, want, un, func(p int32, a uint64) { fp.add(int(p), a) })
 		pos, addr := fp.arrays()
 		err = res.Fallback(pos, addr)
 		pos.Release()

@@ -1,6 +1,7 @@
 package access
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -86,9 +87,7 @@ func (s *RowIDSearch) Next(emit func(pos int32, addr uint64), full func() bool) 
 			if !have || id != last {
 				lookups++
 				last, have, lastOK = id, true, false
-				if off, ok := c.f.RowIDs.Position(id); ok && off <= math.MaxUint32 && c.f.IsLive(uint32(off)) {
-					lastAddr, lastOK = uint64(rowid.NewAddress(c.f.ID, uint32(off))), true
-				}
+				lastAddr, lastOK = liveAddr(c.f, id)
 			}
 			if lastOK {
 				emit(s.pos[s.k], lastAddr)
@@ -100,4 +99,83 @@ func (s *RowIDSearch) Next(emit func(pos int32, addr uint64), full func() bool) 
 		}
 	}
 	return true, lookups
+}
+
+// liveAddr is the address of id's row in f when f holds id and the row is
+// live.
+func liveAddr(f *table.Fragment, id uint64) (uint64, bool) {
+	if off, ok := f.RowIDs.Position(id); ok && off <= math.MaxUint32 && f.IsLive(uint32(off)) {
+		return uint64(rowid.NewAddress(f.ID, uint32(off))), true
+	}
+	return 0, false
+}
+
+// SearchRowIDs is RowIDSearch run whole, for a caller that wants every
+// answer at once (the bulk take): emit(pos[i], addr) per live row of
+// ids[i] in fragments, in input order. It does not sort the ids: the
+// streaming search sorts so that it can stop and resume fragment by
+// fragment, and for a million ids that sort was a third of PlanTake's
+// time (BENCHMARKS.md, issue 27). Each id is looked up in the fragments
+// whose id range holds it, found by binary search over the ranges sorted
+// by their low end and a running maximum of their high ends, so ranges
+// that overlap (rows an update moved keep their ids) are all searched and
+// a second live row still reaches the caller's uniqueness check.
+func SearchRowIDs(t *table.Table, fragments []uint32, ids []uint64, pos []int32, emit func(pos int32, addr uint64)) {
+	type span struct {
+		f      *table.Fragment
+		lo, hi uint64
+	}
+	m := t.Manifest()
+	spans := make([]span, 0, len(fragments))
+	for _, id := range fragments {
+		f := m.Fragment(id)
+		if f == nil || f.LiveRows() == 0 {
+			continue
+		}
+		if lo, hi, ok := f.RowIDs.MinMax(); ok {
+			spans = append(spans, span{f, lo, hi})
+		}
+	}
+	if len(spans) == 0 {
+		return
+	}
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
+	los := make([]uint64, len(spans))
+	maxHi := make([]uint64, len(spans)) // maxHi[k]: the highest hi of spans[:k+1]
+	for k, s := range spans {
+		los[k] = s.lo
+		maxHi[k] = s.hi
+		if k > 0 {
+			maxHi[k] = max(maxHi[k], maxHi[k-1])
+		}
+	}
+	for i, id := range ids {
+		// spans[:j] start at or below id; walk down while one of them can
+		// still reach it.
+		j := upperBound(los, id)
+		for k := j - 1; k >= 0 && maxHi[k] >= id; k-- {
+			if spans[k].hi < id {
+				continue
+			}
+			if a, ok := liveAddr(spans[k].f, id); ok {
+				emit(pos[i], a)
+			}
+		}
+	}
+}
+
+// upperBound is the number of v's leading elements at or below x (v
+// sorted), a plain loop: the generic BinarySearchFunc's comparison call
+// per step was half of SearchRowIDs' time.
+func upperBound(v []uint64, x uint64) int {
+	lo, hi := 0, len(v)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if v[m] <= x {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
 }
