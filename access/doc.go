@@ -6,7 +6,7 @@
 //	engine ──> exec (TakeByKeyExec, IndexProbeExec, UnindexedFallbackScan)
 //	  │          │ drive Resolution, RowIDSearch; see KeyIndex, Remapper
 //	  └────────> access ──> index/btree      (open, probe, train, remap)
-//	                │─────> index/fragreuse  (history: translate addresses)
+//	                │─────> table/fragreuse  (history: translate addresses)
 //	                └─────> table (manifest, coverage primitives, row id sequences)
 //
 // It discovers indexes (Layer.Find), opens them once (Layer.Open), keeps the

@@ -38,7 +38,7 @@ type ProbeResult struct {
 }
 
 // Remapper translates row addresses written before rewrites to the
-// addresses of the same rows now (index/fragreuse.History implements it;
+// addresses of the same rows now (table/fragreuse.History implements it;
 // exec.Remapper is this type).
 type Remapper interface {
 	// Translate writes out[i], live[i] for addrs[i]; a row no longer live

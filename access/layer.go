@@ -11,8 +11,8 @@ import (
 
 	"github.com/stablerow/stablerow/errkind"
 	"github.com/stablerow/stablerow/index/btree"
-	"github.com/stablerow/stablerow/index/fragreuse"
 	"github.com/stablerow/stablerow/table"
+	"github.com/stablerow/stablerow/table/fragreuse"
 	"github.com/stablerow/stablerow/table/store"
 )
 

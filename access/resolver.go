@@ -9,8 +9,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/stablerow/stablerow/index/btree"
-	"github.com/stablerow/stablerow/index/fragreuse"
 	"github.com/stablerow/stablerow/table"
+	"github.com/stablerow/stablerow/table/fragreuse"
 )
 
 // Resolver answers for one index in one snapshot. It implements KeyIndex

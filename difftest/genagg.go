@@ -118,7 +118,7 @@ func (g *Gen) setOp(q *Query, s scope, ts []*Table) {
 		// A numeric column whose two sides may differ in scale (a product
 		// has the sum of its operands' scales) meets at a numeric of no
 		// fixed scale in PostgreSQL, which stablerow refuses (a decimal
-		// column has one scale): plan/sql/setop.go. Not drawn here;
+		// column has one scale): sql/setop.go. Not drawn here;
 		// testdata/sql/setop.slt pins the refusal.
 		for t == TNumeric {
 			t = g.typ()

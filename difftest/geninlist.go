@@ -6,7 +6,7 @@ import (
 
 // Issue 26 item 6's shape: x [NOT] IN a list of 64 to 160 bare constants,
 // long enough for the SQL front end to cut it out of the text and lower
-// it as one list literal (plan/sql/constlist.go). The constants mix what
+// it as one list literal (sql/constlist.go). The constants mix what
 // PostgreSQL types differently: int4 and int8 integers, negative ones,
 // decimals and exponents (numeric beside an integer, double precision
 // beside a float), quoted strings (read as the operand's type), and bare

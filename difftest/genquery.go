@@ -206,7 +206,7 @@ func (g *Gen) fromClause(q *Query, ts []*Table) (scope, bool) {
 		if q.From.Join == "LIST" && g.p(0.5) {
 			// FROM a, b WHERE: an OR of conjunctions over each side
 			// (TPC-H Q7, Q19), from which the join order derives a
-			// filter on each side (plan/sql/joinorder.go).
+			// filter on each side (sql/joinorder.go).
 			sa, sb := tableScope(t0, "a"), tableScope(t1, "b")
 			branch := func() *Expr {
 				return &Expr{Op: "and", Type: TBool, Args: []*Expr{g.expr(sa, TBool, 1, true), g.expr(sb, TBool, 1, true)}}
@@ -550,7 +550,7 @@ func (g *Gen) subPredicate(ts []*Table, outer scope) *Expr {
 // x op (SELECT agg(e) FROM t AS s WHERE s.c = outer.d [AND s.c2 =
 // outer.d2] [AND local]), sometimes inside an OR with an outer condition
 // (TPC-H Q2, Q17, Q20: decorrelated into a grouped LEFT join whose input
-// is restricted to the outer keys; plan/sql/correlated.go, restrict.go).
+// is restricted to the outer keys; sql/correlated.go, restrict.go).
 // Not count, whose value over no rows is 0 (that shape is refused), not
 // sum of integers (stablerow's bigint sum raises where PostgreSQL's
 // numeric does not), nothing that raises. nil when no column pair of

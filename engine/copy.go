@@ -11,7 +11,7 @@ import (
 
 	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/fileio"
-	"github.com/stablerow/stablerow/plan/sql"
+	"github.com/stablerow/stablerow/sql"
 	"github.com/stablerow/stablerow/table"
 )
 

@@ -15,7 +15,7 @@ import (
 	"github.com/stablerow/stablerow/engine"
 	"github.com/stablerow/stablerow/internal/deepsql"
 	"github.com/stablerow/stablerow/plan"
-	"github.com/stablerow/stablerow/plan/sql"
+	"github.com/stablerow/stablerow/sql"
 )
 
 // deepSeeds are the committed corpus of FuzzDeepExpression: every class

@@ -12,7 +12,7 @@ import (
 
 	"github.com/stablerow/stablerow/internal/deepsql"
 	"github.com/stablerow/stablerow/plan"
-	"github.com/stablerow/stablerow/plan/sql"
+	"github.com/stablerow/stablerow/sql"
 )
 
 // noTables is the catalog of statements that read no table.

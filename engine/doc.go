@@ -1,5 +1,5 @@
 // Package engine ties stablerow together: a database is a set of tables
-// (package table), each queried through one path — SQL (plan/sql) lowers to
+// (package table), each queried through one path — SQL (sql) lowers to
 // Substrait, the planner (plan) builds exec nodes against this package's
 // catalog, and the nodes run with the caller's allocator. Indexes are
 // found, opened and built by package access (CREATE INDEX runs its index

@@ -6,7 +6,7 @@ import (
 	"strconv"
 
 	"github.com/stablerow/stablerow/errkind"
-	"github.com/stablerow/stablerow/plan/sql"
+	"github.com/stablerow/stablerow/sql"
 )
 
 // ErrExtraParam: a value bound by position to a parameter the statement

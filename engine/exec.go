@@ -12,7 +12,7 @@ import (
 
 	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/plan"
-	"github.com/stablerow/stablerow/plan/sql"
+	"github.com/stablerow/stablerow/sql"
 	"github.com/stablerow/stablerow/table"
 )
 

@@ -13,7 +13,7 @@ import (
 
 	"github.com/stablerow/stablerow/access"
 	"github.com/stablerow/stablerow/errkind"
-	"github.com/stablerow/stablerow/plan/sql"
+	"github.com/stablerow/stablerow/sql"
 	"github.com/stablerow/stablerow/table"
 )
 

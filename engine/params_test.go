@@ -11,7 +11,7 @@ import (
 	"github.com/stablerow/stablerow/errkind"
 	"github.com/stablerow/stablerow/exec/exectest"
 	"github.com/stablerow/stablerow/plan"
-	"github.com/stablerow/stablerow/plan/sql"
+	"github.com/stablerow/stablerow/sql"
 )
 
 // TestParamErrors: a parameter of the wrong shape or Go type, or a missing

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/stablerow/stablerow/errkind"
-	"github.com/stablerow/stablerow/plan/sql"
+	"github.com/stablerow/stablerow/sql"
 	"github.com/stablerow/stablerow/table"
 )
 

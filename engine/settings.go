@@ -9,7 +9,7 @@ import (
 
 	"github.com/stablerow/stablerow/errkind"
 	"github.com/stablerow/stablerow/exec/memlimit"
-	"github.com/stablerow/stablerow/plan/sql"
+	"github.com/stablerow/stablerow/sql"
 )
 
 // ErrUnknownSetting: SET of a name the engine does not have (PostgreSQL's

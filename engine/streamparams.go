@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/stablerow/stablerow/plan"
-	"github.com/stablerow/stablerow/plan/sql"
+	"github.com/stablerow/stablerow/sql"
 )
 
 // UnnestOnlyParams reports the parameters ($k) of one statement — SQL

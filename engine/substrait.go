@@ -8,7 +8,7 @@ import (
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
 
 	"github.com/stablerow/stablerow/plan"
-	"github.com/stablerow/stablerow/plan/sql"
+	"github.com/stablerow/stablerow/sql"
 )
 
 // ExecSubstrait runs a Substrait plan from an outside producer (protobuf

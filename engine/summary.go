@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/stablerow/stablerow/plan/sql"
+	"github.com/stablerow/stablerow/sql"
 	"github.com/stablerow/stablerow/table"
 )
 

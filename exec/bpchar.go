@@ -33,7 +33,7 @@ import (
 // character(n), LIKE on a bpchar operand (bpcharlike sees 'ab  '),
 // octet_length, COPY TO and Parquet/CSV export (the result column). The
 // planner owns those points (plan/bpchar.go); the SQL front end owns
-// PostgreSQL's choice of bpchar or text comparison (plan/sql/bpchar.go).
+// PostgreSQL's choice of bpchar or text comparison (sql/bpchar.go).
 // Substrait plans keep the standard meaning of fixedchar<n> (its literals
 // are n characters long): the planner strips them on the way in.
 //

@@ -14,7 +14,7 @@ import (
 )
 
 // Remapper translates row addresses written before rewrites to the
-// addresses of the same rows now: access.Remapper (index/fragreuse.History
+// addresses of the same rows now: access.Remapper (table/fragreuse.History
 // implements it).
 type Remapper = access.Remapper
 

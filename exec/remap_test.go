@@ -9,8 +9,8 @@ import (
 
 	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/exec/exectest"
-	"github.com/stablerow/stablerow/index/fragreuse"
 	"github.com/stablerow/stablerow/table"
+	"github.com/stablerow/stablerow/table/fragreuse"
 )
 
 // TestRowAddrRemapExec: addresses read before a deferred compaction are

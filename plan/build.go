@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/stablerow/stablerow/exec"
-	"github.com/stablerow/stablerow/plan/internal/substraitfn"
+	"github.com/stablerow/stablerow/internal/substraitfn"
 	splan "github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
 )

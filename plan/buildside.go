@@ -40,7 +40,7 @@ type RowCounter interface {
 const swapFactor = 2
 
 // filterKeeps is the fraction of rows an estimate assumes each conjunct
-// of a filter keeps (the SQL front end's join-order heuristic, plan/sql's
+// of a filter keeps (the SQL front end's join-order heuristic, sql's
 // fromWhere, uses the same quarter).
 const filterKeeps = 0.25
 

@@ -14,7 +14,7 @@ import (
 )
 
 // EvalConst evaluates e, an expression over no columns and no parameters,
-// once, with the executor's own kernels: the SQL front end (plan/sql)
+// once, with the executor's own kernels: the SQL front end (sql)
 // folds constant calls with it while planning, as PostgreSQL's planner
 // does (eval_const_expressions), so a constant call becomes its value and
 // one that raises raises what the executor would.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stablerow/stablerow/exec/exectest"
 	"github.com/stablerow/stablerow/plan"
-	"github.com/stablerow/stablerow/plan/sql"
+	"github.com/stablerow/stablerow/sql"
 )
 
 // TestDecodePlanForms: the seed plan round-trips through protobuf JSON and

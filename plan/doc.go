@@ -55,7 +55,7 @@
 // the code cites by section ("substrait.md §4") and whose example plans
 // TestSubstraitDoc runs.
 //
-// Plans are read against plan/internal/substraitfn's collection, which
+// Plans are read against internal/substraitfn's collection, which
 // declares the standard extension URNs without parsing their YAML: a fresh
 // process plans its first query without substrait-go's 130-280 ms default
 // collection load (an outside plan that needs a real declaration still

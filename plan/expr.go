@@ -69,7 +69,7 @@ func exprArgs(name string, n int, arg func(int) types.FuncArg) ([]expr.Expressio
 }
 
 // funcName is f's name, or "" when substrait-go left the function without
-// a declaration (its Name then panics on a nil pointer). A call plan/sql
+// a declaration (its Name then panics on a nil pointer). A call sql
 // has built but not yet encoded (EvalConst) carries its placeholder name,
 // "divide@i32_i32" (substraitfn): the part before '@' is the name.
 func funcName(f interface{ Name() string }) (name string) {

@@ -7,7 +7,7 @@ import (
 	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/exec/exectest"
 	"github.com/stablerow/stablerow/plan"
-	"github.com/stablerow/stablerow/plan/sql"
+	"github.com/stablerow/stablerow/sql"
 )
 
 // TestSQLArithmeticAndCasts runs the statements from SQL to

@@ -17,7 +17,7 @@ import (
 // The list is either
 //
 //   - a packed list literal (packedlist.go): the SQL front end's form of a
-//     long IN list of constants (plan/sql/constlist.go), one user-defined
+//     long IN list of constants (sql/constlist.go), one user-defined
 //     literal whose bytes are read straight into the slice; or
 //   - a standard list literal of i32, i64, fp64 or string literals of x's
 //     type, or NULLs: what `substrait -emit` writes for the packed form,

@@ -10,7 +10,7 @@ import (
 	"github.com/stablerow/stablerow/exec/exectest"
 	"github.com/stablerow/stablerow/internal/deepsql"
 	"github.com/stablerow/stablerow/plan"
-	"github.com/stablerow/stablerow/plan/sql"
+	"github.com/stablerow/stablerow/sql"
 )
 
 // linearShapes are the deep and long statements of internal/deepsql whose

@@ -6,7 +6,7 @@ import (
 	"math"
 	"unicode/utf8"
 
-	"github.com/stablerow/stablerow/plan/internal/substraitfn"
+	"github.com/stablerow/stablerow/internal/substraitfn"
 
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/wrapperspb"

@@ -8,12 +8,12 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/stablerow/stablerow/exec/exectest"
+	"github.com/stablerow/stablerow/internal/substraitfn"
 	"github.com/stablerow/stablerow/plan"
-	"github.com/stablerow/stablerow/plan/internal/substraitfn"
-	"github.com/stablerow/stablerow/plan/sql"
+	"github.com/stablerow/stablerow/sql"
 )
 
-// sqlCatalog adapts the test catalog to plan/sql.
+// sqlCatalog adapts the test catalog to sql.
 type sqlCatalog struct{ c *testCatalog }
 
 func (s sqlCatalog) TableSchema(name string) (*arrow.Schema, error) {
@@ -24,7 +24,7 @@ func (s sqlCatalog) TableSchema(name string) (*arrow.Schema, error) {
 	return t.schema, nil
 }
 
-// TestSQLEndToEnd runs statements through plan/sql's Substrait and this
+// TestSQLEndToEnd runs statements through sql's Substrait and this
 // planner: the hand-off the engine makes.
 func TestSQLEndToEnd(t *testing.T) {
 	ids := []int64{5, 3, 99, 0, -1}

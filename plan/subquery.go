@@ -16,7 +16,7 @@ import (
 // opaque expressions no planned relation can evaluate; the engine has no
 // subquery operator. So, before substrait-go reads the plan, unnest
 // rewrites every subquery into the joins the SQL front end lowers its
-// subqueries to (plan/sql/subquery.go), which the planner already runs:
+// subqueries to (sql/subquery.go), which the planner already runs:
 //
 //	filter conjunct                        becomes (input ⋈ S on ...)
 //	EXISTS (S)            / NOT EXISTS     LEFT SEMI / LEFT ANTI on true

@@ -30,7 +30,7 @@ type xdbcType struct {
 }
 
 // maxCharLength is the longest varchar(n) and char(n), PostgreSQL's
-// (plan/sql's maxCharLength).
+// (sql's maxCharLength).
 const maxCharLength = 10485760
 
 // xdbcTypes are the types stablerow's columns have, each once, ordered by

@@ -13,7 +13,7 @@ import (
 )
 
 // TestSemiPushEquivalence: an IN / [NOT] EXISTS conjunct applied to one
-// FROM item before the joins (plan/sql/semipush.go) keeps the rows the
+// FROM item before the joins (sql/semipush.go) keeps the rows the
 // same conjunct keeps on top of the joins. The oracle is the same query
 // with the joins in a derived table, a single FROM item the conjunct
 // cannot move into, over seeded random tables with NULLs and duplicates,

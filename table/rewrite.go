@@ -25,7 +25,7 @@ import (
 // With DeferIndexRemap the transitions join the fragment reuse history
 // (History) and index coverage is left alone: an index covering all sources
 // of a transition covers its destinations (DerivedCoverage), its stale
-// addresses translated by index/fragreuse. Without it, the sources leave
+// addresses translated by table/fragreuse. Without it, the sources leave
 // the coverage of every index, whose rows there are then found by the
 // unindexed fallback until the index is rebuilt.
 

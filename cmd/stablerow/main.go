@@ -31,7 +31,7 @@ import (
 	"github.com/stablerow/stablerow/engine"
 	"github.com/stablerow/stablerow/errkind"
 	"github.com/stablerow/stablerow/internal/suggest"
-	"github.com/stablerow/stablerow/plan/sql"
+	"github.com/stablerow/stablerow/sql"
 )
 
 // commands are the subcommands, in the order a suggestion prefers them.

@@ -1,6 +1,6 @@
 // Package deepsql generates SQL statements whose expressions are deep or
 // long, one operator class at a time, for the tests and the fuzz target
-// that check no statement can overflow the parser's stack (plan/sql's
+// that check no statement can overflow the parser's stack (sql's
 // MaxDepth): arithmetic, comparison chains, ||, CASE, function calls,
 // parentheses, unary minus, AND/OR, NOT, casts, array subscripts,
 // subqueries, set operations, and the flat lists (IN, VALUES) that must

@@ -15,12 +15,12 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 )
 
-// seedSQL is the README's seed take as plan/sql hands it to the parser:
+// seedSQL is the README's seed take as sql hands it to the parser:
 // its :name parameters already numbered (scanning comes first, on the
 // text as written; see seedScanned).
 const seedSQL = `SELECT v.ord, t._rowaddr, t.k FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid ORDER BY v.ord`
 
-// seedScanned is the seed take as the user writes it, which plan/sql
+// seedScanned is the seed take as the user writes it, which sql
 // scans for :name parameters before it parses.
 const seedScanned = `SELECT v.ord, t._rowaddr, t.k FROM UNNEST(:ids) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid ORDER BY v.ord`
 

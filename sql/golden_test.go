@@ -114,6 +114,6 @@ func TestGoldenPlans(t *testing.T) {
 		require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
 	}
 	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test -run TestGoldenPlans -update ./plan/sql")
+	require.NoError(t, err, "run go test -run TestGoldenPlans -update ./sql")
 	require.Equal(t, string(want), b.String())
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stablerow/stablerow/plan/internal/substraitfn"
+	"github.com/stablerow/stablerow/internal/substraitfn"
 )
 
 // TestScalarExprsLower: each seed of FuzzParse's exprs* corpus lowers

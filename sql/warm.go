@@ -3,7 +3,7 @@ package sql
 import (
 	"fmt"
 
-	"github.com/stablerow/stablerow/plan/internal/substraitfn"
+	"github.com/stablerow/stablerow/internal/substraitfn"
 )
 
 // Warm builds, once per process, what the first statement otherwise builds

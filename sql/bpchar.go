@@ -9,7 +9,7 @@ import (
 	"github.com/substrait-io/substrait-go/v8/expr"
 
 	"github.com/stablerow/stablerow/exec"
-	"github.com/stablerow/stablerow/plan/internal/substraitfn"
+	"github.com/stablerow/stablerow/internal/substraitfn"
 )
 
 // PostgreSQL's choices between bpchar and text, for character(n) (the

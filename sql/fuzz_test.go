@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/stablerow/stablerow/internal/fuzzseed"
-	"github.com/stablerow/stablerow/plan/internal/substraitfn"
+	"github.com/stablerow/stablerow/internal/substraitfn"
 )
 
 // sentinels are the errors Parse may return; anything else is a bug.

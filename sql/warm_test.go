@@ -3,7 +3,7 @@ package sql
 import (
 	"testing"
 
-	"github.com/stablerow/stablerow/plan/internal/substraitfn"
+	"github.com/stablerow/stablerow/internal/substraitfn"
 )
 
 // TestWarm: Warm builds the collection the lowering then uses (the same

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/stablerow/stablerow/plan/sql"
+	"github.com/stablerow/stablerow/sql"
 )
 
 // Transaction control lowers to sql.Transaction in every spelling

@@ -10,10 +10,10 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/stretchr/testify/require"
 
-	"github.com/stablerow/stablerow/index/fragreuse"
 	"github.com/stablerow/stablerow/rowmap"
 	"github.com/stablerow/stablerow/table"
 	"github.com/stablerow/stablerow/table/deletion"
+	"github.com/stablerow/stablerow/table/fragreuse"
 	"github.com/stablerow/stablerow/table/rowid"
 	"github.com/stablerow/stablerow/table/store"
 )

@@ -6,8 +6,8 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/stretchr/testify/require"
 
-	"github.com/stablerow/stablerow/index/fragreuse"
 	"github.com/stablerow/stablerow/table"
+	"github.com/stablerow/stablerow/table/fragreuse"
 )
 
 // TestForIndex: ForIndex translates through the transitions newer than the

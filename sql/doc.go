@@ -96,7 +96,7 @@
 // a correlated [NOT] EXISTS, which it has made joins before), after
 // lowering them for their other errors.
 //
-// Function calls are built by plan/internal/substraitfn with the standard
+// Function calls are built by internal/substraitfn with the standard
 // compound names and output types, without loading substrait-go's default
 // extension collection. Scalar expressions (expr_funcs.go): CASE lowers to
 // IfThen; COALESCE, NULLIF, IS [NOT] DISTINCT FROM, LIKE/ILIKE (an ESCAPE

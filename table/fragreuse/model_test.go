@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/stablerow/stablerow/index/fragreuse"
 	"github.com/stablerow/stablerow/table"
+	"github.com/stablerow/stablerow/table/fragreuse"
 	"github.com/stablerow/stablerow/table/store"
 )
 

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/stablerow/stablerow/exec/exectest"
-	"github.com/stablerow/stablerow/index/fragreuse"
 	"github.com/stablerow/stablerow/table"
+	"github.com/stablerow/stablerow/table/fragreuse"
 )
 
 var schema = arrow.NewSchema([]arrow.Field{

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/stablerow/stablerow/plan/sql"
+	"github.com/stablerow/stablerow/sql"
 )
 
 func TestSetStatement(t *testing.T) {
