@@ -1,0 +1,174 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/stablerow/stablerow/sql"
+	"github.com/stablerow/stablerow/table"
+)
+
+// insert streams the source query's rows into the table: each batch is
+// fitted to the table's user columns (target columns not named get NULL)
+// and table.Append writes fragments as the batches arrive, so memory is
+// bounded by a batch and an open fragment, not by the source.
+func (db *DB) insert(ctx context.Context, cat *catalog, s *sql.Insert, params map[string]any) (int64, error) {
+	t, err := cat.target(s.Table)
+	if err != nil {
+		return 0, err
+	}
+	us := t.UserSchema()
+	pos := make([]int, us.NumFields()) // user column -> source column or -1
+	for i := range pos {
+		pos[i] = -1
+	}
+	if s.Columns == nil {
+		for i := range pos {
+			pos[i] = i
+		}
+	} else {
+		for j, c := range s.Columns {
+			i := t.ColumnIndex(c)
+			if i < 0 || i >= us.NumFields() {
+				return 0, fmt.Errorf("%w: insert into unknown column %q", table.ErrInvalidArgument, c)
+			}
+			pos[i] = j
+		}
+	}
+	for i, f := range us.Fields() {
+		if pos[i] < 0 && !f.Nullable {
+			return 0, fmt.Errorf("%w: column %q is NOT NULL and has no value", table.ErrSchema, f.Name)
+		}
+	}
+	src, err := db.startQuery(serialPlan(ctx), cat, s.Source, params)
+	if err != nil {
+		return 0, err
+	}
+	in := &insertReader{src: src, schema: us, pos: pos, db: db}
+	defer in.close()
+	if _, err := t.Append(ctx, in, db.mem()); err != nil {
+		return 0, err
+	}
+	return in.n, nil
+}
+
+// insertReader is the RecordReader table.Append reads an INSERT's rows
+// from: the source rows, batch by batch, fitted to the target's columns.
+type insertReader struct {
+	src    *Rows
+	schema *arrow.Schema
+	pos    []int
+	db     *DB
+	cur    arrow.RecordBatch
+	err    error
+	n      int64
+}
+
+func (r *insertReader) Retain()                        {}
+func (r *insertReader) Release()                       {}
+func (r *insertReader) Schema() *arrow.Schema          { return r.schema }
+func (r *insertReader) RecordBatch() arrow.RecordBatch { return r.cur }
+func (r *insertReader) Record() arrow.RecordBatch      { return r.cur }
+
+func (r *insertReader) Err() error {
+	if r.err != nil {
+		return r.err
+	}
+	return r.src.Err()
+}
+
+func (r *insertReader) Next() bool {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	if r.err != nil || !r.src.Next() {
+		return false
+	}
+	b := r.src.Batch()
+	cols := make([]arrow.Array, r.schema.NumFields())
+	for i, f := range r.schema.Fields() {
+		switch p := r.pos[i]; {
+		case p >= int(b.NumCols()):
+			releaseArrays(cols[:i])
+			r.err = fmt.Errorf("%w: insert source has %d columns", table.ErrSchema, b.NumCols())
+			return false
+		case p >= 0:
+			cols[i] = b.Column(p)
+			cols[i].Retain()
+		default:
+			cols[i] = array.MakeArrayOfNull(r.db.mem(), f.Type, int(b.NumRows()))
+		}
+	}
+	r.cur = array.NewRecordBatch(r.schema, cols, b.NumRows())
+	releaseArrays(cols)
+	r.n += b.NumRows()
+	return true
+}
+
+func (r *insertReader) close() {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	r.src.Close()
+}
+
+func releaseArrays(as []arrow.Array) {
+	for _, a := range as {
+		a.Release()
+	}
+}
+
+// delete streams the row query (one _rowid column) and deletes the ids it
+// yields; only the ids are kept, 8 bytes a row.
+func (db *DB) delete(ctx context.Context, cat *catalog, s *sql.Delete, params map[string]any) (int64, error) {
+	t, err := cat.target(s.Table)
+	if err != nil {
+		return 0, err
+	}
+	rows, err := db.startQuery(ctx, cat, s.Rows, params)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	var ids []uint64
+	for rows.Next() {
+		b := rows.Batch()
+		c, ok := b.Column(0).(*array.Uint64)
+		if !ok {
+			return 0, fmt.Errorf("%w: delete row query returned %s, want uint64 _rowid", table.ErrSchema, b.Column(0).DataType())
+		}
+		ids = append(ids, c.Uint64Values()...)
+	}
+	if err := rows.Close(); err != nil {
+		return 0, err
+	}
+	_, n, err := t.DeleteRowIDs(ctx, ids)
+	if err != nil {
+		return 0, err
+	}
+	return int64(n), nil
+}
+
+// update streams the row query (_rowid, then every user column) into
+// table.Update, which writes the new rows as they come.
+func (db *DB) update(ctx context.Context, cat *catalog, s *sql.Update, params map[string]any) (int64, error) {
+	t, err := cat.target(s.Table)
+	if err != nil {
+		return 0, err
+	}
+	rows, err := db.startQuery(serialPlan(ctx), cat, s.Rows, params)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	_, n, err := t.Update(ctx, rows, db.mem())
+	if err != nil {
+		return 0, err
+	}
+	return int64(n), nil
+}
