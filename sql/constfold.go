@@ -164,8 +164,34 @@ func pruneBool(name string, args []expr.Expression) (decided expr.Expression, re
 // as PostgreSQL's NULL = a OR NULL = b folds, unless an option is a
 // constant call that raises (NULL IN (sqrt(-1e300), ...)): PostgreSQL
 // simplifies it first and raises while planning, so it is left to raise.
+//
+// Nor when two or more options read no column and one of them is not a
+// constant (a stable cast: text to bigint of a date's text): the parser
+// puts those options in one array (transformAExprIn), a
+// ScalarArrayOpExpr that eval_const_expressions folds only when every
+// argument is constant, so its array is evaluated when the qual runs and
+// a cast in it raises though the value is NULL (seed 20261222 case
+// 25282). Options that read a column are each NULL = x, a strict
+// operator PostgreSQL folds to NULL, and so is a lone option without
+// columns.
 func nullInList(value expr.Expression, options []expr.Expression) (expr.Expression, bool) {
-	if isNullConst(value) && !slices.ContainsFunc(options, unfoldedConstant) {
+	if !isNullConst(value) {
+		return nil, false
+	}
+	arrayed, varying := 0, false
+	for _, o := range options {
+		if readsColumn(o) {
+			continue
+		}
+		arrayed++
+		if _, ok := literalOf(o); !ok {
+			varying = true
+		}
+	}
+	if arrayed >= 2 && varying {
+		return nil, false
+	}
+	if !slices.ContainsFunc(options, unfoldedConstant) {
 		return expr.NewNullLiteral(kindBool.typ(true)), true
 	}
 	return nil, false

@@ -19,7 +19,9 @@ import (
 // seed 20261214 case 2845).
 //
 // The top query's WHERE (not a subquery's, which PostgreSQL runs only as
-// often as its outer query asks, maybe never) is always started, so its
+// often as its outer query asks, maybe never) is always started, unless a
+// LIMIT 0 over it never pulls a row (ExecLimit returns at once for an
+// empty window: seed 20261222 case 57522; lowerer.unpulled), so its
 // gating quals are evaluated here, while planning, with the executor's
 // kernels: an error is the statement's, and FALSE or NULL makes the whole
 // filter FALSE. The other conjuncts are still simplified first

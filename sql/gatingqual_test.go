@@ -46,3 +46,34 @@ func TestGatingQualsOfTheTopWhere(t *testing.T) {
 	_, err = Parse("SELECT id FROM t AS a WHERE EXISTS (SELECT 1 FROM t AS s WHERE s.id = a.id AND CAST(CAST(DATE '2023-12-31' AS TEXT) AS DOUBLE PRECISION) = 1)", testCatalog)
 	assert.NoError(t, err)
 }
+
+// Under LIMIT 0 the query never starts (ExecLimit returns at once for an
+// empty window), so its gating quals are not evaluated while planning:
+// the stable cast that raises under LIMIT 1 plans under LIMIT 0, also
+// over a UNION's arms (seed 20261222 case 57522).
+func TestLimitZeroStartsNoGatingQual(t *testing.T) {
+	const where = " FROM t AS a WHERE CAST('0.1' AS DOUBLE PRECISION) = CAST(CAST(DATE '1970-01-01' AS TEXT) AS DOUBLE PRECISION)"
+	_, err := Parse("SELECT DISTINCT a.id"+where+" ORDER BY 1 LIMIT 0", testCatalog)
+	assert.NoError(t, err)
+	_, err = Parse("(SELECT a.id"+where+") UNION ALL (SELECT 3) LIMIT 0", testCatalog)
+	assert.NoError(t, err)
+	_, err = Parse("SELECT a.id"+where+" LIMIT 1", testCatalog)
+	assert.ErrorIs(t, err, exec.ErrInvalidArgument)
+}
+
+// NULL [NOT] IN (a, b) with two options that read no column, one of them
+// a stable cast, is PostgreSQL's unfolded ScalarArrayOpExpr: evaluated,
+// it raises though the value is NULL (here as a gating qual); a lone
+// option, or options of constants, fold to NULL (seed 20261222 case
+// 25282).
+func TestNullInArrayOfStableOptionsIsEvaluated(t *testing.T) {
+	_, err := Parse("SELECT count(*) FROM t AS a WHERE CAST(NULL AS BIGINT) NOT IN (CAST(CAST(DATE '1970-01-01' AS TEXT) AS BIGINT), CAST(-2147483648 AS BIGINT))", testCatalog)
+	assert.ErrorIs(t, err, exec.ErrInvalidArgument)
+	for _, sql := range []string{
+		"SELECT count(*) FROM t AS a WHERE CAST(NULL AS BIGINT) NOT IN (CAST(CAST(DATE '1970-01-01' AS TEXT) AS BIGINT))",
+		"SELECT count(*) FROM t AS a WHERE CAST(NULL AS BIGINT) IN (1, 2)",
+	} {
+		_, root, _ := parseQuery(t, sql)
+		assert.GreaterOrEqual(t, falseFilters(root), 1, sql)
+	}
+}

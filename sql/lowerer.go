@@ -30,6 +30,9 @@ type lowerer struct {
 	outer *scope
 	// restricts are the FROM items restriction made (restrict.go).
 	restricts map[*pg_query.RangeSubselect]bool
+	// unpulled counts the enclosing queries with LIMIT 0 while one is
+	// lowered: their rows are never pulled (gatingqual.go).
+	unpulled int
 }
 
 type paramUse struct {

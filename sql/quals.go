@@ -77,6 +77,9 @@ func (c *qualCanon) walk(n *pg_query.Node, top bool) (*pg_query.Node, qualKind) 
 			return c.walk(pushed, top)
 		}
 	}
+	if x := expandBetween(n); x != nil {
+		return c.walk(x, top)
+	}
 	if b == nil || b.Boolop == pg_query.BoolExprType_NOT_EXPR {
 		return n, c.leaf(n)
 	}
@@ -145,6 +148,9 @@ func (c *qualCanon) walk(n *pg_query.Node, top bool) (*pg_query.Node, qualKind) 
 // it are the qual's for canonicalize_qual: NOT (x OR NULL) is
 // NOT x AND NULL, FALSE. nil for any other n: it stays a leaf.
 func pushNot(n *pg_query.Node) *pg_query.Node {
+	if x := expandBetween(n); x != nil {
+		n = x // NOT (x BETWEEN y AND z) is NOT over their AND
+	}
 	b := n.GetBoolExpr()
 	if b == nil {
 		return nil
@@ -244,6 +250,39 @@ func (c *qualCanon) raiseDropped(n *pg_query.Node) error {
 		}
 	}
 	return nil
+}
+
+// expandBetween is a BETWEEN n as the parser's transformAExprBetween
+// writes it, an AND (NOT BETWEEN: an OR) of two comparisons with the
+// operand repeated, so canonicalize_qual sees its arms: x BETWEEN y AND
+// NULL is (x >= y) AND NULL, which makes a WHERE's AND FALSE (seed
+// 20261222 case 82491). nil for any other n, and for the SYMMETRIC forms,
+// which stay leaves.
+func expandBetween(n *pg_query.Node) *pg_query.Node {
+	a := n.GetAExpr()
+	if a == nil {
+		return nil
+	}
+	lo, hi, op := ">=", "<=", pg_query.BoolExprType_AND_EXPR
+	switch a.Kind {
+	case pg_query.A_Expr_Kind_AEXPR_BETWEEN:
+	case pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN:
+		lo, hi, op = "<", ">", pg_query.BoolExprType_OR_EXPR
+	default:
+		return nil
+	}
+	bounds := a.Rexpr.GetList()
+	if bounds == nil || len(bounds.Items) != 2 {
+		return nil // lowered as it is, which raises
+	}
+	cmp := func(name string, r *pg_query.Node) *pg_query.Node {
+		return &pg_query.Node{Node: &pg_query.Node_AExpr{AExpr: &pg_query.A_Expr{
+			Kind:  pg_query.A_Expr_Kind_AEXPR_OP,
+			Name:  []*pg_query.Node{{Node: &pg_query.Node_String_{String_: &pg_query.String{Sval: name}}}},
+			Lexpr: cloneNode(a.Lexpr), Rexpr: r, Location: a.Location}}}
+	}
+	b := &pg_query.BoolExpr{Boolop: op, Args: []*pg_query.Node{cmp(lo, bounds.Items[0]), cmp(hi, bounds.Items[1])}, Location: a.Location}
+	return &pg_query.Node{Node: &pg_query.Node_BoolExpr{BoolExpr: b}}
 }
 
 // trueNode and falseNode are the boolean constants as parse nodes.

@@ -154,3 +154,20 @@ func TestFlattenedSubqueryQualIsCanonical(t *testing.T) {
 		assert.False(t, hasCall(calls, "divide"), "%s: %v", sql, calls)
 	}
 }
+
+// BETWEEN is the parser's AND of two comparisons (NOT BETWEEN their OR),
+// so a NULL bound makes one arm of the qual NULL and the AND FALSE: the
+// subquery beside it is never planned and its raising constant never
+// raises (seed 20261222 case 82491).
+func TestBetweenArmsAreQualArms(t *testing.T) {
+	const sub = "a.id NOT IN (SELECT s.id FROM t AS s WHERE CAST(NULL AS BIGINT) < CAST(CAST('1e+300' AS DOUBLE PRECISION) AS BIGINT))"
+	for _, sql := range []string{
+		"SELECT a.id FROM t AS a WHERE " + sub + " AND a.id BETWEEN 1 AND CAST(NULL AS INTEGER)",
+		"SELECT a.id FROM t AS a WHERE " + sub + " AND NOT (a.id NOT BETWEEN CAST(NULL AS BIGINT) AND 5)",
+	} {
+		_, root, _ := parseQuery(t, sql)
+		assert.GreaterOrEqual(t, falseFilters(root), 1, sql)
+	}
+	_, err := Parse("SELECT a.id FROM t AS a WHERE "+sub+" AND a.id BETWEEN 0 AND 5", testCatalog)
+	assert.ErrorIs(t, err, exec.ErrOutOfRange)
+}

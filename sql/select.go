@@ -47,6 +47,12 @@ func (l *lowerer) selectShape(s *pg_query.SelectStmt) error {
 // parameter) takes that kind, as Postgres resolves them against the
 // target, instead of its default.
 func (l *lowerer) selectStmt(s *pg_query.SelectStmt, want []kind) (plan.Rel, []string, error) {
+	if s.LimitCount != nil {
+		if n, err := l.limitValue(s.LimitCount, "LIMIT"); err == nil && n == 0 {
+			l.unpulled++
+			defer func() { l.unpulled-- }()
+		}
+	}
 	if s.Op != pg_query.SetOperation_SETOP_NONE && s.Op != pg_query.SetOperation_SET_OPERATION_UNDEFINED {
 		return l.setOperation(s, want) // setop.go
 	}
@@ -134,7 +140,7 @@ func (l *lowerer) conditionFilter(rel plan.Rel, sc *scope, where *pg_query.Node)
 	if err != nil {
 		return nil, err
 	}
-	if l.outer == nil { // the top query's: its gating quals (gatingqual.go)
+	if l.outer == nil && l.unpulled == 0 { // the top query's: its gating quals (gatingqual.go)
 		if cond, err = gatingQuals(cond); err != nil {
 			return nil, err
 		}
