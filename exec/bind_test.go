@@ -133,7 +133,7 @@ func TestLiteralStaysScalar(t *testing.T) {
 func TestBroadcastTooLarge(t *testing.T) {
 	mem := exectest.Mem(t)
 	schema := arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.PrimitiveTypes.Int64}}, nil)
-	src, _ := exec.NewGenerateSeriesExec("k", 1, 4096, 1)
+	src, _ := exec.NewGenerateSeriesExec("k", arrow.PrimitiveTypes.Int64, 1, 4096, 1)
 	p, err := exec.NewProjectExec(src, []exec.Expr{exec.Lit{Value: strings.Repeat("x", 1<<20)}}, []string{"big"})
 	if err != nil {
 		t.Fatal(err)

@@ -60,7 +60,7 @@ func andChain(terms int) exec.Expr {
 func benchAndChain(b *testing.B, terms int) {
 	mem := memory.NewGoAllocator()
 	for b.Loop() {
-		src, _ := exec.NewGenerateSeriesExec("k", 1, 1<<20, 1)
+		src, _ := exec.NewGenerateSeriesExec("k", arrow.PrimitiveTypes.Int64, 1, 1<<20, 1)
 		f, err := exec.NewFilterExec(src, andChain(terms))
 		if err != nil {
 			b.Fatal(err)
@@ -101,7 +101,7 @@ func benchIn(b *testing.B, n int) {
 		list[i] = exec.Lit{Value: v}
 	}
 	for b.Loop() {
-		src, _ := exec.NewGenerateSeriesExec("k", 1, benchRowsLarge, 1)
+		src, _ := exec.NewGenerateSeriesExec("k", arrow.PrimitiveTypes.Int64, 1, benchRowsLarge, 1)
 		f, err := exec.NewFilterExec(src, exec.In{E: exec.Col{Index: 0, Name: "k"}, List: list})
 		if err != nil {
 			b.Fatal(err)
@@ -137,7 +137,7 @@ func BenchmarkHashJoinIn1M(b *testing.B) {
 	}
 	defer build.Release()
 	for b.Loop() {
-		src, _ := exec.NewGenerateSeriesExec("k", 1, benchRowsLarge, 1)
+		src, _ := exec.NewGenerateSeriesExec("k", arrow.PrimitiveTypes.Int64, 1, benchRowsLarge, 1)
 		j, err := exec.NewHashJoinExec(src, build, []int{0}, []int{0}, exec.JoinInner)
 		if err != nil {
 			b.Fatal(err)

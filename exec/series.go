@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -11,7 +12,9 @@ import (
 )
 
 // GenerateSeriesExec emits start, start+step, ... up to and including stop
-// (Postgres generate_series over bigint) as one non-nullable int64 column,
+// (Postgres generate_series over bigint, or over integer: an int32
+// column, PostgreSQL's generate_series(int4, int4), whose arithmetic on
+// the values then overflows as integer does) as one non-nullable column,
 // chunked by BatchSize. A series whose first value is already past stop is
 // empty. Values are computed as start + i*step in wrapping uint64
 // arithmetic, which is exact because every emitted value lies between start
@@ -24,10 +27,22 @@ type GenerateSeriesExec struct {
 }
 
 // NewGenerateSeriesExec returns the series start..stop by step, in a column
-// named name. step must not be zero.
-func NewGenerateSeriesExec(name string, start, stop, step int64) (*GenerateSeriesExec, error) {
+// named name of type typ (int64 or int32; for int32 the bounds and step
+// must be int32 values). step must not be zero.
+func NewGenerateSeriesExec(name string, typ arrow.DataType, start, stop, step int64) (*GenerateSeriesExec, error) {
 	if step == 0 {
 		return nil, fmt.Errorf("%w: generate_series step must not be zero", ErrInvalidArgument)
+	}
+	switch typ.ID() {
+	case arrow.INT64:
+	case arrow.INT32:
+		for _, v := range []int64{start, stop, step} {
+			if v < math.MinInt32 || v > math.MaxInt32 {
+				return nil, fmt.Errorf("%w: generate_series over integer: %d is out of range for type integer", ErrOutOfRange, v)
+			}
+		}
+	default:
+		return nil, fmt.Errorf("%w: generate_series of %s", ErrInvalidArgument, typ)
 	}
 	var count uint64
 	switch {
@@ -36,7 +51,7 @@ func NewGenerateSeriesExec(name string, start, stop, step int64) (*GenerateSerie
 	case step < 0 && start >= stop:
 		count = (uint64(start)-uint64(stop))/(uint64(-(step+1))+1) + 1 // -(step+1)+1 avoids negating MinInt64
 	}
-	schema := arrow.NewSchema([]arrow.Field{{Name: name, Type: arrow.PrimitiveTypes.Int64}}, nil)
+	schema := arrow.NewSchema([]arrow.Field{{Name: name, Type: typ}}, nil)
 	return &GenerateSeriesExec{start: start, stop: stop, step: step, count: count, schema: schema}, nil
 }
 
@@ -87,16 +102,28 @@ func (s *seriesStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	}
 	start := time.Now()
 	n := min(s.n.count-s.off, uint64(s.tc.batchSize()))
-	b := array.NewInt64Builder(s.tc.mem())
-	defer b.Release()
-	b.Reserve(int(n))
 	v := uint64(s.n.start) + s.off*uint64(s.n.step)
-	for range n {
-		b.UnsafeAppend(int64(v))
-		v += uint64(s.n.step)
+	var col arrow.Array
+	if s.n.schema.Field(0).Type.ID() == arrow.INT32 {
+		b := array.NewInt32Builder(s.tc.mem())
+		b.Reserve(int(n))
+		for range n {
+			b.UnsafeAppend(int32(int64(v))) // between start and stop: an int32
+			v += uint64(s.n.step)
+		}
+		col = b.NewArray()
+		b.Release()
+	} else {
+		b := array.NewInt64Builder(s.tc.mem())
+		b.Reserve(int(n))
+		for range n {
+			b.UnsafeAppend(int64(v))
+			v += uint64(s.n.step)
+		}
+		col = b.NewArray()
+		b.Release()
 	}
 	s.off += n
-	col := b.NewArray()
 	out := array.NewRecordBatch(s.n.schema, []arrow.Array{col}, int64(n))
 	col.Release()
 	return s.n.metrics.emit(out, start)

@@ -28,7 +28,7 @@ func TestSQLArithmeticAndCasts(t *testing.T) {
 		{"SELECT k * -1 FROM " + minK, nil, exec.ErrOutOfRange},
 		{"SELECT k % -1 FROM " + minK, [][]any{{int64(0)}, {int64(0)}}, nil},
 		{"SELECT k / 0 FROM " + minK, nil, exec.ErrDivisionByZero},
-		{"SELECT -k FROM generate_series(-3, -2) AS g(k)", [][]any{{int64(3)}, {int64(2)}}, nil},
+		{"SELECT -k FROM generate_series(-3, -2) AS g(k)", [][]any{{int32(3)}, {int32(2)}}, nil},
 		// 1234567.0 is numeric (issue 26 §2): numeric_out keeps its
 		// scale, numeric has no -0, numeric to bigint rounds half away
 		// from zero; as double precision float8out drops the .0, -0
@@ -45,8 +45,8 @@ func TestSQLArithmeticAndCasts(t *testing.T) {
 		{"SELECT -:m", nil, exec.ErrOutOfRange},
 		// A predicate over parameters only is one scalar per batch: it keeps
 		// or drops whole batches.
-		{"SELECT k FROM generate_series(1, 3) AS g(k) WHERE :m < 0", [][]any{{int64(1)}, {int64(2)}, {int64(3)}}, nil},
-		{"SELECT k FROM generate_series(1, 3) AS g(k) WHERE :m > 0 OR k = 2", [][]any{{int64(2)}}, nil},
+		{"SELECT k FROM generate_series(1, 3) AS g(k) WHERE :m < 0", [][]any{{int32(1)}, {int32(2)}, {int32(3)}}, nil},
+		{"SELECT k FROM generate_series(1, 3) AS g(k) WHERE :m > 0 OR k = 2", [][]any{{int32(2)}}, nil},
 		{"SELECT CAST(k + 9007199254740992 AS DOUBLE PRECISION) FROM generate_series(1, 1) AS g(k)", [][]any{{float64(9007199254740992)}}, nil},
 	}
 	for _, tc := range cases {

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/stablerow/stablerow/exec"
 	splan "github.com/substrait-io/substrait-go/v8/plan"
+	"github.com/substrait-io/substrait-go/v8/types"
 	"google.golang.org/protobuf/types/known/structpb"
 )
 
@@ -326,7 +327,15 @@ func (p *planner) extensionRead(r *splan.ExtensionTableReadRel) (*rel, error) {
 		if err != nil {
 			return nil, err
 		}
-		g, err := exec.NewGenerateSeriesExec(base.Names[0], start, stop, step)
+		typ := arrow.DataType(arrow.PrimitiveTypes.Int64)
+		switch base.Struct.Types[0].(type) {
+		case *types.Int64Type:
+		case *types.Int32Type:
+			typ = arrow.PrimitiveTypes.Int32 // generate_series(integer, integer)
+		default:
+			return nil, fmt.Errorf("%w: generate_series column of type %s (i32 or i64)", ErrInvalidPlan, base.Struct.Types[0])
+		}
+		g, err := exec.NewGenerateSeriesExec(base.Names[0], typ, start, stop, step)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrInvalidPlan, err)
 		}

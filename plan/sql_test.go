@@ -43,7 +43,7 @@ func TestSQLEndToEnd(t *testing.T) {
 		{"SELECT count(name), count(*) FROM t WHERE _rowid > -1", [][]any{{int64(6), int64(7)}}, "AggregateExec", ""},
 		{"SELECT _rowid FROM t WHERE _rowid = :x", [][]any{{uint64(7)}}, "$1", ""},
 		{"SELECT id::text, CAST(score AS BIGINT) FROM t WHERE id IN (10, 12, 99)", [][]any{{"10", int64(2)}, {"12", int64(4)}}, "", ""},
-		{"SELECT * FROM generate_series(1, 7, 3)", [][]any{{int64(1)}, {int64(4)}, {int64(7)}}, "GenerateSeriesExec", ""},
+		{"SELECT * FROM generate_series(1, 7, 3)", [][]any{{int32(1)}, {int32(4)}, {int32(7)}}, "GenerateSeriesExec", ""},
 		{"SELECT :x + 1 AS y", [][]any{{int64(8)}}, "VirtualTableExec", ""},
 	}
 	for _, tc := range cases {

@@ -47,7 +47,7 @@ func TestInsertValues(t *testing.T) {
 }
 
 func TestInsertSelect(t *testing.T) {
-	ins := parseOne(t, "INSERT INTO t (id, score) SELECT g, g FROM generate_series(1, 1000) AS g").(*Insert)
+	ins := parseOne(t, "INSERT INTO t (id, score) SELECT g, g FROM generate_series(CAST(1 AS BIGINT), 1000) AS g").(*Insert)
 	assert.Equal(t, []string{"id", "score"}, ins.Columns)
 	root, names := reread(t, ins.Source.Plan)
 	assert.Equal(t, []string{"id", "score"}, names)

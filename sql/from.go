@@ -459,10 +459,18 @@ func (l *lowerer) generateSeries(fc *pg_query.FuncCall, rf *pg_query.RangeFuncti
 	}
 	keys := []string{"start", "stop", "step"}
 	detail := map[string]any{"relation": relGenerateSeries, "step": int64(1)}
+	// PostgreSQL resolves generate_series(integer, integer [, integer])
+	// when no argument is bigint: its column is integer, and arithmetic on
+	// it overflows as integer does (g * 1000 * 3 * 1000 * 1000 raises;
+	// seed 20261222 case 138033).
+	narrow := true
 	for i, n := range fc.Args {
 		v, err := l.expr(n, &scope{noAggs: "in generate_series"})
 		if err != nil {
 			return nil, nil, err
+		}
+		if k := l.defaultKind(v); k != kindI32 && k != kindI16 {
+			narrow = false
 		}
 		e, err := l.coerce(v, kindI64)
 		if err != nil {
@@ -486,6 +494,9 @@ func (l *lowerer) generateSeries(fc *pg_query.FuncCall, rf *pg_query.RangeFuncti
 		return nil, nil, err
 	}
 	t := kindI64.typ(false)
+	if narrow {
+		t = kindI32.typ(false)
+	}
 	rel, err := l.extensionTable(detail, names, []types.Type{t})
 	return rel, &scope{cols: []column{{qual: qual, name: names[0], typ: t}}}, err
 }

@@ -242,7 +242,10 @@ func TestUnnestAndSeries(t *testing.T) {
 	assert.Equal(t, map[string]any{"relation": "stablerow.generate_series", "start": 10.0, "stop": -4.0, "step": -2.0}, d)
 	bs := rel.(*plan.ExtensionTableReadRel).BaseSchema()
 	assert.Equal(t, []string{"g"}, bs.Names)
-	assert.Equal(t, "i64", typeList(bs.Struct.Types))
+	assert.Equal(t, "i32", typeList(bs.Struct.Types), "generate_series(integer, integer) is a column of integer")
+	_, root, _ = parseQuery(t, "SELECT g FROM generate_series(10, CAST(-4 AS BIGINT), -2) AS g")
+	bs = root.(*plan.ProjectRel).Input().(*plan.ExtensionTableReadRel).BaseSchema()
+	assert.Equal(t, "i64", typeList(bs.Struct.Types), "a bigint argument makes it bigint")
 }
 
 func TestParams(t *testing.T) {

@@ -59,7 +59,7 @@ LINE 1: SELECT	amount FRM sales
 // and under a CASE; its kind (the exit code) is unchanged.
 func TestCLIRuntimeErrorNamesRow(t *testing.T) {
 	dir := t.TempDir()
-	mustSQL(t, dir, "CREATE TABLE t AS SELECT g, 'n' || g AS name FROM generate_series(1, 200000) AS s(g)", "-create")
+	mustSQL(t, dir, "CREATE TABLE t AS SELECT g, 'n' || g AS name FROM generate_series(CAST(1 AS BIGINT), 200000) AS s(g)", "-create")
 	for _, c := range []struct{ script, want string }{
 		{"SELECT count(*) FROM t WHERE 1000 / (g - 123457) > 1",
 			"stablerow: division by zero in 1000 / (g@0 - 123457) (row: g = 123457)\n"},

@@ -116,7 +116,7 @@ func TestServeMemoryBudget(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "db")
 	const rows = 400000
 	mustSQL(t, dir, fmt.Sprintf(`CREATE TABLE t (k BIGINT NOT NULL, v BIGINT NOT NULL, s TEXT);
-		INSERT INTO t SELECT g, g %% 1000, 'row-' || ((g * 7919) %% 1000003) FROM generate_series(1, %d) AS g(g)`, rows), "-create")
+		INSERT INTO t SELECT g, g %% 1000, 'row-' || ((g * 7919) %% 1000003) FROM generate_series(CAST(1 AS BIGINT), %d) AS g(g)`, rows), "-create")
 	tableBytes := dirBytes(t, dir)
 	sp := serveWithPID(t, "-d", dir, "-server-memory", fmt.Sprintf("%dMB", budgetMB), "-admission-timeout", "60s", "-spill-dir", t.TempDir())
 	cl := dialServe(t, sp.addr)
