@@ -11,7 +11,12 @@
 //   - prepared statements of SQL or of a Substrait plan, with parameters
 //     bound from Arrow batches (engine.ParamsFromArrow): the seed query's
 //     ids as a list<int64> of one row or as a column, so a client takes rows
-//     by id without building SQL text;
+//     by id without building SQL text. Preparing plans the statement and
+//     runs nothing (engine.DB.Describe): its answer carries the parameter
+//     schema and the dataset schema, the one GetFlightInfo then answers
+//     (no fields, and is_update, for a statement without rows);
+//   - GetSchema of a statement, a plan or a prepared statement: the same
+//     dataset schema, nothing run (schemas.go);
 //   - the catalog calls clients make on connect: GetSqlInfo, GetCatalogs,
 //     GetDbSchemas, GetTables (with schemas), GetTableTypes,
 //     GetPrimaryKeys (always empty);

@@ -63,8 +63,26 @@ func TestServeFlightMetadata(t *testing.T) {
 	require.Equal(t, []arrow.Type{arrow.STRING, arrow.INT64}, []arrow.Type{ps2.ParameterSchema().Field(0).Type.ID(), ps2.ParameterSchema().Field(1).Type.ID()})
 	require.NoError(t, ps2.Close(ctx))
 
+	// The dataset schema: the rows' schema, planned and not run; none
+	// (no fields, an update) for a statement without rows.
+	require.True(t, arrow.NewSchema([]arrow.Field{{Name: "ord", Type: arrow.PrimitiveTypes.Int64}, {Name: "k", Type: arrow.PrimitiveTypes.Int64}}, nil).Equal(ps.DatasetSchema()),
+		"%s", ps.DatasetSchema())
+	ps3, err := cl.Prepare(ctx, `DELETE FROM t`)
+	require.NoError(t, err)
+	require.Zero(t, ps3.DatasetSchema().NumFields())
+	update, ok := ps3.IsUpdate()
+	require.True(t, ok && update)
+	require.NoError(t, ps3.Close(ctx))
+	info, err := cl.Execute(ctx, `SELECT count(*) FROM t`)
+	require.NoError(t, err)
+	r, err := cl.DoGet(ctx, info.Endpoint[0].Ticket)
+	require.NoError(t, err)
+	require.True(t, r.Next())
+	require.Equal(t, int64(4000), r.RecordBatch().Column(0).(*array.Int64).Value(0)) // prepared, the DELETE did not run
+	r.Release()
+
 	// Type info, SQL info, keys.
-	info, err := cl.GetXdbcTypeInfo(ctx, nil)
+	info, err = cl.GetXdbcTypeInfo(ctx, nil)
 	require.NoError(t, err)
 	require.Equal(t, 12, countRows(t, cl, info))
 	info, err = cl.GetSqlInfo(ctx, []flightsql.SqlInfo{flightsql.SqlInfoIdentifierQuoteChar, flightsql.SqlInfoTransactionsSupported})
