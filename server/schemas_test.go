@@ -191,7 +191,7 @@ func TestPrepareRunsNothing(t *testing.T) {
 // TestSplitTakeDatasetSchema: a take served by several endpoints answers
 // the dataset schema its preparation did.
 func TestSplitTakeDatasetSchema(t *testing.T) {
-	s, cl, mem := testServer(t, Options{Partitions: 3})
+	s, cl, mem := testServer(t, Options{MaxEndpoints: 3})
 	spreadTable(t, s.db, 20000)
 	ctx := context.Background()
 	ps, err := cl.Prepare(ctx, `SELECT v.ord, t._rowaddr, t.k, t.s FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid`)

@@ -36,11 +36,11 @@ func countRows(t *testing.T, cl *flightsql.Client, info *flight.FlightInfo) int 
 // TestServeFlightMetadata: `stablerow serve` as a subprocess, asked by
 // arrow-go's Flight SQL client what JDBC drivers and GUI tools ask on
 // connect: a prepared statement's parameter schema, the type info, the
-// SQL info, the keys; and a partitioned take whose endpoints a client
+// SQL info, the keys; and a take split into endpoints a client
 // reads from their locations, the server's own address or the one
 // -advertise gives.
 func TestServeFlightMetadata(t *testing.T) {
-	addr := serveProcess(t, "-d", filepath.Join(t.TempDir(), "db"), "-create", "-partitions", "3", "-partition-min-ids", "1000")
+	addr := serveProcess(t, "-d", filepath.Join(t.TempDir(), "db"), "-create", "-max-endpoints", "3", "-split-min-ids", "1000")
 	ctx := context.Background()
 	cl, err := flightsql.NewClient(addr, nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	require.NoError(t, err)
@@ -130,7 +130,9 @@ func TestServeFlightMetadata(t *testing.T) {
 }
 
 // TestServeAdvertise: -advertise is the URI endpoints name; a bad one is
-// refused before the server starts.
+// refused before the server starts. (The split flags are spelled here by
+// their deprecated names, -partitions and -partition-min-ids, which still
+// split the take into two endpoints.)
 func TestServeAdvertise(t *testing.T) {
 	addr := serveProcess(t, "-d", filepath.Join(t.TempDir(), "db"), "-create", "-partitions", "2", "-partition-min-ids", "10",
 		"-advertise", "grpc+tls://db.example.com:443")

@@ -60,7 +60,7 @@ func TestGetObjectsAll(t *testing.T) {
 // the server lists after it; with the server's own address (the
 // default, TestPartitionedTake) ADBC dials that.
 func TestPartitionFromAdvertisedLocation(t *testing.T) {
-	ts := startServer(t, server.Options{Partitions: 3, Location: "grpc://127.0.0.1:1"})
+	ts := startServer(t, server.Options{MaxEndpoints: 3, Location: "grpc://127.0.0.1:1"})
 	cn := mustConnect(t, ts.uri, nil)
 	spreadTable(t, cn)
 	ids := spreadIds(6000, 3)
