@@ -65,6 +65,11 @@ func TestPreparedDatasetSchema(t *testing.T) {
 		{`SELECT k, c, c || 'x' AS cx, n * 2 AS n2, d + 1 AS d1, ts FROM t WHERE b`, 6},
 		{`SELECT d, sum(n) AS total, avg(f) AS a, max(s) FROM t GROUP BY d`, 4},
 		{`EXPLAIN SELECT k FROM t WHERE k > 0`, 1},
+		// Constants the plan holds as arrays: planning them for the
+		// schema keeps no memory (the checked allocator, at the end).
+		{`SELECT g, g * 2 AS h FROM generate_series(1, 3) AS s(g)`, 2},
+		{`SELECT k FROM t WHERE s IN ('a', 'b', 'c') AND k IN (1, 2, 3)`, 1},
+		{`SELECT x, t.k FROM UNNEST(ARRAY[1, 2, 3]) AS u(x) LEFT JOIN t ON t.k = u.x`, 2},
 		{`INSERT INTO t (k, s) VALUES (2, 'z')`, 0},
 		{`CREATE TABLE u (a BIGINT)`, 0},
 	} {
