@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -30,8 +32,9 @@ type Description struct {
 	Result *arrow.Schema
 }
 
-// noResult is the Result of a statement without a result set.
-var noResult = arrow.NewSchema(nil, nil)
+// noFields is the schema of no fields: the Result of a statement without
+// a result set, the Params of one without parameters.
+var noFields = arrow.NewSchema(nil, nil)
 
 // Describe parses and plans one statement — SQL text, else the Substrait
 // plan substrait — against the current catalog and describes it, without
@@ -67,6 +70,11 @@ func (db *DB) describe(ctx context.Context, text string, substrait []byte, withR
 		}
 		return d, nil
 	}
+	if i := strings.IndexByte(text, 0); i >= 0 {
+		// Refused as running it is (Session.Query): the parser reads C
+		// strings, so the text after the NUL would go undescribed.
+		return Description{}, fmt.Errorf("%w: NUL byte at line %d", sql.ErrSyntax, 1+strings.Count(text[:i], "\n"))
+	}
 	cat := db.newCatalog(ctx)
 	stmts, err := sql.Parse(text, cat)
 	if err != nil {
@@ -75,9 +83,9 @@ func (db *DB) describe(ctx context.Context, text string, substrait []byte, withR
 	if len(stmts) != 1 {
 		// A script's statements are planned one by one as it runs;
 		// PostgreSQL cannot prepare one at all.
-		return Description{Params: noResult}, nil
+		return Description{Params: noFields}, nil
 	}
-	d.Params = noResult
+	d.Params = noFields
 	if q := statementQuery(stmts[0]); q != nil {
 		if d.Params, err = paramSchema(q.Plan, q.ParamNames); err != nil {
 			return Description{}, err
@@ -111,5 +119,5 @@ func (db *DB) resultSchema(ctx context.Context, cat *catalog, st sql.Statement) 
 		}
 		return vacuumSchema, nil
 	}
-	return noResult, nil
+	return noFields, nil
 }

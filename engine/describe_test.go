@@ -10,6 +10,7 @@ import (
 
 	"github.com/stablerow/stablerow/engine"
 	"github.com/stablerow/stablerow/exec/exectest"
+	"github.com/stablerow/stablerow/sql"
 )
 
 // TestDescribeResultIsTheRowsSchema: the result schema Describe plans is
@@ -84,6 +85,11 @@ func TestDescribeResultIsTheRowsSchema(t *testing.T) {
 	require.Error(t, err)
 	_, err = db.Describe(ctx, `SELECT * FROM nosuch`, nil)
 	require.ErrorIs(t, err, engine.ErrUnknownTable)
+	// Text after a NUL would not reach the parser: refused, as a run
+	// refuses it.
+	_, err = db.Describe(ctx, "SELECT k FROM t;\n\x00 DELETE FROM t", nil)
+	require.ErrorIs(t, err, sql.ErrSyntax)
+	require.ErrorContains(t, err, "line 2")
 }
 
 // TestDescribeRunsNothing: describing a statement plans it and nothing
