@@ -32,7 +32,7 @@ import (
 // Ids with no live row are listed in TakePlan.Missing.
 //
 // ord counts from 1, as SQL's WITH ORDINALITY does and as the Flight SQL
-// server's partitioned takes (v.ord) and Beam's take output do, so the
+// server's takes split into endpoints (v.ord) and Beam's take output do, so the
 // same id has the same ord whichever path took it. The plan's own
 // positions (TakeTask.Ords, TakePlan.Missing) are 0-based indices into
 // the ids slice, for Go callers to index with; Ord turns one into the

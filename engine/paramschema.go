@@ -5,6 +5,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
+
 	"github.com/stablerow/stablerow/plan"
 	"github.com/stablerow/stablerow/sql"
 )
@@ -25,38 +27,17 @@ import (
 // parameter a type (a use that fixes none reads bigint, the planner's
 // default), so no field is Arrow's null type; PostgreSQL refuses such a
 // statement ("could not determine data type of parameter $1").
-func (db *DB) ParamSchema(ctx context.Context, text string, substrait []byte) (_ *arrow.Schema, err error) {
-	defer recoverInternal(&err)
-	var (
-		names []string
-		types map[int]arrow.DataType
-	)
-	if substrait != nil {
-		p, err := plan.DecodePlan(substrait)
-		if err != nil {
-			return nil, err
-		}
-		if types, err = plan.ParamTypes(p); err != nil {
-			return nil, err
-		}
-	} else {
-		stmts, err := sql.Parse(text, db.newCatalog(ctx))
-		if err != nil {
-			return nil, err
-		}
-		if len(stmts) != 1 {
-			// A script's statements are planned one by one as it runs;
-			// PostgreSQL cannot prepare one at all.
-			return arrow.NewSchema(nil, nil), nil
-		}
-		q := statementQuery(stmts[0])
-		if q == nil {
-			return arrow.NewSchema(nil, nil), nil
-		}
-		names = q.ParamNames
-		if types, err = plan.ParamTypes(q.Plan); err != nil {
-			return nil, err
-		}
+func (db *DB) ParamSchema(ctx context.Context, text string, substrait []byte) (*arrow.Schema, error) {
+	d, err := db.describe(ctx, text, substrait, false)
+	return d.Params, err
+}
+
+// paramSchema is the parameter schema of a plan whose $k is named
+// names[k-1] ("" or absent: unnamed).
+func paramSchema(p *substraitpb.Plan, names []string) (*arrow.Schema, error) {
+	types, err := plan.ParamTypes(p)
+	if err != nil {
+		return nil, err
 	}
 	n := len(names)
 	for k := range types {

@@ -199,7 +199,10 @@ func explainRows(db *DB, text string) (*Rows, error) {
 	}
 	col := b.NewArray()
 	defer col.Release()
-	schema := arrow.NewSchema([]arrow.Field{{Name: "plan", Type: arrow.BinaryTypes.String}}, nil)
-	batch := array.NewRecordBatch(schema, []arrow.Array{col}, int64(col.Len()))
-	return newBatchRows(schema, []arrow.RecordBatch{batch}, text), nil
+	batch := array.NewRecordBatch(explainSchema, []arrow.Array{col}, int64(col.Len()))
+	return newBatchRows(explainSchema, []arrow.RecordBatch{batch}, text), nil
 }
+
+// explainSchema is EXPLAIN's result: one line of the plan a row (Describe
+// answers it before the statement runs).
+var explainSchema = arrow.NewSchema([]arrow.Field{{Name: "plan", Type: arrow.BinaryTypes.String}}, nil)

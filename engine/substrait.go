@@ -7,6 +7,7 @@ import (
 
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
 
+	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/plan"
 	"github.com/stablerow/stablerow/sql"
 )
@@ -39,7 +40,7 @@ func (db *DB) querySubstrait(ctx context.Context, cat *catalog, data []byte, par
 	if err != nil {
 		return nil, err
 	}
-	node, err := plan.Build(ctx, pb, cat, plan.Options{DisableIndexes: db.opt.DisableIndexes, DisableSharing: db.opt.DisableSharing, Files: db.files(ctx), Threads: db.Threads(), MemoryLimited: db.memoryLimited(ctx)})
+	node, err := db.buildSubstrait(ctx, cat, pb)
 	if err != nil {
 		return nil, err
 	}
@@ -60,6 +61,11 @@ func (db *DB) querySubstrait(ctx context.Context, cat *catalog, data []byte, par
 		return nil, err
 	}
 	return rows, nil
+}
+
+// buildSubstrait plans a decoded Substrait plan on cat.
+func (db *DB) buildSubstrait(ctx context.Context, cat *catalog, pb *substraitpb.Plan) (exec.Node, error) {
+	return plan.Build(ctx, pb, cat, plan.Options{DisableIndexes: db.opt.DisableIndexes, DisableSharing: db.opt.DisableSharing, Files: db.files(ctx), Threads: db.Threads(), MemoryLimited: db.memoryLimited(ctx)})
 }
 
 // SubstraitOf lowers one SELECT to a Substrait plan in protobuf JSON, with

@@ -11,7 +11,12 @@
 //   - prepared statements of SQL or of a Substrait plan, with parameters
 //     bound from Arrow batches (engine.ParamsFromArrow): the seed query's
 //     ids as a list<int64> of one row or as a column, so a client takes rows
-//     by id without building SQL text;
+//     by id without building SQL text. Preparing plans the statement and
+//     runs nothing (engine.DB.Describe): its answer carries the parameter
+//     schema and the dataset schema, the one GetFlightInfo then answers
+//     (no fields, and is_update, for a statement without rows);
+//   - GetSchema of a statement, a plan or a prepared statement: the same
+//     dataset schema, nothing run (schemas.go);
 //   - the catalog calls clients make on connect: GetSqlInfo, GetCatalogs,
 //     GetDbSchemas, GetTables (with schemas), GetTableTypes,
 //     GetPrimaryKeys (always empty);
@@ -37,7 +42,7 @@
 //
 // GetFlightInfo starts the query (so bad SQL, an unknown table or a bad
 // parameter fail the call that the client's "execute" makes) and returns
-// one endpoint (or a partitioned take's several, below); DoGet streams
+// one endpoint (or a split take's several, below); DoGet streams
 // the rows batch by batch as the plan produces them, one batch in flight,
 // so memory is bounded by the batch size, not by the result. A result nobody reads is closed after Options.ResultTTL.
 // Every result runs on a context of its own, cancelled by CancelFlightInfo,
@@ -49,20 +54,24 @@
 // Options.ShutdownGrace, then cancels them, and rolls back every open
 // transaction.
 //
-// Partitioned reads (partitions.go): a take by row id with bound ids,
-// the seed query's shape without ORDER BY (plan.MatchTake), of at least
-// Options.PartitionMinIDs ids whose rows sit in more than one fragment,
+// Takes split into endpoints (takesplit.go): a take by row id with bound
+// ids, the seed query's shape without ORDER BY (plan.MatchTake), of at
+// least Options.SplitMinIDs ids whose rows sit in more than one fragment,
 // returns one endpoint per group of fragments (at most
-// Options.Partitions). The ids are resolved through the index access
+// Options.MaxEndpoints). The ids are resolved through the index access
 // layer the engine owns (engine.DB.PlanTake: one cache of each index per
 // database) when GetFlightInfo is called; each endpoint's DoGet takes its
 // group's rows, in fragment order, in the statement's own output schema,
-// and every row carries the statement's ord column, so a
-// client reading the partitions in parallel restores the driving order by
-// sorting on it. Ids with no row (a LEFT JOIN's NULL rows) come with
-// partition 0. Tickets are signed and name their take, partition and
-// fragments (ticket.go); the take's plan lives in the server until its
-// partitions are read, it is cancelled, or Options.ResultTTL passes.
+// and every row carries the statement's ord column, so a client reading
+// the endpoints in parallel restores the driving order by sorting on it.
+// Ids with no row (a LEFT JOIN's NULL rows) come with endpoint 0. Tickets
+// are signed and name their take, endpoint and fragments (ticket.go); the
+// take's plan lives in the server until its endpoints are read, it is
+// cancelled, or Options.ResultTTL passes. ADBC's client API calls such
+// endpoints partitions (ExecutePartitions, ReadPartition); the server
+// does not, as "partition" is the executor's word for a plan's parallel
+// streams (package exec) and the row map's for its stable partitions
+// (package rowmap).
 // Every other statement is one endpoint.
 //
 // Memory (budget.go, heapwatch.go, uploads.go): with Options.Memory set,

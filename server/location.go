@@ -8,7 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight"
 )
 
-// Endpoint locations. A multi-endpoint result (a partitioned take) names
+// Endpoint locations. A multi-endpoint result (a take split into endpoints) names
 // where each endpoint is read: this server's own URI, then Flight's
 // "reuse the connection" location (flight.LocationReuseConnection), so a
 // client that cannot reach the URI (it came through a proxy, or the TLS

@@ -354,12 +354,12 @@ func TestKeysEmpty(t *testing.T) {
 	}
 }
 
-// TestEndpointLocations: a partitioned take's endpoints carry the
+// TestEndpointLocations: the endpoints of a split take carry the
 // server's own URI (then the reuse-connection fallback), and a client
 // that dials each location reads its endpoint there; -advertise
 // (Options.Location) replaces the URI, and a bad one is a config error.
 func TestEndpointLocations(t *testing.T) {
-	s, cl, mem, addr := testServerAt(t, Options{Partitions: 3})
+	s, cl, mem, addr := testServerAt(t, Options{MaxEndpoints: 3})
 	spreadTable(t, s.db, 20000)
 	ctx := context.Background()
 	ps, err := cl.Prepare(ctx, `SELECT v.ord, t.k FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid`)

@@ -11,6 +11,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/stablerow/stablerow/engine"
 )
 
 // prepared is a prepared statement: SQL text or a Substrait plan, and the
@@ -142,22 +144,24 @@ func (s *Server) preparedOf(handle []byte) (*prepared, error) {
 }
 
 // CreatePreparedStatement prepares SQL text. The statement is parsed and
-// planned now, as PostgreSQL's PREPARE analyses it, so that the result
-// carries its parameter schema (engine.DB.ParamSchema): a JDBC or ADBC
-// client binds by it, and a bad statement fails here.
+// planned now, not run, as PostgreSQL's PREPARE analyses it and its
+// Describe answers (engine.DB.Describe): the result carries the parameter
+// schema a JDBC or ADBC client binds by, and the dataset schema of the
+// rows it will return (no fields for a statement without a result set),
+// and a bad statement fails here.
 func (s *Server) CreatePreparedStatement(ctx context.Context, req flightsql.ActionCreatePreparedStatementRequest) (flightsql.ActionCreatePreparedStatementResult, error) {
 	if err := s.checkTxn(ctx, req.GetTransactionId()); err != nil {
 		return flightsql.ActionCreatePreparedStatementResult{}, err
 	}
-	params, err := s.db.ParamSchema(s.fileCtx(ctx), req.GetQuery(), nil)
+	d, err := s.db.Describe(s.fileCtx(ctx), req.GetQuery(), nil)
 	if err != nil {
 		return flightsql.ActionCreatePreparedStatementResult{}, s.statusOf(err)
 	}
-	return flightsql.ActionCreatePreparedStatementResult{Handle: s.addPrepared(&prepared{sql: req.GetQuery(), txnID: req.GetTransactionId()}), ParameterSchema: params}, nil
+	return preparedResult(s.addPrepared(&prepared{sql: req.GetQuery(), txnID: req.GetTransactionId()}), d), nil
 }
 
-// CreatePreparedSubstraitPlan prepares a Substrait plan, with its
-// parameter schema as CreatePreparedStatement.
+// CreatePreparedSubstraitPlan prepares a Substrait plan, described as
+// CreatePreparedStatement describes SQL.
 func (s *Server) CreatePreparedSubstraitPlan(ctx context.Context, req flightsql.ActionCreatePreparedSubstraitPlanRequest) (flightsql.ActionCreatePreparedStatementResult, error) {
 	if err := s.checkTxn(ctx, req.GetTransactionId()); err != nil {
 		return flightsql.ActionCreatePreparedStatementResult{}, err
@@ -166,11 +170,24 @@ func (s *Server) CreatePreparedSubstraitPlan(ctx context.Context, req flightsql.
 	if plan == nil {
 		plan = []byte{}
 	}
-	params, err := s.db.ParamSchema(s.fileCtx(ctx), "", plan)
+	d, err := s.db.Describe(s.fileCtx(ctx), "", plan)
 	if err != nil {
 		return flightsql.ActionCreatePreparedStatementResult{}, s.statusOf(err)
 	}
-	return flightsql.ActionCreatePreparedStatementResult{Handle: s.addPrepared(&prepared{plan: plan, txnID: req.GetTransactionId()}), ParameterSchema: params}, nil
+	return preparedResult(s.addPrepared(&prepared{plan: plan, txnID: req.GetTransactionId()}), d), nil
+}
+
+// preparedResult is the answer to a prepare: the handle, the two
+// schemas, and Flight SQL's is_update hint (a statement without a result
+// set runs as an update). A script's rows are known only once it runs:
+// its dataset schema and the hint are left unset, so the client chooses.
+func preparedResult(handle []byte, d engine.Description) flightsql.ActionCreatePreparedStatementResult {
+	r := flightsql.ActionCreatePreparedStatementResult{Handle: handle, ParameterSchema: d.Params, DatasetSchema: d.Result}
+	if d.Result != nil {
+		update := d.Result.NumFields() == 0
+		r.IsUpdate = &update
+	}
+	return r
 }
 
 // ClosePreparedStatement forgets a prepared statement.

@@ -63,13 +63,27 @@ type Options struct {
 	// than one hard link (the CLI's -files-allow-hardlinks); refused by
 	// default, as such a link may lead to a file outside Files.
 	FilesAllowHardLinks bool
-	// Partitions is the most endpoints a partitioned take returns (0: 8;
-	// 1: never partition). See partitions.go.
+	// MaxEndpoints is the most endpoints a take by bound ids is split
+	// into (0: 8; 1: never split). See takesplit.go.
+	MaxEndpoints int
+	// SplitMinIDs is the fewest bound ids a take needs to be split
+	// (0: 4096); below it one endpoint serves it.
+	SplitMinIDs int
+	// SplitBatchRows caps the batches of a split take's endpoints (0:
+	// 65536 rows).
+	SplitBatchRows int
+	// Partitions is MaxEndpoints, read when MaxEndpoints is 0.
+	//
+	// Deprecated: use MaxEndpoints. "Partition" names the executor's
+	// parallel streams; a take's endpoints are not those.
 	Partitions int
-	// PartitionMinIDs is the fewest bound ids a take needs to be
-	// partitioned (0: 4096); below it one endpoint serves it.
+	// PartitionMinIDs is SplitMinIDs, read when SplitMinIDs is 0.
+	//
+	// Deprecated: use SplitMinIDs.
 	PartitionMinIDs int
-	// PartitionBatchRows caps a partition's batches (0: 65536 rows).
+	// PartitionBatchRows is SplitBatchRows, read when SplitBatchRows is 0.
+	//
+	// Deprecated: use SplitBatchRows.
 	PartitionBatchRows int
 	// Memory is the server's one memory budget in bytes, shared by every
 	// statement and parameter upload (budget.go; the CLI's
@@ -120,7 +134,7 @@ type Server struct {
 	mem     memory.Allocator
 	log     *slog.Logger
 	results *results
-	parts   *partitions    // partitioned takes
+	splits  *splitTakes    // takes split into several endpoints
 	budget  *budget        // nil: no server budget (Options.Memory)
 	heap    *heapWatch     // the budget's watch of the live heap
 	gate    *priority.Gate // light calls ahead of heavy statements (priority.go); nil: Options.NoPriority
@@ -147,7 +161,7 @@ func New(db *engine.DB, opt Options) (*Server, error) {
 		}
 	}
 	s := &Server{db: db, opt: opt, mem: opt.Mem, log: opt.Logger, results: newResults(opt.ResultTTL),
-		parts: newPartitions(opt.ResultTTL), prepared: map[string]*prepared{}, txns: map[string]*txn{}}
+		splits: newSplitTakes(opt.ResultTTL), prepared: map[string]*prepared{}, txns: map[string]*txn{}}
 	if s.mem == nil {
 		s.mem = memory.DefaultAllocator
 	}
@@ -188,15 +202,24 @@ func New(db *engine.DB, opt Options) (*Server, error) {
 	if opt.ShutdownGrace <= 0 {
 		opt.ShutdownGrace = 10 * time.Second
 	}
-	if opt.Partitions <= 0 {
-		opt.Partitions = 8
+	if opt.MaxEndpoints == 0 {
+		opt.MaxEndpoints = opt.Partitions
 	}
-	opt.Partitions = min(opt.Partitions, maxPartitions)
-	if opt.PartitionMinIDs <= 0 {
-		opt.PartitionMinIDs = 4096
+	if opt.SplitMinIDs == 0 {
+		opt.SplitMinIDs = opt.PartitionMinIDs
 	}
-	if opt.PartitionBatchRows <= 0 {
-		opt.PartitionBatchRows = access.DefaultMaxTaskRows
+	if opt.SplitBatchRows == 0 {
+		opt.SplitBatchRows = opt.PartitionBatchRows
+	}
+	if opt.MaxEndpoints <= 0 {
+		opt.MaxEndpoints = 8
+	}
+	opt.MaxEndpoints = min(opt.MaxEndpoints, maxEndpoints)
+	if opt.SplitMinIDs <= 0 {
+		opt.SplitMinIDs = 4096
+	}
+	if opt.SplitBatchRows <= 0 {
+		opt.SplitBatchRows = access.DefaultMaxTaskRows
 	}
 	s.opt = opt
 	var (
@@ -261,7 +284,7 @@ func (s *Server) Shutdown() {
 		<-done
 	}
 	s.results.closeAll()
-	s.parts.closeAll()
+	s.splits.closeAll()
 	s.dropAllPrepared()
 	s.rollbackAllTxns() // after the results: a result holds its transaction
 	s.heap.close()

@@ -82,8 +82,8 @@ func (s *Server) fileCtx(ctx context.Context) context.Context {
 }
 
 // start plans and starts a statement for GetFlightInfo and registers its
-// rows under a ticket; a large take is split into partitions instead
-// (partitions.go). The rows run on a context of their own (the call's
+// rows under a ticket; a large take is split into several endpoints
+// instead (takesplit.go). The rows run on a context of their own (the call's
 // values, not its end: they outlive GetFlightInfo until their DoGet), yet
 // a client that goes away while the statement starts still stops it.
 //
@@ -103,10 +103,10 @@ func (s *Server) start(ctx context.Context, run runner, desc *flight.FlightDescr
 	info := &flight.FlightInfo{FlightDescriptor: desc, TotalRecords: -1, TotalBytes: -1}
 	schema := rows.Schema()
 	if len(run.params) > 0 && schema != nil && run.txn == nil {
-		// (In a transaction the partitions could not read its snapshot:
+		// (In a transaction the endpoints could not read its snapshot:
 		// they run as statements of their own.)
 		// Planned (so its errors are reported) but not read: a take the
-		// server can split is served by its partitions instead.
+		// server can split is served by its endpoints instead.
 		p, ok, err := s.split(ctx, run.plan, run.sql, run.params, schema)
 		if err != nil || ok {
 			rows.Close()
@@ -114,7 +114,7 @@ func (s *Server) start(ctx context.Context, run runner, desc *flight.FlightDescr
 			if err != nil {
 				return nil, s.statusOf(err)
 			}
-			return s.partInfo(p, desc)
+			return s.splitInfo(p, desc)
 		}
 	}
 	if schema == nil {
@@ -167,12 +167,12 @@ func (s *Server) GetFlightInfoSubstraitPlan(ctx context.Context, cmd flightsql.S
 // DoGetStatement streams a started result, batch by batch.
 func (s *Server) DoGetStatement(ctx context.Context, t flightsql.StatementQueryTicket) (*arrow.Schema, <-chan flight.StreamChunk, error) {
 	h := string(t.GetStatementHandle())
-	if isPartTicket(t.GetStatementHandle()) {
-		p, part, err := s.parts.begin(t.GetStatementHandle())
+	if isEndpointTicket(t.GetStatementHandle()) {
+		p, ep, err := s.splits.begin(t.GetStatementHandle())
 		if err != nil {
 			return nil, nil, err
 		}
-		schema, ch := s.streamPart(ctx, p, part)
+		schema, ch := s.streamEndpoint(ctx, p, ep)
 		return schema, ch, nil
 	}
 	r, ok := s.results.take(h)
@@ -230,7 +230,7 @@ func (s *Server) CancelFlightInfo(_ context.Context, req *flight.CancelFlightInf
 			continue
 		}
 		h := t.GetStatementHandle()
-		if isPartTicket(h) && s.parts.cancelTicket(h) || s.results.cancel(string(h)) {
+		if isEndpointTicket(h) && s.splits.cancelTicket(h) || s.results.cancel(string(h)) {
 			st = flight.CancelStatusCancelled
 		}
 	}

@@ -10,12 +10,12 @@ import (
 	"github.com/stablerow/stablerow/errkind"
 )
 
-// ErrTicket: a partition ticket that is garbled, forged, of another
+// ErrTicket: an endpoint ticket that is garbled, forged, of another
 // server (or an earlier run of this one), or expired.
-var ErrTicket = errkind.New(errkind.InvalidArgument, "server: bad partition ticket")
+var ErrTicket = errkind.New(errkind.InvalidArgument, "server: bad endpoint ticket")
 
-// A partition ticket names one endpoint of a partitioned take: which take
-// (a random handle), which partition of how many, the fragments of its
+// An endpoint ticket names one endpoint of a split take: which take (a
+// random handle), which endpoint of how many, the fragments of its
 // group, and until when it is valid. It is signed with a key the server
 // draws when it starts, so a client can neither forge one nor change the
 // group it names; every field is checked before anything is looked up.
@@ -24,8 +24,8 @@ var ErrTicket = errkind.New(errkind.InvalidArgument, "server: bad partition tick
 //	0       4        magic "SRPT"
 //	4       1        format (1)
 //	5       16       take handle
-//	21      4        partition (little endian, < partitions)
-//	25      4        partitions (1..maxPartitions)
+//	21      4        endpoint (little endian, < endpoints)
+//	25      4        endpoints (1..maxEndpoints)
 //	29      8        expiry, Unix nanoseconds
 //	37      4        n, the fragments of the group (1..maxTicketFragments)
 //	41      4n       the fragment ids, ascending
@@ -34,13 +34,13 @@ var ErrTicket = errkind.New(errkind.InvalidArgument, "server: bad partition tick
 // It travels as the statement handle of a Flight SQL TicketStatementQuery,
 // so any Flight SQL client's DoGet routes it here; results' own handles
 // are 32 hex characters and never start with the magic.
-type partTicket struct {
-	handle  [16]byte
-	part    uint32
-	parts   uint32
-	expiry  time.Time
-	frags   []uint32
-	expired bool // set by decode: valid but past its expiry
+type endpointTicket struct {
+	handle    [16]byte
+	endpoint  uint32 // which endpoint of the take, 0-based
+	endpoints uint32 // of how many
+	expiry    time.Time
+	frags     []uint32
+	expired   bool // set by decode: valid but past its expiry
 }
 
 const (
@@ -48,21 +48,23 @@ const (
 	ticketFormat       = 1
 	ticketHeader       = 41
 	ticketMAC          = sha256.Size
-	maxPartitions      = 1 << 10
+	maxEndpoints       = 1 << 10
 	maxTicketFragments = 1 << 20
 )
 
-// isPartTicket tells a partition ticket from a result handle.
-func isPartTicket(b []byte) bool { return len(b) >= len(ticketMagic) && string(b[:4]) == ticketMagic }
+// isEndpointTicket tells an endpoint ticket from a result handle.
+func isEndpointTicket(b []byte) bool {
+	return len(b) >= len(ticketMagic) && string(b[:4]) == ticketMagic
+}
 
 // encode writes t signed with key.
-func (t *partTicket) encode(key []byte) []byte {
+func (t *endpointTicket) encode(key []byte) []byte {
 	b := make([]byte, 0, ticketHeader+4*len(t.frags)+ticketMAC)
 	b = append(b, ticketMagic...)
 	b = append(b, ticketFormat)
 	b = append(b, t.handle[:]...)
-	b = binary.LittleEndian.AppendUint32(b, t.part)
-	b = binary.LittleEndian.AppendUint32(b, t.parts)
+	b = binary.LittleEndian.AppendUint32(b, t.endpoint)
+	b = binary.LittleEndian.AppendUint32(b, t.endpoints)
 	b = binary.LittleEndian.AppendUint64(b, uint64(t.expiry.UnixNano()))
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(t.frags)))
 	for _, f := range t.frags {
@@ -78,7 +80,7 @@ func (t *partTicket) encode(key []byte) []byte {
 // is ErrTicket, saying which; a ticket past its expiry decodes with
 // expired set, so the caller can say it expired rather than that it is
 // forged.
-func decodeTicket(key, b []byte, now time.Time) (*partTicket, error) {
+func decodeTicket(key, b []byte, now time.Time) (*endpointTicket, error) {
 	t, err := parseTicket(b)
 	if err != nil {
 		return nil, err
@@ -94,21 +96,21 @@ func decodeTicket(key, b []byte, now time.Time) (*partTicket, error) {
 }
 
 // parseTicket reads a ticket's fields without checking its signature.
-func parseTicket(b []byte) (*partTicket, error) {
+func parseTicket(b []byte) (*endpointTicket, error) {
 	if len(b) < ticketHeader+ticketMAC {
 		return nil, fmt.Errorf("%w: %d bytes, at least %d", ErrTicket, len(b), ticketHeader+ticketMAC)
 	}
-	if !isPartTicket(b) || b[4] != ticketFormat {
-		return nil, fmt.Errorf("%w: not a stablerow partition ticket of format %d", ErrTicket, ticketFormat)
+	if !isEndpointTicket(b) || b[4] != ticketFormat {
+		return nil, fmt.Errorf("%w: not a stablerow endpoint ticket of format %d", ErrTicket, ticketFormat)
 	}
-	t := &partTicket{}
+	t := &endpointTicket{}
 	copy(t.handle[:], b[5:21])
-	t.part = binary.LittleEndian.Uint32(b[21:])
-	t.parts = binary.LittleEndian.Uint32(b[25:])
+	t.endpoint = binary.LittleEndian.Uint32(b[21:])
+	t.endpoints = binary.LittleEndian.Uint32(b[25:])
 	t.expiry = time.Unix(0, int64(binary.LittleEndian.Uint64(b[29:])))
 	n := binary.LittleEndian.Uint32(b[37:])
-	if t.parts == 0 || t.parts > maxPartitions || t.part >= t.parts {
-		return nil, fmt.Errorf("%w: partition %d of %d", ErrTicket, t.part, t.parts)
+	if t.endpoints == 0 || t.endpoints > maxEndpoints || t.endpoint >= t.endpoints {
+		return nil, fmt.Errorf("%w: endpoint %d of %d", ErrTicket, t.endpoint, t.endpoints)
 	}
 	if n == 0 || n > maxTicketFragments || uint64(len(b)) != ticketHeader+4*uint64(n)+ticketMAC {
 		return nil, fmt.Errorf("%w: %d fragments in %d bytes", ErrTicket, n, len(b))

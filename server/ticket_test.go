@@ -13,8 +13,8 @@ import (
 
 var fuzzKey = bytes.Repeat([]byte{7}, 32)
 
-func sampleTicket() *partTicket {
-	return &partTicket{handle: [16]byte{1, 2, 3}, part: 1, parts: 3, expiry: time.Unix(2000000000, 5), frags: []uint32{4, 9, 1 << 31}}
+func sampleTicket() *endpointTicket {
+	return &endpointTicket{handle: [16]byte{1, 2, 3}, endpoint: 1, endpoints: 3, expiry: time.Unix(2000000000, 5), frags: []uint32{4, 9, 1 << 31}}
 }
 
 // TestTicketRoundTrip: a ticket decodes to what was encoded; expiry is
@@ -28,20 +28,20 @@ func TestTicketRoundTrip(t *testing.T) {
 	require.False(t, got.expired)
 	require.Equal(t, tk.handle, got.handle)
 	require.Equal(t, tk.frags, got.frags)
-	require.Equal(t, tk.part, got.part)
-	require.Equal(t, tk.parts, got.parts)
+	require.Equal(t, tk.endpoint, got.endpoint)
+	require.Equal(t, tk.endpoints, got.endpoints)
 	require.True(t, tk.expiry.Equal(got.expiry))
 	got, err = decodeTicket(fuzzKey, b, time.Unix(2100000000, 0))
 	require.NoError(t, err)
 	require.True(t, got.expired)
 
-	for _, bad := range []*partTicket{
-		{parts: 0, frags: []uint32{1}},
-		{part: 3, parts: 3, frags: []uint32{1}},
-		{parts: maxPartitions + 1, frags: []uint32{1}},
-		{parts: 1},
-		{parts: 1, frags: []uint32{5, 5}},
-		{parts: 1, frags: []uint32{5, 4}},
+	for _, bad := range []*endpointTicket{
+		{endpoints: 0, frags: []uint32{1}},
+		{endpoint: 3, endpoints: 3, frags: []uint32{1}},
+		{endpoints: maxEndpoints + 1, frags: []uint32{1}},
+		{endpoints: 1},
+		{endpoints: 1, frags: []uint32{5, 5}},
+		{endpoints: 1, frags: []uint32{5, 4}},
 	} {
 		_, err := decodeTicket(fuzzKey, bad.encode(fuzzKey), time.Now())
 		require.ErrorIs(t, err, ErrTicket, "%+v", bad)
@@ -52,16 +52,16 @@ func TestTicketRoundTrip(t *testing.T) {
 	require.ErrorContains(t, err, "signature")
 }
 
-// FuzzPartitionTicket: any bytes decode to a ticket or ErrTicket, never a
+// FuzzEndpointTicket: any bytes decode to a ticket or ErrTicket, never a
 // panic; a ticket that decodes under the key re-encodes to the same bytes
 // (nothing in it is ignored), and one changed after signing never does.
-func FuzzPartitionTicket(f *testing.F) {
+func FuzzEndpointTicket(f *testing.F) {
 	good := sampleTicket().encode(fuzzKey)
 	f.Add(good)
 	f.Add(good[:len(good)-1])
 	f.Add([]byte("SRPT"))
 	f.Add([]byte{})
-	one := (&partTicket{parts: 1, frags: []uint32{0}}).encode(fuzzKey)
+	one := (&endpointTicket{endpoints: 1, frags: []uint32{0}}).encode(fuzzKey)
 	f.Add(one)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		tk, err := decodeTicket(fuzzKey, b, time.Now())

@@ -22,7 +22,7 @@
 // finished tasks are orphans, for Vacuum).
 // Take: each task writes one Parquet file part-NNNNNN.parquet (the columns
 // plus "ord", the id's 1-based position in the input, as WITH ORDINALITY
-// and the Flight SQL server's partitions number it; _missing.parquet's
+// and the Flight SQL server's split takes number it; _missing.parquet's
 // ord likewise) and the last step writes
 // _manifest.json; a task's file name is fixed by its sequence number, so
 // a retried or duplicated task overwrites its own file and never

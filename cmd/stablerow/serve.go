@@ -33,19 +33,18 @@ func runServe(ctx context.Context, args []string) error {
 // serveCmd serves until ctx ends; ready, if not nil, gets the address once
 // the server listens (tests).
 func serveCmd(ctx context.Context, w io.Writer, args []string, ready func(net.Addr)) error {
-	fs := newFlags("serve", "serve [-d DIR] [-addr HOST:PORT] [-user NAME] [-tokens FILE] [-tls-cert FILE -tls-key FILE] [-partitions N] [-partition-min-ids N]: serve Arrow Flight SQL")
+	fs := newFlags("serve", "serve [-d DIR] [-addr HOST:PORT] [-user NAME] [-tokens FILE] [-tls-cert FILE -tls-key FILE] [-max-endpoints N] [-split-min-ids N]: serve Arrow Flight SQL")
 	dir := fs.String("d", ".stablerow", "database directory")
 	create := fs.Bool("create", false, "make the database directory if it does not exist")
 	addr := fs.String("addr", "127.0.0.1:31337", "listen address; beyond localhost requires -user or -tokens")
-	advertise := fs.String("advertise", "", "the URI clients reach the server at (grpc://HOST:PORT or grpc+tls://HOST:PORT), given as the location of a partitioned result's endpoints; default: the listen address")
+	advertise := fs.String("advertise", "", "the URI clients reach the server at (grpc://HOST:PORT or grpc+tls://HOST:PORT), given as the location of the endpoints of a take split into several; default: the listen address")
 	user := fs.String("user", "", "accept this user name with the password in $STABLEROW_PASSWORD (Basic auth, which issues bearer tokens)")
 	tokens := fs.String("tokens", "", "a file of bearer tokens to accept, one a line")
 	cert := fs.String("tls-cert", "", "TLS certificate file (PEM); with -tls-key serves TLS")
 	key := fs.String("tls-key", "", "TLS private key file (PEM)")
 	files := fs.String("files", "", "the directory COPY and CREATE TABLE AS may read and write (paths resolve inside it); none: file access refused")
 	ttl := fs.Duration("result-ttl", 5*time.Minute, "close a query's result nobody fetched after this long")
-	parts := fs.Int("partitions", 8, "the most endpoints a take by bound ids returns, each a group of fragments a client may read in parallel; 1: never partition")
-	partMin := fs.Int("partition-min-ids", 4096, "the fewest bound ids a take needs to be partitioned; below it one endpoint serves it")
+	split := splitFlags(fs)
 	memory := resourceFlags(fs)
 	budgetFlags := serveMemoryFlags(fs) // -server-memory, -admission-timeout, -prepared-ttl (servememory.go)
 	guard := guardFlags(fs)             // serveguard.go
@@ -60,11 +59,10 @@ func serveCmd(ctx context.Context, w io.Writer, args []string, ready func(net.Ad
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errServeArgs, fs.Arg(0))
 	}
-	if *parts < 1 || *partMin < 1 {
-		return fmt.Errorf("%w: -partitions %d and -partition-min-ids %d must be at least 1", errServeArgs, *parts, *partMin)
+	opt := server.Options{ResultTTL: *ttl, Logger: slog.New(slog.NewTextHandler(w, nil)), Location: *advertise}
+	if err := split(w, &opt); err != nil {
+		return err
 	}
-	opt := server.Options{ResultTTL: *ttl, Logger: slog.New(slog.NewTextHandler(w, nil)),
-		Partitions: *parts, PartitionMinIDs: *partMin, Location: *advertise}
 	if err := budgetFlags(&opt); err != nil {
 		return err
 	}

@@ -36,11 +36,11 @@ func countRows(t *testing.T, cl *flightsql.Client, info *flight.FlightInfo) int 
 // TestServeFlightMetadata: `stablerow serve` as a subprocess, asked by
 // arrow-go's Flight SQL client what JDBC drivers and GUI tools ask on
 // connect: a prepared statement's parameter schema, the type info, the
-// SQL info, the keys; and a partitioned take whose endpoints a client
+// SQL info, the keys; and a take split into endpoints a client
 // reads from their locations, the server's own address or the one
 // -advertise gives.
 func TestServeFlightMetadata(t *testing.T) {
-	addr := serveProcess(t, "-d", filepath.Join(t.TempDir(), "db"), "-create", "-partitions", "3", "-partition-min-ids", "1000")
+	addr := serveProcess(t, "-d", filepath.Join(t.TempDir(), "db"), "-create", "-max-endpoints", "3", "-split-min-ids", "1000")
 	ctx := context.Background()
 	cl, err := flightsql.NewClient(addr, nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	require.NoError(t, err)
@@ -63,8 +63,26 @@ func TestServeFlightMetadata(t *testing.T) {
 	require.Equal(t, []arrow.Type{arrow.STRING, arrow.INT64}, []arrow.Type{ps2.ParameterSchema().Field(0).Type.ID(), ps2.ParameterSchema().Field(1).Type.ID()})
 	require.NoError(t, ps2.Close(ctx))
 
+	// The dataset schema: the rows' schema, planned and not run; none
+	// (no fields, an update) for a statement without rows.
+	require.True(t, arrow.NewSchema([]arrow.Field{{Name: "ord", Type: arrow.PrimitiveTypes.Int64}, {Name: "k", Type: arrow.PrimitiveTypes.Int64}}, nil).Equal(ps.DatasetSchema()),
+		"%s", ps.DatasetSchema())
+	ps3, err := cl.Prepare(ctx, `DELETE FROM t`)
+	require.NoError(t, err)
+	require.Zero(t, ps3.DatasetSchema().NumFields())
+	update, ok := ps3.IsUpdate()
+	require.True(t, ok && update)
+	require.NoError(t, ps3.Close(ctx))
+	info, err := cl.Execute(ctx, `SELECT count(*) FROM t`)
+	require.NoError(t, err)
+	r, err := cl.DoGet(ctx, info.Endpoint[0].Ticket)
+	require.NoError(t, err)
+	require.True(t, r.Next())
+	require.Equal(t, int64(4000), r.RecordBatch().Column(0).(*array.Int64).Value(0)) // prepared, the DELETE did not run
+	r.Release()
+
 	// Type info, SQL info, keys.
-	info, err := cl.GetXdbcTypeInfo(ctx, nil)
+	info, err = cl.GetXdbcTypeInfo(ctx, nil)
 	require.NoError(t, err)
 	require.Equal(t, 12, countRows(t, cl, info))
 	info, err = cl.GetSqlInfo(ctx, []flightsql.SqlInfo{flightsql.SqlInfoIdentifierQuoteChar, flightsql.SqlInfoTransactionsSupported})
@@ -112,7 +130,9 @@ func TestServeFlightMetadata(t *testing.T) {
 }
 
 // TestServeAdvertise: -advertise is the URI endpoints name; a bad one is
-// refused before the server starts.
+// refused before the server starts. (The split flags are spelled here by
+// their deprecated names, -partitions and -partition-min-ids, which still
+// split the take into two endpoints.)
 func TestServeAdvertise(t *testing.T) {
 	addr := serveProcess(t, "-d", filepath.Join(t.TempDir(), "db"), "-create", "-partitions", "2", "-partition-min-ids", "10",
 		"-advertise", "grpc+tls://db.example.com:443")

@@ -21,8 +21,9 @@ func TestServeCommandLine(t *testing.T) {
 	r := cli(t, "", "serve", "-help")
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Contains(t, r.stdout, "usage: stablerow serve")
-	require.Contains(t, r.stdout, "-partitions")
-	require.Contains(t, r.stdout, "-partition-min-ids")
+	require.Contains(t, r.stdout, "-max-endpoints")
+	require.Contains(t, r.stdout, "-split-min-ids")
+	require.Contains(t, r.stdout, "deprecated: -max-endpoints") // -partitions
 	r = cli(t, "", "serve", "-zz")
 	require.Equal(t, 2, r.code)
 	require.Contains(t, r.stderr, "-zz")
@@ -34,6 +35,10 @@ func TestServeCommandLine(t *testing.T) {
 		{[]string{"-user", "alice"}, "STABLEROW_PASSWORD"},
 		{[]string{"-tls-cert", "x.pem"}, "go together"},
 		{[]string{"-tokens", filepath.Join(dir, "missing")}, "-tokens"},
+		{[]string{"-max-endpoints", "0"}, "-max-endpoints 0"},
+		{[]string{"-split-min-ids", "-5"}, "-split-min-ids -5"},
+		// The deprecated spellings: named as given, with a warning.
+		{[]string{"-partitions", "0"}, "-partitions is deprecated: use -max-endpoints"},
 		{[]string{"-partitions", "0"}, "-partitions 0"},
 		{[]string{"-partition-min-ids", "-5"}, "-partition-min-ids -5"},
 	} {

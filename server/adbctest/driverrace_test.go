@@ -65,7 +65,7 @@ func TestClientGoesAway(t *testing.T) {
 // with ExecuteQuery (the driver reads every endpoint) gets the whole
 // answer: the same rows as the engine's, in fragment order.
 func TestExecuteQueryOfPartitions(t *testing.T) {
-	ts := startServer(t, server.Options{Partitions: 3})
+	ts := startServer(t, server.Options{MaxEndpoints: 3})
 	cn := mustConnect(t, ts.uri, nil)
 	spreadTable(t, cn)
 	ids := spreadIds(10000, 5)

@@ -60,7 +60,7 @@ func TestGetObjectsAll(t *testing.T) {
 // the server lists after it; with the server's own address (the
 // default, TestPartitionedTake) ADBC dials that.
 func TestPartitionFromAdvertisedLocation(t *testing.T) {
-	ts := startServer(t, server.Options{Partitions: 3, Location: "grpc://127.0.0.1:1"})
+	ts := startServer(t, server.Options{MaxEndpoints: 3, Location: "grpc://127.0.0.1:1"})
 	cn := mustConnect(t, ts.uri, nil)
 	spreadTable(t, cn)
 	ids := spreadIds(6000, 3)
@@ -76,4 +76,56 @@ func TestPartitionFromAdvertisedLocation(t *testing.T) {
 	}
 	require.Equal(t, int(n), len(all))
 	require.Equal(t, inProcess(t, ts.db, takeQuery, ids), byOrd(all))
+}
+
+// TestExecuteSchema: ADBC's ExecuteSchema of a prepared statement is the
+// dataset schema its preparation returned, planned and not run: the
+// schema its rows then come in; a prepared DELETE has a schema of no
+// fields and deletes nothing until it is executed; ExecuteSchema of a
+// statement not prepared asks the server (GetSchema) and agrees.
+func TestExecuteSchema(t *testing.T) {
+	ts := startServer(t, server.Options{})
+	cn := mustConnect(t, ts.uri, nil)
+	seedTable(t, cn)
+	ctx := context.Background()
+	st, err := cn.NewStatement()
+	require.NoError(t, err)
+	defer st.Close()
+	require.NoError(t, st.SetSqlQuery(seedQuery))
+	require.NoError(t, st.Prepare(ctx))
+	sc, err := st.(adbc.StatementExecuteSchema).ExecuteSchema(ctx)
+	require.NoError(t, err)
+	require.Equal(t, []string{"ord", "rowid", "k"}, fieldNames(sc))
+	ids := int64Column(someIds(100, 2))
+	require.NoError(t, st.Bind(ctx, ids))
+	ids.Release()
+	rdr, _, err := st.ExecuteQuery(ctx)
+	require.NoError(t, err)
+	require.True(t, sc.Equal(rdr.Schema()), "described %s\nran %s", sc, rdr.Schema())
+	rowsOf(t, rdr)
+
+	plain, err := cn.NewStatement()
+	require.NoError(t, err)
+	defer plain.Close()
+	require.NoError(t, plain.SetSqlQuery(`SELECT k, s AS name FROM t WHERE k > 5`))
+	psc, err := plain.(adbc.StatementExecuteSchema).ExecuteSchema(ctx)
+	require.NoError(t, err)
+	require.Equal(t, []string{"k", "name"}, fieldNames(psc))
+	require.Equal(t, arrow.PrimitiveTypes.Int64, psc.Field(0).Type)
+	require.Equal(t, arrow.BinaryTypes.String, psc.Field(1).Type)
+
+	del, err := cn.NewStatement()
+	require.NoError(t, err)
+	defer del.Close()
+	require.NoError(t, del.SetSqlQuery(`DELETE FROM t WHERE k >= 1000`))
+	require.NoError(t, del.Prepare(ctx))
+	dsc, err := del.(adbc.StatementExecuteSchema).ExecuteSchema(ctx)
+	require.NoError(t, err)
+	require.Zero(t, dsc.NumFields())
+	count := func() any { return query(t, cn, `SELECT count(*) FROM t`)[0][0] }
+	require.Equal(t, int64(nRows-nDeleted), count())
+	n, err := del.ExecuteUpdate(ctx)
+	require.NoError(t, err)
+	require.Equal(t, int64(nRows-100), n)
+	require.Equal(t, int64(100-nDeleted), count())
 }

@@ -19,8 +19,8 @@ import (
 )
 
 // takeQuery is the seed query without ORDER BY: the shape the server
-// splits into partitions by fragment (with ORDER BY it keeps one ordered
-// endpoint). ord is in every row.
+// splits into endpoints (ADBC's partitions) by fragment (with ORDER BY it
+// keeps one ordered endpoint). ord is in every row.
 const takeQuery = `SELECT v.ord, v.rowid, t._rowaddr, t.k, t.s FROM UNNEST(:ids) WITH ORDINALITY AS v(rowid, ord)
 	LEFT JOIN t ON t._rowid = v.rowid`
 
@@ -86,7 +86,7 @@ func byOrd(rows [][]any) [][]any {
 // ordered by ord, is the engine's answer row for row. Each partition reads
 // once.
 func TestPartitionedTake(t *testing.T) {
-	ts := startServer(t, server.Options{Partitions: 4})
+	ts := startServer(t, server.Options{MaxEndpoints: 4})
 	cn := mustConnect(t, ts.uri, nil)
 	spreadTable(t, cn)
 	ids := spreadIds(10000, 1)
@@ -133,7 +133,7 @@ func TestPartitionedTake(t *testing.T) {
 // TestPartitionTicketForged: a partition whose ticket was altered is
 // refused with InvalidArgument, and the others still read.
 func TestPartitionTicketForged(t *testing.T) {
-	ts := startServer(t, server.Options{Partitions: 2})
+	ts := startServer(t, server.Options{MaxEndpoints: 2})
 	cn := mustConnect(t, ts.uri, nil)
 	spreadTable(t, cn)
 	st := prepared(t, cn, takeQuery, int64List(spreadIds(8000, 2)))
@@ -152,7 +152,7 @@ func TestPartitionTicketForged(t *testing.T) {
 	if err == nil {
 		_, err = rowsErr(t, rdr)
 	}
-	requireCode(t, err, codes.InvalidArgument, "partition ticket")
+	requireCode(t, err, codes.InvalidArgument, "endpoint ticket")
 	for _, p := range parts.PartitionIDs {
 		rdr, err := cn.ReadPartition(context.Background(), p)
 		require.NoError(t, err)

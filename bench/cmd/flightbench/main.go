@@ -15,8 +15,8 @@
 //     prepared statement, run the 10K-id take for -duration; the report gives
 //     queries/s and ids/s;
 //   - per id count of -partids: the seed query without ORDER BY, which the
-//     server splits into -partitions endpoints by fragment (package server,
-//     partitions.go), its partitions read by 1, 2, 4 (-readers) goroutines
+//     server splits into -max-endpoints endpoints by fragment (package
+//     server, takesplit.go), its endpoints read by 1, 2, 4 (-readers) goroutines
 //     at once, each with its own DoGet; the answer is checked against the
 //     in-process one first. The table is built in -fragments appends, so
 //     its rows sit in that many fragments.
@@ -74,7 +74,8 @@ func main() {
 	dur := flag.Duration("duration", 5*time.Second, "how long each concurrency case runs")
 	partIDs := flag.String("partids", "1000000", "id counts of the partitioned take, comma-separated (empty: none)")
 	readers := flag.String("readers", "1,2,4", "concurrent partition readers")
-	partitions := flag.Int("partitions", 4, "the server's most endpoints per take (server.Options.Partitions)")
+	partitions := flag.Int("max-endpoints", 4, "the server's most endpoints per take (server.Options.MaxEndpoints)")
+	flag.IntVar(partitions, "partitions", 4, "deprecated: -max-endpoints")
 	fragments := flag.Int("fragments", 8, "appends that build the table (its fragments)")
 	flag.Parse()
 	if err := run(config{sizes: ints(*rows), idCounts: ints(*idsFlag), clientCounts: ints(*clients), runs: *runs, dur: *dur,
@@ -121,7 +122,7 @@ func run(cfg config) error {
 		}
 		fmt.Fprintf(os.Stderr, "built %d rows in %s\n", n, time.Since(t0).Round(time.Millisecond))
 
-		srv, err := server.New(db, server.Options{Partitions: cfg.partitions})
+		srv, err := server.New(db, server.Options{MaxEndpoints: cfg.partitions})
 		if err != nil {
 			return err
 		}

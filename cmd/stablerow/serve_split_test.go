@@ -71,14 +71,14 @@ func startServe(t *testing.T, env []string, args ...string) servedProcess {
 	return servedProcess{}
 }
 
-// TestServePartitionFlags: `stablerow serve -partitions 3
-// -partition-min-ids 1000`, run as a subprocess: a take of 2000 bound ids
+// TestServeSplitFlags: `stablerow serve -max-endpoints 3
+// -split-min-ids 1000`, run as a subprocess: a take of 2000 bound ids
 // over a table of four fragments comes back as 3 endpoints, one of 999 ids
 // as one; read in full, each has one row per input id and each row is
 // the id's (k was inserted equal to the row id).
-func TestServePartitionFlags(t *testing.T) {
+func TestServeSplitFlags(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "db")
-	addr := serveProcess(t, "-d", dir, "-create", "-partitions", "3", "-partition-min-ids", "1000")
+	addr := serveProcess(t, "-d", dir, "-create", "-max-endpoints", "3", "-split-min-ids", "1000")
 	ctx := context.Background()
 	cl, err := flightsql.NewClient(addr, nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	require.NoError(t, err)

@@ -8,10 +8,10 @@ import (
 	"github.com/stablerow/stablerow/plan"
 )
 
-// Which statements a server splits into partitions is the planner's
+// Which statements a server splits into endpoints is the planner's
 // answer: plan.MatchTake (plan/takeshape.go, where the take shape has its
 // one matcher and its description). This file only reads a statement's
-// plan bytes and holds MatchTake's answer as the partitioned take uses it.
+// plan bytes and holds MatchTake's answer as the split take uses it.
 
 // outKind is what an output column of the take shape holds.
 type outKind = plan.TakeOutKind

@@ -137,39 +137,39 @@ func byOrd(rows []ordRow) []string {
 	return out
 }
 
-// readParts reads every endpoint of info on its own goroutine and returns
+// readEndpoints reads every endpoint of info on its own goroutine and returns
 // the rows, sorted by the ord column (column ordCol).
-func readParts(t *testing.T, cl *flightsql.Client, info *flight.FlightInfo, ordCol int) ([]string, []int) {
+func readEndpoints(t *testing.T, cl *flightsql.Client, info *flight.FlightInfo, ordCol int) ([]string, []int) {
 	t.Helper()
-	type part struct {
+	type endpointRows struct {
 		rows []string
 		ords []int64
 		err  error
 	}
-	parts := make([]part, len(info.Endpoint))
+	eps := make([]endpointRows, len(info.Endpoint))
 	var wg sync.WaitGroup
 	for i, e := range info.Endpoint {
 		wg.Go(func() {
 			rdr, err := cl.DoGet(context.Background(), e.Ticket)
 			if err != nil {
-				parts[i].err = err
+				eps[i].err = err
 				return
 			}
 			defer rdr.Release()
 			for rdr.Next() {
 				b := rdr.RecordBatch()
-				parts[i].rows = append(parts[i].rows, rowStrings(b)...)
+				eps[i].rows = append(eps[i].rows, rowStrings(b)...)
 				for j := range int(b.NumRows()) {
-					parts[i].ords = append(parts[i].ords, b.Column(ordCol).(*array.Int64).Value(j))
+					eps[i].ords = append(eps[i].ords, b.Column(ordCol).(*array.Int64).Value(j))
 				}
 			}
-			parts[i].err = rdr.Err()
+			eps[i].err = rdr.Err()
 		})
 	}
 	wg.Wait()
 	var all []ordRow
 	var sizes []int
-	for _, p := range parts {
+	for _, p := range eps {
 		require.NoError(t, p.err)
 		sizes = append(sizes, len(p.rows))
 		for j := range p.rows {
@@ -179,13 +179,13 @@ func readParts(t *testing.T, cl *flightsql.Client, info *flight.FlightInfo, ordC
 	return byOrd(all), sizes
 }
 
-// TestPartitionedTake: a take of 10K ids over a table whose rows spread
+// TestSplitTake: a take of 10K ids over a table whose rows spread
 // over many fragments comes back as several endpoints; read on
 // goroutines, their union ordered by ord is the engine's own answer to
 // the statement, row for row, for LEFT and INNER joins, with the SELECT
 // list in any order.
-func TestPartitionedTake(t *testing.T) {
-	s, cl, mem := testServer(t, Options{Partitions: 4})
+func TestSplitTake(t *testing.T) {
+	s, cl, mem := testServer(t, Options{MaxEndpoints: 4})
 	spreadTable(t, s.db, 40000)
 	ids := randomIDs(10000, 40000, 1)
 	ctx := context.Background()
@@ -205,31 +205,31 @@ func TestPartitionedTake(t *testing.T) {
 		require.NoError(t, err, c.q)
 		require.Len(t, info.Endpoint, 4, c.q)
 		schema, want := inProcess(t, s.db, c.q, ids, c.ordCol)
-		got, sizes := readParts(t, cl, info, c.ordCol)
+		got, sizes := readEndpoints(t, cl, info, c.ordCol)
 		require.Equal(t, len(want), len(got), c.q)
 		require.Equal(t, want, got, c.q)
 		require.Equal(t, int64(len(want)), info.TotalRecords)
 		for _, n := range sizes {
-			require.Greater(t, n, 0, "every partition holds rows: %v", sizes)
+			require.Greater(t, n, 0, "every endpoint holds rows: %v", sizes)
 		}
 		fs, err := flight.DeserializeSchema(info.Schema, mem)
 		require.NoError(t, err)
 		require.True(t, fs.Equal(schema), "%s vs %s", fs, schema)
 		require.NoError(t, ps.Close(ctx))
 	}
-	require.Eventually(t, func() bool { return s.parts.len() == 0 }, 5*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return s.splits.len() == 0 }, 5*time.Second, 10*time.Millisecond)
 }
 
-// TestNotPartitioned: statements other than the take shape, or with few
-// ids, are one endpoint, and Partitions: 1 turns splitting off.
-func TestNotPartitioned(t *testing.T) {
+// TestNotSplit: statements other than the take shape, or with few
+// ids, are one endpoint, and MaxEndpoints: 1 turns splitting off.
+func TestNotSplit(t *testing.T) {
 	for _, c := range []struct {
 		opt Options
 		q   string
 		n   int
 	}{
 		{Options{}, `SELECT v.ord, t.k FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid`, 100},
-		{Options{Partitions: 1}, `SELECT v.ord, t.k FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid`, 5000},
+		{Options{MaxEndpoints: 1}, `SELECT v.ord, t.k FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid`, 5000},
 		// No ord in the output: a client could not restore the order.
 		{Options{}, `SELECT t.k FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid ORDER BY v.ord`, 5000},
 		{Options{}, `SELECT v.ord, t.k + 1 FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid`, 5000},
@@ -254,12 +254,12 @@ func TestNotPartitioned(t *testing.T) {
 	}
 }
 
-// TestPartitionTickets: a forged, garbled or altered ticket is
-// InvalidArgument; a partition reads once; Cancel drops the take (its
+// TestEndpointTickets: a forged, garbled or altered ticket is
+// InvalidArgument; an endpoint reads once; Cancel drops the take (its
 // other tickets NotFound); an expired ticket is NotFound; the server
 // holds nothing after.
-func TestPartitionTickets(t *testing.T) {
-	s, cl, mem := testServer(t, Options{Partitions: 3, ResultTTL: time.Second})
+func TestEndpointTickets(t *testing.T) {
+	s, cl, mem := testServer(t, Options{MaxEndpoints: 3, ResultTTL: time.Second})
 	spreadTable(t, s.db, 20000)
 	ctx := context.Background()
 	q := `SELECT v.ord, t.k FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid`
@@ -299,8 +299,8 @@ func TestPartitionTickets(t *testing.T) {
 	for i := range h {
 		b := slices.Clone(h)
 		b[i] ^= 0x41
-		if !isPartTicket(b) {
-			continue // no longer a partition ticket: a result handle, NotFound
+		if !isEndpointTicket(b) {
+			continue // no longer an endpoint ticket: a result handle, NotFound
 		}
 		require.Equal(t, codes.InvalidArgument, code(doGet(b)), "byte %d", i)
 	}
@@ -313,27 +313,27 @@ func TestPartitionTickets(t *testing.T) {
 	require.Equal(t, codes.InvalidArgument, code(doGet(tk.encode(make([]byte, 32)))))
 
 	require.NoError(t, doGet(h))
-	require.Equal(t, codes.NotFound, code(doGet(h)), "a partition reads once")
+	require.Equal(t, codes.NotFound, code(doGet(h)), "an endpoint reads once")
 	res, err := cl.CancelFlightInfo(ctx, &flight.CancelFlightInfoRequest{Info: info})
 	require.NoError(t, err)
 	require.Equal(t, flight.CancelStatusCancelled, res.Status)
 	require.Equal(t, codes.NotFound, code(doGet(handleOf(info.Endpoint[0]))))
-	require.Equal(t, 0, s.parts.len())
+	require.Equal(t, 0, s.splits.len())
 
 	// Expiry: the take is dropped, the ticket says it expired.
 	info = exec()
-	require.Eventually(t, func() bool { return s.parts.len() == 0 }, 5*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return s.splits.len() == 0 }, 5*time.Second, 10*time.Millisecond)
 	require.Equal(t, codes.NotFound, code(doGet(handleOf(info.Endpoint[0]))))
 	time.Sleep(50 * time.Millisecond)
 
-	// A read that did not end (client gone, error) leaves the partition
+	// A read that did not end (client gone, error) leaves the endpoint
 	// readable again; one being read is not handed to a second reader.
 	info = exec()
 	h = handleOf(info.Endpoint[0])
-	p, part, err := s.parts.begin(h)
+	p, ep, err := s.splits.begin(h)
 	require.NoError(t, err)
 	require.Equal(t, codes.NotFound, code(doGet(h)), "being read")
-	s.parts.end(p, part, false)
+	s.splits.end(p, ep, false)
 	require.NoError(t, doGet(h))
 	res, err = cl.CancelFlightInfo(ctx, &flight.CancelFlightInfoRequest{Info: info})
 	require.NoError(t, err)
@@ -375,15 +375,15 @@ func TestGroupTasks(t *testing.T) {
 	}
 }
 
-// slowPartitionTake serves spreadTable(40000) in two partitions of
+// slowSplitTake serves spreadTable(40000) in two endpoints of
 // 64-row batches, executes a take of 30K random ids (seed) and returns,
 // with the server, its client and allocator, the take's FlightInfo and a
 // second client with fixed 64 KB flow-control windows (no BDP growth):
-// the server cannot push a whole partition into buffers before that
+// the server cannot push a whole endpoint into buffers before that
 // client goes away or the take is cancelled.
-func slowPartitionTake(t *testing.T, seed uint64) (*Server, *flightsql.Client, *memory.CheckedAllocator, *flightsql.Client, *flight.FlightInfo) {
+func slowSplitTake(t *testing.T, seed uint64) (*Server, *flightsql.Client, *memory.CheckedAllocator, *flightsql.Client, *flight.FlightInfo) {
 	t.Helper()
-	s, cl, mem, addr := testServerAt(t, Options{Partitions: 2, PartitionBatchRows: 64})
+	s, cl, mem, addr := testServerAt(t, Options{MaxEndpoints: 2, SplitBatchRows: 64})
 	spreadTable(t, s.db, 40000)
 	ctx := context.Background()
 	ps, err := cl.Prepare(ctx, `SELECT v.ord, t.s FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid`)
@@ -398,12 +398,12 @@ func slowPartitionTake(t *testing.T, seed uint64) (*Server, *flightsql.Client, *
 	return s, cl, mem, slow, info
 }
 
-// TestPartitionClientGone: a client that reads one batch of a partition
+// TestEndpointClientGone: a client that reads one batch of an endpoint
 // and goes away stops its DoGet; everything the server took for it comes
 // back (the checked allocator, also at the end of the test), and the
-// partition can be read again, in full.
-func TestPartitionClientGone(t *testing.T) {
-	s, cl, mem, slow, info := slowPartitionTake(t, 6)
+// endpoint can be read again, in full.
+func TestEndpointClientGone(t *testing.T) {
+	s, cl, mem, slow, info := slowSplitTake(t, 6)
 	ctx := context.Background()
 	require.Len(t, info.Endpoint, 2)
 	held := mem.CurrentAlloc()
@@ -411,14 +411,14 @@ func TestPartitionClientGone(t *testing.T) {
 	rdr, err := slow.DoGet(cctx, info.Endpoint[0].Ticket)
 	require.NoError(t, err)
 	require.True(t, rdr.Next())
-	require.Equal(t, int64(64), rdr.RecordBatch().NumRows(), "batches of PartitionBatchRows")
+	require.Equal(t, int64(64), rdr.RecordBatch().NumRows(), "batches of SplitBatchRows")
 	cancel()
 	rdr.Release()
 	var n int64
 	require.Eventually(t, func() bool {
 		n, err = readAll(ctx, cl, &flight.FlightInfo{Endpoint: info.Endpoint[:1]})
 		return err == nil
-	}, 30*time.Second, 20*time.Millisecond, "the partition reads again")
+	}, 30*time.Second, 20*time.Millisecond, "the endpoint reads again")
 	require.Greater(t, n, int64(64))
 	// A minute: a bound on a hang, not a timing assertion (5 s failed
 	// under a load of 40 on 2 cores).
@@ -426,14 +426,14 @@ func TestPartitionClientGone(t *testing.T) {
 	m, err := readAll(ctx, cl, &flight.FlightInfo{Endpoint: info.Endpoint[1:]})
 	require.NoError(t, err)
 	require.Equal(t, info.TotalRecords, n+m)
-	require.Eventually(t, func() bool { return s.parts.len() == 0 }, time.Minute, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return s.splits.len() == 0 }, time.Minute, 10*time.Millisecond)
 }
 
-// TestPartitionedSubstrait: the take as a Substrait plan (binary
-// protobuf, prepared, the ids bound) is partitioned as its SQL is, and
-// its partitions' union is the engine's answer.
-func TestPartitionedSubstrait(t *testing.T) {
-	s, cl, mem := testServer(t, Options{Partitions: 3})
+// TestSplitSubstrait: the take as a Substrait plan (binary
+// protobuf, prepared, the ids bound) is split as its SQL is, and
+// its endpoints' union is the engine's answer.
+func TestSplitSubstrait(t *testing.T) {
+	s, cl, mem := testServer(t, Options{MaxEndpoints: 3})
 	spreadTable(t, s.db, 40000)
 	ctx := context.Background()
 	q := `SELECT t.k, v.ord, t.s FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid`
@@ -451,14 +451,14 @@ func TestPartitionedSubstrait(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, info.Endpoint, 3)
 	_, want := inProcess(t, s.db, q, ids, 1)
-	got, _ := readParts(t, cl, info, 1)
+	got, _ := readEndpoints(t, cl, info, 1)
 	require.Equal(t, want, got)
 }
 
-// TestPartitionCancelMidRead: CancelFlightInfo while a partition is being
+// TestEndpointCancelMidRead: CancelFlightInfo while an endpoint is being
 // read ends that read with Canceled, never a silently short stream.
-func TestPartitionCancelMidRead(t *testing.T) {
-	_, cl, _, slow, info := slowPartitionTake(t, 7)
+func TestEndpointCancelMidRead(t *testing.T) {
+	_, cl, _, slow, info := slowSplitTake(t, 7)
 	ctx := context.Background()
 	rdr, err := slow.DoGet(ctx, info.Endpoint[0].Ticket)
 	require.NoError(t, err)
@@ -509,7 +509,7 @@ func TestSplitAllocationBounded(t *testing.T) {
 		branches[i] = "SELECT v.ord, t.s FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) LEFT JOIN t ON t._rowid = v.rowid"
 	}
 	q := strings.Join(branches, " UNION ALL ")
-	params := []any{randomIDs(2*s.opt.PartitionMinIDs, 1000, 9)}
+	params := []any{randomIDs(2*s.opt.SplitMinIDs, 1000, 9)}
 	var schema *arrow.Schema
 	planned := allocated(func() {
 		rows, err := db.Query(ctx, q, engine.PositionalParams(params))
@@ -524,4 +524,16 @@ func TestSplitAllocationBounded(t *testing.T) {
 	})
 	t.Logf("%d bytes of SQL: planning allocated %d KB, split %d KB", len(q), planned>>10, split>>10)
 	require.LessOrEqual(t, split, planned, "split allocated more than planning the statement")
+}
+
+// TestDeprecatedSplitOptions: the split's options by their old names
+// (Partitions, PartitionMinIDs, PartitionBatchRows) still set it, and the
+// new names win over them.
+func TestDeprecatedSplitOptions(t *testing.T) {
+	s, err := New(engine.OpenMemory(engine.Options{}), Options{Partitions: 5, PartitionMinIDs: 7, PartitionBatchRows: 9})
+	require.NoError(t, err)
+	require.Equal(t, []int{5, 7, 9}, []int{s.opt.MaxEndpoints, s.opt.SplitMinIDs, s.opt.SplitBatchRows})
+	s, err = New(engine.OpenMemory(engine.Options{}), Options{MaxEndpoints: 2, Partitions: 5, SplitMinIDs: 3, PartitionMinIDs: 7})
+	require.NoError(t, err)
+	require.Equal(t, []int{2, 3}, []int{s.opt.MaxEndpoints, s.opt.SplitMinIDs})
 }

@@ -18,87 +18,89 @@ import (
 	"github.com/stablerow/stablerow/table"
 )
 
-// A partitioned take: GetFlightInfo of a statement of the take shape
-// (plan.MatchTake, through partshape.go) with at least Options.PartitionMinIDs ids resolves the
-// ids to their rows through the engine's index access layer (DB.PlanTake),
-// which groups them by owning fragment, and returns one endpoint per
-// group of fragments. Each endpoint's DoGet takes its group's rows
-// (access.ExecuteTake, one task at a time) and shapes them into the
-// statement's own output schema; ord in every row restores the driving
-// order.
+// A take split into endpoints: GetFlightInfo of a statement of the take
+// shape (plan.MatchTake, through takematch.go) with at least
+// Options.SplitMinIDs ids resolves the ids to their rows through the
+// engine's index access layer (DB.PlanTake), which groups them by owning
+// fragment, and returns one endpoint per group of fragments. Each
+// endpoint's DoGet takes its group's rows (access.ExecuteTake, one task
+// at a time) and shapes them into the statement's own output schema; ord
+// in every row restores the driving order. (Not "partitions": in exec
+// those are a plan's parallel streams, in rowmap the stable partitions of
+// the row map; ADBC's client API calls endpoints partitions.)
 //
 //	GetFlightInfo: plan, split into n groups         DoGet of ticket i (any order, concurrently)
-//	  ------------------------------------> planned ---------------> part i streaming --end--> part i read
-//	                                           |                                          |
-//	                                           | Cancel, TTL expiry,                      | all n read
-//	                                           v server shutdown                          v
-//	                                        dropped <----------------------------------------
+//	  ------------------------------------> planned ---------------> endpoint i streaming --end--> endpoint i read
+//	                                           |                                              |
+//	                                           | Cancel, TTL expiry,                          | all n read
+//	                                           v server shutdown                              v
+//	                                        dropped <--------------------------------------------
 //
 // What the server keeps per take is the plan (12 bytes an id) and the
-// snapshot it was planned on, until every partition has been read, the
+// snapshot it was planned on, until every endpoint has been read, the
 // take is cancelled, or Options.ResultTTL passes (which is also each
 // ticket's expiry): bounded in time and by the take's size.
 
-// partTake is one partitioned take between GetFlightInfo and its last
-// DoGet.
-type partTake struct {
+// splitTake is one take split into endpoints, between GetFlightInfo and
+// its last DoGet.
+type splitTake struct {
 	t       *table.Table
-	schema  *arrow.Schema // the statement's output schema, every partition's
+	schema  *arrow.Schema // the statement's output schema, every endpoint's
 	shape   *takeShape
 	columns []string // what ExecuteTake reads: the table columns of shape.out
 	plan    *access.TakePlan
-	groups  []partGroup
+	groups  []endpointGroup
 	// missing are the rows of ids with no live row (LEFT JOIN only), read
-	// with partition 0: their positions in the bound list and the ids.
+	// with endpoint 0: their positions in the bound list and the ids.
 	missingOrd []uint64
 	missingID  []int64
 
-	handle [16]byte        // its key in partitions, set by add
+	handle [16]byte        // its key in splitTakes, set by add
 	ctx    context.Context // cancelled by Cancel, expiry, shutdown
 	cancel context.CancelFunc
 	expiry *time.Timer
 
 	mu    sync.Mutex
-	state []partState
-	left  int // partitions not read to the end
+	state []endpointState
+	left  int // endpoints not read to the end
 }
 
-// partGroup is one endpoint: its fragments and the plan's tasks over them.
-type partGroup struct {
+// endpointGroup is one endpoint: its fragments and the plan's tasks over them.
+type endpointGroup struct {
 	frags []uint32
 	tasks []int
 	rows  int
 }
 
-type partState int
+type endpointState int
 
 const (
-	partPending partState = iota
-	partReading
-	partRead
+	endpointPending endpointState = iota
+	endpointReading
+	endpointRead
 )
 
-// partitions holds the partitioned takes by handle.
-type partitions struct {
+// splitTakes holds the split takes by handle.
+type splitTakes struct {
 	ttl time.Duration
 	key []byte // signs tickets; drawn per server
 
 	mu sync.Mutex
-	m  map[[16]byte]*partTake
+	m  map[[16]byte]*splitTake
 }
 
-func newPartitions(ttl time.Duration) *partitions {
+func newSplitTakes(ttl time.Duration) *splitTakes {
 	key := make([]byte, 32)
 	_, _ = rand.Read(key)
-	return &partitions{ttl: ttl, key: key, m: map[[16]byte]*partTake{}}
+	return &splitTakes{ttl: ttl, key: key, m: map[[16]byte]*splitTake{}}
 }
 
-// add registers p and returns the signed tickets of its partitions.
-func (ps *partitions) add(p *partTake) [][]byte {
+// add registers p and returns the signed tickets of its endpoints.
+func (ps *splitTakes) add(p *splitTake) [][]byte {
 	var h [16]byte
 	_, _ = rand.Read(h[:])
 	p.handle = h
-	p.state = make([]partState, len(p.groups))
+	p.state = make([]endpointState, len(p.groups))
 	p.left = len(p.groups)
 	exp := time.Now().Add(ps.ttl)
 	ps.mu.Lock()
@@ -107,51 +109,51 @@ func (ps *partitions) add(p *partTake) [][]byte {
 	ps.mu.Unlock()
 	tickets := make([][]byte, len(p.groups))
 	for i, g := range p.groups {
-		t := partTicket{handle: h, part: uint32(i), parts: uint32(len(p.groups)), expiry: exp, frags: g.frags}
+		t := endpointTicket{handle: h, endpoint: uint32(i), endpoints: uint32(len(p.groups)), expiry: exp, frags: g.frags}
 		tickets[i] = t.encode(ps.key)
 	}
 	return tickets
 }
 
-// begin checks a ticket and hands its partition to a DoGet: a partition
+// begin checks a ticket and hands its endpoint to a DoGet: an endpoint
 // reads once, and its group must be the one the take planned.
-func (ps *partitions) begin(b []byte) (*partTake, uint32, error) {
+func (ps *splitTakes) begin(b []byte) (*splitTake, uint32, error) {
 	t, err := decodeTicket(ps.key, b, time.Now())
 	if err != nil {
 		return nil, 0, status.Error(codes.InvalidArgument, err.Error())
 	}
 	if t.expired {
-		return nil, 0, status.Error(codes.NotFound, "partition ticket expired (Options.ResultTTL after its GetFlightInfo)")
+		return nil, 0, status.Error(codes.NotFound, "endpoint ticket expired (Options.ResultTTL after its GetFlightInfo)")
 	}
 	ps.mu.Lock()
 	p, ok := ps.m[t.handle]
 	ps.mu.Unlock()
 	if !ok {
-		return nil, 0, status.Error(codes.NotFound, "no such partitioned result: it was read already, cancelled, or expired")
+		return nil, 0, status.Error(codes.NotFound, "no such split take: it was read already, cancelled, or expired")
 	}
-	if int(t.parts) != len(p.groups) || !equalFrags(t.frags, p.groups[t.part].frags) {
+	if int(t.endpoints) != len(p.groups) || !equalFrags(t.frags, p.groups[t.endpoint].frags) {
 		// Signed by this server yet not this take's: a bug, not a client's.
-		return nil, 0, status.Errorf(codes.Internal, "partition ticket %d of %d does not match its take", t.part, t.parts)
+		return nil, 0, status.Errorf(codes.Internal, "endpoint ticket %d of %d does not match its take", t.endpoint, t.endpoints)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.state[t.part] != partPending {
-		return nil, 0, status.Errorf(codes.NotFound, "partition %d of %d was read already or is being read", t.part, t.parts)
+	if p.state[t.endpoint] != endpointPending {
+		return nil, 0, status.Errorf(codes.NotFound, "endpoint %d of %d was read already or is being read", t.endpoint, t.endpoints)
 	}
-	p.state[t.part] = partReading
-	return p, t.part, nil
+	p.state[t.endpoint] = endpointReading
+	return p, t.endpoint, nil
 }
 
-// end records how a partition's DoGet ended: read to the end, it is done
-// (and the take is dropped after its last partition); otherwise it may
+// end records how an endpoint's DoGet ended: read to the end, it is done
+// (and the take is dropped after its last endpoint); otherwise it may
 // be read again while the take lives.
-func (ps *partitions) end(p *partTake, part uint32, complete bool) {
+func (ps *splitTakes) end(p *splitTake, ep uint32, complete bool) {
 	p.mu.Lock()
 	if complete {
-		p.state[part] = partRead
+		p.state[ep] = endpointRead
 		p.left--
 	} else {
-		p.state[part] = partPending
+		p.state[ep] = endpointPending
 	}
 	last := p.left == 0
 	p.mu.Unlock()
@@ -161,7 +163,7 @@ func (ps *partitions) end(p *partTake, part uint32, complete bool) {
 }
 
 // cancel drops the take a ticket names; it reports whether it was known.
-func (ps *partitions) cancelTicket(b []byte) bool {
+func (ps *splitTakes) cancelTicket(b []byte) bool {
 	t, err := decodeTicket(ps.key, b, time.Now())
 	if err != nil {
 		return false
@@ -170,7 +172,7 @@ func (ps *partitions) cancelTicket(b []byte) bool {
 }
 
 // drop forgets a take and cancels its running reads.
-func (ps *partitions) drop(h [16]byte) bool {
+func (ps *splitTakes) drop(h [16]byte) bool {
 	ps.mu.Lock()
 	p, ok := ps.m[h]
 	delete(ps.m, h)
@@ -182,7 +184,7 @@ func (ps *partitions) drop(h [16]byte) bool {
 	return ok
 }
 
-func (ps *partitions) closeAll() {
+func (ps *splitTakes) closeAll() {
 	ps.mu.Lock()
 	hs := make([][16]byte, 0, len(ps.m))
 	for h := range ps.m {
@@ -194,7 +196,7 @@ func (ps *partitions) closeAll() {
 	}
 }
 
-func (ps *partitions) len() int {
+func (ps *splitTakes) len() int {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	return len(ps.m)
@@ -212,13 +214,13 @@ func equalFrags(a, b []uint32) bool {
 	return true
 }
 
-// split tries to partition a statement: ok is false when it is not of
+// split tries to split a statement's take into endpoints: ok is false when it is not of
 // the take shape, binds too few ids, its rows sit in one fragment, or its
 // output is not what a take produces (then it runs as one endpoint). The
 // statement already planned (its output schema is schema), so its errors
 // were reported.
-func (s *Server) split(ctx context.Context, planBytes []byte, sqlText string, params []any, schema *arrow.Schema) (*partTake, bool, error) {
-	if s.opt.Partitions == 1 || schema == nil {
+func (s *Server) split(ctx context.Context, planBytes []byte, sqlText string, params []any, schema *arrow.Schema) (*splitTake, bool, error) {
+	if s.opt.MaxEndpoints == 1 || schema == nil {
 		return nil, false, nil
 	}
 	// Most statements bind no large id list: they are not looked at
@@ -226,7 +228,7 @@ func (s *Server) split(ctx context.Context, planBytes []byte, sqlText string, pa
 	large := false
 	for _, v := range params {
 		ids, ok := idList(v)
-		large = large || ok && len(ids) >= s.opt.PartitionMinIDs
+		large = large || ok && len(ids) >= s.opt.SplitMinIDs
 	}
 	if !large {
 		return nil, false, nil
@@ -249,7 +251,7 @@ func (s *Server) split(ctx context.Context, planBytes []byte, sqlText string, pa
 		return nil, false, nil
 	}
 	ids, ok := idList(params[shape.param-1])
-	if !ok || len(ids) < s.opt.PartitionMinIDs {
+	if !ok || len(ids) < s.opt.SplitMinIDs {
 		return nil, false, nil
 	}
 	t, err := s.db.Table(ctx, shape.table)
@@ -273,7 +275,7 @@ func (s *Server) split(ctx context.Context, planBytes []byte, sqlText string, pa
 		pos = append(pos, uint64(i))
 		uids = append(uids, uint64(id))
 	}
-	plan, err := s.db.PlanTake(ctx, t, uids, access.TakeOptions{MaxTaskRows: s.opt.PartitionBatchRows})
+	plan, err := s.db.PlanTake(ctx, t, uids, access.TakeOptions{MaxTaskRows: s.opt.SplitBatchRows})
 	if err != nil {
 		return nil, false, err
 	}
@@ -285,11 +287,11 @@ func (s *Server) split(ctx context.Context, planBytes []byte, sqlText string, pa
 	for _, o := range plan.Missing {
 		missing = append(missing, pos[o])
 	}
-	groups := groupTasks(plan.Tasks, s.opt.Partitions)
+	groups := groupTasks(plan.Tasks, s.opt.MaxEndpoints)
 	if len(groups) < 2 {
 		return nil, false, nil
 	}
-	p := &partTake{t: t, schema: schema, shape: shape, columns: columns, plan: plan, groups: groups}
+	p := &splitTake{t: t, schema: schema, shape: shape, columns: columns, plan: plan, groups: groups}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	if !shape.inner {
 		slices.Sort(missing)
@@ -304,13 +306,13 @@ func (s *Server) split(ctx context.Context, planBytes []byte, sqlText string, pa
 
 // groupTasks cuts the tasks (sorted by fragment) into at most n groups of
 // whole fragments with about as many rows each.
-func groupTasks(tasks []access.TakeTask, n int) []partGroup {
+func groupTasks(tasks []access.TakeTask, n int) []endpointGroup {
 	total := 0
 	for _, k := range tasks {
 		total += len(k.Ords)
 	}
-	var groups []partGroup
-	var g partGroup
+	var groups []endpointGroup
+	var g endpointGroup
 	done := 0
 	for i, k := range tasks {
 		if len(g.frags) == 0 || g.frags[len(g.frags)-1] != k.Fragment {
@@ -318,7 +320,7 @@ func groupTasks(tasks []access.TakeTask, n int) []partGroup {
 			// share of the rows.
 			if g.rows > 0 && done*n >= total*(len(groups)+1) && len(groups) < n-1 {
 				groups = append(groups, g)
-				g = partGroup{}
+				g = endpointGroup{}
 			}
 			g.frags = append(g.frags, k.Fragment)
 		}
@@ -387,9 +389,9 @@ func convertible(have, want arrow.DataType) bool {
 		(have.ID() == arrow.UINT64 && want.ID() == arrow.INT64)
 }
 
-// partInfo registers a take and returns its FlightInfo: one endpoint a
-// partition, and the exact number of rows.
-func (s *Server) partInfo(p *partTake, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
+// splitInfo registers a take and returns its FlightInfo: one endpoint a
+// group of fragments, and the exact number of rows.
+func (s *Server) splitInfo(p *splitTake, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
 	rows := int64(0)
 	for _, g := range p.groups {
 		rows += int64(g.rows)
@@ -397,7 +399,7 @@ func (s *Server) partInfo(p *partTake, desc *flight.FlightDescriptor) (*flight.F
 	rows += int64(len(p.missingOrd))
 	info := &flight.FlightInfo{FlightDescriptor: desc, Schema: flight.SerializeSchema(p.schema, s.mem),
 		TotalRecords: rows, TotalBytes: -1}
-	for _, tk := range s.parts.add(p) {
+	for _, tk := range s.splits.add(p) {
 		ticket, err := flightsql.CreateStatementQueryTicket(tk)
 		if err != nil {
 			return nil, status.Errorf(codes.Internal, "make ticket: %v", err)

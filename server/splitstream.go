@@ -16,31 +16,31 @@ import (
 
 // errShape: a taken column that does not fit the statement's output (a
 // bug: takeColumns checked the types when the take was planned).
-var errShape = errkind.New(errkind.Internal, "server: partition output")
+var errShape = errkind.New(errkind.Internal, "server: split take output")
 
-// streamPart is the DoGet of one partition, on its own goroutine, one
+// streamEndpoint is the DoGet of one endpoint of a split take, on its own goroutine, one
 // batch in flight (as results.stream):
 //
 //	     ┌──────────────────────────────────────────────┐
 //	     v                                              │ sent
 //	next task ──► ExecuteTake ──► shape (statement's ──► send
 //	     │           │             output schema)
-//	     │ none left └─ error ──────────────────────────────► send error ──► end (partition may be read again)
+//	     │ none left └─ error ──────────────────────────────► send error ──► end (endpoint may be read again)
 //	     v
-//	partition 0 of a LEFT take: the missing ids' rows, in batches ──► send
+//	endpoint 0 of a LEFT take: the missing ids' rows, in batches ──► send
 //	     │
 //	     v
-//	end (partition read)
+//	end (endpoint read)
 //
 // Either context ending (the take dropped, the DoGet client gone) stops
 // it between batches.
-func (s *Server) streamPart(ctx context.Context, p *partTake, part uint32) (*arrow.Schema, <-chan flight.StreamChunk) {
+func (s *Server) streamEndpoint(ctx context.Context, p *splitTake, ep uint32) (*arrow.Schema, <-chan flight.StreamChunk) {
 	ch := make(chan flight.StreamChunk)
 	last := trackLast(ctx)
 	go func() {
 		defer close(ch)
 		complete := false
-		defer func() { s.parts.end(p, part, complete) }()
+		defer func() { s.splits.end(p, ep, complete) }()
 		send := func(b arrow.RecordBatch) bool {
 			sb := &sentBatch{RecordBatch: b}
 			select {
@@ -65,13 +65,13 @@ func (s *Server) streamPart(ctx context.Context, p *partTake, part uint32) (*arr
 			}
 			return ctx.Err()
 		}
-		g := p.groups[part]
+		g := p.groups[ep]
 		for _, k := range g.tasks {
 			if err := alive(); err != nil {
 				fail(err)
 				return
 			}
-			b, err := s.partBatch(ctx, p, &p.plan.Tasks[k])
+			b, err := s.endpointBatch(ctx, p, &p.plan.Tasks[k])
 			if err != nil {
 				fail(err)
 				return
@@ -81,9 +81,9 @@ func (s *Server) streamPart(ctx context.Context, p *partTake, part uint32) (*arr
 				return
 			}
 		}
-		if part == 0 {
-			for lo := 0; lo < len(p.missingOrd); lo += s.opt.PartitionBatchRows {
-				hi := min(lo+s.opt.PartitionBatchRows, len(p.missingOrd))
+		if ep == 0 {
+			for lo := 0; lo < len(p.missingOrd); lo += s.opt.SplitBatchRows {
+				hi := min(lo+s.opt.SplitBatchRows, len(p.missingOrd))
 				if err := alive(); err != nil {
 					fail(err)
 					return
@@ -108,11 +108,11 @@ func (s *Server) streamPart(ctx context.Context, p *partTake, part uint32) (*arr
 	return p.schema, ch
 }
 
-// partBatch takes one task's rows and shapes them into the statement's
+// endpointBatch takes one task's rows and shapes them into the statement's
 // output: v.ord is the 1-based position of the id (ExecuteTake's ord, as
 // a bigint), v.rowid the id (the row's _rowid, which equals it), a table
 // column as taken (the system columns converted from uint64 to bigint).
-func (s *Server) partBatch(ctx context.Context, p *partTake, k *access.TakeTask) (arrow.RecordBatch, error) {
+func (s *Server) endpointBatch(ctx context.Context, p *splitTake, k *access.TakeTask) (arrow.RecordBatch, error) {
 	b, err := access.ExecuteTake(ctx, p.t, k, p.columns, s.mem)
 	if err != nil {
 		return nil, err
@@ -196,7 +196,7 @@ func convert(mem memory.Allocator, c arrow.Array, want arrow.DataType) (arrow.Ar
 
 // missingBatch is the rows of missing ids lo..hi of a LEFT take: ord and
 // rowid set, every table column NULL, as the LEFT JOIN gives them.
-func missingBatch(mem memory.Allocator, p *partTake, lo, hi int) (arrow.RecordBatch, error) {
+func missingBatch(mem memory.Allocator, p *splitTake, lo, hi int) (arrow.RecordBatch, error) {
 	n := hi - lo
 	cols := make([]arrow.Array, len(p.shape.out))
 	defer func() {
