@@ -11,7 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/stablerow/stablerow/engine"
-	"github.com/stablerow/stablerow/exec"
+	"github.com/stablerow/stablerow/value"
 )
 
 // Config is one metamorphic configuration.
@@ -232,12 +232,12 @@ func formatValue(a arrow.Array, i int, typ byte) (string, error) {
 		// float4out), so expected output reads like psql's.
 		switch c := a.(type) {
 		case *array.Float64:
-			return exec.FormatFloat(c.Value(i), 64), nil
+			return value.FormatFloat(c.Value(i), 64), nil
 		case *array.Float32:
-			return exec.FormatFloat(float64(c.Value(i)), 32), nil
+			return value.FormatFloat(float64(c.Value(i)), 32), nil
 		}
 	case 'T':
-		if v, ok := exec.FormatValue(a, i); ok && !isFloat(a) { // dates and timestamps
+		if v, ok := value.FormatValue(a, i); ok && !isFloat(a) { // dates and timestamps
 			return v, nil
 		}
 		if c, ok := a.(*array.String); ok {

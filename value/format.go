@@ -1,13 +1,14 @@
-package exec
+package value
 
 import (
 	"math"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"math/big"
 	"strconv"
 	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
 // FormatFloat writes f as PostgreSQL's float8out (bits 64) or float4out
