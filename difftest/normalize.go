@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/stablerow/stablerow/value"
 )
 
@@ -208,43 +207,16 @@ func trimQuotients(pg, sr *Outcome, c, scale int) {
 	}
 }
 
-// pgText renders row i of an Arrow array as PostgreSQL's text output; nil
-// for NULL.
+// pgText renders row i of an Arrow array as PostgreSQL's text output
+// (value.Text, the one place stablerow writes it: booleans t/f as
+// boolout, floats by value.FormatFloat); nil for NULL.
 func pgText(a arrow.Array, i int) (*string, error) {
 	if a.IsNull(i) {
 		return nil, nil
 	}
-	var s string
-	switch c := a.(type) {
-	case *array.Int64:
-		s = strconv.FormatInt(c.Value(i), 10)
-	case *array.Int32:
-		s = strconv.FormatInt(int64(c.Value(i)), 10)
-	case *array.Int16:
-		s = strconv.FormatInt(int64(c.Value(i)), 10)
-	case *array.Uint64:
-		s = strconv.FormatUint(c.Value(i), 10)
-	case *array.Uint32:
-		s = strconv.FormatUint(uint64(c.Value(i)), 10)
-	case *array.Float64:
-		s = value.FormatFloat(c.Value(i), 64)
-	case *array.Float32:
-		s = value.FormatFloat(float64(c.Value(i)), 32)
-	case *array.String:
-		s = c.Value(i)
-	case *array.LargeString:
-		s = c.Value(i)
-	case *array.Boolean:
-		s = "f"
-		if c.Value(i) {
-			s = "t"
-		}
-	default:
-		v, ok := value.FormatValue(a, i)
-		if !ok {
-			return nil, fmt.Errorf("difftest: no PostgreSQL text form for Arrow type %s", a.DataType())
-		}
-		s = v
+	s, ok := value.Text(a, i)
+	if !ok {
+		return nil, fmt.Errorf("difftest: no PostgreSQL text form for Arrow type %s", a.DataType())
 	}
 	return &s, nil
 }
