@@ -12,6 +12,11 @@ import (
 	"github.com/stablerow/stablerow/value"
 )
 
+// character(n) over columns. The engine's form of a character(n) value
+// (held without its trailing blanks) and its single-value rules are
+// value/bpchar.go's; here are the expressions that show the blanks
+// (CharPad) and rpad.
+
 // CharPad shows a character(Len) column as PostgreSQL does: each value
 // blank-padded to Len characters. The planner puts it where the padding
 // is visible (a result column, LIKE's left operand).

@@ -10,6 +10,9 @@ import (
 	"github.com/stablerow/stablerow/value"
 )
 
+// Date arithmetic over columns; dates and timestamps as PostgreSQL reads
+// and prints them, and their valid range, are value/datetime.go's.
+
 // DateArith is PostgreSQL's date arithmetic: date + int4 and date - int4
 // are dates ("date out of range" past the valid dates), date - date is
 // the int4 number of days between them. L is the date; R an int32 (for

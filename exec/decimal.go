@@ -13,6 +13,10 @@ import (
 	"github.com/stablerow/stablerow/value"
 )
 
+// Decimal arithmetic over columns. numeric(p, s) as decimal128 and its
+// single-value conversions (numeric_in, numeric_out, rounding half away
+// from zero, the 128-bit checked arithmetic) are value/decimal.go's.
+
 // DecimalResult is the decimal128 type of a op b for operands of
 // precision/scale (p1, s1) and (p2, s2), as the exact result needs it:
 // + and - keep the larger scale and one more integer digit, * adds the

@@ -9,17 +9,17 @@ import (
 // The value errors. They moved here from exec with the functions that
 // raise them; exec names the same variables (exec.ErrOutOfRange is
 // value.ErrOutOfRange), so errors.Is matches across both names. The
-// messages keep their "exec:" prefix: they are what a user has always
-// read (errkind.Message drops the stacked sentinels, but tests, the slt
-// suite and callers' logs see the full text), and moving a function to
-// another package must not change an answer.
+// messages keep their "exec:" prefix: an error's full text (err.Error())
+// is what callers and their logs have always seen, and moving a function
+// to another package must not change it.
 var (
 	// ErrInvalidArgument: an input that is not a value of its type
 	// ("invalid input syntax for type numeric"), PostgreSQL's 22P02 and
 	// its other data exceptions that are not a range.
 	ErrInvalidArgument = errkind.Category(errkind.InvalidArgument, "exec: invalid argument")
-	// ErrUnsupported: a value PostgreSQL has and stablerow's types do not
-	// hold (numeric NaN, the julian extract unit).
+	// ErrUnsupported: something PostgreSQL has and stablerow does not
+	// (here numeric NaN and the julian and time zone extract units; exec
+	// raises the same error for expressions it cannot evaluate).
 	ErrUnsupported = errkind.New(errkind.Unsupported, "exec: unsupported")
 )
 
