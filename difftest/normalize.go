@@ -8,9 +8,7 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-
-	"github.com/stablerow/stablerow/exec"
+	"github.com/stablerow/stablerow/value"
 )
 
 // This file is the one place where the two sides' answers are brought to
@@ -23,7 +21,7 @@ import (
 //     format), untouched.
 //  2. Booleans: PostgreSQL's boolout writes t and f; an Arrow boolean is
 //     rendered as t/f. Same value, two spellings.
-//  3. Floats: rendered by exec.FormatFloat, stablerow's one float-to-text
+//  3. Floats: rendered by value.FormatFloat, stablerow's one float-to-text
 //     path, which is specified as float8out with extra_float_digits = 1 (the
 //     server default since PostgreSQL 12: shortest round trip, NaN,
 //     Infinity). The harness sets extra_float_digits = 1 on its session so
@@ -48,7 +46,7 @@ import (
 //     an int column of stablerow's as int, compared as text (a numeric of
 //     scale 0 prints as the integer does), and a float column as float,
 //     PostgreSQL's numeric text read as the nearest double and printed by
-//     exec.FormatFloat (its 16 or more fractional digits pin that double).
+//     value.FormatFloat (its 16 or more fractional digits pin that double).
 //     The generator asks for numeric nowhere else (see genagg.go).
 //     avg's quotient has only 16 significant digits (select_div_scale:
 //     15446.333333333333, whose nearest double is not the exact
@@ -147,7 +145,7 @@ func numericAsStablerow(pg, sr *Outcome) {
 					continue
 				}
 				if f, err := strconv.ParseFloat(*r[c], 64); err == nil {
-					t := exec.FormatFloat(f, 64)
+					t := value.FormatFloat(f, 64)
 					if v, ok := sameAtPGDigits(*r[c], sr, c); ok {
 						t = v
 					}
@@ -194,8 +192,8 @@ func trimQuotients(pg, sr *Outcome, c, scale int) {
 		}
 		v := *r[c]
 		if _, f, _ := strings.Cut(v, "."); len(f) > scale {
-			if d, err := exec.ParseDecimal(v, exec.MaxDecimalPrecision, int32(scale)); err == nil {
-				v = exec.FormatDecimal(d, int32(scale)) // half away from zero
+			if d, err := value.ParseDecimal(v, value.MaxDecimalPrecision, int32(scale)); err == nil {
+				v = value.FormatDecimal(d, int32(scale)) // half away from zero
 			}
 		}
 		v = trim(v)
@@ -209,43 +207,16 @@ func trimQuotients(pg, sr *Outcome, c, scale int) {
 	}
 }
 
-// pgText renders row i of an Arrow array as PostgreSQL's text output; nil
-// for NULL.
+// pgText renders row i of an Arrow array as PostgreSQL's text output
+// (value.Text, the one place stablerow writes it: booleans t/f as
+// boolout, floats by value.FormatFloat); nil for NULL.
 func pgText(a arrow.Array, i int) (*string, error) {
 	if a.IsNull(i) {
 		return nil, nil
 	}
-	var s string
-	switch c := a.(type) {
-	case *array.Int64:
-		s = strconv.FormatInt(c.Value(i), 10)
-	case *array.Int32:
-		s = strconv.FormatInt(int64(c.Value(i)), 10)
-	case *array.Int16:
-		s = strconv.FormatInt(int64(c.Value(i)), 10)
-	case *array.Uint64:
-		s = strconv.FormatUint(c.Value(i), 10)
-	case *array.Uint32:
-		s = strconv.FormatUint(uint64(c.Value(i)), 10)
-	case *array.Float64:
-		s = exec.FormatFloat(c.Value(i), 64)
-	case *array.Float32:
-		s = exec.FormatFloat(float64(c.Value(i)), 32)
-	case *array.String:
-		s = c.Value(i)
-	case *array.LargeString:
-		s = c.Value(i)
-	case *array.Boolean:
-		s = "f"
-		if c.Value(i) {
-			s = "t"
-		}
-	default:
-		v, ok := exec.FormatValue(a, i)
-		if !ok {
-			return nil, fmt.Errorf("difftest: no PostgreSQL text form for Arrow type %s", a.DataType())
-		}
-		s = v
+	s, ok := value.Text(a, i)
+	if !ok {
+		return nil, fmt.Errorf("difftest: no PostgreSQL text form for Arrow type %s", a.DataType())
 	}
 	return &s, nil
 }

@@ -16,7 +16,7 @@ import (
 // the sqltest package's format and conventions (one letter per column:
 // I, R, T, B; NULL; (empty) for ''; booleans true/false), so a fixed case
 // can move to testdata/sql unchanged. Two differences from sqltest's
-// runner: floats print as PostgreSQL does (exec.FormatFloat), and the
+// runner: floats print as PostgreSQL does (value.FormatFloat), and the
 // expected answer is PostgreSQL's, produced by running PostgreSQL.
 
 func typeLetter(c TypeClass) string {

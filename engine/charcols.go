@@ -15,7 +15,7 @@ import (
 )
 
 // Tables written before the engine held character(n) without its trailing
-// blanks (exec/bpchar.go) declare their char(n) columns as a bare "char(n)"
+// blanks (value/bpchar.go) declare their char(n) columns as a bare "char(n)"
 // and store the values blank-padded; newer ones declare "char(n) trimmed"
 // (table.CharTrimmed). The provider strips an old column as it scans it,
 // so every operator above sees the engine's form, and it answers no index
@@ -74,14 +74,14 @@ func assignDeclared(ctx context.Context, mem memory.Allocator, b arrow.RecordBat
 		}
 	}()
 	for i, f := range schema.Fields() {
-		e, ok := sql.DeclaredCast(f, i)
+		c, ok := sql.DeclaredCast(f)
 		if !ok || i >= int(b.NumCols()) {
 			continue
 		}
 		if cols == nil {
 			cols = make([]arrow.Array, schema.NumFields())
 		}
-		a, err := e.Evaluate(ctx, mem, b)
+		a, err := exec.NewCharCast(exec.Col{Index: i, Name: f.Name}, c).Evaluate(ctx, mem, b)
 		if err != nil {
 			return nil, err
 		}
@@ -102,8 +102,8 @@ func assignDeclared(ctx context.Context, mem memory.Allocator, b arrow.RecordBat
 
 // hasDeclaredLength reports a column assignDeclared changes or checks.
 func hasDeclaredLength(s *arrow.Schema) bool {
-	for i, f := range s.Fields() {
-		if _, ok := sql.DeclaredCast(f, i); ok {
+	for _, f := range s.Fields() {
+		if _, ok := sql.DeclaredCast(f); ok {
 			return true
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/stablerow/stablerow/value"
 )
 
 // sum(numeric) and avg(numeric). Each group's total is kept exactly in a
@@ -53,7 +54,7 @@ func (s dec192) num() (decimal128.Num, bool) {
 		return decimal128.Num{}, false
 	}
 	v := decimal128.New(int64(s.mid), s.lo)
-	return v, within(v, maxDecimal38)
+	return v, value.Within(v, maxDecimal38)
 }
 
 // bigInt is the total as a big.Int.
@@ -64,7 +65,7 @@ func (s dec192) bigInt() *big.Int {
 }
 
 // maxDecimal38 is the largest unscaled value of 38 digits.
-var maxDecimal38 = maxOfPrecision[MaxDecimalPrecision]
+var maxDecimal38 = value.MaxOfPrecision(value.MaxDecimalPrecision)
 
 // decimalSumAcc is sum (avg false) or avg of a decimal column of scale
 // scale, into typ: decimalSumType or decimalAvgType of the input.
@@ -78,14 +79,14 @@ type decimalSumAcc struct {
 
 // decimalSumType is sum's result type over decimal t: 38 digits, t's scale.
 func decimalSumType(t arrow.DataType) *arrow.Decimal128Type {
-	return &arrow.Decimal128Type{Precision: MaxDecimalPrecision, Scale: t.(*arrow.Decimal128Type).Scale}
+	return &arrow.Decimal128Type{Precision: value.MaxDecimalPrecision, Scale: t.(*arrow.Decimal128Type).Scale}
 }
 
 // decimalAvgType is avg's result type over decimal t: PostgreSQL's
 // numeric_avg divides sumX by N, rounded at select_div_scale's per-value
 // scale and widened to the column's (numdiv.go).
 func decimalAvgType(t arrow.DataType) *arrow.Decimal128Type {
-	return &arrow.Decimal128Type{Precision: MaxDecimalPrecision, Scale: DecimalDivScale(t.(*arrow.Decimal128Type).Scale, 0)}
+	return &arrow.Decimal128Type{Precision: value.MaxDecimalPrecision, Scale: DecimalDivScale(t.(*arrow.Decimal128Type).Scale, 0)}
 }
 
 func newDecimalSumAcc(avg bool, in arrow.DataType) *decimalSumAcc {
@@ -140,7 +141,7 @@ func (s *decimalSumAcc) emit(mem memory.Allocator, n int) (arrow.Array, error) {
 		if !s.avg {
 			v, ok := s.sums[g].num()
 			if !ok {
-				return nil, errNumericOverflow
+				return nil, value.ErrNumericOverflow
 			}
 			b.Append(v)
 			continue
@@ -149,8 +150,8 @@ func (s *decimalSumAcc) emit(mem memory.Allocator, n int) (arrow.Array, error) {
 		if err != nil {
 			return nil, err
 		}
-		if new(big.Int).Abs(q).Cmp(pow10(s.typ.Precision)) >= 0 {
-			return nil, errNumericOverflow // the mean has fewer digits than the sum, but not always fewer than 38 - scale
+		if new(big.Int).Abs(q).Cmp(value.Pow10(s.typ.Precision)) >= 0 {
+			return nil, value.ErrNumericOverflow // the mean has fewer digits than the sum, but not always fewer than 38 - scale
 		}
 		b.Append(decimal128.FromBigInt(q))
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stablerow/stablerow/errkind"
+	"github.com/stablerow/stablerow/value"
 	"github.com/stretchr/testify/require"
 )
 
@@ -140,11 +141,11 @@ func FuzzDecimalSum(f *testing.F) {
 				want = append(want, "NULL")
 				continue
 			case !avg:
-				overflow = overflow || new(big.Int).Abs(totals[g]).Cmp(pow10(38)) >= 0
+				overflow = overflow || new(big.Int).Abs(totals[g]).Cmp(value.Pow10(38)) >= 0
 				want = append(want, totals[g].String())
 			default:
 				q := refDivide(totals[g], typ.Scale, big.NewInt(counts[g]), 0, out.Scale)
-				overflow = overflow || new(big.Int).Abs(q).Cmp(pow10(38)) >= 0
+				overflow = overflow || new(big.Int).Abs(q).Cmp(value.Pow10(38)) >= 0
 				want = append(want, q.String())
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/stablerow/stablerow/value"
 )
 
 // minMaxAcc is min(x) or max(x) over one ordered type T, in the order
@@ -101,9 +102,9 @@ func newMinMax(t arrow.DataType, max bool) accumulator {
 	case arrow.UINT64:
 		return numMinMax[uint64, *array.Uint64, *array.Uint64Builder](t, max, cmp.Compare[uint64])
 	case arrow.FLOAT32:
-		return numMinMax[float32, *array.Float32, *array.Float32Builder](t, max, floatCmp[float32])
+		return numMinMax[float32, *array.Float32, *array.Float32Builder](t, max, value.CompareFloat[float32])
 	case arrow.FLOAT64:
-		return numMinMax[float64, *array.Float64, *array.Float64Builder](t, max, floatCmp[float64])
+		return numMinMax[float64, *array.Float64, *array.Float64Builder](t, max, value.CompareFloat[float64])
 	case arrow.DATE32:
 		return numMinMax[arrow.Date32, *array.Date32, *array.Date32Builder](t, max, cmp.Compare[arrow.Date32])
 	case arrow.TIMESTAMP:

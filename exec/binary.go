@@ -3,13 +3,13 @@ package exec
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/stablerow/stablerow/value"
 )
 
 // Op is a binary operator.
@@ -172,25 +172,6 @@ func (e boundCompare) eval(ctx context.Context, mem memory.Allocator, b arrow.Re
 	return res, nil
 }
 
-// floatCmp orders floats as PostgreSQL's float8_cmp_internal: NaN equals
-// NaN and is greater than every other value; -0 equals 0.
-func floatCmp[T float32 | float64](a, b T) int {
-	an, bn := math.IsNaN(float64(a)), math.IsNaN(float64(b))
-	switch {
-	case an && bn:
-		return 0
-	case an:
-		return 1
-	case bn:
-		return -1
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 func cmpHolds(op Op, c int) bool {
 	switch op {
 	case OpEq:
@@ -223,7 +204,7 @@ func compareFloat[T float32 | float64](mem memory.Allocator, op Op, n int, ld, r
 			out.setNull(i)
 			continue
 		}
-		out.set(i, cmpHolds(op, floatCmp(l.at(i), r.at(i))))
+		out.set(i, cmpHolds(op, value.CompareFloat(l.at(i), r.at(i))))
 	}
 	return result(out.array(), asScalar)
 }

@@ -5,62 +5,17 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/stablerow/stablerow/value"
 )
 
-// character(n) (PostgreSQL's bpchar) in the engine.
-//
-// A character(n) value is held without its trailing blanks: 'ab' of
-// char(4) is the string "ab", never "ab  ". PostgreSQL's bpchar rules then
-// mostly become text rules at no cost per row:
-//
-//   - bpchar comparison, hashing, GROUP BY, DISTINCT, join and index keys
-//     ignore trailing blanks: the stripped strings compare, hash and sort
-//     exactly as bpchar does (bpcharcmp compares the values without their
-//     trailing blanks, bytewise under the C collation);
-//   - bpchar to text or varchar (rtrim) is no conversion at all, so a
-//     comparison of a char(n) column with a string runs the plain string
-//     kernels on the column as stored;
-//   - a varchar or text value becomes bpchar by losing its trailing blanks
-//     (TrimBlanks), where PostgreSQL compares as bpchar (char = varchar).
-//
-// Only where PostgreSQL shows the blanks are they put back, to the
-// declared length (PadBlanks, CharPad): a query's result column of type
-// character(n), LIKE on a bpchar operand (bpcharlike sees 'ab  '),
-// octet_length, COPY TO and Parquet/CSV export (the result column). The
-// planner owns those points (plan/bpchar.go); the SQL front end owns
-// PostgreSQL's choice of bpchar or text comparison (sql/bpchar.go).
-// Substrait plans keep the standard meaning of fixedchar<n> (its literals
-// are n characters long): the planner strips them on the way in.
-//
-// Tables store the engine's form. A table written before this
-// representation recorded its char(n) columns as "char(n)" and holds
-// padded values; the engine strips them when it reads such a column
-// (engine/catalog.go), so old tables answer alike.
-
-// TrimBlanks is bpchar's value without its trailing blanks (bpchar to
-// text, PostgreSQL's rtrim): the engine's form of a character(n) value.
-func TrimBlanks(s string) string { return strings.TrimRight(s, " ") }
-
-// PadBlanks is s blank-padded to n characters (characters, not bytes),
-// PostgreSQL's shown form of a character(n) value. A longer s is kept.
-func PadBlanks(s string, n int) string {
-	c := utf8.RuneCountInString(s)
-	if c >= n {
-		return s
-	}
-	return s + strings.Repeat(" ", n-c)
-}
-
-// CharOctetLength is octet_length of character(n) value s held in the
-// engine's form: its bytes plus the blanks PadBlanks would add.
-func CharOctetLength(s string, n int) int64 {
-	return int64(len(s) + max(n-utf8.RuneCountInString(s), 0))
-}
+// character(n) over columns. The engine's form of a character(n) value
+// (held without its trailing blanks) and its single-value rules are
+// value/bpchar.go's; here are the expressions that show the blanks
+// (CharPad) and rpad.
 
 // CharPad shows a character(Len) column as PostgreSQL does: each value
 // blank-padded to Len characters. The planner puts it where the padding
@@ -78,7 +33,7 @@ func (e CharPad) Evaluate(ctx context.Context, mem memory.Allocator, b arrow.Rec
 func (e CharPad) Bind(s *arrow.Schema) (Bound, error) {
 	n := e.Len
 	return bindCharMap(e, e.E, s, n >= 1, charMap{
-		apply: func(v string) (string, error) { return PadBlanks(v, n), nil },
+		apply: func(v string) (string, error) { return value.PadBlanks(v, n), nil },
 		// The padded values' bytes, sized once: each value's bytes or n.
 		dataSize: func(in *array.String) int {
 			size := 0

@@ -10,26 +10,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestBpcharForms: character(n) held without its trailing blanks
-// (TrimBlanks, CharCast's Char), shown padded to n characters (PadBlanks,
-// CharPad), octet_length with the padding; rpad as PostgreSQL's (answers
-// from PostgreSQL 15).
-func TestBpcharForms(t *testing.T) {
-	require.Equal(t, "ab", TrimBlanks("ab  "))
-	require.Equal(t, " a", TrimBlanks(" a "))
-	require.Equal(t, "é   ", PadBlanks("é", 4))
-	require.Equal(t, "abcd", PadBlanks("abcd", 2))
-	require.EqualValues(t, 5, CharOctetLength("é", 4))
-	require.EqualValues(t, 4, CharOctetLength("", 4))
-
-	got, err := CharCast{Len: 4, Char: true}.Apply("ab      ")
-	require.NoError(t, err)
-	require.Equal(t, "ab", got)
-	_, err = CharCast{Len: 4, Char: true}.Apply("abcde")
-	require.ErrorIs(t, err, ErrOutOfRange)
-	require.ErrorContains(t, err, "character(4)")
-	require.Equal(t, "ab", CharCast{Len: 3, Char: true}.Truncate("ab cd"))
-
+// TestBpcharShown: character(n) shown padded to n characters (CharPad)
+// and rpad as PostgreSQL's (answers from PostgreSQL 15). The single-value
+// forms are value's TestBpcharForms.
+func TestBpcharShown(t *testing.T) {
 	for _, c := range []struct {
 		s    string
 		n    int64

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stablerow/stablerow/exec"
+	"github.com/stablerow/stablerow/value"
 )
 
 // TestCaseShortCircuit: CASE WHEN x = 0 THEN 0 ELSE 1 / x END must not
@@ -168,26 +169,13 @@ func TestLike(t *testing.T) {
 	}
 }
 
-// TestLikeEscape: PostgreSQL's like_escape rewrites.
-func TestLikeEscape(t *testing.T) {
-	for _, c := range []struct{ pat, esc, want string }{
-		{"a#%", "#", `a\%`},
-		{`a\b`, "#", `a\\b`},
-		{"a##", "#", `a\#`},
-		{`a\%`, "", `a\\%`},
-		{`a\%`, `\`, `a\%`},
-		{"xé%", "é", `x\%`},
-	} {
-		got, err := exec.LikeEscape(c.pat, c.esc)
-		if err != nil || got != c.want {
-			t.Errorf("LikeEscape(%q, %q) = %q, %v; want %q", c.pat, c.esc, got, err, c.want)
-		}
+// TestLikeEscapeMatches: a pattern value.LikeEscape rewrote matches as
+// LIKE ... ESCAPE does: 'a%' LIKE 'a#%' ESCAPE '#' is true.
+func TestLikeEscapeMatches(t *testing.T) {
+	p, err := value.LikeEscape("a#%", "#")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := exec.LikeEscape("a", "xy"); !errors.Is(err, exec.ErrEscape) {
-		t.Fatalf("two-character escape: %v", err)
-	}
-	// 'a%' LIKE 'a#%' ESCAPE '#' is true; 'ab' LIKE 'a' ESCAPE '' false.
-	p, _ := exec.LikeEscape("a#%", "#")
 	if m, err := exec.LikeMatch("a%", p); !m || err != nil {
 		t.Fatal(m, err)
 	}

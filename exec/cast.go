@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/arrow/scalar"
+	"github.com/stablerow/stablerow/value"
 )
 
 // Cast converts E to To with PostgreSQL's semantics:
@@ -279,9 +280,6 @@ func castFixed[T fixed](mem memory.Allocator, a arrow.Array, to arrow.DataType, 
 	return out.array(), nil
 }
 
-// pgSpace is what PostgreSQL's input functions skip around a value.
-const pgSpace = " \t\n\v\f\r"
-
 func toInt[T signed](from byte, scale int32, to arrow.DataType, lo, hi int64) func(cell) (T, error) {
 	name := pgTypeName(to)
 	outOfRange := fmt.Errorf("%w: %s out of range", ErrOutOfRange, name)
@@ -311,10 +309,10 @@ func toInt[T signed](from byte, scale int32, to arrow.DataType, lo, hi int64) fu
 			}
 			return 0, nil
 		case 'n':
-			v, err := DecimalToInt(c.n, scale, lo, hi, name)
+			v, err := value.DecimalToInt(c.n, scale, lo, hi, name)
 			return T(v), err
 		}
-		v, err := strconv.ParseInt(strings.Trim(c.s, pgSpace), 10, 64)
+		v, err := strconv.ParseInt(strings.Trim(c.s, value.InputSpace), 10, 64)
 		if err != nil || v < lo || v > hi {
 			if errors.Is(err, strconv.ErrRange) || err == nil {
 				return 0, fmt.Errorf("%w: value %q is out of range for type %s", ErrOutOfRange, c.s, name)
@@ -348,7 +346,7 @@ func toUint(from byte) func(cell) (uint64, error) {
 			}
 			return 0, nil
 		}
-		v, err := strconv.ParseUint(strings.Trim(c.s, pgSpace), 10, 64)
+		v, err := strconv.ParseUint(strings.Trim(c.s, value.InputSpace), 10, 64)
 		if err != nil {
 			if errors.Is(err, strconv.ErrRange) {
 				return 0, fmt.Errorf("%w: value %q is out of range for type uint64", ErrOutOfRange, c.s)
@@ -370,7 +368,7 @@ func toFloat[T float32 | float64](from byte, scale int32, bits int) func(cell) (
 		case 'u':
 			return T(c.u), nil
 		case 'n':
-			return T(decimalFloat64(c.n, scale)), nil
+			return T(value.DecimalToFloat(c.n, scale)), nil
 		case 'f':
 			r := T(c.f)
 			if math.IsInf(float64(r), 0) && !math.IsInf(c.f, 0) {
@@ -381,47 +379,9 @@ func toFloat[T float32 | float64](from byte, scale int32, bits int) func(cell) (
 			}
 			return r, nil
 		}
-		f, err := ParseFloat(c.s, bits)
+		f, err := value.ParseFloat(c.s, bits)
 		return T(f), err
 	}
-}
-
-// ParseFloat is float8in (bits 64) or float4in (bits 32): surrounding
-// blanks ignored; NaN, Infinity and inf in any case; a value that
-// overflows to an infinity or underflows to zero is out of range, an
-// error, never Inf or 0 ('1e-400'::float8). The planner reads constants
-// through it too.
-func ParseFloat(s string, bits int) (float64, error) {
-	name := "double precision"
-	if bits == 32 {
-		name = "real"
-	}
-	t := strings.Trim(s, pgSpace)
-	f, err := strconv.ParseFloat(t, bits)
-	if err != nil && !errors.Is(err, strconv.ErrRange) || strings.Contains(t, "_") || t == "" {
-		return 0, fmt.Errorf("%w: invalid input syntax for type %s: %q", ErrInvalidArgument, name, s)
-	}
-	lower := strings.ToLower(t)
-	if err != nil || f == 0 && strings.ContainsAny(mantissa(lower), "123456789") {
-		if !strings.Contains(lower, "inf") {
-			return 0, fmt.Errorf("%w: %q is out of range for type %s", ErrOutOfRange, s, name)
-		}
-	}
-	return f, nil
-}
-
-// mantissa is the part of a decimal number before its exponent.
-func mantissa(s string) string {
-	if strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "-0x") || strings.HasPrefix(s, "+0x") {
-		if i := strings.IndexByte(s, 'p'); i >= 0 {
-			return s[:i]
-		}
-		return s
-	}
-	if i := strings.IndexByte(s, 'e'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }
 
 // castDecimal converts to numeric(p, s): integers exactly, floats
@@ -449,13 +409,13 @@ func castDecimal(mem memory.Allocator, a arrow.Array, to *arrow.Decimal128Type, 
 		var err error
 		switch from {
 		case 'i':
-			v, err = DecimalFromInt(c.i, to.Precision, to.Scale)
+			v, err = value.DecimalFromInt(c.i, to.Precision, to.Scale)
 		case 'f':
-			v, err = DecimalFromFloat(c.f, bits, to.Precision, to.Scale)
+			v, err = value.DecimalFromFloat(c.f, bits, to.Precision, to.Scale)
 		case 's':
-			v, err = ParseDecimal(c.s, to.Precision, to.Scale)
+			v, err = value.ParseDecimal(c.s, to.Precision, to.Scale)
 		case 'n':
-			v, err = RescaleDecimal(c.n, scale, to.Precision, to.Scale)
+			v, err = value.RescaleDecimal(c.n, scale, to.Precision, to.Scale)
 		default:
 			err = fmt.Errorf("%w: cannot cast %s to numeric", ErrSchema, a.DataType())
 		}
@@ -474,9 +434,9 @@ func toDate(from byte) func(cell) (arrow.Date32, error) {
 		case 'd':
 			return arrow.Date32(c.i), nil
 		case 't':
-			return arrow.Date32(TimestampToDate(c.i)), nil
+			return arrow.Date32(value.TimestampToDate(c.i)), nil
 		case 's':
-			d, err := ParseDate(c.s)
+			d, err := value.ParseDate(c.s)
 			return arrow.Date32(d), err
 		}
 		return 0, fmt.Errorf("%w: cannot cast to date", ErrSchema)
@@ -490,10 +450,10 @@ func toTimestamp(from byte) func(cell) (arrow.Timestamp, error) {
 		case 't':
 			return arrow.Timestamp(c.i), nil
 		case 'd':
-			us, err := DateToTimestamp(int32(c.i))
+			us, err := value.DateToTimestamp(int32(c.i))
 			return arrow.Timestamp(us), err
 		case 's':
-			us, err := ParseTimestamp(c.s)
+			us, err := value.ParseTimestamp(c.s)
 			return arrow.Timestamp(us), err
 		}
 		return 0, fmt.Errorf("%w: cannot cast to timestamp", ErrSchema)
@@ -515,7 +475,7 @@ func castBool(mem memory.Allocator, a arrow.Array, read func(int) cell, from byt
 		case 'u':
 			out.set(i, c.u != 0)
 		case 's':
-			v, ok := ParseBool(c.s)
+			v, ok := value.ParseBool(c.s)
 			if !ok {
 				out.array().Release()
 				return nil, fmt.Errorf("%w: invalid input syntax for type boolean: %q", ErrInvalidArgument, c.s)
@@ -527,24 +487,6 @@ func castBool(mem memory.Allocator, a arrow.Array, read func(int) cell, from byt
 		}
 	}
 	return out.array(), nil
-}
-
-// ParseBool is PostgreSQL's boolin: case-insensitive, surrounding spaces
-// ignored; any prefix of true/false/yes/no, "on", "off" and its prefix
-// "of", "1" and "0". The planner's constants and CSV input read booleans
-// through it too, so 'of'::boolean is false everywhere.
-func ParseBool(s string) (value, ok bool) {
-	t := strings.ToLower(strings.Trim(s, pgSpace))
-	if t == "" {
-		return false, false
-	}
-	switch {
-	case strings.HasPrefix("true", t), strings.HasPrefix("yes", t), t == "on", t == "1":
-		return true, true
-	case strings.HasPrefix("false", t), strings.HasPrefix("no", t), t == "off", t == "of", t == "0":
-		return false, true
-	}
-	return false, false
 }
 
 func castString(mem memory.Allocator, a arrow.Array, read func(int) cell, from byte) (arrow.Array, error) {
@@ -567,15 +509,15 @@ func castString(mem memory.Allocator, a arrow.Array, read func(int) cell, from b
 		case 'u':
 			sb.Append(strconv.FormatUint(c.u, 10))
 		case 'f':
-			sb.Append(FormatFloat(c.f, bits))
+			sb.Append(value.FormatFloat(c.f, bits))
 		case 'b':
 			sb.Append(strconv.FormatBool(c.b))
 		case 'n':
-			sb.Append(FormatDecimal(c.n, a.DataType().(*arrow.Decimal128Type).Scale))
+			sb.Append(value.FormatDecimal(c.n, a.DataType().(*arrow.Decimal128Type).Scale))
 		case 'd':
-			sb.Append(FormatDate(int32(c.i)))
+			sb.Append(value.FormatDate(int32(c.i)))
 		case 't':
-			sb.Append(FormatTimestamp(c.i))
+			sb.Append(value.FormatTimestamp(c.i))
 		default:
 			sb.Append(c.s)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/arrow/scalar"
+	"github.com/stablerow/stablerow/value"
 )
 
 // The column kernel of DecimalArith (numeric + - * / %). The output's
@@ -61,9 +62,9 @@ const maxInt64Digits = 18
 // newBoundDecimalArith plans e over operands of types lt and rt with a
 // result of type typ.
 func newBoundDecimalArith(e DecimalArith, l, r Bound, lt, rt, typ *arrow.Decimal128Type) boundDecimalArith {
-	b := boundDecimalArith{src: e, l: l, r: r, ls: lt.Scale, rs: rt.Scale, typ: typ, max: maxOfPrecision[typ.Precision], lane: laneExact}
+	b := boundDecimalArith{src: e, l: l, r: r, ls: lt.Scale, rs: rt.Scale, typ: typ, max: value.MaxOfPrecision(typ.Precision), lane: laneExact}
 	scaleOK := func(t *arrow.Decimal128Type) bool {
-		return t.Scale >= 0 && t.Scale <= t.Precision && t.Precision <= MaxDecimalPrecision
+		return t.Scale >= 0 && t.Scale <= t.Precision && t.Precision <= value.MaxDecimalPrecision
 	}
 	if e.Op != OpAdd && e.Op != OpSub && e.Op != OpMul || !scaleOK(lt) || !scaleOK(rt) || !scaleOK(typ) {
 		return b
@@ -71,11 +72,11 @@ func newBoundDecimalArith(e DecimalArith, l, r Bound, lt, rt, typ *arrow.Decimal
 	b.lane = laneChecked
 	// + and - align both operands to the result's scale, max(ls, rs); the
 	// product's scale is the sum of the scales, so * aligns nothing.
-	b.kx, b.ky = pow10x128[typ.Scale-lt.Scale], pow10x128[typ.Scale-rt.Scale]
+	b.kx, b.ky = value.Pow10x128(typ.Scale-lt.Scale), value.Pow10x128(typ.Scale-rt.Scale)
 	if e.Op == OpMul {
-		b.kx, b.ky = pow10x128[0], pow10x128[0]
+		b.kx, b.ky = value.Pow10x128(0), value.Pow10x128(0)
 	}
-	b.mx, b.my = maxOfPrecision[lt.Precision], maxOfPrecision[rt.Precision]
+	b.mx, b.my = value.MaxOfPrecision(lt.Precision), value.MaxOfPrecision(rt.Precision)
 	if lt.Precision <= maxInt64Digits && rt.Precision <= maxInt64Digits {
 		// Both scales are then at most 18: the scale factors fit in
 		// int64, and the result has at most 37 digits (DecimalResult), so
@@ -317,11 +318,11 @@ func (e boundDecimalArith) wideLane(out []decimal128.Num, l, r *decOperand, bad 
 		xs, ys := l.v[:n], r.v[:n]
 		if mul {
 			for i := range out {
-				out[i] = mul64x64(int64(xs[i].LowBits()), int64(ys[i].LowBits()))
+				out[i] = value.Mul64x64(int64(xs[i].LowBits()), int64(ys[i].LowBits()))
 			}
 		} else {
 			for i := range out {
-				out[i] = mul64x64(int64(xs[i].LowBits()), kx).Add(mul64x64(int64(ys[i].LowBits()), ky))
+				out[i] = value.Mul64x64(int64(xs[i].LowBits()), kx).Add(value.Mul64x64(int64(ys[i].LowBits()), ky))
 			}
 		}
 	case l.stride == 0 && r.stride == 1:
@@ -329,12 +330,12 @@ func (e boundDecimalArith) wideLane(out []decimal128.Num, l, r *decOperand, bad 
 		a := int64(l.v[0].LowBits())
 		if mul {
 			for i := range out {
-				out[i] = mul64x64(a, int64(ys[i].LowBits()))
+				out[i] = value.Mul64x64(a, int64(ys[i].LowBits()))
 			}
 		} else {
-			ax := mul64x64(a, kx)
+			ax := value.Mul64x64(a, kx)
 			for i := range out {
-				out[i] = ax.Add(mul64x64(int64(ys[i].LowBits()), ky))
+				out[i] = ax.Add(value.Mul64x64(int64(ys[i].LowBits()), ky))
 			}
 		}
 	default:
@@ -343,12 +344,12 @@ func (e boundDecimalArith) wideLane(out []decimal128.Num, l, r *decOperand, bad 
 		b := int64(r.v[0].LowBits())
 		if mul {
 			for i := range out {
-				out[i] = mul64x64(int64(xs[i*sx].LowBits()), b)
+				out[i] = value.Mul64x64(int64(xs[i*sx].LowBits()), b)
 			}
 		} else {
-			by := mul64x64(b, ky)
+			by := value.Mul64x64(b, ky)
 			for i := range out {
-				out[i] = mul64x64(int64(xs[i*sx].LowBits()), kx).Add(by)
+				out[i] = value.Mul64x64(int64(xs[i*sx].LowBits()), kx).Add(by)
 			}
 		}
 	}
@@ -382,7 +383,7 @@ func (e boundDecimalArith) mulNarrowLane(out []decimal128.Num, l, r *decOperand,
 			bad = append(bad, i)
 			continue
 		}
-		xh, xl := abs128(x)
+		xh, xl := value.Abs128(x)
 		m := b >> 63
 		ub := uint64((b ^ m) - m)
 		h1, l1 := bits.Mul64(xl, ub)
@@ -415,18 +416,18 @@ func (e boundDecimalArith) checkedLane(out []decimal128.Num, l, r *decOperand, b
 		var z decimal128.Num
 		ok := true
 		if op == OpMul {
-			z, ok = mul128(x, y)
+			z, ok = value.Mul128(x, y)
 		} else {
 			x, ok1 := scale128(x, e.kx)
 			y, ok2 := scale128(y, e.ky)
 			if op == OpAdd {
-				z, ok = add128(x, y)
+				z, ok = value.Add128(x, y)
 			} else {
-				z, ok = sub128(x, y)
+				z, ok = value.Sub128(x, y)
 			}
 			ok = ok && ok1 && ok2
 		}
-		if !ok || !within(z, e.max) {
+		if !ok || !value.Within(z, e.max) {
 			bad = append(bad, i)
 			continue
 		}
@@ -444,17 +445,17 @@ func scale128(x, k decimal128.Num) (decimal128.Num, bool) {
 		case m == 1:
 			return x, true
 		case m>>63 == 0:
-			xh, xl := abs128(x)
+			xh, xl := value.Abs128(x)
 			h1, l1 := bits.Mul64(xl, m)
 			h2, l2 := bits.Mul64(xh, m)
 			hi, c := bits.Add64(h1, l2, 0)
 			if h2 != 0 || c != 0 {
 				return decimal128.Num{}, false
 			}
-			return signed128(hi, l1, x.HighBits() < 0)
+			return value.Signed128(hi, l1, x.HighBits() < 0)
 		}
 	}
-	return mul128(x, k)
+	return value.Mul128(x, k)
 }
 
 // exactRow is x op y in math/big: the exact result at the result's
@@ -471,24 +472,24 @@ func (e boundDecimalArith) exactRow(xv, yv decimal128.Num) (decimal128.Num, erro
 			return decimal128.Num{}, err
 		}
 	case OpMod:
-		x.Mul(x, pow10(e.typ.Scale-e.ls))
-		y.Mul(y, pow10(e.typ.Scale-e.rs))
+		x.Mul(x, value.Pow10(e.typ.Scale-e.ls))
+		y.Mul(y, value.Pow10(e.typ.Scale-e.rs))
 		if y.Sign() == 0 {
 			return decimal128.Num{}, fmt.Errorf("%w", ErrDivisionByZero)
 		}
 		z = x.Rem(x, y) // truncated: the dividend's sign, as numeric_mod
 	default:
 		// Align both to the result's scale, then add or subtract.
-		x.Mul(x, pow10(e.typ.Scale-e.ls))
-		y.Mul(y, pow10(e.typ.Scale-e.rs))
+		x.Mul(x, value.Pow10(e.typ.Scale-e.ls))
+		y.Mul(y, value.Pow10(e.typ.Scale-e.rs))
 		if e.src.Op == OpAdd {
 			z = x.Add(x, y)
 		} else {
 			z = x.Sub(x, y)
 		}
 	}
-	if new(big.Int).Abs(z).Cmp(pow10(e.typ.Precision)) >= 0 {
-		return decimal128.Num{}, errNumericOverflow
+	if new(big.Int).Abs(z).Cmp(value.Pow10(e.typ.Precision)) >= 0 {
+		return decimal128.Num{}, value.ErrNumericOverflow
 	}
 	return decimal128.FromBigInt(z), nil
 }

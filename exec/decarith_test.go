@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stablerow/stablerow/errkind"
+	"github.com/stablerow/stablerow/value"
 	"github.com/stretchr/testify/require"
 )
 
@@ -40,8 +41,8 @@ func refDecimalArith(op Op, x *big.Int, s1 int32, y *big.Int, s2 int32, p, s int
 	var z *big.Int
 	switch op {
 	case OpAdd, OpSub, OpMod:
-		x.Mul(x, pow10(s-s1))
-		y.Mul(y, pow10(s-s2))
+		x.Mul(x, value.Pow10(s-s1))
+		y.Mul(y, value.Pow10(s-s2))
 		switch op {
 		case OpAdd:
 			z = x.Add(x, y)
@@ -61,7 +62,7 @@ func refDecimalArith(op Op, x *big.Int, s1 int32, y *big.Int, s2 int32, p, s int
 		}
 		z = refDivide(x, s1, y, s2, s)
 	}
-	if new(big.Int).Abs(z).Cmp(pow10(p)) >= 0 {
+	if new(big.Int).Abs(z).Cmp(value.Pow10(p)) >= 0 {
 		return nil, errkind.OutOfRange
 	}
 	return z, nil
@@ -74,15 +75,15 @@ func fuzzDecimal(c byte, r uint64, p int32) *big.Int {
 	var v *big.Int
 	switch c % 6 {
 	case 0: // anywhere in the precision
-		v = new(big.Int).Mod(new(big.Int).SetUint64(r), pow10(p))
+		v = new(big.Int).Mod(new(big.Int).SetUint64(r), value.Pow10(p))
 	case 1: // at the precision's limit
-		v = new(big.Int).Sub(pow10(p), big.NewInt(1))
+		v = new(big.Int).Sub(value.Pow10(p), big.NewInt(1))
 		v.Sub(v, k)
 	case 2: // around 10^18
-		v = new(big.Int).Add(pow10(18), k)
+		v = new(big.Int).Add(value.Pow10(18), k)
 		v.Sub(v, big.NewInt(50))
 	case 3: // just below 10^38
-		v = new(big.Int).Sub(pow10(38), big.NewInt(1))
+		v = new(big.Int).Sub(value.Pow10(38), big.NewInt(1))
 		v.Sub(v, k)
 	case 4: // just below 2^127
 		v = new(big.Int).Lsh(big.NewInt(1), 127)
@@ -291,14 +292,14 @@ func TestInt128Helpers(t *testing.T) {
 	minI := new(big.Int).Neg(new(big.Int).Lsh(one, 127))
 	fits := func(v *big.Int) bool { return v.Cmp(minI) >= 0 && v.Cmp(maxI) <= 0 }
 	vals := []*big.Int{big.NewInt(0), big.NewInt(1), big.NewInt(-1), maxI, minI, new(big.Int).Lsh(one, 64), new(big.Int).Neg(new(big.Int).Lsh(one, 64)),
-		new(big.Int).Lsh(one, 63), pow10(19), new(big.Int).Neg(pow10(19)), pow10(38), new(big.Int).Sub(pow10(19), one), new(big.Int).Lsh(one, 126)}
+		new(big.Int).Lsh(one, 63), value.Pow10(19), new(big.Int).Neg(value.Pow10(19)), value.Pow10(38), new(big.Int).Sub(value.Pow10(19), one), new(big.Int).Lsh(one, 126)}
 	for _, x := range vals {
 		for _, y := range vals {
 			for name, f := range map[string]struct {
 				got  func(a, b decimal128.Num) (decimal128.Num, bool)
 				want func(z, a, b *big.Int) *big.Int
 			}{
-				"+": {add128, (*big.Int).Add}, "-": {sub128, (*big.Int).Sub}, "*": {mul128, (*big.Int).Mul},
+				"+": {value.Add128, (*big.Int).Add}, "-": {value.Sub128, (*big.Int).Sub}, "*": {value.Mul128, (*big.Int).Mul},
 			} {
 				w := f.want(new(big.Int), x, y)
 				z, ok := f.got(num128(x), num128(y))
@@ -314,9 +315,9 @@ func TestInt128Helpers(t *testing.T) {
 		}
 	}
 	for _, x := range vals {
-		for k := range int32(MaxDecimalPrecision + 1) {
-			w := new(big.Int).Mul(x, pow10(k))
-			z, ok := scale128(num128(x), pow10x128[k])
+		for k := range int32(value.MaxDecimalPrecision + 1) {
+			w := new(big.Int).Mul(x, value.Pow10(k))
+			z, ok := scale128(num128(x), value.Pow10x128(k))
 			require.Equal(t, fits(w) && (w.Cmp(minI) != 0 || k == 0), ok, "%s * 10^%d", x, k) // 10^0 is x itself
 			if ok {
 				require.Equal(t, w.String(), z.BigInt().String(), "%s * 10^%d", x, k)
@@ -326,7 +327,7 @@ func TestInt128Helpers(t *testing.T) {
 	for _, a := range []int64{0, 1, -1, 1<<63 - 1, -1 << 63, 999999999999999999, -999999999999999999} {
 		for _, b := range []int64{0, 1, -1, 1<<63 - 1, -1 << 63, 100, -7} {
 			w := new(big.Int).Mul(big.NewInt(a), big.NewInt(b))
-			require.Equal(t, w.String(), mul64x64(a, b).BigInt().String(), "%d * %d", a, b)
+			require.Equal(t, w.String(), value.Mul64x64(a, b).BigInt().String(), "%d * %d", a, b)
 		}
 	}
 }

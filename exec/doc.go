@@ -19,6 +19,13 @@
 // tree bottom-up and asks each node its type binds each node once. Arithmetic and casts follow PostgreSQL (arith.go, cast.go): overflow
 // is ErrOutOfRange, a zero divisor ErrDivisionByZero, never a wrapped value.
 //
+// A single value's parse, format and conversion (numeric_in and
+// numeric_out, date and timestamp text, float8out, boolin, extract's
+// fields, char(n)'s length coercion) are package value's; the kernels here
+// apply them a column at a time. exec keeps a few of value's names
+// (valuenames.go, errors.go) because plan and many callers match or call
+// them through exec; they are the same objects.
+//
 // Joins (joins.go, joinstream.go): HashJoinExec (equi-join, optional
 // residual predicate) and NestedLoopJoinExec (any predicate, or none) share
 // one stream state machine and every JoinType: INNER, LEFT, RIGHT, FULL,

@@ -5,21 +5,24 @@ import (
 
 	"github.com/stablerow/stablerow/access"
 	"github.com/stablerow/stablerow/errkind"
+	"github.com/stablerow/stablerow/value"
 )
 
 // Sentinels; wrap with fmt.Errorf("%w: ...") so callers can use errors.Is.
 var (
-	ErrInvalidArgument = errkind.Category(errkind.InvalidArgument, "exec: invalid argument")
-	ErrSchema          = errkind.New(errkind.InvalidArgument, "exec: schema mismatch")
-	ErrUnsupported     = errkind.New(errkind.Unsupported, "exec: unsupported")
-	ErrNotUnique       = access.ErrNotUnique // two live rows for one key of a take or a unique join
-	ErrClosed          = errors.New("exec: stream closed")
+	ErrSchema    = errkind.New(errkind.InvalidArgument, "exec: schema mismatch")
+	ErrNotUnique = access.ErrNotUnique // two live rows for one key of a take or a unique join
+	ErrClosed    = errors.New("exec: stream closed")
 )
 
-// Value errors raised while evaluating expressions, as PostgreSQL raises
-// them: a result outside its type ("bigint out of range", "value out of
-// range: overflow") and a zero divisor.
+// The value errors live in value, with the parse, format and cast
+// functions that raise them. exec keeps their names because every kernel
+// here raises them and many callers (engine, plan, server, the tests)
+// match them: these are the same variables, so errors.Is and every
+// message are unchanged.
 var (
-	ErrOutOfRange     = errkind.Category(errkind.OutOfRange, "exec: value out of range")
-	ErrDivisionByZero = errkind.New(errkind.InvalidArgument, "exec: division by zero")
+	ErrInvalidArgument = value.ErrInvalidArgument
+	ErrUnsupported     = value.ErrUnsupported
+	ErrOutOfRange      = value.ErrOutOfRange
+	ErrDivisionByZero  = value.ErrDivisionByZero
 )

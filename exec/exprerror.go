@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/stablerow/stablerow/errkind"
+	"github.com/stablerow/stablerow/value"
 )
 
 // ExprError is a value error raised while evaluating an expression
@@ -153,7 +154,7 @@ func cellText(a arrow.Array, i int) string {
 	if a.IsNull(i) {
 		return "NULL"
 	}
-	v, ok := FormatValue(a, i)
+	v, ok := value.FormatValue(a, i)
 	if !ok {
 		v = a.ValueStr(i)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/stablerow/stablerow/errkind"
+	"github.com/stablerow/stablerow/value"
 )
 
 var tsType = &arrow.TimestampType{Unit: arrow.Microsecond}
@@ -64,9 +65,9 @@ func extractOver(t testing.TB, mem memory.Allocator, typ arrow.DataType, vals []
 		}
 		switch o := out.(type) {
 		case *array.Decimal128:
-			res[i] = FormatDecimal(o.Value(i), o.DataType().(*arrow.Decimal128Type).Scale)
+			res[i] = value.FormatDecimal(o.Value(i), o.DataType().(*arrow.Decimal128Type).Scale)
 		case *array.Float64:
-			res[i] = FormatFloat(o.Value(i), 64)
+			res[i] = value.FormatFloat(o.Value(i), 64)
 		case *array.Int64:
 			res[i] = strconv.FormatInt(o.Value(i), 10)
 		}
@@ -77,13 +78,13 @@ func extractOver(t testing.TB, mem memory.Allocator, typ arrow.DataType, vals []
 func ptr(v int64) *int64 { return &v }
 
 func mustTS(t testing.TB, s string) int64 {
-	v, err := ParseTimestamp(s)
+	v, err := value.ParseTimestamp(s)
 	require.NoError(t, err, s)
 	return v
 }
 
 func mustDate(t testing.TB, s string) int64 {
-	v, err := ParseDate(s)
+	v, err := value.ParseDate(s)
 	require.NoError(t, err, s)
 	return int64(v)
 }
@@ -148,7 +149,7 @@ func TestExtractPostgres(t *testing.T) {
 		} else {
 			v = mustTS(t, tc.x)
 		}
-		f, err := ParseExtractField(tc.field, "timestamp")
+		f, err := value.ParseExtractField(tc.field, "timestamp")
 		require.NoError(t, err)
 		got, err := extractOver(t, mem, typ, []*int64{ptr(v), nil}, Extract{Field: f, E: Col{Index: 0}, As: tc.as})
 		require.NoError(t, err, "%s(%s FROM %s)", tc.as, tc.field, tc.x)
@@ -156,10 +157,10 @@ func TestExtractPostgres(t *testing.T) {
 	}
 	// 1 BC: PostgreSQL has no year 0 (its astronomical year 0 is -1).
 	bc := mustDate(t, "0001-01-01") - 1
-	got, err := extractOver(t, mem, arrow.FixedWidthTypes.Date32, []*int64{ptr(bc)}, Extract{Field: FieldYear, E: Col{Index: 0}})
+	got, err := extractOver(t, mem, arrow.FixedWidthTypes.Date32, []*int64{ptr(bc)}, Extract{Field: value.FieldYear, E: Col{Index: 0}})
 	require.NoError(t, err)
 	require.Equal(t, []string{"-1"}, got)
-	got, err = extractOver(t, mem, arrow.FixedWidthTypes.Date32, []*int64{ptr(bc)}, Extract{Field: FieldCentury, E: Col{Index: 0}})
+	got, err = extractOver(t, mem, arrow.FixedWidthTypes.Date32, []*int64{ptr(bc)}, Extract{Field: value.FieldCentury, E: Col{Index: 0}})
 	require.NoError(t, err)
 	require.Equal(t, []string{"-1"}, got)
 }
@@ -167,27 +168,27 @@ func TestExtractPostgres(t *testing.T) {
 func TestExtractErrors(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	_, err := ParseExtractField("fortnight", "date")
+	_, err := value.ParseExtractField("fortnight", "date")
 	require.ErrorIs(t, err, errkind.InvalidArgument)
 	require.ErrorContains(t, err, `unit "fortnight" not recognized for type date`)
-	_, err = ParseExtractField("julian", "date")
+	_, err = value.ParseExtractField("julian", "date")
 	require.ErrorIs(t, err, errkind.Unsupported)
-	f, err := ParseExtractField("MicroSeconds", "date") // cut to 10 characters, as PostgreSQL
+	f, err := value.ParseExtractField("MicroSeconds", "date") // cut to 10 characters, as PostgreSQL
 	require.NoError(t, err)
-	require.Equal(t, FieldMicroseconds, f)
+	require.Equal(t, value.FieldMicroseconds, f)
 	date := arrow.FixedWidthTypes.Date32
-	_, err = extractOver(t, mem, date, []*int64{ptr(0)}, Extract{Field: FieldHour, E: Col{Index: 0}})
+	_, err = extractOver(t, mem, date, []*int64{ptr(0)}, Extract{Field: value.FieldHour, E: Col{Index: 0}})
 	require.ErrorIs(t, err, errkind.Unsupported, "extract(hour FROM date)")
 	// date_part of a date past the last timestamp: the cast's error.
-	_, err = extractOver(t, mem, date, []*int64{ptr(EndDate - 1)}, Extract{Field: FieldYear, E: Col{Index: 0}, As: ExtractDouble})
+	_, err = extractOver(t, mem, date, []*int64{ptr(value.EndDate - 1)}, Extract{Field: value.FieldYear, E: Col{Index: 0}, As: ExtractDouble})
 	require.ErrorIs(t, err, errkind.OutOfRange)
 	// extract of it is fine (PostgreSQL's extract_date).
-	got, err := extractOver(t, mem, date, []*int64{ptr(EndDate - 1)}, Extract{Field: FieldYear, E: Col{Index: 0}})
+	got, err := extractOver(t, mem, date, []*int64{ptr(value.EndDate - 1)}, Extract{Field: value.FieldYear, E: Col{Index: 0}})
 	require.NoError(t, err)
 	require.Equal(t, []string{"5874897"}, got)
-	_, err = extractOver(t, mem, date, []*int64{ptr(0)}, Extract{Field: FieldSubsecond, E: Col{Index: 0}})
+	_, err = extractOver(t, mem, date, []*int64{ptr(0)}, Extract{Field: value.FieldSubsecond, E: Col{Index: 0}})
 	require.ErrorIs(t, err, errkind.InvalidArgument)
-	_, err = extractOver(t, mem, tsType, []*int64{ptr(0)}, Extract{Field: FieldHour, E: Col{Index: 0}, As: ExtractInteger, Offset: 1})
+	_, err = extractOver(t, mem, tsType, []*int64{ptr(0)}, Extract{Field: value.FieldHour, E: Col{Index: 0}, As: ExtractInteger, Offset: 1})
 	require.ErrorIs(t, err, errkind.InvalidArgument)
 }
 
@@ -196,7 +197,7 @@ func TestExtractErrors(t *testing.T) {
 // any timestamp stablerow holds and any date.
 func FuzzExtract(f *testing.F) {
 	for _, s := range []string{"2001-02-16 20:38:40.12", "1969-12-31 23:59:59.999999", "0001-01-01 00:00:00", "2004-12-31 12:00:00", "2005-01-01 00:00:00.5"} {
-		v, _ := ParseTimestamp(s)
+		v, _ := value.ParseTimestamp(s)
 		var b [10]byte
 		binary.LittleEndian.PutUint64(b[:], uint64(v))
 		f.Add(b[:])
@@ -206,18 +207,18 @@ func FuzzExtract(f *testing.F) {
 			return
 		}
 		us := int64(binary.LittleEndian.Uint64(data))
-		field := ExtractField(data[8] % uint8(len(fieldNames)))
+		field := value.ExtractField(data[8] % uint8(value.FieldCount))
 		as := ExtractAs(data[9] % 3)
 		isDate := data[9]&0x80 != 0
 		typ := arrow.DataType(tsType)
 		v := us
 		if isDate {
 			typ, v = arrow.FixedWidthTypes.Date32, int64(int32(us))
-			if v < MinDate || v >= EndDate {
+			if v < value.MinDate || v >= value.EndDate {
 				return
 			}
-			us = v * usPerDay
-		} else if us < MinTimestamp {
+			us = v * 86400 * 1000000 // midnight, in microseconds
+		} else if us < value.MinTimestamp {
 			return
 		}
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
@@ -229,7 +230,7 @@ func FuzzExtract(f *testing.F) {
 			// (date_part).
 			switch {
 			case errors.Is(err, errkind.Unsupported) && isDate && as == ExtractNumeric && field.TimeField():
-			case errors.Is(err, errkind.InvalidArgument) && field == FieldSubsecond && as != ExtractInteger:
+			case errors.Is(err, errkind.InvalidArgument) && field == value.FieldSubsecond && as != ExtractInteger:
 			case errors.Is(err, errkind.OutOfRange) && isDate && as == ExtractDouble && v > 106000000:
 			default:
 				t.Fatalf("%s(%s FROM %d): %v", []string{"numeric", "double", "integer"}[as], field, v, err)
@@ -256,59 +257,59 @@ func FuzzExtract(f *testing.F) {
 		secUS := int64(tm.Second())*1e6 + int64(tm.Nanosecond()/1000)
 		var want int64
 		switch field {
-		case FieldYear:
+		case value.FieldYear:
 			want = pgYear(year)
-		case FieldISOYear:
+		case value.FieldISOYear:
 			want = pgYear(int64(isoY))
-		case FieldQuarter:
+		case value.FieldQuarter:
 			want = (int64(tm.Month())-1)/3 + 1
-		case FieldMonth:
+		case value.FieldMonth:
 			want = int64(tm.Month())
-		case FieldWeek:
+		case value.FieldWeek:
 			want = int64(isoW)
-		case FieldDay:
+		case value.FieldDay:
 			want = int64(tm.Day())
-		case FieldDOW:
+		case value.FieldDOW:
 			want = dow
-		case FieldISODOW:
+		case value.FieldISODOW:
 			want = isodow
-		case FieldDOY:
+		case value.FieldDOY:
 			want = int64(tm.YearDay())
-		case FieldHour:
+		case value.FieldHour:
 			want = int64(tm.Hour())
-		case FieldMinute:
+		case value.FieldMinute:
 			want = int64(tm.Minute())
-		case FieldDecade, FieldCentury, FieldMillennium:
+		case value.FieldDecade, value.FieldCentury, value.FieldMillennium:
 			// PostgreSQL's formulas (TestExtractPostgres pins them): here
 			// only the sign and the order of magnitude.
 			n, err := strconv.ParseInt(got[0], 10, 64)
 			require.NoError(t, err)
-			div := map[ExtractField]int64{FieldDecade: 10, FieldCentury: 100, FieldMillennium: 1000}[field]
+			div := map[value.ExtractField]int64{value.FieldDecade: 10, value.FieldCentury: 100, value.FieldMillennium: 1000}[field]
 			require.LessOrEqual(t, abs64(n-year/div), int64(1), "%s of %d", field, year)
 			return
-		case FieldSecond, FieldMilliseconds, FieldMicroseconds, FieldEpoch, FieldSubsecond:
-			wantSec := map[ExtractAs]map[ExtractField]string{
+		case value.FieldSecond, value.FieldMilliseconds, value.FieldMicroseconds, value.FieldEpoch, value.FieldSubsecond:
+			wantSec := map[ExtractAs]map[value.ExtractField]string{
 				ExtractNumeric: {
-					FieldSecond: FormatDecimal(decimal128.FromI64(secUS), 6), FieldMilliseconds: FormatDecimal(decimal128.FromI64(secUS), 3),
-					FieldMicroseconds: strconv.FormatInt(secUS, 10),
+					value.FieldSecond: value.FormatDecimal(decimal128.FromI64(secUS), 6), value.FieldMilliseconds: value.FormatDecimal(decimal128.FromI64(secUS), 3),
+					value.FieldMicroseconds: strconv.FormatInt(secUS, 10),
 				},
 				ExtractDouble: {
-					FieldSecond:       FormatFloat(float64(tm.Second())+float64(tm.Nanosecond()/1000)/1000000.0, 64),
-					FieldMilliseconds: FormatFloat(float64(tm.Second())*1000.0+float64(tm.Nanosecond()/1000)/1000.0, 64),
-					FieldMicroseconds: FormatFloat(float64(secUS), 64),
-					FieldEpoch:        FormatFloat(float64(us)/1000000.0, 64),
+					value.FieldSecond:       value.FormatFloat(float64(tm.Second())+float64(tm.Nanosecond()/1000)/1000000.0, 64),
+					value.FieldMilliseconds: value.FormatFloat(float64(tm.Second())*1000.0+float64(tm.Nanosecond()/1000)/1000.0, 64),
+					value.FieldMicroseconds: value.FormatFloat(float64(secUS), 64),
+					value.FieldEpoch:        value.FormatFloat(float64(us)/1000000.0, 64),
 				},
 				ExtractInteger: {
-					FieldSecond: strconv.Itoa(tm.Second()), FieldMilliseconds: strconv.Itoa(tm.Nanosecond() / 1e6),
-					FieldMicroseconds: strconv.Itoa(tm.Nanosecond() / 1000 % 1000), FieldSubsecond: strconv.Itoa(tm.Nanosecond() / 1000),
-					FieldEpoch: strconv.FormatInt(tm.Unix(), 10),
+					value.FieldSecond: strconv.Itoa(tm.Second()), value.FieldMilliseconds: strconv.Itoa(tm.Nanosecond() / 1e6),
+					value.FieldMicroseconds: strconv.Itoa(tm.Nanosecond() / 1000 % 1000), value.FieldSubsecond: strconv.Itoa(tm.Nanosecond() / 1000),
+					value.FieldEpoch: strconv.FormatInt(tm.Unix(), 10),
 				},
 			}[as]
-			if field == FieldEpoch && as == ExtractNumeric {
+			if field == value.FieldEpoch && as == ExtractNumeric {
 				if isDate {
 					wantSec[field] = strconv.FormatInt(tm.Unix(), 10)
 				} else {
-					wantSec[field] = FormatDecimal(decimal128.FromI64(us), 6)
+					wantSec[field] = value.FormatDecimal(decimal128.FromI64(us), 6)
 				}
 			}
 			require.Equal(t, wantSec[field], got[0], "%d %s of %s", as, field, tm)

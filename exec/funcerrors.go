@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/stablerow/stablerow/errkind"
+	"github.com/stablerow/stablerow/value"
 )
 
 // Errors of the scalar functions (func.go and the files it registers),
@@ -20,9 +21,9 @@ var (
 	ErrPowerArgument = fmt.Errorf("%w: invalid argument for power function", ErrInvalidArgument)
 	// ErrSubstring is substring_error (22011): a negative length.
 	ErrSubstring = fmt.Errorf("%w: substring error", ErrInvalidArgument)
-	// ErrEscape is invalid_escape_sequence (22025): a LIKE pattern ending
-	// in its escape character, an ESCAPE string of two characters.
-	ErrEscape = fmt.Errorf("%w: invalid escape sequence", ErrInvalidArgument)
+	// ErrEscape is value.ErrEscape (its LikeEscape raises it; the LIKE
+	// kernels here raise it too).
+	ErrEscape = value.ErrEscape
 )
 
 // fnError is an error of function fn that is kind (errors.Is) but reads

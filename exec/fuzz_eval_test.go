@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/exec/exectest"
+	"github.com/stablerow/stablerow/value"
 )
 
 // FuzzEval builds a random expression tree and a random batch from the
@@ -207,7 +208,7 @@ func (g *gen) expr(t arrow.DataType, depth int) (exec.Expr, refExpr) {
 			return exec.Cast{E: x, To: str}, refStrict1(xr, func(v any) (any, error) { return strconv.FormatInt(v.(int64), 10), nil })
 		default:
 			x, xr := g.expr(f64, depth-1)
-			return exec.Cast{E: x, To: str}, refStrict1(xr, func(v any) (any, error) { return exec.FormatFloat(v.(float64), 64), nil })
+			return exec.Cast{E: x, To: str}, refStrict1(xr, func(v any) (any, error) { return value.FormatFloat(v.(float64), 64), nil })
 		}
 	}
 	// Boolean.

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/arrow/scalar"
+	"github.com/stablerow/stablerow/value"
 )
 
 // String is the literal as SQL text that PostgreSQL reads back as the same
@@ -41,7 +42,7 @@ func (l Lit) String() string {
 		return fmt.Sprint(l.Value)
 	}
 	defer arr.Release()
-	text, ok := FormatValue(arr, 0)
+	text, ok := value.FormatValue(arr, 0)
 	if !ok {
 		text = arr.ValueStr(0)
 	}

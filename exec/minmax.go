@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/arrow/scalar"
+	"github.com/stablerow/stablerow/value"
 )
 
 // MinMax is PostgreSQL's GREATEST(a, b, ...) and LEAST(a, b, ...): per row
@@ -209,11 +210,11 @@ func orderedCompare(t arrow.DataType) func(x arrow.Array, i int, y arrow.Array, 
 		}
 	case arrow.FLOAT32:
 		return func(x arrow.Array, i int, y arrow.Array, j int) int {
-			return floatCmp(x.(*array.Float32).Value(i), y.(*array.Float32).Value(j))
+			return value.CompareFloat(x.(*array.Float32).Value(i), y.(*array.Float32).Value(j))
 		}
 	case arrow.FLOAT64:
 		return func(x arrow.Array, i int, y arrow.Array, j int) int {
-			return floatCmp(x.(*array.Float64).Value(i), y.(*array.Float64).Value(j))
+			return value.CompareFloat(x.(*array.Float64).Value(i), y.(*array.Float64).Value(j))
 		}
 	case arrow.DECIMAL128:
 		return func(x arrow.Array, i int, y arrow.Array, j int) int {

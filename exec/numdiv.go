@@ -3,6 +3,8 @@ package exec
 import (
 	"fmt"
 	"math/big"
+
+	"github.com/stablerow/stablerow/value"
 )
 
 // numeric / numeric. PostgreSQL chooses a quotient's scale per value
@@ -35,7 +37,7 @@ const minDivScale = 20
 
 // DecimalDivScale is the scale of numeric(·, s1) / numeric(·, s2).
 func DecimalDivScale(s1, s2 int32) int32 {
-	return min(max(s1, s2, minDivScale), MaxDecimalPrecision)
+	return min(max(s1, s2, minDivScale), value.MaxDecimalPrecision)
 }
 
 // nbaseDigits places |v| (unscaled, at scale s, nonzero) in PostgreSQL's
@@ -50,9 +52,9 @@ func nbaseDigits(v *big.Int, s int32) (weight int32, first int64) {
 	}
 	shift := s + 4*weight // first = floor(|v| / 10000^weight)
 	if shift >= 0 {
-		a.Quo(a, pow10(shift))
+		a.Quo(a, value.Pow10(shift))
 	} else {
-		a.Mul(a, pow10(-shift))
+		a.Mul(a, value.Pow10(-shift))
 	}
 	return weight, a.Int64()
 }
@@ -82,8 +84,8 @@ func divideDecimal(x *big.Int, s1 int32, y *big.Int, s2 int32, to int32) (*big.I
 	}
 	r := min(pgDivScale(x, s1, y, s2), to)
 	// x/10^s1 / (y/10^s2) * 10^r = x*10^(s2+r) / (y*10^s1); s2+r >= 0.
-	num := new(big.Int).Mul(x, pow10(s2+r))
-	den := new(big.Int).Mul(y, pow10(s1))
+	num := new(big.Int).Mul(x, value.Pow10(s2+r))
+	den := new(big.Int).Mul(y, value.Pow10(s1))
 	q, rem := new(big.Int).QuoRem(num, den, new(big.Int))
 	rem.Abs(rem).Lsh(rem, 1)
 	if rem.CmpAbs(den) >= 0 {
@@ -93,5 +95,5 @@ func divideDecimal(x *big.Int, s1 int32, y *big.Int, s2 int32, to int32) (*big.I
 			q.Add(q, big.NewInt(1))
 		}
 	}
-	return q.Mul(q, pow10(to-r)), nil
+	return q.Mul(q, value.Pow10(to-r)), nil
 }

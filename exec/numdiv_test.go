@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stablerow/stablerow/errkind"
+	"github.com/stablerow/stablerow/value"
 	"github.com/stretchr/testify/require"
 )
 
@@ -55,7 +56,7 @@ func TestDivideDecimalPostgres(t *testing.T) {
 		to := DecimalDivScale(s1, s2)
 		q, err := divideDecimal(x, s1, y, s2, to)
 		require.NoError(t, err)
-		got := formatBig(q, to)
+		got := value.FormatBigDecimal(q, to)
 		if rscale <= to {
 			require.Equal(t, c.pg+strings.Repeat("0", int(to-rscale)), got, "%s / %s", c.x, c.y)
 		} else {
@@ -109,15 +110,15 @@ func refDivScale(x *big.Int, s1 int32, y *big.Int, s2 int32) int32 {
 // to min(PostgreSQL's scale, to), as an unscaled integer at scale to.
 func refDivide(x *big.Int, s1 int32, y *big.Int, s2 int32, to int32) *big.Int {
 	r := min(refDivScale(x, s1, y, s2), to)
-	q := new(big.Rat).SetFrac(new(big.Int).Mul(x, pow10(s2)), new(big.Int).Mul(y, pow10(s1)))
-	q.Mul(q, new(big.Rat).SetInt(pow10(r)))
+	q := new(big.Rat).SetFrac(new(big.Int).Mul(x, value.Pow10(s2)), new(big.Int).Mul(y, value.Pow10(s1)))
+	q.Mul(q, new(big.Rat).SetInt(value.Pow10(r)))
 	abs := new(big.Rat).Abs(q)
 	abs.Add(abs, big.NewRat(1, 2))
 	n := new(big.Int).Quo(abs.Num(), abs.Denom()) // floor(|q| + 1/2)
 	if q.Sign() < 0 {
 		n.Neg(n)
 	}
-	return n.Mul(n, pow10(to-r))
+	return n.Mul(n, value.Pow10(to-r))
 }
 
 // FuzzDecimalDivide checks the numeric / numeric kernel, through
@@ -157,13 +158,13 @@ func FuzzDecimalDivide(f *testing.F) {
 		}
 		to := DecimalDivScale(s1, s2)
 		want := refDivide(big.NewInt(xv), s1, big.NewInt(yv), s2, to)
-		if new(big.Int).Abs(want).Cmp(pow10(MaxDecimalPrecision)) >= 0 {
+		if new(big.Int).Abs(want).Cmp(value.Pow10(value.MaxDecimalPrecision)) >= 0 {
 			require.ErrorIs(t, err, errkind.OutOfRange)
 			return
 		}
 		require.NoError(t, err)
 		defer out.Release()
-		require.Equal(t, formatBig(want, to), FormatDecimal(out.(*array.Decimal128).Value(0), to), "%d e-%d / %d e-%d", xv, s1, yv, s2)
+		require.Equal(t, value.FormatBigDecimal(want, to), value.FormatDecimal(out.(*array.Decimal128).Value(0), to), "%d e-%d / %d e-%d", xv, s1, yv, s2)
 	})
 }
 
@@ -185,6 +186,6 @@ func TestDecimalAvg(t *testing.T) {
 	require.NoError(t, err)
 	defer res.Release()
 	d := res.(*array.Decimal128)
-	require.Equal(t, "3333.91333333333333330000", FormatDecimal(d.Value(0), 20))
+	require.Equal(t, "3333.91333333333333330000", value.FormatDecimal(d.Value(0), 20))
 	require.True(t, d.IsNull(1))
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/stablerow/stablerow/value"
 )
 
 // DecimalRound is PostgreSQL's rounding of numeric: round(x, n) (half away
@@ -54,9 +55,6 @@ func (e DecimalRound) Evaluate(ctx context.Context, mem memory.Allocator, b arro
 	return evaluate(ctx, mem, e, b)
 }
 
-// DecimalRoundScale is the result scale of rounding to digits places.
-func DecimalRoundScale(digits int32) int32 { return max(digits, 0) }
-
 func (e DecimalRound) Bind(s *arrow.Schema) (Bound, error) {
 	x, err := Bind(e.E, s)
 	if err != nil {
@@ -69,10 +67,10 @@ func (e DecimalRound) Bind(s *arrow.Schema) (Bound, error) {
 	if int(e.Mode) >= len(roundModeNames) {
 		return nil, fmt.Errorf("%w: rounding mode %d", ErrInvalidArgument, e.Mode)
 	}
-	if e.To == nil || e.To.Scale != DecimalRoundScale(e.Digits) || e.To.Precision < 1 || e.To.Precision > MaxDecimalPrecision {
+	if e.To == nil || e.To.Scale != value.DecimalRoundScale(e.Digits) || e.To.Precision < 1 || e.To.Precision > value.MaxDecimalPrecision {
 		return nil, fmt.Errorf("%w: %s to %d places as %v", ErrSchema, roundModeNames[e.Mode], e.Digits, e.To)
 	}
-	return boundDecimalRound{src: e, x: x, from: in.Scale, limit: pow10(e.To.Precision)}, nil
+	return boundDecimalRound{src: e, x: x, from: in.Scale, limit: value.Pow10(e.To.Precision)}, nil
 }
 
 type boundDecimalRound struct {
@@ -115,13 +113,13 @@ func (e boundDecimalRound) round(v decimal128.Num) (decimal128.Num, error) {
 	var r *big.Int
 	switch {
 	case drop <= 0:
-		r = new(big.Int).Mul(x, pow10(-drop))
+		r = new(big.Int).Mul(x, value.Pow10(-drop))
 	default:
-		d := pow10(drop)
+		d := value.Pow10(drop)
 		q, rem := new(big.Int).QuoRem(x, d, new(big.Int)) // q toward zero
 		switch e.src.Mode {
 		case RoundHalfAway:
-			q = roundDiv(x, drop)
+			q = value.RoundDiv(x, drop)
 		case RoundFloor:
 			if rem.Sign() < 0 {
 				q.Sub(q, big.NewInt(1))
@@ -133,11 +131,11 @@ func (e boundDecimalRound) round(v decimal128.Num) (decimal128.Num, error) {
 		}
 		r = q
 		if e.src.Digits < 0 {
-			r.Mul(r, pow10(-e.src.Digits))
+			r.Mul(r, value.Pow10(-e.src.Digits))
 		}
 	}
 	if new(big.Int).Abs(r).Cmp(e.limit) >= 0 {
-		return decimal128.Num{}, errNumericOverflow
+		return decimal128.Num{}, value.ErrNumericOverflow
 	}
 	return decimal128.FromBigInt(r), nil
 }

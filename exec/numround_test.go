@@ -12,16 +12,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/stablerow/stablerow/errkind"
+	"github.com/stablerow/stablerow/value"
 )
 
 // roundRef is the reference: v / 10^scale as an exact rational, times
 // 10^digits, rounded by mode to an integer with big.Rat arithmetic, shown
 // at scale max(digits, 0).
 func roundRef(v int64, scale, digits int32, mode RoundMode) string {
-	x := new(big.Rat).SetFrac(big.NewInt(v), pow10(scale))
-	m := new(big.Rat).SetInt(pow10(max(digits, 0)))
+	x := new(big.Rat).SetFrac(big.NewInt(v), value.Pow10(scale))
+	m := new(big.Rat).SetInt(value.Pow10(max(digits, 0)))
 	if digits < 0 {
-		m.SetFrac(big.NewInt(1), pow10(-digits))
+		m.SetFrac(big.NewInt(1), value.Pow10(-digits))
 	}
 	y := new(big.Rat).Mul(x, m)
 	fl := new(big.Int).Div(y.Num(), y.Denom()) // Euclidean: floor for a positive denominator
@@ -48,9 +49,9 @@ func roundRef(v int64, scale, digits int32, mode RoundMode) string {
 		}
 	}
 	if digits < 0 {
-		r.Mul(r, pow10(-digits))
+		r.Mul(r, value.Pow10(-digits))
 	}
-	return formatBig(r, max(digits, 0))
+	return value.FormatBigDecimal(r, max(digits, 0))
 }
 
 func roundOver(t testing.TB, mem memory.Allocator, v int64, scale, digits int32, mode RoundMode) (string, error) {
@@ -64,15 +65,15 @@ func roundOver(t testing.TB, mem memory.Allocator, v int64, scale, digits int32,
 	batch := array.NewRecordBatch(sc, []arrow.Array{a}, 2)
 	a.Release()
 	defer batch.Release()
-	s := DecimalRoundScale(digits)
-	e := DecimalRound{E: Col{Index: 0}, Digits: digits, Mode: mode, To: &arrow.Decimal128Type{Precision: min(19-scale+1+s, MaxDecimalPrecision), Scale: s}}
+	s := value.DecimalRoundScale(digits)
+	e := DecimalRound{E: Col{Index: 0}, Digits: digits, Mode: mode, To: &arrow.Decimal128Type{Precision: min(19-scale+1+s, value.MaxDecimalPrecision), Scale: s}}
 	out, err := e.Evaluate(t.Context(), mem, batch)
 	if err != nil {
 		return "", err
 	}
 	defer out.Release()
 	require.True(t, out.IsNull(1), "NULL in, NULL out")
-	return FormatDecimal(out.(*array.Decimal128).Value(0), s), nil
+	return value.FormatDecimal(out.(*array.Decimal128).Value(0), s), nil
 }
 
 // TestDecimalRoundPostgres: psql's answers (PostgreSQL 15).
@@ -170,7 +171,7 @@ func TestDecimalMod(t *testing.T) {
 		out, err := DecimalArith{Op: OpMod, L: c.x, R: c.y}.Evaluate(t.Context(), mem, batch)
 		require.NoError(t, err)
 		d := out.(*array.Decimal128)
-		require.Equal(t, c.want, FormatDecimal(d.Value(0), d.DataType().(*arrow.Decimal128Type).Scale))
+		require.Equal(t, c.want, value.FormatDecimal(d.Value(0), d.DataType().(*arrow.Decimal128Type).Scale))
 		out.Release()
 	}
 	_, err := DecimalArith{Op: OpMod, L: dec(1, 0), R: dec(0, 2)}.Evaluate(t.Context(), mem, batch)

@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stablerow/stablerow/exec/memlimit"
+	"github.com/stablerow/stablerow/value"
 )
 
 // SortExec fully sorts its input by Keys (stable). It uses its own typed
@@ -490,7 +491,7 @@ func comparator(a arrow.Array) (func(i, j int) int, error) {
 		return func(i, j int) int { return a.Value(i).Cmp(a.Value(j)) }, nil
 	case *array.Float32:
 		v := a.Float32Values()
-		return func(i, j int) int { return floatCmp(v[i], v[j]) }, nil
+		return func(i, j int) int { return value.CompareFloat(v[i], v[j]) }, nil
 	case *array.Uint64:
 		v := a.Uint64Values()
 		return func(i, j int) int { return cmp.Compare(v[i], v[j]) }, nil
@@ -499,7 +500,7 @@ func comparator(a arrow.Array) (func(i, j int) int, error) {
 		return func(i, j int) int { return cmp.Compare(v[i], v[j]) }, nil
 	case *array.Float64:
 		v := a.Float64Values()
-		return func(i, j int) int { return floatCmp(v[i], v[j]) }, nil // PostgreSQL: NaN last
+		return func(i, j int) int { return value.CompareFloat(v[i], v[j]) }, nil // PostgreSQL: NaN last
 	case *array.String:
 		return func(i, j int) int { return strings.Compare(a.Value(i), a.Value(j)) }, nil
 	case *array.Boolean:

@@ -94,7 +94,7 @@ func normalizer(a arrow.Array) (word func(i int) uint64, exact, ok bool) {
 	return nil, false, false
 }
 
-// floatWord orders floats as floatCmp does: -0 equals 0, NaNs equal each
+// floatWord orders floats as value.CompareFloat does: -0 equals 0, NaNs equal each
 // other and sort after every number (PostgreSQL's float order).
 func floatWord(f float64) uint64 {
 	switch {

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/stablerow/stablerow/value"
 )
 
 // kwayMerge merges sorted runs into one sorted stream, a batch at a time.
@@ -304,9 +305,9 @@ func compareValues(x arrow.Array, i int, y arrow.Array, j int) int {
 	case *array.Decimal128: // one scale in a column
 		return a.Value(i).Cmp(y.(*array.Decimal128).Value(j))
 	case *array.Float32:
-		return floatCmp(a.Value(i), y.(*array.Float32).Value(j))
+		return value.CompareFloat(a.Value(i), y.(*array.Float32).Value(j))
 	case *array.Float64:
-		return floatCmp(a.Value(i), y.(*array.Float64).Value(j))
+		return value.CompareFloat(a.Value(i), y.(*array.Float64).Value(j))
 	case *array.String:
 		return strings.Compare(a.Value(i), y.(*array.String).Value(j))
 	case *array.Boolean:

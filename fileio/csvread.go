@@ -14,7 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/stablerow/stablerow/errkind"
-	"github.com/stablerow/stablerow/exec"
+	"github.com/stablerow/stablerow/value"
 )
 
 // CSVReader streams a CSV file as batches of the target schema, batchSize
@@ -200,26 +200,26 @@ func appendText(fb array.Builder, s string) error {
 		}
 		b.Append(float32(v))
 	case *array.Date32Builder:
-		d, err := exec.ParseDate(s)
+		d, err := value.ParseDate(s)
 		if err != nil {
 			return err
 		}
 		b.Append(arrow.Date32(d))
 	case *array.TimestampBuilder:
-		v, err := exec.ParseTimestamp(s)
+		v, err := value.ParseTimestamp(s)
 		if err != nil {
 			return err
 		}
 		b.Append(arrow.Timestamp(v))
 	case *array.Decimal128Builder:
 		t := b.Type().(*arrow.Decimal128Type)
-		v, err := exec.ParseDecimal(s, t.Precision, t.Scale)
+		v, err := value.ParseDecimal(s, t.Precision, t.Scale)
 		if err != nil {
 			return err
 		}
 		b.Append(v)
 	case *array.BooleanBuilder:
-		v, ok := exec.ParseBool(s)
+		v, ok := value.ParseBool(s)
 		if !ok {
 			return fmt.Errorf("%w: invalid input syntax for type boolean: %q", ErrFormat, s)
 		}

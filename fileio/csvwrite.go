@@ -9,14 +9,13 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-
-	"github.com/stablerow/stablerow/exec"
+	"github.com/stablerow/stablerow/value"
 )
 
 // CSVWriter writes batches as PostgreSQL's COPY ... TO (FORMAT csv) does:
 // NULL as the NULL string unquoted; a value quoted when it holds the
 // delimiter, a quote, CR or LF, or equals the NULL string (so it reads back
-// as text, not NULL); floats through exec.FormatFloat, booleans t/f.
+// as text, not NULL); floats through value.FormatFloat, booleans t/f.
 type CSVWriter struct {
 	w      *bufio.Writer
 	opt    Options
@@ -121,9 +120,9 @@ func (c *CSVWriter) Close() error {
 func text(col arrow.Array, r int) string {
 	switch a := col.(type) {
 	case *array.Float64:
-		return exec.FormatFloat(a.Value(r), 64)
+		return value.FormatFloat(a.Value(r), 64)
 	case *array.Float32:
-		return exec.FormatFloat(float64(a.Value(r)), 32)
+		return value.FormatFloat(float64(a.Value(r)), 32)
 	case *array.Boolean:
 		if a.Value(r) {
 			return "t"
@@ -142,11 +141,11 @@ func text(col arrow.Array, r int) string {
 	case *array.Int16:
 		return strconv.FormatInt(int64(a.Value(r)), 10)
 	case *array.Date32:
-		return exec.FormatDate(int32(a.Value(r)))
+		return value.FormatDate(int32(a.Value(r)))
 	case *array.Timestamp:
-		return exec.FormatTimestamp(int64(a.Value(r)))
+		return value.FormatTimestamp(int64(a.Value(r)))
 	case *array.Decimal128:
-		return exec.FormatDecimal(a.Value(r), a.DataType().(*arrow.Decimal128Type).Scale)
+		return value.FormatDecimal(a.Value(r), a.DataType().(*arrow.Decimal128Type).Scale)
 	}
 	return col.ValueStr(r)
 }

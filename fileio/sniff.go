@@ -10,8 +10,7 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
-
-	"github.com/stablerow/stablerow/exec"
+	"github.com/stablerow/stablerow/value"
 )
 
 // The CSV sniffer: read_csv's detection of a file's dialect, header and
@@ -313,7 +312,7 @@ func fitsAs(s string, t sniffType) bool {
 		if len(t) != 10 || t[4] != '-' || t[7] != '-' {
 			return false
 		}
-		_, err := exec.ParseDate(t)
+		_, err := value.ParseDate(t)
 		return err == nil
 	}
 	return true

@@ -1,20 +1,21 @@
 package sql
 
 import (
-	"github.com/apache/arrow-go/v18/arrow"
 	"slices"
 	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"github.com/substrait-io/substrait-go/v8/expr"
 
-	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/internal/substraitfn"
+	sqlvalue "github.com/stablerow/stablerow/value"
 )
 
 // PostgreSQL's choices between bpchar and text, for character(n) (the
 // engine's form of its values, without trailing blanks, and where the
-// blanks come back: exec/bpchar.go and plan/bpchar.go).
+// blanks come back: value/bpchar.go and plan/bpchar.go).
 //
 //   - A comparison (=, <, IN, BETWEEN, IS DISTINCT FROM ...) with a
 //     character(n) operand and no text one resolves to bpchar's operators:
@@ -81,7 +82,7 @@ func (l *lowerer) asBpchar(vs []value, out []expr.Expression) ([]expr.Expression
 		}
 		if lit, ok := literalOf(out[i]); ok {
 			if s, isStr := lit.(string); isStr {
-				out[i] = expr.NewPrimitiveLiteral(exec.TrimBlanks(s), isNullable(out[i].GetType()))
+				out[i] = expr.NewPrimitiveLiteral(sqlvalue.TrimBlanks(s), isNullable(out[i].GetType()))
 			}
 			continue
 		}
@@ -113,7 +114,7 @@ func (l *lowerer) padded(v value, e expr.Expression) (expr.Expression, error) {
 	}
 	if lit, ok := literalOf(e); ok {
 		if s, isStr := lit.(string); isStr {
-			return expr.NewPrimitiveLiteral(exec.PadBlanks(s, int(k.n)), isNullable(e.GetType())), nil
+			return expr.NewPrimitiveLiteral(sqlvalue.PadBlanks(s, int(k.n)), isNullable(e.GetType())), nil
 		}
 		return e, nil
 	}
@@ -149,19 +150,20 @@ func lowerRpad(l *lowerer, f *pg_query.FuncCall, args []value) (expr.Expression,
 	return l.callOpts(urnString, "rpad", f.Location, []substraitfn.Option(nil), s, n, fill)
 }
 
-// DeclaredCast is the assignment cast of a value stored into column col,
-// f, when f's declared type (table.SQLTypeKey) checks or changes strings:
+// DeclaredCast is the assignment cast of a value stored into a column f
+// when f's declared type (value.SQLTypeKey) checks or changes strings:
 // varchar(n) checks the length, char(n) checks it and drops the trailing
-// blanks (the engine's form). COPY FROM applies it, as PostgreSQL's COPY
-// applies the column's type modifier.
-func DeclaredCast(f arrow.Field, col int) (exec.Expr, bool) {
+// blanks (the engine's form). COPY FROM applies it to the column
+// (exec.CharCast), as PostgreSQL's COPY applies the column's type
+// modifier. It is a value conversion, so the front end names no executor
+// expression.
+func DeclaredCast(f arrow.Field) (sqlvalue.CharCast, bool) {
 	k := fieldKind(f)
-	in := exec.Col{Index: col, Name: f.Name}
 	switch {
 	case k.id == idChar:
-		return exec.CharCast{E: in, Len: int(k.n), Char: true}, true
+		return sqlvalue.CharCast{Len: int(k.n), Char: true}, true
 	case k.id == idVarchar && k.n > 0:
-		return exec.CharCast{E: in, Len: int(k.n)}, true
+		return sqlvalue.CharCast{Len: int(k.n)}, true
 	}
-	return nil, false
+	return sqlvalue.CharCast{}, false
 }

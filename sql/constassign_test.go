@@ -4,10 +4,11 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/stablerow/stablerow/exec"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/substrait-io/substrait-go/v8/plan"
+
+	sqlvalue "github.com/stablerow/stablerow/value"
 )
 
 // numericCatalog has a numeric(8,2) column, the target of the assignment
@@ -34,7 +35,7 @@ func TestAssignmentCastOfConstantCallFolds(t *testing.T) {
 		"UPDATE n SET c0 = " + item + " WHERE FALSE",
 	} {
 		_, err := Parse(q, numericCatalog)
-		assert.ErrorIs(t, err, exec.ErrOutOfRange, q)
+		assert.ErrorIs(t, err, sqlvalue.ErrOutOfRange, q)
 	}
 	for _, q := range []string{
 		"INSERT INTO n SELECT g.g, " + item + " FROM generate_series(1, -1) AS g(g) ORDER BY 1",

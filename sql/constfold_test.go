@@ -3,10 +3,11 @@ package sql
 import (
 	"testing"
 
-	"github.com/stablerow/stablerow/exec"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/substrait-io/substrait-go/v8/plan"
+
+	sqlvalue "github.com/stablerow/stablerow/value"
 )
 
 // A call over constants is its value in the plan, as PostgreSQL's
@@ -36,23 +37,23 @@ func TestConstantErrorsRaiseWhilePlanning(t *testing.T) {
 		sql  string
 		want error
 	}{
-		{"SELECT 1 / 0", exec.ErrDivisionByZero},
-		{"SELECT 9223372036854775807 * 2", exec.ErrOutOfRange},
-		{"SELECT 1 / 0 FROM t WHERE false", exec.ErrDivisionByZero},
-		{"SELECT CAST(-1e19 AS INTEGER) FROM t WHERE false", exec.ErrOutOfRange},
-		{"SELECT id FROM t UNION SELECT CAST(-1e19 AS INTEGER) FROM t WHERE CAST(TRUE AS TEXT) ILIKE '%x%'", exec.ErrOutOfRange},
-		{"SELECT id FROM t WHERE (1 / 0 = 1) AND false", exec.ErrDivisionByZero},
-		{"SELECT id FROM t WHERE (1 / 0 = 1) OR true", exec.ErrDivisionByZero},
-		{"SELECT CASE WHEN id > 0 THEN 1 / 0 ELSE 1 END FROM t", exec.ErrDivisionByZero},
-		{"SELECT coalesce(id, 1 / 0) FROM t", exec.ErrDivisionByZero},
-		{"SELECT id FROM t WHERE id IN (1, 2147483647 * 2)", exec.ErrOutOfRange},
-		{"SELECT id FROM t WHERE 1 = (SELECT 1 / 0 FROM t)", exec.ErrDivisionByZero},
-		{"SELECT id FROM t WHERE CAST(NULL AS SMALLINT) <= (id / (2147483647 * 2))", exec.ErrOutOfRange},
-		{"SELECT sum(1 / 0) FROM t", exec.ErrDivisionByZero},
-		{"SELECT nullif(CAST(NULL AS SMALLINT), CAST(-100 AS SMALLINT) % CAST(0 AS SMALLINT)) FROM t", exec.ErrDivisionByZero},
-		{"SELECT nullif(id * CAST(NULL AS BIGINT), CAST(9223372036854775807.5 AS BIGINT)) FROM t", exec.ErrOutOfRange},
-		{"SELECT CAST('123456.78' AS NUMERIC(8,2)) / round(CAST(-0.0 AS NUMERIC(8,2)), 2) FROM t WHERE false", exec.ErrDivisionByZero},
-		{"SELECT CAST(CAST('abc' AS TEXT) AS DOUBLE PRECISION) FROM t", exec.ErrInvalidArgument},
+		{"SELECT 1 / 0", sqlvalue.ErrDivisionByZero},
+		{"SELECT 9223372036854775807 * 2", sqlvalue.ErrOutOfRange},
+		{"SELECT 1 / 0 FROM t WHERE false", sqlvalue.ErrDivisionByZero},
+		{"SELECT CAST(-1e19 AS INTEGER) FROM t WHERE false", sqlvalue.ErrOutOfRange},
+		{"SELECT id FROM t UNION SELECT CAST(-1e19 AS INTEGER) FROM t WHERE CAST(TRUE AS TEXT) ILIKE '%x%'", sqlvalue.ErrOutOfRange},
+		{"SELECT id FROM t WHERE (1 / 0 = 1) AND false", sqlvalue.ErrDivisionByZero},
+		{"SELECT id FROM t WHERE (1 / 0 = 1) OR true", sqlvalue.ErrDivisionByZero},
+		{"SELECT CASE WHEN id > 0 THEN 1 / 0 ELSE 1 END FROM t", sqlvalue.ErrDivisionByZero},
+		{"SELECT coalesce(id, 1 / 0) FROM t", sqlvalue.ErrDivisionByZero},
+		{"SELECT id FROM t WHERE id IN (1, 2147483647 * 2)", sqlvalue.ErrOutOfRange},
+		{"SELECT id FROM t WHERE 1 = (SELECT 1 / 0 FROM t)", sqlvalue.ErrDivisionByZero},
+		{"SELECT id FROM t WHERE CAST(NULL AS SMALLINT) <= (id / (2147483647 * 2))", sqlvalue.ErrOutOfRange},
+		{"SELECT sum(1 / 0) FROM t", sqlvalue.ErrDivisionByZero},
+		{"SELECT nullif(CAST(NULL AS SMALLINT), CAST(-100 AS SMALLINT) % CAST(0 AS SMALLINT)) FROM t", sqlvalue.ErrDivisionByZero},
+		{"SELECT nullif(id * CAST(NULL AS BIGINT), CAST(9223372036854775807.5 AS BIGINT)) FROM t", sqlvalue.ErrOutOfRange},
+		{"SELECT CAST('123456.78' AS NUMERIC(8,2)) / round(CAST(-0.0 AS NUMERIC(8,2)), 2) FROM t WHERE false", sqlvalue.ErrDivisionByZero},
+		{"SELECT CAST(CAST('abc' AS TEXT) AS DOUBLE PRECISION) FROM t", sqlvalue.ErrInvalidArgument},
 	}
 	for _, c := range raise {
 		_, err := Parse(c.sql, testCatalog)
@@ -87,9 +88,9 @@ func TestFalseWherePlansNoNotInSubquery(t *testing.T) {
 	_, err := Parse("SELECT id FROM t AS a WHERE (a.id NOT IN (SELECT s.id FROM t AS s WHERE s.name = a.name AND 1e400 <= s.score)) AND FALSE", testCatalog)
 	require.NoError(t, err)
 	_, err = Parse("SELECT id FROM t AS a WHERE a.id NOT IN (SELECT s.id FROM t AS s WHERE 1e400 <= s.score)", testCatalog)
-	assert.ErrorIs(t, err, exec.ErrOutOfRange, "no FALSE conjunct: the subquery is planned")
+	assert.ErrorIs(t, err, sqlvalue.ErrOutOfRange, "no FALSE conjunct: the subquery is planned")
 	_, err = Parse("SELECT id FROM t AS a WHERE a.id IN (SELECT s.id FROM t AS s WHERE 1e400 <= s.score) AND FALSE", testCatalog)
-	assert.ErrorIs(t, err, exec.ErrOutOfRange)
+	assert.ErrorIs(t, err, sqlvalue.ErrOutOfRange)
 	// An uncorrelated EXISTS and a correlated IN are not joins in
 	// PostgreSQL: dropped with the WHERE (seed 20261206 case 12340); a
 	// correlated NOT EXISTS is.
@@ -98,7 +99,7 @@ func TestFalseWherePlansNoNotInSubquery(t *testing.T) {
 	_, err = Parse("SELECT id FROM t AS a WHERE a.id IN (SELECT s.id FROM t AS s WHERE s.name = a.name AND 1e400 <= s.score) AND FALSE", testCatalog)
 	assert.NoError(t, err)
 	_, err = Parse("SELECT id FROM t AS a WHERE NOT EXISTS (SELECT 1 FROM t AS s WHERE s.name = a.name AND 1e400 <= s.score) AND FALSE", testCatalog)
-	assert.ErrorIs(t, err, exec.ErrOutOfRange)
+	assert.ErrorIs(t, err, sqlvalue.ErrOutOfRange)
 	// The dropped subquery is still analysed, as PostgreSQL parses it
 	// (difftest seed 20261206 case 7959).
 	_, err = Parse("SELECT id FROM t AS a WHERE (SELECT max(s.id IN (1, 2)) FROM t AS s WHERE s.name = a.name) AND FALSE", testCatalog)
@@ -137,10 +138,10 @@ func TestFalseHavingEmptiesWhere(t *testing.T) {
 // PostgreSQL's simplify_and_arguments).
 func TestFalseWhereFoldsSubqueryOperandsBeforeIt(t *testing.T) {
 	for q, want := range map[string]error{
-		"SELECT id FROM t AS a WHERE ((1e400 >= CAST(1 AS DOUBLE PRECISION)) NOT IN (SELECT TRUE FROM t AS s)) AND FALSE":                      exec.ErrOutOfRange,
-		"SELECT id FROM t AS a WHERE ((1e400 >= CAST(1 AS DOUBLE PRECISION)) NOT IN (SELECT TRUE FROM t AS s)) AND NULL":                       exec.ErrOutOfRange,
-		"SELECT id FROM t AS a WHERE (1 / 0 = (SELECT 1 FROM t AS s)) AND FALSE":                                                               exec.ErrDivisionByZero,
-		"SELECT id FROM t AS a WHERE ((1e400 >= CAST(1 AS DOUBLE PRECISION)) IN (SELECT s.score > 0 FROM t AS s WHERE s.id = a.id)) AND FALSE": exec.ErrOutOfRange,
+		"SELECT id FROM t AS a WHERE ((1e400 >= CAST(1 AS DOUBLE PRECISION)) NOT IN (SELECT TRUE FROM t AS s)) AND FALSE":                      sqlvalue.ErrOutOfRange,
+		"SELECT id FROM t AS a WHERE ((1e400 >= CAST(1 AS DOUBLE PRECISION)) NOT IN (SELECT TRUE FROM t AS s)) AND NULL":                       sqlvalue.ErrOutOfRange,
+		"SELECT id FROM t AS a WHERE (1 / 0 = (SELECT 1 FROM t AS s)) AND FALSE":                                                               sqlvalue.ErrDivisionByZero,
+		"SELECT id FROM t AS a WHERE ((1e400 >= CAST(1 AS DOUBLE PRECISION)) IN (SELECT s.score > 0 FROM t AS s WHERE s.id = a.id)) AND FALSE": sqlvalue.ErrOutOfRange,
 	} {
 		_, err := Parse(q, testCatalog)
 		assert.ErrorIs(t, err, want, q)

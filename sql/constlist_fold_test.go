@@ -4,10 +4,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stablerow/stablerow/exec"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/substrait-io/substrait-go/v8/plan"
+
+	sqlvalue "github.com/stablerow/stablerow/value"
 )
 
 // A constant IN a long list of constants (the packed path, constlist.go)
@@ -32,7 +33,7 @@ func TestConstantInLongListFolds(t *testing.T) {
 		assert.Equal(t, want, litValue(t, es[0]), sql[:40])
 	}
 	_, err := Parse("SELECT CAST('0' AS NUMERIC(8,2)) / (CASE WHEN ' 12 ' IN ("+long("' 12 '")+") THEN 0 WHEN id > 0 THEN 1 END) FROM t WHERE FALSE", testCatalog)
-	assert.ErrorIs(t, err, exec.ErrDivisionByZero)
+	assert.ErrorIs(t, err, sqlvalue.ErrDivisionByZero)
 
 	// A column's IN is evaluated per row: the CASE is not decided, and
 	// with no row nothing divides.

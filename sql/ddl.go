@@ -7,7 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/stablerow/stablerow/table"
+	sqlvalue "github.com/stablerow/stablerow/value"
 )
 
 // createTable lowers CREATE TABLE [IF NOT EXISTS] t (col type [NOT NULL | NULL], ...).
@@ -70,7 +70,7 @@ func (l *lowerer) createTable(c *pg_query.CreateStmt) (*CreateTable, error) {
 		t, decl := k.arrow()
 		f := arrow.Field{Name: cd.Colname, Type: t, Nullable: nullable}
 		if decl != "" {
-			f.Metadata = arrow.NewMetadata([]string{table.SQLTypeKey}, []string{decl})
+			f.Metadata = arrow.NewMetadata([]string{sqlvalue.SQLTypeKey}, []string{decl})
 		}
 		fields = append(fields, f)
 	}

@@ -1,7 +1,6 @@
 package sql
 
 import (
-	"github.com/stablerow/stablerow/table"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -9,6 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
+
+	sqlvalue "github.com/stablerow/stablerow/value"
 )
 
 func TestInsertValues(t *testing.T) {
@@ -109,7 +110,7 @@ func TestCreateTable(t *testing.T) {
 		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
 		{Name: "n", Type: arrow.PrimitiveTypes.Int32, Nullable: true}, // INT is int4, stored as such
 		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true,
-			Metadata: arrow.NewMetadata([]string{table.SQLTypeKey}, []string{"varchar(10)"})},
+			Metadata: arrow.NewMetadata([]string{sqlvalue.SQLTypeKey}, []string{"varchar(10)"})},
 		{Name: "x", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
 		{Name: "r", Type: arrow.PrimitiveTypes.Float32, Nullable: true}, // REAL is float4
 		{Name: "b", Type: arrow.FixedWidthTypes.Boolean, Nullable: true},

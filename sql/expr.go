@@ -6,8 +6,9 @@ import (
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
-	"github.com/stablerow/stablerow/exec"
 	"github.com/substrait-io/substrait-go/v8/expr"
+
+	sqlvalue "github.com/stablerow/stablerow/value"
 )
 
 // comparisons maps SQL operators to functions_comparison names.
@@ -476,7 +477,7 @@ func (l *lowerer) funcCall(f *pg_query.FuncCall, s *scope) (value, error) {
 // precision, which a numeric column cannot have here (decimal128 has one
 // scale) but a constant can: the numeric of exactly its digits, as
 // numeric_in reads them ('1.50'::numeric is 1.50, 1e3::numeric 1000).
-// 'NaN'::numeric is exec.ErrNumericSpecial. ok is false for anything
+// 'NaN'::numeric is sqlvalue.ErrNumericSpecial. ok is false for anything
 // else, which keeps the precision error.
 func (l *lowerer) bareNumericConstant(tc *pg_query.TypeCast, s *scope) (func() (value, error), bool) {
 	name := ""
@@ -508,12 +509,12 @@ func (l *lowerer) bareNumericConstant(tc *pg_query.TypeCast, s *scope) (func() (
 		if !ok {
 			// NaN, Infinity: ErrNumericSpecial; anything else numeric_in's
 			// syntax error.
-			_, err := exec.ParseDecimal(text, exec.MaxDecimalPrecision, 0)
+			_, err := sqlvalue.ParseDecimal(text, sqlvalue.MaxDecimalPrecision, 0)
 			return value{}, fmt.Errorf("%w: %w%s", ErrType, err, l.src.at(tc.Location))
 		}
 		k, fits := numericConstantKind(num)
 		if !fits {
-			return value{}, fmt.Errorf("%w: NUMERIC constant %s of more than %d digits%s", ErrUnsupported, text, exec.MaxDecimalPrecision, l.src.at(tc.Location))
+			return value{}, fmt.Errorf("%w: NUMERIC constant %s of more than %d digits%s", ErrUnsupported, text, sqlvalue.MaxDecimalPrecision, l.src.at(tc.Location))
 		}
 		e, err := l.parseLiteral(num, k, tc.Location)
 		return value{e: e, loc: tc.Location, name: "numeric", num: num}, err

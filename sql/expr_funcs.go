@@ -6,9 +6,9 @@ import (
 	"slices"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
-	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/internal/substraitfn"
 	"github.com/stablerow/stablerow/internal/suggest"
+	sqlvalue "github.com/stablerow/stablerow/value"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/types"
 )
@@ -328,7 +328,7 @@ func (l *lowerer) concatOp(a *pg_query.A_Expr, lv, rv value) (value, error) {
 
 // like lowers [NOT] LIKE / ILIKE. An ESCAPE clause arrives as
 // like_escape(pattern, escape); with both literal the pattern is rewritten
-// for the '\' escape at plan time (exec.LikeEscape, PostgreSQL's
+// for the '\' escape at plan time (sqlvalue.LikeEscape, PostgreSQL's
 // like_escape), otherwise it is refused.
 func (l *lowerer) like(a *pg_query.A_Expr, s *scope) (value, error) {
 	op := opName(a)
@@ -366,7 +366,7 @@ func (l *lowerer) like(a *pg_query.A_Expr, s *scope) (value, error) {
 		if null {
 			pat = expr.NewNullLiteral(kindString.typ(true))
 		} else {
-			p, err := exec.LikeEscape(lits[0], lits[1])
+			p, err := sqlvalue.LikeEscape(lits[0], lits[1])
 			if err != nil {
 				return value{}, fmt.Errorf("%w: %w%s", ErrInvalid, err, l.src.at(a.Location))
 			}

@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
-	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/internal/substraitfn"
+	sqlvalue "github.com/stablerow/stablerow/value"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/types"
 )
@@ -26,22 +26,22 @@ import (
 // option (PostgreSQL's dow counts from Sunday = 0: SUNDAY_DAY_OF_WEEK
 // indexed from ZERO; its week is the ISO week). decade, century and
 // millennium have no component and are refused.
-var extractComponents = map[exec.ExtractField][2]string{
-	exec.FieldYear:         {"YEAR", ""},
-	exec.FieldISOYear:      {"ISO_YEAR", ""},
-	exec.FieldQuarter:      {"QUARTER", "ONE"},
-	exec.FieldMonth:        {"MONTH", "ONE"},
-	exec.FieldWeek:         {"ISO_WEEK", "ONE"},
-	exec.FieldDay:          {"DAY", "ONE"},
-	exec.FieldDOW:          {"SUNDAY_DAY_OF_WEEK", "ZERO"},
-	exec.FieldISODOW:       {"MONDAY_DAY_OF_WEEK", "ONE"},
-	exec.FieldDOY:          {"DAY_OF_YEAR", "ONE"},
-	exec.FieldHour:         {"HOUR", ""},
-	exec.FieldMinute:       {"MINUTE", ""},
-	exec.FieldSecond:       {"SECOND", ""},
-	exec.FieldMilliseconds: {"MILLISECOND", ""},
-	exec.FieldMicroseconds: {"MICROSECOND", ""},
-	exec.FieldEpoch:        {"UNIX_TIME", ""},
+var extractComponents = map[sqlvalue.ExtractField][2]string{
+	sqlvalue.FieldYear:         {"YEAR", ""},
+	sqlvalue.FieldISOYear:      {"ISO_YEAR", ""},
+	sqlvalue.FieldQuarter:      {"QUARTER", "ONE"},
+	sqlvalue.FieldMonth:        {"MONTH", "ONE"},
+	sqlvalue.FieldWeek:         {"ISO_WEEK", "ONE"},
+	sqlvalue.FieldDay:          {"DAY", "ONE"},
+	sqlvalue.FieldDOW:          {"SUNDAY_DAY_OF_WEEK", "ZERO"},
+	sqlvalue.FieldISODOW:       {"MONDAY_DAY_OF_WEEK", "ONE"},
+	sqlvalue.FieldDOY:          {"DAY_OF_YEAR", "ONE"},
+	sqlvalue.FieldHour:         {"HOUR", ""},
+	sqlvalue.FieldMinute:       {"MINUTE", ""},
+	sqlvalue.FieldSecond:       {"SECOND", ""},
+	sqlvalue.FieldMilliseconds: {"MILLISECOND", ""},
+	sqlvalue.FieldMicroseconds: {"MICROSECOND", ""},
+	sqlvalue.FieldEpoch:        {"UNIX_TIME", ""},
 }
 
 // lowerExtract is extract (numeric) and date_part (double precision).
@@ -71,9 +71,9 @@ func lowerExtract(numeric bool) func(*lowerer, *pg_query.FuncCall, []value) (exp
 		if k == kindTimestamp {
 			typName = "timestamp without time zone"
 		}
-		field, err := exec.ParseExtractField(unit, typName)
+		field, err := sqlvalue.ParseExtractField(unit, typName)
 		switch {
-		case errors.Is(err, exec.ErrUnsupported):
+		case errors.Is(err, sqlvalue.ErrUnsupported):
 			return nil, fmt.Errorf("%w: %w%s", ErrUnsupported, err, l.src.at(f.Location))
 		case err != nil:
 			return nil, fmt.Errorf("%w: %w%s", ErrInvalid, err, l.src.at(f.Location))
@@ -88,7 +88,7 @@ func lowerExtract(numeric bool) func(*lowerer, *pg_query.FuncCall, []value) (exp
 		case numeric && k == kindDate && field.TimeField():
 			return nil, fmt.Errorf("%w: unit %q not supported for type date%s", ErrUnsupported, field.String(), l.src.at(f.Location))
 		case numeric:
-			t := exec.ExtractNumericType(field, k == kindDate)
+			t := sqlvalue.ExtractNumericType(field, k == kindDate)
 			out = &types.DecimalType{Precision: t.Precision, Scale: t.Scale}
 		case k == kindDate:
 			if e, err = l.cast(e, kindTimestamp, false, x.loc); err != nil {

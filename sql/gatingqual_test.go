@@ -3,10 +3,11 @@ package sql
 import (
 	"testing"
 
-	"github.com/stablerow/stablerow/exec"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/substrait-io/substrait-go/v8/plan"
+
+	sqlvalue "github.com/stablerow/stablerow/value"
 )
 
 // A top WHERE conjunct that reads no column is PostgreSQL's gating qual,
@@ -16,9 +17,9 @@ import (
 // with it.
 func TestGatingQualsOfTheTopWhere(t *testing.T) {
 	_, err := Parse("SELECT 3 FROM t AS a WHERE (CAST(-10 AS BIGINT) = CAST(CAST(TIMESTAMP '2023-12-31' AS TEXT) AS BIGINT))", testCatalog)
-	assert.ErrorIs(t, err, exec.ErrInvalidArgument)
+	assert.ErrorIs(t, err, sqlvalue.ErrInvalidArgument)
 	_, err = Parse("SELECT 3 FROM t AS a WHERE a.id > 1 AND CAST(CAST(DATE '2023-12-31' AS TEXT) AS DOUBLE PRECISION) = 1", testCatalog)
-	assert.ErrorIs(t, err, exec.ErrInvalidArgument)
+	assert.ErrorIs(t, err, sqlvalue.ErrInvalidArgument)
 
 	for _, sql := range []string{
 		"SELECT CAST(-1 AS SMALLINT) FROM t AS a WHERE (mod(a.id, a.id) < CAST(4294967296 AS BIGINT)) GROUP BY 1 HAVING (CAST(NULL AS DOUBLE PRECISION) = CAST(NULL AS DOUBLE PRECISION))",
@@ -58,7 +59,7 @@ func TestLimitZeroStartsNoGatingQual(t *testing.T) {
 	_, err = Parse("(SELECT a.id"+where+") UNION ALL (SELECT 3) LIMIT 0", testCatalog)
 	assert.NoError(t, err)
 	_, err = Parse("SELECT a.id"+where+" LIMIT 1", testCatalog)
-	assert.ErrorIs(t, err, exec.ErrInvalidArgument)
+	assert.ErrorIs(t, err, sqlvalue.ErrInvalidArgument)
 }
 
 // NULL [NOT] IN (a, b) with two options that read no column, one of them
@@ -68,7 +69,7 @@ func TestLimitZeroStartsNoGatingQual(t *testing.T) {
 // 25282).
 func TestNullInArrayOfStableOptionsIsEvaluated(t *testing.T) {
 	_, err := Parse("SELECT count(*) FROM t AS a WHERE CAST(NULL AS BIGINT) NOT IN (CAST(CAST(DATE '1970-01-01' AS TEXT) AS BIGINT), CAST(-2147483648 AS BIGINT))", testCatalog)
-	assert.ErrorIs(t, err, exec.ErrInvalidArgument)
+	assert.ErrorIs(t, err, sqlvalue.ErrInvalidArgument)
 	for _, sql := range []string{
 		"SELECT count(*) FROM t AS a WHERE CAST(NULL AS BIGINT) NOT IN (CAST(CAST(DATE '1970-01-01' AS TEXT) AS BIGINT))",
 		"SELECT count(*) FROM t AS a WHERE CAST(NULL AS BIGINT) IN (1, 2)",

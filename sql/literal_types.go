@@ -9,9 +9,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
-	"github.com/stablerow/stablerow/exec"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/types"
+
+	sqlvalue "github.com/stablerow/stablerow/value"
 )
 
 // Literal values carry their SQL kind through the lowering: int16,
@@ -250,7 +251,7 @@ func foldCast(v any, k kind, nullable, explicit bool) (out expr.Expression, ok b
 			}
 			r = r32
 		case k.stringy():
-			r = exec.FormatFloat(f, bits) // float8out: 1234567.0 is "1234567"
+			r = sqlvalue.FormatFloat(f, bits) // float8out: 1234567.0 is "1234567"
 		}
 	} else {
 		switch x := v.(type) {
@@ -266,22 +267,22 @@ func foldCast(v any, k kind, nullable, explicit bool) (out expr.Expression, ok b
 			case k == kindDate:
 				r = x
 			case k == kindTimestamp:
-				us, err := exec.DateToTimestamp(int32(x))
+				us, err := sqlvalue.DateToTimestamp(int32(x))
 				if err != nil {
 					return nil, false, nil
 				}
 				r = tsLit(us)
 			case k.stringy() && k.id != idString:
-				r = exec.FormatDate(int32(x))
+				r = sqlvalue.FormatDate(int32(x))
 			}
 		case tsLit:
 			switch {
 			case k == kindTimestamp:
 				r = x
 			case k == kindDate:
-				r = dateLit(exec.TimestampToDate(int64(x)))
+				r = dateLit(sqlvalue.TimestampToDate(int64(x)))
 			case k.stringy() && k.id != idString:
-				r = exec.FormatTimestamp(int64(x))
+				r = sqlvalue.FormatTimestamp(int64(x))
 			}
 		}
 	}
@@ -302,22 +303,22 @@ func foldCast(v any, k kind, nullable, explicit bool) (out expr.Expression, ok b
 		switch {
 		case k.integer():
 			lo, hi := intRange(k)
-			n, err := exec.DecimalToInt(d.v, d.s, lo, hi, k.String())
+			n, err := sqlvalue.DecimalToInt(d.v, d.s, lo, hi, k.String())
 			if err != nil {
 				return nil, false, nil
 			}
 			r, _ = intValue(n, k)
 		case k == kindF64:
-			r = exec.DecimalToFloat(d.v, d.s)
+			r = sqlvalue.DecimalToFloat(d.v, d.s)
 		case k.stringy():
-			r = exec.FormatDecimal(d.v, d.s)
+			r = sqlvalue.FormatDecimal(d.v, d.s)
 		}
 	}
 	if r == nil {
 		return nil, false, nil
 	}
 	if s, isStr := r.(string); isStr && (k.id == idVarchar && k.n > 0 || k.id == idChar) {
-		cc := exec.CharCast{Len: int(k.n), Pad: k.id == idChar}
+		cc := sqlvalue.CharCast{Len: int(k.n), Pad: k.id == idChar}
 		if explicit {
 			s = cc.Truncate(s)
 		} else if s, err = cc.Apply(s); err != nil {
@@ -365,7 +366,7 @@ func (l *lowerer) parseLiteral(s string, k kind, loc int32) (expr.Expression, er
 		if k == kindF32 {
 			bits = 32
 		}
-		f, err := exec.ParseFloat(s, bits)
+		f, err := sqlvalue.ParseFloat(s, bits)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w%s", ErrType, err, l.src.at(loc))
 		}
@@ -374,25 +375,25 @@ func (l *lowerer) parseLiteral(s string, k kind, loc int32) (expr.Expression, er
 		}
 		return newLiteral(f, false), nil
 	case k == kindBool:
-		b, ok := exec.ParseBool(s)
+		b, ok := sqlvalue.ParseBool(s)
 		if !ok {
 			return nil, bad()
 		}
 		return expr.NewPrimitiveLiteral(b, false), nil
 	case k == kindDate:
-		d, err := exec.ParseDate(s)
+		d, err := sqlvalue.ParseDate(s)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w%s", ErrType, err, l.src.at(loc))
 		}
 		return newLiteral(dateLit(d), false), nil
 	case k.id == idNumeric:
-		d, err := exec.ParseDecimal(s, k.n, k.s)
+		d, err := sqlvalue.ParseDecimal(s, k.n, k.s)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w%s", ErrType, err, l.src.at(loc))
 		}
 		return newLiteral(decLit{v: d, p: k.n, s: k.s}, false), nil
 	case k == kindTimestamp:
-		us, err := exec.ParseTimestamp(s)
+		us, err := sqlvalue.ParseTimestamp(s)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w%s", ErrType, err, l.src.at(loc))
 		}
@@ -419,17 +420,17 @@ func foldNumeric(v any, k kind) (decLit, bool) {
 	var d decimal128.Num
 	var err error
 	if n, ok := intOf(v); ok {
-		d, err = exec.DecimalFromInt(n, k.n, k.s)
+		d, err = sqlvalue.DecimalFromInt(n, k.n, k.s)
 	} else if f, ok := floatOf(v); ok {
 		bits := 64
 		if _, is32 := v.(float32); is32 {
 			bits = 32
 		}
-		d, err = exec.DecimalFromFloat(f, bits, k.n, k.s)
+		d, err = sqlvalue.DecimalFromFloat(f, bits, k.n, k.s)
 	} else if s, ok := stringOf(v, true); ok {
-		d, err = exec.ParseDecimal(s, k.n, k.s)
+		d, err = sqlvalue.ParseDecimal(s, k.n, k.s)
 	} else if x, ok := v.(decLit); ok {
-		d, err = exec.RescaleDecimal(x.v, x.s, k.n, k.s)
+		d, err = sqlvalue.RescaleDecimal(x.v, x.s, k.n, k.s)
 	} else {
 		return decLit{}, false
 	}

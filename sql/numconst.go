@@ -6,9 +6,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/stablerow/stablerow/exec"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/types"
+
+	sqlvalue "github.com/stablerow/stablerow/value"
 )
 
 // foldNumericConstants computes +, - and * of two decimal constants
@@ -140,7 +141,7 @@ func (l *lowerer) decimalConstant(text string, loc int32) (value, error) {
 		return value{}, fmt.Errorf("%w: numeric literal %s out of range%s", ErrType, text, l.src.at(loc))
 	}
 	if k, fits := numericConstantKind(num); fits {
-		d, err := exec.ParseDecimal(num, k.n, k.s)
+		d, err := sqlvalue.ParseDecimal(num, k.n, k.s)
 		if err == nil {
 			return value{e: newLiteral(decLit{v: d, p: k.n, s: k.s}, false), loc: loc, num: num}, nil
 		}
@@ -172,7 +173,7 @@ func (l *lowerer) floatConstant(v value, k kind) (expr.Expression, bool, error) 
 	if k == kindF32 {
 		bits = 32
 	}
-	f, err := exec.ParseFloat(v.num, bits)
+	f, err := sqlvalue.ParseFloat(v.num, bits)
 	if err != nil {
 		return deferredCast(expr.NewPrimitiveLiteral(v.num, false), k), true, nil
 	}
@@ -188,7 +189,7 @@ func numericConstantKind(num string) (kind, bool) {
 	t := strings.TrimLeft(num, "+-")
 	intPart, frac, _ := strings.Cut(t, ".")
 	intPart = strings.TrimLeft(intPart, "0")
-	return numericLiteralKind(num), len(intPart)+len(frac) <= exec.MaxDecimalPrecision
+	return numericLiteralKind(num), len(intPart)+len(frac) <= sqlvalue.MaxDecimalPrecision
 }
 
 // constantToInt converts a decimal constant's exact text to integer kind
@@ -197,7 +198,7 @@ func numericConstantKind(num string) (kind, bool) {
 func constantToInt(num string, k kind) (int64, error) {
 	r, ok := new(big.Rat).SetString(num)
 	if !ok {
-		return 0, fmt.Errorf("%w: invalid input syntax for type numeric: %q", exec.ErrInvalidArgument, num)
+		return 0, fmt.Errorf("%w: invalid input syntax for type numeric: %q", sqlvalue.ErrInvalidArgument, num)
 	}
 	half := new(big.Rat).SetFrac64(1, 2)
 	if r.Sign() < 0 {
@@ -208,7 +209,7 @@ func constantToInt(num string, k kind) (int64, error) {
 	n := new(big.Int).Quo(r.Num(), r.Denom()) // truncates toward zero
 	lo, hi := intRange(k)
 	if !n.IsInt64() || n.Int64() < lo || n.Int64() > hi {
-		return 0, fmt.Errorf("%w: %s out of range", exec.ErrOutOfRange, k)
+		return 0, fmt.Errorf("%w: %s out of range", sqlvalue.ErrOutOfRange, k)
 	}
 	return n.Int64(), nil
 }

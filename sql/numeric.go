@@ -6,8 +6,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	pg_query "github.com/pganalyze/pg_query_go/v6"
-	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/internal/substraitfn"
+	sqlvalue "github.com/stablerow/stablerow/value"
 	"github.com/substrait-io/substrait-go/v8/expr"
 )
 
@@ -119,17 +119,17 @@ func (l *lowerer) numericRounding(name string, f *pg_query.FuncCall, args []valu
 		}
 		n = lit.(int64)
 	}
-	if n > exec.MaxDecimalPrecision || n < -1000 {
-		return nil, true, fmt.Errorf("%w: %s to %d places (the scale of a numeric here is at most %d)%s", ErrUnsupported, name, n, exec.MaxDecimalPrecision, l.src.at(f.Location))
+	if n > sqlvalue.MaxDecimalPrecision || n < -1000 {
+		return nil, true, fmt.Errorf("%w: %s to %d places (the scale of a numeric here is at most %d)%s", ErrUnsupported, name, n, sqlvalue.MaxDecimalPrecision, l.src.at(f.Location))
 	}
 	// Integer digits: the input's, one more where rounding away from
 	// zero can carry into a new digit (9.95 to 10.0).
-	scale := exec.DecimalRoundScale(int32(n))
+	scale := sqlvalue.DecimalRoundScale(int32(n))
 	grow := int32(1)
 	if name == "trunc" {
 		grow = 0
 	}
-	out := kindNumeric(min(max(k.n-k.s+grow+scale, 1), exec.MaxDecimalPrecision), scale).typ(false)
+	out := kindNumeric(min(max(k.n-k.s+grow+scale, 1), sqlvalue.MaxDecimalPrecision), scale).typ(false)
 	var opts []substraitfn.Option
 	fargs := []expr.Expression{x}
 	fn := name

@@ -8,7 +8,7 @@ import (
 
 	"github.com/substrait-io/substrait-go/v8/plan"
 
-	"github.com/stablerow/stablerow/exec"
+	sqlvalue "github.com/stablerow/stablerow/value"
 )
 
 // TestWideConstantConvertsWhereFoldingReachesIt: a decimal constant out
@@ -38,7 +38,7 @@ func TestWideConstantConvertsWhereFoldingReachesIt(t *testing.T) {
 		"SELECT CAST(-1e400 AS REAL)",
 	} {
 		_, err := Parse(q, testCatalog)
-		require.ErrorIs(t, err, exec.ErrOutOfRange, q)
+		require.ErrorIs(t, err, sqlvalue.ErrOutOfRange, q)
 	}
 }
 
@@ -82,9 +82,9 @@ func TestConstantInListAndInsertedConstantFold(t *testing.T) {
 		assert.NoError(t, err, q)
 	}
 	for q, want := range map[string]error{
-		"SELECT 2.50 / CASE WHEN 'abcd' IN ('Infi', ' ') THEN id WHEN TRUE THEN 0 END FROM t WHERE FALSE": exec.ErrDivisionByZero,
-		"INSERT INTO t (id) SELECT 1e19 FROM generate_series(2, -2) AS g(g)":                              exec.ErrOutOfRange,
-		"INSERT INTO t (id) SELECT 1e19 FROM t AS a WHERE FALSE":                                          exec.ErrOutOfRange,
+		"SELECT 2.50 / CASE WHEN 'abcd' IN ('Infi', ' ') THEN id WHEN TRUE THEN 0 END FROM t WHERE FALSE": sqlvalue.ErrDivisionByZero,
+		"INSERT INTO t (id) SELECT 1e19 FROM generate_series(2, -2) AS g(g)":                              sqlvalue.ErrOutOfRange,
+		"INSERT INTO t (id) SELECT 1e19 FROM t AS a WHERE FALSE":                                          sqlvalue.ErrOutOfRange,
 	} {
 		_, err := Parse(q, testCatalog)
 		assert.ErrorIs(t, err, want, q)

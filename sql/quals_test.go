@@ -4,11 +4,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stablerow/stablerow/exec"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
+
+	sqlvalue "github.com/stablerow/stablerow/value"
 )
 
 // planCalls is the names of the scalar functions anywhere in the plan
@@ -123,7 +124,7 @@ func TestDroppedQualArmsRaiseAsFolded(t *testing.T) {
 		"SELECT id FROM t AS a WHERE (CAST(1e400 AS FLOAT8) > 1) NOT IN (SELECT s.flag FROM u AS s) AND FALSE",
 	} {
 		_, err := Parse(sql, testCatalog)
-		assert.ErrorIs(t, err, exec.ErrOutOfRange, sql)
+		assert.ErrorIs(t, err, sqlvalue.ErrOutOfRange, sql)
 	}
 	for _, sql := range []string{
 		"SELECT id FROM t WHERE FALSE AND id > CAST(1e400 AS FLOAT8)",
@@ -169,5 +170,5 @@ func TestBetweenArmsAreQualArms(t *testing.T) {
 		assert.GreaterOrEqual(t, falseFilters(root), 1, sql)
 	}
 	_, err := Parse("SELECT a.id FROM t AS a WHERE "+sub+" AND a.id BETWEEN 0 AND 5", testCatalog)
-	assert.ErrorIs(t, err, exec.ErrOutOfRange)
+	assert.ErrorIs(t, err, sqlvalue.ErrOutOfRange)
 }

@@ -3,13 +3,14 @@ package sql
 import (
 	"testing"
 
-	"github.com/stablerow/stablerow/exec"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
 	"google.golang.org/protobuf/types/known/structpb"
+
+	sqlvalue "github.com/stablerow/stablerow/value"
 )
 
 // fieldIndex returns the struct field a root field reference points at.
@@ -317,5 +318,5 @@ func decText(t *testing.T, v any) string {
 	t.Helper()
 	d, ok := v.(decLit)
 	require.True(t, ok, "not a numeric literal: %#v", v)
-	return exec.FormatDecimal(d.v, d.s)
+	return sqlvalue.FormatDecimal(d.v, d.s)
 }

@@ -6,7 +6,7 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"github.com/substrait-io/substrait-go/v8/expr"
 
-	"github.com/stablerow/stablerow/exec"
+	sqlvalue "github.com/stablerow/stablerow/value"
 )
 
 // A WHERE that a constant FALSE conjunct folds away still has its
@@ -88,7 +88,7 @@ func (l *lowerer) outsideSubqueries(n *pg_query.Node, sc *scope) error {
 		ws.noAggs = "in WHERE"
 		v, err := l.expr(n, &ws)
 		switch {
-		case err != nil && (errors.Is(err, exec.ErrOutOfRange) || errors.Is(err, exec.ErrDivisionByZero)):
+		case err != nil && (errors.Is(err, sqlvalue.ErrOutOfRange) || errors.Is(err, sqlvalue.ErrDivisionByZero)):
 			return err
 		case err != nil || v.e == nil:
 			// Not a constant's evaluation (the whole statement's

@@ -6,11 +6,12 @@ import (
 	"slices"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
-	"github.com/stablerow/stablerow/exec"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	sqlvalue "github.com/stablerow/stablerow/value"
 )
 
 // Subqueries lower to joins, so the planner needs no subquery operator:
@@ -262,7 +263,7 @@ func (l *lowerer) whereSubqueries(rel plan.Rel, sc *scope, where *pg_query.Node)
 		}
 		scratch = *sc
 		if _, _, err := l.whereSubqueries(rel, &scratch, andNode(append(dropped, rest...))); err != nil &&
-			!errors.Is(err, exec.ErrOutOfRange) && !errors.Is(err, exec.ErrDivisionByZero) {
+			!errors.Is(err, sqlvalue.ErrOutOfRange) && !errors.Is(err, sqlvalue.ErrDivisionByZero) {
 			return nil, nil, err
 		}
 		// The conjuncts before the FALSE one were folded first, outside

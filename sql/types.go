@@ -8,8 +8,7 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"github.com/substrait-io/substrait-go/v8/types"
 
-	"github.com/stablerow/stablerow/exec"
-	"github.com/stablerow/stablerow/table"
+	sqlvalue "github.com/stablerow/stablerow/value"
 )
 
 // kindID is one of the SQL types the front end knows.
@@ -55,7 +54,7 @@ var (
 func kindVarchar(n int32) kind { return kind{id: idVarchar, n: n} }
 func kindChar(n int32) kind    { return kind{id: idChar, n: n} }
 func kindNumeric(p, s int32) kind {
-	return kind{id: idNumeric, n: min(max(p, 1), exec.MaxDecimalPrecision), s: min(max(s, 0), exec.MaxDecimalPrecision)}
+	return kind{id: idNumeric, n: min(max(p, 1), sqlvalue.MaxDecimalPrecision), s: min(max(s, 0), sqlvalue.MaxDecimalPrecision)}
 }
 
 // String is PostgreSQL's name of the type, as its messages spell it.
@@ -241,7 +240,7 @@ func (k kind) arrow() (arrow.DataType, string) {
 		}
 		return arrow.BinaryTypes.String, fmt.Sprintf("varchar(%d)", k.n)
 	case idChar:
-		return arrow.BinaryTypes.String, fmt.Sprintf("char(%d)", k.n) + table.CharTrimmed
+		return arrow.BinaryTypes.String, fmt.Sprintf("char(%d)", k.n) + sqlvalue.CharTrimmed
 	case idBool:
 		return arrow.FixedWidthTypes.Boolean, ""
 	case idDate:
@@ -305,7 +304,7 @@ func fieldKind(f arrow.Field) kind {
 	case arrow.FLOAT32:
 		return kindF32
 	case arrow.STRING:
-		if decl, ok := table.SQLType(f); ok {
+		if decl, ok := sqlvalue.SQLType(f); ok {
 			if k, ok := parseDeclared(decl); ok {
 				return k
 			}
@@ -330,10 +329,10 @@ func fieldKind(f arrow.Field) kind {
 }
 
 // parseDeclared reads a declared SQL type as the table records it
-// (table.SQLTypeKey): varchar, varchar(n), char(n) trimmed and an older
+// (sqlvalue.SQLTypeKey): varchar, varchar(n), char(n) trimmed and an older
 // table's char(n), read stripped (engine/catalog.go).
 func parseDeclared(decl string) (kind, bool) {
-	decl = strings.TrimSuffix(decl, table.CharTrimmed)
+	decl = strings.TrimSuffix(decl, sqlvalue.CharTrimmed)
 	if decl == "varchar" {
 		return kindVarchar(0), true
 	}
@@ -465,7 +464,7 @@ func numericMods(mods []*pg_query.Node) (kind, error) {
 	switch {
 	case p < 1 || p > 1000:
 		return kindUnknown, fmt.Errorf("%w: NUMERIC precision %d must be between 1 and 1000", ErrInvalid, p)
-	case p > exec.MaxDecimalPrecision:
+	case p > sqlvalue.MaxDecimalPrecision:
 		return kindUnknown, fmt.Errorf("%w: NUMERIC precision %d (decimal128 holds 38 digits)", ErrUnsupported, p)
 	case s < 0 || s > p:
 		return kindUnknown, fmt.Errorf("%w: NUMERIC scale %d must be between 0 and precision %d", ErrUnsupported, s, p)

@@ -10,7 +10,7 @@ import (
 	"github.com/substrait-io/substrait-go/v8/plan"
 
 	"github.com/stablerow/stablerow/errkind"
-	"github.com/stablerow/stablerow/table"
+	sqlvalue "github.com/stablerow/stablerow/value"
 )
 
 // typedCatalog has one column of every SQL type, as the table stores them.
@@ -19,8 +19,8 @@ var typedCatalog = fakeCatalog{
 		{Name: "i2", Type: arrow.PrimitiveTypes.Int16, Nullable: true},
 		{Name: "i4", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
 		{Name: "f4", Type: arrow.PrimitiveTypes.Float32, Nullable: true},
-		{Name: "v", Type: arrow.BinaryTypes.String, Nullable: true, Metadata: arrow.NewMetadata([]string{table.SQLTypeKey}, []string{"varchar(5)"})},
-		{Name: "c", Type: arrow.BinaryTypes.String, Nullable: true, Metadata: arrow.NewMetadata([]string{table.SQLTypeKey}, []string{"char(3)"})},
+		{Name: "v", Type: arrow.BinaryTypes.String, Nullable: true, Metadata: arrow.NewMetadata([]string{sqlvalue.SQLTypeKey}, []string{"varchar(5)"})},
+		{Name: "c", Type: arrow.BinaryTypes.String, Nullable: true, Metadata: arrow.NewMetadata([]string{sqlvalue.SQLTypeKey}, []string{"char(3)"})},
 		{Name: "d", Type: arrow.FixedWidthTypes.Date32, Nullable: true},
 		{Name: "ts", Type: &arrow.TimestampType{Unit: arrow.Microsecond}, Nullable: true},
 	},
@@ -45,7 +45,7 @@ func TestCreateTableTypes(t *testing.T) {
 	for i, w := range want {
 		f := s.Field(i)
 		assert.True(t, arrow.TypeEqual(w.t, f.Type), "%s: %s", f.Name, f.Type)
-		decl, _ := table.SQLType(f)
+		decl, _ := sqlvalue.SQLType(f)
 		assert.Equal(t, w.decl, decl, f.Name)
 	}
 	for sql, kind := range map[string]error{

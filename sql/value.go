@@ -24,7 +24,8 @@ const (
 )
 
 // value is a lowered expression, or a literal/parameter still waiting for
-// its type.
+// its type. (The package of SQL values, value, is imported as sqlvalue
+// here because of this name.)
 type value struct {
 	e     expr.Expression // set when how == typed
 	how   untyped

@@ -20,7 +20,7 @@
 //
 // `query` types are one letter per column (I integer, R real, T text,
 // B boolean); values print space-separated, NULL as NULL and the empty
-// string as (empty); reals print as PostgreSQL's float8out (exec.FormatFloat). `rowsort` compares rows sorted; without it order
+// string as (empty); reals print as PostgreSQL's float8out (value.FormatFloat). `rowsort` compares rows sorted; without it order
 // matters. `skipif noindex` / `onlyif noindex` before a record limit it to
 // runs with or without indexes (EXPLAIN output differs, results do not);
 // `skipif parallel` / `onlyif parallel` to runs with threads = 1 or above

@@ -11,7 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/stablerow/stablerow/engine"
-	"github.com/stablerow/stablerow/exec"
+	"github.com/stablerow/stablerow/value"
 )
 
 // Config is one metamorphic configuration.
@@ -209,49 +209,56 @@ func formatResult(res *engine.Result, types string) ([]string, error) {
 	return out, nil
 }
 
+// formatValue is row i of a as the record writes it: PostgreSQL's text
+// output (value.Text: floats as float8out and float4out, dates,
+// timestamps and numerics as psql shows them), after the column's
+// declared type letter is checked against the Arrow type. The record's
+// own spellings are NULL, "(empty)" for an empty string and true/false
+// for booleans (sqllogictest's).
 func formatValue(a arrow.Array, i int, typ byte) (string, error) {
 	if a.IsNull(i) {
 		return "NULL", nil
 	}
+	if !typeMatches(typ, a) {
+		return "", fmt.Errorf("type %c does not match %s", typ, a.DataType())
+	}
+	s, ok := value.Text(a, i)
+	if !ok {
+		return "", fmt.Errorf("type %c does not match %s", typ, a.DataType())
+	}
+	switch {
+	case typ == 'B':
+		return strconv.FormatBool(s == value.FormatBool(true)), nil
+	case typ == 'T' && s == "":
+		return "(empty)", nil
+	}
+	return s, nil
+}
+
+// typeMatches reports whether a record's type letter admits a: I the
+// integers, R double precision and real, T text, date, timestamp and
+// numeric, B boolean.
+func typeMatches(typ byte, a arrow.Array) bool {
 	switch typ {
 	case 'I':
-		switch c := a.(type) {
-		case *array.Int64:
-			return strconv.FormatInt(c.Value(i), 10), nil
-		case *array.Int32:
-			return strconv.FormatInt(int64(c.Value(i)), 10), nil
-		case *array.Int16:
-			return strconv.FormatInt(int64(c.Value(i)), 10), nil
-		case *array.Uint64:
-			return strconv.FormatUint(c.Value(i), 10), nil
-		case *array.Uint32:
-			return strconv.FormatUint(uint64(c.Value(i)), 10), nil
+		switch a.(type) {
+		case *array.Int64, *array.Int32, *array.Int16, *array.Uint64, *array.Uint32:
+			return true
 		}
 	case 'R':
-		// As Postgres prints double precision and real (float8out and
-		// float4out), so expected output reads like psql's.
-		switch c := a.(type) {
-		case *array.Float64:
-			return exec.FormatFloat(c.Value(i), 64), nil
-		case *array.Float32:
-			return exec.FormatFloat(float64(c.Value(i)), 32), nil
-		}
+		return isFloat(a)
 	case 'T':
-		if v, ok := exec.FormatValue(a, i); ok && !isFloat(a) { // dates and timestamps
-			return v, nil
-		}
-		if c, ok := a.(*array.String); ok {
-			if c.Value(i) == "" {
-				return "(empty)", nil
-			}
-			return c.Value(i), nil
+		switch c := a.(type) {
+		case *array.String, *array.Date32, *array.Decimal128:
+			return true
+		case *array.Timestamp:
+			return c.DataType().(*arrow.TimestampType).Unit == arrow.Microsecond
 		}
 	case 'B':
-		if c, ok := a.(*array.Boolean); ok {
-			return strconv.FormatBool(c.Value(i)), nil
-		}
+		_, ok := a.(*array.Boolean)
+		return ok
 	}
-	return "", fmt.Errorf("type %c does not match %s", typ, a.DataType())
+	return false
 }
 
 func isFloat(a arrow.Array) bool {

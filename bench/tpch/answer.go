@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/duckdb/duckdb-go/v2"
+	"github.com/stablerow/stablerow/value"
 )
 
 // Answer is a query result as text, one []string a row: integers and
@@ -43,29 +43,14 @@ func (a *Answer) appendArrow(b arrow.RecordBatch) error {
 	return nil
 }
 
+// arrowText is a stablerow value as PostgreSQL's text output
+// (value.Text), the form DuckDB's values are brought to below.
 func arrowText(col arrow.Array, i int) (string, error) {
 	if col.IsNull(i) {
 		return "NULL", nil
 	}
-	switch c := col.(type) {
-	case *array.Int64:
-		return strconv.FormatInt(c.Value(i), 10), nil
-	case *array.Int32:
-		return strconv.FormatInt(int64(c.Value(i)), 10), nil
-	case *array.Int16:
-		return strconv.FormatInt(int64(c.Value(i)), 10), nil
-	case *array.Uint64:
-		return strconv.FormatUint(c.Value(i), 10), nil
-	case *array.Float64:
-		return strconv.FormatFloat(c.Value(i), 'g', -1, 64), nil
-	case *array.Decimal128:
-		return c.Value(i).ToString(c.DataType().(*arrow.Decimal128Type).Scale), nil
-	case *array.Date32:
-		return c.Value(i).FormattedString(), nil
-	case *array.String:
-		return c.Value(i), nil
-	case *array.Boolean:
-		return strconv.FormatBool(c.Value(i)), nil
+	if s, ok := value.Text(col, i); ok {
+		return s, nil
 	}
 	return "", fmt.Errorf("%w: %s", ErrUnexpectedType, col.DataType())
 }
@@ -99,6 +84,9 @@ func readSQL(rows *sql.Rows) (*Answer, error) {
 	return a, rows.Err()
 }
 
+// goText is a DuckDB value as PostgreSQL's text output of the same SQL
+// value, through value's formatting where the type has one (floats,
+// numerics, dates, booleans), so both engines' answers are written alike.
 func goText(v any) (string, error) {
 	switch x := v.(type) {
 	case nil:
@@ -114,35 +102,26 @@ func goText(v any) (string, error) {
 	case uint64:
 		return strconv.FormatUint(x, 10), nil
 	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64), nil
+		return value.FormatFloat(x, 64), nil
 	case float32:
-		return strconv.FormatFloat(float64(x), 'g', -1, 32), nil
+		return value.FormatFloat(float64(x), 32), nil
 	case *big.Int:
 		return x.String(), nil
 	case duckdb.Decimal:
-		return decimalText(x.Value, int(x.Scale)), nil
+		return value.FormatBigDecimal(x.Value, int32(x.Scale)), nil
 	case time.Time:
-		return x.Format(time.DateOnly), nil
+		// DuckDB's DATE is midnight UTC of the day.
+		days := x.Unix() / 86400
+		if x.Unix()%86400 < 0 {
+			days--
+		}
+		return value.FormatDate(int32(days)), nil
 	case string:
 		return x, nil
 	case bool:
-		return strconv.FormatBool(x), nil
+		return value.FormatBool(x), nil
 	}
 	return "", fmt.Errorf("%w: Go %T", ErrUnexpectedType, v)
-}
-
-func decimalText(v *big.Int, scale int) string {
-	s := new(big.Int).Abs(v).String()
-	if scale > 0 {
-		if len(s) <= scale {
-			s = strings.Repeat("0", scale-len(s)+1) + s
-		}
-		s = s[:len(s)-scale] + "." + s[len(s)-scale:]
-	}
-	if v.Sign() < 0 {
-		s = "-" + s
-	}
-	return s
 }
 
 // Diff compares got with want row by row (the queries order their rows

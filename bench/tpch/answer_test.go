@@ -1,8 +1,11 @@
 package tpch
 
 import (
+	"math/big"
 	"testing"
+	"time"
 
+	"github.com/duckdb/duckdb-go/v2"
 	"github.com/stretchr/testify/require"
 )
 
@@ -38,4 +41,29 @@ func TestDiff(t *testing.T) {
 	require.Contains(t, Diff(a, &Answer{Rows: [][]string{{"2", "x"}, {"1", "2.50"}}}), "row 1")
 	require.Contains(t, Diff(a, &Answer{Rows: [][]string{{"1", "2.50"}}}), "2 rows, want 1")
 	require.Contains(t, Diff(a, &Answer{Columns: []string{"k", "v"}, Rows: [][]string{{"1", "2.50"}, {"2", "y"}}}), "column 2 (v)")
+}
+
+// TestGoTextAsPostgres: DuckDB's Go values are written as PostgreSQL's
+// output of the same SQL value, as stablerow's are (value.Text), so the
+// two answers meet in one form: a float as float8out (not strconv's
+// exponent form from 21 digits), a numeric with every digit of its
+// scale, a date as date_out, a boolean as boolout.
+func TestGoTextAsPostgres(t *testing.T) {
+	for _, c := range []struct {
+		v    any
+		want string
+	}{
+		{1234567.0, "1234567"},
+		{float32(0.1), "0.1"},
+		{duckdb.Decimal{Width: 4, Scale: 2, Value: big.NewInt(-5)}, "-0.05"},
+		{time.Date(1998, 12, 1, 0, 0, 0, 0, time.UTC), "1998-12-01"},
+		{time.Date(1969, 12, 31, 0, 0, 0, 0, time.UTC), "1969-12-31"},
+		{true, "t"},
+		{int64(-7), "-7"},
+		{nil, "NULL"},
+	} {
+		got, err := goText(c.v)
+		require.NoError(t, err)
+		require.Equal(t, c.want, got, "%#v", c.v)
+	}
 }

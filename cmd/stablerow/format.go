@@ -92,7 +92,7 @@ func (s *csvSink) finish() error {
 // jsonSink writes one JSON object per row and per line (JSON Lines), its
 // keys the column names in column order. NULL is null; booleans are JSON
 // booleans; finite floats are numbers in PostgreSQL's text form
-// (exec.FormatFloat); NaN and the infinities, which JSON has no number
+// (value.FormatFloat); NaN and the infinities, which JSON has no number
 // for, are the strings "NaN", "Infinity", "-Infinity" (as PostgreSQL's
 // to_json writes them); anything else is a string.
 //

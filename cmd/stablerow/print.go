@@ -9,7 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/stablerow/stablerow/engine"
-	"github.com/stablerow/stablerow/exec"
+	"github.com/stablerow/stablerow/value"
 )
 
 // widthSample is how many rows fix the column widths before any row is
@@ -176,13 +176,13 @@ func (tp *tablePrinter) finish() error {
 }
 
 // cell is one value as text: NULL, floats, dates, timestamps and decimals
-// as PostgreSQL prints them (exec.FormatValue), anything else as Arrow's
+// as PostgreSQL prints them (value.FormatValue), anything else as Arrow's
 // ValueStr.
 func cell(col arrow.Array, r int) string {
 	if col.IsNull(r) {
 		return "NULL"
 	}
-	if v, ok := exec.FormatValue(col, r); ok {
+	if v, ok := value.FormatValue(col, r); ok {
 		return v
 	}
 	return col.ValueStr(r)

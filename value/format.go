@@ -1,13 +1,14 @@
-package exec
+package value
 
 import (
 	"math"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"math/big"
 	"strconv"
 	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
 // FormatFloat writes f as PostgreSQL's float8out (bits 64) or float4out
@@ -172,6 +173,53 @@ func FormatValue(a arrow.Array, i int) (string, bool) {
 		if c.DataType().(*arrow.TimestampType).Unit == arrow.Microsecond {
 			return FormatTimestamp(int64(c.Value(i))), true
 		}
+	}
+	return "", false
+}
+
+// FormatBool writes b as PostgreSQL's boolout does: "t" or "f" (a
+// result shown by psql; CAST(b AS text) is "true" or "false").
+func FormatBool(b bool) string {
+	if b {
+		return "t"
+	}
+	return "f"
+}
+
+// Text writes row i of a (not NULL) as PostgreSQL's output function for
+// its type writes it: integers in decimal (int2out, int4out, int8out),
+// floats by FormatFloat, booleans by FormatBool, strings as they are, and
+// FormatValue's dates, timestamps and decimals. ok is false for a type
+// with no SQL text form here. The test runners, difftest and the TPC-H
+// answer check render a result through it, so no two of them can print
+// one value differently.
+func Text(a arrow.Array, i int) (string, bool) {
+	if s, ok := FormatValue(a, i); ok {
+		return s, true
+	}
+	switch c := a.(type) {
+	case *array.Int64:
+		return strconv.FormatInt(c.Value(i), 10), true
+	case *array.Int32:
+		return strconv.FormatInt(int64(c.Value(i)), 10), true
+	case *array.Int16:
+		return strconv.FormatInt(int64(c.Value(i)), 10), true
+	case *array.Int8:
+		return strconv.FormatInt(int64(c.Value(i)), 10), true
+	case *array.Uint64:
+		return strconv.FormatUint(c.Value(i), 10), true
+	case *array.Uint32:
+		return strconv.FormatUint(uint64(c.Value(i)), 10), true
+	case *array.Uint16:
+		return strconv.FormatUint(uint64(c.Value(i)), 10), true
+	case *array.Uint8:
+		return strconv.FormatUint(uint64(c.Value(i)), 10), true
+	case *array.String:
+		return c.Value(i), true
+	case *array.LargeString:
+		return c.Value(i), true
+	case *array.Boolean:
+		return FormatBool(c.Value(i)), true
 	}
 	return "", false
 }

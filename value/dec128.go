@@ -1,4 +1,4 @@
-package exec
+package value
 
 import (
 	"math/bits"
@@ -12,26 +12,26 @@ import (
 // math/big for the rare row where it does not and never keeps a wrapped
 // value. decimal128.Num's own Add and Mul wrap silently.
 
-// add128 is x + y; ok is false when the sum wraps (two operands of one
+// Add128 is x + y; ok is false when the sum wraps (two operands of one
 // sign whose sum has the other).
-func add128(x, y decimal128.Num) (decimal128.Num, bool) {
+func Add128(x, y decimal128.Num) (decimal128.Num, bool) {
 	lo, c := bits.Add64(x.LowBits(), y.LowBits(), 0)
 	hi := x.HighBits() + y.HighBits() + int64(c)
 	ok := (x.HighBits() < 0) != (y.HighBits() < 0) || (hi < 0) == (x.HighBits() < 0)
 	return decimal128.New(hi, lo), ok
 }
 
-// sub128 is x - y, checked as add128.
-func sub128(x, y decimal128.Num) (decimal128.Num, bool) {
+// Sub128 is x - y, checked as Add128.
+func Sub128(x, y decimal128.Num) (decimal128.Num, bool) {
 	lo, b := bits.Sub64(x.LowBits(), y.LowBits(), 0)
 	hi := x.HighBits() - y.HighBits() - int64(b)
 	ok := (x.HighBits() < 0) == (y.HighBits() < 0) || (hi < 0) == (x.HighBits() < 0)
 	return decimal128.New(hi, lo), ok
 }
 
-// abs128 is |x| as an unsigned 128-bit magnitude (hi, lo); the smallest
+// Abs128 is |x| as an unsigned 128-bit magnitude (hi, lo); the smallest
 // int128 has magnitude 2^127, which fits.
-func abs128(x decimal128.Num) (hi, lo uint64) {
+func Abs128(x decimal128.Num) (hi, lo uint64) {
 	hi, lo = uint64(x.HighBits()), x.LowBits()
 	if x.HighBits() < 0 {
 		lo, b := bits.Sub64(0, lo, 0)
@@ -41,10 +41,10 @@ func abs128(x decimal128.Num) (hi, lo uint64) {
 	return hi, lo
 }
 
-// signed128 is the magnitude (hi, lo) with a sign; ok is false when it is
+// Signed128 is the magnitude (hi, lo) with a sign; ok is false when it is
 // not below 2^127 (2^127 itself only fits negative, which no caller
 // needs: no decimal reaches it).
-func signed128(hi, lo uint64, neg bool) (decimal128.Num, bool) {
+func Signed128(hi, lo uint64, neg bool) (decimal128.Num, bool) {
 	if hi>>63 != 0 {
 		return decimal128.Num{}, false
 	}
@@ -56,10 +56,10 @@ func signed128(hi, lo uint64, neg bool) (decimal128.Num, bool) {
 	return decimal128.New(int64(hi), lo), true
 }
 
-// mul128 is x * y; ok is false when the product does not fit.
-func mul128(x, y decimal128.Num) (decimal128.Num, bool) {
-	xh, xl := abs128(x)
-	yh, yl := abs128(y)
+// Mul128 is x * y; ok is false when the product does not fit.
+func Mul128(x, y decimal128.Num) (decimal128.Num, bool) {
+	xh, xl := Abs128(x)
+	yh, yl := Abs128(y)
 	neg := (x.HighBits() < 0) != (y.HighBits() < 0)
 	if xh != 0 && yh != 0 {
 		return decimal128.Num{}, false // both magnitudes at least 2^64
@@ -74,22 +74,22 @@ func mul128(x, y decimal128.Num) (decimal128.Num, bool) {
 	if h2 != 0 || c != 0 {
 		return decimal128.Num{}, false
 	}
-	return signed128(hi, l1, neg)
+	return Signed128(hi, l1, neg)
 }
 
-// mul64x64 is the exact signed product of two int64s in 128 bits (it
+// Mul64x64 is the exact signed product of two int64s in 128 bits (it
 // always fits): the unsigned high word corrected for negative operands.
-func mul64x64(a, b int64) decimal128.Num {
+func Mul64x64(a, b int64) decimal128.Num {
 	hi, lo := bits.Mul64(uint64(a), uint64(b))
 	hi -= uint64((a >> 63) & b)
 	hi -= uint64((b >> 63) & a)
 	return decimal128.New(int64(hi), lo)
 }
 
-// within reports |x| <= m for a non-negative bound m (a precision's
+// Within reports |x| <= m for a non-negative bound m (a precision's
 // largest value): one comparison per word of the magnitude.
-func within(x, m decimal128.Num) bool {
-	hi, lo := abs128(x)
+func Within(x, m decimal128.Num) bool {
+	hi, lo := Abs128(x)
 	mh, ml := uint64(m.HighBits()), m.LowBits()
 	return hi < mh || (hi == mh && lo <= ml)
 }
@@ -98,16 +98,24 @@ func within(x, m decimal128.Num) bool {
 var pow10x128 = func() (t [MaxDecimalPrecision + 1]decimal128.Num) {
 	t[0] = decimal128.FromI64(1)
 	for k := 1; k < len(t); k++ {
-		t[k], _ = mul128(t[k-1], decimal128.FromI64(10))
+		t[k], _ = Mul128(t[k-1], decimal128.FromI64(10))
 	}
 	return t
 }()
+
+// Pow10x128 is 10^k for k in [0, 38].
+func Pow10x128(k int32) decimal128.Num { return pow10x128[k] }
+
+// MaxOfPrecision is 10^p - 1 for p in [0, 38]: the largest unscaled
+// value of p digits (the bound Within checks a result of precision p
+// against).
+func MaxOfPrecision(p int32) decimal128.Num { return maxOfPrecision[p] }
 
 // maxOfPrecision is 10^p - 1 for p in [0, 38]: the largest unscaled
 // value of p digits.
 var maxOfPrecision = func() (t [MaxDecimalPrecision + 1]decimal128.Num) {
 	for k := range t {
-		t[k], _ = sub128(pow10x128[k], decimal128.FromI64(1))
+		t[k], _ = Sub128(pow10x128[k], decimal128.FromI64(1))
 	}
 	return t
 }()

@@ -1,4 +1,4 @@
-package exec
+package value
 
 import (
 	"fmt"
@@ -64,11 +64,11 @@ func TestDecimalFloat64(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%s/%d", c.v.BigInt(), c.scale), func(t *testing.T) {
-			requireSameFloat(t, textFloat(t, c.v, c.scale), decimalFloat64(c.v, c.scale), c.v, c.scale)
+			requireSameFloat(t, textFloat(t, c.v, c.scale), DecimalToFloat(c.v, c.scale), c.v, c.scale)
 		})
 	}
-	require.Equal(t, math.Inf(1), decimalFloat64(decimal128.FromI64(1), -1000))
-	require.Equal(t, math.Copysign(0, -1), decimalFloat64(decimal128.FromI64(-1), 1000))
+	require.Equal(t, math.Inf(1), DecimalToFloat(decimal128.FromI64(1), -1000))
+	require.Equal(t, math.Copysign(0, -1), DecimalToFloat(decimal128.FromI64(-1), 1000))
 }
 
 // FuzzDecimalFloat64: the direct conversion equals the text path bit for
@@ -81,7 +81,7 @@ func FuzzDecimalFloat64(f *testing.F) {
 	f.Fuzz(func(t *testing.T, hi int64, lo uint64, s int8) {
 		scale := int32(s)%61 + 20 // -40 .. 80
 		v := decimal128.New(hi, lo)
-		requireSameFloat(t, textFloat(t, v, scale), decimalFloat64(v, scale), v, scale)
+		requireSameFloat(t, textFloat(t, v, scale), DecimalToFloat(v, scale), v, scale)
 	})
 }
 
@@ -95,7 +95,7 @@ func BenchmarkDecimalFloat64(b *testing.B) {
 	var sink float64
 	b.Run("direct", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
-			sink += decimalFloat64(vals[i%len(vals)], 2)
+			sink += DecimalToFloat(vals[i%len(vals)], 2)
 		}
 	})
 	b.Run("text", func(b *testing.B) {
