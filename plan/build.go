@@ -54,7 +54,7 @@ func Build(ctx context.Context, p *substraitpb.Plan, cat Catalog, opt Options) (
 	}
 	input := roots[0].Input()
 	if !opt.DisableJoinOrder {
-		if input, err = optimize.Joins(ctx, input, stats, sp.ExtensionRegistry()); err != nil {
+		if input, err = optimize.Joins(ctx, input, stats); err != nil {
 			return nil, err
 		}
 	}

@@ -18,7 +18,6 @@ var ErrInternal = errkind.New(errkind.Internal, "optimize: internal error")
 type optimizer struct {
 	ctx context.Context
 	est estimator
-	reg expr.ExtensionRegistry // the plan's: the AND of a join condition is declared in it
 	b   splan.Builder
 	// done is each relation already optimized (a region's nodes are
 	// optimized once, for the rebuilt tree and the kept one alike).
@@ -27,15 +26,15 @@ type optimizer struct {
 
 // Joins reorders every region of inner joins and cross products in r
 // (package doc) and returns the relation to plan: r itself when nothing
-// changed. reg is the plan's extension registry.
-func Joins(ctx context.Context, r splan.Rel, st Stats, reg expr.ExtensionRegistry) (splan.Rel, error) {
+// changed.
+func Joins(ctx context.Context, r splan.Rel, st Stats) (splan.Rel, error) {
 	// The builder only assembles relations; its own collection is never
 	// consulted (functions are declared in reg).
 	c, err := substraitfn.Collection()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInternal, err)
 	}
-	o := &optimizer{ctx: ctx, est: estimator{st: st}, reg: reg, b: splan.NewBuilder(c), done: map[splan.Rel]splan.Rel{}}
+	o := &optimizer{ctx: ctx, est: estimator{st: st}, b: splan.NewBuilder(c), done: map[splan.Rel]splan.Rel{}}
 	return o.rewrite(r)
 }
 
@@ -129,7 +128,13 @@ func (o *optimizer) and(es []expr.Expression) (expr.Expression, error) {
 	if len(es) == 1 {
 		return es[0], nil
 	}
-	f, err := substraitfn.Scalar(o.reg, substraitfn.URNBoolean, "and", es...)
+	reg, err := ownRegistry()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInternal, err)
+	}
+	ownMu.Lock()
+	f, err := substraitfn.Scalar(reg, substraitfn.URNBoolean, "and", es...)
+	ownMu.Unlock()
 	if err != nil {
 		return nil, fmt.Errorf("%w: and: %w", ErrInternal, err)
 	}

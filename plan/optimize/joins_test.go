@@ -92,7 +92,7 @@ func (f *fixture) acb(more ...func(x splan.Rel) expr.Expression) splan.Rel {
 var sizes = rows{"a": 10, "b": 1000, "c": 100, "d": 5}
 
 func (f *fixture) joins(r splan.Rel, st Stats) splan.Rel {
-	return must(Joins(context.Background(), r, st, f.b.GetExprBuilder().Reg))
+	return must(Joins(context.Background(), r, st))
 }
 
 // shape is r's relations as text: table names, F(...) filters, J(...)
@@ -280,7 +280,7 @@ func TestCancelled(t *testing.T) {
 	f := newFixture(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := Joins(ctx, f.scan("a"), nil, f.b.GetExprBuilder().Reg)
+	_, err := Joins(ctx, f.scan("a"), nil)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want context.Canceled", err)
 	}
