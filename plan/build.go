@@ -6,6 +6,7 @@ import (
 
 	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/internal/substraitfn"
+	"github.com/stablerow/stablerow/plan/optimize"
 	splan "github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
 )
@@ -44,30 +45,43 @@ func Build(ctx context.Context, p *substraitpb.Plan, cat Catalog, opt Options) (
 	if len(roots) != 1 {
 		return nil, fmt.Errorf("%w: plan has %d roots, want 1", ErrInvalidPlan, len(roots))
 	}
+	// The logical optimizer (plan/optimize) pushes down the conditions of
+	// inner joins and orders them, for every producer's plan alike: after
+	// the subquery flattening of validate, before the physical build.
+	var stats optimize.Stats
+	if rc, ok := cat.(RowCounter); ok {
+		stats = rc
+	}
+	input := roots[0].Input()
+	if !opt.DisableJoinOrder {
+		if input, err = optimize.Joins(ctx, input, stats); err != nil {
+			return nil, err
+		}
+	}
 	newPlanner := func(tables map[string]TableProvider) *planner {
 		return &planner{ctx: ctx, cat: cat, opt: opt, reg: sp.ExtensionRegistry(), tables: tables, widths: map[splan.Rel]int{}, params: map[int]paramUse{}, extended: map[exec.Node]extension{}}
 	}
 	pl := newPlanner(map[string]TableProvider{})
-	share := findShared(roots[0].Input(), opt)
+	share := findShared(input, opt)
 	if share != nil {
 		// The first pass records what the repeated relations' occurrences
 		// need (shared.go); the second compiles each of them once.
 		share.recording = true
 		pl.share = share
-		if _, err := pl.compile(roots[0].Input(), nil, hint{}); err != nil {
+		if _, err := pl.compile(input, nil, hint{}); err != nil {
 			return nil, err
 		}
 		share.recording = false
 		pl = newPlanner(pl.tables)
 		pl.share = share
 	}
-	out, err := pl.compile(roots[0].Input(), nil, hint{})
+	out, err := pl.compile(input, nil, hint{})
 	if err != nil {
 		return nil, err
 	}
 	var pads []int
 	if !opt.WriteSource {
-		pads = rootPads(roots[0].Input().RecordType().Types())
+		pads = rootPads(input.RecordType().Types())
 	}
 	node, err = pl.finish(out, roots[0].Names(), pads)
 	if err != nil {

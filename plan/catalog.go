@@ -35,6 +35,10 @@ type Options struct {
 	// DisableIndexes never calls TakeByKey, so every join is a hash join and
 	// every sort is kept: the metamorphic check runs both and compares rows.
 	DisableIndexes bool
+	// DisableJoinOrder plans inner joins and cross products in the
+	// producer's order (the logical optimizer's join ordering is skipped):
+	// FuzzJoinOrder runs both and compares rows.
+	DisableJoinOrder bool
 	// Files is where read_parquet may open files (the zero Policy: nowhere).
 	Files fileio.Policy
 	// Threads is the degree of parallelism: above 1, scans split their

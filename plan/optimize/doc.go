@@ -1,0 +1,44 @@
+// Package optimize is the logical optimizer: the phase between the
+// Substrait ingest (decode, migration, producer normalization, validation,
+// subquery flattening: package plan's validate and fromProto) and the
+// physical build (plan's compile). It rewrites substrait-go relations into
+// relations that return the same rows and are cheaper to run; it never
+// builds an operator, so it cannot import plan, and plan calls it for
+// every producer's plan alike (the SQL front end's and Isthmus's, DuckDB's,
+// DataFusion's).
+//
+// Its one pass today is join ordering (Joins, joins.go). The conjuncts
+// of a tree of inner joins and cross products, with the filters above and
+// inside it, are each moved to the lowest place that has every column
+// they read (pushdown.go; PostgreSQL's distribute_qual_to_rels): a
+// conjunct over one relation filters that relation before any join, one
+// over several becomes a condition of the lowest join that has them all
+// (a cross product becomes an inner join), and one that names an outer
+// query's column, holds a subquery or names no column stays where it is.
+//
+// The tree is also flattened into a join graph (graph.go): its relations,
+// and the conjuncts, each naming the relations whose columns it reads;
+// and rebuilt greedily (order.go), with the rules of the SQL front end's
+// FROM-list ordering (sql/joinorder.go): the probe side is the largest
+// estimated relation; then, while relations remain, one joined to the
+// tree by an equality (a hash join key), else by another condition, else
+// by nothing (a cross join); among those the most selective, then the
+// smallest. A projection (an emit) puts the columns back in the original
+// order, so every column reference above is unchanged; the conjuncts that
+// cannot be placed filter its output. Row estimates (estimate.go) come
+// from a Stats interface offering table row counts (the engine's catalog
+// gives TableRows), a quarter kept per conjunct.
+//
+// The rebuilt tree replaces the producer's order (with its conjuncts
+// pushed down) when it has fewer joins without a hash key (cross products
+// and nested loops), or as many and it builds under a quarter of the rows
+// in its hash joins (the margin of one conjunct's guess). A producer's
+// order of key joins that builds about as much is kept: the SQL front
+// end's FROM-list ordering already knows what this pass does not (OR
+// factoring, semi-join pushes, bushy build sides), and an estimate a
+// quarter per conjunct is no reason to overrule it.
+//
+// Only inner joins and cross products are reordered. Outer, semi, anti,
+// single and mark joins are barriers: each is a relation of the graph
+// above it, and its inputs are optimized on their own.
+package optimize

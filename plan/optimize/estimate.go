@@ -1,0 +1,146 @@
+package optimize
+
+import (
+	"strings"
+
+	"github.com/substrait-io/substrait-go/v8/expr"
+	splan "github.com/substrait-io/substrait-go/v8/plan"
+)
+
+// filterKeeps is the fraction of rows each conjunct of a filter is
+// assumed to keep: the quarter the SQL front end's FROM-list ordering and
+// the planner's build-side choice use.
+const filterKeeps = 0.25
+
+// unknownRows is the guess for a relation whose size nothing tells (a
+// file read, a table the statistics do not count): the SQL front end's.
+const unknownRows = 100_000
+
+// estimate is a relation's estimated rows, and the fraction of its
+// largest base table's rows they are: how selective the relation is as a
+// build side (a key join keeps that fraction of the probe rows).
+type estimate struct {
+	rows, frac float64
+}
+
+// filtered is e after n conjuncts.
+func (e estimate) filtered(n int) estimate {
+	for range n {
+		e.rows *= filterKeeps
+		e.frac *= filterKeeps
+	}
+	return e
+}
+
+// keyJoin is the estimate of an inner join on a key of a and b: the
+// larger input keeps the smaller's fraction.
+func keyJoin(a, b estimate) estimate {
+	if b.rows > a.rows {
+		a, b = b, a
+	}
+	return estimate{rows: a.rows * b.frac, frac: a.frac * b.frac}
+}
+
+// estimator estimates relations' rows from Stats.
+type estimator struct{ st Stats }
+
+// tableRows is the named table's row count, its name also tried in lower
+// case (Isthmus writes unquoted identifiers upper case).
+func (x estimator) tableRows(names []string) (float64, bool) {
+	if x.st == nil || len(names) != 1 {
+		return 0, false
+	}
+	n, ok := x.st.TableRows(names[0])
+	if !ok {
+		n, ok = x.st.TableRows(strings.ToLower(names[0]))
+	}
+	return float64(n), ok
+}
+
+// rows estimates r's output: a table read is its rows; a filter keeps a
+// quarter per conjunct; a projection or sort keeps its input; a fetch at
+// most its count; an aggregate without grouping is one row, with grouping
+// at most its input; an inner join with an equality is a key join, with
+// other conditions the product filtered, a cross join the product; left,
+// semi, anti, single and mark joins keep their left input, right joins
+// their right one, full joins the larger; a union is the sum, the other
+// set operations their first input. Unknown sizes are unknownRows.
+func (x estimator) rows(r splan.Rel) estimate {
+	switch r := r.(type) {
+	case *splan.NamedTableReadRel:
+		n, ok := x.tableRows(r.Names())
+		if !ok {
+			n = unknownRows
+		}
+		return estimate{rows: max(n, 1), frac: 1}.filtered(len(conjuncts(r.Filter())) + len(conjuncts(r.BestEffortFilter())))
+	case *splan.VirtualTableReadRel:
+		return estimate{rows: max(float64(len(r.Values())), 1), frac: 1}
+	case *splan.FilterRel:
+		return x.rows(r.Input()).filtered(len(conjuncts(r.Condition())))
+	case *splan.ProjectRel:
+		return x.rows(r.Input())
+	case *splan.SortRel:
+		return x.rows(r.Input())
+	case *splan.FetchRel:
+		e := x.rows(r.Input())
+		if c := float64(r.Count()); c >= 0 && c < e.rows {
+			e.frac *= c / max(e.rows, 1)
+			e.rows = max(c, 1)
+		}
+		return e
+	case *splan.AggregateRel:
+		e := x.rows(r.Input())
+		if len(r.GroupingExpressions()) == 0 {
+			return estimate{rows: 1, frac: 1 / max(e.rows, 1)}
+		}
+		return e
+	case *splan.CrossRel:
+		l, rr := x.rows(r.Left()), x.rows(r.Right())
+		return estimate{rows: l.rows * rr.rows, frac: 1}
+	case *splan.JoinRel:
+		l, rr := x.rows(r.Left()), x.rows(r.Right())
+		switch r.Type() {
+		case splan.JoinTypeInner:
+			return innerJoin(l, rr, conjuncts(r.Expr()), len(r.Left().RecordType().Types()))
+		case splan.JoinTypeRight:
+			return rr
+		case splan.JoinTypeOuter:
+			if rr.rows > l.rows {
+				return rr
+			}
+		}
+		return l
+	case *splan.SetRel:
+		in := r.Inputs()
+		if len(in) == 0 {
+			return estimate{rows: unknownRows, frac: 1}
+		}
+		e := x.rows(in[0])
+		if r.Op() == splan.SetOpUnionAll || r.Op() == splan.SetOpUnionDistinct {
+			for _, s := range in[1:] {
+				e.rows += x.rows(s).rows
+			}
+		}
+		return e
+	}
+	return estimate{rows: unknownRows, frac: 1}
+}
+
+// innerJoin estimates an inner join of l and r (r's columns from nl on)
+// on the conjuncts on: a key join when one is an equality between the
+// two sides, each other conjunct keeping a quarter; with no conjunct the
+// product.
+func innerJoin(l, r estimate, on []expr.Expression, nl int) estimate {
+	key, others := false, 0
+	for _, c := range on {
+		if !key && isEquiBetween(c, nl) {
+			key = true
+			continue
+		}
+		others++
+	}
+	if key {
+		return keyJoin(l, r).filtered(others)
+	}
+	return estimate{rows: l.rows * r.rows, frac: l.frac * r.frac}.filtered(others)
+}

@@ -1,0 +1,162 @@
+package optimize
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/stablerow/stablerow/errkind"
+	"github.com/stablerow/stablerow/internal/substraitfn"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	splan "github.com/substrait-io/substrait-go/v8/plan"
+)
+
+// ErrInternal: the pass could not rebuild a relation it took apart (a bug
+// here, never the plan's fault).
+var ErrInternal = errkind.New(errkind.Internal, "optimize: internal error")
+
+// optimizer holds one pass over a plan.
+type optimizer struct {
+	ctx context.Context
+	est estimator
+	b   splan.Builder
+	// done is each relation already optimized (a region's nodes are
+	// optimized once, for the rebuilt tree and the kept one alike).
+	done map[splan.Rel]splan.Rel
+}
+
+// Joins reorders every region of inner joins and cross products in r
+// (package doc) and returns the relation to plan: r itself when nothing
+// changed.
+func Joins(ctx context.Context, r splan.Rel, st Stats) (splan.Rel, error) {
+	// The builder only assembles relations; its own collection is never
+	// consulted (functions are declared in reg).
+	c, err := substraitfn.Collection()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInternal, err)
+	}
+	o := &optimizer{ctx: ctx, est: estimator{st: st}, b: splan.NewBuilder(c), done: map[splan.Rel]splan.Rel{}}
+	return o.rewrite(r)
+}
+
+// rewrite optimizes r: a join region is rebuilt; any other relation gets
+// its inputs optimized. Subquery expressions are left as they are (the
+// ingest has flattened the ones it can into joins).
+func (o *optimizer) rewrite(r splan.Rel) (splan.Rel, error) {
+	if err := o.ctx.Err(); err != nil {
+		return nil, err
+	}
+	if d, ok := o.done[r]; ok {
+		return d, nil
+	}
+	out, err := o.rewriteOnce(r)
+	if err == nil {
+		o.done[r] = out
+	}
+	return out, err
+}
+
+func (o *optimizer) rewriteOnce(r splan.Rel) (splan.Rel, error) {
+	if f, ok := r.(*splan.FilterRel); (ok && f.OutputMapping() == nil && isRegionJoin(f.Input())) || isRegionJoin(r) {
+		return o.region(r)
+	}
+	in := r.GetInputs()
+	if len(in) == 0 {
+		return r, nil
+	}
+	out := make([]splan.Rel, len(in))
+	changed := false
+	for i, x := range in {
+		var err error
+		if out[i], err = o.rewrite(x); err != nil {
+			return nil, err
+		}
+		changed = changed || out[i] != x
+	}
+	if !changed {
+		return r, nil
+	}
+	c, err := r.Copy(out...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: copy %T: %w", ErrInternal, r, err)
+	}
+	return c, nil
+}
+
+// buildFactor: with as many joins without a key, the rebuilt tree must
+// be estimated to build under 1/buildFactor the rows of the producer's
+// order to replace it. A conjunct is guessed to keep a quarter of the
+// rows, so one misjudged conjunct alone is a factor of 4: a smaller
+// difference is within the error of one guess (TPC-H Q20's decorrelated
+// IN, 2.1× by the estimates, builds a few distinct partsupp keys, where
+// the rebuilt tree would build a year of lineitem).
+const buildFactor = 1 / filterKeeps
+
+// region optimizes the join region at r (a filter over joins, or a
+// join). Its conjuncts are pushed down in the producer's order (push);
+// the region is also flattened into a graph and rebuilt greedily (order).
+// The rebuilt tree replaces the producer's when it has fewer joins
+// without a hash key (keyless: a cross product or a nested loop join is
+// the one thing the crude estimates here can be sure is worse), or as
+// many and its hash joins build under a quarter of the rows (buildRows: the
+// producer's FROM order builds the largest table, Isthmus's TPC-H Q3
+// builds lineitem). A producer's order of key joins that builds about as
+// much (the SQL front end's, whose FROM-list ordering also knows OR
+// factoring, semi-join pushes and bushy build sides) is kept.
+func (o *optimizer) region(r splan.Rel) (splan.Rel, error) {
+	pushed, err := o.push(r, nil)
+	if err != nil {
+		return nil, err
+	}
+	g := &graph{}
+	if err := o.flatten(g, r, 0); err != nil {
+		return nil, err
+	}
+	g.classify()
+	built, err := o.order(g)
+	if err != nil {
+		return nil, err
+	}
+	if kb, kp := keyless(built), keyless(pushed); kb < kp ||
+		(kb == kp && o.est.buildRows(built)*buildFactor < o.est.buildRows(pushed)) {
+		return built, nil
+	}
+	return pushed, nil
+}
+
+// and is the conjunction of es (es itself when one).
+func (o *optimizer) and(es []expr.Expression) (expr.Expression, error) {
+	if len(es) == 1 {
+		return es[0], nil
+	}
+	reg, err := ownRegistry()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInternal, err)
+	}
+	ownMu.Lock()
+	f, err := substraitfn.Scalar(reg, substraitfn.URNBoolean, "and", es...)
+	ownMu.Unlock()
+	if err != nil {
+		return nil, fmt.Errorf("%w: and: %w", ErrInternal, err)
+	}
+	return f, nil
+}
+
+// filter is r filtered by es (r when es is empty); a filter r without an
+// emit takes them into its own condition.
+func (o *optimizer) filter(r splan.Rel, es []expr.Expression) (splan.Rel, error) {
+	if len(es) == 0 {
+		return r, nil
+	}
+	if f, ok := r.(*splan.FilterRel); ok && f.OutputMapping() == nil {
+		r, es = f.Input(), append(conjuncts(f.Condition()), es...)
+	}
+	cond, err := o.and(es)
+	if err != nil {
+		return nil, err
+	}
+	out, err := o.b.Filter(r, cond)
+	if err != nil {
+		return nil, wrapInternal(err)
+	}
+	return out, nil
+}

@@ -1,0 +1,158 @@
+package optimize
+
+import (
+	"errors"
+	"slices"
+
+	"github.com/substrait-io/substrait-go/v8/expr"
+	splan "github.com/substrait-io/substrait-go/v8/plan"
+)
+
+// order rebuilds g's tree greedily (package doc): the largest node is the
+// probe side; then, while nodes remain, the one joined to the tree by an
+// equality, else by another condition, else by nothing; among those the
+// most selective (the smallest fraction of its tables' rows its filters
+// keep: a key join keeps that fraction of the probe rows), then the
+// smallest, then the first in the original order. Each join's condition
+// is the conjuncts not yet placed whose nodes the join covers. A
+// projection puts the columns back in the original order; the conjuncts
+// that stay above filter its output.
+func (o *optimizer) order(g *graph) (splan.Rel, error) {
+	rels := make([]splan.Rel, len(g.nodes))
+	ests := make([]estimate, len(g.nodes))
+	for i, n := range g.nodes {
+		var err error
+		if rels[i], err = o.filter(n.rel, n.filters); err != nil {
+			return nil, err
+		}
+		ests[i] = o.est.rows(rels[i])
+	}
+	first := 0
+	for i := range g.nodes {
+		if ests[i].rows > ests[first].rows {
+			first = i
+		}
+	}
+	order := []int{first}
+	used := make([]bool, len(g.nodes))
+	used[first] = true
+	tree := rels[first]
+	for len(order) < len(g.nodes) {
+		next, connected := -1, 0
+		for i := range g.nodes {
+			if used[i] {
+				continue
+			}
+			c := 0 // 2: an equality with the tree, 1: another condition
+			for _, cd := range g.conds {
+				if cd.placed || !slices.Contains(cd.nodes, i) || !covered(cd.nodes, used, i) {
+					continue
+				}
+				if cd.equi {
+					c = 2
+					break
+				}
+				c = 1
+			}
+			better := next < 0 || c > connected
+			if !better && c == connected {
+				a, b := ests[i], ests[next]
+				better = a.frac < b.frac || (a.frac == b.frac && a.rows < b.rows)
+			}
+			if better {
+				next, connected = i, c
+			}
+		}
+		var err error
+		if tree, err = o.join(g, tree, order, rels[next], next, used); err != nil {
+			return nil, err
+		}
+		order = append(order, next)
+		used[next] = true
+	}
+	return o.restore(g, tree, order)
+}
+
+// covered reports whether every node of set is used or is i.
+func covered(set []int, used []bool, i int) bool {
+	for _, n := range set {
+		if n != i && !used[n] {
+			return false
+		}
+	}
+	return true
+}
+
+// layout maps region columns to their positions in a tree of the nodes
+// in order.
+func layout(g *graph, order []int) func(int) int {
+	pos := make([]int, len(g.nodes))
+	at := 0
+	for _, i := range order {
+		pos[i] = at
+		at += g.nodes[i].width
+	}
+	return func(c int) int {
+		n := g.owner(c)
+		return pos[n] + c - g.nodes[n].off
+	}
+}
+
+// join joins node i (rel) to the tree of the nodes in order, on the
+// conjuncts not yet placed that the join covers; a cross product when
+// there are none.
+func (o *optimizer) join(g *graph, tree splan.Rel, order []int, rel splan.Rel, i int, used []bool) (splan.Rel, error) {
+	to := layout(g, append(slices.Clone(order), i))
+	var on []expr.Expression
+	for _, cd := range g.conds {
+		if !cd.placed && covered(cd.nodes, used, i) {
+			on = append(on, remap(cd.e, to))
+			cd.placed = true
+		}
+	}
+	if len(on) == 0 {
+		out, err := o.b.Cross(tree, rel)
+		return out, wrapInternal(err)
+	}
+	cond, err := o.and(on)
+	if err != nil {
+		return nil, err
+	}
+	out, err := o.b.Join(tree, rel, cond, splan.JoinTypeInner)
+	return out, wrapInternal(err)
+}
+
+// restore puts the tree's columns back in the region's order (a
+// projection whose emit drops the constant it must compute) and filters
+// its output by the conjuncts that stay above.
+func (o *optimizer) restore(g *graph, tree splan.Rel, order []int) (splan.Rel, error) {
+	if !slices.IsSorted(order) {
+		to := layout(g, order)
+		emit := make([]int32, g.width)
+		for c := range emit {
+			emit[c] = int32(to(c))
+		}
+		var err error
+		if tree, err = o.b.ProjectRemap(tree, emit, expr.NewPrimitiveLiteral(true, false)); err != nil {
+			return nil, wrapInternal(err)
+		}
+	}
+	if len(g.above) == 0 {
+		return tree, nil
+	}
+	cond, err := o.and(g.above)
+	if err != nil {
+		return nil, err
+	}
+	out, err := o.b.Filter(tree, cond)
+	return out, wrapInternal(err)
+}
+
+// wrapInternal marks a builder's refusal of what the pass built as its
+// own bug.
+func wrapInternal(err error) error {
+	if err == nil {
+		return nil
+	}
+	return errors.Join(ErrInternal, err)
+}
