@@ -30,6 +30,7 @@ var rows = [][]string{
 	{"access"},
 	{"exec"},
 	{"fileio", "internal/substraitfn", "exec/exectest"},
+	{"plan/optimize"},
 	{"plan"},
 	{"sql"},
 	{"engine"},
