@@ -47,13 +47,15 @@
 // A failed commit never leaves a manifest behind, so readers always see the
 // last good version.
 //
-// A multi-statement transaction (engine.Session's BEGIN ... COMMIT) stages
-// its writes on one table (Stage, staged.go): each statement's deltas are
-// applied to a private manifest in memory, its files held by one write
-// intent for the whole transaction, and Commit publishes base-to-view as
+// A multi-statement transaction (engine.Session's BEGIN ... COMMIT)
+// stages its writes on each table it writes (Stage, staged.go): each
+// statement's deltas are applied to a private manifest in memory, its
+// files held by one write intent for the whole transaction, and Commit
+// publishes base-to-view as
 // one txn through the same rebase rules, refusing a row another writer
-// changed meanwhile (ErrConflict). Nothing is published before; a
-// rollback or a crash leaves orphans for Cleanup.
+// changed meanwhile (ErrConflict); CommitTxn does so for several tables
+// at once (below). Nothing is published before; a rollback or a crash
+// leaves orphans for Cleanup.
 //
 // # Transactions over several tables
 //

@@ -59,7 +59,7 @@ func TestOpenTablesHoldsTransactionsWhole(t *testing.T) {
 		close(commit)
 		commitErr = <-done
 	}}}
-	tbs, errs := table.OpenTables(ctx, stores, f.opts)
+	tbs, errs := table.OpenTables(ctx, stores, f.opts, nil)
 	require.NoError(t, commitErr)
 	require.Empty(t, errs)
 	in, err := f.whole(tbs["a"], tbs["b"])

@@ -126,7 +126,7 @@ func (f *txnFixture) whole(a, b *table.Table) (bool, error) {
 
 // openBoth opens a and b as one snapshot (OpenTables).
 func (f *txnFixture) openBoth() (a, b *table.Table, err error) {
-	tbs, errs := table.OpenTables(context.Background(), f.st, f.opts)
+	tbs, errs := table.OpenTables(context.Background(), f.st, f.opts, nil)
 	for _, e := range errs {
 		return nil, nil, e
 	}

@@ -28,8 +28,11 @@ import (
 // above a pending claim), which is why pins only need to move forward.
 //
 // A table that cannot be opened is in errs, not in the snapshots; the
-// others do not depend on it.
-func OpenTables(ctx context.Context, stores map[string]store.Store, opts Options) (tables map[string]*Table, errs map[string]error) {
+// others do not depend on it. known holds snapshots the caller has of
+// some tables (by name, possibly old): one that is still the newest
+// version is used as is, so an unchanged table costs one listing of its
+// versions per pass and no manifest decode.
+func OpenTables(ctx context.Context, stores map[string]store.Store, opts Options, known map[string]*Table) (tables map[string]*Table, errs map[string]error) {
 	names := make([]string, 0, len(stores))
 	for n := range stores {
 		names = append(names, n)
@@ -38,7 +41,11 @@ func OpenTables(ctx context.Context, stores map[string]store.Store, opts Options
 	pin := map[string]*Manifest{}
 	errs = map[string]error{}
 	for _, n := range names {
-		_, m, err := head(ctx, stores[n], opts, false)
+		var had *Manifest
+		if k := known[n]; k != nil && k.st == stores[n] {
+			had = k.m
+		}
+		m, err := headKnown(ctx, stores[n], opts, had)
 		if err != nil {
 			errs[n] = err
 			continue
@@ -50,7 +57,7 @@ func OpenTables(ctx context.Context, stores map[string]store.Store, opts Options
 		if pin[n] == nil {
 			continue
 		}
-		_, m, err := head(ctx, stores[n], opts, false)
+		m, err := headKnown(ctx, stores[n], opts, pin[n])
 		if err != nil {
 			second[n] = pin[n].Version // unreadable now: it stays at p1
 			continue
@@ -118,7 +125,27 @@ func OpenTables(ctx context.Context, stores map[string]store.Store, opts Options
 	}
 	tables = make(map[string]*Table, len(pin))
 	for n, m := range pin {
+		if k := known[n]; k != nil && k.m == m {
+			tables[n] = k
+			continue
+		}
 		tables[n] = newTable(stores[n], m, opts)
 	}
 	return tables, errs
+}
+
+// headKnown is head for a reader that holds m (nil: none) of st: m
+// itself when its version is still the newest.
+func headKnown(ctx context.Context, st store.Store, opts Options, m *Manifest) (*Manifest, error) {
+	if m != nil {
+		top, err := LatestVersion(ctx, st)
+		if err != nil {
+			return nil, err
+		}
+		if top == m.Version {
+			return m, nil
+		}
+	}
+	_, m, err := head(ctx, st, opts, false)
+	return m, err
 }
