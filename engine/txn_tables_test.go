@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -162,4 +163,87 @@ func TestTxnTwoTablesInMemory(t *testing.T) {
 	run(t, db, `CREATE TABLE t (k BIGINT); CREATE TABLE u (k BIGINT)`, nil)
 	run(t, db, `BEGIN; INSERT INTO t VALUES (1); INSERT INTO u SELECT k + 1 FROM t; COMMIT`, nil)
 	require.Equal(t, [][]any{{int64(1), int64(2)}}, run(t, db, `SELECT t.k, u.k FROM t, u`, nil))
+}
+
+// Transfers between two tables by concurrent sessions, each a block that
+// takes from an account of one table and gives to an account of the
+// other, retried on ErrSerialization, while a reader's statements (each
+// one snapshot of both tables) check the total: every reader sees it
+// conserved (never one table's half of a transfer), and at the end every
+// transfer landed in both tables once.
+func TestTxnTwoTablesTransfersConserveTotal(t *testing.T) {
+	ctx := context.Background()
+	db, err := engine.Open(t.TempDir(), engine.Options{Table: table.Options{MaxRowsPerFragment: 4, BatchRows: 2}})
+	require.NoError(t, err)
+	run(t, db, `CREATE TABLE x (k BIGINT NOT NULL, bal BIGINT NOT NULL); CREATE TABLE y (k BIGINT NOT NULL, bal BIGINT NOT NULL)`, nil)
+	run(t, db, `INSERT INTO x SELECT g, 100 FROM generate_series(1, 4) AS g(g); INSERT INTO y SELECT g, 100 FROM generate_series(1, 4) AS g(g)`, nil)
+	const total = `SELECT (SELECT sum(bal) FROM x) + (SELECT sum(bal) FROM y), (SELECT count(*) FROM x) + (SELECT count(*) FROM y)`
+	const workers, each = 3, 10
+	var wg sync.WaitGroup
+	var committed, conflicts, reads atomic.Int64
+	errs := make(chan error, workers+1)
+	stop := make(chan struct{})
+	readerDone := make(chan struct{})
+	go func() {
+		defer close(readerDone)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			res, err := db.Exec(ctx, total, nil)
+			if err == nil {
+				var rows [][]any
+				rows, err = exectest.Rows(res.Batches...)
+				res.Release()
+				if err == nil && fmt.Sprint(rows) != "[[800 8]]" {
+					err = fmt.Errorf("a reader saw %v: half a transfer", rows)
+				}
+			}
+			if err != nil {
+				errs <- err
+				return
+			}
+			reads.Add(1)
+		}
+	}()
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := db.NewSession()
+			defer s.Close()
+			for i := range each {
+				from, to := 1+(w+i)%4, 1+(w+2*i)%4
+				src, dst := "x", "y"
+				if (w+i)%2 == 1 {
+					src, dst = "y", "x"
+				}
+				for {
+					_, err := s.Exec(ctx, fmt.Sprintf(`BEGIN; UPDATE %s SET bal = bal - 1 WHERE k = %d; UPDATE %s SET bal = bal + 1 WHERE k = %d; COMMIT`, src, from, dst, to), nil)
+					if err == nil {
+						committed.Add(1)
+						break
+					}
+					if !errors.Is(err, engine.ErrSerialization) {
+						errs <- err
+						return
+					}
+					conflicts.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	<-readerDone
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	require.EqualValues(t, workers*each, committed.Load())
+	require.NotZero(t, reads.Load())
+	t.Logf("%d transfers committed, %d serialization failures retried, %d reads", committed.Load(), conflicts.Load(), reads.Load())
+	require.Equal(t, [][]any{{int64(800), int64(8)}}, run(t, db, total, nil))
 }
