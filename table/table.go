@@ -238,7 +238,7 @@ func Versions(ctx context.Context, st store.Store) ([]VersionInfo, error) {
 
 // Latest returns a snapshot of the newest version (t itself if current).
 func (t *Table) Latest(ctx context.Context) (*Table, error) {
-	_, m, err := head(ctx, t.st, t.opts, false)
+	m, err := headKnown(ctx, t.st, t.opts, t.m)
 	if err != nil {
 		return nil, err
 	}

@@ -188,3 +188,30 @@ func TestCleanupKeepsPendingClaim(t *testing.T) {
 	require.NoError(t, err, "the claims' files were kept")
 	require.True(t, in)
 }
+
+// countGets counts the objects read whole (manifests, records).
+type countGets struct {
+	store.Store
+	n *int
+}
+
+func (s countGets) Get(ctx context.Context, p string) ([]byte, error) {
+	*s.n++
+	return s.Store.Get(ctx, p)
+}
+
+// Latest on a snapshot that is still the newest returns it without
+// reading its manifest again (one listing): resolving claims costs
+// nothing when there is none on top.
+func TestLatestUnchangedReadsNoManifest(t *testing.T) {
+	ctx := context.Background()
+	var n int
+	st := countGets{store.NewMemory(), &n}
+	tb, err := table.Create(ctx, st, userSchema, table.Options{Txns: store.NewMemory()})
+	require.NoError(t, err)
+	n = 0
+	same, err := tb.Latest(ctx)
+	require.NoError(t, err)
+	require.Same(t, tb, same)
+	require.Zero(t, n)
+}
