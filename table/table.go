@@ -218,7 +218,10 @@ type VersionInfo struct {
 	Txn       TxnSummary
 }
 
-// Versions lists every committed version, oldest first.
+// Versions lists every version in st, oldest first, transactions' claims
+// included whatever their state (Txn.Claim is set on a claim; it is a
+// version only once its transaction committed). (*Table).Versions lists
+// the committed ones.
 func Versions(ctx context.Context, st store.Store) ([]VersionInfo, error) {
 	vs, err := listVersions(ctx, st)
 	if err != nil {
@@ -232,6 +235,30 @@ func Versions(ctx context.Context, st store.Store) ([]VersionInfo, error) {
 		}
 		out = append(out, VersionInfo{Version: v, Time: time.Unix(0, m.TimestampNanos), Kind: m.Txn.Kind,
 			LiveRows: m.LiveRows(), Fragments: len(m.Fragments), Txn: m.Txn})
+	}
+	return out, nil
+}
+
+// Versions lists the table's committed versions, oldest first: Versions
+// without the claims of transactions that did not (or not yet) commit,
+// resolved through the transaction store of t's options.
+func (t *Table) Versions(ctx context.Context) ([]VersionInfo, error) {
+	all, err := Versions(ctx, t.st)
+	if err != nil {
+		return nil, err
+	}
+	out := all[:0]
+	for _, v := range all {
+		if v.Txn.Claim != nil {
+			state, err := resolveClaim(ctx, t.opts.Txns, &Manifest{Version: v.Version, Txn: v.Txn})
+			if err != nil {
+				return nil, err
+			}
+			if state != TxnCommitted {
+				continue
+			}
+		}
+		out = append(out, v)
 	}
 	return out, nil
 }

@@ -215,3 +215,51 @@ func TestLatestUnchangedReadsNoManifest(t *testing.T) {
 	require.Same(t, tb, same)
 	require.Zero(t, n)
 }
+
+// A table's Versions lists committed versions only: an aborted claim is
+// in the store's listing (table.Versions, Txn.Claim set) and not in the
+// table's history; a committed claim is in both.
+func TestVersionsSkipUncommittedClaims(t *testing.T) {
+	ctx := context.Background()
+	f := newTxnFixture(t, time.Hour)
+	parts := f.stageBoth(t)
+	_, err := table.CommitTxn(ctx, parts)
+	require.NoError(t, err)
+	committedTop := f.open(t, "a").Version()
+
+	f.opts.Txns = losingRecords{f.txns}
+	parts = f.stageBoth(t)
+	f.opts.Txns = f.txns
+	defer table.SetClaimHookForTest(func(ctx context.Context, name string) error {
+		if name == "" {
+			return errCrash
+		}
+		return nil
+	})()
+	_, err = table.CommitTxn(ctx, parts)
+	require.ErrorIs(t, err, errCrash)
+	// The claims are pending; a writer aborts a's after the grace.
+	f.opts.ClaimGrace = time.Millisecond
+	a := f.appendKeys(t, f.open(t, "a"), 9000)
+
+	all, err := table.Versions(ctx, f.st["a"])
+	require.NoError(t, err)
+	mine, err := a.Versions(ctx)
+	require.NoError(t, err)
+	require.Len(t, mine, len(all)-1, "the aborted claim is no version")
+	var claims, committedClaims int
+	for _, v := range all {
+		if v.Txn.Claim != nil {
+			claims++
+		}
+	}
+	for _, v := range mine {
+		if v.Txn.Claim != nil {
+			committedClaims++
+			require.Equal(t, committedTop, v.Version)
+		}
+	}
+	require.Equal(t, 2, claims)
+	require.Equal(t, 1, committedClaims)
+	require.Equal(t, a.Version(), mine[len(mine)-1].Version)
+}
