@@ -356,14 +356,11 @@ func (l *Layer) CommitIndexBuild(ctx context.Context, t *table.Table, plan *Inde
 // everything but another commit of the same index, so this is where a
 // rewrite of covered rows is caught).
 func checkIndexRebase(ctx context.Context, t *table.Table, plan *IndexBuildPlan) error {
-	v, err := table.LatestVersion(ctx, t.Store())
+	// Latest, not LatestVersion: the newest version number may be a
+	// transaction's claim that is no version (yet, or ever).
+	t, err := t.Latest(ctx)
 	if err != nil {
 		return err
-	}
-	if v > t.Version() {
-		if t, err = t.AtVersion(ctx, v); err != nil {
-			return err
-		}
 	}
 	cur := t.Index(plan.Name)
 	switch {

@@ -24,6 +24,10 @@ type catalog struct {
 	sess *Session // nil: no session; its open transaction pins the snapshots
 	mu   sync.Mutex
 	snap map[string]*table.Table
+	// all is every table pinned at once at the statement's first table
+	// (DB.snapshot), outside a transaction block: a statement reading
+	// several tables must not hold half of a transaction over them.
+	all map[string]*table.Table
 }
 
 func (db *DB) newCatalog(ctx context.Context) *catalog {
@@ -42,7 +46,17 @@ func (c *catalog) table(name string) (*table.Table, error) {
 	if tx := c.txn(); tx != nil {
 		t, err = tx.view(c.ctx, c.db, name)
 	} else {
-		t, err = c.db.Table(c.ctx, name)
+		if c.all == nil {
+			c.all = c.db.snapshot(c.ctx)
+		}
+		var ok bool
+		if t, ok = c.all[key]; ok {
+			_, err = c.db.storeOf(name) // dropped since?
+		} else {
+			// Unreadable at the pin, or created since: its own error or
+			// its newest version.
+			t, err = c.db.Table(c.ctx, name)
+		}
 	}
 	if err != nil {
 		return nil, err

@@ -110,6 +110,13 @@ func Open(loc string, opt Options) (*DB, error) {
 	}
 	db := newDB(opt)
 	db.dir = dir
+	if opt.Table.Txns == nil {
+		// The records of transactions over several tables live beside the
+		// tables, in <dir>/.txn/ (table/doc.go).
+		if db.opt.Table.Txns, err = store.NewLocal(dir); err != nil {
+			return nil, fmt.Errorf("engine: open %s: %w", dir, err)
+		}
+	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("engine: open %s: %w", dir, err)
@@ -144,6 +151,11 @@ func checkDir(dir string) error {
 }
 
 func newDB(opt Options) *DB {
+	if opt.Table.Txns == nil {
+		// An in-memory database's transaction records (Open and
+		// openRemote put a local or remote database's beside its tables).
+		opt.Table.Txns = store.NewMemory()
+	}
 	return &DB{opt: opt, stores: map[string]store.Store{}, acc: newLayer(opt), snaps: map[store.Store]*table.Table{}}
 }
 
@@ -197,7 +209,9 @@ func (db *DB) Table(ctx context.Context, name string) (*table.Table, error) {
 	if ok && t.Version() == v {
 		return t, nil
 	}
-	if t, err = table.OpenVersion(ctx, st, v, db.opt.Table); err != nil {
+	// Open resolves a newest version that is a transaction's claim not
+	// committed (the table then reads under it).
+	if t, err = table.Open(ctx, st, db.opt.Table); err != nil {
 		return nil, err
 	}
 	db.mu.Lock()

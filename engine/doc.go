@@ -7,11 +7,13 @@
 // whose TakeByKey builds the take operators. docs/architecture.md draws
 // the paths a statement and a take follow.
 //
-// Every statement reads one snapshot per table, taken when the statement
-// starts, so a query never mixes versions. Inside a transaction block of a
-// Session (BEGIN ... COMMIT, session.go) the snapshots are the block's,
-// pinned at its first read, plus its own staged writes (table.Staged),
-// published as one version at COMMIT.
+// Every statement reads one snapshot per table, all taken at once when
+// the statement first names a table (table.OpenTables), so a query never
+// mixes versions nor holds half of a transaction over several tables.
+// Inside a transaction block of a Session (BEGIN ... COMMIT, session.go)
+// the snapshots are the block's, pinned at its first read, plus its own
+// staged writes (table.Staged), published at COMMIT as one version per
+// written table, all tables at once (table.CommitTxn).
 //
 // DB.Query runs a script and returns the last statement's Rows, a stream of
 // Arrow batches read as the plan produces them (memory bounded by the batch

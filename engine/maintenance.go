@@ -119,7 +119,7 @@ func (db *DB) Vacuum(ctx context.Context, name string, opt VacuumOptions) (*Vacu
 		if err != nil {
 			return rep, err
 		}
-		cr, err := table.Cleanup(ctx, st, table.CleanupOptions{MinAge: opt.Grace, DryRun: opt.DryRun})
+		cr, err := table.Cleanup(ctx, st, table.CleanupOptions{MinAge: opt.Grace, DryRun: opt.DryRun, Txns: db.opt.Table.Txns})
 		if name == "" && errors.Is(err, table.ErrNotFound) {
 			continue // dropped by another process meanwhile
 		}

@@ -105,6 +105,9 @@ func openRemote(ctx context.Context, loc string, opt Options) (*DB, error) {
 			return nil, fmt.Errorf("%w: nothing under %s", ErrNoDatabase, loc)
 		}
 	}
+	if opt.Table.Txns == nil {
+		opt.Table.Txns = root // records at <prefix>/.txn/, beside the tables
+	}
 	db := newDB(opt)
 	db.remote = &remoteDB{root: root}
 	names, err := root.ListDirs(ctx, "")

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/stablerow/stablerow/errkind"
 	"github.com/stablerow/stablerow/sql"
 	"github.com/stablerow/stablerow/table"
+	"github.com/stablerow/stablerow/table/store"
 )
 
 // Transaction errors; each matches its errkind.
@@ -42,14 +44,16 @@ var (
 //     as PostgreSQL takes one snapshot at the first statement), plus its
 //     own writes.
 //   - Writes store their data files but publish nothing (table.Staged);
-//     COMMIT publishes the written table's changes as one new version.
-//     A concurrent commit that changed the same rows makes COMMIT fail with
-//     ErrSerialization and nothing is published; concurrent appends and
-//     changes to other rows rebase.
-//   - A transaction writes at most one table: there is no database-wide
-//     log that would publish two tables' versions atomically, so a write
-//     to a second table is ErrUnsupported rather than a COMMIT that could
-//     publish one table and not the other.
+//     COMMIT publishes each written table's changes as one new version,
+//     all tables at once: with several, each table's version is claimed
+//     and one transaction record is the commit point (table.CommitTxn),
+//     so readers, crashes and failures see all of them or none.
+//     A concurrent commit that changed the same rows of any written table
+//     makes COMMIT fail with ErrSerialization and nothing is published;
+//     concurrent appends and changes to other rows rebase.
+//   - Snapshots of several tables, a transaction's and an autocommit
+//     statement's, are taken at once (table.OpenTables), so none holds
+//     half of another session's transaction.
 //   - DDL, VACUUM and SET are refused inside (ErrInTransaction); COPY TO
 //     a file reads the transaction's snapshot and writes the file at once
 //     (a ROLLBACK does not remove it, as in PostgreSQL).
@@ -100,35 +104,54 @@ type transaction struct {
 	// the transaction's first read; pinned tells it was taken.
 	snap   map[string]*table.Table
 	pinned bool
-	// staged is the one table the transaction writes (nil until its first
-	// write); stagedName its lower-case name.
-	staged     *table.Staged
-	stagedName string
-	failed     bool
+	// staged are the tables the transaction writes (lower-case name),
+	// each staged on its pinned snapshot at the transaction's first write
+	// to it.
+	staged map[string]*table.Staged
+	failed bool
+}
+
+// snapshot pins every table of the database at once: no transaction over
+// several tables is in one table's snapshot and not in another's
+// (table.OpenTables). Snapshots already decoded are reused while their
+// version is the newest. A table that cannot be opened is left out: a
+// statement that reads it gets the error from DB.Table, one that does not
+// is not failed by a table it never names.
+func (db *DB) snapshot(ctx context.Context) map[string]*table.Table {
+	db.mu.Lock()
+	stores := make(map[string]store.Store, len(db.stores))
+	known := map[string]*table.Table{}
+	for n, st := range db.stores {
+		stores[n] = st
+		if t, ok := db.snaps[st]; ok {
+			known[n] = t
+		}
+	}
+	db.mu.Unlock()
+	tables, _ := table.OpenTables(ctx, stores, db.opt.Table, known)
+	db.mu.Lock()
+	for n, t := range tables {
+		if cur, ok := db.snaps[stores[n]]; ok && cur.Version() >= t.Version() {
+			continue
+		}
+		if db.stores[n] == stores[n] { // not dropped meanwhile
+			db.snaps[stores[n]] = t
+		}
+	}
+	db.mu.Unlock()
+	return tables
 }
 
 // view is the snapshot of a table the transaction reads: its staged view
-// of the table it writes, else the snapshot pinned at its first read. A
+// of a table it writes, else the snapshot pinned at its first read. A
 // table created after that (by another session) is pinned when first read.
 func (tx *transaction) view(ctx context.Context, db *DB, name string) (*table.Table, error) {
 	key := strings.ToLower(name)
-	if tx.staged != nil && tx.stagedName == key {
-		return tx.staged.Table(), nil
+	if s, ok := tx.staged[key]; ok {
+		return s.Table(), nil
 	}
 	if !tx.pinned {
-		// One pass over the tables, so that two tables read by different
-		// statements come from the same moment (as near as separate tables'
-		// logs allow: each is listed once, one after another).
-		for _, n := range db.Tables() {
-			t, err := db.Table(ctx, n)
-			if err != nil {
-				// Dropped meanwhile, or unreadable: a statement that reads
-				// it gets the error below, one that does not is not failed
-				// by a table it never names.
-				continue
-			}
-			tx.snap[n] = t
-		}
+		tx.snap = db.snapshot(ctx)
 		tx.pinned = true
 	}
 	if t, ok := tx.snap[key]; ok {
@@ -145,46 +168,71 @@ func (tx *transaction) view(ctx context.Context, db *DB, name string) (*table.Ta
 	return t, nil
 }
 
-// target is the staged view of the table a write statement writes,
-// staged on the pinned snapshot at the transaction's first write to it.
+// target is the staged view of a table a write statement writes, staged
+// on the pinned snapshot at the transaction's first write to it.
 func (tx *transaction) target(ctx context.Context, db *DB, name string) (*table.Table, error) {
 	key := strings.ToLower(name)
-	if tx.staged != nil {
-		if tx.stagedName != key {
-			return nil, fmt.Errorf("%w: a transaction writes one table; this one already wrote %q, so a write to %q must go in its own transaction (a COMMIT of two tables could not be atomic: there is no database-wide log)",
-				ErrUnsupported, tx.stagedName, key)
-		}
-		return tx.staged.Table(), nil
+	if s, ok := tx.staged[key]; ok {
+		return s.Table(), nil
 	}
 	t, err := tx.view(ctx, db, name)
 	if err != nil {
 		return nil, err
 	}
-	tx.staged, tx.stagedName = t.Stage(ctx), key
-	return tx.staged.Table(), nil
+	s := t.Stage(ctx)
+	tx.staged[key] = s
+	return s.Table(), nil
 }
 
-// commit publishes the staged table's changes (if any) as one version.
+// commit publishes the staged tables' changes: one table's as one new
+// version, several tables' all at once or none (table.CommitTxn: each
+// table's version is claimed, then one transaction record is the commit
+// point).
 func (tx *transaction) commit(ctx context.Context, db *DB) error {
-	if tx.staged == nil {
+	if len(tx.staged) == 0 {
 		return nil
 	}
-	if st, err := db.storeOf(tx.stagedName); err != nil || st != tx.staged.Base().Store() {
-		// Dropped (or dropped and created again) since the block wrote it:
-		// publishing would write a manifest into a table that is gone.
-		tx.staged.Rollback()
-		return fmt.Errorf("%w: table %q was dropped by a concurrent session; nothing was committed", ErrSerialization, tx.stagedName)
+	names := make([]string, 0, len(tx.staged))
+	for n := range tx.staged {
+		names = append(names, n)
 	}
-	_, err := tx.staged.Commit(ctx)
+	slices.Sort(names)
+	for _, n := range names {
+		if st, err := db.storeOf(n); err != nil || st != tx.staged[n].Base().Store() {
+			// Dropped (or dropped and created again) since the block wrote
+			// it: publishing would write a manifest into a table that is
+			// gone.
+			tx.rollback()
+			return fmt.Errorf("%w: table %q was dropped by a concurrent session; nothing was committed", ErrSerialization, n)
+		}
+	}
+	var err error
+	if len(names) == 1 {
+		_, err = tx.staged[names[0]].Commit(ctx)
+	} else {
+		parts := make([]table.TxnPart, len(names))
+		for i, n := range names {
+			parts[i] = table.TxnPart{Name: n, Staged: tx.staged[n]}
+		}
+		_, err = table.CommitTxn(ctx, parts)
+	}
 	if errors.Is(err, table.ErrConflict) {
-		return fmt.Errorf("%w: table %q: %w", ErrSerialization, tx.stagedName, err)
+		return fmt.Errorf("%w: %s: %w", ErrSerialization, strings.Join(quoted(names), ", "), err)
 	}
 	return err
 }
 
+func quoted(names []string) []string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("table %q", n)
+	}
+	return q
+}
+
 func (tx *transaction) rollback() {
-	if tx.staged != nil {
-		tx.staged.Rollback()
+	for _, s := range tx.staged {
+		s.Rollback()
 	}
 }
 
@@ -209,7 +257,7 @@ func (s *Session) control(ctx context.Context, t *sql.Transaction) (*Rows, error
 			r.summary = "WARNING:  there is already a transaction in progress"
 			return r, nil
 		}
-		s.tx = &transaction{snap: map[string]*table.Table{}}
+		s.tx = &transaction{snap: map[string]*table.Table{}, staged: map[string]*table.Staged{}}
 		return r, nil
 	}
 	tx := s.tx

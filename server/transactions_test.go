@@ -39,8 +39,7 @@ func TestTransactionOneCallAtATime(t *testing.T) {
 
 // TestTransactionFailedCommit: after an error inside, COMMIT rolls back
 // (as PostgreSQL answers COMMIT of a failed block with ROLLBACK) and says
-// so with Aborted; a statement of a second table is refused inside
-// (engine.Session: one written table) and aborts the block too.
+// so with Aborted; the statement that failed aborts the block.
 func TestTransactionFailedCommit(t *testing.T) {
 	ctx := context.Background()
 	s, cl, _ := testServer(t, Options{})
@@ -50,8 +49,8 @@ func TestTransactionFailedCommit(t *testing.T) {
 	require.NoError(t, err)
 	_, err = tx.ExecuteUpdate(ctx, `INSERT INTO t VALUES (1)`)
 	require.NoError(t, err)
-	_, err = tx.ExecuteUpdate(ctx, `INSERT INTO u VALUES (1)`)
-	require.Equal(t, codes.Unimplemented, code(err), "%v", err)
+	_, err = tx.ExecuteUpdate(ctx, `INSERT INTO u SELECT 1 / (k - k) FROM t`)
+	require.Equal(t, codes.InvalidArgument, code(err), "%v", err)
 	_, err = tx.ExecuteUpdate(ctx, `INSERT INTO t VALUES (2)`)
 	require.Equal(t, codes.InvalidArgument, code(err), "%v", err) // aborted block
 	err = tx.Commit(ctx)
@@ -59,6 +58,32 @@ func TestTransactionFailedCommit(t *testing.T) {
 	res, err := s.db.Exec(ctx, `SELECT k FROM t`, nil)
 	require.NoError(t, err)
 	require.Zero(t, res.NumRows())
+}
+
+// TestTransactionTwoTables: a Flight SQL transaction that writes two
+// tables commits both at once (engine.Session's COMMIT); another
+// connection sees neither before Commit, both after.
+func TestTransactionTwoTables(t *testing.T) {
+	ctx := context.Background()
+	s, cl, _ := testServer(t, Options{})
+	_, err := s.db.Exec(ctx, `CREATE TABLE t (k BIGINT); CREATE TABLE u (k BIGINT)`, nil)
+	require.NoError(t, err)
+	tx, err := cl.BeginTransaction(ctx)
+	require.NoError(t, err)
+	_, err = tx.ExecuteUpdate(ctx, `INSERT INTO t VALUES (1), (2)`)
+	require.NoError(t, err)
+	_, err = tx.ExecuteUpdate(ctx, `INSERT INTO u SELECT k FROM t`)
+	require.NoError(t, err)
+	both := func() int64 {
+		info, err := cl.Execute(ctx, `SELECT k FROM t UNION ALL SELECT k FROM u`)
+		require.NoError(t, err)
+		n, err := readAll(ctx, cl, info)
+		require.NoError(t, err)
+		return n
+	}
+	require.Zero(t, both())
+	require.NoError(t, tx.Commit(ctx))
+	require.Equal(t, int64(4), both())
 }
 
 // TestTransactionShutdown: Shutdown rolls back a transaction still open

@@ -45,6 +45,11 @@ type CleanupOptions struct {
 	MinAge time.Duration
 	// DryRun reports what would be deleted without deleting anything.
 	DryRun bool
+	// Txns is the database's transaction store (Options.Txns): needed to
+	// tell a claim of a transaction over several tables that committed (a
+	// version), is pending (its files are kept) or aborted (its files are
+	// orphans). A claim met without it is ErrNoTxnStore.
+	Txns store.Store
 }
 
 // CleanupReport says what Cleanup removed (or, with DryRun, would remove).
@@ -195,9 +200,12 @@ func Cleanup(ctx context.Context, st store.Store, opt CleanupOptions) (*CleanupR
 	refs := &refSet{files: map[string]bool{}}
 	rep := &CleanupReport{}
 	expireBelow := 0 // vs[:expireBelow] are deleted
+	// kept counts the visible versions read, successor is the oldest of
+	// them: a claim not committed is no version, so it neither counts
+	// toward KeepVersions nor lets the version under it expire.
 	var successor *Manifest
+	kept := 0
 	for i := len(vs) - 1; i >= 0; i-- {
-		kept := len(vs) - 1 - i
 		if successor != nil && opt.KeepVersions > 0 && kept >= opt.KeepVersions &&
 			(minAge < 0 || now.Sub(time.Unix(0, successor.TimestampNanos)) >= minAge) {
 			expireBelow = i + 1
@@ -207,12 +215,26 @@ func Cleanup(ctx context.Context, st store.Store, opt CleanupOptions) (*CleanupR
 		if err != nil {
 			return nil, fmt.Errorf("table: cleanup: %w", err)
 		}
+		state, err := resolveClaim(ctx, opt.Txns, m)
+		if err != nil {
+			return nil, fmt.Errorf("table: cleanup: %w", err)
+		}
+		if state == TxnAborted {
+			// Its files are orphans unless another version names them.
+			// The claim itself stays until it expires with the versions
+			// around it: its number must not be reused, and a rebase
+			// reading the versions after its base reads it.
+			continue
+		}
 		r, err := referenced(m)
 		if err != nil {
 			return nil, err
 		}
-		refs.add(r)
-		successor = m
+		refs.add(r) // a pending claim's too: its transaction may commit
+		if state == TxnCommitted {
+			successor = m
+			kept++
+		}
 	}
 	rep.VersionsKept = len(vs) - expireBelow
 	// Oldest first, so the kept versions stay a contiguous run if this is

@@ -314,7 +314,19 @@ func (t *Table) commit(ctx context.Context, tx *txn) (*Table, error) {
 	if t.stage != nil {
 		return t.stage.stageCommit(ctx, tx)
 	}
+	return t.publish(ctx, tx, nil)
+}
+
+// publish is commit's optimistic loop. With claim set it writes the
+// version as that transaction's claim (txncommit.go), its Prev the
+// visible version it was applied on.
+//
+// The version written is the newest version number plus one, applied on
+// the newest visible version: they differ when the newest is a claim not
+// committed, which head waits on (pending) or writes past (aborted).
+func (t *Table) publish(ctx context.Context, tx *txn, claim *Claim) (*Table, error) {
 	latest := tx.base
+	top := tx.base.Version
 	checked := tx.base.Version
 	if in := intentOf(ctx); in != nil {
 		// Renewed now, the record stays live for a whole TTL: the file
@@ -336,6 +348,12 @@ func (t *Table) commit(ctx context.Context, tx *txn) (*Table, error) {
 				if m, err = readManifest(ctx, t.st, v); err != nil {
 					return nil, err
 				}
+				// An aborted claim's deltas never happened.
+				if skip, err := skippedClaim(ctx, t.opts, m); err != nil {
+					return nil, err
+				} else if skip {
+					continue
+				}
 			}
 			if err := tx.commutes(m.Txn); err != nil {
 				return nil, fmt.Errorf("%w (version %d)", err, v)
@@ -345,6 +363,15 @@ func (t *Table) commit(ctx context.Context, tx *txn) (*Table, error) {
 		next, err := tx.apply(latest)
 		if err != nil {
 			return nil, err
+		}
+		next.Version = top + 1
+		if claim != nil {
+			c := *claim
+			c.Prev = latest.Version
+			next.Txn.Claim = &c
+			if err := next.validate(); err != nil {
+				return nil, fmt.Errorf("%w: %s would write an invalid claim: %w", ErrConservation, tx.kind, err)
+			}
 		}
 		if err := t.checkNewFiles(ctx, latest, next, present); err != nil {
 			return nil, err
@@ -360,12 +387,8 @@ func (t *Table) commit(ctx context.Context, tx *txn) (*Table, error) {
 		if !errors.Is(err, store.ErrExists) {
 			return nil, fmt.Errorf("table: commit version %d: %w", next.Version, err)
 		}
-		// Someone committed next.Version first: move to the newest version.
-		v, err := LatestVersion(ctx, t.st)
-		if err != nil {
-			return nil, err
-		}
-		if latest, err = readManifest(ctx, t.st, v); err != nil {
+		// Someone wrote next.Version first: move to the newest version.
+		if top, latest, err = head(ctx, t.st, t.opts, true); err != nil {
 			return nil, err
 		}
 	}

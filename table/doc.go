@@ -47,13 +47,113 @@
 // A failed commit never leaves a manifest behind, so readers always see the
 // last good version.
 //
-// A multi-statement transaction (engine.Session's BEGIN ... COMMIT) stages
-// its writes on one table (Stage, staged.go): each statement's deltas are
-// applied to a private manifest in memory, its files held by one write
-// intent for the whole transaction, and Commit publishes base-to-view as
+// A multi-statement transaction (engine.Session's BEGIN ... COMMIT)
+// stages its writes on each table it writes (Stage, staged.go): each
+// statement's deltas are applied to a private manifest in memory, its
+// files held by one write intent for the whole transaction, and Commit
+// publishes base-to-view as
 // one txn through the same rebase rules, refusing a row another writer
-// changed meanwhile (ErrConflict). Nothing is published before; a
-// rollback or a crash leaves orphans for Cleanup.
+// changed meanwhile (ErrConflict); CommitTxn does so for several tables
+// at once (below). Nothing is published before; a rollback or a crash
+// leaves orphans for Cleanup.
+//
+// # Transactions over several tables
+//
+// A transaction that writes several tables must publish them all or none,
+// with put-if-absent as the only atomic primitive (local disk and S3) and
+// every table a separate log of manifests. The record is txnrecord.go,
+// claims and their resolution txnclaim.go, the commit CommitTxn
+// (txncommit.go), a snapshot of several tables OpenTables
+// (txnsnapshot.go). Not built: removing records no claim names any more
+// (they are small; the database's VACUUM is where it belongs).
+//
+// Stores. The database has one transaction store besides its tables' (a
+// local database's <dir>, an S3 database's prefix, an in-memory
+// database's own store.Memory), handed to every table of the database in
+// Options.Txns. Records live in it at .txn/<id>.txn: the dot keeps the
+// directory out of the table namespace, as the engine's .dropped-
+// directories are.
+//
+// Record (txnrecord.go): "SRTX" | u16 format 1 | u16 flags 0 | u32 body
+// length | body | u32 CRC32C of all before it; body: str id | uv state
+// (1 committed, 2 aborted) | i64 decided ns | str by | uv n, n x (str
+// table name | uv claimed version), tables sorted and unique. Readers
+// check the magic, format, flags, body length, CRC, every length against
+// the bytes left, trailing bytes and the content, and that the path names
+// the id; a damaged record is ErrCorrupt, never "pending". Written once,
+// with put-if-absent (DecideTxn): whoever decides first wins, and every
+// later DecideTxn returns that decision. No record means pending.
+//
+// Claim. The transaction's next version of each table it writes is an
+// ordinary manifest with a claim (TxnSummary.Claim): the transaction id,
+// the table's name, and Prev, the visible version it was applied on
+// (manifest format 4: str id | str name | uv prev after the extra
+// section, checked like the rest by the manifest's CRC; written only
+// for claims, so ordinary versions stay format 3 and an older binary
+// refuses a claim rather than reading it as a version). A claim is
+// visible iff its record says committed and lists this table at this
+// version (a committed record that does not is ErrCorrupt). An aborted or
+// pending claim is skipped: the table reads at Prev. A writer never
+// builds on, nor claims above, a pending claim: it waits for its decision
+// for Options.ClaimGrace (10 s; measured on the writer's own clock from
+// when it met the claim), then aborts it with DecideTxn (and if
+// that returns committed, builds on it); above an aborted claim it writes
+// past, the next version number applied on the claim's Prev. So every
+// version between a claim's Prev and the claim is an aborted claim, and
+// the newest visible version is found from the newest version number by
+// following Prev through invisible claims (usually no step). Version
+// numbers are never reused, so a version number cached by a reader keeps
+// its meaning.
+//
+// Commit of transaction X writing tables t1 < t2 < ... (by name):
+//  1. For each table in name order, claim: take the newest version L
+//     and the newest visible V (resolving, waiting on a pending claim as
+//     above); check that X commutes with the visible versions in
+//     (base, V] (invisible claims never happened) and apply it to V, as
+//     a one-table commit does; check its new files; put-if-absent
+//     version L+1 naming X with Prev = V. A lost race repeats the claim
+//     (rebase); a conflict aborts X.
+//  2. Commit point: DecideTxn(X committed, the tables and claimed
+//     versions). If it returns an abort (a writer gave up waiting on
+//     X), X failed with ErrConflict and nothing of it is visible.
+//  3. On any failure before 2: DecideTxn(X aborted), so writers waiting
+//     on X's claims proceed at once.
+//
+// Taking claims in name order keeps two transactions from each holding a
+// claim the other waits on, and makes committed transactions' claims
+// appear in the same order in every table they share.
+//
+// Crash points (TestCommitTxnCrashAtEveryStep injects a crash at each
+// store operation of the commit, before it lands and after):
+// before any claim, X is nothing but files held by its intents (orphans
+// once they expire); after k of n claims, the claims are pending, every
+// reader reads those tables at Prev, and the next writer to one of them
+// waits at most ClaimGrace, aborts X and writes past; the record's put is
+// atomic, so readers find either no record (nothing visible) or the
+// commit (every claim visible: they are already in place, there is no
+// roll-forward step); after the commit point only intent records remain,
+// which expire. No state needs a repair step: readers resolve each one.
+//
+// Readers of several tables. A snapshot must show a committed X in all
+// the tables it pins that X wrote, or in none. OpenTables pins every
+// table at once (the engine: a transaction's first read, an autocommit
+// statement's first table): it reads each
+// table's newest visible version p1, then again p2, and pins p1; while
+// some table t holds, in (pin(t), p2(t)], a committed claim of an X that
+// another pinned table u shows (pin(u) >= X's version in u), t's pin
+// moves forward to X's version in t. This ends (pins only move forward,
+// up to p2) and suffices: every X a pin shows committed before the first
+// pass ended (it was shown at a first read, or its claim lies below the
+// claim of such an X), so before every second read, so its claim in each
+// table t lies at or below p2(t).
+//
+// Cleanup. A pending claim's files are kept (the transaction may
+// commit) and so is the claim; an aborted claim's files are orphans
+// unless another version names them; its manifest stays until it
+// expires with the versions around it (its number must not be reused,
+// and a rebase reads the versions after its base); KeepVersions
+// counts visible versions, so the version under a claim never expires
+// while the claim is the newest. Records are kept (see above).
 //
 // Table values are immutable snapshots of one version; every write returns
 // the new snapshot.

@@ -59,6 +59,20 @@ type TxnSummary struct {
 	RowsAdded   uint64
 	RowsDeleted uint64
 	Detail      string // free text for humans (e.g. rewrite kind)
+	// Claim is set when the version is a transaction's claim (a
+	// transaction over several tables, txnclaim.go): visible only once
+	// the transaction's record says committed.
+	Claim *Claim
+}
+
+// Claim ties a version to the transaction over several tables that wrote
+// it: the version is visible iff the transaction's record (txnrecord.go)
+// says committed and lists Table at this version; otherwise the table
+// reads at Prev, the visible version the claim was applied on.
+type Claim struct {
+	TxnID string // the transaction's id (its record's name)
+	Table string // the table's name in the database, as the record lists it
+	Prev  uint64 // the visible version the claim was applied on
 }
 
 // Manifest is one version of a table.
@@ -122,9 +136,17 @@ func (m *Manifest) clone() *Manifest {
 // FormatColumns files, the per-batch head length and column parts.
 // Version 2 manifests still read: their files are all FormatSpans, and a
 // table keeps them (and reads them) after it writes FormatColumns files.
+//
+// Version 4 is version 3 plus, after the extra section, a transaction's
+// claim: str txn id | str table name | uv prev. Only claims are written
+// in it (an ordinary version stays version 3), so a binary that predates
+// claims refuses a claim as an unknown format instead of reading a
+// version that may never be committed.
 const (
 	manifestMagic   = "SRMF"
 	manifestVersion = 3
+	// claimManifestVersion is the format of a claim (Txn.Claim set).
+	claimManifestVersion = 4
 	// oldestManifestVersion is the oldest format version still read.
 	oldestManifestVersion = 2
 	manifestHeader        = 4 + 2 + 2 + 4
@@ -138,9 +160,13 @@ func (m *Manifest) MarshalBinary() ([]byte, error) {
 	if err := m.encodeBody(&e); err != nil {
 		return nil, err
 	}
+	format := uint16(manifestVersion)
+	if m.Txn.Claim != nil {
+		format = claimManifestVersion
+	}
 	out := make([]byte, 0, manifestHeader+len(e.b)+4)
 	out = append(out, manifestMagic...)
-	out = binary.LittleEndian.AppendUint16(out, manifestVersion)
+	out = binary.LittleEndian.AppendUint16(out, format)
 	out = binary.LittleEndian.AppendUint16(out, 0)
 	out = binary.LittleEndian.AppendUint32(out, uint32(len(e.b)))
 	out = append(out, e.b...)
@@ -200,6 +226,11 @@ func (m *Manifest) encodeBody(e *encoder) error {
 	e.uv(t.RowsDeleted)
 	e.str(t.Detail)
 	e.bytes(m.Extra)
+	if c := t.Claim; c != nil {
+		e.str(c.TxnID)
+		e.str(c.Table)
+		e.uv(c.Prev)
+	}
 	return nil
 }
 
@@ -214,7 +245,7 @@ func UnmarshalManifest(b []byte) (*Manifest, error) {
 		return nil, errorf(ErrCorrupt, "manifest: bad magic %q", b[:4])
 	}
 	v := binary.LittleEndian.Uint16(b[4:])
-	if v < oldestManifestVersion || v > manifestVersion {
+	if v < oldestManifestVersion || v > claimManifestVersion {
 		if v == 1 {
 			return nil, errorf(ErrCorrupt, "manifest: format version 1 predates data file checksums and is no longer read; recreate the table")
 		}
@@ -319,6 +350,9 @@ func decodeBody(d *decoder, version uint16) *Manifest {
 	m.Txn.RowsDeleted = d.uv("txn rows deleted")
 	m.Txn.Detail = d.str("txn detail")
 	m.Extra = d.bytes("extra")
+	if version >= claimManifestVersion {
+		m.Txn.Claim = &Claim{TxnID: d.str("claim txn id"), Table: d.str("claim table"), Prev: d.uv("claim prev")}
+	}
 	return m
 }
 
@@ -357,6 +391,13 @@ func (m *Manifest) validate() error {
 		}
 		if _, hi, ok := f.RowIDs.MinMax(); ok && hi >= m.NextRowID {
 			return errorf(ErrCorrupt, "manifest: fragment %d has row id %d >= next row id %d", f.ID, hi, m.NextRowID)
+		}
+	}
+	if c := m.Txn.Claim; c != nil {
+		// A claim is applied on an older visible version, and names a
+		// record the transaction store can hold.
+		if !validTxnID(c.TxnID) || c.Table == "" || c.Prev == 0 || c.Prev >= m.Version {
+			return errorf(ErrCorrupt, "manifest: version %d has a bad claim (transaction %q, table %q, prev %d)", m.Version, c.TxnID, c.Table, c.Prev)
 		}
 	}
 	names := map[string]bool{}

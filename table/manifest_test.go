@@ -119,8 +119,31 @@ func TestManifestFormat2Reads(t *testing.T) {
 	}
 }
 
+// claimManifests are the sample manifests past version 1 rewritten as a
+// transaction's claims (format 4).
+func claimManifests(t testing.TB) [][]byte {
+	var out [][]byte
+	for _, b := range sampleManifests(t) {
+		m, err := table.UnmarshalManifest(b)
+		require.NoError(t, err)
+		if m.Version < 2 {
+			continue
+		}
+		m.Txn.Claim = &table.Claim{TxnID: "0123456789abcdef0123456789abcdef", Table: "t", Prev: m.Version - 1}
+		c, err := m.MarshalBinary()
+		require.NoError(t, err)
+		require.Equal(t, uint16(4), binary.LittleEndian.Uint16(c[4:]))
+		back, err := table.UnmarshalManifest(c)
+		require.NoError(t, err)
+		require.Equal(t, m.Txn.Claim, back.Txn.Claim)
+		out = append(out, c)
+	}
+	require.NotEmpty(t, out)
+	return out
+}
+
 func FuzzManifest(f *testing.F) {
-	for _, b := range append(sampleManifests(f), format2Manifests(f)...) {
+	for _, b := range append(append(sampleManifests(f), format2Manifests(f)...), claimManifests(f)...) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -141,4 +164,25 @@ func FuzzManifest(f *testing.F) {
 func TestManifestCorpus(t *testing.T) {
 	fuzzseed.Skip(t)
 	fuzzseed.Write(t, "FuzzManifest", append(sampleManifests(t), format2Manifests(t)...))
+}
+
+// A claim's fields are checked on read like the rest of the manifest: an
+// id that is not a transaction id, no table, a Prev at or past the
+// claim's own version are ErrCorrupt.
+func TestClaimManifestChecked(t *testing.T) {
+	b := claimManifests(t)[0]
+	for name, bad := range map[string]func(c *table.Claim, v uint64){
+		"id":        func(c *table.Claim, v uint64) { c.TxnID = "../x" },
+		"table":     func(c *table.Claim, v uint64) { c.Table = "" },
+		"prev":      func(c *table.Claim, v uint64) { c.Prev = v },
+		"prev zero": func(c *table.Claim, v uint64) { c.Prev = 0 },
+	} {
+		m, err := table.UnmarshalManifest(b)
+		require.NoError(t, err)
+		bad(m.Txn.Claim, m.Version)
+		c, err := m.MarshalBinary()
+		require.NoError(t, err)
+		_, err = table.UnmarshalManifest(c)
+		require.ErrorIs(t, err, table.ErrCorrupt, name)
+	}
 }

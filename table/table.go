@@ -34,6 +34,15 @@ type Options struct {
 	BatchRows int
 	// CommitRetries bounds rebase attempts when commits race (default 64).
 	CommitRetries int
+	// Txns is the database's transaction store, where the records of
+	// transactions over several tables live (txnrecord.go). nil: the
+	// table is not part of such a database, and a claim met is
+	// ErrNoTxnStore.
+	Txns store.Store
+	// ClaimGrace is how long a writer waits on another transaction's
+	// pending claim before it aborts that transaction (default
+	// DefaultClaimGrace).
+	ClaimGrace time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -45,6 +54,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.CommitRetries <= 0 {
 		o.CommitRetries = 64
+	}
+	if o.ClaimGrace <= 0 {
+		o.ClaimGrace = DefaultClaimGrace
 	}
 	return o
 }
@@ -121,20 +133,30 @@ func newTable(st store.Store, m *Manifest, opts Options) *Table {
 	return &Table{st: st, m: m, schema: fullSchema(m.Schema), opts: opts.withDefaults()}
 }
 
-// Open opens the latest version of the table in st.
+// Open opens the latest visible version of the table in st: the newest
+// version, or when that is a transaction's claim not committed, the
+// version the claim was applied on (txnclaim.go).
 func Open(ctx context.Context, st store.Store, opts Options) (*Table, error) {
-	v, err := LatestVersion(ctx, st)
+	_, m, err := head(ctx, st, opts.withDefaults(), false)
 	if err != nil {
 		return nil, err
 	}
-	return OpenVersion(ctx, st, v, opts)
+	return newTable(st, m, opts), nil
 }
 
-// OpenVersion opens a given version.
+// OpenVersion opens a given version. A transaction's claim that is not
+// committed is no version: ErrNotFound.
 func OpenVersion(ctx context.Context, st store.Store, version uint64, opts Options) (*Table, error) {
 	m, err := readManifest(ctx, st, version)
 	if err != nil {
 		return nil, err
+	}
+	state, err := resolveClaim(ctx, opts.Txns, m)
+	if err != nil {
+		return nil, err
+	}
+	if state != TxnCommitted {
+		return nil, errorf(ErrNotFound, "version %d is a claim of transaction %s, which is %s", version, m.Txn.Claim.TxnID, state)
 	}
 	return newTable(st, m, opts), nil
 }
@@ -172,7 +194,9 @@ func listVersions(ctx context.Context, st store.Store) ([]uint64, error) {
 	return vs, nil
 }
 
-// LatestVersion returns the newest committed version, or ErrNotFound.
+// LatestVersion returns the newest version number, or ErrNotFound. It may
+// be a transaction's claim that is not (or never will be) committed: Open
+// resolves it.
 func LatestVersion(ctx context.Context, st store.Store) (uint64, error) {
 	vs, err := listVersions(ctx, st)
 	if err != nil {
@@ -194,7 +218,10 @@ type VersionInfo struct {
 	Txn       TxnSummary
 }
 
-// Versions lists every committed version, oldest first.
+// Versions lists every version in st, oldest first, transactions' claims
+// included whatever their state (Txn.Claim is set on a claim; it is a
+// version only once its transaction committed). (*Table).Versions lists
+// the committed ones.
 func Versions(ctx context.Context, st store.Store) ([]VersionInfo, error) {
 	vs, err := listVersions(ctx, st)
 	if err != nil {
@@ -212,16 +239,40 @@ func Versions(ctx context.Context, st store.Store) ([]VersionInfo, error) {
 	return out, nil
 }
 
-// Latest returns a snapshot of the newest version (t itself if current).
-func (t *Table) Latest(ctx context.Context) (*Table, error) {
-	v, err := LatestVersion(ctx, t.st)
+// Versions lists the table's committed versions, oldest first: Versions
+// without the claims of transactions that did not (or not yet) commit,
+// resolved through the transaction store of t's options.
+func (t *Table) Versions(ctx context.Context) ([]VersionInfo, error) {
+	all, err := Versions(ctx, t.st)
 	if err != nil {
 		return nil, err
 	}
-	if v == t.m.Version {
+	out := all[:0]
+	for _, v := range all {
+		if v.Txn.Claim != nil {
+			state, err := resolveClaim(ctx, t.opts.Txns, &Manifest{Version: v.Version, Txn: v.Txn})
+			if err != nil {
+				return nil, err
+			}
+			if state != TxnCommitted {
+				continue
+			}
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// Latest returns a snapshot of the newest version (t itself if current).
+func (t *Table) Latest(ctx context.Context) (*Table, error) {
+	m, err := headKnown(ctx, t.st, t.opts, t.m)
+	if err != nil {
+		return nil, err
+	}
+	if m.Version == t.m.Version {
 		return t, nil
 	}
-	return OpenVersion(ctx, t.st, v, t.opts)
+	return newTable(t.st, m, t.opts), nil
 }
 
 // Store is the store the table lives in.

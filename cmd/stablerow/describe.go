@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/stablerow/stablerow/engine"
-	"github.com/stablerow/stablerow/table"
 )
 
 // textTable is a small aligned table of strings, printed like a result.
@@ -75,7 +74,7 @@ func describeTable(ctx context.Context, w io.Writer, db *engine.DB, name string)
 		fmt.Fprintln(w, "no indexes")
 	}
 	fmt.Fprintln(w)
-	vs, err := table.Versions(ctx, t.Store())
+	vs, err := t.Versions(ctx) // committed versions: no pending or aborted claim
 	if err != nil {
 		return err
 	}

@@ -67,7 +67,14 @@ func inspectTable(ctx context.Context, w io.Writer, dir string, segments bool) e
 	if err != nil {
 		return err
 	}
-	t, err := table.Open(ctx, st, table.Options{})
+	// A table of a database keeps its transaction records in the
+	// database's directory (.txn/): needed when its newest version is a
+	// transaction's claim.
+	txns, err := store.NewLocal(filepath.Dir(st.Root()))
+	if err != nil {
+		return err
+	}
+	t, err := table.Open(ctx, st, table.Options{Txns: txns})
 	if err != nil {
 		return err
 	}

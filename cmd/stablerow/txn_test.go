@@ -165,3 +165,51 @@ func TestPromptTransactionCrash(t *testing.T) {
 		t.Fatalf("after VACUUM: %d data files, want the %d before the block", got, before)
 	}
 }
+
+// A block that writes two tables, run by the CLI as a subprocess: COMMIT
+// publishes both (another run reads both, and the records of the commit
+// sit beside the tables in .txn/), ROLLBACK neither, and a failed
+// statement inside publishes neither. VACUUM of the database leaves the
+// record directory alone.
+func TestCLITransactionTwoTables(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "db")
+	mustSQL(t, dir, "CREATE TABLE t (k BIGINT NOT NULL); CREATE TABLE u (k BIGINT NOT NULL); INSERT INTO t VALUES (1), (2)", "-create")
+	both := func() string {
+		t.Helper()
+		rows := tableRows(mustSQL(t, dir, "SELECT (SELECT count(*) FROM t) || ',' || (SELECT count(*) FROM u) AS n"))
+		if len(rows) != 1 || len(rows[0]) != 1 {
+			t.Fatalf("counts: %q", rows)
+		}
+		return strings.TrimSpace(rows[0][0])
+	}
+	out := mustSQL(t, dir, "BEGIN; INSERT INTO u SELECT k * 10 FROM t; DELETE FROM t WHERE k = 1; COMMIT")
+	if !strings.Contains(out, "COMMIT\n") {
+		t.Fatalf("no COMMIT tag:\n%s", out)
+	}
+	if got := both(); got != "1,2" {
+		t.Fatalf("after COMMIT: t,u = %s, want 1,2", got)
+	}
+	if recs, _ := filepath.Glob(filepath.Join(dir, ".txn", "*.txn")); len(recs) != 1 {
+		t.Fatalf("transaction records: %q, want one", recs)
+	}
+	mustSQL(t, dir, "BEGIN; INSERT INTO t VALUES (7); INSERT INTO u VALUES (70); ROLLBACK")
+	if got := both(); got != "1,2" {
+		t.Fatalf("after ROLLBACK: t,u = %s, want 1,2", got)
+	}
+	r := cli(t, "", "sql", "-d", dir, "-e", "BEGIN; INSERT INTO t VALUES (8); INSERT INTO u VALUES (80); SELECT 1 / 0; COMMIT")
+	if r.code == 0 || !strings.Contains(r.stderr, "division by zero") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if got := both(); got != "1,2" {
+		t.Fatalf("after a failed block: t,u = %s, want 1,2", got)
+	}
+	if r := cli(t, "", "vacuum", "-d", dir, "-grace", "0s"); r.code != 0 {
+		t.Fatalf("vacuum: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if recs, _ := filepath.Glob(filepath.Join(dir, ".txn", "*.txn")); len(recs) != 1 {
+		t.Fatalf("after VACUUM, transaction records: %q, want one", recs)
+	}
+	if got := both(); got != "1,2" {
+		t.Fatalf("after VACUUM: t,u = %s, want 1,2", got)
+	}
+}
