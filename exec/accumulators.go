@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
@@ -93,10 +95,10 @@ func aggSignature(a Aggregate, args []arrow.DataType) (arrow.DataType, func() ac
 		want = 2
 	}
 	if len(args) != want {
-		return nil, nil, fmt.Errorf("%w: %s takes %d arguments, got %d", ErrInvalidArgument, a.Func, want, len(args))
+		return nil, nil, fmt.Errorf("%w: %s takes %d arguments, got %d", physexpr.ErrInvalidArgument, a.Func, want, len(args))
 	}
 	bad := func() error {
-		return fmt.Errorf("%w: %s(%s) is not supported", ErrInvalidArgument, a.Func, args[0])
+		return fmt.Errorf("%w: %s(%s) is not supported", physexpr.ErrInvalidArgument, a.Func, args[0])
 	}
 	var out arrow.DataType
 	var mk func() accumulator
@@ -148,11 +150,11 @@ func aggSignature(a Aggregate, args []arrow.DataType) (arrow.DataType, func() ac
 		out, mk = arrow.FixedWidthTypes.Boolean, func() accumulator { return &boolAcc{or: a.Func == AggBoolOr} }
 	case AggStringAgg:
 		if args[0].ID() != arrow.STRING || args[1].ID() != arrow.STRING {
-			return nil, nil, fmt.Errorf("%w: string_agg(%s, %s) is not supported", ErrInvalidArgument, args[0], args[1])
+			return nil, nil, fmt.Errorf("%w: string_agg(%s, %s) is not supported", physexpr.ErrInvalidArgument, args[0], args[1])
 		}
 		out, mk = arrow.BinaryTypes.String, func() accumulator { return &stringAggAcc{} }
 	default:
-		return nil, nil, fmt.Errorf("%w: aggregate function %d", ErrInvalidArgument, a.Func)
+		return nil, nil, fmt.Errorf("%w: aggregate function %d", physexpr.ErrInvalidArgument, a.Func)
 	}
 	if a.Distinct && a.Func != AggCountStar {
 		if !groupKeyOK(args[0]) {

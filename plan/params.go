@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"slices"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -234,8 +236,8 @@ type DecimalParam struct {
 // compared as it is, never rounded to 1.23; a value that t cannot hold
 // exactly is refused rather than rounded into a different answer.
 func (d DecimalParam) fit(t *arrow.Decimal128Type) (decimal128.Num, error) {
-	if d.Scale < 0 || d.Scale > exec.MaxDecimalPrecision {
-		return decimal128.Num{}, fmt.Errorf("decimal scale %d (0..%d)", d.Scale, exec.MaxDecimalPrecision)
+	if d.Scale < 0 || d.Scale > physexpr.MaxDecimalPrecision {
+		return decimal128.Num{}, fmt.Errorf("decimal scale %d (0..%d)", d.Scale, physexpr.MaxDecimalPrecision)
 	}
 	n, err := d.Num.Rescale(d.Scale, t.Scale)
 	if err != nil || !n.FitsInPrecision(t.Precision) {

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/stablerow/stablerow/exec"
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/extensions"
 	"github.com/substrait-io/substrait-go/v8/types"
@@ -153,12 +154,12 @@ func decimalArith(name string, args []types.Type) (string, types.Type, bool) {
 	}
 	a, ok1 := args[0].(*types.DecimalType)
 	b, ok2 := args[1].(*types.DecimalType)
-	op := map[string]exec.Op{"add": exec.OpAdd, "subtract": exec.OpSub, "multiply": exec.OpMul, "divide": exec.OpDiv, "modulus": exec.OpMod}
+	op := map[string]physexpr.Op{"add": physexpr.OpAdd, "subtract": physexpr.OpSub, "multiply": physexpr.OpMul, "divide": physexpr.OpDiv, "modulus": physexpr.OpMod}
 	o, ok3 := op[name]
 	if !ok1 || !ok2 || !ok3 {
 		return "", nil, false
 	}
-	p, s, ok := exec.DecimalResult(o, a.Precision, a.Scale, b.Precision, b.Scale)
+	p, s, ok := physexpr.DecimalResult(o, a.Precision, a.Scale, b.Precision, b.Scale)
 	if !ok {
 		return "", nil, false
 	}
