@@ -198,3 +198,11 @@ func ReleaseAll(as []arrow.Array) {
 		a.Release()
 	}
 }
+
+// exprOf is a bound node's String, embedded in each Bound type: a bound
+// node prints as the Expr it was bound from, so EXPLAIN and a row's error
+// name the plan's expression (exprerror.go), and keeps that Expr (src) for
+// the fields its kernels read (a Cast's To, a Func's name).
+type exprOf[E fmt.Stringer] struct{ src E }
+
+func (e exprOf[E]) String() string { return e.src.String() }

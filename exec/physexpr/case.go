@@ -57,7 +57,7 @@ func (e Case) Bind(s *arrow.Schema) (Bound, error) {
 	if len(e.Whens) == 0 {
 		return nil, fmt.Errorf("%w: CASE without WHEN", ErrInvalidArgument)
 	}
-	bc := boundCase{src: e}
+	bc := boundCase{exprOf: exprOf[Case]{e}}
 	for _, w := range e.Whens {
 		c, err := Bind(w.Cond, s)
 		if err != nil {
@@ -93,14 +93,13 @@ func (e Case) Bind(s *arrow.Schema) (Bound, error) {
 
 // boundCase: vals has one more entry than conds, the ELSE value.
 type boundCase struct {
-	src   Case
+	exprOf[Case]
 	conds []Bound
 	vals  []Bound
 	typ   arrow.DataType // kept: a Type that asked vals[0] would walk nested CASEs
 }
 
 func (e boundCase) Type() arrow.DataType { return e.typ }
-func (e boundCase) String() string       { return e.src.String() }
 func (e boundCase) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
 	n := int(b.NumRows())
 	undecided := allRows(n)
@@ -150,7 +149,7 @@ func (e Coalesce) Bind(s *arrow.Schema) (Bound, error) {
 	if len(e.Args) == 0 {
 		return nil, fmt.Errorf("%w: COALESCE without arguments", ErrInvalidArgument)
 	}
-	bc := boundCoalesce{src: e}
+	bc := boundCoalesce{exprOf: exprOf[Coalesce]{e}}
 	for _, a := range e.Args {
 		v, err := Bind(a, s)
 		if err != nil {
@@ -167,13 +166,12 @@ func (e Coalesce) Bind(s *arrow.Schema) (Bound, error) {
 }
 
 type boundCoalesce struct {
-	src  Coalesce
+	exprOf[Coalesce]
 	args []Bound
 	typ  arrow.DataType // args[0]'s, kept
 }
 
 func (e boundCoalesce) Type() arrow.DataType { return e.typ }
-func (e boundCoalesce) String() string       { return e.src.String() }
 
 // Eval evaluates each argument over the rows still NULL; the values of an
 // argument's non-NULL rows are taken from it. The rows NULL after the last
@@ -237,17 +235,16 @@ func (e NullIf) Bind(s *arrow.Schema) (Bound, error) {
 	if _, err := bindCompare(OpEq, held{typ: a.Type()}, held{typ: a.Type()}); err != nil {
 		return nil, err
 	}
-	return boundNullIf{src: e, a: a, b: bb, typ: a.Type()}, nil
+	return boundNullIf{exprOf: exprOf[NullIf]{e}, a: a, b: bb, typ: a.Type()}, nil
 }
 
 type boundNullIf struct {
-	src  NullIf
+	exprOf[NullIf]
 	a, b Bound
 	typ  arrow.DataType // a's, kept
 }
 
 func (e boundNullIf) Type() arrow.DataType { return e.typ }
-func (e boundNullIf) String() string       { return e.src.String() }
 func (e boundNullIf) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
 	ds, err := evalBound(ctx, mem, b, e.a, e.b)
 	if err != nil {
@@ -323,16 +320,15 @@ func (e Distinct) Bind(s *arrow.Schema) (Bound, error) {
 	if _, err := bindCompare(OpEq, held{typ: a.Type()}, held{typ: a.Type()}); err != nil {
 		return nil, err
 	}
-	return boundDistinct{src: e, a: a, b: bb}, nil
+	return boundDistinct{exprOf: exprOf[Distinct]{e}, a: a, b: bb}, nil
 }
 
 type boundDistinct struct {
-	src  Distinct
+	exprOf[Distinct]
 	a, b Bound
 }
 
 func (e boundDistinct) Type() arrow.DataType { return arrow.FixedWidthTypes.Boolean }
-func (e boundDistinct) String() string       { return e.src.String() }
 
 // Eval: both NULL is not distinct, one NULL is distinct, else the
 // comparison's answer (floats compare as = does: NaN equals NaN).

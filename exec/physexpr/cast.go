@@ -57,7 +57,7 @@ func (e Cast) Bind(s *arrow.Schema) (Bound, error) {
 	if from != 0 && to != 0 && !castable(from, to) {
 		return nil, fmt.Errorf("%w: cannot cast %s to %s", ErrSchema, in.Type(), e.To)
 	}
-	return boundCast{src: e, in: in, native: from != 0 && to != 0}, nil
+	return boundCast{exprOf: exprOf[Cast]{e}, in: in, native: from != 0 && to != 0}, nil
 }
 
 // classOf sorts the types this file converts itself: signed integers,
@@ -104,13 +104,12 @@ func castable(from, to byte) bool {
 }
 
 type boundCast struct {
-	src    Cast
+	exprOf[Cast]
 	in     Bound
 	native bool
 }
 
 func (e boundCast) Type() arrow.DataType { return e.src.To }
-func (e boundCast) String() string       { return e.src.String() }
 
 // Eval names the value errors this node raises (evalNamed).
 func (e boundCast) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {

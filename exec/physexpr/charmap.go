@@ -37,17 +37,16 @@ func bindCharMap(e Expr, in Expr, s *arrow.Schema, valid bool, m charMap) (Bound
 	if b.Type().ID() != arrow.STRING {
 		return nil, fmt.Errorf("%w: %s of %s", ErrSchema, e, b.Type())
 	}
-	return boundCharMap{src: e, in: b, m: m}, nil
+	return boundCharMap{exprOf: exprOf[Expr]{e}, in: b, m: m}, nil
 }
 
 type boundCharMap struct {
-	src Expr
-	in  Bound
-	m   charMap
+	exprOf[Expr]
+	in Bound
+	m  charMap
 }
 
 func (e boundCharMap) Type() arrow.DataType { return arrow.BinaryTypes.String }
-func (e boundCharMap) String() string       { return e.src.String() }
 
 // Eval names the value errors this node raises (evalNamed).
 func (e boundCharMap) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {

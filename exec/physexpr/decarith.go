@@ -62,7 +62,7 @@ const maxInt64Digits = 18
 // newBoundDecimalArith plans e over operands of types lt and rt with a
 // result of type typ.
 func newBoundDecimalArith(e DecimalArith, l, r Bound, lt, rt, typ *arrow.Decimal128Type) boundDecimalArith {
-	b := boundDecimalArith{src: e, l: l, r: r, ls: lt.Scale, rs: rt.Scale, typ: typ, max: value.MaxOfPrecision(typ.Precision), lane: laneExact}
+	b := boundDecimalArith{exprOf: exprOf[DecimalArith]{e}, l: l, r: r, ls: lt.Scale, rs: rt.Scale, typ: typ, max: value.MaxOfPrecision(typ.Precision), lane: laneExact}
 	scaleOK := func(t *arrow.Decimal128Type) bool {
 		return t.Scale >= 0 && t.Scale <= t.Precision && t.Precision <= value.MaxDecimalPrecision
 	}

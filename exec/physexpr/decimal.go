@@ -129,7 +129,7 @@ func (e DecimalArith) Bind(s *arrow.Schema) (Bound, error) {
 }
 
 type boundDecimalArith struct {
-	src    DecimalArith
+	exprOf[DecimalArith]
 	l, r   Bound
 	ls, rs int32
 	typ    *arrow.Decimal128Type
@@ -141,7 +141,6 @@ type boundDecimalArith struct {
 }
 
 func (e boundDecimalArith) Type() arrow.DataType { return e.typ }
-func (e boundDecimalArith) String() string       { return e.src.String() }
 
 // Eval names the value errors this node raises (evalNamed).
 func (e boundDecimalArith) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {

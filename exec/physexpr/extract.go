@@ -107,18 +107,17 @@ func (e Extract) Bind(s *arrow.Schema) (Bound, error) {
 	default:
 		return nil, fmt.Errorf("%w: extract result form %d", ErrInvalidArgument, e.As)
 	}
-	return boundExtract{src: e, x: x, date: isDate, out: out}, nil
+	return boundExtract{exprOf: exprOf[Extract]{e}, x: x, date: isDate, out: out}, nil
 }
 
 type boundExtract struct {
-	src  Extract
+	exprOf[Extract]
 	x    Bound
 	date bool
 	out  arrow.DataType
 }
 
 func (e boundExtract) Type() arrow.DataType { return e.out }
-func (e boundExtract) String() string       { return e.src.String() }
 
 // Eval names the value errors this node raises (evalNamed).
 func (e boundExtract) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {

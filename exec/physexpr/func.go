@@ -60,7 +60,7 @@ func (e Func) Bind(s *arrow.Schema) (Bound, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s(%s): %w", ErrSchema, e.Name, typeList(ts), err)
 	}
-	return boundFunc{src: e, args: args, out: out, k: k}, nil
+	return boundFunc{exprOf: exprOf[Func]{e}, args: args, out: out, k: k}, nil
 }
 
 // FuncNames lists the registered functions (for errors and tests).
@@ -104,14 +104,13 @@ func register(name string, def funcDef) {
 }
 
 type boundFunc struct {
-	src  Func
+	exprOf[Func]
 	args []Bound
 	out  arrow.DataType
 	k    kernel
 }
 
 func (e boundFunc) Type() arrow.DataType { return e.out }
-func (e boundFunc) String() string       { return e.src.String() }
 
 // Eval names the value errors this node raises (evalNamed).
 func (e boundFunc) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {

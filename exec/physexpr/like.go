@@ -57,7 +57,7 @@ func (e Like) Bind(s *arrow.Schema) (Bound, error) {
 	if !isString(x.Type()) || !isString(p.Type()) {
 		return nil, fmt.Errorf("%w: %s needs text operands, got %s and %s", ErrSchema, e, x.Type(), p.Type())
 	}
-	bl := boundLike{src: e, x: x, p: p}
+	bl := boundLike{exprOf: exprOf[Like]{e}, x: x, p: p}
 	if l, ok := p.(boundLit); ok {
 		if sv, ok := l.s.(*scalar.String); ok && sv.IsValid() {
 			pat := string(sv.Value.Bytes())
@@ -74,7 +74,7 @@ func (e Like) Bind(s *arrow.Schema) (Bound, error) {
 }
 
 type boundLike struct {
-	src    Like
+	exprOf[Like]
 	x, p   Bound
 	lit    string // the literal pattern, prepared
 	hasLit bool
@@ -82,7 +82,6 @@ type boundLike struct {
 }
 
 func (e boundLike) Type() arrow.DataType { return arrow.FixedWidthTypes.Boolean }
-func (e boundLike) String() string       { return e.src.String() }
 
 // Eval names the value errors this node raises (evalNamed).
 func (e boundLike) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {

@@ -290,17 +290,16 @@ func (e Unary) Bind(s *arrow.Schema) (Bound, error) {
 	if e.Op == OpNot && in.Type().ID() != arrow.BOOL {
 		return nil, fmt.Errorf("%w: NOT needs boolean, got %s", ErrSchema, in.Type())
 	}
-	return boundUnary{op: e.Op, e: in, src: e}, nil
+	return boundUnary{exprOf: exprOf[Unary]{e}, op: e.Op, e: in}, nil
 }
 
 type boundUnary struct {
-	op  UnaryOp
-	e   Bound
-	src Unary
+	op UnaryOp
+	e  Bound
+	exprOf[Unary]
 }
 
 func (e boundUnary) Type() arrow.DataType { return arrow.FixedWidthTypes.Boolean }
-func (e boundUnary) String() string       { return e.src.String() }
 
 // Eval: NOT flips the values and keeps the validity (NOT NULL is NULL);
 // the NULL tests read the validity and are never NULL.

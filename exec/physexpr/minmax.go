@@ -53,7 +53,7 @@ func (e MinMax) Bind(s *arrow.Schema) (Bound, error) {
 	if len(e.Args) == 0 {
 		return nil, fmt.Errorf("%w: %s without arguments", ErrInvalidArgument, e)
 	}
-	bm := boundMinMax{src: e}
+	bm := boundMinMax{exprOf: exprOf[MinMax]{e}}
 	for _, a := range e.Args {
 		v, err := Bind(a, s)
 		if err != nil {
@@ -73,13 +73,12 @@ func (e MinMax) Bind(s *arrow.Schema) (Bound, error) {
 }
 
 type boundMinMax struct {
-	src  MinMax
+	exprOf[MinMax]
 	args []Bound
 	typ  arrow.DataType // args[0]'s, kept
 }
 
 func (e boundMinMax) Type() arrow.DataType { return e.typ }
-func (e boundMinMax) String() string       { return e.src.String() }
 
 // Eval names the value errors this node raises (evalNamed).
 func (e boundMinMax) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {

@@ -70,18 +70,17 @@ func (e DecimalRound) Bind(s *arrow.Schema) (Bound, error) {
 	if e.To == nil || e.To.Scale != value.DecimalRoundScale(e.Digits) || e.To.Precision < 1 || e.To.Precision > value.MaxDecimalPrecision {
 		return nil, fmt.Errorf("%w: %s to %d places as %v", ErrSchema, roundModeNames[e.Mode], e.Digits, e.To)
 	}
-	return boundDecimalRound{src: e, x: x, from: in.Scale, limit: value.Pow10(e.To.Precision)}, nil
+	return boundDecimalRound{exprOf: exprOf[DecimalRound]{e}, x: x, from: in.Scale, limit: value.Pow10(e.To.Precision)}, nil
 }
 
 type boundDecimalRound struct {
-	src   DecimalRound
+	exprOf[DecimalRound]
 	x     Bound
 	from  int32
 	limit *big.Int // 10^precision of the result
 }
 
 func (e boundDecimalRound) Type() arrow.DataType { return e.src.To }
-func (e boundDecimalRound) String() string       { return e.src.String() }
 
 // Eval names the value errors this node raises (evalNamed).
 func (e boundDecimalRound) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
