@@ -86,7 +86,7 @@ func decimalSumType(t arrow.DataType) *arrow.Decimal128Type {
 
 // decimalAvgType is avg's result type over decimal t: PostgreSQL's
 // numeric_avg divides sumX by N, rounded at select_div_scale's per-value
-// scale and widened to the column's (numdiv.go).
+// scale and widened to the column's (physexpr/numdiv.go).
 func decimalAvgType(t arrow.DataType) *arrow.Decimal128Type {
 	return &arrow.Decimal128Type{Precision: value.MaxDecimalPrecision, Scale: physexpr.DecimalDivScale(t.(*arrow.Decimal128Type).Scale, 0)}
 }

@@ -85,7 +85,7 @@ type accumulator interface {
 // numeric, computed exactly and rounded once); sum of a float keeps its
 // type, avg of a float is double precision; sum of a numeric is
 // numeric(38, s), avg of a numeric is numeric(38, DecimalDivScale(s, 0))
-// (numdiv.go); min and max keep their type.
+// (physexpr/numdiv.go); min and max keep their type.
 func aggSignature(a Aggregate, args []arrow.DataType) (arrow.DataType, func() accumulator, error) {
 	want := 1
 	switch a.Func {
@@ -123,7 +123,7 @@ func aggSignature(a Aggregate, args []arrow.DataType) (arrow.DataType, func() ac
 			mk = func() accumulator { return &floatSumAcc{avg: avg, f32: f32} }
 		case args[0].ID() == arrow.DECIMAL128:
 			// PostgreSQL's avg(numeric) is sum / count through numeric
-			// division's per-value scale rule (numdiv.go).
+			// division's per-value scale rule (physexpr/numdiv.go).
 			in := args[0]
 			out, mk = newDecimalSumAcc(avg, in).typ, func() accumulator { return newDecimalSumAcc(avg, in) }
 		default:

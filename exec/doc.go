@@ -10,9 +10,9 @@
 //	fmt.Println(exec.Explain(lim, true))
 //
 // Scalar expressions (Expr, Bind, Bound, the column kernels) are package
-// physexpr's, below exec: FilterExec and ProjectExec, a join's residual,
-// GREATEST/LEAST's arguments and the sort keys bind a physexpr.Expr to
-// their input schema once and evaluate the Bound per batch. Rows are
+// physexpr's, below exec: FilterExec, ProjectExec and the joins' residual
+// predicates bind a physexpr.Expr to their input schema once and evaluate
+// the Bound per batch. Rows are
 // copied by index in one place, physexpr.Gather, for the filter's kept
 // rows, the join's output and the sort's permutation. The expression and
 // value errors (ErrSchema, ErrInvalidArgument, ErrOutOfRange, ...) are

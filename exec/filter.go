@@ -20,12 +20,13 @@ import (
 // costs one evaluation of the bound tree. A predicate that comes out as a
 // scalar (it reads no column) keeps or drops the whole batch. A mask
 // becomes the list of kept rows, and the columns are copied at those rows
-// by gather.go's typed loops; a batch kept whole, or dropped whole, is not
-// copied at all. A predicate that evaluates into words (wordeval.go: column
-// comparisons and AND/OR of them) writes into the stream's two word slices
-// and the kept rows come from those, with no Boolean array made per batch:
+// by physexpr.GatherBatch's typed loops; a batch kept whole, or dropped
+// whole, is not copied at all. A predicate that evaluates into words
+// (physexpr/wordeval.go: column comparisons and AND/OR of them) writes
+// into the stream's two word slices and the kept rows come from those,
+// with no Boolean array made per batch:
 //
-//	mask or words ──▶ selection ──┬─ no row    ──▶ drop
+//	mask or words ──▶ Selection ──┬─ no row    ──▶ drop
 //	                     ├─ every row ──▶ push the batch as it is
 //	                     └─ some rows ──▶ GatherBatch ──▶ push
 type FilterExec struct {
@@ -77,7 +78,7 @@ type filterStream struct {
 	tc  *TaskContext
 	in  Stream
 	co  *Coalescer
-	sel []int32 // the kept rows of the batch at hand (gather.go)
+	sel []int32 // the kept rows of the batch at hand (physexpr/gather.go)
 	// vals and valid are a WordEval predicate's words, reused per batch.
 	vals, valid []uint64
 	eof         bool

@@ -1,7 +1,8 @@
 // Package physexpr holds stablerow's scalar expressions and their column
 // kernels, below the operators of package exec (DataFusion's physical-expr
-// beside its physical-plan): exec's filter, projection, join residuals and
-// sort keys import it; it never imports exec.
+// beside its physical-plan): exec's filter, projection and join residuals
+// bind its expressions, and exec's filter, joins and sort copy rows with
+// its Gather; it never imports exec.
 //
 // Usage:
 //

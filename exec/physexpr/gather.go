@@ -97,9 +97,9 @@ func GatherBatch(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch,
 // GatherColumn's) and returns out: by GatherColumn's typed loop where it
 // has one, else through compute.TakeArray with an index array made once,
 // on the first column that needs it. On an error out holds the columns
-// gathered so far (the failing column is cols[len(out)-len(out on entry)])
-// for the caller to release; the error is compute.TakeArray's, for the
-// caller to wrap (the filter, the join and the sort each name themselves).
+// gathered before the failing one, for the caller to release; the error
+// is compute.TakeArray's, for the caller to wrap (the filter, the join and
+// the sort each name themselves).
 func Gather(ctx context.Context, mem memory.Allocator, cols []arrow.Array, idx []int32, idxNull []bool, out []arrow.Array) ([]arrow.Array, error) {
 	var ia arrow.Array // for compute.TakeArray, made on first need
 	defer func() {

@@ -7,7 +7,7 @@ import "math/bits"
 // million int64 keys took about 0.5 s to build (a hashed insert with its
 // group probing per value, the largest cost of a 1M-value IN list after
 // the parse); this set is one of two flat forms, chosen by the values'
-// range as the join's dense index chooses (denseindex.go):
+// range as the join's dense index chooses (exec/denseindex.go):
 //
 //	span = max - min + 1 over the values
 //	span <= max(DenseMinSpan, 64 per value) ─▶ dense: a bitmap over the
