@@ -2,19 +2,19 @@ package physexpr
 
 import "github.com/stablerow/stablerow/value"
 
-// Names of package value that exec still exports. The functions and types
-// live in value (parse, format, cast of single values, decimal, date/time,
-// extract fields, bpchar); exec keeps these few names because plan names
-// them through exec (plan/types.go, params.go, expr_funcs.go, bpchar.go,
-// extract.go) and builds the exec.Extract and exec.Cast expressions next
-// to them. Each is the same constant, type or function, not a copy. New
+// Names of package value that physexpr still exports. The functions and
+// types live in value (parse, format, cast of single values, decimal,
+// date/time, extract fields, bpchar); physexpr keeps these few names
+// because plan names them through it (plan/types.go, params.go,
+// expr_funcs.go, bpchar.go, extract.go) and builds the physexpr.Extract
+// and physexpr.Cast expressions next to them. Each is the same constant, type or function, not a copy. New
 // code names value directly.
 const MaxDecimalPrecision = value.MaxDecimalPrecision
 
-// ExtractField is value.ExtractField, the field of exec.Extract.
+// ExtractField is value.ExtractField, the field of physexpr.Extract.
 type ExtractField = value.ExtractField
 
-// The fields exec.Extract reads (value.FieldYear, ...).
+// The fields physexpr.Extract reads (value.FieldYear, ...).
 const (
 	FieldYear         = value.FieldYear
 	FieldISOYear      = value.FieldISOYear
@@ -37,7 +37,7 @@ const (
 	FieldSubsecond    = value.FieldSubsecond
 )
 
-// The single-value conversions plan calls through exec when it builds
+// The single-value conversions plan calls through physexpr when it builds
 // literals and result types.
 var (
 	DecimalFromInt    = value.DecimalFromInt
