@@ -38,7 +38,7 @@ func lengthCast(from, to types.Type) bool {
 	return false
 }
 
-// charCast plans a cast between string types as exec.CharCast: PostgreSQL's
+// charCast plans a cast between string types as physexpr.CharCast: PostgreSQL's
 // assignment coercion into varchar(n) (too long is an error unless only
 // blanks are cut) and char(n) (its trailing blanks go: the engine's form),
 // and char(n) to text, which is the value as it is (its trailing blanks

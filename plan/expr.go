@@ -118,7 +118,7 @@ var binaryOps = map[string]physexpr.Op{
 var unaryOps = map[string]physexpr.UnaryOp{"not": physexpr.OpNot, "is_null": physexpr.OpIsNull, "is_not_null": physexpr.OpIsNotNull}
 
 // expr compiles a Substrait expression over sc. The result is an
-// exec.Memo (a column or literal stays as it is): the node above asks its
+// physexpr.Memo (a column or literal stays as it is): the node above asks its
 // type and binds it to check itself, and the Memo answers without walking
 // the subtree again, so planning is linear in the expression's size, not
 // quadratic in its depth.
@@ -169,7 +169,7 @@ func (p *planner) exprNode(e expr.Expression, sc scope) (physexpr.Expr, error) {
 		if cc, ok := charCast(in, e.Input.GetType(), e.Type); ok {
 			return cc, nil
 		}
-		// exec.Cast has PostgreSQL's semantics for every pair SQL can
+		// physexpr.Cast has PostgreSQL's semantics for every pair SQL can
 		// write (text output, float rounding, range errors).
 		return physexpr.Cast{E: in, To: to}, nil
 	case *expr.SingularOrList:
@@ -316,7 +316,7 @@ func (p *planner) binary(op physexpr.Op, l, r physexpr.Expr, sc scope) (physexpr
 	return checked(physexpr.Binary{Op: op, L: l, R: r}, sc)
 }
 
-// inList plans `x IN (a, b, ...)`: an exec.In when every option is a
+// inList plans `x IN (a, b, ...)`: an physexpr.In when every option is a
 // literal of x's type, else the Kleene OR of equalities (the same SQL
 // semantics).
 func (p *planner) inList(e *expr.SingularOrList, sc scope) (physexpr.Expr, error) {
@@ -385,7 +385,7 @@ func (p *planner) inList(e *expr.SingularOrList, sc scope) (physexpr.Expr, error
 	return acc, nil
 }
 
-// literal converts a Substrait literal to an exec.Lit.
+// literal converts a Substrait literal to an physexpr.Lit.
 func literal(l expr.Literal) (physexpr.Expr, error) {
 	pl := l.ToProtoLiteral()
 	switch v := pl.GetLiteralType().(type) {

@@ -126,7 +126,7 @@ func asFloat(e physexpr.Expr, sc scope) (physexpr.Expr, error) {
 }
 
 // checked binds e once to report a type error as a bad plan. It returns e
-// as an exec.Memo that keeps that binding for the node above (see expr).
+// as an physexpr.Memo that keeps that binding for the node above (see expr).
 func checked(e physexpr.Expr, sc scope) (physexpr.Expr, error) {
 	m := physexpr.NewMemo(e)
 	if _, err := m.DataType(sc.schema()); err != nil {

@@ -11,7 +11,7 @@ import (
 )
 
 // Substrait's extract(component [, indexing], x) planned onto
-// exec.Extract. Its declared output type picks the semantics: i64 is the
+// physexpr.Extract. Its declared output type picks the semantics: i64 is the
 // standard YAML's extract (SECOND the whole seconds, MILLISECOND the
 // milliseconds since the last full second, ...); a decimal is PostgreSQL's
 // extract (numeric: the second with its fraction) and fp64 its date_part,

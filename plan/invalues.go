@@ -14,7 +14,7 @@ import (
 )
 
 // A SingularOrList whose only option is a list is `x IN (the list's
-// elements)`, planned as one exec.InValues, a typed slice and hash set.
+// elements)`, planned as one physexpr.InValues, a typed slice and hash set.
 // The list is either
 //
 //   - a packed list literal (packedlist.go): the SQL front end's form of a

@@ -22,7 +22,7 @@ type paramUse struct {
 	list   arrow.DataType // element type of an unnest use (nil: none): int64 or string
 }
 
-// paramsKey carries the bound parameters in the context of Next: exec.Expr
+// paramsKey carries the bound parameters in the context of Next: physexpr.Expr
 // gets no TaskContext, so a scalar parameter reads them from there.
 type paramsKey struct{}
 
@@ -43,7 +43,7 @@ func (e paramExpr) Evaluate(ctx context.Context, mem memory.Allocator, b arrow.R
 	return scalar.MakeArrayFromScalar(s, int(b.NumRows()), mem)
 }
 
-// EvalScalar makes paramExpr an exec.ScalarExpr: bound into an operator's
+// EvalScalar makes paramExpr an physexpr.ScalarExpr: bound into an operator's
 // expression it stays one scalar per batch, never a column of copies.
 func (e paramExpr) EvalScalar(ctx context.Context) (scalar.Scalar, error) {
 	params, _ := ctx.Value(paramsKey{}).(map[int]any)

@@ -196,7 +196,7 @@ func castTo(e physexpr.Expr, from, to arrow.DataType) physexpr.Expr {
 	return physexpr.Cast{E: e, To: to}
 }
 
-// convertLiteral converts a literal's Go value to the Go type exec.Lit uses
+// convertLiteral converts a literal's Go value to the Go type physexpr.Lit uses
 // for to; ok is false when it cannot do so exactly (the run-time cast then
 // raises the error a value out of range deserves).
 func convertLiteral(v any, to arrow.DataType) (any, bool) {

@@ -147,7 +147,7 @@ func arith(n int, floats bool) signature {
 
 // decimalArith is add, subtract, multiply, divide and modulus over two decimals of any
 // precision and scale: the YAML's add:dec_dec and friends, whose output
-// precision and scale exec.DecimalResult computes (the exact result).
+// precision and scale physexpr.DecimalResult computes (the exact result).
 func decimalArith(name string, args []types.Type) (string, types.Type, bool) {
 	if len(args) != 2 {
 		return "", nil, false
