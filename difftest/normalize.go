@@ -57,7 +57,7 @@ import (
 //     gives each value its own scale (select_div_scale: 16 significant
 //     digits, at least the operands' scales); stablerow's column has one,
 //     max(s1, s2, 20), each value rounded where PostgreSQL rounds it and
-//     padded with zeros (exec/numdiv.go). A stablerow numeric column of
+//     padded with zeros (exec/physexpr/numdiv.go). A stablerow numeric column of
 //     scale 20 or more is such a quotient (the generator's other numerics
 //     have a few digits): both sides compare by value, trailing
 //     fractional zeros trimmed, and a PostgreSQL value of more than that

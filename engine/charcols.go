@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -42,15 +44,15 @@ func hasPaddedChar(s *arrow.Schema) bool {
 // padded char(n) columns over scan, whose columns are the table's columns
 // cols; scan itself when there is none.
 func stripPaddedChars(scan exec.Node, s *arrow.Schema, cols []int) (exec.Node, error) {
-	exprs := make([]exec.Expr, len(cols))
+	exprs := make([]physexpr.Expr, len(cols))
 	names := make([]string, len(cols))
 	strip := false
 	for i, c := range cols {
 		f := s.Field(c)
 		names[i] = f.Name
-		exprs[i] = exec.Col{Index: i, Name: f.Name}
+		exprs[i] = physexpr.Col{Index: i, Name: f.Name}
 		if paddedChar(f) {
-			exprs[i] = exec.CharCast{E: exprs[i], Trim: true}
+			exprs[i] = physexpr.CharCast{E: exprs[i], Trim: true}
 			strip = true
 		}
 	}
@@ -81,7 +83,7 @@ func assignDeclared(ctx context.Context, mem memory.Allocator, b arrow.RecordBat
 		if cols == nil {
 			cols = make([]arrow.Array, schema.NumFields())
 		}
-		a, err := exec.NewCharCast(exec.Col{Index: i, Name: f.Name}, c).Evaluate(ctx, mem, b)
+		a, err := physexpr.NewCharCast(physexpr.Col{Index: i, Name: f.Name}, c).Evaluate(ctx, mem, b)
 		if err != nil {
 			return nil, err
 		}

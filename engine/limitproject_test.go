@@ -5,10 +5,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/stablerow/stablerow/engine"
-	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/exec/exectest"
 )
 
@@ -47,7 +48,7 @@ func TestLimitEvaluatesSelectListWherePostgreSQLDoes(t *testing.T) {
 		}
 		for _, q := range raises {
 			_, err := db.Exec(ctx, q, nil)
-			require.ErrorIs(t, err, exec.ErrOutOfRange, "batch %d: %s", batch, q)
+			require.ErrorIs(t, err, physexpr.ErrOutOfRange, "batch %d: %s", batch, q)
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"math/big"
 	"math/bits"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
@@ -84,9 +86,9 @@ func decimalSumType(t arrow.DataType) *arrow.Decimal128Type {
 
 // decimalAvgType is avg's result type over decimal t: PostgreSQL's
 // numeric_avg divides sumX by N, rounded at select_div_scale's per-value
-// scale and widened to the column's (numdiv.go).
+// scale and widened to the column's (physexpr/numdiv.go).
 func decimalAvgType(t arrow.DataType) *arrow.Decimal128Type {
-	return &arrow.Decimal128Type{Precision: value.MaxDecimalPrecision, Scale: DecimalDivScale(t.(*arrow.Decimal128Type).Scale, 0)}
+	return &arrow.Decimal128Type{Precision: value.MaxDecimalPrecision, Scale: physexpr.DecimalDivScale(t.(*arrow.Decimal128Type).Scale, 0)}
 }
 
 func newDecimalSumAcc(avg bool, in arrow.DataType) *decimalSumAcc {
@@ -105,7 +107,7 @@ func (s *decimalSumAcc) update(args []arrow.Array, groups []uint32, ngroups int)
 	s.grow(ngroups)
 	a, ok := args[0].(*array.Decimal128)
 	if !ok {
-		return fmt.Errorf("%w: sum or avg of %s", ErrInvalidArgument, args[0].DataType())
+		return fmt.Errorf("%w: sum or avg of %s", physexpr.ErrInvalidArgument, args[0].DataType())
 	}
 	vals := a.Values()
 	sums, counts := s.sums, s.counts
@@ -146,7 +148,7 @@ func (s *decimalSumAcc) emit(mem memory.Allocator, n int) (arrow.Array, error) {
 			b.Append(v)
 			continue
 		}
-		q, err := divideDecimal(s.sums[g].bigInt(), s.scale, big.NewInt(s.counts[g]), 0, s.typ.Scale)
+		q, err := physexpr.DivideDecimal(s.sums[g].bigInt(), s.scale, big.NewInt(s.counts[g]), 0, s.typ.Scale)
 		if err != nil {
 			return nil, err
 		}
@@ -208,7 +210,7 @@ func (s *decimalSumMerge) update(args []arrow.Array, groups []uint32, ngroups in
 	hi, ok3 := args[2].(*array.Int64)
 	cnt, ok4 := args[3].(*array.Int64)
 	if !ok1 || !ok2 || !ok3 || !ok4 {
-		return fmt.Errorf("%w: decimal sum state columns %s, %s, %s, %s", ErrSchema, args[0].DataType(), args[1].DataType(), args[2].DataType(), args[3].DataType())
+		return fmt.Errorf("%w: decimal sum state columns %s, %s, %s, %s", physexpr.ErrSchema, args[0].DataType(), args[1].DataType(), args[2].DataType(), args[3].DataType())
 	}
 	for r, g := range groups {
 		if g == skipRow {

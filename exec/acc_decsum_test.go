@@ -6,6 +6,8 @@ import (
 	"math/big"
 	"testing"
 
+	"github.com/stablerow/stablerow/internal/arrowtest"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
@@ -14,13 +16,6 @@ import (
 	"github.com/stablerow/stablerow/value"
 	"github.com/stretchr/testify/require"
 )
-
-func decimalArray(mem memory.Allocator, t *arrow.Decimal128Type, vals []decimal128.Num, valid []bool) arrow.Array {
-	b := array.NewDecimal128Builder(mem, t)
-	defer b.Release()
-	b.AppendValues(vals, valid)
-	return b.NewArray()
-}
 
 // sum(numeric) is exact in the input's scale, as decimal(38, s); NULLs are
 // skipped and an empty group is NULL; a total past 38 digits is an
@@ -37,7 +32,7 @@ func TestDecimalSum(t *testing.T) {
 		t.Fatalf("sum(decimal(6,2)) type %s", out)
 	}
 	acc := mk()
-	a := decimalArray(mem, in, []decimal128.Num{decimal128.FromI64(325), decimal128.FromI64(-150), {}, decimal128.FromI64(999999)}, []bool{true, true, false, true})
+	a := arrowtest.DecimalArray(mem, in, []decimal128.Num{decimal128.FromI64(325), decimal128.FromI64(-150), {}, decimal128.FromI64(999999)}, []bool{true, true, false, true})
 	defer a.Release()
 	if err := acc.update([]arrow.Array{a}, []uint32{0, 0, 1, 0}, 2); err != nil {
 		t.Fatal(err)
@@ -77,7 +72,7 @@ func TestDecimalSum(t *testing.T) {
 // decimalSums is sum (or avg) of vals, one group, from one batch.
 func decimalSums(mem memory.Allocator, t *arrow.Decimal128Type, avg bool, vals []decimal128.Num) (decimal128.Num, error) {
 	acc := newDecimalSumAcc(avg, t)
-	x := decimalArray(mem, t, vals, nil)
+	x := arrowtest.DecimalArray(mem, t, vals, nil)
 	defer x.Release()
 	if err := acc.update([]arrow.Array{x}, make([]uint32, len(vals)), 1); err != nil {
 		return decimal128.Num{}, err
@@ -113,7 +108,7 @@ func FuzzDecimalSum(f *testing.F) {
 		var groups []uint32
 		for i := 0; i+9 <= len(body) && i < 9*200; i += 9 {
 			c := body[i]
-			vals = append(vals, num128(fuzzDecimal(c, binary.LittleEndian.Uint64(body[i+1:]), p)))
+			vals = append(vals, arrowtest.Num128(arrowtest.FuzzDecimal(c, binary.LittleEndian.Uint64(body[i+1:]), p)))
 			valid = append(valid, c&0x80 == 0)
 			groups = append(groups, uint32(int(body[i+1])%ngroups))
 		}
@@ -144,7 +139,7 @@ func FuzzDecimalSum(f *testing.F) {
 				overflow = overflow || new(big.Int).Abs(totals[g]).Cmp(value.Pow10(38)) >= 0
 				want = append(want, totals[g].String())
 			default:
-				q := refDivide(totals[g], typ.Scale, big.NewInt(counts[g]), 0, out.Scale)
+				q := arrowtest.RefDivide(totals[g], typ.Scale, big.NewInt(counts[g]), 0, out.Scale)
 				overflow = overflow || new(big.Int).Abs(q).Cmp(value.Pow10(38)) >= 0
 				want = append(want, q.String())
 			}
@@ -203,4 +198,26 @@ func FuzzDecimalSum(f *testing.F) {
 		res, err = merge.emit(mem, ngroups)
 		check(res, err, "two phases")
 	})
+}
+
+// avg(numeric) is the exact sum divided by the count by the same rule
+// (psql 15: avg of 3.25, -1.50, 9999.99 is 3333.9133333333333333); NULLs
+// are skipped, an empty group is NULL.
+func TestDecimalAvg(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	in := &arrow.Decimal128Type{Precision: 6, Scale: 2}
+	out, mk, err := aggSignature(Aggregate{Func: AggAvg}, []arrow.DataType{in})
+	require.NoError(t, err)
+	require.True(t, arrow.TypeEqual(out, &arrow.Decimal128Type{Precision: 38, Scale: 20}), "%s", out)
+	acc := mk()
+	a := arrowtest.DecimalArray(mem, in, []decimal128.Num{decimal128.FromI64(325), decimal128.FromI64(-150), {}, decimal128.FromI64(999999)}, []bool{true, true, false, true})
+	defer a.Release()
+	require.NoError(t, acc.update([]arrow.Array{a}, []uint32{0, 0, 1, 0}, 2))
+	res, err := acc.emit(mem, 2)
+	require.NoError(t, err)
+	defer res.Release()
+	d := res.(*array.Decimal128)
+	require.Equal(t, "3333.91333333333333330000", value.FormatDecimal(d.Value(0), 20))
+	require.True(t, d.IsNull(1))
 }

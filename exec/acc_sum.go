@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/big"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -91,7 +93,7 @@ func (s *intSumAcc) update(args []arrow.Array, groups []uint32, ngroups int) err
 	case *array.Uint8:
 		sumUnsigned(s, a, a.Uint8Values(), groups)
 	default:
-		return fmt.Errorf("%w: sum of %s", ErrInvalidArgument, a.DataType())
+		return fmt.Errorf("%w: sum of %s", physexpr.ErrInvalidArgument, a.DataType())
 	}
 	return nil
 }
@@ -122,7 +124,7 @@ func (s *intSumAcc) emit(mem memory.Allocator, n int) (arrow.Array, error) {
 		case s.counts[g] == 0:
 			b.AppendNull() // sum of no values is NULL
 		case s.hi[g] != int64(s.lo[g])>>63:
-			return nil, fmt.Errorf("%w: bigint out of range (sum)", ErrOutOfRange)
+			return nil, fmt.Errorf("%w: bigint out of range (sum)", physexpr.ErrOutOfRange)
 		default:
 			b.Append(int64(s.lo[g]))
 		}
@@ -155,7 +157,7 @@ type floatSumAcc struct {
 	set      []bool
 }
 
-var errFloatOverflow = fmt.Errorf("%w: value out of range: overflow", ErrOutOfRange)
+var errFloatOverflow = fmt.Errorf("%w: value out of range: overflow", physexpr.ErrOutOfRange)
 
 func (s *floatSumAcc) grow(n int) {
 	s.n, s.sx, s.sxx, s.set = growTo(s.n, n), growTo(s.sx, n), growTo(s.sxx, n), growTo(s.set, n)
@@ -172,7 +174,7 @@ func (s *floatSumAcc) update(args []arrow.Array, groups []uint32, ngroups int) e
 		v := a.Float32Values()
 		val = func(r int) float64 { return float64(v[r]) }
 	default:
-		return fmt.Errorf("%w: sum of %s", ErrInvalidArgument, a.DataType())
+		return fmt.Errorf("%w: sum of %s", physexpr.ErrInvalidArgument, a.DataType())
 	}
 	x := args[0]
 	for r, g := range groups {

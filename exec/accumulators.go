@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
@@ -83,7 +85,7 @@ type accumulator interface {
 // numeric, computed exactly and rounded once); sum of a float keeps its
 // type, avg of a float is double precision; sum of a numeric is
 // numeric(38, s), avg of a numeric is numeric(38, DecimalDivScale(s, 0))
-// (numdiv.go); min and max keep their type.
+// (physexpr/numdiv.go); min and max keep their type.
 func aggSignature(a Aggregate, args []arrow.DataType) (arrow.DataType, func() accumulator, error) {
 	want := 1
 	switch a.Func {
@@ -93,10 +95,10 @@ func aggSignature(a Aggregate, args []arrow.DataType) (arrow.DataType, func() ac
 		want = 2
 	}
 	if len(args) != want {
-		return nil, nil, fmt.Errorf("%w: %s takes %d arguments, got %d", ErrInvalidArgument, a.Func, want, len(args))
+		return nil, nil, fmt.Errorf("%w: %s takes %d arguments, got %d", physexpr.ErrInvalidArgument, a.Func, want, len(args))
 	}
 	bad := func() error {
-		return fmt.Errorf("%w: %s(%s) is not supported", ErrInvalidArgument, a.Func, args[0])
+		return fmt.Errorf("%w: %s(%s) is not supported", physexpr.ErrInvalidArgument, a.Func, args[0])
 	}
 	var out arrow.DataType
 	var mk func() accumulator
@@ -121,7 +123,7 @@ func aggSignature(a Aggregate, args []arrow.DataType) (arrow.DataType, func() ac
 			mk = func() accumulator { return &floatSumAcc{avg: avg, f32: f32} }
 		case args[0].ID() == arrow.DECIMAL128:
 			// PostgreSQL's avg(numeric) is sum / count through numeric
-			// division's per-value scale rule (numdiv.go).
+			// division's per-value scale rule (physexpr/numdiv.go).
 			in := args[0]
 			out, mk = newDecimalSumAcc(avg, in).typ, func() accumulator { return newDecimalSumAcc(avg, in) }
 		default:
@@ -148,11 +150,11 @@ func aggSignature(a Aggregate, args []arrow.DataType) (arrow.DataType, func() ac
 		out, mk = arrow.FixedWidthTypes.Boolean, func() accumulator { return &boolAcc{or: a.Func == AggBoolOr} }
 	case AggStringAgg:
 		if args[0].ID() != arrow.STRING || args[1].ID() != arrow.STRING {
-			return nil, nil, fmt.Errorf("%w: string_agg(%s, %s) is not supported", ErrInvalidArgument, args[0], args[1])
+			return nil, nil, fmt.Errorf("%w: string_agg(%s, %s) is not supported", physexpr.ErrInvalidArgument, args[0], args[1])
 		}
 		out, mk = arrow.BinaryTypes.String, func() accumulator { return &stringAggAcc{} }
 	default:
-		return nil, nil, fmt.Errorf("%w: aggregate function %d", ErrInvalidArgument, a.Func)
+		return nil, nil, fmt.Errorf("%w: aggregate function %d", physexpr.ErrInvalidArgument, a.Func)
 	}
 	if a.Distinct && a.Func != AggCountStar {
 		if !groupKeyOK(args[0]) {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 )
@@ -25,11 +27,11 @@ func newAggregation(input Node, groups []int, aggs []Aggregate) (aggregation, er
 	var fields []arrow.Field
 	for _, g := range groups {
 		if g < 0 || g >= in.NumFields() {
-			return a, fmt.Errorf("%w: group column %d out of range", ErrInvalidArgument, g)
+			return a, fmt.Errorf("%w: group column %d out of range", physexpr.ErrInvalidArgument, g)
 		}
 		f := in.Field(g)
 		if !groupKeyOK(f.Type) {
-			return a, fmt.Errorf("%w: cannot group by type %s", ErrInvalidArgument, f.Type)
+			return a, fmt.Errorf("%w: cannot group by type %s", physexpr.ErrInvalidArgument, f.Type)
 		}
 		fields = append(fields, arrow.Field{Name: f.Name, Type: f.Type, Nullable: f.Nullable})
 	}
@@ -37,7 +39,7 @@ func newAggregation(input Node, groups []int, aggs []Aggregate) (aggregation, er
 		types := make([]arrow.DataType, len(m.Args))
 		for i, c := range m.Args {
 			if c < 0 || c >= in.NumFields() {
-				return a, fmt.Errorf("%w: aggregate column %d out of range", ErrInvalidArgument, c)
+				return a, fmt.Errorf("%w: aggregate column %d out of range", physexpr.ErrInvalidArgument, c)
 			}
 			types[i] = in.Field(c).Type
 		}
@@ -53,7 +55,7 @@ func newAggregation(input Node, groups []int, aggs []Aggregate) (aggregation, er
 		fields = append(fields, arrow.Field{Name: m.Name, Type: out, Nullable: nullable})
 	}
 	if len(fields) == 0 {
-		return a, fmt.Errorf("%w: aggregate needs a group column or a measure", ErrInvalidArgument)
+		return a, fmt.Errorf("%w: aggregate needs a group column or a measure", physexpr.ErrInvalidArgument)
 	}
 	a.schema = arrow.NewSchema(fields, nil)
 	return a, nil
@@ -113,7 +115,7 @@ func (a *aggregation) update(accs []accumulator, b arrow.RecordBatch, groups []u
 // columns (consumed: released here) and the measures' state.
 func (a *aggregation) emit(tc *TaskContext, keys []arrow.Array, accs []accumulator, n int) (arrow.RecordBatch, error) {
 	cols := make([]arrow.Array, 0, a.schema.NumFields())
-	defer func() { releaseAll(cols) }()
+	defer func() { physexpr.ReleaseAll(cols) }()
 	cols = append(cols, keys...)
 	for _, acc := range accs {
 		if me, ok := acc.(multiEmitter); ok { // a partial aggregate's state

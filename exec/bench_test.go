@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/exec/exectest"
@@ -30,8 +32,8 @@ func TestErrorPropagation(t *testing.T) {
 	v, _ := exec.NewValuesExec(kvSchema, nil)
 	f := failNode{v}
 	srt, _ := exec.NewSortExec(f, []exec.SortKey{{Column: 0}})
-	flt, _ := exec.NewFilterExec(f, exec.Unary{Op: exec.OpIsNull, E: colK})
-	prj, _ := exec.NewProjectExec(f, []exec.Expr{colK}, []string{"k"})
+	flt, _ := exec.NewFilterExec(f, physexpr.Unary{Op: physexpr.OpIsNull, E: colK})
+	prj, _ := exec.NewProjectExec(f, []physexpr.Expr{colK}, []string{"k"})
 	un, _ := exec.NewUnionExec(v, f)
 	hjL, _ := exec.NewHashJoinExec(f, v, []int{0}, []int{0}, exec.JoinInner)
 	// A join with an empty left input runs its right input only when it

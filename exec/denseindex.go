@@ -1,6 +1,10 @@
 package exec
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/stablerow/stablerow/exec/physexpr"
+)
 
 // denseindex.go is the join's key index for a one-word key whose build
 // values lie in a narrow range (a partkey, an orderkey, a date): no hash
@@ -25,13 +29,10 @@ import "math/bits"
 // (at 256, 32 bytes a row of bitmap that a missing probe row touches, about
 // the hash table's 16 to 32 bytes of slots, plus 16 of ranks that only a
 // hit reads; BenchmarkJoinProbe's 64K orderkeys of 6M, 94 bits a row,
-// probe in 9.5 ns a row densely, 33 hashed), and at least denseMinSpan
+// probe in 9.5 ns a row densely, 33 hashed), and at least DenseMinSpan
 // bits whatever the rows (a tiny build over a wide key column: 192 KiB at
 // most, still cache-sized).
-const (
-	denseBitsPerRow = 256
-	denseMinSpan    = 1 << 20
-)
+const denseBitsPerRow = 256
 
 // denseJoinIndex turns the dense index on; tests turn it off to check the
 // hash table's probe against it.
@@ -55,7 +56,7 @@ func newDenseIndex(c *keyCol, n int, next []int32) *denseIndex {
 	if rows == 0 {
 		return nil
 	}
-	limit := max(uint64(denseMinSpan), denseBitsPerRow*uint64(rows))
+	limit := max(uint64(physexpr.DenseMinSpan), denseBitsPerRow*uint64(rows))
 	if uint64(hi)-uint64(lo) >= limit { // span > limit, without overflowing at 2^64
 		return nil
 	}

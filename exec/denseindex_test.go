@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -16,7 +18,7 @@ import (
 // edge: the range's ends and one past them, values that wrap (min-1, the
 // int64 extremes), every key of the build with its duplicates, NULLs on
 // both sides. It also checks which ranges take the dense index: the limit
-// of denseBitsPerRow bits per row (or denseMinSpan) and not one bit more.
+// of denseBitsPerRow bits per row (or DenseMinSpan) and not one bit more.
 func TestDenseIndex(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
@@ -35,8 +37,8 @@ func TestDenseIndex(t *testing.T) {
 		{"around-zero-int64-min", math.MinInt64, 100, 50, true, true, true},
 		{"int64-max", math.MaxInt64 - 99, 100, 50, false, false, true},
 		{"all-of-range", 5, 4096, 4096, false, false, true},
-		{"min-span-limit", 0, denseMinSpan, 10, false, false, true},
-		{"min-span-over", 0, denseMinSpan + 1, 10, false, false, false},
+		{"min-span-limit", 0, physexpr.DenseMinSpan, 10, false, false, true},
+		{"min-span-over", 0, physexpr.DenseMinSpan + 1, 10, false, false, false},
 		{"per-row-limit", 7, denseBitsPerRow * 40_000, 40_000, false, false, true},
 		{"per-row-over", 7, denseBitsPerRow*40_000 + 1, 40_000, false, false, false},
 		{"wide", math.MinInt64, math.MaxInt64, 1000, false, false, false},

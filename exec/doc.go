@@ -9,22 +9,14 @@
 //	out, err := exec.Collect(ctx, s) // caller releases every batch in out
 //	fmt.Println(exec.Explain(lim, true))
 //
-// Expressions (Expr: Col, Lit, Binary, Unary, In, Cast, and the scalar
-// expressions Case, Coalesce, NullIf, Distinct, Like and Func, whose
-// functions are registered by name in func.go) are plan-side trees.
-// FilterExec and ProjectExec Bind them to their input schema once (bind.go);
-// the Bound tree evaluates a batch to a compute.Datum, an array or a scalar
-// standing for every row, so literals and parameters are never copied per
-// row. A Memo (memo.go) keeps a node's Bound, so a planner that builds a
-// tree bottom-up and asks each node its type binds each node once. Arithmetic and casts follow PostgreSQL (arith.go, cast.go): overflow
-// is ErrOutOfRange, a zero divisor ErrDivisionByZero, never a wrapped value.
-//
-// A single value's parse, format and conversion (numeric_in and
-// numeric_out, date and timestamp text, float8out, boolin, extract's
-// fields, char(n)'s length coercion) are package value's; the kernels here
-// apply them a column at a time. exec keeps a few of value's names
-// (valuenames.go, errors.go) because plan and many callers match or call
-// them through exec; they are the same objects.
+// Scalar expressions (Expr, Bind, Bound, the column kernels) are package
+// physexpr's, below exec: FilterExec, ProjectExec and the joins' residual
+// predicates bind a physexpr.Expr to their input schema once and evaluate
+// the Bound per batch. Rows are
+// copied by index in one place, physexpr.Gather, for the filter's kept
+// rows, the join's output and the sort's permutation. The expression and
+// value errors (ErrSchema, ErrInvalidArgument, ErrOutOfRange, ...) are
+// physexpr's too; exec's own are ErrClosed and ErrNotUnique (errors.go).
 //
 // Joins (joins.go, joinstream.go): HashJoinExec (equi-join, optional
 // residual predicate) and NestedLoopJoinExec (any predicate, or none) share
@@ -44,21 +36,6 @@
 // code, grouptable_packed.go) and one accumulator per measure (acc_*.go). SetOpExec (setop.go)
 // is INTERSECT/EXCEPT [ALL] over the same group table; UNION ALL is
 // UnionExec, UNION and DISTINCT are aggregations without measures.
-//
-// Predicates run as typed loops over the values slices, 64 rows to a
-// result word, NULLs by ANDing validity bitmaps: comparisons of a column
-// with a constant or another column (cmp_kernels.go), IN lists (in.go),
-// LIKE patterns of literal runs and '%' on raw bytes (like_fast.go).
-// Rows are copied by index in one place, gather.go, for the filter's kept
-// rows, the join's output and the sort's permutation.
-//
-// Decimal + - * / % run in lanes chosen at Bind (decarith.go); a tree of
-// + - * whose leaves fit int64 is evaluated at its root in int64, one
-// output column for the tree (decfused.go).
-//
-// CASE and COALESCE evaluate an arm only over the rows that reach it
-// (case.go, selection.go), so an arm's error is raised only where
-// PostgreSQL would raise it.
 //
 // Memory: TaskContext.Pool (package memlimit) is the statement's budget.
 // The operators whose state grows with their input reserve from it before

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/stablerow/stablerow/exec"
@@ -80,7 +82,7 @@ func TestUnion(t *testing.T) {
 	v1, _ := exec.NewValuesExec(kvSchema, nil)
 	v2, _ := exec.NewValuesExec(other, nil)
 	_ = mem
-	if _, err := exec.NewUnionExec(v1, v2); !errors.Is(err, exec.ErrSchema) {
+	if _, err := exec.NewUnionExec(v1, v2); !errors.Is(err, physexpr.ErrSchema) {
 		t.Fatalf("want ErrSchema, got %v", err)
 	}
 }
@@ -108,13 +110,13 @@ func TestUnnest(t *testing.T) {
 		Ordered: true,
 	})
 	u, _ := exec.NewUnnestParamExec(1, arrow.PrimitiveTypes.Int64)
-	if _, err := u.Execute(context.Background(), &exec.TaskContext{}); !errors.Is(err, exec.ErrInvalidArgument) {
+	if _, err := u.Execute(context.Background(), &exec.TaskContext{}); !errors.Is(err, physexpr.ErrInvalidArgument) {
 		t.Fatalf("unbound param: %v", err)
 	}
-	if _, err := u.Execute(context.Background(), &exec.TaskContext{Params: map[int]any{1: []uint64{1}}}); !errors.Is(err, exec.ErrSchema) {
+	if _, err := u.Execute(context.Background(), &exec.TaskContext{Params: map[int]any{1: []uint64{1}}}); !errors.Is(err, physexpr.ErrSchema) {
 		t.Fatalf("wrong param type: %v", err)
 	}
-	if _, err := exec.NewUnnestExec([]float32{1}); !errors.Is(err, exec.ErrInvalidArgument) {
+	if _, err := exec.NewUnnestExec([]float32{1}); !errors.Is(err, physexpr.ErrInvalidArgument) {
 		t.Fatalf("bad list: %v", err)
 	}
 	// A text list parameter, with a NULL.

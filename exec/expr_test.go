@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/stablerow/stablerow/exec"
@@ -15,31 +17,31 @@ import (
 )
 
 var (
-	colK = exec.Col{Index: 0, Name: "k"}
-	colS = exec.Col{Index: 1, Name: "s"}
+	colK = physexpr.Col{Index: 0, Name: "k"}
+	colS = physexpr.Col{Index: 1, Name: "s"}
 )
 
 func TestFilter(t *testing.T) {
 	rows := randRows(rand.New(rand.NewPCG(41, 42)), 80)
 	cases := []struct {
-		pred exec.Expr
+		pred physexpr.Expr
 		ref  func(k, s any) bool // true only where SQL's predicate is TRUE
 	}{
-		{exec.Binary{Op: exec.OpGt, L: colK, R: exec.Lit{Value: int64(4)}},
+		{physexpr.Binary{Op: physexpr.OpGt, L: colK, R: physexpr.Lit{Value: int64(4)}},
 			func(k, s any) bool { return k != nil && k.(int64) > 4 }},
-		{exec.Binary{Op: exec.OpOr,
-			L: exec.Binary{Op: exec.OpAnd, L: exec.Binary{Op: exec.OpLe, L: colK, R: exec.Lit{Value: int64(3)}}, R: exec.Binary{Op: exec.OpNe, L: colS, R: exec.Lit{Value: "c"}}},
-			R: exec.Unary{Op: exec.OpIsNull, E: colK}},
+		{physexpr.Binary{Op: physexpr.OpOr,
+			L: physexpr.Binary{Op: physexpr.OpAnd, L: physexpr.Binary{Op: physexpr.OpLe, L: colK, R: physexpr.Lit{Value: int64(3)}}, R: physexpr.Binary{Op: physexpr.OpNe, L: colS, R: physexpr.Lit{Value: "c"}}},
+			R: physexpr.Unary{Op: physexpr.OpIsNull, E: colK}},
 			func(k, s any) bool { return k == nil || (k.(int64) <= 3 && s != nil && s.(string) != "c") }},
-		{exec.Unary{Op: exec.OpNot, E: exec.In{E: colS, List: []exec.Lit{{Value: "a"}, {Value: "b"}, {Value: "q"}}}},
+		{physexpr.Unary{Op: physexpr.OpNot, E: physexpr.In{E: colS, List: []physexpr.Lit{{Value: "a"}, {Value: "b"}, {Value: "q"}}}},
 			func(k, s any) bool { return s != nil && s != "a" && s != "b" && s != "q" }},
-		{exec.In{E: colK, List: []exec.Lit{{Value: int64(1)}, {Value: nil, Type: arrow.PrimitiveTypes.Int64}}},
+		{physexpr.In{E: colK, List: []physexpr.Lit{{Value: int64(1)}, {Value: nil, Type: arrow.PrimitiveTypes.Int64}}},
 			func(k, s any) bool { return k == int64(1) }},
-		{exec.Binary{Op: exec.OpEq, L: exec.Binary{Op: exec.OpMul, L: colK, R: exec.Lit{Value: int64(2)}}, R: exec.Binary{Op: exec.OpAdd, L: colK, R: exec.Lit{Value: int64(3)}}},
+		{physexpr.Binary{Op: physexpr.OpEq, L: physexpr.Binary{Op: physexpr.OpMul, L: colK, R: physexpr.Lit{Value: int64(2)}}, R: physexpr.Binary{Op: physexpr.OpAdd, L: colK, R: physexpr.Lit{Value: int64(3)}}},
 			func(k, s any) bool { return k == int64(3) }},
-		{exec.Unary{Op: exec.OpIsNotNull, E: colS},
+		{physexpr.Unary{Op: physexpr.OpIsNotNull, E: colS},
 			func(k, s any) bool { return s != nil }},
-		{exec.Binary{Op: exec.OpGe, L: exec.Cast{E: colK, To: arrow.PrimitiveTypes.Float64}, R: exec.Lit{Value: 7.5}},
+		{physexpr.Binary{Op: physexpr.OpGe, L: physexpr.Cast{E: colK, To: arrow.PrimitiveTypes.Float64}, R: physexpr.Lit{Value: 7.5}},
 			func(k, s any) bool { return k != nil && float64(k.(int64)) >= 7.5 }},
 	}
 	for _, c := range cases {
@@ -57,10 +59,10 @@ func TestFilter(t *testing.T) {
 		})
 	}
 	v, _ := exec.NewValuesExec(kvSchema, nil)
-	if _, err := exec.NewFilterExec(v, colK); !errors.Is(err, exec.ErrSchema) {
+	if _, err := exec.NewFilterExec(v, colK); !errors.Is(err, physexpr.ErrSchema) {
 		t.Fatal(err)
 	}
-	if _, err := exec.NewFilterExec(v, exec.Binary{Op: exec.OpEq, L: colK, R: colS}); !errors.Is(err, exec.ErrSchema) {
+	if _, err := exec.NewFilterExec(v, physexpr.Binary{Op: physexpr.OpEq, L: colK, R: colS}); !errors.Is(err, physexpr.ErrSchema) {
 		t.Fatal(err)
 	}
 }
@@ -78,7 +80,7 @@ func TestProject(t *testing.T) {
 	exectest.Run(t, exectest.Case{
 		Inputs: []exectest.Input{{Schema: kvSchema, Rows: rows}},
 		Build: func(in []exec.Node) (exec.Node, error) {
-			return exec.NewProjectExec(in[0], []exec.Expr{colS, exec.Binary{Op: exec.OpSub, L: colK, R: exec.Lit{Value: int64(1)}}, exec.Unary{Op: exec.OpIsNull, E: colK}},
+			return exec.NewProjectExec(in[0], []physexpr.Expr{colS, physexpr.Binary{Op: physexpr.OpSub, L: colK, R: physexpr.Lit{Value: int64(1)}}, physexpr.Unary{Op: physexpr.OpIsNull, E: colK}},
 				[]string{"s", "d", "knull"})
 		},
 		Want:    want,
@@ -90,7 +92,7 @@ func TestProject(t *testing.T) {
 	v, _ := exec.NewValuesExec(kvSchema, []arrow.RecordBatch{b})
 	b.Release()
 	defer v.Release()
-	p, err := exec.NewProjectExec(v, []exec.Expr{exec.Binary{Op: exec.OpDiv, L: colK, R: exec.Lit{Value: int64(0)}}}, []string{"q"})
+	p, err := exec.NewProjectExec(v, []physexpr.Expr{physexpr.Binary{Op: physexpr.OpDiv, L: colK, R: physexpr.Lit{Value: int64(0)}}}, []string{"q"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,23 +133,23 @@ func TestInSetMatchesOrChain(t *testing.T) {
 		}
 		b, err := exectest.Batch(mem, schema, rows)
 		require.NoError(t, err)
-		var list []exec.Lit
+		var list []physexpr.Lit
 		for range 1 + r.IntN(5) {
-			list = append(list, exec.Lit{Value: val()})
+			list = append(list, physexpr.Lit{Value: val()})
 		}
 		if round%2 == 1 {
-			list = append(list, exec.Lit{Type: typ})
+			list = append(list, physexpr.Lit{Type: typ})
 		}
-		in := exec.In{E: exec.Col{Index: 0, Name: "x"}, List: list}
+		in := physexpr.In{E: physexpr.Col{Index: 0, Name: "x"}, List: list}
 		got, err := in.Evaluate(ctx, mem, b)
 		require.NoError(t, err)
-		var want exec.Expr
+		var want physexpr.Expr
 		for _, l := range list {
-			eq := exec.Binary{Op: exec.OpEq, L: exec.Col{Index: 0, Name: "x"}, R: l}
+			eq := physexpr.Binary{Op: physexpr.OpEq, L: physexpr.Col{Index: 0, Name: "x"}, R: l}
 			if want == nil {
 				want = eq
 			} else {
-				want = exec.Binary{Op: exec.OpOr, L: want, R: eq}
+				want = physexpr.Binary{Op: physexpr.OpOr, L: want, R: eq}
 			}
 		}
 		ref, err := want.Evaluate(ctx, mem, b)

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
@@ -52,7 +54,7 @@ type UnindexedFallbackScan struct {
 func NewUnindexedFallbackScan(t *table.Table, keyColumn string, fragments []uint32) (*UnindexedFallbackScan, error) {
 	ki := t.ColumnIndex(keyColumn)
 	if ki < 0 {
-		return nil, fmt.Errorf("%w: fallback: unknown column %q", ErrInvalidArgument, keyColumn)
+		return nil, fmt.Errorf("%w: fallback: unknown column %q", physexpr.ErrInvalidArgument, keyColumn)
 	}
 	name := t.Schema().Field(ki).Name
 	return &UnindexedFallbackScan{t: t, keyColumn: name, fragments: slices.Clone(fragments),
@@ -80,7 +82,7 @@ func (n *UnindexedFallbackScan) Execute(_ context.Context, tc *TaskContext) (Str
 	}
 	if n.bySequence {
 		if _, ok := feed.keys.(*array.Uint64); !ok {
-			return nil, fmt.Errorf("%w: fallback: _rowid keys are %s, not uint64", ErrSchema, feed.keys.DataType())
+			return nil, fmt.Errorf("%w: fallback: _rowid keys are %s, not uint64", physexpr.ErrSchema, feed.keys.DataType())
 		}
 	}
 	// The scan child runs without the probe binding.

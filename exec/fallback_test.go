@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/stretchr/testify/require"
@@ -184,11 +186,11 @@ func TestKeyedNodesNeedAProbeBatch(t *testing.T) {
 	fb, err := exec.NewUnindexedFallbackScan(tb, "_rowid", tb.FragmentIDs())
 	require.NoError(t, err)
 	_, err = fb.Execute(context.Background(), &exec.TaskContext{})
-	require.ErrorIs(t, err, exec.ErrInvalidArgument)
+	require.ErrorIs(t, err, physexpr.ErrInvalidArgument)
 	pr, err := exec.NewIndexProbeExec(ix.at(tb))
 	require.NoError(t, err)
 	_, err = pr.Execute(context.Background(), &exec.TaskContext{})
-	require.ErrorIs(t, err, exec.ErrInvalidArgument)
+	require.ErrorIs(t, err, physexpr.ErrInvalidArgument)
 }
 
 // TestFallbackRowIDWorkBoundedByKeys: a take of a few ids that live in a

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
@@ -18,31 +20,32 @@ import (
 // costs one evaluation of the bound tree. A predicate that comes out as a
 // scalar (it reads no column) keeps or drops the whole batch. A mask
 // becomes the list of kept rows, and the columns are copied at those rows
-// by gather.go's typed loops; a batch kept whole, or dropped whole, is not
-// copied at all. A predicate that evaluates into words (wordeval.go: column
-// comparisons and AND/OR of them) writes into the stream's two word slices
-// and the kept rows come from those, with no Boolean array made per batch:
+// by physexpr.GatherBatch's typed loops; a batch kept whole, or dropped
+// whole, is not copied at all. A predicate that evaluates into words
+// (physexpr/wordeval.go: column comparisons and AND/OR of them) writes
+// into the stream's two word slices and the kept rows come from those,
+// with no Boolean array made per batch:
 //
-//	mask or words ──▶ selection ──┬─ no row    ──▶ drop
+//	mask or words ──▶ Selection ──┬─ no row    ──▶ drop
 //	                     ├─ every row ──▶ push the batch as it is
-//	                     └─ some rows ──▶ gatherBatch ──▶ push
+//	                     └─ some rows ──▶ GatherBatch ──▶ push
 type FilterExec struct {
 	input   Node
-	pred    Expr
-	bound   Bound
+	pred    physexpr.Expr
+	bound   physexpr.Bound
 	metrics Metrics
 	// oneTimeFalse: the condition is a constant FALSE or NULL; the input
 	// is never executed (onetimefilter.go).
 	oneTimeFalse bool
 }
 
-func NewFilterExec(input Node, pred Expr) (*FilterExec, error) {
-	bd, err := Bind(pred, input.Schema())
+func NewFilterExec(input Node, pred physexpr.Expr) (*FilterExec, error) {
+	bd, err := physexpr.Bind(pred, input.Schema())
 	if err != nil {
 		return nil, fmt.Errorf("filter %s: %w", pred, err)
 	}
 	if t := bd.Type(); t.ID() != arrow.BOOL {
-		return nil, fmt.Errorf("%w: filter predicate %s is %s, want boolean", ErrSchema, pred, t)
+		return nil, fmt.Errorf("%w: filter predicate %s is %s, want boolean", physexpr.ErrSchema, pred, t)
 	}
 	return &FilterExec{input: input, pred: pred, bound: bd}, nil
 }
@@ -75,8 +78,8 @@ type filterStream struct {
 	tc  *TaskContext
 	in  Stream
 	co  *Coalescer
-	sel []int32 // the kept rows of the batch at hand (gather.go)
-	// vals and valid are a wordEval predicate's words, reused per batch.
+	sel []int32 // the kept rows of the batch at hand (physexpr/gather.go)
+	// vals and valid are a WordEval predicate's words, reused per batch.
 	vals, valid []uint64
 	eof         bool
 }
@@ -90,7 +93,7 @@ func (s *filterStream) Close() error {
 func (s *filterStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	return pullCoalesced(ctx, s.in, s.co, &s.eof, &s.n.metrics, func(b arrow.RecordBatch) error {
 		mem := s.tc.mem()
-		if we, ok := s.n.bound.(wordEval); ok {
+		if we, ok := s.n.bound.(physexpr.WordEval); ok {
 			return s.filterWords(ctx, mem, we, b)
 		}
 		d, err := s.n.bound.Eval(ctx, mem, b)
@@ -108,25 +111,25 @@ func (s *filterStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		defer ma.Release()
 		mask, ok := ma.(*array.Boolean)
 		if !ok || mask.Len() != int(b.NumRows()) {
-			return fmt.Errorf("%w: filter mask is %d rows of %s for a batch of %d", ErrSchema, ma.Len(), ma.DataType(), b.NumRows())
+			return fmt.Errorf("%w: filter mask is %d rows of %s for a batch of %d", physexpr.ErrSchema, ma.Len(), ma.DataType(), b.NumRows())
 		}
-		s.sel = selection(mask, s.sel)
+		s.sel = physexpr.Selection(mask, s.sel)
 		return s.keep(ctx, mem, b)
 	})
 }
 
-// filterWords evaluates a wordEval predicate into the stream's words.
-func (s *filterStream) filterWords(ctx context.Context, mem memory.Allocator, we wordEval, b arrow.RecordBatch) error {
+// filterWords evaluates a WordEval predicate into the stream's words.
+func (s *filterStream) filterWords(ctx context.Context, mem memory.Allocator, we physexpr.WordEval, b arrow.RecordBatch) error {
 	n := int(b.NumRows())
-	nw := wordsFor(n)
+	nw := physexpr.WordsFor(n)
 	if cap(s.vals) < nw {
 		s.vals, s.valid = make([]uint64, nw), make([]uint64, nw)
 	}
 	vals, valid := s.vals[:nw], s.valid[:nw]
-	if err := we.evalWords(ctx, mem, b, nil, vals, valid); err != nil {
+	if err := we.EvalWords(ctx, mem, b, nil, vals, valid); err != nil {
 		return err
 	}
-	s.sel = selWords(vals, valid, n, s.sel)
+	s.sel = physexpr.SelWords(vals, valid, n, s.sel)
 	return s.keep(ctx, mem, b)
 }
 
@@ -138,7 +141,7 @@ func (s *filterStream) keep(ctx context.Context, mem memory.Allocator, b arrow.R
 	case int(b.NumRows()):
 		return s.co.Push(b)
 	}
-	out, err := gatherBatch(ctx, mem, b, s.sel)
+	out, err := physexpr.GatherBatch(ctx, mem, b, s.sel)
 	if err != nil {
 		return fmt.Errorf("exec: filter: %w", err)
 	}

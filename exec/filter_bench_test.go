@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
@@ -51,37 +53,37 @@ func lineitemBatches(b *testing.B, mem memory.Allocator) (*arrow.Schema, []arrow
 // the kept rows.
 func BenchmarkFilter(b *testing.B) {
 	dec := &arrow.Decimal128Type{Precision: 15, Scale: 2}
-	col := func(i int, name string) exec.Col { return exec.Col{Index: i, Name: name} }
+	col := func(i int, name string) physexpr.Col { return physexpr.Col{Index: i, Name: name} }
 	ship, disc, qty := col(0, "l_shipdate"), col(1, "l_discount"), col(2, "l_quantity")
 	mode := col(4, "l_shipmode")
-	d := func(v int64) exec.Lit { return exec.Lit{Value: decimal128.FromI64(v), Type: dec} }
-	date := func(v int32) exec.Lit { return exec.Lit{Value: arrow.Date32(v)} }
-	and := func(es ...exec.Expr) exec.Expr {
+	d := func(v int64) physexpr.Lit { return physexpr.Lit{Value: decimal128.FromI64(v), Type: dec} }
+	date := func(v int32) physexpr.Lit { return physexpr.Lit{Value: arrow.Date32(v)} }
+	and := func(es ...physexpr.Expr) physexpr.Expr {
 		e := es[0]
 		for _, x := range es[1:] {
-			e = exec.Binary{Op: exec.OpAnd, L: e, R: x}
+			e = physexpr.Binary{Op: physexpr.OpAnd, L: e, R: x}
 		}
 		return e
 	}
 	for _, c := range []struct {
 		name string
-		e    exec.Expr
+		e    physexpr.Expr
 	}{
 		// Q6: about 2% of the rows
 		{"q6", and(
-			exec.Binary{Op: exec.OpGe, L: ship, R: date(8766)}, exec.Binary{Op: exec.OpLt, L: ship, R: date(9131)},
-			exec.Binary{Op: exec.OpGe, L: disc, R: d(5)}, exec.Binary{Op: exec.OpLe, L: disc, R: d(7)},
-			exec.Binary{Op: exec.OpLt, L: qty, R: d(2400)})},
+			physexpr.Binary{Op: physexpr.OpGe, L: ship, R: date(8766)}, physexpr.Binary{Op: physexpr.OpLt, L: ship, R: date(9131)},
+			physexpr.Binary{Op: physexpr.OpGe, L: disc, R: d(5)}, physexpr.Binary{Op: physexpr.OpLe, L: disc, R: d(7)},
+			physexpr.Binary{Op: physexpr.OpLt, L: qty, R: d(2400)})},
 		// one quarter of shipdates, about 3.6% of the rows: a range on one column
 		{"date-quarter", and(
-			exec.Binary{Op: exec.OpGe, L: ship, R: date(9496)}, exec.Binary{Op: exec.OpLt, L: ship, R: date(9587)})},
+			physexpr.Binary{Op: physexpr.OpGe, L: ship, R: date(9496)}, physexpr.Binary{Op: physexpr.OpLt, L: ship, R: date(9587)})},
 		// Q19-like: BETWEEN on a decimal
 		{"decimal-between", and(
-			exec.Binary{Op: exec.OpGe, L: qty, R: d(1000)}, exec.Binary{Op: exec.OpLe, L: qty, R: d(2000)})},
-		{"date-half", exec.Binary{Op: exec.OpLt, L: ship, R: date(9299)}},
-		{"decimal-cols", exec.Binary{Op: exec.OpLt, L: disc, R: col(3, "l_extendedprice")}},
-		{"text-eq", exec.Binary{Op: exec.OpEq, L: mode, R: exec.Lit{Value: "MAIL"}}},
-		{"all-kept", exec.Binary{Op: exec.OpGe, L: ship, R: date(0)}},
+			physexpr.Binary{Op: physexpr.OpGe, L: qty, R: d(1000)}, physexpr.Binary{Op: physexpr.OpLe, L: qty, R: d(2000)})},
+		{"date-half", physexpr.Binary{Op: physexpr.OpLt, L: ship, R: date(9299)}},
+		{"decimal-cols", physexpr.Binary{Op: physexpr.OpLt, L: disc, R: col(3, "l_extendedprice")}},
+		{"text-eq", physexpr.Binary{Op: physexpr.OpEq, L: mode, R: physexpr.Lit{Value: "MAIL"}}},
+		{"all-kept", physexpr.Binary{Op: physexpr.OpGe, L: ship, R: date(0)}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			mem := memory.NewGoAllocator()
@@ -150,10 +152,10 @@ func BenchmarkFilterDateRange(b *testing.B) {
 			bt.Release()
 		}
 	}()
-	ship := exec.Col{Index: 0, Name: "l_shipdate"}
-	pred := exec.Binary{Op: exec.OpAnd,
-		L: exec.Binary{Op: exec.OpGe, L: ship, R: exec.Lit{Value: arrow.Date32(9496)}},
-		R: exec.Binary{Op: exec.OpLt, L: ship, R: exec.Lit{Value: arrow.Date32(9587)}}}
+	ship := physexpr.Col{Index: 0, Name: "l_shipdate"}
+	pred := physexpr.Binary{Op: physexpr.OpAnd,
+		L: physexpr.Binary{Op: physexpr.OpGe, L: ship, R: physexpr.Lit{Value: arrow.Date32(9496)}},
+		R: physexpr.Binary{Op: physexpr.OpLt, L: ship, R: physexpr.Lit{Value: arrow.Date32(9587)}}}
 	vals, err := exec.NewValuesExec(schema, batches)
 	if err != nil {
 		b.Fatal(err)

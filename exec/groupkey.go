@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 )
@@ -150,7 +152,7 @@ func appendValue(b array.Builder, a arrow.Array, row int) error {
 	case *array.Decimal128:
 		b.(*array.Decimal128Builder).Append(a.Value(row))
 	default:
-		return fmt.Errorf("%w: group key type %s", ErrInvalidArgument, a.DataType())
+		return fmt.Errorf("%w: group key type %s", physexpr.ErrInvalidArgument, a.DataType())
 	}
 	return nil
 }

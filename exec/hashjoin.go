@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 )
@@ -30,28 +32,28 @@ func NewHashJoinExec(left, right Node, leftKeys, rightKeys []int, typ JoinType) 
 // NewHashJoinExecResidual joins on leftKeys = rightKeys and residual (over
 // left ++ right; nil for none). JoinAntiNullAware takes one key and no
 // residual.
-func NewHashJoinExecResidual(left, right Node, leftKeys, rightKeys []int, typ JoinType, residual Expr) (*HashJoinExec, error) {
+func NewHashJoinExecResidual(left, right Node, leftKeys, rightKeys []int, typ JoinType, residual physexpr.Expr) (*HashJoinExec, error) {
 	if len(leftKeys) == 0 || len(leftKeys) != len(rightKeys) {
-		return nil, fmt.Errorf("%w: join needs equal, non-empty key lists", ErrInvalidArgument)
+		return nil, fmt.Errorf("%w: join needs equal, non-empty key lists", physexpr.ErrInvalidArgument)
 	}
 	if !typ.valid() {
-		return nil, fmt.Errorf("%w: join type %d", ErrInvalidArgument, typ)
+		return nil, fmt.Errorf("%w: join type %d", physexpr.ErrInvalidArgument, typ)
 	}
 	if typ == JoinAntiNullAware && (len(leftKeys) != 1 || residual != nil) {
-		return nil, fmt.Errorf("%w: a NULL-aware anti join takes one key and no residual", ErrInvalidArgument)
+		return nil, fmt.Errorf("%w: a NULL-aware anti join takes one key and no residual", physexpr.ErrInvalidArgument)
 	}
 	ls, rs := left.Schema(), right.Schema()
 	for i := range leftKeys {
 		l, r := leftKeys[i], rightKeys[i]
 		if l < 0 || l >= ls.NumFields() || r < 0 || r >= rs.NumFields() {
-			return nil, fmt.Errorf("%w: join key %d out of range", ErrInvalidArgument, i)
+			return nil, fmt.Errorf("%w: join key %d out of range", physexpr.ErrInvalidArgument, i)
 		}
 		lt, rt := ls.Field(l).Type, rs.Field(r).Type
 		if !arrow.TypeEqual(lt, rt) {
-			return nil, fmt.Errorf("%w: join key %d types %s and %s differ", ErrSchema, i, lt, rt)
+			return nil, fmt.Errorf("%w: join key %d types %s and %s differ", physexpr.ErrSchema, i, lt, rt)
 		}
 		if !joinKeyOK(lt) {
-			return nil, fmt.Errorf("%w: join key type %s", ErrInvalidArgument, lt)
+			return nil, fmt.Errorf("%w: join key type %s", physexpr.ErrInvalidArgument, lt)
 		}
 	}
 	out, pair := joinSchemas(ls, rs, typ)

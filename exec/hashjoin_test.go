@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/exec/exectest"
@@ -83,10 +85,10 @@ func TestHashJoin(t *testing.T) {
 func TestHashJoinErrors(t *testing.T) {
 	l, _ := exec.NewValuesExec(kvSchema, nil)
 	rn, _ := exec.NewValuesExec(rSchema, nil)
-	if _, err := exec.NewHashJoinExec(l, rn, []int{0}, []int{1}, exec.JoinInner); !errors.Is(err, exec.ErrSchema) {
+	if _, err := exec.NewHashJoinExec(l, rn, []int{0}, []int{1}, exec.JoinInner); !errors.Is(err, physexpr.ErrSchema) {
 		t.Fatal(err)
 	}
-	if _, err := exec.NewHashJoinExec(l, rn, nil, nil, exec.JoinInner); !errors.Is(err, exec.ErrInvalidArgument) {
+	if _, err := exec.NewHashJoinExec(l, rn, nil, nil, exec.JoinInner); !errors.Is(err, physexpr.ErrInvalidArgument) {
 		t.Fatal(err)
 	}
 	j, err := exec.NewHashJoinExec(l, rn, []int{0}, []int{0}, exec.JoinLeft)

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -60,7 +62,7 @@ func BenchmarkKeyIndexProbe(b *testing.B) {
 	for i := range probes {
 		probes[i] = benchKeyArray(mem, r, keys, batch, 2)
 	}
-	defer releaseAll(probes)
+	defer physexpr.ReleaseAll(probes)
 	for _, tc := range []struct {
 		name  string
 		build []arrow.Array
@@ -109,7 +111,7 @@ func BenchmarkGroupTableInsert(b *testing.B) {
 		arrs = append(arrs, bb.NewArray())
 		bb.Release()
 	}
-	defer releaseAll(arrs)
+	defer physexpr.ReleaseAll(arrs)
 	types := []arrow.DataType{arrow.PrimitiveTypes.Int64}
 	b.ResetTimer()
 	for b.Loop() {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
@@ -112,7 +114,7 @@ func FuzzHashTable(f *testing.F) {
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		defer mem.AssertSize(t, 0)
 		cols := fuzzKeyColumns(mem, data[2:])
-		defer releaseAll(cols)
+		defer physexpr.ReleaseAll(cols)
 		n := cols[0].Len()
 		nb := min(n, int(data[0])%(n+1))
 		batch := int(data[1]%9) + 1
@@ -120,8 +122,8 @@ func FuzzHashTable(f *testing.F) {
 			build, probe := pickKeys(cols, set, 0, nb), pickKeys(cols, set, nb, n)
 			checkKeyIndex(t, set, build, probe)
 			checkGroupTable(t, mem, set, pickKeys(cols, set, 0, n), probe, batch)
-			releaseAll(build)
-			releaseAll(probe)
+			physexpr.ReleaseAll(build)
+			physexpr.ReleaseAll(probe)
 		}
 	})
 }
@@ -186,7 +188,7 @@ func checkKeyIndex(t *testing.T, set []int, build, probe []arrow.Array) {
 }
 
 func checkGroupTable(t *testing.T, mem memory.Allocator, set []int, all, probe []arrow.Array, batch int) {
-	defer releaseAll(all)
+	defer physexpr.ReleaseAll(all)
 	n := all[0].Len()
 	types := make([]arrow.DataType, len(all))
 	for i, c := range all {
@@ -218,7 +220,7 @@ func checkGroupTable(t *testing.T, mem memory.Allocator, set []int, all, probe [
 				t.Fatalf("keys %v row %d: group %d, want %d", set, r, ids[r-lo], g)
 			}
 		}
-		releaseAll(b)
+		physexpr.ReleaseAll(b)
 	}
 	if tb.len() != len(first) {
 		t.Fatalf("keys %v: %d groups, want %d", set, tb.len(), len(first))
@@ -235,7 +237,7 @@ func checkGroupTable(t *testing.T, mem memory.Allocator, set []int, all, probe [
 		}
 	}
 	keys := tb.finish()
-	defer releaseAll(keys)
+	defer physexpr.ReleaseAll(keys)
 	var kb []byte
 	for g, r := range first {
 		buf = encodeGroupKey(buf[:0], all, r)

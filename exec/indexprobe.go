@@ -8,6 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"golang.org/x/sync/errgroup"
@@ -47,7 +49,7 @@ type IndexProbeExec struct {
 // NewIndexProbeExec probes index.
 func NewIndexProbeExec(index KeyIndex) (*IndexProbeExec, error) {
 	if index == nil {
-		return nil, fmt.Errorf("%w: index probe: nil index", ErrInvalidArgument)
+		return nil, fmt.Errorf("%w: index probe: nil index", physexpr.ErrInvalidArgument)
 	}
 	return &IndexProbeExec{index: index}, nil
 }
@@ -184,7 +186,7 @@ func probeParallel(ctx context.Context, ix KeyIndex, keys arrow.Array, m *Metric
 			return nil, err
 		}
 		if len(r.Addrs) != n || len(r.Found) != n {
-			return nil, fmt.Errorf("%w: index answered %d of %d keys", ErrInvalidArgument, len(r.Found), n)
+			return nil, fmt.Errorf("%w: index answered %d of %d keys", physexpr.ErrInvalidArgument, len(r.Found), n)
 		}
 		return r, nil
 	}
@@ -200,7 +202,7 @@ func probeParallel(ctx context.Context, ix KeyIndex, keys arrow.Array, m *Metric
 				return err
 			}
 			if len(r.Addrs) != hi-lo || len(r.Found) != hi-lo {
-				return fmt.Errorf("%w: index answered %d of %d keys", ErrInvalidArgument, len(r.Found), hi-lo)
+				return fmt.Errorf("%w: index answered %d of %d keys", physexpr.ErrInvalidArgument, len(r.Found), hi-lo)
 			}
 			results[p] = r
 			return nil

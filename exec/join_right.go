@@ -4,9 +4,10 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/compute"
 )
 
 // The RIGHT-side join types let the planner build whichever input is
@@ -140,25 +141,9 @@ func (s *joinStream) takeBuild(ctx context.Context, idx []int32) (arrow.RecordBa
 			c.Release()
 		}
 	}()
-	var ia arrow.Array
-	defer func() {
-		if ia != nil {
-			ia.Release()
-		}
-	}()
-	for i := range int(s.build.NumCols()) {
-		if c, ok := gatherColumn(mem, s.build.Column(i), idx, nil); ok {
-			out = append(out, c)
-			continue
-		}
-		if ia == nil {
-			ia = int32Array(mem, idx, nil)
-		}
-		c, err := compute.TakeArray(compute.WithAllocator(ctx, mem), s.build.Column(i), ia)
-		if err != nil {
-			return nil, fmt.Errorf("exec: join: %w", err)
-		}
-		out = append(out, c)
+	out, err := physexpr.Gather(ctx, mem, s.build.Columns(), idx, nil, out)
+	if err != nil {
+		return nil, fmt.Errorf("exec: join: %w", err)
 	}
 	return array.NewRecordBatch(s.j.schema, out, int64(len(idx))), nil
 }

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stablerow/stablerow/exec"
@@ -67,9 +69,9 @@ func TestRightSemiAntiEqualSwappedLeftBuild(t *testing.T) {
 	// Pair of RIGHT x (probe kv ++ build r): k=0, rk=2, rv=4. Pair of the
 	// swapped left-build join (r ++ kv): rk=0, rv=2, k=3.
 	rightRes := residualGt // rv > k
-	swapEq := exec.Binary{Op: exec.OpEq, L: exec.Col{Index: 0, Name: "rk"}, R: exec.Col{Index: 3, Name: "k"}}
-	swapRes := exec.Binary{Op: exec.OpGt, L: exec.Col{Index: 2, Name: "rv"}, R: exec.Col{Index: 3, Name: "k"}}
-	rightEq := exec.Binary{Op: exec.OpEq, L: pk, R: prk}
+	swapEq := physexpr.Binary{Op: physexpr.OpEq, L: physexpr.Col{Index: 0, Name: "rk"}, R: physexpr.Col{Index: 3, Name: "k"}}
+	swapRes := physexpr.Binary{Op: physexpr.OpGt, L: physexpr.Col{Index: 2, Name: "rv"}, R: physexpr.Col{Index: 3, Name: "k"}}
+	rightEq := physexpr.Binary{Op: physexpr.OpEq, L: pk, R: prk}
 	for seed := uint64(0); seed < 30; seed++ {
 		probe, build := joinInputs(seed, int(seed%7)*9, int(seed%5)*11)
 		for _, c := range []struct {
@@ -92,9 +94,9 @@ func TestRightSemiAntiEqualSwappedLeftBuild(t *testing.T) {
 						return exec.NewHashJoinExecResidual(b, p, []int{0}, []int{0}, c.left, swapRes)
 					}},
 					{"nested loop", func(p, b exec.Node) (exec.Node, error) {
-						return exec.NewNestedLoopJoinExec(p, b, c.right, exec.Binary{Op: exec.OpAnd, L: rightEq, R: rightRes})
+						return exec.NewNestedLoopJoinExec(p, b, c.right, physexpr.Binary{Op: physexpr.OpAnd, L: rightEq, R: rightRes})
 					}, func(b, p exec.Node) (exec.Node, error) {
-						return exec.NewNestedLoopJoinExec(b, p, c.left, exec.Binary{Op: exec.OpAnd, L: swapEq, R: swapRes})
+						return exec.NewNestedLoopJoinExec(b, p, c.left, physexpr.Binary{Op: physexpr.OpAnd, L: swapEq, R: swapRes})
 					}},
 				}
 				for _, k := range cases {
@@ -140,7 +142,7 @@ func TestRightSemiAntiShape(t *testing.T) {
 			t.Fatalf("%s: schema %s, ordering %v: want the build schema, no ordering", typ, j.Schema(), j.Properties().Ordering)
 		}
 	}
-	if _, err := exec.NewHashJoinExec(empty, r, []int{0}, []int{0}, exec.JoinRightAnti+1); !errors.Is(err, exec.ErrInvalidArgument) {
+	if _, err := exec.NewHashJoinExec(empty, r, []int{0}, []int{0}, exec.JoinRightAnti+1); !errors.Is(err, physexpr.ErrInvalidArgument) {
 		t.Fatal(err)
 	}
 }

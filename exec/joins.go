@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/stablerow/stablerow/errkind"
 	"github.com/stablerow/stablerow/exec/memlimit"
@@ -114,16 +116,16 @@ func joinOrdering(left Node, typ JoinType) Properties {
 
 // bindResidual binds a join's residual predicate to the pair schema and
 // checks it is boolean; nil stays nil.
-func bindResidual(e Expr, pair *arrow.Schema) (Bound, error) {
+func bindResidual(e physexpr.Expr, pair *arrow.Schema) (physexpr.Bound, error) {
 	if e == nil {
 		return nil, nil
 	}
-	b, err := Bind(e, pair)
+	b, err := physexpr.Bind(e, pair)
 	if err != nil {
 		return nil, fmt.Errorf("join condition %s: %w", e, err)
 	}
 	if b.Type().ID() != arrow.BOOL {
-		return nil, fmt.Errorf("%w: join condition %s is %s, not boolean", ErrSchema, e, b.Type())
+		return nil, fmt.Errorf("%w: join condition %s is %s, not boolean", physexpr.ErrSchema, e, b.Type())
 	}
 	return b, nil
 }

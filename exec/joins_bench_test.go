@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/exec/exectest"
@@ -50,7 +52,7 @@ func BenchmarkJoinTypes(b *testing.B) {
 		})
 	}
 	b.Run("nestedloop/lt-1Kx1K", func(b *testing.B) {
-		lt := exec.Binary{Op: exec.OpLt, L: exec.Col{Index: 0, Name: "k"}, R: exec.Col{Index: 2, Name: "k"}}
+		lt := physexpr.Binary{Op: physexpr.OpLt, L: physexpr.Col{Index: 0, Name: "k"}, R: physexpr.Col{Index: 2, Name: "k"}}
 		j, err := exec.NewNestedLoopJoinExec(sl, sr, exec.JoinSemi, lt)
 		if err != nil {
 			b.Fatal(err)

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stablerow/stablerow/exec"
@@ -86,10 +88,10 @@ func FuzzJoins(f *testing.F) {
 				t.Fatalf("%s\n got %v\nwant %v", what, got, want)
 			}
 		}
-		eq := exec.Binary{Op: exec.OpEq, L: pk, R: prk}
+		eq := physexpr.Binary{Op: physexpr.OpEq, L: pk, R: prk}
 		for _, typ := range allTypes {
 			check("nested loop "+typ.String(), run(typ, func(l, r exec.Node) (exec.Node, error) {
-				return exec.NewNestedLoopJoinExec(l, r, typ, exec.Binary{Op: exec.OpAnd, L: eq, R: residualGt})
+				return exec.NewNestedLoopJoinExec(l, r, typ, physexpr.Binary{Op: physexpr.OpAnd, L: eq, R: residualGt})
 			}), refJoin(left, right, 3, typ, keyEqGt))
 		}
 		// The hash joins twice: with the dense index the keys 0..3 take,

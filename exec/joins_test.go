@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/exec/exectest"
@@ -13,11 +15,11 @@ import (
 
 // Pair columns of kvSchema ++ rSchema: k, s, rk, rs, rv.
 var (
-	pk  = exec.Col{Index: 0, Name: "k"}
-	prk = exec.Col{Index: 2, Name: "rk"}
-	prv = exec.Col{Index: 4, Name: "rv"}
+	pk  = physexpr.Col{Index: 0, Name: "k"}
+	prk = physexpr.Col{Index: 2, Name: "rk"}
+	prv = physexpr.Col{Index: 4, Name: "rv"}
 	// residual: rv > k (NULL when k is NULL: no match).
-	residualGt = exec.Binary{Op: exec.OpGt, L: prv, R: pk}
+	residualGt = physexpr.Binary{Op: physexpr.OpGt, L: prv, R: pk}
 )
 
 // refJoin is the reference model, written from the SQL definitions: it
@@ -108,7 +110,7 @@ func joinInputs(seed uint64, nl, nr int) (left, right [][]any) {
 func TestJoinTypes(t *testing.T) {
 	left, right := joinInputs(41, 40, 25)
 	in := []exectest.Input{{Schema: kvSchema, Rows: left}, {Schema: rSchema, Rows: right}}
-	eq := exec.Binary{Op: exec.OpEq, L: pk, R: prk}
+	eq := physexpr.Binary{Op: physexpr.OpEq, L: pk, R: prk}
 	for _, typ := range allTypes {
 		t.Run(typ.String(), func(t *testing.T) {
 			exectest.Run(t, exectest.Case{Inputs: in, Ordered: true,
@@ -124,7 +126,7 @@ func TestJoinTypes(t *testing.T) {
 			exectest.Run(t, exectest.Case{Inputs: in, Ordered: true,
 				Want: refJoin(left, right, 3, typ, keyEqGt),
 				Build: func(n []exec.Node) (exec.Node, error) {
-					return exec.NewNestedLoopJoinExec(n[0], n[1], typ, exec.Binary{Op: exec.OpAnd, L: eq, R: residualGt})
+					return exec.NewNestedLoopJoinExec(n[0], n[1], typ, physexpr.Binary{Op: physexpr.OpAnd, L: eq, R: residualGt})
 				}})
 		})
 	}
@@ -140,7 +142,7 @@ func TestNestedLoopJoin(t *testing.T) {
 			exectest.Run(t, exectest.Case{Inputs: in, Ordered: true,
 				Want: refJoin(left, right, 3, typ, lt),
 				Build: func(n []exec.Node) (exec.Node, error) {
-					return exec.NewNestedLoopJoinExec(n[0], n[1], typ, exec.Binary{Op: exec.OpLt, L: pk, R: prk})
+					return exec.NewNestedLoopJoinExec(n[0], n[1], typ, physexpr.Binary{Op: physexpr.OpLt, L: pk, R: prk})
 				}})
 		}
 		exectest.Run(t, exectest.Case{Inputs: []exectest.Input{in[0], {Schema: rSchema, Rows: right[:1]}}, Ordered: true,
@@ -246,16 +248,16 @@ func TestSingleJoinCardinality(t *testing.T) {
 func TestJoinConstructorErrors(t *testing.T) {
 	l, _ := exec.NewValuesExec(kvSchema, nil)
 	r, _ := exec.NewValuesExec(rSchema, nil)
-	if _, err := exec.NewNestedLoopJoinExec(l, r, exec.JoinAntiNullAware, nil); !errors.Is(err, exec.ErrInvalidArgument) {
+	if _, err := exec.NewNestedLoopJoinExec(l, r, exec.JoinAntiNullAware, nil); !errors.Is(err, physexpr.ErrInvalidArgument) {
 		t.Fatal(err)
 	}
-	if _, err := exec.NewHashJoinExecResidual(l, r, []int{0}, []int{0}, exec.JoinAntiNullAware, residualGt); !errors.Is(err, exec.ErrInvalidArgument) {
+	if _, err := exec.NewHashJoinExecResidual(l, r, []int{0}, []int{0}, exec.JoinAntiNullAware, residualGt); !errors.Is(err, physexpr.ErrInvalidArgument) {
 		t.Fatal(err)
 	}
-	if _, err := exec.NewNestedLoopJoinExec(l, r, exec.JoinInner, pk); !errors.Is(err, exec.ErrSchema) {
+	if _, err := exec.NewNestedLoopJoinExec(l, r, exec.JoinInner, pk); !errors.Is(err, physexpr.ErrSchema) {
 		t.Fatalf("non-boolean condition: %v", err)
 	}
-	if _, err := exec.NewNestedLoopJoinExec(l, r, exec.JoinType(99), nil); !errors.Is(err, exec.ErrInvalidArgument) {
+	if _, err := exec.NewNestedLoopJoinExec(l, r, exec.JoinType(99), nil); !errors.Is(err, physexpr.ErrInvalidArgument) {
 		t.Fatal(err)
 	}
 	j, _ := exec.NewHashJoinExec(l, r, []int{0}, []int{0}, exec.JoinFull)

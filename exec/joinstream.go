@@ -9,10 +9,11 @@ import (
 	"slices"
 	"time"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/arrow/scalar"
 	"github.com/stablerow/stablerow/exec/memlimit"
 )
@@ -24,9 +25,9 @@ import (
 type joinCore struct {
 	left, right  Node
 	typ          JoinType
-	lkeys, rkeys []int // none: nested loop
-	residual     Expr  // over left ++ right; nil: every candidate matches
-	bound        Bound
+	lkeys, rkeys []int         // none: nested loop
+	residual     physexpr.Expr // over left ++ right; nil: every candidate matches
+	bound        physexpr.Bound
 	schema       *arrow.Schema
 	pair         *arrow.Schema
 	perPart      bool // probes each left partition, one shared build (partition_join.go)
@@ -291,7 +292,7 @@ func (s *joinStream) doBuild(ctx context.Context) error {
 	s.build = all
 	n := int(all.NumRows())
 	if n > math.MaxInt32 {
-		return fmt.Errorf("%w: build side has %d rows", ErrInvalidArgument, n)
+		return fmt.Errorf("%w: build side has %d rows", physexpr.ErrInvalidArgument, n)
 	}
 	s.nbuild = n
 	s.j.metrics.Add("build_rows", int64(n))
@@ -520,7 +521,7 @@ func (s *joinStream) test(ctx context.Context) ([]bool, error) {
 	defer mask.Release()
 	bm, ok := mask.(*array.Boolean)
 	if !ok {
-		return nil, fmt.Errorf("%w: join condition gave %s", ErrSchema, mask.DataType())
+		return nil, fmt.Errorf("%w: join condition gave %s", physexpr.ErrSchema, mask.DataType())
 	}
 	for i := range pass {
 		pass[i] = bm.IsValid(i) && bm.Value(i)
@@ -544,7 +545,6 @@ func (s *joinStream) emit(ctx context.Context, outL, outR []int32, outRNull []bo
 // left columns. A schema as wide as lb takes the left columns only.
 func (s *joinStream) takeRows(ctx context.Context, sc *arrow.Schema, lb arrow.RecordBatch, li []int32, rb arrow.RecordBatch, ri []int32, rnull []bool) (arrow.RecordBatch, error) {
 	mem := s.tc.mem()
-	cctx := compute.WithAllocator(ctx, mem)
 	rows := len(li)
 	if li == nil {
 		rows = len(ri)
@@ -561,64 +561,16 @@ func (s *joinStream) takeRows(ctx context.Context, sc *arrow.Schema, lb arrow.Re
 			out = append(out, array.MakeArrayOfNull(mem, sc.Field(i).Type, rows))
 		}
 	} else {
-		var lidx arrow.Array // made for the first column gatherColumn does not take
-		defer func() {
-			if lidx != nil {
-				lidx.Release()
-			}
-		}()
-		for i := range nl {
-			if c, ok := gatherColumn(mem, lb.Column(i), li, nil); ok {
-				out = append(out, c)
-				continue
-			}
-			if lidx == nil {
-				lidx = int32Array(mem, li, nil)
-			}
-			c, err := compute.TakeArray(cctx, lb.Column(i), lidx)
-			if err != nil {
-				return nil, fmt.Errorf("exec: join: %w", err)
-			}
-			out = append(out, c)
+		var err error
+		if out, err = physexpr.Gather(ctx, mem, lb.Columns()[:nl], li, nil, out); err != nil {
+			return nil, fmt.Errorf("exec: join: %w", err)
 		}
 	}
 	if sc.NumFields() > nl {
-		var ridx arrow.Array
-		defer func() {
-			if ridx != nil {
-				ridx.Release()
-			}
-		}()
-		for i := range int(rb.NumCols()) {
-			if c, ok := gatherColumn(mem, rb.Column(i), ri, rnull); ok {
-				out = append(out, c)
-				continue
-			}
-			if ridx == nil {
-				ridx = int32Array(mem, ri, rnull)
-			}
-			c, err := compute.TakeArray(cctx, rb.Column(i), ridx)
-			if err != nil {
-				return nil, fmt.Errorf("exec: join: %w", err)
-			}
-			out = append(out, c)
+		var err error
+		if out, err = physexpr.Gather(ctx, mem, rb.Columns(), ri, rnull, out); err != nil {
+			return nil, fmt.Errorf("exec: join: %w", err)
 		}
 	}
 	return array.NewRecordBatch(sc, out, int64(rows)), nil
-}
-
-// int32Array makes an index array; null[i] marks a NULL index (Take gives
-// a NULL row for it).
-func int32Array(mem memory.Allocator, v []int32, null []bool) arrow.Array {
-	b := array.NewInt32Builder(mem)
-	defer b.Release()
-	b.Reserve(len(v))
-	for i, x := range v {
-		if null != nil && null[i] {
-			b.AppendNull()
-		} else {
-			b.UnsafeAppend(x)
-		}
-	}
-	return b.NewArray()
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 )
@@ -85,7 +87,7 @@ func (s *sourceStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			if !arrow.TypeEqual(a.DataType(), s.n.schema.Field(0).Type) {
 				t := a.DataType()
 				a.Release()
-				return nil, fmt.Errorf("%w: parameter $%d streamed values of type %s, want %s", ErrSchema, s.n.param, t, s.n.schema.Field(0).Type)
+				return nil, fmt.Errorf("%w: parameter $%d streamed values of type %s, want %s", physexpr.ErrSchema, s.n.param, t, s.n.schema.Field(0).Type)
 			}
 			s.cur, s.off = a, 0
 		}

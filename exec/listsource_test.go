@@ -6,6 +6,8 @@ import (
 	"io"
 	"testing"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -142,7 +144,7 @@ func TestUnnestListSourceFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	text, _ := exec.NewUnnestParamExec(1, arrow.BinaryTypes.String)
-	if _, err := text.Execute(ctx, &exec.TaskContext{Mem: mem, Params: map[int]any{1: src}}); !errors.Is(err, exec.ErrSchema) {
+	if _, err := text.Execute(ctx, &exec.TaskContext{Mem: mem, Params: map[int]any{1: src}}); !errors.Is(err, physexpr.ErrSchema) {
 		t.Fatalf("a stream of int64 for a text unnest: %v", err)
 	}
 }

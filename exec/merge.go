@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 )
 
@@ -47,15 +49,15 @@ type SortPreservingMergeExec struct {
 // NewSortPreservingMergeExec merges input's partitions, each ordered by keys.
 func NewSortPreservingMergeExec(input Node, keys []SortKey) (*SortPreservingMergeExec, error) {
 	if len(keys) == 0 {
-		return nil, fmt.Errorf("%w: merge needs at least one key", ErrInvalidArgument)
+		return nil, fmt.Errorf("%w: merge needs at least one key", physexpr.ErrInvalidArgument)
 	}
 	if !OrderingSatisfies(input.Properties().Ordering, keys) {
-		return nil, fmt.Errorf("%w: merge input is not ordered by its keys", ErrInvalidArgument)
+		return nil, fmt.Errorf("%w: merge input is not ordered by its keys", physexpr.ErrInvalidArgument)
 	}
 	sc := input.Schema()
 	for _, k := range keys {
 		if k.Column < 0 || k.Column >= sc.NumFields() {
-			return nil, fmt.Errorf("%w: merge column %d out of range", ErrInvalidArgument, k.Column)
+			return nil, fmt.Errorf("%w: merge column %d out of range", physexpr.ErrInvalidArgument, k.Column)
 		}
 	}
 	return &SortPreservingMergeExec{input: input, keys: slices.Clone(keys)}, nil

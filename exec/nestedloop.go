@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 )
 
@@ -22,9 +24,9 @@ import (
 type NestedLoopJoinExec struct{ joinCore }
 
 // NewNestedLoopJoinExec joins left and right on cond (nil: every pair).
-func NewNestedLoopJoinExec(left, right Node, typ JoinType, cond Expr) (*NestedLoopJoinExec, error) {
+func NewNestedLoopJoinExec(left, right Node, typ JoinType, cond physexpr.Expr) (*NestedLoopJoinExec, error) {
 	if !typ.valid() || typ == JoinAntiNullAware {
-		return nil, fmt.Errorf("%w: nested loop join type %s", ErrInvalidArgument, typ)
+		return nil, fmt.Errorf("%w: nested loop join type %s", physexpr.ErrInvalidArgument, typ)
 	}
 	out, pair := joinSchemas(left.Schema(), right.Schema(), typ)
 	bound, err := bindResidual(cond, pair)

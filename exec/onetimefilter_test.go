@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/stablerow/stablerow/exec"
 	"github.com/stretchr/testify/assert"
@@ -80,7 +82,7 @@ func TestOneTimeFalseFilterNeverExecutesInput(t *testing.T) {
 	assert.NotContains(t, lines[1], "metrics=", text)
 
 	// An ordinary filter executes its input (and so raises here).
-	pf, err := exec.NewFilterExec(in, exec.Unary{Op: exec.OpIsNull, E: exec.Col{Index: 0, Name: "x"}})
+	pf, err := exec.NewFilterExec(in, physexpr.Unary{Op: physexpr.OpIsNull, E: physexpr.Col{Index: 0, Name: "x"}})
 	require.NoError(t, err)
 	assert.False(t, exec.NeverExecuted(pf))
 	_, err = pf.Execute(ctx, &exec.TaskContext{})

@@ -8,6 +8,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 )
@@ -35,7 +37,7 @@ type OrderedAggregateExec struct {
 // must not be empty and the input must keep equal keys adjacent.
 func NewOrderedAggregateExec(input Node, groups []int, aggs []Aggregate) (*OrderedAggregateExec, error) {
 	if len(groups) == 0 {
-		return nil, fmt.Errorf("%w: ordered aggregation needs group columns", ErrInvalidArgument)
+		return nil, fmt.Errorf("%w: ordered aggregation needs group columns", physexpr.ErrInvalidArgument)
 	}
 	a, err := newAggregation(input, groups, aggs)
 	if err != nil {
@@ -185,13 +187,13 @@ func (s *orderedAggStream) emit(n int) (arrow.RecordBatch, error) {
 	for i, kb := range s.keys {
 		all[i] = kb.NewArray()
 	}
-	defer releaseAll(all)
+	defer physexpr.ReleaseAll(all)
 	keys := make([]arrow.Array, len(all))
 	for i, c := range all {
 		keys[i] = array.NewSlice(c, 0, int64(n))
 		for r := n; r < c.Len(); r++ {
 			if err := appendValue(s.keys[i], c, r); err != nil {
-				releaseAll(keys[:i+1])
+				physexpr.ReleaseAll(keys[:i+1])
 				return nil, err
 			}
 		}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -85,8 +87,8 @@ func TestPackedKeyIndex(t *testing.T) {
 			for _, x := range []array.Builder{ab, bb, pa, pb} {
 				x.Release()
 			}
-			defer releaseAll(build)
-			defer releaseAll(probe)
+			defer physexpr.ReleaseAll(build)
+			defer physexpr.ReleaseAll(probe)
 
 			x := newKeyIndex(build, tc.rows)
 			if got := x.pack != nil; got != tc.packed {

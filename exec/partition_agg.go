@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -83,10 +85,10 @@ func (h *HashAggregateExec) GroupCount() int { return len(h.agg.groups) }
 // state columns.
 func (h *HashAggregateExec) PartialOver(input Node) (*HashAggregateExec, error) {
 	if !h.Mergeable() {
-		return nil, fmt.Errorf("%w: aggregation %s has no partial form", ErrInvalidArgument, h.agg.describe())
+		return nil, fmt.Errorf("%w: aggregation %s has no partial form", physexpr.ErrInvalidArgument, h.agg.describe())
 	}
 	if !input.Schema().Equal(h.agg.input.Schema()) {
-		return nil, fmt.Errorf("%w: partial aggregation input %s, want %s", ErrSchema, input.Schema(), h.agg.input.Schema())
+		return nil, fmt.Errorf("%w: partial aggregation input %s, want %s", physexpr.ErrSchema, input.Schema(), h.agg.input.Schema())
 	}
 	a := h.agg
 	a.input = input
@@ -119,17 +121,17 @@ func (h *HashAggregateExec) PartialOver(input Node) (*HashAggregateExec, error) 
 // one partition: each output partition merges the states of its groups.
 func (h *HashAggregateExec) FinalOver(partial *HashAggregateExec, input Node) (*HashAggregateExec, error) {
 	if partial.mode != aggPartial || !input.Schema().Equal(partial.Schema()) {
-		return nil, fmt.Errorf("%w: final aggregation over %s, want a partial aggregation's output", ErrSchema, input.Schema())
+		return nil, fmt.Errorf("%w: final aggregation over %s, want a partial aggregation's output", physexpr.ErrSchema, input.Schema())
 	}
 	g := len(h.agg.groups)
 	if OutputPartitions(input) > 1 {
 		rp, ok := input.(*RepartitionExec)
 		if !ok || len(rp.keys) != g {
-			return nil, fmt.Errorf("%w: final aggregation over %d partitions not split by its group columns", ErrInvalidArgument, OutputPartitions(input))
+			return nil, fmt.Errorf("%w: final aggregation over %d partitions not split by its group columns", physexpr.ErrInvalidArgument, OutputPartitions(input))
 		}
 		for i, k := range rp.keys {
 			if k != i {
-				return nil, fmt.Errorf("%w: final aggregation over partitions not split by its group columns", ErrInvalidArgument)
+				return nil, fmt.Errorf("%w: final aggregation over partitions not split by its group columns", physexpr.ErrInvalidArgument)
 			}
 		}
 	}
@@ -230,7 +232,7 @@ func (s *intSumMerge) update(args []arrow.Array, groups []uint32, ngroups int) e
 	lo, ok2 := args[1].(*array.Uint64)
 	cnt, ok3 := args[2].(*array.Int64)
 	if !ok1 || !ok2 || !ok3 {
-		return fmt.Errorf("%w: sum state columns %s, %s, %s", ErrSchema, args[0].DataType(), args[1].DataType(), args[2].DataType())
+		return fmt.Errorf("%w: sum state columns %s, %s, %s", physexpr.ErrSchema, args[0].DataType(), args[1].DataType(), args[2].DataType())
 	}
 	for r, g := range groups {
 		if g == skipRow {
@@ -255,7 +257,7 @@ func (c *countMerge) update(args []arrow.Array, groups []uint32, ngroups int) er
 	c.counts = growTo(c.counts, ngroups)
 	x, ok := args[0].(*array.Int64)
 	if !ok {
-		return fmt.Errorf("%w: count state column %s", ErrSchema, args[0].DataType())
+		return fmt.Errorf("%w: count state column %s", physexpr.ErrSchema, args[0].DataType())
 	}
 	for r, g := range groups {
 		if g != skipRow {

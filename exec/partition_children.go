@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
+
+	"github.com/stablerow/stablerow/exec/physexpr"
 )
 
 // ChildReplacer is a node that can be rebuilt over other children with the
@@ -15,11 +17,11 @@ type ChildReplacer interface {
 
 func wantChildren(n Node, children []Node, k int) error {
 	if len(children) != k {
-		return fmt.Errorf("%w: %s takes %d children, got %d", ErrInvalidArgument, n.Name(), k, len(children))
+		return fmt.Errorf("%w: %s takes %d children, got %d", physexpr.ErrInvalidArgument, n.Name(), k, len(children))
 	}
 	for i, c := range children {
 		if !c.Schema().Equal(n.Children()[i].Schema()) {
-			return fmt.Errorf("%w: %s: child %d schema %s, want %s", ErrSchema, n.Name(), i, c.Schema(), n.Children()[i].Schema())
+			return fmt.Errorf("%w: %s: child %d schema %s, want %s", physexpr.ErrSchema, n.Name(), i, c.Schema(), n.Children()[i].Schema())
 		}
 	}
 	return nil

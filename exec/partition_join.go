@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/stablerow/stablerow/exec/memlimit"
 )
@@ -33,7 +35,7 @@ import (
 // one shared build of right (one stream).
 func (h *HashJoinExec) PerPartition(left, right Node) (*HashJoinExec, error) {
 	if OutputPartitions(right) > 1 {
-		return nil, fmt.Errorf("%w: the build side of a partitioned join must be one partition", ErrInvalidArgument)
+		return nil, fmt.Errorf("%w: the build side of a partitioned join must be one partition", physexpr.ErrInvalidArgument)
 	}
 	n, err := h.WithNewChildren([]Node{left, right})
 	if err != nil {

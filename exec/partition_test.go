@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/exec/exectest"
@@ -295,7 +297,7 @@ func TestSortPreservingMerge(t *testing.T) {
 			}
 		}
 	}
-	if _, err := exec.NewSortPreservingMergeExec(newParts(nil, 1), []exec.SortKey{{Column: 0}}); !errors.Is(err, exec.ErrInvalidArgument) {
+	if _, err := exec.NewSortPreservingMergeExec(newParts(nil, 1), []exec.SortKey{{Column: 0}}); !errors.Is(err, physexpr.ErrInvalidArgument) {
 		t.Fatalf("merge of an unordered input: %v", err)
 	}
 	checkGoroutines(t, base)
@@ -483,7 +485,7 @@ func TestTwoPhaseAggregate(t *testing.T) {
 		if h.Mergeable() {
 			t.Fatalf("%v is not mergeable", a)
 		}
-		if _, err := h.PartialOver(src); !errors.Is(err, exec.ErrInvalidArgument) {
+		if _, err := h.PartialOver(src); !errors.Is(err, physexpr.ErrInvalidArgument) {
 			t.Fatalf("PartialOver of %v: %v", a, err)
 		}
 	}
@@ -543,7 +545,7 @@ func TestParallelHashJoin(t *testing.T) {
 		}
 	}
 	j, _ := exec.NewHashJoinExec(newParts([][][]any{left}, 3), newParts([][][]any{right}, 3), []int{0}, []int{0}, exec.JoinFull)
-	if _, err := j.PerPartition(newParts([][][]any{left, left}, 3), newParts([][][]any{right, right}, 3)); !errors.Is(err, exec.ErrInvalidArgument) {
+	if _, err := j.PerPartition(newParts([][][]any{left, left}, 3), newParts([][][]any{right, right}, 3)); !errors.Is(err, physexpr.ErrInvalidArgument) {
 		t.Fatalf("a partitioned build side: %v", err)
 	}
 	checkGoroutines(t, base)

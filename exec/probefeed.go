@@ -3,6 +3,8 @@ package exec
 import (
 	"fmt"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -34,7 +36,7 @@ func withProbe(tc *TaskContext, feed *probeFeed) *TaskContext {
 // node that needs one.
 func probeFeedOf(tc *TaskContext, name string) (*probeFeed, error) {
 	if tc == nil || tc.probe == nil {
-		return nil, fmt.Errorf("%w: %s runs under a TakeByKeyExec, which binds its probe keys", ErrInvalidArgument, name)
+		return nil, fmt.Errorf("%w: %s runs under a TakeByKeyExec, which binds its probe keys", physexpr.ErrInvalidArgument, name)
 	}
 	return tc.probe, nil
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 )
@@ -14,30 +16,30 @@ import (
 // expressions are bound to the input schema once, at construction.
 type ProjectExec struct {
 	input   Node
-	exprs   []Expr
-	bound   []Bound
+	exprs   []physexpr.Expr
+	bound   []physexpr.Bound
 	schema  *arrow.Schema
 	metrics Metrics
 }
 
-func NewProjectExec(input Node, exprs []Expr, names []string) (*ProjectExec, error) {
+func NewProjectExec(input Node, exprs []physexpr.Expr, names []string) (*ProjectExec, error) {
 	if len(exprs) != len(names) {
-		return nil, fmt.Errorf("%w: %d exprs, %d names", ErrInvalidArgument, len(exprs), len(names))
+		return nil, fmt.Errorf("%w: %d exprs, %d names", physexpr.ErrInvalidArgument, len(exprs), len(names))
 	}
 	fields := make([]arrow.Field, len(exprs))
-	bound := make([]Bound, len(exprs))
+	bound := make([]physexpr.Bound, len(exprs))
 	for i, e := range exprs {
-		bd, err := Bind(e, input.Schema())
+		bd, err := physexpr.Bind(e, input.Schema())
 		if err != nil {
 			return nil, fmt.Errorf("project %s: %w", names[i], err)
 		}
 		bound[i] = bd
 		fields[i] = arrow.Field{Name: names[i], Type: bd.Type(), Nullable: true}
-		if c, ok := e.(Col); ok {
+		if c, ok := e.(physexpr.Col); ok {
 			fields[i].Nullable = input.Schema().Field(c.Index).Nullable
 		}
 	}
-	return &ProjectExec{input: input, exprs: append([]Expr{}, exprs...), bound: bound, schema: arrow.NewSchema(fields, nil)}, nil
+	return &ProjectExec{input: input, exprs: append([]physexpr.Expr{}, exprs...), bound: bound, schema: arrow.NewSchema(fields, nil)}, nil
 }
 
 func (p *ProjectExec) Name() string          { return "ProjectExec" }
@@ -51,7 +53,7 @@ func (p *ProjectExec) Properties() Properties {
 	for _, k := range p.input.Properties().Ordering {
 		found := false
 		for i, e := range p.exprs {
-			if c, ok := e.(Col); ok && c.Index == k.Column {
+			if c, ok := e.(physexpr.Col); ok && c.Index == k.Column {
 				k.Column, k.Name, found = i, p.schema.Field(i).Name, true
 				break
 			}
@@ -100,14 +102,14 @@ func (s *projectStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	start := time.Now()
 	cols := make([]arrow.Array, 0, len(s.n.bound))
 	for _, bd := range s.n.bound {
-		c, err := EvalArray(ctx, s.tc.mem(), bd, b)
+		c, err := physexpr.EvalArray(ctx, s.tc.mem(), bd, b)
 		if err != nil {
-			releaseAll(cols)
+			physexpr.ReleaseAll(cols)
 			return nil, err
 		}
 		cols = append(cols, c)
 	}
 	out := array.NewRecordBatch(s.n.schema, cols, b.NumRows())
-	releaseAll(cols)
+	physexpr.ReleaseAll(cols)
 	return s.n.metrics.emit(out, start)
 }

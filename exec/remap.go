@@ -7,6 +7,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
@@ -60,10 +62,10 @@ type RowAddrRemapExec struct {
 func NewRowAddrRemapExec(input Node, col int, remap Remapper, mode RemapMode) (*RowAddrRemapExec, error) {
 	s := input.Schema()
 	if col < 0 || col >= s.NumFields() || s.Field(col).Type.ID() != arrow.UINT64 {
-		return nil, fmt.Errorf("%w: remap: column %d is not a uint64 address", ErrInvalidArgument, col)
+		return nil, fmt.Errorf("%w: remap: column %d is not a uint64 address", physexpr.ErrInvalidArgument, col)
 	}
 	if remap == nil {
-		return nil, fmt.Errorf("%w: remap: nil remapper", ErrInvalidArgument)
+		return nil, fmt.Errorf("%w: remap: nil remapper", physexpr.ErrInvalidArgument)
 	}
 	fs := append([]arrow.Field{}, s.Fields()...)
 	if mode == RemapNull {
@@ -222,5 +224,5 @@ func (s *remapStream) remap(ctx context.Context, b arrow.RecordBatch) (arrow.Rec
 			keep = append(keep, int32(i))
 		}
 	}
-	return gatherBatch(ctx, mem, rb, keep)
+	return physexpr.GatherBatch(ctx, mem, rb, keep)
 }

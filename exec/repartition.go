@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 )
 
@@ -49,15 +51,15 @@ type RepartitionExec struct {
 // the columns keys, or round-robin when keys is empty.
 func NewRepartitionExec(input Node, n int, keys []int) (*RepartitionExec, error) {
 	if n < 1 {
-		return nil, fmt.Errorf("%w: repartition into %d partitions", ErrInvalidArgument, n)
+		return nil, fmt.Errorf("%w: repartition into %d partitions", physexpr.ErrInvalidArgument, n)
 	}
 	sc := input.Schema()
 	for _, k := range keys {
 		if k < 0 || k >= sc.NumFields() {
-			return nil, fmt.Errorf("%w: repartition key column %d out of range", ErrInvalidArgument, k)
+			return nil, fmt.Errorf("%w: repartition key column %d out of range", physexpr.ErrInvalidArgument, k)
 		}
 		if !groupKeyOK(sc.Field(k).Type) {
-			return nil, fmt.Errorf("%w: cannot hash type %s", ErrInvalidArgument, sc.Field(k).Type)
+			return nil, fmt.Errorf("%w: cannot hash type %s", physexpr.ErrInvalidArgument, sc.Field(k).Type)
 		}
 	}
 	var ks []int
@@ -201,7 +203,7 @@ func (sh *repartShared) produce(ctx context.Context, in Stream, first int) (err 
 				out = b
 			} else {
 				start := time.Now()
-				out, err = takeRows(ctx, sh.tc.mem(), b, rows)
+				out, err = physexpr.TakeRows(ctx, sh.tc.mem(), b, rows)
 				m.since(start)
 				if err != nil {
 					b.Release()

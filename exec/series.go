@@ -7,6 +7,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 )
@@ -31,18 +33,18 @@ type GenerateSeriesExec struct {
 // must be int32 values). step must not be zero.
 func NewGenerateSeriesExec(name string, typ arrow.DataType, start, stop, step int64) (*GenerateSeriesExec, error) {
 	if step == 0 {
-		return nil, fmt.Errorf("%w: generate_series step must not be zero", ErrInvalidArgument)
+		return nil, fmt.Errorf("%w: generate_series step must not be zero", physexpr.ErrInvalidArgument)
 	}
 	switch typ.ID() {
 	case arrow.INT64:
 	case arrow.INT32:
 		for _, v := range []int64{start, stop, step} {
 			if v < math.MinInt32 || v > math.MaxInt32 {
-				return nil, fmt.Errorf("%w: generate_series over integer: %d is out of range for type integer", ErrOutOfRange, v)
+				return nil, fmt.Errorf("%w: generate_series over integer: %d is out of range for type integer", physexpr.ErrOutOfRange, v)
 			}
 		}
 	default:
-		return nil, fmt.Errorf("%w: generate_series of %s", ErrInvalidArgument, typ)
+		return nil, fmt.Errorf("%w: generate_series of %s", physexpr.ErrInvalidArgument, typ)
 	}
 	var count uint64
 	switch {

@@ -5,6 +5,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/exec/exectest"
@@ -66,10 +68,10 @@ func TestGenerateSeriesInt32(t *testing.T) {
 			Ordered: true,
 		})
 	}
-	if _, err := exec.NewGenerateSeriesExec("g", arrow.PrimitiveTypes.Int32, 1, math.MaxInt32+1, 1); !errors.Is(err, exec.ErrOutOfRange) {
+	if _, err := exec.NewGenerateSeriesExec("g", arrow.PrimitiveTypes.Int32, 1, math.MaxInt32+1, 1); !errors.Is(err, physexpr.ErrOutOfRange) {
 		t.Fatalf("int32 series past the limit: %v", err)
 	}
-	if _, err := exec.NewGenerateSeriesExec("g", arrow.BinaryTypes.String, 1, 2, 1); !errors.Is(err, exec.ErrInvalidArgument) {
+	if _, err := exec.NewGenerateSeriesExec("g", arrow.BinaryTypes.String, 1, 2, 1); !errors.Is(err, physexpr.ErrInvalidArgument) {
 		t.Fatalf("string series: %v", err)
 	}
 }

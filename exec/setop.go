@@ -7,6 +7,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
@@ -79,19 +81,19 @@ type SetOpExec struct {
 // NewSetOpExec checks that both inputs have the same column types.
 func NewSetOpExec(left, right Node, op SetOp) (*SetOpExec, error) {
 	if op < SetIntersect || op > SetExceptAll {
-		return nil, fmt.Errorf("%w: set operation %d", ErrInvalidArgument, op)
+		return nil, fmt.Errorf("%w: set operation %d", physexpr.ErrInvalidArgument, op)
 	}
 	ls, rs := left.Schema(), right.Schema()
 	if ls.NumFields() != rs.NumFields() {
-		return nil, fmt.Errorf("%w: %s inputs have %d and %d columns", ErrSchema, op, ls.NumFields(), rs.NumFields())
+		return nil, fmt.Errorf("%w: %s inputs have %d and %d columns", physexpr.ErrSchema, op, ls.NumFields(), rs.NumFields())
 	}
 	fields := make([]arrow.Field, ls.NumFields())
 	for i, f := range ls.Fields() {
 		if !arrow.TypeEqual(f.Type, rs.Field(i).Type) {
-			return nil, fmt.Errorf("%w: %s column %d types %s and %s differ", ErrSchema, op, i, f.Type, rs.Field(i).Type)
+			return nil, fmt.Errorf("%w: %s column %d types %s and %s differ", physexpr.ErrSchema, op, i, f.Type, rs.Field(i).Type)
 		}
 		if !groupKeyOK(f.Type) {
-			return nil, fmt.Errorf("%w: %s over type %s", ErrInvalidArgument, op, f.Type)
+			return nil, fmt.Errorf("%w: %s over type %s", physexpr.ErrInvalidArgument, op, f.Type)
 		}
 		fields[i] = f
 	}
@@ -146,7 +148,7 @@ func (s *setOpStream) Close() error {
 		s.table.release()
 		s.table = nil
 	}
-	releaseAll(s.keys)
+	physexpr.ReleaseAll(s.keys)
 	s.keys = nil
 	if s.cur != nil {
 		err := s.cur.Close()
@@ -282,7 +284,7 @@ func (s *setOpStream) nextBatch(ctx context.Context) (arrow.RecordBatch, error) 
 	defer indices.Release()
 	cctx := compute.WithAllocator(ctx, mem)
 	cols := make([]arrow.Array, 0, len(s.keys))
-	defer func() { releaseAll(cols) }()
+	defer func() { physexpr.ReleaseAll(cols) }()
 	for _, k := range s.keys {
 		c, err := compute.TakeArray(cctx, k, indices)
 		if err != nil {

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/stablerow/stablerow/exec/memlimit"
 )
@@ -81,7 +83,7 @@ func (p *SharedPlan) Consumers() int { return p.consumers }
 // any consumer executes.
 func (p *SharedPlan) SetInput(n Node) error {
 	if !n.Schema().Equal(p.input.Schema()) {
-		return fmt.Errorf("%w: shared subplan #%d: schema %s, want %s", ErrSchema, p.id, n.Schema(), p.input.Schema())
+		return fmt.Errorf("%w: shared subplan #%d: schema %s, want %s", physexpr.ErrSchema, p.id, n.Schema(), p.input.Schema())
 	}
 	p.input = n
 	return nil

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -55,7 +57,7 @@ func (s *countingStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		return nil, io.EOF
 	}
 	if s.c.failAt >= 0 && s.off >= s.c.failAt {
-		return nil, fmt.Errorf("%w: at row %d", ErrDivisionByZero, s.off)
+		return nil, fmt.Errorf("%w: at row %d", physexpr.ErrDivisionByZero, s.off)
 	}
 	n := min(s.c.batch, s.c.rows-s.off)
 	b := array.NewInt64Builder(s.c.mem)
@@ -203,7 +205,7 @@ func TestSharedError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := drainInts(t, ctx, s); !errors.Is(err, ErrDivisionByZero) {
+	if _, err := drainInts(t, ctx, s); !errors.Is(err, physexpr.ErrDivisionByZero) {
 		t.Fatalf("err %v, want division by zero", err)
 	}
 	if n := src.executions.Load(); n != 1 {

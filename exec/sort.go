@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
@@ -30,18 +32,18 @@ type SortExec struct {
 
 func NewSortExec(input Node, keys []SortKey) (*SortExec, error) {
 	if len(keys) == 0 {
-		return nil, fmt.Errorf("%w: sort needs at least one key", ErrInvalidArgument)
+		return nil, fmt.Errorf("%w: sort needs at least one key", physexpr.ErrInvalidArgument)
 	}
 	sc := input.Schema()
 	for _, k := range keys {
 		if k.Column < 0 || k.Column >= sc.NumFields() {
-			return nil, fmt.Errorf("%w: sort column %d out of range", ErrInvalidArgument, k.Column)
+			return nil, fmt.Errorf("%w: sort column %d out of range", physexpr.ErrInvalidArgument, k.Column)
 		}
 		switch sc.Field(k.Column).Type.ID() {
 		case arrow.INT64, arrow.INT32, arrow.INT16, arrow.UINT64, arrow.UINT32, arrow.FLOAT64, arrow.FLOAT32,
 			arrow.STRING, arrow.BOOL, arrow.DATE32, arrow.TIMESTAMP, arrow.DECIMAL128:
 		default:
-			return nil, fmt.Errorf("%w: cannot sort type %s", ErrInvalidArgument, sc.Field(k.Column).Type)
+			return nil, fmt.Errorf("%w: cannot sort type %s", physexpr.ErrInvalidArgument, sc.Field(k.Column).Type)
 		}
 	}
 	ks := slices.Clone(keys)
@@ -430,41 +432,34 @@ func sortByComparators(cmps []func(i, j int) int, n int, pass func(int)) []int64
 	return idx
 }
 
-// gatherRows is the columns of all in the order idx: by gatherColumn's
-// typed loops (gather.go) where it has one, others through
-// compute.TakeArray.
+// gatherRows is the columns of all in the order idx: by physexpr.Gather
+// (typed loops where it has one, others through compute.TakeArray), or,
+// for more rows than an int32 index addresses, all through TakeArray with
+// an int64 index.
 func gatherRows(ctx context.Context, mem memory.Allocator, all arrow.RecordBatch, idx []int64) ([]arrow.Array, error) {
-	var idx32 []int32
 	if len(idx) <= math.MaxInt32 {
-		idx32 = make([]int32, len(idx))
+		idx32 := make([]int32, len(idx))
 		for i, r := range idx {
 			idx32[i] = int32(r)
 		}
+		cols, err := physexpr.Gather(ctx, mem, all.Columns(), idx32, nil, make([]arrow.Array, 0, all.NumCols()))
+		if err != nil {
+			releaseArrays(cols)
+			return nil, err
+		}
+		return cols, nil
 	}
-	var indices arrow.Array
-	defer func() {
-		if indices != nil {
-			indices.Release()
-		}
-	}()
+	indices := int64Array(mem, idx)
+	defer indices.Release()
 	cctx := compute.WithAllocator(ctx, mem)
-	cols := make([]arrow.Array, all.NumCols())
-	for i := range cols {
-		if idx32 != nil {
-			if c, ok := gatherColumn(mem, all.Column(i), idx32, nil); ok {
-				cols[i] = c
-				continue
-			}
-		}
-		if indices == nil {
-			indices = int64Array(mem, idx)
-		}
+	cols := make([]arrow.Array, 0, all.NumCols())
+	for i := range int(all.NumCols()) {
 		c, err := compute.TakeArray(cctx, all.Column(i), indices)
 		if err != nil {
 			releaseArrays(cols)
 			return nil, err
 		}
-		cols[i] = c
+		cols = append(cols, c)
 	}
 	return cols, nil
 }
@@ -515,5 +510,5 @@ func comparator(a arrow.Array) (func(i, j int) int, error) {
 			return 1
 		}, nil
 	}
-	return nil, fmt.Errorf("%w: cannot sort type %s", ErrInvalidArgument, a.DataType())
+	return nil, fmt.Errorf("%w: cannot sort type %s", physexpr.ErrInvalidArgument, a.DataType())
 }

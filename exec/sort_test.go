@@ -7,6 +7,8 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/exec/exectest"
@@ -74,12 +76,12 @@ func TestSort(t *testing.T) {
 	if !exec.OrderingSatisfies(s.Properties().Ordering, []exec.SortKey{{Column: 1, Descending: true}}) {
 		t.Fatal("sort ordering")
 	}
-	if _, err := exec.NewSortExec(v, []exec.SortKey{{Column: 5}}); !errors.Is(err, exec.ErrInvalidArgument) {
+	if _, err := exec.NewSortExec(v, []exec.SortKey{{Column: 5}}); !errors.Is(err, physexpr.ErrInvalidArgument) {
 		t.Fatal(err)
 	}
 	bin := arrow.NewSchema([]arrow.Field{{Name: "b", Type: arrow.BinaryTypes.Binary}}, nil)
 	bv, _ := exec.NewValuesExec(bin, nil)
-	if _, err := exec.NewSortExec(bv, []exec.SortKey{{Column: 0}}); !errors.Is(err, exec.ErrInvalidArgument) {
+	if _, err := exec.NewSortExec(bv, []exec.SortKey{{Column: 0}}); !errors.Is(err, physexpr.ErrInvalidArgument) {
 		t.Fatal(err)
 	}
 }

@@ -108,3 +108,15 @@ func TestSpillFile(t *testing.T) {
 	w.Abort()
 	require.ErrorIs(t, w.f.Close(), os.ErrClosed)
 }
+
+// stringBatch is a batch of one nullable string column, v, of vals (valid:
+// which are not NULL; nil: all).
+func stringBatch(mem memory.Allocator, vals []string, valid []bool) arrow.RecordBatch {
+	sb := array.NewStringBuilder(mem)
+	defer sb.Release()
+	sb.AppendValues(vals, valid)
+	col := sb.NewArray()
+	defer col.Release()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "v", Type: arrow.BinaryTypes.String, Nullable: true}}, nil)
+	return array.NewRecordBatch(schema, []arrow.Array{col}, int64(col.Len()))
+}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/stablerow/stablerow/table"
@@ -90,21 +92,21 @@ type TakeByKeyOptions struct {
 func NewTakeByKeyExec(driving Node, keyCol int, t *table.Table, keyColumn string, index KeyIndex, columns []string, opt TakeByKeyOptions) (*TakeByKeyExec, error) {
 	ds := driving.Schema()
 	if keyCol < 0 || keyCol >= ds.NumFields() {
-		return nil, fmt.Errorf("%w: take: driving key column %d of %d", ErrInvalidArgument, keyCol, ds.NumFields())
+		return nil, fmt.Errorf("%w: take: driving key column %d of %d", physexpr.ErrInvalidArgument, keyCol, ds.NumFields())
 	}
 	ki := t.ColumnIndex(keyColumn)
 	if ki < 0 {
-		return nil, fmt.Errorf("%w: take: unknown key column %q", ErrInvalidArgument, keyColumn)
+		return nil, fmt.Errorf("%w: take: unknown key column %q", physexpr.ErrInvalidArgument, keyColumn)
 	}
 	kt := t.Schema().Field(ki).Type
 	if !arrow.TypeEqual(ds.Field(keyCol).Type, kt) {
-		return nil, fmt.Errorf("%w: take: driving key %s is %s, table key %s is %s", ErrSchema, ds.Field(keyCol).Name, ds.Field(keyCol).Type, keyColumn, kt)
+		return nil, fmt.Errorf("%w: take: driving key %s is %s, table key %s is %s", physexpr.ErrSchema, ds.Field(keyCol).Name, ds.Field(keyCol).Type, keyColumn, kt)
 	}
 	fields := append([]arrow.Field{}, ds.Fields()...)
 	for _, c := range columns {
 		i := t.ColumnIndex(c)
 		if i < 0 {
-			return nil, fmt.Errorf("%w: take: unknown column %q", ErrInvalidArgument, c)
+			return nil, fmt.Errorf("%w: take: unknown column %q", physexpr.ErrInvalidArgument, c)
 		}
 		f := t.Schema().Field(i)
 		fields = append(fields, arrow.Field{Name: f.Name, Type: f.Type, Nullable: true, Metadata: f.Metadata})

@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/stretchr/testify/require"
@@ -244,7 +246,7 @@ func TestTakeByKeyTypeMismatch(t *testing.T) {
 	un, err := exec.NewUnnestExec([]int64{1})
 	require.NoError(t, err)
 	_, err = exec.NewTakeByKeyExec(un, 0, tb, "_rowid", ix.at(tb), nil, exec.TakeByKeyOptions{})
-	require.ErrorIs(t, err, exec.ErrSchema)
+	require.ErrorIs(t, err, physexpr.ErrSchema)
 }
 
 func collect(n exec.Node, tc *exec.TaskContext) ([]arrow.RecordBatch, error) {

@@ -7,6 +7,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -208,7 +210,7 @@ func (s *takeStream) drain(ctx context.Context, child Node, feed *probeFeed, acc
 		err = accept(b.Column(0).(*array.Uint32), b.Column(1).(*array.Uint64))
 		b.Release()
 		if errors.Is(err, access.ErrBadAnswer) {
-			return fmt.Errorf("%w: take: %s answered %w", ErrInvalidArgument, child.Name(), err)
+			return fmt.Errorf("%w: take: %s answered %w", physexpr.ErrInvalidArgument, child.Name(), err)
 		}
 		if err != nil {
 			return err

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/stablerow/stablerow/internal/arrowtest"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/stretchr/testify/require"
@@ -27,7 +29,7 @@ import (
 func TestTakeSystemColumnsWindow(t *testing.T) {
 	ctx := context.Background()
 	checked := exectest.Mem(t)
-	mem := &peakAllocator{Allocator: checked} // expr_bench_test.go
+	mem := &arrowtest.PeakAllocator{Allocator: checked}
 	schema := arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.PrimitiveTypes.Int64}}, nil)
 	const rows, frag = 1 << 19, 1 << 16
 	tb, err := table.Create(ctx, store.NewMemory(), schema, table.Options{MaxRowsPerFragment: frag})
@@ -102,7 +104,7 @@ func TestTakeSystemColumnsWindow(t *testing.T) {
 	// probe's pairs, the output under construction and the input batch
 	// that overshoots it.
 	bound := int64(2 * 24 * (exec.DefaultSystemProbeBatch + batch))
-	t.Logf("peak Arrow memory %d bytes, bound %d", mem.peak.Load(), bound)
-	require.LessOrEqual(t, mem.peak.Load(), bound, "peak Arrow memory of a take of %d ids", n)
+	t.Logf("peak Arrow memory %d bytes, bound %d", mem.Peak(), bound)
+	require.LessOrEqual(t, mem.Peak(), bound, "peak Arrow memory of a take of %d ids", n)
 	require.Zero(t, checked.CurrentAlloc())
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 )
@@ -24,17 +26,17 @@ type UnionExec struct {
 
 func NewUnionExec(inputs ...Node) (*UnionExec, error) {
 	if len(inputs) == 0 {
-		return nil, fmt.Errorf("%w: union needs at least one input", ErrInvalidArgument)
+		return nil, fmt.Errorf("%w: union needs at least one input", physexpr.ErrInvalidArgument)
 	}
 	fields := slices.Clone(inputs[0].Schema().Fields())
 	for _, in := range inputs[1:] {
 		sc := in.Schema()
 		if sc.NumFields() != len(fields) {
-			return nil, fmt.Errorf("%w: union input schema %s != %s", ErrSchema, sc, inputs[0].Schema())
+			return nil, fmt.Errorf("%w: union input schema %s != %s", physexpr.ErrSchema, sc, inputs[0].Schema())
 		}
 		for i, f := range sc.Fields() {
 			if !arrow.TypeEqual(f.Type, fields[i].Type) {
-				return nil, fmt.Errorf("%w: union input schema %s != %s", ErrSchema, sc, inputs[0].Schema())
+				return nil, fmt.Errorf("%w: union input schema %s != %s", physexpr.ErrSchema, sc, inputs[0].Schema())
 			}
 			fields[i].Nullable = fields[i].Nullable || f.Nullable
 		}

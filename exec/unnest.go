@@ -6,6 +6,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -40,7 +42,7 @@ func listType(v any) (arrow.DataType, error) {
 	case []string, []*string:
 		return arrow.BinaryTypes.String, nil
 	}
-	return nil, fmt.Errorf("%w: unnest list of type %T", ErrInvalidArgument, v)
+	return nil, fmt.Errorf("%w: unnest list of type %T", physexpr.ErrInvalidArgument, v)
 }
 
 // NewUnnestExec unnests a literal list.
@@ -56,7 +58,7 @@ func NewUnnestExec(list any) (*UnnestExec, error) {
 // (Int64, Uint64 or String).
 func NewUnnestParamExec(param int, t arrow.DataType) (*UnnestExec, error) {
 	if t.ID() != arrow.INT64 && t.ID() != arrow.UINT64 && t.ID() != arrow.STRING {
-		return nil, fmt.Errorf("%w: unnest element type %s", ErrInvalidArgument, t)
+		return nil, fmt.Errorf("%w: unnest element type %s", physexpr.ErrInvalidArgument, t)
 	}
 	return &UnnestExec{param: param, isParam: true, schema: unnestSchema(t)}, nil
 }
@@ -101,7 +103,7 @@ func (u *UnnestExec) Execute(ctx context.Context, tc *TaskContext) (Stream, erro
 			list, ok = tc.Params[u.param]
 		}
 		if !ok {
-			return nil, fmt.Errorf("%w: unnest parameter $%d not bound", ErrInvalidArgument, u.param)
+			return nil, fmt.Errorf("%w: unnest parameter $%d not bound", physexpr.ErrInvalidArgument, u.param)
 		}
 		if src, ok := list.(ListSource); ok {
 			return u.executeSource(ctx, tc, src)
@@ -111,7 +113,7 @@ func (u *UnnestExec) Execute(ctx context.Context, tc *TaskContext) (Stream, erro
 			return nil, err
 		}
 		if !arrow.TypeEqual(t, u.schema.Field(0).Type) {
-			return nil, fmt.Errorf("%w: parameter $%d is %T, want list of %s", ErrSchema, u.param, list, u.schema.Field(0).Type)
+			return nil, fmt.Errorf("%w: parameter $%d is %T, want list of %s", physexpr.ErrSchema, u.param, list, u.schema.Field(0).Type)
 		}
 	}
 	return &unnestStream{n: u, tc: tc, list: list, total: listLen(list)}, nil
@@ -120,7 +122,7 @@ func (u *UnnestExec) Execute(ctx context.Context, tc *TaskContext) (Stream, erro
 // executeSource opens a streamed list parameter.
 func (u *UnnestExec) executeSource(ctx context.Context, tc *TaskContext, src ListSource) (Stream, error) {
 	if t := src.ElemType(); !arrow.TypeEqual(t, u.schema.Field(0).Type) {
-		return nil, fmt.Errorf("%w: parameter $%d is a stream of %s, want list of %s", ErrSchema, u.param, t, u.schema.Field(0).Type)
+		return nil, fmt.Errorf("%w: parameter $%d is a stream of %s, want list of %s", physexpr.ErrSchema, u.param, t, u.schema.Field(0).Type)
 	}
 	rd, err := src.Open(ctx)
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 )
 
@@ -20,7 +22,7 @@ type ValuesExec struct {
 func NewValuesExec(schema *arrow.Schema, batches []arrow.RecordBatch) (*ValuesExec, error) {
 	for _, b := range batches {
 		if !b.Schema().Equal(schema) {
-			return nil, fmt.Errorf("%w: values batch schema %s != %s", ErrSchema, b.Schema(), schema)
+			return nil, fmt.Errorf("%w: values batch schema %s != %s", physexpr.ErrSchema, b.Schema(), schema)
 		}
 	}
 	for _, b := range batches {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/stablerow/stablerow/exec"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	splan "github.com/substrait-io/substrait-go/v8/plan"
@@ -106,7 +108,7 @@ func (p *planner) aggregate(r *splan.AggregateRel) (*rel, error) {
 	}
 	// Every group key and argument becomes an input column: a plain
 	// column as it is, anything else computed by one ProjectExec below.
-	var extras []exec.Expr
+	var extras []physexpr.Expr
 	var names []string
 	var slots []*int
 	column := func(e expr.Expression, name string, slot *int) error {
@@ -114,7 +116,7 @@ func (p *planner) aggregate(r *splan.AggregateRel) (*rel, error) {
 		if err != nil {
 			return err
 		}
-		if c, ok := ce.(exec.Col); ok {
+		if c, ok := ce.(physexpr.Col); ok {
 			*slot = c.Index
 			return nil
 		}

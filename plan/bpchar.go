@@ -2,10 +2,9 @@ package plan
 
 import (
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/stablerow/stablerow/exec/physexpr"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/types"
-
-	"github.com/stablerow/stablerow/exec"
 )
 
 // character(n) between Substrait and the engine (exec/bpchar.go holds the
@@ -24,7 +23,7 @@ import (
 //     (Options.WriteSource), which stores the engine's form.
 
 // charLiteral is a fixedchar literal in the engine's form.
-func charLiteral(s string) exec.Lit { return exec.Lit{Value: exec.TrimBlanks(s)} }
+func charLiteral(s string) physexpr.Lit { return physexpr.Lit{Value: physexpr.TrimBlanks(s)} }
 
 // lengthCast reports a cast that checks or changes string values though
 // their Arrow type stays string: into varchar(n) or char(n).
@@ -39,14 +38,14 @@ func lengthCast(from, to types.Type) bool {
 	return false
 }
 
-// charCast plans a cast between string types as exec.CharCast: PostgreSQL's
+// charCast plans a cast between string types as physexpr.CharCast: PostgreSQL's
 // assignment coercion into varchar(n) (too long is an error unless only
 // blanks are cut) and char(n) (its trailing blanks go: the engine's form),
 // and char(n) to text, which is the value as it is (its trailing blanks
 // are gone already). Substrait's cast has no truncating mode, so an
 // explicit SQL cast of a column to varchar(n) is not expressible (the SQL
 // front end folds it for constants only).
-func charCast(in exec.Expr, from, to types.Type) (exec.Expr, bool) {
+func charCast(in physexpr.Expr, from, to types.Type) (physexpr.Expr, bool) {
 	if !lengthCast(from, to) {
 		return nil, false
 	}
@@ -58,9 +57,9 @@ func charCast(in exec.Expr, from, to types.Type) (exec.Expr, bool) {
 	case *types.StringType, *types.VarCharType:
 	default:
 		// A number or date into varchar(n): to text first.
-		in = exec.Cast{E: in, To: arrow.BinaryTypes.String}
+		in = physexpr.Cast{E: in, To: arrow.BinaryTypes.String}
 	}
-	cc := exec.CharCast{E: in}
+	cc := physexpr.CharCast{E: in}
 	switch t := to.(type) {
 	case *types.VarCharType:
 		cc.Len = int(t.Length)

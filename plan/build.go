@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/internal/substraitfn"
 	"github.com/stablerow/stablerow/plan/optimize"
@@ -130,7 +132,7 @@ func (p *planner) finish(out *rel, names []string, pads []int) (exec.Node, error
 	}
 	sc := out.node.Schema()
 	same := sc.NumFields() == len(names)
-	exprs := make([]exec.Expr, len(names))
+	exprs := make([]physexpr.Expr, len(names))
 	for i := range names {
 		c, err := out.field(i)
 		if err != nil {
@@ -150,13 +152,13 @@ func (p *planner) finish(out *rel, names []string, pads []int) (exec.Node, error
 	// directly: the computed expressions move into the root projection.
 	if e, ok := p.extended[out.node]; ok {
 		for i, x := range exprs {
-			exprs[i] = e.exprs[x.(exec.Col).Index]
+			exprs[i] = e.exprs[x.(physexpr.Col).Index]
 		}
 		input = e.input
 	}
 	for i, n := range pads {
 		if n > 0 {
-			exprs[i] = exec.CharPad{E: exprs[i], Len: n}
+			exprs[i] = physexpr.CharPad{E: exprs[i], Len: n}
 		}
 	}
 	return exec.NewProjectExec(input, exprs, names)

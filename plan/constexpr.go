@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"runtime/debug"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -37,13 +39,13 @@ func EvalConst(ctx context.Context, mem memory.Allocator, e expr.Expression) (v 
 	if err != nil || len(p.params) > 0 {
 		return nil, false, nil
 	}
-	bd, err := exec.Bind(ce, emptySchema)
+	bd, err := physexpr.Bind(ce, emptySchema)
 	if err != nil {
 		return nil, false, nil
 	}
 	row := array.NewRecordBatch(emptySchema, nil, 1)
 	defer row.Release()
-	v, err = exec.EvalArray(ctx, mem, bd, row)
+	v, err = physexpr.EvalArray(ctx, mem, bd, row)
 	if err != nil {
 		return nil, true, err
 	}

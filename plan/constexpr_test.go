@@ -4,8 +4,9 @@ import (
 	"context"
 	"testing"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/exec/exectest"
 	"github.com/stablerow/stablerow/plan"
 	"github.com/stretchr/testify/assert"
@@ -27,7 +28,7 @@ func TestEvalConst(t *testing.T) {
 
 	_, ok, err = plan.EvalConst(context.Background(), mem, cast(1<<40))
 	assert.True(t, ok)
-	assert.ErrorIs(t, err, exec.ErrOutOfRange, "the cast's own error, as at run time")
+	assert.ErrorIs(t, err, physexpr.ErrOutOfRange, "the cast's own error, as at run time")
 
 	// A column or a parameter is not a constant: left alone.
 	_, ok, err = plan.EvalConst(context.Background(), mem, &expr.DynamicParameter{OutputType: &types.Int64Type{}, ParameterReference: 1})

@@ -31,7 +31,7 @@
 //     in one byte payload; the SQL front end's form of a long list of
 //     constants) or a standard list literal of i32, i64, fp64 or string
 //     elements (and NULLs) is `x IN (the elements)`; it plans as one
-//     exec.InValues, a typed slice and set (invalues.go), and the checks
+//     physexpr.InValues, a typed slice and set (invalues.go), and the checks
 //     that walk the plan skip the list's elements. ExpandPackedLists
 //     turns the packed form into the standard one for outside readers.
 //   - a projection under a LIMIT: `Fetch(offset, count) <- Project` with a

@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/stablerow/stablerow/exec"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/types"
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
@@ -108,28 +109,28 @@ func checkFuncs(e expr.Expression) error {
 	return err
 }
 
-var binaryOps = map[string]exec.Op{
-	"equal": exec.OpEq, "not_equal": exec.OpNe, "lt": exec.OpLt, "lte": exec.OpLe, "gt": exec.OpGt, "gte": exec.OpGe,
-	"add": exec.OpAdd, "subtract": exec.OpSub, "multiply": exec.OpMul, "divide": exec.OpDiv,
-	"modulus": exec.OpMod,
+var binaryOps = map[string]physexpr.Op{
+	"equal": physexpr.OpEq, "not_equal": physexpr.OpNe, "lt": physexpr.OpLt, "lte": physexpr.OpLe, "gt": physexpr.OpGt, "gte": physexpr.OpGe,
+	"add": physexpr.OpAdd, "subtract": physexpr.OpSub, "multiply": physexpr.OpMul, "divide": physexpr.OpDiv,
+	"modulus": physexpr.OpMod,
 }
 
-var unaryOps = map[string]exec.UnaryOp{"not": exec.OpNot, "is_null": exec.OpIsNull, "is_not_null": exec.OpIsNotNull}
+var unaryOps = map[string]physexpr.UnaryOp{"not": physexpr.OpNot, "is_null": physexpr.OpIsNull, "is_not_null": physexpr.OpIsNotNull}
 
 // expr compiles a Substrait expression over sc. The result is an
-// exec.Memo (a column or literal stays as it is): the node above asks its
+// physexpr.Memo (a column or literal stays as it is): the node above asks its
 // type and binds it to check itself, and the Memo answers without walking
 // the subtree again, so planning is linear in the expression's size, not
 // quadratic in its depth.
-func (p *planner) expr(e expr.Expression, sc scope) (exec.Expr, error) {
+func (p *planner) expr(e expr.Expression, sc scope) (physexpr.Expr, error) {
 	x, err := p.exprNode(e, sc)
 	if err != nil {
 		return nil, err
 	}
-	return exec.NewMemo(x), nil
+	return physexpr.NewMemo(x), nil
 }
 
-func (p *planner) exprNode(e expr.Expression, sc scope) (exec.Expr, error) {
+func (p *planner) exprNode(e expr.Expression, sc scope) (physexpr.Expr, error) {
 	switch e := e.(type) {
 	case *expr.FieldReference:
 		i, err := fieldIndex(e)
@@ -157,9 +158,9 @@ func (p *planner) exprNode(e expr.Expression, sc scope) (exec.Expr, error) {
 		if arrow.TypeEqual(from, to) && !lengthCast(e.Input.GetType(), e.Type) {
 			return in, nil
 		}
-		if l, ok := in.(exec.Lit); ok {
+		if l, ok := in.(physexpr.Lit); ok {
 			if v, ok := convertLiteral(l.Value, to); ok {
-				return exec.Lit{Value: v, Type: to}, nil
+				return physexpr.Lit{Value: v, Type: to}, nil
 			}
 		}
 		if from.ID() == arrow.UINT64 && to.ID() == arrow.INT64 {
@@ -168,9 +169,9 @@ func (p *planner) exprNode(e expr.Expression, sc scope) (exec.Expr, error) {
 		if cc, ok := charCast(in, e.Input.GetType(), e.Type); ok {
 			return cc, nil
 		}
-		// exec.Cast has PostgreSQL's semantics for every pair SQL can
+		// physexpr.Cast has PostgreSQL's semantics for every pair SQL can
 		// write (text output, float rounding, range errors).
-		return exec.Cast{E: in, To: to}, nil
+		return physexpr.Cast{E: in, To: to}, nil
 	case *expr.SingularOrList:
 		return p.inList(e, sc)
 	case *expr.IfThen:
@@ -198,7 +199,7 @@ func (p *planner) exprNode(e expr.Expression, sc scope) (exec.Expr, error) {
 }
 
 // typeOf is e's Arrow type over sc (an invalid combination is a bad plan).
-func typeOf(e exec.Expr, sc scope) (arrow.DataType, error) {
+func typeOf(e physexpr.Expr, sc scope) (arrow.DataType, error) {
 	t, err := e.DataType(sc.schema())
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidPlan, err)
@@ -206,7 +207,7 @@ func typeOf(e exec.Expr, sc scope) (arrow.DataType, error) {
 	return t, nil
 }
 
-func (p *planner) scalarFn(f *expr.ScalarFunction, sc scope) (exec.Expr, error) {
+func (p *planner) scalarFn(f *expr.ScalarFunction, sc scope) (physexpr.Expr, error) {
 	name := funcName(f)
 	if name == "" {
 		return nil, fmt.Errorf("%w: function without a declaration", ErrInvalidPlan)
@@ -218,7 +219,7 @@ func (p *planner) scalarFn(f *expr.ScalarFunction, sc scope) (exec.Expr, error) 
 	if err != nil {
 		return nil, err
 	}
-	cargs := make([]exec.Expr, len(args))
+	cargs := make([]physexpr.Expr, len(args))
 	for i, a := range args {
 		if cargs[i], err = p.expr(a, sc); err != nil {
 			return nil, err
@@ -240,20 +241,20 @@ func (p *planner) scalarFn(f *expr.ScalarFunction, sc scope) (exec.Expr, error) 
 		if err := arity(1); err != nil {
 			return nil, err
 		}
-		return exec.Unary{Op: op, E: cargs[0]}, nil
+		return physexpr.Unary{Op: op, E: cargs[0]}, nil
 	}
 	switch name {
 	case "and", "or":
 		if len(cargs) == 0 {
 			return nil, fmt.Errorf("%w: %s without arguments", ErrInvalidPlan, name)
 		}
-		op := exec.OpAnd
+		op := physexpr.OpAnd
 		if name == "or" {
-			op = exec.OpOr
+			op = physexpr.OpOr
 		}
 		acc := cargs[0]
 		for _, a := range cargs[1:] {
-			acc = exec.Binary{Op: op, L: acc, R: a}
+			acc = physexpr.Binary{Op: op, L: acc, R: a}
 		}
 		return acc, nil
 	case "negate":
@@ -264,14 +265,14 @@ func (p *planner) scalarFn(f *expr.ScalarFunction, sc scope) (exec.Expr, error) 
 		if err != nil {
 			return nil, err
 		}
-		if l, ok := cargs[0].(exec.Lit); ok {
+		if l, ok := cargs[0].(physexpr.Lit); ok {
 			switch v := l.Value.(type) {
 			case int64:
 				if v != -1<<63 {
-					return exec.Lit{Value: -v}, nil
+					return physexpr.Lit{Value: -v}, nil
 				}
 			case float64:
-				return exec.Lit{Value: -v}, nil
+				return physexpr.Lit{Value: -v}, nil
 			}
 		}
 		// Integers negate as 0 - x, whose checked subtraction raises
@@ -281,13 +282,13 @@ func (p *planner) scalarFn(f *expr.ScalarFunction, sc scope) (exec.Expr, error) 
 		case isSignedInt(t) || t.ID() == arrow.UINT64:
 		case isFloat(t):
 			if t.ID() == arrow.FLOAT32 {
-				return p.binary(exec.OpMul, cargs[0], exec.Lit{Value: float32(-1)}, sc)
+				return p.binary(physexpr.OpMul, cargs[0], physexpr.Lit{Value: float32(-1)}, sc)
 			}
-			return p.binary(exec.OpMul, cargs[0], exec.Lit{Value: float64(-1)}, sc)
+			return p.binary(physexpr.OpMul, cargs[0], physexpr.Lit{Value: float64(-1)}, sc)
 		default:
 			return nil, fmt.Errorf("%w: negate of %s", ErrInvalidPlan, t)
 		}
-		return p.binary(exec.OpSub, zeroOf(t), cargs[0], sc)
+		return p.binary(physexpr.OpSub, zeroOf(t), cargs[0], sc)
 	}
 	if fn, ok := exprFuncs[name]; ok {
 		return fn(p, f, cargs, sc)
@@ -296,7 +297,7 @@ func (p *planner) scalarFn(f *expr.ScalarFunction, sc scope) (exec.Expr, error) 
 }
 
 // binary builds l op r with both operands converted to one type.
-func (p *planner) binary(op exec.Op, l, r exec.Expr, sc scope) (exec.Expr, error) {
+func (p *planner) binary(op physexpr.Op, l, r physexpr.Expr, sc scope) (physexpr.Expr, error) {
 	lt, err := typeOf(l, sc)
 	if err != nil {
 		return nil, err
@@ -312,13 +313,13 @@ func (p *planner) binary(op exec.Op, l, r exec.Expr, sc scope) (exec.Expr, error
 	if err != nil {
 		return nil, err
 	}
-	return checked(exec.Binary{Op: op, L: l, R: r}, sc)
+	return checked(physexpr.Binary{Op: op, L: l, R: r}, sc)
 }
 
-// inList plans `x IN (a, b, ...)`: an exec.In when every option is a
+// inList plans `x IN (a, b, ...)`: an physexpr.In when every option is a
 // literal of x's type, else the Kleene OR of equalities (the same SQL
 // semantics).
-func (p *planner) inList(e *expr.SingularOrList, sc scope) (exec.Expr, error) {
+func (p *planner) inList(e *expr.SingularOrList, sc scope) (physexpr.Expr, error) {
 	if len(e.Options) == 0 {
 		return nil, fmt.Errorf("%w: empty IN list", ErrInvalidPlan)
 	}
@@ -340,7 +341,7 @@ func (p *planner) inList(e *expr.SingularOrList, sc scope) (exec.Expr, error) {
 			// A row id is bigint in SQL: the operand becomes int64 as
 			// unify makes it for a short list (checked), and the list's
 			// bigint values are matched against that.
-			if v, _, vt, err = unify(v, exec.Lit{Value: int64(0)}, vt, arrow.PrimitiveTypes.Int64); err != nil {
+			if v, _, vt, err = unify(v, physexpr.Lit{Value: int64(0)}, vt, arrow.PrimitiveTypes.Int64); err != nil {
 				return nil, err
 			}
 		}
@@ -349,9 +350,9 @@ func (p *planner) inList(e *expr.SingularOrList, sc scope) (exec.Expr, error) {
 		}
 		return inValues(v, vt, l)
 	}
-	var eqs []exec.Expr
-	var lits []exec.Lit
-	var first exec.Expr
+	var eqs []physexpr.Expr
+	var lits []physexpr.Lit
+	var first physexpr.Expr
 	same := true
 	for _, o := range e.Options {
 		co, err := p.expr(o, sc)
@@ -366,8 +367,8 @@ func (p *planner) inList(e *expr.SingularOrList, sc scope) (exec.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		eqs = append(eqs, exec.Binary{Op: exec.OpEq, L: l, R: r})
-		lit, isLit := r.(exec.Lit)
+		eqs = append(eqs, physexpr.Binary{Op: physexpr.OpEq, L: l, R: r})
+		lit, isLit := r.(physexpr.Lit)
 		if first == nil {
 			first = l
 		}
@@ -375,45 +376,45 @@ func (p *planner) inList(e *expr.SingularOrList, sc scope) (exec.Expr, error) {
 		lits = append(lits, lit)
 	}
 	if same {
-		return exec.In{E: first, List: lits}, nil
+		return physexpr.In{E: first, List: lits}, nil
 	}
 	acc := eqs[0]
 	for _, q := range eqs[1:] {
-		acc = exec.Binary{Op: exec.OpOr, L: acc, R: q}
+		acc = physexpr.Binary{Op: physexpr.OpOr, L: acc, R: q}
 	}
 	return acc, nil
 }
 
-// literal converts a Substrait literal to an exec.Lit.
-func literal(l expr.Literal) (exec.Expr, error) {
+// literal converts a Substrait literal to an physexpr.Lit.
+func literal(l expr.Literal) (physexpr.Expr, error) {
 	pl := l.ToProtoLiteral()
 	switch v := pl.GetLiteralType().(type) {
 	case *substraitpb.Expression_Literal_Boolean:
-		return exec.Lit{Value: v.Boolean}, nil
+		return physexpr.Lit{Value: v.Boolean}, nil
 	case *substraitpb.Expression_Literal_I8:
-		return exec.Lit{Value: int8(v.I8)}, nil
+		return physexpr.Lit{Value: int8(v.I8)}, nil
 	case *substraitpb.Expression_Literal_I16:
-		return exec.Lit{Value: int16(v.I16)}, nil
+		return physexpr.Lit{Value: int16(v.I16)}, nil
 	case *substraitpb.Expression_Literal_I32:
-		return exec.Lit{Value: v.I32}, nil
+		return physexpr.Lit{Value: v.I32}, nil
 	case *substraitpb.Expression_Literal_I64:
-		return exec.Lit{Value: v.I64}, nil
+		return physexpr.Lit{Value: v.I64}, nil
 	case *substraitpb.Expression_Literal_Fp32:
-		return exec.Lit{Value: v.Fp32}, nil
+		return physexpr.Lit{Value: v.Fp32}, nil
 	case *substraitpb.Expression_Literal_Fp64:
-		return exec.Lit{Value: v.Fp64}, nil
+		return physexpr.Lit{Value: v.Fp64}, nil
 	case *substraitpb.Expression_Literal_String_:
-		return exec.Lit{Value: v.String_}, nil
+		return physexpr.Lit{Value: v.String_}, nil
 	case *substraitpb.Expression_Literal_VarChar_:
-		return exec.Lit{Value: v.VarChar.GetValue()}, nil
+		return physexpr.Lit{Value: v.VarChar.GetValue()}, nil
 	case *substraitpb.Expression_Literal_FixedChar:
 		return charLiteral(v.FixedChar), nil
 	case *substraitpb.Expression_Literal_Date:
-		return exec.Lit{Value: arrow.Date32(v.Date), Type: arrow.FixedWidthTypes.Date32}, nil
+		return physexpr.Lit{Value: arrow.Date32(v.Date), Type: arrow.FixedWidthTypes.Date32}, nil
 	case *substraitpb.Expression_Literal_Decimal_:
 		return decimalLiteral(v.Decimal)
 	case *substraitpb.Expression_Literal_Timestamp: // deprecated: microseconds
-		return exec.Lit{Value: arrow.Timestamp(v.Timestamp), Type: &arrow.TimestampType{Unit: arrow.Microsecond}}, nil
+		return physexpr.Lit{Value: arrow.Timestamp(v.Timestamp), Type: &arrow.TimestampType{Unit: arrow.Microsecond}}, nil
 	case *substraitpb.Expression_Literal_PrecisionTimestamp_:
 		return timestampLiteral(v.PrecisionTimestamp.GetValue(), v.PrecisionTimestamp.GetPrecision())
 	case *substraitpb.Expression_Literal_Null:
@@ -421,7 +422,7 @@ func literal(l expr.Literal) (exec.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return exec.Lit{Type: t}, nil
+		return physexpr.Lit{Type: t}, nil
 	}
 	return nil, fmt.Errorf("%w: literal %s", errUnsupported("expression"), l)
 }

@@ -3,8 +3,9 @@ package plan
 import (
 	"fmt"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/stablerow/stablerow/exec"
 	"github.com/substrait-io/substrait-go/v8/expr"
 )
 
@@ -18,7 +19,7 @@ import (
 // semantics.
 
 // exprFn plans one call: f for its options, args already planned.
-type exprFn func(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) (exec.Expr, error)
+type exprFn func(p *planner, f *expr.ScalarFunction, args []physexpr.Expr, sc scope) (physexpr.Expr, error)
 
 var exprFuncs = map[string]exprFn{
 	"like":                 planLike,
@@ -41,8 +42,8 @@ var exprFuncs = map[string]exprFn{
 	"greatest_skip_null":   planMinMax(true),
 	"least_skip_null":      planMinMax(false),
 	"between":              planBetween,
-	"ceil":                 decimalOr(exec.RoundCeil, floatFunc("ceil")),
-	"floor":                decimalOr(exec.RoundFloor, floatFunc("floor")),
+	"ceil":                 decimalOr(physexpr.RoundCeil, floatFunc("ceil")),
+	"floor":                decimalOr(physexpr.RoundFloor, floatFunc("floor")),
 	"round":                planRound,
 	"abs":                  planAbs,
 	"power":                planPower,
@@ -51,7 +52,7 @@ var exprFuncs = map[string]exprFn{
 
 func isExprFunc(name string) bool { _, ok := exprFuncs[name]; return ok }
 
-func nargs(f *expr.ScalarFunction, args []exec.Expr, lo, hi int) error {
+func nargs(f *expr.ScalarFunction, args []physexpr.Expr, lo, hi int) error {
 	if len(args) < lo || len(args) > hi {
 		return fmt.Errorf("%w: %s takes %d to %d arguments, got %d", ErrInvalidPlan, funcName(f), lo, hi, len(args))
 	}
@@ -78,16 +79,16 @@ func onlyOptions(f *expr.ScalarFunction, name string, allowed ...string) error {
 }
 
 func strFunc(name string, lo, hi int) exprFn {
-	return func(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) (exec.Expr, error) {
+	return func(p *planner, f *expr.ScalarFunction, args []physexpr.Expr, sc scope) (physexpr.Expr, error) {
 		if err := nargs(f, args, lo, hi); err != nil {
 			return nil, err
 		}
-		return checked(exec.Func{Name: name, Args: args}, sc)
+		return checked(physexpr.Func{Name: name, Args: args}, sc)
 	}
 }
 
 func caseMap(name string) exprFn {
-	return func(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) (exec.Expr, error) {
+	return func(p *planner, f *expr.ScalarFunction, args []physexpr.Expr, sc scope) (physexpr.Expr, error) {
 		if err := onlyOptions(f, "char_set", "", "UTF8"); err != nil {
 			return nil, err
 		}
@@ -98,7 +99,7 @@ func caseMap(name string) exprFn {
 // floatFunc is a double precision function; integer arguments are
 // converted as PostgreSQL's implicit cast to double precision does.
 func floatFunc(name string) exprFn {
-	return func(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) (exec.Expr, error) {
+	return func(p *planner, f *expr.ScalarFunction, args []physexpr.Expr, sc scope) (physexpr.Expr, error) {
 		if err := nargs(f, args, 1, 1); err != nil {
 			return nil, err
 		}
@@ -109,11 +110,11 @@ func floatFunc(name string) exprFn {
 		if err != nil {
 			return nil, err
 		}
-		return checked(exec.Func{Name: name, Args: []exec.Expr{x}}, sc)
+		return checked(physexpr.Func{Name: name, Args: []physexpr.Expr{x}}, sc)
 	}
 }
 
-func asFloat(e exec.Expr, sc scope) (exec.Expr, error) {
+func asFloat(e physexpr.Expr, sc scope) (physexpr.Expr, error) {
 	t, err := typeOf(e, sc)
 	if err != nil {
 		return nil, err
@@ -125,9 +126,9 @@ func asFloat(e exec.Expr, sc scope) (exec.Expr, error) {
 }
 
 // checked binds e once to report a type error as a bad plan. It returns e
-// as an exec.Memo that keeps that binding for the node above (see expr).
-func checked(e exec.Expr, sc scope) (exec.Expr, error) {
-	m := exec.NewMemo(e)
+// as an physexpr.Memo that keeps that binding for the node above (see expr).
+func checked(e physexpr.Expr, sc scope) (physexpr.Expr, error) {
+	m := physexpr.NewMemo(e)
 	if _, err := m.DataType(sc.schema()); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidPlan, err)
 	}
@@ -136,38 +137,38 @@ func checked(e exec.Expr, sc scope) (exec.Expr, error) {
 
 // planLike: like(input, match), CASE_INSENSITIVE for ILIKE. The pattern
 // reads '\' as its escape, as PostgreSQL's LIKE without ESCAPE.
-func planLike(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) (exec.Expr, error) {
+func planLike(p *planner, f *expr.ScalarFunction, args []physexpr.Expr, sc scope) (physexpr.Expr, error) {
 	if err := nargs(f, args, 2, 2); err != nil {
 		return nil, err
 	}
 	if err := onlyOptions(f, "case_sensitivity", "", "CASE_SENSITIVE", "CASE_INSENSITIVE"); err != nil {
 		return nil, err
 	}
-	return checked(exec.Like{E: args[0], Pattern: args[1], CaseInsensitive: option(f, "case_sensitivity") == "CASE_INSENSITIVE"}, sc)
+	return checked(physexpr.Like{E: args[0], Pattern: args[1], CaseInsensitive: option(f, "case_sensitivity") == "CASE_INSENSITIVE"}, sc)
 }
 
 // planConcat: concat is strict (NULL in, NULL out) unless IGNORE_NULLS,
 // which the engine does not implement.
-func planConcat(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) (exec.Expr, error) {
+func planConcat(p *planner, f *expr.ScalarFunction, args []physexpr.Expr, sc scope) (physexpr.Expr, error) {
 	if err := onlyOptions(f, "null_handling", "", "ACCEPT_NULLS"); err != nil {
 		return nil, err
 	}
 	if len(args) == 1 {
 		return checked(args[0], sc)
 	}
-	return checked(exec.Func{Name: "textcat", Args: args}, sc)
+	return checked(physexpr.Func{Name: "textcat", Args: args}, sc)
 }
 
 // planSubstring: positions before the first character count, as in
 // PostgreSQL (LEFT_OF_BEGINNING).
-func planSubstring(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) (exec.Expr, error) {
+func planSubstring(p *planner, f *expr.ScalarFunction, args []physexpr.Expr, sc scope) (physexpr.Expr, error) {
 	if err := nargs(f, args, 2, 3); err != nil {
 		return nil, err
 	}
 	if err := onlyOptions(f, "negative_start", "", "LEFT_OF_BEGINNING"); err != nil {
 		return nil, err
 	}
-	return checked(exec.Func{Name: "substr", Args: args}, sc)
+	return checked(physexpr.Func{Name: "substr", Args: args}, sc)
 }
 
 // unifyAll brings args to one type: each argument in turn is unified
@@ -179,8 +180,8 @@ func planSubstring(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scop
 // list of one type (a CASE of 25,000 integer arms) is linear, and a
 // mixed one costs a pass per change of the common type, which can only
 // widen a few times. The result is the pairwise loop's, node for node.
-func unifyAll(args []exec.Expr, sc scope) ([]exec.Expr, error) {
-	out := append([]exec.Expr(nil), args...)
+func unifyAll(args []physexpr.Expr, sc scope) ([]physexpr.Expr, error) {
+	out := append([]physexpr.Expr(nil), args...)
 	var common arrow.DataType // the type of all of out[:i], nil when not known to be one
 	if len(out) > 1 {
 		common = sameType(out[:1], sc)
@@ -218,7 +219,7 @@ func unifyAll(args []exec.Expr, sc scope) ([]exec.Expr, error) {
 
 // sameType is the type all of es have, or nil when they differ or one has
 // none (the pairwise loop then reports that error where it always has).
-func sameType(es []exec.Expr, sc scope) arrow.DataType {
+func sameType(es []physexpr.Expr, sc scope) arrow.DataType {
 	var t arrow.DataType
 	for _, e := range es {
 		et, err := typeOf(e, sc)
@@ -231,7 +232,7 @@ func sameType(es []exec.Expr, sc scope) arrow.DataType {
 }
 
 func planDistinct(not bool) exprFn {
-	return func(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) (exec.Expr, error) {
+	return func(p *planner, f *expr.ScalarFunction, args []physexpr.Expr, sc scope) (physexpr.Expr, error) {
 		if err := nargs(f, args, 2, 2); err != nil {
 			return nil, err
 		}
@@ -239,11 +240,11 @@ func planDistinct(not bool) exprFn {
 		if err != nil {
 			return nil, err
 		}
-		return checked(exec.Distinct{A: u[0], B: u[1], Not: not}, sc)
+		return checked(physexpr.Distinct{A: u[0], B: u[1], Not: not}, sc)
 	}
 }
 
-func planNullIf(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) (exec.Expr, error) {
+func planNullIf(p *planner, f *expr.ScalarFunction, args []physexpr.Expr, sc scope) (physexpr.Expr, error) {
 	if err := nargs(f, args, 2, 2); err != nil {
 		return nil, err
 	}
@@ -251,10 +252,10 @@ func planNullIf(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) 
 	if err != nil {
 		return nil, err
 	}
-	return checked(exec.NullIf{A: u[0], B: u[1]}, sc)
+	return checked(physexpr.NullIf{A: u[0], B: u[1]}, sc)
 }
 
-func planCoalesce(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) (exec.Expr, error) {
+func planCoalesce(p *planner, f *expr.ScalarFunction, args []physexpr.Expr, sc scope) (physexpr.Expr, error) {
 	if err := nargs(f, args, 1, 1<<16); err != nil {
 		return nil, err
 	}
@@ -262,14 +263,14 @@ func planCoalesce(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope
 	if err != nil {
 		return nil, err
 	}
-	return checked(exec.Coalesce{Args: u}, sc)
+	return checked(physexpr.Coalesce{Args: u}, sc)
 }
 
 // planMinMax: greatest_skip_null and least_skip_null, PostgreSQL's
 // GREATEST and LEAST (NULLs skipped); the strict greatest and least of
 // the YAML are not planned.
 func planMinMax(greatest bool) exprFn {
-	return func(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) (exec.Expr, error) {
+	return func(p *planner, f *expr.ScalarFunction, args []physexpr.Expr, sc scope) (physexpr.Expr, error) {
 		if err := nargs(f, args, 1, 1<<16); err != nil {
 			return nil, err
 		}
@@ -277,24 +278,24 @@ func planMinMax(greatest bool) exprFn {
 		if err != nil {
 			return nil, err
 		}
-		return checked(exec.MinMax{Greatest: greatest, Args: u}, sc)
+		return checked(physexpr.MinMax{Greatest: greatest, Args: u}, sc)
 	}
 }
 
 // planBetween: x >= lo AND x <= hi.
-func planBetween(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) (exec.Expr, error) {
+func planBetween(p *planner, f *expr.ScalarFunction, args []physexpr.Expr, sc scope) (physexpr.Expr, error) {
 	if err := nargs(f, args, 3, 3); err != nil {
 		return nil, err
 	}
-	lo, err := p.binary(exec.OpGe, args[0], args[1], sc)
+	lo, err := p.binary(physexpr.OpGe, args[0], args[1], sc)
 	if err != nil {
 		return nil, err
 	}
-	hi, err := p.binary(exec.OpLe, args[0], args[2], sc)
+	hi, err := p.binary(physexpr.OpLe, args[0], args[2], sc)
 	if err != nil {
 		return nil, err
 	}
-	return exec.Binary{Op: exec.OpAnd, L: lo, R: hi}, nil
+	return physexpr.Binary{Op: physexpr.OpAnd, L: lo, R: hi}, nil
 }
 
 // planRound: round(x, s). A decimal x is rounded exactly (TIE_AWAY_FROM_ZERO
@@ -302,7 +303,7 @@ func planBetween(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope)
 // literal s places; a float x rounds to 0 places only, half to even
 // (PostgreSQL's round(double precision), rint) or toward zero (TRUNCATE,
 // its trunc); an integer x with 0 places is returned as it is.
-func planRound(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) (exec.Expr, error) {
+func planRound(p *planner, f *expr.ScalarFunction, args []physexpr.Expr, sc scope) (physexpr.Expr, error) {
 	if err := nargs(f, args, 1, 2); err != nil {
 		return nil, err
 	}
@@ -314,13 +315,13 @@ func planRound(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) (
 		if err := onlyOptions(f, "rounding", "TIE_AWAY_FROM_ZERO", "TRUNCATE"); err != nil {
 			return nil, err
 		}
-		mode := exec.RoundHalfAway
+		mode := physexpr.RoundHalfAway
 		if option(f, "rounding") == "TRUNCATE" {
-			mode = exec.RoundTrunc
+			mode = physexpr.RoundTrunc
 		}
 		digits := int64(0)
 		if len(args) == 2 {
-			l, ok := args[1].(exec.Lit)
+			l, ok := args[1].(physexpr.Lit)
 			n, isInt := intValue(l.Value)
 			if !ok || !isInt {
 				return nil, fmt.Errorf("%w: round of a decimal to %s places (the places must be a literal)", errUnsupported("function"), args[1])
@@ -333,7 +334,7 @@ func planRound(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) (
 		return nil, err
 	}
 	if len(args) == 2 {
-		l, ok := args[1].(exec.Lit)
+		l, ok := args[1].(physexpr.Lit)
 		if !ok || !isZero(l.Value) {
 			return nil, fmt.Errorf("%w: round to %s decimal places", errUnsupported("function"), args[1])
 		}
@@ -345,13 +346,13 @@ func planRound(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) (
 	if option(f, "rounding") == "TRUNCATE" {
 		name = "trunc"
 	}
-	return checked(exec.Func{Name: name, Args: args[:1]}, sc)
+	return checked(physexpr.Func{Name: name, Args: args[:1]}, sc)
 }
 
 // decimalOr plans floor and ceil: exact for a decimal (PostgreSQL's
 // numeric_floor and numeric_ceil, scale 0), else float's.
-func decimalOr(mode exec.RoundMode, float exprFn) exprFn {
-	return func(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) (exec.Expr, error) {
+func decimalOr(mode physexpr.RoundMode, float exprFn) exprFn {
+	return func(p *planner, f *expr.ScalarFunction, args []physexpr.Expr, sc scope) (physexpr.Expr, error) {
 		if len(args) == 1 {
 			t, err := typeOf(args[0], sc)
 			if err != nil {
@@ -369,14 +370,14 @@ func decimalOr(mode exec.RoundMode, float exprFn) exprFn {
 // result has scale max(digits, 0), PostgreSQL's; a declared output type
 // of another scale or precision (the YAML keeps the input's scale) gets
 // the value by a cast, exact or "numeric field overflow".
-func planDecimalRound(f *expr.ScalarFunction, x exec.Expr, t arrow.DataType, digits int64, mode exec.RoundMode, sc scope) (exec.Expr, error) {
-	if digits > exec.MaxDecimalPrecision || digits < -1000 {
+func planDecimalRound(f *expr.ScalarFunction, x physexpr.Expr, t arrow.DataType, digits int64, mode physexpr.RoundMode, sc scope) (physexpr.Expr, error) {
+	if digits > physexpr.MaxDecimalPrecision || digits < -1000 {
 		return nil, fmt.Errorf("%w: rounding a decimal to %d places", errUnsupported("function"), digits)
 	}
 	in := t.(*arrow.Decimal128Type)
-	scale := exec.DecimalRoundScale(int32(digits))
-	to := &arrow.Decimal128Type{Precision: min(max(in.Precision-in.Scale+1+scale, 1), exec.MaxDecimalPrecision), Scale: scale}
-	e, err := checked(exec.DecimalRound{E: x, Digits: int32(digits), Mode: mode, To: to}, sc)
+	scale := physexpr.DecimalRoundScale(int32(digits))
+	to := &arrow.Decimal128Type{Precision: min(max(in.Precision-in.Scale+1+scale, 1), physexpr.MaxDecimalPrecision), Scale: scale}
+	e, err := checked(physexpr.DecimalRound{E: x, Digits: int32(digits), Mode: mode, To: to}, sc)
 	if err != nil {
 		return nil, err
 	}
@@ -419,19 +420,19 @@ func isZero(v any) bool {
 	return false
 }
 
-func planAbs(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) (exec.Expr, error) {
+func planAbs(p *planner, f *expr.ScalarFunction, args []physexpr.Expr, sc scope) (physexpr.Expr, error) {
 	if err := nargs(f, args, 1, 1); err != nil {
 		return nil, err
 	}
 	if err := onlyOptions(f, "overflow", "", "ERROR"); err != nil {
 		return nil, err
 	}
-	return checked(exec.Func{Name: "abs", Args: args}, sc)
+	return checked(physexpr.Func{Name: "abs", Args: args}, sc)
 }
 
 // planPower: power of doubles (integer powers of integers, which
 // PostgreSQL lacks, are refused).
-func planPower(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) (exec.Expr, error) {
+func planPower(p *planner, f *expr.ScalarFunction, args []physexpr.Expr, sc scope) (physexpr.Expr, error) {
 	if err := nargs(f, args, 2, 2); err != nil {
 		return nil, err
 	}
@@ -444,13 +445,13 @@ func planPower(p *planner, f *expr.ScalarFunction, args []exec.Expr, sc scope) (
 			return nil, fmt.Errorf("%w: power of %s", errUnsupported("function"), t)
 		}
 	}
-	return checked(exec.Func{Name: "power", Args: args}, sc)
+	return checked(physexpr.Func{Name: "power", Args: args}, sc)
 }
 
 // ifThen plans CASE: IfThen's clauses in order, its else last.
-func (p *planner) ifThen(e *expr.IfThen, sc scope) (exec.Expr, error) {
-	c := exec.Case{}
-	var vals []exec.Expr
+func (p *planner) ifThen(e *expr.IfThen, sc scope) (physexpr.Expr, error) {
+	c := physexpr.Case{}
+	var vals []physexpr.Expr
 	for i := 0; i < e.NIfs(); i++ {
 		pair := e.IfPair(i)
 		cond, err := p.expr(pair.If, sc)
@@ -461,7 +462,7 @@ func (p *planner) ifThen(e *expr.IfThen, sc scope) (exec.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		c.Whens = append(c.Whens, exec.When{Cond: cond})
+		c.Whens = append(c.Whens, physexpr.When{Cond: cond})
 		vals = append(vals, then)
 	}
 	if e.Else() != nil {

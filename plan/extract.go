@@ -3,14 +3,15 @@ package plan
 import (
 	"fmt"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/stablerow/stablerow/exec"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/types"
 )
 
 // Substrait's extract(component [, indexing], x) planned onto
-// exec.Extract. Its declared output type picks the semantics: i64 is the
+// physexpr.Extract. Its declared output type picks the semantics: i64 is the
 // standard YAML's extract (SECOND the whole seconds, MILLISECOND the
 // milliseconds since the last full second, ...); a decimal is PostgreSQL's
 // extract (numeric: the second with its fraction) and fp64 its date_part,
@@ -21,31 +22,31 @@ import (
 // extractComponents maps a component to exec's field and, per indexing
 // (ONE, ZERO), the offset to add to it.
 var extractComponents = map[string]struct {
-	field     exec.ExtractField
+	field     physexpr.ExtractField
 	one, zero int64
 	indexed   bool
 }{
-	"YEAR":               {field: exec.FieldYear},
-	"ISO_YEAR":           {field: exec.FieldISOYear},
-	"HOUR":               {field: exec.FieldHour},
-	"MINUTE":             {field: exec.FieldMinute},
-	"SECOND":             {field: exec.FieldSecond},
-	"MILLISECOND":        {field: exec.FieldMilliseconds},
-	"MICROSECOND":        {field: exec.FieldMicroseconds},
-	"SUBSECOND":          {field: exec.FieldSubsecond},
-	"UNIX_TIME":          {field: exec.FieldEpoch},
-	"QUARTER":            {field: exec.FieldQuarter, indexed: true, zero: -1},
-	"MONTH":              {field: exec.FieldMonth, indexed: true, zero: -1},
-	"DAY":                {field: exec.FieldDay, indexed: true, zero: -1},
-	"DAY_OF_YEAR":        {field: exec.FieldDOY, indexed: true, zero: -1},
-	"ISO_WEEK":           {field: exec.FieldWeek, indexed: true, zero: -1},
-	"SUNDAY_DAY_OF_WEEK": {field: exec.FieldDOW, indexed: true, one: 1},
-	"MONDAY_DAY_OF_WEEK": {field: exec.FieldISODOW, indexed: true, zero: -1},
+	"YEAR":               {field: physexpr.FieldYear},
+	"ISO_YEAR":           {field: physexpr.FieldISOYear},
+	"HOUR":               {field: physexpr.FieldHour},
+	"MINUTE":             {field: physexpr.FieldMinute},
+	"SECOND":             {field: physexpr.FieldSecond},
+	"MILLISECOND":        {field: physexpr.FieldMilliseconds},
+	"MICROSECOND":        {field: physexpr.FieldMicroseconds},
+	"SUBSECOND":          {field: physexpr.FieldSubsecond},
+	"UNIX_TIME":          {field: physexpr.FieldEpoch},
+	"QUARTER":            {field: physexpr.FieldQuarter, indexed: true, zero: -1},
+	"MONTH":              {field: physexpr.FieldMonth, indexed: true, zero: -1},
+	"DAY":                {field: physexpr.FieldDay, indexed: true, zero: -1},
+	"DAY_OF_YEAR":        {field: physexpr.FieldDOY, indexed: true, zero: -1},
+	"ISO_WEEK":           {field: physexpr.FieldWeek, indexed: true, zero: -1},
+	"SUNDAY_DAY_OF_WEEK": {field: physexpr.FieldDOW, indexed: true, one: 1},
+	"MONDAY_DAY_OF_WEEK": {field: physexpr.FieldISODOW, indexed: true, zero: -1},
 }
 
 // extract plans f, an extract call (its enum arguments are read here,
 // before the value arguments are).
-func (p *planner) extract(f *expr.ScalarFunction, sc scope) (exec.Expr, error) {
+func (p *planner) extract(f *expr.ScalarFunction, sc scope) (physexpr.Expr, error) {
 	n := f.NArgs()
 	if n < 2 || n > 3 {
 		return nil, fmt.Errorf("%w: extract takes 2 or 3 arguments, got %d", ErrInvalidPlan, n)
@@ -95,14 +96,14 @@ func (p *planner) extract(f *expr.ScalarFunction, sc scope) (exec.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := exec.Extract{Field: c.field, E: x, Offset: offset}
+	e := physexpr.Extract{Field: c.field, E: x, Offset: offset}
 	switch out.ID() {
 	case arrow.INT64:
-		e.As = exec.ExtractInteger
+		e.As = physexpr.ExtractInteger
 	case arrow.FLOAT64:
-		e.As = exec.ExtractDouble
+		e.As = physexpr.ExtractDouble
 	case arrow.DECIMAL128:
-		e.As = exec.ExtractNumeric
+		e.As = physexpr.ExtractNumeric
 	default:
 		return nil, fmt.Errorf("%w: extract returning %s", errUnsupported("function"), out)
 	}

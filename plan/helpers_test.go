@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stablerow/stablerow/exec"
@@ -164,10 +166,10 @@ func (t *testTable) TakeByKey(driving exec.Node, drivingKey, keyColumn int, colu
 		return nil, false, err
 	}
 	dw := driving.Schema().NumFields()
-	var exprs []exec.Expr
+	var exprs []physexpr.Expr
 	var names []string
 	for i := 0; i < dw+len(columns); i++ {
-		exprs = append(exprs, exec.Col{Index: i, Name: hj.Schema().Field(i).Name})
+		exprs = append(exprs, physexpr.Col{Index: i, Name: hj.Schema().Field(i).Name})
 		names = append(names, hj.Schema().Field(i).Name)
 	}
 	pr, err := exec.NewProjectExec(hj, exprs, names)

@@ -3,6 +3,7 @@ package plan
 import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/stablerow/stablerow/exec/physexpr"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	splan "github.com/substrait-io/substrait-go/v8/plan"
 
@@ -134,7 +135,7 @@ func (p *planner) inSet(v expr.Expression, options []expr.Expression, cols []int
 		if err != nil {
 			return nil
 		}
-		lit, ok := e.(exec.Lit)
+		lit, ok := e.(physexpr.Lit)
 		if !ok || lit.Value == nil {
 			return nil // NULL never matches; leave such lists to the filter
 		}

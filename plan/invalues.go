@@ -3,8 +3,9 @@ package plan
 import (
 	"fmt"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/stablerow/stablerow/exec"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/extensions"
 	"github.com/substrait-io/substrait-go/v8/types"
@@ -13,7 +14,7 @@ import (
 )
 
 // A SingularOrList whose only option is a list is `x IN (the list's
-// elements)`, planned as one exec.InValues, a typed slice and hash set.
+// elements)`, planned as one physexpr.InValues, a typed slice and hash set.
 // The list is either
 //
 //   - a packed list literal (packedlist.go): the SQL front end's form of a
@@ -97,7 +98,7 @@ func packedAny(o expr.Expression, reg expr.ExtensionRegistry) (*anypb.Any, bool)
 }
 
 // inPacked plans v IN (a packed list).
-func inPacked(v exec.Expr, vt arrow.DataType, l PackedList) (exec.Expr, error) {
+func inPacked(v physexpr.Expr, vt arrow.DataType, l PackedList) (physexpr.Expr, error) {
 	want := map[arrow.Type]PackedKind{arrow.INT32: PackedI32, arrow.INT64: PackedI64, arrow.FLOAT64: PackedF64, arrow.STRING: PackedString}
 	k, ok := want[vt.ID()]
 	if !ok {
@@ -106,11 +107,11 @@ func inPacked(v exec.Expr, vt arrow.DataType, l PackedList) (exec.Expr, error) {
 	if k != l.Kind {
 		return nil, fmt.Errorf("%w: packed IN list of %s, the operand %s", ErrInvalidPlan, l.Kind, vt)
 	}
-	return exec.InValues{E: v, Values: l.Values, Null: l.Null}, nil
+	return physexpr.InValues{E: v, Values: l.Values, Null: l.Null}, nil
 }
 
 // inValues plans v IN (l's elements).
-func inValues(v exec.Expr, vt arrow.DataType, l *expr.ListLiteral) (exec.Expr, error) {
+func inValues(v physexpr.Expr, vt arrow.DataType, l *expr.ListLiteral) (physexpr.Expr, error) {
 	if len(l.Value) == 0 {
 		return nil, fmt.Errorf("%w: empty IN list", ErrInvalidPlan)
 	}
@@ -134,7 +135,7 @@ func inValues(v exec.Expr, vt arrow.DataType, l *expr.ListLiteral) (exec.Expr, e
 	if err, ok := values.(error); ok {
 		return nil, err
 	}
-	return exec.InValues{E: v, Values: values, Null: null}, nil
+	return physexpr.InValues{E: v, Values: values, Null: null}, nil
 }
 
 // elements reads the list's values as T (an error value when one is of

@@ -3,6 +3,8 @@ package plan
 import (
 	"fmt"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/stablerow/stablerow/exec"
 	"github.com/substrait-io/substrait-go/v8/expr"
@@ -303,7 +305,7 @@ func (p *planner) joinParts(l, r splan.Rel, nl, nr int, typ exec.JoinType, jp jo
 		}
 	}
 	rsc := shifted{r: right, off: nl}
-	lkeys, rkeys := make([]exec.Expr, len(jp.keys)), make([]exec.Expr, len(jp.keys))
+	lkeys, rkeys := make([]physexpr.Expr, len(jp.keys)), make([]physexpr.Expr, len(jp.keys))
 	for i, k := range jp.keys {
 		l, err := p.expr(k.l, left)
 		if err != nil {
@@ -351,7 +353,7 @@ func (p *planner) joinParts(l, r splan.Rel, nl, nr int, typ exec.JoinType, jp jo
 	if swap {
 		pair = swappedPair(left, right, lnode, rnode)
 	}
-	var cond exec.Expr
+	var cond physexpr.Expr
 	for _, c := range residual {
 		e, err := p.expr(c, pair)
 		if err != nil {
@@ -360,7 +362,7 @@ func (p *planner) joinParts(l, r splan.Rel, nl, nr int, typ exec.JoinType, jp jo
 		if cond == nil {
 			cond = e
 		} else {
-			cond = exec.Binary{Op: exec.OpAnd, L: cond, R: e}
+			cond = physexpr.Binary{Op: physexpr.OpAnd, L: cond, R: e}
 		}
 	}
 	var node exec.Node
@@ -402,15 +404,15 @@ type pairScope struct {
 }
 
 func (s pairScope) schema() *arrow.Schema { return s.sc }
-func (s pairScope) field(i int) (exec.Col, error) {
+func (s pairScope) field(i int) (physexpr.Col, error) {
 	if i < 0 || i >= len(s.cols) {
-		return exec.Col{}, fmt.Errorf("%w: field reference %d out of range (%d fields)", ErrInvalidPlan, i, len(s.cols))
+		return physexpr.Col{}, fmt.Errorf("%w: field reference %d out of range (%d fields)", ErrInvalidPlan, i, len(s.cols))
 	}
 	c := s.cols[i]
 	if c < 0 || c >= s.sc.NumFields() {
-		return exec.Col{}, fmt.Errorf("%w: field %d was pruned (planner bug)", ErrInvalidPlan, i)
+		return physexpr.Col{}, fmt.Errorf("%w: field %d was pruned (planner bug)", ErrInvalidPlan, i)
 	}
-	return exec.Col{Index: c, Name: s.sc.Field(c).Name}, nil
+	return physexpr.Col{Index: c, Name: s.sc.Field(c).Name}, nil
 }
 
 func pairSchema(l, r exec.Node) *arrow.Schema {
@@ -434,13 +436,13 @@ func joined(node exec.Node, left, right *rel, lw int) *rel {
 
 // keyColumns returns node with every key that is not a plain column added
 // as a computed column, and the key columns' indices.
-func keyColumns(extended map[exec.Node]extension, node exec.Node, keys []exec.Expr) (exec.Node, []int, error) {
+func keyColumns(extended map[exec.Node]extension, node exec.Node, keys []physexpr.Expr) (exec.Node, []int, error) {
 	idx := make([]int, len(keys))
-	var extras []exec.Expr
+	var extras []physexpr.Expr
 	var names []string
 	var at []int
 	for i, k := range keys {
-		if c, ok := k.(exec.Col); ok {
+		if c, ok := k.(physexpr.Col); ok {
 			idx[i] = c.Index
 			continue
 		}

@@ -15,7 +15,7 @@ import (
 // standard list literal of its values, in order, with one typed NULL last
 // when the list holds one (IN does not depend on the order); the type's
 // declarations go, and its URN when nothing else refers to it. The
-// planner reads either form into the same exec.InValues (invalues.go).
+// planner reads either form into the same physexpr.InValues (invalues.go).
 // A malformed packed list is an error wrapping ErrInvalidPlan, and p is
 // then left partly expanded.
 func ExpandPackedLists(p *substraitpb.Plan) error {

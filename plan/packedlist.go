@@ -20,7 +20,7 @@ import (
 // lowering, the plan's protobuf, any copy or marshalling of it and
 // substrait-go's reading, instead of a Go object and a protobuf message
 // per value at each of those layers (issue 26 item 6); the planner reads
-// the payload straight into exec.InValues's typed slice.
+// the payload straight into physexpr.InValues's typed slice.
 //
 // The payload, little-endian:
 //

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"slices"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -20,7 +22,7 @@ type paramUse struct {
 	list   arrow.DataType // element type of an unnest use (nil: none): int64 or string
 }
 
-// paramsKey carries the bound parameters in the context of Next: exec.Expr
+// paramsKey carries the bound parameters in the context of Next: physexpr.Expr
 // gets no TaskContext, so a scalar parameter reads them from there.
 type paramsKey struct{}
 
@@ -41,7 +43,7 @@ func (e paramExpr) Evaluate(ctx context.Context, mem memory.Allocator, b arrow.R
 	return scalar.MakeArrayFromScalar(s, int(b.NumRows()), mem)
 }
 
-// EvalScalar makes paramExpr an exec.ScalarExpr: bound into an operator's
+// EvalScalar makes paramExpr an physexpr.ScalarExpr: bound into an operator's
 // expression it stays one scalar per batch, never a column of copies.
 func (e paramExpr) EvalScalar(ctx context.Context) (scalar.Scalar, error) {
 	params, _ := ctx.Value(paramsKey{}).(map[int]any)
@@ -234,8 +236,8 @@ type DecimalParam struct {
 // compared as it is, never rounded to 1.23; a value that t cannot hold
 // exactly is refused rather than rounded into a different answer.
 func (d DecimalParam) fit(t *arrow.Decimal128Type) (decimal128.Num, error) {
-	if d.Scale < 0 || d.Scale > exec.MaxDecimalPrecision {
-		return decimal128.Num{}, fmt.Errorf("decimal scale %d (0..%d)", d.Scale, exec.MaxDecimalPrecision)
+	if d.Scale < 0 || d.Scale > physexpr.MaxDecimalPrecision {
+		return decimal128.Num{}, fmt.Errorf("decimal scale %d (0..%d)", d.Scale, physexpr.MaxDecimalPrecision)
 	}
 	n, err := d.Num.Rescale(d.Scale, t.Scale)
 	if err != nil || !n.FitsInPrecision(t.Precision) {

@@ -3,6 +3,8 @@ package plan
 import (
 	"fmt"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/stablerow/stablerow/exec"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	splan "github.com/substrait-io/substrait-go/v8/plan"
@@ -12,12 +14,12 @@ import (
 // names) after all of node's columns, and the extras' column indices. Every
 // existing column keeps its index, so field mappings stay valid, and since
 // they pass through as plain columns the ordering is kept too.
-func withExtra(extended map[exec.Node]extension, node exec.Node, extras []exec.Expr, names []string) (exec.Node, []int, error) {
+func withExtra(extended map[exec.Node]extension, node exec.Node, extras []physexpr.Expr, names []string) (exec.Node, []int, error) {
 	sc := node.Schema()
-	exprs := make([]exec.Expr, 0, sc.NumFields()+len(extras))
+	exprs := make([]physexpr.Expr, 0, sc.NumFields()+len(extras))
 	all := make([]string, 0, sc.NumFields()+len(extras))
 	for i, f := range sc.Fields() {
-		exprs = append(exprs, exec.Col{Index: i, Name: f.Name})
+		exprs = append(exprs, physexpr.Col{Index: i, Name: f.Name})
 		all = append(all, f.Name)
 	}
 	idx := make([]int, len(extras))
@@ -38,7 +40,7 @@ func withExtra(extended map[exec.Node]extension, node exec.Node, extras []exec.E
 // folded into it (one ProjectExec instead of two).
 type extension struct {
 	input exec.Node
-	exprs []exec.Expr // one per column of the ProjectExec
+	exprs []physexpr.Expr // one per column of the ProjectExec
 }
 
 // project plans a ProjectRel: a field that is a plain column costs nothing
@@ -75,7 +77,7 @@ func (p *planner) project(r *splan.ProjectRel, need []bool, h hint) (*rel, error
 			cols[i] = -1
 		}
 	}
-	var extras []exec.Expr
+	var extras []physexpr.Expr
 	var extraNames []string
 	var extraField []int
 	for j, e := range exprs {
@@ -89,7 +91,7 @@ func (p *planner) project(r *splan.ProjectRel, need []bool, h hint) (*rel, error
 		if err != nil {
 			return nil, err
 		}
-		if c, ok := ce.(exec.Col); ok {
+		if c, ok := ce.(physexpr.Col); ok {
 			cols[f], names[f] = c.Index, c.Name
 			continue
 		}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/stablerow/stablerow/exec"
 	splan "github.com/substrait-io/substrait-go/v8/plan"
@@ -272,12 +274,12 @@ func (p *planner) virtualTable(r *splan.VirtualTableReadRel) (*rel, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows := make([][]exec.Expr, len(r.Values()))
+	rows := make([][]physexpr.Expr, len(r.Values()))
 	for i, row := range r.Values() {
 		if len(row) != len(fields) {
 			return nil, fmt.Errorf("%w: virtual table row %d has %d values for %d columns", ErrInvalidPlan, i, len(row), len(fields))
 		}
-		rows[i] = make([]exec.Expr, len(row))
+		rows[i] = make([]physexpr.Expr, len(row))
 		for j, e := range row {
 			if rows[i][j], err = p.expr(e, noFields{}); err != nil {
 				return nil, err
@@ -474,9 +476,9 @@ func literalUnnest(vals []*structpb.Value, t arrow.DataType) (exec.Node, error) 
 		}
 		return exec.NewUnnestExec(plain)
 	}
-	rows := make([][]exec.Expr, len(vals))
+	rows := make([][]physexpr.Expr, len(vals))
 	for i, v := range vals {
-		lit := exec.Lit{Type: t}
+		lit := physexpr.Lit{Type: t}
 		switch k := v.GetKind().(type) {
 		case *structpb.Value_NullValue:
 		case *structpb.Value_NumberValue:
@@ -497,7 +499,7 @@ func literalUnnest(vals []*structpb.Value, t arrow.DataType) (exec.Node, error) 
 		default:
 			return nil, fmt.Errorf("%w: unnest value %d of kind %T", ErrInvalidPlan, i, k)
 		}
-		rows[i] = []exec.Expr{lit, exec.Lit{Value: int64(i + 1)}}
+		rows[i] = []physexpr.Expr{lit, physexpr.Lit{Value: int64(i + 1)}}
 	}
 	sc := arrow.NewSchema([]arrow.Field{
 		{Name: "value", Type: t, Nullable: true},

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/stablerow/stablerow/exec"
 	"github.com/substrait-io/substrait-go/v8/expr"
@@ -64,22 +66,22 @@ type hint struct {
 
 // scope resolves field references of an expression to node columns.
 type scope interface {
-	field(i int) (exec.Col, error)
+	field(i int) (physexpr.Col, error)
 	schema() *arrow.Schema
 }
 
 func (r *rel) schema() *arrow.Schema { return r.node.Schema() }
 
-func (r *rel) field(i int) (exec.Col, error) {
+func (r *rel) field(i int) (physexpr.Col, error) {
 	if i < 0 || i >= len(r.cols) {
-		return exec.Col{}, fmt.Errorf("%w: field reference %d out of range (%d fields)", ErrInvalidPlan, i, len(r.cols))
+		return physexpr.Col{}, fmt.Errorf("%w: field reference %d out of range (%d fields)", ErrInvalidPlan, i, len(r.cols))
 	}
 	c := r.cols[i]
 	if c < 0 || c >= r.node.Schema().NumFields() {
-		return exec.Col{}, fmt.Errorf("%w: field %d was pruned (planner bug)", ErrInvalidPlan, i)
+		return physexpr.Col{}, fmt.Errorf("%w: field %d was pruned (planner bug)", ErrInvalidPlan, i)
 	}
 	// EXPLAIN shows a column by its name in the node it comes from.
-	return exec.Col{Index: c, Name: r.node.Schema().Field(c).Name}, nil
+	return physexpr.Col{Index: c, Name: r.node.Schema().Field(c).Name}, nil
 }
 
 // shifted is the scope of the right input of a join: join fields from off on.
@@ -89,9 +91,9 @@ type shifted struct {
 }
 
 func (s shifted) schema() *arrow.Schema { return s.r.schema() }
-func (s shifted) field(i int) (exec.Col, error) {
+func (s shifted) field(i int) (physexpr.Col, error) {
 	if i < s.off {
-		return exec.Col{}, fmt.Errorf("%w: field %d is not on the right side of the join", ErrInvalidPlan, i)
+		return physexpr.Col{}, fmt.Errorf("%w: field %d is not on the right side of the join", ErrInvalidPlan, i)
 	}
 	return s.r.field(i - s.off)
 }

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-
-	"github.com/stablerow/stablerow/exec"
 )
 
 // Row id values from outside.
@@ -127,7 +127,7 @@ func widen[T int | int32 | int16 | uint32 | uint16](l []T) []int64 {
 // misses instead of wrapping around to a huge id. A column without NULLs
 // or negatives (the common case: ids a caller took from the table) is
 // reinterpreted in place, with no copy.
-type toRowID struct{ E exec.Expr }
+type toRowID struct{ E physexpr.Expr }
 
 func (e toRowID) String() string { return fmt.Sprintf("u64(%s)", e.E) }
 func (e toRowID) DataType(s *arrow.Schema) (arrow.DataType, error) {
@@ -136,7 +136,7 @@ func (e toRowID) DataType(s *arrow.Schema) (arrow.DataType, error) {
 		return nil, err
 	}
 	if t.ID() != arrow.INT64 {
-		return nil, fmt.Errorf("%w: u64() of %s", exec.ErrSchema, t)
+		return nil, fmt.Errorf("%w: u64() of %s", physexpr.ErrSchema, t)
 	}
 	return arrow.PrimitiveTypes.Uint64, nil
 }
@@ -148,7 +148,7 @@ func (e toRowID) Evaluate(ctx context.Context, mem memory.Allocator, b arrow.Rec
 	defer a.Release()
 	ia, ok := a.(*array.Int64)
 	if !ok {
-		return nil, fmt.Errorf("%w: u64() of %s", exec.ErrSchema, a.DataType())
+		return nil, fmt.Errorf("%w: u64() of %s", physexpr.ErrSchema, a.DataType())
 	}
 	vals := ia.Int64Values()
 	if ia.NullN() == 0 {

@@ -3,6 +3,8 @@ package plan
 import (
 	"fmt"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/stablerow/stablerow/exec"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	splan "github.com/substrait-io/substrait-go/v8/plan"
@@ -56,7 +58,7 @@ func (p *planner) sort(r *splan.SortRel, need []bool) (*rel, error) {
 		return nil, err
 	}
 	keys := make([]exec.SortKey, len(sorts))
-	var extras []exec.Expr
+	var extras []physexpr.Expr
 	var extraKey []int
 	for i, s := range sorts {
 		desc, nullsFirst, err := sortKey(s.Kind)
@@ -68,7 +70,7 @@ func (p *planner) sort(r *splan.SortRel, need []bool) (*rel, error) {
 			return nil, err
 		}
 		keys[i] = exec.SortKey{Descending: desc, NullsFirst: nullsFirst}
-		if c, ok := ce.(exec.Col); ok {
+		if c, ok := ce.(physexpr.Col); ok {
 			keys[i].Column, keys[i].Name = c.Index, c.Name
 			continue
 		}

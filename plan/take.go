@@ -3,6 +3,8 @@ package plan
 import (
 	"fmt"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/stablerow/stablerow/exec"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	splan "github.com/substrait-io/substrait-go/v8/plan"
@@ -81,7 +83,7 @@ func (p *planner) take(j *splan.JoinRel, jp joinParts, nl, nr int, need []bool) 
 	if err != nil {
 		return nil, false, nil // no conversion keeps meaning; the generic join reports it
 	}
-	dnode, dkeys, err := keyColumns(p.extended, d.node, []exec.Expr{key})
+	dnode, dkeys, err := keyColumns(p.extended, d.node, []physexpr.Expr{key})
 	if err != nil {
 		return nil, false, err
 	}
@@ -109,7 +111,7 @@ func (p *planner) take(j *splan.JoinRel, jp joinParts, nl, nr int, need []bool) 
 		return nil, false, fmt.Errorf("%w: TakeByKey on %s returned %d columns, want %d", ErrInvalidPlan, read.Names()[0], got, dw+len(columns))
 	}
 	if inner {
-		found := exec.Unary{Op: exec.OpIsNotNull, E: exec.Col{Index: dw + pos[keyCol], Name: sc.Field(keyCol).Name}}
+		found := physexpr.Unary{Op: physexpr.OpIsNotNull, E: physexpr.Col{Index: dw + pos[keyCol], Name: sc.Field(keyCol).Name}}
 		if node, err = exec.NewFilterExec(node, found); err != nil {
 			return nil, false, fmt.Errorf("%w: %v", ErrInvalidPlan, err)
 		}

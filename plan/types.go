@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/stablerow/stablerow/exec"
 	"github.com/substrait-io/substrait-go/v8/types"
 	substraitpb "github.com/substrait-io/substrait-protobuf/go/substraitpb"
 )
@@ -39,7 +40,7 @@ func arrowType(t types.Type) (arrow.DataType, error) {
 	case *types.DateType:
 		return arrow.FixedWidthTypes.Date32, nil
 	case *types.DecimalType:
-		if t.Precision < 1 || t.Precision > exec.MaxDecimalPrecision || t.Scale < 0 || t.Scale > t.Precision {
+		if t.Precision < 1 || t.Precision > physexpr.MaxDecimalPrecision || t.Scale < 0 || t.Scale > t.Precision {
 			return nil, fmt.Errorf("%w: decimal<%d,%d> (decimal128 holds precision 1..38, scale 0..precision)", errUnsupported("type"), t.Precision, t.Scale)
 		}
 		return &arrow.Decimal128Type{Precision: t.Precision, Scale: t.Scale}, nil
@@ -81,7 +82,7 @@ func isFloat(t arrow.DataType) bool { return t.ID() == arrow.FLOAT32 || t.ID() =
 // not a wrapped uint64, and `%` finds its int64 kernel. A negative operand
 // then compares as the negative number it is: `_rowid > -1` is true,
 // `_rowid = -1` false.
-func unify(l, r exec.Expr, ls, rs arrow.DataType) (exec.Expr, exec.Expr, arrow.DataType, error) {
+func unify(l, r physexpr.Expr, ls, rs arrow.DataType) (physexpr.Expr, physexpr.Expr, arrow.DataType, error) {
 	if ls.ID() == arrow.UINT64 {
 		l, ls = asInt64{l}, arrow.PrimitiveTypes.Int64
 	}
@@ -127,20 +128,20 @@ func isDecimal(t arrow.DataType) bool { return t.ID() == arrow.DECIMAL128 }
 
 // asDecimal converts an integer operand to the numeric that holds all its
 // values exactly (int2: numeric(5,0), int4: (10,0), int8: (19,0)).
-func asDecimal(e exec.Expr, t arrow.DataType) (exec.Expr, arrow.DataType) {
+func asDecimal(e physexpr.Expr, t arrow.DataType) (physexpr.Expr, arrow.DataType) {
 	if !isSignedInt(t) {
 		return e, t
 	}
 	p := map[arrow.Type]int32{arrow.INT8: 3, arrow.INT16: 5, arrow.INT32: 10, arrow.INT64: 19}[t.ID()]
 	to := &arrow.Decimal128Type{Precision: p, Scale: 0}
-	return exec.Cast{E: e, To: to}, to
+	return physexpr.Cast{E: e, To: to}, to
 }
 
 // commonDecimal is the numeric both operands of a comparison convert to
 // exactly: the larger scale and the more integer digits (at most 38).
 func commonDecimal(a, b *arrow.Decimal128Type) *arrow.Decimal128Type {
 	s := max(a.Scale, b.Scale)
-	return &arrow.Decimal128Type{Precision: min(exec.MaxDecimalPrecision, max(a.Precision-a.Scale, b.Precision-b.Scale)+s), Scale: s}
+	return &arrow.Decimal128Type{Precision: min(physexpr.MaxDecimalPrecision, max(a.Precision-a.Scale, b.Precision-b.Scale)+s), Scale: s}
 }
 
 func intWidth(t arrow.DataType) int { return t.(arrow.FixedWidthDataType).BitWidth() }
@@ -152,26 +153,26 @@ func isDatetime(t arrow.DataType) bool {
 // datetimeBinary plans the date arithmetic (date +/- integer days, date -
 // date), whose operands keep their own types; ok is false for any other
 // pair, which unify then handles.
-func datetimeBinary(op exec.Op, l, r exec.Expr, lt, rt arrow.DataType) (exec.Expr, bool, error) {
-	if op >= exec.OpAdd && (isDecimal(lt) || isDecimal(rt)) && !isFloat(lt) && !isFloat(rt) {
+func datetimeBinary(op physexpr.Op, l, r physexpr.Expr, lt, rt arrow.DataType) (physexpr.Expr, bool, error) {
+	if op >= physexpr.OpAdd && (isDecimal(lt) || isDecimal(rt)) && !isFloat(lt) && !isFloat(rt) {
 		// numeric arithmetic keeps each operand's scale: no common type.
 		l, lt = asDecimal(l, lt)
 		r, rt = asDecimal(r, rt)
-		if _, _, ok := exec.DecimalResult(op, 1, 0, 1, 0); !ok || !isDecimal(lt) || !isDecimal(rt) {
+		if _, _, ok := physexpr.DecimalResult(op, 1, 0, 1, 0); !ok || !isDecimal(lt) || !isDecimal(rt) {
 			return nil, true, fmt.Errorf("%w: numeric arithmetic %s and %s", errUnsupported("expression"), lt, rt)
 		}
-		return exec.DecimalArith{Op: op, L: l, R: r}, true, nil
+		return physexpr.DecimalArith{Op: op, L: l, R: r}, true, nil
 	}
 	ld, rd := lt.ID() == arrow.DATE32, rt.ID() == arrow.DATE32
 	switch {
-	case ld && rd && op == exec.OpSub:
-		return exec.DateArith{Op: op, L: l, R: r}, true, nil
-	case ld && isSignedInt(rt) && (op == exec.OpAdd || op == exec.OpSub):
-		return exec.DateArith{Op: op, L: l, R: castTo(r, rt, arrow.PrimitiveTypes.Int32)}, true, nil
-	case rd && isSignedInt(lt) && op == exec.OpAdd:
-		return exec.DateArith{Op: op, L: r, R: castTo(l, lt, arrow.PrimitiveTypes.Int32)}, true, nil
+	case ld && rd && op == physexpr.OpSub:
+		return physexpr.DateArith{Op: op, L: l, R: r}, true, nil
+	case ld && isSignedInt(rt) && (op == physexpr.OpAdd || op == physexpr.OpSub):
+		return physexpr.DateArith{Op: op, L: l, R: castTo(r, rt, arrow.PrimitiveTypes.Int32)}, true, nil
+	case rd && isSignedInt(lt) && op == physexpr.OpAdd:
+		return physexpr.DateArith{Op: op, L: r, R: castTo(l, lt, arrow.PrimitiveTypes.Int32)}, true, nil
 	case ld || rd:
-		if op >= exec.OpAdd && !(ld && rd && op <= exec.OpGe) {
+		if op >= physexpr.OpAdd && !(ld && rd && op <= physexpr.OpGe) {
 			return nil, true, fmt.Errorf("%w: arithmetic on %s and %s", ErrInvalidPlan, lt, rt)
 		}
 	}
@@ -180,22 +181,22 @@ func datetimeBinary(op exec.Op, l, r exec.Expr, lt, rt arrow.DataType) (exec.Exp
 
 // castTo wraps e in a cast unless it already has type to. A literal is
 // converted at plan time, so EXPLAIN shows `x = 5` rather than a cast.
-func castTo(e exec.Expr, from, to arrow.DataType) exec.Expr {
+func castTo(e physexpr.Expr, from, to arrow.DataType) physexpr.Expr {
 	if arrow.TypeEqual(from, to) {
 		return e
 	}
-	if l, ok := e.(exec.Lit); ok {
+	if l, ok := e.(physexpr.Lit); ok {
 		if v, ok := convertLiteral(l.Value, to); ok {
-			return exec.Lit{Value: v, Type: to}
+			return physexpr.Lit{Value: v, Type: to}
 		}
 	}
 	if from.ID() == arrow.UINT64 && to.ID() == arrow.INT64 {
 		return asInt64{e}
 	}
-	return exec.Cast{E: e, To: to}
+	return physexpr.Cast{E: e, To: to}
 }
 
-// convertLiteral converts a literal's Go value to the Go type exec.Lit uses
+// convertLiteral converts a literal's Go value to the Go type physexpr.Lit uses
 // for to; ok is false when it cannot do so exactly (the run-time cast then
 // raises the error a value out of range deserves).
 func convertLiteral(v any, to arrow.DataType) (any, bool) {
@@ -219,7 +220,7 @@ func convertLiteral(v any, to arrow.DataType) (any, bool) {
 		return nil, false
 	case arrow.Date32:
 		if to.ID() == arrow.TIMESTAMP {
-			if us, err := exec.DateToTimestamp(int32(x)); err == nil {
+			if us, err := physexpr.DateToTimestamp(int32(x)); err == nil {
 				return arrow.Timestamp(us), true
 			}
 		}
@@ -241,7 +242,7 @@ func convertLiteral(v any, to arrow.DataType) (any, bool) {
 		// (int8 to numeric): exactly, or not at all when it does not fit
 		// numeric(p, s).
 		dt := to.(*arrow.Decimal128Type)
-		d, err := exec.DecimalFromInt(i, dt.Precision, dt.Scale)
+		d, err := physexpr.DecimalFromInt(i, dt.Precision, dt.Scale)
 		return d, err == nil
 	}
 	return nil, false
@@ -252,7 +253,7 @@ func convertLiteral(v any, to arrow.DataType) (any, bool) {
 // table assigns ids below 2^63, so the check only guards against a broken
 // invariant or a foreign uint64 column; a value that does not fit is
 // ErrOutOfRange, never a silently negative number).
-type asInt64 struct{ E exec.Expr }
+type asInt64 struct{ E physexpr.Expr }
 
 func (e asInt64) String() string { return fmt.Sprintf("i64(%s)", e.E) }
 func (e asInt64) DataType(s *arrow.Schema) (arrow.DataType, error) {
@@ -261,7 +262,7 @@ func (e asInt64) DataType(s *arrow.Schema) (arrow.DataType, error) {
 		return nil, err
 	}
 	if t.ID() != arrow.UINT64 {
-		return nil, fmt.Errorf("%w: i64() of %s", exec.ErrSchema, t)
+		return nil, fmt.Errorf("%w: i64() of %s", physexpr.ErrSchema, t)
 	}
 	return arrow.PrimitiveTypes.Int64, nil
 }
@@ -273,7 +274,7 @@ func (e asInt64) Evaluate(ctx context.Context, mem memory.Allocator, b arrow.Rec
 	defer a.Release()
 	u, ok := a.(*array.Uint64)
 	if !ok {
-		return nil, fmt.Errorf("%w: i64() of %s", exec.ErrSchema, a.DataType())
+		return nil, fmt.Errorf("%w: i64() of %s", physexpr.ErrSchema, a.DataType())
 	}
 	if v, bad := aboveInt64(u); bad {
 		return nil, fmt.Errorf("%w: %d does not fit bigint", ErrOutOfRange, v)
@@ -308,7 +309,7 @@ func aboveInt64(u *array.Uint64) (uint64, bool) {
 // keyCast returns the expression that turns a driving-side key of type from
 // into the type of the column it must equal, or an error if none keeps the
 // values' meaning.
-func keyCast(e exec.Expr, from, to arrow.DataType) (exec.Expr, error) {
+func keyCast(e physexpr.Expr, from, to arrow.DataType) (physexpr.Expr, error) {
 	switch {
 	case arrow.TypeEqual(from, to):
 		return e, nil
@@ -324,20 +325,20 @@ func keyCast(e exec.Expr, from, to arrow.DataType) (exec.Expr, error) {
 }
 
 // zeroOf is the zero of integer or float type t, for negation as 0 - x.
-func zeroOf(t arrow.DataType) exec.Lit {
+func zeroOf(t arrow.DataType) physexpr.Lit {
 	switch t.ID() {
 	case arrow.INT8:
-		return exec.Lit{Value: int8(0)}
+		return physexpr.Lit{Value: int8(0)}
 	case arrow.INT16:
-		return exec.Lit{Value: int16(0)}
+		return physexpr.Lit{Value: int16(0)}
 	case arrow.INT32:
-		return exec.Lit{Value: int32(0)}
+		return physexpr.Lit{Value: int32(0)}
 	}
-	return exec.Lit{Value: int64(0)}
+	return physexpr.Lit{Value: int64(0)}
 }
 
 // timestampLiteral is a precision timestamp literal in microseconds.
-func timestampLiteral(v int64, precision int32) (exec.Expr, error) {
+func timestampLiteral(v int64, precision int32) (physexpr.Expr, error) {
 	if precision < 0 || precision > 6 {
 		return nil, fmt.Errorf("%w: timestamp literal of precision %d", errUnsupported("expression"), precision)
 	}
@@ -347,12 +348,12 @@ func timestampLiteral(v int64, precision int32) (exec.Expr, error) {
 		}
 		v *= 10
 	}
-	return exec.Lit{Value: arrow.Timestamp(v), Type: &arrow.TimestampType{Unit: arrow.Microsecond}}, nil
+	return physexpr.Lit{Value: arrow.Timestamp(v), Type: &arrow.TimestampType{Unit: arrow.Microsecond}}, nil
 }
 
 // decimalLiteral is a Substrait decimal literal: 16 bytes, a little-endian
 // two's complement integer, and its precision and scale.
-func decimalLiteral(d *substraitpb.Expression_Literal_Decimal) (exec.Expr, error) {
+func decimalLiteral(d *substraitpb.Expression_Literal_Decimal) (physexpr.Expr, error) {
 	t, err := arrowType(&types.DecimalType{Precision: d.GetPrecision(), Scale: d.GetScale()})
 	if err != nil {
 		return nil, err
@@ -365,5 +366,5 @@ func decimalLiteral(d *substraitpb.Expression_Literal_Decimal) (exec.Expr, error
 	if !v.FitsInPrecision(d.GetPrecision()) {
 		return nil, fmt.Errorf("%w: decimal literal wider than its precision %d", ErrInvalidPlan, d.GetPrecision())
 	}
-	return exec.Lit{Value: v, Type: t}, nil
+	return physexpr.Lit{Value: v, Type: t}, nil
 }

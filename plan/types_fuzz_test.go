@@ -8,10 +8,11 @@ import (
 	"math/big"
 	"testing"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/internal/fuzzseed"
 )
 
@@ -81,7 +82,7 @@ func FuzzRowIDCasts(f *testing.F) {
 		for i, v := range vals {
 			wantErr = wantErr || (valid[i] && v > math.MaxInt64)
 		}
-		got, err := asInt64{exec.Col{Index: 0}}.Evaluate(ctx, mem, ubatch)
+		got, err := asInt64{physexpr.Col{Index: 0}}.Evaluate(ctx, mem, ubatch)
 		if wantErr != (err != nil) || (err != nil && !errors.Is(err, ErrOutOfRange)) {
 			t.Fatalf("asInt64 %v (valid %v): err %v", vals, valid, err)
 		}
@@ -109,7 +110,7 @@ func FuzzRowIDCasts(f *testing.F) {
 		ibatch := array.NewRecordBatch(isc, []arrow.Array{ia}, int64(n))
 		ia.Release()
 		defer ibatch.Release()
-		fa, err := exec.Cast{E: exec.Col{Index: 0}, To: arrow.PrimitiveTypes.Float64}.Evaluate(ctx, mem, ibatch)
+		fa, err := physexpr.Cast{E: physexpr.Col{Index: 0}, To: arrow.PrimitiveTypes.Float64}.Evaluate(ctx, mem, ibatch)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -129,7 +130,7 @@ func FuzzRowIDCasts(f *testing.F) {
 		// non-negative value keeps its bits, anything else is NULL.
 		for from := 0; from < min(n, 2); from++ {
 			b := ibatch.NewSlice(int64(from), int64(n))
-			ra, err := toRowID{exec.Col{Index: 0}}.Evaluate(ctx, mem, b)
+			ra, err := toRowID{physexpr.Col{Index: 0}}.Evaluate(ctx, mem, b)
 			b.Release()
 			if err != nil {
 				t.Fatal(err)
@@ -183,7 +184,7 @@ func TestFuzzRowIDCastsAllValid(t *testing.T) {
 	defer b.Release()
 	s := b.NewSlice(1, 4)
 	defer s.Release()
-	ra, err := toRowID{exec.Col{Index: 0}}.Evaluate(context.Background(), mem, s)
+	ra, err := toRowID{physexpr.Col{Index: 0}}.Evaluate(context.Background(), mem, s)
 	if err != nil {
 		t.Fatal(err)
 	}

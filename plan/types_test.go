@@ -7,11 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stablerow/stablerow/errkind"
-	"github.com/stablerow/stablerow/exec"
 )
 
 func uint64Batch(mem memory.Allocator, vals []uint64, valid []bool) arrow.RecordBatch {
@@ -31,7 +32,7 @@ func TestAsInt64Checked(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	ctx := context.Background()
-	e := asInt64{exec.Col{Index: 0, Name: "_rowid"}}
+	e := asInt64{physexpr.Col{Index: 0, Name: "_rowid"}}
 
 	ok := uint64Batch(mem, []uint64{0, 7, math.MaxInt64, 1 << 63}, []bool{true, true, true, false})
 	defer ok.Release()
@@ -69,7 +70,7 @@ func TestIntToFloat(t *testing.T) {
 	b := array.NewRecordBatch(sc, []arrow.Array{col}, int64(col.Len()))
 	col.Release()
 	defer b.Release()
-	a, err := exec.Cast{E: exec.Col{Index: 0, Name: "k"}, To: arrow.PrimitiveTypes.Float64}.Evaluate(context.Background(), mem, b)
+	a, err := physexpr.Cast{E: physexpr.Col{Index: 0, Name: "k"}, To: arrow.PrimitiveTypes.Float64}.Evaluate(context.Background(), mem, b)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
@@ -19,8 +21,8 @@ type noFields struct{}
 var emptySchema = arrow.NewSchema(nil, nil)
 
 func (noFields) schema() *arrow.Schema { return emptySchema }
-func (noFields) field(i int) (exec.Col, error) {
-	return exec.Col{}, fmt.Errorf("%w: field reference %d in a constant expression", ErrInvalidPlan, i)
+func (noFields) field(i int) (physexpr.Col, error) {
+	return physexpr.Col{}, fmt.Errorf("%w: field reference %d in a constant expression", ErrInvalidPlan, i)
 }
 
 // virtualTableExec emits rows of constant expressions (a Substrait
@@ -29,7 +31,7 @@ func (noFields) field(i int) (exec.Col, error) {
 // task's allocator, so a plan needs no Release and may bind parameters.
 type virtualTableExec struct {
 	schema   *arrow.Schema
-	rows     [][]exec.Expr
+	rows     [][]physexpr.Expr
 	ordering []exec.SortKey
 	metrics  exec.Metrics
 }

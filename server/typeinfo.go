@@ -4,14 +4,14 @@ import (
 	"context"
 	"slices"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql/schema_ref"
 	pb "github.com/apache/arrow-go/v18/arrow/flight/gen/flight"
-
-	"github.com/stablerow/stablerow/exec"
 )
 
 // xdbcType is one row of GetXdbcTypeInfo (JDBC's getTypeInfo, ODBC's
@@ -46,8 +46,8 @@ var xdbcTypes = sortTypes([]xdbcType{
 	{name: "bigint", dataType: pb.XdbcDataType_XDBC_BIGINT, size: 19, radix: 10},
 	{name: "real", dataType: pb.XdbcDataType_XDBC_REAL, size: 24, radix: 2},
 	{name: "double precision", dataType: pb.XdbcDataType_XDBC_DOUBLE, size: 53, radix: 2},
-	{name: "numeric", dataType: pb.XdbcDataType_XDBC_NUMERIC, size: exec.MaxDecimalPrecision, radix: 10,
-		createParams: []string{"precision", "scale"}, maxScale: exec.MaxDecimalPrecision},
+	{name: "numeric", dataType: pb.XdbcDataType_XDBC_NUMERIC, size: physexpr.MaxDecimalPrecision, radix: 10,
+		createParams: []string{"precision", "scale"}, maxScale: physexpr.MaxDecimalPrecision},
 	{name: "text", dataType: pb.XdbcDataType_XDBC_VARCHAR, quoted: true, caseSens: true},
 	{name: "character varying", dataType: pb.XdbcDataType_XDBC_VARCHAR, size: maxCharLength, quoted: true,
 		createParams: []string{"length"}, caseSens: true},

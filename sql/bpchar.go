@@ -154,7 +154,7 @@ func lowerRpad(l *lowerer, f *pg_query.FuncCall, args []value) (expr.Expression,
 // when f's declared type (value.SQLTypeKey) checks or changes strings:
 // varchar(n) checks the length, char(n) checks it and drops the trailing
 // blanks (the engine's form). COPY FROM applies it to the column
-// (exec.CharCast), as PostgreSQL's COPY applies the column's type
+// (physexpr.CharCast), as PostgreSQL's COPY applies the column's type
 // modifier. It is a value conversion, so the front end names no executor
 // expression.
 func DeclaredCast(f arrow.Field) (sqlvalue.CharCast, bool) {

@@ -26,7 +26,7 @@ import (
 // straight from the text (directInList); either way it emits one packed
 // list literal (plan/packedlist.go: the values in one byte payload, no
 // Go object or protobuf message per value) as the SingularOrList's only
-// option, which the planner reads into one typed set (exec.InValues).
+// option, which the planner reads into one typed set (physexpr.InValues).
 //
 // The cut is recorded as a shift (source.cuts), so positions after the
 // list map back to the caller's text; a constant's own position is its

@@ -19,7 +19,7 @@ import (
 // extract of a date refuses the time fields ("unit "hour" not supported
 // for type date"). Both lower to Substrait's extract with the component
 // the field names and the result type telling the planner which
-// (exec.Extract). The field is a constant: extract's grammar makes it
+// (physexpr.Extract). The field is a constant: extract's grammar makes it
 // one, and date_part of a column of field names is refused.
 
 // extractComponents maps a field to Substrait's component and indexing

@@ -18,7 +18,7 @@ import (
 // + numeric(p2, s2) has scale max(s1, s2), * has s1 + s2, as PostgreSQL
 // computes them; % has max(s1, s2), numeric_mod's). / is
 // numeric(38, max(s1, s2, 20)), each value rounded where PostgreSQL's
-// select_div_scale rounds it (exec/numdiv.go). ok is false when no
+// select_div_scale rounds it (exec/physexpr/numdiv.go). ok is false when no
 // operand is numeric.
 func (l *lowerer) numericArith(op string, lv, rv value, loc int32) (value, bool, error) {
 	lk, rk := lv.kind(), rv.kind()

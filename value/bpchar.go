@@ -23,7 +23,7 @@ import (
 //     (TrimBlanks), where PostgreSQL compares as bpchar (char = varchar).
 //
 // Only where PostgreSQL shows the blanks are they put back, to the
-// declared length (PadBlanks, exec.CharPad): a query's result column of type
+// declared length (PadBlanks, physexpr.CharPad): a query's result column of type
 // character(n), LIKE on a bpchar operand (bpcharlike sees 'ab  '),
 // octet_length, COPY TO and Parquet/CSV export (the result column). The
 // planner owns those points (plan/bpchar.go); the SQL front end owns
@@ -71,7 +71,7 @@ func CharOctetLength(s string, n int) int64 {
 //     PostgreSQL shows it (the SQL front end's constants, which Substrait
 //     carries as fixedchar<Len> of Len characters).
 //
-// exec.CharCast applies it to a column. Text and varchar are one Arrow
+// physexpr.CharCast applies it to a column. Text and varchar are one Arrow
 // string type, so the cast keeps the type and changes the values only.
 type CharCast struct {
 	Len  int
@@ -91,7 +91,7 @@ func (e CharCast) TypeName() string {
 	return "text"
 }
 
-// Apply converts one value (exec runs it per row; the SQL front end
+// Apply converts one value (physexpr runs it per row; the SQL front end
 // folds literals with it).
 func (e CharCast) Apply(s string) (string, error) {
 	if e.Trim {

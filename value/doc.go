@@ -9,8 +9,8 @@
 //
 //   - errors.go: the value errors (ErrInvalidArgument, ErrOutOfRange,
 //     ErrDivisionByZero, ErrUnsupported, ErrEscape), typed through
-//     errkind. exec names the same variables, so errors.Is matches either
-//     name and every message is unchanged.
+//     errkind. exec/physexpr names the same variables, so errors.Is
+//     matches either name and every message is unchanged.
 //   - input.go, bool.go, float.go: PostgreSQL's input functions (boolin,
 //     float8in and float4in) and the blanks they skip.
 //   - format.go: the output functions: FormatFloat (float8out's shortest
@@ -34,7 +34,7 @@
 //     equal to itself; -0 equal to 0).
 //   - like.go: like_escape (LikeEscape).
 //
-// Column-at-a-time evaluation is not here: exec's kernels call these
+// Column-at-a-time evaluation is not here: exec/physexpr's kernels call these
 // functions per row (or reimplement them as typed loops where a function
 // per row is too slow, tested against them).
 package value

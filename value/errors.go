@@ -7,9 +7,9 @@ import (
 )
 
 // The value errors. They moved here from exec with the functions that
-// raise them; exec names the same variables (exec.ErrOutOfRange is
-// value.ErrOutOfRange), so errors.Is matches across both names. The
-// messages keep their "exec:" prefix: an error's full text (err.Error())
+// raise them; exec/physexpr names the same variables
+// (physexpr.ErrOutOfRange is value.ErrOutOfRange), so errors.Is matches
+// across both names. The messages keep their "exec:" prefix: an error's full text (err.Error())
 // is what callers and their logs have always seen, and moving a function
 // to another package must not change it.
 var (
@@ -18,8 +18,8 @@ var (
 	// its other data exceptions that are not a range.
 	ErrInvalidArgument = errkind.Category(errkind.InvalidArgument, "exec: invalid argument")
 	// ErrUnsupported: something PostgreSQL has and stablerow does not
-	// (here numeric NaN and the julian and time zone extract units; exec
-	// raises the same error for expressions it cannot evaluate).
+	// (here numeric NaN and the julian and time zone extract units;
+	// physexpr raises the same error for expressions it cannot evaluate).
 	ErrUnsupported = errkind.New(errkind.Unsupported, "exec: unsupported")
 )
 

@@ -8,7 +8,7 @@ import (
 )
 
 // ExtractField is a field of a date or a timestamp that extract and
-// date_part read (exec.Extract evaluates them a column at a time).
+// date_part read (physexpr.Extract evaluates them a column at a time).
 type ExtractField uint8
 
 const (

@@ -27,7 +27,7 @@ var rows = [][]string{
 	{"rowmap", "table/store", "table/rowid", "table/deletion", "cmd/stablerow/internal/warm"},
 	{"table", "table/store/s3store"},
 	{"table/fragreuse", "index/btree", "internal/vacuumstress"},
-	{"access"},
+	{"access", "exec/physexpr"},
 	{"exec"},
 	{"fileio", "internal/substraitfn", "exec/exectest"},
 	{"plan/optimize"},

@@ -3,8 +3,9 @@ package substraitfn
 import (
 	"fmt"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/stablerow/stablerow/errkind"
-	"github.com/stablerow/stablerow/exec"
 
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/extensions"
@@ -25,7 +26,7 @@ import (
 //	                                                                  PostgreSQL's avg of an integer is
 //	                                                                  numeric, stablerow's double precision)
 //	avg(dec<P,S>)           functions_arithmetic         dec<38,max(S,20)>? (PostgreSQL's sum / count,
-//	                                                                  rounded per value: exec/numdiv.go)
+//	                                                                  rounded per value: exec/physexpr/numdiv.go)
 //	min/max(any ordered)    functions_arithmetic         the argument's type, nullable (beyond the YAML,
 //	                                                     which declares numbers only)
 //	bool_and/bool_or(bool)  functions_boolean            boolean?
@@ -69,7 +70,7 @@ func Aggregate(reg expr.ExtensionRegistry, name string, distinct bool, args ...e
 			// keeps the scale; avg divides it by the count.
 			s := ts[0].(*types.DecimalType).Scale
 			if name == "avg" {
-				s = exec.DecimalDivScale(s, 0)
+				s = physexpr.DecimalDivScale(s, 0)
 			}
 			out = &types.DecimalType{Nullability: types.NullabilityNullable, Precision: 38, Scale: s}
 		default:

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/stablerow/stablerow/exec"
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/extensions"
 	"github.com/substrait-io/substrait-go/v8/types"
@@ -146,19 +147,19 @@ func arith(n int, floats bool) signature {
 
 // decimalArith is add, subtract, multiply, divide and modulus over two decimals of any
 // precision and scale: the YAML's add:dec_dec and friends, whose output
-// precision and scale exec.DecimalResult computes (the exact result).
+// precision and scale physexpr.DecimalResult computes (the exact result).
 func decimalArith(name string, args []types.Type) (string, types.Type, bool) {
 	if len(args) != 2 {
 		return "", nil, false
 	}
 	a, ok1 := args[0].(*types.DecimalType)
 	b, ok2 := args[1].(*types.DecimalType)
-	op := map[string]exec.Op{"add": exec.OpAdd, "subtract": exec.OpSub, "multiply": exec.OpMul, "divide": exec.OpDiv, "modulus": exec.OpMod}
+	op := map[string]physexpr.Op{"add": physexpr.OpAdd, "subtract": physexpr.OpSub, "multiply": physexpr.OpMul, "divide": physexpr.OpDiv, "modulus": physexpr.OpMod}
 	o, ok3 := op[name]
 	if !ok1 || !ok2 || !ok3 {
 		return "", nil, false
 	}
-	p, s, ok := exec.DecimalResult(o, a.Precision, a.Scale, b.Precision, b.Scale)
+	p, s, ok := physexpr.DecimalResult(o, a.Precision, a.Scale, b.Precision, b.Scale)
 	if !ok {
 		return "", nil, false
 	}

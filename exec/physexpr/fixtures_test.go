@@ -1,0 +1,33 @@
+package physexpr_test
+
+import (
+	"math/rand/v2"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// kvSchema and randRows are the two-column input (a nullable bigint k, a
+// nullable text s) of the expression tests that bind over a plan; the
+// same fixture as exec's operator tests.
+var kvSchema = arrow.NewSchema([]arrow.Field{
+	{Name: "k", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+	{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
+}, nil)
+
+// randRows is n rows of kvSchema: k in [0, 10) or NULL (1 in 5), s one
+// letter or NULL (1 in 7).
+func randRows(r *rand.Rand, n int) [][]any {
+	rows := make([][]any, n)
+	for i := range rows {
+		var k any = int64(r.IntN(10))
+		if r.IntN(5) == 0 {
+			k = nil
+		}
+		var s any = string(rune('a' + r.IntN(26)))
+		if r.IntN(7) == 0 {
+			s = nil
+		}
+		rows[i] = []any{k, s}
+	}
+	return rows
+}
