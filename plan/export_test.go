@@ -1,5 +1,7 @@
 package plan
 
+import "github.com/stablerow/stablerow/exec/physexpr"
+
 // CheckDepth is checkDepth for the external tests.
 var CheckDepth = checkDepth
 
@@ -17,6 +19,11 @@ func FunctionNames() (scalar, aggregate []string) {
 	}
 	for n := range exprFuncs {
 		scalar = append(scalar, n)
+	}
+	for _, n := range physexpr.FuncNames() { // plainFunc plans these by name
+		if _, ok := exprFuncs[n]; !ok {
+			scalar = append(scalar, n)
+		}
 	}
 	for n := range aggregateFuncs {
 		aggregate = append(aggregate, n)

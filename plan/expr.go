@@ -293,6 +293,9 @@ func (p *planner) scalarFn(f *expr.ScalarFunction, sc scope) (physexpr.Expr, err
 	if fn, ok := exprFuncs[name]; ok {
 		return fn(p, f, cargs, sc)
 	}
+	if physexpr.HasFunc(name) {
+		return plainFunc(name)(p, f, cargs, sc)
+	}
 	return nil, fmt.Errorf("%w: %s", errUnsupported("function"), name)
 }
 

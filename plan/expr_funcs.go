@@ -50,7 +50,27 @@ var exprFuncs = map[string]exprFn{
 	"sqrt":                 floatFunc("sqrt"),
 }
 
-func isExprFunc(name string) bool { _, ok := exprFuncs[name]; return ok }
+// isExprFunc: the planner has name, in exprFuncs or as a plain function
+// of physexpr's registry (plainFunc).
+func isExprFunc(name string) bool {
+	_, ok := exprFuncs[name]
+	return ok || physexpr.HasFunc(name)
+}
+
+// plainFunc plans a call of a function physexpr registers under its
+// Substrait name that needs nothing of the planner: no options, its
+// arguments as they are (the kernel's type rule checks their number and
+// types). A new function of that kind is added in three places (the
+// kernel, its Substrait declaration, its SQL name) and none here: see
+// docs/architecture.md, "Add a scalar function".
+func plainFunc(name string) exprFn {
+	return func(p *planner, f *expr.ScalarFunction, args []physexpr.Expr, sc scope) (physexpr.Expr, error) {
+		if opts := f.GetOptions(); len(opts) > 0 {
+			return nil, fmt.Errorf("%w: %s with option %s", errUnsupported("function"), funcName(f), opts[0].Name)
+		}
+		return checked(physexpr.Func{Name: name, Args: args}, sc)
+	}
+}
 
 func nargs(f *expr.ScalarFunction, args []physexpr.Expr, lo, hi int) error {
 	if len(args) < lo || len(args) > hi {

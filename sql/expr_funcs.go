@@ -48,6 +48,7 @@ type scalarFn struct {
 var scalarFns = map[string]scalarFn{
 	"lower":            {1, 1, textFn(urnString, "lower")},
 	"upper":            {1, 1, textFn(urnString, "upper")},
+	"reverse":          {1, 1, textFn(urnString, "reverse")},
 	"length":           {1, 1, textFn(urnString, "char_length")},
 	"char_length":      {1, 1, textFn(urnString, "char_length")},
 	"character_length": {1, 1, textFn(urnString, "char_length")},

@@ -3,6 +3,7 @@ package physexpr
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -24,6 +25,7 @@ var (
 func init() {
 	register("lower", strMap(strings.ToLower))
 	register("upper", strMap(strings.ToUpper))
+	register("reverse", strMap(reverseChars))
 	register("char_length", func(ts []arrow.DataType) (arrow.DataType, kernel, error) {
 		if err := want(ts, isString); err != nil {
 			return nil, nil, err
@@ -95,6 +97,14 @@ func strMap(f func(string) string) funcDef {
 		}
 		return tString, stringRows(func(a []arg, i int) (string, error) { return f(a[0].s(i)), nil }), nil
 	}
+}
+
+// reverseChars is PostgreSQL's reverse(s): the characters (code points)
+// in reverse order, never the bytes, so a multi-byte character stays whole.
+func reverseChars(s string) string {
+	rs := []rune(s)
+	slices.Reverse(rs)
+	return string(rs)
 }
 
 // strpos is PostgreSQL's strpos(s, sub) (and position(sub IN s)): the

@@ -128,6 +128,7 @@ var exprScalars = func() map[extensions.ID]signature {
 		{URN: URNString, Name: "replace"}:      table(str("str", "str", "str")),
 		{URN: URNString, Name: "lower"}:        table(str("str")),
 		{URN: URNString, Name: "upper"}:        table(str("str")),
+		{URN: URNString, Name: "reverse"}:      table(str("str")),
 		{URN: URNString, Name: "char_length"}:  table(impl{args: []string{"str"}, ret: "i64"}),
 		{URN: URNString, Name: "trim"}:         table(str("str", "str")),
 		{URN: URNString, Name: "ltrim"}:        table(str("str", "str")),
