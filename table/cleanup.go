@@ -318,22 +318,6 @@ func ageFunc(st store.Store) func(p string, now time.Time) (time.Duration, bool)
 	}
 }
 
-// tempBirthGrace is how long an empty temporary file is taken for a write
-// being born, whatever the grace period.
-const tempBirthGrace = 10 * time.Second
-
-// bornNow: tf is empty and younger than tempBirthGrace, a put between
-// creating its temporary file and taking its lock (store.Local writes
-// nothing before the lock). TempInUse cannot see such a write, and a
-// sweep that took its file there made the put write it again; under load
-// (a writer descheduled between the two calls) three sweeps in a row did,
-// and the put failed (TestWritersAgainstVacuumLoop). A writer killed in
-// that instant leaves an empty file the next sweep after the birth grace
-// removes.
-func bornNow(tf localTemp, now time.Time) bool {
-	return tf.size == 0 && now.Sub(tf.mod) < tempBirthGrace
-}
-
 // localTemp is a temporary file of store.Local found by listLocalTemps.
 type localTemp struct {
 	full string    // file system path
@@ -394,7 +378,7 @@ func cleanupLocal(ctx context.Context, root string, temps []localTemp, intents *
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if intents.refs.has(tf.rel) || store.TempInUse(tf.full) || bornNow(tf, now) {
+		if intents.refs.has(tf.rel) || store.TempInUse(tf.full) {
 			rep.FilesInFlight++
 			continue
 		}

@@ -376,27 +376,3 @@ func TestCreateOverExpiredFirstVersion(t *testing.T) {
 	require.Len(t, vs, 1, "Create committed nothing")
 	checkVersions(t, st, fx.history, mem)
 }
-
-// An empty temporary file younger than the birth grace is a put between
-// creating its file and locking it: VACUUM with no grace period leaves it;
-// once older (a writer killed in that instant) it goes.
-func TestCleanupLeavesTempBeingBorn(t *testing.T) {
-	ctx := context.Background()
-	l, err := store.NewLocal(t.TempDir())
-	require.NoError(t, err)
-	newCleanupFixture(t, l, exectest.Mem(t))
-	full := filepath.Join(l.Root(), "data", ".tmp-0123456789abcdef-born.arrow")
-	require.NoError(t, os.MkdirAll(filepath.Dir(full), 0o755))
-	require.NoError(t, os.WriteFile(full, nil, 0o644))
-	rep, err := table.Cleanup(ctx, l, table.CleanupOptions{MinAge: -1})
-	require.NoError(t, err)
-	require.Zero(t, rep.TempFilesDeleted)
-	require.Equal(t, 1, rep.FilesInFlight)
-	require.FileExists(t, full)
-	old := time.Now().Add(-time.Minute)
-	require.NoError(t, os.Chtimes(full, old, old))
-	rep, err = table.Cleanup(ctx, l, table.CleanupOptions{MinAge: -1})
-	require.NoError(t, err)
-	require.Equal(t, 1, rep.TempFilesDeleted)
-	require.NoFileExists(t, full)
-}
