@@ -28,6 +28,19 @@ type catalog struct {
 	// (DB.snapshot), outside a transaction block: a statement reading
 	// several tables must not hold half of a transaction over them.
 	all map[string]*table.Table
+	// named are the relations the statement names (sql.TableNamer), nil
+	// when not told (a Substrait plan): all tables are then pinned.
+	named []string
+}
+
+// StatementTables implements sql.TableNamer.
+func (c *catalog) StatementTables(names []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.named = names
+	if names == nil {
+		c.named = []string{}
+	}
 }
 
 func (db *DB) newCatalog(ctx context.Context) *catalog {
@@ -47,7 +60,18 @@ func (c *catalog) table(name string) (*table.Table, error) {
 		t, err = tx.view(c.ctx, c.db, name)
 	} else {
 		if c.all == nil {
-			c.all = c.db.snapshot(c.ctx)
+			switch {
+			case c.named == nil:
+				c.all = c.db.snapshot(c.ctx)
+			case len(c.named) <= 1:
+				// One table: nothing to hold a transaction's other
+				// half against, so it is opened alone, as before
+				// transactions spanned tables (an S3 take's LIST and
+				// GETs, TestEngineOnS3).
+				c.all = map[string]*table.Table{}
+			default:
+				c.all = c.db.snapshotOf(c.ctx, c.named)
+			}
 		}
 		var ok bool
 		if t, ok = c.all[key]; ok {

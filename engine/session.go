@@ -118,10 +118,27 @@ type transaction struct {
 // statement that reads it gets the error from DB.Table, one that does not
 // is not failed by a table it never names.
 func (db *DB) snapshot(ctx context.Context) map[string]*table.Table {
+	return db.snapshotOf(ctx, nil)
+}
+
+// snapshotOf is snapshot over the tables named only (nil: all of them):
+// a statement that names several tables pins those together, and lists
+// no other table's versions.
+func (db *DB) snapshotOf(ctx context.Context, names []string) map[string]*table.Table {
+	var only map[string]bool
+	if names != nil {
+		only = map[string]bool{}
+		for _, n := range names {
+			only[strings.ToLower(n)] = true
+		}
+	}
 	db.mu.Lock()
 	stores := make(map[string]store.Store, len(db.stores))
 	known := map[string]*table.Table{}
 	for n, st := range db.stores {
+		if only != nil && !only[strings.ToLower(n)] {
+			continue
+		}
 		stores[n] = st
 		if t, ok := db.snaps[st]; ok {
 			known[n] = t

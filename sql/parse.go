@@ -43,6 +43,9 @@ func ParseAt(sql string, cat Catalog, start Pos) (stmts []Statement, err error) 
 		if err != nil {
 			return nil, src.locate(err)
 		}
+		if tn, ok := cat.(TableNamer); ok {
+			tn.StatementTables(relationNames(raw.Stmt))
+		}
 		st, err := l.statement(raw.Stmt)
 		if err != nil {
 			return nil, src.locate(err)

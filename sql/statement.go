@@ -13,6 +13,16 @@ type Catalog interface {
 	TableSchema(name string) (*arrow.Schema, error)
 }
 
+// TableNamer is a Catalog that wants to know, before a statement is
+// lowered, every name the statement could read as a table (each FROM,
+// JOIN, INSERT, UPDATE, DELETE or COPY relation, CTE names included), so
+// it can pin exactly those tables' snapshots at once (the engine: a
+// statement over one table opens that table alone; one over several
+// pins them together so it never holds half of a transaction).
+type TableNamer interface {
+	StatementTables(names []string)
+}
+
 // TableLister is a Catalog that can list its tables' names: an unknown
 // table's error then offers the closest one (did you mean "sales"?).
 type TableLister interface {

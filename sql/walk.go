@@ -51,3 +51,24 @@ func eachChild(m protoreflect.Message, f func(protoreflect.Message) bool) {
 		return f(v.Message())
 	})
 }
+
+// relationNames lists the distinct relation names a statement's tree
+// names (RangeVar: FROM items, JOINs, DML targets, COPY; a CTE's name
+// too, which no catalog will be asked for), lower-cased unless quoted as
+// written, in tree order; for TableNamer.
+func relationNames(n *pg_query.Node) []string {
+	var out []string
+	seen := map[string]bool{}
+	var walk func(m protoreflect.Message)
+	walk = func(m protoreflect.Message) {
+		if rv, ok := m.Interface().(*pg_query.RangeVar); ok && rv.Relname != "" && !seen[rv.Relname] {
+			seen[rv.Relname] = true
+			out = append(out, rv.Relname)
+		}
+		eachChild(m, func(c protoreflect.Message) bool { walk(c); return true })
+	}
+	if n != nil {
+		walk(n.ProtoReflect())
+	}
+	return out
+}
