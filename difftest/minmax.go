@@ -1,6 +1,9 @@
 package difftest
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // min/max as LIMIT 1 (seed 20261213 case 15586).
 //
@@ -28,11 +31,13 @@ import "strings"
 //
 // Matched only where PostgreSQL answered and stablerow raised, the query
 // has that shape (no GROUP BY, CTE or set operation; FROM one table;
-// every select item a bare min/max/bool_and/bool_or, every aggregate of
-// the HAVING one too; each argument a constant), PostgreSQL's one row
-// shows each LIMIT 1 found a row (a value that is not NULL, but for a
-// NULL constant argument, which PostgreSQL's "arg IS NOT NULL" one-time
-// filter answers with no scan), and stablerow
+// every select item a bare min/max/bool_and/bool_or or a constant, every
+// aggregate of the HAVING one too, and at least one aggregate; each
+// argument a constant), PostgreSQL's one row shows each LIMIT 1 found a
+// row (a value that is not NULL, but for an argument that is or folds to
+// NULL, which PostgreSQL's "arg IS NOT NULL" one-time filter answers with
+// no scan), or PostgreSQL's HAVING kept no row and every argument is or
+// folds to NULL (no LIMIT 1 read a row), and stablerow
 // raises counting the rows the WHERE keeps: the error is in evaluating
 // the rows PostgreSQL's LIMIT 1 stopped short of.
 
@@ -51,8 +56,16 @@ func minMaxAsLimit1(d *Divergence, again func(string) *Outcome) bool {
 		}
 		return !hasColumn(e.Args[0])
 	}
+	// A select item without aggregates reads no column either (no GROUP
+	// BY): a constant over the one row, which planagg.c allows beside
+	// the min/max-like aggregates (seed 20261222 case 337062).
+	constant := func(e *Expr) bool { return !hasColumn(e) && !anyNode(e, isAggregate) }
+	aggs := 0
 	for _, e := range q.Select {
-		if !optimizable(e) {
+		switch {
+		case optimizable(e):
+			aggs++
+		case !constant(e):
 			return false
 		}
 	}
@@ -60,13 +73,43 @@ func minMaxAsLimit1(d *Divergence, again func(string) *Outcome) bool {
 		!anyNode(q.Having, isAggregate) && hasColumn(q.Having)) {
 		return false
 	}
-	if len(d.PG.Rows) != 1 || len(d.PG.Rows[0]) != len(q.Select) {
-		return false
-	}
-	for i, e := range q.Select {
-		if d.PG.Rows[0][i] == nil && !nullConstant(e.Args[0]) {
-			return false // no row qualified: PostgreSQL evaluated them all
+	var having []*Expr
+	anyNode(q.Having, func(e *Expr) bool {
+		if isAggregate(e) {
+			having = append(having, e)
 		}
+		return false
+	})
+	if aggs+len(having) == 0 {
+		return false // no aggregate: no such plan
+	}
+	// foldsToNull: the constant argument is NULL, so PostgreSQL's
+	// "arg IS NOT NULL" one-time filter reads no row at all (a NULL
+	// literal, or a constant expression that folds to NULL: NULL < 7).
+	foldsToNull := func(arg *Expr) bool {
+		if nullConstant(arg) {
+			return true
+		}
+		o := again("SELECT " + arg.SQL())
+		return o.Err == nil && len(o.Rows) == 1 && len(o.Rows[0]) == 1 && o.Rows[0][0] == nil
+	}
+	switch {
+	case len(d.PG.Rows) == 1 && len(d.PG.Rows[0]) == len(q.Select):
+		for i, e := range q.Select {
+			if optimizable(e) && d.PG.Rows[0][i] == nil && !foldsToNull(e.Args[0]) {
+				return false // no row qualified: PostgreSQL evaluated them all
+			}
+		}
+	case len(d.PG.Rows) == 0 && q.Having != nil:
+		// The HAVING kept no row, so which rows the LIMIT 1s read does not
+		// show; only when every argument is NULL did none read a row.
+		for _, e := range append(slices.Clone(q.Select), having...) {
+			if isAggregate(e) && !foldsToNull(e.Args[0]) {
+				return false
+			}
+		}
+	default:
+		return false
 	}
 	count := Query{From: q.From, Where: q.Where, Count: true, Limit: -1, Offset: -1}
 	return again(count.SQL()).Err != nil

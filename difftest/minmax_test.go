@@ -50,6 +50,32 @@ func TestMinMaxAsLimit1(t *testing.T) {
 	if !match(query(agg("max", null)), false, pg(nil), countRaises) {
 		t.Error("max of a NULL constant (no scan in PostgreSQL) did not match")
 	}
+	// A constant select item beside a HAVING over bool_or of a constant
+	// that folds to NULL (NULL < 1): PostgreSQL's one-time filter reads no
+	// row and the HAVING keeps none (seed 20261222 case 337062). Not so
+	// for a constant that is not NULL: which rows its LIMIT 1 read does
+	// not show when the HAVING keeps no row.
+	probe := func(sql string) *Outcome {
+		switch {
+		case strings.HasPrefix(sql, "SELECT count(*)"):
+			return &Outcome{Err: errors.New("division by zero")}
+		case strings.Contains(sql, "NULL"):
+			return &Outcome{Cols: []TypeClass{ClassBool}, Rows: [][]*string{{nil}}}
+		}
+		return &Outcome{Cols: []TypeClass{ClassBool}, Rows: [][]*string{{s("t")}}}
+	}
+	havingOver := func(arg *Expr) *Query {
+		q := query(&Expr{Op: "lit", Type: TText, Text: "CAST(NULL AS CHAR(4))"})
+		q.Having = &Expr{Op: "cmp", Type: TBool, Text: "=", Args: []*Expr{agg("bool_or", arg), {Op: "lit", Type: TBool, Text: "FALSE"}}}
+		return q
+	}
+	noRows := &Outcome{Cols: []TypeClass{ClassText}}
+	if !match(havingOver(&Expr{Op: "cmp", Type: TBool, Text: "<", Args: []*Expr{null, one}}), false, noRows, probe) {
+		t.Error("a HAVING over bool_or of a constant folding to NULL did not match")
+	}
+	if match(havingOver(tru), false, noRows, probe) {
+		t.Error("a HAVING over bool_or(TRUE) keeping no row matched")
+	}
 	for name, c := range map[string]struct {
 		q     *Query
 		index bool
