@@ -3,10 +3,8 @@ package table
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"os"
 	"path"
 	"strings"
@@ -81,7 +79,6 @@ const intentClockSkew = 10 * time.Second
 const (
 	intentMagic   = "SRIN"
 	intentVersion = 1
-	intentHeader  = 4 + 2 + 2 + 4
 )
 
 // intentRecord is one writer's intent.
@@ -118,13 +115,7 @@ func (r *intentRecord) marshal() []byte {
 	for _, p := range r.Prefixes {
 		e.str(p)
 	}
-	out := make([]byte, 0, intentHeader+len(e.b)+4)
-	out = append(out, intentMagic...)
-	out = binary.LittleEndian.AppendUint16(out, intentVersion)
-	out = binary.LittleEndian.AppendUint16(out, 0)
-	out = binary.LittleEndian.AppendUint32(out, uint32(len(e.b)))
-	out = append(out, e.b...)
-	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, castagnoli))
+	return sealEnvelope(intentMagic, intentVersion, e.b)
 }
 
 // unmarshalIntent decodes and checks an intent record; any mismatch is
@@ -133,26 +124,11 @@ func unmarshalIntent(p string, b []byte) (*intentRecord, error) {
 	bad := func(format string, args ...any) error {
 		return errorf(ErrCorrupt, "intent %s: "+format, append([]any{p}, args...)...)
 	}
-	if len(b) < intentHeader+4 {
-		return nil, bad("%d bytes is too short", len(b))
+	body, err := openEnvelope(b, intentMagic, intentVersion, bad)
+	if err != nil {
+		return nil, err
 	}
-	if !bytes.Equal(b[:4], []byte(intentMagic)) {
-		return nil, bad("bad magic %q", b[:4])
-	}
-	if v := binary.LittleEndian.Uint16(b[4:]); v != intentVersion {
-		return nil, bad("unsupported format version %d", v)
-	}
-	if fl := binary.LittleEndian.Uint16(b[6:]); fl != 0 {
-		return nil, bad("unknown flags %#x", fl)
-	}
-	if n := uint64(binary.LittleEndian.Uint32(b[8:])); n != uint64(len(b)-intentHeader-4) {
-		return nil, bad("body length %d does not match record size %d", n, len(b))
-	}
-	crcAt := len(b) - 4
-	if got, want := crc32.Checksum(b[:crcAt], castagnoli), binary.LittleEndian.Uint32(b[crcAt:]); got != want {
-		return nil, bad("checksum mismatch (%08x != %08x)", got, want)
-	}
-	d := &decoder{b: b[intentHeader:crcAt]}
+	d := &decoder{b: body}
 	r := &intentRecord{
 		Writer: d.str("writer"), Purpose: d.str("purpose"), Host: d.str("host"), BootID: d.str("boot id"),
 		PID: d.uv("pid"), Start: d.uv("process start"), Created: d.i64("created"), Expires: d.i64("expires"),

@@ -1,12 +1,9 @@
 package table
 
 import (
-	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"slices"
 	"strings"
 
@@ -113,7 +110,6 @@ func validTxnID(id string) bool {
 const (
 	txnMagic   = "SRTX"
 	txnVersion = 1
-	txnHeader  = 4 + 2 + 2 + 4
 )
 
 // MarshalBinary encodes the record; it refuses a record that would not
@@ -132,13 +128,7 @@ func (r *TxnRecord) MarshalBinary() ([]byte, error) {
 		e.str(t.Name)
 		e.uv(t.Version)
 	}
-	out := make([]byte, 0, txnHeader+len(e.b)+4)
-	out = append(out, txnMagic...)
-	out = binary.LittleEndian.AppendUint16(out, txnVersion)
-	out = binary.LittleEndian.AppendUint16(out, 0)
-	out = binary.LittleEndian.AppendUint32(out, uint32(len(e.b)))
-	out = append(out, e.b...)
-	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, castagnoli)), nil
+	return sealEnvelope(txnMagic, txnVersion, e.b), nil
 }
 
 // validate checks what every record must hold: an id of NewID's form, a
@@ -188,26 +178,11 @@ func UnmarshalTxnRecord(p string, b []byte) (*TxnRecord, error) {
 	bad := func(format string, args ...any) error {
 		return errorf(ErrCorrupt, "transaction record %s: "+format, append([]any{p}, args...)...)
 	}
-	if len(b) < txnHeader+4 {
-		return nil, bad("%d bytes is too short", len(b))
+	body, err := openEnvelope(b, txnMagic, txnVersion, bad)
+	if err != nil {
+		return nil, err
 	}
-	if !bytes.Equal(b[:4], []byte(txnMagic)) {
-		return nil, bad("bad magic %q", b[:4])
-	}
-	if v := binary.LittleEndian.Uint16(b[4:]); v != txnVersion {
-		return nil, bad("unsupported format version %d", v)
-	}
-	if fl := binary.LittleEndian.Uint16(b[6:]); fl != 0 {
-		return nil, bad("unknown flags %#x", fl)
-	}
-	if n := uint64(binary.LittleEndian.Uint32(b[8:])); n != uint64(len(b)-txnHeader-4) {
-		return nil, bad("body length %d does not match record size %d", n, len(b))
-	}
-	crcAt := len(b) - 4
-	if got, want := crc32.Checksum(b[:crcAt], castagnoli), binary.LittleEndian.Uint32(b[crcAt:]); got != want {
-		return nil, bad("checksum mismatch (%08x != %08x)", got, want)
-	}
-	d := &decoder{b: b[txnHeader:crcAt]}
+	d := &decoder{b: body}
 	r := &TxnRecord{ID: d.str("id")}
 	state := d.uv("state")
 	r.DecidedNanos = d.i64("decided")
