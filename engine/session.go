@@ -302,26 +302,14 @@ func allowedInTransaction(st sql.Statement) error {
 	switch st.(type) {
 	case *sql.Query, *sql.Insert, *sql.Delete, *sql.Update, *sql.CopyFrom, *sql.CopyTo:
 		return nil
-	case *sql.CreateTable:
-		what = "CREATE TABLE"
 	case *sql.CreateTableAs:
-		what = "CREATE TABLE AS"
-	case *sql.DropTable:
-		what = "DROP TABLE"
-	case *sql.CreateIndex:
-		what = "CREATE INDEX"
-	case *sql.DropIndex:
-		what = "DROP INDEX"
-	case *sql.Cluster:
-		what = "CLUSTER"
-	case *sql.Reindex:
-		what = "REINDEX"
-	case *sql.Vacuum:
-		what = "VACUUM"
+		what = "CREATE TABLE AS" // its command tag is "SELECT n"
 	case *sql.Set:
-		what = "SET"
+		what = "SET" // RESET too
 	default:
-		what = fmt.Sprintf("%T", st)
+		if what = commandTag(st, 0); what == "" {
+			what = fmt.Sprintf("%T", st)
+		}
 	}
 	return fmt.Errorf("%w: %s cannot run inside a transaction block (its effect could not be rolled back); COMMIT or ROLLBACK first", ErrInTransaction, what)
 }
