@@ -78,3 +78,31 @@ func TestNullInArrayOfStableOptionsIsEvaluated(t *testing.T) {
 		assert.GreaterOrEqual(t, falseFilters(root), 1, sql)
 	}
 }
+
+// A comparison of a column of one FROM item with a stable cast that
+// raises raises while planning: PostgreSQL's selectivity estimate folds
+// the cast (estimate_expression_value), also over no rows; under CASE,
+// over two items' columns or in the select list it is not estimated
+// (difftest seed 20261223 case 10858).
+func TestEstimatedQualsRaiseWhilePlanning(t *testing.T) {
+	const bad = "CAST(CAST(DATE '1999-12-31' AS TEXT) AS BIGINT)"
+	for _, sql := range []string{
+		"SELECT 1 FROM t AS a WHERE a.id = " + bad + " GROUP BY a.name",
+		"SELECT 1 FROM t AS a WHERE a.id IN (1, " + bad + ")",
+		"SELECT 1 FROM t AS a WHERE a.id < 3 OR NOT (a.id + 1 >= " + bad + ")",
+		"SELECT 1 FROM t AS a LEFT JOIN t AS b ON a.id = " + bad,
+		"SELECT 1 FROM t AS a WHERE a.id = " + bad + " LIMIT 0",
+	} {
+		_, err := Parse(sql, testCatalog)
+		assert.ErrorIs(t, err, sqlvalue.ErrInvalidArgument, sql)
+	}
+	for _, sql := range []string{
+		"SELECT 1 FROM t AS a WHERE CASE WHEN a.id = " + bad + " THEN true END",
+		"SELECT 1 FROM t AS a, t AS b WHERE a.id + b.id = " + bad,
+		"SELECT 1 FROM t AS a WHERE false AND a.id = " + bad,
+		"SELECT " + bad + " = id FROM t",
+	} {
+		_, err := Parse(sql, testCatalog)
+		assert.NoError(t, err, sql)
+	}
+}

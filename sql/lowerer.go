@@ -127,6 +127,11 @@ func (l *lowerer) query(root plan.Rel, names []string) (*Query, error) {
 	if err := raiseConstants(root); err != nil {
 		return nil, err
 	}
+	// So does one PostgreSQL's selectivity estimates evaluate
+	// (estimatequal.go).
+	if err := estimatedQuals(root); err != nil {
+		return nil, err
+	}
 	p, err := l.b.Plan(root, names)
 	if err != nil {
 		return nil, fmt.Errorf("%w: building plan: %w", ErrInvalid, err)
