@@ -104,6 +104,15 @@ func DialPG(ctx context.Context, dsn string) (*PG, error) {
 		// product that overflows on the fourth group raised only under
 		// the full sort).
 		"SET enable_incremental_sort = off",
+		// Nor merge joins: their output is sorted on the join keys, so an
+		// ORDER BY on those keys needs no sort at all and LIMIT stops
+		// pulling after its rows, leaving the select list of every later
+		// joined row uncomputed; over a hash join PostgreSQL sorts the
+		// whole join and computes it for every row, as stablerow (which
+		// hash-joins and sorts) does. Again the cost model's choice (seed
+		// 20261223: b.k * b.k over ON a.k = b.k ORDER BY a.k, b.k LIMIT 3
+		// overflowed on the fourth row only under the hash join).
+		"SET enable_mergejoin = off",
 	} {
 		if _, err := conn.Exec(ctx, s); err != nil {
 			conn.Close(ctx)
