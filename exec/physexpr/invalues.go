@@ -94,14 +94,14 @@ func (e InValues) Bind(s *arrow.Schema) (Bound, error) {
 	}
 	switch v := e.Values.(type) {
 	case []int32:
-		return &boundSet[int32]{src: e, x: x, ints: newIntSet(v), listNull: e.Null}, nil
+		return &boundSet[int32]{exprOf: exprOf[fmt.Stringer]{e}, x: x, ints: newIntSet(v), listNull: e.Null}, nil
 	case []int64:
-		return &boundSet[int64]{src: e, x: x, ints: newIntSet(v), listNull: e.Null}, nil
+		return &boundSet[int64]{exprOf: exprOf[fmt.Stringer]{e}, x: x, ints: newIntSet(v), listNull: e.Null}, nil
 	case []float64:
 		return sliceSet(e, x, v, e.Null), nil
 	}
 	vals := e.Values.([]string)
-	b := &boundStringSet{src: e, x: x, set: make(map[string]struct{}, len(vals)), listNull: e.Null}
+	b := &boundStringSet{exprOf: exprOf[fmt.Stringer]{e}, x: x, set: make(map[string]struct{}, len(vals)), listNull: e.Null}
 	for _, v := range vals {
 		if _, dup := b.set[v]; !dup {
 			b.items = append(b.items, []byte(v))
@@ -114,7 +114,7 @@ func (e InValues) Bind(s *arrow.Schema) (Bound, error) {
 // sliceSet is bindSet over a slice, with its key normalization (-0 is 0,
 // NaN a flag).
 func sliceSet[T fixed](src fmt.Stringer, x Bound, vals []T, null bool) *boundSet[T] {
-	b := &boundSet[T]{src: src, x: x, set: make(map[T]struct{}, len(vals)), listNull: null}
+	b := &boundSet[T]{exprOf: exprOf[fmt.Stringer]{src}, x: x, set: make(map[T]struct{}, len(vals)), listNull: null}
 	for _, v := range vals {
 		switch {
 		case isNaN(v):
