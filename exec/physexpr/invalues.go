@@ -28,11 +28,15 @@ func (e InValues) String() string {
 	if e.Null {
 		null = " and NULL"
 	}
-	return fmt.Sprintf("%s IN (%d values%s)", e.E, e.len(), null)
+	return fmt.Sprintf("%s IN (%d values%s)", e.E, ValuesLen(e.Values), null)
 }
 
-func (e InValues) len() int {
-	switch v := e.Values.(type) {
+// ValuesLen is the number of values in a list of InValues' kinds
+// ([]int32, []int64, []float64 or []string; 0 for any other), exported
+// for plan's packed list literal (plan.PackedList), whose values are the
+// same slices.
+func ValuesLen(values any) int {
+	switch v := values.(type) {
 	case []int32:
 		return len(v)
 	case []int64:
@@ -72,7 +76,7 @@ func (e InValues) operand(s *arrow.Schema) (Bound, error) {
 	default:
 		return nil, fmt.Errorf("%w: IN values of %T", ErrInvalidArgument, e.Values)
 	}
-	if e.len() == 0 && !e.Null {
+	if ValuesLen(e.Values) == 0 && !e.Null {
 		return nil, fmt.Errorf("%w: empty IN list", ErrInvalidArgument)
 	}
 	x, err := Bind(e.E, s)
