@@ -7,9 +7,12 @@
 // whose TakeByKey builds the take operators. docs/architecture.md draws
 // the paths a statement and a take follow.
 //
-// Every statement reads one snapshot per table, all taken at once when
-// the statement first names a table (table.OpenTables), so a query never
-// mixes versions nor holds half of a transaction over several tables.
+// Every statement reads one snapshot per table it names, taken before it
+// is lowered (the front end tells the catalog the names: sql.TableNamer):
+// one table is opened alone, several are pinned together
+// (DB.snapshotOf, table.OpenTables), so a query never mixes versions nor
+// holds half of a transaction over several tables; a Substrait plan,
+// which does not say what it reads, pins every table.
 // Inside a transaction block of a Session (BEGIN ... COMMIT, session.go)
 // the snapshots are the block's, pinned at its first read, plus its own
 // staged writes (table.Staged), published at COMMIT as one version per

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stablerow/stablerow/exec/physexpr"
+	"github.com/stablerow/stablerow/internal/arrowtest"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/stablerow/stablerow/exec"
@@ -29,7 +30,7 @@ func (f failNode) Execute(ctx context.Context, tc *exec.TaskContext) (exec.Strea
 
 func TestErrorPropagation(t *testing.T) {
 	mem := exectest.Mem(t)
-	v, _ := exec.NewValuesExec(kvSchema, nil)
+	v, _ := exec.NewValuesExec(arrowtest.KVSchema, nil)
 	f := failNode{v}
 	srt, _ := exec.NewSortExec(f, []exec.SortKey{{Column: 0}})
 	flt, _ := exec.NewFilterExec(f, physexpr.Unary{Op: physexpr.OpIsNull, E: colK})
@@ -62,10 +63,10 @@ func benchRows(n int, r *rand.Rand) [][]any {
 func BenchmarkHashJoin(b *testing.B) {
 	mem := exectest.Mem(b)
 	r := rand.New(rand.NewPCG(1, 1))
-	lb, _ := exectest.Batch(mem, kvSchema, benchRows(100_000, r))
-	rb, _ := exectest.Batch(mem, kvSchema, benchRows(100_000, r))
-	l, _ := exec.NewValuesExec(kvSchema, []arrow.RecordBatch{lb})
-	rr, _ := exec.NewValuesExec(kvSchema, []arrow.RecordBatch{rb})
+	lb, _ := exectest.Batch(mem, arrowtest.KVSchema, benchRows(100_000, r))
+	rb, _ := exectest.Batch(mem, arrowtest.KVSchema, benchRows(100_000, r))
+	l, _ := exec.NewValuesExec(arrowtest.KVSchema, []arrow.RecordBatch{lb})
+	rr, _ := exec.NewValuesExec(arrowtest.KVSchema, []arrow.RecordBatch{rb})
 	lb.Release()
 	rb.Release()
 	defer l.Release()
@@ -87,8 +88,8 @@ func BenchmarkHashJoin(b *testing.B) {
 func BenchmarkSort(b *testing.B) {
 	mem := exectest.Mem(b)
 	r := rand.New(rand.NewPCG(2, 2))
-	bt, _ := exectest.Batch(mem, kvSchema, benchRows(100_000, r))
-	v, _ := exec.NewValuesExec(kvSchema, []arrow.RecordBatch{bt})
+	bt, _ := exectest.Batch(mem, arrowtest.KVSchema, benchRows(100_000, r))
+	v, _ := exec.NewValuesExec(arrowtest.KVSchema, []arrow.RecordBatch{bt})
 	bt.Release()
 	defer v.Release()
 	s0, _ := exec.NewSortExec(v, []exec.SortKey{{Column: 0}})

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/stablerow/stablerow/exec/physexpr"
+	"github.com/stablerow/stablerow/internal/arrowtest"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -16,31 +17,10 @@ import (
 	"github.com/stablerow/stablerow/exec/exectest"
 )
 
-var kvSchema = arrow.NewSchema([]arrow.Field{
-	{Name: "k", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
-	{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
-}, nil)
-
-func randRows(r *rand.Rand, n int) [][]any {
-	rows := make([][]any, n)
-	for i := range rows {
-		var k any = int64(r.IntN(10))
-		if r.IntN(5) == 0 {
-			k = nil
-		}
-		var s any = string(rune('a' + r.IntN(26)))
-		if r.IntN(7) == 0 {
-			s = nil
-		}
-		rows[i] = []any{k, s}
-	}
-	return rows
-}
-
 func TestValues(t *testing.T) {
-	rows := randRows(rand.New(rand.NewPCG(1, 2)), 50)
+	rows := arrowtest.RandRows(rand.New(rand.NewPCG(1, 2)), 50)
 	exectest.Run(t, exectest.Case{
-		Inputs:  []exectest.Input{{Schema: kvSchema, Rows: rows}},
+		Inputs:  []exectest.Input{{Schema: arrowtest.KVSchema, Rows: rows}},
 		Build:   func(in []exec.Node) (exec.Node, error) { return in[0], nil },
 		Want:    rows,
 		Ordered: true,
@@ -48,7 +28,7 @@ func TestValues(t *testing.T) {
 }
 
 func TestLimit(t *testing.T) {
-	rows := randRows(rand.New(rand.NewPCG(3, 4)), 40)
+	rows := arrowtest.RandRows(rand.New(rand.NewPCG(3, 4)), 40)
 	for _, tc := range []struct{ off, lim int64 }{{0, 0}, {0, 5}, {3, 10}, {39, 5}, {45, 1}, {2, -1}} {
 		lo := min(int(tc.off), len(rows))
 		hi := len(rows)
@@ -56,7 +36,7 @@ func TestLimit(t *testing.T) {
 			hi = min(hi, lo+int(tc.lim))
 		}
 		exectest.Run(t, exectest.Case{
-			Inputs: []exectest.Input{{Schema: kvSchema, Rows: rows}},
+			Inputs: []exectest.Input{{Schema: arrowtest.KVSchema, Rows: rows}},
 			Build: func(in []exec.Node) (exec.Node, error) {
 				return exec.NewLimitExec(in[0], tc.off, tc.lim), nil
 			},
@@ -68,9 +48,9 @@ func TestLimit(t *testing.T) {
 
 func TestUnion(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
-	a, b := randRows(r, 13), randRows(r, 9)
+	a, b := arrowtest.RandRows(r, 13), arrowtest.RandRows(r, 9)
 	exectest.Run(t, exectest.Case{
-		Inputs: []exectest.Input{{Schema: kvSchema, Rows: a}, {Schema: kvSchema, Rows: nil}, {Schema: kvSchema, Rows: b}},
+		Inputs: []exectest.Input{{Schema: arrowtest.KVSchema, Rows: a}, {Schema: arrowtest.KVSchema, Rows: nil}, {Schema: arrowtest.KVSchema, Rows: b}},
 		Build: func(in []exec.Node) (exec.Node, error) {
 			return exec.NewUnionExec(in...)
 		},
@@ -79,7 +59,7 @@ func TestUnion(t *testing.T) {
 	})
 	other := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int32}}, nil)
 	mem := exectest.Mem(t)
-	v1, _ := exec.NewValuesExec(kvSchema, nil)
+	v1, _ := exec.NewValuesExec(arrowtest.KVSchema, nil)
 	v2, _ := exec.NewValuesExec(other, nil)
 	_ = mem
 	if _, err := exec.NewUnionExec(v1, v2); !errors.Is(err, physexpr.ErrSchema) {
@@ -159,19 +139,19 @@ func TestOrderingSatisfies(t *testing.T) {
 func TestCoalescer(t *testing.T) {
 	mem := exectest.Mem(t)
 	r := rand.New(rand.NewPCG(7, 8))
-	rows := randRows(r, 100)
+	rows := arrowtest.RandRows(r, 100)
 	for _, size := range []int{1, 3, 7, 16, 40, 200} {
 		var in []arrow.RecordBatch
 		for lo := 0; lo < len(rows); {
 			hi := min(len(rows), lo+1+r.IntN(30))
-			bs, err := exectest.Chunk(mem, kvSchema, rows[lo:hi], hi-lo, true)
+			bs, err := exectest.Chunk(mem, arrowtest.KVSchema, rows[lo:hi], hi-lo, true)
 			if err != nil {
 				t.Fatal(err)
 			}
 			in = append(in, bs...)
 			lo = hi
 		}
-		c := exec.NewCoalescer(kvSchema, mem, size)
+		c := exec.NewCoalescer(arrowtest.KVSchema, mem, size)
 		var out []arrow.RecordBatch
 		for _, b := range in {
 			if err := c.Push(b); err != nil {
@@ -225,8 +205,8 @@ func TestCoalescer(t *testing.T) {
 
 func TestExplainAndMetrics(t *testing.T) {
 	mem := exectest.Mem(t)
-	b, _ := exectest.Batch(mem, kvSchema, randRows(rand.New(rand.NewPCG(9, 9)), 10))
-	v, _ := exec.NewValuesExec(kvSchema, []arrow.RecordBatch{b})
+	b, _ := exectest.Batch(mem, arrowtest.KVSchema, arrowtest.RandRows(rand.New(rand.NewPCG(9, 9)), 10))
+	v, _ := exec.NewValuesExec(arrowtest.KVSchema, []arrow.RecordBatch{b})
 	b.Release()
 	defer v.Release()
 	lim := exec.NewLimitExec(v, 2, 5)
@@ -274,9 +254,9 @@ func TestCancellation(t *testing.T) {
 
 func TestAdapters(t *testing.T) {
 	mem := exectest.Mem(t)
-	rows := randRows(rand.New(rand.NewPCG(11, 12)), 20)
-	bs, _ := exectest.Chunk(mem, kvSchema, rows, 6, true)
-	rr, err := array.NewRecordReader(kvSchema, bs)
+	rows := arrowtest.RandRows(rand.New(rand.NewPCG(11, 12)), 20)
+	bs, _ := exectest.Chunk(mem, arrowtest.KVSchema, rows, 6, true)
+	rr, err := array.NewRecordReader(arrowtest.KVSchema, bs)
 	if err != nil {
 		t.Fatal(err)
 	}

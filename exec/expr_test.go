@@ -1,19 +1,16 @@
 package exec_test
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/stablerow/stablerow/exec/physexpr"
+	"github.com/stablerow/stablerow/internal/arrowtest"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/exec/exectest"
-	"github.com/stretchr/testify/require"
 )
 
 var (
@@ -22,7 +19,7 @@ var (
 )
 
 func TestFilter(t *testing.T) {
-	rows := randRows(rand.New(rand.NewPCG(41, 42)), 80)
+	rows := arrowtest.RandRows(rand.New(rand.NewPCG(41, 42)), 80)
 	cases := []struct {
 		pred physexpr.Expr
 		ref  func(k, s any) bool // true only where SQL's predicate is TRUE
@@ -52,13 +49,13 @@ func TestFilter(t *testing.T) {
 			}
 		}
 		exectest.Run(t, exectest.Case{
-			Inputs:  []exectest.Input{{Schema: kvSchema, Rows: rows}},
+			Inputs:  []exectest.Input{{Schema: arrowtest.KVSchema, Rows: rows}},
 			Build:   func(in []exec.Node) (exec.Node, error) { return exec.NewFilterExec(in[0], c.pred) },
 			Want:    want,
 			Ordered: true,
 		})
 	}
-	v, _ := exec.NewValuesExec(kvSchema, nil)
+	v, _ := exec.NewValuesExec(arrowtest.KVSchema, nil)
 	if _, err := exec.NewFilterExec(v, colK); !errors.Is(err, physexpr.ErrSchema) {
 		t.Fatal(err)
 	}
@@ -68,7 +65,7 @@ func TestFilter(t *testing.T) {
 }
 
 func TestProject(t *testing.T) {
-	rows := randRows(rand.New(rand.NewPCG(43, 44)), 30)
+	rows := arrowtest.RandRows(rand.New(rand.NewPCG(43, 44)), 30)
 	var want [][]any
 	for _, r := range rows {
 		var d any
@@ -78,7 +75,7 @@ func TestProject(t *testing.T) {
 		want = append(want, []any{r[1], d, r[0] == nil})
 	}
 	exectest.Run(t, exectest.Case{
-		Inputs: []exectest.Input{{Schema: kvSchema, Rows: rows}},
+		Inputs: []exectest.Input{{Schema: arrowtest.KVSchema, Rows: rows}},
 		Build: func(in []exec.Node) (exec.Node, error) {
 			return exec.NewProjectExec(in[0], []physexpr.Expr{colS, physexpr.Binary{Op: physexpr.OpSub, L: colK, R: physexpr.Lit{Value: int64(1)}}, physexpr.Unary{Op: physexpr.OpIsNull, E: colK}},
 				[]string{"s", "d", "knull"})
@@ -88,8 +85,8 @@ func TestProject(t *testing.T) {
 	})
 	// Integer division by zero is an error, not a panic or a silent value.
 	mem := exectest.Mem(t)
-	b, _ := exectest.Batch(mem, kvSchema, [][]any{{int64(1), "a"}})
-	v, _ := exec.NewValuesExec(kvSchema, []arrow.RecordBatch{b})
+	b, _ := exectest.Batch(mem, arrowtest.KVSchema, [][]any{{int64(1), "a"}})
+	v, _ := exec.NewValuesExec(arrowtest.KVSchema, []arrow.RecordBatch{b})
 	b.Release()
 	defer v.Release()
 	p, err := exec.NewProjectExec(v, []physexpr.Expr{physexpr.Binary{Op: physexpr.OpDiv, L: colK, R: physexpr.Lit{Value: int64(0)}}}, []string{"q"})
@@ -99,64 +96,5 @@ func TestProject(t *testing.T) {
 	s, _ := p.Execute(t.Context(), &exec.TaskContext{Mem: mem})
 	if _, err := exec.Collect(t.Context(), s); err == nil {
 		t.Fatal("want divide-by-zero error")
-	}
-}
-
-// TestInSetMatchesOrChain: the hash-set IN agrees with the Kleene OR of
-// equalities (SQL's definition) on random columns with NULLs, for lists with
-// and without a NULL, over int64, float64 and string operands.
-func TestInSetMatchesOrChain(t *testing.T) {
-	mem := exectest.Mem(t)
-	ctx := context.Background()
-	r := rand.New(rand.NewPCG(8, 8))
-	types := []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Float64, arrow.BinaryTypes.String}
-	for round := 0; round < 60; round++ {
-		typ := types[round%len(types)]
-		val := func() any {
-			x := r.IntN(12)
-			switch typ.ID() {
-			case arrow.INT64:
-				return int64(x)
-			case arrow.FLOAT64:
-				return float64(x) / 2
-			}
-			return fmt.Sprint("s", x)
-		}
-		schema := arrow.NewSchema([]arrow.Field{{Name: "x", Type: typ, Nullable: true}}, nil)
-		var rows [][]any
-		for range 200 {
-			if r.IntN(6) == 0 {
-				rows = append(rows, []any{nil})
-			} else {
-				rows = append(rows, []any{val()})
-			}
-		}
-		b, err := exectest.Batch(mem, schema, rows)
-		require.NoError(t, err)
-		var list []physexpr.Lit
-		for range 1 + r.IntN(5) {
-			list = append(list, physexpr.Lit{Value: val()})
-		}
-		if round%2 == 1 {
-			list = append(list, physexpr.Lit{Type: typ})
-		}
-		in := physexpr.In{E: physexpr.Col{Index: 0, Name: "x"}, List: list}
-		got, err := in.Evaluate(ctx, mem, b)
-		require.NoError(t, err)
-		var want physexpr.Expr
-		for _, l := range list {
-			eq := physexpr.Binary{Op: physexpr.OpEq, L: physexpr.Col{Index: 0, Name: "x"}, R: l}
-			if want == nil {
-				want = eq
-			} else {
-				want = physexpr.Binary{Op: physexpr.OpOr, L: want, R: eq}
-			}
-		}
-		ref, err := want.Evaluate(ctx, mem, b)
-		require.NoError(t, err)
-		require.True(t, array.Equal(ref, got), "round %d (%s, list %v):\nwant %v\ngot  %v", round, typ, list, ref, got)
-		got.Release()
-		ref.Release()
-		b.Release()
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stablerow/stablerow/exec/physexpr"
+	"github.com/stablerow/stablerow/internal/arrowtest"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/stablerow/stablerow/exec"
@@ -48,17 +49,17 @@ func nestedLoop(left, right [][]any, lk, rk []int, left_ bool) [][]any {
 
 func TestHashJoin(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
-	left := randRows(r, 40)
+	left := arrowtest.RandRows(r, 40)
 	right := make([][]any, 25)
 	for i := range right {
-		rr := randRows(r, 1)[0]
+		rr := arrowtest.RandRows(r, 1)[0]
 		right[i] = []any{rr[0], rr[1], int64(i)}
 	}
 	for _, keys := range [][2][]int{{{0}, {0}}, {{1}, {1}}, {{0, 1}, {0, 1}}} {
 		for _, typ := range []exec.JoinType{exec.JoinInner, exec.JoinLeft} {
 			want := nestedLoop(left, right, keys[0], keys[1], typ == exec.JoinLeft)
 			exectest.Run(t, exectest.Case{
-				Inputs: []exectest.Input{{Schema: kvSchema, Rows: left}, {Schema: rSchema, Rows: right}},
+				Inputs: []exectest.Input{{Schema: arrowtest.KVSchema, Rows: left}, {Schema: rSchema, Rows: right}},
 				Build: func(in []exec.Node) (exec.Node, error) {
 					return exec.NewHashJoinExec(in[0], in[1], keys[0], keys[1], typ)
 				},
@@ -69,7 +70,7 @@ func TestHashJoin(t *testing.T) {
 	}
 	// Empty build side.
 	exectest.Run(t, exectest.Case{
-		Inputs: []exectest.Input{{Schema: kvSchema, Rows: left[:3]}, {Schema: rSchema, Rows: nil}},
+		Inputs: []exectest.Input{{Schema: arrowtest.KVSchema, Rows: left[:3]}, {Schema: rSchema, Rows: nil}},
 		Build: func(in []exec.Node) (exec.Node, error) {
 			return exec.NewHashJoinExec(in[0], in[1], []int{0}, []int{0}, exec.JoinLeft)
 		},
@@ -83,7 +84,7 @@ func TestHashJoin(t *testing.T) {
 }
 
 func TestHashJoinErrors(t *testing.T) {
-	l, _ := exec.NewValuesExec(kvSchema, nil)
+	l, _ := exec.NewValuesExec(arrowtest.KVSchema, nil)
 	rn, _ := exec.NewValuesExec(rSchema, nil)
 	if _, err := exec.NewHashJoinExec(l, rn, []int{0}, []int{1}, exec.JoinInner); !errors.Is(err, physexpr.ErrSchema) {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/stablerow/stablerow/exec/physexpr"
+	"github.com/stablerow/stablerow/internal/arrowtest"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -100,8 +101,8 @@ func TestRightSemiAntiEqualSwappedLeftBuild(t *testing.T) {
 					}},
 				}
 				for _, k := range cases {
-					got := collectJoin(t, mem, probe, build, kvSchema, rSchema, batch, k.right)
-					want := collectJoin(t, mem, build, probe, rSchema, kvSchema, batch, k.left)
+					got := collectJoin(t, mem, probe, build, arrowtest.KVSchema, rSchema, batch, k.right)
+					want := collectJoin(t, mem, build, probe, rSchema, arrowtest.KVSchema, batch, k.left)
 					if len(got)+len(want) > 0 && !reflect.DeepEqual(got, want) {
 						t.Fatalf("%s %s\n got %v\nwant %v", name, k.what, got, want)
 					}
@@ -118,7 +119,7 @@ func TestRightSemiAntiShape(t *testing.T) {
 	mem := exectest.Mem(t)
 	defer mem.AssertSize(t, 0)
 	ctx := context.Background()
-	empty, _ := exec.NewValuesExec(kvSchema, nil)
+	empty, _ := exec.NewValuesExec(arrowtest.KVSchema, nil)
 	fail := failNode{exec.Node(empty)}
 	semi, err := exec.NewHashJoinExec(empty, fail, []int{0}, []int{0}, exec.JoinRightSemi)
 	if err != nil {
@@ -161,10 +162,10 @@ func BenchmarkSemiBuildSide(b *testing.B) {
 	for i := range sub {
 		sub[i] = []any{int64(r.IntN(60_000)), "l"}
 	}
-	ob, _ := exectest.Batch(mem, kvSchema, outer)
-	sb, _ := exectest.Batch(mem, kvSchema, sub)
-	on, _ := exec.NewValuesExec(kvSchema, []arrow.RecordBatch{ob})
-	sn, _ := exec.NewValuesExec(kvSchema, []arrow.RecordBatch{sb})
+	ob, _ := exectest.Batch(mem, arrowtest.KVSchema, outer)
+	sb, _ := exectest.Batch(mem, arrowtest.KVSchema, sub)
+	on, _ := exec.NewValuesExec(arrowtest.KVSchema, []arrow.RecordBatch{ob})
+	sn, _ := exec.NewValuesExec(arrowtest.KVSchema, []arrow.RecordBatch{sb})
 	ob.Release()
 	sb.Release()
 	defer on.Release()

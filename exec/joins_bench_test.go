@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stablerow/stablerow/exec/physexpr"
+	"github.com/stablerow/stablerow/internal/arrowtest"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/stablerow/stablerow/exec"
@@ -18,8 +19,8 @@ func BenchmarkJoinTypes(b *testing.B) {
 	mem := exectest.Mem(b)
 	r := rand.New(rand.NewPCG(1, 1))
 	values := func(n int) *exec.ValuesExec {
-		bt, _ := exectest.Batch(mem, kvSchema, benchRows(n, r))
-		v, _ := exec.NewValuesExec(kvSchema, []arrow.RecordBatch{bt})
+		bt, _ := exectest.Batch(mem, arrowtest.KVSchema, benchRows(n, r))
+		v, _ := exec.NewValuesExec(arrowtest.KVSchema, []arrow.RecordBatch{bt})
 		bt.Release()
 		return v
 	}

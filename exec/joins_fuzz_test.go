@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stablerow/stablerow/exec/physexpr"
+	"github.com/stablerow/stablerow/internal/arrowtest"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -44,7 +45,7 @@ func FuzzJoins(f *testing.F) {
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		defer mem.AssertSize(t, 0)
 		run := func(typ exec.JoinType, build func(l, r exec.Node) (exec.Node, error)) [][]any {
-			lb, err := exectest.Batch(mem, kvSchema, left)
+			lb, err := exectest.Batch(mem, arrowtest.KVSchema, left)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -52,7 +53,7 @@ func FuzzJoins(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			l, _ := exec.NewValuesExec(kvSchema, []arrow.RecordBatch{lb})
+			l, _ := exec.NewValuesExec(arrowtest.KVSchema, []arrow.RecordBatch{lb})
 			r, _ := exec.NewValuesExec(rSchema, []arrow.RecordBatch{rb})
 			lb.Release()
 			rb.Release()

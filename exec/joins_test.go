@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/stablerow/stablerow/exec/physexpr"
+	"github.com/stablerow/stablerow/internal/arrowtest"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/exec/exectest"
 )
 
-// Pair columns of kvSchema ++ rSchema: k, s, rk, rs, rv.
+// Pair columns of arrowtest.KVSchema ++ rSchema: k, s, rk, rs, rv.
 var (
 	pk  = physexpr.Col{Index: 0, Name: "k"}
 	prk = physexpr.Col{Index: 2, Name: "rk"}
@@ -49,7 +50,7 @@ func refJoin(left, right [][]any, nr int, typ exec.JoinType, on func(l, r []any)
 	if typ == exec.JoinRight || typ == exec.JoinFull {
 		for j, r := range right {
 			if !hitR[j] {
-				out = append(out, append(make([]any, len(kvSchema.Fields())), r...))
+				out = append(out, append(make([]any, len(arrowtest.KVSchema.Fields())), r...))
 			}
 		}
 	}
@@ -96,10 +97,10 @@ var allTypes = []exec.JoinType{exec.JoinInner, exec.JoinLeft, exec.JoinRight, ex
 
 func joinInputs(seed uint64, nl, nr int) (left, right [][]any) {
 	r := rand.New(rand.NewPCG(seed, 7))
-	left = randRows(r, nl)
+	left = arrowtest.RandRows(r, nl)
 	right = make([][]any, nr)
 	for i := range right {
-		rr := randRows(r, 1)[0]
+		rr := arrowtest.RandRows(r, 1)[0]
 		right[i] = []any{rr[0], rr[1], int64(i)}
 	}
 	return left, right
@@ -109,7 +110,7 @@ func joinInputs(seed uint64, nl, nr int) (left, right [][]any) {
 // nested loop join on the same condition, against the model.
 func TestJoinTypes(t *testing.T) {
 	left, right := joinInputs(41, 40, 25)
-	in := []exectest.Input{{Schema: kvSchema, Rows: left}, {Schema: rSchema, Rows: right}}
+	in := []exectest.Input{{Schema: arrowtest.KVSchema, Rows: left}, {Schema: rSchema, Rows: right}}
 	eq := physexpr.Binary{Op: physexpr.OpEq, L: pk, R: prk}
 	for _, typ := range allTypes {
 		t.Run(typ.String(), func(t *testing.T) {
@@ -135,7 +136,7 @@ func TestJoinTypes(t *testing.T) {
 // A cross join and a join on an inequality only (no key): nested loop.
 func TestNestedLoopJoin(t *testing.T) {
 	left, right := joinInputs(43, 9, 6)
-	in := []exectest.Input{{Schema: kvSchema, Rows: left}, {Schema: rSchema, Rows: right}}
+	in := []exectest.Input{{Schema: arrowtest.KVSchema, Rows: left}, {Schema: rSchema, Rows: right}}
 	lt := func(l, r []any) bool { return l[0] != nil && r[0] != nil && l[0].(int64) < r[0].(int64) }
 	for _, typ := range append(allTypes, exec.JoinSingle) {
 		if typ != exec.JoinSingle {
@@ -180,7 +181,7 @@ func TestNullAwareAntiJoin(t *testing.T) {
 				t.Fatalf("model: %v", got)
 			}
 			exectest.Run(t, exectest.Case{
-				Inputs: []exectest.Input{{Schema: kvSchema, Rows: c.left}, {Schema: rSchema, Rows: c.right}},
+				Inputs: []exectest.Input{{Schema: arrowtest.KVSchema, Rows: c.left}, {Schema: rSchema, Rows: c.right}},
 				Want:   c.want, Ordered: true,
 				Build: func(n []exec.Node) (exec.Node, error) {
 					return exec.NewHashJoinExec(n[0], n[1], []int{0}, []int{0}, exec.JoinAntiNullAware)
@@ -190,7 +191,7 @@ func TestNullAwareAntiJoin(t *testing.T) {
 	for seed := range uint64(6) {
 		left, right := joinInputs(seed, 30, int(seed)*2)
 		exectest.Run(t, exectest.Case{
-			Inputs: []exectest.Input{{Schema: kvSchema, Rows: left}, {Schema: rSchema, Rows: right}},
+			Inputs: []exectest.Input{{Schema: arrowtest.KVSchema, Rows: left}, {Schema: rSchema, Rows: right}},
 			Want:   refNotIn(left, right), Ordered: true,
 			Build: func(n []exec.Node) (exec.Node, error) {
 				return exec.NewHashJoinExec(n[0], n[1], []int{0}, []int{0}, exec.JoinAntiNullAware)
@@ -211,7 +212,7 @@ func TestSingleJoinCardinality(t *testing.T) {
 		}
 	}()
 	build := func(lrows, rrows [][]any) exec.Node {
-		lb, err := exectest.Batch(mem, kvSchema, lrows)
+		lb, err := exectest.Batch(mem, arrowtest.KVSchema, lrows)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -219,7 +220,7 @@ func TestSingleJoinCardinality(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l, _ := exec.NewValuesExec(kvSchema, []arrow.RecordBatch{lb})
+		l, _ := exec.NewValuesExec(arrowtest.KVSchema, []arrow.RecordBatch{lb})
 		r, _ := exec.NewValuesExec(rSchema, []arrow.RecordBatch{rb})
 		lb.Release()
 		rb.Release()
@@ -246,7 +247,7 @@ func TestSingleJoinCardinality(t *testing.T) {
 }
 
 func TestJoinConstructorErrors(t *testing.T) {
-	l, _ := exec.NewValuesExec(kvSchema, nil)
+	l, _ := exec.NewValuesExec(arrowtest.KVSchema, nil)
 	r, _ := exec.NewValuesExec(rSchema, nil)
 	if _, err := exec.NewNestedLoopJoinExec(l, r, exec.JoinAntiNullAware, nil); !errors.Is(err, physexpr.ErrInvalidArgument) {
 		t.Fatal(err)
@@ -288,9 +289,9 @@ func TestJoinPairsBounded(t *testing.T) {
 		nl, nr int
 		hash   bool
 	}{{60, 50, false}, {40, 40, true}} {
-		lb, _ := exectest.Batch(mem, kvSchema, rows(c.nl, 2))
+		lb, _ := exectest.Batch(mem, arrowtest.KVSchema, rows(c.nl, 2))
 		rb, _ := exectest.Batch(mem, rSchema, rows(c.nr, 3))
-		l, _ := exec.NewValuesExec(kvSchema, []arrow.RecordBatch{lb})
+		l, _ := exec.NewValuesExec(arrowtest.KVSchema, []arrow.RecordBatch{lb})
 		r, _ := exec.NewValuesExec(rSchema, []arrow.RecordBatch{rb})
 		lb.Release()
 		rb.Release()

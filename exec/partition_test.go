@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/stablerow/stablerow/exec/physexpr"
+	"github.com/stablerow/stablerow/internal/arrowtest"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/stablerow/stablerow/exec"
@@ -92,7 +93,7 @@ func (s *partStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 }
 
 func newParts(parts [][][]any, chunk int) *partsNode {
-	return &partsNode{schema: kvSchema, parts: parts, chunk: chunk, failAt: -1}
+	return &partsNode{schema: arrowtest.KVSchema, parts: parts, chunk: chunk, failAt: -1}
 }
 
 // splitRows cuts rows into n contiguous partitions of random sizes.
@@ -164,7 +165,7 @@ func TestCoalescePartitions(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for _, n := range []int{1, 2, 3, 8} {
 		for _, chunk := range []int{1, 3, 64} {
-			rows := randRows(r, 100)
+			rows := arrowtest.RandRows(r, 100)
 			mem := exectest.Mem(t)
 			c := exec.NewCoalescePartitionsExec(newParts(splitRows(r, rows, n), chunk))
 			s, err := c.Execute(context.Background(), &exec.TaskContext{Mem: mem})
@@ -198,7 +199,7 @@ func TestRepartition(t *testing.T) {
 	for _, keys := range [][]int{nil, {0}, {0, 1}} {
 		for _, in := range []int{1, 3} {
 			for _, out := range []int{1, 2, 5} {
-				rows := randRows(r, 200)
+				rows := arrowtest.RandRows(r, 200)
 				mem := exectest.Mem(t)
 				rp, err := exec.NewRepartitionExec(newParts(splitRows(r, rows, in), 7), out, keys)
 				if err != nil {
@@ -261,7 +262,7 @@ func TestSortPreservingMerge(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	for _, key := range []exec.SortKey{{Column: 0, Name: "k"}, {Column: 0, Name: "k", Descending: true, NullsFirst: true}} {
 		for _, n := range []int{1, 2, 4} {
-			rows := randRows(r, 150)
+			rows := arrowtest.RandRows(r, 150)
 			for i := range rows {
 				rows[i] = append(rows[i], int64(i)) // input position: the tie-break check
 			}
@@ -272,7 +273,7 @@ func TestSortPreservingMerge(t *testing.T) {
 			want := slices.Concat(parts...)
 			slices.SortStableFunc(want, func(a, b []any) int { return refCompare(a[0], b[0], key.Descending, key.NullsFirst) })
 			src := newParts(parts, 4)
-			src.schema = arrow.NewSchema(append(kvSchema.Fields(), arrow.Field{Name: "pos", Type: arrow.PrimitiveTypes.Int64}), nil)
+			src.schema = arrow.NewSchema(append(arrowtest.KVSchema.Fields(), arrow.Field{Name: "pos", Type: arrow.PrimitiveTypes.Int64}), nil)
 			src.ord = []exec.SortKey{key}
 			m, err := exec.NewSortPreservingMergeExec(src, []exec.SortKey{key})
 			if err != nil {
@@ -308,7 +309,7 @@ func TestSortPreservingMerge(t *testing.T) {
 func TestPartitionFailures(t *testing.T) {
 	base := runtime.NumGoroutine()
 	r := rand.New(rand.NewPCG(13, 14))
-	rows := randRows(r, 60)
+	rows := arrowtest.RandRows(r, 60)
 	key := []exec.SortKey{{Column: 0, Name: "k"}}
 	ops := map[string]func(in exec.Node) (exec.Node, error){
 		"coalesce": func(in exec.Node) (exec.Node, error) { return exec.NewCoalescePartitionsExec(in), nil },
@@ -500,7 +501,7 @@ func TestTwoPhaseAggregate(t *testing.T) {
 func TestParallelHashJoin(t *testing.T) {
 	base := runtime.NumGoroutine()
 	r := rand.New(rand.NewPCG(17, 18))
-	left, right := randRows(r, 120), randRows(r, 40)
+	left, right := arrowtest.RandRows(r, 120), arrowtest.RandRows(r, 40)
 	for _, typ := range []exec.JoinType{exec.JoinInner, exec.JoinLeft, exec.JoinSemi, exec.JoinAnti, exec.JoinAntiNullAware,
 		exec.JoinRight, exec.JoinFull, exec.JoinRightSemi, exec.JoinRightAnti} {
 		for _, lp := range [][][][]any{splitRows(r, left, 4), {nil, nil, nil}} {

@@ -9,6 +9,7 @@ import (
 	"github.com/stablerow/stablerow/errkind"
 	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/exec/exectest"
+	"github.com/stablerow/stablerow/internal/arrowtest"
 )
 
 // refSetOp is the reference model of PostgreSQL's set operation rules: a
@@ -75,7 +76,7 @@ func TestSetOpAgainstModel(t *testing.T) {
 			left, right := small(n[0]), small(n[1])
 			t.Run(fmt.Sprintf("%s/%d_%d", op, n[0], n[1]), func(t *testing.T) {
 				exectest.Run(t, exectest.Case{
-					Inputs: []exectest.Input{{Schema: kvSchema, Rows: left}, {Schema: kvSchema, Rows: right}},
+					Inputs: []exectest.Input{{Schema: arrowtest.KVSchema, Rows: left}, {Schema: arrowtest.KVSchema, Rows: right}},
 					Build: func(in []exec.Node) (exec.Node, error) {
 						return exec.NewSetOpExec(in[0], in[1], op)
 					},
@@ -88,7 +89,7 @@ func TestSetOpAgainstModel(t *testing.T) {
 }
 
 func TestSetOpRefusals(t *testing.T) {
-	a, _ := exec.NewValuesExec(kvSchema, nil)
+	a, _ := exec.NewValuesExec(arrowtest.KVSchema, nil)
 	b, _ := exec.NewValuesExec(aggSchema, nil)
 	if _, err := exec.NewSetOpExec(a, b, exec.SetExcept); !errors.Is(err, errkind.InvalidArgument) {
 		t.Fatalf("mismatched inputs: %v", err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/stablerow/stablerow/exec/physexpr"
+	"github.com/stablerow/stablerow/internal/arrowtest"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/stablerow/stablerow/exec"
@@ -44,7 +45,7 @@ func refCompare(a, b any, desc, nullsFirst bool) int {
 }
 
 func TestSort(t *testing.T) {
-	rows := randRows(rand.New(rand.NewPCG(21, 22)), 60)
+	rows := arrowtest.RandRows(rand.New(rand.NewPCG(21, 22)), 60)
 	keySets := [][]exec.SortKey{
 		{{Column: 0}},
 		{{Column: 0, Descending: true, NullsFirst: true}},
@@ -62,13 +63,13 @@ func TestSort(t *testing.T) {
 			return false
 		})
 		exectest.Run(t, exectest.Case{
-			Inputs:  []exectest.Input{{Schema: kvSchema, Rows: rows}},
+			Inputs:  []exectest.Input{{Schema: arrowtest.KVSchema, Rows: rows}},
 			Build:   func(in []exec.Node) (exec.Node, error) { return exec.NewSortExec(in[0], keys) },
 			Want:    want,
 			Ordered: true, // stable sort: ties keep input order, so the order is exact
 		})
 	}
-	v, _ := exec.NewValuesExec(kvSchema, nil)
+	v, _ := exec.NewValuesExec(arrowtest.KVSchema, nil)
 	s, _ := exec.NewSortExec(v, []exec.SortKey{{Column: 1, Descending: true}})
 	if s.String() != "SortExec: keys=[s DESC]" {
 		t.Fatal(s.String())

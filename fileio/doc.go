@@ -16,7 +16,17 @@
 // on the opened descriptor: a file with a second hard link, which may be
 // anywhere, is refused unless Policy.AllowHardLinks.
 //
-// Types map onto the engine's column types (int64, float64, text, bool):
-// narrower integers and float4 widen; anything else is a typed
-// errkind.Unsupported error naming the column.
+// Types map onto the engine's column types where the engine has the type
+// (EngineType, types.go: smallint, integer, bigint, real, double
+// precision, date, timestamp, numeric(p, s), text, boolean); other widths
+// widen to the nearest type that holds every value (unsigned integers,
+// float16, timestamps of another unit, each checked per value where it
+// can lose one); anything else is ErrUnsupportedType (errkind.Unsupported)
+// naming the column.
+//
+// ReadParquetExec and ReadCSVExec (node.go, csvnode.go) are the exec
+// leaf operators read_parquet and COPY FROM plan, so fileio imports exec
+// (Node, Stream, Metrics); a CSV field's text is parsed and printed one
+// value at a time by package value (ParseDate, ParseDecimal, FormatFloat,
+// ...), as the executor and the front end do.
 package fileio

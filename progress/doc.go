@@ -8,5 +8,7 @@
 // writer, not per row or batch, and nothing is counted.
 //
 // The package sits at the bottom of the import graph (it imports only the
-// standard library), so table, access and engine may all feed one Meter.
+// standard library), so any layer may feed one Meter; today table's scan
+// and writer do (table/scan.go, table/write.go), and the CLI puts the
+// Meter in the context and draws it (cmd/stablerow/progress.go).
 package progress

@@ -74,7 +74,8 @@
 // directory out of the table namespace, as the engine's .dropped-
 // directories are.
 //
-// Record (txnrecord.go): "SRTX" | u16 format 1 | u16 flags 0 | u32 body
+// Record (txnrecord.go), framed by the envelope it shares with the write
+// intents (envelope.go): "SRTX" | u16 format 1 | u16 flags 0 | u32 body
 // length | body | u32 CRC32C of all before it; body: str id | uv state
 // (1 committed, 2 aborted) | i64 decided ns | str by | uv n, n x (str
 // table name | uv claimed version), tables sorted and unique. Readers

@@ -86,7 +86,7 @@ func TestServeLoad(t *testing.T) {
 	}
 	var lat []time.Duration
 	var probeFails int
-	pcl := dialServe(t, sp.addr)
+	pcl := flightClient(t, sp.addr)
 	for ctx.Err() == nil {
 		start := time.Now()
 		n, err := query(context.Background(), pcl, "SELECT 1")

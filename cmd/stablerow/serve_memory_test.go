@@ -27,13 +27,6 @@ import (
 	"github.com/stablerow/stablerow/server"
 )
 
-// servedProcess is `stablerow serve` run as a subprocess: its address and
-// its pid (to read its memory from /proc).
-type servedProcess struct {
-	addr string
-	pid  int
-}
-
 // serveWithPID is serveProcess that also returns the pid, with GOMEMLIMIT
 // cleared so the budget alone sets the server's Go memory limit.
 func serveWithPID(t *testing.T, args ...string) servedProcess {
@@ -65,14 +58,6 @@ func memoryStatus(t *testing.T, cl *flightsql.Client) server.MemoryStatus {
 	var m server.MemoryStatus
 	require.NoError(t, json.Unmarshal(r.GetBody(), &m))
 	return m
-}
-
-func dialServe(t *testing.T, addr string) *flightsql.Client {
-	t.Helper()
-	cl, err := flightsql.NewClient(addr, nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	require.NoError(t, err)
-	t.Cleanup(func() { cl.Close() })
-	return cl
 }
 
 // query runs a query and reads its result to the end, returning the rows.
@@ -119,7 +104,7 @@ func TestServeMemoryBudget(t *testing.T) {
 		INSERT INTO t SELECT g, g %% 1000, 'row-' || ((g * 7919) %% 1000003) FROM generate_series(CAST(1 AS BIGINT), %d) AS g(g)`, rows), "-create")
 	tableBytes := dirBytes(t, dir)
 	sp := serveWithPID(t, "-d", dir, "-server-memory", fmt.Sprintf("%dMB", budgetMB), "-admission-timeout", "60s", "-spill-dir", t.TempDir())
-	cl := dialServe(t, sp.addr)
+	cl := flightClient(t, sp.addr)
 	ctx := context.Background()
 	n, err := query(ctx, cl, "SELECT 1")
 	require.NoError(t, err)
@@ -354,7 +339,7 @@ func TestServeUploadBudget(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "db")
 	mustSQL(t, dir, "CREATE TABLE t (k BIGINT NOT NULL)", "-create")
 	sp := serveWithPID(t, "-d", dir, "-server-memory", fmt.Sprintf("%dMB", budgetMB), "-prepared-ttl", "3s", "-result-ttl", "1s")
-	cl := dialServe(t, sp.addr)
+	cl := flightClient(t, sp.addr)
 	ctx := context.Background()
 	const q = "SELECT count(*) FROM UNNEST($1) AS u(id)"
 	idle := procStatus(t, sp.pid, "VmRSS")

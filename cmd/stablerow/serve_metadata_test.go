@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,27 +10,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stretchr/testify/require"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 )
-
-// countRows reads every endpoint of info through cl and counts its rows.
-func countRows(t *testing.T, cl *flightsql.Client, info *flight.FlightInfo) int {
-	t.Helper()
-	n := 0
-	for _, ep := range info.Endpoint {
-		r, err := cl.DoGet(context.Background(), ep.Ticket)
-		require.NoError(t, err)
-		for r.Next() {
-			n += int(r.RecordBatch().NumRows())
-		}
-		require.NoError(t, r.Err())
-		r.Release()
-	}
-	return n
-}
 
 // TestServeFlightMetadata: `stablerow serve` as a subprocess, asked by
 // arrow-go's Flight SQL client what JDBC drivers and GUI tools ask on
@@ -42,15 +24,8 @@ func countRows(t *testing.T, cl *flightsql.Client, info *flight.FlightInfo) int 
 func TestServeFlightMetadata(t *testing.T) {
 	addr := serveProcess(t, "-d", filepath.Join(t.TempDir(), "db"), "-create", "-max-endpoints", "3", "-split-min-ids", "1000")
 	ctx := context.Background()
-	cl, err := flightsql.NewClient(addr, nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	require.NoError(t, err)
-	defer cl.Close()
-	_, err = cl.ExecuteUpdate(ctx, "CREATE TABLE t (k BIGINT NOT NULL, s TEXT)")
-	require.NoError(t, err)
-	for lo := 0; lo < 4000; lo += 1000 {
-		_, err = cl.ExecuteUpdate(ctx, fmt.Sprintf("INSERT INTO t SELECT g, 's' FROM generate_series(%d, %d) AS g(g)", lo, lo+999))
-		require.NoError(t, err)
-	}
+	cl := flightClient(t, addr)
+	fillTable(t, cl, "k BIGINT NOT NULL, s TEXT", "g, 's'", 4000, 1000)
 
 	// The parameter schema.
 	ps, err := cl.Prepare(ctx, `SELECT v.ord, t.k FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) JOIN t ON t._rowid = v.rowid`)
@@ -106,16 +81,7 @@ func TestServeFlightMetadata(t *testing.T) {
 	for i := range ids {
 		ids[i] = int64((i * 7919) % 4000)
 	}
-	b := array.NewInt64Builder(memory.DefaultAllocator)
-	b.AppendValues(ids, nil)
-	col := b.NewArray()
-	rec := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "ids", Type: arrow.PrimitiveTypes.Int64}}, nil), []arrow.Array{col}, int64(len(ids)))
-	ps.SetParameters(rec)
-	info, err = ps.Execute(ctx)
-	rec.Release()
-	col.Release()
-	b.Release()
-	require.NoError(t, err)
+	info = executeTake(t, ps, ids)
 	require.Len(t, info.Endpoint, 3)
 	rows := 0
 	for _, ep := range info.Endpoint {
@@ -137,30 +103,16 @@ func TestServeAdvertise(t *testing.T) {
 	addr := serveProcess(t, "-d", filepath.Join(t.TempDir(), "db"), "-create", "-partitions", "2", "-partition-min-ids", "10",
 		"-advertise", "grpc+tls://db.example.com:443")
 	ctx := context.Background()
-	cl, err := flightsql.NewClient(addr, nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	require.NoError(t, err)
-	defer cl.Close()
-	_, err = cl.ExecuteUpdate(ctx, "CREATE TABLE t (k BIGINT NOT NULL)")
-	require.NoError(t, err)
-	for lo := 0; lo < 200; lo += 100 {
-		_, err = cl.ExecuteUpdate(ctx, fmt.Sprintf("INSERT INTO t SELECT g FROM generate_series(%d, %d) AS g(g)", lo, lo+99))
-		require.NoError(t, err)
-	}
-	ps, err := cl.Prepare(ctx, `SELECT v.ord, t.k FROM UNNEST($1) WITH ORDINALITY AS v(rowid, ord) JOIN t ON t._rowid = v.rowid`)
+	cl := flightClient(t, addr)
+	fillTable(t, cl, "k BIGINT NOT NULL", "g", 200, 100)
+	ps, err := cl.Prepare(ctx, takeStatement)
 	require.NoError(t, err)
 	defer ps.Close(ctx)
-	b := array.NewInt64Builder(memory.DefaultAllocator)
-	for i := int64(0); i < 200; i++ {
-		b.Append(i)
+	ids := make([]int64, 200)
+	for i := range ids {
+		ids[i] = int64(i)
 	}
-	col := b.NewArray()
-	rec := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "ids", Type: arrow.PrimitiveTypes.Int64}}, nil), []arrow.Array{col}, 200)
-	ps.SetParameters(rec)
-	info, err := ps.Execute(ctx)
-	rec.Release()
-	col.Release()
-	b.Release()
-	require.NoError(t, err)
+	info := executeTake(t, ps, ids)
 	require.Len(t, info.Endpoint, 2)
 	for _, ep := range info.Endpoint {
 		require.Equal(t, "grpc+tls://db.example.com:443", ep.Location[0].Uri)

@@ -26,12 +26,12 @@ func TestServeLightPriority(t *testing.T) {
 				args = append(args, "-light-priority=false")
 			}
 			sp := serveWithPID(t, args...)
-			cl := dialServe(t, sp.addr)
+			cl := flightClient(t, sp.addr)
 			ctx, cancel := context.WithCancel(context.Background())
 			heavyDone := make(chan error, 1)
 			go func() {
 				// Far longer than the test lasts: cancelled below.
-				_, err := query(ctx, dialServe(t, sp.addr), "SELECT x % 7 AS m, count(*) FROM generate_series(1, 2000000000) AS s(x) GROUP BY 1")
+				_, err := query(ctx, flightClient(t, sp.addr), "SELECT x % 7 AS m, count(*) FROM generate_series(1, 2000000000) AS s(x) GROUP BY 1")
 				heavyDone <- err
 			}()
 			require.Eventually(t, func() bool { return memoryStatus(t, cl).HeavyRunning == 1 }, time.Minute, 5*time.Millisecond)

@@ -64,7 +64,7 @@ func TestServeUploadStream(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "db")
 	mustSQL(t, dir, "CREATE TABLE t (k BIGINT NOT NULL)", "-create")
 	sp := serveWithPID(t, "-d", dir, "-server-memory", fmt.Sprintf("%dMB", budgetMB))
-	cl := dialServe(t, sp.addr)
+	cl := flightClient(t, sp.addr)
 	ctx := context.Background()
 	const ins = "INSERT INTO t SELECT id FROM UNNEST($1) AS u(id)"
 	idle := procStatus(t, sp.pid, "VmHWM")
@@ -135,7 +135,7 @@ func TestServeUploadSpill(t *testing.T) {
 	spill := t.TempDir()
 	mustSQL(t, dir, fmt.Sprintf("CREATE TABLE t (k BIGINT NOT NULL); INSERT INTO t SELECT g * 3 FROM generate_series(0, %d) AS g(g)", rows-1), "-create")
 	sp := serveWithPID(t, "-d", dir, "-server-memory", fmt.Sprintf("%dMB", budgetMB), "-memory-limit", "32MB", "-spill-dir", spill)
-	cl := dialServe(t, sp.addr)
+	cl := flightClient(t, sp.addr)
 	ctx := context.Background()
 	idle := procStatus(t, sp.pid, "VmHWM")
 

@@ -1,96 +1,23 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/stretchr/testify/require"
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	"github.com/stablerow/stablerow/server"
 )
-
-// serverLog is a serve subprocess's standard error, as read so far.
-type serverLog struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (l *serverLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Join(l.lines, "\n")
-}
-
-// serveLogged is serveProcess with extra environment variables, which
-// also keeps the server's standard error (its log).
-func serveLogged(t *testing.T, env []string, args ...string) (string, *serverLog) {
-	t.Helper()
-	cmd := exec.Command(bin, append(append([]string{"serve"}, args...), "-addr", "127.0.0.1:0")...)
-	cmd.Env = append(append(os.Environ(), "STABLEROW_DEBUG="), env...)
-	stderr, err := cmd.StderrPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	exited := make(chan struct{}) // closed once the process is gone
-	var werr error
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-exited:
-		case <-time.After(30 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-	})
-	log := &serverLog{}
-	addr := make(chan string, 1)
-	go func() {
-		re := regexp.MustCompile(`serving Flight SQL on grpc://(\S+)`)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			log.mu.Lock()
-			log.lines = append(log.lines, sc.Text())
-			log.mu.Unlock()
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				addr <- m[1]
-			}
-		}
-		werr = cmd.Wait()
-		close(exited)
-	}()
-	select {
-	case a := <-addr:
-		return a, log
-	case <-exited:
-		t.Fatalf("serve exited before listening: %v\n%s", werr, log)
-	case <-time.After(60 * time.Second):
-		t.Fatal("serve did not report its address")
-	}
-	return "", nil
-}
-
-func flightClient(t *testing.T, addr string) *flightsql.Client {
-	t.Helper()
-	cl, err := flightsql.NewClient(addr, nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	require.NoError(t, err)
-	t.Cleanup(func() { cl.Close() })
-	return cl
-}
 
 // TestServeGuardFlags: serve -help documents the hardening flags, and a
 // delay that is not positive is refused.

@@ -21,21 +21,20 @@ import (
 
 // boundArith is L op R over one numeric type.
 type boundArith struct {
-	op   Op
-	l, r Bound
-	typ  arrow.DataType // l's, kept: asking l again would walk a left-deep chain
-	src  Expr           // the Binary bound, for its text (parenthesized as SQL)
+	op     Op
+	l, r   Bound
+	ofType      // l's, kept: asking l again would walk a left-deep chain
+	src    Expr // the Binary bound, for its text (parenthesized as SQL)
 }
 
 func bindArith(op Op, l, r Bound) (Bound, error) {
 	switch l.Type().ID() {
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT64, arrow.FLOAT32, arrow.FLOAT64:
-		return boundArith{op: op, l: l, r: r, typ: l.Type()}, nil
+		return boundArith{op: op, l: l, r: r, ofType: ofType{l.Type()}}, nil
 	}
 	return nil, fmt.Errorf("%w: %s on %s", ErrSchema, opInfo[op].sym, l.Type())
 }
 
-func (e boundArith) Type() arrow.DataType { return e.typ }
 func (e boundArith) String() string {
 	if e.src != nil {
 		return e.src.String()

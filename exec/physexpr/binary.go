@@ -116,6 +116,7 @@ func flatten(op Op, e Expr, out []Expr) []Expr {
 // them (NaN equals NaN and sorts above every number, -0 equals 0); the
 // rest (two constants) use arrow's kernels, which accept scalars as they are.
 type boundCompare struct {
+	predicate
 	op   Op
 	l, r Bound
 }
@@ -136,7 +137,6 @@ func bindCompare(op Op, l, r Bound) (Bound, error) {
 	return nil, fmt.Errorf("%w: cannot compare %s values", ErrSchema, l.Type())
 }
 
-func (e boundCompare) Type() arrow.DataType { return arrow.FixedWidthTypes.Boolean }
 func (e boundCompare) String() string {
 	return fmt.Sprintf("%s %s %s", e.l, opInfo[e.op].sym, e.r)
 }

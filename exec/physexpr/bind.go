@@ -58,9 +58,9 @@ func Bind(e Expr, schema *arrow.Schema) (Bound, error) {
 		return nil, err
 	}
 	if s, ok := e.(ScalarExpr); ok {
-		return boundParam{e: s, typ: t}, nil
+		return boundParam{exprOf[ScalarExpr]{s}, ofType{t}}, nil
 	}
-	return boundForeign{e: e, typ: t}, nil
+	return boundForeign{exprOf[Expr]{e}, ofType{t}}, nil
 }
 
 // evaluate is Expr.Evaluate for this package's expressions: bind against
@@ -107,27 +107,24 @@ func materialize(d compute.Datum, n int, mem memory.Allocator) (arrow.Array, err
 
 // boundCol is a column of the input.
 type boundCol struct {
-	c   Col
-	typ arrow.DataType
+	exprOf[Col]
+	ofType
 }
 
-func (e boundCol) Type() arrow.DataType { return e.typ }
-func (e boundCol) String() string       { return e.c.String() }
 func (e boundCol) Eval(_ context.Context, _ memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
-	if e.c.Index >= int(b.NumCols()) || !arrow.TypeEqual(b.Column(e.c.Index).DataType(), e.typ) {
-		return nil, fmt.Errorf("%w: %s: batch does not match the bound schema", ErrSchema, e.c)
+	if e.src.Index >= int(b.NumCols()) || !arrow.TypeEqual(b.Column(e.src.Index).DataType(), e.typ) {
+		return nil, fmt.Errorf("%w: %s: batch does not match the bound schema", ErrSchema, e.src)
 	}
-	return compute.NewDatum(b.Column(e.c.Index)), nil
+	return compute.NewDatum(b.Column(e.src.Index)), nil
 }
 
 // boundLit is a literal, a scalar made once at bind time.
 type boundLit struct {
-	l Lit
+	exprOf[Lit]
 	s scalar.Scalar
 }
 
 func (e boundLit) Type() arrow.DataType { return e.s.DataType() }
-func (e boundLit) String() string       { return e.l.String() }
 func (e boundLit) Eval(context.Context, memory.Allocator, arrow.RecordBatch) (compute.Datum, error) {
 	return compute.NewDatumWithoutOwning(e.s), nil
 }
@@ -135,19 +132,17 @@ func (e boundLit) Eval(context.Context, memory.Allocator, arrow.RecordBatch) (co
 // boundParam is a ScalarExpr, read per batch (its value comes with the
 // query's context) and kept a scalar.
 type boundParam struct {
-	e   ScalarExpr
-	typ arrow.DataType
+	exprOf[ScalarExpr]
+	ofType
 }
 
-func (e boundParam) Type() arrow.DataType { return e.typ }
-func (e boundParam) String() string       { return e.e.String() }
 func (e boundParam) Eval(ctx context.Context, _ memory.Allocator, _ arrow.RecordBatch) (compute.Datum, error) {
-	s, err := e.e.EvalScalar(ctx)
+	s, err := e.src.EvalScalar(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if !arrow.TypeEqual(s.DataType(), e.typ) {
-		return nil, fmt.Errorf("%w: %s is %s, bound as %s", ErrSchema, e.e, s.DataType(), e.typ)
+		return nil, fmt.Errorf("%w: %s is %s, bound as %s", ErrSchema, e.src, s.DataType(), e.typ)
 	}
 	return compute.NewDatum(s), nil
 }
@@ -155,20 +150,18 @@ func (e boundParam) Eval(ctx context.Context, _ memory.Allocator, _ arrow.Record
 // boundForeign is an Expr of another package that does not bind itself:
 // its Evaluate runs per batch.
 type boundForeign struct {
-	e   Expr
-	typ arrow.DataType
+	exprOf[Expr]
+	ofType
 }
 
-func (e boundForeign) Type() arrow.DataType { return e.typ }
-func (e boundForeign) String() string       { return e.e.String() }
 func (e boundForeign) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
-	a, err := e.e.Evaluate(ctx, mem, b)
+	a, err := e.src.Evaluate(ctx, mem, b)
 	if err != nil {
 		return nil, err
 	}
 	defer a.Release()
 	if !arrow.TypeEqual(a.DataType(), e.typ) || a.Len() != int(b.NumRows()) {
-		return nil, fmt.Errorf("%w: %s returned %d rows of %s, want %d of %s", ErrSchema, e.e, a.Len(), a.DataType(), b.NumRows(), e.typ)
+		return nil, fmt.Errorf("%w: %s returned %d rows of %s, want %d of %s", ErrSchema, e.src, a.Len(), a.DataType(), b.NumRows(), e.typ)
 	}
 	return compute.NewDatum(a), nil
 }
@@ -206,3 +199,17 @@ func ReleaseAll(as []arrow.Array) {
 type exprOf[E fmt.Stringer] struct{ src E }
 
 func (e exprOf[E]) String() string { return e.src.String() }
+
+// ofType is a bound node's Type where the type was settled at Bind and is
+// kept, embedded beside exprOf: the field typ (kernels read e.typ) and
+// the one Type method.
+type ofType struct{ typ arrow.DataType }
+
+func (t ofType) Type() arrow.DataType { return t.typ }
+
+// predicate is the Type of a bound node whose result is always boolean (a
+// comparison, IN, LIKE, AND/OR/NOT, IS DISTINCT FROM), embedded so each
+// says so by what it holds rather than by a method of its own.
+type predicate struct{}
+
+func (predicate) Type() arrow.DataType { return arrow.FixedWidthTypes.Boolean }

@@ -55,10 +55,10 @@ func TestBindIsLinear(t *testing.T) {
 	mem := exectest.Mem(t)
 	var in []arrow.RecordBatch
 	for range batches {
-		b, _ := exectest.Batch(mem, kvSchema, [][]any{{int64(1), "a"}, {int64(2), "b"}})
+		b, _ := exectest.Batch(mem, arrowtest.KVSchema, [][]any{{int64(1), "a"}, {int64(2), "b"}})
 		in = append(in, b)
 	}
-	v, _ := exec.NewValuesExec(kvSchema, in)
+	v, _ := exec.NewValuesExec(arrowtest.KVSchema, in)
 	for _, b := range in {
 		b.Release()
 	}

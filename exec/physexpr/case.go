@@ -94,12 +94,11 @@ func (e Case) Bind(s *arrow.Schema) (Bound, error) {
 // boundCase: vals has one more entry than conds, the ELSE value.
 type boundCase struct {
 	exprOf[Case]
-	conds []Bound
-	vals  []Bound
-	typ   arrow.DataType // kept: a Type that asked vals[0] would walk nested CASEs
+	conds  []Bound
+	vals   []Bound
+	ofType // kept: a Type that asked vals[0] would walk nested CASEs
 }
 
-func (e boundCase) Type() arrow.DataType { return e.typ }
 func (e boundCase) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
 	n := int(b.NumRows())
 	undecided := allRows(n)
@@ -167,11 +166,9 @@ func (e Coalesce) Bind(s *arrow.Schema) (Bound, error) {
 
 type boundCoalesce struct {
 	exprOf[Coalesce]
-	args []Bound
-	typ  arrow.DataType // args[0]'s, kept
+	args   []Bound
+	ofType // args[0]'s, kept
 }
-
-func (e boundCoalesce) Type() arrow.DataType { return e.typ }
 
 // Eval evaluates each argument over the rows still NULL; the values of an
 // argument's non-NULL rows are taken from it. The rows NULL after the last
@@ -232,19 +229,18 @@ func (e NullIf) Bind(s *arrow.Schema) (Bound, error) {
 	if !arrow.TypeEqual(a.Type(), bb.Type()) {
 		return nil, fmt.Errorf("%w: NULLIF of %s and %s (add a Cast)", ErrSchema, a.Type(), bb.Type())
 	}
-	if _, err := bindCompare(OpEq, held{typ: a.Type()}, held{typ: a.Type()}); err != nil {
+	if _, err := bindCompare(OpEq, held{ofType: ofType{a.Type()}}, held{ofType: ofType{a.Type()}}); err != nil {
 		return nil, err
 	}
-	return boundNullIf{exprOf: exprOf[NullIf]{e}, a: a, b: bb, typ: a.Type()}, nil
+	return boundNullIf{exprOf: exprOf[NullIf]{e}, a: a, b: bb, ofType: ofType{a.Type()}}, nil
 }
 
 type boundNullIf struct {
 	exprOf[NullIf]
-	a, b Bound
-	typ  arrow.DataType // a's, kept
+	a, b   Bound
+	ofType // a's, kept
 }
 
-func (e boundNullIf) Type() arrow.DataType { return e.typ }
 func (e boundNullIf) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
 	ds, err := evalBound(ctx, mem, b, e.a, e.b)
 	if err != nil {
@@ -317,7 +313,7 @@ func (e Distinct) Bind(s *arrow.Schema) (Bound, error) {
 	if !arrow.TypeEqual(a.Type(), bb.Type()) {
 		return nil, fmt.Errorf("%w: %s: operand types %s and %s differ (add a Cast)", ErrSchema, e, a.Type(), bb.Type())
 	}
-	if _, err := bindCompare(OpEq, held{typ: a.Type()}, held{typ: a.Type()}); err != nil {
+	if _, err := bindCompare(OpEq, held{ofType: ofType{a.Type()}}, held{ofType: ofType{a.Type()}}); err != nil {
 		return nil, err
 	}
 	return boundDistinct{exprOf: exprOf[Distinct]{e}, a: a, b: bb}, nil
@@ -325,10 +321,9 @@ func (e Distinct) Bind(s *arrow.Schema) (Bound, error) {
 
 type boundDistinct struct {
 	exprOf[Distinct]
+	predicate
 	a, b Bound
 }
-
-func (e boundDistinct) Type() arrow.DataType { return arrow.FixedWidthTypes.Boolean }
 
 // Eval: both NULL is not distinct, one NULL is distinct, else the
 // comparison's answer (floats compare as = does: NaN equals NaN).
@@ -375,7 +370,7 @@ func equalDatums(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch,
 	default:
 		return nil, fmt.Errorf("%w: datum %s", ErrSchema, x.Kind())
 	}
-	eq, err := bindCompare(OpEq, held{d: x, typ: t}, held{d: y, typ: t})
+	eq, err := bindCompare(OpEq, held{d: x, ofType: ofType{t}}, held{d: y, ofType: ofType{t}})
 	if err != nil {
 		return nil, err
 	}

@@ -27,6 +27,7 @@ import (
 // overflow; a range with lo > hi is empty (FALSE on every non-NULL row).
 // The result is NULL exactly where the column is.
 type boundRange struct {
+	predicate
 	col    int
 	typ    arrow.DataType
 	lo, hi decimal128.Num
@@ -123,7 +124,7 @@ func asRange(op Op, l, r Bound) (boundRange, bool) {
 		return boundRange{}, false
 	}
 	one := decimal128.FromI64(1)
-	g := boundRange{col: c.c.Index, typ: c.typ, lo: minV, hi: maxV, src: fmt.Sprintf("%s %s %s", l, opInfo[op].sym, r)}
+	g := boundRange{col: c.src.Index, typ: c.typ, lo: minV, hi: maxV, src: fmt.Sprintf("%s %s %s", l, opInfo[op].sym, r)}
 	switch op {
 	case OpEq:
 		g.lo, g.hi = v, v
@@ -162,8 +163,7 @@ func (g boundRange) intersect(o boundRange) boundRange {
 	return g
 }
 
-func (g boundRange) Type() arrow.DataType { return arrow.FixedWidthTypes.Boolean }
-func (g boundRange) String() string       { return g.src }
+func (g boundRange) String() string { return g.src }
 
 func (g boundRange) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
 	return wordsArray(ctx, mem, g, b)

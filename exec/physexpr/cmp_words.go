@@ -16,6 +16,7 @@ import (
 // two columns of one type with a loop there (compared at every row: the
 // loop is cheaper than visiting rows one by one).
 type boundCmpWords struct {
+	predicate
 	op   Op
 	l, r boundCol
 	k    scalar.BinaryScalar // nil: column against column
@@ -56,18 +57,17 @@ func asCmpWords(op Op, l, r Bound) (boundCmpWords, bool) {
 	return boundCmpWords{op: op, l: lc, k: bs, src: src()}, true
 }
 
-func (e boundCmpWords) Type() arrow.DataType { return arrow.FixedWidthTypes.Boolean }
-func (e boundCmpWords) String() string       { return e.src }
+func (e boundCmpWords) String() string { return e.src }
 
 func (e boundCmpWords) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
 	return wordsArray(ctx, mem, e, b)
 }
 
 func (e boundCmpWords) column(b arrow.RecordBatch, c boundCol) (arrow.ArrayData, error) {
-	if c.c.Index >= int(b.NumCols()) || !arrow.TypeEqual(b.Column(c.c.Index).DataType(), c.typ) {
+	if c.src.Index >= int(b.NumCols()) || !arrow.TypeEqual(b.Column(c.src.Index).DataType(), c.typ) {
 		return nil, fmt.Errorf("%w: %s: batch does not match the bound schema", ErrSchema, e.src)
 	}
-	return b.Column(c.c.Index).Data(), nil
+	return b.Column(c.src.Index).Data(), nil
 }
 
 func (e boundCmpWords) EvalWords(_ context.Context, _ memory.Allocator, b arrow.RecordBatch, live, vals, valid []uint64) error {

@@ -39,9 +39,9 @@ func (e DateArith) Bind(s *arrow.Schema) (Bound, error) {
 	lt, rt := l.Type().ID(), r.Type().ID()
 	switch {
 	case lt == arrow.DATE32 && rt == arrow.DATE32 && e.Op == OpSub:
-		return boundDateArith{exprOf: exprOf[DateArith]{e}, l: l, r: r, typ: arrow.PrimitiveTypes.Int32}, nil
+		return boundDateArith{exprOf: exprOf[DateArith]{e}, l: l, r: r, ofType: ofType{arrow.PrimitiveTypes.Int32}}, nil
 	case lt == arrow.DATE32 && rt == arrow.INT32 && (e.Op == OpAdd || e.Op == OpSub):
-		return boundDateArith{exprOf: exprOf[DateArith]{e}, l: l, r: r, typ: arrow.FixedWidthTypes.Date32}, nil
+		return boundDateArith{exprOf: exprOf[DateArith]{e}, l: l, r: r, ofType: ofType{arrow.FixedWidthTypes.Date32}}, nil
 	}
 	return nil, fmt.Errorf("%w: %s on %s and %s", ErrSchema, opInfo[e.Op].sym, l.Type(), r.Type())
 }
@@ -49,10 +49,8 @@ func (e DateArith) Bind(s *arrow.Schema) (Bound, error) {
 type boundDateArith struct {
 	exprOf[DateArith]
 	l, r Bound
-	typ  arrow.DataType
+	ofType
 }
-
-func (e boundDateArith) Type() arrow.DataType { return e.typ }
 
 // Eval names the value errors this node raises (evalNamed).
 func (e boundDateArith) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {

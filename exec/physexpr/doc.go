@@ -10,13 +10,17 @@
 //	bd, _ := physexpr.Bind(e, schema)                 // once per input schema
 //	col, _ := physexpr.EvalArray(ctx, mem, bd, batch) // per batch; the caller releases col
 //
-// Expressions (Expr: Col, Lit, Binary, Unary, In, InValues, Cast, and the
-// scalar expressions Case, Coalesce, NullIf, Distinct, Like, MinMax,
-// Extract and Func, whose functions are registered by name in func.go) are
-// plan-side trees. exec.FilterExec and exec.ProjectExec Bind them to their
-// input schema once (bind.go); the Bound tree evaluates a batch to a
+// Expressions (Expr: Col, Lit, Binary, Unary, In, InValues, Cast,
+// CharCast, CharPad, DateArith, DecimalArith, DecimalRound, and the scalar
+// expressions Case, Coalesce, NullIf, Distinct, Like, MinMax, Extract and
+// Func, whose functions are registered by name in func.go) are plan-side
+// trees. exec.FilterExec and exec.ProjectExec Bind them to their input
+// schema once (bind.go); the Bound tree evaluates a batch to a
 // compute.Datum, an array or a scalar standing for every row, so literals
-// and parameters are never copied per row. A Memo (memo.go) keeps a
+// and parameters are never copied per row. A Bound type holds what it
+// shares with the others by embedding it (bind.go): exprOf, its String
+// (the Expr it was bound from, kept for its kernels); ofType, a result
+// type settled at Bind; predicate, a boolean result. A Memo (memo.go) keeps a
 // node's Bound, so a planner that builds a tree bottom-up and asks each
 // node its type binds each node once. Arithmetic and casts follow
 // PostgreSQL (arith.go, cast.go): overflow is ErrOutOfRange, a zero

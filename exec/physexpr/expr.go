@@ -48,7 +48,7 @@ func (c Col) Bind(s *arrow.Schema) (Bound, error) {
 	if c.Index < 0 || c.Index >= s.NumFields() {
 		return nil, fmt.Errorf("%w: column %d out of range", ErrInvalidArgument, c.Index)
 	}
-	return boundCol{c: c, typ: s.Field(c.Index).Type}, nil
+	return boundCol{exprOf[Col]{c}, ofType{s.Field(c.Index).Type}}, nil
 }
 
 // Lit is a literal; Value is a Go value accepted by scalar.MakeScalar (nil:
@@ -99,5 +99,5 @@ func (l Lit) Bind(*arrow.Schema) (Bound, error) {
 	if err != nil {
 		return nil, err
 	}
-	return boundLit{l: l, s: s}, nil
+	return boundLit{exprOf: exprOf[Lit]{l}, s: s}, nil
 }

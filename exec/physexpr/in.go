@@ -106,7 +106,8 @@ func (e In) operands(s *arrow.Schema) (Bound, []scalar.Scalar, error) {
 // Float keys are normalized as PostgreSQL compares floats: -0 is 0, and
 // NaN (which a map cannot find) is a flag that NaN is in the list.
 type boundSet[T fixed] struct {
-	src      fmt.Stringer
+	exprOf[fmt.Stringer]
+	predicate
 	x        Bound
 	set      map[T]struct{}
 	ints     *intSet // in place of set: a long integer list (InValues)
@@ -134,7 +135,7 @@ func (e *boundSet[T]) contains(v T) bool {
 func isNaN[T fixed](v T) bool { return v != v }
 
 func bindSet[T fixed](src In, x Bound, items []scalar.Scalar) (Bound, error) {
-	b := &boundSet[T]{src: src, x: x, set: make(map[T]struct{}, len(items))}
+	b := &boundSet[T]{exprOf: exprOf[fmt.Stringer]{src}, x: x, set: make(map[T]struct{}, len(items))}
 	for _, it := range items {
 		if !it.IsValid() {
 			b.listNull = true
@@ -157,8 +158,6 @@ func bindSet[T fixed](src In, x Bound, items []scalar.Scalar) (Bound, error) {
 	return b, nil
 }
 
-func (e *boundSet[T]) Type() arrow.DataType { return arrow.FixedWidthTypes.Boolean }
-func (e *boundSet[T]) String() string       { return e.src.String() }
 func (e *boundSet[T]) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
 	d, err := e.x.Eval(ctx, mem, b)
 	if err != nil {
@@ -255,7 +254,8 @@ func emitIn(out *boolOut, i int, hit, listNull bool) {
 // (column): against a short list item by item, lengths first, and
 // against a longer one through the map, 64 rows to a result word.
 type boundStringSet struct {
-	src      fmt.Stringer
+	exprOf[fmt.Stringer]
+	predicate
 	x        Bound
 	set      map[string]struct{}
 	items    [][]byte // the set's strings, for the short-list scan
@@ -305,7 +305,7 @@ func (e *boundStringSet) column(mem memory.Allocator, col arrow.ArrayData) arrow
 }
 
 func bindStringSet(src In, x Bound, items []scalar.Scalar) (Bound, error) {
-	b := &boundStringSet{src: src, x: x, set: make(map[string]struct{}, len(items))}
+	b := &boundStringSet{exprOf: exprOf[fmt.Stringer]{src}, x: x, set: make(map[string]struct{}, len(items))}
 	for _, it := range items {
 		if !it.IsValid() {
 			b.listNull = true
@@ -323,8 +323,6 @@ func bindStringSet(src In, x Bound, items []scalar.Scalar) (Bound, error) {
 	return b, nil
 }
 
-func (e *boundStringSet) Type() arrow.DataType { return arrow.FixedWidthTypes.Boolean }
-func (e *boundStringSet) String() string       { return e.src.String() }
 func (e *boundStringSet) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
 	d, err := e.x.Eval(ctx, mem, b)
 	if err != nil {

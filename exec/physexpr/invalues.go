@@ -28,11 +28,15 @@ func (e InValues) String() string {
 	if e.Null {
 		null = " and NULL"
 	}
-	return fmt.Sprintf("%s IN (%d values%s)", e.E, e.len(), null)
+	return fmt.Sprintf("%s IN (%d values%s)", e.E, ValuesLen(e.Values), null)
 }
 
-func (e InValues) len() int {
-	switch v := e.Values.(type) {
+// ValuesLen is the number of values in a list of InValues' kinds
+// ([]int32, []int64, []float64 or []string; 0 for any other), exported
+// for plan's packed list literal (plan.PackedList), whose values are the
+// same slices.
+func ValuesLen(values any) int {
+	switch v := values.(type) {
 	case []int32:
 		return len(v)
 	case []int64:
@@ -72,7 +76,7 @@ func (e InValues) operand(s *arrow.Schema) (Bound, error) {
 	default:
 		return nil, fmt.Errorf("%w: IN values of %T", ErrInvalidArgument, e.Values)
 	}
-	if e.len() == 0 && !e.Null {
+	if ValuesLen(e.Values) == 0 && !e.Null {
 		return nil, fmt.Errorf("%w: empty IN list", ErrInvalidArgument)
 	}
 	x, err := Bind(e.E, s)
@@ -94,14 +98,14 @@ func (e InValues) Bind(s *arrow.Schema) (Bound, error) {
 	}
 	switch v := e.Values.(type) {
 	case []int32:
-		return &boundSet[int32]{src: e, x: x, ints: newIntSet(v), listNull: e.Null}, nil
+		return &boundSet[int32]{exprOf: exprOf[fmt.Stringer]{e}, x: x, ints: newIntSet(v), listNull: e.Null}, nil
 	case []int64:
-		return &boundSet[int64]{src: e, x: x, ints: newIntSet(v), listNull: e.Null}, nil
+		return &boundSet[int64]{exprOf: exprOf[fmt.Stringer]{e}, x: x, ints: newIntSet(v), listNull: e.Null}, nil
 	case []float64:
 		return sliceSet(e, x, v, e.Null), nil
 	}
 	vals := e.Values.([]string)
-	b := &boundStringSet{src: e, x: x, set: make(map[string]struct{}, len(vals)), listNull: e.Null}
+	b := &boundStringSet{exprOf: exprOf[fmt.Stringer]{e}, x: x, set: make(map[string]struct{}, len(vals)), listNull: e.Null}
 	for _, v := range vals {
 		if _, dup := b.set[v]; !dup {
 			b.items = append(b.items, []byte(v))
@@ -114,7 +118,7 @@ func (e InValues) Bind(s *arrow.Schema) (Bound, error) {
 // sliceSet is bindSet over a slice, with its key normalization (-0 is 0,
 // NaN a flag).
 func sliceSet[T fixed](src fmt.Stringer, x Bound, vals []T, null bool) *boundSet[T] {
-	b := &boundSet[T]{src: src, x: x, set: make(map[T]struct{}, len(vals)), listNull: null}
+	b := &boundSet[T]{exprOf: exprOf[fmt.Stringer]{src}, x: x, set: make(map[T]struct{}, len(vals)), listNull: null}
 	for _, v := range vals {
 		switch {
 		case isNaN(v):

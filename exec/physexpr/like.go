@@ -75,13 +75,12 @@ func (e Like) Bind(s *arrow.Schema) (Bound, error) {
 
 type boundLike struct {
 	exprOf[Like]
+	predicate
 	x, p   Bound
 	lit    string // the literal pattern, prepared
 	hasLit bool
 	plan   *likePlan // the literal pattern's fast path (like_fast.go), if it has one
 }
-
-func (e boundLike) Type() arrow.DataType { return arrow.FixedWidthTypes.Boolean }
 
 // Eval names the value errors this node raises (evalNamed).
 func (e boundLike) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {

@@ -131,6 +131,7 @@ func boolBits(d compute.Datum, n int) (vals, valid []byte, err error) {
 //	              └─ other    ─▶ Eval over the live rows (gathered unless all) ─▶ scattered to words
 //	           ─▶ live &^= decided, unknown |= NULL ─▶ next operand
 type boundLogic struct {
+	predicate
 	op   Op // OpAnd or OpOr
 	args []Bound
 }
@@ -165,7 +166,6 @@ func newLogic(op Op, bs []Bound) boundLogic {
 	return boundLogic{op: op, args: args}
 }
 
-func (e boundLogic) Type() arrow.DataType { return arrow.FixedWidthTypes.Boolean }
 func (e boundLogic) String() string {
 	return fmt.Sprintf("%s(%d operands)", opInfo[e.op].sym, len(e.args))
 }
@@ -297,9 +297,8 @@ type boundUnary struct {
 	op UnaryOp
 	e  Bound
 	exprOf[Unary]
+	predicate
 }
-
-func (e boundUnary) Type() arrow.DataType { return arrow.FixedWidthTypes.Boolean }
 
 // Eval: NOT flips the values and keeps the validity (NOT NULL is NULL);
 // the NULL tests read the validity and are never NULL.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stablerow/stablerow/exec/physexpr"
+	"github.com/stablerow/stablerow/internal/arrowtest"
 
 	"github.com/apache/arrow-go/v18/arrow"
 )
@@ -25,7 +26,7 @@ func TestMemoBindsOnce(t *testing.T) {
 		op := []physexpr.Op{physexpr.OpAnd, physexpr.OpOr}[i%2]
 		memo = physexpr.NewMemo(physexpr.Binary{Op: op, L: memo, R: physexpr.Lit{Value: true}})
 		bare = physexpr.Binary{Op: op, L: bare, R: physexpr.Lit{Value: true}}
-		if _, err := memo.DataType(kvSchema); err != nil {
+		if _, err := memo.DataType(arrowtest.KVSchema); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -35,11 +36,11 @@ func TestMemoBindsOnce(t *testing.T) {
 	if memo.String() != bare.String() {
 		t.Fatalf("String differs: %.80s vs %.80s", memo.String(), bare.String())
 	}
-	mb, err := physexpr.Bind(memo, kvSchema)
+	mb, err := physexpr.Bind(memo, arrowtest.KVSchema)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bb, err := physexpr.Bind(bare, kvSchema)
+	bb, err := physexpr.Bind(bare, arrowtest.KVSchema)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +50,7 @@ func TestMemoBindsOnce(t *testing.T) {
 
 	// a AND (b AND c) through Memos binds to one AND of three operands.
 	chain := physexpr.Binary{Op: physexpr.OpAnd, L: physexpr.NewMemo(physexpr.Binary{Op: physexpr.OpAnd, L: leaf, R: leaf}), R: leaf}
-	b, err := physexpr.Bind(chain, kvSchema)
+	b, err := physexpr.Bind(chain, arrowtest.KVSchema)
 	if err != nil {
 		t.Fatal(err)
 	}

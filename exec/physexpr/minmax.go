@@ -74,11 +74,9 @@ func (e MinMax) Bind(s *arrow.Schema) (Bound, error) {
 
 type boundMinMax struct {
 	exprOf[MinMax]
-	args []Bound
-	typ  arrow.DataType // args[0]'s, kept
+	args   []Bound
+	ofType // args[0]'s, kept
 }
-
-func (e boundMinMax) Type() arrow.DataType { return e.typ }
 
 // Eval names the value errors this node raises (evalNamed).
 func (e boundMinMax) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {

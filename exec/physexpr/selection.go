@@ -167,12 +167,11 @@ func gather(ctx context.Context, mem memory.Allocator, typ arrow.DataType, srcs 
 // held is a Bound whose value was evaluated already: it lets a node run a
 // bound kernel (a comparison) over operands it evaluated itself.
 type held struct {
-	d   compute.Datum // nil at bind time, when only the type is asked for
-	typ arrow.DataType
+	d compute.Datum // nil at bind time, when only the type is asked for
+	ofType
 }
 
-func (h held) Type() arrow.DataType { return h.typ }
-func (h held) String() string       { return "$held" }
+func (h held) String() string { return "$held" }
 func (h held) Eval(context.Context, memory.Allocator, arrow.RecordBatch) (compute.Datum, error) {
 	if h.d == nil {
 		return nil, fmt.Errorf("%w: unheld operand", ErrInvalidArgument)

@@ -66,11 +66,11 @@ func FuzzPredicateWords(f *testing.F) {
 		ctx := context.Background()
 
 		// The general path, per operand.
-		cols := []Bound{boundCol{c: Col{Index: 0, Name: "a"}, typ: typ}, boundCol{c: Col{Index: 1, Name: "b"}, typ: typ}}
+		cols := []Bound{boundCol{exprOf[Col]{Col{Index: 0, Name: "a"}}, ofType{typ}}, boundCol{exprOf[Col]{Col{Index: 1, Name: "b"}}, ofType{typ}}}
 		var bs []Bound
 		var want [][]*bool // per operand, per row: nil for NULL
 		for _, o := range ops {
-			lit := boundLit{l: Lit{Value: "k"}, s: o.k}
+			lit := boundLit{exprOf: exprOf[Lit]{Lit{Value: "k"}}, s: o.k}
 			l, r := []Bound{cols[0], lit, cols[0], cols[1]}[o.shape], []Bound{lit, cols[0], cols[1], lit}[o.shape]
 			bd, err := bindCompare(o.op, l, r)
 			if err != nil {
@@ -189,7 +189,7 @@ func rowScalar(t *testing.T, e Bound, b arrow.RecordBatch, i int) scalar.Scalar 
 	case boundLit:
 		return e.s
 	case boundCol:
-		s, err := scalarAt(b.Column(e.c.Index), i)
+		s, err := scalarAt(b.Column(e.src.Index), i)
 		if err != nil {
 			t.Fatal(err)
 		}

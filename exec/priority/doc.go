@@ -36,9 +36,9 @@
 // every runnable heavy goroutine, a 10 ms slice each. So a gate may also
 // bound the heavy goroutines that run at once (Options.Running, the
 // cores; lease.go): each runs while it holds a lease, passed on in turn
-// at Pass after a quantum, and the server raises GOMAXPROCS above the
-// cores, so a P is idle for light work at every hop and the OS shares
-// the cores with it at once. A goroutine gets its own lease with
+// at Pass after a quantum, and `stablerow serve` raises GOMAXPROCS above
+// the cores (-light-procs), so a P is idle for light work at every hop
+// and the OS shares the cores with it at once. A goroutine gets its own lease with
 // WithRunner (exec's partition workers); the others of a statement share
 // the statement's.
 //

@@ -1,6 +1,5 @@
 //go:build tools
 
-// Package deps pins the module's dependencies before every package that uses them exists.
 package deps
 
 import (

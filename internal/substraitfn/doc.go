@@ -23,4 +23,9 @@
 //
 // The default collection is still there for whoever asks (Full); a process
 // that plans only its own SQL never loads it.
+//
+// It imports exec/physexpr for one rule only: the result type of decimal
+// + - * / % and of an average's division is the one physexpr's kernels
+// compute (physexpr.DecimalResult, DecimalDivScale), so a plan declares
+// the type its execution produces.
 package substraitfn
