@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"github.com/stablerow/stablerow/exec/physexpr"
+
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -197,19 +199,7 @@ type PackedList struct {
 }
 
 // Len is the number of non-NULL values.
-func (l PackedList) Len() int {
-	switch v := l.Values.(type) {
-	case []int32:
-		return len(v)
-	case []int64:
-		return len(v)
-	case []float64:
-		return len(v)
-	case []string:
-		return len(v)
-	}
-	return 0
-}
+func (l PackedList) Len() int { return physexpr.ValuesLen(l.Values) }
 
 // DecodePackedList reads a packed list's Any. Every malformed input is an
 // error wrapping ErrInvalidPlan, never a panic.
