@@ -1,13 +1,12 @@
 package plan
 
 import (
-	"github.com/stablerow/stablerow/exec/physexpr"
-
 	"encoding/binary"
 	"fmt"
 	"math"
 	"unicode/utf8"
 
+	"github.com/stablerow/stablerow/exec/physexpr"
 	"github.com/stablerow/stablerow/internal/substraitfn"
 
 	"google.golang.org/protobuf/types/known/anypb"
