@@ -16,6 +16,17 @@
 // (a cross product becomes an inner join), and one that names an outer
 // query's column, holds a subquery or names no column stays where it is.
 //
+// Before they are placed, the region's conjuncts are expanded by two
+// rules. OR factoring (orfactor.go; PostgreSQL's canonicalize_qual,
+// process_duplicate_ors) takes the conjuncts every branch of an OR
+// shares out of it: (A ∧ B) ∨ (A ∧ C) is A ∧ (B ∨ C), so a join key
+// written into each branch (TPC-H Q19) becomes a hash join key. Implied
+// filters (implied.go; PostgreSQL's extract_restriction_or_clauses): an
+// OR over several relations whose every branch restricts one of them
+// also filters that relation by the OR of those restrictions (TPC-H Q7's
+// nations), the OR itself staying as a join condition. A filter a
+// relation already has is not added again.
+//
 // The tree is also flattened into a join graph (graph.go): its relations,
 // and the conjuncts, each naming the relations whose columns it reads;
 // and rebuilt greedily (order.go), with the rules of the SQL front end's
@@ -34,8 +45,8 @@
 // and nested loops), or as many and it builds under a quarter of the rows
 // in its hash joins (the margin of one conjunct's guess). A producer's
 // order of key joins that builds about as much is kept: the SQL front
-// end's FROM-list ordering already knows what this pass does not (OR
-// factoring, semi-join pushes, bushy build sides), and an estimate a
+// end's FROM-list ordering already knows what this pass does not
+// (semi-join pushes, bushy build sides), and an estimate a
 // quarter per conjunct is no reason to overrule it.
 //
 // Only inner joins and cross products are reordered. Outer, semi, anti,

@@ -100,15 +100,15 @@ const buildFactor = 1 / filterKeeps
 // many and its hash joins build under a quarter of the rows (buildRows: the
 // producer's FROM order builds the largest table, Isthmus's TPC-H Q3
 // builds lineitem). A producer's order of key joins that builds about as
-// much (the SQL front end's, whose FROM-list ordering also knows OR
-// factoring, semi-join pushes and bushy build sides) is kept.
+// much (the SQL front end's, whose FROM-list ordering also knows
+// semi-join pushes and bushy build sides) is kept.
 func (o *optimizer) region(r splan.Rel) (splan.Rel, error) {
-	pushed, err := o.push(r, nil)
-	if err != nil {
-		return nil, err
-	}
 	g := &graph{}
 	if err := o.flatten(g, r, 0); err != nil {
+		return nil, err
+	}
+	pushed, err := o.push(g, r, 0, nil)
+	if err != nil {
 		return nil, err
 	}
 	g.classify()
@@ -142,13 +142,26 @@ func (o *optimizer) and(es []expr.Expression) (expr.Expression, error) {
 }
 
 // filter is r filtered by es (r when es is empty); a filter r without an
-// emit takes them into its own condition.
+// emit takes them into its own condition. A conjunct r's filter already
+// has is not added again: a filter an OR implies (implied.go) that the
+// producer wrote too, as the SQL front end's FROM-list lowering does,
+// would only be evaluated twice and quarter the estimate twice.
 func (o *optimizer) filter(r splan.Rel, es []expr.Expression) (splan.Rel, error) {
+	if f, ok := r.(*splan.FilterRel); ok && f.OutputMapping() == nil {
+		have := conjuncts(f.Condition())
+		var add []expr.Expression
+		for _, e := range es {
+			if !containsExpr(have, e) && !containsExpr(add, e) {
+				add = append(add, e)
+			}
+		}
+		if len(add) == 0 {
+			return r, nil
+		}
+		r, es = f.Input(), append(have, add...)
+	}
 	if len(es) == 0 {
 		return r, nil
-	}
-	if f, ok := r.(*splan.FilterRel); ok && f.OutputMapping() == nil {
-		r, es = f.Input(), append(conjuncts(f.Condition()), es...)
 	}
 	cond, err := o.and(es)
 	if err != nil {
