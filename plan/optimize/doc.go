@@ -40,6 +40,18 @@
 // from a Stats interface offering table row counts (the engine's catalog
 // gives TableRows), a quarter kept per conjunct.
 //
+// These are the planner's only row estimates: the physical planner's
+// build-side choice (plan/buildside.go: a semi, anti or left join whose
+// right input is estimated over twice its left builds the left, as the
+// RIGHT form of its type) reads them through Estimated, which says
+// whether an estimate rests on a guess (a table Stats does not count).
+// The choice itself stays in the physical planner: what it trades is
+// physical (exec's RIGHT forms run serial, where a left-build join probes
+// its partitions in parallel; the swapped join loses its left input's
+// order, which the operators' Properties track), and it must come after
+// the physical rules that match the producer's join as written (the take
+// rule's LEFT join of an UNNEST, plan/takeshape.go).
+//
 // The rebuilt tree replaces the producer's order (with its conjuncts
 // pushed down) when it has fewer joins without a hash key (cross products
 // and nested loops), or as many and it builds under a quarter of the rows

@@ -8,8 +8,9 @@ import (
 )
 
 // filterKeeps is the fraction of rows each conjunct of a filter is
-// assumed to keep: the quarter the SQL front end's FROM-list ordering and
-// the planner's build-side choice use.
+// assumed to keep: the quarter the SQL front end's FROM-list ordering
+// uses; the physical planner's build-side choice reads these estimates
+// (Estimated).
 const filterKeeps = 0.25
 
 // unknownRows is the guess for a relation whose size nothing tells (a
@@ -18,9 +19,29 @@ const unknownRows = 100_000
 
 // estimate is a relation's estimated rows, and the fraction of its
 // largest base table's rows they are: how selective the relation is as a
-// build side (a key join keeps that fraction of the probe rows).
+// build side (a key join keeps that fraction of the probe rows). guessed:
+// some part of it is unknownRows (a table Stats does not count, a file
+// read, a relation the estimator does not know).
 type estimate struct {
 	rows, frac float64
+	guessed    bool
+}
+
+// Estimate is the optimizer's estimate of a relation, for the physical
+// planner's build-side choice (plan/buildside.go): the one row estimator
+// of the planner.
+type Estimate struct {
+	// Rows is the estimated output rows; Frac the fraction of its largest
+	// base table's rows they are.
+	Rows, Frac float64
+}
+
+// Estimated is r's estimate from st; known is false when it rests on a
+// guess (estimate.guessed), where a choice between two inputs has nothing
+// to go on.
+func Estimated(r splan.Rel, st Stats) (e Estimate, known bool) {
+	x := estimator{st: st}.rows(r)
+	return Estimate{Rows: x.rows, Frac: x.frac}, !x.guessed
 }
 
 // filtered is e after n conjuncts.
@@ -38,7 +59,7 @@ func keyJoin(a, b estimate) estimate {
 	if b.rows > a.rows {
 		a, b = b, a
 	}
-	return estimate{rows: a.rows * b.frac, frac: a.frac * b.frac}
+	return estimate{rows: a.rows * b.frac, frac: a.frac * b.frac, guessed: a.guessed || b.guessed}
 }
 
 // estimator estimates relations' rows from Stats.
@@ -72,7 +93,7 @@ func (x estimator) rows(r splan.Rel) estimate {
 		if !ok {
 			n = unknownRows
 		}
-		return estimate{rows: max(n, 1), frac: 1}.filtered(len(conjuncts(r.Filter())) + len(conjuncts(r.BestEffortFilter())))
+		return estimate{rows: max(n, 1), frac: 1, guessed: !ok}.filtered(len(conjuncts(r.Filter())) + len(conjuncts(r.BestEffortFilter())))
 	case *splan.VirtualTableReadRel:
 		return estimate{rows: max(float64(len(r.Values())), 1), frac: 1}
 	case *splan.FilterRel:
@@ -91,14 +112,17 @@ func (x estimator) rows(r splan.Rel) estimate {
 	case *splan.AggregateRel:
 		e := x.rows(r.Input())
 		if len(r.GroupingExpressions()) == 0 {
-			return estimate{rows: 1, frac: 1 / max(e.rows, 1)}
+			return estimate{rows: 1, frac: 1 / max(e.rows, 1), guessed: e.guessed}
 		}
 		return e
 	case *splan.CrossRel:
 		l, rr := x.rows(r.Left()), x.rows(r.Right())
-		return estimate{rows: l.rows * rr.rows, frac: 1}
+		return estimate{rows: l.rows * rr.rows, frac: 1, guessed: l.guessed || rr.guessed}
 	case *splan.JoinRel:
 		l, rr := x.rows(r.Left()), x.rows(r.Right())
+		// A side's estimate alone is as good as the guesses in both.
+		l.guessed = l.guessed || rr.guessed
+		rr.guessed = l.guessed
 		switch r.Type() {
 		case splan.JoinTypeInner:
 			return innerJoin(l, rr, conjuncts(r.Expr()), len(r.Left().RecordType().Types()))
@@ -113,17 +137,19 @@ func (x estimator) rows(r splan.Rel) estimate {
 	case *splan.SetRel:
 		in := r.Inputs()
 		if len(in) == 0 {
-			return estimate{rows: unknownRows, frac: 1}
+			return estimate{rows: unknownRows, frac: 1, guessed: true}
 		}
 		e := x.rows(in[0])
 		if r.Op() == splan.SetOpUnionAll || r.Op() == splan.SetOpUnionDistinct {
 			for _, s := range in[1:] {
-				e.rows += x.rows(s).rows
+				es := x.rows(s)
+				e.rows += es.rows
+				e.guessed = e.guessed || es.guessed
 			}
 		}
 		return e
 	}
-	return estimate{rows: unknownRows, frac: 1}
+	return estimate{rows: unknownRows, frac: 1, guessed: true}
 }
 
 // innerJoin estimates an inner join of l and r (r's columns from nl on)
@@ -142,5 +168,5 @@ func innerJoin(l, r estimate, on []expr.Expression, nl int) estimate {
 	if key {
 		return keyJoin(l, r).filtered(others)
 	}
-	return estimate{rows: l.rows * r.rows, frac: l.frac * r.frac}.filtered(others)
+	return estimate{rows: l.rows * r.rows, frac: l.frac * r.frac, guessed: l.guessed || r.guessed}.filtered(others)
 }
