@@ -29,16 +29,21 @@
 //
 // The tree is also flattened into a join graph (graph.go): its relations,
 // and the conjuncts, each naming the relations whose columns it reads;
-// and rebuilt greedily (order.go), with the rules of the SQL front end's
-// FROM-list ordering (sql/joinorder.go): the probe side is the largest
+// and rebuilt greedily (order.go): the probe side is the largest
 // estimated relation; then, while relations remain, one joined to the
 // tree by an equality (a hash join key), else by another condition, else
 // by nothing (a cross join); among those the most selective, then the
-// smallest. A projection (an emit) puts the columns back in the original
-// order, so every column reference above is unchanged; the conjuncts that
-// cannot be placed filter its output. Row estimates (estimate.go) come
-// from a Stats interface offering table row counts (the engine's catalog
-// gives TableRows), a quarter kept per conjunct.
+// smallest. A relation joined by an equality comes with its arm (arm.go):
+// the filtered relations hanging off it alone by equalities are joined
+// into its build side first, a bushy tree (TPC-H Q11: supplier ⋈ nation
+// WHERE n_name = 'GERMANY' is built before partsupp probes it). A
+// projection (an emit) puts the columns back in the original order, so
+// every column reference above is unchanged; the conjuncts that cannot be
+// placed filter its output. Row estimates (estimate.go) come from a Stats
+// interface offering table row counts (the engine's catalog gives
+// TableRows), a quarter kept per restriction: a conjunct, or a lower and
+// an upper bound of one expression together (a range, as PostgreSQL's
+// clauselist_selectivity pairs them).
 //
 // These are the planner's only row estimates: the physical planner's
 // build-side choice (plan/buildside.go: a semi, anti or left join whose
@@ -52,14 +57,19 @@
 // the physical rules that match the producer's join as written (the take
 // rule's LEFT join of an UNNEST, plan/takeshape.go).
 //
-// The rebuilt tree replaces the producer's order (with its conjuncts
-// pushed down) when it has fewer joins without a hash key (cross products
-// and nested loops), or as many and it builds under a quarter of the rows
-// in its hash joins (the margin of one conjunct's guess). A producer's
-// order of key joins that builds about as much is kept: the SQL front
-// end's FROM-list ordering already knows what this pass does not
-// (semi-join pushes, bushy build sides), and an estimate a
-// quarter per conjunct is no reason to overrule it.
+// Which tree is planned (joins.go, region): a region holding a cross
+// product is a FROM list whose producer left the order open (the SQL
+// front end lowers FROM a, b WHERE ... as cross products under the
+// WHERE's filter, as Isthmus and DuckDB do; sql/joinorder.go): the
+// rebuilt tree is planned, as PostgreSQL's join search plans a FROM list
+// whatever order it was written in. A region of joins with conditions
+// only was ordered by its producer (explicit JOIN ... ON, a decorrelated
+// subquery's join): its conjuncts are pushed down in that order, and the
+// rebuilt tree replaces it only when it has fewer joins without a hash
+// key (cross products and nested loops), or as many and it builds under
+// a quarter of the rows in its hash joins (the margin of one conjunct's
+// guess): an estimate a quarter per conjunct is no reason to overrule a
+// producer that chose its order.
 //
 // Only inner joins and cross products are reordered. Outer, semi, anti,
 // single and mark joins are barriers: each is a relation of the graph

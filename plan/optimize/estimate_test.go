@@ -40,3 +40,29 @@ func TestEstimated(t *testing.T) {
 		t.Error("no stats: the estimate must not be known")
 	}
 }
+
+// TestRangeOneRestriction: a lower and an upper bound on the same column
+// (BETWEEN, or x >= a AND x < b, either side written first) are one
+// range, a quarter, as PostgreSQL's clauselist_selectivity pairs them;
+// bounds on two columns, or two lower bounds, are two restrictions.
+func TestRangeOneRestriction(t *testing.T) {
+	f := newFixture(t)
+	b := f.scan("b")
+	cmp := func(fn string, l, r expr.Expression) expr.Expression { return f.fn(cmpURN, fn, l, r) }
+	v, k, one, five := f.ref(b, 1), f.ref(b, 0), expr.NewPrimitiveLiteral(int64(1), true), expr.NewPrimitiveLiteral(int64(5), true)
+	for _, c := range []struct {
+		name string
+		cs   []expr.Expression
+		want float64
+	}{
+		{"v >= 1 AND v < 5", []expr.Expression{cmp("gte", v, one), cmp("lt", v, five)}, 250},
+		{"1 <= v AND v <= 5", []expr.Expression{cmp("lte", one, v), cmp("lte", v, five)}, 250},
+		{"v >= 1 AND k < 5", []expr.Expression{cmp("gte", v, one), cmp("lt", k, five)}, 62.5},
+		{"v >= 1 AND v > 5", []expr.Expression{cmp("gte", v, one), cmp("gt", v, five)}, 62.5},
+	} {
+		got, _ := Estimated(must(f.b.Filter(b, f.fn(boolURN, "and", c.cs...))), sizes)
+		if got.Rows != c.want {
+			t.Errorf("%s: %v rows, want %v", c.name, got.Rows, c.want)
+		}
+	}
+}

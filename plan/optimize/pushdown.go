@@ -190,3 +190,18 @@ func (x estimator) buildRows(r splan.Rel) float64 {
 	}
 	return 0
 }
+
+// unordered reports whether the region at r holds a cross product: its
+// producer wrote a FROM list (FROM a, b WHERE ..., as the SQL front end,
+// Isthmus and DuckDB write it) and left the order of its joins open.
+func unordered(r splan.Rel) bool {
+	switch j := r.(type) {
+	case *splan.FilterRel:
+		return j.OutputMapping() == nil && isRegionJoin(j.Input()) && unordered(j.Input())
+	case *splan.CrossRel:
+		return isRegionJoin(j)
+	case *splan.JoinRel:
+		return isRegionJoin(j) && (unordered(j.Left()) || unordered(j.Right()))
+	}
+	return false
+}
