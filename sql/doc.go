@@ -58,8 +58,9 @@
 // as is a scalar aggregate correlated by equalities (a grouped LEFT join,
 // correlated.go, whose input is first restricted to the keys the outer
 // rows can have, restrict.go); any other correlation is refused with its
-// position. FROM a, b, ... WHERE is planned as a tree of joins on the
-// WHERE's conjuncts (joinorder.go).
+// position. FROM a, b, ... WHERE is lowered as the items' cross products
+// under a filter of the WHERE's conjuncts over several items
+// (joinorder.go); the logical optimizer (plan/optimize) orders the joins.
 //
 // Untyped values take the type their context asks for, as in Postgres:
 // '5' = id compares as bigint, name = $1 makes $1 text, a bare $1 is

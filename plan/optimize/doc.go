@@ -16,27 +16,60 @@
 // (a cross product becomes an inner join), and one that names an outer
 // query's column, holds a subquery or names no column stays where it is.
 //
+// Before they are placed, the region's conjuncts are expanded by two
+// rules. OR factoring (orfactor.go; PostgreSQL's canonicalize_qual,
+// process_duplicate_ors) takes the conjuncts every branch of an OR
+// shares out of it: (A ∧ B) ∨ (A ∧ C) is A ∧ (B ∨ C), so a join key
+// written into each branch (TPC-H Q19) becomes a hash join key. Implied
+// filters (implied.go; PostgreSQL's extract_restriction_or_clauses): an
+// OR over several relations whose every branch restricts one of them
+// also filters that relation by the OR of those restrictions (TPC-H Q7's
+// nations), the OR itself staying as a join condition. A filter a
+// relation already has is not added again.
+//
 // The tree is also flattened into a join graph (graph.go): its relations,
 // and the conjuncts, each naming the relations whose columns it reads;
-// and rebuilt greedily (order.go), with the rules of the SQL front end's
-// FROM-list ordering (sql/joinorder.go): the probe side is the largest
+// and rebuilt greedily (order.go): the probe side is the largest
 // estimated relation; then, while relations remain, one joined to the
 // tree by an equality (a hash join key), else by another condition, else
 // by nothing (a cross join); among those the most selective, then the
-// smallest. A projection (an emit) puts the columns back in the original
-// order, so every column reference above is unchanged; the conjuncts that
-// cannot be placed filter its output. Row estimates (estimate.go) come
-// from a Stats interface offering table row counts (the engine's catalog
-// gives TableRows), a quarter kept per conjunct.
+// smallest. A relation joined by an equality comes with its arm (arm.go):
+// the filtered relations hanging off it alone by equalities are joined
+// into its build side first, a bushy tree (TPC-H Q11: supplier ⋈ nation
+// WHERE n_name = 'GERMANY' is built before partsupp probes it). A
+// projection (an emit) puts the columns back in the original order, so
+// every column reference above is unchanged; the conjuncts that cannot be
+// placed filter its output. Row estimates (estimate.go) come from a Stats
+// interface offering table row counts (the engine's catalog gives
+// TableRows), a quarter kept per restriction: a conjunct, or a lower and
+// an upper bound of one expression together (a range, as PostgreSQL's
+// clauselist_selectivity pairs them).
 //
-// The rebuilt tree replaces the producer's order (with its conjuncts
-// pushed down) when it has fewer joins without a hash key (cross products
-// and nested loops), or as many and it builds under a quarter of the rows
-// in its hash joins (the margin of one conjunct's guess). A producer's
-// order of key joins that builds about as much is kept: the SQL front
-// end's FROM-list ordering already knows what this pass does not (OR
-// factoring, semi-join pushes, bushy build sides), and an estimate a
-// quarter per conjunct is no reason to overrule it.
+// These are the planner's only row estimates: the physical planner's
+// build-side choice (plan/buildside.go: a semi, anti or left join whose
+// right input is estimated over twice its left builds the left, as the
+// RIGHT form of its type) reads them through Estimated, which says
+// whether an estimate rests on a guess (a table Stats does not count).
+// The choice itself stays in the physical planner: what it trades is
+// physical (exec's RIGHT forms run serial, where a left-build join probes
+// its partitions in parallel; the swapped join loses its left input's
+// order, which the operators' Properties track), and it must come after
+// the physical rules that match the producer's join as written (the take
+// rule's LEFT join of an UNNEST, plan/takeshape.go).
+//
+// Which tree is planned (joins.go, region): a region holding a cross
+// product is a FROM list whose producer left the order open (the SQL
+// front end lowers FROM a, b WHERE ... as cross products under the
+// WHERE's filter, as Isthmus and DuckDB do; sql/joinorder.go): the
+// rebuilt tree is planned, as PostgreSQL's join search plans a FROM list
+// whatever order it was written in. A region of joins with conditions
+// only was ordered by its producer (explicit JOIN ... ON, a decorrelated
+// subquery's join): its conjuncts are pushed down in that order, and the
+// rebuilt tree replaces it only when it has fewer joins without a hash
+// key (cross products and nested loops), or as many and it builds under
+// a quarter of the rows in its hash joins (the margin of one conjunct's
+// guess): an estimate a quarter per conjunct is no reason to overrule a
+// producer that chose its order.
 //
 // Only inner joins and cross products are reordered. Outer, semi, anti,
 // single and mark joins are barriers: each is a relation of the graph

@@ -1,15 +1,17 @@
 package optimize
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/substrait-io/substrait-go/v8/expr"
 	splan "github.com/substrait-io/substrait-go/v8/plan"
 )
 
-// filterKeeps is the fraction of rows each conjunct of a filter is
-// assumed to keep: the quarter the SQL front end's FROM-list ordering and
-// the planner's build-side choice use.
+// filterKeeps is the fraction of rows each restriction of a filter is
+// assumed to keep (restrictions: a conjunct, or a range). Join ordering
+// and the physical planner's build-side choice (Estimated) read the same
+// estimates.
 const filterKeeps = 0.25
 
 // unknownRows is the guess for a relation whose size nothing tells (a
@@ -18,9 +20,29 @@ const unknownRows = 100_000
 
 // estimate is a relation's estimated rows, and the fraction of its
 // largest base table's rows they are: how selective the relation is as a
-// build side (a key join keeps that fraction of the probe rows).
+// build side (a key join keeps that fraction of the probe rows). guessed:
+// some part of it is unknownRows (a table Stats does not count, a file
+// read, a relation the estimator does not know).
 type estimate struct {
 	rows, frac float64
+	guessed    bool
+}
+
+// Estimate is the optimizer's estimate of a relation, for the physical
+// planner's build-side choice (plan/buildside.go): the one row estimator
+// of the planner.
+type Estimate struct {
+	// Rows is the estimated output rows; Frac the fraction of its largest
+	// base table's rows they are.
+	Rows, Frac float64
+}
+
+// Estimated is r's estimate from st; known is false when it rests on a
+// guess (estimate.guessed), where a choice between two inputs has nothing
+// to go on.
+func Estimated(r splan.Rel, st Stats) (e Estimate, known bool) {
+	x := estimator{st: st}.rows(r)
+	return Estimate{Rows: x.rows, Frac: x.frac}, !x.guessed
 }
 
 // filtered is e after n conjuncts.
@@ -38,7 +60,7 @@ func keyJoin(a, b estimate) estimate {
 	if b.rows > a.rows {
 		a, b = b, a
 	}
-	return estimate{rows: a.rows * b.frac, frac: a.frac * b.frac}
+	return estimate{rows: a.rows * b.frac, frac: a.frac * b.frac, guessed: a.guessed || b.guessed}
 }
 
 // estimator estimates relations' rows from Stats.
@@ -58,13 +80,14 @@ func (x estimator) tableRows(names []string) (float64, bool) {
 }
 
 // rows estimates r's output: a table read is its rows; a filter keeps a
-// quarter per conjunct; a projection or sort keeps its input; a fetch at
-// most its count; an aggregate without grouping is one row, with grouping
-// at most its input; an inner join with an equality is a key join, with
-// other conditions the product filtered, a cross join the product; left,
-// semi, anti, single and mark joins keep their left input, right joins
-// their right one, full joins the larger; a union is the sum, the other
-// set operations their first input. Unknown sizes are unknownRows.
+// quarter per restriction (restrictions); a projection or sort keeps its
+// input; a fetch at most its count; an aggregate without grouping is one
+// row, with grouping at most its input; an inner join with an equality is
+// a key join, with other conditions the product filtered, a cross join
+// the product; left, semi, anti, single and mark joins keep their left
+// input, right joins their right one, full joins the larger; a union is
+// the sum, the other set operations their first input. Unknown sizes are
+// unknownRows.
 func (x estimator) rows(r splan.Rel) estimate {
 	switch r := r.(type) {
 	case *splan.NamedTableReadRel:
@@ -72,11 +95,11 @@ func (x estimator) rows(r splan.Rel) estimate {
 		if !ok {
 			n = unknownRows
 		}
-		return estimate{rows: max(n, 1), frac: 1}.filtered(len(conjuncts(r.Filter())) + len(conjuncts(r.BestEffortFilter())))
+		return estimate{rows: max(n, 1), frac: 1, guessed: !ok}.filtered(restrictions(conjuncts(r.Filter())) + restrictions(conjuncts(r.BestEffortFilter())))
 	case *splan.VirtualTableReadRel:
 		return estimate{rows: max(float64(len(r.Values())), 1), frac: 1}
 	case *splan.FilterRel:
-		return x.rows(r.Input()).filtered(len(conjuncts(r.Condition())))
+		return x.rows(r.Input()).filtered(restrictions(conjuncts(r.Condition())))
 	case *splan.ProjectRel:
 		return x.rows(r.Input())
 	case *splan.SortRel:
@@ -91,14 +114,17 @@ func (x estimator) rows(r splan.Rel) estimate {
 	case *splan.AggregateRel:
 		e := x.rows(r.Input())
 		if len(r.GroupingExpressions()) == 0 {
-			return estimate{rows: 1, frac: 1 / max(e.rows, 1)}
+			return estimate{rows: 1, frac: 1 / max(e.rows, 1), guessed: e.guessed}
 		}
 		return e
 	case *splan.CrossRel:
 		l, rr := x.rows(r.Left()), x.rows(r.Right())
-		return estimate{rows: l.rows * rr.rows, frac: 1}
+		return estimate{rows: l.rows * rr.rows, frac: 1, guessed: l.guessed || rr.guessed}
 	case *splan.JoinRel:
 		l, rr := x.rows(r.Left()), x.rows(r.Right())
+		// A side's estimate alone is as good as the guesses in both.
+		l.guessed = l.guessed || rr.guessed
+		rr.guessed = l.guessed
 		switch r.Type() {
 		case splan.JoinTypeInner:
 			return innerJoin(l, rr, conjuncts(r.Expr()), len(r.Left().RecordType().Types()))
@@ -113,17 +139,19 @@ func (x estimator) rows(r splan.Rel) estimate {
 	case *splan.SetRel:
 		in := r.Inputs()
 		if len(in) == 0 {
-			return estimate{rows: unknownRows, frac: 1}
+			return estimate{rows: unknownRows, frac: 1, guessed: true}
 		}
 		e := x.rows(in[0])
 		if r.Op() == splan.SetOpUnionAll || r.Op() == splan.SetOpUnionDistinct {
 			for _, s := range in[1:] {
-				e.rows += x.rows(s).rows
+				es := x.rows(s)
+				e.rows += es.rows
+				e.guessed = e.guessed || es.guessed
 			}
 		}
 		return e
 	}
-	return estimate{rows: unknownRows, frac: 1}
+	return estimate{rows: unknownRows, frac: 1, guessed: true}
 }
 
 // innerJoin estimates an inner join of l and r (r's columns from nl on)
@@ -142,5 +170,66 @@ func innerJoin(l, r estimate, on []expr.Expression, nl int) estimate {
 	if key {
 		return keyJoin(l, r).filtered(others)
 	}
-	return estimate{rows: l.rows * r.rows, frac: l.frac * r.frac}.filtered(others)
+	return estimate{rows: l.rows * r.rows, frac: l.frac * r.frac, guessed: l.guessed || r.guessed}.filtered(others)
+}
+
+// restrictions is the number of restrictions the conjuncts cs make, each
+// estimated to keep filterKeeps: a lower and an upper bound on the same
+// expression (x >= a AND x < b, BETWEEN) are one range, as PostgreSQL's
+// clauselist_selectivity pairs them (addRangeClause) into one range
+// selectivity rather than multiplying two.
+func restrictions(cs []expr.Expression) int {
+	n := len(cs)
+	var lower, upper []expr.Expression
+	for _, c := range cs {
+		x, dir := bound(c)
+		switch {
+		case dir < 0 && containsExpr(upper, x):
+			upper = slices.DeleteFunc(upper, func(u expr.Expression) bool { return sameExpr(u, x) })
+			n--
+		case dir > 0 && containsExpr(lower, x):
+			lower = slices.DeleteFunc(lower, func(u expr.Expression) bool { return sameExpr(u, x) })
+			n--
+		case dir < 0:
+			lower = append(lower, x)
+		case dir > 0:
+			upper = append(upper, x)
+		}
+	}
+	return n
+}
+
+// bound is the expression c bounds and the direction: -1 a lower bound
+// (x > a, x >= a, a < x, a <= x), 1 an upper bound, 0 neither (c is not a
+// comparison of an expression over columns with one over none).
+func bound(c expr.Expression) (expr.Expression, int) {
+	f, ok := c.(*expr.ScalarFunction)
+	if !ok || f.NArgs() != 2 {
+		return nil, 0
+	}
+	dir := 0
+	switch name(f) {
+	case "gt", "gte":
+		dir = -1
+	case "lt", "lte":
+		dir = 1
+	default:
+		return nil, 0
+	}
+	a, ok1 := f.Arg(0).(expr.Expression)
+	b, ok2 := f.Arg(1).(expr.Expression)
+	if !ok1 || !ok2 {
+		return nil, 0
+	}
+	reads := func(e expr.Expression) bool {
+		n := 0
+		return columns(e, func(int) { n++ }) && n > 0
+	}
+	switch ra, rb := reads(a), reads(b); {
+	case ra && !rb:
+		return a, dir
+	case rb && !ra:
+		return b, -dir
+	}
+	return nil, 0
 }

@@ -54,10 +54,18 @@ type graph struct {
 // nodes (each optimized by o) and the conjuncts of its filters and join
 // conditions, shifted to the region's columns.
 func (o *optimizer) flatten(g *graph, r splan.Rel, off int) error {
-	add := func(e expr.Expression) {
+	// add adds e's conjuncts, in the region's columns, expanded (the nodes
+	// below r are in g already, and e reads only theirs).
+	add := func(e expr.Expression) error {
+		var cs []expr.Expression
 		for _, c := range conjuncts(e) {
-			g.conds = append(g.conds, &conjunct{e: remap(c, func(i int) int { return i + off })})
+			cs = append(cs, remap(c, func(i int) int { return i + off }))
 		}
+		cs, _, err := o.expand(g, cs)
+		for _, c := range cs {
+			g.conds = append(g.conds, &conjunct{e: c})
+		}
+		return err
 	}
 	switch j := r.(type) {
 	case *splan.FilterRel:
@@ -65,8 +73,7 @@ func (o *optimizer) flatten(g *graph, r splan.Rel, off int) error {
 			if err := o.flatten(g, j.Input(), off); err != nil {
 				return err
 			}
-			add(j.Condition())
-			return nil
+			return add(j.Condition())
 		}
 	case *splan.CrossRel:
 		if isRegionJoin(j) {
@@ -83,9 +90,10 @@ func (o *optimizer) flatten(g *graph, r splan.Rel, off int) error {
 			if err := o.flatten(g, j.Right(), off+width(j.Left())); err != nil {
 				return err
 			}
-			add(j.Expr())
-			add(j.PostJoinFilter())
-			return nil
+			if err := add(j.Expr()); err != nil {
+				return err
+			}
+			return add(j.PostJoinFilter())
 		}
 	}
 	opt, err := o.rewrite(r)

@@ -83,38 +83,43 @@ func (o *optimizer) rewriteOnce(r splan.Rel) (splan.Rel, error) {
 }
 
 // buildFactor: with as many joins without a key, the rebuilt tree must
-// be estimated to build under 1/buildFactor the rows of the producer's
-// order to replace it. A conjunct is guessed to keep a quarter of the
-// rows, so one misjudged conjunct alone is a factor of 4: a smaller
-// difference is within the error of one guess (TPC-H Q20's decorrelated
-// IN, 2.1× by the estimates, builds a few distinct partsupp keys, where
-// the rebuilt tree would build a year of lineitem).
+// be estimated to build under 1/buildFactor the rows of an order the
+// producer chose (explicit joins) to replace it. A conjunct is guessed to
+// keep a quarter of the rows, so one misjudged conjunct alone is a factor
+// of 4: a smaller difference is within the error of one guess, and no
+// reason to overrule a producer that ordered its joins itself.
 const buildFactor = 1 / filterKeeps
 
 // region optimizes the join region at r (a filter over joins, or a
-// join). Its conjuncts are pushed down in the producer's order (push);
-// the region is also flattened into a graph and rebuilt greedily (order).
-// The rebuilt tree replaces the producer's when it has fewer joins
-// without a hash key (keyless: a cross product or a nested loop join is
-// the one thing the crude estimates here can be sure is worse), or as
-// many and its hash joins build under a quarter of the rows (buildRows: the
-// producer's FROM order builds the largest table, Isthmus's TPC-H Q3
-// builds lineitem). A producer's order of key joins that builds about as
-// much (the SQL front end's, whose FROM-list ordering also knows OR
-// factoring, semi-join pushes and bushy build sides) is kept.
+// join): it is flattened into a graph and rebuilt greedily (order). A
+// region holding a cross product is a FROM list whose producer left the
+// order of its joins open (the SQL front end, Isthmus, DuckDB write
+// FROM a, b WHERE ... so): the rebuilt tree is the plan, as PostgreSQL
+// plans a FROM list by its own join search whatever the order it was
+// written in. A region of joins with conditions only was ordered by its
+// producer (explicit JOIN ... ON, a decorrelated subquery's join): its
+// conjuncts are pushed down in that order (push), and the rebuilt tree
+// replaces it only when it has fewer joins without a hash key (keyless:
+// a cross product or a nested loop join is the one thing the crude
+// estimates here can be sure is worse), or as many and its hash joins
+// build under a quarter of the rows (buildRows; buildFactor).
 func (o *optimizer) region(r splan.Rel) (splan.Rel, error) {
-	pushed, err := o.push(r, nil)
-	if err != nil {
-		return nil, err
-	}
 	g := &graph{}
 	if err := o.flatten(g, r, 0); err != nil {
 		return nil, err
 	}
+	var pushed splan.Rel
+	open := unordered(r)
+	if !open {
+		var err error
+		if pushed, err = o.push(g, r, 0, nil); err != nil {
+			return nil, err
+		}
+	}
 	g.classify()
 	built, err := o.order(g)
-	if err != nil {
-		return nil, err
+	if err != nil || open {
+		return built, err
 	}
 	if kb, kp := keyless(built), keyless(pushed); kb < kp ||
 		(kb == kp && o.est.buildRows(built)*buildFactor < o.est.buildRows(pushed)) {
@@ -142,13 +147,26 @@ func (o *optimizer) and(es []expr.Expression) (expr.Expression, error) {
 }
 
 // filter is r filtered by es (r when es is empty); a filter r without an
-// emit takes them into its own condition.
+// emit takes them into its own condition. A conjunct r's filter already
+// has is not added again: a filter an OR implies (implied.go) that the
+// producer wrote too, as the SQL front end's FROM-list lowering does,
+// would only be evaluated twice and quarter the estimate twice.
 func (o *optimizer) filter(r splan.Rel, es []expr.Expression) (splan.Rel, error) {
+	if f, ok := r.(*splan.FilterRel); ok && f.OutputMapping() == nil {
+		have := conjuncts(f.Condition())
+		var add []expr.Expression
+		for _, e := range es {
+			if !containsExpr(have, e) && !containsExpr(add, e) {
+				add = append(add, e)
+			}
+		}
+		if len(add) == 0 {
+			return r, nil
+		}
+		r, es = f.Input(), append(have, add...)
+	}
 	if len(es) == 0 {
 		return r, nil
-	}
-	if f, ok := r.(*splan.FilterRel); ok && f.OutputMapping() == nil {
-		r, es = f.Input(), append(conjuncts(f.Condition()), es...)
 	}
 	cond, err := o.and(es)
 	if err != nil {

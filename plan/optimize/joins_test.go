@@ -143,14 +143,36 @@ func (f *fixture) keyChain() splan.Rel {
 	}, "a", "b", "c")
 }
 
+// keyJoins is keyChain as explicit joins, a JOIN b ON a.k = b.k JOIN c
+// ON b.v = c.k, with c.v < 3 in a filter above: the producer ordered the
+// joins itself. Columns: a.k a.v b.k b.v c.k c.v.
+func (f *fixture) keyJoins() splan.Rel {
+	a, b, c := f.scan("a"), f.scan("b"), f.scan("c")
+	ab := must(f.b.Join(a, b, f.fn(cmpURN, "equal", must(f.b.JoinedRecordFieldRef(a, b, 0)), must(f.b.JoinedRecordFieldRef(a, b, 2))), splan.JoinTypeInner))
+	abc := must(f.b.Join(ab, c, f.fn(cmpURN, "equal", must(f.b.JoinedRecordFieldRef(ab, c, 3)), must(f.b.JoinedRecordFieldRef(ab, c, 4))), splan.JoinTypeInner))
+	return must(f.b.Filter(abc, f.fn(cmpURN, "lt", f.ref(abc, 5), expr.NewPrimitiveLiteral(int64(3), true))))
+}
+
 // TestPushdown: in the producer's order, a conjunct over one relation
 // filters it and one over two becomes the condition of the lowest join
-// that has both: the cross products become key joins. The order builds
-// b and the filtered c, no more than the rebuilt one would: it is kept.
+// that has both. The producer's explicit joins build b and the filtered
+// c, no more than the rebuilt tree would: they are kept.
 func TestPushdown(t *testing.T) {
 	f := newFixture(t)
-	if s := shape(f.joins(f.keyChain(), rows{"a": 1000, "b": 100, "c": 10})); s != "J(J(a,b),F(c))" {
+	if s := shape(f.joins(f.keyJoins(), rows{"a": 1000, "b": 100, "c": 10})); s != "J(J(a,b),F(c))" {
 		t.Fatalf("shape %s, want the producer's order of key joins, c filtered", s)
+	}
+}
+
+// TestCrossProductsRebuilt: the same joins written as a FROM list
+// (cross products under the filter) have no order of the producer's to
+// keep: they are rebuilt, a probing the arm b ⋈ filtered c (arm.go),
+// though the FROM order with its conjuncts pushed down would build no
+// more by the estimates.
+func TestCrossProductsRebuilt(t *testing.T) {
+	f := newFixture(t)
+	if s := shape(f.joins(f.keyChain(), rows{"a": 1000, "b": 100, "c": 10})); s != "J(a,J(b,F(c)))" {
+		t.Fatalf("shape %s, want a probing b joined with the filtered c", s)
 	}
 }
 

@@ -13,10 +13,12 @@ import (
 // equality, else by another condition, else by nothing; among those the
 // most selective (the smallest fraction of its tables' rows its filters
 // keep: a key join keeps that fraction of the probe rows), then the
-// smallest, then the first in the original order. Each join's condition
-// is the conjuncts not yet placed whose nodes the join covers. A
-// projection puts the columns back in the original order; the conjuncts
-// that stay above filter its output.
+// smallest, then the first in the original order. A node joined by an
+// equality comes with its arm (arm.go): the filtered nodes hanging off it
+// alone, joined into its build side first. Each join's condition is the
+// conjuncts not yet placed whose nodes the join covers. A projection puts
+// the columns back in the original order; the conjuncts that stay above
+// filter its output.
 func (o *optimizer) order(g *graph) (splan.Rel, error) {
 	rels := make([]splan.Rel, len(g.nodes))
 	ests := make([]estimate, len(g.nodes))
@@ -38,7 +40,8 @@ func (o *optimizer) order(g *graph) (splan.Rel, error) {
 	used[first] = true
 	tree := rels[first]
 	for len(order) < len(g.nodes) {
-		next, connected := -1, 0
+		var next *arm
+		connected := 0
 		for i := range g.nodes {
 			if used[i] {
 				continue
@@ -54,21 +57,30 @@ func (o *optimizer) order(g *graph) (splan.Rel, error) {
 				}
 				c = 1
 			}
-			better := next < 0 || c > connected
+			better := next == nil || c > connected
 			if !better && c == connected {
-				a, b := ests[i], ests[next]
+				// By the node's own filters, not its arm's (arm.go).
+				a, b := ests[i], ests[next.node]
 				better = a.frac < b.frac || (a.frac == b.frac && a.rows < b.rows)
 			}
 			if better {
-				next, connected = i, c
+				next, connected = &arm{node: i}, c
+				if c == 2 {
+					next = grow(g, ests, used, i, nil)
+				}
 			}
 		}
-		var err error
-		if tree, err = o.join(g, tree, order, rels[next], next, used); err != nil {
+		r, nodes, err := o.buildArm(g, rels, next)
+		if err != nil {
 			return nil, err
 		}
-		order = append(order, next)
-		used[next] = true
+		if tree, err = o.join(g, tree, order, r, nodes); err != nil {
+			return nil, err
+		}
+		order = append(order, nodes...)
+		for _, i := range nodes {
+			used[i] = true
+		}
 	}
 	return o.restore(g, tree, order)
 }
@@ -98,14 +110,15 @@ func layout(g *graph, order []int) func(int) int {
 	}
 }
 
-// join joins node i (rel) to the tree of the nodes in order, on the
-// conjuncts not yet placed that the join covers; a cross product when
-// there are none.
-func (o *optimizer) join(g *graph, tree splan.Rel, order []int, rel splan.Rel, i int, used []bool) (splan.Rel, error) {
-	to := layout(g, append(slices.Clone(order), i))
+// join joins the tree of the nodes in order to rel, the tree of the
+// nodes in nodes, on the conjuncts not yet placed that the join covers; a
+// cross product when there are none.
+func (o *optimizer) join(g *graph, tree splan.Rel, order []int, rel splan.Rel, nodes []int) (splan.Rel, error) {
+	all := append(slices.Clone(order), nodes...)
+	to := layout(g, all)
 	var on []expr.Expression
 	for _, cd := range g.conds {
-		if !cd.placed && covered(cd.nodes, used, i) {
+		if !cd.placed && !slices.ContainsFunc(cd.nodes, func(n int) bool { return !slices.Contains(all, n) }) {
 			on = append(on, remap(cd.e, to))
 			cd.placed = true
 		}

@@ -25,17 +25,43 @@ func placeable(cs []expr.Expression) (place, stay []expr.Expression) {
 // reads: PostgreSQL's distribute_qual_to_rels (a conjunct over one
 // relation filters that relation; one over several is a condition of the
 // lowest join that has them all, a cross product becoming an inner join).
-// r itself when nothing moved.
-func (o *optimizer) push(r splan.Rel, conds []expr.Expression) (splan.Rel, error) {
+// r itself when nothing moved. The region's own conjuncts are expanded
+// first (expand: OR factoring and the filters an OR implies), as in the
+// graph g of the region, where r's columns start at off.
+func (o *optimizer) push(g *graph, r splan.Rel, off int, conds []expr.Expression) (splan.Rel, error) {
+	// own is e's conjuncts expanded, over r's columns.
+	// expanded is whether any was.
+	expanded := false
+	own := func(e expr.Expression) ([]expr.Expression, error) {
+		cs := conjuncts(e)
+		shifted := make([]expr.Expression, len(cs))
+		for i, c := range cs {
+			shifted[i] = remap(c, func(i int) int { return i + off })
+		}
+		ex, changed, err := o.expand(g, shifted)
+		if err != nil || !changed {
+			return cs, err
+		}
+		expanded = true
+		out := make([]expr.Expression, len(ex))
+		for i, c := range ex {
+			out[i] = remap(c, func(i int) int { return i - off })
+		}
+		return out, nil
+	}
 	switch j := r.(type) {
 	case *splan.FilterRel:
 		if j.OutputMapping() == nil && isRegionJoin(j.Input()) {
-			own, stay := placeable(conjuncts(j.Condition()))
-			in, err := o.push(j.Input(), append(conds, own...))
+			cs, err := own(j.Condition())
 			if err != nil {
 				return nil, err
 			}
-			if len(own) == 0 && in == j.Input() {
+			own, stay := placeable(cs)
+			in, err := o.push(g, j.Input(), off, append(conds, own...))
+			if err != nil {
+				return nil, err
+			}
+			if len(own) == 0 && in == j.Input() && !expanded {
 				return r, nil
 			}
 			if len(stay) == 0 {
@@ -57,7 +83,15 @@ func (o *optimizer) push(r splan.Rel, conds []expr.Expression) (splan.Rel, error
 		var lc, rc, on []expr.Expression
 		all := conds
 		if jr, ok := r.(*splan.JoinRel); ok {
-			all = append(append(conjuncts(jr.Expr()), conjuncts(jr.PostJoinFilter())...), conds...)
+			cs, err := own(jr.Expr())
+			if err != nil {
+				return nil, err
+			}
+			post, err := own(jr.PostJoinFilter())
+			if err != nil {
+				return nil, err
+			}
+			all = append(append(cs, post...), conds...)
 		}
 		for _, c := range all {
 			left, right := false, false
@@ -77,15 +111,15 @@ func (o *optimizer) push(r splan.Rel, conds []expr.Expression) (splan.Rel, error
 				rc = append(rc, remap(c, func(i int) int { return i - nl }))
 			}
 		}
-		l, err := o.push(in[0], lc)
+		l, err := o.push(g, in[0], off, lc)
 		if err != nil {
 			return nil, err
 		}
-		rr, err := o.push(in[1], rc)
+		rr, err := o.push(g, in[1], off+nl, rc)
 		if err != nil {
 			return nil, err
 		}
-		if len(conds) == 0 && len(lc) == 0 && len(rc) == 0 && l == in[0] && rr == in[1] {
+		if len(conds) == 0 && len(lc) == 0 && len(rc) == 0 && l == in[0] && rr == in[1] && !expanded {
 			return r, nil
 		}
 		if len(on) == 0 {
@@ -155,4 +189,19 @@ func (x estimator) buildRows(r splan.Rel) float64 {
 		}
 	}
 	return 0
+}
+
+// unordered reports whether the region at r holds a cross product: its
+// producer wrote a FROM list (FROM a, b WHERE ..., as the SQL front end,
+// Isthmus and DuckDB write it) and left the order of its joins open.
+func unordered(r splan.Rel) bool {
+	switch j := r.(type) {
+	case *splan.FilterRel:
+		return j.OutputMapping() == nil && isRegionJoin(j.Input()) && unordered(j.Input())
+	case *splan.CrossRel:
+		return isRegionJoin(j)
+	case *splan.JoinRel:
+		return isRegionJoin(j) && (unordered(j.Left()) || unordered(j.Right()))
+	}
+	return false
 }
