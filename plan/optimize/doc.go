@@ -1,13 +1,31 @@
 // Package optimize is the logical optimizer: the phase between the
-// Substrait ingest (decode, migration, producer normalization, validation,
-// subquery flattening: package plan's validate and fromProto) and the
-// physical build (plan's compile). It rewrites substrait-go relations into
-// relations that return the same rows and are cheaper to run; it never
-// builds an operator, so it cannot import plan, and plan calls it for
-// every producer's plan alike (the SQL front end's and Isthmus's, DuckDB's,
-// DataFusion's).
+// Substrait ingest (decode, migration, producer normalization, validation:
+// package plan's validate and fromProto) and the physical build (plan's
+// compile). It rewrites relations into relations that return the same
+// rows and are cheaper to run; it never builds an operator, so it cannot
+// import plan, and plan calls it for every producer's plan alike (the SQL
+// front end's and Isthmus's, DuckDB's, DataFusion's). plan.Build runs its
+// passes in this order: Decorrelate, then (after substrait-go reads the
+// plan) Joins.
 //
-// Its one pass today is join ordering (Joins, joins.go). The conjuncts
+// Decorrelate (decorrelate*.go) is the first pass, and runs on the proto
+// (substraitpb), not on substrait-go's relations: substrait-go v8 cannot
+// read a subquery expression into anything a relation can evaluate. It
+// rewrites every subquery expression (EXISTS, IN, op ANY/ALL, scalar;
+// correlated ones reaching the enclosing query through
+// FieldReference.outer_reference) into semi, anti, single and left joins
+// the planner runs: an EXISTS or IN conjunct of a filter becomes a semi
+// or anti join of the filter's input, a scalar subquery a single join
+// (or, over an ungrouped aggregate, a left join of that aggregate grouped
+// by the correlation's inner keys, PostgreSQL's and DuckDB's flattening of
+// a correlated aggregate). The correlation (the conjuncts of the
+// subquery's filters that reference the outer query) becomes the join's
+// condition. It needs each relation's output width, which the ingest's
+// validation computes (plan's check) and passes in; a subquery it cannot
+// rewrite is a *PathError naming it by its path in the plan, which plan
+// reports as ErrUnsupported.
+//
+// Joins (joins.go) orders joins. The conjuncts
 // of a tree of inner joins and cross products, with the filters above and
 // inside it, are each moved to the lowest place that has every column
 // they read (pushdown.go; PostgreSQL's distribute_qual_to_rels): a

@@ -1,4 +1,4 @@
-package plan
+package optimize
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// Decorrelation (see subquery.go). Everything here is in the field space
+// Decorrelation (see decorrelate.go). Everything here is in the field space
 // of the join a subquery becomes: the outer query's w columns, then the
 // columns of the relation the subquery is flattened to. An outer
 // reference (steps_out 1) to field i is field i; the flattened
@@ -72,8 +72,7 @@ func (u *unnester) flatten(s *substraitpb.Rel, w int, path string) (*flat, error
 		return f, err
 	}
 	if hasOuterRef(s) {
-		kind := strings.TrimSuffix(relKind(s.GetRelType()), "Rel") + "Rel"
-		return nil, unsupportedAt("expression", path, "outer reference inside a %s (a correlated subquery is decorrelated when its outer references are in the filters and projections over its other relations)", kind)
+		return nil, unsupportedAt("expression", path, "outer reference inside a %s (a correlated subquery is decorrelated when its outer references are in the filters and projections over its other relations)", relKind(s.GetRelType()))
 	}
 	f := &flat{base: s, cols: make([]*substraitpb.Expression, u.width(s))}
 	for i := range f.cols {
@@ -177,7 +176,7 @@ func (u *unnester) scalarAggregate(cur *substraitpb.Rel, w int, aggRel *substrai
 	for i, m := range a.GetMeasures() {
 		mpath := fmt.Sprintf("%s: measures[%d]", apath, i)
 		fn := m.GetMeasure()
-		name, _, _ := strings.Cut(u.v.funcs[fn.GetFunctionReference()], ":")
+		name, _, _ := strings.Cut(u.funcs[fn.GetFunctionReference()], ":")
 		col := fieldExpr(w + k + i)
 		switch {
 		case name == "count":
