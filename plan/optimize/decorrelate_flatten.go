@@ -127,7 +127,8 @@ var nullOnEmpty = map[string]bool{
 // over an ungrouped aggregate (under the projects, top first): the
 // aggregate, grouped by the inner sides of the correlation's equalities,
 // is LEFT joined on them, and the subquery's value is computed from the
-// joined columns.
+// joined columns. The aggregate's input is restricted to the keys the
+// outer rows can have where that restricts it (restrict.go).
 func (u *unnester) scalarAggregate(cur *substraitpb.Rel, w int, aggRel *substraitpb.Rel, projects []*substraitpb.ProjectRel, path string) (*substraitpb.Rel, *substraitpb.Expression, int, error) {
 	apath := path + strings.Repeat(".project.input", len(projects)) + ".aggregate"
 	a := aggRel.GetAggregate()
@@ -197,7 +198,7 @@ func (u *unnester) scalarAggregate(cur *substraitpb.Rel, w int, aggRel *substrai
 	}
 	agg := &substraitpb.Rel{RelType: &substraitpb.Rel_Aggregate{Aggregate: &substraitpb.AggregateRel{
 		Common:              &substraitpb.RelCommon{EmitKind: &substraitpb.RelCommon_Direct_{Direct: &substraitpb.RelCommon_Direct{}}},
-		Input:               f.base,
+		Input:               u.restrict(f.base, cloneAll(keys), cur, outer),
 		GroupingExpressions: keys,
 		Groupings:           []*substraitpb.AggregateRel_Grouping{{ExpressionReferences: refs}},
 		Measures:            measures,
@@ -290,4 +291,13 @@ func zeroLiteral(t *substraitpb.Type) (*substraitpb.Expression, bool) {
 		return nil, false
 	}
 	return &substraitpb.Expression{RexType: &substraitpb.Expression_Literal_{Literal: l}}, true
+}
+
+// cloneAll copies es.
+func cloneAll(es []*substraitpb.Expression) []*substraitpb.Expression {
+	out := make([]*substraitpb.Expression, len(es))
+	for i, e := range es {
+		out[i] = proto.Clone(e).(*substraitpb.Expression)
+	}
+	return out
 }

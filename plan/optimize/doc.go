@@ -17,22 +17,31 @@
 // the planner runs: an EXISTS or IN conjunct of a filter becomes a semi
 // or anti join of the filter's input, a scalar subquery a single join
 // (or, over an ungrouped aggregate, a left join of that aggregate grouped
-// by the correlation's inner keys, PostgreSQL's and DuckDB's flattening of
-// a correlated aggregate). The correlation (the conjuncts of the
-// subquery's filters that reference the outer query) becomes the join's
-// condition. It needs each relation's output width, which the ingest's
+// by the correlation's inner keys, as DuckDB flattens a correlated
+// aggregate; PostgreSQL runs it as a SubPlan per outer row). The
+// correlation (the conjuncts of the subquery's filters that reference the
+// outer query) becomes the join's condition; the grouped aggregate's
+// input is first semi joined with the keys the outer rows can have, taken
+// from the one relation of the outer query that holds them and its own
+// conjuncts (restrict.go; TPC-H Q17, Q20, Q2; DuckDB's delim join, and
+// the SQL front end's sql/restrict.go for a base table). The restriction
+// is made here, on the proto, rather than as a rule on substrait-go's
+// relations after decorrelation, because here the correlation is still
+// known as such: after Decorrelate it is only a LEFT join's condition,
+// and which outer relation feeds the keys would have to be found again.
+// Decorrelate needs each relation's output width, which the ingest's
 // validation computes (plan's check) and passes in; a subquery it cannot
 // rewrite is a *PathError naming it by its path in the plan, which plan
 // reports as ErrUnsupported.
 //
-// Joins (joins.go) orders joins. The conjuncts
-// of a tree of inner joins and cross products, with the filters above and
-// inside it, are each moved to the lowest place that has every column
-// they read (pushdown.go; PostgreSQL's distribute_qual_to_rels): a
-// conjunct over one relation filters that relation before any join, one
-// over several becomes a condition of the lowest join that has them all
-// (a cross product becomes an inner join), and one that names an outer
-// query's column, holds a subquery or names no column stays where it is.
+// Joins (joins.go) orders joins. The conjuncts of a tree of inner joins
+// and cross products, with the filters above and inside it, are each
+// moved to the lowest place that has every column they read (pushdown.go;
+// PostgreSQL's distribute_qual_to_rels): a conjunct over one relation
+// filters that relation before any join, one over several becomes a
+// condition of the lowest join that has them all (a cross product becomes
+// an inner join), and one that names an outer query's column, holds a
+// subquery or names no column stays where it is.
 //
 // The tree is also flattened into a join graph (graph.go): its relations,
 // and the conjuncts, each naming the relations whose columns it reads;
