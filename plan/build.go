@@ -40,10 +40,14 @@ func Build(ctx context.Context, p *substraitpb.Plan, cat Catalog, opt Options) (
 	if err != nil {
 		return nil, err
 	}
+	var stats optimize.Stats
+	if rc, ok := cat.(RowCounter); ok {
+		stats = rc
+	}
 	// The logical optimizer's first pass, on the proto (substrait-go
 	// cannot read a subquery expression): subqueries become joins.
 	if widths != nil {
-		if err := decorrelate(p, widths); err != nil {
+		if err := decorrelate(p, widths, stats); err != nil {
 			return nil, err
 		}
 	}
@@ -58,10 +62,6 @@ func Build(ctx context.Context, p *substraitpb.Plan, cat Catalog, opt Options) (
 	// The logical optimizer (plan/optimize) pushes down the conditions of
 	// inner joins and orders them, for every producer's plan alike: after
 	// decorrelation, before the physical build.
-	var stats optimize.Stats
-	if rc, ok := cat.(RowCounter); ok {
-		stats = rc
-	}
 	input := roots[0].Input()
 	if !opt.DisableJoinOrder {
 		if input, err = optimize.Joins(ctx, input, stats); err != nil {

@@ -120,7 +120,7 @@ func MatchTake(p *substraitpb.Plan) (shape *TakeShape) {
 		return nil
 	}
 	p, widths, err := validate(p)
-	if err != nil || (widths != nil && decorrelate(p, widths) != nil) {
+	if err != nil || (widths != nil && decorrelate(p, widths, nil) != nil) {
 		return nil
 	}
 	sp, err := fromProto(p)

@@ -62,11 +62,12 @@ func validate(p *substraitpb.Plan) (*substraitpb.Plan, map[*substraitpb.Rel]int,
 }
 
 // decorrelate runs the optimizer's first pass, optimize.Decorrelate, on
-// q (validate's copy, of the widths it recorded): its refusals become
+// q (validate's copy, of the widths it recorded; st the table sizes, or
+// nil): its refusals become
 // this package's typed errors, and the plan it leaves is checked again,
 // since its joins are the engine's and no outer reference is left.
-func decorrelate(q *substraitpb.Plan, widths map[*substraitpb.Rel]int) error {
-	if err := optimize.Decorrelate(q, widths); err != nil {
+func decorrelate(q *substraitpb.Plan, widths map[*substraitpb.Rel]int, st optimize.Stats) error {
+	if err := optimize.Decorrelate(q, widths, st); err != nil {
 		var pe *optimize.PathError
 		if errors.As(err, &pe) {
 			return &relErr{kind: pe.Kind, path: pe.Path, msg: pe.Msg}

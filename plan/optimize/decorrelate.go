@@ -60,8 +60,10 @@ import (
 // join, and its errors are *PathError (an unsupported subquery, named by
 // its path, or a malformed one the validation could not see). The plan
 // it leaves holds no subquery expression and no outer reference; the
-// caller checks it again before reading it.
-func Decorrelate(p *substraitpb.Plan, widths map[*substraitpb.Rel]int) error {
+// caller checks it again before reading it. st (nil: nothing known)
+// gives the table sizes the IN/EXISTS push to one item needs to tell
+// the probe item (semipush.go).
+func Decorrelate(p *substraitpb.Plan, widths map[*substraitpb.Rel]int, st Stats) error {
 	var root *substraitpb.RelRoot
 	for _, r := range p.GetRelations() {
 		if t, ok := r.GetRelType().(*substraitpb.PlanRel_Root); ok && root == nil {
@@ -71,7 +73,7 @@ func Decorrelate(p *substraitpb.Plan, widths map[*substraitpb.Rel]int) error {
 	if root == nil {
 		return invalidAt("relations", "plan has no root relation")
 	}
-	u := &unnester{p: p, widths: widths, anchors: map[string]uint32{}}
+	u := &unnester{p: p, widths: widths, st: st, anchors: map[string]uint32{}}
 	u.declarations()
 	in, err := u.rel(root.GetInput(), "root.input")
 	if err != nil {
@@ -85,6 +87,7 @@ func Decorrelate(p *substraitpb.Plan, widths map[*substraitpb.Rel]int) error {
 type unnester struct {
 	p       *substraitpb.Plan
 	widths  map[*substraitpb.Rel]int // each relation's output width
+	st      Stats                    // table sizes, for the probe item (semipush.go); may be nil
 	funcs   map[uint32]string        // function anchor -> declared name
 	urns    map[uint32]string        // function anchor -> URN of its extension
 	anchors map[string]uint32        // function name -> anchor (anchor)
@@ -183,7 +186,7 @@ func (u *unnester) rel(r *substraitpb.Rel, path string) (*substraitpb.Rel, error
 // left) joins, and what is left of the condition filters the result.
 func (u *unnester) filter(r *substraitpb.Rel, f *substraitpb.FilterRel, path string) (*substraitpb.Rel, error) {
 	w := u.width(f.GetInput())
-	cur := f.GetInput()
+	input := f.GetInput()
 	// The conjuncts without subqueries filter the input first, so the
 	// joins see only the rows they keep (and a filter over a cross
 	// product stays one, as the producer wrote it). Those referencing
@@ -201,6 +204,17 @@ func (u *unnester) filter(r *substraitpb.Rel, f *substraitpb.FilterRel, path str
 			rest = append(rest, c)
 		}
 	}
+	// IN and EXISTS over one item of a join tree filter that item
+	// (semipush.go).
+	if len(sets) > 0 {
+		if items := u.joinItems(&input); items != nil {
+			var err error
+			if sets, plain, err = u.pushSets(items, sets, plain); err != nil {
+				return nil, err
+			}
+		}
+	}
+	cur := input
 	if len(plain) > 0 {
 		pre := &substraitpb.Rel{RelType: &substraitpb.Rel_Filter{Filter: &substraitpb.FilterRel{
 			Common: &substraitpb.RelCommon{EmitKind: &substraitpb.RelCommon_Direct_{Direct: &substraitpb.RelCommon_Direct{}}},
@@ -229,12 +243,16 @@ func (u *unnester) filter(r *substraitpb.Rel, f *substraitpb.FilterRel, path str
 	}
 	if len(rest) == 0 {
 		// cur is the last semi or anti join, or the filter of the
-		// plain conjuncts, of width w: it takes the filter's emit.
+		// plain conjuncts, or (every conjunct pushed to an item) the
+		// join tree, without an emit (joinItems), of width w: it takes
+		// the filter's emit.
 		switch t := cur.GetRelType().(type) {
 		case *substraitpb.Rel_Join:
 			t.Join.Common = common
 		case *substraitpb.Rel_Filter:
 			t.Filter.Common = common
+		case *substraitpb.Rel_Cross:
+			t.Cross.Common = common
 		}
 		return u.made(cur, u.width(r)), nil
 	}

@@ -141,7 +141,7 @@ func decorrelated(t *testing.T, js string) (*substraitpb.Plan, *substraitpb.Rel,
 	p, widths := decode(t, js)
 	root := p.GetRelations()[0].GetRoot()
 	w := widths[root.GetInput()]
-	if err := Decorrelate(p, widths); err != nil {
+	if err := Decorrelate(p, widths, nil); err != nil {
 		t.Fatalf("Decorrelate: %v", err)
 	}
 	in := root.GetInput()
@@ -319,7 +319,7 @@ func TestDecorrelateRefusals(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			p, widths := decode(t, tc.plan)
-			err := Decorrelate(p, widths)
+			err := Decorrelate(p, widths, nil)
 			var pe *PathError
 			if !errors.As(err, &pe) || pe.Kind != "expression" || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want an unsupported expression with %q", err, tc.want)

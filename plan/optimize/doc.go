@@ -29,6 +29,12 @@
 // relations after decorrelation, because here the correlation is still
 // known as such: after Decorrelate it is only a LEFT join's condition,
 // and which outer relation feeds the keys would have to be found again.
+// For the same reason the IN/EXISTS push to one FROM item is made there
+// too (semipush.go; TPC-H Q18; the front end's sql/semipush.go): an IN,
+// EXISTS or NOT EXISTS conjunct of a filter over inner joins and cross
+// products whose references all read one item, not the probe item (the
+// largest by Stats), is applied to that item, after its own conjuncts,
+// before the joins.
 // Decorrelate needs each relation's output width, which the ingest's
 // validation computes (plan's check) and passes in; a subquery it cannot
 // rewrite is a *PathError naming it by its path in the plan, which plan
