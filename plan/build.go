@@ -36,8 +36,20 @@ func Build(ctx context.Context, p *substraitpb.Plan, cat Catalog, opt Options) (
 	// Check the plan before substrait-go reads it: it panics on malformed
 	// plans, and rejects unsupported relations (WindowRel, ExpandRel, ...)
 	// with a generic "not implemented"; validate names both by their path.
-	if p, err = validate(p); err != nil {
+	p, widths, err := validate(p)
+	if err != nil {
 		return nil, err
+	}
+	var stats optimize.Stats
+	if rc, ok := cat.(RowCounter); ok {
+		stats = rc
+	}
+	// The logical optimizer's first pass, on the proto (substrait-go
+	// cannot read a subquery expression): subqueries become joins.
+	if widths != nil {
+		if err := decorrelate(p, widths, stats); err != nil {
+			return nil, err
+		}
 	}
 	sp, err := fromProto(p)
 	if err != nil {
@@ -49,11 +61,7 @@ func Build(ctx context.Context, p *substraitpb.Plan, cat Catalog, opt Options) (
 	}
 	// The logical optimizer (plan/optimize) pushes down the conditions of
 	// inner joins and orders them, for every producer's plan alike: after
-	// the subquery flattening of validate, before the physical build.
-	var stats optimize.Stats
-	if rc, ok := cat.(RowCounter); ok {
-		stats = rc
-	}
+	// decorrelation, before the physical build.
 	input := roots[0].Input()
 	if !opt.DisableJoinOrder {
 		if input, err = optimize.Joins(ctx, input, stats); err != nil {

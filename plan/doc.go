@@ -17,7 +17,9 @@
 //   - subqueries: Substrait subquery expressions (IN, EXISTS, ANY/ALL,
 //     scalar; correlated through outer references) are rewritten into
 //     semi, anti, single and left joins before substrait-go reads the plan
-//     (subquery.go), the joins the SQL front end lowers its subqueries to;
+//     by the logical optimizer's first pass, optimize.Decorrelate, over
+//     the relation widths validate records (Build: validate, decorrelate,
+//     validate again, fromProto, optimize.Joins, compile);
 //   - shared subplans: a relation with a join, an aggregation or a set
 //     operation that occurs more than once, byte for byte (a WITH query
 //     the SQL front end lowered at each reference, a scalar subquery that

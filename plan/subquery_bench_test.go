@@ -8,9 +8,9 @@ import (
 )
 
 // BenchmarkBuildSubquery measures planning a correlated scalar subquery
-// (TPC-H Q17's shape: validate, unnest into a grouped LEFT join,
-// validate again, substrait-go, planner), beside a plan of similar size
-// without subqueries (a join), for unnest's cost.
+// (TPC-H Q17's shape: validate, optimize.Decorrelate into a grouped LEFT
+// join, validate again, substrait-go, planner), beside a plan of similar
+// size without subqueries (a join), for decorrelation's cost.
 func BenchmarkBuildSubquery(b *testing.B) {
 	fixtures := producerFixtures(b)
 	for _, name := range []string{"isthmus/subquery_scalar_correlated", "isthmus/subquery_exists", "isthmus/join"} {

@@ -13,13 +13,16 @@ import (
 	"github.com/stablerow/stablerow/plan"
 )
 
-// FuzzSubquery mutates the subquery fixtures where unnest is most
-// likely to go wrong — field indices, outer references' steps_out, emit
-// mappings, join and predicate kinds, function anchors — and runs what
+// FuzzSubquery mutates the subquery fixtures where decorrelation
+// (optimize.Decorrelate, which Build runs) is most likely to go wrong —
+// field indices, outer references' steps_out, emit mappings, join and
+// predicate kinds, function anchors — and runs what
 // loads: every plan either fails with a typed error (never an internal
 // one, never a panic) or runs to completion without leaking memory.
 // Byte mutation of the whole plan (FuzzPlanLoad) seldom keeps the JSON
-// valid deep inside a subquery; this target always does.
+// valid deep inside a subquery; this target always does. It lives here,
+// not in plan/optimize, because Decorrelate trusts a validated plan and
+// its output must also plan and run: Build is the unit under test.
 //
 // The input: byte 0 picks the fixture; each following pair (i, v) sets
 // its i-th mutable leaf (numbers and enum names, in document order) to
@@ -65,7 +68,7 @@ func FuzzSubquery(f *testing.F) {
 // leaf is a mutable value in a decoded JSON plan.
 type leaf struct{ set func(v byte) }
 
-// enumValues are the alternatives of the enum fields unnest reads.
+// enumValues are the alternatives of the enum fields Decorrelate reads.
 var enumValues = map[string][]string{
 	"predicateOp":  {"PREDICATE_OP_EXISTS", "PREDICATE_OP_UNIQUE", "PREDICATE_OP_UNSPECIFIED"},
 	"reductionOp":  {"REDUCTION_OP_ANY", "REDUCTION_OP_ALL", "REDUCTION_OP_UNSPECIFIED"},

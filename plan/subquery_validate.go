@@ -9,7 +9,7 @@ import (
 // it pushed on v.outer, so that an outer reference (steps_out k refers
 // to the k-th enclosing query's input row) is checked against the width
 // of the query it names. Whether the planner can run the subquery is
-// unnest's question (subquery.go); here only its well-formedness is.
+// optimize.Decorrelate's question; here only its well-formedness is.
 
 // subquery checks a subquery expression over an input of w columns; its
 // error is a *locErr (an error inside the subquery's relations carries

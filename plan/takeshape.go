@@ -119,8 +119,8 @@ func MatchTake(p *substraitpb.Plan) (shape *TakeShape) {
 	if p == nil || len(p.GetRelations()) != 1 || p.GetRelations()[0].GetRoot() == nil || checkDepth(p) != nil {
 		return nil
 	}
-	p, err := validate(p)
-	if err != nil {
+	p, widths, err := validate(p)
+	if err != nil || (widths != nil && decorrelate(p, widths, nil) != nil) {
 		return nil
 	}
 	sp, err := fromProto(p)

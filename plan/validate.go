@@ -1,9 +1,11 @@
 package plan
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/stablerow/stablerow/plan/optimize"
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
 	extpb "github.com/substrait-io/substrait-protobuf/go/substraitpb/extensions"
 	"google.golang.org/protobuf/proto"
@@ -33,32 +35,49 @@ import (
 // validate also returns the plan substrait-go is to read: p itself, or a
 // normalized copy (normalize) when p leaves out what substrait-go
 // requires but the Substrait spec does not (a RelCommon, a fetch's
-// offset). p is never modified.
-func validate(p *substraitpb.Plan) (*substraitpb.Plan, error) {
+// offset), or a copy when p holds subquery expressions; for those it
+// returns the width of each of the copy's relations too, for
+// optimize.Decorrelate (nil when p has no subquery). p is never
+// modified.
+func validate(p *substraitpb.Plan) (*substraitpb.Plan, map[*substraitpb.Rel]int, error) {
 	q, err := normalize(p)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	v, err := check(q, false)
 	if err != nil || v.subqueries == 0 {
-		return q, err
+		return q, nil, err
 	}
-	// Subqueries become joins (unnest, subquery.go), in a copy, and the
-	// result is checked again: its joins are the engine's, and no outer
-	// reference is left.
+	// Subqueries become joins in the optimizer's first pass
+	// (optimize.Decorrelate, called by Build), which rewrites the plan in
+	// place: so it gets a copy, and the width of each of the copy's
+	// relations.
 	if q == p {
 		q = proto.Clone(p).(*substraitpb.Plan)
 	}
 	if v, err = check(q, true); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if err := unnest(q, v); err != nil {
-		return nil, err
+	return q, v.widths, nil
+}
+
+// decorrelate runs the optimizer's first pass, optimize.Decorrelate, on
+// q (validate's copy, of the widths it recorded; st the table sizes, or
+// nil): its refusals become
+// this package's typed errors, and the plan it leaves is checked again,
+// since its joins are the engine's and no outer reference is left.
+func decorrelate(q *substraitpb.Plan, widths map[*substraitpb.Rel]int, st optimize.Stats) error {
+	if err := optimize.Decorrelate(q, widths, st); err != nil {
+		var pe *optimize.PathError
+		if errors.As(err, &pe) {
+			return &relErr{kind: pe.Kind, path: pe.Path, msg: pe.Msg}
+		}
+		return err
 	}
 	if _, err := check(q, false); err != nil {
-		return nil, fmt.Errorf("%w: the plan its subqueries were rewritten to: %w", ErrInternal, err)
+		return fmt.Errorf("%w: the plan its subqueries were rewritten to: %w", ErrInternal, err)
 	}
-	return q, nil
+	return nil
 }
 
 // check is validate's walk over q; with widths it records each
@@ -97,7 +116,7 @@ type validator struct {
 	// Subqueries (subquery_validate.go): outer is the input width of
 	// each enclosing query, innermost last, for checking outer
 	// references; widths records each relation's output width, and
-	// subqueries counts the subquery expressions seen, for unnest.
+	// subqueries counts the subquery expressions seen, for Decorrelate.
 	outer      []int
 	widths     map[*substraitpb.Rel]int
 	subqueries int

@@ -1,20 +1,53 @@
 // Package optimize is the logical optimizer: the phase between the
-// Substrait ingest (decode, migration, producer normalization, validation,
-// subquery flattening: package plan's validate and fromProto) and the
-// physical build (plan's compile). It rewrites substrait-go relations into
-// relations that return the same rows and are cheaper to run; it never
-// builds an operator, so it cannot import plan, and plan calls it for
-// every producer's plan alike (the SQL front end's and Isthmus's, DuckDB's,
-// DataFusion's).
+// Substrait ingest (decode, migration, producer normalization, validation:
+// package plan's validate and fromProto) and the physical build (plan's
+// compile). It rewrites relations into relations that return the same
+// rows and are cheaper to run; it never builds an operator, so it cannot
+// import plan, and plan calls it for every producer's plan alike (the SQL
+// front end's and Isthmus's, DuckDB's, DataFusion's). plan.Build runs its
+// passes in this order: Decorrelate, then (after substrait-go reads the
+// plan) Joins.
 //
-// Its one pass today is join ordering (Joins, joins.go). The conjuncts
-// of a tree of inner joins and cross products, with the filters above and
-// inside it, are each moved to the lowest place that has every column
-// they read (pushdown.go; PostgreSQL's distribute_qual_to_rels): a
-// conjunct over one relation filters that relation before any join, one
-// over several becomes a condition of the lowest join that has them all
-// (a cross product becomes an inner join), and one that names an outer
-// query's column, holds a subquery or names no column stays where it is.
+// Decorrelate (decorrelate*.go) is the first pass, and runs on the proto
+// (substraitpb), not on substrait-go's relations: substrait-go v8 cannot
+// read a subquery expression into anything a relation can evaluate. It
+// rewrites every subquery expression (EXISTS, IN, op ANY/ALL, scalar;
+// correlated ones reaching the enclosing query through
+// FieldReference.outer_reference) into semi, anti, single and left joins
+// the planner runs: an EXISTS or IN conjunct of a filter becomes a semi
+// or anti join of the filter's input, a scalar subquery a single join
+// (or, over an ungrouped aggregate, a left join of that aggregate grouped
+// by the correlation's inner keys, as DuckDB flattens a correlated
+// aggregate; PostgreSQL runs it as a SubPlan per outer row). The
+// correlation (the conjuncts of the subquery's filters that reference the
+// outer query) becomes the join's condition; the grouped aggregate's
+// input is first semi joined with the keys the outer rows can have, taken
+// from the one relation of the outer query that holds them and its own
+// conjuncts (restrict.go; TPC-H Q17, Q20, Q2; DuckDB's delim join, and
+// the SQL front end's sql/restrict.go for a base table). The restriction
+// is made here, on the proto, rather than as a rule on substrait-go's
+// relations after decorrelation, because here the correlation is still
+// known as such: after Decorrelate it is only a LEFT join's condition,
+// and which outer relation feeds the keys would have to be found again.
+// For the same reason the IN/EXISTS push to one FROM item is made there
+// too (semipush.go; TPC-H Q18; the front end's sql/semipush.go): an IN,
+// EXISTS or NOT EXISTS conjunct of a filter over inner joins and cross
+// products whose references all read one item, not the probe item (the
+// largest by Stats), is applied to that item, after its own conjuncts,
+// before the joins.
+// Decorrelate needs each relation's output width, which the ingest's
+// validation computes (plan's check) and passes in; a subquery it cannot
+// rewrite is a *PathError naming it by its path in the plan, which plan
+// reports as ErrUnsupported.
+//
+// Joins (joins.go) orders joins. The conjuncts of a tree of inner joins
+// and cross products, with the filters above and inside it, are each
+// moved to the lowest place that has every column they read (pushdown.go;
+// PostgreSQL's distribute_qual_to_rels): a conjunct over one relation
+// filters that relation before any join, one over several becomes a
+// condition of the lowest join that has them all (a cross product becomes
+// an inner join), and one that names an outer query's column, holds a
+// subquery or names no column stays where it is.
 //
 // Before they are placed, the region's conjuncts are expanded by two
 // rules. OR factoring (orfactor.go; PostgreSQL's canonicalize_qual,

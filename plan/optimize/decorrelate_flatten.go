@@ -1,4 +1,4 @@
-package plan
+package optimize
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// Decorrelation (see subquery.go). Everything here is in the field space
+// Decorrelation (see decorrelate.go). Everything here is in the field space
 // of the join a subquery becomes: the outer query's w columns, then the
 // columns of the relation the subquery is flattened to. An outer
 // reference (steps_out 1) to field i is field i; the flattened
@@ -72,8 +72,7 @@ func (u *unnester) flatten(s *substraitpb.Rel, w int, path string) (*flat, error
 		return f, err
 	}
 	if hasOuterRef(s) {
-		kind := strings.TrimSuffix(relKind(s.GetRelType()), "Rel") + "Rel"
-		return nil, unsupportedAt("expression", path, "outer reference inside a %s (a correlated subquery is decorrelated when its outer references are in the filters and projections over its other relations)", kind)
+		return nil, unsupportedAt("expression", path, "outer reference inside a %s (a correlated subquery is decorrelated when its outer references are in the filters and projections over its other relations)", relKind(s.GetRelType()))
 	}
 	f := &flat{base: s, cols: make([]*substraitpb.Expression, u.width(s))}
 	for i := range f.cols {
@@ -128,7 +127,8 @@ var nullOnEmpty = map[string]bool{
 // over an ungrouped aggregate (under the projects, top first): the
 // aggregate, grouped by the inner sides of the correlation's equalities,
 // is LEFT joined on them, and the subquery's value is computed from the
-// joined columns.
+// joined columns. The aggregate's input is restricted to the keys the
+// outer rows can have where that restricts it (restrict.go).
 func (u *unnester) scalarAggregate(cur *substraitpb.Rel, w int, aggRel *substraitpb.Rel, projects []*substraitpb.ProjectRel, path string) (*substraitpb.Rel, *substraitpb.Expression, int, error) {
 	apath := path + strings.Repeat(".project.input", len(projects)) + ".aggregate"
 	a := aggRel.GetAggregate()
@@ -177,7 +177,7 @@ func (u *unnester) scalarAggregate(cur *substraitpb.Rel, w int, aggRel *substrai
 	for i, m := range a.GetMeasures() {
 		mpath := fmt.Sprintf("%s: measures[%d]", apath, i)
 		fn := m.GetMeasure()
-		name, _, _ := strings.Cut(u.v.funcs[fn.GetFunctionReference()], ":")
+		name, _, _ := strings.Cut(u.funcs[fn.GetFunctionReference()], ":")
 		col := fieldExpr(w + k + i)
 		switch {
 		case name == "count":
@@ -198,7 +198,7 @@ func (u *unnester) scalarAggregate(cur *substraitpb.Rel, w int, aggRel *substrai
 	}
 	agg := &substraitpb.Rel{RelType: &substraitpb.Rel_Aggregate{Aggregate: &substraitpb.AggregateRel{
 		Common:              &substraitpb.RelCommon{EmitKind: &substraitpb.RelCommon_Direct_{Direct: &substraitpb.RelCommon_Direct{}}},
-		Input:               f.base,
+		Input:               u.restrict(f.base, cloneAll(keys), cur, outer),
 		GroupingExpressions: keys,
 		Groupings:           []*substraitpb.AggregateRel_Grouping{{ExpressionReferences: refs}},
 		Measures:            measures,
@@ -291,4 +291,13 @@ func zeroLiteral(t *substraitpb.Type) (*substraitpb.Expression, bool) {
 		return nil, false
 	}
 	return &substraitpb.Expression{RexType: &substraitpb.Expression_Literal_{Literal: l}}, true
+}
+
+// cloneAll copies es.
+func cloneAll(es []*substraitpb.Expression) []*substraitpb.Expression {
+	out := make([]*substraitpb.Expression, len(es))
+	for i, e := range es {
+		out[i] = proto.Clone(e).(*substraitpb.Expression)
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package plan
+package optimize
 
 import (
 	"fmt"
@@ -14,9 +14,9 @@ import (
 // relation whose expression holds the subquery). substrait-go v8.1.1
 // decodes them only with a converter the caller registers, and then as
 // opaque expressions no planned relation can evaluate; the engine has no
-// subquery operator. So, before substrait-go reads the plan, unnest
-// rewrites every subquery into the joins the SQL front end lowers its
-// subqueries to (sql/subquery.go), which the planner already runs:
+// subquery operator. So the optimizer's first pass, Decorrelate, runs on
+// the proto before substrait-go reads the plan, and rewrites every
+// subquery into joins the planner runs:
 //
 //	filter conjunct                        becomes (input ⋈ S on ...)
 //	EXISTS (S)            / NOT EXISTS     LEFT SEMI / LEFT ANTI on true
@@ -48,17 +48,33 @@ import (
 // reference more than one level out, a correlation anywhere else (in a
 // join, an aggregate, a fetch), a non-equality correlation of an
 // aggregate, an IN or EXISTS used as a value (a mark join) and UNIQUE
-// are refused with ErrUnsupported naming the expression's path.
+// are refused with a *PathError naming the expression's path (plan
+// reports it as ErrUnsupported).
 
-// unnest rewrites the subquery expressions of p, which validate has
-// checked with widths recorded in v. p is changed in place (validate
-// passes its own copy).
-func unnest(p *substraitpb.Plan, v *validator) error {
-	root, err := protoRoot(p)
-	if err != nil {
-		return err
+// Decorrelate rewrites the subquery expressions of p into joins, in
+// place. widths holds the output width (after its emit mapping) of every
+// relation of p, as the Substrait ingest's validation computed it; the
+// relations Decorrelate makes are added to it. p must be valid (every
+// field reference in range, every outer reference to an enclosing query):
+// Decorrelate checks only what decides whether a subquery can become a
+// join, and its errors are *PathError (an unsupported subquery, named by
+// its path, or a malformed one the validation could not see). The plan
+// it leaves holds no subquery expression and no outer reference; the
+// caller checks it again before reading it. st (nil: nothing known)
+// gives the table sizes the IN/EXISTS push to one item needs to tell
+// the probe item (semipush.go).
+func Decorrelate(p *substraitpb.Plan, widths map[*substraitpb.Rel]int, st Stats) error {
+	var root *substraitpb.RelRoot
+	for _, r := range p.GetRelations() {
+		if t, ok := r.GetRelType().(*substraitpb.PlanRel_Root); ok && root == nil {
+			root = t.Root
+		}
 	}
-	u := &unnester{p: p, v: v, anchors: map[string]uint32{}}
+	if root == nil {
+		return invalidAt("relations", "plan has no root relation")
+	}
+	u := &unnester{p: p, widths: widths, st: st, anchors: map[string]uint32{}}
+	u.declarations()
 	in, err := u.rel(root.GetInput(), "root.input")
 	if err != nil {
 		return err
@@ -67,20 +83,39 @@ func unnest(p *substraitpb.Plan, v *validator) error {
 	return nil
 }
 
-// unnester holds the plan being rewritten and its validator's facts.
+// unnester holds the plan being rewritten and what it knows of it.
 type unnester struct {
 	p       *substraitpb.Plan
-	v       *validator
-	anchors map[string]uint32 // function name -> anchor (anchor)
+	widths  map[*substraitpb.Rel]int // each relation's output width
+	st      Stats                    // table sizes, for the probe item (semipush.go); may be nil
+	funcs   map[uint32]string        // function anchor -> declared name
+	urns    map[uint32]string        // function anchor -> URN of its extension
+	anchors map[string]uint32        // function name -> anchor (anchor)
 }
 
-// width is r's output width (recorded by validate, or by unnest for the
-// relations it made).
-func (u *unnester) width(r *substraitpb.Rel) int { return u.v.widths[r] }
+// declarations reads the plan's function declarations into funcs and
+// urns.
+func (u *unnester) declarations() {
+	urns := map[uint32]string{}
+	for _, e := range u.p.GetExtensionUrns() {
+		urns[e.GetExtensionUrnAnchor()] = e.GetUrn()
+	}
+	u.funcs, u.urns = map[uint32]string{}, map[uint32]string{}
+	for _, d := range u.p.GetExtensions() {
+		if f := d.GetExtensionFunction(); f != nil {
+			u.funcs[f.GetFunctionAnchor()] = f.GetName()
+			u.urns[f.GetFunctionAnchor()] = urns[f.GetExtensionUrnReference()]
+		}
+	}
+}
 
-// made records a relation unnest made, of output width w.
+// width is r's output width (recorded by the validation, or by
+// Decorrelate for the relations it made).
+func (u *unnester) width(r *substraitpb.Rel) int { return u.widths[r] }
+
+// made records a relation Decorrelate made, of output width w.
 func (u *unnester) made(r *substraitpb.Rel, w int) *substraitpb.Rel {
-	u.v.widths[r] = w
+	u.widths[r] = w
 	return r
 }
 
@@ -151,14 +186,14 @@ func (u *unnester) rel(r *substraitpb.Rel, path string) (*substraitpb.Rel, error
 // left) joins, and what is left of the condition filters the result.
 func (u *unnester) filter(r *substraitpb.Rel, f *substraitpb.FilterRel, path string) (*substraitpb.Rel, error) {
 	w := u.width(f.GetInput())
-	cur := f.GetInput()
+	input := f.GetInput()
 	// The conjuncts without subqueries filter the input first, so the
 	// joins see only the rows they keep (and a filter over a cross
 	// product stays one, as the producer wrote it). Those referencing
 	// an outer query stay on top, where decorrelating this filter's
 	// query (flatten) takes them.
 	var plain []*substraitpb.Expression
-	var sets, rest []conjunct
+	var sets, rest []protoConjunct
 	for _, c := range u.conjuncts(f.GetCondition(), path+": condition") {
 		switch {
 		case !hasSubquery(c.e) && !hasOuterRef(c.e):
@@ -169,6 +204,17 @@ func (u *unnester) filter(r *substraitpb.Rel, f *substraitpb.FilterRel, path str
 			rest = append(rest, c)
 		}
 	}
+	// IN and EXISTS over one item of a join tree filter that item
+	// (semipush.go).
+	if len(sets) > 0 {
+		if items := u.joinItems(&input); items != nil {
+			var err error
+			if sets, plain, err = u.pushSets(items, sets, plain); err != nil {
+				return nil, err
+			}
+		}
+	}
+	cur := input
 	if len(plain) > 0 {
 		pre := &substraitpb.Rel{RelType: &substraitpb.Rel_Filter{Filter: &substraitpb.FilterRel{
 			Common: &substraitpb.RelCommon{EmitKind: &substraitpb.RelCommon_Direct_{Direct: &substraitpb.RelCommon_Direct{}}},
@@ -197,12 +243,16 @@ func (u *unnester) filter(r *substraitpb.Rel, f *substraitpb.FilterRel, path str
 	}
 	if len(rest) == 0 {
 		// cur is the last semi or anti join, or the filter of the
-		// plain conjuncts, of width w: it takes the filter's emit.
+		// plain conjuncts, or (every conjunct pushed to an item) the
+		// join tree, without an emit (joinItems), of width w: it takes
+		// the filter's emit.
 		switch t := cur.GetRelType().(type) {
 		case *substraitpb.Rel_Join:
 			t.Join.Common = common
 		case *substraitpb.Rel_Filter:
 			t.Filter.Common = common
+		case *substraitpb.Rel_Cross:
+			t.Cross.Common = common
 		}
 		return u.made(cur, u.width(r)), nil
 	}

@@ -1,4 +1,4 @@
-package plan
+package optimize
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
-// Proto expression helpers for unnest: building the join conditions it
+// Proto expression helpers for Decorrelate: building the join conditions it
 // writes (with function declarations added to the plan as needed), and
 // moving field references between the spaces of a decorrelated join.
 
@@ -37,7 +37,7 @@ func trueExpr() *substraitpb.Expression {
 		LiteralType: &substraitpb.Expression_Literal_Boolean{Boolean: true}}}}
 }
 
-// funcURNs is the standard extension of each function unnest writes.
+// funcURNs is the standard extension of each function Decorrelate writes.
 var funcURNs = map[string]string{
 	"and": "functions_boolean", "or": "functions_boolean",
 	"equal": "functions_comparison", "not_equal": "functions_comparison",
@@ -47,17 +47,21 @@ var funcURNs = map[string]string{
 }
 
 // anchor returns the function anchor of the standard function name: a
-// declaration the plan has (by its standard name, of a standard
-// extension), else one added to the plan.
+// declaration the plan has (by its name, of the standard extension it is
+// in), else one added to the plan. (A declaration of the same name under
+// another URN, such as the "unknown" owner plan's migration gives
+// producers' functions without a usable extension, is not reused: one
+// more declaration of a standard function costs nothing, and a function
+// of some other extension is never taken for the standard one.)
 func (u *unnester) anchor(name string) uint32 {
 	if a, ok := u.anchors[name]; ok {
 		return a
 	}
 	var max uint32
-	for a, declared := range u.v.funcs {
+	for a, declared := range u.funcs {
 		max = maxU32(max, a)
 		base, _, _ := strings.Cut(declared, ":")
-		if base == name && byNameOwners[urnOwner(u.v.urns[a])] {
+		if base == name && u.urns[a] == "extension:io.substrait:"+funcURNs[name] {
 			u.anchors[name] = a
 			return a
 		}
@@ -130,7 +134,7 @@ func (u *unnester) funcName(e *substraitpb.Expression) string {
 	if f == nil {
 		return ""
 	}
-	base, _, _ := strings.Cut(u.v.funcs[f.GetFunctionReference()], ":")
+	base, _, _ := strings.Cut(u.funcs[f.GetFunctionReference()], ":")
 	return base
 }
 
@@ -147,22 +151,22 @@ func callArgs(e *substraitpb.Expression) []*substraitpb.Expression {
 	return out
 }
 
-// conjunct is one AND-ed part of a condition, with its path in the plan.
-type conjunct struct {
+// protoConjunct is one AND-ed part of a condition, with its path in the plan.
+type protoConjunct struct {
 	e    *substraitpb.Expression
 	path string
 }
 
 // conjuncts splits an AND tree.
-func (u *unnester) conjuncts(e *substraitpb.Expression, path string) []conjunct {
+func (u *unnester) conjuncts(e *substraitpb.Expression, path string) []protoConjunct {
 	if u.funcName(e) != "and" {
-		return []conjunct{{e, path}}
+		return []protoConjunct{{e, path}}
 	}
 	args := callArgs(e)
 	if len(args) == 0 {
-		return []conjunct{{e, path}}
+		return []protoConjunct{{e, path}}
 	}
-	var out []conjunct
+	var out []protoConjunct
 	for i, a := range args {
 		out = append(out, u.conjuncts(a, fmt.Sprintf("%s.arguments[%d]", path, i))...)
 	}
@@ -213,7 +217,7 @@ func hasSubquery(m proto.Message) bool {
 }
 
 // hasOuterRef reports an outer reference anywhere in r, its child
-// relations included. unnest rewrites a subquery's own subqueries first,
+// relations included. Decorrelate rewrites a subquery's own subqueries first,
 // so every outer reference left in a subquery's relations is to a query
 // around it.
 func hasOuterRef(r proto.Message) bool {

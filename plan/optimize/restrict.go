@@ -1,0 +1,172 @@
+package optimize
+
+import (
+	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
+	"google.golang.org/protobuf/proto"
+)
+
+// The restriction of a decorrelated aggregate (Decorrelate's
+// scalarAggregate): a correlated scalar subquery over an aggregate
+// becomes that aggregate grouped by the correlation's inner keys and LEFT
+// joined to the outer query, which groups the whole inner input although
+// only the groups of the outer rows' keys are ever looked up: TPC-H Q17
+// groups all of lineitem by part for the ~0.1% of parts its outer query
+// keeps. So the grouped input is first semi joined with the keys the
+// outer rows can have, as DuckDB's delim join does (its
+// FlattenDependentJoins pushes a duplicate-eliminated scan of the outer
+// keys into the subquery; PostgreSQL has no counterpart and runs Q17's
+// SubPlan once per outer row):
+//
+//	outer LEFT JOIN (SELECT k, agg(..) FROM inner
+//	                 WHERE k IN (SELECT key FROM item WHERE item's conjuncts)
+//	                 GROUP BY k)
+//
+// The keys come from one relation of the outer query, the source: from
+// the outer input down through its filters and inner joins and cross
+// products, always into the side that has every outer key's columns,
+// as far as one goes. Its conjuncts are those of the filters and join
+// conditions passed on the way that read the source's columns alone.
+// Every group an outer row can look up is kept: an outer row passed
+// every one of those conjuncts, and it holds one of the source's rows,
+// so its key is among the restriction's; the semi join repeats no row of
+// the inner input, and a NULL key, which no '=' matches, had no group to
+// look up before either. So each group that can be looked up has the
+// same rows, and the same value, as before.
+//
+// The restriction is made only where it restricts: the source has a
+// conjunct of its own (Q17's p_brand and p_container), or is itself a
+// semi or anti join (Q20's partsupp, semi joined by ps_partkey IN (...)).
+// The source is computed a second time for it; the SQL front end's
+// restriction (sql/restrict.go) makes the same trade for a base table.
+
+// restrict returns base (the aggregate's input, in whose space inner are
+// the correlation's inner keys) semi joined with the outer keys of cur
+// (the outer query's input, in whose space outer are the keys), or base
+// itself when no source restricts them.
+func (u *unnester) restrict(base *substraitpb.Rel, inner []*substraitpb.Expression, cur *substraitpb.Rel, outer []*substraitpb.Expression) *substraitpb.Rel {
+	for _, k := range outer {
+		if hasOuterRef(k) {
+			return base
+		}
+	}
+	src, off, conds := u.keySource(cur, outer)
+	if src == nil || src.GetCross() != nil || src.GetJoin().GetType() == substraitpb.JoinRel_JOIN_TYPE_INNER || hasOuterRef(src) {
+		// No source, or keys in both sides of a join: restricting
+		// by them would compute the outer query's join again.
+		return base
+	}
+	ws := u.width(src)
+	var own []*substraitpb.Expression
+	for _, c := range conds {
+		if within(c, off, ws) && !hasOuterRef(c) && !hasSubquery(c) {
+			own = append(own, shiftRefs(c, -off))
+		}
+	}
+	if len(own) == 0 && !isSemiOrAnti(src) {
+		return base
+	}
+	r := u.made(proto.Clone(src).(*substraitpb.Rel), ws)
+	if len(own) > 0 {
+		r = u.made(&substraitpb.Rel{RelType: &substraitpb.Rel_Filter{Filter: &substraitpb.FilterRel{
+			Common: direct(), Input: r, Condition: u.and(own)}}}, ws)
+	}
+	keys := make([]*substraitpb.Expression, len(outer))
+	for i, k := range outer {
+		keys[i] = shiftRefs(k, -off)
+	}
+	r = u.made(&substraitpb.Rel{RelType: &substraitpb.Rel_Project{Project: &substraitpb.ProjectRel{
+		Common: &substraitpb.RelCommon{EmitKind: &substraitpb.RelCommon_Emit_{Emit: &substraitpb.RelCommon_Emit{OutputMapping: iota32(ws, len(keys))}}},
+		Input:  r, Expressions: keys}}}, len(keys))
+	wb := u.width(base)
+	on := make([]*substraitpb.Expression, len(inner))
+	for i, k := range inner {
+		on[i] = u.call("equal", nullableBoolean, k, fieldExpr(wb+i))
+	}
+	return u.made(&substraitpb.Rel{RelType: &substraitpb.Rel_Join{Join: &substraitpb.JoinRel{
+		Common: direct(), Left: base, Right: r, Expression: u.and(on), Type: substraitpb.JoinRel_JOIN_TYPE_LEFT_SEMI}}}, wb)
+}
+
+// keySource finds the source of the outer keys in cur (see above): the
+// relation, its first column's place in cur, and the conjuncts passed on
+// the way there, in cur's space. It returns a nil source when some key
+// reads no column of cur.
+func (u *unnester) keySource(cur *substraitpb.Rel, keys []*substraitpb.Expression) (*substraitpb.Rel, int, []*substraitpb.Expression) {
+	lo, hi := u.width(cur), -1
+	for _, k := range keys {
+		walkExprs(k.ProtoReflect(), func(x *substraitpb.Expression) bool {
+			if s := x.GetSelection(); s != nil && s.GetOuterReference() == nil {
+				f := int(s.GetDirectReference().GetStructField().GetField())
+				lo, hi = min(lo, f), max(hi, f)
+			}
+			return true
+		})
+	}
+	if hi < 0 {
+		return nil, 0, nil
+	}
+	var conds []*substraitpb.Expression
+	r, off := cur, 0
+	for r.GetFilter().GetCommon().GetEmit() == nil && r.GetCross().GetCommon().GetEmit() == nil && r.GetJoin().GetCommon().GetEmit() == nil {
+		var left, right *substraitpb.Rel
+		switch t := r.GetRelType().(type) {
+		case *substraitpb.Rel_Filter:
+			for _, c := range u.conjuncts(t.Filter.GetCondition(), "") {
+				conds = append(conds, shiftRefs(c.e, off))
+			}
+			r = t.Filter.GetInput()
+			continue
+		case *substraitpb.Rel_Cross:
+			left, right = t.Cross.GetLeft(), t.Cross.GetRight()
+		case *substraitpb.Rel_Join:
+			if t.Join.GetType() != substraitpb.JoinRel_JOIN_TYPE_INNER {
+				return r, off, conds
+			}
+			left, right = t.Join.GetLeft(), t.Join.GetRight()
+			if t.Join.GetExpression() != nil {
+				for _, c := range u.conjuncts(t.Join.GetExpression(), "") {
+					conds = append(conds, shiftRefs(c.e, off))
+				}
+			}
+		default:
+			return r, off, conds
+		}
+		wl := u.width(left)
+		switch {
+		case hi < off+wl:
+			r = left
+		case lo >= off+wl:
+			r, off = right, off+wl
+		default:
+			return r, off, conds
+		}
+	}
+	return r, off, conds
+}
+
+// within reports whether every root reference of e is to a column in
+// [off, off+w), and it has one.
+func within(e *substraitpb.Expression, off, w int) bool {
+	has, in := false, true
+	walkExprs(e.ProtoReflect(), func(x *substraitpb.Expression) bool {
+		if s := x.GetSelection(); s != nil && s.GetOuterReference() == nil {
+			f := int(s.GetDirectReference().GetStructField().GetField())
+			has, in = true, in && f >= off && f < off+w
+		}
+		return true
+	})
+	return has && in
+}
+
+// isSemiOrAnti reports a LEFT SEMI or LEFT ANTI join.
+func isSemiOrAnti(r *substraitpb.Rel) bool {
+	switch r.GetJoin().GetType() {
+	case substraitpb.JoinRel_JOIN_TYPE_LEFT_SEMI, substraitpb.JoinRel_JOIN_TYPE_LEFT_ANTI:
+		return true
+	}
+	return false
+}
+
+// direct is a RelCommon without an emit mapping.
+func direct() *substraitpb.RelCommon {
+	return &substraitpb.RelCommon{EmitKind: &substraitpb.RelCommon_Direct_{Direct: &substraitpb.RelCommon_Direct{}}}
+}
