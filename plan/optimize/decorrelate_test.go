@@ -154,8 +154,8 @@ func decorrelated(t *testing.T, js string) (*substraitpb.Plan, *substraitpb.Rel,
 	return p, in, widths
 }
 
-// sameExpr fails unless e is the expression js.
-func sameExpr(t *testing.T, what string, e *substraitpb.Expression, js string) {
+// sameProtoExpr fails unless e is the expression js.
+func sameProtoExpr(t *testing.T, what string, e *substraitpb.Expression, js string) {
 	t.Helper()
 	want := &substraitpb.Expression{}
 	if err := protojson.Unmarshal([]byte(js), want); err != nil {
@@ -180,7 +180,7 @@ func TestDecorrelateExists(t *testing.T) {
 	if j.GetLeft().GetRead() == nil || j.GetRight().GetRead() == nil {
 		t.Fatalf("want the join of the two reads, got\n%s", protojson.Format(in))
 	}
-	sameExpr(t, "condition", j.GetExpression(), dCall(1, dBool, dRef(2, 0), dRef(0, 0)))
+	sameProtoExpr(t, "condition", j.GetExpression(), dCall(1, dBool, dRef(2, 0), dRef(0, 0)))
 }
 
 // NOT IN is a LEFT ANTI join on x = y OR x IS NULL OR y IS NULL
@@ -207,7 +207,7 @@ func TestDecorrelateNotIn(t *testing.T) {
 		t.Fatalf("condition %s, want or(x = y, x IS NULL, y IS NULL)", protojson.Format(c))
 	}
 	args := callArgs(c)
-	sameExpr(t, "x = y", args[0], dCall(1, dBool, dRef(1, 0), dRef(2, 0)))
+	sameProtoExpr(t, "x = y", args[0], dCall(1, dBool, dRef(1, 0), dRef(2, 0)))
 	for i, x := range []int{1, 2} {
 		if u.funcName(args[i+1]) != "is_null" || !proto.Equal(callArgs(args[i+1])[0], fieldExpr(x)) {
 			t.Fatalf("argument %d: %s, want is_null(field %d)", i+1, protojson.Format(args[i+1]), x)
@@ -245,7 +245,7 @@ func TestDecorrelateScalarAggregate(t *testing.T) {
 			if a == nil || len(a.GetGroupingExpressions()) != 1 || !proto.Equal(a.GetGroupingExpressions()[0], fieldExpr(0)) || a.GetInput().GetRead() == nil {
 				t.Fatalf("want the aggregate grouped by i.k over the read, got\n%s", protojson.Format(j.GetRight()))
 			}
-			sameExpr(t, "join condition", j.GetExpression(), dCall(1, dBool, dRef(0, 0), dRef(2, 0)))
+			sameProtoExpr(t, "join condition", j.GetExpression(), dCall(1, dBool, dRef(0, 0), dRef(2, 0)))
 			u := &unnester{p: p}
 			u.declarations()
 			v := callArgs(f.GetCondition())[1]
@@ -275,7 +275,7 @@ func TestDecorrelateScalarInProject(t *testing.T) {
 	if e := p.GetCommon().GetEmit(); e == nil || fmt.Sprint(e.GetOutputMapping()) != "[0 1 3]" {
 		t.Fatalf("project emit %v, want [0 1 3]", p.GetCommon().GetEmit())
 	}
-	sameExpr(t, "value", p.GetExpressions()[0], dRef(2, 0))
+	sameProtoExpr(t, "value", p.GetExpressions()[0], dRef(2, 0))
 }
 
 // anchor reuses a declaration of the standard function under its

@@ -53,17 +53,17 @@ func TestRestrictQ17(t *testing.T) {
 	if j == nil || j.GetType() != substraitpb.JoinRel_JOIN_TYPE_LEFT_SEMI || j.GetLeft().GetRead() == nil {
 		t.Fatalf("want i semi joined with the restriction, got\n%s", protojson.Format(in))
 	}
-	sameExpr(t, "semi join condition", j.GetExpression(), dCall(1, dBool, dRef(0, 0), dRef(2, 0)))
+	sameProtoExpr(t, "semi join condition", j.GetExpression(), dCall(1, dBool, dRef(0, 0), dRef(2, 0)))
 	p := j.GetRight().GetProject()
 	if p == nil || fmt.Sprint(p.GetCommon().GetEmit().GetOutputMapping()) != "[2]" || len(p.GetExpressions()) != 1 {
 		t.Fatalf("want the restriction to project the key alone, got\n%s", protojson.Format(j.GetRight()))
 	}
-	sameExpr(t, "restriction key", p.GetExpressions()[0], dRef(0, 0))
+	sameProtoExpr(t, "restriction key", p.GetExpressions()[0], dRef(0, 0))
 	f := p.GetInput().GetFilter()
 	if f == nil || f.GetInput().GetRead().GetNamedTable().GetNames()[0] != "p" {
 		t.Fatalf("want the restriction over p filtered, got\n%s", protojson.Format(p.GetInput()))
 	}
-	sameExpr(t, "restriction filter", f.GetCondition(), dCall(6, dBool, dRef(1, 0), `{"literal": {"i64": "3"}}`))
+	sameProtoExpr(t, "restriction filter", f.GetCondition(), dCall(6, dBool, dRef(1, 0), `{"literal": {"i64": "3"}}`))
 }
 
 // No restriction where it would not restrict (p has no conjunct of its
