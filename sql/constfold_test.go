@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -154,5 +155,22 @@ func TestFalseWhereFoldsSubqueryOperandsBeforeIt(t *testing.T) {
 	} {
 		_, err := Parse(q, testCatalog)
 		assert.NoError(t, err, q)
+	}
+}
+
+// NULLIF keeps its first operand's type when PostgreSQL compares the
+// operands with a cross-type = (int48eq, float48eq, ...), and takes the
+// promoted type across families (difftest seed 20261224).
+func TestNullIfKeepsFirstTypeWithinFamily(t *testing.T) {
+	for _, c := range []struct{ sql, want string }{
+		{"SELECT nullif(CAST(id AS INTEGER), id) FROM t", "i32"},
+		{"SELECT nullif(CAST(id AS SMALLINT), id) FROM t", "i16"},
+		{"SELECT nullif(CAST(score AS REAL), score) FROM t", "fp32"},
+		{"SELECT nullif(id, CAST(id AS INTEGER)) FROM t", "i64"},
+		{"SELECT nullif(CAST(id AS INTEGER), score) FROM t", "fp64"},
+	} {
+		_, root, _ := parseQuery(t, c.sql)
+		got := root.RecordType().Types()[0].ShortString()
+		assert.Equal(t, c.want, strings.TrimSuffix(got, "?"), c.sql)
 	}
 }

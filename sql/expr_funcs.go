@@ -427,10 +427,24 @@ func (l *lowerer) nullIf(a *pg_query.A_Expr, s *scope) (value, error) {
 		return value{}, err
 	}
 	e, err := l.callOpts(urnComparison, "nullif", a.Location, nil, es...)
-	if err != nil || common.id != idNumeric {
-		return value{e: e, loc: a.Location, name: "nullif"}, err
+	if err != nil {
+		return value{}, err
 	}
 	first := vs[0].kind()
+	if vs[0].how == typed && sameFamilyOperator(first, common) {
+		// PostgreSQL resolves NULLIF's = with the operands as they are
+		// when a cross-type operator exists (int48eq, float48eq, ...), so
+		// its result keeps the first operand's type (transformAExprNullIf:
+		// opresulttype is the first argument's type after make_op):
+		// -nullif(int4 x, int8 y) negates an integer and overflows at
+		// -2147483648 (difftest seed 20261224). The value is the first
+		// operand or NULL, so the cast back never fails.
+		e, err = l.cast(e, first, false, a.Location)
+		return value{e: e, loc: a.Location, name: "nullif"}, err
+	}
+	if common.id != idNumeric {
+		return value{e: e, loc: a.Location, name: "nullif"}, nil
+	}
 	switch {
 	case first.id == idNumeric && first.s < common.s:
 	case first.id == idI16 || first.id == idI32 || first.id == idI64:
@@ -440,6 +454,19 @@ func (l *lowerer) nullIf(a *pg_query.A_Expr, s *scope) (value, error) {
 	}
 	e, err = l.cast(e, first, false, a.Location)
 	return value{e: e, loc: a.Location, name: "nullif"}, err
+}
+
+// sameFamilyOperator: first differs from common and both are integers or
+// both are floats, the families whose every pair PostgreSQL compares
+// with a cross-type = of its own (int24eq ... int84eq, float48eq,
+// float84eq), coercing neither operand.
+func sameFamilyOperator(first, common kind) bool {
+	if first == common {
+		return false
+	}
+	integer := func(k kind) bool { return k.id == idI16 || k.id == idI32 || k.id == idI64 }
+	float := func(k kind) bool { return k.id == idF32 || k.id == idF64 }
+	return integer(first) && integer(common) || float(first) && float(common)
 }
 
 func (l *lowerer) exprs(s *scope, ns ...*pg_query.Node) ([]value, error) {
