@@ -116,7 +116,7 @@ func MatchTake(p *substraitpb.Plan) (shape *TakeShape) {
 			shape = nil
 		}
 	}()
-	if p == nil || len(p.GetRelations()) != 1 || p.GetRelations()[0].GetRoot() == nil || checkDepth(p) != nil {
+	if p == nil || len(p.GetRelations()) != 1 || p.GetRelations()[0].GetRoot() == nil {
 		return nil
 	}
 	p, err := validate(p)

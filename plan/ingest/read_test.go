@@ -1,4 +1,4 @@
-package plan
+package ingest
 
 import (
 	"bytes"
@@ -21,7 +21,7 @@ func TestDecoderPanic(t *testing.T) {
 	slog.SetDefault(slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	defer slog.SetDefault(old)
 	p := &substraitpb.Plan{Relations: []*substraitpb.PlanRel{{RelType: &substraitpb.PlanRel_Root{Root: &substraitpb.RelRoot{}}}}}
-	_, err := fromProto(p)
+	_, err := Read(p)
 	if !errors.Is(err, ErrInvalidPlan) || !errors.Is(err, errkind.Internal) {
 		t.Fatalf("%v: want ErrInvalidPlan and errkind.Internal", err)
 	}

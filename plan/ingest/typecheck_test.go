@@ -1,4 +1,4 @@
-package plan
+package ingest
 
 import (
 	"errors"
@@ -19,7 +19,7 @@ func TestTypeWithoutKindIsInvalidPlan(t *testing.T) {
 		ReadType: &substraitpb.ReadRel_NamedTable_{NamedTable: &substraitpb.ReadRel_NamedTable{Names: []string{"t"}}}}
 	p := &substraitpb.Plan{Relations: []*substraitpb.PlanRel{{RelType: &substraitpb.PlanRel_Root{Root: &substraitpb.RelRoot{
 		Input: &substraitpb.Rel{RelType: &substraitpb.Rel_Read{Read: read}}, Names: []string{"k"}}}}}}
-	_, err := fromProto(p)
+	_, err := Read(p)
 	if !errors.Is(err, ErrInvalidPlan) || errors.Is(err, errkind.Internal) {
 		t.Fatalf("got %v, want ErrInvalidPlan and no internal error", err)
 	}
@@ -27,13 +27,13 @@ func TestTypeWithoutKindIsInvalidPlan(t *testing.T) {
 		t.Fatalf("error does not name the field: %v", err)
 	}
 	read.BaseSchema.Struct = nil
-	if _, err := fromProto(p); !errors.Is(err, ErrInvalidPlan) || errors.Is(err, errkind.Internal) {
+	if _, err := Read(p); !errors.Is(err, ErrInvalidPlan) || errors.Is(err, errkind.Internal) {
 		t.Fatalf("base_schema without struct: got %v", err)
 	}
 	read.BaseSchema.Struct = &substraitpb.Type_Struct{Types: []*substraitpb.Type{{}}}
 	read.BaseSchema.Struct.Types[0] = &substraitpb.Type{Kind: &substraitpb.Type_PrecisionTimestamp_{
 		PrecisionTimestamp: &substraitpb.Type_PrecisionTimestamp{Precision: 40}}}
-	if _, err := fromProto(p); !errors.Is(err, ErrInvalidPlan) || errors.Is(err, errkind.Internal) {
+	if _, err := Read(p); !errors.Is(err, ErrInvalidPlan) || errors.Is(err, errkind.Internal) {
 		t.Fatalf("precision 40: got %v", err)
 	}
 }

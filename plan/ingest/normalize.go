@@ -1,4 +1,4 @@
-package plan
+package ingest
 
 import (
 	"fmt"
@@ -256,7 +256,7 @@ func intLiteral(e *substraitpb.Expression, what string) (int64, error) {
 		}
 		return 0, nil
 	default:
-		return 0, fmt.Errorf("%w: fetch %s_expr that is not an integer literal", errUnsupported("fetch"), what)
+		return 0, fmt.Errorf("%w: fetch %s_expr that is not an integer literal", Unsupported("fetch"), what)
 	}
 	if n < 0 {
 		return 0, fmt.Errorf("%w: fetch %s_expr %d is negative", ErrInvalidPlan, what, n)

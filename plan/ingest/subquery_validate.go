@@ -1,4 +1,4 @@
-package plan
+package ingest
 
 import (
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"

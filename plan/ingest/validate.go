@@ -1,4 +1,4 @@
-package plan
+package ingest
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
 	extpb "github.com/substrait-io/substrait-protobuf/go/substraitpb/extensions"
-	"google.golang.org/protobuf/proto"
 )
 
 // validate checks a plan's proto before substrait-go reads it, and is the
@@ -30,35 +29,18 @@ import (
 // only as deep as keeps substrait-go from panicking, and the planner
 // refuses what it does not implement by name.
 //
-// validate also returns the plan substrait-go is to read: p itself, or a
-// normalized copy (normalize) when p leaves out what substrait-go
-// requires but the Substrait spec does not (a RelCommon, a fetch's
-// offset). p is never modified.
-func validate(p *substraitpb.Plan) (*substraitpb.Plan, error) {
+// Validate (ingest.go) runs this walk once over the normalized plan;
+// Check runs it again, recording what the subquery flattening needs.
+func validate(p *substraitpb.Plan) (*substraitpb.Plan, int, error) {
 	q, err := normalize(p)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	v, err := check(q, false)
-	if err != nil || v.subqueries == 0 {
-		return q, err
+	if err != nil {
+		return nil, 0, err
 	}
-	// Subqueries become joins (unnest, subquery.go), in a copy, and the
-	// result is checked again: its joins are the engine's, and no outer
-	// reference is left.
-	if q == p {
-		q = proto.Clone(p).(*substraitpb.Plan)
-	}
-	if v, err = check(q, true); err != nil {
-		return nil, err
-	}
-	if err := unnest(q, v); err != nil {
-		return nil, err
-	}
-	if _, err := check(q, false); err != nil {
-		return nil, fmt.Errorf("%w: the plan its subqueries were rewritten to: %w", ErrInternal, err)
-	}
-	return q, nil
+	return q, v.subqueries, nil
 }
 
 // check is validate's walk over q; with widths it records each
@@ -71,7 +53,7 @@ func check(q *substraitpb.Plan, widths bool) (*validator, error) {
 	if err := v.extensions(q); err != nil {
 		return nil, err
 	}
-	root, err := protoRoot(q)
+	root, err := Root(q)
 	if err != nil {
 		return nil, err
 	}
@@ -135,14 +117,14 @@ func (e *relErr) Error() string {
 	if e.kind == "" {
 		return fmt.Sprintf("%v: %s: %s", ErrInvalidPlan, e.path, e.msg)
 	}
-	return fmt.Sprintf("%v: %s at %s", errUnsupported(e.kind), e.msg, e.path)
+	return fmt.Sprintf("%v: %s at %s", Unsupported(e.kind), e.msg, e.path)
 }
 
 func (e *relErr) Unwrap() error {
 	if e.kind == "" {
 		return ErrInvalidPlan
 	}
-	return errUnsupported(e.kind)
+	return Unsupported(e.kind)
 }
 
 // extensions records the declared anchors, each tied to a declared URN.

@@ -1,10 +1,11 @@
-package plan
+package ingest
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/stablerow/stablerow/internal/substraitfn"
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
 )
 
@@ -308,3 +309,11 @@ func (v *validator) packedList(l *substraitpb.Expression_Literal) error {
 	}
 	return nil
 }
+
+// PackedListURN and PackedListType name stablerow's packed list type
+// (plan's packedlist.go reads its payload) in a plan's extension
+// declarations; the validator accepts a literal of it as an IN list.
+const (
+	PackedListURN  = substraitfn.URNPackedList
+	PackedListType = "packed_list"
+)
