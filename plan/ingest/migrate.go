@@ -23,7 +23,8 @@ import (
 // says: a URI naming one of the standard extension files (any host or
 // none, "/functions_comparison.yaml" as Isthmus writes it,
 // "https://github.com/substrait-io/substrait/blob/main/extensions/..."),
-// maps to that file's URN ("extension:io.substrait:functions_comparison");
+// maps to that file's URN ("extension:io.substrait:functions_comparison"),
+// the directory of those files itself to StandardDirectoryURN;
 // any other URI keeps a URN derived from it ("extension:<host>:<file
 // stem>"). A declaration that has a URN reference keeps it.
 //
@@ -76,12 +77,44 @@ func URNOfURI(uri string) string {
 			p = u.Opaque
 		}
 	}
+	if standardDirectory(host, p) {
+		return StandardDirectoryURN
+	}
 	file := path.Base(strings.ReplaceAll(p, "\\", "/"))
 	if urn, ok := substraitfn.StandardURN(file); ok {
 		return urn
 	}
 	stem := strings.TrimSuffix(strings.TrimSuffix(file, ".yaml"), ".yml")
 	return derivedURN(host, stem)
+}
+
+// StandardDirectoryURN is the URN of the functions a plan declares under
+// the standard extension directory rather than one of its files: DuckDB
+// writes "https://github.com/substrait-io/substrait/blob/main/extensions/"
+// for the functions whose file it does not track ("equal:i64_i64",
+// "sum:decimal", "lt:date_date"). Such a function is a standard one, of
+// whichever file declares its name; the planner knows the standard
+// functions by name (byNameOwners holds the owner io.substrait), so the
+// URN needs no file: "extension:io.substrait:extensions".
+const StandardDirectoryURN = "extension:io.substrait:extensions"
+
+// standardDirectory reports whether a URI's host and path name the
+// directory of the standard extensions in the Substrait repository
+// (github.com/substrait-io/substrait/blob/<ref>/extensions/, or its raw
+// form), not a file in it. Another repository's "extensions/" is that
+// repository's own extension and keeps a derived URN.
+func standardDirectory(host, p string) bool {
+	if !strings.HasSuffix(p, "/") {
+		return false
+	}
+	parts := strings.Split(strings.Trim(p, "/"), "/")
+	switch {
+	case host == "github.com" && len(parts) == 5 && parts[2] == "blob":
+	case host == "raw.githubusercontent.com" && len(parts) == 4:
+	default:
+		return false
+	}
+	return parts[0] == "substrait-io" && parts[1] == "substrait" && parts[len(parts)-1] == "extensions"
 }
 
 // derivedURN makes a valid URN ("extension:<owner>:<id>", neither part
