@@ -14,7 +14,8 @@ import (
 // DecodePlan reads a Substrait plan in either of its interchange forms:
 // protobuf JSON (first non-space byte '{') or binary protobuf. Extensions
 // declared through the removed URI fields are migrated to URNs (see
-// migrate.go). Other unknown JSON fields are an error, not silently
+// migrate.go), and join types spelled by their old names are renamed
+// (renamedJoinTypes). Other unknown JSON fields are an error, not silently
 // dropped.
 func DecodePlan(data []byte) (*substraitpb.Plan, error) {
 	var pb substraitpb.Plan
@@ -60,11 +61,12 @@ var (
 )
 
 // jsonURIs takes the removed URI fields out of a JSON plan: the JSON
-// without them, and what they declared. A plan without them is returned
-// as it is, unparsed.
+// without them, and what they declared; it also renames the join types
+// of older Substrait (renamedJoinTypes). A plan without either is
+// returned as it is, unparsed.
 func jsonURIs(js []byte) ([]byte, *legacyURIs, error) {
 	l := &legacyURIs{}
-	if !bytes.Contains(js, []byte("xtensionUri")) && !bytes.Contains(js, []byte("xtension_uri")) {
+	if !bytes.Contains(js, []byte("xtensionUri")) && !bytes.Contains(js, []byte("xtension_uri")) && !hasRenamedJoinType(js) {
 		return js, l, nil
 	}
 	bad := func(format string, args ...any) ([]byte, *legacyURIs, error) {
@@ -123,11 +125,58 @@ func jsonURIs(js []byte) ([]byte, *legacyURIs, error) {
 			}
 		}
 	}
+	renameJoinTypes(top)
 	out, err := json.Marshal(top)
 	if err != nil {
 		return bad("%v", err)
 	}
 	return out, l, nil
+}
+
+// renamedJoinTypes are the JoinRel.JoinType names of older Substrait,
+// which renamed them keeping their numbers (SEMI is 5, LEFT_SEMI is
+// 5): DuckDB's extension still writes them (TPC-H Q18's IN subquery as a
+// JOIN_TYPE_SEMI). A binary plan carries the number and reads as it
+// always did; in JSON protojson knows only the current names, so the old
+// ones are renamed before it reads the plan.
+var renamedJoinTypes = map[string]string{
+	"JOIN_TYPE_SEMI":   "JOIN_TYPE_LEFT_SEMI",
+	"JOIN_TYPE_ANTI":   "JOIN_TYPE_LEFT_ANTI",
+	"JOIN_TYPE_SINGLE": "JOIN_TYPE_LEFT_SINGLE",
+}
+
+// hasRenamedJoinType reports whether a JSON plan may spell a join type by
+// its old name (a cheap test on the bytes; renameJoinTypes decides).
+func hasRenamedJoinType(js []byte) bool {
+	for old := range renamedJoinTypes {
+		if bytes.Contains(js, []byte(`"`+old+`"`)) {
+			return true
+		}
+	}
+	return false
+}
+
+// renameJoinTypes renames the old join type names of every JoinRel
+// ({"join": {"type": ...}}) under v; a string that is not a join's type
+// is left alone, whatever it holds.
+func renameJoinTypes(v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, c := range x {
+			if j, ok := c.(map[string]any); ok && k == "join" {
+				if t, ok := j["type"].(string); ok {
+					if n, ok := renamedJoinTypes[t]; ok {
+						j["type"] = n
+					}
+				}
+			}
+			renameJoinTypes(c)
+		}
+	case []any:
+		for _, c := range x {
+			renameJoinTypes(c)
+		}
+	}
 }
 
 // jsonUint32 reads a uint32 field (a JSON number or decimal string, as
