@@ -6,6 +6,7 @@ import (
 
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
 	extpb "github.com/substrait-io/substrait-protobuf/go/substraitpb/extensions"
+	"google.golang.org/protobuf/proto"
 )
 
 // validate checks a plan's proto before substrait-go reads it, and is the
@@ -40,7 +41,52 @@ func validate(p *substraitpb.Plan) (*substraitpb.Plan, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
+	if r, err := v.replacingProjects(q); err != nil || r != nil {
+		return r, 0, err
+	}
 	return q, v.subqueries, nil
+}
+
+// replacingProjects reads a plan whose emit-less projects replace their
+// input rather than append to it, as DuckDB writes them, or returns nil.
+//
+// The Substrait spec's ProjectRel outputs its input's columns followed by
+// its expressions, unless an emit says otherwise. DuckDB's producer
+// writes no emit and means the expressions alone (its own consumer reads
+// it so); a parent's field references count the expressions only. The
+// plan says which it means through its root names: when they number the
+// root's columns with each emit-less project replacing its input, and not
+// with it appending (the spec's reading, v's), the plan is read as the
+// producer meant it: every emit-less project gets the emit that keeps
+// its expressions. Only the plan as a whole can tell, so the rule is
+// all-or-nothing; a plan whose names match neither reading is left to
+// the root's own check ("root has 2 names for 9 columns"). The plan read
+// then is a rewritten copy, validated again as such.
+func (v *validator) replacingProjects(q *substraitpb.Plan) (*substraitpb.Plan, error) {
+	root, err := Root(q)
+	if err != nil {
+		return nil, err
+	}
+	names := len(root.GetNames())
+	if v.emitless == 0 || names == v.width {
+		return nil, nil
+	}
+	c := proto.Clone(q).(*substraitpb.Plan)
+	r := &validator{funcs: map[uint32]string{}, urns: map[uint32]string{}, replace: true}
+	if err := r.walk(c); err != nil || r.width != names {
+		return nil, nil //nolint:nilerr // not this producer's reading: the spec's stands
+	}
+	w, err := check(c, false)
+	if err != nil {
+		return nil, err
+	}
+	if w.subqueries > 0 {
+		// The subquery flattening counts on the spec's reading of the
+		// relations inside a subquery too; a DuckDB plan holds none (it
+		// writes its subqueries as joins).
+		return nil, fmt.Errorf("%w: a plan whose projects replace their input, with subquery expressions", Unsupported("plan"))
+	}
+	return c, nil
 }
 
 // check is validate's walk over q; with widths it records each
@@ -50,22 +96,31 @@ func check(q *substraitpb.Plan, widths bool) (*validator, error) {
 	if widths {
 		v.widths = map[*substraitpb.Rel]int{}
 	}
-	if err := v.extensions(q); err != nil {
+	if err := v.walk(q); err != nil {
 		return nil, err
+	}
+	return v, nil
+}
+
+// walk validates q's extensions, its root's relations and its parameter
+// bindings, recording the root's width.
+func (v *validator) walk(q *substraitpb.Plan) error {
+	if err := v.extensions(q); err != nil {
+		return err
 	}
 	root, err := Root(q)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if _, err := v.rel(root.GetInput(), "root.input"); err != nil {
-		return nil, err
+	if v.width, err = v.rel(root.GetInput(), "root.input"); err != nil {
+		return err
 	}
 	for i, b := range q.GetParameterBindings() {
 		if err := v.literal(b.GetValue()); err != nil {
-			return nil, place(err, fmt.Sprintf("parameter_bindings[%d]", i))
+			return place(err, fmt.Sprintf("parameter_bindings[%d]", i))
 		}
 	}
-	return v, nil
+	return nil
 }
 
 // validator holds the plan's declared function anchors.
@@ -83,6 +138,13 @@ type validator struct {
 	outer      []int
 	widths     map[*substraitpb.Rel]int
 	subqueries int
+
+	// width is the root's width; emitless counts the projects without an
+	// emit, and replace gives each one the emit of DuckDB's reading
+	// (replacingProjects) as the walk goes.
+	width    int
+	emitless int
+	replace  bool
 }
 
 // byNameOwners are the URN owners whose functions the planner knows by
@@ -190,6 +252,21 @@ func (v *validator) rel(r *substraitpb.Rel, path string) (int, error) {
 		path += ".project"
 		common = t.Project.GetCommon()
 		w, err = v.project(t.Project, path)
+		if _, ok := common.GetEmitKind().(*substraitpb.RelCommon_Emit_); !ok && err == nil {
+			v.emitless++
+			if v.replace {
+				// replacingProjects: the expressions alone, after the
+				// input's w-len(expressions) columns.
+				n := len(t.Project.GetExpressions())
+				m := make([]int32, n)
+				for i := range m {
+					m[i] = int32(w - n + i)
+				}
+				common = &substraitpb.RelCommon{Hint: common.GetHint(), AdvancedExtension: common.GetAdvancedExtension(),
+					EmitKind: &substraitpb.RelCommon_Emit_{Emit: &substraitpb.RelCommon_Emit{OutputMapping: m}}}
+				t.Project.Common = common
+			}
+		}
 	case *substraitpb.Rel_Sort:
 		path += ".sort"
 		common = t.Sort.GetCommon()
