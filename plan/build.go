@@ -34,7 +34,7 @@ func Build(ctx context.Context, p *substraitpb.Plan, cat Catalog, opt Options) (
 	// unsupported relations (WindowRel, ExpandRel, ...) with a generic
 	// "not implemented"; ingest names both by their path. Then subquery
 	// expressions are flattened into joins (validate, ingest.go).
-	if p, err = validate(p); err != nil {
+	if p, err = validate(p, cat); err != nil {
 		return nil, err
 	}
 	sp, err := fromProto(p)

@@ -9,7 +9,7 @@ import (
 // CheckDepth is the ingest's checks (the depth first) for the external
 // tests.
 func CheckDepth(p *substraitpb.Plan) error {
-	_, _, err := ingest.Validate(p)
+	_, _, err := ingest.Validate(p, nil)
 	return err
 }
 

@@ -17,8 +17,14 @@ import (
 //
 // This is the one seam between the two: the flattening is to move to the
 // logical optimizer, and its call is this function's middle.
-func validate(p *substraitpb.Plan) (*substraitpb.Plan, error) {
-	q, subqueries, err := ingest.Validate(p)
+//
+// cat, when not nil, gives the column types a read leaves out (schemas.go).
+func validate(p *substraitpb.Plan, cat Catalog) (*substraitpb.Plan, error) {
+	var s ingest.Schemas
+	if cat != nil {
+		s = catalogSchemas{cat}
+	}
+	q, subqueries, err := ingest.Validate(p, s)
 	if err != nil || subqueries == 0 {
 		return q, err
 	}

@@ -119,7 +119,7 @@ func MatchTake(p *substraitpb.Plan) (shape *TakeShape) {
 	if p == nil || len(p.GetRelations()) != 1 || p.GetRelations()[0].GetRoot() == nil {
 		return nil
 	}
-	p, err := validate(p)
+	p, err := validate(p, nil)
 	if err != nil {
 		return nil
 	}

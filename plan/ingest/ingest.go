@@ -11,7 +11,7 @@ import (
 
 // The phase's entry points, in the order plan.Build calls them:
 //
-//	q, n, err := ingest.Validate(p) // depth, normalization, validation
+//	q, n, err := ingest.Validate(p, s) // depth, normalization, validation
 //	c, err := ingest.Check(q)       // only when n > 0: what the subquery
 //	                                // flattening needs (widths, functions)
 //	sp, err := ingest.Read(q)       // type check, substrait-go's reading
@@ -23,14 +23,18 @@ import (
 // itself, or a normalized copy; p is never modified. subqueries counts
 // the subquery expressions the plan holds, which the planner flattens
 // into joins before reading it (Check gives what that needs).
-func Validate(p *substraitpb.Plan) (q *substraitpb.Plan, subqueries int, err error) {
+//
+// s resolves the column types a read leaves out (DataFusion's base_schema
+// of names only); nil for a caller without a catalog, which then refuses
+// such a read.
+func Validate(p *substraitpb.Plan, s Schemas) (q *substraitpb.Plan, subqueries int, err error) {
 	if p == nil {
 		return nil, 0, fmt.Errorf("%w: nil plan", ErrInvalidPlan)
 	}
 	if err := checkDepth(p); err != nil {
 		return nil, 0, err
 	}
-	return validate(p)
+	return validate(p, s)
 }
 
 // Checked is what validating a plan learned about it, for a rewrite of

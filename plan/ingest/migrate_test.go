@@ -45,13 +45,13 @@ func TestStandardDirectoryURI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := Validate(p); err != nil {
+	if _, _, err := Validate(p, nil); err != nil {
 		t.Fatalf("a standard function under the directory URI: %v", err)
 	}
 	if p, err = DecodePlan(plan("https://example.com/extensions/")); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := Validate(p); !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "equal:i64_i64 of extension extension:example.com:extensions") {
+	if _, _, err := Validate(p, nil); !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "equal:i64_i64 of extension extension:example.com:extensions") {
 		t.Fatalf("another extension's function: got %v, want ErrUnsupported naming it", err)
 	}
 }

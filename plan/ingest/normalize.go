@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
 	"google.golang.org/protobuf/proto"
@@ -33,10 +34,14 @@ import (
 //     becomes the equivalent emit mapping (composed with any emit the
 //     read already has), which substrait-go does apply; the planner
 //     still reads only the columns a parent uses.
+//   - a read of a named table whose base_schema names its columns without
+//     their types (DataFusion writes no struct): the types come from the
+//     table (s, the catalog), each column found by its name as the
+//     planner finds it; a name the table lacks is an error (baseTypes).
 //
 // p is not modified: the walk first only looks, and copies p when there
 // is something to change.
-func normalize(p *substraitpb.Plan) (*substraitpb.Plan, error) {
+func normalize(p *substraitpb.Plan, s Schemas) (*substraitpb.Plan, error) {
 	legacy, err := binaryURIs(p, false)
 	if err != nil {
 		return nil, err
@@ -44,7 +49,7 @@ func normalize(p *substraitpb.Plan) (*substraitpb.Plan, error) {
 	need := !legacy.empty()
 	need = migrateURIs(p, legacy, false) || need
 	need = renameFuncs(p, false) || need
-	fix, err := fixup(p.ProtoReflect(), false)
+	fix, err := fixup(p.ProtoReflect(), s, false)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +62,7 @@ func normalize(p *substraitpb.Plan) (*substraitpb.Plan, error) {
 	}
 	migrateURIs(q, legacy, true)
 	renameFuncs(q, true)
-	if _, err := fixup(q.ProtoReflect(), true); err != nil {
+	if _, err := fixup(q.ProtoReflect(), s, true); err != nil {
 		return nil, err
 	}
 	return q, nil
@@ -73,7 +78,7 @@ var (
 
 // fixup walks m and reports whether anything needs normalizing; with
 // apply it also changes it.
-func fixup(m protoreflect.Message, apply bool) (bool, error) {
+func fixup(m protoreflect.Message, s Schemas, apply bool) (bool, error) {
 	need := false
 	d := m.Descriptor()
 	if d.FullName() == literalName {
@@ -90,7 +95,12 @@ func fixup(m protoreflect.Message, apply bool) (bool, error) {
 	}
 	switch d.FullName() {
 	case readName:
-		need = maskToEmit(m.Interface().(*substraitpb.ReadRel), apply) || need
+		r := m.Interface().(*substraitpb.ReadRel)
+		n, err := baseTypes(r, s, apply)
+		if err != nil {
+			return false, err
+		}
+		need = maskToEmit(r, apply) || n || need
 	case fetchName:
 		n, err := fixFetch(m.Interface().(*substraitpb.FetchRel), apply)
 		if err != nil {
@@ -129,20 +139,20 @@ func fixup(m protoreflect.Message, apply bool) (bool, error) {
 			l := m.Get(fd).List()
 			for j := 0; j < l.Len() && err == nil; j++ {
 				var nj bool
-				nj, err = fixup(l.Get(j).Message(), apply)
+				nj, err = fixup(l.Get(j).Message(), s, apply)
 				n = n || nj
 			}
 		case fd.IsMap():
 			if fd.MapValue().Kind() == protoreflect.MessageKind {
 				m.Get(fd).Map().Range(func(_ protoreflect.MapKey, mv protoreflect.Value) bool {
 					var nk bool
-					nk, err = fixup(mv.Message(), apply)
+					nk, err = fixup(mv.Message(), s, apply)
 					n = n || nk
 					return err == nil
 				})
 			}
 		default:
-			n, err = fixup(m.Get(fd).Message(), apply)
+			n, err = fixup(m.Get(fd).Message(), s, apply)
 		}
 		if err != nil {
 			return false, err
@@ -262,4 +272,38 @@ func intLiteral(e *substraitpb.Expression, what string) (int64, error) {
 		return 0, fmt.Errorf("%w: fetch %s_expr %d is negative", ErrInvalidPlan, what, n)
 	}
 	return n, nil
+}
+
+// Schemas gives the types of a named table's columns: the catalog, for a
+// read whose base_schema names its columns without their types.
+type Schemas interface {
+	// ColumnTypes returns the Substrait type of each of the named
+	// columns of the table (its names as the read gives them), in the
+	// order of columns: a column found by its name, not its position. An
+	// unknown table or column is an error (ErrInvalidPlan or the
+	// catalog's unknown table).
+	ColumnTypes(table, columns []string) ([]*substraitpb.Type, error)
+}
+
+// baseTypes gives a named table's read whose base_schema has names and
+// no struct (DataFusion's) the types of those columns from s. Without s
+// (a caller with no catalog) the read is left for the validator to
+// refuse.
+func baseTypes(r *substraitpb.ReadRel, s Schemas, apply bool) (bool, error) {
+	base := r.GetBaseSchema()
+	if base == nil || base.GetStruct() != nil || len(base.GetNames()) == 0 || r.GetNamedTable() == nil || s == nil {
+		return false, nil
+	}
+	if !apply {
+		return true, nil
+	}
+	ts, err := s.ColumnTypes(r.GetNamedTable().GetNames(), base.GetNames())
+	if err != nil {
+		return false, fmt.Errorf("the base_schema of %q, which names its columns without their types: %w", strings.Join(r.GetNamedTable().GetNames(), "."), err)
+	}
+	if len(ts) != len(base.GetNames()) {
+		return false, fmt.Errorf("%w: %d types for the %d columns of %q", ErrInvalidPlan, len(ts), len(base.GetNames()), strings.Join(r.GetNamedTable().GetNames(), "."))
+	}
+	base.Struct = &substraitpb.Type_Struct{Types: ts, Nullability: substraitpb.Type_NULLABILITY_REQUIRED}
+	return true, nil
 }

@@ -32,8 +32,8 @@ import (
 //
 // Validate (ingest.go) runs this walk once over the normalized plan;
 // Check runs it again, recording what the subquery flattening needs.
-func validate(p *substraitpb.Plan) (*substraitpb.Plan, int, error) {
-	q, err := normalize(p)
+func validate(p *substraitpb.Plan, s Schemas) (*substraitpb.Plan, int, error) {
+	q, err := normalize(p, s)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -354,6 +354,11 @@ func (v *validator) read(r *substraitpb.ReadRel, path string) (int, error) {
 	}
 	base := r.GetBaseSchema()
 	if base == nil || base.GetStruct() == nil {
+		if len(base.GetNames()) > 0 {
+			// DataFusion's: normalize gives it its types from the
+			// catalog when there is one (baseTypes).
+			return 0, invalidAt(path, "read whose base_schema has names without types, and no catalog to resolve them")
+		}
 		return 0, invalidAt(path, "read without a base_schema")
 	}
 	bw := len(base.GetStruct().GetTypes())

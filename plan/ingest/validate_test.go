@@ -40,7 +40,7 @@ func TestProjectsReplacingTheirInput(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		q, _, err := Validate(p)
+		q, _, err := Validate(p, nil)
 		if err != nil {
 			t.Fatalf("%v: %v", names, err)
 		}
