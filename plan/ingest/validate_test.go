@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -65,5 +66,27 @@ func TestProjectsReplacingTheirInput(t *testing.T) {
 	// Neither: left to the root's check, unchanged.
 	if got := emits("a", "b"); !slices.EqualFunc(got, [][]int32{nil, nil}, slices.Equal) {
 		t.Errorf("names for neither reading: emits %v, want none", got)
+	}
+}
+
+// Isthmus writes ROLLUP and CUBE as an aggregate with several groupings,
+// and root names for the width with a grouping id; substrait-go refused
+// such a plan for its names ("root relation has 3 output name(s) but the
+// output schema requires 5") before the planner could name what it
+// lacks. The validator names it.
+func TestSeveralGroupingsRefusedByName(t *testing.T) {
+	ref := func(f string) string {
+		return `{"selection": {"directReference": {"structField": {"field": ` + f + `}}, "rootReference": {}}}`
+	}
+	p, err := DecodePlan([]byte(`{"relations": [{"root": {"names": ["k", "v", "g"], "input": {"aggregate": {"common": {"direct": {}},
+	  "input": {"read": {"baseSchema": {"names": ["k", "v"], "struct": {"types": [{"i64": {}}, {"i64": {}}]}}, "namedTable": {"names": ["t"]}}},
+	  "groupingExpressions": [` + ref("0") + `, ` + ref("1") + `],
+	  "groupings": [{"expressionReferences": [0, 1]}, {"expressionReferences": [0]}, {}]}}}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = Validate(p, nil)
+	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "GROUPING SETS, ROLLUP or CUBE (3 grouping sets) at root.input.aggregate") {
+		t.Fatalf("got %v, want ErrUnsupported naming GROUPING SETS", err)
 	}
 }
