@@ -23,8 +23,6 @@ const producersDir = "../../plan/testdata/producers"
 // construct its typed unsupported error names. Every other plan must run
 // and give PostgreSQL's answer.
 var producerRefusals = map[string]string{
-	"duckdb/q07": "extract(year)",
-	"duckdb/q08": "extract(year)",
 	"duckdb/q09": "unsupported function: contains",
 	"duckdb/q14": "unsupported function: starts_with",
 }
