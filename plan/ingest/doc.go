@@ -9,7 +9,10 @@
 //   - producer normalization (normalize.go, funcnames.go): what a
 //     producer writes that substrait-go refuses or panics on, in the shape
 //     substrait-go reads (function spellings, a missing RelCommon, a
-//     fetch without its offset, a read's projection mask);
+//     fetch without its offset, a read's projection mask, a read's column
+//     types from the catalog through Schemas, DataFusion's; DuckDB's
+//     projects that replace their input, replacingProjects in
+//     validate.go);
 //   - validation (validate.go, validate_expr.go, subquery_validate.go,
 //     typecheck.go, depth.go): every field reference, emit, function
 //     anchor, literal and type checked over the proto, so substrait-go
