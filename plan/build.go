@@ -7,7 +7,6 @@ import (
 	"github.com/stablerow/stablerow/exec/physexpr"
 
 	"github.com/stablerow/stablerow/exec"
-	"github.com/stablerow/stablerow/internal/substraitfn"
 	"github.com/stablerow/stablerow/plan/optimize"
 	splan "github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
@@ -30,13 +29,11 @@ func Build(ctx context.Context, p *substraitpb.Plan, cat Catalog, opt Options) (
 	if cat == nil {
 		return nil, fmt.Errorf("%w: nil catalog", ErrInvalidPlan)
 	}
-	if err := checkDepth(p); err != nil {
-		return nil, err
-	}
-	// Check the plan before substrait-go reads it: it panics on malformed
-	// plans, and rejects unsupported relations (WindowRel, ExpandRel, ...)
-	// with a generic "not implemented"; validate names both by their path.
-	p, widths, err := validate(p)
+	// The Substrait ingest (plan/ingest) checks the plan before
+	// substrait-go reads it: it panics on malformed plans, and rejects
+	// unsupported relations (WindowRel, ExpandRel, ...) with a generic
+	// "not implemented"; ingest names both by their path.
+	p, widths, err := validate(p, cat)
 	if err != nil {
 		return nil, err
 	}
@@ -109,28 +106,6 @@ func Build(ctx context.Context, p *substraitpb.Plan, cat Catalog, opt Options) (
 	return node, nil
 }
 
-// protoRoot returns the plan's single RelRoot.
-func protoRoot(p *substraitpb.Plan) (*substraitpb.RelRoot, error) {
-	var root *substraitpb.RelRoot
-	for _, r := range p.GetRelations() {
-		switch t := r.GetRelType().(type) {
-		case *substraitpb.PlanRel_Root:
-			if root != nil {
-				return nil, fmt.Errorf("%w: plan has more than one root", ErrInvalidPlan)
-			}
-			root = t.Root
-		case *substraitpb.PlanRel_Rel:
-			return nil, fmt.Errorf("%w: plan relations other than the root (references)", errUnsupported("plan"))
-		default:
-			return nil, fmt.Errorf("%w: plan relation without a type", ErrInvalidPlan)
-		}
-	}
-	if root == nil {
-		return nil, fmt.Errorf("%w: plan has no root relation", ErrInvalidPlan)
-	}
-	return root, nil
-}
-
 // finish renames the output to the root names and drops helper columns;
 // a column with pads[i] > 0 is a character(pads[i]) shown blank-padded
 // (bpchar.go).
@@ -170,22 +145,4 @@ func (p *planner) finish(out *rel, names []string, pads []int) (exec.Node, error
 		}
 	}
 	return exec.NewProjectExec(input, exprs, names)
-}
-
-// fromProto is substrait-go's FromProto, whose panics on malformed plans
-// (field references out of range, ...) become ErrInvalidPlan.
-func fromProto(p *substraitpb.Plan) (sp *splan.Plan, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			sp, err = nil, fmt.Errorf("%w: %w", ErrInvalidPlan, recovered(r, ErrDecoderPanic, "reading the plan"))
-		}
-	}()
-	if err := checkTypes(p); err != nil {
-		return nil, err
-	}
-	sp, err = substraitfn.FromProto(p)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidPlan, err)
-	}
-	return sp, nil
 }

@@ -253,7 +253,7 @@ func relationCases() []buildCase {
 				// substrait-go types the read by its full base schema (it
 				// ignores masks), so the masked read sits under a Project
 				// for FromProto's root name check. On load the mask becomes
-				// the equivalent emit (normalize.go): only the two masked
+				// the equivalent emit (plan/ingest/normalize.go): only the two masked
 				// columns are scanned.
 				pr := must(s.b.ProjectRemap(tb, []int32{2, 3}, s.ref(tb, 0), s.ref(tb, 1)))
 				return s.plan(pr, "_rowaddr", "name")

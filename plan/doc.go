@@ -1,5 +1,10 @@
 // Package plan turns a Substrait plan into a stablerow physical plan
-// (an exec.Node tree), applying the planner rules on the way:
+// (an exec.Node tree). Build runs the phases in order: the Substrait
+// ingest (plan/ingest: depth, producer normalization, validation), the
+// subquery flattening (subquery*.go, given the relation widths ingest
+// records; ingest.go is the seam), substrait-go's reading (ingest.Read),
+// the logical optimizer (plan/optimize) and the physical build, applying
+// the planner rules on the way:
 //
 //   - take by key: `[Sort(keys on driving columns)] <- [Project] <- Join(LEFT,
 //     D, T) ON D.k = T.c`, T a named table, becomes the table provider's
@@ -68,7 +73,7 @@
 // (constexpr.go).
 //
 // Build never panics on a bad plan: malformed input gives an error wrapping
-// ErrInvalidPlan (a plan nested deeper than MaxPlanDepth messages too,
+// ErrInvalidPlan (ingest's sentinels, re-exported here) (a plan nested deeper than MaxPlanDepth messages too,
 // before anything recursive reads it), a valid construct the engine lacks gives ErrUnsupported
 // naming it, and a bug (a recovered panic) gives ErrInternal
 // (errkind.Internal) with the panic only in the debug log (log/slog,

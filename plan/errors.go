@@ -1,22 +1,21 @@
 package plan
 
 import (
-	"fmt"
-	"log/slog"
-	"runtime/debug"
-
 	"github.com/stablerow/stablerow/errkind"
+	"github.com/stablerow/stablerow/plan/ingest"
 )
 
 // Sentinels; errors are wrapped with fmt.Errorf("plan: ...: %w", ErrX) so
-// callers can use errors.Is.
+// callers can use errors.Is. ErrUnsupported, ErrInvalidPlan and
+// ErrDecoderPanic are the Substrait ingest's (plan/ingest owns them, as
+// the phase that raises them first); they are the same values here.
 var (
 	// ErrUnsupported: a valid Substrait construct the planner does not handle
 	// (the message names it: "plan: unsupported relation: WindowRel").
-	ErrUnsupported = errkind.New(errkind.Unsupported, "plan: unsupported")
+	ErrUnsupported = ingest.ErrUnsupported
 	// ErrInvalidPlan: a malformed plan (bad field reference, bad detail, type
 	// mismatch, substrait-go rejecting or panicking on it).
-	ErrInvalidPlan = errkind.Category(errkind.InvalidArgument, "plan: invalid plan")
+	ErrInvalidPlan = ingest.ErrInvalidPlan
 	// ErrUnknownTable: the catalog has no table of that name. A Catalog should
 	// wrap it (or its own sentinel, which Build passes through).
 	ErrUnknownTable = errkind.Category(errkind.NotFound, "plan: unknown table")
@@ -32,17 +31,11 @@ var (
 	// invariant). The message never carries the panic's text; the panic
 	// and its stack go to the debug log (log/slog at level Debug).
 	ErrInternal = errkind.New(errkind.Internal, "plan: internal error")
-	// ErrDecoderPanic: substrait-go panicked decoding the plan. The plan is
-	// malformed (the error also matches ErrInvalidPlan), and the panic is a
-	// bug in the decoder, so the error matches errkind.Internal too. Every
-	// class known is refused before the decoder runs (validate, checkTypes):
-	// one that still gets through is a bug FuzzSubstrait fails on.
-	ErrDecoderPanic = errkind.New(errkind.Internal, "substrait-go panicked decoding it")
+	// ErrDecoderPanic: substrait-go panicked decoding the plan (also
+	// ErrInvalidPlan and errkind.Internal; see ingest.ErrDecoderPanic).
+	ErrDecoderPanic = ingest.ErrDecoderPanic
 )
 
-// recovered logs a recovered panic with its stack at level Debug and
-// returns the error that replaces it: kind, then what was being done.
-func recovered(r any, kind error, doing string) error {
-	slog.Debug("stablerow: recovered panic", "during", doing, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-	return fmt.Errorf("%w: %s (the panic is in the debug log)", kind, doing)
-}
+// recovered is ingest.Recovered: the panic to the debug log, an error of
+// kind in its place.
+func recovered(r any, kind error, doing string) error { return ingest.Recovered(r, kind, doing) }

@@ -1,9 +1,17 @@
 package plan
 
-import "github.com/stablerow/stablerow/exec/physexpr"
+import (
+	"github.com/stablerow/stablerow/exec/physexpr"
+	"github.com/stablerow/stablerow/plan/ingest"
+	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
+)
 
-// CheckDepth is checkDepth for the external tests.
-var CheckDepth = checkDepth
+// CheckDepth is the ingest's checks (the depth first) for the external
+// tests.
+func CheckDepth(p *substraitpb.Plan) error {
+	_, _, err := ingest.Validate(p, nil)
+	return err
+}
 
 // FunctionNames returns the simple names of the scalar and the aggregate
 // functions the planner executes, for TestSubstraitDoc's check of the

@@ -221,6 +221,16 @@ func (p *planner) scalarFn(f *expr.ScalarFunction, sc scope) (physexpr.Expr, err
 	}
 	cargs := make([]physexpr.Expr, len(args))
 	for i, a := range args {
+		if name == "add" || name == "subtract" {
+			d, ok, err := dayInterval(a) // interval.go
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				cargs[i] = d
+				continue
+			}
+		}
 		if cargs[i], err = p.expr(a, sc); err != nil {
 			return nil, err
 		}

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/stablerow/stablerow/exec/physexpr"
 
@@ -62,6 +63,10 @@ func (p *planner) extract(f *expr.ScalarFunction, sc scope) (physexpr.Expr, erro
 	if err != nil {
 		return nil, err
 	}
+	// The YAML spells the options in upper case; DuckDB writes them in
+	// lower ("year", consumer-testing's TPC-H Q7 and Q8). They name the
+	// same component: matched ignoring case.
+	comp = strings.ToUpper(comp)
 	c, ok := extractComponents[comp]
 	if !ok {
 		return nil, fmt.Errorf("%w: extract(%s)", errUnsupported("function"), comp)
@@ -75,7 +80,7 @@ func (p *planner) extract(f *expr.ScalarFunction, sc scope) (physexpr.Expr, erro
 		if err != nil {
 			return nil, err
 		}
-		switch idx {
+		switch strings.ToUpper(idx) {
 		case "ONE":
 			offset = c.one
 		case "ZERO":

@@ -38,6 +38,16 @@ func TestSubstraitExtract(t *testing.T) {
 	for _, row := range rows {
 		equalRows(t, [][]any{row}, [][]any{want})
 	}
+	// DuckDB spells the options in lower case (TPC-H Q7's "year").
+	lower := s.fn(urn, "extract", types.Enum("year"), d)
+	lmonth := s.fn(urn, "extract", types.Enum("month"), types.Enum("zero"), d)
+	pr = must(s.b.ProjectRemap(r, []int32{5, 6}, lower, lmonth))
+	if rows, explain, err = run(t, mem, c, s.plan(pr, "year", "month0"), plan.Options{}, nil, 2); err != nil {
+		t.Fatalf("lower-case options: %v\n%s", err, explain)
+	}
+	for _, row := range rows {
+		equalRows(t, [][]any{row}, [][]any{{int64(2001), int64(1)}})
+	}
 	// A component stablerow does not compute is refused by name.
 	us := s.fn(urn, "extract", types.Enum("US_YEAR"), d)
 	pr = must(s.b.ProjectRemap(r, []int32{5}, us))

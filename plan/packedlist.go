@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/stablerow/stablerow/exec/physexpr"
-	"github.com/stablerow/stablerow/internal/substraitfn"
+	"github.com/stablerow/stablerow/plan/ingest"
 
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
@@ -45,9 +45,10 @@ import (
 
 // PackedListURN and PackedListType name the packed list's user-defined
 // type in a plan's extension declarations.
+// They are the validator's (plan/ingest), which accepts such a literal.
 const (
-	PackedListURN  = substraitfn.URNPackedList
-	PackedListType = "packed_list"
+	PackedListURN  = ingest.PackedListURN
+	PackedListType = ingest.PackedListType
 )
 
 // PackedKind is a packed list's element type.

@@ -19,6 +19,7 @@ import (
 	"github.com/stablerow/stablerow/exec/exectest"
 	"github.com/stablerow/stablerow/internal/fuzzseed"
 	"github.com/stablerow/stablerow/plan"
+	"github.com/stablerow/stablerow/plan/ingest"
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -500,7 +501,7 @@ func TestURIMigration(t *testing.T) {
 			t.Errorf("%s: unknown fields left", form)
 		}
 	}
-	if got := plan.URNOfURI("https://github.com/substrait-io/substrait/blob/v0.18.0/extensions/functions_aggregate_generic.yaml"); got != "extension:io.substrait:functions_aggregate_generic" {
+	if got := ingest.URNOfURI("https://github.com/substrait-io/substrait/blob/v0.18.0/extensions/functions_aggregate_generic.yaml"); got != "extension:io.substrait:functions_aggregate_generic" {
 		t.Errorf("versioned URI: %s", got)
 	}
 }

@@ -116,10 +116,10 @@ func MatchTake(p *substraitpb.Plan) (shape *TakeShape) {
 			shape = nil
 		}
 	}()
-	if p == nil || len(p.GetRelations()) != 1 || p.GetRelations()[0].GetRoot() == nil || checkDepth(p) != nil {
+	if p == nil || len(p.GetRelations()) != 1 || p.GetRelations()[0].GetRoot() == nil {
 		return nil
 	}
-	p, widths, err := validate(p)
+	p, widths, err := validate(p, nil)
 	if err != nil || (widths != nil && decorrelate(p, widths, nil) != nil) {
 		return nil
 	}

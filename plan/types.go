@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/stablerow/stablerow/exec/physexpr"
-
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/stablerow/stablerow/exec/physexpr"
+	"github.com/stablerow/stablerow/plan/ingest"
 	"github.com/substrait-io/substrait-go/v8/types"
 	substraitpb "github.com/substrait-io/substrait-protobuf/go/substraitpb"
 )
@@ -60,7 +60,7 @@ func arrowType(t types.Type) (arrow.DataType, error) {
 }
 
 // errUnsupported prefixes ErrUnsupported with what kind of construct it is.
-func errUnsupported(kind string) error { return fmt.Errorf("%w %s", ErrUnsupported, kind) }
+func errUnsupported(kind string) error { return ingest.Unsupported(kind) }
 
 func isSignedInt(t arrow.DataType) bool {
 	switch t.ID() {

@@ -49,6 +49,7 @@ var scalarFns = map[string]scalarFn{
 	"lower":            {1, 1, textFn(urnString, "lower")},
 	"upper":            {1, 1, textFn(urnString, "upper")},
 	"reverse":          {1, 1, textFn(urnString, "reverse")},
+	"starts_with":      {2, 2, textFn(urnString, "starts_with")},
 	"length":           {1, 1, textFn(urnString, "char_length")},
 	"char_length":      {1, 1, textFn(urnString, "char_length")},
 	"character_length": {1, 1, textFn(urnString, "char_length")},

@@ -26,6 +26,12 @@ func init() {
 	register("lower", strMap(strings.ToLower))
 	register("upper", strMap(strings.ToUpper))
 	register("reverse", strMap(reverseChars))
+	// functions_string's predicates (DuckDB writes LIKE '%x%' as contains
+	// and LIKE 'x%' as starts_with; PostgreSQL has starts_with): bytewise,
+	// as the engine compares text (C collation).
+	register("contains", strPred(strings.Contains))
+	register("starts_with", strPred(strings.HasPrefix))
+	register("ends_with", strPred(strings.HasSuffix))
 	register("char_length", func(ts []arrow.DataType) (arrow.DataType, kernel, error) {
 		if err := want(ts, isString); err != nil {
 			return nil, nil, err
@@ -87,6 +93,16 @@ func init() {
 			return b.String(), nil
 		}), nil
 	})
+}
+
+// strPred is a (string, string) -> boolean function.
+func strPred(f func(s, sub string) bool) funcDef {
+	return func(ts []arrow.DataType) (arrow.DataType, kernel, error) {
+		if err := want(ts, isString, isString); err != nil {
+			return nil, nil, err
+		}
+		return arrow.FixedWidthTypes.Boolean, boolRows(func(a []arg, i int) (bool, error) { return f(a[0].s(i), a[1].s(i)), nil }), nil
+	}
 }
 
 // strMap is a string -> string function of one argument.

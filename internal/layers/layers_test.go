@@ -30,7 +30,7 @@ var rows = [][]string{
 	{"access", "exec/physexpr"},
 	{"exec"},
 	{"fileio", "internal/substraitfn", "exec/exectest"},
-	{"plan/optimize"},
+	{"plan/optimize", "plan/ingest"},
 	{"plan"},
 	{"sql"},
 	{"engine"},

@@ -123,6 +123,9 @@ var exprScalars = func() map[extensions.ID]signature {
 	return map[extensions.ID]signature{
 		{URN: URNString, Name: "concat"}:       table(impl{args: []string{"str"}, variadic: 1, ret: "str"}),
 		{URN: URNString, Name: "like"}:         table(impl{args: []string{"str", "str"}, ret: "bool"}),
+		{URN: URNString, Name: "contains"}:     table(impl{args: []string{"str", "str"}, ret: "bool"}),
+		{URN: URNString, Name: "starts_with"}:  table(impl{args: []string{"str", "str"}, ret: "bool"}),
+		{URN: URNString, Name: "ends_with"}:    table(impl{args: []string{"str", "str"}, ret: "bool"}),
 		{URN: URNString, Name: "substring"}:    table(str("str", "i32", "i32"), str("str", "i32")),
 		{URN: URNString, Name: "strpos"}:       table(impl{args: []string{"str", "str"}, ret: "i64"}),
 		{URN: URNString, Name: "replace"}:      table(str("str", "str", "str")),
