@@ -36,6 +36,7 @@ func Build(ctx context.Context, p *substraitpb.Plan, cat Catalog, opt Options) (
 	// Check the plan before substrait-go reads it: it panics on malformed
 	// plans, and rejects unsupported relations (WindowRel, ExpandRel, ...)
 	// with a generic "not implemented"; validate names both by their path.
+	p = windowRelsAsProjects(p) // windowrel.go: substrait-go has no WindowRel
 	if p, err = validate(p); err != nil {
 		return nil, err
 	}
