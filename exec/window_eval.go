@@ -39,7 +39,7 @@ func evalWindow(ctx context.Context, tc *TaskContext, w *WindowExec, all arrow.R
 		a, err := p.eval(e, w.schema.Field(w.input.Schema().NumFields()+i).Type)
 		if err != nil {
 			releaseArrays(out)
-			return nil, fmt.Errorf("%s: %w", e.Func, err)
+			return nil, err // PostgreSQL's messages name the function
 		}
 		out = append(out, a)
 	}
