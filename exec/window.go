@@ -426,3 +426,12 @@ func (w *WindowExec) Execute(ctx context.Context, tc *TaskContext) (Stream, erro
 	}
 	return &windowStream{n: w, tc: tc, in: in, res: tc.pool().NewReservation("WindowExec")}, nil
 }
+
+// WithNewChildren rebuilds the window over another input of the same
+// schema and order (the parallel pass's merged input, plan/parallel.go).
+func (w *WindowExec) WithNewChildren(children []Node) (Node, error) {
+	if err := wantChildren(w, children, 1); err != nil {
+		return nil, err
+	}
+	return NewWindowExec(children[0], w.partition, w.order, w.exprs)
+}

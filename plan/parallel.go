@@ -62,7 +62,7 @@ func (pp *parallelPlanner) partitioned(n exec.Node) (exec.Node, error) {
 			return n, nil // a one-time FALSE filter: its input never runs
 		}
 		return pp.passThrough(n)
-	case *exec.LimitExec:
+	case *exec.LimitExec, *exec.WindowExec: // a window: its scan and sort in parallel, merged in order
 		return pp.singleChildren(n)
 	case *exec.HashAggregateExec:
 		return pp.aggregate(x)
