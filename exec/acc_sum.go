@@ -193,6 +193,16 @@ func (s *floatSumAcc) update(args []arrow.Array, groups []uint32, ngroups int) e
 // call it too.
 func (s *floatSumAcc) add(g int, v float64) error {
 	if !s.avg {
+		if !s.set[g] {
+			// sum is float8pl (float4pl) with a NULL initial state and a
+			// strict transition: the first value is the state as it is
+			// (advance_transition_function), so sum(-0) is -0, not 0 + -0.
+			if s.f32 {
+				v = float64(float32(v))
+			}
+			s.sx[g], s.set[g] = v, true
+			return nil
+		}
 		old := s.sx[g]
 		sum := old + v
 		if s.f32 {
