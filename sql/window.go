@@ -298,17 +298,23 @@ func (l *lowerer) windowFrame(wf *expr.WindowFunction, def *pg_query.WindowDef) 
 	case opts&frameRows != 0:
 		wf.BoundsType = substraitpb.Expression_WindowFunction_BOUNDS_TYPE_ROWS
 	}
+	dateKey := false // RANGE over a date: offsets are intervals of days
 	if opts&frameRange != 0 && opts&(frameStartOffsetPrec|frameStartOffsetFoll|frameEndOffsetPrec|frameEndOffsetFoll) != 0 {
 		if len(wf.Sorts) != 1 {
 			return fmt.Errorf("%w: RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column%s", ErrInvalid, at)
 		}
 		switch k := kindOf(wf.Sorts[0].Expr.GetType()); {
 		case k.integer(), k.float(), k.id == idNumeric:
+		case k == kindDate:
+			dateKey = true
 		default:
 			return fmt.Errorf("%w: RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s%s", ErrUnsupported, k, at)
 		}
 	}
 	offset := func(n *pg_query.Node, which string) (int64, error) {
+		if dateKey {
+			return l.dateOffset(n, which, at)
+		}
 		v, err := l.expr(n, &scope{noAggs: "in window frame", noWins: "window functions are not allowed in window definitions"})
 		if err != nil {
 			return 0, err
@@ -357,4 +363,28 @@ func (l *lowerer) windowFrame(wf *expr.WindowFunction, def *pg_query.WindowDef) 
 		return err
 	}
 	return nil
+}
+
+// dateOffset is a RANGE offset over a date key in days: an interval
+// constant ('7 days', interval '1' day) of whole days and weeks, as
+// in_range_date_interval moves the date. An interval with months is not
+// a fixed number of days (Substrait's offset is one integer): refused by
+// name; an offset that is not an interval is PostgreSQL's error.
+func (l *lowerer) dateOffset(n *pg_query.Node, which, at string) (int64, error) {
+	if c := n.GetAConst(); c != nil && c.GetSval() != nil {
+		n = &pg_query.Node{Node: &pg_query.Node_TypeCast{TypeCast: &pg_query.TypeCast{Arg: n, Location: c.Location,
+			TypeName: &pg_query.TypeName{Names: []*pg_query.Node{{Node: &pg_query.Node_String_{String_: &pg_query.String{Sval: "interval"}}}}}}}}
+	}
+	iv, ok, err := l.intervalLiteral(n)
+	switch {
+	case err != nil:
+		return 0, err
+	case !ok:
+		return 0, fmt.Errorf("%w: RANGE with offset PRECEDING/FOLLOWING is not supported for column type date and offset type other than interval%s", ErrInvalid, at)
+	case iv.months != 0:
+		return 0, fmt.Errorf("%w: a RANGE offset of months over a date (not a fixed number of days)%s", ErrUnsupported, at)
+	case iv.days < 0:
+		return 0, fmt.Errorf("%w: invalid preceding or following size in window function%s", ErrInvalid, at)
+	}
+	return iv.days, nil
 }

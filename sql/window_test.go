@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/substrait-io/substrait-go/v8/expr"
@@ -50,6 +51,15 @@ func TestWindowLowering(t *testing.T) {
 	require.Equal(t, 3, lag.NArgs())
 	assert.Equal(t, "fp64?", typeList([]types.Type{lag.GetType()}), "the default takes the value's type")
 	assert.Empty(t, lag.Sorts)
+
+	// RANGE over a date: the interval's days.
+	cat := fakeCatalog{"dated": {{Name: "d", Type: arrow.FixedWidthTypes.Date32, Nullable: true}}}
+	stmts, err := Parse("SELECT count(*) OVER (ORDER BY d RANGE BETWEEN '1 week' PRECEDING AND INTERVAL '2' DAY FOLLOWING) FROM dated", cat)
+	require.NoError(t, err)
+	root, _ = reread(t, stmts[0].(*Query).Plan)
+	wf := root.(*plan.ProjectRel).Input().(*plan.ProjectRel).Expressions()[0].(*expr.WindowFunction)
+	assert.Equal(t, expr.PrecedingBound(7), wf.LowerBound)
+	assert.Equal(t, expr.FollowingBound(2), wf.UpperBound)
 }
 
 // TestWindowErrors: PostgreSQL's errors (and their kinds) where window
@@ -80,8 +90,12 @@ func TestWindowErrors(t *testing.T) {
 		{"SELECT sum(id) OVER (ORDER BY id ROWS 1 PRECEDING EXCLUDE TIES) FROM t", "frame EXCLUDE", ErrUnsupported},
 		{"SELECT sum(id) OVER (ORDER BY name RANGE 1 PRECEDING) FROM t", "not supported for column type", ErrUnsupported},
 		{"SELECT string_agg(name, ',') OVER () FROM t", "string_agg as a window function", ErrUnsupported},
+		{"SELECT count(*) OVER (ORDER BY d RANGE '1 month' PRECEDING) FROM dated", "RANGE offset of months over a date", ErrUnsupported},
+		{"SELECT count(*) OVER (ORDER BY d RANGE 1 PRECEDING) FROM dated", "not supported for column type date", ErrInvalid},
+		{"SELECT count(*) OVER (ORDER BY d RANGE '-1 day' PRECEDING) FROM dated", "invalid preceding or following size in window function", ErrInvalid},
 	} {
-		_, err := Parse(c.sql, testCatalog)
+		cat := fakeCatalog{"t": testCatalog["t"], "dated": {{Name: "d", Type: arrow.FixedWidthTypes.Date32, Nullable: true}}}
+		_, err := Parse(c.sql, cat)
 		if !errors.Is(err, c.kind) || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%s: %v, want %v %q", c.sql, err, c.kind, c.msg)
 		}
