@@ -43,6 +43,8 @@
 // It holds one partition at a time; frames (ROWS, RANGE, GROUPS, offsets)
 // are bounds per row, and the aggregates over them are incremental:
 // prefix totals for count, sum and avg, a monotone deque for min and max.
+// In parallel, a window with PARTITION BY runs per stream over a hash
+// repartition on those columns (window_partitions.go).
 //
 // Memory: TaskContext.Pool (package memlimit) is the statement's budget.
 // The operators whose state grows with their input reserve from it before

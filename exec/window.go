@@ -153,6 +153,7 @@ type WindowExec struct {
 	order     []SortKey
 	exprs     []WindowExpr
 	schema    *arrow.Schema
+	perPart   bool // evaluates each input partition (PerPartition): window_partitions.go
 	metrics   Metrics
 }
 
@@ -416,6 +417,9 @@ func (w *WindowExec) String() string {
 		es[i] = s + " as " + e.Name
 	}
 	b.WriteString("exprs=[" + strings.Join(es, ", ") + "]")
+	if w.perPart {
+		fmt.Fprintf(&b, ", partitions=%d", w.OutputPartitions())
+	}
 	return b.String()
 }
 
@@ -432,6 +436,9 @@ func (w *WindowExec) Execute(ctx context.Context, tc *TaskContext) (Stream, erro
 func (w *WindowExec) WithNewChildren(children []Node) (Node, error) {
 	if err := wantChildren(w, children, 1); err != nil {
 		return nil, err
+	}
+	if w.perPart {
+		return w.PerPartition(children[0])
 	}
 	return NewWindowExec(children[0], w.partition, w.order, w.exprs)
 }

@@ -80,6 +80,66 @@ func TestWindowRanking(t *testing.T) {
 	})
 }
 
+// TestWindowPerPartition: the parallel window (a hash repartition on the
+// PARTITION BY columns, each stream sorted and evaluated on its own) gives
+// the serial window's rows, every window partition whole in one stream.
+func TestWindowPerPartition(t *testing.T) {
+	var rows [][]any
+	var want [][]any
+	for p := range int64(7) {
+		for o := range int64(5) {
+			x := (p*5 + o) % 3
+			rows = append(rows, []any{p, o, x, int32(2), nil})
+		}
+	}
+	rows = append(rows, []any{nil, int64(1), int64(4), int32(2), nil}, []any{nil, int64(0), int64(5), int32(2), nil})
+	for _, r := range rows {
+		p, o := r[0], r[1].(int64)
+		var sum int64
+		var n int64
+		for _, q := range rows {
+			if q[0] == p && q[1].(int64) <= o {
+				sum += q[2].(int64)
+			}
+			if q[0] == p {
+				n++
+			}
+		}
+		want = append(want, append(append([]any(nil), r...), sum, o+1, n))
+	}
+	exectest.Run(t, exectest.Case{
+		Inputs: []exectest.Input{{Schema: winSchema, Rows: rows}},
+		Build: func(in []exec.Node) (exec.Node, error) {
+			order := []exec.SortKey{{Column: 1}}
+			serial, err := windowOver(in[0], order,
+				exec.WindowExpr{Func: exec.WinSum, Args: []int{2}, Frame: exec.DefaultFrame, Name: "s"},
+				exec.WindowExpr{Func: exec.WinRowNumber, Name: "rn"},
+				exec.WindowExpr{Func: exec.WinCountStar, Frame: exec.Frame{Unit: exec.FrameRows, End: exec.FrameBound{Kind: exec.UnboundedFollowing}}, Name: "n"})
+			if err != nil {
+				return nil, err
+			}
+			w := serial.(*exec.WindowExec)
+			rp, err := exec.NewRepartitionExec(in[0], 3, w.PartitionColumns())
+			if err != nil {
+				return nil, err
+			}
+			ps, err := w.Children()[0].(*exec.SortExec).PerPartition(rp)
+			if err != nil {
+				return nil, err
+			}
+			pw, err := w.PerPartition(ps)
+			if err != nil {
+				return nil, err
+			}
+			if pw.OutputPartitions() != 3 || !strings.HasSuffix(pw.String(), "partitions=3") {
+				return nil, errors.New(pw.String())
+			}
+			return exec.NewCoalescePartitionsExec(pw), nil
+		},
+		Want: want,
+	})
+}
+
 // TestWindowFrames: ROWS, GROUPS and RANGE offsets, DESC, value functions
 // and min/max/avg over them, decimal and float sums.
 func TestWindowFrames(t *testing.T) {
