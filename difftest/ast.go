@@ -73,6 +73,8 @@ func (e *Expr) SQL() string {
 		return e.Text + "(" + a(0) + ")"
 	case "aggdistinct":
 		return e.Text + "(DISTINCT " + a(0) + ")"
+	case "window": // genwindow.go: the whole call
+		return e.Text
 	case "between", "notbetween":
 		kw := " BETWEEN "
 		if e.Op == "notbetween" {

@@ -131,6 +131,11 @@ func (g *Gen) query(ts []*Table) *Query {
 	if g.p(0.15) {
 		q.Select = append(q.Select, g.scalarSub(ts, s))
 	}
+	if g.p(0.15) { // genwindow.go
+		if w := g.windowFunc(s, q.Tiebreak); w != nil {
+			q.Select = append(q.Select, w)
+		}
+	}
 	if g.p(0.6) {
 		for i, n := 0, g.between(1, 2); i < n; i++ {
 			o := Order{E: g.expr(s, g.typ(), 2, false), Desc: g.p(0.4)}

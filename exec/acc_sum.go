@@ -181,36 +181,55 @@ func (s *floatSumAcc) update(args []arrow.Array, groups []uint32, ngroups int) e
 		if g == skipRow || x.IsNull(r) {
 			continue
 		}
-		v := val(r)
-		if !s.avg {
-			old := s.sx[g]
-			sum := old + v
+		if err := s.add(int(g), val(r)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// add adds v to group g, step for step as PostgreSQL: float4pl or float8pl
+// for sum, float8_accum for avg. The window's framed sums (window_agg.go)
+// call it too.
+func (s *floatSumAcc) add(g int, v float64) error {
+	if !s.avg {
+		if !s.set[g] {
+			// sum is float8pl (float4pl) with a NULL initial state and a
+			// strict transition: the first value is the state as it is
+			// (advance_transition_function), so sum(-0) is -0, not 0 + -0.
 			if s.f32 {
-				sum = float64(float32(old) + float32(v))
+				v = float64(float32(v))
 			}
-			if math.IsInf(sum, 0) && !math.IsInf(old, 0) && !math.IsInf(v, 0) {
+			s.sx[g], s.set[g] = v, true
+			return nil
+		}
+		old := s.sx[g]
+		sum := old + v
+		if s.f32 {
+			sum = float64(float32(old) + float32(v))
+		}
+		if math.IsInf(sum, 0) && !math.IsInf(old, 0) && !math.IsInf(v, 0) {
+			return errFloatOverflow
+		}
+		s.sx[g], s.set[g] = sum, true
+		return nil
+	}
+	// float8_accum, step for step.
+	n0, sx0 := s.n[g], s.sx[g]
+	n, sx, sxx := n0+1, sx0+v, s.sxx[g]
+	if n0 > 0 {
+		tmp := v*n - sx
+		sxx += tmp * tmp / (n * n0)
+		if math.IsInf(sx, 0) || math.IsInf(sxx, 0) {
+			if !math.IsInf(sx0, 0) && !math.IsInf(v, 0) {
 				return errFloatOverflow
 			}
-			s.sx[g], s.set[g] = sum, true
-			continue
-		}
-		// float8_accum, step for step.
-		n0, sx0 := s.n[g], s.sx[g]
-		n, sx, sxx := n0+1, sx0+v, s.sxx[g]
-		if n0 > 0 {
-			tmp := v*n - sx
-			sxx += tmp * tmp / (n * n0)
-			if math.IsInf(sx, 0) || math.IsInf(sxx, 0) {
-				if !math.IsInf(sx0, 0) && !math.IsInf(v, 0) {
-					return errFloatOverflow
-				}
-				sxx = math.NaN()
-			}
-		} else if math.IsNaN(v) || math.IsInf(v, 0) {
 			sxx = math.NaN()
 		}
-		s.n[g], s.sx[g], s.sxx[g], s.set[g] = n, sx, sxx, true
+	} else if math.IsNaN(v) || math.IsInf(v, 0) {
+		sxx = math.NaN()
 	}
+	s.n[g], s.sx[g], s.sxx[g], s.set[g] = n, sx, sxx, true
 	return nil
 }
 

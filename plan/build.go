@@ -31,7 +31,7 @@ func Build(ctx context.Context, p *substraitpb.Plan, cat Catalog, opt Options) (
 	}
 	// The Substrait ingest (plan/ingest) checks the plan before
 	// substrait-go reads it: it panics on malformed plans, and rejects
-	// unsupported relations (WindowRel, ExpandRel, ...) with a generic
+	// unsupported relations (ExpandRel, ...) with a generic
 	// "not implemented"; ingest names both by their path.
 	p, widths, err := validate(p, cat)
 	if err != nil {

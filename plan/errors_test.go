@@ -44,17 +44,17 @@ func TestBuildErrors(t *testing.T) {
 		isErr(t, buildErr(t, c, &substraitpb.Plan{}), plan.ErrInvalidPlan)
 	})
 	t.Run("unsupported-relation", func(t *testing.T) {
-		err := buildErr(t, c, withRoot(seed, &substraitpb.Rel{RelType: &substraitpb.Rel_Window{Window: &substraitpb.ConsistentPartitionWindowRel{}}}))
+		err := buildErr(t, c, withRoot(seed, &substraitpb.Rel{RelType: &substraitpb.Rel_Expand{Expand: &substraitpb.ExpandRel{}}}))
 		isErr(t, err, plan.ErrUnsupported)
-		if !strings.Contains(err.Error(), "plan: unsupported relation: WindowRel") {
+		if !strings.Contains(err.Error(), "plan: unsupported relation: ExpandRel") {
 			t.Fatal(err)
 		}
 		in := seed.Relations[0].GetRoot().Input
 		// Nested under relations that are supported.
-		window := &substraitpb.Rel{RelType: &substraitpb.Rel_Window{Window: &substraitpb.ConsistentPartitionWindowRel{Input: in}}}
-		cross := &substraitpb.Rel{RelType: &substraitpb.Rel_Cross{Cross: &substraitpb.CrossRel{Left: in, Right: window}}}
+		expand := &substraitpb.Rel{RelType: &substraitpb.Rel_Expand{Expand: &substraitpb.ExpandRel{Input: in}}}
+		cross := &substraitpb.Rel{RelType: &substraitpb.Rel_Cross{Cross: &substraitpb.CrossRel{Left: in, Right: expand}}}
 		err = buildErr(t, c, withRoot(seed, &substraitpb.Rel{RelType: &substraitpb.Rel_Fetch{Fetch: &substraitpb.FetchRel{Input: cross}}}))
-		if !strings.Contains(err.Error(), "plan: unsupported relation: WindowRel") {
+		if !strings.Contains(err.Error(), "plan: unsupported relation: ExpandRel") {
 			t.Fatal(err)
 		}
 	})

@@ -64,6 +64,8 @@ func (pp *parallelPlanner) partitioned(n exec.Node) (exec.Node, error) {
 		return pp.passThrough(n)
 	case *exec.LimitExec:
 		return pp.singleChildren(n)
+	case *exec.WindowExec:
+		return pp.window(x)
 	case *exec.HashAggregateExec:
 		return pp.aggregate(x)
 	case *exec.SortExec:
@@ -176,6 +178,43 @@ func (pp *parallelPlanner) sort(s *exec.SortExec) (exec.Node, error) {
 		return s, err
 	}
 	return s.PerPartition(c)
+}
+
+// window runs a window with PARTITION BY over a hash repartition on
+// those columns, each stream sorted for it on its own: every window
+// partition is in one stream, so each stream's window is the serial one's
+// over its rows. A window without PARTITION BY (one partition), over no
+// sort of its own (it shares the one below another window), or under a
+// memory limit (one instance, as sorts) reads its input made parallel and
+// merged back in order.
+func (pp *parallelPlanner) window(w *exec.WindowExec) (exec.Node, error) {
+	s, ok := w.Children()[0].(*exec.SortExec)
+	if pp.memoryLimited || len(w.PartitionColumns()) == 0 || !ok {
+		return pp.singleChildren(w)
+	}
+	c, err := pp.partitioned(s.Children()[0])
+	if err != nil {
+		return nil, err
+	}
+	if exec.OutputPartitions(c) <= 1 {
+		if c, err = pp.single(s.Children()[0], c); err != nil {
+			return nil, err
+		}
+		ns, err := s.WithNewChildren([]exec.Node{c})
+		if err != nil {
+			return nil, err
+		}
+		return w.WithNewChildren([]exec.Node{ns})
+	}
+	rp, err := exec.NewRepartitionExec(c, pp.threads, w.PartitionColumns())
+	if err != nil {
+		return nil, err
+	}
+	ps, err := s.PerPartition(rp)
+	if err != nil {
+		return nil, err
+	}
+	return w.PerPartition(ps)
 }
 
 // join probes the left input's partitions in parallel against one shared

@@ -57,7 +57,7 @@ func (p *planner) project(r *splan.ProjectRel, need []bool, h hint) (*rel, error
 			used = append(used, e)
 		}
 	}
-	inNeed, err := inputNeed(w, need, used...)
+	inNeed, err := inputNeed(w, need, append(used, windowRefs(used)...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -68,6 +68,12 @@ func (p *planner) project(r *splan.ProjectRel, need []bool, h hint) (*rel, error
 	in, err := p.compile(r.Input(), inNeed, ih)
 	if err != nil {
 		return nil, err
+	}
+	var winCols map[int]int // window functions: their columns (window.go)
+	if hasWindow(used) {
+		if in, winCols, err = p.windows(in, w, exprs, need); err != nil {
+			return nil, err
+		}
 	}
 	cols := make([]int, w+len(exprs))
 	names := make([]string, w+len(exprs))
@@ -85,6 +91,10 @@ func (p *planner) project(r *splan.ProjectRel, need []bool, h hint) (*rel, error
 		names[f] = fmt.Sprintf("expr%d", j)
 		cols[f] = -1
 		if !needs(need, f) {
+			continue
+		}
+		if c, ok := winCols[j]; ok {
+			cols[f] = c
 			continue
 		}
 		ce, err := p.expr(e, in)

@@ -455,6 +455,9 @@ func funcName(f *pg_query.FuncCall) string {
 func isAggregate(f *pg_query.FuncCall) bool { return aggregateNames[funcName(f)] }
 
 func (l *lowerer) funcCall(f *pg_query.FuncCall, s *scope) (value, error) {
+	if f.Over != nil {
+		return l.windowCall(f, s) // window.go
+	}
 	if !isAggregate(f) {
 		return l.scalarCall(f, s)
 	}

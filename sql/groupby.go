@@ -75,6 +75,7 @@ func (l *lowerer) aggregate(rel plan.Rel, sc *scope, s *pg_query.SelectStmt, cal
 	rel = agg
 	if s.HavingClause != nil {
 		hs := *out
+		hs.noWins = "window functions are not allowed in HAVING"
 		if rel, err = l.filter(rel, &hs, s.HavingClause); err != nil {
 			return nil, nil, err
 		}

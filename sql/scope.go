@@ -47,6 +47,12 @@ type scope struct {
 	group *grouping
 	// noAggs says aggregates are not allowed here (WHERE, ON, arguments).
 	noAggs string
+	// wins is set over a window projection (window.go): the window calls
+	// of the SELECT list and ORDER BY, by node, as its field indices;
+	// noWins is PostgreSQL's error for a window call where none may be
+	// (inside another's arguments or window definition).
+	wins   map[*pg_query.FuncCall]int32
+	noWins string
 	// outer is the enclosing query's scope while lowering a subquery
 	// (subquery.go): a name found there, not here, is a correlated
 	// reference, which only a subquery's WHERE conjuncts may hold.

@@ -26,7 +26,6 @@ func (l *lowerer) selectShape(s *pg_query.SelectStmt) error {
 	}{
 		{len(s.DistinctClause) > 0 && !plainDistinct(s), "DISTINCT ON"},
 		{s.IntoClause != nil, "SELECT INTO"},
-		{len(s.WindowClause) > 0, "WINDOW"},
 		{len(s.LockingClause) > 0, "FOR UPDATE/SHARE"},
 		{s.LimitOption == pg_query.LimitOption_LIMIT_OPTION_WITH_TIES, "FETCH ... WITH TIES"},
 		{len(s.ValuesLists) > 0, "VALUES outside INSERT"},
@@ -92,6 +91,12 @@ func (l *lowerer) selectStmt(s *pg_query.SelectStmt, want []kind) (plan.Rel, []s
 	}
 	if rel, err = l.scalarSubqueries(rel, in, append(targetNodes, sortNodes...)...); err != nil { // subquery.go
 		return nil, nil, err
+	}
+	// Window functions run over the rows HAVING kept (window.go).
+	if calls := windowCalls(append(targetNodes, sortNodes...)...); len(calls) > 0 {
+		if rel, in, err = l.windows(rel, in, s, calls); err != nil {
+			return nil, nil, err
+		}
 	}
 	outs, err := l.targets(s.TargetList, in, want)
 	if err != nil {

@@ -15,7 +15,7 @@ func aggregateCalls(nodes ...*pg_query.Node) []*pg_query.FuncCall {
 		if _, ok := m.Interface().(*pg_query.SubLink); ok {
 			return // a subquery's aggregates are its own
 		}
-		if fc, ok := m.Interface().(*pg_query.FuncCall); ok && isAggregate(fc) {
+		if fc, ok := m.Interface().(*pg_query.FuncCall); ok && isAggregate(fc) && fc.Over == nil {
 			out = append(out, fc)
 			return
 		}

@@ -12,15 +12,17 @@
 //     fetch without its offset, a read's projection mask, a read's column
 //     types from the catalog through Schemas, DataFusion's; DuckDB's
 //     projects that replace their input, replacingProjects in
-//     validate.go);
+//     validate.go; a ConsistentPartitionWindowRel as the projection of
+//     window functions it means, windowrel.go, since substrait-go has no
+//     WindowRel);
 //   - validation (validate.go, validate_expr.go, subquery_validate.go,
-//     typecheck.go, depth.go): every field reference, emit, function
+//     window_validate.go, typecheck.go, depth.go): every field reference, emit, function
 //     anchor, literal and type checked over the proto, so substrait-go
 //     never indexes out of range; each relation's width recorded.
 //
-// plan.Build calls Validate (depth, normalization, validation), flattens
-// subquery expressions into joins given Check's facts (each relation's
-// width), and calls Read (substrait-go's relations) before the logical
+// plan.Build calls Validate (depth, normalization, validation), has the
+// optimizer's first pass (optimize.Decorrelate) turn subquery expressions
+// into joins given Check's facts (each relation's width), and calls Read (substrait-go's relations) before the logical
 // optimizer (plan/optimize) and the physical build.
 //
 // Errors: a malformed plan is ErrInvalidPlan, a valid construct the engine

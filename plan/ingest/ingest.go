@@ -34,7 +34,9 @@ func Validate(p *substraitpb.Plan, s Schemas) (q *substraitpb.Plan, subqueries i
 	if err := checkDepth(p); err != nil {
 		return nil, 0, err
 	}
-	return validate(p, s)
+	// substrait-go has no WindowRel: a producer's window relation is read
+	// as the projection of window functions it means (windowrel.go).
+	return validate(windowRelsAsProjects(p), s)
 }
 
 // Checked is what validating a plan learned about it, for a rewrite of

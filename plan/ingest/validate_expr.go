@@ -95,6 +95,8 @@ func (v *validator) expr(e *substraitpb.Expression, w int) error {
 			return bad("dynamic parameter $%d without a type", t.DynamicParameter.GetParameterReference())
 		}
 		return nil
+	case *substraitpb.Expression_WindowFunction_:
+		return v.windowFunction(t.WindowFunction, w) // window_validate.go
 	case nil:
 		return bad("expression without a kind")
 	default:

@@ -1,0 +1,309 @@
+package exec
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/stablerow/stablerow/exec/physexpr"
+	"github.com/stablerow/stablerow/value"
+)
+
+// partition is one partition's rows and what the functions share: the
+// peer groups of its ORDER BY (rows equal on every order key; with no
+// ORDER BY every row is a peer of every other, as in PostgreSQL), and the
+// frames already computed, by frame.
+type partition struct {
+	ctx    context.Context
+	mem    memory.Allocator
+	all    arrow.RecordBatch
+	n      int
+	order  []SortKey
+	grp    []int32 // row -> peer group
+	gstart []int   // group -> its first row; gstart[len] = n
+	frames map[Frame]*frameBounds
+}
+
+// evalWindow computes every window expression of w over the partition all.
+func evalWindow(ctx context.Context, tc *TaskContext, w *WindowExec, all arrow.RecordBatch) ([]arrow.Array, error) {
+	p := &partition{ctx: ctx, mem: tc.mem(), all: all, n: int(all.NumRows()), order: w.order, frames: map[Frame]*frameBounds{}}
+	if err := p.peers(); err != nil {
+		return nil, err
+	}
+	out := make([]arrow.Array, 0, len(w.exprs))
+	for i, e := range w.exprs {
+		a, err := p.eval(e, w.schema.Field(w.input.Schema().NumFields()+i).Type)
+		if err != nil {
+			releaseArrays(out)
+			return nil, err // PostgreSQL's messages name the function
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// peers numbers the peer groups of the partition's rows.
+func (p *partition) peers() error {
+	cmps, err := keyComparators(p.all, p.order)
+	if err != nil {
+		return err
+	}
+	p.grp = make([]int32, p.n)
+	p.gstart = append(make([]int, 0, 16), 0)
+	for i := 1; i < p.n; i++ {
+		g := p.grp[i-1]
+		for _, c := range cmps {
+			if c(i-1, i) != 0 {
+				g++
+				p.gstart = append(p.gstart, i)
+				break
+			}
+		}
+		p.grp[i] = g
+	}
+	p.gstart = append(p.gstart, p.n)
+	return nil
+}
+
+func (p *partition) groups() int { return len(p.gstart) - 1 }
+
+func (p *partition) eval(e WindowExpr, typ arrow.DataType) (arrow.Array, error) {
+	arg := func(i int) arrow.Array { return p.all.Column(e.Args[i]) }
+	switch e.Func {
+	case WinRowNumber, WinRank, WinDenseRank:
+		b := array.NewInt64Builder(p.mem)
+		defer b.Release()
+		b.Reserve(p.n)
+		for i := range p.n {
+			switch e.Func {
+			case WinRowNumber:
+				b.UnsafeAppend(int64(i + 1))
+			case WinRank:
+				b.UnsafeAppend(int64(p.gstart[p.grp[i]] + 1))
+			default:
+				b.UnsafeAppend(int64(p.grp[i]) + 1)
+			}
+		}
+		return b.NewArray(), nil
+	case WinPercentRank, WinCumeDist:
+		b := array.NewFloat64Builder(p.mem)
+		defer b.Release()
+		b.Reserve(p.n)
+		for i := range p.n {
+			g := p.grp[i]
+			switch {
+			case e.Func == WinCumeDist:
+				b.UnsafeAppend(float64(p.gstart[g+1]) / float64(p.n))
+			case p.n == 1:
+				b.UnsafeAppend(0)
+			default:
+				b.UnsafeAppend(float64(p.gstart[g]) / float64(p.n-1))
+			}
+		}
+		return b.NewArray(), nil
+	case WinNtile:
+		return p.ntile(arg(0))
+	case WinLag, WinLead:
+		return p.lagLead(e, typ)
+	case WinFirstValue, WinLastValue, WinNthValue:
+		f, err := p.frame(e.Frame)
+		if err != nil {
+			return nil, err
+		}
+		idx := make([]int32, p.n)
+		null := make([]bool, p.n)
+		for i := range p.n {
+			s, end := f.start[i], f.end[i]
+			j := -1
+			switch e.Func {
+			case WinFirstValue:
+				j = s
+			case WinLastValue:
+				j = end - 1
+			default:
+				k, ok := intAt(arg(1), i)
+				if !ok {
+					break
+				}
+				if k <= 0 {
+					return nil, fmt.Errorf("%w: argument of nth_value must be greater than zero", physexpr.ErrInvalidArgument)
+				}
+				if k <= int64(end-s) {
+					j = s + int(k) - 1
+				}
+			}
+			if s >= end || j < s || j >= end {
+				null[i] = true
+				continue
+			}
+			idx[i] = int32(j)
+		}
+		return p.gather(arg(0), idx, null)
+	case WinCountStar, WinCount, WinSum, WinAvg, WinMin, WinMax:
+		f, err := p.frame(e.Frame)
+		if err != nil {
+			return nil, err
+		}
+		var x arrow.Array
+		if e.Func != WinCountStar {
+			x = arg(0)
+		}
+		return p.aggregate(e.Func, x, typ, f)
+	}
+	return nil, fmt.Errorf("%w: window function %d", physexpr.ErrInvalidArgument, e.Func)
+}
+
+// gather is x at idx, NULL where null is set.
+func (p *partition) gather(x arrow.Array, idx []int32, null []bool) (arrow.Array, error) {
+	cols, err := physexpr.Gather(p.ctx, p.mem, []arrow.Array{x}, idx, null, make([]arrow.Array, 0, 1))
+	if err != nil {
+		releaseArrays(cols)
+		return nil, err
+	}
+	return cols[0], nil
+}
+
+// ntile is PostgreSQL's window_ntile: the argument is read at the
+// partition's first row; rows / k rows a bucket, the first rows % k
+// buckets one row more.
+func (p *partition) ntile(karg arrow.Array) (arrow.Array, error) {
+	b := array.NewInt32Builder(p.mem)
+	defer b.Release()
+	k, ok := intAt(karg, 0)
+	if !ok {
+		b.AppendNulls(p.n)
+		return b.NewArray(), nil
+	}
+	if k <= 0 {
+		return nil, fmt.Errorf("%w: argument of ntile must be greater than zero", physexpr.ErrInvalidArgument)
+	}
+	n := int64(p.n)
+	per, rem := n/k, n%k
+	big := rem * (per + 1) // rows in the buckets one row larger
+	b.Reserve(p.n)
+	for i := range n {
+		if i < big {
+			b.UnsafeAppend(int32(i/(per+1) + 1))
+		} else {
+			b.UnsafeAppend(int32(rem + (i-big)/per + 1))
+		}
+	}
+	return b.NewArray(), nil
+}
+
+// lagLead is lag(x, offset, default) or lead: x offset rows before (after)
+// the current row in the partition, the default (or NULL) where that row
+// is outside it; a NULL offset gives NULL, a negative one looks the other
+// way, as PostgreSQL's leadlag_common.
+func (p *partition) lagLead(e WindowExpr, typ arrow.DataType) (arrow.Array, error) {
+	x := p.all.Column(e.Args[0])
+	src := x
+	if len(e.Args) == 3 {
+		// One gather over x then the default: row n+i is row i's default.
+		cat, err := array.Concatenate([]arrow.Array{x, p.all.Column(e.Args[2])}, p.mem)
+		if err != nil {
+			return nil, err
+		}
+		defer cat.Release()
+		src = cat
+	}
+	idx := make([]int32, p.n)
+	null := make([]bool, p.n)
+	for i := range p.n {
+		off := int64(1)
+		if len(e.Args) >= 2 {
+			o, ok := intAt(p.all.Column(e.Args[1]), i)
+			if !ok {
+				null[i] = true
+				continue
+			}
+			off = o
+		}
+		if e.Func == WinLag {
+			off = -off
+		}
+		j := int64(i) + off
+		switch {
+		case off >= int64(p.n) || off <= -int64(p.n) || j < 0 || j >= int64(p.n):
+			if len(e.Args) == 3 {
+				idx[i] = int32(p.n + i)
+			} else {
+				null[i] = true
+			}
+		default:
+			idx[i] = int32(j)
+		}
+	}
+	return p.gather(src, idx, null)
+}
+
+// intAt is an integer column's value at row i; false for NULL.
+func intAt(a arrow.Array, i int) (int64, bool) {
+	if a.IsNull(i) {
+		return 0, false
+	}
+	switch a := a.(type) {
+	case *array.Int64:
+		return a.Value(i), true
+	case *array.Int32:
+		return int64(a.Value(i)), true
+	case *array.Int16:
+		return int64(a.Value(i)), true
+	case *array.Int8:
+		return int64(a.Value(i)), true
+	case *array.Uint32:
+		return int64(a.Value(i)), true
+	case *array.Uint16:
+		return int64(a.Value(i)), true
+	case *array.Uint8:
+		return int64(a.Value(i)), true
+	case *array.Uint64:
+		return int64(min(a.Value(i), 1<<63-1)), true
+	}
+	return 0, false
+}
+
+// sameValue reports whether a's row i and b's row j (arrays of one type)
+// hold the same value for partitioning: NULLs are one partition, NaN one
+// value, -0 = 0, as in PostgreSQL's grouping.
+func sameValue(a arrow.Array, i int, b arrow.Array, j int) bool {
+	an, bn := a.IsNull(i), b.IsNull(j)
+	if an || bn {
+		return an && bn
+	}
+	switch a := a.(type) {
+	case *array.Int64:
+		return a.Value(i) == b.(*array.Int64).Value(j)
+	case *array.Int32:
+		return a.Value(i) == b.(*array.Int32).Value(j)
+	case *array.Int16:
+		return a.Value(i) == b.(*array.Int16).Value(j)
+	case *array.Int8:
+		return a.Value(i) == b.(*array.Int8).Value(j)
+	case *array.Uint64:
+		return a.Value(i) == b.(*array.Uint64).Value(j)
+	case *array.Uint32:
+		return a.Value(i) == b.(*array.Uint32).Value(j)
+	case *array.Date32:
+		return a.Value(i) == b.(*array.Date32).Value(j)
+	case *array.Timestamp:
+		return a.Value(i) == b.(*array.Timestamp).Value(j)
+	case *array.Decimal128:
+		return a.Value(i) == b.(*array.Decimal128).Value(j) // one scale in a column
+	case *array.Float64:
+		return value.CompareFloat(a.Value(i), b.(*array.Float64).Value(j)) == 0
+	case *array.Float32:
+		return value.CompareFloat(a.Value(i), b.(*array.Float32).Value(j)) == 0
+	case *array.String:
+		return strings.Compare(a.Value(i), b.(*array.String).Value(j)) == 0
+	case *array.Boolean:
+		return a.Value(i) == b.(*array.Boolean).Value(j)
+	}
+	// Any other type: by its formatted value, which is exact for the
+	// remaining fixed-width types.
+	return cmp.Compare(a.ValueStr(i), b.ValueStr(j)) == 0
+}

@@ -1,0 +1,285 @@
+package exec_test
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"sort"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/stablerow/stablerow/exec"
+	"github.com/stablerow/stablerow/exec/exectest"
+	"github.com/stablerow/stablerow/exec/physexpr"
+)
+
+// FuzzWindow compares WindowExec with a naive model of PostgreSQL's frames
+// (each row's frame is the set of rows that satisfy the bounds' definitions,
+// tested one by one; the aggregates are loops over it) for random rows,
+// frames, directions, NULL placement and batch sizes.
+func FuzzWindow(f *testing.F) {
+	f.Add([]byte{0, 0, 0, 1, 0, 0, 1, 2, 3, 1, 2, 4, 0, 5, 6, 2, 0, 0, 1, 1, 1})
+	f.Add([]byte{1, 1, 2, 2, 1, 1, 0, 1, 2, 0, 4, 12, 0, 4, 1, 1, 5, 7, 3, 2, 9})
+	f.Add([]byte{2, 1, 1, 2, 1, 2, 0, 0, 0, 0, 1, 1, 0, 2, 2, 0, 3, 3, 0, 3, 3})
+	f.Add([]byte{0, 1, 3, 2, 2, 3, 2, 5, 1, 2, 0, 2, 2, 1, 3, 2, 2, 4, 2, 5, 12})
+	f.Add([]byte{0, 3, 1, 2, 3, 4, 1, 1, 1, 1, 2, 3, 1, 3, 5, 1, 4, 7})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) < 6 || len(data) > 6+3*200 {
+			return
+		}
+		starts := []exec.BoundKind{exec.UnboundedPreceding, exec.OffsetPreceding, exec.CurrentRow, exec.OffsetFollowing}
+		ends := []exec.BoundKind{exec.OffsetPreceding, exec.CurrentRow, exec.OffsetFollowing, exec.UnboundedFollowing}
+		fr := exec.Frame{
+			Unit:  []exec.FrameUnit{exec.FrameRange, exec.FrameRows, exec.FrameGroups}[data[0]%3],
+			Start: exec.FrameBound{Kind: starts[data[1]%4], Offset: int64(data[2] % 4)},
+			End:   exec.FrameBound{Kind: ends[data[3]%4], Offset: int64(data[4] % 4)},
+		}
+		key := exec.SortKey{Column: 1, Descending: data[5]&1 != 0, NullsFirst: data[5]&2 != 0}
+		batch := 1 + int(data[5]>>2)%9
+		var rows [][]any
+		for b := data[6:]; len(b) >= 3; b = b[3:] {
+			var p, o, x, fl any
+			if b[0]%4 != 3 {
+				p = int64(b[0] % 4)
+			}
+			if b[1]%6 != 5 {
+				o = int64(b[1] % 6)
+			}
+			if b[2]%13 != 12 {
+				x = int64(b[2]%13) - 5
+				fl = float64(x.(int64)) / 4
+			}
+			rows = append(rows, []any{p, o, x, int32(2), fl})
+		}
+		exprs := []exec.WindowExpr{
+			{Func: exec.WinRowNumber, Name: "rn"},
+			{Func: exec.WinRank, Name: "rk"},
+			{Func: exec.WinDenseRank, Name: "dr"},
+			{Func: exec.WinLead, Args: []int{2, 3, 2}, Name: "lead"},
+			{Func: exec.WinCountStar, Frame: fr, Name: "cs"},
+			{Func: exec.WinCount, Args: []int{2}, Frame: fr, Name: "c"},
+			{Func: exec.WinSum, Args: []int{2}, Frame: fr, Name: "s"},
+			{Func: exec.WinAvg, Args: []int{2}, Frame: fr, Name: "a"},
+			{Func: exec.WinMin, Args: []int{2}, Frame: fr, Name: "mn"},
+			{Func: exec.WinMax, Args: []int{2}, Frame: fr, Name: "mx"},
+			{Func: exec.WinFirstValue, Args: []int{2}, Frame: fr, Name: "fv"},
+			{Func: exec.WinLastValue, Args: []int{2}, Frame: fr, Name: "lv"},
+			{Func: exec.WinNthValue, Args: []int{2, 3}, Frame: fr, Name: "nv"},
+			{Func: exec.WinSum, Args: []int{4}, Frame: fr, Name: "sf"},
+		}
+		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		defer mem.AssertSize(t, 0)
+		bs, err := exectest.Chunk(mem, winSchema, rows, batch, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := exec.NewValuesExec(winSchema, bs)
+		for _, b := range bs {
+			b.Release()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer v.Release()
+		w, err := windowOver(v, []exec.SortKey{key}, exprs...)
+		if err != nil {
+			if !errors.Is(err, physexpr.ErrInvalidArgument) {
+				t.Fatalf("frame %s: untyped error %v", fr, err)
+			}
+			return // a frame PostgreSQL refuses
+		}
+		ctx := context.Background()
+		s, err := w.Execute(ctx, &exec.TaskContext{Mem: mem, BatchSize: batch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Collect(ctx, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := exectest.Rows(out...)
+		for _, b := range out {
+			b.Release()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := naiveWindow(rows, key, fr)
+		if len(got) != len(want) {
+			t.Fatalf("%d rows, want %d", len(got), len(want))
+		}
+		for i := range got {
+			if !reflect.DeepEqual(got[i], want[i]) {
+				t.Fatalf("frame %s key %s row %d:\n got %v\nwant %v", fr, key, i, got[i], want[i])
+			}
+		}
+	})
+}
+
+// naiveWindow is the model: rows sorted stably by p (ascending, NULLs last)
+// and the key, then per partition and row the functions of FuzzWindow.
+func naiveWindow(rows [][]any, key exec.SortKey, fr exec.Frame) [][]any {
+	cmpKey := func(a, b any, desc, nullsFirst bool) int {
+		switch {
+		case a == nil && b == nil:
+			return 0
+		case a == nil:
+			if nullsFirst {
+				return -1
+			}
+			return 1
+		case b == nil:
+			if nullsFirst {
+				return 1
+			}
+			return -1
+		}
+		c := 0
+		if x, y := a.(int64), b.(int64); x < y {
+			c = -1
+		} else if x > y {
+			c = 1
+		}
+		if desc {
+			c = -c
+		}
+		return c
+	}
+	rs := append([][]any(nil), rows...)
+	sort.SliceStable(rs, func(i, j int) bool {
+		if c := cmpKey(rs[i][0], rs[j][0], false, false); c != 0 {
+			return c < 0
+		}
+		return cmpKey(rs[i][1], rs[j][1], key.Descending, key.NullsFirst) < 0
+	})
+	var out [][]any
+	for lo := 0; lo < len(rs); {
+		hi := lo + 1
+		for hi < len(rs) && cmpKey(rs[lo][0], rs[hi][0], false, false) == 0 {
+			hi++
+		}
+		part := rs[lo:hi]
+		n := len(part)
+		grp := make([]int, n)
+		for i := 1; i < n; i++ {
+			grp[i] = grp[i-1]
+			if cmpKey(part[i-1][1], part[i][1], false, false) != 0 {
+				grp[i]++
+			}
+		}
+		// dist is the signed distance from row i's key to row j's in the
+		// sort's direction.
+		dist := func(i, j int) int64 {
+			d := part[j][1].(int64) - part[i][1].(int64)
+			if key.Descending {
+				d = -d
+			}
+			return d
+		}
+		inFrame := func(i, j int) bool {
+			ok := func(b exec.FrameBound, isStart bool) bool {
+				off := b.Offset.(int64)
+				if b.Kind == exec.OffsetPreceding {
+					off = -off
+				}
+				switch b.Kind {
+				case exec.UnboundedPreceding, exec.UnboundedFollowing:
+					return true
+				case exec.CurrentRow:
+					off = 0
+					if fr.Unit == exec.FrameRows {
+						if isStart {
+							return j >= i
+						}
+						return j <= i
+					}
+				}
+				var d int64
+				switch fr.Unit {
+				case exec.FrameRows:
+					d = int64(j - i)
+				case exec.FrameGroups:
+					d = int64(grp[j] - grp[i])
+				default:
+					if b.Kind == exec.CurrentRow {
+						d = int64(grp[j] - grp[i])
+						break
+					}
+					// PostgreSQL's update_frameheadpos/tailpos: a NULL
+					// current row's offsets reach its NULL peers; for a
+					// value, NULLs lie beyond every offset, before (NULLS
+					// FIRST) or after it.
+					ni, nj := part[i][1] == nil, part[j][1] == nil
+					switch {
+					case ni:
+						d, off = int64(grp[j]-grp[i]), 0
+					case nj && key.NullsFirst:
+						d = -1 << 40
+					case nj:
+						d = 1 << 40
+					default:
+						d = dist(i, j)
+					}
+				}
+				if isStart {
+					return d >= off
+				}
+				return d <= off
+			}
+			return ok(fr.Start, true) && ok(fr.End, false)
+		}
+		for i := range n {
+			var frame []int
+			for j := range n {
+				if inFrame(i, j) {
+					frame = append(frame, j)
+				}
+			}
+			rank := 0
+			for rank < i && grp[rank] != grp[i] {
+				rank++
+			}
+			var lead any
+			if i+2 < n {
+				lead = part[i+2][2]
+			} else {
+				lead = part[i][2]
+			}
+			var cnt, sum int64
+			var mn, mx, fv, lv, nv, sf any
+			var fsum float64
+			for k, j := range frame {
+				x := part[j][2]
+				if k == 0 {
+					fv = x
+				}
+				lv = x
+				if k == 1 {
+					nv = x
+				}
+				if x == nil {
+					continue
+				}
+				v := x.(int64)
+				cnt++
+				sum += v
+				fsum += part[j][4].(float64)
+				if mn == nil || v <= mn.(int64) {
+					mn = v
+				}
+				if mx == nil || v >= mx.(int64) {
+					mx = v
+				}
+			}
+			var s, a any
+			if cnt > 0 {
+				s, a, sf = sum, float64(sum)/float64(cnt), fsum
+			}
+			r := append(append([]any(nil), part[i]...), int64(i+1), int64(rank+1), int64(grp[i]+1), lead,
+				int64(len(frame)), cnt, s, a, mn, mx, fv, lv, nv, sf)
+			out = append(out, r)
+		}
+		lo = hi
+	}
+	return out
+}

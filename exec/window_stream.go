@@ -1,0 +1,254 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/stablerow/stablerow/exec/memlimit"
+)
+
+// windowStream is a state machine over the ordered input. It buffers the
+// rows of the current partition (slices of the input batches, reserved
+// from the pool at twice their size: the rows and their concatenated copy,
+// plus the per-row frame and result state); at the first row of the next
+// partition, or at the input's end, it evaluates the partition and emits
+// it in batches before reading on. rest is the unread tail of the last
+// input batch, which holds the next partition's first rows.
+//
+//	           batch (rows of the same partition): buffer them
+//	             ┌────┐
+//	             ▼    │
+//	start ─▶ reading ─┴─first row of the next partition, or EOF──▶ emitting
+//	             ▲                                                  │
+//	             └───────── partition emitted, input not at EOF ────┤
+//	                                                                ▼
+//	                                          partition emitted at EOF: done
+//
+// An error or cancellation moves to done with every batch released and
+// the reservation freed; Close does the same from any state.
+type windowStream struct {
+	n     *WindowExec
+	tc    *TaskContext
+	in    Stream
+	state windowState
+	res   *memlimit.Reservation
+	eof   bool // the input has ended
+
+	part []arrow.RecordBatch // reading: the current partition's rows
+	rest arrow.RecordBatch   // reading: the input's rows after them
+
+	out arrow.RecordBatch // emitting: the evaluated partition
+	off int64
+	err error
+}
+
+type windowState int
+
+const (
+	windowReading windowState = iota
+	windowEmitting
+	windowDone
+)
+
+func (s *windowStream) Schema() *arrow.Schema { return s.n.schema }
+
+func (s *windowStream) release() {
+	for _, b := range s.part {
+		b.Release()
+	}
+	s.part = nil
+	if s.rest != nil {
+		s.rest.Release()
+		s.rest = nil
+	}
+	if s.out != nil {
+		s.out.Release()
+		s.out = nil
+	}
+	s.res.Free()
+}
+
+func (s *windowStream) Close() error {
+	s.release()
+	s.state = windowDone
+	if s.in != nil {
+		err := s.in.Close()
+		s.in = nil
+		return err
+	}
+	return nil
+}
+
+func (s *windowStream) fail(err error) error {
+	s.state, s.err = windowDone, err
+	s.release()
+	return err
+}
+
+func (s *windowStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if s.state != windowDone {
+		if err := ctx.Err(); err != nil {
+			return nil, s.fail(err)
+		}
+	}
+	for {
+		switch s.state {
+		case windowReading:
+			if err := s.read(ctx); err != nil {
+				return nil, s.fail(err)
+			}
+		case windowEmitting:
+			start := time.Now()
+			n := s.out.NumRows()
+			if s.off >= n {
+				s.out.Release()
+				s.out = nil
+				s.res.Free()
+				s.state = windowReading
+				if s.eof && s.rest == nil {
+					s.state = windowDone
+				}
+				continue
+			}
+			end := min(n, s.off+int64(s.tc.batchSize()))
+			b := s.out.NewSlice(s.off, end)
+			s.off = end
+			return s.n.metrics.emit(b, start)
+		case windowDone:
+			if s.err != nil {
+				return nil, s.err
+			}
+			return nil, io.EOF
+		}
+	}
+}
+
+// read buffers rows until the current partition is complete, then
+// evaluates it and moves to emitting (or to done when there are no rows).
+func (s *windowStream) read(ctx context.Context) error {
+	if s.in == nil {
+		return ErrClosed
+	}
+	for {
+		if s.rest == nil {
+			if s.eof {
+				break
+			}
+			b, err := s.in.Next(ctx)
+			if errors.Is(err, io.EOF) {
+				s.eof = true
+				break
+			}
+			if err != nil {
+				return err
+			}
+			if b.NumRows() == 0 {
+				b.Release()
+				continue
+			}
+			s.rest = b
+		}
+		r := s.boundary(s.rest)
+		if r > 0 {
+			head := s.rest.NewSlice(0, int64(r))
+			if err := s.reserve(head); err != nil {
+				head.Release()
+				return err
+			}
+			s.part = append(s.part, head)
+		}
+		if r == int(s.rest.NumRows()) {
+			s.rest.Release()
+			s.rest = nil
+			continue
+		}
+		tail := s.rest.NewSlice(int64(r), s.rest.NumRows())
+		s.rest.Release()
+		s.rest = tail
+		return s.evaluate(ctx)
+	}
+	if len(s.part) == 0 {
+		s.state = windowDone
+		return nil
+	}
+	return s.evaluate(ctx)
+}
+
+// reserve grows the reservation for b's rows: the buffered slice, its
+// concatenated copy, and about 64 bytes a row of frame bounds, peer
+// groups and results.
+func (s *windowStream) reserve(b arrow.RecordBatch) error {
+	need := 2*batchBytes(b) + 64*b.NumRows()
+	if err := s.res.TryGrow(need); err != nil {
+		var rows int64
+		for _, p := range s.part {
+			rows += p.NumRows()
+		}
+		return fmt.Errorf("window: a partition of more than %d rows: %w", rows+b.NumRows(), err)
+	}
+	return nil
+}
+
+// boundary is the first row of b in a partition after the current one
+// (b's length if none): the first row whose partition columns differ from
+// the row before it, the last buffered row for b's first.
+func (s *windowStream) boundary(b arrow.RecordBatch) int {
+	n := int(b.NumRows())
+	if len(s.n.partition) == 0 {
+		return n
+	}
+	from := 1
+	if len(s.part) > 0 {
+		last := s.part[len(s.part)-1]
+		li := int(last.NumRows()) - 1
+		for _, c := range s.n.partition {
+			if !sameValue(last.Column(c), li, b.Column(c), 0) {
+				return 0
+			}
+		}
+	}
+	for r := from; r < n; r++ {
+		for _, c := range s.n.partition {
+			col := b.Column(c)
+			if !sameValue(col, r-1, col, r) {
+				return r
+			}
+		}
+	}
+	return n
+}
+
+// evaluate concatenates the buffered partition, computes every window
+// expression over it and moves to emitting.
+func (s *windowStream) evaluate(ctx context.Context) error {
+	start := time.Now()
+	defer s.n.metrics.since(start)
+	bs := s.part
+	s.part = nil
+	all, err := concatBatches(s.n.input.Schema(), s.tc.mem(), bs)
+	for _, b := range bs {
+		b.Release()
+	}
+	if err != nil {
+		return err
+	}
+	defer all.Release()
+	s.n.metrics.Add("partitions", 1)
+	s.n.metrics.Max("max_partition_rows", all.NumRows())
+	cols, err := evalWindow(ctx, s.tc, s.n, all)
+	if err != nil {
+		return err
+	}
+	out := make([]arrow.Array, 0, len(s.n.schema.Fields()))
+	out = append(out, all.Columns()...)
+	out = append(out, cols...)
+	s.out = array.NewRecordBatch(s.n.schema, out, all.NumRows())
+	releaseArrays(cols)
+	s.off, s.state = 0, windowEmitting
+	return nil
+}

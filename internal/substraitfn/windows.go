@@ -1,0 +1,97 @@
+package substraitfn
+
+import (
+	"fmt"
+
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/extensions"
+	"github.com/substrait-io/substrait-go/v8/types"
+)
+
+// Window builds the window function call name(args) the SQL front end
+// emits, with PostgreSQL's result types (exec.WindowExec computes them):
+//
+//	row_number(), rank(), dense_rank()   functions_arithmetic  i64
+//	percent_rank(), cume_dist()          functions_arithmetic  fp64
+//	ntile(i32)                           functions_arithmetic  i32?
+//	lag/lead(any [, i32 [, any]])        functions_arithmetic  the value's type, nullable
+//	first_value/last_value(any)          functions_arithmetic  the value's type, nullable
+//	nth_value(any, i32)                  functions_arithmetic  the value's type, nullable
+//	count/sum/avg/min/max(...)           as Aggregate's
+//
+// The frame, partitions and sorts are the caller's to set on the result.
+func Window(reg expr.ExtensionRegistry, name string, args ...expr.Expression) (*expr.WindowFunction, error) {
+	ts := argTypes(args)
+	bad := fmt.Errorf("%w: %s(%s)", ErrNoSignature, name, typeNames(ts))
+	nullable := func(t types.Type) types.Type { return t.WithNullability(types.NullabilityNullable) }
+	isI32 := func(i int) bool { _, ok := ts[i].(*types.Int32Type); return ok }
+	urn := URNArithmetic
+	var out types.Type
+	short := make([]string, len(ts))
+	for i := range short {
+		short[i] = "any"
+	}
+	switch name {
+	case "row_number", "rank", "dense_rank":
+		if len(args) != 0 {
+			return nil, bad
+		}
+		out = &types.Int64Type{Nullability: types.NullabilityRequired}
+	case "percent_rank", "cume_dist":
+		if len(args) != 0 {
+			return nil, bad
+		}
+		out = &types.Float64Type{Nullability: types.NullabilityRequired}
+	case "ntile":
+		if len(args) != 1 || !isI32(0) {
+			return nil, bad
+		}
+		short[0], out = "i32", nullable(ts[0])
+	case "lag", "lead":
+		if len(args) < 1 || len(args) > 3 || len(args) >= 2 && !isI32(1) || len(args) == 3 && !ts[2].WithNullability(types.NullabilityNullable).Equals(nullable(ts[0])) {
+			return nil, bad
+		}
+		if len(args) >= 2 {
+			short[1] = "i32"
+		}
+		out = nullable(ts[0])
+	case "first_value", "last_value":
+		if len(args) != 1 {
+			return nil, bad
+		}
+		out = nullable(ts[0])
+	case "nth_value":
+		if len(args) != 2 || !isI32(1) {
+			return nil, bad
+		}
+		short[1], out = "i32", nullable(ts[0])
+	case "count", "sum", "avg", "min", "max":
+		agg, err := Aggregate(reg, name, false, args...)
+		if err != nil {
+			return nil, err
+		}
+		if out = agg.GetType(); name == "count" {
+			urn = URNAggregate // as Aggregate's
+		}
+		for i, t := range ts {
+			if short[i] = aggShortName(t); name == "count" {
+				short[i] = "any"
+			}
+		}
+	default:
+		return nil, fmt.Errorf("%w: %s is not a window function stablerow emits", ErrNoSignature, name)
+	}
+	compound := name + ":"
+	for i, s := range short {
+		if i > 0 {
+			compound += "_"
+		}
+		compound += s
+	}
+	fa := make([]types.FuncArg, len(args))
+	for i, a := range args {
+		fa[i] = a
+	}
+	v := extensions.NewWindowFuncVariant(extensions.ID{URN: urn, Name: placeholder(compound)})
+	return expr.NewCustomWindowFunc(reg, v, out, nil, types.AggInvocationAll, types.AggPhaseInitialToResult, fa...)
+}

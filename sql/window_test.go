@@ -1,0 +1,103 @@
+package sql
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	"github.com/substrait-io/substrait-go/v8/plan"
+	"github.com/substrait-io/substrait-go/v8/types"
+	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
+)
+
+// TestWindowLowering: window calls become one ProjectRel of window
+// functions over the FROM record (re-read by substrait-go), a named window
+// and OVER (w ...) resolve as PostgreSQL resolves them, and the frames'
+// bounds are Substrait's.
+func TestWindowLowering(t *testing.T) {
+	_, root, names := parseQuery(t, `SELECT id, rank() OVER w, sum(id) OVER (w ROWS BETWEEN 2 PRECEDING AND 1 FOLLOWING),
+	  lag(score, 1, 0) OVER (PARTITION BY name) FROM t WINDOW w AS (PARTITION BY name ORDER BY score DESC)`)
+	assert.Equal(t, []string{"id", "rank", "sum", "lag"}, names)
+	proj, ok := root.(*plan.ProjectRel)
+	require.True(t, ok, "root %T", root)
+	win, ok := proj.Input().(*plan.ProjectRel)
+	require.True(t, ok, "window projection %T", proj.Input())
+	exprs := win.Expressions()
+	require.Len(t, exprs, 3)
+	rank, ok := exprs[0].(*expr.WindowFunction)
+	require.True(t, ok)
+	assert.Equal(t, "rank", rank.Name())
+	require.Len(t, rank.Partitions, 1)
+	assert.Equal(t, int32(1), fieldIndex(t, rank.Partitions[0]))
+	require.Len(t, rank.Sorts, 1)
+	assert.Equal(t, types.SortDescNullsFirst, rank.Sorts[0].Kind)
+	assert.Equal(t, substraitpb.Expression_WindowFunction_BOUNDS_TYPE_RANGE, rank.BoundsType)
+	assert.Equal(t, expr.Unbounded{}, rank.LowerBound)
+	assert.Equal(t, expr.CurrentRow{}, rank.UpperBound)
+
+	sum := exprs[1].(*expr.WindowFunction)
+	assert.Equal(t, "sum", sum.Name())
+	assert.Equal(t, "i64?", typeList([]types.Type{sum.GetType()}))
+	assert.Equal(t, substraitpb.Expression_WindowFunction_BOUNDS_TYPE_ROWS, sum.BoundsType)
+	assert.Equal(t, expr.PrecedingBound(2), sum.LowerBound)
+	assert.Equal(t, expr.FollowingBound(1), sum.UpperBound)
+	require.Len(t, sum.Sorts, 1, "OVER (w ...) copies w's ORDER BY")
+
+	lag := exprs[2].(*expr.WindowFunction)
+	require.Equal(t, 3, lag.NArgs())
+	assert.Equal(t, "fp64?", typeList([]types.Type{lag.GetType()}), "the default takes the value's type")
+	assert.Empty(t, lag.Sorts)
+
+	// RANGE over a date: the interval's days.
+	cat := fakeCatalog{"dated": {{Name: "d", Type: arrow.FixedWidthTypes.Date32, Nullable: true}}}
+	stmts, err := Parse("SELECT count(*) OVER (ORDER BY d RANGE BETWEEN '1 week' PRECEDING AND INTERVAL '2' DAY FOLLOWING) FROM dated", cat)
+	require.NoError(t, err)
+	root, _ = reread(t, stmts[0].(*Query).Plan)
+	wf := root.(*plan.ProjectRel).Input().(*plan.ProjectRel).Expressions()[0].(*expr.WindowFunction)
+	assert.Equal(t, expr.PrecedingBound(7), wf.LowerBound)
+	assert.Equal(t, expr.FollowingBound(2), wf.UpperBound)
+}
+
+// TestWindowErrors: PostgreSQL's errors (and their kinds) where window
+// functions may not stand, for frames it refuses, and the constructs
+// Substrait cannot carry, refused by name.
+func TestWindowErrors(t *testing.T) {
+	for _, c := range []struct {
+		sql, msg string
+		kind     error
+	}{
+		{"SELECT id FROM t WHERE rank() OVER () > 1", "window functions are not allowed in WHERE", ErrInvalid},
+		{"SELECT name FROM t GROUP BY name HAVING rank() OVER () > 1", "window functions are not allowed in HAVING", ErrInvalid},
+		{"SELECT name FROM t GROUP BY rank() OVER ()", "window functions are not allowed in GROUP BY", ErrInvalid},
+		{"SELECT sum(rank() OVER ()) OVER () FROM t", "window function calls cannot be nested", ErrInvalid},
+		{"SELECT sum(rank() OVER ()) FROM t", "aggregate function calls cannot contain window function calls", ErrInvalid},
+		{"SELECT rank() OVER (ORDER BY rank() OVER ()) FROM t", "window functions are not allowed in window definitions", ErrInvalid},
+		{"SELECT rank() OVER w FROM t", `window "w" does not exist`, ErrInvalid},
+		{"SELECT rank() OVER (w PARTITION BY id) FROM t WINDOW w AS (ORDER BY id)", `cannot override PARTITION BY clause of window "w"`, ErrInvalid},
+		{"SELECT rank() OVER (w ORDER BY id) FROM t WINDOW w AS (ORDER BY id)", `cannot override ORDER BY clause of window "w"`, ErrInvalid},
+		{"SELECT rank() OVER (w) FROM t WINDOW w AS (ORDER BY id ROWS 1 PRECEDING)", `cannot copy window "w" because it has a frame clause`, ErrInvalid},
+		{"SELECT sum(id) OVER (ORDER BY id, score RANGE 1 PRECEDING) FROM t", "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column", ErrInvalid},
+		{"SELECT sum(id) OVER (ORDER BY id ROWS BETWEEN -1 PRECEDING AND CURRENT ROW) FROM t", "frame starting offset must not be negative", ErrInvalid},
+		{"SELECT sum(id) OVER (ORDER BY id ROWS BETWEEN NULL PRECEDING AND CURRENT ROW) FROM t", "frame starting offset must not be null", ErrInvalid},
+		{"SELECT upper(name) OVER () FROM t", "OVER specified, but upper is not a window function nor an aggregate function", ErrInvalid},
+		{"SELECT ntile(id) OVER () FROM t", "", ErrType},
+		{"SELECT sum(DISTINCT id) OVER () FROM t", "DISTINCT is not implemented for window functions", ErrUnsupported},
+		{"SELECT sum(id) OVER (ORDER BY id GROUPS 1 PRECEDING) FROM t", "GROUPS frames", ErrUnsupported},
+		{"SELECT sum(id) OVER (ORDER BY id ROWS 1 PRECEDING EXCLUDE TIES) FROM t", "frame EXCLUDE", ErrUnsupported},
+		{"SELECT sum(id) OVER (ORDER BY name RANGE 1 PRECEDING) FROM t", "not supported for column type", ErrUnsupported},
+		{"SELECT string_agg(name, ',') OVER () FROM t", "string_agg as a window function", ErrUnsupported},
+		{"SELECT count(*) OVER (ORDER BY d RANGE '1 month' PRECEDING) FROM dated", "RANGE offset of months over a date", ErrUnsupported},
+		{"SELECT count(*) OVER (ORDER BY d RANGE 1 PRECEDING) FROM dated", "not supported for column type date", ErrInvalid},
+		{"SELECT count(*) OVER (ORDER BY d RANGE '-1 day' PRECEDING) FROM dated", "invalid preceding or following size in window function", ErrInvalid},
+	} {
+		cat := fakeCatalog{"t": testCatalog["t"], "dated": {{Name: "d", Type: arrow.FixedWidthTypes.Date32, Nullable: true}}}
+		_, err := Parse(c.sql, cat)
+		if !errors.Is(err, c.kind) || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s: %v, want %v %q", c.sql, err, c.kind, c.msg)
+		}
+	}
+}
