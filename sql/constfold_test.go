@@ -174,3 +174,23 @@ func TestNullIfKeepsFirstTypeWithinFamily(t *testing.T) {
 		assert.Equal(t, c.want, strings.TrimSuffix(got, "?"), c.sql)
 	}
 }
+
+// Results that are all varchar(n) of one n (NULLs aside) meet at
+// varchar(n), as PostgreSQL's select_common_type keeps them; mixed
+// lengths, text or an untyped string meet at text, and NULLIF's operands
+// stay an operator's (difftest seed 20261224).
+func TestVarcharResultsKeepVarchar(t *testing.T) {
+	for _, c := range []struct{ sql, want string }{
+		{"SELECT CASE WHEN id > 0 THEN CAST('ab' AS VARCHAR(6)) END FROM t", "vchar"},
+		{"SELECT CASE WHEN id > 0 THEN CAST('ab' AS VARCHAR(6)) ELSE CAST('x' AS VARCHAR(6)) END FROM t", "vchar"},
+		{"SELECT greatest(CAST('ab' AS VARCHAR(6)), CAST('x' AS VARCHAR(6))) FROM t", "vchar"},
+		{"SELECT CASE WHEN id > 0 THEN CAST('ab' AS VARCHAR(6)) ELSE CAST('x' AS VARCHAR(3)) END FROM t", "str"},
+		{"SELECT CASE WHEN id > 0 THEN CAST('ab' AS VARCHAR(6)) ELSE 'abcdefgh' END FROM t", "str"},
+		{"SELECT CASE WHEN id > 0 THEN CAST('ab' AS VARCHAR(6)) ELSE name END FROM t", "str"},
+		{"SELECT nullif(CAST('ab' AS VARCHAR(6)), name) FROM t", "str"},
+	} {
+		_, root, _ := parseQuery(t, c.sql)
+		got := root.RecordType().Types()[0].ShortString()
+		assert.Equal(t, c.want, strings.TrimSuffix(got, "?"), c.sql)
+	}
+}

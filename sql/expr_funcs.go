@@ -486,6 +486,16 @@ func (l *lowerer) exprs(s *scope, ns ...*pg_query.Node) ([]value, error) {
 // NULLIF): only NULLs and parameters untyped make text, as PostgreSQL
 // resolves unknown to text.
 func (l *lowerer) unifyResults(vs []value) ([]expr.Expression, kind, error) {
+	return l.commonResults(vs, -1)
+}
+
+// commonResults is unifyResults for results meeting at a common type
+// (CASE, COALESCE, GREATEST, LEAST: select_common_type), whose first
+// input in select_common_type's order is vs[first] (a CASE's ELSE:
+// transformCaseExpr puts the default result first). first < 0 is
+// NULLIF's operands, which PostgreSQL reads as an operator's (make_op:
+// varchar = text is text = text), so they skip varcharCommon.
+func (l *lowerer) commonResults(vs []value, first int) ([]expr.Expression, kind, error) {
 	allNull := true
 	for _, v := range vs {
 		allNull = allNull && v.how == untypedNull
@@ -496,6 +506,11 @@ func (l *lowerer) unifyResults(vs []value) ([]expr.Expression, kind, error) {
 			out[i] = expr.NewNullLiteral(kindString.typ(true))
 		}
 		return out, kindString, nil
+	}
+	if first >= 0 {
+		if k, ok := varcharCommon(vs); ok {
+			return l.coerceAll(vs, k)
+		}
 	}
 	// Results all character(n) of one n (NULLs aside) stay character(n),
 	// blanks and all, as PostgreSQL's common type of bpchar inputs is
@@ -510,6 +525,11 @@ func (l *lowerer) unifyResults(vs []value) ([]expr.Expression, kind, error) {
 			return l.unifyAs(false, vs...)
 		}
 	}
+	return l.coerceAll(vs, k)
+}
+
+// coerceAll is each of vs coerced to k.
+func (l *lowerer) coerceAll(vs []value, k kind) ([]expr.Expression, kind, error) {
 	out := make([]expr.Expression, len(vs))
 	for i, v := range vs {
 		e, err := l.coerce(v, k)
@@ -521,13 +541,43 @@ func (l *lowerer) unifyResults(vs []value) ([]expr.Expression, kind, error) {
 	return out, k, nil
 }
 
+// varcharCommon is PostgreSQL's common type of results whose typed ones
+// are all character varying(n) of one n: varchar(n) (select_common_type
+// keeps their type, select_common_typmod their n), where the older rule
+// below met them at text. A CASE of varchar results compared with a
+// character(n) then resolves as bpchar (bpcharOperands): char(4) 'ab' >=
+// a CASE's varchar(6) 'ab    ' is true, as in PostgreSQL, where text's
+// 'ab' >= 'ab    ' is false (difftest seed 20261224).
+//
+// Left as text (a known difference): varchar results of different n,
+// beside an untyped string or parameter (which PostgreSQL coerces to
+// varchar without a length, never truncating it to n), or beside text
+// where the first typed result is varchar. PostgreSQL's
+// common type is then varchar without a length (text, varchar and bpchar
+// each convert to the others implicitly, so select_common_type keeps the
+// first input's type unless that is the preferred text), which the
+// engine writes as text and so compares with a character(n) as text.
+func varcharCommon(vs []value) (kind, bool) {
+	k := kindUnknown
+	for _, v := range vs {
+		switch {
+		case v.how == untypedNull:
+		case v.how == typed && v.kind().id == idVarchar && v.kind().n > 0 && (k == kindUnknown || k == v.kind()):
+			k = v.kind()
+		default:
+			return kindUnknown, false
+		}
+	}
+	return k, k != kindUnknown
+}
+
 // coalesce lowers COALESCE(a, ...).
 func (l *lowerer) coalesce(c *pg_query.CoalesceExpr, s *scope) (value, error) {
 	vs, err := l.exprs(s, c.Args...)
 	if err != nil {
 		return value{}, err
 	}
-	es, _, err := l.unifyResults(vs)
+	es, _, err := l.commonResults(vs, 0)
 	if err != nil {
 		return value{}, err
 	}
@@ -551,7 +601,7 @@ func (l *lowerer) minMax(m *pg_query.MinMaxExpr, s *scope) (value, error) {
 	if err != nil {
 		return value{}, err
 	}
-	es, k, err := l.unifyResults(vs)
+	es, k, err := l.commonResults(vs, 0)
 	if err != nil {
 		return value{}, err
 	}
@@ -614,7 +664,7 @@ func (l *lowerer) caseExpr(c *pg_query.CaseExpr, s *scope) (value, error) {
 			return value{}, err
 		}
 	}
-	es, _, err := l.unifyResults(append(results, els))
+	es, _, err := l.commonResults(append(results, els), len(results))
 	if err != nil {
 		return value{}, err
 	}
