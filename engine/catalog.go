@@ -137,7 +137,7 @@ func (c *catalog) TableSchema(name string) (*arrow.Schema, error) {
 // TableNames implements sql.TableLister.
 func (c *catalog) TableNames() []string { return c.db.Tables() }
 
-// TableRows implements sql.RowCounter: the live rows of the pinned
+// TableRows implements plan.RowCounter: the live rows of the pinned
 // snapshot, which order the joins of FROM a, b, c.
 func (c *catalog) TableRows(name string) (uint64, bool) {
 	t, err := c.table(name)

@@ -308,7 +308,17 @@ func raiseConstants(root plan.Rel) error {
 			if e == nil { // a read's absent filter
 				return e, nil
 			}
-			return e, raisingConstant(e)
+			if err := raisingConstant(e); err != nil {
+				return e, err
+			}
+			// An EXISTS or IN subquery's relations are planned with
+			// the statement (subqueryRels).
+			for _, s := range subqueryRels(e) {
+				if err := walk(s); err != nil {
+					return e, err
+				}
+			}
+			return e, nil
 		}, r.GetInputs()...)
 		return err
 	}

@@ -50,14 +50,16 @@
 // Joins: [INNER], LEFT, RIGHT, FULL JOIN ... ON and CROSS JOIN (FROM a, b
 // too) lower to JoinRel and CrossRel. WITH queries (non-recursive, over a
 // SELECT or a set operation) and subqueries in FROM are lowered at each
-// reference (cte.go); the planner runs a repeated one once. Subqueries in
-// expressions lower to joins (subquery.go): [NOT] EXISTS and [NOT] IN as
-// WHERE conjuncts to LEFT SEMI/ANTI joins (NOT IN's NULL rule spelled in
-// the join condition), scalar subqueries to LEFT SINGLE joins; a correlated
-// EXISTS or IN whose subquery is a plain SELECT-FROM-WHERE is decorrelated,
-// as is a scalar aggregate correlated by equalities (a grouped LEFT join,
-// correlated.go, whose input is first restricted to the keys the outer
-// rows can have, restrict.go); any other correlation is refused with its
+// reference (cte.go); the planner runs a repeated one once. [NOT] EXISTS
+// and [NOT] IN subqueries as WHERE conjuncts lower to Substrait subquery
+// expressions (subquery.go: SetPredicate, InPredicate, under not()), a
+// plain SELECT-FROM-WHERE subquery's names of the enclosing query to
+// outer references; the logical optimizer decorrelates them into semi and
+// anti joins (plan/optimize, Decorrelate), for every producer. Scalar
+// subqueries still lower to joins here: LEFT SINGLE joins, and a scalar
+// aggregate correlated by equalities a grouped LEFT join (correlated.go,
+// whose input is first restricted to the keys the outer rows can have,
+// restrict.go); any other correlation is refused with its
 // position. FROM a, b, ... WHERE is lowered as the items' cross products
 // under a filter of the WHERE's conjuncts over several items
 // (joinorder.go); the logical optimizer (plan/optimize) orders the joins.

@@ -75,6 +75,15 @@ func (t *tracer) rel(r plan.Rel) ([]origin, error) {
 		}
 	case *plan.FilterRel:
 		if direct, err = t.rel(x.Input()); err == nil {
+			// The EXISTS and IN subqueries of the condition: their
+			// relations are planned, and estimated, with the query, as
+			// the joins they become (the outer query's first, as a
+			// join's left side).
+			for _, s := range relSubqueries(r) {
+				if _, err = t.rel(s); err != nil {
+					return nil, err
+				}
+			}
 			err = estimateCond(x.Condition(), direct)
 		}
 	case *plan.ProjectRel:

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -133,6 +134,23 @@ func (l *lowerer) columnRef(c *pg_query.ColumnRef, s *scope) (value, error) {
 		return value{}, fmt.Errorf("%w: column %q must appear in the GROUP BY clause or be used in an aggregate function%s", ErrInvalid, name, l.src.at(c.Location))
 	}
 	i, err := l.lookup(s, qual, name, c.Location)
+	if errors.Is(err, errCorrelated) && s.corr {
+		// One level out, the enclosing query's own column: an outer
+		// reference. Further out stays errCorrelated, with its position.
+		if j, oerr := l.lookupHere(s.outer, qual, name, c.Location); oerr == nil {
+			e, ferr := expr.NewRootFieldRef(expr.NewStructFieldRef(int32(j)), s.outer.record())
+			if ferr != nil {
+				return value{}, fmt.Errorf("%w: %w", ErrInvalid, ferr)
+			}
+			// substrait-go types a field reference only from the root
+			// record (NewFieldRefFromType refuses an outer root): made
+			// over the enclosing record, then re-rooted one level out.
+			e.Root = expr.OuterReference(1)
+			return value{e: e, loc: c.Location, name: s.outer.cols[j].name}, nil
+		} else if !notFound(oerr) {
+			return value{}, oerr // ambiguous there, as PostgreSQL says
+		}
+	}
 	if err != nil {
 		return value{}, err
 	}

@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/stablerow/stablerow/internal/substraitfn"
 )
 
 // TestScalarExprsLower: each seed of FuzzParse's exprs* corpus lowers
@@ -30,7 +28,7 @@ func TestScalarExprsLower(t *testing.T) {
 			t.Fatalf("%s: %v", src, err)
 		}
 		q := stmts[0].(*Query)
-		if _, err := substraitfn.FromProto(q.Plan); err != nil {
+		if _, _, err := readPlan(q.Plan); err != nil {
 			t.Fatalf("%s: plan does not re-read: %v", src, err)
 		}
 	}

@@ -82,7 +82,7 @@ func FuzzParse(f *testing.F) {
 			if q == nil {
 				continue
 			}
-			if _, err := substraitfn.FromProto(q.Plan); err != nil {
+			if _, _, err := substraitfn.RootFromProto(q.Plan); err != nil {
 				t.Fatalf("plan does not re-read: %v", err)
 			}
 			checkParams(t, q)

@@ -13,6 +13,8 @@ import (
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/stablerow/stablerow/internal/substraitfn"
 )
 
 // fakeCatalog holds tables by lower-case name; each gets the system columns.
@@ -63,11 +65,16 @@ func parseQuery(t *testing.T, sql string) (*Query, plan.Rel, []string) {
 
 func reread(t *testing.T, pb *substraitpb.Plan) (plan.Rel, []string) {
 	t.Helper()
-	p, err := plan.FromProto(pb, extensions.GetDefaultCollectionWithNoError())
+	root, names, err := readPlan(pb)
 	require.NoError(t, err)
-	roots := p.GetRoots()
-	require.Len(t, roots, 1)
-	return roots[0].Input(), roots[0].Names()
+	return root, names
+}
+
+// readPlan reads pb's root relation with substrait-go against its
+// default collection (the plan's functions by their declared
+// signatures), subquery expressions included (substraitfn.ReadRoot).
+func readPlan(pb *substraitpb.Plan) (plan.Rel, []string, error) {
+	return substraitfn.ReadRoot(pb, extensions.GetDefaultCollectionWithNoError())
 }
 
 // typeList renders types as "i64?,string".

@@ -2,7 +2,6 @@ package sql
 
 import (
 	"fmt"
-	"math"
 	"slices"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -10,13 +9,6 @@ import (
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
-
-// RowCounter is what a Catalog may also offer: a table's live row count,
-// which picks the probe item of FROM a, b, c that a semi-join push leaves
-// alone (ok false: unknown).
-type RowCounter interface {
-	TableRows(name string) (rows uint64, ok bool)
-}
 
 // FROM a, b, c WHERE ... is an inner join of the items: fromWhere lowers
 // it as the cross products of the items in FROM order under a filter of
@@ -27,18 +19,18 @@ type RowCounter interface {
 // estimator):
 //
 //	conjuncts of WHERE
-//	   |-- one item:        a filter on that item (the semi-join push
-//	   |                    below applies after it)
+//	   |-- one item:        a filter on that item
 //	   |-- several items:   the filter over the cross products
-//	   |-- IN / [NOT] EXISTS over one item, not the probe item:
-//	   |                    a semi (anti) join of that item, after its
-//	   |                    filters (semipush.go)
-//	   `-- none, a subquery, an outer reference: the WHERE left on top
+//	   |-- [NOT] EXISTS / [NOT] IN: subquery expressions in that filter,
+//	   |                    which the optimizer's Decorrelate turns into
+//	   |                    semi and anti joins, of one item when it
+//	   |                    reads one that is not the probe item
+//	   |                    (optimize/semipush.go)
+//	   `-- none, a scalar subquery, an outer reference: the WHERE left
+//	                        on top
 //
-// The probe item, which a semi-join push must not filter, is the largest
-// (by its table's row count, quartered for each filter on it). The rows
-// are the cross product's filtered by the WHERE: the conjuncts are the
-// same, each evaluated over the items it names.
+// The rows are the cross product's filtered by the WHERE: the conjuncts
+// are the same, each evaluated over the items it names.
 func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.Rel, *scope, *pg_query.Node, error) {
 	if len(items) < 2 || where == nil {
 		rel, sc, err := l.from(items)
@@ -48,14 +40,10 @@ func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.
 		return rel, sc, where, err
 	}
 	type item struct {
-		rel plan.Rel
-		sc  *scope
-		off int     // first column in the FROM-order scope
-		est float64 // its rows after the filters pushed onto it
-		// restrict: a correlated subquery's restriction (restrict.go),
-		// never the probe side: it filters the others.
-		restrict bool
-		filters  []expr.Expression // its WHERE conjuncts, pushed onto it
+		rel     plan.Rel
+		sc      *scope
+		off     int               // first column in the FROM-order scope
+		filters []expr.Expression // its WHERE conjuncts, pushed onto it
 	}
 	its := make([]*item, len(items))
 	full := &scope{}
@@ -69,12 +57,7 @@ func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.
 				return nil, nil, nil, err
 			}
 		}
-		est := l.estimate(n)
-		_, e, restrict := l.restrictEstimate(n)
-		if restrict {
-			est = e
-		}
-		its[i] = &item{rel: rel, sc: sc, off: len(full.cols), est: est, restrict: restrict}
+		its[i] = &item{rel: rel, sc: sc, off: len(full.cols)}
 		full = &scope{cols: append(append([]column{}, full.cols...), sc.cols...)}
 	}
 	full.outer = l.outer
@@ -126,10 +109,9 @@ func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.
 			return err
 		}
 		it.filters = append(it.filters, e)
-		it.est /= 4
 		return nil
 	}
-	var sets []*pg_query.Node // [NOT] EXISTS / IN conjuncts: semipush.go
+	var sets []*pg_query.Node // [NOT] EXISTS / IN conjuncts: subquery expressions in the filter
 	for _, c := range andArgs(where) {
 		if _, k := setSubLink(c); k != setNone {
 			sets = append(sets, c)
@@ -148,35 +130,6 @@ func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.
 		}
 		conds = append(conds, c)
 	}
-	// The probe item: the largest, by the estimates of its filters.
-	probe := func() int {
-		first := -1
-		for i, it := range its {
-			if !it.restrict && (first < 0 || it.est > its[first].est) {
-				first = i
-			}
-		}
-		return first
-	}
-	// A set conjunct over one item other than the probe item is applied
-	// to it, after its filters (semipush.go); the others stay on top.
-	var pushes []setPush
-	if len(sets) > 0 {
-		rels, scs, restrict := make([]plan.Rel, len(its)), make([]*scope, len(its)), make([]bool, len(its))
-		for i, it := range its {
-			rels[i], scs[i], restrict[i] = it.rel, it.sc, it.restrict
-		}
-		first := probe()
-		for _, c := range sets {
-			if i := l.setItem(c, rels, scs, full, restrict, itemsOf); i >= 0 && i != first {
-				sl, k := setSubLink(c)
-				pushes = append(pushes, setPush{item: i, sl: sl, k: k})
-				its[i].est /= 4
-				continue
-			}
-			rest = append(rest, c)
-		}
-	}
 	for _, it := range its {
 		if len(it.filters) == 0 {
 			continue
@@ -192,17 +145,6 @@ func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.
 			return nil, nil, nil, fmt.Errorf("%w: filter: %w", ErrInvalid, err)
 		}
 	}
-	for _, p := range pushes {
-		it := its[p.item]
-		saved := l.outer
-		l.outer = nil
-		rel, err := l.setJoin(it.rel, &scope{cols: it.sc.cols}, p.sl, p.k)
-		l.outer = saved
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		it.rel = rel
-	}
 	// FROM order, cross products: the optimizer orders them and places
 	// the conditions over several items (plan/optimize).
 	rel := its[0].rel
@@ -212,6 +154,12 @@ func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.
 			return nil, nil, nil, fmt.Errorf("%w: cross join: %w", ErrInvalid, err)
 		}
 	}
+	// The set conjuncts join the conditions over several items, in the
+	// filter right over the cross products: Decorrelate applies one that
+	// reads one item to that item (optimize/semipush.go), the others over
+	// the joined items.
+	l.markSets(sets)
+	conds = append(conds, sets...)
 	if len(conds) > 0 {
 		js := &scope{cols: full.cols, outer: l.outer, noAggs: "in WHERE"}
 		on := make([]expr.Expression, len(conds))
@@ -249,21 +197,6 @@ func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.
 	}
 	and := &pg_query.BoolExpr{Boolop: pg_query.BoolExprType_AND_EXPR, Args: rest, Location: -1}
 	return rel, sc, &pg_query.Node{Node: &pg_query.Node_BoolExpr{BoolExpr: and}}, nil
-}
-
-// estimate is a FROM item's row count: its table's, when the catalog
-// counts rows; else a guess of 100,000.
-func (l *lowerer) estimate(n *pg_query.Node) float64 {
-	if rv := n.GetRangeVar(); rv != nil && rv.Schemaname == "" && rv.Catalogname == "" {
-		if _, isCTE := l.cte(rv.Relname); !isCTE {
-			if rc, ok := l.cat.(RowCounter); ok {
-				if r, ok := rc.TableRows(rv.Relname); ok {
-					return math.Max(float64(r), 1)
-				}
-			}
-		}
-	}
-	return 100_000
 }
 
 // itemRefs resolves the column references of a conjunct in the FROM

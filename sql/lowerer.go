@@ -28,11 +28,17 @@ type lowerer struct {
 	// scope while a subquery is lowered (cte.go, subquery.go).
 	ctes  []cteDef
 	outer *scope
-	// restricts are the FROM items restriction made (restrict.go).
-	restricts map[*pg_query.RangeSubselect]bool
 	// unpulled counts the enclosing queries with LIMIT 0 while one is
 	// lowered: their rows are never pulled (gatingqual.go).
 	unpulled int
+	// corrNext asks the next selectStmt, a plain EXISTS or IN subquery's,
+	// to let its WHERE and SELECT list name the enclosing query: those
+	// names become outer references (scope.corr).
+	corrNext bool
+	// setLinks are the WHERE conjuncts' EXISTS and IN subqueries that
+	// lower to Substrait subquery expressions (setExpr); any other is
+	// refused where it stands (subLink).
+	setLinks map[*pg_query.SubLink]setKind
 }
 
 type paramUse struct {

@@ -1,7 +1,6 @@
 package sql
 
 import (
-	"math"
 	"slices"
 	"strconv"
 
@@ -146,10 +145,6 @@ func (l *lowerer) restriction(sc *scope, outerKeys []*pg_query.Node, sl *pg_quer
 			Subquery: &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: q}},
 			Alias:    &pg_query.Alias{Aliasname: restrictAlias},
 		}
-		if l.restricts == nil {
-			l.restricts = map[*pg_query.RangeSubselect]bool{}
-		}
-		l.restricts[rs] = true
 		return &pg_query.Node{Node: &pg_query.Node_RangeSubselect{RangeSubselect: rs}}
 	}
 	if r := build(append(append([]*pg_query.Node{}, plain...), withSub...)); r != nil {
@@ -161,20 +156,6 @@ func (l *lowerer) restriction(sc *scope, outerKeys []*pg_query.Node, sl *pg_quer
 		}
 	}
 	return nil, nil
-}
-
-// restrictEstimate is the estimate of a restriction FROM item: its
-// table's rows, quartered for each conjunct, as fromWhere estimates a
-// filtered table; base is the table's rows. ok is false for any other
-// item.
-func (l *lowerer) restrictEstimate(n *pg_query.Node) (base, est float64, ok bool) {
-	rs := n.GetRangeSubselect()
-	if rs == nil || !l.restricts[rs] {
-		return 0, 0, false
-	}
-	q := rs.Subquery.GetSelectStmt()
-	base = l.estimate(q.FromClause[0])
-	return base, base / math.Pow(4, float64(len(andArgs(q.WhereClause)))), true
 }
 
 // plainRefs resolves the column references of n outside its subqueries

@@ -68,6 +68,11 @@ type scope struct {
 	// subs maps the scalar subqueries of this query to the columns their
 	// single joins added (subquery.go). Shared by copies of the scope.
 	subs map[*pg_query.SubLink]subColumn
+	// corr: a name found in outer's own columns (one level out) is an
+	// outer reference (steps_out 1), not errCorrelated: the scope of a
+	// plain EXISTS or IN subquery's WHERE and SELECT list, which the
+	// optimizer decorrelates (optimize.Decorrelate).
+	corr bool
 }
 
 func (s *scope) record() *types.RecordType {

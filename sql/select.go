@@ -46,6 +46,8 @@ func (l *lowerer) selectShape(s *pg_query.SelectStmt) error {
 // parameter) takes that kind, as Postgres resolves them against the
 // target, instead of its default.
 func (l *lowerer) selectStmt(s *pg_query.SelectStmt, want []kind) (plan.Rel, []string, error) {
+	corr := l.corrNext // this SELECT's own, not its FROM subqueries'
+	l.corrNext = false
 	if s.LimitCount != nil {
 		if n, err := l.limitValue(s.LimitCount, "LIMIT"); err == nil && n == 0 {
 			l.unpulled++
@@ -68,7 +70,13 @@ func (l *lowerer) selectStmt(s *pg_query.SelectStmt, want []kind) (plan.Rel, []s
 		return nil, nil, err
 	}
 	if where != nil {
-		if rel, err = l.filter(rel, sc, where); err != nil {
+		ws := sc
+		if corr {
+			c := *sc
+			c.corr = true
+			ws = &c
+		}
+		if rel, err = l.filter(rel, ws, where); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -98,7 +106,13 @@ func (l *lowerer) selectStmt(s *pg_query.SelectStmt, want []kind) (plan.Rel, []s
 			return nil, nil, err
 		}
 	}
-	outs, err := l.targets(s.TargetList, in, want)
+	ts := in
+	if corr {
+		c := *in
+		c.corr = true
+		ts = &c
+	}
+	outs, err := l.targets(s.TargetList, ts, want)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -9,31 +9,29 @@ import (
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	sqlvalue "github.com/stablerow/stablerow/value"
 )
 
-// Subqueries lower to joins, so the planner needs no subquery operator:
+// The WHERE conjuncts [NOT] EXISTS (q), x [NOT] IN (q) and x <> ALL (q)
+// lower to Substrait subquery expressions (setExpr), as Isthmus writes
+// them; the logical optimizer decorrelates them for every producer
+// (plan/optimize, Decorrelate: semi and anti joins, NOT IN's NULL-aware
+// anti join, the push to one FROM item), as PostgreSQL's
+// pull_up_sublinks turns its SubLinks into joins after parsing. A plain
+// subquery (SELECT ... FROM ... WHERE, no aggregate, DISTINCT, GROUP BY,
+// LIMIT or set operation) may name the enclosing query in its WHERE and
+// SELECT list: those names are outer references (steps_out 1).
 //
-//	WHERE ... AND EXISTS (q)          LEFT SEMI join with q
-//	WHERE ... AND NOT EXISTS (q)      LEFT ANTI join with q
-//	WHERE ... AND x IN (q)            LEFT SEMI join on x = y
-//	WHERE ... AND x NOT IN (q)        LEFT ANTI join on x = y OR x IS NULL OR y IS NULL
-//	(SELECT y ...) as a value         LEFT SINGLE join on true (at most one row)
+// Scalar subqueries still lower to joins here: (SELECT y ...) as a value
+// is a LEFT SINGLE join on true (at most one row), and a correlated
+// aggregate a grouped LEFT join (correlated.go, restrict.go).
 //
-// The NOT IN condition is PostgreSQL's NULL rule spelled as a join
-// condition: a row of q makes x NOT IN (q) false or NULL exactly when it
-// equals x, or either is NULL; the row survives the anti join only when
-// no row of q does that (and always when q is empty). The planner runs
-// that anti join as a NULL-aware hash join.
-//
-// A correlated EXISTS or IN is decorrelated when the subquery is a plain
-// SELECT ... FROM ... WHERE (no aggregate, DISTINCT, GROUP BY, LIMIT, set
-// operation): its WHERE conjuncts that reference the outer query become
-// the join condition, the others filter the subquery. A reference to the
-// outer query anywhere else, and any correlated scalar subquery, is
-// refused with errCorrelated and its position.
+// A reference to the outer query anywhere else, more than one level out,
+// and any other correlated scalar subquery, is refused with errCorrelated
+// and its position.
 
 // errCorrelated marks an outer-query reference the lowering cannot
 // decorrelate.
@@ -55,6 +53,10 @@ func (l *lowerer) subLink(sl *pg_query.SubLink, s *scope) (value, error) {
 			return value{}, fmt.Errorf("%w: %w", ErrInvalid, err)
 		}
 		return value{e: e, loc: sl.Location, name: c.name}, nil
+	}
+	if k, ok := l.setLinks[sl]; ok {
+		e, err := l.setExpr(sl, k, s)
+		return value{e: e, loc: sl.Location}, err
 	}
 	switch sl.SubLinkType {
 	case pg_query.SubLinkType_EXPR_SUBLINK:
@@ -276,16 +278,14 @@ func (l *lowerer) whereSubqueries(rel plan.Rel, sc *scope, where *pg_query.Node)
 	}
 	if len(sets) == 0 {
 		rest = append(plain, rest...)
-	} else if len(plain) > 0 {
+	} else {
 		var err error
-		if rel, err = l.conditionFilter(rel, sc, andNode(plain)); err != nil {
-			return nil, nil, err
+		if len(plain) > 0 {
+			if rel, err = l.conditionFilter(rel, sc, andNode(plain)); err != nil {
+				return nil, nil, err
+			}
 		}
-	}
-	for _, c := range sets {
-		sl, k := setSubLink(c)
-		var err error
-		if rel, err = l.setJoin(rel, sc, sl, k); err != nil {
+		if rel, err = l.setFilter(rel, sc, sets); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -297,6 +297,45 @@ func (l *lowerer) whereSubqueries(rel plan.Rel, sc *scope, where *pg_query.Node)
 		return rel, where, nil
 	}
 	return rel, andNode(rest), nil
+}
+
+// markSets lets the EXISTS and IN subqueries of the set conjuncts cs
+// lower to subquery expressions (subLink, setExpr).
+func (l *lowerer) markSets(cs []*pg_query.Node) {
+	if l.setLinks == nil {
+		l.setLinks = map[*pg_query.SubLink]setKind{}
+	}
+	for _, c := range cs {
+		if b := c.GetBoolExpr(); b != nil && b.Boolop == pg_query.BoolExprType_NOT_EXPR && len(b.Args) == 1 {
+			c = b.Args[0] // NOT lowers as not() over the subquery's expression
+		}
+		if sl, k := setSubLink(c); sl != nil {
+			l.setLinks[sl] = k
+		}
+	}
+}
+
+// setFilter is rel (scope sc) filtered by the set conjuncts cs, as
+// subquery expressions: the filter Decorrelate turns into semi and anti
+// joins. It is not the top query's gating filter: PostgreSQL pulls these
+// sublinks up as joins before it looks for pseudoconstant quals.
+func (l *lowerer) setFilter(rel plan.Rel, sc *scope, cs []*pg_query.Node) (plan.Rel, error) {
+	l.markSets(cs)
+	ws := *sc
+	ws.noAggs = "in WHERE"
+	v, err := l.expr(andNode(cs), &ws)
+	if err != nil {
+		return nil, err
+	}
+	cond, err := l.coerce(v, kindBool)
+	if err != nil {
+		return nil, err
+	}
+	f, err := l.b.Filter(rel, cond)
+	if err != nil {
+		return nil, fmt.Errorf("%w: filter: %w", ErrInvalid, err)
+	}
+	return f, nil
 }
 
 // pulledUp: PostgreSQL turns the WHERE conjunct c, a [NOT] EXISTS or
@@ -419,8 +458,17 @@ func containsSubLink(n *pg_query.Node) bool {
 	return found
 }
 
-// setJoin joins rel (scope sc) with an EXISTS or IN subquery.
-func (l *lowerer) setJoin(rel plan.Rel, sc *scope, sl *pg_query.SubLink, k setKind) (plan.Rel, error) {
+// setExpr lowers the EXISTS or IN subquery sl of a WHERE conjunct (kind
+// k, its negation included) over sc's columns to a Substrait subquery
+// expression: SetPredicate EXISTS, or InPredicate with the operand as its
+// needle, under not() for NOT EXISTS and NOT IN (x <> ALL (q) is NOT IN).
+// The optimizer makes the joins (optimize.Decorrelate: semi, anti, the
+// NULL-aware anti join of NOT IN, the push to one FROM item), as
+// PostgreSQL's pull_up_sublinks does after its parser kept them as
+// SubLinks. A plain subquery (plainSelect) may name the enclosing query
+// in its WHERE and SELECT list, as outer references (steps_out 1); any
+// other naming it is refused with errCorrelated and its position.
+func (l *lowerer) setExpr(sl *pg_query.SubLink, k setKind, sc *scope) (expr.Expression, error) {
 	sub := sl.Subselect.GetSelectStmt()
 	if sub == nil {
 		return nil, fmt.Errorf("%w: subquery form%s", ErrUnsupported, l.src.at(sl.Location))
@@ -438,139 +486,59 @@ func (l *lowerer) setJoin(rel plan.Rel, sc *scope, sl *pg_query.SubLink, k setKi
 			return nil, err
 		}
 	}
-	var sub2 plan.Rel
-	var conds []expr.Expression
-	var y value
+	q := sub
 	if plainSelect(sub) {
-		var err error
-		if sub2, conds, y, err = l.flatten(sub, sc, in, sl.Location); err != nil {
-			return nil, err
-		}
-	} else {
-		r, names, err := l.subquery(sl, sc)
-		if err != nil {
-			return nil, err
-		}
-		sub2 = r
-		if in {
-			if len(names) != 1 {
-				return nil, fmt.Errorf("%w: subquery has too many columns%s", ErrInvalid, l.src.at(sl.Location))
-			}
-			js := &scope{cols: append(append([]column{}, sc.cols...), column{typ: r.RecordType().Types()[0]})}
-			e, err := js.ref(len(sc.cols))
-			if err != nil {
-				return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
-			}
-			y = value{e: e, loc: sl.Location}
-		}
+		// Its ORDER BY orders nothing EXISTS or IN can see, and would
+		// stand between its filter and the join (PostgreSQL drops it
+		// too: convert_EXISTS_sublink_to_join's simplify_EXISTS_query).
+		q = proto.Clone(sub).(*pg_query.SelectStmt)
+		q.SortClause = nil
+		l.corrNext = true
 	}
-	if in {
-		args, _, err := l.unify(x, y)
-		if err != nil {
-			return nil, err
-		}
-		eq, err := l.call(urnComparison, "equal", sl.Location, args...)
-		if err != nil {
-			return nil, err
-		}
-		if k == setNotIn {
-			xn, err := l.call(urnComparison, "is_null", sl.Location, args[0])
-			if err != nil {
-				return nil, err
-			}
-			yn, err := l.call(urnComparison, "is_null", sl.Location, args[1])
-			if err != nil {
-				return nil, err
-			}
-			if eq, err = l.call(urnBoolean, "or", sl.Location, eq, xn, yn); err != nil {
-				return nil, err
-			}
-		}
-		conds = append(conds, eq)
+	var want []kind
+	if in && x.how != typed {
+		want = nil
+	} else if in {
+		want = []kind{x.kind()}
 	}
-	var cond expr.Expression = expr.NewPrimitiveLiteral(true, false)
-	switch {
-	case len(conds) == 1:
-		cond = conds[0]
-	case len(conds) > 1:
-		var err error
-		if cond, err = l.call(urnBoolean, "and", sl.Location, conds...); err != nil {
-			return nil, err
-		}
-	}
-	jt := plan.JoinTypeLeftSemi
-	if k == setNotExists || k == setNotIn {
-		jt = plan.JoinTypeLeftAnti
-	}
-	j, err := l.b.Join(rel, sub2, cond, jt)
-	if err != nil {
-		return nil, fmt.Errorf("%w: subquery join: %w", ErrInvalid, err)
-	}
-	return j, nil
-}
-
-// flatten lowers a plain subquery for a semi or anti join: its FROM,
-// filtered by the WHERE conjuncts that reference only it; the conjuncts
-// that reference the outer query (sc) are returned as join conditions
-// over sc's columns then the subquery's, and so is the SELECT item y when
-// in (IN's right side).
-func (l *lowerer) flatten(sub *pg_query.SelectStmt, sc *scope, in bool, loc int32) (plan.Rel, []expr.Expression, value, error) {
 	saved := l.outer
 	l.outer = sc
-	rel, subSc, err := l.from(sub.FromClause)
-	l.outer = saved
+	rel, names, err := l.selectStmt(q, want)
+	l.outer, l.corrNext = saved, false
 	if err != nil {
-		return nil, nil, value{}, err
+		return nil, err
 	}
-	cs := &scope{cols: append(append([]column{}, sc.cols...), subSc.cols...), shadow: len(sc.cols), outer: sc.outer, noAggs: "in WHERE"}
-	var conds []expr.Expression
-	// The subquery's WHERE is a qual too: its NULL arms are FALSE
-	// before it is split (quals.go).
-	where, err := l.canonicalQual(sub.WhereClause, cs, cs.noAggs)
-	if err != nil {
-		return nil, nil, value{}, err
-	}
-	for _, c := range andArgs(where) {
-		ls := *subSc
-		ls.noAggs = "in WHERE"
-		v, err := l.expr(c, &ls)
-		if err == nil {
-			e, err := l.coerce(v, kindBool)
-			if err != nil {
-				return nil, nil, value{}, err
-			}
-			if rel, err = l.b.Filter(rel, e); err != nil {
-				return nil, nil, value{}, fmt.Errorf("%w: filter: %w", ErrInvalid, err)
-			}
-			continue
+	var e expr.Expression
+	if !in {
+		if e, err = l.b.SetPredicateSubquery(rel, plan.SetPredicateOpExists); err != nil {
+			return nil, fmt.Errorf("%w: EXISTS subquery: %w", ErrInvalid, err)
 		}
-		if !errors.Is(err, errCorrelated) {
-			return nil, nil, value{}, err
+	} else {
+		if len(names) != 1 {
+			return nil, fmt.Errorf("%w: subquery has too many columns%s", ErrInvalid, l.src.at(sl.Location))
 		}
-		// It references the outer query: a join condition.
-		if v, err = l.expr(c, cs); err != nil {
-			return nil, nil, value{}, err
-		}
-		e, err := l.coerce(v, kindBool)
+		rt := rel.RecordType()
+		ye, err := expr.NewRootFieldRef(expr.NewStructFieldRef(0), &rt)
 		if err != nil {
-			return nil, nil, value{}, err
+			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 		}
-		conds = append(conds, e)
-	}
-	var y value
-	if in {
-		if len(sub.TargetList) != 1 {
-			return nil, nil, value{}, fmt.Errorf("%w: subquery has too many columns%s", ErrInvalid, l.src.at(loc))
+		args, _, err := l.unify(x, value{e: ye, loc: sl.Location})
+		if err != nil {
+			return nil, err
 		}
-		rt := sub.TargetList[0].GetResTarget()
-		if cr := rt.GetVal().GetColumnRef(); cr != nil {
-			if _, _, star, _ := l.refName(cr); star {
-				return nil, nil, value{}, fmt.Errorf("%w: * in an IN subquery%s", ErrUnsupported, l.src.at(cr.Location))
+		if args[1] != expr.Expression(ye) {
+			// The subquery's column meets the operand's type: a
+			// projection of the cast is the haystack.
+			if rel, err = l.b.ProjectRemap(rel, []int32{1}, args[1]); err != nil {
+				return nil, fmt.Errorf("%w: IN subquery: %w", ErrInvalid, err)
 			}
 		}
-		if y, err = l.expr(rt.GetVal(), cs); err != nil {
-			return nil, nil, value{}, err
+		if e, err = l.b.InPredicateSubquery([]expr.Expression{args[0]}, rel); err != nil {
+			return nil, fmt.Errorf("%w: IN subquery: %w", ErrInvalid, err)
 		}
 	}
-	return rel, conds, y, nil
+	if k == setNotExists || k == setNotIn {
+		return l.call(urnBoolean, "not", sl.Location, e)
+	}
+	return e, nil
 }

@@ -36,7 +36,9 @@ import (
 // columns a single join added, so every relation keeps its width and
 // the plan around it is untouched.
 //
-// Decorrelation, as in the SQL front end: a correlated subquery is
+// Decorrelation (the SQL front end's EXISTS and IN come here too, as
+// subquery expressions; its scalar subqueries are still its joins): a
+// correlated subquery is
 // flattened when it is Filters and Projects over a relation without
 // outer references (flatten); a filter conjunct that references the
 // outer query becomes part of the join condition, the others filter the

@@ -30,7 +30,8 @@
 // known as such: after Decorrelate it is only a LEFT join's condition,
 // and which outer relation feeds the keys would have to be found again.
 // For the same reason the IN/EXISTS push to one FROM item is made there
-// too (semipush.go; TPC-H Q18; the front end's sql/semipush.go): an IN,
+// too (semipush.go; TPC-H Q18; the SQL front end's EXISTS and IN come
+// here as subquery expressions in the filter over its cross products): an IN,
 // EXISTS or NOT EXISTS conjunct of a filter over inner joins and cross
 // products whose references all read one item, not the probe item (the
 // largest by Stats), is applied to that item, after its own conjuncts,

@@ -23,13 +23,14 @@ import (
 // TPC-H Q18 keeps 57 of 1.5M orders by o_orderkey IN (a grouped lineitem
 // with HAVING): applied on top, the joins first pair all 6M lineitems
 // with orders and customer; applied to orders, the hash table lineitem
-// probes holds 57 rows. This is the SQL front end's rule
-// (sql/semipush.go), which PostgreSQL reaches by pulling the sublink up
+// probes holds 57 rows. The SQL front end's EXISTS and IN take this rule
+// too (it writes them as subquery expressions in the filter over its
+// cross products), which PostgreSQL reaches by pulling the sublink up
 // as a semi join (pull_up_sublinks) and joining it in any order.
 //
 // Left where it is:
 //   - NOT IN and the set comparisons (ANY/ALL): their NULL-aware
-//     anti joins are kept out of this reordering, as in the front end;
+//     anti joins are kept out of this reordering;
 //   - a conjunct on the probe item (the largest estimated, the front
 //     end's first): the joins with the build sides only shrink the probe
 //     rows the semi join then sees (TPC-H Q21's EXISTS on lineitem l1);
@@ -157,20 +158,29 @@ func moveTo(sq *substraitpb.Expression_Subquery, off int) {
 }
 
 // probeItem is the item the joins will probe with: the largest by
-// estimated rows (a named table's rows, a quarter kept per conjunct of
-// own, which are in the tree's space; any other relation is
-// unknownRows), the first of equals, as the front end's FROM-list order
-// picks it.
+// estimated rows (a named table's rows, any other relation's
+// unknownRows, a quarter kept per conjunct of own, which are in the
+// tree's space, and per conjunct of the filters the item already is over
+// its table: the SQL front end writes a FROM item's own conjuncts as such
+// a filter, TPC-H Q20's nation), the first of equals in FROM order.
 func (u *unnester) probeItem(items []item, own [][]*substraitpb.Expression, st Stats) int {
 	x := estimator{st: st}
 	probe, best := -1, -1.0
 	for i, it := range items {
+		r, keeps := *it.slot, 1.0
+		for r.GetFilter() != nil {
+			for range u.conjuncts(r.GetFilter().GetCondition(), "") {
+				keeps *= filterKeeps
+			}
+			r = r.GetFilter().GetInput()
+		}
 		rows := float64(unknownRows)
-		if nt := (*it.slot).GetRead().GetNamedTable(); nt != nil {
+		if nt := r.GetRead().GetNamedTable(); nt != nil {
 			if n, ok := x.tableRows(nt.GetNames()); ok {
 				rows = max(n, 1)
 			}
 		}
+		rows *= keeps
 		for range own[i] {
 			rows *= filterKeeps
 		}
