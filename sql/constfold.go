@@ -197,6 +197,49 @@ func nullInList(value expr.Expression, options []expr.Expression) (expr.Expressi
 	return nil, false
 }
 
+// nullInSplit is NULL [NOT] IN (options) when some options read a column
+// and the others stay an array nullInList leaves unfolded: PostgreSQL's
+// parser takes the options that hold Vars out of the array as separate
+// clauses (transformAExprIn: NULL = x OR NULL = ANY (ARRAY[...]), and
+// NULL <> x AND NULL <> ALL (ARRAY[...]) for NOT IN), and
+// eval_const_expressions folds each of those strict operators over the
+// NULL constant to NULL. So NOT IN is (NULL <> ALL (array)) AND NULL,
+// whose NULL conjunct in a WHERE is a gating qual that reads no row
+// (gatingqual.go), and IN is (NULL = ANY (array)) OR NULL; the options
+// with columns are never evaluated (difftest seed 20261224: NULL NOT IN
+// (a stable cast, c1 / 0.1, another) overflowed on c1 where PostgreSQL's
+// plan was a One-Time Filter: false). ok is false when nullInList's
+// conditions for the array do not hold or no option reads a column.
+func (l *lowerer) nullInSplit(value expr.Expression, options []expr.Expression, negate bool, loc int32) (expr.Expression, bool, error) {
+	if !isNullConst(value) {
+		return nil, false, nil
+	}
+	var arrayed []expr.Expression
+	columns := false
+	for _, o := range options {
+		if readsColumn(o) {
+			columns = true
+			continue
+		}
+		arrayed = append(arrayed, o)
+	}
+	if !columns || len(arrayed) < 2 {
+		return nil, false, nil
+	}
+	null := expr.NewNullLiteral(kindBool.typ(true))
+	var e expr.Expression = &expr.SingularOrList{Value: value, Options: arrayed}
+	var err error
+	if negate {
+		if e, err = l.call(urnBoolean, "not", loc, e); err != nil {
+			return nil, false, err
+		}
+		e, err = l.call(urnBoolean, "and", loc, e, null)
+	} else {
+		e, err = l.call(urnBoolean, "or", loc, e, null)
+	}
+	return e, err == nil, err
+}
+
 // nullSingleton folds x [NOT] IN (NULL), a list of one NULL constant, to
 // NULL: PostgreSQL's parser writes a list of one item without columns as
 // x = item (x <> item for NOT IN; transformAExprIn builds an array only

@@ -368,6 +368,9 @@ func (l *lowerer) inList(a *pg_query.A_Expr, op string, s *scope) (value, error)
 	if null, ok := nullInList(es[0], es[1:]); ok { // constfold.go
 		return value{e: null, loc: a.Location}, nil
 	}
+	if e, ok, err := l.nullInSplit(es[0], es[1:], op == "<>", a.Location); ok || err != nil { // constfold.go
+		return value{e: e, loc: a.Location}, err
+	}
 	if null, ok := nullSingleton(es[0], es[1:]); ok { // constfold.go
 		return value{e: null, loc: a.Location}, nil
 	}

@@ -106,3 +106,27 @@ func TestEstimatedQualsRaiseWhilePlanning(t *testing.T) {
 		assert.NoError(t, err, sql)
 	}
 }
+
+// NULL NOT IN (a stable cast, an option over a column, another stable
+// cast) is (NULL <> ALL (the casts)) AND NULL, as PostgreSQL's parser
+// splits the options with columns off the array and folds them to NULL:
+// the top WHERE's NULL conjunct empties the filter while planning, and
+// the option over the column is never evaluated (difftest seed 20261224).
+func TestNullNotInSplitsColumnOptions(t *testing.T) {
+	_, root, _ := parseQuery(t, "SELECT id FROM t AS a WHERE CAST(NULL AS TEXT) NOT IN (CAST(TIMESTAMP '2024-02-29 00:00:00' AS TEXT), CAST(a.score / 0.1 AS TEXT), CAST(DATE '2024-01-05' AS TEXT))")
+	var filters []*plan.FilterRel
+	var walk func(r plan.Rel)
+	walk = func(r plan.Rel) {
+		if f, ok := r.(*plan.FilterRel); ok {
+			filters = append(filters, f)
+		}
+		for _, in := range r.GetInputs() {
+			walk(in)
+		}
+	}
+	walk(root)
+	require.NotEmpty(t, filters)
+	for _, f := range filters {
+		assert.True(t, constFalse(f.Condition()), "filter %v", f.Condition())
+	}
+}
