@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
 
 	sqlvalue "github.com/stablerow/stablerow/value"
@@ -125,4 +126,16 @@ func filtersOf(root plan.Rel) []*plan.FilterRel {
 	}
 	walk(root)
 	return filters
+}
+
+// In a WHERE, an AND with a constant NULL is FALSE and an OR drops it
+// (canonicalize_qual's find_duplicate_ors): the split NULL NOT IN's array
+// is never built, also under an OR (difftest seed 20261224).
+func TestWhereReducesNullConjuncts(t *testing.T) {
+	_, root, _ := parseQuery(t, "SELECT id FROM t AS a WHERE (CAST(NULL AS BIGINT) NOT IN (a.id, CAST(CAST(TIMESTAMP '1969-12-31 23:59:59' AS TEXT) AS BIGINT), 5)) OR a.id = 3")
+	filters := filtersOf(root)
+	require.Len(t, filters, 1)
+	f, ok := filters[0].Condition().(*expr.ScalarFunction)
+	require.True(t, ok, "%v", filters[0].Condition())
+	assert.Equal(t, "equal", baseName(f.Name()), "the OR keeps only a.id = 3: %v", f)
 }

@@ -159,6 +159,9 @@ func (l *lowerer) conditionFilter(rel plan.Rel, sc *scope, where *pg_query.Node)
 	if err != nil {
 		return nil, err
 	}
+	if cond, err = l.reduceQual(cond); err != nil { // wherequal.go
+		return nil, err
+	}
 	if l.outer == nil && l.unpulled == 0 { // the top query's: its gating quals (gatingqual.go)
 		if cond, err = gatingQuals(cond); err != nil {
 			return nil, err
