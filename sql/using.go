@@ -46,6 +46,10 @@ func (l *lowerer) usingJoin(j *pg_query.JoinExpr, jt plan.JoinType, left, right 
 			return nil, nil, err
 		}
 		pairs[i] = [2]int{li, nLeft + ri}
+		// Named as the left column is: a name matched with its case
+		// folded (lookupHere's rule, substrait.md §9) keeps the
+		// column's own spelling, as PostgreSQL's exact match does.
+		names[i] = ls.cols[li].name
 	}
 	cols := append(append([]column{}, ls.cols...), rs.cols...)
 	for _, p := range pairs {

@@ -27,7 +27,7 @@ func usingProject(t *testing.T, root plan.Rel) *plan.ProjectRel {
 // TestUsingJoinStar: * is the merged column, then the other columns of
 // each side; t.* and u.* are each side's own columns, USING ones too.
 func TestUsingJoinStar(t *testing.T) {
-	for _, q := range []string{"SELECT * FROM t JOIN u USING (id)", "SELECT * FROM t NATURAL JOIN u"} {
+	for _, q := range []string{"SELECT * FROM t JOIN u USING (id)", "SELECT * FROM t NATURAL JOIN u", `SELECT * FROM t JOIN u USING ("ID")`} {
 		_, _, names := parseQuery(t, q)
 		assert.Equal(t, []string{"id", "name", "score", "flag"}, names, q)
 	}
