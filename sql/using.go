@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -204,9 +205,12 @@ func (l *lowerer) usingCondition(jt plan.JoinType, left, right plan.Rel, ls, rs 
 
 // usingTypeError is PostgreSQL's error for USING columns of types with no
 // common type (select_common_type's "JOIN/USING types %s and %s cannot be
-// matched"), keeping the typed error's kind.
+// matched"); another error passes through.
 func usingTypeError(s *scope, p [2]int, err error) error {
-	return fmt.Errorf("%w (JOIN/USING types %s and %s cannot be matched)", err, kindOf(s.cols[p[0]].typ), kindOf(s.cols[p[1]].typ))
+	if !errors.Is(err, ErrType) {
+		return err
+	}
+	return fmt.Errorf("%w: JOIN/USING types %s and %s cannot be matched", ErrType, kindOf(s.cols[p[0]].typ), kindOf(s.cols[p[1]].typ))
 }
 
 // mergedColumn is buildMergedJoinVar's merged column over the join's

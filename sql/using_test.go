@@ -87,6 +87,7 @@ func TestUsingJoinErrors(t *testing.T) {
 		{"SELECT _rowid FROM t NATURAL JOIN u", ErrAmbiguous, `column reference "_rowid" is ambiguous`},
 		{"SELECT * FROM t JOIN u USING (id) AS t", ErrAmbiguous, `table name "t" specified more than once`},
 		{"SELECT * FROM t JOIN u USING (id, name)", ErrUnknownColumn, `does not exist in right table`},
+		{"SELECT * FROM t JOIN (SELECT name AS id FROM t) s USING (id)", ErrType, `JOIN/USING types bigint and text cannot be matched`},
 	} {
 		_, err := Parse(c.sql, testCatalog)
 		require.Error(t, err, c.sql)
