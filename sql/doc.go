@@ -48,7 +48,10 @@
 // Join equalities are written left-input column first.
 //
 // Joins: [INNER], LEFT, RIGHT, FULL JOIN ... ON and CROSS JOIN (FROM a, b
-// too) lower to JoinRel and CrossRel. WITH queries (non-recursive, over a
+// too) lower to JoinRel and CrossRel. JOIN ... USING (...) [AS alias] and
+// NATURAL JOIN (using.go) are a JoinRel on the USING columns' equalities
+// under a projection that puts the merged columns first, as PostgreSQL's
+// transformFromClauseItem and buildMergedJoinVar build them. WITH queries (non-recursive, over a
 // SELECT or a set operation) and subqueries in FROM are lowered at each
 // reference (cte.go); the planner runs a repeated one once. [NOT] EXISTS
 // and [NOT] IN subqueries as WHERE conjuncts lower to Substrait subquery

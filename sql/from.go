@@ -516,12 +516,10 @@ func (l *lowerer) extensionTable(detail map[string]any, names []string, ts []typ
 
 // join lowers [INNER | LEFT | RIGHT | FULL] JOIN ... ON and CROSS JOIN
 // (substrait.md §7); the output is left ++ right, NULL-extended on the side whose
-// unmatched rows the join keeps.
+// unmatched rows the join keeps. USING and NATURAL joins are using.go's.
 func (l *lowerer) join(j *pg_query.JoinExpr) (plan.Rel, *scope, error) {
 	var jt plan.JoinType
 	switch {
-	case j.IsNatural || len(j.UsingClause) > 0:
-		return nil, nil, fmt.Errorf("%w: NATURAL or USING join", ErrUnsupported)
 	case j.Alias != nil:
 		return nil, nil, fmt.Errorf("%w: alias on a join", ErrUnsupported)
 	case j.Jointype == pg_query.JoinType_JOIN_INNER:
@@ -545,6 +543,9 @@ func (l *lowerer) join(j *pg_query.JoinExpr) (plan.Rel, *scope, error) {
 	}
 	if err := l.distinctQuals(ls, rs); err != nil {
 		return nil, nil, err
+	}
+	if j.IsNatural || len(j.UsingClause) > 0 {
+		return l.usingJoin(j, jt, left, right, ls, rs)
 	}
 	cols := append(append([]column{}, ls.cols...), rs.cols...)
 	if j.Quals == nil { // CROSS JOIN

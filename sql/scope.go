@@ -29,6 +29,22 @@ type column struct {
 	name   string
 	typ    types.Type
 	hidden bool // system column: not part of *
+	// merged: one side's column of a JOIN ... USING or NATURAL JOIN
+	// (using.go). The join's merged column answers to its unqualified
+	// name and stands in * for it; this one answers only qualified (t.a)
+	// and in t.*, as in PostgreSQL.
+	merged bool
+}
+
+// inStar reports whether * (qual "") or qual.* expands to c.
+func (c column) inStar(qual string) bool {
+	if c.hidden {
+		return false
+	}
+	if qual == "" {
+		return !c.merged
+	}
+	return strings.EqualFold(c.qual, qual)
 }
 
 // scope is the record visible to expressions: the output of the FROM clause
@@ -154,7 +170,7 @@ func (l *lowerer) lookupHere(s *scope, qual, name string, loc int32) (int, error
 	find := func(match func(a, b string) bool) []int {
 		var hits []int
 		for i, c := range s.cols {
-			if (qual == "" || match(c.qual, qual)) && match(c.name, name) {
+			if (qual == "" && !c.merged || qual != "" && match(c.qual, qual)) && match(c.name, name) {
 				hits = append(hits, i)
 			}
 		}

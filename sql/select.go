@@ -3,7 +3,6 @@ package sql
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"github.com/substrait-io/substrait-go/v8/expr"
@@ -236,7 +235,7 @@ func (l *lowerer) star(in *scope, qual string, loc int32) ([]output, error) {
 	}
 	var outs []output
 	for i, c := range in.cols {
-		if c.hidden || (qual != "" && !strings.EqualFold(c.qual, qual)) {
+		if !c.inStar(qual) {
 			continue
 		}
 		e, err := in.ref(i)
@@ -485,7 +484,7 @@ func (l *lowerer) groupedStar(in *scope, qual string, loc int32) ([]output, erro
 	}
 	var outs []output
 	for i, c := range src.cols {
-		if c.hidden || (qual != "" && !strings.EqualFold(c.qual, qual)) {
+		if !c.inStar(qual) {
 			continue
 		}
 		e, err := src.ref(i)
