@@ -38,6 +38,8 @@ import (
 //     their types (DataFusion writes no struct): the types come from the
 //     table (s, the catalog), each column found by its name as the
 //     planner finds it; a name the table lacks is an error (baseTypes).
+//   - a field reference without a root (DataFusion's older plans): it
+//     reads its input, root_reference (rootInput, fieldroot.go).
 //
 // p is not modified: the walk first only looks, and copies p when there
 // is something to change.
@@ -101,6 +103,8 @@ func fixup(m protoreflect.Message, s Schemas, apply bool) (bool, error) {
 			return false, err
 		}
 		need = maskToEmit(r, apply) || n || need
+	case fieldRefName:
+		need = rootInput(m.Interface().(*substraitpb.Expression_FieldReference), apply) || need
 	case fetchName:
 		n, err := fixFetch(m.Interface().(*substraitpb.FetchRel), apply)
 		if err != nil {
