@@ -40,6 +40,9 @@ import (
 //     planner finds it; a name the table lacks is an error (baseTypes).
 //   - a field reference without a root (DataFusion's older plans): it
 //     reads its input, root_reference (rootInput, fieldroot.go).
+//   - a scalar or aggregate call without its output_type (DataFusion's
+//     older plans): the type its declared signature returns for its
+//     arguments' types (outputTypes, outputtype.go).
 //
 // p is not modified: the walk first only looks, and copies p when there
 // is something to change.
@@ -67,6 +70,7 @@ func normalize(p *substraitpb.Plan, s Schemas) (*substraitpb.Plan, error) {
 	if _, err := fixup(q.ProtoReflect(), s, true); err != nil {
 		return nil, err
 	}
+	outputTypes(q)
 	return q, nil
 }
 
@@ -113,6 +117,7 @@ func fixup(m protoreflect.Message, s Schemas, apply bool) (bool, error) {
 		need = need || n
 	case scalarFnName:
 		f := m.Interface().(*substraitpb.Expression_ScalarFunction)
+		need = need || f.GetOutputType() == nil                 // typed by outputTypes
 		if len(f.GetArguments()) == 0 && len(f.GetArgs()) > 0 { //nolint:staticcheck // reading the deprecated field is the point
 			need = true
 			if apply {
@@ -121,6 +126,7 @@ func fixup(m protoreflect.Message, s Schemas, apply bool) (bool, error) {
 		}
 	case aggFnName:
 		f := m.Interface().(*substraitpb.AggregateFunction)
+		need = need || f.GetOutputType() == nil                 // typed by outputTypes
 		if len(f.GetArguments()) == 0 && len(f.GetArgs()) > 0 { //nolint:staticcheck
 			need = true
 			if apply {
