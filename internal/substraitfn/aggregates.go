@@ -32,30 +32,55 @@ import (
 //	bool_and/bool_or(bool)  functions_boolean            boolean?
 //	string_agg(str, str)    functions_string             string?
 func Aggregate(reg expr.ExtensionRegistry, name string, distinct bool, args ...expr.Expression) (*expr.AggregateFunction, error) {
-	ts := argTypes(args)
+	urn, compound, out, err := aggregateSignature(name, argTypes(args))
+	if err != nil {
+		return nil, err
+	}
+	inv := types.AggInvocationAll
+	if distinct {
+		inv = types.AggInvocationDistinct
+	}
+	fa := make([]types.FuncArg, len(args))
+	for i, a := range args {
+		fa[i] = a
+	}
+	v := extensions.NewAggFuncVariant(extensions.ID{URN: urn, Name: placeholder(compound)})
+	return expr.NewCustomAggregateFunc(reg, v, out, nil, inv, types.AggPhaseInitialToResult, nil, fa...)
+}
+
+// AggregateOutput is the result type of the aggregate name over argument
+// types ts, as Aggregate types the call (ErrNoSignature when no
+// implementation takes them): for a plan that leaves a call's
+// output_type out (plan/ingest's outputtype.go).
+func AggregateOutput(name string, ts []types.Type) (types.Type, error) {
+	_, _, out, err := aggregateSignature(name, ts)
+	return out, err
+}
+
+// aggregateSignature resolves name over ts: its URN, compound name and
+// result type (the table in Aggregate's comment).
+func aggregateSignature(name string, ts []types.Type) (urn, compound string, out types.Type, err error) {
 	short := make([]string, len(ts))
 	for i, t := range ts {
 		short[i] = aggShortName(t)
 		if short[i] == "" {
-			return nil, fmt.Errorf("%w: %s(%s)", ErrNoSignature, name, typeNames(ts))
+			return "", "", nil, fmt.Errorf("%w: %s(%s)", ErrNoSignature, name, typeNames(ts))
 		}
 	}
 	nullable := func(t types.Type) types.Type { return t.WithNullability(types.NullabilityNullable) }
 	bad := fmt.Errorf("%w: %s(%s)", ErrNoSignature, name, typeNames(ts))
-	var urn string
-	var out types.Type
 	switch name {
 	case "count":
-		if len(args) > 1 {
-			return nil, bad
+		if len(ts) > 1 {
+			return "", "", nil, bad
 		}
 		urn, out = URNAggregate, &types.Int64Type{Nullability: types.NullabilityRequired}
-		if len(args) == 1 {
+		if len(ts) == 1 {
 			short[0] = "any"
 		}
 	case "sum", "avg":
-		if len(args) != 1 {
-			return nil, bad
+		if len(ts) != 1 {
+			return "", "", nil, bad
 		}
 		urn = URNArithmetic
 		switch short[0] {
@@ -74,47 +99,38 @@ func Aggregate(reg expr.ExtensionRegistry, name string, distinct bool, args ...e
 			}
 			out = &types.DecimalType{Nullability: types.NullabilityNullable, Precision: 38, Scale: s}
 		default:
-			return nil, bad
+			return "", "", nil, bad
 		}
 		if name == "avg" && short[0] != "dec" {
 			out = &types.Float64Type{Nullability: types.NullabilityNullable}
 		}
 	case "min", "max":
 		// PostgreSQL has no min/max of boolean (bool_and and bool_or are).
-		if len(args) != 1 || short[0] == "bool" {
-			return nil, bad
+		if len(ts) != 1 || short[0] == "bool" {
+			return "", "", nil, bad
 		}
 		urn, out = URNArithmetic, nullable(ts[0])
 	case "bool_and", "bool_or":
-		if len(args) != 1 || short[0] != "bool" {
-			return nil, bad
+		if len(ts) != 1 || short[0] != "bool" {
+			return "", "", nil, bad
 		}
 		urn, out = URNBoolean, nullable(ts[0])
 	case "string_agg":
-		if len(args) != 2 || short[0] != "str" || short[1] != "str" {
-			return nil, bad
+		if len(ts) != 2 || short[0] != "str" || short[1] != "str" {
+			return "", "", nil, bad
 		}
 		urn, out = URNString, nullable(ts[0])
 	default:
-		return nil, fmt.Errorf("%w: %s is not an aggregate stablerow emits", ErrNoSignature, name)
+		return "", "", nil, fmt.Errorf("%w: %s is not an aggregate stablerow emits", ErrNoSignature, name)
 	}
-	compound := name + ":"
+	compound = name + ":"
 	for i, s := range short {
 		if i > 0 {
 			compound += "_"
 		}
 		compound += s
 	}
-	inv := types.AggInvocationAll
-	if distinct {
-		inv = types.AggInvocationDistinct
-	}
-	fa := make([]types.FuncArg, len(args))
-	for i, a := range args {
-		fa[i] = a
-	}
-	v := extensions.NewAggFuncVariant(extensions.ID{URN: urn, Name: placeholder(compound)})
-	return expr.NewCustomAggregateFunc(reg, v, out, nil, inv, types.AggPhaseInitialToResult, nil, fa...)
+	return urn, compound, out, nil
 }
 
 // ErrUnsupportedAggregate: an aggregate PostgreSQL has over types whose

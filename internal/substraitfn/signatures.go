@@ -247,6 +247,49 @@ func Scalar(reg expr.ExtensionRegistry, urn, name string, args ...expr.Expressio
 	return expr.NewCustomScalarFunc(reg, v, out, nil, fa...)
 }
 
+// ScalarOutput is the result type of the standard scalar function name
+// (any of the URNs the front end emits it under: the names are distinct)
+// over argument types ts, as Scalar types the call: false when no
+// declared implementation takes them. For a plan that leaves a call's
+// output_type out (plan/ingest's outputtype.go), whose function may be
+// declared under an unknown URN (DataFusion's u32::MAX anchor).
+func ScalarOutput(name string, ts []types.Type) (types.Type, bool) {
+	for id, sig := range scalars {
+		if id.Name != name {
+			continue
+		}
+		if _, out, ok := sig(name, ts); ok {
+			return out, true
+		}
+	}
+	// A predicate's every declared implementation returns boolean: its
+	// result type does not depend on which one the arguments select
+	// (equal(i32, i64) is the planner's to accept or refuse, as it is
+	// when the producer writes the output_type).
+	if n, ok := predicates[name]; ok {
+		if n == types.NullabilityRequired {
+			return boolean, true
+		}
+		return nullableIf(boolean, ts), true
+	}
+	return nil, false
+}
+
+// predicates are the scalar functions whose every implementation in the
+// standard YAML returns boolean, with its nullability: MIRROR
+// (NullabilityNullable here: nullable when an argument is) or
+// DECLARED_OUTPUT boolean (NullabilityRequired: never NULL).
+var predicates = map[string]types.Nullability{
+	"equal": types.NullabilityNullable, "not_equal": types.NullabilityNullable,
+	"lt": types.NullabilityNullable, "lte": types.NullabilityNullable,
+	"gt": types.NullabilityNullable, "gte": types.NullabilityNullable,
+	"and": types.NullabilityNullable, "or": types.NullabilityNullable, "not": types.NullabilityNullable,
+	"like": types.NullabilityNullable, "contains": types.NullabilityNullable,
+	"starts_with": types.NullabilityNullable, "ends_with": types.NullabilityNullable,
+	"is_null": types.NullabilityRequired, "is_not_null": types.NullabilityRequired,
+	"is_distinct_from": types.NullabilityRequired, "is_not_distinct_from": types.NullabilityRequired,
+}
+
 // Count builds count(*) (no args) or count(x), the one aggregate the SQL
 // front end emits: functions_aggregate_generic's "count:" and "count:any",
 // i64 and never NULL.

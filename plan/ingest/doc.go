@@ -12,7 +12,9 @@
 //     fetch without its offset, a read's projection mask, a read's column
 //     types from the catalog through Schemas, DataFusion's; DuckDB's
 //     projects that replace their input, replacingProjects in
-//     validate.go; a ConsistentPartitionWindowRel as the projection of
+//     validate.go; DataFusion's older field references without a root
+//     (fieldroot.go) and calls without an output_type, typed from their
+//     declared signatures (outputtype.go); a ConsistentPartitionWindowRel as the projection of
 //     window functions it means, windowrel.go, since substrait-go has no
 //     WindowRel);
 //   - validation (validate.go, validate_expr.go, subquery_validate.go,

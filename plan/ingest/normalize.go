@@ -38,6 +38,11 @@ import (
 //     their types (DataFusion writes no struct): the types come from the
 //     table (s, the catalog), each column found by its name as the
 //     planner finds it; a name the table lacks is an error (baseTypes).
+//   - a field reference without a root (DataFusion's older plans): it
+//     reads its input, root_reference (rootInput, fieldroot.go).
+//   - a scalar or aggregate call without its output_type (DataFusion's
+//     older plans): the type its declared signature returns for its
+//     arguments' types (outputTypes, outputtype.go).
 //
 // p is not modified: the walk first only looks, and copies p when there
 // is something to change.
@@ -65,6 +70,7 @@ func normalize(p *substraitpb.Plan, s Schemas) (*substraitpb.Plan, error) {
 	if _, err := fixup(q.ProtoReflect(), s, true); err != nil {
 		return nil, err
 	}
+	outputTypes(q)
 	return q, nil
 }
 
@@ -101,6 +107,8 @@ func fixup(m protoreflect.Message, s Schemas, apply bool) (bool, error) {
 			return false, err
 		}
 		need = maskToEmit(r, apply) || n || need
+	case fieldRefName:
+		need = rootInput(m.Interface().(*substraitpb.Expression_FieldReference), apply) || need
 	case fetchName:
 		n, err := fixFetch(m.Interface().(*substraitpb.FetchRel), apply)
 		if err != nil {
@@ -109,6 +117,7 @@ func fixup(m protoreflect.Message, s Schemas, apply bool) (bool, error) {
 		need = need || n
 	case scalarFnName:
 		f := m.Interface().(*substraitpb.Expression_ScalarFunction)
+		need = need || f.GetOutputType() == nil                 // typed by outputTypes
 		if len(f.GetArguments()) == 0 && len(f.GetArgs()) > 0 { //nolint:staticcheck // reading the deprecated field is the point
 			need = true
 			if apply {
@@ -117,6 +126,7 @@ func fixup(m protoreflect.Message, s Schemas, apply bool) (bool, error) {
 		}
 	case aggFnName:
 		f := m.Interface().(*substraitpb.AggregateFunction)
+		need = need || f.GetOutputType() == nil                 // typed by outputTypes
 		if len(f.GetArguments()) == 0 && len(f.GetArgs()) > 0 { //nolint:staticcheck
 			need = true
 			if apply {

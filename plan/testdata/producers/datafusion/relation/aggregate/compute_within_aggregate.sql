@@ -1,0 +1,1 @@
+SELECT AVG(O_TOTALPRICE * 10) FROM orders;

@@ -1,0 +1,1 @@
+SELECT COUNT(L_PARTKEY) FROM lineitem;

@@ -1,0 +1,1 @@
+SELECT c.C_CUSTKEY, c.C_NAME, o.O_ORDERKEY FROM customer c RIGHT JOIN orders o ON c.C_CUSTKEY = o.O_CUSTKEY;

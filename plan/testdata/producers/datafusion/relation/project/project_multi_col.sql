@@ -1,0 +1,1 @@
+SELECT L_DISCOUNT, L_TAX FROM lineitem;

@@ -1,0 +1,1 @@
+SELECT PS_PARTKEY FROM partsupp;
