@@ -79,17 +79,23 @@ func (l *lowerer) introTables() ([]string, error) {
 }
 
 // userColumns reads a table's user columns from the catalog, in order.
+// The kinds are the declared ones (fieldKind of the catalog's fields),
+// not the Substrait types a scan reads: an unbounded varchar reads as
+// Substrait's string, but PostgreSQL calls it character varying.
 func (l *lowerer) userColumns(name string, loc int32) ([]userColumn, error) {
-	_, cols, err := l.tableSchema(name, loc)
+	if _, _, err := l.tableSchema(name, loc); err != nil {
+		return nil, err // unknown table, unsupported column type: as a scan's
+	}
+	sch, err := l.cat.TableSchema(name)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("sql: table %q%s: %w", name, l.src.at(loc), err)
 	}
 	var out []userColumn
-	for _, c := range cols {
-		if c.hidden {
+	for _, f := range sch.Fields() {
+		if isSystemColumn(f.Name) {
 			continue
 		}
-		out = append(out, userColumn{name: c.name, position: int32(len(out) + 1), nullable: isNullable(c.typ), k: kindOf(c.typ)})
+		out = append(out, userColumn{name: f.Name, position: int32(len(out) + 1), nullable: f.Nullable, k: fieldKind(f)})
 	}
 	return out, nil
 }

@@ -7,7 +7,10 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/stretchr/testify/require"
+	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
+
+	sqlvalue "github.com/stablerow/stablerow/value"
 )
 
 // introCatalog is testCatalog that lists its tables and records the
@@ -71,6 +74,25 @@ func TestInfoSchemaColumnsRows(t *testing.T) {
 
 	root, _ = parseListed(t, cat, "SELECT * FROM information_schema.tables")
 	require.Equal(t, 2, virtualRows(t, root))
+}
+
+// TestInfoSchemaDeclaredVarchar: an unbounded varchar column, which a
+// scan reads as Substrait's string, is character varying in
+// information_schema.columns (its declared type), not text.
+func TestInfoSchemaDeclaredVarchar(t *testing.T) {
+	f := arrow.Field{Name: "v", Type: arrow.BinaryTypes.String, Nullable: true,
+		Metadata: arrow.NewMetadata([]string{sqlvalue.SQLTypeKey}, []string{"varchar"})}
+	cat := &introCatalog{fakeCatalog: fakeCatalog{"w": {f}}}
+	stmts, err := Parse("DESCRIBE w", cat)
+	require.NoError(t, err)
+	root, _ := reread(t, stmts[0].(*Query).Plan)
+	for root != nil {
+		if vt, ok := root.(*plan.VirtualTableReadRel); ok {
+			require.Equal(t, "character varying", vt.Values()[0][1].(expr.Literal).ValueString())
+			return
+		}
+		root = root.GetInputs()[0]
+	}
 }
 
 // TestShowTablesAndDescribe: SHOW TABLES and DESCRIBE t (rewritten to
