@@ -102,6 +102,13 @@
 // a correlated [NOT] EXISTS, which it has made joins before), after
 // lowering them for their other errors.
 //
+// information_schema.tables and information_schema.columns, SHOW TABLES
+// and DESCRIBE t (DuckDB's; rewritten to SHOW describe.t before the
+// parser, which has no DESCRIBE) lower to VirtualTables of literal rows
+// built from the catalog (infoschema.go): TableLister's names and each
+// table's declared column types, spelled as PostgreSQL's views spell
+// them; the TableNamer is told every table, so one snapshot answers.
+//
 // Function calls are built by internal/substraitfn with the standard
 // compound names and output types, without loading substrait-go's default
 // extension collection. Scalar expressions (expr_funcs.go): CASE lowers to

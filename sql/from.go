@@ -125,6 +125,9 @@ func (l *lowerer) table(rv *pg_query.RangeVar) (plan.Rel, *scope, error) {
 			return l.cteRef(def, rv) // a WITH query shadows a table
 		}
 	}
+	if isInfoSchema(rv) {
+		return l.infoSchemaTable(rv) // infoschema.go
+	}
 	name, err := l.tableName(rv)
 	if err != nil {
 		return nil, nil, err

@@ -100,6 +100,15 @@ func rewrite(sql string, start Pos) (*source, error) {
 			}
 			last = int(t.End)
 			src.shifts = append(src.shifts, shift{at: b.Len(), delta: last - b.Len()})
+		case isDescribe(toks, i, text):
+			// DESCRIBE t (DuckDB's) has no PostgreSQL grammar: it is
+			// read as SHOW describe.t, which show (infoschema.go)
+			// answers; positions after it map back to the original.
+			b.WriteString(text[last:t.Start])
+			src.shifts = append(src.shifts, shift{at: b.Len(), delta: int(t.Start) - b.Len()})
+			b.WriteString("SHOW " + describePrefix)
+			last = int(toks[i+1].Start)
+			src.shifts = append(src.shifts, shift{at: b.Len(), delta: last - b.Len()})
 		case t.Token == pg_query.Token_ASCII_59: // ';'
 			seg.end = b.Len() + int(t.Start) - last
 			src.segments = append(src.segments, seg)
@@ -145,6 +154,22 @@ func rewrite(sql string, start Pos) (*source, error) {
 		}
 	}
 	return src, nil
+}
+
+// isDescribe reports whether toks[i] is an unquoted DESCRIBE starting a
+// statement and followed by one name ending it.
+func isDescribe(toks []*pg_query.ScanToken, i int, text string) bool {
+	t := toks[i]
+	if t.Token != pg_query.Token_IDENT || !strings.EqualFold(text[t.Start:t.End], "describe") {
+		return false
+	}
+	if i > 0 && toks[i-1].Token != pg_query.Token_ASCII_59 {
+		return false
+	}
+	if i+1 >= len(toks) || !isWord(toks[i+1]) {
+		return false
+	}
+	return i+2 == len(toks) || toks[i+2].Token == pg_query.Token_ASCII_59
 }
 
 // isWord reports whether a token can follow ':' as a parameter name.

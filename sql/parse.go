@@ -44,7 +44,7 @@ func ParseAt(sql string, cat Catalog, start Pos) (stmts []Statement, err error) 
 			return nil, src.locate(err)
 		}
 		if tn, ok := cat.(TableNamer); ok {
-			tn.StatementTables(relationNames(raw.Stmt))
+			tn.StatementTables(introspectionNames(raw.Stmt, relationNames(raw.Stmt), cat))
 		}
 		st, err := l.statement(raw.Stmt)
 		if err != nil {
@@ -110,6 +110,8 @@ func (l *lowerer) statement(n *pg_query.Node) (Statement, error) {
 		return l.set(x.VariableSetStmt)
 	case *pg_query.Node_TransactionStmt:
 		return l.transaction(x.TransactionStmt)
+	case *pg_query.Node_VariableShowStmt:
+		return l.show(x.VariableShowStmt) // infoschema.go
 	case nil:
 		return nil, fmt.Errorf("%w: empty statement", ErrSyntax)
 	}

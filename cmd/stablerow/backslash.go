@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/stablerow/stablerow/engine"
@@ -106,4 +107,15 @@ func (s *session) backslash(ctx context.Context, line string) (quit bool, err er
 		return false, fmt.Errorf(`%w: \d takes at most one table name, got %q`, errBackslash, strings.Join(args, " "))
 	}
 	return false, fmt.Errorf(`%w: unknown command %s (\? lists the commands)`, errBackslash, cmd)
+}
+
+// runBackslash is -e '\d' (or any backslash command): as psql -c, an -e
+// text that starts with a backslash is one backslash command, run as the
+// prompt runs it, so \d and \d t work outside the prompt too (a piped
+// script already reads them line by line).
+func runBackslash(ctx context.Context, db *engine.DB, line string, params map[string]any, opt sqlOptions, w io.Writer) error {
+	s := &session{db: db, sess: db.NewSession(), params: params, opt: opt, w: w}
+	defer endSession(s.sess, opt.statusTo(w))
+	_, err := s.backslash(ctx, strings.TrimSpace(line))
+	return err
 }

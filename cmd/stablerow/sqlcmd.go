@@ -76,7 +76,7 @@ func outputFlags(fs *flag.FlagSet, opt *sqlOptions) func() (io.Writer, func() er
 func runSQL(ctx context.Context, args []string) error {
 	fs := newFlags("sql", "sql [-d DIR] [-e SQL] [flags]: run SQL; without -e an interactive prompt")
 	dir := fs.String("d", ".stablerow", "database directory")
-	expr := fs.String("e", "", "statements to run, ';'-separated (default: interactive prompt on stdin)")
+	expr := fs.String("e", "", "statements to run, ';'-separated, or one backslash command such as '\\d t' (default: interactive prompt on stdin)")
 	noIdx := fs.Bool("no-index", false, "plan without indexes")
 	create := fs.Bool("create", false, "create the database directory if it does not exist (without it a missing -d is an error)")
 	var opt sqlOptions
@@ -118,6 +118,9 @@ func runSQLOn(ctx context.Context, dir string, create, noIdx bool, expr string, 
 		return err
 	}
 	if expr != "" {
+		if isBackslash(expr, "") {
+			return runBackslash(ctx, db, expr, params, opt, out)
+		}
 		return runScript(ctx, db, expr, params, opt, out)
 	}
 	if out != os.Stdout && opt.status == nil {
