@@ -3,6 +3,7 @@ package difftest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -331,5 +332,36 @@ func TestAvgOfIntegersComparesAtPGDigits(t *testing.T) {
 	}
 	if d := Diff(out("numeric", "1.5"), out(ClassFloat, "1.5000000000000002"), true); d == "" {
 		t.Error("a value of few digits still compares exactly")
+	}
+}
+
+// TestRunNamesEveryDivergentCase: a run shrinks and reports the first
+// case of each divergence kind, and names every later one (the log's
+// "again" lines and the summary's case list), so a long run's every case
+// reruns alone.
+func TestRunNamesEveryDivergentCase(t *testing.T) {
+	ctx := context.Background()
+	r := &Runner{PG: mutating{NewStablerow(engine.Options{})}, SR: NewStablerow(engine.Options{})}
+	var log strings.Builder
+	sum, err := r.Run(ctx, Config{Seed: 7, Cases: 60, Case: -1, Shrink: 20}, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := sum.CaseNumbers["query: rows differ"]
+	if len(ns) < 2 {
+		t.Fatalf("want several divergent cases of the planted kind, got %v", ns)
+	}
+	if got := sum.Classes["query: rows differ"]; got != len(ns) {
+		t.Errorf("count %d, case list %v", got, ns)
+	}
+	for _, n := range ns[1:] {
+		if want := fmt.Sprintf("case %d of seed 7: query: rows differ, again (rerun: -seed 7 -case %d)", n, n); !strings.Contains(log.String(), want) {
+			t.Errorf("log does not name case %d", n)
+		}
+	}
+	var out strings.Builder
+	sum.Print(&out)
+	if !strings.Contains(out.String(), "cases: "+caseList(ns)) {
+		t.Errorf("summary does not list the cases %v:\n%s", ns, out.String())
 	}
 }

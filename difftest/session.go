@@ -28,10 +28,14 @@ type Config struct {
 // Summary is what a run found.
 type Summary struct {
 	Cases   int
-	Classes map[string]int    // divergence kind -> count
-	Known   map[string]int    // known dialect difference -> count
-	Example map[string]string // known difference -> its first instance
-	Skipped map[string]int    // -skip-open: open class -> count
+	Classes map[string]int // divergence kind -> count
+	// CaseNumbers is each divergence kind's cases, in the order met:
+	// only the first is shrunk and reported, but every one reruns alone
+	// (-seed S -case N), so a long run names all of them.
+	CaseNumbers map[string][]int
+	Known       map[string]int    // known dialect difference -> count
+	Example     map[string]string // known difference -> its first instance
+	Skipped     map[string]int    // -skip-open: open class -> count
 	// BothRaised: statements both sides refused, by SQLSTATE.
 	BothRaised map[string]int
 	Reports    []string // one shrunk report per new kind
@@ -57,7 +61,7 @@ func (g *Gen) options() engine.Options {
 // Run generates and runs cases until cfg's bound, shrinking the first
 // divergence of each kind and writing reports to log.
 func (r *Runner) Run(ctx context.Context, cfg Config, log io.Writer) (*Summary, error) {
-	sum := &Summary{Classes: map[string]int{}, Skipped: map[string]int{}, Known: map[string]int{}, Example: map[string]string{}}
+	sum := &Summary{Classes: map[string]int{}, CaseNumbers: map[string][]int{}, Skipped: map[string]int{}, Known: map[string]int{}, Example: map[string]string{}}
 	start := time.Now()
 	for i := 0; ; i++ {
 		if cfg.Case >= 0 && i != cfg.Case {
@@ -110,7 +114,9 @@ func (r *Runner) Run(ctx context.Context, cfg Config, log io.Writer) (*Summary, 
 		if d.Open != "" {
 			key += " [open: " + d.Open + "]"
 		}
+		sum.CaseNumbers[key] = append(sum.CaseNumbers[key], i)
 		if sum.Classes[key]++; sum.Classes[key] > 1 {
+			fmt.Fprintf(log, "case %d of seed %d: %s, again (rerun: -seed %d -case %d)\n", i, cfg.Seed, key, cfg.Seed, i)
 			continue
 		}
 		if d, err = r.Shrink(ctx, d, cfg.Shrink); err != nil {
@@ -137,6 +143,9 @@ func (s *Summary) Print(w io.Writer) {
 	total := 0
 	for _, k := range kinds {
 		fmt.Fprintf(w, "  %5d  %s\n", s.Classes[k], k)
+		if ns := s.CaseNumbers[k]; len(ns) > 0 {
+			fmt.Fprintf(w, "         cases: %s\n", caseList(ns))
+		}
 		total += s.Classes[k]
 	}
 	states := make([]string, 0, len(s.BothRaised))
@@ -160,4 +169,21 @@ func (s *Summary) Print(w io.Writer) {
 		skipped += n
 	}
 	fmt.Fprintf(w, "difftest: %d cases, %d divergent (%d kinds), %d known dialect differences, %d skipped as open bugs\n", s.Cases, total, len(kinds), known, skipped)
+}
+
+// caseList is the case numbers ns, the first 20 and a count of the rest.
+func caseList(ns []int) string {
+	const most = 20
+	var b strings.Builder
+	for i, n := range ns {
+		if i == most {
+			fmt.Fprintf(&b, " and %d more", len(ns)-most)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprint(&b, n)
+	}
+	return b.String()
 }
