@@ -208,18 +208,30 @@ func (l *lowerer) windowFunc(fc *pg_query.FuncCall, def *pg_query.WindowDef, sc 
 	}
 	as := *sc
 	as.noWins = "window function calls cannot be nested"
+	vs, err := l.exprs(&as, fc.Args...)
+	if err != nil {
+		return nil, err
+	}
 	var args []expr.Expression
-	for i, a := range fc.Args {
-		v, err := l.expr(a, &as)
-		if err != nil {
-			return nil, err
-		}
+	for i, v := range vs {
 		k := l.defaultKind(v)
 		switch {
 		case (name == "ntile" && i == 0) || (name == "lag" || name == "lead" || name == "nth_value") && i == 1:
 			k = kindI32 // PostgreSQL's ntile(integer), lag(x, integer), nth_value(x, integer)
+		case (name == "lag" || name == "lead") && i == 0 && len(vs) == 3:
+			// lag(anycompatible, integer, anycompatible): the value
+			// and the default meet at their common type
+			// (select_common_type), so lag(int, 1, bigint) is bigint.
+			es, _, err := l.commonResults([]value{v, vs[2]}, 0)
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, es[0])
+			vs[2] = value{e: es[1], loc: vs[2].loc}
+			continue
 		case (name == "lag" || name == "lead") && i == 2:
-			k = kindOf(args[0].GetType()) // the default takes the value's type
+			args = append(args, v.e) // coerced with the value above
+			continue
 		case name == "count" && v.how != typed:
 			k = kindString
 		}

@@ -101,3 +101,27 @@ func TestWindowErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestLagDefaultCommonType: lag and lead are (anycompatible, integer,
+// anycompatible) in PostgreSQL 15, so the value and the default meet at
+// their common type: lag(id, 1, bigint) of an integer id is bigint, and a
+// string default beside an integer is read as an integer (and fails as
+// one). difftest seed 20261225 case 4382 raised "bigint value where
+// integer is expected".
+func TestLagDefaultCommonType(t *testing.T) {
+	cat := fakeCatalog{"n": {{Name: "i", Type: arrow.PrimitiveTypes.Int32, Nullable: true}}}
+	for q, want := range map[string]string{
+		"SELECT lead(i, 3, CAST(7 AS BIGINT)) OVER (ORDER BY i) FROM n": "i64?",
+		"SELECT lag(i, 1, 7) OVER () FROM n":                            "i32?",
+		"SELECT lag(i, 1, 1.5) OVER () FROM n":                          "decimal?",
+		"SELECT lag(CAST(i AS BIGINT), 1, i) OVER () FROM n":            "i64?",
+	} {
+		stmts, err := Parse(q, cat)
+		require.NoError(t, err, q)
+		root, _ := reread(t, stmts[0].(*Query).Plan)
+		wf := root.(*plan.ProjectRel).Input().(*plan.ProjectRel).Expressions()[0].(*expr.WindowFunction)
+		assert.True(t, strings.HasPrefix(typeList([]types.Type{wf.GetType()}), want), "%s: %s", q, typeList([]types.Type{wf.GetType()}))
+	}
+	_, err := Parse("SELECT lag(i, 1, 'abc') OVER () FROM n", cat)
+	require.Error(t, err)
+}
