@@ -3,7 +3,6 @@ package exec
 import (
 	"fmt"
 	"math/big"
-	"math/bits"
 
 	"github.com/stablerow/stablerow/exec/physexpr"
 
@@ -15,7 +14,7 @@ import (
 )
 
 // sum(numeric) and avg(numeric). Each group's total is kept exactly in a
-// 192-bit integer (dec192): a decimal128 value is below 2^127 in
+// 192-bit integer (value.Int192): a decimal128 value is below 2^127 in
 // magnitude, so no run of fewer than 2^63 additions can overflow it, and
 // the total is the same whatever order the rows arrive in and however
 // partitions split them. That is what lets the aggregation run in two
@@ -28,54 +27,13 @@ import (
 // the way and comes back is right, as PostgreSQL's is. avg divides the
 // exact total, whatever its size, by the count.
 
-// dec192 is a signed 192-bit integer, two's complement hi:mid:lo.
-type dec192 struct {
-	lo, mid uint64
-	hi      int64
-}
-
-// add adds v, sign-extended to 192 bits.
-func (s *dec192) add(v decimal128.Num) {
-	var c uint64
-	s.lo, c = bits.Add64(s.lo, v.LowBits(), 0)
-	s.mid, c = bits.Add64(s.mid, uint64(v.HighBits()), c)
-	s.hi += v.HighBits()>>63 + int64(c)
-}
-
-// merge adds another total.
-func (s *dec192) merge(o dec192) {
-	var c uint64
-	s.lo, c = bits.Add64(s.lo, o.lo, 0)
-	s.mid, c = bits.Add64(s.mid, o.mid, c)
-	s.hi += o.hi + int64(c)
-}
-
-// num is the total as decimal128 when it has at most 38 digits.
-func (s dec192) num() (decimal128.Num, bool) {
-	if s.hi != int64(s.mid)>>63 {
-		return decimal128.Num{}, false
-	}
-	v := decimal128.New(int64(s.mid), s.lo)
-	return v, value.Within(v, maxDecimal38)
-}
-
-// bigInt is the total as a big.Int.
-func (s dec192) bigInt() *big.Int {
-	b := big.NewInt(s.hi)
-	b.Lsh(b, 64).Add(b, new(big.Int).SetUint64(s.mid))
-	return b.Lsh(b, 64).Add(b, new(big.Int).SetUint64(s.lo))
-}
-
-// maxDecimal38 is the largest unscaled value of 38 digits.
-var maxDecimal38 = value.MaxOfPrecision(value.MaxDecimalPrecision)
-
 // decimalSumAcc is sum (avg false) or avg of a decimal column of scale
 // scale, into typ: decimalSumType or decimalAvgType of the input.
 type decimalSumAcc struct {
 	avg    bool
 	scale  int32
 	typ    *arrow.Decimal128Type
-	sums   []dec192
+	sums   []value.Int192
 	counts []int64
 }
 
@@ -114,7 +72,7 @@ func (s *decimalSumAcc) update(args []arrow.Array, groups []uint32, ngroups int)
 	if a.NullN() == 0 {
 		for r, g := range groups {
 			if g != skipRow {
-				sums[g].add(vals[r])
+				sums[g].Add(vals[r])
 				counts[g]++
 			}
 		}
@@ -122,7 +80,7 @@ func (s *decimalSumAcc) update(args []arrow.Array, groups []uint32, ngroups int)
 	}
 	for r, g := range groups {
 		if g != skipRow && a.IsValid(r) {
-			sums[g].add(vals[r])
+			sums[g].Add(vals[r])
 			counts[g]++
 		}
 	}
@@ -141,14 +99,14 @@ func (s *decimalSumAcc) emit(mem memory.Allocator, n int) (arrow.Array, error) {
 			continue
 		}
 		if !s.avg {
-			v, ok := s.sums[g].num()
+			v, ok := s.sums[g].Num()
 			if !ok {
 				return nil, value.ErrNumericOverflow
 			}
 			b.Append(v)
 			continue
 		}
-		q, err := physexpr.DivideDecimal(s.sums[g].bigInt(), s.scale, big.NewInt(s.counts[g]), 0, s.typ.Scale)
+		q, err := physexpr.DivideDecimal(s.sums[g].BigInt(), s.scale, big.NewInt(s.counts[g]), 0, s.typ.Scale)
 		if err != nil {
 			return nil, err
 		}
@@ -190,9 +148,9 @@ func (s *decimalSumState) emitColumns(mem memory.Allocator, n int) ([]arrow.Arra
 	mb.Reserve(n)
 	hb.Reserve(n)
 	for _, v := range s.sums[:n] {
-		lb.UnsafeAppend(v.lo)
-		mb.UnsafeAppend(v.mid)
-		hb.UnsafeAppend(v.hi)
+		lb.UnsafeAppend(v.Lo)
+		mb.UnsafeAppend(v.Mid)
+		hb.UnsafeAppend(v.Hi)
 	}
 	cb.AppendValues(s.counts[:n], nil)
 	s.sums, s.counts = dropFront(s.sums, n), dropFront(s.counts, n)
@@ -216,7 +174,7 @@ func (s *decimalSumMerge) update(args []arrow.Array, groups []uint32, ngroups in
 		if g == skipRow {
 			continue
 		}
-		s.sums[g].merge(dec192{lo: lo.Value(r), mid: mid.Value(r), hi: hi.Value(r)})
+		s.sums[g].Merge(value.Int192{Lo: lo.Value(r), Mid: mid.Value(r), Hi: hi.Value(r)})
 		s.counts[g] += cnt.Value(r)
 	}
 	return nil

@@ -2,8 +2,8 @@ package exec
 
 import (
 	"fmt"
+	"github.com/stablerow/stablerow/value"
 	"math"
-	"math/big"
 
 	"github.com/stablerow/stablerow/exec/physexpr"
 
@@ -112,7 +112,7 @@ func (s *intSumAcc) emit(mem memory.Allocator, n int) (arrow.Array, error) {
 				b.AppendNull()
 				continue
 			}
-			b.Append(quotient(s.hi[g], s.lo[g], s.counts[g]))
+			b.Append(value.Quotient128(s.hi[g], s.lo[g], s.counts[g]))
 		}
 		return b.NewArray(), nil
 	}
@@ -130,19 +130,6 @@ func (s *intSumAcc) emit(mem memory.Allocator, n int) (arrow.Array, error) {
 		}
 	}
 	return b.NewArray(), nil
-}
-
-// quotient is the 128-bit hi:lo divided by n, rounded once to the nearest
-// double.
-func quotient(hi int64, lo uint64, n int64) float64 {
-	const exact = 1 << 53 // integers a float64 holds exactly
-	if v := int64(lo); hi == v>>63 && v > -exact && v < exact && n < exact {
-		return float64(v) / float64(n) // IEEE division of exact operands rounds once
-	}
-	x := new(big.Int).Lsh(big.NewInt(hi), 64)
-	x.Add(x, new(big.Int).SetUint64(lo))
-	f, _ := new(big.Rat).SetFrac(x, big.NewInt(n)).Float64()
-	return f
 }
 
 // floatSumAcc is sum and avg of a float column, as PostgreSQL computes
@@ -263,4 +250,37 @@ func (s *floatSumAcc) emit(mem memory.Allocator, n int) (arrow.Array, error) {
 		}
 	}
 	return b.NewArray(), nil
+}
+
+// FloatSum is one group of floatSumAcc for a caller that sums a float
+// frame row by row (the window operator's framed sum and avg): the same
+// steps as GROUP BY's, so a window's sum(x) OVER () equals sum(x).
+type FloatSum struct{ acc floatSumAcc }
+
+// NewFloatSum sums (avg false) or averages a float64 or, with f32, a
+// float32 column.
+func NewFloatSum(avg, f32 bool) *FloatSum {
+	s := &FloatSum{acc: floatSumAcc{avg: avg, f32: f32}}
+	s.acc.grow(1)
+	return s
+}
+
+// Reset empties the sum.
+func (s *FloatSum) Reset() {
+	s.acc.n[0], s.acc.sx[0], s.acc.sxx[0], s.acc.set[0] = 0, 0, 0, false
+}
+
+// Add adds v, raising "value out of range: overflow" as PostgreSQL does.
+func (s *FloatSum) Add(v float64) error { return s.acc.add(0, v) }
+
+// Result is the sum, or for avg the mean; ok is false before any value
+// (the SQL result is then NULL).
+func (s *FloatSum) Result() (v float64, ok bool) {
+	if !s.acc.set[0] {
+		return 0, false
+	}
+	if s.acc.avg {
+		return s.acc.sx[0] / s.acc.n[0], true
+	}
+	return s.acc.sx[0], true
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/exec/exectest"
+	"github.com/stablerow/stablerow/exec/window"
 )
 
 // TestFloatSumOfNegativeZero: sum(-0) is -0 as PostgreSQL's strict
@@ -44,10 +45,10 @@ func TestFloatSumOfNegativeZero(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srt, _ := exec.NewSortExec(v, exec.WindowOrdering(sc, []int{0}, nil))
-	win, err := exec.NewWindowExec(srt, []int{0}, nil, []exec.WindowExpr{
-		{Func: exec.WinSum, Args: []int{1}, Frame: exec.DefaultFrame, Name: "s"},
-		{Func: exec.WinSum, Args: []int{2}, Frame: exec.DefaultFrame, Name: "sr"}})
+	srt, _ := exec.NewSortExec(v, window.Ordering(sc, []int{0}, nil))
+	win, err := window.NewExec(srt, []int{0}, nil, []window.Expr{
+		{Func: window.Sum, Args: []int{1}, Frame: window.DefaultFrame, Name: "s"},
+		{Func: window.Sum, Args: []int{2}, Frame: window.DefaultFrame, Name: "sr"}})
 	if err != nil {
 		t.Fatal(err)
 	}

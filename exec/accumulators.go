@@ -199,3 +199,11 @@ func growTo[T any](s []T, n int) []T {
 	copy(ns, s)
 	return ns
 }
+
+// AggregateType is the result type of a GROUP BY aggregate over args
+// (aggSignature's rules), or a typed error: the window operator
+// (exec/window) gives its framed aggregates the same types.
+func AggregateType(f AggregateFunc, args []arrow.DataType) (arrow.DataType, error) {
+	t, _, err := aggSignature(Aggregate{Func: f}, args)
+	return t, err
+}

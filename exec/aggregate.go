@@ -119,14 +119,14 @@ func (a *aggregation) emit(tc *TaskContext, keys []arrow.Array, accs []accumulat
 	cols = append(cols, keys...)
 	for _, acc := range accs {
 		if me, ok := acc.(multiEmitter); ok { // a partial aggregate's state
-			cs, err := me.emitColumns(tc.mem(), n)
+			cs, err := me.emitColumns(tc.Allocator(), n)
 			if err != nil {
 				return nil, err
 			}
 			cols = append(cols, cs...)
 			continue
 		}
-		c, err := acc.emit(tc.mem(), n)
+		c, err := acc.emit(tc.Allocator(), n)
 		if err != nil {
 			return nil, err
 		}

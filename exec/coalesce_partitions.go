@@ -166,7 +166,7 @@ func (s *coalesceStream) received(b arrow.RecordBatch, ok bool, wait time.Time) 
 	if !ok {
 		return nil, s.finish(s.w.failure())
 	}
-	return s.m.emit(b, time.Now())
+	return s.m.Emit(b, time.Now())
 }
 
 // finish moves to done with err (nil: EOF), stopping the drivers.

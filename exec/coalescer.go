@@ -85,7 +85,7 @@ func (c *Coalescer) flush() error {
 	if c.rows == 0 {
 		return nil
 	}
-	out, err := concatBatches(c.schema, c.mem, c.pending)
+	out, err := ConcatBatches(c.schema, c.mem, c.pending)
 	for _, p := range c.pending {
 		p.Release()
 	}
@@ -122,9 +122,9 @@ func (c *Coalescer) Release() {
 	c.pending, c.ready, c.rows = nil, nil, 0
 }
 
-// concatBatches returns a new batch holding bs in order; a single input is
+// ConcatBatches returns a new batch holding bs in order; a single input is
 // retained rather than copied.
-func concatBatches(schema *arrow.Schema, mem memory.Allocator, bs []arrow.RecordBatch) (arrow.RecordBatch, error) {
+func ConcatBatches(schema *arrow.Schema, mem memory.Allocator, bs []arrow.RecordBatch) (arrow.RecordBatch, error) {
 	if len(bs) == 1 {
 		bs[0].Retain()
 		return bs[0], nil

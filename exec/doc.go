@@ -37,14 +37,12 @@
 // is INTERSECT/EXCEPT [ALL] over the same group table; UNION ALL is
 // UnionExec, UNION and DISTINCT are aggregations without measures.
 //
-// Windows: WindowExec (window*.go) evaluates PostgreSQL's window functions
-// over input ordered by its partition and order keys (the SortExec below
-// it, shared by windows whose ordering is a prefix of one already there).
-// It holds one partition at a time; frames (ROWS, RANGE, GROUPS, offsets)
-// are bounds per row, and the aggregates over them are incremental:
-// prefix totals for count, sum and avg, a monotone deque for min and max.
-// In parallel, a window with PARTITION BY runs per stream over a hash
-// repartition on those columns (window_partitions.go).
+// Operator families outside exec: WindowExec is package exec/window,
+// built on what exec exports for operators (Node, Stream, TaskContext's
+// Allocator/RowsPerBatch/MemoryPool, Metrics.Emit, Comparator and
+// KeyComparators, ConcatBatches, BatchBytes, PartitionsFor, WantChildren,
+// AggregateType and FloatSum for framed aggregates that must equal GROUP
+// BY's).
 //
 // Memory: TaskContext.Pool (package memlimit) is the statement's budget.
 // The operators whose state grows with their input reserve from it before
@@ -55,8 +53,8 @@
 // HashAggregateExec, once its groups fill the budget, passes the rows of
 // new groups through a spill file to another pass (hashagg.go); the hash
 // join's build side does not spill and fails with
-// memlimit.ErrResourceExhausted over the limit, as WindowExec does for a
-// partition larger than the limit.
+// memlimit.ErrResourceExhausted over the limit, as exec/window's WindowExec
+// does for a partition larger than the limit.
 //
 // Priority: TaskContext.Priority is a heavy statement's pass through a
 // server's priority gate (package priority). The leaf operators pass it

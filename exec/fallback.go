@@ -138,7 +138,7 @@ func (s *fallbackStream) Close() error {
 func (s *fallbackStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	start := time.Now()
 	if s.pb == nil {
-		s.pb = newPairBuilder(s.tc.mem(), s.tc.batchSize())
+		s.pb = newPairBuilder(s.tc.Allocator(), s.tc.RowsPerBatch())
 	}
 	pb := s.pb
 	for {
@@ -168,18 +168,18 @@ func (s *fallbackStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		case fallbackDone:
 			// emit what is left, then EOF.
 			if b := pb.flush(); b != nil {
-				return s.n.metrics.emit(b, start)
+				return s.n.metrics.Emit(b, start)
 			}
-			s.n.metrics.since(start)
+			s.n.metrics.Since(start)
 			return nil, io.EOF
 		}
 		if err != nil {
-			s.n.metrics.since(start)
+			s.n.metrics.Since(start)
 			return nil, err
 		}
 		if pb.full() {
 			// search/scan -> emit: a full batch of pairs.
-			return s.n.metrics.emit(pb.flush(), start)
+			return s.n.metrics.Emit(pb.flush(), start)
 		}
 	}
 }

@@ -70,7 +70,7 @@ func (f *FilterExec) Execute(ctx context.Context, tc *TaskContext) (Stream, erro
 	if err != nil {
 		return nil, err
 	}
-	return &filterStream{n: f, tc: tc, in: in, co: NewCoalescer(f.Schema(), tc.mem(), tc.batchSize())}, nil
+	return &filterStream{n: f, tc: tc, in: in, co: NewCoalescer(f.Schema(), tc.Allocator(), tc.RowsPerBatch())}, nil
 }
 
 type filterStream struct {
@@ -92,7 +92,7 @@ func (s *filterStream) Close() error {
 
 func (s *filterStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	return pullCoalesced(ctx, s.in, s.co, &s.eof, &s.n.metrics, func(b arrow.RecordBatch) error {
-		mem := s.tc.mem()
+		mem := s.tc.Allocator()
 		if we, ok := s.n.bound.(physexpr.WordEval); ok {
 			return s.filterWords(ctx, mem, we, b)
 		}

@@ -154,7 +154,7 @@ func (s *hashAggStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 				s.result.Release()
 				s.result, s.state, s.off = nil, hashAggDone, 0
 				if s.next != "" { // another pass over the rows that overflowed
-					r, err := openRunStream(s.next, s.n.agg.input.Schema(), s.tc.mem())
+					r, err := openRunStream(s.next, s.n.agg.input.Schema(), s.tc.Allocator())
 					s.next = ""
 					if err != nil {
 						s.err = err
@@ -165,10 +165,10 @@ func (s *hashAggStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 				}
 				continue
 			}
-			end := min(n, s.off+int64(s.tc.batchSize()))
+			end := min(n, s.off+int64(s.tc.RowsPerBatch()))
 			out := s.result.NewSlice(s.off, end)
 			s.off = end
-			return s.n.metrics.emit(out, start)
+			return s.n.metrics.Emit(out, start)
 		case hashAggDone:
 			if s.err != nil {
 				return nil, s.err
@@ -189,10 +189,10 @@ func (s *hashAggStream) consume(ctx context.Context) error {
 	for _, f := range a.schema.Fields()[:len(a.groups)] {
 		types = append(types, f.Type)
 	}
-	s.table = newGroupTable(s.tc.mem(), types)
+	s.table = newGroupTable(s.tc.Allocator(), types)
 	s.table.table.pass = s.tc.passer(ctx)
 	s.accs = a.accumulators()
-	s.res = s.tc.pool().NewReservation("HashAggregateExec")
+	s.res = s.tc.MemoryPool().NewReservation("HashAggregateExec")
 	perGroup := groupStateBytes(types, len(s.accs))
 	var rows int64
 	for {
@@ -206,7 +206,7 @@ func (s *hashAggStream) consume(ctx context.Context) error {
 		start := time.Now()
 		rows += b.NumRows()
 		err = s.take(ctx, b, perGroup)
-		s.n.metrics.since(start)
+		s.n.metrics.Since(start)
 		if err != nil {
 			return err
 		}
@@ -230,7 +230,7 @@ func (s *hashAggStream) consume(ctx context.Context) error {
 		s.next = path
 	}
 	start := time.Now()
-	defer s.n.metrics.since(start)
+	defer s.n.metrics.Since(start)
 	n := s.groups()
 	s.n.metrics.Add("input_rows", rows)
 	s.n.metrics.Add("groups", int64(n))
@@ -286,7 +286,7 @@ func (s *hashAggStream) take(ctx context.Context, b arrow.RecordBatch, perGroup 
 		}
 		s.res.Grow(want - s.res.Size()) // held already
 		var err error
-		s.over, err = newSpillWriter(&s.spill, s.tc.mem(), s.n.agg.input.Schema())
+		s.over, err = newSpillWriter(&s.spill, s.tc.Allocator(), s.n.agg.input.Schema())
 		return err
 	}
 	var keep, rest []int64
@@ -299,7 +299,7 @@ func (s *hashAggStream) take(ctx context.Context, b arrow.RecordBatch, perGroup 
 		}
 	}
 	if len(rest) > 0 {
-		rb, err := takeBatch(ctx, s.tc.mem(), b, rest)
+		rb, err := takeBatch(ctx, s.tc.Allocator(), b, rest)
 		if err != nil {
 			return err
 		}
@@ -312,7 +312,7 @@ func (s *hashAggStream) take(ctx context.Context, b arrow.RecordBatch, perGroup 
 	if len(keep) == 0 {
 		return nil
 	}
-	kb, err := takeBatch(ctx, s.tc.mem(), b, keep)
+	kb, err := takeBatch(ctx, s.tc.Allocator(), b, keep)
 	if err != nil {
 		return err
 	}

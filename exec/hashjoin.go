@@ -214,7 +214,7 @@ func (x *keyIndex) bytes() int64 {
 func emptyCols(sc *arrow.Schema, tc *TaskContext) []arrow.Array {
 	cols := make([]arrow.Array, sc.NumFields())
 	for i, f := range sc.Fields() {
-		cols[i] = array.MakeArrayOfNull(tc.mem(), f.Type, 0)
+		cols[i] = array.MakeArrayOfNull(tc.Allocator(), f.Type, 0)
 	}
 	return cols
 }

@@ -116,9 +116,9 @@ func (s *indexProbeStream) Next(ctx context.Context) (arrow.RecordBatch, error) 
 				s.state, s.res = probeDone, nil
 				continue
 			}
-			return s.n.metrics.emit(b, start)
+			return s.n.metrics.Emit(b, start)
 		case probeDone:
-			s.n.metrics.since(start)
+			s.n.metrics.Since(start)
 			return nil, io.EOF
 		}
 	}
@@ -140,7 +140,7 @@ func (s *indexProbeStream) handleProbe(ctx context.Context) error {
 // handleEmit returns the next batch of pairs, or nil when none are left.
 func (s *indexProbeStream) handleEmit(ctx context.Context) (arrow.RecordBatch, error) {
 	if s.pb == nil {
-		s.pb = newPairBuilder(s.tc.mem(), s.tc.batchSize())
+		s.pb = newPairBuilder(s.tc.Allocator(), s.tc.RowsPerBatch())
 	}
 	pb := s.pb
 	n, limit := s.keys.Len(), pb.limit

@@ -78,8 +78,8 @@ func (s *indexScanStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if s.next >= len(s.addrs) {
 		return nil, io.EOF
 	}
-	end := min(len(s.addrs), s.next+s.tc.batchSize())
-	b, err := s.n.t.Take(ctx, s.addrs[s.next:end], nil, s.n.columns, s.tc.mem())
+	end := min(len(s.addrs), s.next+s.tc.RowsPerBatch())
+	b, err := s.n.t.Take(ctx, s.addrs[s.next:end], nil, s.n.columns, s.tc.Allocator())
 	if err != nil {
 		return nil, fmt.Errorf("exec: index scan: %w", err)
 	}

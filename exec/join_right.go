@@ -76,7 +76,7 @@ func (s *joinStream) emitUnmatched(ctx context.Context) error {
 		return nil
 	}
 	var idx []int32
-	limit := s.tc.batchSize()
+	limit := s.tc.RowsPerBatch()
 	for ; s.unmatched < s.nbuild && len(idx) < limit; s.unmatched++ {
 		if s.wantRight(s.unmatched) {
 			idx = append(idx, int32(s.unmatched))
@@ -130,7 +130,7 @@ func (b *sharedBuild) report(s *joinStream) bool {
 
 // takeBuild is the build rows idx, the output of a right-only join.
 func (s *joinStream) takeBuild(ctx context.Context, idx []int32) (arrow.RecordBatch, error) {
-	mem := s.tc.mem()
+	mem := s.tc.Allocator()
 	if len(idx) == s.nbuild { // every build row, in order: the build itself
 		s.build.Retain()
 		return s.build, nil

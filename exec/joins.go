@@ -159,7 +159,7 @@ func collectBuild(ctx context.Context, in Stream, res *memlimit.Reservation, has
 		if err != nil {
 			return fail(err)
 		}
-		need := 2 * batchBytes(b)
+		need := 2 * BatchBytes(b)
 		if hashed {
 			need += indexBytesPerRow * b.NumRows()
 		}

@@ -35,7 +35,7 @@ type joinCore struct {
 }
 
 func (j *joinCore) execute(tc *TaskContext) *joinStream {
-	return &joinStream{j: j, tc: tc, co: NewCoalescer(j.schema, tc.mem(), tc.batchSize())}
+	return &joinStream{j: j, tc: tc, co: NewCoalescer(j.schema, tc.Allocator(), tc.RowsPerBatch())}
 }
 
 type joinState int
@@ -155,7 +155,7 @@ func (s *joinStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			return nil, err
 		}
 		if b, ok := s.co.Pop(); ok {
-			return s.j.metrics.emit(b, time.Now())
+			return s.j.metrics.Emit(b, time.Now())
 		}
 		var err error
 		switch s.state {
@@ -262,7 +262,7 @@ func (s *joinStream) doBuild(ctx context.Context) error {
 	if len(s.j.rkeys) > 0 {
 		consumer = "HashJoinExec"
 	}
-	s.res = s.tc.pool().NewReservation(consumer)
+	s.res = s.tc.MemoryPool().NewReservation(consumer)
 	bs, err := collectBuild(ctx, in, s.res, len(s.j.rkeys) > 0)
 	if err != nil {
 		return err
@@ -270,13 +270,13 @@ func (s *joinStream) doBuild(ctx context.Context) error {
 	defer func() {
 		var gone int64
 		for _, b := range bs {
-			gone += batchBytes(b)
+			gone += BatchBytes(b)
 			b.Release()
 		}
 		s.res.Shrink(gone) // the batches are gone; their concatenation stays
 	}()
 	start := time.Now()
-	defer s.j.metrics.since(start)
+	defer s.j.metrics.Since(start)
 	rs := s.j.right.Schema()
 	if len(bs) == 0 {
 		cols := emptyCols(rs, s.tc)
@@ -285,7 +285,7 @@ func (s *joinStream) doBuild(ctx context.Context) error {
 			c.Release()
 		}
 	}
-	all, err := concatBatches(rs, s.tc.mem(), bs)
+	all, err := ConcatBatches(rs, s.tc.Allocator(), bs)
 	if err != nil {
 		return err
 	}
@@ -363,13 +363,13 @@ func (s *joinStream) probe(ctx context.Context) error {
 		s.setPB(b)
 	}
 	start := time.Now()
-	defer s.j.metrics.since(start)
+	defer s.j.metrics.Since(start)
 	typ := s.j.typ
 	// A semi or anti join without a residual decides a row on its first
 	// candidate: no pairs are needed.
 	decideOnFirst := typ.leftOnly() && s.j.bound == nil
 	markOnly, rightOnly := s.markOnly(), typ.rightOnly()
-	limit := s.tc.batchSize()
+	limit := s.tc.RowsPerBatch()
 	n := int(s.pb.NumRows())
 	// A row without a candidate gathers nothing and decides nothing here
 	// (its hits stay 0): a run of them is skipped in one loop. Not for the
@@ -498,7 +498,7 @@ func (s *joinStream) test(ctx context.Context) ([]bool, error) {
 	if len(s.li) == 0 {
 		return pass, nil
 	}
-	mem := s.tc.mem()
+	mem := s.tc.Allocator()
 	pairs, err := s.takeRows(ctx, s.j.pair, s.pb, s.li, s.build, s.ri, nil)
 	if err != nil {
 		return nil, err
@@ -544,7 +544,7 @@ func (s *joinStream) emit(ctx context.Context, outL, outR []int32, outRNull []bo
 // rows ri of rb (rnull marks NULL right rows). li nil with ri set: NULL
 // left columns. A schema as wide as lb takes the left columns only.
 func (s *joinStream) takeRows(ctx context.Context, sc *arrow.Schema, lb arrow.RecordBatch, li []int32, rb arrow.RecordBatch, ri []int32, rnull []bool) (arrow.RecordBatch, error) {
-	mem := s.tc.mem()
+	mem := s.tc.Allocator()
 	rows := len(li)
 	if li == nil {
 		rows = len(ri)

@@ -71,10 +71,10 @@ func (s *limitStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			s.left -= hi - lo
 		}
 		if lo == 0 && hi == n {
-			return s.n.metrics.emit(b, start)
+			return s.n.metrics.Emit(b, start)
 		}
 		out := b.NewSlice(lo, hi)
 		b.Release()
-		return s.n.metrics.emit(out, start)
+		return s.n.metrics.Emit(out, start)
 	}
 }

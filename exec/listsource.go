@@ -102,10 +102,10 @@ func (s *sourceStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 
 func (s *sourceStream) emit() (arrow.RecordBatch, error) {
 	start := time.Now()
-	lo, hi := s.off, min(s.cur.Len(), s.off+s.tc.batchSize())
+	lo, hi := s.off, min(s.cur.Len(), s.off+s.tc.RowsPerBatch())
 	s.off = hi
 	vals := array.NewSlice(s.cur, int64(lo), int64(hi))
-	ob := array.NewInt64Builder(s.tc.mem())
+	ob := array.NewInt64Builder(s.tc.Allocator())
 	ob.Reserve(hi - lo)
 	for i := lo; i < hi; i++ {
 		s.ord++
@@ -116,5 +116,5 @@ func (s *sourceStream) emit() (arrow.RecordBatch, error) {
 	out := array.NewRecordBatch(s.n.schema, []arrow.Array{vals, ords}, int64(hi-lo))
 	vals.Release()
 	ords.Release()
-	return s.n.metrics.emit(out, start)
+	return s.n.metrics.Emit(out, start)
 }

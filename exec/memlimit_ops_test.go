@@ -9,26 +9,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stablerow/stablerow/errkind"
 	"github.com/stablerow/stablerow/exec"
+	"github.com/stablerow/stablerow/exec/exectest"
 	"github.com/stablerow/stablerow/exec/memlimit"
 )
-
-// runUnder runs n to the end under a pool of limit bytes and returns the
-// rows and the error; every byte is released either way.
-func runUnder(t *testing.T, mem *memory.CheckedAllocator, n exec.Node, limit int64) (int64, error) {
-	t.Helper()
-	ctx := context.Background()
-	s, err := n.Execute(ctx, &exec.TaskContext{Mem: mem, BatchSize: 512, Pool: memlimit.NewPool(limit), SpillDir: t.TempDir()})
-	if err != nil {
-		return 0, err
-	}
-	bs, err := exec.Collect(ctx, s)
-	var rows int64
-	for _, b := range bs {
-		rows += b.NumRows()
-		b.Release()
-	}
-	return rows, err
-}
 
 // TestHashJoinBuildOverLimit: the build side does not spill; over the
 // limit the join fails with the typed error (not a panic, not a partial
@@ -47,14 +30,14 @@ func TestHashJoinBuildOverLimit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := runUnder(t, mem, j, 32<<10); !errors.Is(err, memlimit.ErrResourceExhausted) || !errors.Is(err, errkind.OutOfRange) {
+		if _, err := exectest.RunUnder(t, mem, j, 32<<10); !errors.Is(err, memlimit.ErrResourceExhausted) || !errors.Is(err, errkind.OutOfRange) {
 			t.Fatalf("%s join over the limit: %v", typ, err)
 		}
-		rows, err := runUnder(t, mem, j, 0)
+		rows, err := exectest.RunUnder(t, mem, j, 0)
 		if err != nil || rows != 10000 {
 			t.Fatalf("%s join without a limit: %d rows, %v", typ, rows, err)
 		}
-		if rows, err := runUnder(t, mem, j, 64<<20); err != nil || rows != 10000 {
+		if rows, err := exectest.RunUnder(t, mem, j, 64<<20); err != nil || rows != 10000 {
 			t.Fatalf("%s join under a limit it fits: %d rows, %v", typ, rows, err)
 		}
 	}

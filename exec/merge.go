@@ -120,7 +120,7 @@ func (s *mergeStream) start(ctx context.Context) error {
 	s.ins = nil
 	s.state = mergeMerging
 	var err error
-	s.merge, err = newKWayMerge(ctx, s.n.Schema(), s.n.keys, s.tc.mem(), srcs)
+	s.merge, err = newKWayMerge(ctx, s.n.Schema(), s.n.keys, s.tc.Allocator(), srcs)
 	return err
 }
 
@@ -135,11 +135,11 @@ func (s *mergeStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			// elapsed_compute includes waiting for the partitions'
 			// feeders: the merge cannot tell the two apart cheaply.
 			start := time.Now()
-			b, err := s.merge.next(ctx, s.tc.batchSize())
+			b, err := s.merge.next(ctx, s.tc.RowsPerBatch())
 			if err != nil {
 				return nil, s.finish(err)
 			}
-			return s.n.metrics.emit(b, start)
+			return s.n.metrics.Emit(b, start)
 		case mergeDone:
 			if s.err != nil {
 				return nil, s.err

@@ -84,12 +84,14 @@ func (m *Metrics) String() string {
 	return b.String()
 }
 
-// emit is the single exit helper: every batch a stream returns passes here.
-func (m *Metrics) emit(b arrow.RecordBatch, start time.Time) (arrow.RecordBatch, error) {
+// Emit is the single exit helper: every batch a stream returns passes
+// here, counting its rows and the compute time since start.
+func (m *Metrics) Emit(b arrow.RecordBatch, start time.Time) (arrow.RecordBatch, error) {
 	m.ElapsedCompute.Add(int64(time.Since(start)))
 	m.OutputRows.Add(b.NumRows())
 	m.OutputBatches.Add(1)
 	return b, nil
 }
 
-func (m *Metrics) since(start time.Time) { m.ElapsedCompute.Add(int64(time.Since(start))) }
+// Since adds the compute time since start.
+func (m *Metrics) Since(start time.Time) { m.ElapsedCompute.Add(int64(time.Since(start))) }

@@ -52,14 +52,18 @@ type TaskContext struct {
 // DefaultBatchSize is used when TaskContext.BatchSize <= 0.
 const DefaultBatchSize = 8192
 
-func (tc *TaskContext) mem() memory.Allocator {
+// Allocator is the statement's allocator (memory.DefaultAllocator when
+// none is set); nil-safe, as every accessor of TaskContext.
+func (tc *TaskContext) Allocator() memory.Allocator {
 	if tc == nil || tc.Mem == nil {
 		return memory.DefaultAllocator
 	}
 	return tc.Mem
 }
 
-func (tc *TaskContext) batchSize() int {
+// RowsPerBatch is the batch size operators aim for (DefaultBatchSize
+// when none is set).
+func (tc *TaskContext) RowsPerBatch() int {
 	if tc == nil || tc.BatchSize <= 0 {
 		return DefaultBatchSize
 	}

@@ -80,7 +80,7 @@ func (o *OrderedAggregateExec) Execute(ctx context.Context, tc *TaskContext) (St
 	}
 	keys := make([]array.Builder, len(o.agg.groups))
 	for i, f := range o.agg.schema.Fields()[:len(keys)] {
-		keys[i] = array.NewBuilder(tc.mem(), f.Type)
+		keys[i] = array.NewBuilder(tc.Allocator(), f.Type)
 	}
 	return &orderedAggStream{n: o, tc: tc, in: in, keys: keys, accs: o.agg.accumulators()}, nil
 }
@@ -134,7 +134,7 @@ func (s *orderedAggStream) Next(ctx context.Context) (arrow.RecordBatch, error) 
 			if err != nil {
 				return nil, err
 			}
-			return s.n.metrics.emit(out, start)
+			return s.n.metrics.Emit(out, start)
 		}
 		if err != nil {
 			return nil, err
@@ -150,9 +150,9 @@ func (s *orderedAggStream) Next(ctx context.Context) (arrow.RecordBatch, error) 
 			if err != nil {
 				return nil, err
 			}
-			return s.n.metrics.emit(out, start)
+			return s.n.metrics.Emit(out, start)
 		}
-		s.n.metrics.since(start)
+		s.n.metrics.Since(start)
 	}
 }
 

@@ -80,9 +80,9 @@ func closeStreams(ss []Stream) error {
 	return first
 }
 
-// partitionsFor wraps each input partition with wrap (the per-partition
+// PartitionsFor wraps each input partition with wrap (the per-partition
 // stream of a pass-through node), closing the inputs on failure.
-func partitionsFor(ctx context.Context, input Node, tc *TaskContext, wrap func(in Stream) Stream) ([]Stream, error) {
+func PartitionsFor(ctx context.Context, input Node, tc *TaskContext, wrap func(in Stream) Stream) ([]Stream, error) {
 	ins, err := ExecutePartitions(ctx, input, tc)
 	if err != nil {
 		return nil, err

@@ -184,11 +184,11 @@ func (h *HashAggregateExec) ExecutePartitions(ctx context.Context, tc *TaskConte
 		}
 		return []Stream{s}, nil
 	}
-	return partitionsFor(ctx, h.agg.input, tc, func(in Stream) Stream { return h.newStream(tc, in) })
+	return PartitionsFor(ctx, h.agg.input, tc, func(in Stream) Stream { return h.newStream(tc, in) })
 }
 
 func (h *HashAggregateExec) WithNewChildren(children []Node) (Node, error) {
-	if err := wantChildren(h, children, 1); err != nil {
+	if err := WantChildren(h, children, 1); err != nil {
 		return nil, err
 	}
 	a := h.agg

@@ -15,7 +15,9 @@ type ChildReplacer interface {
 	WithNewChildren(children []Node) (Node, error)
 }
 
-func wantChildren(n Node, children []Node, k int) error {
+// WantChildren is WithNewChildren's check that n is given k children, a
+// typed error otherwise.
+func WantChildren(n Node, children []Node, k int) error {
 	if len(children) != k {
 		return fmt.Errorf("%w: %s takes %d children, got %d", physexpr.ErrInvalidArgument, n.Name(), k, len(children))
 	}
@@ -41,13 +43,13 @@ func (f *FilterExec) ExecutePartitions(ctx context.Context, tc *TaskContext) ([]
 	if f.oneTimeFalse {
 		return []Stream{noRows{schema: f.Schema()}}, nil
 	}
-	return partitionsFor(ctx, f.input, tc, func(in Stream) Stream {
-		return &filterStream{n: f, tc: tc, in: in, co: NewCoalescer(f.Schema(), tc.mem(), tc.batchSize())}
+	return PartitionsFor(ctx, f.input, tc, func(in Stream) Stream {
+		return &filterStream{n: f, tc: tc, in: in, co: NewCoalescer(f.Schema(), tc.Allocator(), tc.RowsPerBatch())}
 	})
 }
 
 func (f *FilterExec) WithNewChildren(children []Node) (Node, error) {
-	if err := wantChildren(f, children, 1); err != nil {
+	if err := WantChildren(f, children, 1); err != nil {
 		return nil, err
 	}
 	if f.oneTimeFalse {
@@ -59,13 +61,13 @@ func (f *FilterExec) WithNewChildren(children []Node) (Node, error) {
 func (p *ProjectExec) OutputPartitions() int { return OutputPartitions(p.input) }
 
 func (p *ProjectExec) ExecutePartitions(ctx context.Context, tc *TaskContext) ([]Stream, error) {
-	return partitionsFor(ctx, p.input, tc, func(in Stream) Stream {
+	return PartitionsFor(ctx, p.input, tc, func(in Stream) Stream {
 		return &projectStream{n: p, tc: tc, in: in}
 	})
 }
 
 func (p *ProjectExec) WithNewChildren(children []Node) (Node, error) {
-	if err := wantChildren(p, children, 1); err != nil {
+	if err := WantChildren(p, children, 1); err != nil {
 		return nil, err
 	}
 	names := make([]string, p.schema.NumFields())
@@ -76,7 +78,7 @@ func (p *ProjectExec) WithNewChildren(children []Node) (Node, error) {
 }
 
 func (l *LimitExec) WithNewChildren(children []Node) (Node, error) {
-	if err := wantChildren(l, children, 1); err != nil {
+	if err := WantChildren(l, children, 1); err != nil {
 		return nil, err
 	}
 	return NewLimitExec(children[0], l.offset, l.limit), nil
@@ -86,7 +88,7 @@ func (l *LimitExec) WithNewChildren(children []Node) (Node, error) {
 // first half of a parallel sort, whose sorted partitions a
 // SortPreservingMergeExec merges. Its Execute still sorts the whole input.
 func (s *SortExec) PerPartition(input Node) (*SortExec, error) {
-	if err := wantChildren(s, []Node{input}, 1); err != nil {
+	if err := WantChildren(s, []Node{input}, 1); err != nil {
 		return nil, err
 	}
 	return &SortExec{input: input, keys: slices.Clone(s.keys), perPart: true}, nil
@@ -107,11 +109,11 @@ func (s *SortExec) ExecutePartitions(ctx context.Context, tc *TaskContext) ([]St
 		}
 		return []Stream{st}, nil
 	}
-	return partitionsFor(ctx, s.input, tc, func(in Stream) Stream { return s.newStream(tc, in) })
+	return PartitionsFor(ctx, s.input, tc, func(in Stream) Stream { return s.newStream(tc, in) })
 }
 
 func (s *SortExec) WithNewChildren(children []Node) (Node, error) {
-	if err := wantChildren(s, children, 1); err != nil {
+	if err := WantChildren(s, children, 1); err != nil {
 		return nil, err
 	}
 	return &SortExec{input: children[0], keys: slices.Clone(s.keys), perPart: s.perPart}, nil

@@ -51,7 +51,7 @@ func (h *HashJoinExec) PerPartition(left, right Node) (*HashJoinExec, error) {
 func (h *HashJoinExec) ProbesPartitions() bool { return true }
 
 func (h *HashJoinExec) WithNewChildren(children []Node) (Node, error) {
-	if err := wantChildren(h, children, 2); err != nil {
+	if err := WantChildren(h, children, 2); err != nil {
 		return nil, err
 	}
 	return NewHashJoinExecResidual(children[0], children[1], h.lkeys, h.rkeys, h.typ, h.residual)

@@ -102,7 +102,7 @@ func (s *projectStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	start := time.Now()
 	cols := make([]arrow.Array, 0, len(s.n.bound))
 	for _, bd := range s.n.bound {
-		c, err := physexpr.EvalArray(ctx, s.tc.mem(), bd, b)
+		c, err := physexpr.EvalArray(ctx, s.tc.Allocator(), bd, b)
 		if err != nil {
 			physexpr.ReleaseAll(cols)
 			return nil, err
@@ -111,5 +111,5 @@ func (s *projectStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	}
 	out := array.NewRecordBatch(s.n.schema, cols, b.NumRows())
 	physexpr.ReleaseAll(cols)
-	return s.n.metrics.emit(out, start)
+	return s.n.metrics.Emit(out, start)
 }

@@ -18,7 +18,7 @@ func pullCoalesced(ctx context.Context, in Stream, co *Coalescer, eof *bool, m *
 			return nil, err
 		}
 		if b, ok := co.Pop(); ok {
-			return m.emit(b, time.Now())
+			return m.Emit(b, time.Now())
 		}
 		if *eof {
 			return nil, io.EOF
@@ -37,7 +37,7 @@ func pullCoalesced(ctx context.Context, in Stream, co *Coalescer, eof *bool, m *
 		start := time.Now()
 		err = f(b)
 		b.Release()
-		m.since(start)
+		m.Since(start)
 		if err != nil {
 			return nil, err
 		}

@@ -158,15 +158,15 @@ func (s *remapStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			out, err := s.remap(ctx, b)
 			b.Release()
 			if err != nil {
-				s.n.metrics.since(start)
+				s.n.metrics.Since(start)
 				return nil, err
 			}
 			if out.NumRows() == 0 && s.n.mode == RemapDrop {
 				out.Release()
-				s.n.metrics.since(start)
+				s.n.metrics.Since(start)
 				continue
 			}
-			return s.n.metrics.emit(out, start)
+			return s.n.metrics.Emit(out, start)
 		case remapDone:
 			return nil, io.EOF
 		}
@@ -190,7 +190,7 @@ func (s *remapStream) remap(ctx context.Context, b arrow.RecordBatch) (arrow.Rec
 	if err != nil {
 		return nil, fmt.Errorf("exec: remap: %w", err)
 	}
-	mem := s.tc.mem()
+	mem := s.tc.Allocator()
 	ab := array.NewUint64Builder(mem)
 	defer ab.Release()
 	ab.Reserve(n)

@@ -192,7 +192,7 @@ func (sh *repartShared) produce(ctx context.Context, in Stream, first int) (err 
 		}
 		start := time.Now()
 		parts := hasher.split(b)
-		m.since(start)
+		m.Since(start)
 		for p, rows := range parts {
 			if len(rows) == 0 {
 				continue
@@ -203,8 +203,8 @@ func (sh *repartShared) produce(ctx context.Context, in Stream, first int) (err 
 				out = b
 			} else {
 				start := time.Now()
-				out, err = physexpr.TakeRows(ctx, sh.tc.mem(), b, rows)
-				m.since(start)
+				out, err = physexpr.TakeRows(ctx, sh.tc.Allocator(), b, rows)
+				m.Since(start)
 				if err != nil {
 					b.Release()
 					return err
@@ -314,7 +314,7 @@ func (s *repartStream) received(b arrow.RecordBatch, ok bool) (arrow.RecordBatch
 		}
 		return nil, io.EOF
 	}
-	return s.sh.n.metrics.emit(b, time.Now())
+	return s.sh.n.metrics.Emit(b, time.Now())
 }
 
 func (s *repartStream) Close() error {

@@ -144,7 +144,7 @@ func (s *ScanExec) ExecutePartitions(ctx context.Context, tc *TaskContext) ([]St
 	}
 	out := make([]Stream, 0, len(s.parts))
 	for _, ranges := range s.parts {
-		sc, err := s.t.Scan(ctx, table.ScanOptions{Columns: s.columns, Ranges: ranges, Mem: tc.mem()})
+		sc, err := s.t.Scan(ctx, table.ScanOptions{Columns: s.columns, Ranges: ranges, Mem: tc.Allocator()})
 		if err != nil {
 			closeStreams(out)
 			return nil, fmt.Errorf("exec: scan: %w", err)
@@ -155,7 +155,7 @@ func (s *ScanExec) ExecutePartitions(ctx context.Context, tc *TaskContext) ([]St
 }
 
 func (s *ScanExec) Execute(ctx context.Context, tc *TaskContext) (Stream, error) {
-	sc, err := s.t.Scan(ctx, table.ScanOptions{Columns: s.columns, Fragments: s.fragments, Mem: tc.mem()})
+	sc, err := s.t.Scan(ctx, table.ScanOptions{Columns: s.columns, Fragments: s.fragments, Mem: tc.Allocator()})
 	if err != nil {
 		return nil, fmt.Errorf("exec: scan: %w", err)
 	}

@@ -103,11 +103,11 @@ func (s *seriesStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		return nil, err
 	}
 	start := time.Now()
-	n := min(s.n.count-s.off, uint64(s.tc.batchSize()))
+	n := min(s.n.count-s.off, uint64(s.tc.RowsPerBatch()))
 	v := uint64(s.n.start) + s.off*uint64(s.n.step)
 	var col arrow.Array
 	if s.n.schema.Field(0).Type.ID() == arrow.INT32 {
-		b := array.NewInt32Builder(s.tc.mem())
+		b := array.NewInt32Builder(s.tc.Allocator())
 		b.Reserve(int(n))
 		for range n {
 			b.UnsafeAppend(int32(int64(v))) // between start and stop: an int32
@@ -116,7 +116,7 @@ func (s *seriesStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		col = b.NewArray()
 		b.Release()
 	} else {
-		b := array.NewInt64Builder(s.tc.mem())
+		b := array.NewInt64Builder(s.tc.Allocator())
 		b.Reserve(int(n))
 		for range n {
 			b.UnsafeAppend(int64(v))
@@ -128,5 +128,5 @@ func (s *seriesStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	s.off += n
 	out := array.NewRecordBatch(s.n.schema, []arrow.Array{col}, int64(n))
 	col.Release()
-	return s.n.metrics.emit(out, start)
+	return s.n.metrics.Emit(out, start)
 }

@@ -181,7 +181,7 @@ func (s *setOpStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 				s.state = setOpDone
 				continue
 			}
-			return s.n.metrics.emit(out, start)
+			return s.n.metrics.Emit(out, start)
 		case setOpDone:
 			if s.err != nil {
 				return nil, s.err
@@ -209,7 +209,7 @@ func (s *setOpStream) drain(ctx context.Context, n Node, f func(arrow.RecordBatc
 		start := time.Now()
 		err = f(b)
 		b.Release()
-		s.n.metrics.since(start)
+		s.n.metrics.Since(start)
 		if err != nil {
 			return err
 		}
@@ -223,7 +223,7 @@ func (s *setOpStream) build(ctx context.Context) error {
 	for i, f := range s.n.schema.Fields() {
 		types[i] = f.Type
 	}
-	s.table = newGroupTable(s.tc.mem(), types)
+	s.table = newGroupTable(s.tc.Allocator(), types)
 	err := s.drain(ctx, s.n.left, func(b arrow.RecordBatch) error {
 		var err error
 		if s.ids, err = s.table.assign(b.Columns(), int(b.NumRows()), s.ids); err != nil {
@@ -261,7 +261,7 @@ func (s *setOpStream) build(ctx context.Context) error {
 // nextBatch takes up to BatchSize result rows from the distinct rows' key
 // columns; nil when all are sent.
 func (s *setOpStream) nextBatch(ctx context.Context) (arrow.RecordBatch, error) {
-	limit := s.tc.batchSize()
+	limit := s.tc.RowsPerBatch()
 	var idx []int64
 	for s.g < len(s.left) && len(idx) < limit {
 		c := s.n.op.copies(s.left[s.g], s.right[s.g])
@@ -276,7 +276,7 @@ func (s *setOpStream) nextBatch(ctx context.Context) (arrow.RecordBatch, error) 
 	if len(idx) == 0 {
 		return nil, nil
 	}
-	mem := s.tc.mem()
+	mem := s.tc.Allocator()
 	ib := array.NewInt64Builder(mem)
 	ib.AppendValues(idx, nil)
 	indices := ib.NewArray()

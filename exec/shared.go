@@ -232,7 +232,7 @@ func (s *sharedScopeStream) Next(ctx context.Context) (arrow.RecordBatch, error)
 	if err != nil {
 		return nil, err
 	}
-	return s.n.metrics.emit(b, time.Now())
+	return s.n.metrics.Emit(b, time.Now())
 }
 
 // Close closes the input, then frees every run it left.
@@ -341,7 +341,7 @@ func (x *sharedRun) fill(ctx context.Context, tc *TaskContext, by *SharedExec) e
 	if err != nil {
 		return err
 	}
-	x.res = tc.pool().NewReservation("SharedExec")
+	x.res = tc.MemoryPool().NewReservation("SharedExec")
 	var rows int64
 	for {
 		b, err := in.Next(ctx)
@@ -352,7 +352,7 @@ func (x *sharedRun) fill(ctx context.Context, tc *TaskContext, by *SharedExec) e
 			in.Close()
 			return err
 		}
-		n := batchBytes(b)
+		n := BatchBytes(b)
 		if err := x.res.TryGrow(n); err != nil {
 			b.Release()
 			in.Close()
@@ -424,7 +424,7 @@ func (s *sharedStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	b := s.batches[s.i]
 	s.i++
 	b.Retain()
-	return s.n.metrics.emit(b, start)
+	return s.n.metrics.Emit(b, start)
 }
 
 // Close implements Stream: the last consumer to close frees the run.

@@ -80,7 +80,7 @@ func (s *SortExec) Execute(ctx context.Context, tc *TaskContext) (Stream, error)
 }
 
 func (s *SortExec) newStream(tc *TaskContext, in Stream) *sortStream {
-	return &sortStream{n: s, tc: tc, in: in, res: tc.pool().NewReservation("SortExec"),
+	return &sortStream{n: s, tc: tc, in: in, res: tc.MemoryPool().NewReservation("SortExec"),
 		spill: spillDir{parent: tc.spillDir(), prefix: "stablerow-sort-"}}
 }
 
@@ -189,13 +189,13 @@ func (s *sortStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 				s.state = sortDone
 				continue
 			}
-			end := min(n, s.off+int64(s.tc.batchSize()))
+			end := min(n, s.off+int64(s.tc.RowsPerBatch()))
 			out := s.sorted.NewSlice(s.off, end)
 			s.off = end
-			return s.n.metrics.emit(out, start)
+			return s.n.metrics.Emit(out, start)
 		case sortMerging:
 			start := time.Now()
-			b, err := s.merge.next(ctx, s.tc.batchSize())
+			b, err := s.merge.next(ctx, s.tc.RowsPerBatch())
 			if errors.Is(err, io.EOF) {
 				s.state = sortDone
 				if err := s.release(); err != nil {
@@ -206,7 +206,7 @@ func (s *sortStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			if err != nil {
 				return nil, s.fail(err)
 			}
-			return s.n.metrics.emit(b, start)
+			return s.n.metrics.Emit(b, start)
 		case sortDone:
 			if s.err != nil {
 				return nil, s.err
@@ -235,7 +235,7 @@ func (s *sortStream) read(ctx context.Context) error {
 			continue
 		}
 		// The batch, its sorted copy and its share of the sort's index.
-		need := 2*batchBytes(b) + 8*b.NumRows()
+		need := 2*BatchBytes(b) + 8*b.NumRows()
 		if err := s.res.TryGrow(need); err != nil {
 			if len(s.buf) == 0 {
 				b.Release()
@@ -253,7 +253,7 @@ func (s *sortStream) read(ctx context.Context) error {
 		s.buf = append(s.buf, b)
 	}
 	start := time.Now()
-	defer s.n.metrics.since(start)
+	defer s.n.metrics.Since(start)
 	if len(s.buf) == 0 && len(s.runs) == 0 {
 		s.state = sortDone
 		return nil
@@ -263,7 +263,7 @@ func (s *sortStream) read(ctx context.Context) error {
 		bs := s.buf
 		s.buf = nil
 		var err error
-		if tail, err = sortBatches(ctx, s.tc.mem(), s.n.Schema(), s.n.keys, bs, s.tc.passer(ctx)); err != nil {
+		if tail, err = sortBatches(ctx, s.tc.Allocator(), s.n.Schema(), s.n.keys, bs, s.tc.passer(ctx)); err != nil {
 			return err
 		}
 	}
@@ -278,7 +278,7 @@ func (s *sortStream) read(ctx context.Context) error {
 		}
 	}
 	for _, p := range s.runs {
-		r, err := openFileRun(p, s.tc.mem())
+		r, err := openFileRun(p, s.tc.Allocator())
 		if err != nil {
 			closeAll()
 			if tail != nil {
@@ -289,9 +289,9 @@ func (s *sortStream) read(ctx context.Context) error {
 		srcs = append(srcs, r)
 	}
 	if tail != nil {
-		srcs = append(srcs, &memRun{b: tail, chunk: int64(s.tc.batchSize())}) // last: the latest input
+		srcs = append(srcs, &memRun{b: tail, chunk: int64(s.tc.RowsPerBatch())}) // last: the latest input
 	}
-	m, err := newKWayMerge(ctx, s.n.Schema(), s.n.keys, s.tc.mem(), srcs) // closes srcs on error
+	m, err := newKWayMerge(ctx, s.n.Schema(), s.n.keys, s.tc.Allocator(), srcs) // closes srcs on error
 	if err != nil {
 		return err
 	}
@@ -303,14 +303,14 @@ func (s *sortStream) read(ctx context.Context) error {
 // their reservation back.
 func (s *sortStream) spillBuffer(ctx context.Context) error {
 	start := time.Now()
-	defer s.n.metrics.since(start)
+	defer s.n.metrics.Since(start)
 	bs := s.buf
 	s.buf = nil
-	sorted, err := sortBatches(ctx, s.tc.mem(), s.n.Schema(), s.n.keys, bs, s.tc.passer(ctx))
+	sorted, err := sortBatches(ctx, s.tc.Allocator(), s.n.Schema(), s.n.keys, bs, s.tc.passer(ctx))
 	if err != nil {
 		return err
 	}
-	path, size, err := writeSpill(&s.spill, s.tc.mem(), sorted, s.tc.batchSize())
+	path, size, err := writeSpill(&s.spill, s.tc.Allocator(), sorted, s.tc.RowsPerBatch())
 	rows := sorted.NumRows()
 	sorted.Release()
 	if err != nil {
@@ -329,7 +329,7 @@ func (s *sortStream) spillBuffer(ctx context.Context) error {
 // one sort of millions of rows is seconds of work with no batch boundary
 // in it.
 func sortBatches(ctx context.Context, mem memory.Allocator, schema *arrow.Schema, keys []SortKey, bs []arrow.RecordBatch, pass func(int)) (arrow.RecordBatch, error) {
-	all, err := concatBatches(schema, mem, bs)
+	all, err := ConcatBatches(schema, mem, bs)
 	for _, b := range bs {
 		b.Release() // the concatenation is a copy: the inputs can go now
 	}
@@ -338,7 +338,7 @@ func sortBatches(ctx context.Context, mem memory.Allocator, schema *arrow.Schema
 	}
 	defer all.Release()
 	n := int(all.NumRows())
-	cmps, err := keyComparators(all, keys)
+	cmps, err := KeyComparators(all, keys)
 	if err != nil {
 		return nil, err
 	}
@@ -363,16 +363,16 @@ func sortBatches(ctx context.Context, mem memory.Allocator, schema *arrow.Schema
 		return nil, err
 	}
 	out := array.NewRecordBatch(schema, cols, int64(n))
-	releaseArrays(cols)
+	ReleaseArrays(cols)
 	return out, nil
 }
 
-// keyComparators is one comparator per sort key over all's rows, with the
+// KeyComparators is one comparator per sort key over all's rows, with the
 // key's direction and NULL placement folded in.
-func keyComparators(all arrow.RecordBatch, keys []SortKey) ([]func(i, j int) int, error) {
+func KeyComparators(all arrow.RecordBatch, keys []SortKey) ([]func(i, j int) int, error) {
 	cmps := make([]func(i, j int) int, len(keys))
 	for k, key := range keys {
-		c, err := comparator(all.Column(key.Column))
+		c, err := Comparator(all.Column(key.Column))
 		if err != nil {
 			return nil, err
 		}
@@ -444,7 +444,7 @@ func gatherRows(ctx context.Context, mem memory.Allocator, all arrow.RecordBatch
 		}
 		cols, err := physexpr.Gather(ctx, mem, all.Columns(), idx32, nil, make([]arrow.Array, 0, all.NumCols()))
 		if err != nil {
-			releaseArrays(cols)
+			ReleaseArrays(cols)
 			return nil, err
 		}
 		return cols, nil
@@ -456,7 +456,7 @@ func gatherRows(ctx context.Context, mem memory.Allocator, all arrow.RecordBatch
 	for i := range int(all.NumCols()) {
 		c, err := compute.TakeArray(cctx, all.Column(i), indices)
 		if err != nil {
-			releaseArrays(cols)
+			ReleaseArrays(cols)
 			return nil, err
 		}
 		cols = append(cols, c)
@@ -464,8 +464,9 @@ func gatherRows(ctx context.Context, mem memory.Allocator, all arrow.RecordBatch
 	return cols, nil
 }
 
-// comparator returns a typed ascending comparator of non-null values.
-func comparator(a arrow.Array) (func(i, j int) int, error) {
+// Comparator returns a typed ascending comparator of non-null values
+// (exported for the operator families outside exec: exec/window).
+func Comparator(a arrow.Array) (func(i, j int) int, error) {
 	switch a := a.(type) {
 	case *array.Int64:
 		v := a.Int64Values()

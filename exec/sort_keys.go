@@ -146,7 +146,7 @@ func sortNormalized(first arrow.Array, key SortKey, n int, rest func(a, b int) i
 			return cmp.Compare(a.row, b.row)
 		}, pass))
 	default: // a prefix: equal words compare the whole key
-		full, _ := comparator(first)
+		full, _ := Comparator(first)
 		desc := key.Descending
 		slices.SortFunc(ws, passing(func(a, b sortWord) int {
 			if a.k != b.k {

@@ -96,9 +96,9 @@ func checkNormalizedSort(t *testing.T, seed uint64) {
 		keys[k] = SortKey{Column: k, Descending: r.IntN(2) == 0, NullsFirst: r.IntN(2) == 0}
 	}
 	all := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, int64(n))
-	releaseArrays(cols)
+	ReleaseArrays(cols)
 	defer all.Release()
-	cmps, err := keyComparators(all, keys)
+	cmps, err := KeyComparators(all, keys)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -128,11 +128,11 @@ func (r *memRun) close() error {
 	return nil
 }
 
-// batchBytes is the size of b's rows: what buffering a copy of them
+// BatchBytes is the size of b's rows: what buffering a copy of them
 // costs. A slice counts its own rows, not its parents' buffers (a scan or
 // ValuesExec hands out slices of larger batches; counting those whole
 // would refuse memory the sort never copies).
-func batchBytes(b arrow.RecordBatch) int64 {
+func BatchBytes(b arrow.RecordBatch) int64 {
 	var n int64
 	for _, c := range b.Columns() {
 		n += arrayBytes(c)
@@ -184,7 +184,8 @@ func dataBytes(d arrow.ArrayData) int64 {
 	return n
 }
 
-func (tc *TaskContext) pool() *memlimit.Pool {
+// MemoryPool is the statement's memory budget, nil for no limit.
+func (tc *TaskContext) MemoryPool() *memlimit.Pool {
 	if tc == nil {
 		return nil
 	}
@@ -244,12 +245,12 @@ func takeBatch(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch, i
 	for i := range cols {
 		c, err := compute.TakeArray(cctx, b.Column(i), ia)
 		if err != nil {
-			releaseArrays(cols)
+			ReleaseArrays(cols)
 			return nil, err
 		}
 		cols[i] = c
 	}
 	out := array.NewRecordBatch(b.Schema(), cols, int64(len(idx)))
-	releaseArrays(cols)
+	ReleaseArrays(cols)
 	return out, nil
 }

@@ -177,7 +177,7 @@ func gatherPicks(ctx context.Context, mem memory.Allocator, schema *arrow.Schema
 	permArr := int64Array(mem, perm)
 	defer permArr.Release()
 	idx := make([]arrow.Array, len(pieces))
-	defer releaseArrays(idx)
+	defer ReleaseArrays(idx)
 	for p := range pieces {
 		idx[p] = int64Array(mem, per[p])
 	}
@@ -187,8 +187,8 @@ func gatherPicks(ctx context.Context, mem memory.Allocator, schema *arrow.Schema
 		for p, b := range pieces {
 			t, err := compute.TakeArray(cctx, b.Column(c), idx[p])
 			if err != nil {
-				releaseArrays(parts)
-				releaseArrays(cols)
+				ReleaseArrays(parts)
+				ReleaseArrays(cols)
 				return nil, err
 			}
 			parts[p] = t
@@ -199,21 +199,21 @@ func gatherPicks(ctx context.Context, mem memory.Allocator, schema *arrow.Schema
 			all, parts[0] = parts[0], nil
 		} else {
 			all, err = array.Concatenate(parts, mem)
-			releaseArrays(parts)
+			ReleaseArrays(parts)
 		}
 		if err != nil {
-			releaseArrays(cols)
+			ReleaseArrays(cols)
 			return nil, err
 		}
 		cols[c], err = compute.TakeArray(cctx, all, permArr)
 		all.Release()
 		if err != nil {
-			releaseArrays(cols)
+			ReleaseArrays(cols)
 			return nil, err
 		}
 	}
 	out := array.NewRecordBatch(schema, cols, int64(len(picks)))
-	releaseArrays(cols)
+	ReleaseArrays(cols)
 	return out, nil
 }
 
@@ -224,8 +224,8 @@ func int64Array(mem memory.Allocator, v []int64) arrow.Array {
 	return b.NewArray()
 }
 
-// releaseArrays releases and clears the non-nil arrays of as.
-func releaseArrays(as []arrow.Array) {
+// ReleaseArrays releases and clears the non-nil arrays of as.
+func ReleaseArrays(as []arrow.Array) {
 	for i, a := range as {
 		if a != nil {
 			a.Release()

@@ -180,7 +180,7 @@ func (n *TakeByKeyExec) Execute(ctx context.Context, tc *TaskContext) (Stream, e
 	if err != nil {
 		return nil, err
 	}
-	return &takeStream{n: n, tc: tc, in: in, mem: tc.mem()}, nil
+	return &takeStream{n: n, tc: tc, in: in, mem: tc.Allocator()}, nil
 }
 
 // readsNoData: the take opens no data file, neither for the requested

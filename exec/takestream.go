@@ -74,7 +74,7 @@ func (s *takeStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	start := time.Now()
 	for {
 		if err := ctx.Err(); err != nil {
-			s.n.metrics.since(start)
+			s.n.metrics.Since(start)
 			return nil, err
 		}
 		var err error
@@ -111,13 +111,13 @@ func (s *takeStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 				continue
 			}
 			out := s.handleEmit()
-			return s.n.metrics.emit(out, start)
+			return s.n.metrics.Emit(out, start)
 		case takeDone:
-			s.n.metrics.since(start)
+			s.n.metrics.Since(start)
 			return nil, io.EOF
 		}
 		if err != nil {
-			s.n.metrics.since(start)
+			s.n.metrics.Since(start)
 			return nil, err
 		}
 	}

@@ -101,6 +101,6 @@ func (s *unionStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			b.Release()
 			b = out
 		}
-		return s.n.metrics.emit(b, time.Now())
+		return s.n.metrics.Emit(b, time.Now())
 	}
 }

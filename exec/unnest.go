@@ -153,8 +153,8 @@ func (s *unnestStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		return nil, io.EOF
 	}
 	start := time.Now()
-	mem := s.tc.mem()
-	lo, hi := s.off, min(s.total, s.off+s.tc.batchSize())
+	mem := s.tc.Allocator()
+	lo, hi := s.off, min(s.total, s.off+s.tc.RowsPerBatch())
 	s.off = hi
 	var vals arrow.Array
 	switch l := s.list.(type) {
@@ -181,7 +181,7 @@ func (s *unnestStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	out := array.NewRecordBatch(s.n.schema, []arrow.Array{vals, ords}, int64(hi-lo))
 	vals.Release()
 	ords.Release()
-	return s.n.metrics.emit(out, start)
+	return s.n.metrics.Emit(out, start)
 }
 
 // valueBuilder is the part of arrow-go's typed builders the unnest needs.

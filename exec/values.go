@@ -53,7 +53,7 @@ func (v *ValuesExec) String() string {
 }
 
 func (v *ValuesExec) Execute(ctx context.Context, tc *TaskContext) (Stream, error) {
-	return &valuesStream{n: v, size: tc.batchSize()}, nil
+	return &valuesStream{n: v, size: tc.RowsPerBatch()}, nil
 }
 
 type valuesStream struct {
@@ -84,7 +84,7 @@ func (s *valuesStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		end := min(n, s.off+s.size)
 		out := b.NewSlice(int64(s.off), int64(end))
 		s.off = end
-		return s.n.metrics.emit(out, start)
+		return s.n.metrics.Emit(out, start)
 	}
 	return nil, io.EOF
 }

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"github.com/stablerow/stablerow/exec"
+	"github.com/stablerow/stablerow/exec/window"
 )
 
 // parallelize is the physical-planning pass that runs a plan on threads
@@ -64,7 +65,7 @@ func (pp *parallelPlanner) partitioned(n exec.Node) (exec.Node, error) {
 		return pp.passThrough(n)
 	case *exec.LimitExec:
 		return pp.singleChildren(n)
-	case *exec.WindowExec:
+	case *window.Exec:
 		return pp.window(x)
 	case *exec.HashAggregateExec:
 		return pp.aggregate(x)
@@ -187,7 +188,7 @@ func (pp *parallelPlanner) sort(s *exec.SortExec) (exec.Node, error) {
 // sort of its own (it shares the one below another window), or under a
 // memory limit (one instance, as sorts) reads its input made parallel and
 // merged back in order.
-func (pp *parallelPlanner) window(w *exec.WindowExec) (exec.Node, error) {
+func (pp *parallelPlanner) window(w *window.Exec) (exec.Node, error) {
 	s, ok := w.Children()[0].(*exec.SortExec)
 	if pp.memoryLimited || len(w.PartitionColumns()) == 0 || !ok {
 		return pp.singleChildren(w)

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/exec/physexpr"
+	"github.com/stablerow/stablerow/exec/window"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/types"
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
@@ -37,7 +38,7 @@ type windowSpec struct {
 // windowCall is one window function of the projection (its field j).
 type windowCall struct {
 	j    int
-	fn   exec.WindowFunc
+	fn   window.Func
 	args []physexpr.Expr
 	call *expr.WindowFunction // for its frame
 }
@@ -99,7 +100,7 @@ func (p *planner) windows(in *rel, w int, exprs []expr.Expression, need []bool) 
 			continue
 		}
 		name := funcName(wf)
-		fn, ok := exec.WindowFuncByName(name)
+		fn, ok := window.FuncByName(name)
 		if !ok {
 			return nil, nil, fmt.Errorf("%w: window function %s", errUnsupported("function"), name)
 		}
@@ -110,8 +111,8 @@ func (p *planner) windows(in *rel, w int, exprs []expr.Expression, need []bool) 
 		if err != nil {
 			return nil, nil, err
 		}
-		if fn == exec.WinCount && len(args) == 0 {
-			fn = exec.WinCountStar
+		if fn == window.Count && len(args) == 0 {
+			fn = window.CountStar
 		}
 		var parts []string
 		for _, x := range wf.Partitions {
@@ -183,7 +184,7 @@ func (p *planner) windows(in *rel, w int, exprs []expr.Expression, need []bool) 
 			order[i].Column = x.(physexpr.Col).Index
 			order[i].Name = node.Schema().Field(order[i].Column).Name
 		}
-		want := exec.WindowOrdering(node.Schema(), part, order)
+		want := window.Ordering(node.Schema(), part, order)
 		if len(want) > 0 && !exec.OrderingSatisfies(node.Properties().Ordering, want) {
 			sn, err := exec.NewSortExec(node, want)
 			if err != nil {
@@ -191,10 +192,10 @@ func (p *planner) windows(in *rel, w int, exprs []expr.Expression, need []bool) 
 			}
 			node = sn
 		}
-		var wexprs []exec.WindowExpr
+		var wexprs []window.Expr
 		first := node.Schema().NumFields()
 		for k, c := range s.funcs {
-			we := exec.WindowExpr{Func: c.fn, Name: fmt.Sprintf("expr%d", c.j)}
+			we := window.Expr{Func: c.fn, Name: fmt.Sprintf("expr%d", c.j)}
 			for _, a := range c.args {
 				we.Args = append(we.Args, a.(physexpr.Col).Index)
 			}
@@ -206,7 +207,7 @@ func (p *planner) windows(in *rel, w int, exprs []expr.Expression, need []bool) 
 			wexprs = append(wexprs, we)
 			cols[c.j] = first + k
 		}
-		wn, err := exec.NewWindowExec(node, part, order, wexprs)
+		wn, err := window.NewExec(node, part, order, wexprs)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w: window: %w", ErrInvalidPlan, err)
 		}
@@ -219,44 +220,44 @@ func (p *planner) windows(in *rel, w int, exprs []expr.Expression, need []bool) 
 // partition's start, unset upper its end; an unspecified bounds type is
 // RANGE, SQL's default. A RANGE offset (Substrait's is an integer count)
 // is in the ORDER BY key's units: converted to the key's type here.
-func windowFrame(wf *expr.WindowFunction, sc *arrow.Schema, order []exec.SortKey) (exec.Frame, error) {
-	f := exec.Frame{Unit: exec.FrameRange}
+func windowFrame(wf *expr.WindowFunction, sc *arrow.Schema, order []exec.SortKey) (window.Frame, error) {
+	f := window.Frame{Unit: window.FrameRange}
 	if wf.BoundsType == substraitpb.Expression_WindowFunction_BOUNDS_TYPE_ROWS {
-		f.Unit = exec.FrameRows
+		f.Unit = window.FrameRows
 	}
-	conv := func(b expr.Bound, lower bool) (exec.FrameBound, error) {
-		var kind exec.BoundKind
+	conv := func(b expr.Bound, lower bool) (window.FrameBound, error) {
+		var kind window.BoundKind
 		var off int64
 		switch b := b.(type) {
 		case nil, expr.Unbounded:
-			kind = exec.UnboundedFollowing
+			kind = window.UnboundedFollowing
 			if lower {
-				kind = exec.UnboundedPreceding
+				kind = window.UnboundedPreceding
 			}
-			return exec.FrameBound{Kind: kind}, nil
+			return window.FrameBound{Kind: kind}, nil
 		case expr.CurrentRow:
-			return exec.FrameBound{Kind: exec.CurrentRow}, nil
+			return window.FrameBound{Kind: window.CurrentRow}, nil
 		case expr.PrecedingBound:
-			kind, off = exec.OffsetPreceding, int64(b)
+			kind, off = window.OffsetPreceding, int64(b)
 		case expr.FollowingBound:
-			kind, off = exec.OffsetFollowing, int64(b)
+			kind, off = window.OffsetFollowing, int64(b)
 		default:
-			return exec.FrameBound{}, fmt.Errorf("%w: window bound %T", ErrInvalidPlan, b)
+			return window.FrameBound{}, fmt.Errorf("%w: window bound %T", ErrInvalidPlan, b)
 		}
-		if f.Unit != exec.FrameRange || len(order) != 1 {
-			return exec.FrameBound{Kind: kind, Offset: off}, nil
+		if f.Unit != window.FrameRange || len(order) != 1 {
+			return window.FrameBound{Kind: kind, Offset: off}, nil
 		}
 		switch t := sc.Field(order[0].Column).Type.(type) {
 		case *arrow.Float64Type, *arrow.Float32Type:
-			return exec.FrameBound{Kind: kind, Offset: float64(off)}, nil
+			return window.FrameBound{Kind: kind, Offset: float64(off)}, nil
 		case *arrow.Decimal128Type:
 			v := new(big.Int).Mul(big.NewInt(off), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(t.Scale)), nil))
 			if v.BitLen() > 126 {
-				return exec.FrameBound{}, fmt.Errorf("%w: RANGE offset %d out of range for %s", ErrInvalidPlan, off, t)
+				return window.FrameBound{}, fmt.Errorf("%w: RANGE offset %d out of range for %s", ErrInvalidPlan, off, t)
 			}
-			return exec.FrameBound{Kind: kind, Offset: decimal128.FromBigInt(v)}, nil
+			return window.FrameBound{Kind: kind, Offset: decimal128.FromBigInt(v)}, nil
 		}
-		return exec.FrameBound{Kind: kind, Offset: off}, nil
+		return window.FrameBound{Kind: kind, Offset: off}, nil
 	}
 	var err error
 	if f.Start, err = conv(wf.LowerBound, true); err != nil {

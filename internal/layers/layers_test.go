@@ -29,7 +29,7 @@ var rows = [][]string{
 	{"table/fragreuse", "index/btree", "internal/vacuumstress"},
 	{"access", "exec/physexpr"},
 	{"exec"},
-	{"fileio", "internal/substraitfn", "exec/exectest"},
+	{"fileio", "internal/substraitfn", "exec/exectest", "exec/window"},
 	{"plan/optimize", "plan/ingest"},
 	{"plan"},
 	{"sql"},

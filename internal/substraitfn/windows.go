@@ -9,7 +9,7 @@ import (
 )
 
 // Window builds the window function call name(args) the SQL front end
-// emits, with PostgreSQL's result types (exec.WindowExec computes them):
+// emits, with PostgreSQL's result types (exec/window.Exec computes them):
 //
 //	row_number(), rank(), dense_rank()   functions_arithmetic  i64
 //	percent_rank(), cume_dist()          functions_arithmetic  fp64

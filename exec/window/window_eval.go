@@ -1,4 +1,4 @@
-package exec
+package window
 
 import (
 	"cmp"
@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/exec/physexpr"
 	"github.com/stablerow/stablerow/value"
 )
@@ -22,15 +23,15 @@ type partition struct {
 	mem    memory.Allocator
 	all    arrow.RecordBatch
 	n      int
-	order  []SortKey
+	order  []exec.SortKey
 	grp    []int32 // row -> peer group
 	gstart []int   // group -> its first row; gstart[len] = n
 	frames map[Frame]*frameBounds
 }
 
 // evalWindow computes every window expression of w over the partition all.
-func evalWindow(ctx context.Context, tc *TaskContext, w *WindowExec, all arrow.RecordBatch) ([]arrow.Array, error) {
-	p := &partition{ctx: ctx, mem: tc.mem(), all: all, n: int(all.NumRows()), order: w.order, frames: map[Frame]*frameBounds{}}
+func evalWindow(ctx context.Context, tc *exec.TaskContext, w *Exec, all arrow.RecordBatch) ([]arrow.Array, error) {
+	p := &partition{ctx: ctx, mem: tc.Allocator(), all: all, n: int(all.NumRows()), order: w.order, frames: map[Frame]*frameBounds{}}
 	if err := p.peers(); err != nil {
 		return nil, err
 	}
@@ -38,7 +39,7 @@ func evalWindow(ctx context.Context, tc *TaskContext, w *WindowExec, all arrow.R
 	for i, e := range w.exprs {
 		a, err := p.eval(e, w.schema.Field(w.input.Schema().NumFields()+i).Type)
 		if err != nil {
-			releaseArrays(out)
+			exec.ReleaseArrays(out)
 			return nil, err // PostgreSQL's messages name the function
 		}
 		out = append(out, a)
@@ -48,7 +49,7 @@ func evalWindow(ctx context.Context, tc *TaskContext, w *WindowExec, all arrow.R
 
 // peers numbers the peer groups of the partition's rows.
 func (p *partition) peers() error {
-	cmps, err := keyComparators(p.all, p.order)
+	cmps, err := exec.KeyComparators(p.all, p.order)
 	if err != nil {
 		return err
 	}
@@ -71,32 +72,32 @@ func (p *partition) peers() error {
 
 func (p *partition) groups() int { return len(p.gstart) - 1 }
 
-func (p *partition) eval(e WindowExpr, typ arrow.DataType) (arrow.Array, error) {
+func (p *partition) eval(e Expr, typ arrow.DataType) (arrow.Array, error) {
 	arg := func(i int) arrow.Array { return p.all.Column(e.Args[i]) }
 	switch e.Func {
-	case WinRowNumber, WinRank, WinDenseRank:
+	case RowNumber, Rank, DenseRank:
 		b := array.NewInt64Builder(p.mem)
 		defer b.Release()
 		b.Reserve(p.n)
 		for i := range p.n {
 			switch e.Func {
-			case WinRowNumber:
+			case RowNumber:
 				b.UnsafeAppend(int64(i + 1))
-			case WinRank:
+			case Rank:
 				b.UnsafeAppend(int64(p.gstart[p.grp[i]] + 1))
 			default:
 				b.UnsafeAppend(int64(p.grp[i]) + 1)
 			}
 		}
 		return b.NewArray(), nil
-	case WinPercentRank, WinCumeDist:
+	case PercentRank, CumeDist:
 		b := array.NewFloat64Builder(p.mem)
 		defer b.Release()
 		b.Reserve(p.n)
 		for i := range p.n {
 			g := p.grp[i]
 			switch {
-			case e.Func == WinCumeDist:
+			case e.Func == CumeDist:
 				b.UnsafeAppend(float64(p.gstart[g+1]) / float64(p.n))
 			case p.n == 1:
 				b.UnsafeAppend(0)
@@ -105,11 +106,11 @@ func (p *partition) eval(e WindowExpr, typ arrow.DataType) (arrow.Array, error) 
 			}
 		}
 		return b.NewArray(), nil
-	case WinNtile:
+	case Ntile:
 		return p.ntile(arg(0))
-	case WinLag, WinLead:
+	case Lag, Lead:
 		return p.lagLead(e, typ)
-	case WinFirstValue, WinLastValue, WinNthValue:
+	case FirstValue, LastValue, NthValue:
 		f, err := p.frame(e.Frame)
 		if err != nil {
 			return nil, err
@@ -120,9 +121,9 @@ func (p *partition) eval(e WindowExpr, typ arrow.DataType) (arrow.Array, error) 
 			s, end := f.start[i], f.end[i]
 			j := -1
 			switch e.Func {
-			case WinFirstValue:
+			case FirstValue:
 				j = s
-			case WinLastValue:
+			case LastValue:
 				j = end - 1
 			default:
 				k, ok := intAt(arg(1), i)
@@ -143,13 +144,13 @@ func (p *partition) eval(e WindowExpr, typ arrow.DataType) (arrow.Array, error) 
 			idx[i] = int32(j)
 		}
 		return p.gather(arg(0), idx, null)
-	case WinCountStar, WinCount, WinSum, WinAvg, WinMin, WinMax:
+	case CountStar, Count, Sum, Avg, Min, Max:
 		f, err := p.frame(e.Frame)
 		if err != nil {
 			return nil, err
 		}
 		var x arrow.Array
-		if e.Func != WinCountStar {
+		if e.Func != CountStar {
 			x = arg(0)
 		}
 		return p.aggregate(e.Func, x, typ, f)
@@ -161,7 +162,7 @@ func (p *partition) eval(e WindowExpr, typ arrow.DataType) (arrow.Array, error) 
 func (p *partition) gather(x arrow.Array, idx []int32, null []bool) (arrow.Array, error) {
 	cols, err := physexpr.Gather(p.ctx, p.mem, []arrow.Array{x}, idx, null, make([]arrow.Array, 0, 1))
 	if err != nil {
-		releaseArrays(cols)
+		exec.ReleaseArrays(cols)
 		return nil, err
 	}
 	return cols[0], nil
@@ -199,7 +200,7 @@ func (p *partition) ntile(karg arrow.Array) (arrow.Array, error) {
 // the current row in the partition, the default (or NULL) where that row
 // is outside it; a NULL offset gives NULL, a negative one looks the other
 // way, as PostgreSQL's leadlag_common.
-func (p *partition) lagLead(e WindowExpr, typ arrow.DataType) (arrow.Array, error) {
+func (p *partition) lagLead(e Expr, typ arrow.DataType) (arrow.Array, error) {
 	x := p.all.Column(e.Args[0])
 	src := x
 	if len(e.Args) == 3 {
@@ -223,7 +224,7 @@ func (p *partition) lagLead(e WindowExpr, typ arrow.DataType) (arrow.Array, erro
 			}
 			off = o
 		}
-		if e.Func == WinLag {
+		if e.Func == Lag {
 			off = -off
 		}
 		j := int64(i) + off

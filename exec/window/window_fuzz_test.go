@@ -1,4 +1,4 @@
-package exec_test
+package window_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/exec/exectest"
 	"github.com/stablerow/stablerow/exec/physexpr"
+	"github.com/stablerow/stablerow/exec/window"
 )
 
 // FuzzWindow compares WindowExec with a naive model of PostgreSQL's frames
@@ -27,12 +28,12 @@ func FuzzWindow(f *testing.F) {
 		if len(data) < 6 || len(data) > 6+3*200 {
 			return
 		}
-		starts := []exec.BoundKind{exec.UnboundedPreceding, exec.OffsetPreceding, exec.CurrentRow, exec.OffsetFollowing}
-		ends := []exec.BoundKind{exec.OffsetPreceding, exec.CurrentRow, exec.OffsetFollowing, exec.UnboundedFollowing}
-		fr := exec.Frame{
-			Unit:  []exec.FrameUnit{exec.FrameRange, exec.FrameRows, exec.FrameGroups}[data[0]%3],
-			Start: exec.FrameBound{Kind: starts[data[1]%4], Offset: int64(data[2] % 4)},
-			End:   exec.FrameBound{Kind: ends[data[3]%4], Offset: int64(data[4] % 4)},
+		starts := []window.BoundKind{window.UnboundedPreceding, window.OffsetPreceding, window.CurrentRow, window.OffsetFollowing}
+		ends := []window.BoundKind{window.OffsetPreceding, window.CurrentRow, window.OffsetFollowing, window.UnboundedFollowing}
+		fr := window.Frame{
+			Unit:  []window.FrameUnit{window.FrameRange, window.FrameRows, window.FrameGroups}[data[0]%3],
+			Start: window.FrameBound{Kind: starts[data[1]%4], Offset: int64(data[2] % 4)},
+			End:   window.FrameBound{Kind: ends[data[3]%4], Offset: int64(data[4] % 4)},
 		}
 		key := exec.SortKey{Column: 1, Descending: data[5]&1 != 0, NullsFirst: data[5]&2 != 0}
 		batch := 1 + int(data[5]>>2)%9
@@ -51,21 +52,21 @@ func FuzzWindow(f *testing.F) {
 			}
 			rows = append(rows, []any{p, o, x, int32(2), fl})
 		}
-		exprs := []exec.WindowExpr{
-			{Func: exec.WinRowNumber, Name: "rn"},
-			{Func: exec.WinRank, Name: "rk"},
-			{Func: exec.WinDenseRank, Name: "dr"},
-			{Func: exec.WinLead, Args: []int{2, 3, 2}, Name: "lead"},
-			{Func: exec.WinCountStar, Frame: fr, Name: "cs"},
-			{Func: exec.WinCount, Args: []int{2}, Frame: fr, Name: "c"},
-			{Func: exec.WinSum, Args: []int{2}, Frame: fr, Name: "s"},
-			{Func: exec.WinAvg, Args: []int{2}, Frame: fr, Name: "a"},
-			{Func: exec.WinMin, Args: []int{2}, Frame: fr, Name: "mn"},
-			{Func: exec.WinMax, Args: []int{2}, Frame: fr, Name: "mx"},
-			{Func: exec.WinFirstValue, Args: []int{2}, Frame: fr, Name: "fv"},
-			{Func: exec.WinLastValue, Args: []int{2}, Frame: fr, Name: "lv"},
-			{Func: exec.WinNthValue, Args: []int{2, 3}, Frame: fr, Name: "nv"},
-			{Func: exec.WinSum, Args: []int{4}, Frame: fr, Name: "sf"},
+		exprs := []window.Expr{
+			{Func: window.RowNumber, Name: "rn"},
+			{Func: window.Rank, Name: "rk"},
+			{Func: window.DenseRank, Name: "dr"},
+			{Func: window.Lead, Args: []int{2, 3, 2}, Name: "lead"},
+			{Func: window.CountStar, Frame: fr, Name: "cs"},
+			{Func: window.Count, Args: []int{2}, Frame: fr, Name: "c"},
+			{Func: window.Sum, Args: []int{2}, Frame: fr, Name: "s"},
+			{Func: window.Avg, Args: []int{2}, Frame: fr, Name: "a"},
+			{Func: window.Min, Args: []int{2}, Frame: fr, Name: "mn"},
+			{Func: window.Max, Args: []int{2}, Frame: fr, Name: "mx"},
+			{Func: window.FirstValue, Args: []int{2}, Frame: fr, Name: "fv"},
+			{Func: window.LastValue, Args: []int{2}, Frame: fr, Name: "lv"},
+			{Func: window.NthValue, Args: []int{2, 3}, Frame: fr, Name: "nv"},
+			{Func: window.Sum, Args: []int{4}, Frame: fr, Name: "sf"},
 		}
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		defer mem.AssertSize(t, 0)
@@ -118,7 +119,7 @@ func FuzzWindow(f *testing.F) {
 
 // naiveWindow is the model: rows sorted stably by p (ascending, NULLs last)
 // and the key, then per partition and row the functions of FuzzWindow.
-func naiveWindow(rows [][]any, key exec.SortKey, fr exec.Frame) [][]any {
+func naiveWindow(rows [][]any, key exec.SortKey, fr window.Frame) [][]any {
 	cmpKey := func(a, b any, desc, nullsFirst bool) int {
 		switch {
 		case a == nil && b == nil:
@@ -177,17 +178,17 @@ func naiveWindow(rows [][]any, key exec.SortKey, fr exec.Frame) [][]any {
 			return d
 		}
 		inFrame := func(i, j int) bool {
-			ok := func(b exec.FrameBound, isStart bool) bool {
+			ok := func(b window.FrameBound, isStart bool) bool {
 				off := b.Offset.(int64)
-				if b.Kind == exec.OffsetPreceding {
+				if b.Kind == window.OffsetPreceding {
 					off = -off
 				}
 				switch b.Kind {
-				case exec.UnboundedPreceding, exec.UnboundedFollowing:
+				case window.UnboundedPreceding, window.UnboundedFollowing:
 					return true
-				case exec.CurrentRow:
+				case window.CurrentRow:
 					off = 0
-					if fr.Unit == exec.FrameRows {
+					if fr.Unit == window.FrameRows {
 						if isStart {
 							return j >= i
 						}
@@ -196,12 +197,12 @@ func naiveWindow(rows [][]any, key exec.SortKey, fr exec.Frame) [][]any {
 				}
 				var d int64
 				switch fr.Unit {
-				case exec.FrameRows:
+				case window.FrameRows:
 					d = int64(j - i)
-				case exec.FrameGroups:
+				case window.FrameGroups:
 					d = int64(grp[j] - grp[i])
 				default:
-					if b.Kind == exec.CurrentRow {
+					if b.Kind == window.CurrentRow {
 						d = int64(grp[j] - grp[i])
 						break
 					}

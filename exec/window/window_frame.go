@@ -1,4 +1,4 @@
-package exec
+package window
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/exec/physexpr"
 	"github.com/stablerow/stablerow/value"
 )
@@ -114,7 +115,7 @@ type rangeKey struct {
 	cmpShift func(j, i int, off any, sign int) int
 }
 
-func newRangeKey(col arrow.Array, key SortKey) (*rangeKey, error) {
+func newRangeKey(col arrow.Array, key exec.SortKey) (*rangeKey, error) {
 	rk := &rangeKey{col: col, desc: key.Descending}
 	n := col.Len()
 	nulls := col.NullN()

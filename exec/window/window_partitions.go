@@ -1,10 +1,11 @@
-package exec
+package window
 
 import (
 	"context"
 	"fmt"
 	"slices"
 
+	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/exec/physexpr"
 )
 
@@ -15,16 +16,16 @@ import (
 // window is the serial window's over those rows (plan/parallel.go).
 
 // PartitionColumns are the window's PARTITION BY columns.
-func (w *WindowExec) PartitionColumns() []int { return slices.Clone(w.partition) }
+func (w *Exec) PartitionColumns() []int { return slices.Clone(w.partition) }
 
 // PerPartition is w evaluating each partition of input on its own; input
 // must hold every window partition in one stream (a repartition on
 // PartitionColumns below). Its Execute still evaluates the whole input.
-func (w *WindowExec) PerPartition(input Node) (*WindowExec, error) {
+func (w *Exec) PerPartition(input exec.Node) (*Exec, error) {
 	if len(w.partition) == 0 {
 		return nil, fmt.Errorf("%w: a window without PARTITION BY has one partition", physexpr.ErrInvalidArgument)
 	}
-	n, err := NewWindowExec(input, w.partition, w.order, w.exprs)
+	n, err := NewExec(input, w.partition, w.order, w.exprs)
 	if err != nil {
 		return nil, err
 	}
@@ -32,22 +33,22 @@ func (w *WindowExec) PerPartition(input Node) (*WindowExec, error) {
 	return n, nil
 }
 
-func (w *WindowExec) OutputPartitions() int {
+func (w *Exec) OutputPartitions() int {
 	if !w.perPart {
 		return 1
 	}
-	return OutputPartitions(w.input)
+	return exec.OutputPartitions(w.input)
 }
 
-func (w *WindowExec) ExecutePartitions(ctx context.Context, tc *TaskContext) ([]Stream, error) {
+func (w *Exec) ExecutePartitions(ctx context.Context, tc *exec.TaskContext) ([]exec.Stream, error) {
 	if !w.perPart {
 		st, err := w.Execute(ctx, tc)
 		if err != nil {
 			return nil, err
 		}
-		return []Stream{st}, nil
+		return []exec.Stream{st}, nil
 	}
-	return partitionsFor(ctx, w.input, tc, func(in Stream) Stream {
-		return &windowStream{n: w, tc: tc, in: in, res: tc.pool().NewReservation("WindowExec")}
+	return exec.PartitionsFor(ctx, w.input, tc, func(in exec.Stream) exec.Stream {
+		return &windowStream{n: w, tc: tc, in: in, res: tc.MemoryPool().NewReservation("WindowExec")}
 	})
 }

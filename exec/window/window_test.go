@@ -1,4 +1,4 @@
-package exec_test
+package window_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/stablerow/stablerow/exec/exectest"
 	"github.com/stablerow/stablerow/exec/memlimit"
 	"github.com/stablerow/stablerow/exec/physexpr"
+	"github.com/stablerow/stablerow/exec/window"
 )
 
 // winSchema: partition key p, order key o, value x, a constant k (ntile's
@@ -27,13 +28,13 @@ var winSchema = arrow.NewSchema([]arrow.Field{
 }, nil)
 
 // windowOver builds sort + window over in for partition p and order o.
-func windowOver(in exec.Node, order []exec.SortKey, exprs ...exec.WindowExpr) (exec.Node, error) {
+func windowOver(in exec.Node, order []exec.SortKey, exprs ...window.Expr) (exec.Node, error) {
 	part := []int{0}
-	s, err := exec.NewSortExec(in, exec.WindowOrdering(in.Schema(), part, order))
+	s, err := exec.NewSortExec(in, window.Ordering(in.Schema(), part, order))
 	if err != nil {
 		return nil, err
 	}
-	return exec.NewWindowExec(s, part, order, exprs)
+	return window.NewExec(s, part, order, exprs)
 }
 
 // TestWindowRanking: ranks, distributions, lag, ntile and the default
@@ -48,17 +49,17 @@ func TestWindowRanking(t *testing.T) {
 		{int64(1), nil, int64(40), int32(2), nil},
 		{int64(1), int64(2), int64(30), int32(2), nil},
 	}
-	rowsFrame := exec.Frame{Unit: exec.FrameRows, Start: exec.FrameBound{Kind: exec.OffsetPreceding, Offset: int64(1)}, End: exec.FrameBound{Kind: exec.CurrentRow}}
-	exprs := []exec.WindowExpr{
-		{Func: exec.WinRowNumber, Name: "rn"},
-		{Func: exec.WinRank, Name: "rk"},
-		{Func: exec.WinDenseRank, Name: "dr"},
-		{Func: exec.WinPercentRank, Name: "pr"},
-		{Func: exec.WinCumeDist, Name: "cd"},
-		{Func: exec.WinSum, Args: []int{2}, Frame: exec.DefaultFrame, Name: "s"},
-		{Func: exec.WinCountStar, Frame: rowsFrame, Name: "c"},
-		{Func: exec.WinLag, Args: []int{2}, Name: "lag"},
-		{Func: exec.WinNtile, Args: []int{3}, Name: "nt"},
+	rowsFrame := window.Frame{Unit: window.FrameRows, Start: window.FrameBound{Kind: window.OffsetPreceding, Offset: int64(1)}, End: window.FrameBound{Kind: window.CurrentRow}}
+	exprs := []window.Expr{
+		{Func: window.RowNumber, Name: "rn"},
+		{Func: window.Rank, Name: "rk"},
+		{Func: window.DenseRank, Name: "dr"},
+		{Func: window.PercentRank, Name: "pr"},
+		{Func: window.CumeDist, Name: "cd"},
+		{Func: window.Sum, Args: []int{2}, Frame: window.DefaultFrame, Name: "s"},
+		{Func: window.CountStar, Frame: rowsFrame, Name: "c"},
+		{Func: window.Lag, Args: []int{2}, Name: "lag"},
+		{Func: window.Ntile, Args: []int{3}, Name: "nt"},
 	}
 	row := func(p, o, x any, rest ...any) []any {
 		return append([]any{p, o, x, int32(2), nil}, rest...)
@@ -112,13 +113,13 @@ func TestWindowPerPartition(t *testing.T) {
 		Build: func(in []exec.Node) (exec.Node, error) {
 			order := []exec.SortKey{{Column: 1}}
 			serial, err := windowOver(in[0], order,
-				exec.WindowExpr{Func: exec.WinSum, Args: []int{2}, Frame: exec.DefaultFrame, Name: "s"},
-				exec.WindowExpr{Func: exec.WinRowNumber, Name: "rn"},
-				exec.WindowExpr{Func: exec.WinCountStar, Frame: exec.Frame{Unit: exec.FrameRows, End: exec.FrameBound{Kind: exec.UnboundedFollowing}}, Name: "n"})
+				window.Expr{Func: window.Sum, Args: []int{2}, Frame: window.DefaultFrame, Name: "s"},
+				window.Expr{Func: window.RowNumber, Name: "rn"},
+				window.Expr{Func: window.CountStar, Frame: window.Frame{Unit: window.FrameRows, End: window.FrameBound{Kind: window.UnboundedFollowing}}, Name: "n"})
 			if err != nil {
 				return nil, err
 			}
-			w := serial.(*exec.WindowExec)
+			w := serial.(*window.Exec)
 			rp, err := exec.NewRepartitionExec(in[0], 3, w.PartitionColumns())
 			if err != nil {
 				return nil, err
@@ -147,22 +148,22 @@ func TestWindowFrames(t *testing.T) {
 	for i, o := range []int64{1, 2, 2, 4, 7} {
 		rows = append(rows, []any{int64(0), o, int64(i + 1), int32(2), float64(i) / 4})
 	}
-	b := func(k exec.BoundKind, off any) exec.FrameBound { return exec.FrameBound{Kind: k, Offset: off} }
-	rows1 := exec.Frame{Unit: exec.FrameRows, Start: b(exec.OffsetPreceding, int64(1)), End: b(exec.OffsetFollowing, int64(1))}
-	groups := exec.Frame{Unit: exec.FrameGroups, Start: b(exec.CurrentRow, nil), End: b(exec.OffsetFollowing, int64(1))}
-	rng := exec.Frame{Unit: exec.FrameRange, Start: b(exec.OffsetPreceding, int64(2)), End: b(exec.CurrentRow, nil)}
-	all := exec.Frame{Unit: exec.FrameRows, Start: b(exec.UnboundedPreceding, nil), End: b(exec.UnboundedFollowing, nil)}
-	empty := exec.Frame{Unit: exec.FrameRows, Start: b(exec.OffsetFollowing, int64(5)), End: b(exec.UnboundedFollowing, nil)}
-	exprs := []exec.WindowExpr{
-		{Func: exec.WinSum, Args: []int{2}, Frame: rows1, Name: "s_rows"},
-		{Func: exec.WinMax, Args: []int{2}, Frame: groups, Name: "max_groups"},
-		{Func: exec.WinMin, Args: []int{2}, Frame: rng, Name: "min_range"},
-		{Func: exec.WinCount, Args: []int{2}, Frame: rng, Name: "c_range"},
-		{Func: exec.WinLastValue, Args: []int{2}, Frame: exec.DefaultFrame, Name: "last"},
-		{Func: exec.WinNthValue, Args: []int{2, 3}, Frame: all, Name: "nth2"},
-		{Func: exec.WinFirstValue, Args: []int{2}, Frame: empty, Name: "first_empty"},
-		{Func: exec.WinSum, Args: []int{4}, Frame: rows1, Name: "sf"},
-		{Func: exec.WinAvg, Args: []int{2}, Frame: all, Name: "avg"},
+	b := func(k window.BoundKind, off any) window.FrameBound { return window.FrameBound{Kind: k, Offset: off} }
+	rows1 := window.Frame{Unit: window.FrameRows, Start: b(window.OffsetPreceding, int64(1)), End: b(window.OffsetFollowing, int64(1))}
+	groups := window.Frame{Unit: window.FrameGroups, Start: b(window.CurrentRow, nil), End: b(window.OffsetFollowing, int64(1))}
+	rng := window.Frame{Unit: window.FrameRange, Start: b(window.OffsetPreceding, int64(2)), End: b(window.CurrentRow, nil)}
+	all := window.Frame{Unit: window.FrameRows, Start: b(window.UnboundedPreceding, nil), End: b(window.UnboundedFollowing, nil)}
+	empty := window.Frame{Unit: window.FrameRows, Start: b(window.OffsetFollowing, int64(5)), End: b(window.UnboundedFollowing, nil)}
+	exprs := []window.Expr{
+		{Func: window.Sum, Args: []int{2}, Frame: rows1, Name: "s_rows"},
+		{Func: window.Max, Args: []int{2}, Frame: groups, Name: "max_groups"},
+		{Func: window.Min, Args: []int{2}, Frame: rng, Name: "min_range"},
+		{Func: window.Count, Args: []int{2}, Frame: rng, Name: "c_range"},
+		{Func: window.LastValue, Args: []int{2}, Frame: window.DefaultFrame, Name: "last"},
+		{Func: window.NthValue, Args: []int{2, 3}, Frame: all, Name: "nth2"},
+		{Func: window.FirstValue, Args: []int{2}, Frame: empty, Name: "first_empty"},
+		{Func: window.Sum, Args: []int{4}, Frame: rows1, Name: "sf"},
+		{Func: window.Avg, Args: []int{2}, Frame: all, Name: "avg"},
 	}
 	want := [][]any{
 		// o x: rows1 sum, groups max, range[o-2,o] min/count, last (peers), nth 2, first of empty, float, avg
@@ -197,7 +198,7 @@ func TestWindowFrames(t *testing.T) {
 		Inputs: []exectest.Input{{Schema: winSchema, Rows: drows}},
 		Build: func(in []exec.Node) (exec.Node, error) {
 			return windowOver(in[0], []exec.SortKey{{Column: 1, Descending: true, NullsFirst: true}},
-				exec.WindowExpr{Func: exec.WinSum, Args: []int{2}, Frame: rng, Name: "s"})
+				window.Expr{Func: window.Sum, Args: []int{2}, Frame: rng, Name: "s"})
 		},
 		Want:    descWant,
 		Ordered: true,
@@ -208,30 +209,30 @@ func TestWindowFrames(t *testing.T) {
 // not ordered for the window, and PostgreSQL's argument errors at run.
 func TestWindowErrors(t *testing.T) {
 	v, _ := exec.NewValuesExec(winSchema, nil)
-	b := func(k exec.BoundKind, off any) exec.FrameBound { return exec.FrameBound{Kind: k, Offset: off} }
-	for name, e := range map[string]exec.WindowExpr{
-		"start unbounded following": {Func: exec.WinSum, Args: []int{2}, Frame: exec.Frame{Start: b(exec.UnboundedFollowing, nil), End: b(exec.UnboundedFollowing, nil)}},
-		"negative offset":           {Func: exec.WinSum, Args: []int{2}, Frame: exec.Frame{Unit: exec.FrameRows, Start: b(exec.OffsetPreceding, int64(-1)), End: b(exec.CurrentRow, nil)}},
-		"following then current":    {Func: exec.WinSum, Args: []int{2}, Frame: exec.Frame{Unit: exec.FrameRows, Start: b(exec.OffsetFollowing, int64(1)), End: b(exec.CurrentRow, nil)}},
-		"range offset type":         {Func: exec.WinSum, Args: []int{2}, Frame: exec.Frame{Start: b(exec.OffsetPreceding, 1.5), End: b(exec.CurrentRow, nil)}},
-		"ntile of text":             {Func: exec.WinNtile, Args: []int{4}},
-		"rank with an argument":     {Func: exec.WinRank, Args: []int{2}},
-		"argument out of range":     {Func: exec.WinMax, Args: []int{9}, Frame: exec.DefaultFrame},
+	b := func(k window.BoundKind, off any) window.FrameBound { return window.FrameBound{Kind: k, Offset: off} }
+	for name, e := range map[string]window.Expr{
+		"start unbounded following": {Func: window.Sum, Args: []int{2}, Frame: window.Frame{Start: b(window.UnboundedFollowing, nil), End: b(window.UnboundedFollowing, nil)}},
+		"negative offset":           {Func: window.Sum, Args: []int{2}, Frame: window.Frame{Unit: window.FrameRows, Start: b(window.OffsetPreceding, int64(-1)), End: b(window.CurrentRow, nil)}},
+		"following then current":    {Func: window.Sum, Args: []int{2}, Frame: window.Frame{Unit: window.FrameRows, Start: b(window.OffsetFollowing, int64(1)), End: b(window.CurrentRow, nil)}},
+		"range offset type":         {Func: window.Sum, Args: []int{2}, Frame: window.Frame{Start: b(window.OffsetPreceding, 1.5), End: b(window.CurrentRow, nil)}},
+		"ntile of text":             {Func: window.Ntile, Args: []int{4}},
+		"rank with an argument":     {Func: window.Rank, Args: []int{2}},
+		"argument out of range":     {Func: window.Max, Args: []int{9}, Frame: window.DefaultFrame},
 	} {
 		if _, err := windowOver(v, []exec.SortKey{{Column: 1}}, e); !errors.Is(err, physexpr.ErrInvalidArgument) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	if _, err := exec.NewWindowExec(v, []int{0}, nil, []exec.WindowExpr{{Func: exec.WinRowNumber}}); !errors.Is(err, physexpr.ErrInvalidArgument) {
+	if _, err := window.NewExec(v, []int{0}, nil, []window.Expr{{Func: window.RowNumber}}); !errors.Is(err, physexpr.ErrInvalidArgument) {
 		t.Errorf("unordered input: %v", err)
 	}
 	mem := exectest.Mem(t)
 	for _, c := range []struct {
-		e    exec.WindowExpr
+		e    window.Expr
 		want string
 	}{
-		{exec.WindowExpr{Func: exec.WinNtile, Args: []int{3}, Name: "n"}, "argument of ntile must be greater than zero"},
-		{exec.WindowExpr{Func: exec.WinNthValue, Args: []int{2, 3}, Frame: exec.DefaultFrame, Name: "n"}, "argument of nth_value must be greater than zero"},
+		{window.Expr{Func: window.Ntile, Args: []int{3}, Name: "n"}, "argument of ntile must be greater than zero"},
+		{window.Expr{Func: window.NthValue, Args: []int{2, 3}, Frame: window.DefaultFrame, Name: "n"}, "argument of nth_value must be greater than zero"},
 	} {
 		bs, err := exectest.Chunk(mem, winSchema, [][]any{{int64(1), int64(1), int64(1), int32(0), nil}}, 10, false)
 		if err != nil {
@@ -282,11 +283,11 @@ func TestWindowMemoryLimit(t *testing.T) {
 		}
 		// The sort below spills under the pool; the window holds one
 		// partition.
-		w, err := windowOver(v, []exec.SortKey{{Column: 1}}, exec.WindowExpr{Func: exec.WinSum, Args: []int{2}, Frame: exec.DefaultFrame, Name: "s"})
+		w, err := windowOver(v, []exec.SortKey{{Column: 1}}, window.Expr{Func: window.Sum, Args: []int{2}, Frame: window.DefaultFrame, Name: "s"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return runUnder(t, mem, w, 256<<10)
+		return exectest.RunUnder(t, mem, w, 256<<10)
 	}
 	if _, err := run(1); !errors.Is(err, memlimit.ErrResourceExhausted) || !errors.Is(err, errkind.OutOfRange) {
 		t.Fatalf("one partition of 20000 rows under 256 KiB: %v", err)

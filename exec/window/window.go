@@ -1,4 +1,4 @@
-package exec
+package window
 
 import (
 	"context"
@@ -8,52 +8,53 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/exec/physexpr"
 )
 
-// WindowFunc names a window function: PostgreSQL's built-in ones and the
+// Func names a window function: PostgreSQL's built-in ones and the
 // aggregates it evaluates over a frame.
-type WindowFunc int
+type Func int
 
 const (
-	WinRowNumber   WindowFunc = iota // row_number(): bigint
-	WinRank                          // rank(): bigint, gaps after peers
-	WinDenseRank                     // dense_rank(): bigint, no gaps
-	WinPercentRank                   // percent_rank(): (rank - 1) / (rows - 1)
-	WinCumeDist                      // cume_dist(): (rows up to the last peer) / rows
-	WinNtile                         // ntile(k): integer bucket 1..k
-	WinLag                           // lag(x [, offset [, default]])
-	WinLead                          // lead(x [, offset [, default]])
-	WinFirstValue                    // first_value(x) of the frame
-	WinLastValue                     // last_value(x) of the frame
-	WinNthValue                      // nth_value(x, n) of the frame
-	WinCountStar                     // count(*) over the frame
-	WinCount                         // count(x)
-	WinSum                           // sum(x)
-	WinAvg                           // avg(x)
-	WinMin                           // min(x)
-	WinMax                           // max(x)
+	RowNumber   Func = iota // row_number(): bigint
+	Rank                    // rank(): bigint, gaps after peers
+	DenseRank               // dense_rank(): bigint, no gaps
+	PercentRank             // percent_rank(): (rank - 1) / (rows - 1)
+	CumeDist                // cume_dist(): (rows up to the last peer) / rows
+	Ntile                   // ntile(k): integer bucket 1..k
+	Lag                     // lag(x [, offset [, default]])
+	Lead                    // lead(x [, offset [, default]])
+	FirstValue              // first_value(x) of the frame
+	LastValue               // last_value(x) of the frame
+	NthValue                // nth_value(x, n) of the frame
+	CountStar               // count(*) over the frame
+	Count                   // count(x)
+	Sum                     // sum(x)
+	Avg                     // avg(x)
+	Min                     // min(x)
+	Max                     // max(x)
 )
 
 var windowFuncNames = [...]string{"row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile",
 	"lag", "lead", "first_value", "last_value", "nth_value", "count", "count", "sum", "avg", "min", "max"}
 
-func (f WindowFunc) String() string {
+func (f Func) String() string {
 	if f < 0 || int(f) >= len(windowFuncNames) {
 		return fmt.Sprintf("window(%d)", int(f))
 	}
 	return windowFuncNames[f]
 }
 
-// WindowFuncByName is the function of a (lower-case) name, for the
-// planner; count is count(x) (count(*) is WinCountStar, with no argument).
-func WindowFuncByName(name string) (WindowFunc, bool) {
+// FuncByName is the function of a (lower-case) name, for the
+// planner; count is count(x) (count(*) is CountStar, with no argument).
+func FuncByName(name string) (Func, bool) {
 	for i, n := range windowFuncNames {
 		if n == name {
-			if WindowFunc(i) == WinCountStar {
-				return WinCount, true
+			if Func(i) == CountStar {
+				return Count, true
 			}
-			return WindowFunc(i), true
+			return Func(i), true
 		}
 	}
 	return 0, false
@@ -61,7 +62,7 @@ func WindowFuncByName(name string) (WindowFunc, bool) {
 
 // usesFrame: the functions whose value depends on the frame; the others
 // (ranking, lag, lead) see the whole partition, as in PostgreSQL.
-func (f WindowFunc) usesFrame() bool { return f >= WinFirstValue }
+func (f Func) usesFrame() bool { return f >= FirstValue }
 
 // FrameUnit is how a frame's offsets count: ROWS, RANGE (by the ORDER BY
 // value) or GROUPS (peer groups).
@@ -122,21 +123,21 @@ func (f Frame) String() string {
 	return [...]string{"RANGE", "ROWS", "GROUPS"}[f.Unit] + " BETWEEN " + f.Start.String() + " AND " + f.End.String()
 }
 
-// WindowExpr is one window function over the node's partitioning and
+// Expr is one window function over the node's partitioning and
 // ordering: Args are input columns (the planner projects constants and
 // expressions below), Frame is used by the framed functions only.
-type WindowExpr struct {
-	Func  WindowFunc
+type Expr struct {
+	Func  Func
 	Args  []int
 	Frame Frame
 	Name  string // output column name
 }
 
-// WindowExec evaluates window functions over an input already ordered by
-// its partition columns then its order keys (WindowOrdering; the planner
+// Exec (WindowExec in a plan) evaluates window functions over an input already ordered by
+// its partition columns then its order keys (Ordering; the planner
 // puts a SortExec below, which spills, and shares it between windows
 // whose ordering is a prefix of one already there). Its output is the
-// input's columns, in the input's order, then one column per WindowExpr.
+// input's columns, in the input's order, then one column per Expr.
 //
 // It streams partition by partition: the rows of one partition are
 // buffered under a reservation from the statement's pool, evaluated, and
@@ -147,31 +148,31 @@ type WindowExpr struct {
 // (window_agg.go): O(n) or O(n log n) per partition, never O(n × frame),
 // except sums of floats whose frame start moves, which restart as
 // PostgreSQL's do (float addition has no exact inverse).
-type WindowExec struct {
-	input     Node
+type Exec struct {
+	input     exec.Node
 	partition []int
-	order     []SortKey
-	exprs     []WindowExpr
+	order     []exec.SortKey
+	exprs     []Expr
 	schema    *arrow.Schema
 	perPart   bool // evaluates each input partition (PerPartition): window_partitions.go
-	metrics   Metrics
+	metrics   exec.Metrics
 }
 
-// WindowOrdering is the input order a WindowExec over partition and order
+// Ordering is the input order an Exec over partition and order
 // needs: each partition column ascending (any order groups them), then
 // the order keys.
-func WindowOrdering(input *arrow.Schema, partition []int, order []SortKey) []SortKey {
-	keys := make([]SortKey, 0, len(partition)+len(order))
+func Ordering(input *arrow.Schema, partition []int, order []exec.SortKey) []exec.SortKey {
+	keys := make([]exec.SortKey, 0, len(partition)+len(order))
 	for _, c := range partition {
-		keys = append(keys, SortKey{Column: c, Name: input.Field(c).Name})
+		keys = append(keys, exec.SortKey{Column: c, Name: input.Field(c).Name})
 	}
 	return append(keys, order...)
 }
 
-// NewWindowExec checks the window against its input: every column in
-// range, the input ordered by WindowOrdering, each function's arguments
+// NewExec checks the window against its input: every column in
+// range, the input ordered by Ordering, each function's arguments
 // and frame valid (a typed physexpr.ErrInvalidArgument otherwise).
-func NewWindowExec(input Node, partition []int, order []SortKey, exprs []WindowExpr) (*WindowExec, error) {
+func NewExec(input exec.Node, partition []int, order []exec.SortKey, exprs []Expr) (*Exec, error) {
 	sc := input.Schema()
 	for _, c := range partition {
 		if c < 0 || c >= sc.NumFields() {
@@ -183,7 +184,7 @@ func NewWindowExec(input Node, partition []int, order []SortKey, exprs []WindowE
 			return nil, fmt.Errorf("%w: window order column %d out of range", physexpr.ErrInvalidArgument, k.Column)
 		}
 	}
-	if want := WindowOrdering(sc, partition, order); !OrderingSatisfies(input.Properties().Ordering, want) {
+	if want := Ordering(sc, partition, order); !exec.OrderingSatisfies(input.Properties().Ordering, want) {
 		return nil, fmt.Errorf("%w: window input is not ordered by its partition and order keys", physexpr.ErrInvalidArgument)
 	}
 	if len(exprs) == 0 {
@@ -203,7 +204,7 @@ func NewWindowExec(input Node, partition []int, order []SortKey, exprs []WindowE
 			ks[i].Name = sc.Field(ks[i].Column).Name
 		}
 	}
-	return &WindowExec{input: input, partition: slices.Clone(partition), order: ks, exprs: slices.Clone(exprs),
+	return &Exec{input: input, partition: slices.Clone(partition), order: ks, exprs: slices.Clone(exprs),
 		schema: arrow.NewSchema(fields, nil)}, nil
 }
 
@@ -211,8 +212,8 @@ func NewWindowExec(input Node, partition []int, order []SortKey, exprs []WindowE
 // PostgreSQL's: bigint for the ranks and row_number, integer for ntile,
 // double precision for percent_rank and cume_dist, the argument's type for
 // the value functions, and the aggregates' types of GROUP BY
-// (aggSignature).
-func windowType(sc *arrow.Schema, order []SortKey, e WindowExpr) (arrow.DataType, error) {
+// (exec.AggregateType).
+func windowType(sc *arrow.Schema, order []exec.SortKey, e Expr) (arrow.DataType, error) {
 	args := make([]arrow.DataType, len(e.Args))
 	for i, c := range e.Args {
 		if c < 0 || c >= sc.NumFields() {
@@ -227,7 +228,7 @@ func windowType(sc *arrow.Schema, order []SortKey, e WindowExpr) (arrow.DataType
 		return nil
 	}
 	integer := func(i int) error {
-		if !isIntegerType(args[i]) {
+		if !arrow.IsInteger(args[i].ID()) {
 			return fmt.Errorf("%w: %s argument %d must be an integer, not %s", physexpr.ErrInvalidArgument, e.Func, i+1, args[i])
 		}
 		return nil
@@ -238,16 +239,16 @@ func windowType(sc *arrow.Schema, order []SortKey, e WindowExpr) (arrow.DataType
 		}
 	}
 	switch e.Func {
-	case WinRowNumber, WinRank, WinDenseRank:
+	case RowNumber, Rank, DenseRank:
 		return arrow.PrimitiveTypes.Int64, nargs(0, 0)
-	case WinPercentRank, WinCumeDist:
+	case PercentRank, CumeDist:
 		return arrow.PrimitiveTypes.Float64, nargs(0, 0)
-	case WinNtile:
+	case Ntile:
 		if err := nargs(1, 1); err != nil {
 			return nil, err
 		}
 		return arrow.PrimitiveTypes.Int32, integer(0)
-	case WinLag, WinLead:
+	case Lag, Lead:
 		if err := nargs(1, 3); err != nil {
 			return nil, err
 		}
@@ -260,30 +261,30 @@ func windowType(sc *arrow.Schema, order []SortKey, e WindowExpr) (arrow.DataType
 			return nil, fmt.Errorf("%w: %s default of type %s, not the value's %s", physexpr.ErrInvalidArgument, e.Func, args[2], args[0])
 		}
 		return args[0], nil
-	case WinFirstValue, WinLastValue:
+	case FirstValue, LastValue:
 		return args0(args, nargs(1, 1))
-	case WinNthValue:
+	case NthValue:
 		if err := nargs(2, 2); err != nil {
 			return nil, err
 		}
 		return args[0], integer(1)
-	case WinCountStar:
+	case CountStar:
 		return arrow.PrimitiveTypes.Int64, nargs(0, 0)
-	case WinCount:
+	case Count:
 		return arrow.PrimitiveTypes.Int64, nargs(1, 1)
-	case WinSum, WinAvg, WinMin, WinMax:
+	case Sum, Avg, Min, Max:
 		if err := nargs(1, 1); err != nil {
 			return nil, err
 		}
-		f := map[WindowFunc]AggregateFunc{WinSum: AggSum, WinAvg: AggAvg, WinMin: AggMin, WinMax: AggMax}[e.Func]
-		t, _, err := aggSignature(Aggregate{Func: f}, args)
+		f := map[Func]exec.AggregateFunc{Sum: exec.AggSum, Avg: exec.AggAvg, Min: exec.AggMin, Max: exec.AggMax}[e.Func]
+		t, err := exec.AggregateType(f, args)
 		if err != nil {
 			return nil, err
 		}
-		if (e.Func == WinMin || e.Func == WinMax) && args[0].ID() == arrow.BOOL {
+		if (e.Func == Min || e.Func == Max) && args[0].ID() == arrow.BOOL {
 			return nil, fmt.Errorf("%w: %s(boolean) is not supported", physexpr.ErrInvalidArgument, e.Func)
 		}
-		if (e.Func == WinMin || e.Func == WinMax) && !sortableType(args[0]) {
+		if (e.Func == Min || e.Func == Max) && !sortableType(args[0]) {
 			return nil, fmt.Errorf("%w: %s(%s) is not supported", physexpr.ErrInvalidArgument, e.Func, args[0])
 		}
 		return t, nil
@@ -314,7 +315,7 @@ func args0(args []arrow.DataType, err error) (arrow.DataType, error) {
 // UNBOUNDED FOLLOWING, the end not UNBOUNDED PRECEDING, the end not
 // before the start's kind, offsets non-negative, and a RANGE with an
 // offset has exactly one ORDER BY key of a type with arithmetic.
-func checkFrame(sc *arrow.Schema, order []SortKey, f Frame) error {
+func checkFrame(sc *arrow.Schema, order []exec.SortKey, f Frame) error {
 	bad := func(msg string) error { return fmt.Errorf("%w: %s", physexpr.ErrInvalidArgument, msg) }
 	switch {
 	case f.Start.Kind == UnboundedFollowing:
@@ -346,7 +347,7 @@ func checkFrame(sc *arrow.Schema, order []SortKey, f Frame) error {
 		kt := sc.Field(order[0].Column).Type
 		switch o := b.Offset.(type) {
 		case int64:
-			if !isIntegerType(kt) && kt.ID() != arrow.DATE32 {
+			if !arrow.IsInteger(kt.ID()) && kt.ID() != arrow.DATE32 {
 				return bad(fmt.Sprintf("RANGE offset of type bigint for an ORDER BY key of type %s", kt))
 			}
 			if o < 0 {
@@ -373,17 +374,17 @@ func checkFrame(sc *arrow.Schema, order []SortKey, f Frame) error {
 	return nil
 }
 
-func (w *WindowExec) Name() string          { return "WindowExec" }
-func (w *WindowExec) Schema() *arrow.Schema { return w.schema }
-func (w *WindowExec) Children() []Node      { return []Node{w.input} }
-func (w *WindowExec) Metrics() *Metrics     { return &w.metrics }
+func (w *Exec) Name() string           { return "WindowExec" }
+func (w *Exec) Schema() *arrow.Schema  { return w.schema }
+func (w *Exec) Children() []exec.Node  { return []exec.Node{w.input} }
+func (w *Exec) Metrics() *exec.Metrics { return &w.metrics }
 
 // Properties: the input's order; the input's columns keep their places.
-func (w *WindowExec) Properties() Properties {
-	return Properties{Ordering: slices.Clone(w.input.Properties().Ordering)}
+func (w *Exec) Properties() exec.Properties {
+	return exec.Properties{Ordering: slices.Clone(w.input.Properties().Ordering)}
 }
 
-func (w *WindowExec) String() string {
+func (w *Exec) String() string {
 	in := w.input.Schema()
 	var b strings.Builder
 	b.WriteString("WindowExec: ")
@@ -407,7 +408,7 @@ func (w *WindowExec) String() string {
 		for j, c := range e.Args {
 			args[j] = fmt.Sprintf("%s@%d", in.Field(c).Name, c)
 		}
-		if e.Func == WinCountStar {
+		if e.Func == CountStar {
 			args = []string{"*"}
 		}
 		s := e.Func.String() + "(" + strings.Join(args, ", ") + ")"
@@ -423,22 +424,22 @@ func (w *WindowExec) String() string {
 	return b.String()
 }
 
-func (w *WindowExec) Execute(ctx context.Context, tc *TaskContext) (Stream, error) {
+func (w *Exec) Execute(ctx context.Context, tc *exec.TaskContext) (exec.Stream, error) {
 	in, err := w.input.Execute(ctx, tc)
 	if err != nil {
 		return nil, err
 	}
-	return &windowStream{n: w, tc: tc, in: in, res: tc.pool().NewReservation("WindowExec")}, nil
+	return &windowStream{n: w, tc: tc, in: in, res: tc.MemoryPool().NewReservation("WindowExec")}, nil
 }
 
 // WithNewChildren rebuilds the window over another input of the same
 // schema and order (the parallel pass's merged input, plan/parallel.go).
-func (w *WindowExec) WithNewChildren(children []Node) (Node, error) {
-	if err := wantChildren(w, children, 1); err != nil {
+func (w *Exec) WithNewChildren(children []exec.Node) (exec.Node, error) {
+	if err := exec.WantChildren(w, children, 1); err != nil {
 		return nil, err
 	}
 	if w.perPart {
 		return w.PerPartition(children[0])
 	}
-	return NewWindowExec(children[0], w.partition, w.order, w.exprs)
+	return NewExec(children[0], w.partition, w.order, w.exprs)
 }

@@ -1,4 +1,4 @@
-package exec
+package window
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/exec/memlimit"
 )
 
@@ -32,9 +33,9 @@ import (
 // An error or cancellation moves to done with every batch released and
 // the reservation freed; Close does the same from any state.
 type windowStream struct {
-	n     *WindowExec
-	tc    *TaskContext
-	in    Stream
+	n     *Exec
+	tc    *exec.TaskContext
+	in    exec.Stream
 	state windowState
 	res   *memlimit.Reservation
 	eof   bool // the input has ended
@@ -115,10 +116,10 @@ func (s *windowStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 				}
 				continue
 			}
-			end := min(n, s.off+int64(s.tc.batchSize()))
+			end := min(n, s.off+int64(s.tc.RowsPerBatch()))
 			b := s.out.NewSlice(s.off, end)
 			s.off = end
-			return s.n.metrics.emit(b, start)
+			return s.n.metrics.Emit(b, start)
 		case windowDone:
 			if s.err != nil {
 				return nil, s.err
@@ -132,7 +133,7 @@ func (s *windowStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 // evaluates it and moves to emitting (or to done when there are no rows).
 func (s *windowStream) read(ctx context.Context) error {
 	if s.in == nil {
-		return ErrClosed
+		return exec.ErrClosed
 	}
 	for {
 		if s.rest == nil {
@@ -183,7 +184,7 @@ func (s *windowStream) read(ctx context.Context) error {
 // concatenated copy, and about 64 bytes a row of frame bounds, peer
 // groups and results.
 func (s *windowStream) reserve(b arrow.RecordBatch) error {
-	need := 2*batchBytes(b) + 64*b.NumRows()
+	need := 2*exec.BatchBytes(b) + 64*b.NumRows()
 	if err := s.res.TryGrow(need); err != nil {
 		var rows int64
 		for _, p := range s.part {
@@ -227,10 +228,10 @@ func (s *windowStream) boundary(b arrow.RecordBatch) int {
 // expression over it and moves to emitting.
 func (s *windowStream) evaluate(ctx context.Context) error {
 	start := time.Now()
-	defer s.n.metrics.since(start)
+	defer s.n.metrics.Since(start)
 	bs := s.part
 	s.part = nil
-	all, err := concatBatches(s.n.input.Schema(), s.tc.mem(), bs)
+	all, err := exec.ConcatBatches(s.n.input.Schema(), s.tc.Allocator(), bs)
 	for _, b := range bs {
 		b.Release()
 	}
@@ -248,7 +249,7 @@ func (s *windowStream) evaluate(ctx context.Context) error {
 	out = append(out, all.Columns()...)
 	out = append(out, cols...)
 	s.out = array.NewRecordBatch(s.n.schema, out, all.NumRows())
-	releaseArrays(cols)
+	exec.ReleaseArrays(cols)
 	s.off, s.state = 0, windowEmitting
 	return nil
 }

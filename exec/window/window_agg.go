@@ -1,4 +1,4 @@
-package exec
+package window
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/exec/physexpr"
 	"github.com/stablerow/stablerow/value"
 )
@@ -22,9 +23,9 @@ import (
 // their sums restart when the frame start moves and add on while only
 // the end moves, as advance_windowaggregate does: the answer is
 // PostgreSQL's to the bit, O(n × frame) only for a moving start.
-func (p *partition) aggregate(fn WindowFunc, x arrow.Array, typ arrow.DataType, f *frameBounds) (arrow.Array, error) {
+func (p *partition) aggregate(fn Func, x arrow.Array, typ arrow.DataType, f *frameBounds) (arrow.Array, error) {
 	switch fn {
-	case WinCountStar, WinCount:
+	case CountStar, Count:
 		cnt := p.prefixCounts(x)
 		b := array.NewInt64Builder(p.mem)
 		defer b.Release()
@@ -34,12 +35,12 @@ func (p *partition) aggregate(fn WindowFunc, x arrow.Array, typ arrow.DataType, 
 			b.UnsafeAppend(cnt[e] - cnt[s])
 		}
 		return b.NewArray(), nil
-	case WinMin, WinMax:
-		return p.minMax(fn == WinMax, x, f)
+	case Min, Max:
+		return p.minMax(fn == Max, x, f)
 	}
-	avg := fn == WinAvg
+	avg := fn == Avg
 	switch {
-	case isIntegerType(x.DataType()):
+	case arrow.IsInteger(x.DataType().ID()):
 		return p.intSum(avg, x, f)
 	case x.DataType().ID() == arrow.DECIMAL128:
 		return p.decimalSum(avg, x, typ.(*arrow.Decimal128Type), f)
@@ -96,7 +97,7 @@ func (p *partition) intSum(avg bool, x arrow.Array, f *frameBounds) (arrow.Array
 		l, borrow := bits.Sub64(lo[e], lo[s], 0)
 		h := hi[e] - hi[s] - int64(borrow)
 		if avg {
-			b.(*array.Float64Builder).UnsafeAppend(quotient(h, l, n))
+			b.(*array.Float64Builder).UnsafeAppend(value.Quotient128(h, l, n))
 			continue
 		}
 		if h != int64(l)>>63 {
@@ -107,18 +108,18 @@ func (p *partition) intSum(avg bool, x arrow.Array, f *frameBounds) (arrow.Array
 	return b.NewArray(), nil
 }
 
-// decimalSum: prefix totals in 192 bits (dec192, as GROUP BY's
+// decimalSum: prefix totals in 192 bits (value.Int192, as GROUP BY's
 // decimalSumAcc), a frame's total their difference; sum is "numeric
 // field overflow" past 38 digits, avg PostgreSQL's numeric division of
 // the total by the count (physexpr.DivideDecimal).
 func (p *partition) decimalSum(avg bool, x arrow.Array, typ *arrow.Decimal128Type, f *frameBounds) (arrow.Array, error) {
 	d := x.(*array.Decimal128)
 	scale := d.DataType().(*arrow.Decimal128Type).Scale
-	pre := make([]dec192, p.n+1)
+	pre := make([]value.Int192, p.n+1)
 	for i := range p.n {
 		pre[i+1] = pre[i]
 		if d.IsValid(i) {
-			pre[i+1].add(d.Value(i))
+			pre[i+1].Add(d.Value(i))
 		}
 	}
 	cnt := p.prefixCounts(x)
@@ -133,16 +134,16 @@ func (p *partition) decimalSum(avg bool, x arrow.Array, typ *arrow.Decimal128Typ
 			b.AppendNull()
 			continue
 		}
-		tot := pre[e].minus(pre[s])
+		tot := pre[e].Minus(pre[s])
 		if !avg {
-			v, ok := tot.num()
+			v, ok := tot.Num()
 			if !ok {
 				return nil, value.ErrNumericOverflow
 			}
 			b.UnsafeAppend(v)
 			continue
 		}
-		q, err := physexpr.DivideDecimal(tot.bigInt(), scale, big.NewInt(n), 0, typ.Scale)
+		q, err := physexpr.DivideDecimal(tot.BigInt(), scale, big.NewInt(n), 0, typ.Scale)
 		if err != nil {
 			return nil, err
 		}
@@ -154,17 +155,7 @@ func (p *partition) decimalSum(avg bool, x arrow.Array, typ *arrow.Decimal128Typ
 	return b.NewArray(), nil
 }
 
-// minus is s - o in 192 bits.
-func (s dec192) minus(o dec192) dec192 {
-	var c uint64
-	var r dec192
-	r.lo, c = bits.Sub64(s.lo, o.lo, 0)
-	r.mid, c = bits.Sub64(s.mid, o.mid, c)
-	r.hi = s.hi - o.hi - int64(c)
-	return r
-}
-
-// floatSum: one floatSumAcc group, restarted at each row whose frame
+// floatSum: one exec.FloatSum, restarted at each row whose frame
 // start moved (or whose frame shrank), else carried on over the rows the
 // end gained.
 func (p *partition) floatSum(avg bool, x arrow.Array, f *frameBounds) (arrow.Array, error) {
@@ -175,8 +166,7 @@ func (p *partition) floatSum(avg bool, x arrow.Array, f *frameBounds) (arrow.Arr
 		}
 		return x.(*array.Float64).Value(r)
 	}
-	acc := &floatSumAcc{avg: avg, f32: f32}
-	acc.grow(1)
+	acc := exec.NewFloatSum(avg, f32)
 	var b array.Builder
 	if f32 && !avg {
 		b = array.NewFloat32Builder(p.mem)
@@ -187,7 +177,7 @@ func (p *partition) floatSum(avg bool, x arrow.Array, f *frameBounds) (arrow.Arr
 	b.Reserve(p.n)
 	from, to := 0, 0 // the rows [from, to) in acc
 	restart := func(s int) {
-		acc.n[0], acc.sx[0], acc.sxx[0], acc.set[0] = 0, 0, 0, false
+		acc.Reset()
 		from, to = s, s
 	}
 	restart(0)
@@ -198,20 +188,19 @@ func (p *partition) floatSum(avg bool, x arrow.Array, f *frameBounds) (arrow.Arr
 		}
 		for ; to < e; to++ {
 			if x.IsValid(to) {
-				if err := acc.add(0, val(to)); err != nil {
+				if err := acc.Add(val(to)); err != nil {
 					return nil, err
 				}
 			}
 		}
+		v, ok := acc.Result()
 		switch {
-		case !acc.set[0]:
+		case !ok:
 			b.AppendNull()
 		case f32 && !avg:
-			b.(*array.Float32Builder).UnsafeAppend(float32(acc.sx[0]))
-		case avg:
-			b.(*array.Float64Builder).UnsafeAppend(acc.sx[0] / acc.n[0])
+			b.(*array.Float32Builder).UnsafeAppend(float32(v))
 		default:
-			b.(*array.Float64Builder).UnsafeAppend(acc.sx[0])
+			b.(*array.Float64Builder).UnsafeAppend(v)
 		}
 	}
 	return b.NewArray(), nil
@@ -224,7 +213,7 @@ func (p *partition) floatSum(avg bool, x arrow.Array, f *frameBounds) (arrow.Arr
 // leaves it drops from the front. The front is the answer. Frames whose
 // ends are not monotone (none checkFrame allows) fall back to a scan.
 func (p *partition) minMax(isMax bool, x arrow.Array, f *frameBounds) (arrow.Array, error) {
-	c, err := comparator(x)
+	c, err := exec.Comparator(x)
 	if err != nil {
 		return nil, err
 	}
