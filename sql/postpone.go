@@ -150,7 +150,10 @@ func namesColumn(n *pg_query.Node, qual, col string) bool {
 // when nothing is postponed and every sort key is an output: then
 // projectAndSort's Sort <- Project is PostgreSQL's plan already.
 func (l *lowerer) splitProjectAndSort(rel plan.Rel, outs []output, keys []sortKey, s *pg_query.SelectStmt) (plan.Rel, bool, error) {
-	elided := l.ordinalityOrder(s, keys)
+	// No sort above the select list in PostgreSQL's plan: every item is
+	// evaluated on the rows the Limit pulls (postpone_window.go).
+	windowed, ordered, passThrough := windowOrder(rel, keys)
+	elided := ordered || (!windowed || passThrough) && l.ordinalityOrder(s, keys)
 	isKey := make([]bool, len(outs))
 	below := false
 	for _, k := range keys {
