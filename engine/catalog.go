@@ -185,6 +185,15 @@ func (p *provider) Scan(columns []int) (exec.Node, error) {
 	return stripPaddedChars(scan, p.t.Schema(), columns)
 }
 
+// HasUniqueIndex: TakeByKey may succeed on keyColumn (plan.UniqueKeyer),
+// by the same checks, without building the resolver.
+func (p *provider) HasUniqueIndex(keyColumn int) bool {
+	if p.noIndexes() || keyColumn < 0 || keyColumn >= p.t.Schema().NumFields() || hasPaddedChar(p.t.Schema()) {
+		return false
+	}
+	return access.Find(p.t, p.t.Schema().Field(keyColumn).Name, true) != nil
+}
+
 // TakeByKey plans a TakeByKeyExec when a unique BTree covers the key
 // column (today: the index on _rowid, unique by construction); the access
 // layer's resolver answers for the index in this snapshot.

@@ -62,6 +62,9 @@ func (p *planner) take(j *splan.JoinRel, jp joinParts, nl, nr int, need []bool) 
 		return nil, false, fmt.Errorf("%w: join key field %d out of range", ErrInvalidPlan, ti+nl)
 	}
 	keyCol := tcols[ti]
+	if u, ok := prov.(UniqueKeyer); ok && !u.HasUniqueIndex(keyCol) {
+		return nil, false, nil // no take: compile nothing for it (UniqueKeyer)
+	}
 	dneed := make([]bool, nl)
 	for i := range dneed {
 		dneed[i] = needs(need, i) || i == di
