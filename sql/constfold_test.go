@@ -101,6 +101,17 @@ func TestFalseWherePlansNoNotInSubquery(t *testing.T) {
 	assert.NoError(t, err)
 	_, err = Parse("SELECT id FROM t AS a WHERE NOT EXISTS (SELECT 1 FROM t AS s WHERE s.name = a.name AND 1e400 <= s.score) AND FALSE", testCatalog)
 	assert.ErrorIs(t, err, sqlvalue.ErrOutOfRange)
+	// The same over two FROM items, where the set conjuncts are lowered
+	// beside the cross product's conditions (joinorder.go; difftest seed
+	// 20261227 case 18681).
+	_, err = Parse("SELECT a.id FROM t AS a, u AS b WHERE a.id = b.id AND FALSE AND EXISTS (SELECT 1 FROM t AS s WHERE 1e400 <= s.score)", testCatalog)
+	assert.NoError(t, err)
+	_, err = Parse("SELECT a.id FROM t AS a, u AS b WHERE a.id = b.id AND NOT EXISTS (SELECT 1 FROM t AS s WHERE 1e400 <= s.score) AND FALSE", testCatalog)
+	assert.NoError(t, err)
+	_, err = Parse("SELECT a.id FROM t AS a, u AS b WHERE a.id = b.id AND NOT EXISTS (SELECT 1 FROM t AS s WHERE s.name = a.name AND 1e400 <= s.score) AND FALSE", testCatalog)
+	assert.ErrorIs(t, err, sqlvalue.ErrOutOfRange, "a correlated NOT EXISTS is a join before the WHERE folds")
+	_, err = Parse("SELECT a.id FROM t AS a, u AS b WHERE a.id = b.id AND EXISTS (SELECT 1 FROM t AS s WHERE 1e400 <= s.score)", testCatalog)
+	assert.ErrorIs(t, err, sqlvalue.ErrOutOfRange, "no FALSE conjunct: the subquery is planned")
 	// The dropped subquery is still analysed, as PostgreSQL parses it
 	// (difftest seed 20261206 case 7959).
 	_, err = Parse("SELECT id FROM t AS a WHERE (SELECT max(s.id IN (1, 2)) FROM t AS s WHERE s.name = a.name) AND FALSE", testCatalog)

@@ -145,6 +145,20 @@ func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.
 			return nil, nil, nil, fmt.Errorf("%w: filter: %w", ErrInvalid, err)
 		}
 	}
+	// A WHERE with a constant FALSE conjunct is FALSE before PostgreSQL
+	// plans the subqueries left in it (eval_const_expressions, then
+	// SS_process_sublinks): whereSubqueries, which the set conjuncts are
+	// then left to with the FALSE one, plans only those pulled up into
+	// joins before the folding (difftest seed 20261227 case 18681: an
+	// uncorrelated EXISTS over two FROM items raised in its own WHERE).
+	if len(sets) > 0 && slices.ContainsFunc(andArgs(where), func(c *pg_query.Node) bool {
+		return !containsSubLink(c) && l.constantFalse(c, full)
+	}) {
+		rest = slices.DeleteFunc(andArgs(where), func(c *pg_query.Node) bool {
+			return !slices.Contains(rest, c) && !slices.Contains(sets, c)
+		})
+		sets = nil
+	}
 	// FROM order, cross products: the optimizer orders them and places
 	// the conditions over several items (plan/optimize).
 	rel := its[0].rel
