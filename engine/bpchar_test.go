@@ -46,7 +46,7 @@ func TestCharCopyRoundTrip(t *testing.T) {
 
 	for _, src := range []string{fmt.Sprintf("'%s' WITH (FORMAT csv)", csvPath), fmt.Sprintf("'%s'", pqPath)} {
 		mustExec(t, db, "DROP TABLE IF EXISTS back; CREATE TABLE back (c CHAR(4), v VARCHAR(4), k BIGINT); COPY back FROM "+src)
-		require.Equal(t, [][]any{{"ab  ", int64(4), "[ab ]", int64(2)}, {"é   ", int64(5), "[x]", int64(2)}, {nil, nil, nil, int64(2)}},
+		require.Equal(t, [][]any{{"ab  ", int32(4), "[ab ]", int64(2)}, {"é   ", int32(5), "[x]", int64(2)}, {nil, nil, nil, int64(2)}},
 			run(t, db, "SELECT c, octet_length(c), '[' || min(v) || ']', count(*) FROM (SELECT * FROM cpy UNION ALL SELECT * FROM back) u GROUP BY c ORDER BY c", nil), src)
 		require.Equal(t, [][]any{{int64(1), int64(1)}, {int64(2), int64(2)}},
 			run(t, db, "SELECT a.k, b.k FROM cpy a JOIN back b ON a.c = b.c ORDER BY 1", nil), src)
@@ -71,7 +71,7 @@ func TestCharCopyRoundTrip(t *testing.T) {
 	p := filepath.Join(dir, "blank.csv")
 	require.NoError(t, os.WriteFile(p, []byte("ab     ,xy   ,7\n"), 0o644))
 	mustExec(t, db, fmt.Sprintf("COPY back FROM '%s' WITH (FORMAT csv)", p))
-	require.Equal(t, [][]any{{"[ab]", int64(4), "[xy  ]"}}, run(t, db, "SELECT '[' || c || ']', octet_length(c), '[' || v || ']' FROM back WHERE k = 7", nil))
+	require.Equal(t, [][]any{{"[ab]", int32(4), "[xy  ]"}}, run(t, db, "SELECT '[' || c || ']', octet_length(c), '[' || v || ']' FROM back WHERE k = 7", nil))
 }
 
 // TestCharIndexKeys: an index on a char(n) column holds the values as
@@ -129,7 +129,7 @@ func TestCharPaddedTable(t *testing.T) {
 	require.Equal(t, [][]any{{int64(3)}}, run(t, db, "SELECT count(*) FROM old WHERE c = v", nil))
 	require.Equal(t, [][]any{{int64(1)}, {int64(2)}, {int64(5)}}, run(t, db, "SELECT k FROM old WHERE c = 'ab' ORDER BY k", nil))
 	require.Equal(t, [][]any{{int64(1)}, {int64(2)}, {int64(5)}}, run(t, db, "SELECT k FROM old WHERE c IN ('ab  ', 'zz') ORDER BY k", nil))
-	require.Equal(t, [][]any{{"ab  ", int64(3), int64(4), int64(2)}, {"x   ", int64(1), int64(4), int64(1)}, {nil, int64(1), nil, nil}},
+	require.Equal(t, [][]any{{"ab  ", int64(3), int32(4), int32(2)}, {"x   ", int64(1), int32(4), int32(1)}, {nil, int64(1), nil, nil}},
 		run(t, db, "SELECT c, count(*), octet_length(c), length(c) FROM old GROUP BY c ORDER BY c", nil))
 	require.Equal(t, [][]any{{int64(0)}}, run(t, db, "SELECT count(*) FROM old WHERE c LIKE 'ab'", nil))
 	require.Equal(t, [][]any{{"ab|"}}, run(t, db, "SELECT DISTINCT c || '|' FROM old WHERE k < 3", nil))
@@ -181,8 +181,8 @@ func TestAppendConformed(t *testing.T) {
 	require.NoError(t, appendRows(1, "ab  ", "ab    "))
 	require.NoError(t, appendRows(2, "é", "xy"))
 	require.Equal(t, [][]any{
-		{int32(1), "ab", int64(2), "ab  ", int64(4), int64(4)},
-		{int32(2), "é", int64(1), "xy", int64(2), int64(5)},
+		{int32(1), "ab", int32(2), "ab  ", int32(4), int32(4)},
+		{int32(2), "é", int32(1), "xy", int32(2), int32(5)},
 	}, run(t, db, "SELECT k, c::text, length(c), v, length(v), octet_length(c) FROM ac ORDER BY k", nil))
 	require.Equal(t, [][]any{{int64(2)}}, run(t, db, "SELECT count(*) FROM ac a JOIN ac b ON a.c = b.c", nil))
 

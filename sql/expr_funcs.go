@@ -50,14 +50,14 @@ var scalarFns = map[string]scalarFn{
 	"upper":            {1, 1, textFn(urnString, "upper")},
 	"reverse":          {1, 1, textFn(urnString, "reverse")},
 	"starts_with":      {2, 2, textFn(urnString, "starts_with")},
-	"length":           {1, 1, textFn(urnString, "char_length")},
-	"char_length":      {1, 1, textFn(urnString, "char_length")},
-	"character_length": {1, 1, textFn(urnString, "char_length")},
-	"octet_length":     {1, 1, lowerOctetLength},
+	"length":           {1, 1, integerResult(textFn(urnString, "char_length"))},
+	"char_length":      {1, 1, integerResult(textFn(urnString, "char_length"))},
+	"character_length": {1, 1, integerResult(textFn(urnString, "char_length"))},
+	"octet_length":     {1, 1, integerResult(lowerOctetLength)},
 	"rpad":             {2, 3, lowerRpad},
 	"replace":          {3, 3, textFn(urnString, "replace")},
-	"strpos":           {2, 2, textFn(urnString, "strpos")},
-	"position":         {2, 2, textFn(urnString, "strpos")}, // position(sub IN s) arrives as position(s, sub)
+	"strpos":           {2, 2, integerResult(textFn(urnString, "strpos"))},
+	"position":         {2, 2, integerResult(textFn(urnString, "strpos"))}, // position(sub IN s) arrives as position(s, sub)
 	"btrim":            {1, 2, trimFn("trim")},
 	"ltrim":            {1, 2, trimFn("ltrim")},
 	"rtrim":            {1, 2, trimFn("rtrim")},
@@ -136,6 +136,24 @@ func textFn(urn, name string) func(*lowerer, *pg_query.FuncCall, []value) (expr.
 			return nil, err
 		}
 		return l.callOpts(urn, name, f.Location, nil, es...)
+	}
+}
+
+// integerResult is a function whose Substrait declaration returns i64
+// where PostgreSQL's returns integer (length, char_length, octet_length,
+// strpos, position: int4 in pg_proc), cast to i32, so that the arithmetic
+// over it is integer arithmetic and overflows as PostgreSQL's does:
+// x + coalesce(x, strpos(...)) of an integer x is integer, and
+// -2147483648 + -2147483648 is "integer out of range" (difftest seed
+// 20261228 case 6736). The value always fits: PostgreSQL's strings are
+// under 1 GB.
+func integerResult(lower func(*lowerer, *pg_query.FuncCall, []value) (expr.Expression, error)) func(*lowerer, *pg_query.FuncCall, []value) (expr.Expression, error) {
+	return func(l *lowerer, f *pg_query.FuncCall, args []value) (expr.Expression, error) {
+		e, err := lower(l, f, args)
+		if err != nil {
+			return nil, err
+		}
+		return l.cast(e, kindI32, true, f.Location)
 	}
 }
 
