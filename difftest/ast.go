@@ -117,6 +117,7 @@ const (
 	FromJoin                   // t AS a [LEFT|RIGHT|FULL] JOIN u AS b ON a.x op b.y [AND e], CROSS JOIN, or t AS a, u AS b WHERE a.x op b.y [AND e]
 	FromUnnest                 // UNNEST(ARRAY[...]) WITH ORDINALITY AS v(x, o) [LEFT JOIN t AS a ON a.k = v.x]
 	FromSeries                 // generate_series(lo, hi) AS g(g) [JOIN t AS a ON a.k = g.g]
+	FromMany                   // 3 to 12 tables: t AS a JOIN u AS b ON ... [LEFT] JOIN ..., or t AS a, u AS b, ... WHERE ... (genjoins.go)
 )
 
 // From is a FROM clause.
@@ -126,11 +127,22 @@ type From struct {
 	Left   bool   // LEFT JOIN
 	Join   string // FromJoin's type: "", "LEFT", "RIGHT", "FULL", "CROSS" (then no ON) or "LIST" (ON in WHERE)
 	On     [2]string
-	OnOp   string   // FromJoin's ON comparison; "": =
-	OnAnd  *Expr    // FromJoin: a further ON conjunct, or nil
-	Array  []string // UNNEST's literal elements
-	Lo, Hi int64    // generate_series bounds
-	Step   int64    // generate_series step; 0: none (two arguments)
+	OnOp   string     // FromJoin's ON comparison; "": =
+	OnAnd  *Expr      // FromJoin: a further ON conjunct, or nil
+	Array  []string   // UNNEST's literal elements
+	Lo, Hi int64      // generate_series bounds
+	Step   int64      // generate_series step; 0: none (two arguments)
+	Many   []ManyItem // FromMany's tables, in join order (item 0 has no ON)
+	List   bool       // FromMany as a FROM list: the ONs are in WHERE
+	Order  []int      // FromMany as a FROM list: the order the items are written in
+}
+
+// ManyItem is one table of a FromMany: it joins an earlier item on
+// OnL = OnR (a column of an earlier alias, one of its own).
+type ManyItem struct {
+	Table, Alias string
+	Left         bool // LEFT JOIN (not in a FROM list)
+	OnL, OnR     string
 }
 
 // SQL renders the FROM clause.
@@ -160,6 +172,23 @@ func (f *From) SQL() string {
 			on = "(" + on + ") AND " + f.OnAnd.SQL()
 		}
 		return f.T0 + " AS a" + join + f.T1 + " AS b ON " + on
+	case FromMany:
+		if f.List {
+			items := make([]string, len(f.Order))
+			for i, o := range f.Order {
+				items[i] = f.Many[o].Table + " AS " + f.Many[o].Alias
+			}
+			return strings.Join(items, ", ")
+		}
+		s := f.Many[0].Table + " AS " + f.Many[0].Alias
+		for _, it := range f.Many[1:] {
+			j := " JOIN "
+			if it.Left {
+				j = " LEFT JOIN "
+			}
+			s += j + it.Table + " AS " + it.Alias + " ON " + it.OnL + " = " + it.OnR
+		}
+		return s
 	case FromUnnest:
 		s := "UNNEST(ARRAY[" + strings.Join(f.Array, ", ") + "]) WITH ORDINALITY AS v(x, o)"
 		if f.T1 != "" {
@@ -181,6 +210,13 @@ func (f *From) SQL() string {
 // listCond is a FROM list's join condition (FROM a, b WHERE a.x op b.y
 // [AND e]): the ON condition of the other joins, written in WHERE.
 func (f *From) listCond() string {
+	if f.Kind == FromMany && f.List {
+		var cs []string
+		for _, it := range f.Many[1:] {
+			cs = append(cs, "("+it.OnL+" = "+it.OnR+")")
+		}
+		return strings.Join(cs, " AND ")
+	}
 	if f.Kind != FromJoin || f.Join != "LIST" {
 		return ""
 	}

@@ -186,6 +186,8 @@ func (g *Gen) fromClause(q *Query, ts []*Table) (scope, bool) {
 		q.From = From{Kind: FromTable, T0: t0.Name}
 		s = tableScope(t0, "a")
 		q.Tiebreak = []string{"a.k"}
+	case k < 7 && g.p(0.25):
+		return g.manyJoin(q, ts), true
 	case k < 7:
 		t1 := pick(g, ts)
 		q.From = From{Kind: FromJoin, T0: t0.Name, T1: t1.Name,

@@ -64,6 +64,7 @@ func cloneCase(c *Case) *Case {
 	}
 	q := *c.Query
 	q.From.Array = slices.Clone(c.Query.From.Array)
+	q.From.Many, q.From.Order = slices.Clone(c.Query.From.Many), slices.Clone(c.Query.From.Order)
 	q.Where = cloneExpr(c.Query.Where)
 	q.Select = nil
 	for _, e := range c.Query.Select {
@@ -119,7 +120,7 @@ func candidates(c *Case) []*Case {
 	text := c.Query.SQL() + " " + strings.Join(c.DML, " ")
 	for i := range c.Tables {
 		name := c.Tables[i].Name
-		if c.Query.From.T0 != name && c.Query.From.T1 != name && !strings.Contains(text, "FROM "+name+" AS s") && !strings.Contains(text, "FROM "+name+" AS a") && !strings.Contains(strings.Join(c.DML, " "), name+" ") {
+		if c.Query.From.T0 != name && c.Query.From.T1 != name && !slices.ContainsFunc(c.Query.From.Many, func(it ManyItem) bool { return it.Table == name }) && !strings.Contains(text, "FROM "+name+" AS s") && !strings.Contains(text, "FROM "+name+" AS a") && !strings.Contains(strings.Join(c.DML, " "), name+" ") {
 			add(func(n *Case) bool { n.Tables = slices.Delete(n.Tables, i, i+1); return true })
 		}
 	}
@@ -163,6 +164,21 @@ func candidates(c *Case) []*Case {
 		add(func(n *Case) bool { n.Query.From.T1 = ""; n.Query.Tiebreak = n.Query.Tiebreak[:1]; return true })
 	}
 	add(func(n *Case) bool { n.Query.From.Left = false; return q.From.Left })
+	if m := len(q.From.Many); m > 2 {
+		// A FromMany without its last table (one no other item joins
+		// on; a query still naming it fails differently and is not
+		// kept), or with a LEFT join made INNER.
+		last := q.From.Many[m-1].Alias
+		add(func(n *Case) bool {
+			n.Query.From.Many = n.Query.From.Many[:m-1]
+			n.Query.From.Order = slices.DeleteFunc(n.Query.From.Order, func(o int) bool { return o == m-1 })
+			n.Query.Tiebreak = slices.DeleteFunc(n.Query.Tiebreak, func(k string) bool { return k == last+".k" })
+			return true
+		})
+		for i, it := range q.From.Many {
+			add(func(n *Case) bool { n.Query.From.Many[i].Left = false; return it.Left })
+		}
+	}
 	for i := range q.From.Array {
 		add(func(n *Case) bool {
 			n.Query.From.Array = slices.Delete(n.Query.From.Array, i, i+1)
