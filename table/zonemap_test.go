@@ -401,3 +401,99 @@ func TestZoneMapCorpus(t *testing.T) {
 	blobs, _ := zoneSeeds(t)
 	fuzzseed.Write(t, "FuzzDecodeZoneMap", blobs)
 }
+
+// checkZones: every fragment of tb has a zone map, and each batch's zone
+// is what its stored rows (deleted ones included: the map describes the
+// file) say, by the rules TestZoneMapsWritten checks.
+func checkZones(t *testing.T, tb *table.Table) {
+	ctx := context.Background()
+	mem := exectest.Mem(t)
+	types := zoneTypes()
+	names := []string{}
+	for _, f := range zoneSchema.Fields() {
+		names = append(names, f.Name)
+	}
+	for _, f := range tb.Fragments() {
+		require.NotNil(t, f.File.Zones, "fragment %d", f.ID)
+		zm, err := table.DecodeZoneMap(f.File.Zones, types, batchRows(f))
+		require.NoError(t, err)
+		sc, err := tb.Scan(ctx, table.ScanOptions{Columns: names, Fragments: []uint32{f.ID}, WithDeleted: true, Mem: mem})
+		require.NoError(t, err)
+		bi := 0
+		for sc.Next() {
+			b := sc.RecordBatch()
+			for c := range types {
+				var nulls uint64
+				var lo, hi any
+				for i := 0; i < int(b.NumRows()); i++ {
+					v := cellValue(b.Column(c), i, c == 5 || c == 6)
+					if v == nil {
+						nulls++
+						continue
+					}
+					if f, ok := v.(float64); ok && f == 0 {
+						v = 0.0
+					}
+					if lo == nil || zoneLess(v, lo) {
+						lo = v
+					}
+					if hi == nil || zoneLess(hi, v) {
+						hi = v
+					}
+				}
+				z := zm.Batches[bi][c]
+				require.Equal(t, nulls, z.Nulls, "fragment %d batch %d column %d", f.ID, bi, c)
+				if s, ok := lo.(string); ok {
+					require.Equal(t, s[:min(len(s), 32)], z.Min)
+					if hs := hi.(string); len(hs) <= 32 {
+						require.Equal(t, hs, z.Max)
+					} else if z.Max != nil {
+						require.Greater(t, z.Max.(string), hs)
+					}
+					continue
+				}
+				require.True(t, lo == nil && z.Min == nil || zoneSame(lo, z.Min), "fragment %d batch %d column %d: min %v, want %v", f.ID, bi, c, z.Min, lo)
+				require.True(t, hi == nil && z.Max == nil || zoneSame(hi, z.Max), "fragment %d batch %d column %d: max %v, want %v", f.ID, bi, c, z.Max, hi)
+			}
+			bi++
+		}
+		require.NoError(t, sc.Err())
+		sc.Release()
+		require.Equal(t, len(zm.Batches), bi)
+	}
+}
+
+// TestZoneMapsEveryWritePath: the files compaction, recluster and update
+// write carry zone maps that describe them, as appends' do.
+func TestZoneMapsEveryWritePath(t *testing.T) {
+	ctx := context.Background()
+	mem := exectest.Mem(t)
+	rows := zoneRows(rand.New(rand.NewPCG(5, 6)), 180)
+	tb := zoneTable(t, store.NewMemory(), rows)
+	checkZones(t, tb)
+	tb, _, err := tb.DeleteRowIDs(ctx, []uint64{1, 2, 3, 60, 61, 170})
+	require.NoError(t, err)
+	tb, err = tb.Compact(ctx, table.CompactOptions{TargetRows: 200, MinDeletedFraction: 0.01, Mem: mem})
+	require.NoError(t, err)
+	checkZones(t, tb)
+	tb, err = tb.Recluster(ctx, "i", table.ReclusterOptions{Destinations: 2, Mem: mem})
+	require.NoError(t, err)
+	checkZones(t, tb)
+	// Update rows 10..19 to new values.
+	upd := zoneBatch(t, mem, zoneRows(rand.New(rand.NewPCG(7, 8)), 10))
+	ids := array.NewUint64Builder(mem)
+	for id := uint64(10); id < 20; id++ {
+		ids.Append(id)
+	}
+	idArr := ids.NewArray()
+	ids.Release()
+	fields := append([]arrow.Field{{Name: table.RowID, Type: arrow.PrimitiveTypes.Uint64}}, zoneSchema.Fields()...)
+	b := array.NewRecordBatch(arrow.NewSchema(fields, nil), append([]arrow.Array{idArr}, upd.Columns()...), 10)
+	tb, n, err := tb.UpdateBatches(ctx, []arrow.RecordBatch{b}, mem)
+	b.Release()
+	idArr.Release()
+	upd.Release()
+	require.NoError(t, err)
+	require.EqualValues(t, 10, n)
+	checkZones(t, tb)
+}
