@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -76,6 +77,20 @@ func BenchmarkZoneRange(b *testing.B) {
 		b.Fatal(err)
 	}
 	cs := tb.Store().(*byteCountingStore)
+	// What the zone maps cost the manifest, read at every open.
+	var zones int
+	for _, f := range tb.Fragments() {
+		zones += len(f.File.Zones)
+	}
+	mb, err := tb.Manifest().MarshalBinary()
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	if _, err := table.UnmarshalManifest(mb); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("%d fragments, zone maps %d bytes of a %d-byte manifest, decoded and checked in %s", len(tb.Fragments()), zones, len(mb), time.Since(start))
 	rows := int64(zoneBenchRows())
 	lo, hi := rows/2, rows/2+rows/1000
 	where := []table.ZonePred{
