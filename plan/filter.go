@@ -20,6 +20,7 @@ func (p *planner) filter(r *splan.FilterRel, need []bool) (*rel, error) {
 		return nil, err
 	}
 	p.noteKeySet(r)
+	p.noteZonePreds(r)
 	in, err := p.compile(r.Input(), inNeed, hint{})
 	if err != nil {
 		return nil, err

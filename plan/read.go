@@ -200,7 +200,17 @@ func (p *planner) namedRead(r *splan.NamedTableReadRel, need []bool) (*rel, erro
 		}
 	}
 	if node == nil {
-		if node, err = t.Scan(scan); err != nil {
+		preds := p.zonePreds[r]
+		if f := r.Filter(); f != nil {
+			// The read's own filter references the base schema.
+			preds = append(slices.Clip(preds), zonePredsOf(f, baseCols, sc)...)
+		}
+		if zs, ok := t.(ZoneScanner); ok && len(preds) > 0 {
+			node, err = zs.ScanWhere(scan, preds)
+		} else {
+			node, err = t.Scan(scan)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("plan: scan %q: %w", r.Names()[0], err)
 		}
 	}

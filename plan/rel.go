@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/stablerow/stablerow/exec"
+	"github.com/stablerow/stablerow/table"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	splan "github.com/substrait-io/substrait-go/v8/plan"
 	"google.golang.org/protobuf/types/known/anypb"
@@ -29,6 +30,9 @@ type planner struct {
 	extended map[exec.Node]extension
 	// keySets: filters over table reads that an index may answer.
 	keySets map[*splan.NamedTableReadRel]*keySet
+	// zonePreds: the zone predicates of filters over table reads
+	// (zonepreds.go).
+	zonePreds map[*splan.NamedTableReadRel][]table.ZonePred
 	// share: the repeated relations compiled once (shared.go); nil: none.
 	share *sharing
 	// packed: the packed list literals decoded so far (invalues.go).

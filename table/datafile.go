@@ -2,8 +2,11 @@ package table
 
 import (
 	"encoding/hex"
+	"fmt"
 	"hash/crc32"
 	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
 )
 
 // DataFileInfo binds a fragment to the exact bytes of its data file, so a
@@ -45,6 +48,10 @@ type DataFileInfo struct {
 	TailCRC uint32
 	Format  DataFormat `json:",omitempty"`
 	Spans   []Span     // one per IPC record batch, in order
+	// Zones is the file's zone map (zonemap.go: per batch and column,
+	// null count and bounds), framed and checksummed; nil for files
+	// written before zone maps (manifest format versions before 5).
+	Zones []byte `json:",omitempty"`
 }
 
 // DataFormat is the checksum layout of a data file.
@@ -147,10 +154,12 @@ func (fi *DataFileInfo) encode(e *encoder) {
 			}
 		}
 	}
+	e.bytes(fi.Zones)
 }
 
 // decodeDataFileInfo reads what encode wrote; manifests of format version
-// 2 have no format field (their files are all FormatSpans).
+// 2 have no format field (their files are all FormatSpans), and those
+// before version 5 no zone maps.
 func decodeDataFileInfo(d *decoder, version uint16) DataFileInfo {
 	var fi DataFileInfo
 	fi.Size = d.uv("data file size")
@@ -189,6 +198,11 @@ func decodeDataFileInfo(d *decoder, version uint16) DataFileInfo {
 			fi.Spans[i].Cols = cols
 		}
 	}
+	if version >= zoneManifestVersion {
+		if z := d.bytes("data file zone map"); len(z) > 0 {
+			fi.Zones = z
+		}
+	}
 	return fi
 }
 
@@ -215,6 +229,18 @@ func (fi *DataFileInfo) validate(f *Fragment, ncols int) error {
 	}
 	if fi.Size < prev || fi.Size-prev < minTail {
 		return errorf(ErrCorrupt, "manifest: fragment %d spans end at %d, leaving no footer in a %d-byte file", f.ID, prev, fi.Size)
+	}
+	return nil
+}
+
+// validateZones checks that the zone map, when there is one, decodes for
+// f's batches and the schema's columns (DecodeZoneMap's checks).
+func (fi *DataFileInfo) validateZones(f *Fragment, s *arrow.Schema) error {
+	if fi.Zones == nil {
+		return nil
+	}
+	if _, err := DecodeZoneMap(fi.Zones, userTypes(s), batchRowCounts(f)); err != nil {
+		return fmt.Errorf("manifest: fragment %d: %w", f.ID, err)
 	}
 	return nil
 }

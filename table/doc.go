@@ -30,6 +30,12 @@
 // remembered with the store's mapping of the file (so by every later
 // snapshot and query reading those bytes; new bytes start unverified).
 //
+// Each DataFileInfo (manifest format 5) also carries the file's zone map
+// (zonemap.go): per batch and column the null count and bounds of the
+// values, so a scan given simple predicates skips the batches no row of
+// which can match before it reads a byte of them (zonescan.go). Files
+// written before have none and are always read.
+//
 // `_rowid` and `_rowaddr` are real schema fields (field ids -3 and -2, type
 // uint64) appended after the user columns. Scans and fragment takes serve
 // them like any other column, which is what lets index training and the

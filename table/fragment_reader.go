@@ -253,6 +253,23 @@ func (d *dataFile) batch(i int, cols []int, dst []arrow.Array) (out []arrow.Arra
 	return out, b.NumRows(), nil
 }
 
+// bytesOf is how many data file bytes reading batch i's columns cols
+// takes: on a mapped FormatColumns file the head and those columns'
+// parts (the pages touched), else the whole span (a store reader fetches
+// it in one range).
+func (d *dataFile) bytesOf(i int, cols []int) uint64 {
+	fi := &d.f.File
+	start, end := fi.span(i)
+	if d.data == nil || fi.Format != FormatColumns {
+		return end - start
+	}
+	n := fi.Spans[i].Head
+	for _, c := range cols {
+		n += fi.Spans[i].Cols[c].Len
+	}
+	return n
+}
+
 // verifyMapped checks the parts of batch i of a mapped file that reading
 // cols needs, each once per mapping and description (the marks in chk).
 func (d *dataFile) verifyMapped(i int, cols []int) error {

@@ -142,11 +142,19 @@ func (m *Manifest) clone() *Manifest {
 // in it (an ordinary version stays version 3), so a binary that predates
 // claims refuses a claim as an unknown format instead of reading a
 // version that may never be committed.
+//
+// Version 5 is version 3 plus, at the end of each DataFileInfo, its zone
+// map (bytes, empty for a file without one: zonemap.go); version 6 is
+// version 5 with a claim, as 4 is to 3. Versions 2 to 4 still read, their
+// files without zone maps, and a binary that predates zone maps refuses
+// 5 and 6 as unknown formats.
 const (
 	manifestMagic   = "SRMF"
-	manifestVersion = 3
+	manifestVersion = 5
 	// claimManifestVersion is the format of a claim (Txn.Claim set).
-	claimManifestVersion = 4
+	claimManifestVersion = 6
+	// zoneManifestVersion is the first format with zone maps.
+	zoneManifestVersion = 5
 	// oldestManifestVersion is the oldest format version still read.
 	oldestManifestVersion = 2
 	manifestHeader        = 4 + 2 + 2 + 4
@@ -350,7 +358,7 @@ func decodeBody(d *decoder, version uint16) *Manifest {
 	m.Txn.RowsDeleted = d.uv("txn rows deleted")
 	m.Txn.Detail = d.str("txn detail")
 	m.Extra = d.bytes("extra")
-	if version >= claimManifestVersion {
+	if version == 4 || version == claimManifestVersion { // the formats with a claim
 		m.Txn.Claim = &Claim{TxnID: d.str("claim txn id"), Table: d.str("claim table"), Prev: d.uv("claim prev")}
 	}
 	return m
@@ -384,6 +392,9 @@ func (m *Manifest) validate() error {
 			return errorf(ErrCorrupt, "manifest: fragment %d has batch size %d", f.ID, f.BatchRows)
 		}
 		if err := f.File.validate(f, m.Schema.NumFields()); err != nil {
+			return err
+		}
+		if err := f.File.validateZones(f, m.Schema); err != nil {
 			return err
 		}
 		if bm := f.Deletions.Bitmap(); bm != nil && !bm.IsEmpty() && uint64(bm.Maximum()) >= f.PhysicalRows {

@@ -102,7 +102,7 @@ func manifestCorrupt(t *testing.T, b []byte) {
 }
 
 // TestManifestFormat2Reads: version 2 manifests decode, their files are
-// FormatSpans, and they re-encode (as version 3) to the same manifest.
+// FormatSpans, and they re-encode (as version 5) to the same manifest.
 func TestManifestFormat2Reads(t *testing.T) {
 	for i, b := range format2Manifests(t) {
 		m, err := table.UnmarshalManifest(b)
@@ -112,7 +112,7 @@ func TestManifestFormat2Reads(t *testing.T) {
 		}
 		again, err := m.MarshalBinary()
 		require.NoError(t, err)
-		require.Equal(t, uint16(3), binary.LittleEndian.Uint16(again[4:]))
+		require.Equal(t, uint16(5), binary.LittleEndian.Uint16(again[4:]))
 		m2, err := table.UnmarshalManifest(again)
 		require.NoError(t, err)
 		require.Equal(t, m.Fragments, m2.Fragments)
@@ -120,7 +120,7 @@ func TestManifestFormat2Reads(t *testing.T) {
 }
 
 // claimManifests are the sample manifests past version 1 rewritten as a
-// transaction's claims (format 4).
+// transaction's claims (format 6).
 func claimManifests(t testing.TB) [][]byte {
 	var out [][]byte
 	for _, b := range sampleManifests(t) {
@@ -132,7 +132,7 @@ func claimManifests(t testing.TB) [][]byte {
 		m.Txn.Claim = &table.Claim{TxnID: "0123456789abcdef0123456789abcdef", Table: "t", Prev: m.Version - 1}
 		c, err := m.MarshalBinary()
 		require.NoError(t, err)
-		require.Equal(t, uint16(4), binary.LittleEndian.Uint16(c[4:]))
+		require.Equal(t, uint16(6), binary.LittleEndian.Uint16(c[4:]))
 		back, err := table.UnmarshalManifest(c)
 		require.NoError(t, err)
 		require.Equal(t, m.Txn.Claim, back.Txn.Claim)

@@ -30,6 +30,11 @@ type ScanOptions struct {
 	// fragments, read in the order given (Fragments must then be nil):
 	// how a scan is cut into partitions finer than a fragment.
 	Ranges []FragmentRange
+	// Where is a conjunction of simple predicates: batches whose zone
+	// maps prove that no row satisfies one of them are skipped, never
+	// read (zonescan.go). The scan still returns every row of the
+	// batches it reads: the caller filters them.
+	Where []ZonePred
 }
 
 // FragmentRange is the physical offsets [Start, End) of a fragment. Start
@@ -56,6 +61,7 @@ type Scanner struct {
 	spans [][2]uint64 // per entry of frags, the offsets [start, end) read
 	opt   ScanOptions
 	meter *progress.Meter // the statement's, if it watches progress
+	stats ScanStats
 
 	fi   int       // current fragment
 	d    *dataFile // open data file of frags[fi] (user columns only)
@@ -90,11 +96,22 @@ func (t *Table) Scan(ctx context.Context, opt ScanOptions) (*Scanner, error) {
 			spans[i] = [2]uint64{0, f.PhysicalRows}
 		}
 	}
+	var skipped int64
+	if len(opt.Where) > 0 {
+		preds, err := t.resolveZonePreds(opt.Where)
+		if err != nil {
+			return nil, err
+		}
+		if frags, spans, skipped, err = t.pruneByZones(preds, frags, spans); err != nil {
+			return nil, err
+		}
+	}
 	mem := opt.Mem
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
-	s := &Scanner{ctx: ctx, t: t, p: p, mem: mem, frags: frags, spans: spans, opt: opt, meter: progress.From(ctx)}
+	s := &Scanner{ctx: ctx, t: t, p: p, mem: mem, frags: frags, spans: spans, opt: opt, meter: progress.From(ctx),
+		stats: ScanStats{BatchesSkipped: skipped}}
 	if s.meter != nil {
 		var rows uint64
 		for _, sp := range spans {
@@ -166,6 +183,9 @@ func (s *Scanner) Release() {
 	}
 }
 
+// Stats is what the scan has read so far, and the batches it skips.
+func (s *Scanner) Stats() ScanStats { return s.stats }
+
 // RecordBatch is the current batch.
 func (s *Scanner) RecordBatch() arrow.RecordBatch { return s.cur }
 
@@ -236,10 +256,13 @@ func (s *Scanner) read(f *Fragment, end uint64) (arrow.RecordBatch, error) {
 			}
 			s.d = d
 		}
-		cs, rows, err := s.d.batch(int(start/f.BatchRows), s.p.cols, s.data)
+		bi := int(start / f.BatchRows)
+		cs, rows, err := s.d.batch(bi, s.p.cols, s.data)
 		if err != nil {
 			return nil, err
 		}
+		s.stats.BatchesRead++
+		s.stats.BytesRead += int64(s.d.bytesOf(bi, s.p.cols))
 		s.data, data, n = cs, cs, uint64(rows)
 		defer releaseAll(data)
 	} else {

@@ -110,8 +110,8 @@ func TestClaimFormatAndResolution(t *testing.T) {
 		require.NoError(t, err)
 		return binary.LittleEndian.Uint16(b[4:])
 	}
-	require.EqualValues(t, 4, format(top), "a claim")
-	require.EqualValues(t, 3, format(top-1), "an ordinary version")
+	require.EqualValues(t, 6, format(top), "a claim")
+	require.EqualValues(t, 5, format(top-1), "an ordinary version")
 
 	_, err = table.Open(ctx, f.st["a"], table.Options{})
 	require.ErrorIs(t, err, table.ErrNoTxnStore)

@@ -32,6 +32,8 @@ type fragmentWriter struct {
 	wsch  *arrow.Schema       // user schema carrying the open file's content id and format
 	types []arrow.DataType    // of the user columns, for batchParts
 	rows  int                 // rows in the open file
+	zb    *zoneBuilder        // of the user schema, made with the first file
+	zones [][]ColumnZone      // the open file's zone map, one entry per batch written
 	pend  []arrow.RecordBatch // slices not yet written as a full batch
 	pendN int
 	out   []newFragment
@@ -99,6 +101,10 @@ func (fw *fragmentWriter) writeSlice(s arrow.RecordBatch) error {
 		for _, f := range us.Fields() {
 			fw.types = append(fw.types, f.Type)
 		}
+		if fw.zb == nil {
+			fw.zb = newZoneBuilder(us)
+		}
+		fw.zones = fw.zones[:0]
 		fw.wsch = arrow.NewSchema(us.Fields(), &md)
 		w, err := ipc.NewFileWriter(&fw.buf, ipc.WithSchema(fw.wsch), ipc.WithAllocator(fw.mem))
 		if err != nil {
@@ -204,6 +210,7 @@ func (fw *fragmentWriter) writeBatch(b arrow.RecordBatch) error {
 		off += n
 	}
 	fw.file.Spans = append(fw.file.Spans, s)
+	fw.zones = append(fw.zones, fw.zb.batch(b))
 	return nil
 }
 
@@ -228,6 +235,8 @@ func (fw *fragmentWriter) finishFile() error {
 	data := fw.buf.Bytes()
 	fw.file.Size = uint64(len(data))
 	fw.file.TailCRC = crc32c(data[fw.file.tailStart():])
+	fw.file.Zones = encodeZoneMap(&ZoneMap{Batches: fw.zones}, fw.zb.kinds)
+	fw.zones = nil // the next file's batches start a new map
 	path := "data/" + fw.file.IDString() + ".arrow"
 	if err := coverFile(fw.ctx, path); err != nil {
 		return err
