@@ -37,6 +37,20 @@ type FilterExec struct {
 	// oneTimeFalse: the condition is a constant FALSE or NULL; the input
 	// is never executed (onetimefilter.go).
 	oneTimeFalse bool
+	// rowBudget, when positive, is how many of its rows a LIMIT right
+	// above reads (WithRowBudget).
+	rowBudget int64
+}
+
+// WithRowBudget is f under a LIMIT that reads at most rows of its output.
+// PostgreSQL evaluates a qual one row at a time as its Limit pulls and
+// stops once the Limit has its rows, so a condition that raises on a row
+// after those never raises: on an evaluation error, the filter finds the
+// first failing row (bisecting the batch, on the error path only), and
+// when the rows before it already give the LIMIT its rows, they are the
+// output and the stream ends; otherwise the error stands.
+func (f *FilterExec) WithRowBudget(rows int64) *FilterExec {
+	return &FilterExec{input: f.input, pred: f.pred, bound: f.bound, oneTimeFalse: f.oneTimeFalse, rowBudget: rows}
 }
 
 func NewFilterExec(input Node, pred physexpr.Expr) (*FilterExec, error) {
@@ -82,6 +96,7 @@ type filterStream struct {
 	// vals and valid are a WordEval predicate's words, reused per batch.
 	vals, valid []uint64
 	eof         bool
+	kept        int64 // rows pushed so far (a row budget's count)
 }
 
 func (s *filterStream) Schema() *arrow.Schema { return s.n.Schema() }
@@ -92,30 +107,76 @@ func (s *filterStream) Close() error {
 
 func (s *filterStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	return pullCoalesced(ctx, s.in, s.co, &s.eof, &s.n.metrics, func(b arrow.RecordBatch) error {
-		mem := s.tc.Allocator()
-		if we, ok := s.n.bound.(physexpr.WordEval); ok {
-			return s.filterWords(ctx, mem, we, b)
+		err := s.filter(ctx, b)
+		if err != nil && s.n.rowBudget > 0 {
+			return s.withinBudget(ctx, b, err)
 		}
-		d, err := s.n.bound.Eval(ctx, mem, b)
-		if err != nil {
-			return err
-		}
-		defer d.Release()
-		if sd, ok := d.(*compute.ScalarDatum); ok {
-			if keep, _ := sd.Value.(*scalar.Boolean); keep != nil && keep.IsValid() && keep.Value {
-				return s.co.Push(b)
-			}
-			return nil
-		}
-		ma := d.(*compute.ArrayDatum).MakeArray()
-		defer ma.Release()
-		mask, ok := ma.(*array.Boolean)
-		if !ok || mask.Len() != int(b.NumRows()) {
-			return fmt.Errorf("%w: filter mask is %d rows of %s for a batch of %d", physexpr.ErrSchema, ma.Len(), ma.DataType(), b.NumRows())
-		}
-		s.sel = physexpr.Selection(mask, s.sel)
-		return s.keep(ctx, mem, b)
+		return err
 	})
+}
+
+// withinBudget handles err, the error of filtering b under a row budget:
+// if the rows before b's first failing row bring the rows kept to the
+// budget, those rows are kept and the stream ends without the error
+// (WithRowBudget). The search evaluates prefixes of b, O(log n) times.
+func (s *filterStream) withinBudget(ctx context.Context, b arrow.RecordBatch, err error) error {
+	mem := s.tc.Allocator()
+	fails := func(n int) bool {
+		p := b.NewSlice(0, int64(n))
+		defer p.Release()
+		d, e := s.n.bound.Eval(ctx, mem, p)
+		if e != nil {
+			return true
+		}
+		d.Release()
+		return false
+	}
+	ok, bad := 0, int(b.NumRows()) // a prefix of ok rows evaluates; of bad rows, fails
+	if !fails(bad) {
+		return err // not a row's error: it stands
+	}
+	for bad-ok > 1 {
+		if mid := (ok + bad) / 2; fails(mid) {
+			bad = mid
+		} else {
+			ok = mid
+		}
+	}
+	p := b.NewSlice(0, int64(ok))
+	defer p.Release()
+	if e := s.filter(ctx, p); e != nil || s.kept < s.n.rowBudget {
+		return err
+	}
+	s.eof = true
+	return s.co.Finish()
+}
+
+// filter pushes b's rows that pass to the coalescer.
+func (s *filterStream) filter(ctx context.Context, b arrow.RecordBatch) error {
+	mem := s.tc.Allocator()
+	if we, ok := s.n.bound.(physexpr.WordEval); ok {
+		return s.filterWords(ctx, mem, we, b)
+	}
+	d, err := s.n.bound.Eval(ctx, mem, b)
+	if err != nil {
+		return err
+	}
+	defer d.Release()
+	if sd, ok := d.(*compute.ScalarDatum); ok {
+		if keep, _ := sd.Value.(*scalar.Boolean); keep != nil && keep.IsValid() && keep.Value {
+			s.kept += b.NumRows()
+			return s.co.Push(b)
+		}
+		return nil
+	}
+	ma := d.(*compute.ArrayDatum).MakeArray()
+	defer ma.Release()
+	mask, ok := ma.(*array.Boolean)
+	if !ok || mask.Len() != int(b.NumRows()) {
+		return fmt.Errorf("%w: filter mask is %d rows of %s for a batch of %d", physexpr.ErrSchema, ma.Len(), ma.DataType(), b.NumRows())
+	}
+	s.sel = physexpr.Selection(mask, s.sel)
+	return s.keep(ctx, mem, b)
 }
 
 // filterWords evaluates a WordEval predicate into the stream's words.
@@ -135,6 +196,7 @@ func (s *filterStream) filterWords(ctx context.Context, mem memory.Allocator, we
 
 // keep pushes b's rows at s.sel.
 func (s *filterStream) keep(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) error {
+	s.kept += int64(len(s.sel))
 	switch len(s.sel) {
 	case 0:
 		return nil

@@ -10,7 +10,7 @@ import (
 )
 
 // filter plans a FilterRel as a FilterExec (which keeps the input order).
-func (p *planner) filter(r *splan.FilterRel, need []bool) (*rel, error) {
+func (p *planner) filter(r *splan.FilterRel, need []bool, h hint) (*rel, error) {
 	w, err := p.width(r.Input())
 	if err != nil {
 		return nil, err
@@ -25,7 +25,14 @@ func (p *planner) filter(r *splan.FilterRel, need []bool) (*rel, error) {
 	if err != nil {
 		return nil, err
 	}
-	return p.applyFilter(in, r.Condition())
+	out, err := p.applyFilter(in, r.Condition())
+	if err != nil || !h.rowsSet {
+		return out, err
+	}
+	if f, ok := out.node.(*exec.FilterExec); ok {
+		out.node = f.WithRowBudget(h.rows)
+	}
+	return out, nil
 }
 
 // applyFilter puts a FilterExec of cond over in.
@@ -70,10 +77,11 @@ func constFalseOrNull(e expr.Expression) bool {
 }
 
 // fetch plans a FetchRel (OFFSET/LIMIT; count -1 is all rows) as a LimitExec.
-// Over a projection with a count, the projection is told the rows the
-// limit reads (offset + count, hint.rows): it evaluates its expressions
-// on those only, as PostgreSQL's Limit pulls (and its scan or Result
-// projects) one row at a time and stops there.
+// Over a projection or a filter with a count, it is told the rows the
+// limit reads (offset + count, hint.rows): a projection evaluates its
+// expressions on those only, a filter stops where it has them, as
+// PostgreSQL's Limit pulls (and its scan or Result projects and
+// filters) one row at a time and stops there.
 //
 //	LimitExec(offset, count) <- ProjectExec <- LimitExec(0, offset+count) <- input
 func (p *planner) fetch(r *splan.FetchRel, need []bool) (*rel, error) {
@@ -81,8 +89,11 @@ func (p *planner) fetch(r *splan.FetchRel, need []bool) (*rel, error) {
 		return nil, fmt.Errorf("%w: fetch offset %d count %d", ErrInvalidPlan, r.Offset(), r.Count())
 	}
 	h := hint{}
-	if _, isProject := r.Input().(*splan.ProjectRel); isProject && r.Count() >= 0 && !p.shared(r.Input()) {
-		h = hint{rows: r.Offset() + r.Count(), rowsSet: true}
+	switch r.Input().(type) {
+	case *splan.ProjectRel, *splan.FilterRel:
+		if r.Count() >= 0 && !p.shared(r.Input()) {
+			h = hint{rows: r.Offset() + r.Count(), rowsSet: true}
+		}
 	}
 	in, err := p.compile(r.Input(), need, h)
 	if err != nil {

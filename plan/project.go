@@ -62,8 +62,13 @@ func (p *planner) project(r *splan.ProjectRel, need []bool, h hint) (*rel, error
 		return nil, err
 	}
 	ih := hint{}
-	if _, ok := r.Input().(*splan.JoinRel); ok {
+	switch r.Input().(type) {
+	case *splan.JoinRel:
 		ih = hint{noTake: h.noTake} // not rows: the LIMIT cuts this projection's input, not the join's
+	case *splan.FilterRel:
+		if !hasWindow(used) {
+			ih = hint{rows: h.rows, rowsSet: h.rowsSet} // each row projected is a row filtered
+		}
 	}
 	in, err := p.compile(r.Input(), inNeed, ih)
 	if err != nil {

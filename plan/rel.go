@@ -63,7 +63,9 @@ type hint struct {
 	// right above reads: a projection evaluates its expressions only on
 	// those (project), as PostgreSQL projects a row only when the Limit
 	// pulls it, so an expression that raises on a row the LIMIT discards
-	// does not raise (seed 20261206 case 50198).
+	// does not raise (seed 20261206 case 50198), and a filter stops
+	// where the LIMIT has its rows (exec.FilterExec.WithRowBudget: seed
+	// 20261228 case 27141).
 	rows    int64
 	rowsSet bool
 }
@@ -224,7 +226,7 @@ func (p *planner) compileDirect(r splan.Rel, need []bool, h hint) (*rel, error) 
 	case *splan.ExtensionTableReadRel:
 		return p.extensionRead(r)
 	case *splan.FilterRel:
-		return p.filter(r, need)
+		return p.filter(r, need, h)
 	case *splan.ProjectRel:
 		return p.project(r, need, h)
 	case *splan.JoinRel:
