@@ -108,3 +108,17 @@ func TestSetSubqueryRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestScalarSubqueryIsNullable: a scalar subquery is NULL when it returns
+// no row, so its value is nullable even over a NOT NULL column (u.id): a
+// UNION with it types its column nullable, as with any other nullable
+// input, instead of refusing the set operation's mismatched types.
+func TestScalarSubqueryIsNullable(t *testing.T) {
+	for _, q := range []string{
+		"SELECT (SELECT id FROM u WHERE flag) AS x UNION ALL SELECT 1",
+		"SELECT t.id, (SELECT u.id FROM u WHERE u.id = t.id AND flag) FROM t UNION ALL SELECT 1, 2",
+	} {
+		_, err := Parse(q, testCatalog)
+		require.NoError(t, err, q)
+	}
+}

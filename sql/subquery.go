@@ -140,7 +140,11 @@ func (l *lowerer) scalarExpr(sl *pg_query.SubLink, sc *scope) (value, error) {
 	if err != nil {
 		return value{}, fmt.Errorf("%w: scalar subquery: %w", ErrInvalid, err)
 	}
-	return value{e: e, loc: sl.Location, name: names[0]}, nil
+	// Its value is NULL when it returns no row, whatever its column's
+	// type: substrait-go types the expression as that column, so a NOT
+	// NULL column is made nullable (a cast the planner drops), or a set
+	// operation or CASE over it would take a required type for a NULL.
+	return value{e: nullable(e), loc: sl.Location, name: names[0]}, nil
 }
 
 // correlatable reports a scalar subquery whose outer references the
