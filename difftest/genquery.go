@@ -556,9 +556,11 @@ func (g *Gen) subPredicate(ts []*Table, outer scope) *Expr {
 // correlatedAgg compares an outer value with a correlated aggregate:
 // x op (SELECT agg(e) FROM t AS s WHERE s.c = outer.d [AND s.c2 =
 // outer.d2] [AND local]), sometimes inside an OR with an outer condition
-// (TPC-H Q2, Q17, Q20: decorrelated into a grouped LEFT join whose input
-// is restricted to the outer keys; sql/correlated.go, restrict.go).
-// Not count, whose value over no rows is 0 (that shape is refused), not
+// (TPC-H Q2, Q17, Q20: a ScalarSubquery expression the optimizer
+// decorrelates into a grouped LEFT join whose input is restricted to the
+// outer keys; optimize.Decorrelate, optimize/restrict.go). Not count,
+// whose value over no rows is 0 (once refused; decorrelated with a
+// coalesce now, but not drawn, so each seed's cases stay as they were), not
 // sum of integers (stablerow's bigint sum raises where PostgreSQL's
 // numeric does not), nothing that raises. nil when no column pair of
 // one type correlates.

@@ -459,9 +459,10 @@ func TestSubqueryRefusals(t *testing.T) {
 		  "input": {"filter": {"input": ` + vRead + `, "condition": ` + cond + `}}}}]}`
 	}
 	cases := []struct{ name, plan, want string }{
-		{"sort-key", `{"relations": [{"root": {"names": ["id", "name", "score", "_rowid", "_rowaddr"], "input": {"sort": {"input": ` + vRead + `,
-		  "sorts": [{"expr": {"subquery": {"scalar": {"input": ` + one + `}}}, "direction": "SORT_DIRECTION_ASC_NULLS_FIRST"}]}}}}]}`,
-			"subquery in a SortRel's expressions (unnested only in filters and projects) at root.input.sort"},
+		{"aggregate-argument", `{` + ext + `, "relations": [{"root": {"names": ["s"], "input": {"aggregate": {"input": ` + vRead + `,
+		  "groupings": [], "measures": [{"measure": {"functionReference": 3, "outputType": {"i64": {"nullability": "NULLABILITY_REQUIRED"}},
+		    "arguments": [{"value": {"subquery": {"scalar": {"input": ` + one + `}}}}]}}]}}}}]}`,
+			"subquery in a AggregateRel's expressions (unnested only in filters and projects) at root.input.aggregate"},
 		{"exists-under-or", filter(`{"scalarFunction": {"functionReference": 1, "outputType": ` + vBool + `, "arguments": [
 		  {"value": ` + exists + `}, {"value": {"literal": {"boolean": true}}}]}}`),
 			"set comparison subquery as a value, not as a filter conjunct (it needs a mark join) at root.input.filter: condition.arguments[0]"},

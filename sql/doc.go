@@ -53,17 +53,19 @@
 // under a projection that puts the merged columns first, as PostgreSQL's
 // transformFromClauseItem and buildMergedJoinVar build them. WITH queries (non-recursive, over a
 // SELECT or a set operation) and subqueries in FROM are lowered at each
-// reference (cte.go); the planner runs a repeated one once. [NOT] EXISTS
-// and [NOT] IN subqueries as WHERE conjuncts lower to Substrait subquery
-// expressions (subquery.go: SetPredicate, InPredicate, under not()), a
-// plain SELECT-FROM-WHERE subquery's names of the enclosing query to
-// outer references; the logical optimizer decorrelates them into semi and
-// anti joins (plan/optimize, Decorrelate), for every producer. Scalar
-// subqueries still lower to joins here: LEFT SINGLE joins, and a scalar
-// aggregate correlated by equalities a grouped LEFT join (correlated.go,
-// whose input is first restricted to the keys the outer rows can have,
-// restrict.go); any other correlation is refused with its
-// position. FROM a, b, ... WHERE is lowered as the items' cross products
+// reference (cte.go); the planner runs a repeated one once. Every
+// subquery used as an expression lowers to a Substrait subquery
+// expression (subquery.go): [NOT] EXISTS and [NOT] IN as WHERE conjuncts
+// to SetPredicate and InPredicate, under not(); a scalar subquery in the
+// SELECT list, ORDER BY or WHERE to ScalarSubquery. A plain
+// SELECT-FROM-WHERE subquery's names of the enclosing query, and a scalar
+// subquery's over an ungrouped aggregate, are outer references; any other
+// correlation is refused with its position. The logical optimizer
+// decorrelates them all into joins (plan/optimize, Decorrelate: semi and
+// anti joins, LEFT SINGLE joins, a correlated aggregate grouped by its
+// keys and LEFT joined, its input restricted to the outer keys), for
+// every producer; the front end builds no join for a subquery.
+// FROM a, b, ... WHERE is lowered as the items' cross products
 // under a filter of the WHERE's conjuncts over several items
 // (joinorder.go); the logical optimizer (plan/optimize) orders the joins.
 //

@@ -34,9 +34,6 @@ import (
 func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.Rel, *scope, *pg_query.Node, error) {
 	if len(items) < 2 || where == nil {
 		rel, sc, err := l.from(items)
-		if err == nil && len(items) == 1 && where != nil {
-			sc.from = &fromInfo{items: items, offs: []int{0}, full: &scope{cols: sc.cols}, where: andArgs(where)}
-		}
 		return rel, sc, where, err
 	}
 	type item struct {
@@ -201,8 +198,7 @@ func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.
 	for i, it := range its {
 		offs[i] = it.off
 	}
-	sc := &scope{cols: full.cols, outer: l.outer,
-		from: &fromInfo{items: items, offs: offs, full: &scope{cols: full.cols}, where: andArgs(where)}}
+	sc := &scope{cols: full.cols, outer: l.outer}
 	switch len(rest) {
 	case 0:
 		return rel, sc, nil, nil

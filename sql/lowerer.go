@@ -39,6 +39,9 @@ type lowerer struct {
 	// lower to Substrait subquery expressions (setExpr); any other is
 	// refused where it stands (subLink).
 	setLinks map[*pg_query.SubLink]setKind
+	// scalarLinks are the scalar subqueries that lower to Substrait
+	// ScalarSubquery expressions where they stand (markScalars).
+	scalarLinks map[*pg_query.SubLink]bool
 }
 
 type paramUse struct {

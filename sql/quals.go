@@ -3,6 +3,7 @@ package sql
 import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"github.com/substrait-io/substrait-go/v8/expr"
+	"google.golang.org/protobuf/proto"
 )
 
 // A qual (WHERE, HAVING, JOIN ON) is simplified the way PostgreSQL's
@@ -284,6 +285,8 @@ func expandBetween(n *pg_query.Node) *pg_query.Node {
 	b := &pg_query.BoolExpr{Boolop: op, Args: []*pg_query.Node{cmp(lo, bounds.Items[0]), cmp(hi, bounds.Items[1])}, Location: a.Location}
 	return &pg_query.Node{Node: &pg_query.Node_BoolExpr{BoolExpr: b}}
 }
+
+func cloneNode(n *pg_query.Node) *pg_query.Node { return proto.Clone(n).(*pg_query.Node) }
 
 // trueNode and falseNode are the boolean constants as parse nodes.
 func trueNode() *pg_query.Node  { return boolNode(true) }

@@ -73,17 +73,11 @@ type scope struct {
 	// (subquery.go): a name found there, not here, is a correlated
 	// reference, which only a subquery's WHERE conjuncts may hold.
 	outer *scope
-	// from is the SELECT's FROM list and WHERE over this scope's first
-	// columns, for restricting a correlated subquery's input (restrict.go).
-	from *fromInfo
 	// shadow, when set, says the first shadow columns are an enclosing
 	// query's: the scope of a correlated WHERE conjunct is the outer
 	// query's columns then the subquery's, and a name resolves to the
 	// subquery's columns first, as in PostgreSQL.
 	shadow int
-	// subs maps the scalar subqueries of this query to the columns their
-	// single joins added (subquery.go). Shared by copies of the scope.
-	subs map[*pg_query.SubLink]subColumn
 	// corr: a name found in outer's own columns (one level out) is an
 	// outer reference (steps_out 1), not errCorrelated: the scope of a
 	// plain EXISTS or IN subquery's WHERE and SELECT list, which the
@@ -133,7 +127,7 @@ func (l *lowerer) lookup(s *scope, qual, name string, loc int32) (int, error) {
 			if qual != "" {
 				full = qual + "." + name
 			}
-			return 0, fmt.Errorf("%w %q (only the WHERE conjuncts of a plain EXISTS or IN subquery may name the enclosing query)%s", errCorrelated, full, l.src.at(loc))
+			return 0, fmt.Errorf("%w %q (only the WHERE and SELECT list of a plain subquery, or of a scalar subquery over an ungrouped aggregate, may name the enclosing query)%s", errCorrelated, full, l.src.at(loc))
 		}
 	}
 	return i, err

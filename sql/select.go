@@ -96,9 +96,7 @@ func (l *lowerer) selectStmt(s *pg_query.SelectStmt, want []kind) (plan.Rel, []s
 			return nil, nil, err
 		}
 	}
-	if rel, err = l.scalarSubqueries(rel, in, append(targetNodes, sortNodes...)...); err != nil { // subquery.go
-		return nil, nil, err
-	}
+	l.markScalars(append(targetNodes, sortNodes...)...) // subquery.go
 	// Window functions run over the rows HAVING kept (window.go).
 	if calls := windowCalls(append(targetNodes, sortNodes...)...); len(calls) > 0 {
 		if rel, in, err = l.windows(rel, in, s, calls); err != nil {

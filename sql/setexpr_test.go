@@ -46,8 +46,8 @@ func census(p *substraitpb.Plan) protoCensus {
 	return c
 }
 
-// TestSetSubqueriesAreSubqueryExpressions: the front end writes EXISTS and
-// IN as Substrait subquery expressions and leaves their decorrelation to
+// TestSetSubqueriesAreSubqueryExpressions: the front end writes EXISTS,
+// IN and scalar subqueries as Substrait subquery expressions and leaves their decorrelation to
 // the optimizer (optimize.Decorrelate): a correlated EXISTS is a
 // SetPredicate whose filter reaches the outer row through an outer
 // reference (steps_out 1), NOT IN is not() over an InPredicate, and no
@@ -66,6 +66,13 @@ func TestSetSubqueriesAreSubqueryExpressions(t *testing.T) {
 		// FROM lists: the subquery sits in the filter over the cross
 		// product, where Decorrelate may push it to one item.
 		{"SELECT t.id FROM t, u WHERE t.id = u.id AND EXISTS (SELECT 1 FROM u AS v WHERE v.id = t.id)", "set_predicate", 1},
+		// Scalar subqueries too (scalarExpr), in every place the SELECT
+		// takes one: the WHERE, the SELECT list, ORDER BY; correlated
+		// when plain or over an ungrouped aggregate.
+		{"SELECT id FROM t WHERE score < (SELECT avg(t2.score) FROM t AS t2 WHERE t2.id = t.id)", "scalar", 1},
+		{"SELECT id, (SELECT u.flag FROM u WHERE u.id = t.id) FROM t", "scalar", 1},
+		{"SELECT id FROM t ORDER BY (SELECT count(*) FROM u WHERE u.id = t.id)", "scalar", 1},
+		{"SELECT id, (SELECT max(id) FROM u) FROM t", "scalar", 0},
 	} {
 		q, ok := parseOne(t, tc.sql).(*Query)
 		require.True(t, ok, tc.sql)
@@ -99,5 +106,19 @@ func TestSetSubqueryRefusals(t *testing.T) {
 		if tc.want != "ambiguous" {
 			require.ErrorIs(t, err, ErrUnsupported, tc.sql)
 		}
+	}
+}
+
+// TestScalarSubqueryIsNullable: a scalar subquery is NULL when it returns
+// no row, so its value is nullable even over a NOT NULL column (u.id): a
+// UNION with it types its column nullable, as with any other nullable
+// input, instead of refusing the set operation's mismatched types.
+func TestScalarSubqueryIsNullable(t *testing.T) {
+	for _, q := range []string{
+		"SELECT (SELECT id FROM u WHERE flag) AS x UNION ALL SELECT 1",
+		"SELECT t.id, (SELECT u.id FROM u WHERE u.id = t.id AND flag) FROM t UNION ALL SELECT 1, 2",
+	} {
+		_, err := Parse(q, testCatalog)
+		require.NoError(t, err, q)
 	}
 }

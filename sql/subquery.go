@@ -8,7 +8,6 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
-	"github.com/substrait-io/substrait-go/v8/types"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
@@ -25,34 +24,26 @@ import (
 // LIMIT or set operation) may name the enclosing query in its WHERE and
 // SELECT list: those names are outer references (steps_out 1).
 //
-// Scalar subqueries still lower to joins here: (SELECT y ...) as a value
-// is a LEFT SINGLE join on true (at most one row), and a correlated
-// aggregate a grouped LEFT join (correlated.go, restrict.go).
+// A scalar subquery (SELECT y ...) in the SELECT list, ORDER BY or a
+// WHERE conjunct lowers to a ScalarSubquery expression (scalarExpr): the
+// optimizer makes it a LEFT SINGLE join (at most one row), or, over an
+// ungrouped aggregate correlated by equalities, a grouped LEFT join. A
+// scalar subquery over an ungrouped aggregate may name the enclosing
+// query in its WHERE and SELECT list too.
 //
-// A reference to the outer query anywhere else, more than one level out,
-// and any other correlated scalar subquery, is refused with errCorrelated
-// and its position.
+// A reference to the outer query anywhere else, or more than one level
+// out, is refused with errCorrelated and its position.
 
 // errCorrelated marks an outer-query reference the lowering cannot
 // decorrelate.
 var errCorrelated = fmt.Errorf("%w: correlated reference", ErrUnsupported)
 
-// subColumn is a scalar subquery's value: the column its single join added
-// to the scope, and the output name it suggests.
-type subColumn struct {
-	idx  int
-	name string
-}
-
-// subLink lowers a subquery used as an expression: a scalar subquery whose
-// single join was made (scalarSubqueries); anything else is refused.
+// subLink lowers a subquery used as an expression: a scalar subquery
+// where the SELECT takes one (markScalars), an EXISTS or IN of a WHERE
+// conjunct (setExpr); anything else is refused.
 func (l *lowerer) subLink(sl *pg_query.SubLink, s *scope) (value, error) {
-	if c, ok := s.subs[sl]; ok {
-		e, err := s.ref(c.idx)
-		if err != nil {
-			return value{}, fmt.Errorf("%w: %w", ErrInvalid, err)
-		}
-		return value{e: e, loc: sl.Location, name: c.name}, nil
+	if l.scalarLinks[sl] {
+		return l.scalarExpr(sl, s)
 	}
 	if k, ok := l.setLinks[sl]; ok {
 		e, err := l.setExpr(sl, k, s)
@@ -104,52 +95,76 @@ func scalarSubLinks(nodes ...*pg_query.Node) []*pg_query.SubLink {
 	return out
 }
 
-// scalarSubqueries joins each (uncorrelated) scalar subquery in nodes onto
-// rel with a LEFT SINGLE join on true, so its value is a column: NULL
-// when it returns no row, an error when it returns two. The column is
-// added to sc (hidden: never part of *), and sc.subs says where.
-func (l *lowerer) scalarSubqueries(rel plan.Rel, sc *scope, nodes ...*pg_query.Node) (plan.Rel, error) {
-	for _, sl := range scalarSubLinks(nodes...) {
-		if _, done := sc.subs[sl]; done {
-			continue
-		}
-		sub, names, err := l.subquery(sl, sc)
-		if errors.Is(err, errCorrelated) {
-			// An aggregate correlated by equalities: a grouped LEFT join
-			// (correlated.go); another shape keeps the first error.
-			j, c, cerr := l.correlatedScalar(rel, sc, sl)
-			if cerr != nil {
-				if errors.Is(cerr, errCorrelated) {
-					return nil, err
-				}
-				return nil, cerr
-			}
-			rel = j
-			if sc.subs == nil {
-				sc.subs = map[*pg_query.SubLink]subColumn{}
-			}
-			sc.subs[sl] = c
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(names) != 1 {
-			return nil, fmt.Errorf("%w: subquery must return only one column%s", ErrInvalid, l.src.at(sl.Location))
-		}
-		j, err := l.b.Join(rel, sub, expr.NewPrimitiveLiteral(true, false), plan.JoinTypeLeftSingle)
-		if err != nil {
-			return nil, fmt.Errorf("%w: scalar subquery: %w", ErrInvalid, err)
-		}
-		rel = j
-		if sc.subs == nil {
-			sc.subs = map[*pg_query.SubLink]subColumn{}
-		}
-		t := sub.RecordType().Types()[0].WithNullability(types.NullabilityNullable)
-		sc.cols = append(sc.cols, column{typ: t, hidden: true})
-		sc.subs[sl] = subColumn{idx: len(sc.cols) - 1, name: names[0]}
+// markScalars lets the scalar subqueries in nodes lower to Substrait
+// ScalarSubquery expressions (scalarExpr): those of the SELECT list and
+// ORDER BY after any aggregation, and of the WHERE conjuncts that are no
+// EXISTS or IN. Elsewhere (an aggregate's argument, GROUP BY, JOIN ... ON)
+// one is refused where it stands, with its position (subLink).
+func (l *lowerer) markScalars(nodes ...*pg_query.Node) {
+	if l.scalarLinks == nil {
+		l.scalarLinks = map[*pg_query.SubLink]bool{}
 	}
-	return rel, nil
+	for _, sl := range scalarSubLinks(nodes...) {
+		l.scalarLinks[sl] = true
+	}
+}
+
+// scalarExpr lowers the scalar subquery sl over sc's columns to a
+// Substrait ScalarSubquery expression, as Isthmus writes one; its value
+// is NULL when it returns no row and an error when it returns two. The
+// optimizer makes the join (optimize.Decorrelate: a LEFT SINGLE join, on
+// the correlation when it has one; an ungrouped aggregate grouped by the
+// correlation's inner keys and LEFT joined, its input restricted to the
+// outer keys), as PostgreSQL plans the SubLink its parser kept (as a
+// SubPlan, or an InitPlan when uncorrelated). A subquery of a shape the
+// optimizer decorrelates (correlatable) may name the enclosing query in
+// its WHERE and SELECT list, as outer references (steps_out 1); any
+// other naming it is refused with errCorrelated and its position.
+func (l *lowerer) scalarExpr(sl *pg_query.SubLink, sc *scope) (value, error) {
+	sub := sl.Subselect.GetSelectStmt()
+	if sub == nil {
+		return value{}, fmt.Errorf("%w: subquery form%s", ErrUnsupported, l.src.at(sl.Location))
+	}
+	saved := l.outer
+	l.outer = sc
+	l.corrNext = correlatable(sub)
+	rel, names, err := l.selectStmt(sub, nil)
+	l.outer, l.corrNext = saved, false
+	if err != nil {
+		return value{}, err
+	}
+	if len(names) != 1 {
+		return value{}, fmt.Errorf("%w: subquery must return only one column%s", ErrInvalid, l.src.at(sl.Location))
+	}
+	e, err := l.b.ScalarSubquery(rel)
+	if err != nil {
+		return value{}, fmt.Errorf("%w: scalar subquery: %w", ErrInvalid, err)
+	}
+	// Its value is NULL when it returns no row, whatever its column's
+	// type: substrait-go types the expression as that column, so a NOT
+	// NULL column is made nullable (a cast the planner drops), or a set
+	// operation or CASE over it would take a required type for a NULL.
+	return value{e: nullable(e), loc: sl.Location, name: names[0]}, nil
+}
+
+// correlatable reports a scalar subquery whose outer references the
+// optimizer can decorrelate: a plain SELECT (plainSelect), or one whose
+// value is an ungrouped aggregate (no GROUP BY, HAVING, DISTINCT, window,
+// LIMIT or set operation; Decorrelate's scalarAggregate: TPC-H Q2, Q17,
+// Q20). Its WHERE is where the correlation goes.
+func correlatable(s *pg_query.SelectStmt) bool {
+	if plainSelect(s) {
+		return true
+	}
+	if s.Op != pg_query.SetOperation_SETOP_NONE && s.Op != pg_query.SetOperation_SET_OPERATION_UNDEFINED {
+		return false
+	}
+	if s.WithClause != nil || len(s.DistinctClause) > 0 || len(s.GroupClause) > 0 || s.GroupDistinct || s.HavingClause != nil ||
+		len(s.WindowClause) > 0 || s.LimitCount != nil || s.LimitOffset != nil || len(s.ValuesLists) > 0 ||
+		len(s.FromClause) == 0 || len(s.TargetList) != 1 || containsSubLink(s.WhereClause) {
+		return false
+	}
+	return len(aggregateCalls(s.TargetList[0].GetResTarget().GetVal())) > 0
 }
 
 // setKind is what a WHERE conjunct asks of a subquery.
@@ -264,8 +279,13 @@ func (l *lowerer) whereSubqueries(rel plan.Rel, sc *scope, where *pg_query.Node)
 			return nil, nil, err
 		}
 		scratch = *sc
-		if _, _, err := l.whereSubqueries(rel, &scratch, andNode(append(dropped, rest...))); err != nil &&
-			!errors.Is(err, sqlvalue.ErrOutOfRange) && !errors.Is(err, sqlvalue.ErrDivisionByZero) {
+		_, _, err = l.whereSubqueries(rel, &scratch, andNode(append(dropped, rest...)))
+		for _, sl := range scalarSubLinks(rest...) {
+			if err == nil {
+				_, err = l.scalarExpr(sl, &scratch)
+			}
+		}
+		if err != nil && !errors.Is(err, sqlvalue.ErrOutOfRange) && !errors.Is(err, sqlvalue.ErrDivisionByZero) {
 			return nil, nil, err
 		}
 		// The conjuncts before the FALSE one were folded first, outside
@@ -289,10 +309,7 @@ func (l *lowerer) whereSubqueries(rel plan.Rel, sc *scope, where *pg_query.Node)
 			return nil, nil, err
 		}
 	}
-	rel, err := l.scalarSubqueries(rel, sc, rest...)
-	if err != nil {
-		return nil, nil, err
-	}
+	l.markScalars(rest...)
 	if len(sets) == 0 {
 		return rel, where, nil
 	}

@@ -24,7 +24,7 @@ import (
 //	x NOT IN (S)                           LEFT ANTI on x = y OR x IS NULL OR y IS NULL
 //	x op ANY (S)          / NOT            LEFT SEMI on x op y / LEFT ANTI on nullOr(x op y)
 //	x op ALL (S)          / NOT            LEFT ANTI on nullOr(x !op y) / LEFT SEMI on x !op y
-//	(S) as a value, in a filter or a project:
+//	(S) as a value, in a filter, a project or a sort key:
 //	  uncorrelated                         LEFT SINGLE on true; the value is S's column
 //	  correlated, S plain                  LEFT SINGLE on the correlation
 //	  correlated, S an ungrouped aggregate LEFT on the correlation keys, S grouped by them
@@ -36,10 +36,9 @@ import (
 // columns a single join added, so every relation keeps its width and
 // the plan around it is untouched.
 //
-// Decorrelation (the SQL front end's EXISTS and IN come here too, as
-// subquery expressions; its scalar subqueries are still its joins): a
-// correlated subquery is
-// flattened when it is Filters and Projects over a relation without
+// Decorrelation (the SQL front end's subqueries come here too, all as
+// subquery expressions: it builds no join for one): a correlated
+// subquery is flattened when it is Filters and Projects over a relation without
 // outer references (flatten); a filter conjunct that references the
 // outer query becomes part of the join condition, the others filter the
 // subquery. A correlated scalar subquery over an ungrouped aggregate
@@ -93,6 +92,9 @@ type unnester struct {
 	funcs   map[uint32]string        // function anchor -> declared name
 	urns    map[uint32]string        // function anchor -> URN of its extension
 	anchors map[string]uint32        // function name -> anchor (anchor)
+	// outerRefs remembers which finished relations hold an outer
+	// reference (relHasOuterRef).
+	outerRefs map[*substraitpb.Rel]bool
 }
 
 // declarations reads the plan's function declarations into funcs and
@@ -155,9 +157,10 @@ func (u *unnester) rel(r *substraitpb.Rel, path string) (*substraitpb.Rel, error
 		return r, u.project(t.Project, path+".project")
 	case *substraitpb.Rel_Sort:
 		child(&t.Sort.Input, path+".sort.input")
-		if err == nil {
-			err = refuse(t.Sort, "SortRel", path+".sort")
+		if err != nil || !hasSubquery(t.Sort) {
+			return r, err
 		}
+		return r, u.sort(t.Sort, path+".sort")
 	case *substraitpb.Rel_Fetch:
 		child(&t.Fetch.Input, path+".fetch.input")
 	case *substraitpb.Rel_Aggregate:
@@ -300,6 +303,34 @@ func (u *unnester) project(p *substraitpb.ProjectRel, path string) error {
 	return nil
 }
 
+// sort rewrites the scalar subqueries of a sort's keys into joins of its
+// input, as project does (ORDER BY (SELECT ...), which PostgreSQL
+// computes as a resjunk column of the target list under its Sort): the
+// sort orders the joined rows, and an emit mapping keeps the added
+// columns out of its output.
+func (u *unnester) sort(s *substraitpb.SortRel, path string) error {
+	w := u.width(s.GetInput())
+	cur, wide := s.GetInput(), w
+	var err error
+	for i, f := range s.GetSorts() {
+		if cur, wide, err = u.scalars(cur, wide, f.GetExpr(), fmt.Sprintf("%s: sorts[%d].expr", path, i)); err != nil {
+			return err
+		}
+	}
+	s.Input = cur
+	if wide == w {
+		return nil
+	}
+	if s.Common == nil {
+		s.Common = &substraitpb.RelCommon{}
+	}
+	if s.Common.GetEmit() == nil {
+		// The added columns follow the input's: an emit of those.
+		s.Common.EmitKind = &substraitpb.RelCommon_Emit_{Emit: &substraitpb.RelCommon_Emit{OutputMapping: iota32(0, w)}}
+	}
+	return nil
+}
+
 // iota32 is from, from+1, ... (n of them).
 func iota32(from, n int) []int32 {
 	out := make([]int32, n)
@@ -412,7 +443,7 @@ func (u *unnester) side(s *substraitpb.Rel, w int, path string) (*substraitpb.Re
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if !hasOuterRef(s) {
+	if !u.relHasOuterRef(s) {
 		cols := make([]*substraitpb.Expression, u.width(s))
 		for i := range cols {
 			cols[i] = fieldExpr(w + i)
@@ -460,7 +491,7 @@ func (u *unnester) scalar(cur *substraitpb.Rel, w int, s *substraitpb.Rel, path 
 			Left:   cur, Right: right, Expression: u.and(conds), Type: substraitpb.JoinRel_JOIN_TYPE_LEFT_SINGLE}}}
 		return u.made(j, wide), value, wide, nil
 	}
-	if !hasOuterRef(s) {
+	if !u.relHasOuterRef(s) {
 		return single(s, nil, fieldExpr(w))
 	}
 	if agg, projects := aggregateUnder(s); agg != nil {

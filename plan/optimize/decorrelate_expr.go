@@ -220,30 +220,59 @@ func hasSubquery(m proto.Message) bool {
 // relations included. Decorrelate rewrites a subquery's own subqueries first,
 // so every outer reference left in a subquery's relations is to a query
 // around it.
-func hasOuterRef(r proto.Message) bool {
-	found := false
-	var walk func(m protoreflect.Message)
-	walk = func(m protoreflect.Message) {
-		if f, ok := m.Interface().(*substraitpb.Expression_FieldReference); ok && f.GetOuterReference() != nil {
-			found = true
-			return
+func hasOuterRef(r proto.Message) bool { return outerRefIn(r, nil) }
+
+// relHasOuterRef is hasOuterRef of a relation Decorrelate has finished
+// rewriting, remembered for it and for every relation below it: a nest
+// of scalar subqueries asks it of each level's subquery, which holds all
+// the levels below, so walking each again would make decorrelation
+// quadratic in the depth (TestPlanningLinear's (SELECT (SELECT ...))).
+// A finished relation is never changed in place after, only put under
+// new ones (a join's side, a flattened filter's input).
+func (u *unnester) relHasOuterRef(r *substraitpb.Rel) bool {
+	if u.outerRefs == nil {
+		u.outerRefs = map[*substraitpb.Rel]bool{}
+	}
+	return outerRefIn(r, u.outerRefs)
+}
+
+// outerRefIn is hasOuterRef; with known non-nil, the relations found
+// there are not walked again and those walked are added.
+func outerRefIn(r proto.Message, known map[*substraitpb.Rel]bool) bool {
+	var walk func(m protoreflect.Message) bool
+	walk = func(m protoreflect.Message) bool {
+		rel, isRel := m.Interface().(*substraitpb.Rel)
+		if isRel && known != nil {
+			if has, ok := known[rel]; ok {
+				return has
+			}
 		}
+		if f, ok := m.Interface().(*substraitpb.Expression_FieldReference); ok && f.GetOuterReference() != nil {
+			return true
+		}
+		found := false
 		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 			if fd.Kind() != protoreflect.MessageKind || fd.IsMap() {
 				return true
 			}
 			if fd.IsList() {
 				for j := range v.List().Len() {
-					walk(v.List().Get(j).Message())
+					if walk(v.List().Get(j).Message()) {
+						found = true
+						break
+					}
 				}
 			} else {
-				walk(v.Message())
+				found = walk(v.Message())
 			}
 			return !found
 		})
+		if isRel && known != nil {
+			known[rel] = found
+		}
+		return found
 	}
-	walk(r.ProtoReflect())
-	return found
+	return walk(r.ProtoReflect())
 }
 
 // remapRefs returns a copy of e with each field reference replaced by

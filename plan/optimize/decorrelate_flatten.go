@@ -71,7 +71,7 @@ func (u *unnester) flatten(s *substraitpb.Rel, w int, path string) (*flat, error
 		f.cols, err = emitCols(cols, t.Project.GetCommon(), path+".project")
 		return f, err
 	}
-	if hasOuterRef(s) {
+	if u.relHasOuterRef(s) {
 		return nil, unsupportedAt("expression", path, "outer reference inside a %s (a correlated subquery is decorrelated when its outer references are in the filters and projections over its other relations)", relKind(s.GetRelType()))
 	}
 	f := &flat{base: s, cols: make([]*substraitpb.Expression, u.width(s))}

@@ -278,6 +278,28 @@ func TestDecorrelateScalarInProject(t *testing.T) {
 	sameProtoExpr(t, "value", p.GetExpressions()[0], dRef(2, 0))
 }
 
+// A scalar subquery in a sort key (ORDER BY (SELECT ...)) is a LEFT
+// SINGLE join of the sort's input, as in a project: the sort orders the
+// joined rows by the added column, and an emit mapping keeps that column
+// out of its output, so the plan above is untouched.
+func TestDecorrelateScalarInSort(t *testing.T) {
+	agg := `{"aggregate": {"common": {"direct": {}}, "input": ` + dFilter(dRead("i", "k", "v"), dCall(1, dBool, dRef(0, 0), dRef(0, 1))) +
+		`, "groupings": [], "measures": [{"measure": {"functionReference": 4, "outputType": ` + dI64 + `, "arguments": [{"value": ` + dRef(1, 0) + `}]}}]}}`
+	sort := `{"sort": {"common": {"direct": {}}, "input": ` + dRead("o", "k", "v") + `, "sorts": [{"expr": {"subquery": {"scalar": {"input": ` + agg +
+		`}}}, "direction": "SORT_DIRECTION_ASC_NULLS_FIRST"}, {"expr": ` + dRef(0, 0) + `, "direction": "SORT_DIRECTION_ASC_NULLS_FIRST"}]}}`
+	_, rel, widths := decorrelated(t, dPlan(sort, "k", "v"))
+	s := rel.GetSort()
+	j := s.GetInput().GetJoin()
+	if j == nil || j.GetType() != substraitpb.JoinRel_JOIN_TYPE_LEFT || widths[s.GetInput()] != 4 {
+		t.Fatalf("want a sort over a LEFT join of width 4, got\n%s", protojson.Format(rel))
+	}
+	if e := s.GetCommon().GetEmit(); e == nil || fmt.Sprint(e.GetOutputMapping()) != "[0 1]" {
+		t.Fatalf("sort emit %v, want [0 1]", s.GetCommon().GetEmit())
+	}
+	sameProtoExpr(t, "first key", s.GetSorts()[0].GetExpr(), dRef(3, 0))
+	sameProtoExpr(t, "second key", s.GetSorts()[1].GetExpr(), dRef(0, 0))
+}
+
 // anchor reuses a declaration of the standard function under its
 // standard extension, and declares one when the plan's is under another
 // URN.
@@ -306,8 +328,8 @@ func TestDecorrelateRefusals(t *testing.T) {
 	one := `{"aggregate": {"common": {"direct": {}}, "input": ` + dRead("i", "k", "v") +
 		`, "groupings": [], "measures": [{"measure": {"functionReference": 4, "outputType": ` + dI64 + `, "arguments": [{"value": ` + dRef(1, 0) + `}]}}]}}`
 	cases := []struct{ name, plan, want string }{
-		{"sort-key", dPlan(`{"sort": {"common": {"direct": {}}, "input": `+dRead("o", "k", "v")+`, "sorts": [{"expr": {"subquery": {"scalar": {"input": `+one+`}}}, "direction": "SORT_DIRECTION_ASC_NULLS_FIRST"}]}}`, "k", "v"),
-			"unsupported expression: subquery in a SortRel's expressions (unnested only in filters and projects) at root.input.sort"},
+		{"aggregate-argument", dPlan(`{"aggregate": {"common": {"direct": {}}, "input": `+dRead("o", "k", "v")+`, "groupings": [], "measures": [{"measure": {"functionReference": 4, "outputType": `+dI64+`, "arguments": [{"value": {"subquery": {"scalar": {"input": `+one+`}}}}]}}]}}`, "m"),
+			"unsupported expression: subquery in a AggregateRel's expressions (unnested only in filters and projects) at root.input.aggregate"},
 		{"exists-as-value", dPlan(dFilter(dRead("o", "k", "v"), dCall(1, dBool, exists(dRead("i", "k", "v")), `{"literal": {"boolean": true}}`)), "k", "v"),
 			"unsupported expression: IN, EXISTS or set comparison subquery as a value, not as a filter conjunct (it needs a mark join) at root.input.filter: condition.arguments[0]"},
 		{"outer-two-levels", dPlan(dFilter(dRead("o", "k", "v"), exists(dFilter(dRead("i", "k", "v"), exists(dFilter(dRead("j", "k", "v"), dCall(1, dBool, dRef(0, 0), dRef(0, 2))))))), "k", "v"),

@@ -13,19 +13,20 @@
 // read a subquery expression into anything a relation can evaluate. It
 // rewrites every subquery expression (EXISTS, IN, op ANY/ALL, scalar;
 // correlated ones reaching the enclosing query through
-// FieldReference.outer_reference) into semi, anti, single and left joins
-// the planner runs: an EXISTS or IN conjunct of a filter becomes a semi
-// or anti join of the filter's input, a scalar subquery a single join
-// (or, over an ungrouped aggregate, a left join of that aggregate grouped
-// by the correlation's inner keys, as DuckDB flattens a correlated
-// aggregate; PostgreSQL runs it as a SubPlan per outer row). The
-// correlation (the conjuncts of the subquery's filters that reference the
-// outer query) becomes the join's condition; the grouped aggregate's
-// input is first semi joined with the keys the outer rows can have, taken
+// FieldReference.outer_reference; the SQL front end writes all of its
+// subqueries so, and builds no join for one) into semi, anti, single
+// and left joins the planner runs: an EXISTS or IN conjunct of a filter
+// becomes a semi or anti join of the filter's input, a scalar subquery
+// (in a filter, a project or a sort key) a single join (or, over an
+// ungrouped aggregate, a left join of that aggregate grouped by the
+// correlation's inner keys, as DuckDB flattens a correlated aggregate;
+// PostgreSQL runs it as a SubPlan per outer row). The correlation (the
+// conjuncts of the subquery's filters that reference the outer query)
+// becomes the join's condition; the grouped aggregate's input is first
+// inner joined with the distinct keys the outer rows can have, taken
 // from the one relation of the outer query that holds them and its own
-// conjuncts (restrict.go; TPC-H Q17, Q20, Q2; DuckDB's delim join, and
-// the SQL front end's sql/restrict.go for a base table). The restriction
-// is made here, on the proto, rather than as a rule on substrait-go's
+// conjuncts (restrict.go; TPC-H Q17, Q20, Q2; DuckDB's delim join). The
+// restriction is made here, on the proto, rather than as a rule on substrait-go's
 // relations after decorrelation, because here the correlation is still
 // known as such: after Decorrelate it is only a LEFT join's condition,
 // and which outer relation feeds the keys would have to be found again.

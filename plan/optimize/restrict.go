@@ -11,14 +11,15 @@ import (
 // joined to the outer query, which groups the whole inner input although
 // only the groups of the outer rows' keys are ever looked up: TPC-H Q17
 // groups all of lineitem by part for the ~0.1% of parts its outer query
-// keeps. So the grouped input is first semi joined with the keys the
+// keeps. So the grouped input is first joined with the distinct keys the
 // outer rows can have, as DuckDB's delim join does (its
 // FlattenDependentJoins pushes a duplicate-eliminated scan of the outer
 // keys into the subquery; PostgreSQL has no counterpart and runs Q17's
 // SubPlan once per outer row):
 //
 //	outer LEFT JOIN (SELECT k, agg(..) FROM inner
-//	                 WHERE k IN (SELECT key FROM item WHERE item's conjuncts)
+//	                 JOIN (SELECT DISTINCT key FROM item WHERE item's conjuncts) r
+//	                 ON k = r.key
 //	                 GROUP BY k)
 //
 // The keys come from one relation of the outer query, the source: from
@@ -28,19 +29,27 @@ import (
 // conditions passed on the way that read the source's columns alone.
 // Every group an outer row can look up is kept: an outer row passed
 // every one of those conjuncts, and it holds one of the source's rows,
-// so its key is among the restriction's; the semi join repeats no row of
-// the inner input, and a NULL key, which no '=' matches, had no group to
+// so its key is among the restriction's; the join with distinct keys
+// repeats no row of the inner input, and a NULL key, which no '=' matches, had no group to
 // look up before either. So each group that can be looked up has the
 // same rows, and the same value, as before.
 //
 // The restriction is made only where it restricts: the source has a
 // conjunct of its own (Q17's p_brand and p_container), or is itself a
 // semi or anti join (Q20's partsupp, semi joined by ps_partkey IN (...)).
-// The source is computed a second time for it; the SQL front end's
-// restriction (sql/restrict.go) makes the same trade for a base table.
+// The source is computed a second time for it (or shared, when the
+// physical planner finds it twice: plan/shared.go).
+//
+// The join with the keys is an inner join with their DISTINCT (an
+// aggregate grouped by them), rather than a semi join with the source:
+// the same rows, but its hash table holds each key once, and it is
+// estimated as the key join it is (a semi join is estimated as its left
+// input, all of the aggregate's input), so the LEFT join above builds
+// the small side, the grouped keys, as the plans benchmarked for TPC-H
+// Q2, Q17 and Q20 do.
 
 // restrict returns base (the aggregate's input, in whose space inner are
-// the correlation's inner keys) semi joined with the outer keys of cur
+// the correlation's inner keys) joined with the distinct outer keys of cur
 // (the outer query's input, in whose space outer are the keys), or base
 // itself when no source restricts them.
 func (u *unnester) restrict(base *substraitpb.Rel, inner []*substraitpb.Expression, cur *substraitpb.Rel, outer []*substraitpb.Expression) *substraitpb.Rel {
@@ -70,20 +79,29 @@ func (u *unnester) restrict(base *substraitpb.Rel, inner []*substraitpb.Expressi
 		r = u.made(&substraitpb.Rel{RelType: &substraitpb.Rel_Filter{Filter: &substraitpb.FilterRel{
 			Common: direct(), Input: r, Condition: u.and(own)}}}, ws)
 	}
+	// The distinct keys: the source grouped by them, no measure.
 	keys := make([]*substraitpb.Expression, len(outer))
+	refs := make([]uint32, len(outer))
 	for i, k := range outer {
-		keys[i] = shiftRefs(k, -off)
+		keys[i], refs[i] = shiftRefs(k, -off), uint32(i)
 	}
-	r = u.made(&substraitpb.Rel{RelType: &substraitpb.Rel_Project{Project: &substraitpb.ProjectRel{
-		Common: &substraitpb.RelCommon{EmitKind: &substraitpb.RelCommon_Emit_{Emit: &substraitpb.RelCommon_Emit{OutputMapping: iota32(ws, len(keys))}}},
-		Input:  r, Expressions: keys}}}, len(keys))
+	r = u.made(&substraitpb.Rel{RelType: &substraitpb.Rel_Aggregate{Aggregate: &substraitpb.AggregateRel{
+		Common: direct(), Input: r, GroupingExpressions: keys,
+		Groupings: []*substraitpb.AggregateRel_Grouping{{ExpressionReferences: refs}}}}}, len(keys))
 	wb := u.width(base)
 	on := make([]*substraitpb.Expression, len(inner))
 	for i, k := range inner {
 		on[i] = u.call("equal", nullableBoolean, k, fieldExpr(wb+i))
 	}
+	// An inner join with them, emitting base's columns: each base row
+	// whose key is one of them, once (the keys are distinct), as the
+	// semi join would keep it, but the hash table is built over the
+	// distinct keys, not the source's rows, and the join's estimate is
+	// a key join's, not all of base's (estimate.go), so the join above
+	// it builds the smaller side.
 	return u.made(&substraitpb.Rel{RelType: &substraitpb.Rel_Join{Join: &substraitpb.JoinRel{
-		Common: direct(), Left: base, Right: r, Expression: u.and(on), Type: substraitpb.JoinRel_JOIN_TYPE_LEFT_SEMI}}}, wb)
+		Common: &substraitpb.RelCommon{EmitKind: &substraitpb.RelCommon_Emit_{Emit: &substraitpb.RelCommon_Emit{OutputMapping: iota32(0, wb)}}},
+		Left:   base, Right: r, Expression: u.and(on), Type: substraitpb.JoinRel_JOIN_TYPE_INNER}}}, wb)
 }
 
 // keySource finds the source of the outer keys in cur (see above): the

@@ -44,24 +44,28 @@ func aggInput(t *testing.T, js string) *substraitpb.Rel {
 	return a.GetInput()
 }
 
-// The aggregate's input is semi joined with the keys of the outer item
-// the correlation names (p), filtered by p's own conjuncts: Q17's
-// restriction, as DuckDB's delim join.
+// The aggregate's input is inner joined with the distinct keys of the
+// outer item the correlation names (p), filtered by p's own conjuncts:
+// Q17's restriction, as DuckDB's delim join; the join emits the input's
+// columns alone.
 func TestRestrictQ17(t *testing.T) {
 	in := aggInput(t, q17Plan([]string{dCall(6, dBool, dRef(3, 0), `{"literal": {"i64": "3"}}`)}, false))
 	j := in.GetJoin()
-	if j == nil || j.GetType() != substraitpb.JoinRel_JOIN_TYPE_LEFT_SEMI || j.GetLeft().GetRead() == nil {
-		t.Fatalf("want i semi joined with the restriction, got\n%s", protojson.Format(in))
+	if j == nil || j.GetType() != substraitpb.JoinRel_JOIN_TYPE_INNER || j.GetLeft().GetRead() == nil {
+		t.Fatalf("want i inner joined with the restriction, got\n%s", protojson.Format(in))
 	}
-	sameProtoExpr(t, "semi join condition", j.GetExpression(), dCall(1, dBool, dRef(0, 0), dRef(2, 0)))
-	p := j.GetRight().GetProject()
-	if p == nil || fmt.Sprint(p.GetCommon().GetEmit().GetOutputMapping()) != "[2]" || len(p.GetExpressions()) != 1 {
-		t.Fatalf("want the restriction to project the key alone, got\n%s", protojson.Format(j.GetRight()))
+	if e := j.GetCommon().GetEmit(); e == nil || fmt.Sprint(e.GetOutputMapping()) != "[0 1]" {
+		t.Fatalf("join emit %v, want i's columns [0 1]", j.GetCommon().GetEmit())
 	}
-	sameProtoExpr(t, "restriction key", p.GetExpressions()[0], dRef(0, 0))
-	f := p.GetInput().GetFilter()
+	sameProtoExpr(t, "join condition", j.GetExpression(), dCall(1, dBool, dRef(0, 0), dRef(2, 0)))
+	a := j.GetRight().GetAggregate()
+	if a == nil || len(a.GetMeasures()) != 0 || len(a.GetGroupingExpressions()) != 1 {
+		t.Fatalf("want the restriction to be the distinct key (grouped, no measure), got\n%s", protojson.Format(j.GetRight()))
+	}
+	sameProtoExpr(t, "restriction key", a.GetGroupingExpressions()[0], dRef(0, 0))
+	f := a.GetInput().GetFilter()
 	if f == nil || f.GetInput().GetRead().GetNamedTable().GetNames()[0] != "p" {
-		t.Fatalf("want the restriction over p filtered, got\n%s", protojson.Format(p.GetInput()))
+		t.Fatalf("want the restriction over p filtered, got\n%s", protojson.Format(a.GetInput()))
 	}
 	sameProtoExpr(t, "restriction filter", f.GetCondition(), dCall(6, dBool, dRef(1, 0), `{"literal": {"i64": "3"}}`))
 }
