@@ -2,6 +2,7 @@ package sql
 
 import (
 	"fmt"
+	"time"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"github.com/stablerow/stablerow/internal/substraitfn"
@@ -39,6 +40,8 @@ type lowerer struct {
 	// lower to Substrait subquery expressions (setExpr); any other is
 	// refused where it stands (subLink).
 	setLinks map[*pg_query.SubLink]setKind
+	// now is the statement's time, taken once (now.go); zero until used.
+	now time.Time
 }
 
 type paramUse struct {
