@@ -32,6 +32,8 @@ type catalog struct {
 	// named are the relations the statement names (sql.TableNamer), nil
 	// when not told (a Substrait plan): all tables are then pinned.
 	named []string
+	// views is the version of the views the statement reads (views.go).
+	views *viewCatalog
 }
 
 // StatementTime implements sql.StatementClock: inside a session's

@@ -56,7 +56,7 @@ func TestErrors(t *testing.T) {
 		{"SELECT id FROM t LIMIT $1", ErrUnsupported, "LIMIT"},
 		{"SELECT * FROM unnest(ARRAY[1], ARRAY[2])", ErrUnsupported, "UNNEST with 2"},
 		{"SELECT * FROM unnest(ARRAY[id])", ErrUnknownColumn, "id"},
-		{"DROP VIEW t", ErrUnsupported, "DROP VIEW"},
+		{"DROP SEQUENCE t", ErrUnsupported, "DROP SEQUENCE"},
 		{"DROP TABLE t CASCADE", ErrUnsupported, "CASCADE"},
 		{"DROP TABLE t, u", ErrUnsupported, "2 objects"},
 		{"ANALYZE t", ErrUnsupported, "ANALYZE"},

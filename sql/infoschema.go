@@ -78,6 +78,14 @@ func (l *lowerer) introTables() ([]string, error) {
 	return names, nil
 }
 
+// introViews lists the catalog's views, sorted (none if it holds none).
+func (l *lowerer) introViews() []string {
+	if vc, ok := l.cat.(ViewCatalog); ok {
+		return vc.ViewNames()
+	}
+	return nil
+}
+
 // userColumns reads a table's user columns from the catalog, in order.
 // The kinds are the declared ones (fieldKind of the catalog's fields),
 // not the Substrait types a scan reads: an unbounded varchar reads as
@@ -169,14 +177,19 @@ func (l *lowerer) introRows(rel string, describe bool, loc int32) ([]introCol, [
 	}
 	var rows [][]any
 	switch rel {
-	case "show tables":
-		for _, n := range names {
+	case "show tables": // tables and views, as DuckDB's
+		all := append(slices.Clone(names), l.introViews()...)
+		slices.Sort(all)
+		for _, n := range all {
 			rows = append(rows, []any{n})
 		}
 		return showTablesCols, rows, nil
 	case "tables":
 		for _, n := range names {
 			rows = append(rows, []any{catalogName, "public", n, "BASE TABLE"})
+		}
+		for _, n := range l.introViews() {
+			rows = append(rows, []any{catalogName, "public", n, "VIEW"})
 		}
 		return tablesCols, rows, nil
 	case "columns":

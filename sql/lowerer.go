@@ -42,6 +42,9 @@ type lowerer struct {
 	setLinks map[*pg_query.SubLink]setKind
 	// now is the statement's time, taken once (now.go); zero until used.
 	now time.Time
+	// viewDepth counts the views being expanded around the one lowered
+	// (view.go).
+	viewDepth int
 }
 
 type paramUse struct {
