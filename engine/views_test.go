@@ -78,6 +78,7 @@ func TestViews(t *testing.T) {
 	// OR REPLACE may add columns after the old ones.
 	run(t, db, `CREATE OR REPLACE VIEW v (key, label, twice) AS SELECT k, s, k * 2 FROM t WHERE s IS NOT NULL`, nil)
 	require.Equal(t, [][]any{{int64(1), "a", int64(2)}}, run(t, db, `SELECT * FROM v ORDER BY key LIMIT 1`, nil))
+	require.Equal(t, [][]any{{"key", "bigint", "YES"}, {"label", "text", "YES"}, {"twice", "bigint", "YES"}}, run(t, db, `DESCRIBE v`, nil))
 
 	// A view that reads itself through another: PostgreSQL's infinite
 	// recursion error, not a stack overflow.
