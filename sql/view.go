@@ -8,6 +8,7 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"github.com/substrait-io/substrait-go/v8/plan"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // Views (issue 29 item 4): CREATE [OR REPLACE] VIEW v [(cols)] AS SELECT
@@ -119,7 +120,7 @@ func (l *lowerer) createView(v *pg_query.ViewStmt) (*CreateView, error) {
 		}
 		seen[n] = true
 	}
-	def := ViewDef{Name: strings.ToLower(name), SQL: text, Columns: names, Reads: relationNames(v.Query)}
+	def := ViewDef{Name: strings.ToLower(name), SQL: text, Columns: names, Reads: viewReads(v.Query)}
 	for _, t := range rel.RecordType().Types() {
 		def.Types = append(def.Types, kindOf(t).String())
 	}
@@ -186,4 +187,26 @@ func withViewReads(names []string, cat Catalog) []string {
 		}
 	}
 	return names
+}
+
+// viewReads are the relations a view's SELECT names, less the names of
+// its own WITH queries (a DROP TABLE of a table that only shares a WITH
+// query's name takes nothing from the view).
+func viewReads(q *pg_query.Node) []string {
+	ctes := map[string]bool{}
+	var walk func(m protoreflect.Message)
+	walk = func(m protoreflect.Message) {
+		if c, ok := m.Interface().(*pg_query.CommonTableExpr); ok {
+			ctes[c.Ctename] = true
+		}
+		eachChild(m, func(c protoreflect.Message) bool { walk(c); return true })
+	}
+	walk(q.ProtoReflect())
+	var out []string
+	for _, n := range relationNames(q) {
+		if !ctes[n] {
+			out = append(out, n)
+		}
+	}
+	return out
 }

@@ -44,6 +44,9 @@ func TestCreateViewLowering(t *testing.T) {
 	assert.Equal(t, []string{"bigint", "text", "double precision"}, cv.Def.Types)
 	assert.Equal(t, []string{"t"}, cv.Def.Reads)
 
+	st = parseOne(t, `CREATE VIEW c AS WITH u AS (SELECT id FROM t) SELECT * FROM u`)
+	assert.Equal(t, []string{"t"}, st.(*CreateView).Def.Reads, "a WITH query is not a relation the view reads")
+
 	cat := viewCatalog{fakeCatalog: testCatalog, views: map[string]*ViewDef{"v": &cv.Def}}
 	stmts, err := Parse(`SELECT x.a, x.n FROM v AS x WHERE x."?column?" > 0`, cat)
 	require.NoError(t, err)
