@@ -129,6 +129,7 @@ type From struct {
 	On     [2]string
 	OnOp   string     // FromJoin's ON comparison; "": =
 	OnAnd  *Expr      // FromJoin: a further ON conjunct, or nil
+	Using  []string   // FromJoin: JOIN ... USING (these) in place of ON (genusing.go)
 	Array  []string   // UNNEST's literal elements
 	Lo, Hi int64      // generate_series bounds
 	Step   int64      // generate_series step; 0: none (two arguments)
@@ -162,6 +163,9 @@ func (f *From) SQL() string {
 			join = " " + f.Join + " JOIN "
 		case "LIST": // the condition is in WHERE (listCond)
 			return f.T0 + " AS a, " + f.T1 + " AS b"
+		}
+		if len(f.Using) > 0 {
+			return f.T0 + " AS a" + join + f.T1 + " AS b USING (" + strings.Join(f.Using, ", ") + ")"
 		}
 		op := f.OnOp
 		if op == "" {
@@ -257,6 +261,9 @@ type Query struct {
 	Having   *Expr
 	Distinct bool
 	OrderAll bool
+	// DistinctOn: SELECT DISTINCT ON the first DistinctOn ORDER BY keys
+	// (gendistincton.go); 0: none.
+	DistinctOn int
 	// Set: this query OP [ALL] Set.Right; ORDER BY (OrderAll), LIMIT and
 	// OFFSET apply to the result.
 	Set *SetQuery
@@ -331,6 +338,13 @@ func (q *Query) SQL() string {
 	b.WriteString("SELECT ")
 	if q.Distinct {
 		b.WriteString("DISTINCT ")
+	}
+	if n := min(q.DistinctOn, len(q.OrderBy)); n > 0 {
+		var keys []string
+		for _, o := range q.OrderBy[:n] {
+			keys = append(keys, o.E.SQL())
+		}
+		b.WriteString("DISTINCT ON (" + strings.Join(keys, ", ") + ") ")
 	}
 	var items []string
 	if q.Count {

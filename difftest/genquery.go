@@ -114,6 +114,9 @@ func (g *Gen) query(ts []*Table) *Query {
 	case k < 8:
 		g.distinct(q, s)
 		return q
+	case k < 9:
+		g.distinctOn(q, s) // gendistincton.go
+		return q
 	}
 	if g.p(0.15) {
 		q.Count = true
@@ -226,6 +229,9 @@ func (g *Gen) fromClause(q *Query, ts []*Table) (scope, bool) {
 		}
 		q.Tiebreak = []string{"a.k", "b.k"}
 		safeWhere = true
+		if g.p(0.2) {
+			s = g.usingJoin(q, t0, t1, s) // genusing.go
+		}
 		if t0.Name == t1.Name && g.p(0.5) {
 			// A self join through a CTE read twice: the shared subplan.
 			c := &CTE{Name: "c_" + t0.Name, Table: t0.Name}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -31,6 +32,19 @@ type catalog struct {
 	// named are the relations the statement names (sql.TableNamer), nil
 	// when not told (a Substrait plan): all tables are then pinned.
 	named []string
+	// views is the version of the views the statement reads (views.go).
+	views *viewCatalog
+}
+
+// StatementTime implements sql.StatementClock: inside a session's
+// transaction block the time of its BEGIN, else now (the lowerer asks
+// once per statement), as PostgreSQL's now() is its transaction's start
+// and a statement outside a block is a transaction of its own.
+func (c *catalog) StatementTime() time.Time {
+	if c.sess != nil && c.sess.tx != nil {
+		return c.sess.tx.start
+	}
+	return time.Now()
 }
 
 // StatementTables implements sql.TableNamer.

@@ -81,6 +81,8 @@ type DB struct {
 	snaps  map[store.Store]*table.Table // newest snapshot opened per table
 
 	settings settings // SET
+
+	viewCache *viewCatalog // the newest views decoded (views.go)
 }
 
 var tableName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -235,6 +237,12 @@ func (db *DB) CreateTable(ctx context.Context, name string, schema *arrow.Schema
 		return nil, fmt.Errorf("%w: bad table name %q", ErrUnsupported, name)
 	}
 	key := strings.ToLower(name)
+	// A name is a table or a view (views.go).
+	if vc, err := db.loadViews(ctx); err != nil {
+		return nil, err
+	} else if _, ok := vc.views[key]; ok {
+		return nil, fmt.Errorf("%w: %q (a view)", ErrTableExists, name)
+	}
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	if _, ok := db.stores[key]; ok {

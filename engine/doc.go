@@ -18,6 +18,11 @@
 // staged writes (table.Staged), published at COMMIT as one version per
 // written table, all tables at once (table.CommitTxn).
 //
+// Views (views.go) are a catalog of their own beside the tables: a
+// sequence of versions, each the whole set of views, claimed with
+// put-if-absent and checked on read (viewrecord.go); a statement reads
+// one version.
+//
 // DB.Query runs a script and returns the last statement's Rows, a stream of
 // Arrow batches read as the plan produces them (memory bounded by the batch
 // size); INSERT ... SELECT and UPDATE feed their source stream to the table

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/stablerow/stablerow/errkind"
 	"github.com/stablerow/stablerow/sql"
@@ -109,6 +110,9 @@ type transaction struct {
 	// to it.
 	staged map[string]*table.Staged
 	failed bool
+	// start is when BEGIN ran: now() and CURRENT_TIMESTAMP of every
+	// statement in the block (PostgreSQL's transaction start timestamp).
+	start time.Time
 }
 
 // snapshot pins every table of the database at once: no transaction over
@@ -274,7 +278,7 @@ func (s *Session) control(ctx context.Context, t *sql.Transaction) (*Rows, error
 			r.summary = "WARNING:  there is already a transaction in progress"
 			return r, nil
 		}
-		s.tx = &transaction{snap: map[string]*table.Table{}, staged: map[string]*table.Staged{}}
+		s.tx = &transaction{snap: map[string]*table.Table{}, staged: map[string]*table.Staged{}, start: time.Now()}
 		return r, nil
 	}
 	tx := s.tx

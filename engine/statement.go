@@ -117,7 +117,10 @@ func (db *DB) run(ctx context.Context, cat *catalog, st sql.Statement, params ma
 		}
 		return 0, err
 	case *sql.DropTable:
-		err := db.DropTable(ctx, s.Name)
+		err := db.checkDropTable(ctx, s.Name) // views.go
+		if err == nil {
+			err = db.DropTable(ctx, s.Name)
+		}
 		if errors.Is(err, ErrUnknownTable) && s.IfExists {
 			err = nil
 		}
@@ -151,6 +154,13 @@ func (db *DB) run(ctx context.Context, cat *catalog, st sql.Statement, params ma
 		return db.createTableAs(ctx, cat, s, params)
 	case *sql.Set:
 		return 0, db.set(s)
+	case *sql.CreateView:
+		return 0, db.createView(ctx, s) // views.go
+	case *sql.DropView:
+		if err := db.dropView(ctx, s); err != nil && !errors.Is(err, errNoChange) {
+			return 0, err
+		}
+		return 0, nil
 	}
 	return 0, fmt.Errorf("%w: statement %T", ErrUnsupported, st)
 }

@@ -32,6 +32,10 @@ func commandTag(st sql.Statement, n int64) string {
 		return "DROP TABLE"
 	case *sql.DropIndex:
 		return "DROP INDEX"
+	case *sql.CreateView:
+		return "CREATE VIEW"
+	case *sql.DropView:
+		return "DROP VIEW"
 	case *sql.CreateIndex:
 		return "CREATE INDEX"
 	case *sql.Cluster:

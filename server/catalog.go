@@ -71,6 +71,7 @@ func (s *Server) GetFlightInfoTableTypes(_ context.Context, desc *flight.FlightD
 func (s *Server) DoGetTableTypes(context.Context) (*arrow.Schema, <-chan flight.StreamChunk, error) {
 	return s.one(schema_ref.TableTypes, func(b *array.RecordBuilder) {
 		b.Field(0).(*array.StringBuilder).Append("TABLE")
+		b.Field(0).(*array.StringBuilder).Append("VIEW")
 	})
 }
 
@@ -129,25 +130,44 @@ func (s *Server) DoGetTables(ctx context.Context, cmd flightsql.GetTables) (*arr
 	if cmd.GetIncludeSchema() {
 		schema = schema_ref.TablesWithIncludedSchema
 	}
-	var names []string
+	var names, kinds []string // kinds[i]: "TABLE" or "VIEW"
+	wants := func(kind string) bool {
+		return len(cmd.GetTableTypes()) == 0 || slices.ContainsFunc(cmd.GetTableTypes(), func(t string) bool { return strings.EqualFold(t, kind) })
+	}
 	none := (cmd.GetCatalog() != nil && *cmd.GetCatalog() != "") ||
-		(cmd.GetDBSchemaFilterPattern() != nil && !like(*cmd.GetDBSchemaFilterPattern(), "")) ||
-		(len(cmd.GetTableTypes()) > 0 && !slices.ContainsFunc(cmd.GetTableTypes(), func(t string) bool { return strings.EqualFold(t, "TABLE") }))
-	if !none {
-		for _, n := range s.db.Tables() {
+		(cmd.GetDBSchemaFilterPattern() != nil && !like(*cmd.GetDBSchemaFilterPattern(), ""))
+	add := func(kind string, list []string) {
+		if none || !wants(kind) {
+			return
+		}
+		for _, n := range list {
 			if p := cmd.GetTableNameFilterPattern(); p == nil || like(*p, n) {
-				names = append(names, n)
+				names, kinds = append(names, n), append(kinds, kind)
 			}
 		}
 	}
+	add("TABLE", s.db.Tables())
+	views, err := s.db.Views(ctx) // views.go in engine: each a table_type VIEW
+	if err != nil {
+		return nil, nil, s.statusOf(err)
+	}
+	add("VIEW", views)
 	var schemas [][]byte
 	if cmd.GetIncludeSchema() {
-		for _, n := range names {
-			t, err := s.db.Table(ctx, n)
-			if err != nil {
-				return nil, nil, s.statusOf(err)
+		for i, n := range names {
+			var sch *arrow.Schema
+			if kinds[i] == "VIEW" {
+				if sch, err = s.db.ViewSchema(ctx, n); err != nil {
+					return nil, nil, s.statusOf(err)
+				}
+			} else {
+				t, err := s.db.Table(ctx, n)
+				if err != nil {
+					return nil, nil, s.statusOf(err)
+				}
+				sch = t.UserSchema()
 			}
-			schemas = append(schemas, flight.SerializeSchema(t.UserSchema(), s.mem))
+			schemas = append(schemas, flight.SerializeSchema(sch, s.mem))
 		}
 	}
 	return s.one(schema, func(b *array.RecordBuilder) {
@@ -155,7 +175,7 @@ func (s *Server) DoGetTables(ctx context.Context, cmd flightsql.GetTables) (*arr
 			b.Field(0).AppendNull()
 			b.Field(1).AppendNull()
 			b.Field(2).(*array.StringBuilder).Append(n)
-			b.Field(3).(*array.StringBuilder).Append("TABLE")
+			b.Field(3).(*array.StringBuilder).Append(kinds[i])
 			if schemas != nil {
 				b.Field(4).(*array.BinaryBuilder).Append(schemas[i])
 			}

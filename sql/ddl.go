@@ -131,7 +131,7 @@ func (l *lowerer) createIndex(ix *pg_query.IndexStmt) (*CreateIndex, error) {
 	return &CreateIndex{Name: name, Table: table, Column: column, Method: method, IfNotExists: ix.IfNotExists}, nil
 }
 
-// drop lowers DROP TABLE | INDEX [IF EXISTS] name (one name, no CASCADE).
+// drop lowers DROP TABLE | INDEX | VIEW [IF EXISTS] name (one name, no CASCADE).
 func (l *lowerer) drop(d *pg_query.DropStmt) (Statement, error) {
 	if d.Behavior == pg_query.DropBehavior_DROP_CASCADE || d.Concurrent {
 		return nil, fmt.Errorf("%w: DROP ... CASCADE or CONCURRENTLY", ErrUnsupported)
@@ -154,6 +154,8 @@ func (l *lowerer) drop(d *pg_query.DropStmt) (Statement, error) {
 		return &DropTable{Name: parts[0], IfExists: d.MissingOk}, nil
 	case pg_query.ObjectType_OBJECT_INDEX:
 		return &DropIndex{Name: parts[0], IfExists: d.MissingOk}, nil
+	case pg_query.ObjectType_OBJECT_VIEW:
+		return &DropView{Name: parts[0], IfExists: d.MissingOk}, nil // view.go
 	}
 	return nil, fmt.Errorf("%w: DROP %s", ErrUnsupported, strings.TrimPrefix(d.RemoveType.String(), "OBJECT_"))
 }

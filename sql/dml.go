@@ -22,7 +22,18 @@ func (l *lowerer) dmlTable(rv *pg_query.RangeVar, with *pg_query.WithClause, ret
 	if rv == nil {
 		return "", fmt.Errorf("%w: missing table", ErrSyntax)
 	}
-	return l.tableName(rv)
+	name, err := l.tableName(rv)
+	if err != nil {
+		return "", err
+	}
+	// Views are read only here (PostgreSQL writes through a simple view
+	// to its table; stablerow refuses the write by name).
+	if _, ok, err := l.view(name); err != nil {
+		return "", err
+	} else if ok {
+		return "", fmt.Errorf("%w: cannot change view %q: INSERT, UPDATE and DELETE of a view%s", ErrUnsupported, name, l.src.at(rv.Location))
+	}
+	return name, nil
 }
 
 // userColumns returns the indices of the non-system columns of cols.

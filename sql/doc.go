@@ -111,6 +111,20 @@
 // table's declared column types, spelled as PostgreSQL's views spell
 // them; the TableNamer is told every table, so one snapshot answers.
 //
+// now(), CURRENT_TIMESTAMP, LOCALTIMESTAMP and CURRENT_DATE are
+// constants of the one time a statement sees (now.go): the Catalog's
+// StatementClock (the engine: the BEGIN of a transaction block, else the
+// statement's start), asked once per statement, as PostgreSQL's stable
+// functions of the transaction start. SELECT DISTINCT ON lowers to a
+// row_number() window partitioned by its keys and a filter of the 1s
+// (distinct_on.go), with transformDistinctOnClause's ORDER BY rule.
+//
+// CREATE [OR REPLACE] VIEW lowers its SELECT once to check it and keeps
+// its deparsed text, columns, types and relations (view.go); a reference
+// to a view (a Catalog that is a ViewCatalog) parses and lowers that
+// SELECT in its place, as PostgreSQL's rewriter expands a view, and its
+// tables are told to the TableNamer with the statement's.
+//
 // Function calls are built by internal/substraitfn with the standard
 // compound names and output types, without loading substrait-go's default
 // extension collection. Scalar expressions (expr_funcs.go): CASE lowers to

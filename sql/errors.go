@@ -34,6 +34,10 @@ var (
 	// column counts that do not match, a column named twice, a plain column
 	// next to an aggregate without GROUP BY.
 	ErrInvalid = errkind.Category(errkind.InvalidArgument, "sql: invalid statement")
+	// ErrInvalidColumnReference marks PostgreSQL's SQLSTATE 42P10: SELECT
+	// DISTINCT ON expressions that do not match the initial ORDER BY
+	// expressions.
+	ErrInvalidColumnReference = errkind.Category(errkind.InvalidArgument, "sql: invalid column reference")
 	// ErrTooDeep marks a statement that nests deeper than MaxDepth levels
 	// (PostgreSQL's "stack depth limit exceeded", SQLSTATE 54001): it is
 	// refused before parsing, whose C recursion has no stack check (see

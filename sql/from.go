@@ -132,6 +132,11 @@ func (l *lowerer) table(rv *pg_query.RangeVar) (plan.Rel, *scope, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if def, ok, err := l.view(name); err != nil {
+		return nil, nil, err
+	} else if ok {
+		return l.viewRef(def, rv) // view.go
+	}
 	ns, cols, err := l.tableSchema(name, rv.Location)
 	if err != nil {
 		return nil, nil, err

@@ -78,11 +78,24 @@ func (l *lowerer) introTables() ([]string, error) {
 	return names, nil
 }
 
+// introViews lists the catalog's views, sorted (none if it holds none).
+func (l *lowerer) introViews() []string {
+	if vc, ok := l.cat.(ViewCatalog); ok {
+		return vc.ViewNames()
+	}
+	return nil
+}
+
 // userColumns reads a table's user columns from the catalog, in order.
 // The kinds are the declared ones (fieldKind of the catalog's fields),
 // not the Substrait types a scan reads: an unbounded varchar reads as
 // Substrait's string, but PostgreSQL calls it character varying.
 func (l *lowerer) userColumns(name string, loc int32) ([]userColumn, error) {
+	if def, ok, err := l.view(name); err != nil {
+		return nil, err
+	} else if ok {
+		return viewColumns(def)
+	}
 	if _, _, err := l.tableSchema(name, loc); err != nil {
 		return nil, err // unknown table, unsupported column type: as a scan's
 	}
@@ -98,6 +111,43 @@ func (l *lowerer) userColumns(name string, loc int32) ([]userColumn, error) {
 		out = append(out, userColumn{name: f.Name, position: int32(len(out) + 1), nullable: f.Nullable, k: fieldKind(f)})
 	}
 	return out, nil
+}
+
+// viewColumns are a view's columns as information_schema.columns
+// describes them: the types CREATE VIEW recorded, every column nullable
+// (PostgreSQL's is_nullable of a view column is YES).
+func viewColumns(def *ViewDef) ([]userColumn, error) {
+	var out []userColumn
+	for i, c := range def.Columns {
+		k, err := kindNamed(def.Types[i])
+		if err != nil {
+			return nil, fmt.Errorf("%w: view %q column %q: %w", ErrInvalid, def.Name, c, err)
+		}
+		out = append(out, userColumn{name: c, position: int32(i + 1), nullable: true, k: k})
+	}
+	return out, nil
+}
+
+// kindNamed reads a type name as kind.String spells it ("numeric(8,2)",
+// "character varying(5)") with the grammar's type names.
+func kindNamed(name string) (kind, error) {
+	tree, err := pg_query.Parse("SELECT CAST(NULL AS " + name + ")")
+	if err != nil || len(tree.Stmts) != 1 {
+		return kindUnknown, fmt.Errorf("type %q", name)
+	}
+	sel := tree.Stmts[0].Stmt.GetSelectStmt()
+	if sel == nil || len(sel.TargetList) != 1 {
+		return kindUnknown, fmt.Errorf("type %q", name)
+	}
+	tc := sel.TargetList[0].GetResTarget().GetVal().GetTypeCast()
+	if tc == nil {
+		return kindUnknown, fmt.Errorf("type %q", name)
+	}
+	k, array, err := typeName(tc.TypeName)
+	if err != nil || array {
+		return kindUnknown, fmt.Errorf("type %q", name)
+	}
+	return k, nil
 }
 
 // dataType is PostgreSQL's information_schema.columns.data_type of k
@@ -169,8 +219,10 @@ func (l *lowerer) introRows(rel string, describe bool, loc int32) ([]introCol, [
 	}
 	var rows [][]any
 	switch rel {
-	case "show tables":
-		for _, n := range names {
+	case "show tables": // tables and views, as DuckDB's
+		all := append(slices.Clone(names), l.introViews()...)
+		slices.Sort(all)
+		for _, n := range all {
 			rows = append(rows, []any{n})
 		}
 		return showTablesCols, rows, nil
@@ -178,9 +230,12 @@ func (l *lowerer) introRows(rel string, describe bool, loc int32) ([]introCol, [
 		for _, n := range names {
 			rows = append(rows, []any{catalogName, "public", n, "BASE TABLE"})
 		}
+		for _, n := range l.introViews() {
+			rows = append(rows, []any{catalogName, "public", n, "VIEW"})
+		}
 		return tablesCols, rows, nil
 	case "columns":
-		for _, n := range names {
+		for _, n := range append(names, l.introViews()...) {
 			cols, err := l.userColumns(n, loc)
 			if err != nil {
 				return nil, nil, err

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"fmt"
+	"time"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"github.com/stablerow/stablerow/internal/substraitfn"
@@ -42,6 +43,11 @@ type lowerer struct {
 	// scalarLinks are the scalar subqueries that lower to Substrait
 	// ScalarSubquery expressions where they stand (markScalars).
 	scalarLinks map[*pg_query.SubLink]bool
+	// now is the statement's time, taken once (now.go); zero until used.
+	now time.Time
+	// viewDepth counts the views being expanded around the one lowered
+	// (view.go).
+	viewDepth int
 }
 
 type paramUse struct {

@@ -44,7 +44,7 @@ func ParseAt(sql string, cat Catalog, start Pos) (stmts []Statement, err error) 
 			return nil, src.locate(err)
 		}
 		if tn, ok := cat.(TableNamer); ok {
-			tn.StatementTables(introspectionNames(raw.Stmt, relationNames(raw.Stmt), cat))
+			tn.StatementTables(withViewReads(introspectionNames(raw.Stmt, relationNames(raw.Stmt), cat), cat)) // view.go
 		}
 		st, err := l.statement(raw.Stmt)
 		if err != nil {
@@ -86,6 +86,8 @@ func (l *lowerer) statement(n *pg_query.Node) (Statement, error) {
 		return l.explain(x.ExplainStmt)
 	case *pg_query.Node_CreateStmt:
 		return l.createTable(x.CreateStmt)
+	case *pg_query.Node_ViewStmt:
+		return l.createView(x.ViewStmt) // view.go
 	case *pg_query.Node_IndexStmt:
 		return l.createIndex(x.IndexStmt)
 	case *pg_query.Node_InsertStmt:

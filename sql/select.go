@@ -23,7 +23,6 @@ func (l *lowerer) selectShape(s *pg_query.SelectStmt) error {
 		bad  bool
 		name string
 	}{
-		{len(s.DistinctClause) > 0 && !plainDistinct(s), "DISTINCT ON"},
 		{s.IntoClause != nil, "SELECT INTO"},
 		{len(s.LockingClause) > 0, "FOR UPDATE/SHARE"},
 		{s.LimitOption == pg_query.LimitOption_LIMIT_OPTION_WITH_TIES, "FETCH ... WITH TIES"},
@@ -113,9 +112,14 @@ func (l *lowerer) selectStmt(s *pg_query.SelectStmt, want []kind) (plan.Rel, []s
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(s.DistinctClause) > 0 {
+	switch {
+	case len(s.DistinctClause) > 0 && plainDistinct(s):
 		rel, err = l.distinct(rel, in, outs, s.SortClause) // setop.go
-	} else {
+	case len(s.DistinctClause) > 0: // DISTINCT ON: the first row per key, then as without it
+		if rel, err = l.distinctOn(rel, in, outs, s); err == nil { // distinct_on.go
+			rel, err = l.projectAndSort(rel, in, outs, s)
+		}
+	default:
 		rel, err = l.projectAndSort(rel, in, outs, s)
 	}
 	if err != nil {

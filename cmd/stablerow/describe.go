@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/stablerow/stablerow/engine"
+	"github.com/stablerow/stablerow/sql"
 )
 
 // textTable is a small aligned table of strings, printed like a result.
@@ -38,17 +39,65 @@ func listTables(ctx context.Context, w io.Writer, db *engine.DB) error {
 		}
 		rows = append(rows, []string{name, u(t.Version()), u(t.LiveRows()), strconv.Itoa(len(t.Fragments())), strings.Join(ix, ", ")})
 	}
-	if len(rows) == 0 {
+	views, err := db.Views(ctx)
+	if err != nil {
+		return err
+	}
+	if len(rows) == 0 && len(views) == 0 {
 		fmt.Fprintln(w, "no tables (CREATE TABLE makes one)")
 		return nil
 	}
-	textTable(w, []string{"table", "version", "live rows", "fragments", "indexes"}, rows)
+	if len(rows) > 0 {
+		textTable(w, []string{"table", "version", "live rows", "fragments", "indexes"}, rows)
+	}
+	if len(views) > 0 {
+		var vrows [][]string
+		for _, name := range views {
+			def, ok, err := db.View(ctx, name)
+			if err != nil {
+				return err
+			}
+			if ok {
+				vrows = append(vrows, []string{name, strings.Join(def.Columns, ", ")})
+			}
+		}
+		if len(rows) > 0 {
+			fmt.Fprintln(w)
+		}
+		textTable(w, []string{"view", "columns"}, vrows)
+	}
+	return nil
+}
+
+// describeView is \d NAME of a view: its columns as a query of it
+// plans now, and its SELECT.
+func describeView(ctx context.Context, w io.Writer, db *engine.DB, def *sql.ViewDef) error {
+	sch, err := db.ViewSchema(ctx, def.Name)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "view %s\n", def.Name)
+	var cols [][]string
+	for i, f := range sch.Fields() {
+		typ := f.Type.String()
+		if i < len(def.Types) {
+			typ = def.Types[i]
+		}
+		cols = append(cols, []string{f.Name, typ})
+	}
+	textTable(w, []string{"column", "type"}, cols)
+	fmt.Fprintf(w, "\nview definition: %s\n", def.SQL)
 	return nil
 }
 
 // describeTable is \d NAME: the columns, the indexes and the versions of
 // one table (stablerow inspect shows fragments and row id segments too).
 func describeTable(ctx context.Context, w io.Writer, db *engine.DB, name string) error {
+	if def, ok, err := db.View(ctx, name); err != nil {
+		return err
+	} else if ok {
+		return describeView(ctx, w, db, def)
+	}
 	t, err := db.Table(ctx, name)
 	if err != nil {
 		return err

@@ -1,0 +1,128 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"hash/crc32"
+	"slices"
+	"strings"
+
+	"github.com/stablerow/stablerow/errkind"
+	"github.com/stablerow/stablerow/sql"
+)
+
+// A view catalog record holds every view of the database at one catalog
+// version (views.go). It is framed as the table layer frames its small
+// records (table/envelope.go, which is not exported):
+//
+//	magic "SRVW" (4) | u16 format version (1) | u16 flags (0) |
+//	u32 body length | body | u32 CRC32C (Castagnoli) of every byte before it
+//
+// and the body is JSON: {"seq": N, "views": [{"name", "sql", "columns",
+// "types", "reads"}, ...]}, the views sorted by name. The reader checks
+// every part (size, magic, version, flags, length, checksum, the body's
+// fields and that seq is the version its path names): a bad record is
+// ErrCorruptView naming it, never a panic or a half-read catalog.
+const (
+	viewMagic   = "SRVW"
+	viewVersion = 1
+	viewHeader  = 4 + 2 + 2 + 4
+)
+
+// ErrCorruptView: a view catalog record that does not decode.
+var ErrCorruptView = errkind.New(errkind.Corrupt, "engine: corrupt view catalog record")
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// viewBody is a record's JSON body.
+type viewBody struct {
+	Seq   uint64        `json:"seq"`
+	Views []viewBodyDef `json:"views"`
+}
+
+type viewBodyDef struct {
+	Name    string   `json:"name"`
+	SQL     string   `json:"sql"`
+	Columns []string `json:"columns"`
+	Types   []string `json:"types"`
+	Reads   []string `json:"reads"`
+}
+
+// encodeViews frames the catalog of views at version seq.
+func encodeViews(seq uint64, views map[string]*sql.ViewDef) ([]byte, error) {
+	body := viewBody{Seq: seq, Views: []viewBodyDef{}}
+	names := make([]string, 0, len(views))
+	for n := range views {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		v := views[n]
+		body.Views = append(body.Views, viewBodyDef{Name: n, SQL: v.SQL, Columns: v.Columns, Types: v.Types, Reads: v.Reads})
+	}
+	js, err := json.Marshal(body)
+	if err != nil {
+		return nil, fmt.Errorf("engine: view catalog: %w", err)
+	}
+	out := make([]byte, 0, viewHeader+len(js)+4)
+	out = append(out, viewMagic...)
+	out = binary.LittleEndian.AppendUint16(out, viewVersion)
+	out = binary.LittleEndian.AppendUint16(out, 0)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(js)))
+	out = append(out, js...)
+	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, castagnoli)), nil
+}
+
+// decodeViews reads the record b stored at path as version seq.
+func decodeViews(path string, seq uint64, b []byte) (map[string]*sql.ViewDef, error) {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s: %s", ErrCorruptView, path, fmt.Sprintf(format, args...))
+	}
+	switch {
+	case len(b) < viewHeader+4:
+		return nil, bad("%d bytes is too short", len(b))
+	case !bytes.Equal(b[:4], []byte(viewMagic)):
+		return nil, bad("bad magic %q", b[:4])
+	case binary.LittleEndian.Uint16(b[4:]) != viewVersion:
+		return nil, bad("unsupported format version %d", binary.LittleEndian.Uint16(b[4:]))
+	case binary.LittleEndian.Uint16(b[6:]) != 0:
+		return nil, bad("unknown flags %#x", binary.LittleEndian.Uint16(b[6:]))
+	case uint64(binary.LittleEndian.Uint32(b[8:])) != uint64(len(b)-viewHeader-4):
+		return nil, bad("body length %d does not match record size %d", binary.LittleEndian.Uint32(b[8:]), len(b))
+	}
+	crcAt := len(b) - 4
+	if got, want := crc32.Checksum(b[:crcAt], castagnoli), binary.LittleEndian.Uint32(b[crcAt:]); got != want {
+		return nil, bad("checksum mismatch (%08x != %08x)", got, want)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b[viewHeader:crcAt]))
+	dec.DisallowUnknownFields()
+	var body viewBody
+	if err := dec.Decode(&body); err != nil {
+		return nil, bad("body: %v", err)
+	}
+	if dec.More() {
+		return nil, bad("data after the body")
+	}
+	if body.Seq != seq {
+		return nil, bad("version %d stored as version %d", body.Seq, seq)
+	}
+	views := make(map[string]*sql.ViewDef, len(body.Views))
+	for _, v := range body.Views {
+		switch {
+		case !tableName.MatchString(v.Name) || v.Name != strings.ToLower(v.Name):
+			return nil, bad("bad view name %q", v.Name)
+		case views[v.Name] != nil:
+			return nil, bad("view %q twice", v.Name)
+		case v.SQL == "":
+			return nil, bad("view %q has no SELECT", v.Name)
+		case len(v.Columns) == 0 || len(v.Columns) != len(v.Types):
+			return nil, bad("view %q: %d columns, %d types", v.Name, len(v.Columns), len(v.Types))
+		}
+		views[v.Name] = &sql.ViewDef{Name: v.Name, SQL: v.SQL, Columns: v.Columns, Types: v.Types, Reads: v.Reads}
+	}
+	return views, nil
+}
+
+func crc32Castagnoli(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
