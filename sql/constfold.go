@@ -13,6 +13,7 @@ import (
 	"github.com/substrait-io/substrait-go/v8/types"
 
 	planner "github.com/stablerow/stablerow/plan"
+	sqlvalue "github.com/stablerow/stablerow/value"
 )
 
 // Constant folding as PostgreSQL's planner does it (eval_const_expressions),
@@ -415,11 +416,14 @@ func evalConst(e expr.Expression) (lit expr.Expression, ok bool, err error) {
 }
 
 // arrowLiteral is the literal of type t holding a's one value; ok is
-// false for a type the front end has no literal of (character(n): its
-// padding is the literal's own, newLiteral).
+// false for a type the front end has no literal of. A character(n) value
+// is padded to n characters, the literal's own form (newLiteral), so
+// that a call over char(n) constants folds as PostgreSQL folds it:
+// CAST(CAST(nullif(CAST('abc ' AS CHAR(4)), ...) AS TEXT) AS DOUBLE
+// PRECISION) raises while planning (difftest seed 20261228 case 113155).
 func arrowLiteral(a arrow.Array, t types.Type) (expr.Expression, bool) {
 	k := kindOf(t)
-	if k == kindUnknown || k.id == idChar || a.Len() != 1 {
+	if k == kindUnknown || a.Len() != 1 {
 		return nil, false
 	}
 	if a.IsNull(0) {
@@ -451,6 +455,9 @@ func arrowLiteral(a arrow.Array, t types.Type) (expr.Expression, bool) {
 	}
 	if s, isStr := v.(string); isStr && k.id == idVarchar && k.n > 0 {
 		v = varcharLit{s: s, n: k.n}
+	}
+	if s, isStr := v.(string); isStr && k.id == idChar {
+		v = charLit{s: sqlvalue.CharCast{Len: int(k.n), Pad: true}.Truncate(s), n: k.n}
 	}
 	lit := newLiteral(v, isNullable(t))
 	if lit == nil || kindOf(lit.GetType()) != k {

@@ -205,3 +205,16 @@ func TestVarcharResultsKeepVarchar(t *testing.T) {
 		assert.Equal(t, c.want, strings.TrimSuffix(got, "?"), c.sql)
 	}
 }
+
+// TestCharCallsFold: a call over character(n) constants folds to a
+// character(n) literal, padded, as PostgreSQL's eval_const_expressions
+// folds it, so a failing cast of its value raises while planning, over
+// no rows (difftest seed 20261228 case 113155).
+func TestCharCallsFold(t *testing.T) {
+	_, root, _ := parseQuery(t, "SELECT nullif(CAST('ab' AS CHAR(4)), CAST('x' AS CHAR(4))) FROM t")
+	v, ok := literalOf(root.(*plan.ProjectRel).Expressions()[0])
+	require.True(t, ok, "nullif of char(4) constants is a literal")
+	assert.Equal(t, charLit{s: "ab  ", n: 4}, v)
+	_, err := Parse("SELECT CAST(CAST(nullif(CAST('abc ' AS CHAR(4)), CAST('héllo' AS CHAR(4))) AS TEXT) AS DOUBLE PRECISION) FROM t WHERE FALSE", testCatalog)
+	assert.ErrorIs(t, err, sqlvalue.ErrInvalidArgument)
+}
