@@ -2,6 +2,7 @@ package table
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"hash/crc32"
 	"math"
@@ -245,46 +246,38 @@ func normFloat(f float64) float64 {
 	return f
 }
 
+// minMaxInts sees the least and greatest valid values of an integer-like
+// column as int64, minMaxUints as uint64 (the zone's two encodings).
 func minMaxInts[T int8 | int16 | int32 | int64 | arrow.Date32 | arrow.Timestamp](a arrow.Array, v func(int) T, see func(any)) {
-	first := true
-	var lo, hi T
-	for i := 0; i < a.Len(); i++ {
-		if a.IsValid(i) {
-			x := v(i)
-			if first || x < lo {
-				lo = x
-			}
-			if first || x > hi {
-				hi = x
-			}
-			first = false
-		}
-	}
-	if !first {
+	if lo, hi, ok := minMax(a, v); ok {
 		see(int64(lo))
 		see(int64(hi))
 	}
 }
 
 func minMaxUints[T uint8 | uint16 | uint32 | uint64](a arrow.Array, v func(int) T, see func(any)) {
-	first := true
-	var lo, hi T
-	for i := 0; i < a.Len(); i++ {
-		if a.IsValid(i) {
-			x := v(i)
-			if first || x < lo {
-				lo = x
-			}
-			if first || x > hi {
-				hi = x
-			}
-			first = false
-		}
-	}
-	if !first {
+	if lo, hi, ok := minMax(a, v); ok {
 		see(uint64(lo))
 		see(uint64(hi))
 	}
+}
+
+// minMax is the least and greatest of a's valid values; ok is false when
+// every value is NULL.
+func minMax[T cmp.Ordered](a arrow.Array, v func(int) T) (lo, hi T, ok bool) {
+	for i := 0; i < a.Len(); i++ {
+		if a.IsValid(i) {
+			x := v(i)
+			if !ok || x < lo {
+				lo = x
+			}
+			if !ok || x > hi {
+				hi = x
+			}
+			ok = true
+		}
+	}
+	return lo, hi, ok
 }
 
 func minMaxStrings(n int, valid func(int) bool, v func(int) string, trim bool, see func(any)) {
