@@ -184,20 +184,7 @@ func (p *provider) Schema() *arrow.Schema { return p.t.Schema() }
 // fragments no index covers anyway.
 func (p *provider) noIndexes() bool { return p.c.db.opt.DisableIndexes || p.t.IsStaged() }
 
-func (p *provider) Scan(columns []int) (exec.Node, error) {
-	names := make([]string, len(columns))
-	for i, c := range columns {
-		if c < 0 || c >= p.t.Schema().NumFields() {
-			return nil, fmt.Errorf("engine: scan column %d of %d", c, p.t.Schema().NumFields())
-		}
-		names[i] = p.t.Schema().Field(c).Name
-	}
-	scan, err := exec.NewScanExec(p.t, names, nil)
-	if err != nil {
-		return nil, err
-	}
-	return stripPaddedChars(scan, p.t.Schema(), columns)
-}
+func (p *provider) Scan(columns []int) (exec.Node, error) { return p.ScanWhere(columns, nil) }
 
 // HasUniqueIndex: TakeByKey may succeed on keyColumn (plan.UniqueKeyer),
 // by the same checks, without building the resolver.

@@ -2,20 +2,19 @@ package engine
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"hash/crc32"
 	"slices"
 	"strings"
 
 	"github.com/stablerow/stablerow/errkind"
 	"github.com/stablerow/stablerow/sql"
+	"github.com/stablerow/stablerow/table"
 )
 
 // A view catalog record holds every view of the database at one catalog
-// version (views.go). It is framed as the table layer frames its small
-// records (table/envelope.go, which is not exported):
+// version (views.go). It is framed by table.SealEnvelope, as the table
+// layer frames its own small records (table/envelope.go):
 //
 //	magic "SRVW" (4) | u16 format version (1) | u16 flags (0) |
 //	u32 body length | body | u32 CRC32C (Castagnoli) of every byte before it
@@ -28,13 +27,10 @@ import (
 const (
 	viewMagic   = "SRVW"
 	viewVersion = 1
-	viewHeader  = 4 + 2 + 2 + 4
 )
 
 // ErrCorruptView: a view catalog record that does not decode.
 var ErrCorruptView = errkind.New(errkind.Corrupt, "engine: corrupt view catalog record")
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // viewBody is a record's JSON body.
 type viewBody struct {
@@ -66,13 +62,7 @@ func encodeViews(seq uint64, views map[string]*sql.ViewDef) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("engine: view catalog: %w", err)
 	}
-	out := make([]byte, 0, viewHeader+len(js)+4)
-	out = append(out, viewMagic...)
-	out = binary.LittleEndian.AppendUint16(out, viewVersion)
-	out = binary.LittleEndian.AppendUint16(out, 0)
-	out = binary.LittleEndian.AppendUint32(out, uint32(len(js)))
-	out = append(out, js...)
-	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, castagnoli)), nil
+	return table.SealEnvelope(viewMagic, viewVersion, js), nil
 }
 
 // decodeViews reads the record b stored at path as version seq.
@@ -80,23 +70,11 @@ func decodeViews(path string, seq uint64, b []byte) (map[string]*sql.ViewDef, er
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s: %s", ErrCorruptView, path, fmt.Sprintf(format, args...))
 	}
-	switch {
-	case len(b) < viewHeader+4:
-		return nil, bad("%d bytes is too short", len(b))
-	case !bytes.Equal(b[:4], []byte(viewMagic)):
-		return nil, bad("bad magic %q", b[:4])
-	case binary.LittleEndian.Uint16(b[4:]) != viewVersion:
-		return nil, bad("unsupported format version %d", binary.LittleEndian.Uint16(b[4:]))
-	case binary.LittleEndian.Uint16(b[6:]) != 0:
-		return nil, bad("unknown flags %#x", binary.LittleEndian.Uint16(b[6:]))
-	case uint64(binary.LittleEndian.Uint32(b[8:])) != uint64(len(b)-viewHeader-4):
-		return nil, bad("body length %d does not match record size %d", binary.LittleEndian.Uint32(b[8:]), len(b))
+	js, err := table.OpenEnvelope(b, viewMagic, viewVersion, bad)
+	if err != nil {
+		return nil, err
 	}
-	crcAt := len(b) - 4
-	if got, want := crc32.Checksum(b[:crcAt], castagnoli), binary.LittleEndian.Uint32(b[crcAt:]); got != want {
-		return nil, bad("checksum mismatch (%08x != %08x)", got, want)
-	}
-	dec := json.NewDecoder(bytes.NewReader(b[viewHeader:crcAt]))
+	dec := json.NewDecoder(bytes.NewReader(js))
 	dec.DisallowUnknownFields()
 	var body viewBody
 	if err := dec.Decode(&body); err != nil {
@@ -124,5 +102,3 @@ func decodeViews(path string, seq uint64, b []byte) (map[string]*sql.ViewDef, er
 	}
 	return views, nil
 }
-
-func crc32Castagnoli(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }

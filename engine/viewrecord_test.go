@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -63,7 +64,7 @@ func frame(body []byte) []byte {
 	binary.LittleEndian.PutUint16(out[4:], viewVersion)
 	binary.LittleEndian.PutUint32(out[8:], uint32(len(body)))
 	out = append(out, body...)
-	return binary.LittleEndian.AppendUint32(out, crc32Castagnoli(out))
+	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, crc32.MakeTable(crc32.Castagnoli)))
 }
 
 func viewSeeds(t testing.TB) [][]byte {

@@ -6,17 +6,18 @@ import (
 	"hash/crc32"
 )
 
-// The envelope of the small records the table layer writes beside its
-// manifests, the write intents (intent.go, magic SRIN) and the
-// transaction records (txnrecord.go, SRTX): one owner for how such a file
-// is framed and checked, so a reader verifies each the same way.
+// The envelope of the small records written beside the manifests: the
+// table layer's write intents (intent.go, magic SRIN) and transaction
+// records (txnrecord.go, SRTX), and the engine's view catalog (SRVW):
+// one owner for how such a file is framed and checked, so a reader
+// verifies each the same way.
 //
 //	magic (4) | u16 format version | u16 flags (0) | u32 body length |
 //	body | u32 CRC32C (Castagnoli) of every byte before it
 const envelopeHeader = 4 + 2 + 2 + 4
 
-// sealEnvelope frames body as a record of the given magic and version.
-func sealEnvelope(magic string, version uint16, body []byte) []byte {
+// SealEnvelope frames body as a record of the given magic and version.
+func SealEnvelope(magic string, version uint16, body []byte) []byte {
 	out := make([]byte, 0, envelopeHeader+len(body)+4)
 	out = append(out, magic...)
 	out = binary.LittleEndian.AppendUint16(out, version)
@@ -26,10 +27,10 @@ func sealEnvelope(magic string, version uint16, body []byte) []byte {
 	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, castagnoli))
 }
 
-// openEnvelope checks b's frame (size, magic, version, flags, the body's
+// OpenEnvelope checks b's frame (size, magic, version, flags, the body's
 // length against the file's, the checksum) and returns its body; bad
 // makes the caller's ErrCorrupt naming the record.
-func openEnvelope(b []byte, magic string, version uint16, bad func(format string, args ...any) error) ([]byte, error) {
+func OpenEnvelope(b []byte, magic string, version uint16, bad func(format string, args ...any) error) ([]byte, error) {
 	if len(b) < envelopeHeader+4 {
 		return nil, bad("%d bytes is too short", len(b))
 	}

@@ -115,7 +115,7 @@ func (r *intentRecord) marshal() []byte {
 	for _, p := range r.Prefixes {
 		e.str(p)
 	}
-	return sealEnvelope(intentMagic, intentVersion, e.b)
+	return SealEnvelope(intentMagic, intentVersion, e.b)
 }
 
 // unmarshalIntent decodes and checks an intent record; any mismatch is
@@ -124,7 +124,7 @@ func unmarshalIntent(p string, b []byte) (*intentRecord, error) {
 	bad := func(format string, args ...any) error {
 		return errorf(ErrCorrupt, "intent %s: "+format, append([]any{p}, args...)...)
 	}
-	body, err := openEnvelope(b, intentMagic, intentVersion, bad)
+	body, err := OpenEnvelope(b, intentMagic, intentVersion, bad)
 	if err != nil {
 		return nil, err
 	}

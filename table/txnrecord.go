@@ -128,7 +128,7 @@ func (r *TxnRecord) MarshalBinary() ([]byte, error) {
 		e.str(t.Name)
 		e.uv(t.Version)
 	}
-	return sealEnvelope(txnMagic, txnVersion, e.b), nil
+	return SealEnvelope(txnMagic, txnVersion, e.b), nil
 }
 
 // validate checks what every record must hold: an id of NewID's form, a
@@ -178,7 +178,7 @@ func UnmarshalTxnRecord(p string, b []byte) (*TxnRecord, error) {
 	bad := func(format string, args ...any) error {
 		return errorf(ErrCorrupt, "transaction record %s: "+format, append([]any{p}, args...)...)
 	}
-	body, err := openEnvelope(b, txnMagic, txnVersion, bad)
+	body, err := OpenEnvelope(b, txnMagic, txnVersion, bad)
 	if err != nil {
 		return nil, err
 	}
