@@ -56,6 +56,7 @@ func (p *planner) aggregate(r *splan.AggregateRel) (*rel, error) {
 	ms := r.Measures()
 	aggs := make([]exec.Aggregate, len(ms))
 	var margs [][]expr.Expression
+	var filters []expr.Expression // per measure: its FILTER, nil for none
 	all := slices.Clone(groups)
 	for i, m := range ms {
 		f := m.Measure()
@@ -70,9 +71,12 @@ func (p *planner) aggregate(r *splan.AggregateRel) (*rel, error) {
 		if !ok {
 			return nil, fmt.Errorf("%w: %s", errUnsupported("aggregate function"), name)
 		}
-		if flt := m.Filter(); flt != nil && !isTrue(flt) {
-			return nil, fmt.Errorf("%w: aggregate FILTER", ErrUnsupported)
+		var flt expr.Expression
+		if f := m.Filter(); f != nil && !isTrue(f) {
+			flt = f
+			all = append(all, f)
 		}
+		filters = append(filters, flt)
 		if f.Phase() != types.AggPhaseInitialToResult && f.Phase() != types.AggPhaseUnspecified {
 			return nil, fmt.Errorf("%w: aggregation phase %s", ErrUnsupported, f.Phase())
 		}
@@ -111,11 +115,15 @@ func (p *planner) aggregate(r *splan.AggregateRel) (*rel, error) {
 	var extras []physexpr.Expr
 	var names []string
 	var slots []*int
+	var computed func(ce physexpr.Expr, name string, slot *int) error
 	column := func(e expr.Expression, name string, slot *int) error {
 		ce, err := p.expr(e, in)
 		if err != nil {
 			return err
 		}
+		return computed(ce, name, slot)
+	}
+	computed = func(ce physexpr.Expr, name string, slot *int) error {
 		if c, ok := ce.(physexpr.Col); ok {
 			*slot = c.Index
 			return nil
@@ -130,6 +138,12 @@ func (p *planner) aggregate(r *splan.AggregateRel) (*rel, error) {
 		}
 	}
 	for i, args := range margs {
+		if filters[i] != nil {
+			if err := p.filteredArgs(&aggs[i], args, filters[i], in, computed); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		aggs[i].Args = make([]int, len(args))
 		for k, a := range args {
 			if err := column(a, fmt.Sprintf("arg%d_%d", i, k), &aggs[i].Args[k]); err != nil {
@@ -161,6 +175,43 @@ func (p *planner) aggregate(r *splan.AggregateRel) (*rel, error) {
 		out.cols, out.names = append(out.cols, i), append(out.names, f.Name)
 	}
 	return out, nil
+}
+
+// filteredArgs places the arguments of an aggregate with FILTER (WHERE
+// cond): its first argument becomes CASE WHEN cond THEN arg END, and
+// count(*) becomes count(CASE WHEN cond THEN true END). PostgreSQL skips
+// the transition of a row whose filter is not TRUE (ExecBuildAggTrans
+// jumps over it); every aggregate the planner executes skips a row whose
+// first argument is NULL as well (string_agg a NULL value, the strict
+// ones any NULL argument, count(x) and DISTINCT a NULL x), so nulling that
+// argument is the same skip. CASE evaluates arg only over the rows cond
+// keeps (physexpr.Case), so an argument that would raise on a filtered-out
+// row does not, as in PostgreSQL.
+func (p *planner) filteredArgs(a *exec.Aggregate, args []expr.Expression, cond expr.Expression, in *rel, place func(physexpr.Expr, string, *int) error) error {
+	ce, err := p.expr(cond, in)
+	if err != nil {
+		return err
+	}
+	if a.Func == exec.AggCountStar {
+		a.Func = exec.AggCount
+		a.Args = make([]int, 1)
+		gated := physexpr.Case{Whens: []physexpr.When{{Cond: ce, Then: physexpr.Lit{Value: true}}}}
+		return place(gated, a.Name+"_filtered", &a.Args[0])
+	}
+	a.Args = make([]int, len(args))
+	for k, arg := range args {
+		ae, err := p.expr(arg, in)
+		if err != nil {
+			return err
+		}
+		if k == 0 {
+			ae = physexpr.Case{Whens: []physexpr.When{{Cond: ce, Then: ae}}}
+		}
+		if err := place(ae, fmt.Sprintf("%s_arg%d", a.Name, k), &a.Args[k]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // orderedOn reports whether an input with ordering ord keeps rows with

@@ -60,9 +60,13 @@ func (l *lowerer) aggregate(rel plan.Rel, sc *scope, s *pg_query.SelectStmt, cal
 		if err != nil {
 			return nil, nil, err
 		}
+		flt, err := l.aggFilter(fc, sc)
+		if err != nil {
+			return nil, nil, err
+		}
 		out.aggs[fc] = int32(len(out.cols))
 		out.cols = append(out.cols, column{name: funcName(fc), typ: m.GetType()})
-		measures = append(measures, l.b.Measure(m, nil))
+		measures = append(measures, l.b.Measure(m, flt))
 	}
 	var groups [][]expr.Expression
 	if len(out.group.keys) > 0 {
@@ -136,8 +140,8 @@ func (l *lowerer) groupKey(n *pg_query.Node, sc *scope, targets []*pg_query.Node
 // measure lowers one aggregate call over the input scope.
 func (l *lowerer) measure(fc *pg_query.FuncCall, args *scope) (*expr.AggregateFunction, error) {
 	name := funcName(fc)
-	if fc.AggFilter != nil || len(fc.AggOrder) > 0 || fc.Over != nil || fc.AggWithinGroup || fc.FuncVariadic {
-		return nil, fmt.Errorf("%w: FILTER, ORDER BY or OVER in an aggregate%s", ErrUnsupported, l.src.at(fc.Location))
+	if len(fc.AggOrder) > 0 || fc.Over != nil || fc.AggWithinGroup || fc.FuncVariadic {
+		return nil, fmt.Errorf("%w: ORDER BY or OVER in an aggregate%s", ErrUnsupported, l.src.at(fc.Location))
 	}
 	var fargs []expr.Expression
 	if fc.AggStar {
@@ -172,6 +176,25 @@ func (l *lowerer) measure(fc *pg_query.FuncCall, args *scope) (*expr.AggregateFu
 		return nil, fmt.Errorf("%w: %w%s", ErrType, err, l.src.at(fc.Location))
 	}
 	return f, nil
+}
+
+// aggFilter lowers an aggregate's FILTER (WHERE cond) over the input
+// scope: the Measure's filter (nil without one), a boolean, where
+// aggregates are not allowed, as in PostgreSQL's transformAggregateCall
+// (EXPR_KIND_FILTER). The planner gates the call's rows by it
+// (plan/aggregate.go).
+func (l *lowerer) aggFilter(fc *pg_query.FuncCall, sc *scope) (expr.Expression, error) {
+	if fc.AggFilter == nil {
+		return nil, nil
+	}
+	fs := *sc
+	fs.noAggs = "in FILTER"
+	fs.noWins = "window functions are not allowed in FILTER"
+	v, err := l.expr(fc.AggFilter, &fs)
+	if err != nil {
+		return nil, err
+	}
+	return l.coerce(v, kindBool)
 }
 
 // groupedExpr is the lookup of a grouped scope: n, lowered over the input,
