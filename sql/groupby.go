@@ -292,7 +292,10 @@ func (l *lowerer) groupedExpr(n *pg_query.Node, s *scope) (value, bool) {
 		}
 		return !blocked
 	})
-	if !cols || blocked {
+	// Over grouping sets a key with no column (GROUP BY ROLLUP (1) of a
+	// constant item) is still a key: NULL in the sets without it, as
+	// PostgreSQL's grouped Var is; elsewhere it equals its value.
+	if (!cols && s.group.sets == nil) || blocked {
 		return value{}, false
 	}
 	in := *s.group.input

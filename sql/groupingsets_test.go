@@ -7,6 +7,7 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
 )
 
@@ -98,4 +99,14 @@ func TestGroupingSetsErrors(t *testing.T) {
 			t.Errorf("%s: got %v, want %v", c.sql, err, c.want)
 		}
 	}
+}
+
+// TestGroupingSetsConstantKey: over grouping sets a constant SELECT item
+// that is a key reads the key's column (NULL in the sets without it, as
+// PostgreSQL's grouped Var), not its constant value.
+func TestGroupingSetsConstantKey(t *testing.T) {
+	_, root, _ := parseQuery(t, "SELECT 10, count(*) FROM t GROUP BY ROLLUP (1)")
+	proj := root.(*plan.ProjectRel)
+	_, ok := proj.Expressions()[0].(*expr.FieldReference)
+	assert.True(t, ok, "%s", proj.Expressions()[0])
 }
