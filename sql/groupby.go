@@ -40,9 +40,6 @@ type grouping struct {
 // AggregateRel whose output is the group keys then one measure per call,
 // under a Filter for HAVING, and the scope over it.
 func (l *lowerer) aggregate(rel plan.Rel, sc *scope, s *pg_query.SelectStmt, calls []*pg_query.FuncCall) (plan.Rel, *scope, error) {
-	if s.GroupDistinct {
-		return nil, nil, fmt.Errorf("%w: GROUP BY DISTINCT", ErrUnsupported)
-	}
 	out := &scope{aggs: map[*pg_query.FuncCall]int32{}, group: &grouping{input: sc, gid: -1}}
 	keys, names, sets, multi, err := l.groupingSets(s, sc) // groupingsets.go
 	if err != nil {

@@ -177,6 +177,18 @@ func (l *lowerer) groupingSets(s *pg_query.SelectStmt, sc *scope) (keys []expr.E
 		}
 		sets[i] = dedup
 	}
+	if s.GroupDistinct {
+		// GROUP BY DISTINCT drops the sets equal, as sets, to one before
+		// them (PostgreSQL's expand_grouping_sets with groupDistinct).
+		var kept [][]int
+		for _, set := range sets {
+			sorted := slices.Sorted(slices.Values(set))
+			if !slices.ContainsFunc(kept, func(k []int) bool { return slices.Equal(slices.Sorted(slices.Values(k)), sorted) }) {
+				kept = append(kept, set)
+			}
+		}
+		sets = kept
+	}
 	return keys, names, sets, multi, nil
 }
 
