@@ -29,6 +29,16 @@ var aggregateFuncs = map[string]struct {
 	"bool_or":    {exec.AggBoolOr, 1},
 	"string_agg": {exec.AggStringAgg, 2},
 	"any_value":  {exec.AggAnyValue, 1},
+	// Ordered-set aggregates: the fraction (a direct argument) then the
+	// value, whose order is the call's one sort (WITHIN GROUP).
+	"percentile_cont": {exec.AggPercentileCont, 2},
+	"percentile_disc": {exec.AggPercentileDisc, 2},
+	"mode":            {exec.AggMode, 1},
+}
+
+// orderedSet reports whether f is an ordered-set aggregate.
+func orderedSet(f exec.AggregateFunc) bool {
+	return f == exec.AggPercentileCont || f == exec.AggPercentileDisc || f == exec.AggMode
 }
 
 // aggregate plans an AggregateRel with at most one grouping set: group
@@ -80,7 +90,19 @@ func (p *planner) aggregate(r *splan.AggregateRel) (*rel, error) {
 		if f.Phase() != types.AggPhaseInitialToResult && f.Phase() != types.AggPhaseUnspecified {
 			return nil, fmt.Errorf("%w: aggregation phase %s", ErrUnsupported, f.Phase())
 		}
-		if len(f.Sorts) > 0 {
+		desc := false
+		switch {
+		case orderedSet(fn.f):
+			// WITHIN GROUP (ORDER BY x): one sort, by the value argument.
+			if len(f.Sorts) != 1 || f.NArgs() == 0 || asExpr(f.Arg(f.NArgs()-1)) == nil || !f.Sorts[0].Expr.Equals(asExpr(f.Arg(f.NArgs()-1))) {
+				return nil, fmt.Errorf("%w: %s needs one sort, by its last argument (WITHIN GROUP (ORDER BY x))", ErrInvalidPlan, name)
+			}
+			d, ok := f.Sorts[0].Kind.(types.SortDirection)
+			if !ok {
+				return nil, fmt.Errorf("%w: %s ordered by a comparison function", ErrUnsupported, name)
+			}
+			desc = d == types.SortDescNullsFirst || d == types.SortDescNullsLast
+		case len(f.Sorts) > 0:
 			return nil, fmt.Errorf("%w: ORDER BY inside %s", ErrUnsupported, name)
 		}
 		n := f.NArgs()
@@ -95,7 +117,7 @@ func (p *planner) aggregate(r *splan.AggregateRel) (*rel, error) {
 			}
 			args = append(args, a)
 		}
-		aggs[i] = exec.Aggregate{Func: fn.f, Distinct: f.Invocation() == types.AggInvocationDistinct, Name: fmt.Sprintf("%s%d", name, i)}
+		aggs[i] = exec.Aggregate{Func: fn.f, Distinct: f.Invocation() == types.AggInvocationDistinct, Name: fmt.Sprintf("%s%d", name, i), Desc: desc}
 		if fn.f == exec.AggCount && n == 0 {
 			aggs[i].Func, aggs[i].Distinct = exec.AggCountStar, false
 		}
@@ -162,7 +184,9 @@ func (p *planner) aggregate(r *splan.AggregateRel) (*rel, error) {
 		}
 	}
 	var agg exec.Node
-	if orderedOn(node.Properties().Ordering, gcols) {
+	// An ordered-set aggregate's values are reserved in the hash
+	// aggregate (a typed error over the memory limit): hashed always.
+	if orderedOn(node.Properties().Ordering, gcols) && !slices.ContainsFunc(aggs, func(a exec.Aggregate) bool { return orderedSet(a.Func) }) {
 		agg, err = exec.NewOrderedAggregateExec(node, gcols, aggs)
 	} else {
 		agg, err = exec.NewHashAggregateExec(node, gcols, aggs)
@@ -212,6 +236,12 @@ func (p *planner) filteredArgs(a *exec.Aggregate, args []expr.Expression, cond e
 		}
 	}
 	return nil
+}
+
+// asExpr is a function argument as an expression (nil otherwise).
+func asExpr(a types.FuncArg) expr.Expression {
+	e, _ := a.(expr.Expression)
+	return e
 }
 
 // orderedOn reports whether an input with ordering ord keeps rows with

@@ -16,6 +16,7 @@ import (
 var aggregateNames = map[string]bool{
 	"count": true, "sum": true, "avg": true, "min": true, "max": true,
 	"bool_and": true, "bool_or": true, "string_agg": true,
+	"percentile_cont": true, "percentile_disc": true, "mode": true, // ordered-set: orderedset.go
 }
 
 // grouping is what a scope over an AggregateRel knows of the rows below
@@ -208,6 +209,9 @@ func (l *lowerer) groupKey(n *pg_query.Node, sc *scope, targets []*pg_query.Node
 // measure lowers one aggregate call over the input scope.
 func (l *lowerer) measure(fc *pg_query.FuncCall, args *scope) (*expr.AggregateFunction, error) {
 	name := funcName(fc)
+	if orderedSetNames[name] || fc.AggWithinGroup {
+		return l.orderedSetMeasure(fc, args) // orderedset.go
+	}
 	if len(fc.AggOrder) > 0 || fc.Over != nil || fc.AggWithinGroup || fc.FuncVariadic {
 		return nil, fmt.Errorf("%w: ORDER BY or OVER in an aggregate%s", ErrUnsupported, l.src.at(fc.Location))
 	}
