@@ -94,7 +94,7 @@ func (p *planner) aggregate(r *splan.AggregateRel) (*rel, error) {
 		switch {
 		case orderedSet(fn.f):
 			// WITHIN GROUP (ORDER BY x): one sort, by the value argument.
-			if len(f.Sorts) != 1 || f.NArgs() == 0 || asExpr(f.Arg(f.NArgs()-1)) == nil || !f.Sorts[0].Expr.Equals(asExpr(f.Arg(f.NArgs()-1))) {
+			if len(f.Sorts) != 1 || f.NArgs() == 0 || !sameSortValue(f.Sorts[0].Expr, asExpr(f.Arg(f.NArgs()-1))) {
 				return nil, fmt.Errorf("%w: %s needs one sort, by its last argument (WITHIN GROUP (ORDER BY x))", ErrInvalidPlan, name)
 			}
 			d, ok := f.Sorts[0].Kind.(types.SortDirection)
@@ -236,6 +236,17 @@ func (p *planner) filteredArgs(a *exec.Aggregate, args []expr.Expression, cond e
 		}
 	}
 	return nil
+}
+
+// sameSortValue reports whether an ordered-set aggregate's sort is by its
+// value argument v. substrait-go's Equals compares float literals with ==,
+// so a value holding a NaN constant never equals itself: such a pair
+// matches by type and text.
+func sameSortValue(s, v expr.Expression) bool {
+	if s == nil || v == nil {
+		return false
+	}
+	return s.Equals(v) || s.GetType().Equals(v.GetType()) && s.String() == v.String()
 }
 
 // asExpr is a function argument as an expression (nil otherwise).

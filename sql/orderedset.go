@@ -71,6 +71,19 @@ func (l *lowerer) orderedSetMeasure(fc *pg_query.FuncCall, args *scope) (*expr.A
 	if err != nil {
 		return nil, err
 	}
+	if v.how != typed {
+		// An unknown-type literal or NULL: percentile_cont's float8
+		// takes it; the anyelement of percentile_disc and mode cannot
+		// be resolved from it, PostgreSQL's enforce_generic_type_consistency.
+		if name != "percentile_cont" {
+			return nil, fmt.Errorf("%w: could not determine polymorphic type because input has type unknown%s", ErrType, at)
+		}
+		e, err := l.coerce(v, kindF64)
+		if err != nil {
+			return nil, err
+		}
+		v = value{e: e, loc: v.loc}
+	}
 	value, err := l.settle(v)
 	if err != nil {
 		return nil, err

@@ -52,6 +52,8 @@ func TestOrderedSetErrors(t *testing.T) {
 		{"SELECT percentile_cont(ARRAY[0.5, 0.9]) WITHIN GROUP (ORDER BY id) FROM t", ErrUnsupported},
 		{"SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY id) OVER () FROM t", ErrUnsupported},
 		{"SELECT mode(id) WITHIN GROUP (ORDER BY id) FROM t", ErrType},
+		{"SELECT mode() WITHIN GROUP (ORDER BY 'x') FROM t", ErrType},
+		{"SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY NULL) FROM t", ErrType},
 	} {
 		_, err := Parse(c.sql, testCatalog)
 		if !errors.Is(err, c.want) {
