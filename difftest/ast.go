@@ -77,6 +77,8 @@ func (e *Expr) SQL() string {
 		return aggFilterSQL(e)
 	case "grouping": // gengrouping.go
 		return groupingSQL(e)
+	case "orderedset": // gengrouping.go
+		return orderedSetSQL(e)
 	case "window": // genwindow.go: the whole call
 		return e.Text
 	case "between", "notbetween":

@@ -51,6 +51,9 @@ func (g *Gen) grouped(q *Query, s scope) {
 	for i, n := 0, g.between(1, 3); i < n; i++ {
 		q.Select = append(q.Select, g.withFilter(g.aggregate(s), s)) // gengrouping.go
 	}
+	if g.p(0.15) {
+		q.Select = append(q.Select, g.orderedSet(s)) // gengrouping.go
+	}
 	if g.p(0.3) {
 		a := g.withFilter(g.aggregate(s), s)
 		q.Having = &Expr{Op: "cmp", Type: TBool, Text: pick(g, []string{"=", "<>", "<", "<=", ">", ">="}),

@@ -118,3 +118,34 @@ func aggFilterSQL(e *Expr) string {
 	}
 	return call + " FILTER (WHERE " + cond + ")"
 }
+
+// orderedSet draws percentile_cont(f), percentile_disc(f) or mode()
+// WITHIN GROUP (ORDER BY x [DESC]) over s: op orderedset, Text the call's
+// head ("percentile_disc(0.25)"), Args the value and, for DESC, Text
+// carries " DESC" after a tab.
+func (g *Gen) orderedSet(s scope) *Expr {
+	frac := pick(g, []string{"0", "0.25", "0.5", "0.75", "1", "0.1"})
+	dir := ""
+	if g.p(0.4) {
+		dir = " DESC"
+	}
+	switch g.n(3) {
+	case 0:
+		x := g.expr(s, pick(g, []Type{TInt, TI16, TI32, TFloat, TF32, TNumeric}), 1, false)
+		return &Expr{Op: "orderedset", Type: TFloat, Text: "percentile_cont(" + frac + ")\t" + dir, Args: []*Expr{x}, Raises: x.Raises}
+	case 1:
+		t := g.typ()
+		x := g.expr(s, t, 1, false)
+		return &Expr{Op: "orderedset", Type: t, Text: "percentile_disc(" + frac + ")\t" + dir, Args: []*Expr{x}, Raises: x.Raises}
+	default:
+		t := g.typ()
+		x := g.expr(s, t, 1, false)
+		return &Expr{Op: "orderedset", Type: t, Text: "mode()\t" + dir, Args: []*Expr{x}, Raises: x.Raises}
+	}
+}
+
+// orderedSetSQL renders an orderedset call.
+func orderedSetSQL(e *Expr) string {
+	head, dir, _ := strings.Cut(e.Text, "\t")
+	return head + " WITHIN GROUP (ORDER BY " + e.Args[0].SQL() + dir + ")"
+}

@@ -67,7 +67,7 @@ func groupKeyColumns(q *Query) (cols []int, ungrouped *Query, ok bool) {
 }
 
 func isAggregate(e *Expr) bool {
-	return e.Op == "agg" || e.Op == "aggdistinct" || e.Op == "aggfilter" || e.Op == "grouping"
+	return e.Op == "agg" || e.Op == "aggdistinct" || e.Op == "aggfilter" || e.Op == "grouping" || e.Op == "orderedset"
 }
 
 // anyNode: f holds for e or a node under it.
