@@ -73,6 +73,12 @@ func (e *Expr) SQL() string {
 		return e.Text + "(" + a(0) + ")"
 	case "aggdistinct":
 		return e.Text + "(DISTINCT " + a(0) + ")"
+	case "aggfilter": // gengrouping.go
+		return aggFilterSQL(e)
+	case "grouping": // gengrouping.go
+		return groupingSQL(e)
+	case "orderedset": // gengrouping.go
+		return orderedSetSQL(e)
 	case "window": // genwindow.go: the whole call
 		return e.Text
 	case "between", "notbetween":

@@ -32,12 +32,14 @@ func (g *Gen) orderAll(q *Query) {
 
 // grouped makes q SELECT keys..., aggregates... GROUP BY keys [HAVING].
 func (g *Gen) grouped(q *Query, s scope) {
+	var keys []*Expr
 	for i, n := 0, g.between(0, 2); i < n; i++ {
 		e := g.leaf(s, g.typ())
 		if g.p(0.3) {
 			e = g.expr(s, g.typ(), 1, false)
 		}
 		q.Select = append(q.Select, e)
+		keys = append(keys, e)
 		// By position or by the expression itself (a bare constant is not
 		// a GROUP BY expression in PostgreSQL: by position then).
 		if e.Op == "lit" || g.p(0.4) {
@@ -47,15 +49,19 @@ func (g *Gen) grouped(q *Query, s scope) {
 		}
 	}
 	for i, n := 0, g.between(1, 3); i < n; i++ {
-		q.Select = append(q.Select, g.aggregate(s))
+		q.Select = append(q.Select, g.withFilter(g.aggregate(s), s)) // gengrouping.go
+	}
+	if g.p(0.15) {
+		q.Select = append(q.Select, g.orderedSet(s)) // gengrouping.go
 	}
 	if g.p(0.3) {
-		a := g.aggregate(s)
+		a := g.withFilter(g.aggregate(s), s)
 		q.Having = &Expr{Op: "cmp", Type: TBool, Text: pick(g, []string{"=", "<>", "<", "<=", ">", ">="}),
 			Args: []*Expr{a, g.literal(a.Type)}, Raises: a.Raises}
 	} else if g.p(0.08) {
 		q.Having = g.constHaving() // genliterals.go
 	}
+	g.groupingSets(q, keys) // gengrouping.go
 	g.orderAll(q)
 }
 

@@ -66,7 +66,9 @@ func groupKeyColumns(q *Query) (cols []int, ungrouped *Query, ok bool) {
 	return cols, base, true
 }
 
-func isAggregate(e *Expr) bool { return e.Op == "agg" || e.Op == "aggdistinct" }
+func isAggregate(e *Expr) bool {
+	return e.Op == "agg" || e.Op == "aggdistinct" || e.Op == "aggfilter" || e.Op == "grouping" || e.Op == "orderedset"
+}
 
 // anyNode: f holds for e or a node under it.
 func anyNode(e *Expr, f func(*Expr) bool) bool {

@@ -14,19 +14,23 @@ import (
 type AggregateFunc int
 
 const (
-	AggCountStar AggregateFunc = iota // count(*): every input row
-	AggCount                          // count(x): rows where x is not NULL
-	AggSum                            // sum(x)
-	AggAvg                            // avg(x)
-	AggMin                            // min(x)
-	AggMax                            // max(x)
-	AggBoolAnd                        // bool_and(x)
-	AggBoolOr                         // bool_or(x)
-	AggStringAgg                      // string_agg(x, delimiter)
-	AggAnyValue                       // any_value(x): Substrait's; the first non-NULL x here
+	AggCountStar      AggregateFunc = iota // count(*): every input row
+	AggCount                               // count(x): rows where x is not NULL
+	AggSum                                 // sum(x)
+	AggAvg                                 // avg(x)
+	AggMin                                 // min(x)
+	AggMax                                 // max(x)
+	AggBoolAnd                             // bool_and(x)
+	AggBoolOr                              // bool_or(x)
+	AggStringAgg                           // string_agg(x, delimiter)
+	AggAnyValue                            // any_value(x): Substrait's; the first non-NULL x here
+	AggPercentileCont                      // percentile_cont(fraction) WITHIN GROUP (ORDER BY x): acc_orderedset.go
+	AggPercentileDisc                      // percentile_disc(fraction) WITHIN GROUP (ORDER BY x)
+	AggMode                                // mode() WITHIN GROUP (ORDER BY x)
 )
 
-var aggNames = [...]string{"count", "count", "sum", "avg", "min", "max", "bool_and", "bool_or", "string_agg", "any_value"}
+var aggNames = [...]string{"count", "count", "sum", "avg", "min", "max", "bool_and", "bool_or", "string_agg", "any_value",
+	"percentile_cont", "percentile_disc", "mode"}
 
 func (f AggregateFunc) String() string {
 	if f < 0 || int(f) >= len(aggNames) {
@@ -43,6 +47,8 @@ type Aggregate struct {
 	Args     []int
 	Distinct bool
 	Name     string // output column name
+	// Desc: an ordered-set aggregate's WITHIN GROUP order is descending.
+	Desc bool
 }
 
 func (a Aggregate) describe(in *arrow.Schema) string {
@@ -91,7 +97,7 @@ func aggSignature(a Aggregate, args []arrow.DataType) (arrow.DataType, func() ac
 	switch a.Func {
 	case AggCountStar:
 		want = 0
-	case AggStringAgg:
+	case AggStringAgg, AggPercentileCont, AggPercentileDisc:
 		want = 2
 	}
 	if len(args) != want {
@@ -153,6 +159,11 @@ func aggSignature(a Aggregate, args []arrow.DataType) (arrow.DataType, func() ac
 			return nil, nil, fmt.Errorf("%w: string_agg(%s, %s) is not supported", physexpr.ErrInvalidArgument, args[0], args[1])
 		}
 		out, mk = arrow.BinaryTypes.String, func() accumulator { return &stringAggAcc{} }
+	case AggPercentileCont, AggPercentileDisc, AggMode:
+		var err error
+		if out, mk, err = orderedSetSignature(a, args); err != nil {
+			return nil, nil, err
+		}
 	default:
 		return nil, nil, fmt.Errorf("%w: aggregate function %d", physexpr.ErrInvalidArgument, a.Func)
 	}

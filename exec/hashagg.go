@@ -281,6 +281,16 @@ func (s *hashAggStream) take(ctx context.Context, b arrow.RecordBatch, perGroup 
 			return err
 		}
 		want := int64(s.groups()) * perGroup
+		held := heldBytes(s.accs)
+		if held > 0 {
+			// An ordered-set aggregate holds its groups' values
+			// (acc_orderedset.go): they are not spilled, so over the limit
+			// the query fails, typed, rather than grow without bound.
+			if err := s.res.TryGrow(want + held - s.res.Size()); err != nil {
+				return fmt.Errorf("HashAggregateExec: the values of percentile_cont, percentile_disc or mode (%d bytes in %d groups): %w", held, s.groups(), err)
+			}
+			return nil
+		}
 		if s.res.TryGrow(want-s.res.Size()) == nil || len(s.n.agg.groups) == 0 {
 			return nil
 		}
@@ -318,6 +328,17 @@ func (s *hashAggStream) take(ctx context.Context, b arrow.RecordBatch, perGroup 
 	}
 	defer kb.Release()
 	return s.fold(kb)
+}
+
+// heldBytes is the size of the values ordered-set accumulators hold.
+func heldBytes(accs []accumulator) int64 {
+	var n int64
+	for _, a := range accs {
+		if h, ok := a.(interface{ heldBytes() int64 }); ok {
+			n += h.heldBytes()
+		}
+	}
+	return n
 }
 
 // dropSpill abandons the overflow and removes the spill directory.

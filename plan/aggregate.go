@@ -29,6 +29,16 @@ var aggregateFuncs = map[string]struct {
 	"bool_or":    {exec.AggBoolOr, 1},
 	"string_agg": {exec.AggStringAgg, 2},
 	"any_value":  {exec.AggAnyValue, 1},
+	// Ordered-set aggregates: the fraction (a direct argument) then the
+	// value, whose order is the call's one sort (WITHIN GROUP).
+	"percentile_cont": {exec.AggPercentileCont, 2},
+	"percentile_disc": {exec.AggPercentileDisc, 2},
+	"mode":            {exec.AggMode, 1},
+}
+
+// orderedSet reports whether f is an ordered-set aggregate.
+func orderedSet(f exec.AggregateFunc) bool {
+	return f == exec.AggPercentileCont || f == exec.AggPercentileDisc || f == exec.AggMode
 }
 
 // aggregate plans an AggregateRel with at most one grouping set: group
@@ -56,6 +66,7 @@ func (p *planner) aggregate(r *splan.AggregateRel) (*rel, error) {
 	ms := r.Measures()
 	aggs := make([]exec.Aggregate, len(ms))
 	var margs [][]expr.Expression
+	var filters []expr.Expression // per measure: its FILTER, nil for none
 	all := slices.Clone(groups)
 	for i, m := range ms {
 		f := m.Measure()
@@ -70,13 +81,28 @@ func (p *planner) aggregate(r *splan.AggregateRel) (*rel, error) {
 		if !ok {
 			return nil, fmt.Errorf("%w: %s", errUnsupported("aggregate function"), name)
 		}
-		if flt := m.Filter(); flt != nil && !isTrue(flt) {
-			return nil, fmt.Errorf("%w: aggregate FILTER", ErrUnsupported)
+		var flt expr.Expression
+		if f := m.Filter(); f != nil && !isTrue(f) {
+			flt = f
+			all = append(all, f)
 		}
+		filters = append(filters, flt)
 		if f.Phase() != types.AggPhaseInitialToResult && f.Phase() != types.AggPhaseUnspecified {
 			return nil, fmt.Errorf("%w: aggregation phase %s", ErrUnsupported, f.Phase())
 		}
-		if len(f.Sorts) > 0 {
+		desc := false
+		switch {
+		case orderedSet(fn.f):
+			// WITHIN GROUP (ORDER BY x): one sort, by the value argument.
+			if len(f.Sorts) != 1 || f.NArgs() == 0 || !sameSortValue(f.Sorts[0].Expr, asExpr(f.Arg(f.NArgs()-1))) {
+				return nil, fmt.Errorf("%w: %s needs one sort, by its last argument (WITHIN GROUP (ORDER BY x))", ErrInvalidPlan, name)
+			}
+			d, ok := f.Sorts[0].Kind.(types.SortDirection)
+			if !ok {
+				return nil, fmt.Errorf("%w: %s ordered by a comparison function", ErrUnsupported, name)
+			}
+			desc = d == types.SortDescNullsFirst || d == types.SortDescNullsLast
+		case len(f.Sorts) > 0:
 			return nil, fmt.Errorf("%w: ORDER BY inside %s", ErrUnsupported, name)
 		}
 		n := f.NArgs()
@@ -91,7 +117,7 @@ func (p *planner) aggregate(r *splan.AggregateRel) (*rel, error) {
 			}
 			args = append(args, a)
 		}
-		aggs[i] = exec.Aggregate{Func: fn.f, Distinct: f.Invocation() == types.AggInvocationDistinct, Name: fmt.Sprintf("%s%d", name, i)}
+		aggs[i] = exec.Aggregate{Func: fn.f, Distinct: f.Invocation() == types.AggInvocationDistinct, Name: fmt.Sprintf("%s%d", name, i), Desc: desc}
 		if fn.f == exec.AggCount && n == 0 {
 			aggs[i].Func, aggs[i].Distinct = exec.AggCountStar, false
 		}
@@ -111,11 +137,15 @@ func (p *planner) aggregate(r *splan.AggregateRel) (*rel, error) {
 	var extras []physexpr.Expr
 	var names []string
 	var slots []*int
+	var computed func(ce physexpr.Expr, name string, slot *int) error
 	column := func(e expr.Expression, name string, slot *int) error {
 		ce, err := p.expr(e, in)
 		if err != nil {
 			return err
 		}
+		return computed(ce, name, slot)
+	}
+	computed = func(ce physexpr.Expr, name string, slot *int) error {
 		if c, ok := ce.(physexpr.Col); ok {
 			*slot = c.Index
 			return nil
@@ -130,6 +160,12 @@ func (p *planner) aggregate(r *splan.AggregateRel) (*rel, error) {
 		}
 	}
 	for i, args := range margs {
+		if filters[i] != nil {
+			if err := p.filteredArgs(&aggs[i], args, filters[i], in, computed); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		aggs[i].Args = make([]int, len(args))
 		for k, a := range args {
 			if err := column(a, fmt.Sprintf("arg%d_%d", i, k), &aggs[i].Args[k]); err != nil {
@@ -148,7 +184,9 @@ func (p *planner) aggregate(r *splan.AggregateRel) (*rel, error) {
 		}
 	}
 	var agg exec.Node
-	if orderedOn(node.Properties().Ordering, gcols) {
+	// An ordered-set aggregate's values are reserved in the hash
+	// aggregate (a typed error over the memory limit): hashed always.
+	if orderedOn(node.Properties().Ordering, gcols) && !slices.ContainsFunc(aggs, func(a exec.Aggregate) bool { return orderedSet(a.Func) }) {
 		agg, err = exec.NewOrderedAggregateExec(node, gcols, aggs)
 	} else {
 		agg, err = exec.NewHashAggregateExec(node, gcols, aggs)
@@ -161,6 +199,60 @@ func (p *planner) aggregate(r *splan.AggregateRel) (*rel, error) {
 		out.cols, out.names = append(out.cols, i), append(out.names, f.Name)
 	}
 	return out, nil
+}
+
+// filteredArgs places the arguments of an aggregate with FILTER (WHERE
+// cond): its first argument becomes CASE WHEN cond THEN arg END, and
+// count(*) becomes count(CASE WHEN cond THEN true END). PostgreSQL skips
+// the transition of a row whose filter is not TRUE (ExecBuildAggTrans
+// jumps over it); every aggregate the planner executes skips a row whose
+// first argument is NULL as well (string_agg a NULL value, the strict
+// ones any NULL argument, count(x) and DISTINCT a NULL x), so nulling that
+// argument is the same skip. CASE evaluates arg only over the rows cond
+// keeps (physexpr.Case), so an argument that would raise on a filtered-out
+// row does not, as in PostgreSQL.
+func (p *planner) filteredArgs(a *exec.Aggregate, args []expr.Expression, cond expr.Expression, in *rel, place func(physexpr.Expr, string, *int) error) error {
+	ce, err := p.expr(cond, in)
+	if err != nil {
+		return err
+	}
+	if a.Func == exec.AggCountStar {
+		a.Func = exec.AggCount
+		a.Args = make([]int, 1)
+		gated := physexpr.Case{Whens: []physexpr.When{{Cond: ce, Then: physexpr.Lit{Value: true}}}}
+		return place(gated, a.Name+"_filtered", &a.Args[0])
+	}
+	a.Args = make([]int, len(args))
+	for k, arg := range args {
+		ae, err := p.expr(arg, in)
+		if err != nil {
+			return err
+		}
+		if k == 0 {
+			ae = physexpr.Case{Whens: []physexpr.When{{Cond: ce, Then: ae}}}
+		}
+		if err := place(ae, fmt.Sprintf("%s_arg%d", a.Name, k), &a.Args[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sameSortValue reports whether an ordered-set aggregate's sort is by its
+// value argument v. substrait-go's Equals compares float literals with ==,
+// so a value holding a NaN constant never equals itself: such a pair
+// matches by type and text.
+func sameSortValue(s, v expr.Expression) bool {
+	if s == nil || v == nil {
+		return false
+	}
+	return s.Equals(v) || s.GetType().Equals(v.GetType()) && s.String() == v.String()
+}
+
+// asExpr is a function argument as an expression (nil otherwise).
+func asExpr(a types.FuncArg) expr.Expression {
+	e, _ := a.(expr.Expression)
+	return e
 }
 
 // orderedOn reports whether an input with ordering ord keeps rows with

@@ -8,8 +8,6 @@ import (
 	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/exec/exectest"
 	"github.com/stablerow/stablerow/plan"
-	"github.com/substrait-io/substrait-go/v8/expr"
-	splan "github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
 	"google.golang.org/protobuf/proto"
@@ -100,19 +98,6 @@ func TestBuildErrors(t *testing.T) {
 		c2 := newCatalog(t, mem)
 		c2.add("t", tUser[:2], nil)
 		isErr(t, buildErr(t, c2, seed), plan.ErrInvalidPlan)
-	})
-	t.Run("grouping-sets", func(t *testing.T) {
-		// GROUP BY is planned; several grouping sets are not.
-		s := newSB(t)
-		tb := s.scan(c, "t")
-		cstar := must(s.b.AggregateFn(aggURN, "count", nil))
-		ref := must(s.b.RootFieldRef(tb, 1))
-		ag := must(s.b.AggregateExprs(tb, []splan.AggRelMeasure{s.b.Measure(cstar, nil)}, []expr.Expression{ref}, []expr.Expression{ref}))
-		err := buildErr(t, c, s.plan(ag, "name", "name2", "n"))
-		isErr(t, err, plan.ErrUnsupported)
-		if !strings.Contains(err.Error(), "GROUPING SETS") {
-			t.Fatal(err)
-		}
 	})
 	t.Run("left-join-left-condition", func(t *testing.T) {
 		s := newSB(t)

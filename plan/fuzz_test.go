@@ -9,6 +9,8 @@ import (
 	"github.com/stablerow/stablerow/exec/exectest"
 	"github.com/stablerow/stablerow/internal/fuzzseed"
 	"github.com/stablerow/stablerow/plan"
+	"github.com/substrait-io/substrait-go/v8/expr"
+	splan "github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
 	"google.golang.org/protobuf/proto"
 )
@@ -29,6 +31,18 @@ func seedPlans(t testing.TB, c *testCatalog) [][]byte {
 	for _, tc := range relationCases() {
 		add(tc.build(newSB(t), c))
 	}
+	// Several groupings (plan/ingest/groupingsets.go): duplicate sets, and
+	// a set beside the empty one.
+	s := newSB(t)
+	tb := s.scan(c, "t")
+	cstar := must(s.b.AggregateFn(aggURN, "count", nil))
+	ref := must(s.b.RootFieldRef(tb, 1))
+	add(s.plan(must(s.b.AggregateExprs(tb, []splan.AggRelMeasure{s.b.Measure(cstar, nil)}, []expr.Expression{ref}, []expr.Expression{ref})), "name", "n", "set"))
+	s = newSB(t)
+	tb = s.scan(c, "t")
+	cstar = must(s.b.AggregateFn(aggURN, "count", nil))
+	add(s.plan(must(s.b.AggregateExprs(tb, []splan.AggRelMeasure{s.b.Measure(cstar, s.fn(cmpURN, "gt", s.ref(tb, 0), lit(int64(11))))},
+		[]expr.Expression{s.ref(tb, 1)}, []expr.Expression{})), "name", "n"))
 	return out
 }
 

@@ -24,7 +24,11 @@
 // GROUP BY items are expressions, SELECT-list positions or output names
 // (groupby.go); over an Aggregate an expression equal to a group key refers
 // to the key's column, and any other input column is an error, as in
-// Postgres. UNION/INTERSECT/EXCEPT [ALL] lower to a SetRel with ORDER BY,
+// Postgres. GROUPING SETS, ROLLUP and CUBE expand to their sets and run
+// as one Aggregate over the input crossed with the set ids, grouping by
+// the keys (NULL in the sets without them) and the set id
+// (groupingsets.go); FILTER (WHERE ...) is the Measure's filter.
+// UNION/INTERSECT/EXCEPT [ALL] lower to a SetRel with ORDER BY,
 // LIMIT and OFFSET over its result (setop.go).
 //
 // The projection sits under the sort whenever every ORDER BY key is an

@@ -30,7 +30,7 @@ func TestErrors(t *testing.T) {
 		{"SELECT _rowid FROM t JOIN u ON t.id = u.id", ErrAmbiguous, "_rowid"},
 		{"SELECT 1 FROM t JOIN t ON t.id = t.id", ErrAmbiguous, "more than once"},
 		{"SELECT id AS a, name AS a FROM t ORDER BY a", ErrAmbiguous, "ORDER BY"},
-		{"SELECT id FROM t GROUP BY ROLLUP (id)", ErrUnsupported, "ROLLUP"},
+		{"SELECT id FROM t GROUP BY CUBE (id, id, id, id, id, id, id, id, id, id, id, id, id)", ErrInvalid, "CUBE is limited to 12 elements"},
 		{"SELECT DISTINCT ON (id) id, name FROM t ORDER BY name, id", ErrInvalidColumnReference, "SELECT DISTINCT ON expressions must match initial ORDER BY expressions at line 1, column 21"},
 		{"SELECT id, name FROM t GROUP BY id", ErrInvalid, "must appear in the GROUP BY clause"},
 		{"SELECT id FROM t UNION SELECT name FROM t", ErrType, "UNION types bigint and text cannot be matched"},

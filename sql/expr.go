@@ -57,6 +57,8 @@ func (l *lowerer) expr(n *pg_query.Node, s *scope) (value, error) {
 		return l.minMax(x.MinMaxExpr, s)
 	case *pg_query.Node_SqlvalueFunction:
 		return l.sqlValueFunction(x.SqlvalueFunction) // now.go
+	case *pg_query.Node_GroupingFunc:
+		return l.groupingFunc(x.GroupingFunc, s) // groupingsets.go
 	case *pg_query.Node_AArrayExpr:
 		return value{}, fmt.Errorf("%w: ARRAY outside UNNEST%s", ErrUnsupported, l.src.at(x.AArrayExpr.Location))
 	}

@@ -16,6 +16,7 @@ import (
 var aggregateNames = map[string]bool{
 	"count": true, "sum": true, "avg": true, "min": true, "max": true,
 	"bool_and": true, "bool_or": true, "string_agg": true,
+	"percentile_cont": true, "percentile_disc": true, "mode": true, // ordered-set: orderedset.go
 }
 
 // grouping is what a scope over an AggregateRel knows of the rows below
@@ -26,31 +27,86 @@ var aggregateNames = map[string]bool{
 type grouping struct {
 	input *scope
 	keys  []expr.Expression
+	// sets are the grouping sets as indices into keys (nil: a plain
+	// GROUP BY, one set of every key); gid is the scope's column of the
+	// set id when there are several (-1 otherwise), and marker, with an
+	// empty set among them, the expanded input's marker column
+	// (groupingsets.go).
+	sets   [][]int
+	gid    int
+	marker expr.Expression
 }
 
 // aggregate lowers GROUP BY, the aggregate calls and HAVING: an
 // AggregateRel whose output is the group keys then one measure per call,
 // under a Filter for HAVING, and the scope over it.
 func (l *lowerer) aggregate(rel plan.Rel, sc *scope, s *pg_query.SelectStmt, calls []*pg_query.FuncCall) (plan.Rel, *scope, error) {
-	if s.GroupDistinct {
-		return nil, nil, fmt.Errorf("%w: GROUP BY DISTINCT", ErrUnsupported)
+	out := &scope{aggs: map[*pg_query.FuncCall]int32{}, group: &grouping{input: sc, gid: -1}}
+	keys, names, sets, multi, err := l.groupingSets(s, sc) // groupingsets.go
+	if err != nil {
+		return nil, nil, err
 	}
-	out := &scope{aggs: map[*pg_query.FuncCall]int32{}, group: &grouping{input: sc}}
-	for _, g := range s.GroupClause {
-		v, err := l.groupKey(g, sc, s.TargetList)
+	out.group.keys = keys
+	if multi {
+		out.group.sets = sets
+	}
+	if len(sets) == 1 {
+		// One set: a plain GROUP BY of its keys (GROUPING SETS ((a, b))
+		// is GROUP BY a, b; GROUP BY () the aggregate over all rows).
+		keys = make([]expr.Expression, len(sets[0]))
+		for i, k := range sets[0] {
+			keys[i] = out.group.keys[k]
+		}
+		setNames := make([]string, len(sets[0]))
+		for i, k := range sets[0] {
+			setNames[i] = names[k]
+		}
+		names = setNames
+		out.group.keys = keys
+		if multi {
+			out.group.sets = [][]int{make([]int, len(keys))}
+			for i := range keys {
+				out.group.sets[0][i] = i
+			}
+		}
+	}
+	for i, k := range out.group.keys {
+		out.cols = append(out.cols, column{name: names[i], typ: k.GetType()})
+	}
+	groupBy := out.group.keys
+	marker := -1
+	if len(sets) > 1 {
+		// Several sets: one aggregate over the expanded input, grouping
+		// by the nulled keys and the set id (groupingsets.go).
+		w := len(sc.cols)
+		var gid int
+		if rel, marker, gid, err = l.expandForSets(rel, w, keys, sets); err != nil {
+			return nil, nil, err
+		}
+		rt := rel.RecordType()
+		groupBy = nil
+		for i := range keys {
+			ref, err := expr.NewRootFieldRef(expr.NewStructFieldRef(int32(gid+1+i)), &rt)
+			if err != nil {
+				return nil, nil, err
+			}
+			groupBy = append(groupBy, ref)
+			out.cols[i].typ = ref.GetType()
+		}
+		gref, err := expr.NewRootFieldRef(expr.NewStructFieldRef(int32(gid)), &rt)
 		if err != nil {
 			return nil, nil, err
 		}
-		e, err := l.settle(v)
-		if err != nil {
-			return nil, nil, err
+		groupBy = append(groupBy, gref)
+		out.group.gid = len(out.cols)
+		out.cols = append(out.cols, column{name: "grouping_set", typ: gref.GetType(), hidden: true})
+		if marker >= 0 {
+			mref, err := expr.NewRootFieldRef(expr.NewStructFieldRef(int32(marker)), &rt)
+			if err != nil {
+				return nil, nil, err
+			}
+			out.group.marker = mref
 		}
-		name := v.name
-		if name == "" {
-			name = "?column?"
-		}
-		out.group.keys = append(out.group.keys, e)
-		out.cols = append(out.cols, column{name: name, typ: e.GetType()})
 	}
 	args := *sc
 	args.noAggs = "in aggregate arguments"
@@ -60,13 +116,30 @@ func (l *lowerer) aggregate(rel plan.Rel, sc *scope, s *pg_query.SelectStmt, cal
 		if err != nil {
 			return nil, nil, err
 		}
+		flt, err := l.aggFilter(fc, sc)
+		if err != nil {
+			return nil, nil, err
+		}
+		if mk := out.group.marker; mk != nil {
+			// The rows the expansion adds for an empty set over an empty
+			// input are no input rows: every aggregate skips them.
+			isReal, err := l.call(urnComparison, "is_not_null", fc.Location, mk)
+			if err != nil {
+				return nil, nil, err
+			}
+			if flt == nil {
+				flt = isReal
+			} else if flt, err = l.call(urnBoolean, "and", fc.Location, isReal, flt); err != nil {
+				return nil, nil, err
+			}
+		}
 		out.aggs[fc] = int32(len(out.cols))
 		out.cols = append(out.cols, column{name: funcName(fc), typ: m.GetType()})
-		measures = append(measures, l.b.Measure(m, nil))
+		measures = append(measures, l.b.Measure(m, flt))
 	}
 	var groups [][]expr.Expression
-	if len(out.group.keys) > 0 {
-		groups = append(groups, out.group.keys)
+	if len(groupBy) > 0 {
+		groups = append(groups, groupBy)
 	}
 	agg, err := l.b.AggregateExprs(rel, measures, groups...)
 	if err != nil {
@@ -136,8 +209,11 @@ func (l *lowerer) groupKey(n *pg_query.Node, sc *scope, targets []*pg_query.Node
 // measure lowers one aggregate call over the input scope.
 func (l *lowerer) measure(fc *pg_query.FuncCall, args *scope) (*expr.AggregateFunction, error) {
 	name := funcName(fc)
-	if fc.AggFilter != nil || len(fc.AggOrder) > 0 || fc.Over != nil || fc.AggWithinGroup || fc.FuncVariadic {
-		return nil, fmt.Errorf("%w: FILTER, ORDER BY or OVER in an aggregate%s", ErrUnsupported, l.src.at(fc.Location))
+	if orderedSetNames[name] || fc.AggWithinGroup {
+		return l.orderedSetMeasure(fc, args) // orderedset.go
+	}
+	if len(fc.AggOrder) > 0 || fc.Over != nil || fc.AggWithinGroup || fc.FuncVariadic {
+		return nil, fmt.Errorf("%w: ORDER BY or OVER in an aggregate%s", ErrUnsupported, l.src.at(fc.Location))
 	}
 	var fargs []expr.Expression
 	if fc.AggStar {
@@ -174,6 +250,25 @@ func (l *lowerer) measure(fc *pg_query.FuncCall, args *scope) (*expr.AggregateFu
 	return f, nil
 }
 
+// aggFilter lowers an aggregate's FILTER (WHERE cond) over the input
+// scope: the Measure's filter (nil without one), a boolean, where
+// aggregates are not allowed, as in PostgreSQL's transformAggregateCall
+// (EXPR_KIND_FILTER). The planner gates the call's rows by it
+// (plan/aggregate.go).
+func (l *lowerer) aggFilter(fc *pg_query.FuncCall, sc *scope) (expr.Expression, error) {
+	if fc.AggFilter == nil {
+		return nil, nil
+	}
+	fs := *sc
+	fs.noAggs = "in FILTER"
+	fs.noWins = "window functions are not allowed in FILTER"
+	v, err := l.expr(fc.AggFilter, &fs)
+	if err != nil {
+		return nil, err
+	}
+	return l.coerce(v, kindBool)
+}
+
 // groupedExpr is the lookup of a grouped scope: n, lowered over the input,
 // equals group key i; it then refers to that key's column. Nodes that hold
 // an aggregate or a parameter, or no column at all, are left to the normal
@@ -198,7 +293,10 @@ func (l *lowerer) groupedExpr(n *pg_query.Node, s *scope) (value, bool) {
 		}
 		return !blocked
 	})
-	if !cols || blocked {
+	// Over grouping sets a key with no column (GROUP BY ROLLUP (1) of a
+	// constant item) is still a key: NULL in the sets without it, as
+	// PostgreSQL's grouped Var is; elsewhere it equals its value.
+	if (!cols && s.group.sets == nil) || blocked {
 		return value{}, false
 	}
 	in := *s.group.input

@@ -199,8 +199,8 @@ func (l *lowerer) windowFunc(fc *pg_query.FuncCall, def *pg_query.WindowDef, sc 
 		return nil, fmt.Errorf("%w: DISTINCT is not implemented for window functions%s", ErrUnsupported, at)
 	case len(fc.AggOrder) > 0:
 		return nil, fmt.Errorf("%w: aggregate ORDER BY is not implemented for window functions%s", ErrUnsupported, at)
-	case fc.AggFilter != nil:
-		return nil, fmt.Errorf("%w: FILTER in a window function%s", ErrUnsupported, at)
+	case fc.AggFilter != nil && !windowAggregates[name]:
+		return nil, fmt.Errorf("%w: FILTER specified, but %s is not an aggregate function%s", ErrInvalid, name, at)
 	case fc.AggWithinGroup || fc.FuncVariadic:
 		return nil, fmt.Errorf("%w: WITHIN GROUP or VARIADIC in a window function%s", ErrUnsupported, at)
 	case fc.AggStar && name != "count":
@@ -243,6 +243,12 @@ func (l *lowerer) windowFunc(fc *pg_query.FuncCall, def *pg_query.WindowDef, sc 
 	}
 	if name == "count" && len(args) == 0 && !fc.AggStar {
 		return nil, fmt.Errorf("%w: count() needs * or an argument%s", ErrInvalid, at)
+	}
+	if fc.AggFilter != nil {
+		var err error
+		if args, err = l.windowFilter(fc, args, &as); err != nil {
+			return nil, err
+		}
 	}
 	wf, err := substraitfn.Window(l.b.GetExprBuilder().Reg, name, args...)
 	if err != nil {
@@ -399,4 +405,37 @@ func (l *lowerer) dateOffset(n *pg_query.Node, which, at string) (int64, error) 
 		return 0, fmt.Errorf("%w: invalid preceding or following size in window function%s", ErrInvalid, at)
 	}
 	return iv.days, nil
+}
+
+// windowFilter applies an aggregate window function's FILTER (WHERE
+// cond) to its argument: CASE WHEN cond THEN x END, and count(*) becomes
+// count(CASE WHEN cond THEN true END). PostgreSQL's window aggregate skips
+// the transition of a row whose filter is not TRUE (eval_windowaggregates'
+// filter check); the window aggregates lowered here (count, sum, avg, min,
+// max) skip a NULL argument as well, so nulling it is the same skip, and
+// CASE evaluates x only over the rows cond keeps. Substrait's window
+// function has no filter of its own.
+func (l *lowerer) windowFilter(fc *pg_query.FuncCall, args []expr.Expression, as *scope) ([]expr.Expression, error) {
+	fs := *as
+	fs.noWins = "window functions are not allowed in FILTER"
+	v, err := l.expr(fc.AggFilter, &fs)
+	if err != nil {
+		return nil, err
+	}
+	cond, err := l.coerce(v, kindBool)
+	if err != nil {
+		return nil, err
+	}
+	x := expr.Expression(expr.NewPrimitiveLiteral(true, true))
+	if len(args) > 0 {
+		x = nullable(args[0])
+	}
+	e, err := expr.NewIfThen(expr.IfThenPair{If: cond, Then: x}, expr.NewNullLiteral(x.GetType()))
+	if err != nil {
+		return nil, fmt.Errorf("%w: FILTER: %w%s", ErrType, err, l.src.at(fc.Location))
+	}
+	if len(args) == 0 {
+		return []expr.Expression{e}, nil
+	}
+	return append([]expr.Expression{e}, args[1:]...), nil
 }

@@ -29,8 +29,6 @@ var relationRefusals = map[string]struct {
 	kind error
 	msg  string
 }{
-	"aggregate/aggregate_with_group_by_rollup": {plan.ErrUnsupported, "GROUPING SETS, ROLLUP or CUBE"},
-	"aggregate/aggregate_with_grouping_set":    {plan.ErrUnsupported, "GROUPING SETS, ROLLUP or CUBE"},
 	// like(x, pattern, escape): DataFusion passes the escape character
 	// (NULL for none) as a third argument the standard like does not have.
 	"filter/where_like": {plan.ErrInvalidPlan, "like takes 2 to 2 arguments, got 3"},

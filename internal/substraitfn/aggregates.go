@@ -48,6 +48,29 @@ func Aggregate(reg expr.ExtensionRegistry, name string, distinct bool, args ...e
 	return expr.NewCustomAggregateFunc(reg, v, out, nil, inv, types.AggPhaseInitialToResult, nil, fa...)
 }
 
+// OrderedSetAggregate builds name(direct...) WITHIN GROUP (ORDER BY
+// value [DESC]): the direct arguments then the value, and one sort by the
+// value (percentile_cont, percentile_disc, mode; their types as
+// aggregateSignature's table).
+func OrderedSetAggregate(reg expr.ExtensionRegistry, name string, direct []expr.Expression, value expr.Expression, desc bool) (*expr.AggregateFunction, error) {
+	args := append(append([]expr.Expression{}, direct...), value)
+	urn, compound, out, err := aggregateSignature(name, argTypes(args))
+	if err != nil {
+		return nil, err
+	}
+	fa := make([]types.FuncArg, len(args))
+	for i, a := range args {
+		fa[i] = a
+	}
+	dir := types.SortAscNullsLast
+	if desc {
+		dir = types.SortDescNullsFirst
+	}
+	v := extensions.NewAggFuncVariant(extensions.ID{URN: urn, Name: placeholder(compound)})
+	return expr.NewCustomAggregateFunc(reg, v, out, nil, types.AggInvocationAll, types.AggPhaseInitialToResult,
+		[]expr.SortField{{Expr: value, Kind: dir}}, fa...)
+}
+
 // AggregateOutput is the result type of the aggregate name over argument
 // types ts, as Aggregate types the call (ErrNoSignature when no
 // implementation takes them): for a plan that leaves a call's
@@ -120,6 +143,25 @@ func aggregateSignature(name string, ts []types.Type) (urn, compound string, out
 			return "", "", nil, bad
 		}
 		urn, out = URNString, nullable(ts[0])
+	case "percentile_cont":
+		// PostgreSQL's percentile_cont(float8) WITHIN GROUP (ORDER BY
+		// float8): the fraction then the value.
+		if len(ts) != 2 || short[0] != "fp64" || short[1] != "fp64" {
+			return "", "", nil, bad
+		}
+		urn, out = URNArithmetic, nullable(ts[1])
+	case "percentile_disc":
+		// percentile_disc(float8) WITHIN GROUP (ORDER BY anyelement).
+		if len(ts) != 2 || short[0] != "fp64" {
+			return "", "", nil, bad
+		}
+		urn, out = URNArithmetic, nullable(ts[1])
+	case "mode":
+		// mode() WITHIN GROUP (ORDER BY anyelement).
+		if len(ts) != 1 {
+			return "", "", nil, bad
+		}
+		urn, out = URNArithmetic, nullable(ts[0])
 	default:
 		return "", "", nil, fmt.Errorf("%w: %s is not an aggregate stablerow emits", ErrNoSignature, name)
 	}

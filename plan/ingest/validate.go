@@ -37,6 +37,12 @@ func validate(p *substraitpb.Plan, s Schemas) (*substraitpb.Plan, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
+	// Several groupings: one aggregate over the input crossed with the
+	// set ids (groupingsets.go); the calls above it typed over its output.
+	if r := groupingSetsAsAggregates(q); r != q {
+		q = r
+		outputTypes(q)
+	}
 	v, err := check(q, false)
 	if err != nil {
 		return nil, 0, err
@@ -480,13 +486,14 @@ func (v *validator) aggregate(r *substraitpb.AggregateRel, path string) (int, er
 		return 0, err
 	}
 	if n := len(r.GetGroupings()); n > 1 {
-		// GROUPING SETS, ROLLUP and CUBE (Isthmus writes each as its
-		// grouping sets): refused here, by name, before substrait-go
-		// reads the plan, whose width for them (the union of the sets'
-		// expressions, then a grouping id) the root's names follow and
-		// this walk does not compute ("root relation has 3 output names
-		// but the output schema requires 5" was the refusal).
-		return 0, unsupportedAt("aggregate", path, "GROUPING SETS, ROLLUP or CUBE (%d grouping sets)", n)
+		// GROUPING SETS, ROLLUP and CUBE are rewritten before this walk
+		// into one grouping over the input crossed with the set ids
+		// (groupingsets.go); one left here is one whose input types
+		// could not be derived (the keys' NULLs need them). Refused by
+		// name before substrait-go reads the plan, whose width for
+		// several groupings differs from the spec's ("root relation has
+		// 3 output names but the output schema requires 5").
+		return 0, unsupportedAt("aggregate", path, "GROUPING SETS, ROLLUP or CUBE (%d grouping sets) over an input of unknown types", n)
 	}
 	out := 0
 	if ges := r.GetGroupingExpressions(); len(ges) > 0 {

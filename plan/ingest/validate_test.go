@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -70,11 +69,12 @@ func TestProjectsReplacingTheirInput(t *testing.T) {
 }
 
 // Isthmus writes ROLLUP and CUBE as an aggregate with several groupings,
-// and root names for the width with a grouping id; substrait-go refused
-// such a plan for its names ("root relation has 3 output name(s) but the
-// output schema requires 5") before the planner could name what it
-// lacks. The validator names it.
-func TestSeveralGroupingsRefusedByName(t *testing.T) {
+// and root names for the spec's width: each distinct key, the measures,
+// then the grouping set's index. substrait-go computes another width for
+// it ("root relation has 3 output name(s) but the output schema requires
+// 5"); the validator rewrites it into one grouping over the input crossed
+// with the set ids (groupingsets.go), which substrait-go reads.
+func TestSeveralGroupingsRewritten(t *testing.T) {
 	ref := func(f string) string {
 		return `{"selection": {"directReference": {"structField": {"field": ` + f + `}}, "rootReference": {}}}`
 	}
@@ -85,8 +85,19 @@ func TestSeveralGroupingsRefusedByName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = Validate(p, nil)
-	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "GROUPING SETS, ROLLUP or CUBE (3 grouping sets) at root.input.aggregate") {
-		t.Fatalf("got %v, want ErrUnsupported naming GROUPING SETS", err)
+	q, _, err := Validate(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := q.GetRelations()[0].GetRoot().GetInput().GetAggregate()
+	if len(a.GetGroupings()) != 1 || len(a.GetGroupings()[0].GetGroupingExpressions()) != 3 { //nolint:staticcheck // the form written
+		t.Fatalf("not one grouping by the two keys and the set id: %v", a)
+	}
+	sp, err := Read(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(sp.Relations()[0].Root().RecordType().Names); n != 3 {
+		t.Fatalf("root has %d columns, want 3", n)
 	}
 }
