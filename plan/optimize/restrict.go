@@ -93,6 +93,21 @@ func (u *unnester) restrict(base *substraitpb.Rel, inner []*substraitpb.Expressi
 	for i, k := range inner {
 		on[i] = u.call("equal", nullableBoolean, k, fieldExpr(wb+i))
 	}
+	if region := fromList(base); region != nil {
+		// base is a FROM list (a filter over cross products, as the
+		// SQL front end and Isthmus write one): the keys join it as one
+		// more item, their equalities beside its conditions, so that
+		// the join order places them among its items (TPC-H Q2: the
+		// part keys meet partsupp before the supplier join, which a
+		// join above the whole list made meet 800K partsupp rows first;
+		// 3.1x slower, paired). The keys' columns trail base's, which
+		// the aggregate above never reads.
+		cross := u.made(&substraitpb.Rel{RelType: &substraitpb.Rel_Cross{Cross: &substraitpb.CrossRel{
+			Common: direct(), Left: region.input, Right: r}}}, wb+len(keys))
+		conds := append(append([]*substraitpb.Expression{}, region.conds...), on...)
+		return u.made(&substraitpb.Rel{RelType: &substraitpb.Rel_Filter{Filter: &substraitpb.FilterRel{
+			Common: direct(), Input: cross, Condition: u.and(conds)}}}, wb+len(keys))
+	}
 	// An inner join with them, emitting base's columns: each base row
 	// whose key is one of them, once (the keys are distinct), as the
 	// semi join would keep it, but the hash table is built over the
@@ -187,4 +202,26 @@ func isSemiOrAnti(r *substraitpb.Rel) bool {
 // direct is a RelCommon without an emit mapping.
 func direct() *substraitpb.RelCommon {
 	return &substraitpb.RelCommon{EmitKind: &substraitpb.RelCommon_Direct_{Direct: &substraitpb.RelCommon_Direct{}}}
+}
+
+// fromListRegion is a FROM list: cross products of its items (input) and
+// the conjuncts over them (conds, none for a bare cross product).
+type fromListRegion struct {
+	input *substraitpb.Rel
+	conds []*substraitpb.Expression
+}
+
+// fromList is base as a FROM list, or nil: a filter without an emit over
+// a cross product without one, or such a cross product alone.
+func fromList(base *substraitpb.Rel) *fromListRegion {
+	if f := base.GetFilter(); f != nil && f.GetCommon().GetEmit() == nil {
+		if c := f.GetInput().GetCross(); c != nil && c.GetCommon().GetEmit() == nil {
+			return &fromListRegion{input: f.GetInput(), conds: []*substraitpb.Expression{f.GetCondition()}}
+		}
+		return nil
+	}
+	if c := base.GetCross(); c != nil && c.GetCommon().GetEmit() == nil {
+		return &fromListRegion{input: base}
+	}
+	return nil
 }
