@@ -280,6 +280,17 @@ var knownDivergences = []KnownDivergence{
 		},
 	},
 	{
+		Name: "numeric beyond 38 digits",
+		Reason: "PostgreSQL's numeric has no digit limit; stablerow's is decimal128, and an operation whose " +
+			"exact result needs more than 38 digits at its scale raises 'numeric field overflow' (README's " +
+			"SQL table) instead of returning a rounded or wrapped value. Matched only where stablerow's " +
+			"error names the operation and its two plain operands and their exact result, recomputed " +
+			"here, needs more than 38 digits (numeric38.go)",
+		Match: func(d *Divergence, _ func(string) *Outcome) bool {
+			return d.PG.Err == nil && d.SR.Err != nil && beyond38Digits(d.SR.Err.Error())
+		},
+	},
+	{
 		Name: "sign of zero in a group key",
 		Reason: "-0 and 0 are one group (float8eq), and a group holding both prints the value of the row " +
 			"the grouping met first, in an input order neither side defines (PostgreSQL's changes with its " +
