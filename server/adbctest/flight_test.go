@@ -222,7 +222,8 @@ func TestCatalogCalls(t *testing.T) {
 
 	rdr, err = cn.GetTableTypes(ctx)
 	require.NoError(t, err)
-	require.Equal(t, [][]any{{"TABLE"}}, rowsOf(t, rdr))
+	// Views are relations of their own table type (issue 29 item 4).
+	require.Equal(t, [][]any{{"TABLE"}, {"VIEW"}}, rowsOf(t, rdr))
 
 	s, err := cn.GetTableSchema(ctx, nil, nil, "t")
 	require.NoError(t, err)
