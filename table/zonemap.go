@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -389,6 +390,18 @@ const zoneHeader = 4 + 2 + 2
 // value is (a string max may be absent), string bounds' lengths, min <=
 // max. Damage is ErrCorrupt, never a panic.
 func DecodeZoneMap(b []byte, types []arrow.DataType, rows []uint64) (*ZoneMap, error) {
+	return decodeZoneMap(b, types, rows, nil)
+}
+
+// decodeZoneMap is DecodeZoneMap that materializes the bounds of the
+// columns in want only (every column when want is nil). The others are
+// walked, and their lengths and counts checked, but their bounds are
+// skipped without an allocation: a scan needs the zones of the columns
+// its predicates name, and boxing every bound of a wide table costs more
+// than a selective scan saves (16 columns of 733 batches, TPC-H lineitem
+// at SF 1: 30K allocations, about 2.8 ms, for every scan). The zones of
+// the other columns are left zero and must not be read.
+func decodeZoneMap(b []byte, types []arrow.DataType, rows []uint64, want []bool) (*ZoneMap, error) {
 	if len(b) < zoneHeader+4 {
 		return nil, errorf(ErrCorrupt, "zone map: %d bytes is too short", len(b))
 	}
@@ -424,16 +437,36 @@ func DecodeZoneMap(b []byte, types []arrow.DataType, rows []uint64) (*ZoneMap, e
 	if nb*nc > uint64(len(d.b))/2 {
 		return nil, errorf(ErrCorrupt, "zone map: %d zones in %d bytes", nb*nc, len(d.b))
 	}
-	zm := &ZoneMap{Batches: make([][]ColumnZone, nb)}
-	all := make([]ColumnZone, nb*nc)
-	for i := range zm.Batches {
-		zm.Batches[i] = all[uint64(i)*nc : uint64(i+1)*nc : uint64(i+1)*nc]
-		for c := range zm.Batches[i] {
-			z := &zm.Batches[i][c]
+	// With no column wanted (a check, not a use) nothing is kept.
+	zm := &ZoneMap{}
+	var scratch ColumnZone
+	if want == nil || slices.Contains(want, true) {
+		zm.Batches = make([][]ColumnZone, nb)
+		all := make([]ColumnZone, nb*nc)
+		for i := range zm.Batches {
+			zm.Batches[i] = all[uint64(i)*nc : uint64(i+1)*nc : uint64(i+1)*nc]
+		}
+	}
+	for i := range nb {
+		for c := range nc {
+			z := &scratch
+			if zm.Batches != nil {
+				z = &zm.Batches[i][c]
+			}
 			z.Nulls = d.uv("zone null count")
 			bits := d.fixed("zone bounds", 1)
 			if d.err != nil {
 				return nil, d.err
+			}
+			if want != nil && !want[c] {
+				if err := skipZone(d, z.Nulls, bits[0], kinds[c], rows[i]); err != "" {
+					return nil, errorf(ErrCorrupt, "zone map: batch %d column %d: %s", i, c, err)
+				}
+				if d.err != nil {
+					return nil, d.err
+				}
+				z.Nulls = 0
+				continue
 			}
 			if bits[0]&1 != 0 {
 				z.Min = decodeBound(d, kinds[c])
@@ -487,6 +520,53 @@ func decodeBound(d *decoder, k zoneKind) any {
 	}
 	d.fail("zone bound kind")
 	return nil
+}
+
+// skipZone steps over the bounds of a zone that is not materialized,
+// checking what can be checked without them: the bits, the null count
+// against the rows, bounds present exactly when a non-null value is, and
+// a string bound's length.
+func skipZone(d *decoder, nulls uint64, bits byte, k zoneKind, rows uint64) string {
+	switch {
+	case bits > 3:
+		return "unknown bound bits"
+	case nulls > rows:
+		return "more nulls than rows"
+	case nulls == rows && bits != 0:
+		return "bounds on an all-null batch"
+	case nulls < rows && bits&1 == 0:
+		return "no min for non-null values"
+	case nulls < rows && bits&2 == 0 && k != zoneString:
+		return "no max for non-null values"
+	}
+	for _, bit := range []byte{1, 2} {
+		if bits&bit == 0 {
+			continue
+		}
+		switch k {
+		case zoneInt:
+			if d.err == nil {
+				if _, n := binary.Varint(d.b); n <= 0 {
+					d.fail("zone bound")
+				} else {
+					d.b = d.b[n:]
+				}
+			}
+		case zoneUint:
+			d.uv("zone bound")
+		case zoneFloat:
+			d.fixed("zone bound", 8)
+		case zoneDecimal:
+			d.fixed("zone bound", 16)
+		case zoneString:
+			if p := d.bytes("zone bound"); len(p) > zoneStringBound {
+				return "string bound too long"
+			}
+		default:
+			d.fail("zone bound kind")
+		}
+	}
+	return "" // a truncated bound is d.err, the caller's to return
 }
 
 // checkZone is what a zone must hold to be believed (the writer's rules).

@@ -3,6 +3,7 @@ package table_test
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
 	"math"
 	"math/rand/v2"
@@ -377,9 +378,29 @@ func FuzzDecodeZoneMap(f *testing.F) {
 		for _, in := range [][]byte{b, withCRC(b)} {
 			for _, n := range rows {
 				zm, err := table.DecodeZoneMap(in, types, n)
+				// A scan decodes only its predicates' columns, and opening
+				// a version only checks the framing: each accepts whatever
+				// the whole decode accepts, and keeps the same zones.
+				want := make([]bool, len(types))
+				want[len(in)%len(types)] = true
+				part, perr := table.DecodeZoneColumns(in, types, n, want)
+				_, cerr := table.DecodeZoneColumns(in, types, n, make([]bool, len(types)))
 				if err != nil {
 					require.ErrorIs(t, err, table.ErrCorrupt)
+					if perr != nil {
+						require.ErrorIs(t, perr, table.ErrCorrupt)
+					}
+					if cerr != nil {
+						require.ErrorIs(t, cerr, table.ErrCorrupt)
+					}
 					continue
+				}
+				require.NoError(t, perr)
+				require.NoError(t, cerr)
+				for i := range zm.Batches {
+					c := len(in) % len(types)
+					// Printed, so that a NaN bound equals itself.
+					require.Equal(t, fmt.Sprintf("%#v", zm.Batches[i][c]), fmt.Sprintf("%#v", part.Batches[i][c]))
 				}
 				require.Len(t, zm.Batches, len(n))
 				for i, cols := range zm.Batches {

@@ -169,6 +169,10 @@ func (t *Table) pruneByZones(preds []zonePred, frags []*Fragment, spans [][2]uin
 	var outS [][2]uint64
 	var skipped int64
 	types := userTypes(t.m.Schema)
+	want := make([]bool, len(types))
+	for _, p := range preds {
+		want[p.col] = true
+	}
 	for i, f := range frags {
 		sp := spans[i]
 		if f.File.Zones == nil || sp[0] >= sp[1] {
@@ -176,7 +180,7 @@ func (t *Table) pruneByZones(preds []zonePred, frags []*Fragment, spans [][2]uin
 			continue
 		}
 		rows := batchRowCounts(f)
-		zm, err := DecodeZoneMap(f.File.Zones, types, rows)
+		zm, err := decodeZoneMap(f.File.Zones, types, rows, want)
 		if err != nil {
 			return nil, nil, 0, fmt.Errorf("fragment %d: %w", f.ID, err)
 		}
