@@ -211,6 +211,13 @@ func nullInList(value expr.Expression, options []expr.Expression) (expr.Expressi
 // (a stable cast, c1 / 0.1, another) overflowed on c1 where PostgreSQL's
 // plan was a One-Time Filter: false). ok is false when nullInList's
 // conditions for the array do not hold or no option reads a column.
+//
+// Nor when an option with a column holds a constant call that raises
+// (power(-2.25, -548.2) / g): eval_const_expressions simplifies the
+// operator's arguments bottom-up before it folds the strict operator
+// over the NULL, so the constant is evaluated and raises while planning
+// (difftest seed 20261229 case 157247); the list is then kept whole and
+// raiseConstants raises its error.
 func (l *lowerer) nullInSplit(value expr.Expression, options []expr.Expression, negate bool, loc int32) (expr.Expression, bool, error) {
 	if !isNullConst(value) {
 		return nil, false, nil
@@ -219,6 +226,9 @@ func (l *lowerer) nullInSplit(value expr.Expression, options []expr.Expression, 
 	columns := false
 	for _, o := range options {
 		if readsColumn(o) {
+			if unfoldedConstant(o) {
+				return nil, false, nil
+			}
 			columns = true
 			continue
 		}

@@ -50,6 +50,11 @@ func TestConstantErrorsRaiseWhilePlanning(t *testing.T) {
 		{"SELECT id FROM t WHERE id IN (1, 2147483647 * 2)", sqlvalue.ErrOutOfRange},
 		{"SELECT id FROM t WHERE 1 = (SELECT 1 / 0 FROM t)", sqlvalue.ErrDivisionByZero},
 		{"SELECT id FROM t WHERE CAST(NULL AS SMALLINT) <= (id / (2147483647 * 2))", sqlvalue.ErrOutOfRange},
+		// An item with a column is NULL <> item after PostgreSQL
+		// simplified the item: its constant call raises (seed 20261229
+		// case 157247).
+		{"SELECT id FROM t WHERE CAST(NULL AS DOUBLE PRECISION) NOT IN (CAST(1 AS DOUBLE PRECISION), CAST(2 AS DOUBLE PRECISION), power(CAST(-2.25 AS DOUBLE PRECISION), CAST(-548.2 AS DOUBLE PRECISION)) / id)", sqlvalue.ErrInvalidArgument},
+		{"SELECT id FROM t WHERE CAST(NULL AS BIGINT) IN (1, 2, id + 9223372036854775807 * 2)", sqlvalue.ErrOutOfRange},
 		{"SELECT sum(1 / 0) FROM t", sqlvalue.ErrDivisionByZero},
 		{"SELECT nullif(CAST(NULL AS SMALLINT), CAST(-100 AS SMALLINT) % CAST(0 AS SMALLINT)) FROM t", sqlvalue.ErrDivisionByZero},
 		{"SELECT nullif(id * CAST(NULL AS BIGINT), CAST(9223372036854775807.5 AS BIGINT)) FROM t", sqlvalue.ErrOutOfRange},
