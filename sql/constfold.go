@@ -482,7 +482,9 @@ func arrowLiteral(a arrow.Array, t types.Type) (expr.Expression, bool) {
 // of it without), where it folds the WHERE to FALSE before any row is
 // read, so a WHERE that would raise on a row raises nothing
 // (... WHERE DATE '2023-12-31' + (c - 2147483648) <> d HAVING FALSE).
-func (l *lowerer) whereWithHaving(s *pg_query.SelectStmt) *pg_query.Node {
+// moved says conjuncts were added (falsewhere.go: they do not decide
+// whether the WHERE's subqueries are planned).
+func (l *lowerer) whereWithHaving(s *pg_query.SelectStmt) (where *pg_query.Node, moved bool) {
 	var add []*pg_query.Node
 	for _, c := range andArgs(s.HavingClause) {
 		if !containsSubLink(c) && len(aggregateCalls(c)) == 0 && l.constantFalse(c, &scope{}) {
@@ -490,7 +492,7 @@ func (l *lowerer) whereWithHaving(s *pg_query.SelectStmt) *pg_query.Node {
 		}
 	}
 	if len(add) == 0 {
-		return s.WhereClause
+		return s.WhereClause, false
 	}
-	return andNode(append(andArgs(s.WhereClause), add...))
+	return andNode(append(andArgs(s.WhereClause), add...)), true
 }

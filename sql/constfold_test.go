@@ -148,6 +148,31 @@ func TestFalseHavingEmptiesWhere(t *testing.T) {
 	}
 }
 
+// A HAVING moved into the WHERE (whereWithHaving) empties it, but its
+// FALSE does not keep the WHERE's own subqueries from being planned:
+// PostgreSQL preprocesses the WHERE, planning an uncorrelated EXISTS in
+// it, before it moves the HAVING there (subquery_planner), so the
+// subquery's raising constant raises (difftest seed 20261229 case 26486).
+// A FALSE of the WHERE's own still drops it, over one FROM item or two.
+func TestMovedHavingDoesNotDropWhereSubqueries(t *testing.T) {
+	for _, q := range []string{
+		"SELECT id FROM t AS a WHERE EXISTS (SELECT 1 FROM t AS s WHERE CAST(NULL AS INTEGER) < abs(CAST(-2147483648 AS INTEGER))) GROUP BY 1 HAVING (CAST(NULL AS DOUBLE PRECISION) IS NOT NULL)",
+		"SELECT a.id FROM t AS a, u AS b WHERE a.id = b.id AND EXISTS (SELECT 1 FROM t AS s WHERE 1e400 <= s.score) GROUP BY 1 HAVING FALSE",
+		"SELECT count(*) FROM t AS a WHERE a.id NOT IN (SELECT s.id FROM t AS s WHERE 1e400 <= s.score) HAVING FALSE",
+	} {
+		_, err := Parse(q, testCatalog)
+		assert.ErrorIs(t, err, sqlvalue.ErrOutOfRange, q)
+	}
+	for _, q := range []string{
+		"SELECT id FROM t AS a WHERE EXISTS (SELECT 1 FROM t AS s WHERE CAST(NULL AS INTEGER) < abs(CAST(-2147483648 AS INTEGER))) AND FALSE GROUP BY 1 HAVING FALSE",
+		"SELECT a.id FROM t AS a, u AS b WHERE a.id = b.id AND FALSE AND EXISTS (SELECT 1 FROM t AS s WHERE 1e400 <= s.score) GROUP BY 1 HAVING FALSE",
+		"SELECT id FROM t AS a WHERE EXISTS (SELECT 1 FROM t AS s WHERE s.id = 1) GROUP BY 1 HAVING FALSE",
+	} {
+		_, err := Parse(q, testCatalog)
+		assert.NoError(t, err, q)
+	}
+}
+
 // A WHERE folded to FALSE by a constant conjunct has its conjuncts before
 // that one folded outside their subqueries: the left operand of NOT IN
 // and the other operand of a scalar subquery comparison raise, but not

@@ -148,9 +148,8 @@ func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.
 	// then left to with the FALSE one, plans only those pulled up into
 	// joins before the folding (difftest seed 20261227 case 18681: an
 	// uncorrelated EXISTS over two FROM items raised in its own WHERE).
-	if len(sets) > 0 && slices.ContainsFunc(andArgs(where), func(c *pg_query.Node) bool {
-		return !containsSubLink(c) && l.constantFalse(c, full)
-	}) {
+	// Only the WHERE's own conjuncts decide it (falsewhere.go).
+	if len(sets) > 0 && l.whereFalse(andArgs(where), full) {
 		rest = slices.DeleteFunc(andArgs(where), func(c *pg_query.Node) bool {
 			return !slices.Contains(rest, c) && !slices.Contains(sets, c)
 		})

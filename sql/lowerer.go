@@ -45,6 +45,10 @@ type lowerer struct {
 	scalarLinks map[*pg_query.SubLink]bool
 	// now is the statement's time, taken once (now.go); zero until used.
 	now time.Time
+	// ownWhere is the WHERE as written while the SELECT's WHERE, with
+	// HAVING conjuncts whereWithHaving moved into it, is lowered; nil
+	// otherwise (falsewhere.go).
+	ownWhere *ownWhere
 	// viewDepth counts the views being expanded around the one lowered
 	// (view.go).
 	viewDepth int

@@ -63,7 +63,16 @@ func (l *lowerer) selectStmt(s *pg_query.SelectStmt, want []kind) (plan.Rel, []s
 	if err != nil {
 		return nil, nil, err
 	}
-	rel, sc, where, err := l.fromWhere(s.FromClause, l.whereWithHaving(s)) // joinorder.go
+	// Only this WHERE's lowering sees ownWhere (falsewhere.go): not the
+	// HAVING's, nor a subquery's (its selectStmt sets its own).
+	saved := l.ownWhere
+	defer func() { l.ownWhere = saved }()
+	where, moved := l.whereWithHaving(s)
+	l.ownWhere = nil
+	if moved {
+		l.ownWhere = &ownWhere{where: s.WhereClause}
+	}
+	rel, sc, where, err := l.fromWhere(s.FromClause, where) // joinorder.go
 	if err != nil {
 		return nil, nil, err
 	}
@@ -78,6 +87,7 @@ func (l *lowerer) selectStmt(s *pg_query.SelectStmt, want []kind) (plan.Rel, []s
 			return nil, nil, err
 		}
 	}
+	l.ownWhere = nil
 	// Aggregates: one AggregateRel (groupby.go); the SELECT list, HAVING
 	// and ORDER BY are then lowered over its group keys and measures.
 	var sortNodes []*pg_query.Node

@@ -248,7 +248,7 @@ func (l *lowerer) whereSubqueries(rel plan.Rel, sc *scope, where *pg_query.Node)
 			rest = append(rest, c)
 		}
 	}
-	if len(sets)+len(rest) > 0 && slices.ContainsFunc(plain, func(c *pg_query.Node) bool { return l.constantFalse(c, sc) }) {
+	if len(sets)+len(rest) > 0 && l.whereFalse(plain, sc) { // falsewhere.go
 		// PostgreSQL folds the WHERE before it plans the subqueries
 		// left in it (eval_const_expressions, then SS_process_sublinks):
 		// with a conjunct that is constant FALSE or NULL it is FALSE,
