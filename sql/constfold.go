@@ -128,6 +128,30 @@ func foldByArgs(name string, f expr.Expression, args []expr.Expression) expr.Exp
 	return f
 }
 
+// coalesceArgs is COALESCE's arguments es (lowered and of their common
+// type) as PostgreSQL's eval_const_expressions leaves them: NULL
+// constants drop out, and a non-NULL constant ends the list, the
+// arguments after it dropped without being simplified, so a constant
+// call in them that would raise never raises (coalesce(c, 1, 1 / 0)
+// divides nothing; coalesce(NULL, 1 / 0) still raises). A list of NULL
+// constants only stays, for foldByArgs to fold to the NULL of its type.
+func coalesceArgs(es []expr.Expression) []expr.Expression {
+	var out []expr.Expression
+	for _, a := range es {
+		if isNullConst(a) {
+			continue
+		}
+		out = append(out, a)
+		if lit, ok := literalOf(a); ok && lit != nil {
+			break
+		}
+	}
+	if len(out) == 0 {
+		return es
+	}
+	return out
+}
+
 // pruneBool drops the constant operands of AND (TRUE) and OR (FALSE);
 // decided is set when one decides it (FALSE, TRUE) or none is left. NULL
 // constants stay (NULL AND x is NULL or FALSE). The operands before the

@@ -47,6 +47,7 @@ func TestConstantErrorsRaiseWhilePlanning(t *testing.T) {
 		{"SELECT id FROM t WHERE (1 / 0 = 1) OR true", sqlvalue.ErrDivisionByZero},
 		{"SELECT CASE WHEN id > 0 THEN 1 / 0 ELSE 1 END FROM t", sqlvalue.ErrDivisionByZero},
 		{"SELECT coalesce(id, 1 / 0) FROM t", sqlvalue.ErrDivisionByZero},
+		{"SELECT coalesce(NULL, id, 1 / 0, 1) FROM t", sqlvalue.ErrDivisionByZero},
 		{"SELECT id FROM t WHERE id IN (1, 2147483647 * 2)", sqlvalue.ErrOutOfRange},
 		{"SELECT id FROM t WHERE 1 = (SELECT 1 / 0 FROM t)", sqlvalue.ErrDivisionByZero},
 		{"SELECT id FROM t WHERE CAST(NULL AS SMALLINT) <= (id / (2147483647 * 2))", sqlvalue.ErrOutOfRange},
@@ -71,6 +72,10 @@ func TestConstantErrorsRaiseWhilePlanning(t *testing.T) {
 		"SELECT CASE WHEN false THEN 1 / 0 ELSE 1 END FROM t",
 		"SELECT CASE WHEN true THEN 1 ELSE 1 / 0 END FROM t",
 		"SELECT coalesce(1, 1 / 0) FROM t",
+		// A non-NULL constant ends COALESCE's list before PostgreSQL
+		// simplifies the arguments after it (coalesceArgs).
+		"SELECT coalesce(id, 1, 1 / 0) FROM t",
+		"SELECT coalesce(id, NULL, 2, CAST(9223372036854775807 * 2 AS INTEGER)) FROM t",
 		"SELECT nullif(CAST(NULL AS SMALLINT), id % CAST(0 AS SMALLINT)) FROM t",
 		"SELECT date_part('second', CAST(NULL AS DATE)) + (id / 0) FROM t",
 		"SELECT id FROM t WHERE CAST(NULL AS SMALLINT) <= (id / 0)",

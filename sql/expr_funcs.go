@@ -601,6 +601,7 @@ func (l *lowerer) coalesce(c *pg_query.CoalesceExpr, s *scope) (value, error) {
 	if err != nil {
 		return value{}, err
 	}
+	es = coalesceArgs(es) // constfold.go
 	if len(es) == 1 {
 		return value{e: es[0], loc: c.Location, name: "coalesce"}, nil
 	}
