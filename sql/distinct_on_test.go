@@ -72,3 +72,24 @@ func TestDistinctOnOrderRule(t *testing.T) {
 		assert.ErrorContains(t, err, "SELECT DISTINCT ON expressions must match initial ORDER BY expressions", q)
 	}
 }
+
+// TestDistinctOnVariadicKeys: DISTINCT ON, ORDER BY and select items that
+// are the same variadic call with different argument counts
+// (coalesce(a, a) against coalesce(a, a, b)) are different expressions,
+// compared without a panic (sameexpr.go; difftest seed 20261229 case
+// 97210 raised an internal error).
+func TestDistinctOnVariadicKeys(t *testing.T) {
+	for _, q := range []string{
+		"SELECT DISTINCT ON (coalesce(score, score)) coalesce(score, score, CAST('-0' AS REAL)) FROM t ORDER BY coalesce(score, score) DESC, id",
+		"SELECT DISTINCT ON (coalesce(score, score, 1)) coalesce(score, score) FROM t ORDER BY coalesce(score, score, 1) NULLS FIRST, coalesce(score, score)",
+		"SELECT DISTINCT ON (coalesce(id, id)) coalesce(id, id, 2), coalesce(id, id) FROM t ORDER BY 2 DESC NULLS LAST, coalesce(id, id, 2)",
+		"SELECT DISTINCT ON (2) coalesce(id, 1, 2), coalesce(id, 1) FROM t ORDER BY coalesce(id, 1), coalesce(id, 1, 2) DESC",
+		"SELECT coalesce(id, id), coalesce(id, id, 3) FROM t GROUP BY coalesce(id, id, 3), coalesce(id, id) ORDER BY coalesce(id, id, 3)",
+	} {
+		_, err := Parse(q, testCatalog)
+		assert.NoError(t, err, q)
+	}
+	// The longer call is no DISTINCT ON key: the rule's error, not a panic.
+	_, err := Parse("SELECT DISTINCT ON (coalesce(score, score)) score FROM t ORDER BY coalesce(score, score, 1), coalesce(score, score)", testCatalog)
+	assert.ErrorIs(t, err, ErrInvalidColumnReference)
+}

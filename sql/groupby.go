@@ -3,7 +3,6 @@ package sql
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"github.com/stablerow/stablerow/internal/substraitfn"
@@ -344,15 +343,4 @@ func walkNodes(m protoreflect.Message, f func(protoreflect.Message) bool) bool {
 		return ok
 	})
 	return ok
-}
-
-// sameExpr is e == k for GROUP BY matching. substrait-go's Equals
-// compares float literals with ==, so an expression holding a NaN
-// constant (CAST('NaN' AS real) <> a.k) never equals itself: such a pair
-// matches by type and text instead.
-func sameExpr(k, e expr.Expression) bool {
-	if k.Equals(e) {
-		return true
-	}
-	return k.GetType().Equals(e.GetType()) && strings.Contains(k.String(), "NaN") && k.String() == e.String()
 }

@@ -96,7 +96,7 @@ func canonicalSortOrder(fs []expr.SortField) []expr.SortField {
 		}
 		dup := false
 		for _, g := range out {
-			dup = dup || g.Expr.Equals(f.Expr)
+			dup = dup || sameExpr(g.Expr, f.Expr)
 		}
 		if !dup {
 			out = append(out, f)
@@ -110,7 +110,7 @@ func sameSortOrder(a, b []expr.SortField) bool {
 		return false
 	}
 	for i := range a {
-		if a[i].Kind != b[i].Kind || !a[i].Expr.Equals(b[i].Expr) {
+		if a[i].Kind != b[i].Kind || !sameExpr(a[i].Expr, b[i].Expr) {
 			return false
 		}
 	}

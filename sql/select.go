@@ -332,7 +332,7 @@ func (l *lowerer) orderKeys(clause []*pg_query.Node, in *scope, outs []output) (
 		}
 		key := sortKey{out: -1, e: e, kind: dir}
 		for i, o := range outs {
-			if o.e.Equals(e) {
+			if sameExpr(o.e, e) {
 				key.out = i
 				break
 			}
@@ -365,7 +365,7 @@ func (l *lowerer) outputNamed(n *pg_query.Node, outs []output) (int, error) {
 		if o.name != name {
 			continue
 		}
-		if hit >= 0 && !outs[hit].e.Equals(o.e) {
+		if hit >= 0 && !sameExpr(outs[hit].e, o.e) {
 			return -1, fmt.Errorf("%w: ORDER BY %q is ambiguous%s", ErrAmbiguous, name, l.src.at(cr.Location))
 		}
 		if hit < 0 {
@@ -503,7 +503,7 @@ func (l *lowerer) groupedStar(in *scope, qual string, loc int32) ([]output, erro
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 		}
-		key := slices.IndexFunc(in.group.keys, func(k expr.Expression) bool { return k.Equals(e) })
+		key := slices.IndexFunc(in.group.keys, func(k expr.Expression) bool { return sameExpr(k, e) })
 		if key < 0 {
 			name := c.name
 			if c.qual != "" {
