@@ -34,6 +34,40 @@ type grouping struct {
 	sets   [][]int
 	gid    int
 	marker expr.Expression
+	// targets holds, per key, the SELECT-list item it is (-1: none, an
+	// expression PostgreSQL adds as a resjunk target). A key is a target
+	// entry, PostgreSQL's ressortgroupref: two items of one expression
+	// that GROUP BY both names are two keys, and a grouping set without
+	// one of them nulls that item only (groupingsets.go).
+	targets []int
+}
+
+// keyOfTarget is the key SELECT-list item j is (-1: none).
+func (g *grouping) keyOfTarget(j int) int {
+	for i, t := range g.targets {
+		if t == j && j >= 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// keyFor is the key an expression over the input refers to (-1: none):
+// of the keys equal to e, the first in SELECT-list order, then the
+// others. PostgreSQL's Agg input lists the grouped targets in that order
+// and setrefs' search_indexed_tlist_for_var takes the first match, so
+// c2 in HAVING or in c2 || 'x' reads the first c2 item's key.
+func (g *grouping) keyFor(e expr.Expression) int {
+	best := -1
+	for i, k := range g.keys {
+		if !sameExpr(k, e) {
+			continue
+		}
+		if best < 0 || (g.targets[i] >= 0 && (g.targets[best] < 0 || g.targets[i] < g.targets[best])) {
+			best = i
+		}
+	}
+	return best
 }
 
 // aggregate lowers GROUP BY, the aggregate calls and HAVING: an
@@ -41,11 +75,11 @@ type grouping struct {
 // under a Filter for HAVING, and the scope over it.
 func (l *lowerer) aggregate(rel plan.Rel, sc *scope, s *pg_query.SelectStmt, calls []*pg_query.FuncCall) (plan.Rel, *scope, error) {
 	out := &scope{aggs: map[*pg_query.FuncCall]int32{}, group: &grouping{input: sc, gid: -1}}
-	keys, names, sets, multi, err := l.groupingSets(s, sc) // groupingsets.go
+	keys, targets, names, sets, multi, err := l.groupingSets(s, sc) // groupingsets.go
 	if err != nil {
 		return nil, nil, err
 	}
-	out.group.keys = keys
+	out.group.keys, out.group.targets = keys, targets
 	if multi {
 		out.group.sets = sets
 	}
@@ -53,8 +87,10 @@ func (l *lowerer) aggregate(rel plan.Rel, sc *scope, s *pg_query.SelectStmt, cal
 		// One set: a plain GROUP BY of its keys (GROUPING SETS ((a, b))
 		// is GROUP BY a, b; GROUP BY () the aggregate over all rows).
 		keys = make([]expr.Expression, len(sets[0]))
+		out.group.targets = make([]int, len(sets[0]))
 		for i, k := range sets[0] {
 			keys[i] = out.group.keys[k]
+			out.group.targets[i] = targets[k]
 		}
 		setNames := make([]string, len(sets[0]))
 		for i, k := range sets[0] {
@@ -158,10 +194,13 @@ func (l *lowerer) aggregate(rel plan.Rel, sc *scope, s *pg_query.SelectStmt, cal
 	return rel, out, nil
 }
 
-// groupKey resolves one GROUP BY item the PostgreSQL way: an integer is a
-// SELECT-list position, a bare name an input column or else an output
-// name, anything else an expression over the input.
-func (l *lowerer) groupKey(n *pg_query.Node, sc *scope, targets []*pg_query.Node) (value, error) {
+// groupKey resolves one GROUP BY item the PostgreSQL way
+// (findTargetlistEntrySQL92): an integer is a SELECT-list position, a
+// bare name an input column or else an output name, anything else an
+// expression over the input. It returns the item's value and the
+// SELECT-list position it named (-1: an expression, which the caller
+// matches to the items, findTargetlistEntrySQL99).
+func (l *lowerer) groupKey(n *pg_query.Node, sc *scope, targets []*pg_query.Node) (value, int, error) {
 	gs := *sc
 	gs.noAggs = "in GROUP BY"
 	target := func(i int, loc int32) (value, error) {
@@ -179,30 +218,34 @@ func (l *lowerer) groupKey(n *pg_query.Node, sc *scope, targets []*pg_query.Node
 	}
 	switch x := n.Node.(type) {
 	case *pg_query.Node_GroupingSet:
-		return value{}, fmt.Errorf("%w: GROUPING SETS, ROLLUP and CUBE%s", ErrUnsupported, l.src.at(x.GroupingSet.Location))
+		return value{}, -1, fmt.Errorf("%w: GROUPING SETS, ROLLUP and CUBE%s", ErrUnsupported, l.src.at(x.GroupingSet.Location))
 	case *pg_query.Node_AConst:
 		iv, ok := x.AConst.Val.(*pg_query.A_Const_Ival)
 		if !ok {
-			return value{}, fmt.Errorf("%w: GROUP BY a constant other than a position%s", ErrUnsupported, l.src.at(x.AConst.Location))
+			return value{}, -1, fmt.Errorf("%w: GROUP BY a constant other than a position%s", ErrUnsupported, l.src.at(x.AConst.Location))
 		}
 		if iv.Ival.Ival < 1 || int(iv.Ival.Ival) > len(targets) {
-			return value{}, fmt.Errorf("%w: GROUP BY position %d is not in select list%s", ErrInvalid, iv.Ival.Ival, l.src.at(x.AConst.Location))
+			return value{}, -1, fmt.Errorf("%w: GROUP BY position %d is not in select list%s", ErrInvalid, iv.Ival.Ival, l.src.at(x.AConst.Location))
 		}
-		return target(int(iv.Ival.Ival)-1, x.AConst.Location)
+		i := int(iv.Ival.Ival) - 1
+		v, err := target(i, x.AConst.Location)
+		return v, i, err
 	case *pg_query.Node_ColumnRef:
 		v, err := l.expr(n, &gs)
 		if !errors.Is(err, ErrUnknownColumn) || len(x.ColumnRef.Fields) != 1 {
-			return v, err
+			return v, -1, err
 		}
 		name := x.ColumnRef.Fields[0].GetString_().GetSval()
 		for i, t := range targets {
 			if t.GetResTarget().GetName() == name {
-				return target(i, x.ColumnRef.Location)
+				v, err := target(i, x.ColumnRef.Location)
+				return v, i, err
 			}
 		}
-		return v, err
+		return v, -1, err
 	}
-	return l.expr(n, &gs)
+	v, err := l.expr(n, &gs)
+	return v, -1, err
 }
 
 // measure lowers one aggregate call over the input scope.
@@ -276,22 +319,7 @@ func (l *lowerer) groupedExpr(n *pg_query.Node, s *scope) (value, bool) {
 	if s.group == nil || len(s.group.keys) == 0 {
 		return value{}, false
 	}
-	cols, blocked := false, false
-	walkNodes(n.ProtoReflect(), func(m protoreflect.Message) bool {
-		switch x := m.Interface().(type) {
-		case *pg_query.ColumnRef:
-			cols = true
-		case *pg_query.ParamRef:
-			// A long IN list's placeholder stands for constants
-			// (constlist.go), not for a caller's parameter.
-			blocked = blocked || x.Number < hiddenListBase
-		case *pg_query.SubLink:
-			blocked = true
-		case *pg_query.FuncCall:
-			blocked = blocked || aggregateNames[funcName(x)]
-		}
-		return !blocked
-	})
+	cols, blocked := trialShape(n)
 	// Over grouping sets a key with no column (GROUP BY ROLLUP (1) of a
 	// constant item) is still a key: NULL in the sets without it, as
 	// PostgreSQL's grouped Var is; elsewhere it equals its value.
@@ -308,16 +336,63 @@ func (l *lowerer) groupedExpr(n *pg_query.Node, s *scope) (value, bool) {
 	if err != nil {
 		return value{}, false
 	}
-	for i, k := range s.group.keys {
-		if sameExpr(k, e) {
-			ref, err := s.ref(i)
-			if err != nil {
-				return value{}, false
-			}
-			return value{e: ref, loc: v.loc, name: v.name}, true
+	if i := s.group.keyFor(e); i >= 0 {
+		ref, err := s.ref(i)
+		if err != nil {
+			return value{}, false
 		}
+		return value{e: ref, loc: v.loc, name: v.name}, true
 	}
 	return value{}, false
+}
+
+// ownKey is SELECT-list item j's value v over a scope grouped by several
+// sets when the item is a key itself: its own key's column, not that of
+// the first key equal to it (groupedExpr). PostgreSQL's setrefs matches a
+// target with a ressortgroupref by that ref
+// (search_indexed_tlist_for_sortgroupref), so in SELECT c2, c2 ...
+// GROUPING SETS ((1), (2)) each item is NULL in the other's set. Under
+// one set every key is present and equal keys hold equal values.
+// It also returns the key's expression over the input (nil when v is
+// unchanged), which PostgreSQL's equal() of target entries compares.
+func (l *lowerer) ownKey(v value, j int, s *scope) (value, expr.Expression, error) {
+	if s.group == nil || s.group.sets == nil {
+		return v, nil, nil
+	}
+	k := s.group.keyOfTarget(j)
+	if k < 0 {
+		return v, nil, nil
+	}
+	ref, err := s.ref(k)
+	if err != nil {
+		return value{}, nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	// v is already some key's column (groupedExpr, the first key equal
+	// to the item); the item's own key is the one to read.
+	v.e, v.how = ref, typed
+	return v, s.group.keys[k], nil
+}
+
+// trialShape tells whether n names a column and whether a trial lowering
+// of it over the input is blocked: it holds an aggregate, a subquery or
+// a parameter (the trial would fix the parameter's type).
+func trialShape(n *pg_query.Node) (cols, blocked bool) {
+	walkNodes(n.ProtoReflect(), func(m protoreflect.Message) bool {
+		switch x := m.Interface().(type) {
+		case *pg_query.ColumnRef:
+			cols = true
+		case *pg_query.ParamRef:
+			// A long IN list's placeholder stands for constants
+			// (constlist.go), not for a caller's parameter.
+			blocked = blocked || x.Number < hiddenListBase
+		case *pg_query.SubLink:
+			blocked = true
+		case *pg_query.FuncCall:
+			blocked = blocked || aggregateNames[funcName(x)] || x.Over != nil
+		}
+		return !blocked
+	})
+	return cols, blocked
 }
 
 // walkNodes calls f on every message under m (m included) until f returns

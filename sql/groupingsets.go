@@ -41,12 +41,48 @@ import (
 // callers: "too many grouping sets present (maximum 4096)").
 const maxGroupingSets = 4096
 
-// groupingSets expands the GROUP BY clause: the distinct key expressions,
-// their output names, and each grouping set as indices into keys. multi
-// is false for a clause without GROUPING SETS, ROLLUP, CUBE or ().
-func (l *lowerer) groupingSets(s *pg_query.SelectStmt, sc *scope) (keys []expr.Expression, names []string, sets [][]int, multi bool, err error) {
+// groupingSets expands the GROUP BY clause: the keys, the SELECT-list
+// item each is (-1: none), their output names, and each grouping set as
+// indices into keys. multi is false for a clause without GROUPING SETS,
+// ROLLUP, CUBE or ().
+//
+// A key is a target entry, as PostgreSQL's ressortgroupref: a position
+// names its item (findTargetlistEntrySQL92), an expression the first
+// item equal to it (findTargetlistEntrySQL99) or else itself (a resjunk
+// target, once per expression). So SELECT c2, c2 ... GROUPING SETS ((c2),
+// (2)) has two keys of one expression, and each set nulls only the item
+// it lacks (difftest seed 20261229 case 73676).
+func (l *lowerer) groupingSets(s *pg_query.SelectStmt, sc *scope) (keys []expr.Expression, targets []int, names []string, sets [][]int, multi bool, err error) {
+	// items are the SELECT-list items lowered over the input, for
+	// findTargetlistEntrySQL99 (nil: not lowerable there, so equal to no
+	// GROUP BY expression), lowered when first needed.
+	var items []expr.Expression
+	item := func(j int) expr.Expression {
+		if items == nil {
+			items = make([]expr.Expression, len(s.TargetList))
+			for i, t := range s.TargetList {
+				n := t.GetResTarget().GetVal()
+				if n == nil || n.GetColumnRef() != nil && slices.ContainsFunc(n.GetColumnRef().Fields, func(f *pg_query.Node) bool { return f.GetAStar() != nil }) {
+					continue
+				}
+				if _, blocked := trialShape(n); blocked {
+					continue
+				}
+				is := *sc
+				is.noAggs = "in GROUP BY"
+				v, err := l.expr(n, &is)
+				if err != nil {
+					continue
+				}
+				if items[i], err = l.settle(v); err != nil {
+					items[i] = nil
+				}
+			}
+		}
+		return items[j]
+	}
 	key := func(n *pg_query.Node) (int, error) {
-		v, err := l.groupKey(n, sc, s.TargetList)
+		v, t, err := l.groupKey(n, sc, s.TargetList)
 		if err != nil {
 			return 0, err
 		}
@@ -54,14 +90,25 @@ func (l *lowerer) groupingSets(s *pg_query.SelectStmt, sc *scope) (keys []expr.E
 		if err != nil {
 			return 0, err
 		}
-		if i := slices.IndexFunc(keys, func(k expr.Expression) bool { return sameExpr(k, e) }); i >= 0 {
+		if t < 0 {
+			for j := range s.TargetList {
+				if it := item(j); it != nil && sameExpr(it, e) {
+					t = j
+					break
+				}
+			}
+		}
+		if i := slices.IndexFunc(keys, func(k expr.Expression) bool { return sameExpr(k, e) }); i >= 0 && t < 0 {
+			return i, nil // the resjunk target of this expression
+		}
+		if i := slices.Index(targets, t); i >= 0 && t >= 0 {
 			return i, nil
 		}
 		name := v.name
 		if name == "" {
 			name = "?column?"
 		}
-		keys, names = append(keys, e), append(names, name)
+		keys, targets, names = append(keys, e), append(targets, t), append(names, name)
 		return len(keys) - 1, nil
 	}
 	// element is one ROLLUP or CUBE element, or one GROUPING SETS item
@@ -154,10 +201,10 @@ func (l *lowerer) groupingSets(s *pg_query.SelectStmt, sc *scope) (keys []expr.E
 	for _, g := range s.GroupClause {
 		parts, err := expand(g)
 		if err != nil {
-			return nil, nil, nil, false, err
+			return nil, nil, nil, nil, false, err
 		}
 		if len(sets)*len(parts) > maxGroupingSets {
-			return nil, nil, nil, false, fmt.Errorf("%w: too many grouping sets present (maximum %d)", ErrInvalid, maxGroupingSets)
+			return nil, nil, nil, nil, false, fmt.Errorf("%w: too many grouping sets present (maximum %d)", ErrInvalid, maxGroupingSets)
 		}
 		var product [][]int
 		for _, a := range sets {
@@ -189,7 +236,7 @@ func (l *lowerer) groupingSets(s *pg_query.SelectStmt, sc *scope) (keys []expr.E
 		}
 		sets = kept
 	}
-	return keys, names, sets, multi, nil
+	return keys, targets, names, sets, multi, nil
 }
 
 // expandForSets builds the aggregate's input for several grouping sets

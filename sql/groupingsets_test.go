@@ -37,7 +37,7 @@ func TestGroupingSetsExpand(t *testing.T) {
 		require.NoError(t, err)
 		_, sc, err := l.fromItem(s.FromClause[0])
 		require.NoError(t, err)
-		_, _, sets, multi, err := l.groupingSets(s, sc)
+		_, _, _, sets, multi, err := l.groupingSets(s, sc)
 		require.NoError(t, err, c.group)
 		assert.True(t, multi, c.group)
 		for i := range sets {
@@ -109,4 +109,52 @@ func TestGroupingSetsConstantKey(t *testing.T) {
 	proj := root.(*plan.ProjectRel)
 	_, ok := proj.Expressions()[0].(*expr.FieldReference)
 	assert.True(t, ok, "%s", proj.Expressions()[0])
+}
+
+// TestGroupingSetsTargetKeys: a GROUP BY item binds to a SELECT-list item
+// (a position to its item, an expression to the first item equal to it),
+// and each item so bound is a key of its own, as PostgreSQL's
+// ressortgroupref: SELECT name, name ... GROUPING SETS ((name), (2), ())
+// has two keys, and each item reads its own, so a set without one nulls
+// that item only (difftest seed 20261229 case 73676). An expression that
+// is no key item reads the first item's key in SELECT order; GROUPING the
+// first key in GROUP BY order.
+func TestGroupingSetsTargetKeys(t *testing.T) {
+	for _, c := range []struct {
+		sql   string
+		cols  []int32 // the Project's field per output (-1: not a field)
+		names []string
+	}{
+		{"SELECT name, name FROM t GROUP BY GROUPING SETS ((name), (2), ())", []int32{0, 1}, nil},
+		{"SELECT name, name FROM t GROUP BY GROUPING SETS ((2), (1), ())", []int32{1, 0}, nil},
+		{"SELECT name AS x, name AS y FROM t GROUP BY GROUPING SETS (2, name)", []int32{1, 0}, []string{"x", "y"}},
+		{"SELECT name, name FROM t GROUP BY ROLLUP (1, 2)", []int32{0, 1}, nil},
+		// One key: the second item is no key and reads the first's.
+		{"SELECT name, name FROM t GROUP BY GROUPING SETS ((name), ())", []int32{0, 0}, nil},
+		{"SELECT name, name FROM t GROUP BY GROUPING SETS (2, ())", []int32{0, 0}, nil},
+		// name in the third item is the first name item's key (1).
+		{"SELECT id, name, name FROM t GROUP BY GROUPING SETS ((3), (2), (id))", []int32{2, 1, 0}, nil},
+	} {
+		_, root, names := parseQuery(t, c.sql)
+		if c.names != nil {
+			assert.Equal(t, c.names, names, c.sql)
+		}
+		proj, ok := root.(*plan.ProjectRel)
+		require.True(t, ok, "%s: root %T", c.sql, root)
+		n := proj.Input().RecordType().FieldCount()
+		var got []int32
+		for _, m := range proj.OutputMapping() {
+			f := int32(m)
+			if f >= n {
+				got = append(got, fieldIndex(t, proj.Expressions()[f-n]))
+			} else {
+				got = append(got, f)
+			}
+		}
+		assert.Equal(t, c.cols, got, c.sql)
+	}
+	// ORDER BY a name two equal items carry is not ambiguous
+	// (findTargetlistEntrySQL92 compares the items' expressions).
+	_, err := Parse("SELECT name, name FROM t GROUP BY CUBE (1, 2) ORDER BY name", testCatalog)
+	assert.NoError(t, err)
 }

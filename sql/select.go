@@ -15,6 +15,21 @@ import (
 type output struct {
 	e    expr.Expression
 	name string
+	// written is the item's expression over the input where e is not
+	// it: an item that is a key of several grouping sets reads its own
+	// key's column (ownKey), and two such items of one expression are
+	// still equal target entries to PostgreSQL (ORDER BY c2 over two c2
+	// items is not ambiguous). nil: e.
+	written expr.Expression
+}
+
+// same is PostgreSQL's equal() of two target entries' expressions.
+func (o output) same(p output) bool {
+	a, b := o.e, p.e
+	if o.written != nil && p.written != nil {
+		a, b = o.written, p.written
+	}
+	return sameExpr(a, b)
 }
 
 // selectShape rejects the SELECT features we do not lower, by name.
@@ -189,7 +204,7 @@ func (l *lowerer) conditionFilter(rel plan.Rel, sc *scope, where *pg_query.Node)
 // columns. An untyped item takes want's kind for its position, if any.
 func (l *lowerer) targets(list []*pg_query.Node, in *scope, want []kind) ([]output, error) {
 	var outs []output
-	for _, n := range list {
+	for j, n := range list {
 		rt := n.GetResTarget()
 		if rt == nil || rt.Val == nil {
 			return nil, fmt.Errorf("%w: SELECT list item", ErrUnsupported)
@@ -212,6 +227,10 @@ func (l *lowerer) targets(list []*pg_query.Node, in *scope, want []kind) ([]outp
 		if err != nil {
 			return nil, err
 		}
+		var written expr.Expression
+		if v, written, err = l.ownKey(v, j, in); err != nil {
+			return nil, err
+		}
 		k := l.defaultKind(v)
 		if i := len(outs); v.how != typed && i < len(want) && want[i] != kindUnknown {
 			k = want[i]
@@ -227,7 +246,7 @@ func (l *lowerer) targets(list []*pg_query.Node, in *scope, want []kind) ([]outp
 		if name == "" {
 			name = "?column?"
 		}
-		outs = append(outs, output{e: e, name: name})
+		outs = append(outs, output{e: e, name: name, written: written})
 	}
 	if len(outs) == 0 {
 		return nil, fmt.Errorf("%w: empty SELECT list", ErrUnsupported)
@@ -365,7 +384,7 @@ func (l *lowerer) outputNamed(n *pg_query.Node, outs []output) (int, error) {
 		if o.name != name {
 			continue
 		}
-		if hit >= 0 && !sameExpr(outs[hit].e, o.e) {
+		if hit >= 0 && !outs[hit].same(o) {
 			return -1, fmt.Errorf("%w: ORDER BY %q is ambiguous%s", ErrAmbiguous, name, l.src.at(cr.Location))
 		}
 		if hit < 0 {
