@@ -48,6 +48,7 @@ func (g *Gen) grouped(q *Query, s scope) {
 			q.GroupBy = append(q.GroupBy, e.SQL())
 		}
 	}
+	keys = g.duplicateKey(q, keys) // gendupkeys.go
 	for i, n := 0, g.between(1, 3); i < n; i++ {
 		q.Select = append(q.Select, g.withFilter(g.aggregate(s), s)) // gengrouping.go
 	}
@@ -63,6 +64,7 @@ func (g *Gen) grouped(q *Query, s scope) {
 	}
 	g.groupingSets(q, keys) // gengrouping.go
 	g.orderAll(q)
+	unorderEqualKeys(q) // gendupkeys.go
 }
 
 // aggregate draws an aggregate call over s.
