@@ -55,7 +55,14 @@ func (f *FilterExec) WithNewChildren(children []Node) (Node, error) {
 	if f.oneTimeFalse {
 		return NewOneTimeFalseFilterExec(children[0]), nil
 	}
-	return NewFilterExec(children[0], f.pred)
+	n, err := NewFilterExec(children[0], f.pred)
+	if err != nil {
+		return nil, err
+	}
+	// A LIMIT's row budget stays with the filter it was given to: the
+	// parallel planner rebuilds the filter over its input's partitions.
+	n.rowBudget = f.rowBudget
+	return n, nil
 }
 
 func (p *ProjectExec) OutputPartitions() int { return OutputPartitions(p.input) }

@@ -49,8 +49,16 @@ func (p *ProjectExec) Metrics() *Metrics     { return &p.metrics }
 
 // Properties keeps input ordering keys whose column is passed through as a plain Col.
 func (p *ProjectExec) Properties() Properties {
+	return Properties{Ordering: p.OrderingOf(p.input.Properties().Ordering)}
+}
+
+// OrderingOf is the ordering of p's output when its input is ordered by
+// in: the leading keys whose column p passes through as a plain Col,
+// renumbered to p's columns, up to the first key p drops (the rows are
+// then ordered by no later key on its own).
+func (p *ProjectExec) OrderingOf(in []SortKey) []SortKey {
 	var ord []SortKey
-	for _, k := range p.input.Properties().Ordering {
+	for _, k := range in {
 		found := false
 		for i, e := range p.exprs {
 			if c, ok := e.(physexpr.Col); ok && c.Index == k.Column {
@@ -63,7 +71,7 @@ func (p *ProjectExec) Properties() Properties {
 		}
 		ord = append(ord, k)
 	}
-	return Properties{Ordering: ord}
+	return ord
 }
 func (p *ProjectExec) String() string {
 	parts := make([]string, len(p.exprs))

@@ -54,13 +54,13 @@ func (p *planner) filterIn(in *rel, sc scope, cond expr.Expression) (*rel, error
 		// (above), never executed, as PostgreSQL's Result with
 		// One-Time Filter: false (exec/onetimefilter.go).
 		f := exec.NewOneTimeFalseFilterExec(in.node)
-		return &rel{node: f, cols: in.cols, names: in.names, takeOrdered: in.takeOrdered}, nil
+		return &rel{node: f, cols: in.cols, names: in.names}, nil
 	}
 	f, err := exec.NewFilterExec(in.node, pred)
 	if err != nil {
 		return nil, fmt.Errorf("%w: filter: %w", ErrInvalidPlan, err)
 	}
-	return &rel{node: f, cols: in.cols, names: in.names, takeOrdered: in.takeOrdered}, nil
+	return &rel{node: f, cols: in.cols, names: in.names}, nil
 }
 
 // constFalseOrNull: e is the literal FALSE or a NULL literal.
@@ -77,9 +77,10 @@ func constFalseOrNull(e expr.Expression) bool {
 }
 
 // fetch plans a FetchRel (OFFSET/LIMIT; count -1 is all rows) as a LimitExec.
-// Over a projection or a filter with a count, it is told the rows the
-// limit reads (offset + count, hint.rows): a projection evaluates its
-// expressions on those only, a filter stops where it has them, as
+// Over a projection, a filter or a sort the planner elides (sort.go)
+// with a count, it is told the rows the limit reads (offset + count,
+// hint.rows): a projection evaluates its expressions on those only, a
+// filter stops where it has them, as
 // PostgreSQL's Limit pulls (and its scan or Result projects and
 // filters) one row at a time and stops there.
 //
@@ -90,7 +91,7 @@ func (p *planner) fetch(r *splan.FetchRel, need []bool) (*rel, error) {
 	}
 	h := hint{}
 	switch r.Input().(type) {
-	case *splan.ProjectRel, *splan.FilterRel:
+	case *splan.ProjectRel, *splan.FilterRel, *splan.SortRel:
 		if r.Count() >= 0 && !p.shared(r.Input()) {
 			h = hint{rows: r.Offset() + r.Count(), rowsSet: true}
 		}
@@ -100,7 +101,7 @@ func (p *planner) fetch(r *splan.FetchRel, need []bool) (*rel, error) {
 		return nil, err
 	}
 	lim := exec.NewLimitExec(in.node, r.Offset(), r.Count())
-	return &rel{node: lim, cols: in.cols, names: in.names, takeOrdered: in.takeOrdered}, nil
+	return &rel{node: lim, cols: in.cols, names: in.names}, nil
 }
 
 // shared: r is planned once for several consumers (a CTE read twice), so

@@ -65,9 +65,11 @@ func (p *planner) project(r *splan.ProjectRel, need []bool, h hint) (*rel, error
 	switch r.Input().(type) {
 	case *splan.JoinRel:
 		ih = hint{noTake: h.noTake} // not rows: the LIMIT cuts this projection's input, not the join's
-	case *splan.FilterRel:
+	case *splan.FilterRel, *splan.SortRel:
 		if !hasWindow(used) {
-			ih = hint{rows: h.rows, rowsSet: h.rowsSet} // each row projected is a row filtered
+			// Each row projected is a row filtered, or sorted: a sort
+			// passes it on only where it is elided (sort.go).
+			ih = hint{rows: h.rows, rowsSet: h.rowsSet}
 		}
 	}
 	in, err := p.compile(r.Input(), inNeed, ih)
@@ -128,5 +130,5 @@ func (p *planner) project(r *splan.ProjectRel, need []bool, h hint) (*rel, error
 			cols[f] = idx[k]
 		}
 	}
-	return &rel{node: node, cols: cols, names: names, takeOrdered: in.takeOrdered}, nil
+	return &rel{node: node, cols: cols, names: names}, nil
 }

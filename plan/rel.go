@@ -37,6 +37,9 @@ type planner struct {
 	share *sharing
 	// packed: the packed list literals decoded so far (invalues.go).
 	packed map[*anypb.Any]PackedList
+	// takes: the take-by-key nodes take.go built; each keeps its driving
+	// side's order (pathkeys, ordering.go).
+	takes map[exec.Node]bool
 }
 
 // rel is a compiled relation. node produces the columns; cols[i] is the node
@@ -47,10 +50,6 @@ type rel struct {
 	node  exec.Node
 	cols  []int
 	names []string // output field names, for display
-	// takeOrdered: node's ordering comes from a TakeByKey, which keeps its
-	// driving side's order, so a Sort above may be elided against it. The
-	// generic plan never sets it: under DisableIndexes every sort stays.
-	takeOrdered bool
 }
 
 // hint passes what a parent knows down to its input.
@@ -214,7 +213,7 @@ func (p *planner) compileRel(r splan.Rel, need []bool, h hint) (*rel, error) {
 			cols[o] = -1
 		}
 	}
-	return &rel{node: out.node, cols: cols, names: names, takeOrdered: out.takeOrdered}, nil
+	return &rel{node: out.node, cols: cols, names: names}, nil
 }
 
 func (p *planner) compileDirect(r splan.Rel, need []bool, h hint) (*rel, error) {
@@ -234,7 +233,7 @@ func (p *planner) compileDirect(r splan.Rel, need []bool, h hint) (*rel, error) 
 	case *splan.CrossRel:
 		return p.cross(r, need)
 	case *splan.SortRel:
-		return p.sort(r, need)
+		return p.sort(r, need, h)
 	case *splan.FetchRel:
 		return p.fetch(r, need)
 	case *splan.AggregateRel:

@@ -226,7 +226,7 @@ func (p *planner) compileShared(r splan.Rel, k string, need []bool, h hint) (*re
 			cols[i] = c
 		}
 	}
-	return &rel{node: d.plan.NewConsumer(), cols: cols, names: d.out.names, takeOrdered: d.out.takeOrdered}, nil
+	return &rel{node: d.plan.NewConsumer(), cols: cols, names: d.out.names}, nil
 }
 
 // finish counts the consumers of the shared plans the final tree holds

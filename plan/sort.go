@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/stablerow/stablerow/exec/physexpr"
 
@@ -30,9 +31,13 @@ func sortKey(kind types.SortKind) (desc, nullsFirst bool, err error) {
 	return false, false, fmt.Errorf("%w: direction %s", errUnsupported("sort"), d)
 }
 
-// sort plans a SortRel, or elides it when its input comes ordered from a
-// take and that ordering already satisfies the keys.
-func (p *planner) sort(r *splan.SortRel, need []bool) (*rel, error) {
+// sort plans a SortRel as PostgreSQL plans its ORDER BY: keys that order
+// nothing (constants, repeats) are dropped, and when what is left is a
+// prefix of the order the input comes in (pathkeys, ordering.go) there is
+// no sort at all (create_ordered_paths: pathkeys_contained_in), so a
+// LIMIT above (h.rows) reads its rows through the input's filters and
+// projections and stops there.
+func (p *planner) sort(r *splan.SortRel, need []bool, h hint) (*rel, error) {
 	w, err := p.width(r.Input())
 	if err != nil {
 		return nil, err
@@ -57,10 +62,11 @@ func (p *planner) sort(r *splan.SortRel, need []bool) (*rel, error) {
 	if err != nil {
 		return nil, err
 	}
-	keys := make([]exec.SortKey, len(sorts))
+	keys := make([]exec.SortKey, 0, len(sorts))
 	var extras []physexpr.Expr
 	var extraKey []int
-	for i, s := range sorts {
+	var ordered []exec.SortKey // the keys on input columns, constants and repeats dropped
+	for _, s := range sorts {
 		desc, nullsFirst, err := sortKey(s.Kind)
 		if err != nil {
 			return nil, err
@@ -69,14 +75,32 @@ func (p *planner) sort(r *splan.SortRel, need []bool) (*rel, error) {
 		if err != nil {
 			return nil, err
 		}
-		keys[i] = exec.SortKey{Descending: desc, NullsFirst: nullsFirst}
+		if _, constant := ce.(physexpr.Lit); constant {
+			continue // the same on every row: it orders nothing
+		}
+		k := exec.SortKey{Descending: desc, NullsFirst: nullsFirst}
 		if c, ok := ce.(physexpr.Col); ok {
-			keys[i].Column, keys[i].Name = c.Index, c.Name
+			k.Column, k.Name = c.Index, c.Name
+			if !slices.ContainsFunc(ordered, func(o exec.SortKey) bool { return o.Column == k.Column }) {
+				ordered = append(ordered, k)
+			}
+			keys = append(keys, k)
 			continue
 		}
-		keys[i].Name = fmt.Sprintf("sort%d", i)
+		k.Name = fmt.Sprintf("sort%d", len(keys))
 		extras = append(extras, ce)
-		extraKey = append(extraKey, i)
+		extraKey = append(extraKey, len(keys))
+		keys = append(keys, k)
+	}
+	if len(keys) == 0 || len(extras) == 0 && exec.OrderingSatisfies(p.pathkeys(in.node), ordered) {
+		if !h.rowsSet {
+			return in, nil
+		}
+		node, err := withRowBudget(in.node, h.rows)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidPlan, err)
+		}
+		return &rel{node: node, cols: in.cols, names: in.names}, nil
 	}
 	node := in.node
 	if len(extras) > 0 {
@@ -91,8 +115,6 @@ func (p *planner) sort(r *splan.SortRel, need []bool) (*rel, error) {
 		for k, i := range extraKey {
 			keys[i].Column = idx[k]
 		}
-	} else if in.takeOrdered && exec.OrderingSatisfies(in.node.Properties().Ordering, keys) {
-		return in, nil
 	}
 	s, err := exec.NewSortExec(node, keys)
 	if err != nil {

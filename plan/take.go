@@ -119,7 +119,8 @@ func (p *planner) take(j *splan.JoinRel, jp joinParts, nl, nr int, need []bool) 
 			return nil, false, fmt.Errorf("%w: %v", ErrInvalidPlan, err)
 		}
 	}
-	out := &rel{node: node, takeOrdered: true}
+	p.takes[node] = true
+	out := &rel{node: node}
 	out.cols = append(out.cols, d.cols...)
 	out.names = append(out.names, d.names...)
 	for rf, c := range tcols {

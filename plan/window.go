@@ -213,7 +213,7 @@ func (p *planner) windows(in *rel, w int, exprs []expr.Expression, need []bool) 
 		}
 		node = wn
 	}
-	return &rel{node: node, cols: in.cols, names: in.names, takeOrdered: in.takeOrdered}, cols, nil
+	return &rel{node: node, cols: in.cols, names: in.names}, cols, nil
 }
 
 // windowFrame is a call's frame. Substrait's bounds: unset lower is the

@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
-	"github.com/substrait-io/substrait-go/v8/types"
 )
 
 // Where a SELECT with ORDER BY and LIMIT evaluates its select list, as
@@ -23,7 +21,9 @@ import (
 // UNNEST(...) WITH ORDINALITY ordered by the ordinality column ascending
 // (sort keys that are constants drop out). Then the function scan
 // projects each row as the Limit pulls it, and every item is evaluated
-// on the pulled rows only (seed 20261206 case 50198).
+// on the pulled rows only (seed 20261206 case 50198). The planner owns
+// that decision (plan/ordering.go): it elides the sort and gives the
+// LIMIT's row count to the projection of the early items below it.
 //
 // The lowering (splitProjectAndSort):
 //
@@ -86,62 +86,6 @@ func pgCost(e expr.Expression, total, op float64) float64 {
 	return total
 }
 
-// ordinalityOrder: the ORDER BY keys need no sort in PostgreSQL, because
-// s reads one UNNEST ... WITH ORDINALITY and the keys are constants but
-// for the ordinality column ascending (NULLS LAST), last; nothing is
-// grouped.
-func (l *lowerer) ordinalityOrder(s *pg_query.SelectStmt, keys []sortKey) bool {
-	if len(s.FromClause) != 1 || len(s.GroupClause) > 0 || s.HavingClause != nil || len(keys) != len(s.SortClause) {
-		return false
-	}
-	rf := s.FromClause[0].GetRangeFunction()
-	if rf == nil || !rf.Ordinality || len(rf.Functions) != 1 {
-		return false
-	}
-	items := rf.Functions[0].GetList().GetItems()
-	if len(items) == 0 || items[0].GetFuncCall() == nil || funcName(items[0].GetFuncCall()) != "unnest" {
-		return false
-	}
-	qual, names, err := l.functionColumns(rf, "unnest", 2)
-	if err != nil {
-		return false
-	}
-	ord := -1
-	for i, k := range keys {
-		if _, ok := literalOf(k.e); ok {
-			continue
-		}
-		if ord >= 0 || !namesColumn(s.SortClause[i].GetSortBy().GetNode(), qual, names[1]) {
-			return false
-		}
-		ord = i
-	}
-	return ord < 0 || keys[ord].kind == types.SortAscNullsLast
-}
-
-// namesColumn: n is the column reference qual.col or col.
-func namesColumn(n *pg_query.Node, qual, col string) bool {
-	cr := n.GetColumnRef()
-	if cr == nil {
-		return false
-	}
-	var parts []string
-	for _, f := range cr.Fields {
-		s := f.GetString_()
-		if s == nil {
-			return false
-		}
-		parts = append(parts, s.GetSval())
-	}
-	switch len(parts) {
-	case 1:
-		return parts[0] == col
-	case 2:
-		return parts[0] == qual && parts[1] == col
-	}
-	return false
-}
-
 // splitProjectAndSort lowers the select list and ORDER BY of a SELECT
 // with LIMIT when PostgreSQL evaluates some item after the sort (see
 // above): the early items are computed below the sort beside the input
@@ -149,11 +93,14 @@ func namesColumn(n *pg_query.Node, qual, col string) bool {
 // items read them unchanged), the postponed ones above it. ok is false
 // when nothing is postponed and every sort key is an output: then
 // projectAndSort's Sort <- Project is PostgreSQL's plan already.
-func (l *lowerer) splitProjectAndSort(rel plan.Rel, outs []output, keys []sortKey, s *pg_query.SelectStmt) (plan.Rel, bool, error) {
+func (l *lowerer) splitProjectAndSort(rel plan.Rel, outs []output, keys []sortKey) (plan.Rel, bool, error) {
 	// No sort above the select list in PostgreSQL's plan: every item is
-	// evaluated on the rows the Limit pulls (postpone_window.go).
-	windowed, ordered, passThrough := windowOrder(rel, keys)
-	elided := ordered || (!windowed || passThrough) && l.ordinalityOrder(s, keys)
+	// evaluated on the rows the Limit pulls (postpone_window.go). Where
+	// the input comes ordered (one UNNEST ... WITH ORDINALITY), the
+	// planner elides the sort and the rows the LIMIT reads reach the
+	// early items' projection (plan/ordering.go), so that order is not
+	// decided here too.
+	_, elided, _ := windowOrder(rel, keys)
 	isKey := make([]bool, len(outs))
 	below := false
 	for _, k := range keys {

@@ -404,7 +404,7 @@ func (l *lowerer) projectAndSort(rel plan.Rel, in *scope, outs []output, s *pg_q
 		return nil, err
 	}
 	if len(keys) > 0 && s.LimitCount != nil {
-		if split, ok, err := l.splitProjectAndSort(rel, outs, keys, s); err != nil || ok {
+		if split, ok, err := l.splitProjectAndSort(rel, outs, keys); err != nil || ok {
 			return split, err
 		}
 	}
