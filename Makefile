@@ -7,7 +7,7 @@ FUZZTIME  ?= 10s
 # One worker: with two on a 2-core machine the fuzzer has been seen to stall.
 FUZZPARALLEL ?= 1
 
-.PHONY: all demo test test-steps test-load test-s3 test-short bench bench-scale bench-beam fuzz fuzz-deep lint clean difftest tpch tpch-ddl
+.PHONY: all demo test test-steps test-load test-s3 test-short bench bench-scale bench-beam bench-window fuzz fuzz-deep lint clean difftest tpch tpch-ddl
 
 all: lint test
 
@@ -117,6 +117,16 @@ BEAM_DIR  ?= $(CURDIR)/.beambench
 bench-beam:
 	cd beam && $(GO) run ./cmd/beambench -dir $(BEAM_DIR) -rows $(BEAM_ROWS) -ids $(BEAM_IDS) -workers 1,2,4 | tee ../beambench.out
 
+# Window functions against DuckDB on WINDOW_ROWS rows (ranking, moving
+# sums over ROWS and RANGE frames, lag), each run a fresh process under
+# WINDOW_MEM, the engines alternated; answers compared (bench/cmd/windowbench;
+# both databases are kept in WINDOW_DIR).
+WINDOW_ROWS ?= 10000000
+WINDOW_MEM  ?= 1GB
+WINDOW_DIR  ?= $(CURDIR)/.windowbench
+bench-window:
+	cd bench && $(GO) run ./cmd/windowbench -rows $(WINDOW_ROWS) -mem $(WINDOW_MEM) -dir $(WINDOW_DIR) -out ../window-report.md
+
 # Every fuzz target, FUZZTIME each.
 fuzz:
 	@set -e; for pkg in $$($(GO) list ./...); do \
@@ -158,4 +168,4 @@ lint:
 	cd beam && $(GO) vet ./...
 
 clean:
-	rm -rf $(DEMO_DIR) bench.out $(SCALE_DIR) $(BEAM_DIR)
+	rm -rf $(DEMO_DIR) bench.out $(SCALE_DIR) $(BEAM_DIR) $(WINDOW_DIR) window-report.md

@@ -1,0 +1,18 @@
+// Command windowbench measures stablerow's window operator against DuckDB
+// on one table of N rows (default 10M): ranking functions, a moving sum
+// over a ROWS frame and over a RANGE frame, and lag, each as a query that
+// folds the window's output into one row, so the answer is small and
+// compared between the engines (a difference is reported, never timed).
+//
+// Each run is a fresh child process (this binary again) that opens the
+// engine's on-disk database, sets threads and the memory limit, runs one
+// query and reports its wall time, and its process's CPU time and peak
+// RSS (getrusage of the child). The parent alternates the engines per
+// repetition (stablerow first in odd repetitions, DuckDB first in even
+// ones) and reports medians. Both databases are built once under -dir
+// and reused: stablerow's by INSERT ... SELECT from generate_series,
+// DuckDB's (a file database, not in memory, so neither holds the table
+// in its heap) by CREATE TABLE AS from range().
+//
+//	windowbench -rows 10000000 -dir /tmp/windowbench -reps 5 -threads 2 -mem 1GB -out window.md
+package main
