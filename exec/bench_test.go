@@ -105,3 +105,32 @@ func BenchmarkSort(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSortWindowKeys sorts 1M rows by two integer keys as a window
+// with PARTITION BY p ORDER BY t does: p of 1000 values, t distinct, the
+// rows interleaved across partitions (bench/cmd/windowbench's table).
+func BenchmarkSortWindowKeys(b *testing.B) {
+	mem := exectest.Mem(b)
+	schema := arrow.NewSchema([]arrow.Field{{Name: "p", Type: arrow.PrimitiveTypes.Int32}, {Name: "t", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	const n = 1_000_000
+	rows := make([][]any, n)
+	for i := range rows {
+		rows[i] = []any{int32(i % 1000), int64(i)}
+	}
+	bt, _ := exectest.Batch(mem, schema, rows)
+	v, _ := exec.NewValuesExec(schema, []arrow.RecordBatch{bt})
+	bt.Release()
+	defer v.Release()
+	s0, _ := exec.NewSortExec(v, []exec.SortKey{{Column: 0}, {Column: 1}})
+	b.ResetTimer()
+	for b.Loop() {
+		s, _ := s0.Execute(b.Context(), &exec.TaskContext{Mem: mem, BatchSize: 8192})
+		out, err := exec.Collect(b.Context(), s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, o := range out {
+			o.Release()
+		}
+	}
+}

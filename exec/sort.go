@@ -354,7 +354,7 @@ func sortBatches(ctx context.Context, mem memory.Allocator, schema *arrow.Schema
 			return 0
 		}
 	}
-	idx, ok := sortNormalized(all.Column(keys[0].Column), keys[0], n, rest, pass)
+	idx, ok := sortNormalized(all.Column(keys[0].Column), keys[0], n, rest, laterWords(all, keys), pass)
 	if !ok {
 		idx = sortByComparators(cmps, n, pass)
 	}

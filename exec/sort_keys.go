@@ -114,7 +114,12 @@ func floatWord(f float64) uint64 {
 // where first is keys[0]'s column and rest compares by keys[1:] (nil: no
 // more keys). ok is false when the first key has no word form. pass (may
 // be nil) counts the comparisons and the words a radix pass moves.
-func sortNormalized(first arrow.Array, key SortKey, n int, rest func(a, b int) int, pass func(int)) ([]int64, bool) {
+//
+// later, when not nil, is the words of keys[1:] (laterWords): every one
+// exact and without NULLs, so the whole key sorts by radix with no
+// comparison at all, key by key from the last (rest then orders only
+// the first key's NULL rows).
+func sortNormalized(first arrow.Array, key SortKey, n int, rest func(a, b int) int, later []func(i int) uint64, pass func(int)) ([]int64, bool) {
 	word, exact, ok := normalizer(first)
 	if !ok || n > math.MaxInt32 {
 		return nil, false
@@ -133,7 +138,26 @@ func sortNormalized(first arrow.Array, key SortKey, n int, rest func(a, b int) i
 		ws = append(ws, sortWord{k: k, row: int32(i)})
 	}
 	switch {
-	case exact && rest == nil:
+	case exact && (rest == nil || later != nil):
+		if later != nil {
+			// LSD over the keys as over the bytes: the last key first,
+			// each pass stable, so a pass on an earlier key keeps the
+			// later keys' order among its ties; the first key's words go
+			// back in for the last pass.
+			first := make([]uint64, n)
+			for _, w := range ws {
+				first[w.row] = w.k
+			}
+			for j := len(later) - 1; j >= 0; j-- {
+				for i := range ws {
+					ws[i].k = later[j](int(ws[i].row))
+				}
+				ws = radixSortWords(ws, pass)
+			}
+			for i := range ws {
+				ws[i].k = first[ws[i].row]
+			}
+		}
 		ws = radixSortWords(ws, pass)
 	case exact:
 		slices.SortFunc(ws, passing(func(a, b sortWord) int {
@@ -190,6 +214,29 @@ func sortNormalized(first arrow.Array, key SortKey, n int, rest func(a, b int) i
 		}
 	}
 	return out, true
+}
+
+// laterWords is the words of keys[1:] over all's rows, each with its
+// key's direction folded in, when every one is exact and has no NULLs (a
+// window's PARTITION BY and ORDER BY keys, typically); nil otherwise.
+func laterWords(all arrow.RecordBatch, keys []SortKey) []func(i int) uint64 {
+	if len(keys) < 2 {
+		return nil
+	}
+	out := make([]func(i int) uint64, 0, len(keys)-1)
+	for _, k := range keys[1:] {
+		col := all.Column(k.Column)
+		word, exact, ok := normalizer(col)
+		if !ok || !exact || col.NullN() > 0 {
+			return nil
+		}
+		if k.Descending {
+			out = append(out, func(i int) uint64 { return ^word(i) })
+		} else {
+			out = append(out, word)
+		}
+	}
+	return out
 }
 
 // radixSortWords sorts by k, stably (LSD radix, a byte per pass; a pass
