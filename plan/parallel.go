@@ -188,10 +188,26 @@ func (pp *parallelPlanner) sort(s *exec.SortExec) (exec.Node, error) {
 // sort of its own (it shares the one below another window), or under a
 // memory limit (one instance, as sorts) reads its input made parallel and
 // merged back in order.
+//
+// The window's computed arguments may sit between it and its sort, as a
+// projection (plan/window.go appends them after the sort): it runs on
+// each partition's sorted stream.
 func (pp *parallelPlanner) window(w *window.Exec) (exec.Node, error) {
-	s, ok := w.Children()[0].(*exec.SortExec)
+	below := w.Children()[0]
+	args, _ := below.(*exec.ProjectExec)
+	if args != nil {
+		below = args.Children()[0]
+	}
+	s, ok := below.(*exec.SortExec)
 	if pp.memoryLimited || len(w.PartitionColumns()) == 0 || !ok {
 		return pp.singleChildren(w)
+	}
+	// over puts the projection back above the sort ns.
+	over := func(ns exec.Node) (exec.Node, error) {
+		if args == nil {
+			return ns, nil
+		}
+		return args.WithNewChildren([]exec.Node{ns})
 	}
 	c, err := pp.partitioned(s.Children()[0])
 	if err != nil {
@@ -205,6 +221,9 @@ func (pp *parallelPlanner) window(w *window.Exec) (exec.Node, error) {
 		if err != nil {
 			return nil, err
 		}
+		if ns, err = over(ns); err != nil {
+			return nil, err
+		}
 		return w.WithNewChildren([]exec.Node{ns})
 	}
 	rp, err := exec.NewRepartitionExec(c, pp.threads, w.PartitionColumns())
@@ -215,7 +234,11 @@ func (pp *parallelPlanner) window(w *window.Exec) (exec.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return w.PerPartition(ps)
+	top, err := over(ps)
+	if err != nil {
+		return nil, err
+	}
+	return w.PerPartition(top)
 }
 
 // join probes the left input's partitions in parallel against one shared
