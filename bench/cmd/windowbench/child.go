@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -100,6 +101,18 @@ func child(engineName, dir string, qi, threads int, mem string, w io.Writer) err
 	}
 	defer s.close()
 	q := queries()[qi]
+	if path := os.Getenv("WINDOWBENCH_CPUPROFILE"); path != "" {
+		// A profile of the query alone (not the open), for a developer.
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	start := time.Now()
 	row, err := s.row(context.Background(), q.sql)
 	if err != nil {

@@ -14,5 +14,8 @@
 // DuckDB's (a file database, not in memory, so neither holds the table
 // in its heap) by CREATE TABLE AS from range().
 //
+// WINDOWBENCH_CPUPROFILE=FILE makes each child write a CPU profile of its
+// query there (run with -reps 1 and one engine's interest in mind).
+//
 //	windowbench -rows 10000000 -dir /tmp/windowbench -reps 5 -threads 2 -mem 1GB -out window.md
 package main
