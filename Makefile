@@ -7,12 +7,22 @@ FUZZTIME  ?= 10s
 # One worker: with two on a 2-core machine the fuzzer has been seen to stall.
 FUZZPARALLEL ?= 1
 
-.PHONY: all demo test test-steps test-load test-s3 test-short bench bench-scale bench-beam bench-window fuzz fuzz-deep lint clean difftest tpch tpch-ddl
+.PHONY: all demo install test test-steps test-load test-s3 test-short bench bench-scale bench-beam bench-window fuzz fuzz-deep lint clean difftest tpch tpch-ddl
 
 all: lint test
 
 demo:
 	$(GO) run ./cmd/stablerow demo -d $(DEMO_DIR)
+
+# stablerow is two binaries in one directory: the default build (the query
+# path: sql -e, substrait, demo, inspect, vacuum) and stablerow-full, the
+# same command with the Flight SQL server, the S3 store and the line
+# editor, which stablerow runs for serve, s3:// and a prompt on a terminal
+# (cmd/stablerow/lean.go says why).
+BINDIR ?= $(or $(shell $(GO) env GOBIN),$(shell $(GO) env GOPATH)/bin)
+install:
+	$(GO) build -o $(BINDIR)/stablerow ./cmd/stablerow
+	$(GO) build -tags stablerow_full -o $(BINDIR)/stablerow-full ./cmd/stablerow
 
 # All tests, race detector on, bounded sizes (-short keeps big fixtures out);
 # then the DuckDB peer module's own tests (its own go.mod; first build
@@ -27,6 +37,7 @@ test:
 
 test-steps:
 	$(GO) test -race -short -count=1 -timeout 15m $(PKGS)
+	$(GO) test -race -short -count=1 -timeout 15m -tags stablerow_full -run '^TestServe' ./cmd/stablerow/
 	cd table/store/s3store/s3test && $(GO) test -race -short -count=1 -timeout 10m ./...
 	cd server/adbctest && $(GO) test -race -short -count=1 -timeout 10m ./...
 	scripts/beam-race-test.sh
@@ -58,7 +69,7 @@ test-short:
 LOAD_DB       ?= $(CURDIR)/.loaddb
 LOAD_DURATION ?= 2m
 test-load:
-	LOAD_DB=$(LOAD_DB) LOAD_DURATION=$(LOAD_DURATION) $(GO) test -tags load -count=1 -timeout 60m -run TestServeLoad -v ./cmd/stablerow/
+	LOAD_DB=$(LOAD_DB) LOAD_DURATION=$(LOAD_DURATION) $(GO) test -tags load,stablerow_full -count=1 -timeout 60m -run TestServeLoad -v ./cmd/stablerow/
 
 # Library benchmarks, then stablerow, DuckDB and LanceDB side by side on the
 # same data (bench/: checked against the generator model first, medians,
@@ -162,6 +173,7 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
+	$(GO) vet -tags stablerow_full ./cmd/stablerow/
 	cd table/store/s3store/s3test && $(GO) vet ./...
 	cd difftest && $(GO) vet ./...
 	cd server/adbctest && $(GO) vet ./...

@@ -22,7 +22,6 @@ import (
 	"github.com/stablerow/stablerow/fileio"
 	"github.com/stablerow/stablerow/table"
 	"github.com/stablerow/stablerow/table/store"
-	"github.com/stablerow/stablerow/table/store/s3store"
 )
 
 // Options configure a DB.
@@ -47,8 +46,12 @@ type Options struct {
 	// On S3 it marks the prefix as a database (the bucket must exist).
 	Create bool
 	// S3 tunes the store of an s3:// database (parallelism, coalescing,
-	// retries); a nil Cache gets a shared one of DefaultS3CacheBytes.
-	S3 s3store.Options
+	// retries): an s3store.Options, which the "s3" scheme package s3db
+	// registers reads (nil: the defaults; a nil Cache gets a shared one of
+	// DefaultS3CacheBytes). It is typed any so that engine does not import
+	// s3store, whose AWS SDK a local-only program should not link
+	// (remote.go).
+	S3 any
 	// Files is where COPY and CREATE TABLE AS may read and write files (nil:
 	// anywhere the process can, as the caller's own code could; a server
 	// passes its own policy per statement with WithFilePolicy).

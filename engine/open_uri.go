@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/stablerow/stablerow/table/store"
-	"github.com/stablerow/stablerow/table/store/s3store"
 )
 
 // A database is opened by location (Open): a local directory (a plain path
@@ -25,6 +24,11 @@ import (
 // (tables written by another process, or by the table API directly); the
 // bucket itself must exist (Create does not make buckets). AWS
 // configuration comes from the standard chain (see package s3store).
+//
+// The S3 store reaches engine through a registration (remote.go): package
+// engine/s3db registers the "s3" scheme when it is imported, so a program
+// that opens only local databases (the stablerow CLI's query path) links
+// none of the AWS SDK and runs none of its package initialization.
 
 // dbMarker is the object Create writes under an S3 database prefix: S3 has
 // no empty directories, so without it a database with no table yet would
@@ -33,12 +37,13 @@ import (
 const dbMarker = ".stablerow-database"
 
 // DefaultS3CacheBytes bounds the shared block cache of an S3 database when
-// Options.S3.Cache is nil: data file tails and batches, rowmap blocks.
+// Options.S3's Cache is nil: data file tails and batches, rowmap blocks.
 const DefaultS3CacheBytes = 256 << 20
 
 // remoteDB is the object-store root of a database.
 type remoteDB struct {
-	root *s3store.Store // at the database prefix
+	root   RemoteRoot // at the database prefix
+	scheme RemoteScheme
 }
 
 // IsRemote reports whether loc names an object-store location (s3://...,
@@ -54,27 +59,16 @@ func OpenStore(ctx context.Context, loc string, opt Options) (store.Store, error
 		return nil, fmt.Errorf("engine: %w", err)
 	}
 	if u.Scheme == "s3" {
-		return openS3(ctx, loc, opt)
+		root, _, err := openRemoteRoot(ctx, u.Scheme, loc, opt)
+		if err != nil {
+			return nil, err
+		}
+		return root, nil
 	}
 	if err := checkDir(u.Path); err != nil {
 		return nil, err
 	}
 	return store.NewLocal(u.Path)
-}
-
-func openS3(ctx context.Context, loc string, opt Options) (*s3store.Store, error) {
-	so := opt.S3
-	if so.Cache == nil {
-		so.Cache = s3store.NewCache(DefaultS3CacheBytes)
-	}
-	st, err := s3store.New(ctx, loc, so)
-	if errors.Is(err, s3store.ErrNoBucket) {
-		return nil, fmt.Errorf("%w: %s: %w", ErrNoDatabase, loc, err)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("engine: open %s: %w", loc, err)
-	}
-	return st, nil
 }
 
 // openRemote opens the database at an object-store location.
@@ -86,7 +80,7 @@ func openRemote(ctx context.Context, loc string, opt Options) (*DB, error) {
 	if u.Scheme != "s3" {
 		return nil, fmt.Errorf("engine: open %s: %w", loc, store.ErrInvalidArgument)
 	}
-	root, err := openS3(ctx, loc, opt)
+	root, scheme, err := openRemoteRoot(ctx, u.Scheme, loc, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +103,7 @@ func openRemote(ctx context.Context, loc string, opt Options) (*DB, error) {
 		opt.Table.Txns = root // records at <prefix>/.txn/, beside the tables
 	}
 	db := newDB(opt)
-	db.remote = &remoteDB{root: root}
+	db.remote = &remoteDB{root: root, scheme: scheme}
 	names, err := root.ListDirs(ctx, "")
 	if err != nil {
 		return nil, fmt.Errorf("engine: open %s: %w", loc, err)
@@ -118,7 +112,7 @@ func openRemote(ctx context.Context, loc string, opt Options) (*DB, error) {
 		if !tableName.MatchString(name) {
 			continue
 		}
-		st, err := root.Sub(name)
+		st, err := scheme.Sub(root, name)
 		if err != nil {
 			return nil, err
 		}
@@ -133,7 +127,7 @@ func openRemote(ctx context.Context, loc string, opt Options) (*DB, error) {
 }
 
 // tableStore returns the store of table key under the remote root.
-func (r *remoteDB) tableStore(key string) (store.Store, error) { return r.root.Sub(key) }
+func (r *remoteDB) tableStore(key string) (store.Store, error) { return r.scheme.Sub(r.root, key) }
 
 // drop deletes the objects of a remote table. S3 has no rename, so the
 // drop's commit point is the deletion of the last manifest: manifests go

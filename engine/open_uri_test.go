@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stablerow/stablerow/engine"
+	_ "github.com/stablerow/stablerow/engine/s3db" // engine opens s3:// (engine/remote.go)
 	"github.com/stablerow/stablerow/errkind"
 	"github.com/stablerow/stablerow/table/store/s3store"
 )

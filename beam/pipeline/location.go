@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/stablerow/stablerow/engine"
+	_ "github.com/stablerow/stablerow/engine/s3db" // engine opens s3:// (engine/remote.go)
 	"github.com/stablerow/stablerow/table/store"
 	"github.com/stablerow/stablerow/table/store/s3store"
 )

@@ -7,8 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-
-	"github.com/peterh/liner"
 )
 
 // errInputCanceled: Ctrl-C at the prompt; the statement being typed is
@@ -57,57 +55,6 @@ func (p *plainReader) readLine(prompt string) (string, error) {
 
 func (p *plainReader) remember(string) {}
 func (p *plainReader) close() error    { return nil }
-
-// linerReader edits lines on a terminal with github.com/peterh/liner
-// (Emacs keys, history search with Ctrl-R, history kept in a file between
-// sessions). Chosen over reeflective/readline: liner is small (two
-// dependencies), pure Go, and gives the terminal back in its own mode
-// between prompts, so Ctrl-C while a statement runs is an ordinary SIGINT
-// the session turns into a cancellation.
-type linerReader struct {
-	ln      *liner.State
-	history string // file the history is read from and saved to; "" for none
-}
-
-func newLinerReader() *linerReader {
-	ln := liner.NewLiner()
-	ln.SetCtrlCAborts(true)
-	ln.SetMultiLineMode(true)
-	r := &linerReader{ln: ln, history: historyFile()}
-	if r.history != "" {
-		if f, err := os.Open(r.history); err == nil {
-			ln.ReadHistory(f) // a damaged history is a lost history, not a failed session
-			f.Close()
-		}
-	}
-	return r
-}
-
-func (r *linerReader) readLine(prompt string) (string, error) {
-	line, err := r.ln.Prompt(prompt)
-	if errors.Is(err, liner.ErrPromptAborted) {
-		return "", errInputCanceled
-	}
-	return line, err
-}
-
-func (r *linerReader) remember(line string) {
-	if line != "" {
-		r.ln.AppendHistory(line)
-	}
-}
-
-func (r *linerReader) close() error {
-	if r.history != "" {
-		if err := os.MkdirAll(filepath.Dir(r.history), 0o700); err == nil {
-			if f, err := os.OpenFile(r.history, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600); err == nil {
-				r.ln.WriteHistory(f)
-				f.Close()
-			}
-		}
-	}
-	return r.ln.Close()
-}
 
 // historyFile is where the prompt's history lives: $STABLEROW_HISTORY if
 // set ("" or "-" turns it off), else stablerow/history under the user's

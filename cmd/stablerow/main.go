@@ -67,6 +67,9 @@ func main() {
 		os.Exit(2)
 	}
 	ctx := context.Background()
+	if !fullBuild && needsFull(os.Args[1:]) {
+		os.Exit(report(os.Stderr, execFull(os.Args[1:]))) // returns only on failure
+	}
 	var err error
 	switch os.Args[1] {
 	case "demo":

@@ -1,4 +1,4 @@
-//go:build load
+//go:build load && stablerow_full
 
 package main
 

@@ -1,3 +1,5 @@
+//go:build stablerow_full
+
 package main
 
 import (

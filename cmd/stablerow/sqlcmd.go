@@ -96,6 +96,9 @@ func runSQL(ctx context.Context, args []string) error {
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("sql: unexpected argument %q (statements go in -e or on standard input)", fs.Arg(0))}
 	}
+	if !fullBuild && *expr == "" && isTerminal(os.Stdin) && isTerminal(os.Stdout) {
+		return execFull(os.Args[1:]) // the line editor is in the full build (lean.go)
+	}
 	out, closeOut, err := output()
 	if err != nil {
 		return err

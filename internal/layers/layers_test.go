@@ -34,7 +34,7 @@ var rows = [][]string{
 	{"plan"},
 	{"sql"},
 	{"engine"},
-	{"server", "sqltest"},
+	{"server", "sqltest", "engine/s3db"},
 	{"cmd/stablerow"},
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/stablerow/stablerow/engine"
+	_ "github.com/stablerow/stablerow/engine/s3db" // engine opens s3:// (engine/remote.go)
 	"github.com/stablerow/stablerow/table/store/s3store"
 )
 
