@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -13,7 +14,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/schollz/progressbar/v3"
 
 	"github.com/stablerow/stablerow/engine"
 	"github.com/stablerow/stablerow/table"
@@ -60,20 +60,17 @@ func runDemo(ctx context.Context, args []string) error {
 		return err
 	}
 	start := time.Now()
-	// The bar redraws itself with carriage returns: only a terminal shows
-	// that as one moving line; in a log it is hundreds of frames. Off a
-	// terminal each step prints one line when it is done (below).
-	var bar *progressbar.ProgressBar
+	// The meter redraws itself with carriage returns: only a terminal
+	// shows that as one moving line; in a log it is hundreds of frames.
+	// Off a terminal each step prints one line when it is done (below).
+	var bar *appendMeter
 	if isTerminal(os.Stderr) {
-		bar = progressbar.NewOptions(*rows, progressbar.OptionSetDescription("append"), progressbar.OptionShowCount(),
-			progressbar.OptionSetWriter(os.Stderr), progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100*time.Millisecond))
+		bar = &appendMeter{w: os.Stderr, total: *rows}
 	}
 	if _, err := db.Append(ctx, "t", newGenReader(mem, 0, *rows, bar)); err != nil {
 		return err
 	}
-	if bar != nil {
-		_ = bar.Finish()
-	}
+	bar.finish()
 	fmt.Printf("appended %d rows in %s\n", *rows, time.Since(start).Round(time.Millisecond))
 
 	step("CREATE INDEX rid ON t USING btree (_rowid)")
@@ -309,10 +306,10 @@ type genReader struct {
 	mem      memory.Allocator
 	next, hi int
 	cur      arrow.RecordBatch
-	bar      *progressbar.ProgressBar
+	bar      *appendMeter // nil: none
 }
 
-func newGenReader(mem memory.Allocator, from, n int, bar *progressbar.ProgressBar) *genReader {
+func newGenReader(mem memory.Allocator, from, n int, bar *appendMeter) *genReader {
 	return &genReader{mem: mem, next: from, hi: from + n, bar: bar}
 }
 
@@ -352,8 +349,35 @@ func (g *genReader) Next() bool {
 	k.Release()
 	p.Release()
 	g.next += n
-	if g.bar != nil {
-		_ = g.bar.Add(n)
-	}
+	g.bar.add(n)
 	return true
+}
+
+// appendMeter is the demo's append progress on a terminal: "append N/M
+// rows", redrawn in place at most every 100 ms and erased when done. It
+// replaces a progress bar package whose initialization (with its color
+// and Unicode segmentation tables) ran at every start of every command.
+type appendMeter struct {
+	w           io.Writer
+	total, done int
+	last        time.Time
+}
+
+// add counts n more rows (a nil meter counts nothing).
+func (m *appendMeter) add(n int) {
+	if m == nil {
+		return
+	}
+	m.done += n
+	if now := time.Now(); now.Sub(m.last) >= 100*time.Millisecond {
+		m.last = now
+		fmt.Fprintf(m.w, "\rappend %d/%d rows", m.done, m.total)
+	}
+}
+
+// finish erases the line (a nil meter drew none).
+func (m *appendMeter) finish() {
+	if m != nil && !m.last.IsZero() {
+		fmt.Fprint(m.w, "\r\033[K")
+	}
 }
