@@ -97,7 +97,13 @@ func runSQL(ctx context.Context, args []string) error {
 		return usageError{fmt.Errorf("sql: unexpected argument %q (statements go in -e or on standard input)", fs.Arg(0))}
 	}
 	if !fullBuild && *expr == "" && isTerminal(os.Stdin) && isTerminal(os.Stdout) {
-		return execFull(os.Args[1:]) // the line editor is in the full build (lean.go)
+		// The line editor is in the full build (lean.go). Without it
+		// (a go install of this command alone) the prompt still works,
+		// as a plain one: a newcomer's first session must not fail.
+		if _, err := fullPath(); err == nil {
+			return execFull(os.Args[1:])
+		}
+		fmt.Fprintf(os.Stderr, "(a plain prompt, no line editing or history: %s is not beside this binary or on PATH; make install builds both)\n", fullName)
 	}
 	out, closeOut, err := output()
 	if err != nil {
