@@ -24,6 +24,7 @@ import (
 //	x NOT IN (S)                           LEFT ANTI on x = y OR x IS NULL OR y IS NULL
 //	x op ANY (S)          / NOT            LEFT SEMI on x op y / LEFT ANTI on nullOr(x op y)
 //	x op ALL (S)          / NOT            LEFT ANTI on nullOr(x !op y) / LEFT SEMI on x !op y
+//	EXISTS, IN, op ANY/ALL as a value       LEFT MARK (decorrelate_mark.go)
 //	(S) as a value, in a filter, a project or a sort key:
 //	  uncorrelated                         LEFT SINGLE on true; the value is S's column
 //	  correlated, S plain                  LEFT SINGLE on the correlation
@@ -48,9 +49,8 @@ import (
 // aggregate gives over no rows: NULL, or 0 for count (a coalesce). A
 // reference more than one level out, a correlation anywhere else (in a
 // join, an aggregate, a fetch), a non-equality correlation of an
-// aggregate, an IN or EXISTS used as a value (a mark join) and UNIQUE
-// are refused with a *PathError naming the expression's path (plan
-// reports it as ErrUnsupported).
+// aggregate and UNIQUE are refused with a *PathError naming the
+// expression's path (plan reports it as ErrUnsupported).
 
 // Decorrelate rewrites the subquery expressions of p into joins, in
 // place. widths holds the output width (after its emit mapping) of every
@@ -463,12 +463,15 @@ func (u *unnester) side(s *substraitpb.Rel, w int, path string) (*substraitpb.Re
 func (u *unnester) scalars(cur *substraitpb.Rel, w int, e *substraitpb.Expression, path string) (*substraitpb.Rel, int, error) {
 	for _, s := range subqueriesIn(e, path) {
 		sq := s.e.GetSubquery()
-		if sq.GetScalar() == nil {
-			return nil, 0, unsupportedAt("expression", s.path, "IN, EXISTS or set comparison subquery as a value, not as a filter conjunct (it needs a mark join)")
-		}
 		var value *substraitpb.Expression
 		var err error
-		if cur, value, w, err = u.scalar(cur, w, sq.GetScalar().GetInput(), s.path+".subquery.scalar.input"); err != nil {
+		if sq.GetScalar() == nil {
+			// IN, EXISTS or a set comparison as a value: a mark join
+			// (decorrelate_mark.go).
+			if cur, value, w, err = u.markJoin(cur, w, sq, s.path); err != nil {
+				return nil, 0, err
+			}
+		} else if cur, value, w, err = u.scalar(cur, w, sq.GetScalar().GetInput(), s.path+".subquery.scalar.input"); err != nil {
 			return nil, 0, err
 		}
 		proto.Reset(s.e)

@@ -330,8 +330,6 @@ func TestDecorrelateRefusals(t *testing.T) {
 	cases := []struct{ name, plan, want string }{
 		{"aggregate-argument", dPlan(`{"aggregate": {"common": {"direct": {}}, "input": `+dRead("o", "k", "v")+`, "groupings": [], "measures": [{"measure": {"functionReference": 4, "outputType": `+dI64+`, "arguments": [{"value": {"subquery": {"scalar": {"input": `+one+`}}}}]}}]}}`, "m"),
 			"unsupported expression: subquery in a AggregateRel's expressions (unnested only in filters and projects) at root.input.aggregate"},
-		{"exists-as-value", dPlan(dFilter(dRead("o", "k", "v"), dCall(1, dBool, exists(dRead("i", "k", "v")), `{"literal": {"boolean": true}}`)), "k", "v"),
-			"unsupported expression: IN, EXISTS or set comparison subquery as a value, not as a filter conjunct (it needs a mark join) at root.input.filter: condition.arguments[0]"},
 		{"outer-two-levels", dPlan(dFilter(dRead("o", "k", "v"), exists(dFilter(dRead("i", "k", "v"), exists(dFilter(dRead("j", "k", "v"), dCall(1, dBool, dRef(0, 0), dRef(0, 2))))))), "k", "v"),
 			"unsupported expression: outer reference 2 query levels out (decorrelated: 1)"},
 		{"correlation-not-equality", dPlan(dFilter(dRead("o", "k", "v"), dCall(3, dBool, dRef(1, 0), `{"subquery": {"scalar": {"input": `+
