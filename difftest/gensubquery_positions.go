@@ -41,7 +41,11 @@ func (g *Gen) subqueryValue(ts []*Table, outer scope) *Expr {
 	}
 	sub := &Sub{Table: t.Name, Where: where}
 	var v *Expr
-	switch k := g.n(4); {
+	switch k := g.n(5); {
+	case k == 4:
+		if v = g.dependentAgg(ts, outer); v == nil {
+			v = &Expr{Op: "exists", Type: TBool, Sub: sub}
+		}
 	case k == 0:
 		v = &Expr{Op: pick(g, []string{"exists", "notexists"}), Type: TBool, Sub: sub}
 	case k == 1:
@@ -80,4 +84,53 @@ func (g *Gen) subqueryConjunct(ts []*Table, outer scope) *Expr {
 		return v
 	}
 	return &Expr{Op: "or", Type: TBool, Args: []*Expr{v, g.expr(outer, TBool, 1, true)}}
+}
+
+// dependentAgg compares an outer value with a correlated aggregate whose
+// correlation is not an equality: x op (SELECT agg(e) FROM t AS s WHERE
+// s.c op2 outer.d [OR|AND ...] [AND local]), op2 one of < > <> <= >=
+// (plan/optimize/decorrelate_dependent.go: the aggregate over the outer
+// rows' distinct values). count too (its value over no rows is 0); not
+// sum of integers (stablerow's bigint sum raises where PostgreSQL's
+// numeric does not), nothing that raises. nil when no column pair of one
+// type correlates.
+func (g *Gen) dependentAgg(ts []*Table, outer scope) *Expr {
+	t := pick(g, ts)
+	inner := tableScope(t, "s")
+	var where *Expr
+	for i, n := 0, g.between(1, 2); i < n; i++ {
+		typ := pick(g, []Type{TInt, TText, TI32, TI16, TFloat})
+		ic, oc := inner.ofType(typ), outer.ofType(typ)
+		if len(ic) == 0 || len(oc) == 0 {
+			continue
+		}
+		c := &Expr{Op: "cmp", Type: TBool, Text: pick(g, []string{"<", ">", "<>", "<=", ">="}), Args: []*Expr{
+			{Op: "col", Type: typ, Text: pick(g, ic).name}, {Op: "col", Type: typ, Text: pick(g, oc).name}}}
+		switch {
+		case where == nil:
+			where = c
+		case g.p(0.5):
+			where = &Expr{Op: "or", Type: TBool, Args: []*Expr{where, c}}
+		default:
+			where = &Expr{Op: "and", Type: TBool, Args: []*Expr{where, c}}
+		}
+	}
+	if where == nil {
+		return nil
+	}
+	if g.p(0.4) {
+		where = &Expr{Op: "and", Type: TBool, Args: []*Expr{where, g.expr(inner, TBool, 2, true)}}
+	}
+	var agg *Expr
+	for try := 0; try < 20 && agg == nil; try++ {
+		a := g.aggregate(inner)
+		if a.Op == "agg" && a.Text != "sum" && !a.Raises {
+			agg = a
+		}
+	}
+	if agg == nil {
+		return nil
+	}
+	sub := &Expr{Op: "scalar", Type: agg.Type, Sub: &Sub{Table: t.Name, Item: agg, Where: where}}
+	return &Expr{Op: "cmp", Type: TBool, Text: pick(g, []string{"=", "<", ">=", "<>"}), Args: []*Expr{g.leaf(outer, agg.Type), sub}}
 }

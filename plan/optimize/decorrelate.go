@@ -29,6 +29,9 @@ import (
 //	  uncorrelated                         LEFT SINGLE on true; the value is S's column
 //	  correlated, S plain                  LEFT SINGLE on the correlation
 //	  correlated, S an ungrouped aggregate LEFT on the correlation keys, S grouped by them
+//	    (by other than equalities: LEFT on the outer values, S over their
+//	    distinct values grouped by them, decorrelate_dependent.go)
+//	an inner join's condition              a filter over the join on true
 //
 // (nullOr(c) is c OR x IS NULL OR y IS NULL: PostgreSQL's NULL rule for
 // NOT IN and ALL spelled as a join condition; for one key the planner
@@ -43,13 +46,14 @@ import (
 // outer references (flatten); a filter conjunct that references the
 // outer query becomes part of the join condition, the others filter the
 // subquery. A correlated scalar subquery over an ungrouped aggregate
-// (TPC-H Q2, Q17, Q20) is grouped by the inner sides of its correlation,
-// which must be equalities inner = outer; its value is computed over the
+// (TPC-H Q2, Q17, Q20) is grouped by the inner sides of its correlation
+// when it is equalities inner = outer (else by the outer rows' distinct
+// values it is joined with: decorrelate_dependent.go); its value is computed over the
 // LEFT join's columns, so an outer row without a group sees what the
 // aggregate gives over no rows: NULL, or 0 for count (a coalesce). A
 // reference more than one level out, a correlation anywhere else (in a
-// join, an aggregate, a fetch), a non-equality correlation of an
-// aggregate and UNIQUE are refused with a *PathError naming the
+// join, an aggregate, a fetch), a subquery in an outer join's condition
+// and UNIQUE are refused with a *PathError naming the
 // expression's path (plan reports it as ErrUnsupported).
 
 // Decorrelate rewrites the subquery expressions of p into joins, in
@@ -171,6 +175,9 @@ func (u *unnester) rel(r *substraitpb.Rel, path string) (*substraitpb.Rel, error
 	case *substraitpb.Rel_Join:
 		child(&t.Join.Left, path+".join.left")
 		child(&t.Join.Right, path+".join.right")
+		if err == nil && t.Join.GetType() == substraitpb.JoinRel_JOIN_TYPE_INNER && hasSubquery(t.Join) {
+			return u.innerJoinSubqueries(r, t.Join, path+".join")
+		}
 		if err == nil {
 			err = refuse(t.Join, "JoinRel", path+".join")
 		}
@@ -522,4 +529,26 @@ func aggregateUnder(s *substraitpb.Rel) (*substraitpb.Rel, []*substraitpb.Projec
 			return nil, nil
 		}
 	}
+}
+
+// innerJoinSubqueries rewrites an inner join whose condition (or post-join
+// filter) holds subqueries as the filter of that condition over the
+// inner join on true, which returns the same rows (PostgreSQL too moves
+// an inner join's quals among the WHERE's: distribute_qual_to_rels), and
+// decorrelates the filter: a subquery reaching the join's row through
+// an outer reference reaches the filter's input row, the same columns.
+// The optimizer's join pass puts the condition's plain conjuncts back on
+// the join. Outer joins keep the refusal: their condition decides which
+// rows are NULL-extended, which no filter above can.
+func (u *unnester) innerJoinSubqueries(r *substraitpb.Rel, j *substraitpb.JoinRel, path string) (*substraitpb.Rel, error) {
+	cond := j.GetExpression()
+	if pf := j.GetPostJoinFilter(); pf != nil {
+		cond = u.and([]*substraitpb.Expression{cond, pf})
+	}
+	inner := u.made(&substraitpb.Rel{RelType: &substraitpb.Rel_Join{Join: &substraitpb.JoinRel{
+		Common: &substraitpb.RelCommon{EmitKind: &substraitpb.RelCommon_Direct_{Direct: &substraitpb.RelCommon_Direct{}}},
+		Left:   j.GetLeft(), Right: j.GetRight(), Expression: trueExpr(), Type: substraitpb.JoinRel_JOIN_TYPE_INNER,
+	}}}, u.width(j.GetLeft())+u.width(j.GetRight()))
+	f := &substraitpb.FilterRel{Common: j.GetCommon(), Input: inner, Condition: cond, AdvancedExtension: j.GetAdvancedExtension()}
+	return u.filter(u.made(&substraitpb.Rel{RelType: &substraitpb.Rel_Filter{Filter: f}}, u.width(r)), f, path)
 }

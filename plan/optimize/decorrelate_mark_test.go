@@ -83,3 +83,29 @@ func TestDecorrelateMarkAll(t *testing.T) {
 		t.Fatalf("condition %s, want coalesce(gt(...), false)", protojson.Format(c))
 	}
 }
+
+// An inner join whose condition holds a subquery (JOIN ... ON a AND x IN
+// (S)) is the filter of that condition over the inner join on true, the
+// same rows, and the filter is decorrelated: the IN conjunct a semi join
+// of the joined rows, the plain conjunct a filter the join pass places
+// on the join; the join's emit stays on top.
+func TestDecorrelateInnerJoinCondition(t *testing.T) {
+	in := `{"subquery": {"inPredicate": {"needles": [` + dRef(1, 0) + `], "haystack": ` + dRead("s", "k") + `}}}`
+	cond := dCall(99, dBool, dCall(1, dBool, dRef(0, 0), dRef(2, 0)), in)
+	join := `{"join": {"common": {"emit": {"outputMapping": [0, 3]}}, "left": ` + dRead("o", "k", "v") + `, "right": ` + dRead("i", "k", "v") +
+		`, "expression": ` + cond + `, "type": "JOIN_TYPE_INNER"}}`
+	_, rel, _ := decorrelated(t, dPlan(join, "k", "v"))
+	semi := rel.GetJoin()
+	if semi == nil || semi.GetType() != substraitpb.JoinRel_JOIN_TYPE_LEFT_SEMI {
+		t.Fatalf("want a LEFT SEMI join on top, got\n%s", protojson.Format(rel))
+	}
+	if e := semi.GetCommon().GetEmit(); e == nil || fmt.Sprint(e.GetOutputMapping()) != "[0 3]" {
+		t.Fatalf("emit %v, want the join's [0 3]", semi.GetCommon().GetEmit())
+	}
+	f := semi.GetLeft().GetFilter()
+	if f == nil || f.GetInput().GetJoin().GetType() != substraitpb.JoinRel_JOIN_TYPE_INNER || !f.GetInput().GetJoin().GetExpression().GetLiteral().GetBoolean() {
+		t.Fatalf("want the plain conjunct filtering the inner join on true, got\n%s", protojson.Format(semi.GetLeft()))
+	}
+	sameProtoExpr(t, "plain conjunct", f.GetCondition(), dCall(1, dBool, dRef(0, 0), dRef(2, 0)))
+	sameProtoExpr(t, "semi condition", semi.GetExpression(), dCall(1, dBool, dRef(1, 0), dRef(4, 0)))
+}
