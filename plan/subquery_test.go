@@ -477,10 +477,12 @@ func TestSubqueryRefusals(t *testing.T) {
 		  "input": {"filter": {"input": ` + vRead + `, "condition": ` + cond + `}}}}]}`
 	}
 	cases := []struct{ name, plan, want string }{
-		{"aggregate-argument", `{` + ext + `, "relations": [{"root": {"names": ["s"], "input": {"aggregate": {"input": ` + vRead + `,
-		  "groupings": [], "measures": [{"measure": {"functionReference": 3, "outputType": {"i64": {"nullability": "NULLABILITY_REQUIRED"}},
-		    "arguments": [{"value": {"subquery": {"scalar": {"input": ` + one + `}}}}]}}]}}}}]}`,
-			"subquery in a AggregateRel's expressions (unnested only in filters and projects) at root.input.aggregate"},
+		// An outer join's condition decides which rows are NULL-extended:
+		// no filter above the join can hold its subquery.
+		{"outer-join-condition", `{` + ext + `, "relations": [{"root": {"names": ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"],
+		  "input": {"join": {"left": ` + vRead + `, "right": ` + vRead + `, "type": "JOIN_TYPE_LEFT",
+		  "expression": {"subquery": {"setPredicate": {"predicateOp": "PREDICATE_OP_EXISTS", "tuples": ` + one + `}}}}}}}]}`,
+			"subquery in a JoinRel's expressions (unnested in filters, projects, sorts, aggregates and inner joins) at root.input.join"},
 		{"aggregate-not-null-on-empty", filter(`{"scalarFunction": {"functionReference": 2, "outputType": ` + vBool + `, "arguments": [
 		  {"value": ` + vRef("0") + `}, {"value": {"subquery": {"scalar": {"input": {"aggregate": {"input": {"filter": {"input": ` + vRead + `,
 		    "condition": {"scalarFunction": {"functionReference": 2, "outputType": ` + vBool + `, "arguments": [{"value": ` + vRef("0") + `}, {"value": ` + outer + `}]}}}},

@@ -441,9 +441,13 @@ func plainSelect(s *pg_query.SelectStmt) bool {
 	for _, t := range s.TargetList {
 		targets = append(targets, t.GetResTarget().GetVal())
 	}
-	// A subquery inside the WHERE is lowered with the whole SELECT (its
-	// own semi joins), so nested subqueries work when uncorrelated.
-	return len(aggregateCalls(targets...)) == 0 && !containsSubLink(s.WhereClause)
+	// A subquery inside the WHERE is lowered with the whole SELECT, as
+	// a subquery expression of its filter: Decorrelate unnests it within
+	// the subquery first (its semi, single or mark join under the filter
+	// of the conjuncts naming the enclosing query, which it then takes
+	// as the correlation); one naming the query two levels out is
+	// refused (errCorrelated: only the enclosing scope is an outer one).
+	return len(aggregateCalls(targets...)) == 0
 }
 
 // containsSubLink reports a subquery anywhere in n.

@@ -59,3 +59,20 @@ func TestDecorrelateDependentAggregate(t *testing.T) {
 		})
 	}
 }
+
+// A correlated subquery whose WHERE also holds a subquery, as the SQL
+// front end writes it (the subquery conjunct's filter over the filter of
+// the others, the correlation among them): the correlation is pulled up
+// over the inner semi join, where flatten takes it, instead of being left
+// under a join (once "outer reference inside a JoinRel").
+func TestDecorrelatePullsCorrelationOverSubqueryJoin(t *testing.T) {
+	innerExists := `{"subquery": {"setPredicate": {"predicateOp": "PREDICATE_OP_EXISTS", "tuples": ` + dRead("s", "k") + `}}}`
+	sub := dFilter(dFilter(dRead("i", "k", "v"), dCall(6, dBool, dRef(0, 0), dRef(0, 1))), innerExists)
+	exists := `{"subquery": {"setPredicate": {"predicateOp": "PREDICATE_OP_EXISTS", "tuples": ` + sub + `}}}`
+	_, rel, _ := decorrelated(t, dPlan(dFilter(dRead("o", "k", "v"), exists), "k", "v"))
+	j := rel.GetJoin()
+	if j == nil || j.GetType() != substraitpb.JoinRel_JOIN_TYPE_LEFT_SEMI || j.GetRight().GetJoin().GetType() != substraitpb.JoinRel_JOIN_TYPE_LEFT_SEMI {
+		t.Fatalf("want the outer semi join over the subquery's own semi join, got\n%s", protojson.Format(rel))
+	}
+	sameProtoExpr(t, "correlation", j.GetExpression(), dCall(6, dBool, dRef(2, 0), dRef(0, 0)))
+}

@@ -109,3 +109,26 @@ func TestDecorrelateInnerJoinCondition(t *testing.T) {
 	sameProtoExpr(t, "plain conjunct", f.GetCondition(), dCall(1, dBool, dRef(0, 0), dRef(2, 0)))
 	sameProtoExpr(t, "semi condition", semi.GetExpression(), dCall(1, dBool, dRef(1, 0), dRef(4, 0)))
 }
+
+// A subquery in an aggregate's measure (sum(x IN (S)) here, max over an
+// EXISTS) moves into a project under the aggregate, decorrelated as a
+// project's: the measure reads the project's added column, a mark join's
+// mark.
+func TestDecorrelateAggregateArgument(t *testing.T) {
+	in := `{"subquery": {"inPredicate": {"needles": [` + dRef(1, 0) + `], "haystack": ` + dRead("s", "k") + `}}}`
+	agg := `{"aggregate": {"common": {"direct": {}}, "input": ` + dRead("o", "k", "v") +
+		`, "groupings": [], "measures": [{"measure": {"functionReference": 4, "outputType": ` + dBool + `, "arguments": [{"value": ` + in + `}]}}]}}`
+	_, rel, widths := decorrelated(t, dPlan(agg, "m"))
+	a := rel.GetAggregate()
+	p := a.GetInput().GetProject()
+	if p == nil || widths[a.GetInput()] != 3 || len(p.GetExpressions()) != 1 {
+		t.Fatalf("want the aggregate over a project of one column (width 3), got\n%s", protojson.Format(rel))
+	}
+	if arg := a.GetMeasures()[0].GetMeasure().GetArguments()[0].GetValue(); !proto.Equal(arg, fieldExpr(2)) {
+		t.Fatalf("measure argument %s, want field 2", protojson.Format(arg))
+	}
+	if j := p.GetInput().GetJoin(); j == nil || j.GetType() != substraitpb.JoinRel_JOIN_TYPE_LEFT_MARK {
+		t.Fatalf("want the project over a LEFT MARK join, got\n%s", protojson.Format(p.GetInput()))
+	}
+	sameProtoExpr(t, "the project's value", p.GetExpressions()[0], dRef(2, 0))
+}

@@ -111,6 +111,7 @@ func decode(t *testing.T, js string) (*substraitpb.Plan, map[*substraitpb.Rel]in
 			exprs(t.Join)
 		case *substraitpb.Rel_Aggregate:
 			rel(t.Aggregate.GetInput())
+			exprs(t.Aggregate)
 			w, common = len(t.Aggregate.GetGroupingExpressions())+len(t.Aggregate.GetMeasures()), t.Aggregate.GetCommon()
 		default:
 			panic(fmt.Sprintf("decode: relation %T", t))
@@ -328,11 +329,10 @@ func TestDecorrelateRefusals(t *testing.T) {
 	exists := func(sub string) string {
 		return `{"subquery": {"setPredicate": {"predicateOp": "PREDICATE_OP_EXISTS", "tuples": ` + sub + `}}}`
 	}
-	one := `{"aggregate": {"common": {"direct": {}}, "input": ` + dRead("i", "k", "v") +
-		`, "groupings": [], "measures": [{"measure": {"functionReference": 4, "outputType": ` + dI64 + `, "arguments": [{"value": ` + dRef(1, 0) + `}]}}]}}`
 	cases := []struct{ name, plan, want string }{
-		{"aggregate-argument", dPlan(`{"aggregate": {"common": {"direct": {}}, "input": `+dRead("o", "k", "v")+`, "groupings": [], "measures": [{"measure": {"functionReference": 4, "outputType": `+dI64+`, "arguments": [{"value": {"subquery": {"scalar": {"input": `+one+`}}}}]}}]}}`, "m"),
-			"unsupported expression: subquery in a AggregateRel's expressions (unnested only in filters and projects) at root.input.aggregate"},
+		{"outer-join-condition", dPlan(`{"join": {"common": {"direct": {}}, "left": `+dRead("o", "k", "v")+`, "right": `+dRead("i", "k", "v")+
+			`, "expression": `+exists(dRead("s", "k"))+`, "type": "JOIN_TYPE_LEFT"}}`, "k", "v", "k2", "v2"),
+			"unsupported expression: subquery in a JoinRel's expressions (unnested in filters, projects, sorts, aggregates and inner joins) at root.input.join"},
 		{"outer-two-levels", dPlan(dFilter(dRead("o", "k", "v"), exists(dFilter(dRead("i", "k", "v"), exists(dFilter(dRead("j", "k", "v"), dCall(1, dBool, dRef(0, 0), dRef(0, 2))))))), "k", "v"),
 			"unsupported expression: outer reference 2 query levels out (decorrelated: 1)"},
 	}
