@@ -99,6 +99,9 @@ func (g *Gen) query(ts []*Table) *Query {
 		// evaluates them in is not defined (nor is ours: the subquery's
 		// join runs first).
 		sp := g.subPredicate(ts, s)
+		if g.p(0.3) {
+			sp = g.subqueryConjunct(ts, s) // gensubquery_positions.go
+		}
 		if q.Where != nil {
 			sp = &Expr{Op: "and", Type: TBool, Args: []*Expr{sp, q.Where}}
 		}
@@ -133,6 +136,9 @@ func (g *Gen) query(ts []*Table) *Query {
 	}
 	if g.p(0.15) {
 		q.Select = append(q.Select, g.scalarSub(ts, s))
+	}
+	if g.p(0.15) {
+		q.Select = append(q.Select, g.subqueryValue(ts, s)) // gensubquery_positions.go
 	}
 	if g.p(0.15) { // genwindow.go
 		if w := g.windowFunc(s, q.Tiebreak); w != nil {

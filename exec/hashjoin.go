@@ -61,8 +61,14 @@ func NewHashJoinExecResidual(left, right Node, leftKeys, rightKeys []int, typ Jo
 	if err != nil {
 		return nil, err
 	}
+	var full physexpr.Bound
+	if typ == JoinMark {
+		if full, err = fullCondition(ls.NumFields(), leftKeys, rightKeys, residual, pair); err != nil {
+			return nil, err
+		}
+	}
 	return &HashJoinExec{joinCore{left: left, right: right, lkeys: append([]int{}, leftKeys...), rkeys: append([]int{}, rightKeys...),
-		typ: typ, residual: residual, bound: bound, schema: out, pair: pair}}, nil
+		typ: typ, residual: residual, bound: bound, full: full, schema: out, pair: pair}}, nil
 }
 
 func (h *HashJoinExec) Name() string           { return "HashJoinExec" }

@@ -143,7 +143,7 @@ func TestRightSemiAntiShape(t *testing.T) {
 			t.Fatalf("%s: schema %s, ordering %v: want the build schema, no ordering", typ, j.Schema(), j.Properties().Ordering)
 		}
 	}
-	if _, err := exec.NewHashJoinExec(empty, r, []int{0}, []int{0}, exec.JoinRightAnti+1); !errors.Is(err, physexpr.ErrInvalidArgument) {
+	if _, err := exec.NewHashJoinExec(empty, r, []int{0}, []int{0}, exec.JoinMark+1); !errors.Is(err, physexpr.ErrInvalidArgument) {
 		t.Fatal(err)
 	}
 }

@@ -52,9 +52,18 @@ const (
 	// input ends; right columns only. It is JoinAnti with the inputs
 	// swapped (not the NULL-aware one).
 	JoinRightAnti
+	// JoinMark emits every left row once, with one more column, the mark
+	// (a nullable boolean): Substrait's LEFT MARK join, an IN, EXISTS or
+	// op ANY subquery used as a value. The mark is the OR, in SQL's
+	// three-valued logic, of the join condition (the keys' equalities
+	// AND the residual) over every right row: TRUE if some pair's
+	// condition is true; else NULL if some pair's is NULL (a NULL key on
+	// either side, or a NULL residual); else FALSE (no right rows: FALSE).
+	// joinmark.go.
+	JoinMark
 )
 
-var joinTypeNames = [...]string{"Inner", "Left", "Right", "Full", "Semi", "Anti", "AntiNullAware", "Single", "RightSemi", "RightAnti"}
+var joinTypeNames = [...]string{"Inner", "Left", "Right", "Full", "Semi", "Anti", "AntiNullAware", "Single", "RightSemi", "RightAnti", "Mark"}
 
 func (j JoinType) String() string {
 	if j < 0 || int(j) >= len(joinTypeNames) {
@@ -63,7 +72,7 @@ func (j JoinType) String() string {
 	return joinTypeNames[j]
 }
 
-func (j JoinType) valid() bool { return j >= JoinInner && j <= JoinRightAnti }
+func (j JoinType) valid() bool { return j >= JoinInner && j <= JoinMark }
 
 // leftOnly: the output is the left columns (semi and anti joins).
 func (j JoinType) leftOnly() bool { return j == JoinSemi || j == JoinAnti || j == JoinAntiNullAware }
@@ -93,6 +102,9 @@ func joinSchemas(ls, rs *arrow.Schema, typ JoinType) (out, pair *arrow.Schema) {
 	}
 	if typ.rightOnly() {
 		return rs, pair
+	}
+	if typ == JoinMark {
+		return arrow.NewSchema(append(append([]arrow.Field{}, ls.Fields()...), markField), nil), pair
 	}
 	of := make([]arrow.Field, 0, len(pf))
 	for i, f := range pf {

@@ -31,7 +31,11 @@ type joinCore struct {
 	schema       *arrow.Schema
 	pair         *arrow.Schema
 	perPart      bool // probes each left partition, one shared build (partition_join.go)
-	metrics      Metrics
+	// full is a hash mark join's whole condition, the keys' equalities
+	// AND the residual, bound to the pair schema: the pairs whose key
+	// comparison is NULL are tested with it (joinmark.go).
+	full    physexpr.Bound
+	metrics Metrics
 }
 
 func (j *joinCore) execute(tc *TaskContext) *joinStream {
@@ -103,7 +107,10 @@ type joinStream struct {
 	// copies them out)
 	outL, outR []int32
 	outRNull   []bool
-	pass       []bool // the residual's verdict per pair (scratch)
+	pass       []bool  // the residual's verdict per pair (scratch)
+	null       []bool  // a mark join's pairs whose condition is NULL (scratch)
+	marks      []int8  // a mark join's marks of pb's rows (joinmark.go)
+	nullRows   []int32 // a mark join's build rows with a NULL key; nil: not listed yet
 	closed     bool
 
 	// shared: a partition of a parallel hash join, whose build side is
@@ -351,6 +358,9 @@ func (s *joinStream) following(m int32) int32 {
 // probe gathers one chunk of candidate pairs from the cursor and emits
 // what it decides.
 func (s *joinStream) probe(ctx context.Context) error {
+	if s.j.typ == JoinMark {
+		return s.probeMark(ctx)
+	}
 	if s.pb == nil {
 		b, err := s.nextLeft(ctx)
 		if err != nil {
@@ -492,9 +502,19 @@ func (s *joinStream) test(ctx context.Context) ([]bool, error) {
 	if s.j.bound == nil {
 		return nil, nil
 	}
+	return s.testWith(ctx, s.j.bound, false)
+}
+
+// testWith evaluates bound over the gathered pairs: pass[k] is whether
+// pair k's value is true; with withNull, s.null[k] whether it is NULL.
+func (s *joinStream) testWith(ctx context.Context, bound physexpr.Bound, withNull bool) ([]bool, error) {
 	pass := growBools(s.pass, len(s.li))
 	s.pass = pass
 	clear(pass)
+	if withNull {
+		s.null = growBools(s.null, len(s.li))
+		clear(s.null)
+	}
 	if len(s.li) == 0 {
 		return pass, nil
 	}
@@ -504,15 +524,17 @@ func (s *joinStream) test(ctx context.Context) ([]bool, error) {
 		return nil, err
 	}
 	defer pairs.Release()
-	d, err := s.j.bound.Eval(ctx, mem, pairs)
+	d, err := bound.Eval(ctx, mem, pairs)
 	if err != nil {
 		return nil, err
 	}
 	defer d.Release()
 	if sd, ok := d.(*compute.ScalarDatum); ok {
-		if b, _ := sd.Value.(*scalar.Boolean); b != nil && b.IsValid() && b.Value {
-			for i := range pass {
-				pass[i] = true
+		b, _ := sd.Value.(*scalar.Boolean)
+		for i := range pass {
+			pass[i] = b != nil && b.IsValid() && b.Value
+			if withNull {
+				s.null[i] = b == nil || !b.IsValid()
 			}
 		}
 		return pass, nil
@@ -525,6 +547,9 @@ func (s *joinStream) test(ctx context.Context) ([]bool, error) {
 	}
 	for i := range pass {
 		pass[i] = bm.IsValid(i) && bm.Value(i)
+		if withNull {
+			s.null[i] = bm.IsNull(i)
+		}
 	}
 	return pass, nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/stablerow/stablerow/exec/physexpr"
+	"github.com/stablerow/stablerow/plan/ingest"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/stablerow/stablerow/exec"
@@ -179,6 +180,9 @@ func (p *planner) joinWidth(j *splan.JoinRel) (int, error) {
 // ANTI, SINGLE: the right; RIGHT: the left); every other conjunct is the
 // join's residual predicate, tested on each candidate pair.
 func (p *planner) join(j *splan.JoinRel, need []bool, h hint) (*rel, error) {
+	if ingest.IsMarkJoin(j.GetAdvancedExtension()) {
+		return p.markJoin(j, need)
+	}
 	typ, ok := joinTypes[j.Type()]
 	if !ok {
 		return nil, fmt.Errorf("%w: %s", errUnsupported("join type"), j.Type())
@@ -379,6 +383,8 @@ func (p *planner) joinParts(l, r splan.Rel, nl, nr int, typ exec.JoinType, jp jo
 	}
 	var out *rel
 	switch {
+	case typ == exec.JoinMark:
+		out = markedRel(node, left, nr, lw)
 	case typ == exec.JoinSemi || typ == exec.JoinAnti || typ == exec.JoinAntiNullAware:
 		// The left columns, whichever side the join built.
 		out = &rel{node: node, cols: left.cols, names: left.names}

@@ -186,8 +186,14 @@ var subqueryWant = map[string]producerCase{
 		}
 		return out
 	}},
-	// SELECT c_custkey IN (SELECT o_custkey FROM orders) FROM customer: IN as a value needs a mark join.
-	"duckdb/subquery_mark": {unsupported: "mark join"},
+	// SELECT c_custkey IN (SELECT o_custkey FROM orders) FROM customer: IN as a value, a mark join
+	// (o_custkey is never NULL here: true or false).
+	"duckdb/subquery_mark": {want: func() (out [][]any) {
+		for _, c := range customers {
+			out = append(out, []any{anyOrder(func(o order) bool { return o.cust == c.key })})
+		}
+		return out
+	}},
 
 	// TPC-H Q20's shape: SELECT C_NAME FROM CUSTOMER WHERE C_CUSTKEY IN (SELECT O_CUSTKEY FROM ORDERS
 	//   WHERE O_TOTALPRICE > (SELECT 0.5 * AVG(O2.O_TOTALPRICE) FROM ORDERS O2 WHERE O2.O_CUSTKEY = ORDERS.O_CUSTKEY))
@@ -260,8 +266,21 @@ var subqueryWant = map[string]producerCase{
 		}
 		return out
 	}},
+	// SELECT c_name, (SELECT max(o_totalprice) FROM orders WHERE o_custkey < c_custkey) FROM customer:
+	// a non-equality correlation, unnested against the distinct customer keys (decorrelate_dependent.go).
+	"isthmus/subquery_scalar_nonequi": {want: func() (out [][]any) {
+		for _, c := range customers {
+			var m any
+			for _, o := range orders {
+				if o.cust < c.key && (m == nil || o.price > m.(float64)) {
+					m = o.price
+				}
+			}
+			out = append(out, []any{c.name, m})
+		}
+		return out
+	}},
 	// Refused shapes, each named with its path in the plan.
-	"isthmus/subquery_scalar_nonequi": {unsupported: "correlation other than inner = outer equalities in a scalar subquery over an aggregate at root.input.project: expressions[1].subquery.scalar.input.aggregate.input"},
 	"isthmus/subquery_two_levels":     {unsupported: "outer reference 2 query levels out (decorrelated: 1) at root.input.project.input.filter: condition.subquery.set_predicate.tuples.filter: condition.arguments[1].subquery.set_predicate.tuples.filter: condition.arguments[0]"},
 	"duckdb/subquery_unique":          {unsupported: "set predicate PREDICATE_OP_UNIQUE at root.input.project.input.filter: condition.subquery"},
 	"duckdb/subquery_correlated_join": {unsupported: "outer reference inside a JoinRel"},
@@ -453,19 +472,17 @@ func TestSubqueryRefusals(t *testing.T) {
 	  {"extensionFunction": {"functionAnchor": 2, "name": "equal"}}, {"extensionFunction": {"functionAnchor": 3, "name": "sum0"}}]`
 	one := `{"project": {"common": {"emit": {"outputMapping": [5]}}, "input": ` + vRead + `, "expressions": [` + vRef("0") + `]}}`
 	outer := strings.Replace(vRef("0"), `"rootReference": {}`, `"outerReference": {"stepsOut": 1}`, 1)
-	exists := `{"subquery": {"setPredicate": {"predicateOp": "PREDICATE_OP_EXISTS", "tuples": ` + vRead + `}}}`
 	filter := func(cond string) string {
 		return `{` + ext + `, "relations": [{"root": {"names": ["id", "name", "score", "_rowid", "_rowaddr"],
 		  "input": {"filter": {"input": ` + vRead + `, "condition": ` + cond + `}}}}]}`
 	}
 	cases := []struct{ name, plan, want string }{
-		{"aggregate-argument", `{` + ext + `, "relations": [{"root": {"names": ["s"], "input": {"aggregate": {"input": ` + vRead + `,
-		  "groupings": [], "measures": [{"measure": {"functionReference": 3, "outputType": {"i64": {"nullability": "NULLABILITY_REQUIRED"}},
-		    "arguments": [{"value": {"subquery": {"scalar": {"input": ` + one + `}}}}]}}]}}}}]}`,
-			"subquery in a AggregateRel's expressions (unnested only in filters and projects) at root.input.aggregate"},
-		{"exists-under-or", filter(`{"scalarFunction": {"functionReference": 1, "outputType": ` + vBool + `, "arguments": [
-		  {"value": ` + exists + `}, {"value": {"literal": {"boolean": true}}}]}}`),
-			"set comparison subquery as a value, not as a filter conjunct (it needs a mark join) at root.input.filter: condition.arguments[0]"},
+		// An outer join's condition decides which rows are NULL-extended:
+		// no filter above the join can hold its subquery.
+		{"outer-join-condition", `{` + ext + `, "relations": [{"root": {"names": ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"],
+		  "input": {"join": {"left": ` + vRead + `, "right": ` + vRead + `, "type": "JOIN_TYPE_LEFT",
+		  "expression": {"subquery": {"setPredicate": {"predicateOp": "PREDICATE_OP_EXISTS", "tuples": ` + one + `}}}}}}}]}`,
+			"subquery in a JoinRel's expressions (unnested in filters, projects, sorts, aggregates and inner joins) at root.input.join"},
 		{"aggregate-not-null-on-empty", filter(`{"scalarFunction": {"functionReference": 2, "outputType": ` + vBool + `, "arguments": [
 		  {"value": ` + vRef("0") + `}, {"value": {"subquery": {"scalar": {"input": {"aggregate": {"input": {"filter": {"input": ` + vRead + `,
 		    "condition": {"scalarFunction": {"functionReference": 2, "outputType": ` + vBool + `, "arguments": [{"value": ` + vRef("0") + `}, {"value": ` + outer + `}]}}}},

@@ -73,6 +73,14 @@ func TestSetSubqueriesAreSubqueryExpressions(t *testing.T) {
 		{"SELECT id, (SELECT u.flag FROM u WHERE u.id = t.id) FROM t", "scalar", 1},
 		{"SELECT id FROM t ORDER BY (SELECT count(*) FROM u WHERE u.id = t.id)", "scalar", 1},
 		{"SELECT id, (SELECT max(id) FROM u) FROM t", "scalar", 0},
+		// EXISTS, IN and op ANY/ALL as values (subquery_value.go): the
+		// same expressions, wherever an expression may be; the optimizer
+		// makes each a mark join.
+		{"SELECT id, id IN (SELECT id FROM u) FROM t", "in_predicate", 0},
+		{"SELECT id, EXISTS (SELECT 1 FROM u WHERE u.id = t.id) FROM t", "set_predicate", 1},
+		{"SELECT id FROM t WHERE id = 1 OR id IN (SELECT id FROM u)", "in_predicate", 0},
+		{"SELECT id FROM t WHERE id > ANY (SELECT id FROM u)", "set_comparison", 0},
+		{"SELECT CASE WHEN id <= ALL (SELECT id FROM u WHERE u.id > t.id) THEN 1 END FROM t", "set_comparison", 1},
 	} {
 		q, ok := parseOne(t, tc.sql).(*Query)
 		require.True(t, ok, tc.sql)

@@ -40,7 +40,8 @@ var errCorrelated = fmt.Errorf("%w: correlated reference", ErrUnsupported)
 
 // subLink lowers a subquery used as an expression: a scalar subquery
 // where the SELECT takes one (markScalars), an EXISTS or IN of a WHERE
-// conjunct (setExpr); anything else is refused.
+// conjunct (setExpr), an EXISTS, IN or op ANY/ALL anywhere else as a
+// value (setValue); a scalar subquery elsewhere is refused.
 func (l *lowerer) subLink(sl *pg_query.SubLink, s *scope) (value, error) {
 	if l.scalarLinks[sl] {
 		return l.scalarExpr(sl, s)
@@ -53,7 +54,7 @@ func (l *lowerer) subLink(sl *pg_query.SubLink, s *scope) (value, error) {
 	case pg_query.SubLinkType_EXPR_SUBLINK:
 		return value{}, fmt.Errorf("%w: scalar subquery here (the SELECT list, WHERE and ORDER BY of a SELECT take them)%s", ErrUnsupported, l.src.at(sl.Location))
 	case pg_query.SubLinkType_EXISTS_SUBLINK, pg_query.SubLinkType_ANY_SUBLINK, pg_query.SubLinkType_ALL_SUBLINK:
-		return value{}, fmt.Errorf("%w: EXISTS, IN or ALL subquery other than as a WHERE conjunct ([NOT] EXISTS, [NOT] IN, <> ALL)%s", ErrUnsupported, l.src.at(sl.Location))
+		return l.setValue(sl, s) // subquery_value.go
 	}
 	return value{}, fmt.Errorf("%w: subquery%s", ErrUnsupported, l.src.at(sl.Location))
 }
@@ -176,6 +177,9 @@ const (
 	setNotExists
 	setIn
 	setNotIn
+	// setCompare is x op ANY (q) or x op ALL (q) other than IN and
+	// NOT IN, a value (subquery_value.go).
+	setCompare
 )
 
 // setSubLink recognizes [NOT] EXISTS (q), x [NOT] IN (q) and x <> ALL (q)
@@ -437,9 +441,13 @@ func plainSelect(s *pg_query.SelectStmt) bool {
 	for _, t := range s.TargetList {
 		targets = append(targets, t.GetResTarget().GetVal())
 	}
-	// A subquery inside the WHERE is lowered with the whole SELECT (its
-	// own semi joins), so nested subqueries work when uncorrelated.
-	return len(aggregateCalls(targets...)) == 0 && !containsSubLink(s.WhereClause)
+	// A subquery inside the WHERE is lowered with the whole SELECT, as
+	// a subquery expression of its filter: Decorrelate unnests it within
+	// the subquery first (its semi, single or mark join under the filter
+	// of the conjuncts naming the enclosing query, which it then takes
+	// as the correlation); one naming the query two levels out is
+	// refused (errCorrelated: only the enclosing scope is an outer one).
+	return len(aggregateCalls(targets...)) == 0
 }
 
 // containsSubLink reports a subquery anywhere in n.
@@ -490,7 +498,7 @@ func (l *lowerer) setExpr(sl *pg_query.SubLink, k setKind, sc *scope) (expr.Expr
 	if sub == nil {
 		return nil, fmt.Errorf("%w: subquery form%s", ErrUnsupported, l.src.at(sl.Location))
 	}
-	in := k == setIn || k == setNotIn
+	in := k == setIn || k == setNotIn || k == setCompare
 	var x value
 	if in {
 		if sl.Testexpr.GetRowExpr() != nil {
@@ -550,7 +558,15 @@ func (l *lowerer) setExpr(sl *pg_query.SubLink, k setKind, sc *scope) (expr.Expr
 				return nil, fmt.Errorf("%w: IN subquery: %w", ErrInvalid, err)
 			}
 		}
-		if e, err = l.b.InPredicateSubquery([]expr.Expression{args[0]}, rel); err != nil {
+		if k == setCompare {
+			red, op, err := l.setComparison(sl)
+			if err != nil {
+				return nil, err
+			}
+			if e, err = l.b.SetComparisonSubquery(args[0], rel, red, op); err != nil {
+				return nil, fmt.Errorf("%w: %s subquery: %w", ErrInvalid, red, err)
+			}
+		} else if e, err = l.b.InPredicateSubquery([]expr.Expression{args[0]}, rel); err != nil {
 			return nil, fmt.Errorf("%w: IN subquery: %w", ErrInvalid, err)
 		}
 	}

@@ -71,6 +71,9 @@ func Read(q *substraitpb.Plan) (sp *splan.Plan, err error) {
 	if err := checkTypes(q); err != nil {
 		return nil, err
 	}
+	if q, err = lowerMarkJoins(q); err != nil {
+		return nil, err
+	}
 	sp, err = substraitfn.FromProto(q)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidPlan, err)

@@ -572,10 +572,13 @@ func (v *validator) join(j *substraitpb.JoinRel, path string) (int, error) {
 	case substraitpb.JoinRel_JOIN_TYPE_INNER, substraitpb.JoinRel_JOIN_TYPE_OUTER,
 		substraitpb.JoinRel_JOIN_TYPE_LEFT, substraitpb.JoinRel_JOIN_TYPE_RIGHT,
 		substraitpb.JoinRel_JOIN_TYPE_LEFT_SEMI, substraitpb.JoinRel_JOIN_TYPE_LEFT_ANTI,
-		substraitpb.JoinRel_JOIN_TYPE_LEFT_SINGLE:
+		substraitpb.JoinRel_JOIN_TYPE_LEFT_SINGLE, substraitpb.JoinRel_JOIN_TYPE_LEFT_MARK:
+		// substrait-go cannot type a LEFT_MARK join either (it comes out
+		// with no columns): Read writes it as a LEFT join it can
+		// (markjoin.go).
 	default:
 		// substrait-go cannot type the others (right semi/anti/single
-		// panic in it; mark joins come out with no columns).
+		// panic in it).
 		return 0, unsupportedAt("join", path, "join type %s", jt)
 	}
 	l, err := v.rel(j.GetLeft(), path+".left")
@@ -600,6 +603,8 @@ func (v *validator) join(j *substraitpb.JoinRel, path string) (int, error) {
 	switch jt {
 	case substraitpb.JoinRel_JOIN_TYPE_LEFT_SEMI, substraitpb.JoinRel_JOIN_TYPE_LEFT_ANTI:
 		return l, nil
+	case substraitpb.JoinRel_JOIN_TYPE_LEFT_MARK:
+		return l + 1, nil // the mark
 	}
 	return l + r, nil
 }

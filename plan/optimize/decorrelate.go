@@ -24,10 +24,15 @@ import (
 //	x NOT IN (S)                           LEFT ANTI on x = y OR x IS NULL OR y IS NULL
 //	x op ANY (S)          / NOT            LEFT SEMI on x op y / LEFT ANTI on nullOr(x op y)
 //	x op ALL (S)          / NOT            LEFT ANTI on nullOr(x !op y) / LEFT SEMI on x !op y
+//	EXISTS, IN, op ANY/ALL as a value       LEFT MARK (decorrelate_mark.go)
 //	(S) as a value, in a filter, a project or a sort key:
 //	  uncorrelated                         LEFT SINGLE on true; the value is S's column
 //	  correlated, S plain                  LEFT SINGLE on the correlation
 //	  correlated, S an ungrouped aggregate LEFT on the correlation keys, S grouped by them
+//	    (by other than equalities: LEFT on the outer values, S over their
+//	    distinct values grouped by them, decorrelate_dependent.go)
+//	an inner join's condition              a filter over the join on true
+//	an aggregate's measure or grouping     a project under the aggregate
 //
 // (nullOr(c) is c OR x IS NULL OR y IS NULL: PostgreSQL's NULL rule for
 // NOT IN and ALL spelled as a join condition; for one key the planner
@@ -42,15 +47,15 @@ import (
 // outer references (flatten); a filter conjunct that references the
 // outer query becomes part of the join condition, the others filter the
 // subquery. A correlated scalar subquery over an ungrouped aggregate
-// (TPC-H Q2, Q17, Q20) is grouped by the inner sides of its correlation,
-// which must be equalities inner = outer; its value is computed over the
+// (TPC-H Q2, Q17, Q20) is grouped by the inner sides of its correlation
+// when it is equalities inner = outer (else by the outer rows' distinct
+// values it is joined with: decorrelate_dependent.go); its value is computed over the
 // LEFT join's columns, so an outer row without a group sees what the
 // aggregate gives over no rows: NULL, or 0 for count (a coalesce). A
 // reference more than one level out, a correlation anywhere else (in a
-// join, an aggregate, a fetch), a non-equality correlation of an
-// aggregate, an IN or EXISTS used as a value (a mark join) and UNIQUE
-// are refused with a *PathError naming the expression's path (plan
-// reports it as ErrUnsupported).
+// join, an aggregate, a fetch), a subquery in an outer join's condition
+// and UNIQUE are refused with a *PathError naming the
+// expression's path (plan reports it as ErrUnsupported).
 
 // Decorrelate rewrites the subquery expressions of p into joins, in
 // place. widths holds the output width (after its emit mapping) of every
@@ -132,11 +137,11 @@ func (u *unnester) rel(r *substraitpb.Rel, path string) (*substraitpb.Rel, error
 			*c, err = u.rel(*c, p)
 		}
 	}
-	// Expressions of relations other than filters and projects: a
-	// subquery there has no join to become.
+	// Expressions of the relations not rewritten below (a read, an
+	// outer join's condition): a subquery there has no join to become.
 	refuse := func(m proto.Message, kind, path string) error {
 		if hasSubquery(m) {
-			return unsupportedAt("expression", path, "subquery in a %s's expressions (unnested only in filters and projects)", kind)
+			return unsupportedAt("expression", path, "subquery in a %s's expressions (unnested in filters, projects, sorts, aggregates and inner joins)", kind)
 		}
 		return nil
 	}
@@ -165,12 +170,15 @@ func (u *unnester) rel(r *substraitpb.Rel, path string) (*substraitpb.Rel, error
 		child(&t.Fetch.Input, path+".fetch.input")
 	case *substraitpb.Rel_Aggregate:
 		child(&t.Aggregate.Input, path+".aggregate.input")
-		if err == nil {
-			err = refuse(t.Aggregate, "AggregateRel", path+".aggregate")
+		if err == nil && hasSubquery(t.Aggregate) {
+			err = u.aggregateSubqueries(t.Aggregate, path+".aggregate")
 		}
 	case *substraitpb.Rel_Join:
 		child(&t.Join.Left, path+".join.left")
 		child(&t.Join.Right, path+".join.right")
+		if err == nil && t.Join.GetType() == substraitpb.JoinRel_JOIN_TYPE_INNER && hasSubquery(t.Join) {
+			return u.innerJoinSubqueries(r, t.Join, path+".join")
+		}
 		if err == nil {
 			err = refuse(t.Join, "JoinRel", path+".join")
 		}
@@ -190,6 +198,7 @@ func (u *unnester) rel(r *substraitpb.Rel, path string) (*substraitpb.Rel, error
 // its input, the scalar subqueries in the other conjuncts single (or
 // left) joins, and what is left of the condition filters the result.
 func (u *unnester) filter(r *substraitpb.Rel, f *substraitpb.FilterRel, path string) (*substraitpb.Rel, error) {
+	u.pullCorrelation(f)
 	w := u.width(f.GetInput())
 	input := f.GetInput()
 	// The conjuncts without subqueries filter the input first, so the
@@ -463,12 +472,15 @@ func (u *unnester) side(s *substraitpb.Rel, w int, path string) (*substraitpb.Re
 func (u *unnester) scalars(cur *substraitpb.Rel, w int, e *substraitpb.Expression, path string) (*substraitpb.Rel, int, error) {
 	for _, s := range subqueriesIn(e, path) {
 		sq := s.e.GetSubquery()
-		if sq.GetScalar() == nil {
-			return nil, 0, unsupportedAt("expression", s.path, "IN, EXISTS or set comparison subquery as a value, not as a filter conjunct (it needs a mark join)")
-		}
 		var value *substraitpb.Expression
 		var err error
-		if cur, value, w, err = u.scalar(cur, w, sq.GetScalar().GetInput(), s.path+".subquery.scalar.input"); err != nil {
+		if sq.GetScalar() == nil {
+			// IN, EXISTS or a set comparison as a value: a mark join
+			// (decorrelate_mark.go).
+			if cur, value, w, err = u.markJoin(cur, w, sq, s.path); err != nil {
+				return nil, 0, err
+			}
+		} else if cur, value, w, err = u.scalar(cur, w, sq.GetScalar().GetInput(), s.path+".subquery.scalar.input"); err != nil {
 			return nil, 0, err
 		}
 		proto.Reset(s.e)
@@ -519,4 +531,105 @@ func aggregateUnder(s *substraitpb.Rel) (*substraitpb.Rel, []*substraitpb.Projec
 			return nil, nil
 		}
 	}
+}
+
+// innerJoinSubqueries rewrites an inner join whose condition (or post-join
+// filter) holds subqueries as the filter of that condition over the
+// inner join on true, which returns the same rows (PostgreSQL too moves
+// an inner join's quals among the WHERE's: distribute_qual_to_rels), and
+// decorrelates the filter: a subquery reaching the join's row through
+// an outer reference reaches the filter's input row, the same columns.
+// The optimizer's join pass puts the condition's plain conjuncts back on
+// the join. Outer joins keep the refusal: their condition decides which
+// rows are NULL-extended, which no filter above can.
+func (u *unnester) innerJoinSubqueries(r *substraitpb.Rel, j *substraitpb.JoinRel, path string) (*substraitpb.Rel, error) {
+	cond := j.GetExpression()
+	if pf := j.GetPostJoinFilter(); pf != nil {
+		cond = u.and([]*substraitpb.Expression{cond, pf})
+	}
+	inner := u.made(&substraitpb.Rel{RelType: &substraitpb.Rel_Join{Join: &substraitpb.JoinRel{
+		Common: &substraitpb.RelCommon{EmitKind: &substraitpb.RelCommon_Direct_{Direct: &substraitpb.RelCommon_Direct{}}},
+		Left:   j.GetLeft(), Right: j.GetRight(), Expression: trueExpr(), Type: substraitpb.JoinRel_JOIN_TYPE_INNER,
+	}}}, u.width(j.GetLeft())+u.width(j.GetRight()))
+	f := &substraitpb.FilterRel{Common: j.GetCommon(), Input: inner, Condition: cond, AdvancedExtension: j.GetAdvancedExtension()}
+	return u.filter(u.made(&substraitpb.Rel{RelType: &substraitpb.Rel_Filter{Filter: f}}, u.width(r)), f, path)
+}
+
+// aggregateSubqueries moves the expressions of an aggregate that hold
+// subqueries (a measure's argument, sort key or filter, a grouping
+// expression: sum(CASE WHEN x IN (S) ...)) into a project under it,
+// which is decorrelated as any project (its scalars: single, left and
+// mark joins of the aggregate's input), and references their columns
+// instead: PostgreSQL evaluates an aggregate's arguments over the input
+// rows too, in the same target list its SubPlans run in. A subquery's
+// outer references reach the aggregate's input row, the project's input.
+func (u *unnester) aggregateSubqueries(a *substraitpb.AggregateRel, path string) error {
+	w := u.width(a.GetInput())
+	var moved []*substraitpb.Expression
+	move := func(e *substraitpb.Expression) {
+		if e == nil || !hasSubquery(e) {
+			return
+		}
+		// The expression itself moves (not a copy: the widths of the
+		// subqueries' relations are recorded by pointer).
+		moved = append(moved, &substraitpb.Expression{RexType: e.RexType})
+		e.RexType = fieldExpr(w + len(moved) - 1).RexType
+	}
+	for _, m := range a.GetMeasures() {
+		for _, arg := range m.GetMeasure().GetArguments() {
+			move(arg.GetValue())
+		}
+		for _, s := range m.GetMeasure().GetSorts() {
+			move(s.GetExpr())
+		}
+		move(m.GetFilter())
+	}
+	for _, g := range a.GetGroupingExpressions() {
+		move(g)
+	}
+	for _, g := range a.GetGroupings() {
+		for _, e := range g.GetGroupingExpressions() {
+			move(e)
+		}
+	}
+	if hasSubquery(a) {
+		return unsupportedAt("expression", path, "subquery in an AggregateRel's expressions other than its measures' arguments, sorts and filters and its grouping expressions")
+	}
+	p := &substraitpb.ProjectRel{
+		Common: &substraitpb.RelCommon{EmitKind: &substraitpb.RelCommon_Direct_{Direct: &substraitpb.RelCommon_Direct{}}},
+		Input:  a.GetInput(), Expressions: moved}
+	if err := u.project(p, path+".input.project"); err != nil {
+		return err
+	}
+	a.Input = u.made(&substraitpb.Rel{RelType: &substraitpb.Rel_Project{Project: p}}, w+len(moved))
+	return nil
+}
+
+// pullCorrelation moves the conjuncts referencing an outer query of a
+// filter directly under f (no emit, no subquery in it: a front end's
+// WHERE split into its plain conjuncts and, above them, its subquery
+// conjuncts) into f's condition: there they stay on top of the joins f's
+// subqueries become, where flatten takes them as the correlation of the
+// query f is in, rather than under a join where no correlation is
+// decorrelated. The rows are the same: every conjunct filters the same
+// input columns, and the joins keep them.
+func (u *unnester) pullCorrelation(f *substraitpb.FilterRel) {
+	in := f.GetInput().GetFilter()
+	if in == nil || in.GetCommon().GetEmit() != nil || hasSubquery(in.GetCondition()) || !hasOuterRef(in.GetCondition()) {
+		return
+	}
+	var local, corr []*substraitpb.Expression
+	for _, c := range u.conjuncts(in.GetCondition(), "") {
+		if hasOuterRef(c.e) {
+			corr = append(corr, c.e)
+		} else {
+			local = append(local, c.e)
+		}
+	}
+	if len(local) == 0 {
+		f.Input = in.GetInput()
+	} else {
+		in.Condition = u.and(local)
+	}
+	f.Condition = u.and(append([]*substraitpb.Expression{f.GetCondition()}, corr...))
 }

@@ -44,6 +44,8 @@ var funcURNs = map[string]string{
 	"lt": "functions_comparison", "lte": "functions_comparison",
 	"gt": "functions_comparison", "gte": "functions_comparison",
 	"is_null": "functions_comparison", "coalesce": "functions_comparison",
+	"is_not_null": "functions_comparison", "not": "functions_boolean",
+	"is_not_distinct_from": "functions_comparison",
 }
 
 // anchor returns the function anchor of the standard function name: a

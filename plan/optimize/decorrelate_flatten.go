@@ -143,7 +143,12 @@ func (u *unnester) scalarAggregate(cur *substraitpb.Rel, w int, aggRel *substrai
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	// The correlation: equalities between an inner and an outer side.
+	// The correlation: equalities between an inner and an outer side;
+	// any other is unnested against the outer rows' distinct values
+	// (decorrelate_dependent.go).
+	if !u.equalitiesOnly(f.conds, w) {
+		return u.dependentAggregate(cur, w, aggRel, projects, f, path)
+	}
 	var inner, outer []*substraitpb.Expression
 	for _, c := range f.conds {
 		args := callArgs(c)
@@ -170,31 +175,9 @@ func (u *unnester) scalarAggregate(cur *substraitpb.Rel, w int, aggRel *substrai
 	for i, e := range inner {
 		keys[i], refs[i] = shiftRefs(e, -w), uint32(i)
 	}
-	// The measures, over the flattened input; each one's value in the
-	// join's space.
-	measures := make([]*substraitpb.AggregateRel_Measure, len(a.GetMeasures()))
-	cols := make([]*substraitpb.Expression, len(measures))
-	for i, m := range a.GetMeasures() {
-		mpath := fmt.Sprintf("%s: measures[%d]", apath, i)
-		fn := m.GetMeasure()
-		name, _, _ := strings.Cut(u.funcs[fn.GetFunctionReference()], ":")
-		col := fieldExpr(w + k + i)
-		switch {
-		case name == "count":
-			zero, ok := zeroLiteral(fn.GetOutputType())
-			if !ok {
-				return nil, nil, 0, unsupportedAt("expression", mpath, "count of output type %v", fn.GetOutputType())
-			}
-			col = u.call("coalesce", fn.GetOutputType(), col, zero)
-		case !nullOnEmpty[name]:
-			return nil, nil, 0, unsupportedAt("expression", mpath, "aggregate %s in a correlated scalar subquery (its value over no rows is not known to be NULL)", name)
-		}
-		cols[i] = col
-		nm, err := u.measureInBase(m, f.cols, w, mpath)
-		if err != nil {
-			return nil, nil, 0, err
-		}
-		measures[i] = nm
+	measures, cols, err := u.scalarMeasures(a, f, w, k, 0, apath)
+	if err != nil {
+		return nil, nil, 0, err
 	}
 	agg := &substraitpb.Rel{RelType: &substraitpb.Rel_Aggregate{Aggregate: &substraitpb.AggregateRel{
 		Common:              &substraitpb.RelCommon{EmitKind: &substraitpb.RelCommon_Direct_{Direct: &substraitpb.RelCommon_Direct{}}},
@@ -208,7 +191,50 @@ func (u *unnester) scalarAggregate(cur *substraitpb.Rel, w int, aggRel *substrai
 	for i := range outer {
 		conds[i] = u.call("equal", nullableBoolean, outer[i], fieldExpr(w+i))
 	}
-	wide := w + k + len(measures)
+	return u.scalarJoin(cur, w, agg, conds, cols, a, projects, path, apath)
+}
+
+// scalarMeasures are the measures of the correlated aggregate a over the
+// input the join groups (the base's columns shifted by off: the distinct
+// outer values a dependent join puts before them), and each one's value
+// in the join's space, where the aggregate's k keys follow cur's w
+// columns: NULL, or count's 0 (a coalesce), for an outer row without a
+// group.
+func (u *unnester) scalarMeasures(a *substraitpb.AggregateRel, f *flat, w, k, off int, apath string) ([]*substraitpb.AggregateRel_Measure, []*substraitpb.Expression, error) {
+	measures := make([]*substraitpb.AggregateRel_Measure, len(a.GetMeasures()))
+	cols := make([]*substraitpb.Expression, len(measures))
+	for i, m := range a.GetMeasures() {
+		mpath := fmt.Sprintf("%s: measures[%d]", apath, i)
+		fn := m.GetMeasure()
+		name, _, _ := strings.Cut(u.funcs[fn.GetFunctionReference()], ":")
+		col := fieldExpr(w + k + i)
+		switch {
+		case name == "count":
+			zero, ok := zeroLiteral(fn.GetOutputType())
+			if !ok {
+				return nil, nil, unsupportedAt("expression", mpath, "count of output type %v", fn.GetOutputType())
+			}
+			col = u.call("coalesce", fn.GetOutputType(), col, zero)
+		case !nullOnEmpty[name]:
+			return nil, nil, unsupportedAt("expression", mpath, "aggregate %s in a correlated scalar subquery (its value over no rows is not known to be NULL)", name)
+		}
+		cols[i] = col
+		nm, err := u.measureInBase(m, f.cols, w, off, mpath)
+		if err != nil {
+			return nil, nil, err
+		}
+		measures[i] = nm
+	}
+	return measures, cols, nil
+}
+
+// scalarJoin LEFT joins cur (width w) with agg, the correlated aggregate
+// grouped by its keys, on conds, and computes the subquery's value (cols:
+// its measures' values in the join's space) through the projects over
+// the aggregate.
+func (u *unnester) scalarJoin(cur *substraitpb.Rel, w int, agg *substraitpb.Rel, conds, cols []*substraitpb.Expression, a *substraitpb.AggregateRel, projects []*substraitpb.ProjectRel, path, apath string) (*substraitpb.Rel, *substraitpb.Expression, int, error) {
+	var err error
+	wide := w + u.width(agg)
 	j := &substraitpb.Rel{RelType: &substraitpb.Rel_Join{Join: &substraitpb.JoinRel{
 		Common: &substraitpb.RelCommon{EmitKind: &substraitpb.RelCommon_Direct_{Direct: &substraitpb.RelCommon_Direct{}}},
 		Left:   cur, Right: agg, Expression: u.and(conds), Type: substraitpb.JoinRel_JOIN_TYPE_LEFT}}}
@@ -239,9 +265,10 @@ func (u *unnester) scalarAggregate(cur *substraitpb.Rel, w int, aggRel *substrai
 }
 
 // measureInBase rewrites a measure over the flattened input (columns
-// cols, in the join's space) to one over the base relation. A measure
-// referencing the outer query is refused.
-func (u *unnester) measureInBase(m *substraitpb.AggregateRel_Measure, cols []*substraitpb.Expression, w int, path string) (*substraitpb.AggregateRel_Measure, error) {
+// cols, in the join's space) to one over the base relation, whose
+// columns start at off (a dependent join's distinct outer values come
+// first). A measure referencing the outer query is refused.
+func (u *unnester) measureInBase(m *substraitpb.AggregateRel_Measure, cols []*substraitpb.Expression, w, off int, path string) (*substraitpb.AggregateRel_Measure, error) {
 	move := func(e *substraitpb.Expression) (*substraitpb.Expression, error) {
 		x, err := u.inJoinSpace(e, cols, path)
 		if err != nil {
@@ -250,7 +277,7 @@ func (u *unnester) measureInBase(m *substraitpb.AggregateRel_Measure, cols []*su
 		if below, _ := refRange(x, w); below {
 			return nil, unsupportedAt("expression", path, "aggregate argument referencing the outer query")
 		}
-		return shiftRefs(x, -w), nil
+		return shiftRefs(x, off-w), nil
 	}
 	out := &substraitpb.AggregateRel_Measure{Measure: proto.Clone(m.GetMeasure()).(*substraitpb.AggregateFunction)}
 	for _, a := range out.Measure.GetArguments() {

@@ -14,9 +14,11 @@
 // rewrites every subquery expression (EXISTS, IN, op ANY/ALL, scalar;
 // correlated ones reaching the enclosing query through
 // FieldReference.outer_reference; the SQL front end writes all of its
-// subqueries so, and builds no join for one) into semi, anti, single
-// and left joins the planner runs: an EXISTS or IN conjunct of a filter
-// becomes a semi or anti join of the filter's input, a scalar subquery
+// subqueries so, and builds no join for one) into semi, anti, single,
+// mark and left joins the planner runs: an EXISTS or IN conjunct of a
+// filter becomes a semi or anti join of the filter's input, one used as
+// a value (under OR or NOT, in a project) a mark join whose mark column
+// replaces it (decorrelate_mark.go), a scalar subquery
 // (in a filter, a project or a sort key) a single join (or, over an
 // ungrouped aggregate, a left join of that aggregate grouped by the
 // correlation's inner keys, as DuckDB flattens a correlated aggregate;
