@@ -272,3 +272,66 @@ func TestSortBatchOverLimit(t *testing.T) {
 		t.Fatalf("got %v, want ErrResourceExhausted", err)
 	}
 }
+
+// TestSortReservesScratch: the sort reserves its per-row scratch (the
+// normalized words, the radix copy, the index: sortScratchPerRow) beside
+// the data, so a narrow input whose data fits the limit but whose scratch
+// does not spills instead of holding the scratch unreserved.
+func TestSortReservesScratch(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	schema := arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	const batches, rows = 20, 1000
+	var bs []arrow.RecordBatch
+	for b := range batches {
+		bld := array.NewInt64Builder(mem)
+		for i := range rows {
+			bld.Append(int64((b*rows + i) * 7919 % (batches * rows)))
+		}
+		col := bld.NewArray()
+		bld.Release()
+		bs = append(bs, array.NewRecordBatch(schema, []arrow.Array{col}, rows))
+		col.Release()
+	}
+	v, _ := exec.NewValuesExec(schema, bs)
+	defer v.Release()
+	for _, b := range bs {
+		b.Release()
+	}
+	n, err := exec.NewSortExec(v, []exec.SortKey{{Column: 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Data twice (the batch and its sorted copy) is 320 KB and the index
+	// alone 160 KB: 480 KB. With the scratch it is 1.28 MB.
+	pool := memlimit.NewPool(700 << 10)
+	s, err := n.Execute(context.Background(), &exec.TaskContext{Mem: mem, BatchSize: 1000, Pool: pool, SpillDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Collect(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prev int64 = -1
+	total := 0
+	for _, b := range out {
+		for _, x := range b.Column(0).(*array.Int64).Int64Values() {
+			if x <= prev {
+				t.Fatalf("out of order: %d after %d", x, prev)
+			}
+			prev = x
+			total++
+		}
+		b.Release()
+	}
+	if total != batches*rows {
+		t.Fatalf("%d rows, want %d", total, batches*rows)
+	}
+	if spills := n.Metrics().Snapshot()["spill_count"]; spills == 0 {
+		t.Fatal("no spill: the scratch was not reserved")
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
