@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -68,7 +69,7 @@ func open(engineName, dir string, create bool, threads int, mem string) (session
 		if err != nil {
 			return nil, err
 		}
-		s = &srowSession{db: db}
+		s = &srowSession{db: db, gcLimit: true}
 	case engineDuck:
 		db, err := sql.Open("duckdb", filepath.Join(dir, "duck.db"))
 		if err != nil {
@@ -122,14 +123,24 @@ func child(engineName, dir string, qi, threads int, mem string, w io.Writer) err
 	return json.NewEncoder(w).Encode(run{Wall: wall, Row: row, HWMKiB: peakRSS()})
 }
 
-type srowSession struct{ db *engine.DB }
+type srowSession struct {
+	db      *engine.DB
+	gcLimit bool
+}
 
 func (s *srowSession) exec(ctx context.Context, q string) error {
 	res, err := s.db.Exec(ctx, q, nil)
-	if err == nil {
-		res.Release()
+	if err != nil {
+		return err
 	}
-	return err
+	res.Release()
+	// As the CLI's -memory-limit does (cmd/stablerow/flags.go,
+	// softLimitGC): the pool bounds what operators hold; Go's collector,
+	// told a soft limit of twice that, returns what they released.
+	if n := s.db.MemoryLimit(); s.gcLimit && n > 0 {
+		debug.SetMemoryLimit(2 * n)
+	}
+	return nil
 }
 
 func (s *srowSession) row(ctx context.Context, q string) ([]string, error) {

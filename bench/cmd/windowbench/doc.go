@@ -6,11 +6,12 @@
 //
 // Each run is a fresh child process (this binary again) that opens the
 // engine's on-disk database, sets threads and the memory limit, runs one
-// query and reports its wall time, and its process's CPU time and peak
-// RSS (getrusage of the child). The parent alternates the engines per
-// repetition (stablerow first in odd repetitions, DuckDB first in even
-// ones) and reports medians. Both databases are built once under -dir
-// and reused: stablerow's by INSERT ... SELECT from generate_series,
+// query and reports its wall time, its process's CPU time (getrusage of
+// the child) and peak RSS (the child's VmHWM). stablerow's child sets Go's
+// GC soft limit to twice memory_limit, as the CLI's -memory-limit does.
+// The parent alternates the engines per repetition (stablerow first in
+// odd repetitions, DuckDB first in even ones) and reports medians. Both
+// databases are built once under -dir and reused: stablerow's by INSERT ... SELECT from generate_series,
 // DuckDB's (a file database, not in memory, so neither holds the table
 // in its heap) by CREATE TABLE AS from range().
 //
