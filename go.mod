@@ -13,6 +13,7 @@ require (
 	github.com/google/flatbuffers v25.12.19+incompatible
 	github.com/peterh/liner v1.2.2
 	github.com/pganalyze/pg_query_go/v6 v6.2.5
+	github.com/pierrec/lz4/v4 v4.1.29
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/stretchr/testify v1.12.1
 	github.com/substrait-io/substrait v0.87.0
@@ -57,7 +58,6 @@ require (
 	github.com/mattn/go-runewidth v0.0.31 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/mschoch/smat v0.2.0 // indirect
-	github.com/pierrec/lz4/v4 v4.1.29 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/zeebo/xxh3 v1.1.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect

@@ -39,13 +39,15 @@ func benchBatches(n int) []arrow.RecordBatch {
 	return out
 }
 
-func benchTable(b *testing.B, n int) *table.Table {
+func benchTable(b *testing.B, n int) *table.Table { return benchTableWith(b, n, table.Options{}) }
+
+func benchTableWith(b *testing.B, n int, opts table.Options) *table.Table {
 	ctx := context.Background()
 	st, err := store.NewLocal(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
-	tb, err := table.Create(ctx, st, benchSchema, table.Options{})
+	tb, err := table.Create(ctx, st, benchSchema, opts)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -80,9 +82,21 @@ func BenchmarkAppend10M(b *testing.B) {
 	b.ReportMetric(float64(benchRows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 }
 
+// benchScan scans cols of a 10M-row table in each data file format: the
+// default (FormatEncoded) and FormatColumns (plain Arrow buffers).
 func benchScan(b *testing.B, cols []string) {
+	for _, plain := range []bool{false, true} {
+		name := "format=encoded"
+		if plain {
+			name = "format=columns"
+		}
+		b.Run(name, func(b *testing.B) { benchScanFormat(b, cols, table.Options{PlainDataFiles: plain}) })
+	}
+}
+
+func benchScanFormat(b *testing.B, cols []string, opts table.Options) {
 	ctx := context.Background()
-	tb := benchTable(b, benchRows)
+	tb := benchTableWith(b, benchRows, opts)
 	b.ResetTimer()
 	for range b.N {
 		sc, err := tb.Scan(ctx, table.ScanOptions{Columns: cols})

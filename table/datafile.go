@@ -25,7 +25,8 @@ import (
 // Format says how a span is checksummed (CRC32C, taken at write time):
 //
 //	FormatSpans (0):   one CRC over the whole span
-//	FormatColumns (1): the span is a head (IPC message prefix and metadata,
+//	FormatColumns (1), FormatEncoded (2):
+//	                   the span is a head (IPC message prefix and metadata,
 //	                   for batch 0 also the magic and schema message) and
 //	                   one part per user column (its buffers in the body):
 //
@@ -64,7 +65,19 @@ const (
 	// FormatColumns has a CRC of each batch's head and of each column's
 	// part of its body (written since manifest format version 3).
 	FormatColumns DataFormat = 1
+	// FormatEncoded is FormatColumns with each column of each batch one
+	// light-weight encoded chunk (table/encoding) instead of its Arrow
+	// buffers: the batch is an IPC batch of one row and one binary value
+	// per user column, the chunk, so the spans, parts and CRCs are
+	// FormatColumns' (written by default since this format).
+	FormatEncoded DataFormat = 2
 )
+
+// columnar reports whether the file has a CRC per column part
+// (FormatColumns and FormatEncoded).
+func (fi *DataFileInfo) columnar() bool {
+	return fi.Format == FormatColumns || fi.Format == FormatEncoded
+}
 
 // Span is the end offset (exclusive) and CRC32C of one record batch's
 // bytes; the span starts where the previous one ends (offset 0 for the
@@ -145,7 +158,7 @@ func (fi *DataFileInfo) encode(e *encoder) {
 		e.uv(s.End - prev)
 		e.u32(s.CRC)
 		prev = s.End
-		if fi.Format == FormatColumns {
+		if fi.columnar() {
 			e.uv(s.Head)
 			e.uv(uint64(len(s.Cols)))
 			for _, p := range s.Cols {
@@ -167,7 +180,7 @@ func decodeDataFileInfo(d *decoder, version uint16) DataFileInfo {
 	fi.TailCRC = d.u32le("data file tail crc")
 	if version >= 3 {
 		f := d.uv("data file format")
-		if f > uint64(FormatColumns) {
+		if f > uint64(FormatEncoded) {
 			d.fail("data file format")
 		}
 		fi.Format = DataFormat(f)
@@ -185,7 +198,7 @@ func decodeDataFileInfo(d *decoder, version uint16) DataFileInfo {
 		}
 		prev += delta
 		fi.Spans[i] = Span{End: prev, CRC: d.u32le("data file span crc")}
-		if fi.Format == FormatColumns {
+		if fi.columnar() {
 			fi.Spans[i].Head = d.uv("data file span head")
 			nc := d.count("data file column parts", 5)
 			if d.err != nil {
@@ -214,7 +227,7 @@ func (fi *DataFileInfo) validate(f *Fragment, ncols int) error {
 	if want := batchCount(f.PhysicalRows, f.BatchRows); uint64(len(fi.Spans)) != want {
 		return errorf(ErrCorrupt, "manifest: fragment %d has %d data file spans for %d batches", f.ID, len(fi.Spans), want)
 	}
-	if fi.Format > FormatColumns {
+	if fi.Format > FormatEncoded {
 		return errorf(ErrCorrupt, "manifest: fragment %d: unknown data file format %d", f.ID, fi.Format)
 	}
 	var prev uint64

@@ -145,11 +145,11 @@ func TestFormatSpansTableReads(t *testing.T) {
 	nb.Release()
 	require.NoError(t, err)
 	require.Len(t, tb.Fragments(), 4)
-	require.Equal(t, table.FormatColumns, tb.Fragments()[3].File.Format)
+	require.Equal(t, table.FormatEncoded, tb.Fragments()[3].File.Format)
 	tb, err = table.Open(ctx, st, format1Opts) // through the new (version 3) manifest
 	require.NoError(t, err)
 	require.Equal(t, table.FormatSpans, tb.Fragments()[0].File.Format)
-	require.Equal(t, table.FormatColumns, tb.Fragments()[3].File.Format)
+	require.Equal(t, table.FormatEncoded, tb.Fragments()[3].File.Format)
 	all := format1Want(t, 130)
 	got, err = format1Scan(ctx, tb, format1Cols, mem)
 	require.NoError(t, err)
@@ -173,22 +173,31 @@ func TestFormatSpansTableReads(t *testing.T) {
 	requireCorrupt(t, err, f.DataFile, "old file, one byte flipped")
 }
 
-// TestScanChecksOnlyItsColumns: in a FormatColumns file a flipped byte in
-// one column's part fails a read of that column and only of it; the
-// others read their exact rows. A flip in a batch's head fails every read.
+// TestScanChecksOnlyItsColumns: in a FormatColumns or FormatEncoded file a
+// flipped byte in one column's part fails a read of that column and only
+// of it; the others read their exact rows. A flip in a batch's head fails
+// every read.
 func TestScanChecksOnlyItsColumns(t *testing.T) {
+	for _, format := range []table.DataFormat{table.FormatColumns, table.FormatEncoded} {
+		t.Run(fmt.Sprint("format ", format), func(t *testing.T) { scanChecksOnlyItsColumns(t, format) })
+	}
+}
+
+func scanChecksOnlyItsColumns(t *testing.T, format table.DataFormat) {
 	ctx := context.Background()
+	opts := format1Opts
+	opts.PlainDataFiles = format == table.FormatColumns
 	for name, st := range map[string]store.Store{"mapped": store.NewMemory(), "ranges": rangeStore{store.NewMemory()}} {
 		t.Run(name, func(t *testing.T) {
 			mem := exectest.Mem(t)
-			tb, err := table.Create(ctx, st, format1Schema, format1Opts)
+			tb, err := table.Create(ctx, st, format1Schema, opts)
 			require.NoError(t, err)
 			b := format1Rows(mem, 0, 40)
 			tb, err = tb.AppendBatches(ctx, []arrow.RecordBatch{b}, mem)
 			b.Release()
 			require.NoError(t, err)
 			f := tb.Fragments()[0]
-			require.Equal(t, table.FormatColumns, f.File.Format)
+			require.Equal(t, format, f.File.Format)
 			orig, err := st.Get(ctx, f.DataFile)
 			require.NoError(t, err)
 			full := func() [][]any { // nothing deleted in this table

@@ -49,10 +49,22 @@ func dataRows() [][]any {
 
 // dataFixture writes the fixture table into st.
 func dataFixture(t testing.TB, st store.Store) *table.Table {
+	return dataFixtureIn(t, st, dataOpts)
+}
+
+// dataFormats are the data file formats the corruption tests write: the
+// default (FormatEncoded) and FormatColumns, each with its options.
+var dataFormats = map[string]table.Options{
+	"encoded": dataOpts,
+	"columns": func() table.Options { o := dataOpts; o.PlainDataFiles = true; return o }(),
+}
+
+// dataFixtureIn writes the fixture table into st with opts.
+func dataFixtureIn(t testing.TB, st store.Store, opts table.Options) *table.Table {
 	ctx := context.Background()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	tb, err := table.Create(ctx, st, userSchema, dataOpts)
+	tb, err := table.Create(ctx, st, userSchema, opts)
 	require.NoError(t, err)
 	// One input batch per fragment: arrow-go writes a slice at a nonzero
 	// offset with a different layout, and the swap test wants two files
@@ -144,11 +156,18 @@ type rangeStore struct{ store.Store }
 // row or ErrCorrupt. Before the data files had checksums, flips in a batch
 // body came back as wrong values with no error.
 func TestDataFileEveryByteFlipped(t *testing.T) {
+	for format, opts := range dataFormats {
+		t.Run(format, func(t *testing.T) { everyByteFlipped(t, opts) })
+	}
+}
+
+func everyByteFlipped(t *testing.T, opts table.Options) {
 	ctx := context.Background()
 	for name, st := range map[string]store.Store{"mapped": store.NewMemory(), "ranges": rangeStore{store.NewMemory()}} {
 		t.Run(name, func(t *testing.T) {
 			mem := exectest.Mem(t)
-			tb := dataFixture(t, st)
+			tb := dataFixtureIn(t, st, opts)
+			require.Equal(t, opts.PlainDataFiles, tb.Fragments()[0].File.Format == table.FormatColumns)
 			want := dataRows()
 			f := tb.Fragments()[0]
 			orig, err := st.Get(ctx, f.DataFile)
@@ -215,11 +234,17 @@ func TestDataFileSwapped(t *testing.T) {
 // TestDataFileTruncated cuts the file at every length and also extends it
 // by one byte: all ErrCorrupt, never a partial answer.
 func TestDataFileTruncated(t *testing.T) {
+	for format, opts := range dataFormats {
+		t.Run(format, func(t *testing.T) { truncated(t, opts) })
+	}
+}
+
+func truncated(t *testing.T, opts table.Options) {
 	ctx := context.Background()
 	for name, st := range map[string]store.Store{"mapped": store.NewMemory(), "ranges": rangeStore{store.NewMemory()}} {
 		t.Run(name, func(t *testing.T) {
 			mem := exectest.Mem(t)
-			tb := dataFixture(t, st)
+			tb := dataFixtureIn(t, st, opts)
 			f := tb.Fragments()[1]
 			orig, err := st.Get(ctx, f.DataFile)
 			require.NoError(t, err)

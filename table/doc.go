@@ -30,6 +30,16 @@
 // remembered with the store's mapping of the file (so by every later
 // snapshot and query reading those bytes; new bytes start unverified).
 //
+// Data files are written in FormatEncoded (datafile_encoded.go): the same
+// IPC framing, spans and column parts, but each column of each batch is
+// one chunk in a light-weight encoding chosen by its encoded size
+// (table/encoding: frame of reference with bit-packing or run-length for
+// integers, dates, timestamps and decimals, dictionaries for repetitive
+// strings, LZ4 blocks for other strings, plain otherwise), decoded a whole
+// chunk at a time into Arrow arrays, only for the columns read. Files in
+// FormatColumns (Arrow buffers as they are; Options.PlainDataFiles still
+// writes them) and FormatSpans still read.
+//
 // Each DataFileInfo (manifest format 5) also carries the file's zone map
 // (zonemap.go): per batch and column the null count and bounds of the
 // values, so a scan given simple predicates skips the batches no row of

@@ -56,9 +56,12 @@ type dataFile struct {
 	chk     *fileCheck     // verification marks of the mapped file
 	r       store.Reader   // nil when mapped
 	vr      *verifiedReader
-	ipc     *ipc.FileReader // nil for a mapped FormatColumns file (batchSpan decodes it)
-	pre     map[int][]byte  // spans fetched ahead, not yet verified; by batch
-	ctx     context.Context // of openData: batch's reads honour it
+	ipc     *ipc.FileReader  // nil for a mapped FormatColumns file (batchSpan decodes it)
+	pre     map[int][]byte   // spans fetched ahead, not yet verified; by batch
+	ctx     context.Context  // of openData: batch's reads honour it
+	mem     memory.Allocator // FormatEncoded: what decoded columns are allocated from
+	utypes  []arrow.DataType // the user columns' types
+	ftypes  []arrow.DataType // the file's IPC columns' types (fileTypes)
 }
 
 // The window of a take's read-ahead on an object store: memory stays
@@ -73,7 +76,13 @@ const (
 // manifest (size, checksum, content id, batch count, column types) is
 // ErrCorrupt naming the file.
 func (t *Table) openData(ctx context.Context, f *Fragment, mem memory.Allocator) (d *dataFile, err error) {
-	d = &dataFile{f: f, ctx: ctx}
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	d = &dataFile{f: f, ctx: ctx, mem: mem, ftypes: fileTypes(&f.File, t.m.Schema)}
+	for _, fl := range t.m.Schema.Fields() {
+		d.utypes = append(d.utypes, fl.Type)
+	}
 	defer func() {
 		// Verification runs before arrow-go sees a byte, so a panic here
 		// would be a decoder bug on verified input; it is still reported
@@ -93,7 +102,7 @@ func (t *Table) openData(ctx context.Context, f *Fragment, mem memory.Allocator)
 		}
 		d.m, d.data = m, m.Data
 		d.chk = checksOf(m, &f.File, t.m.Schema)
-		if d.chk.tail.Load() && f.File.Format == FormatColumns {
+		if d.chk.tail.Load() && f.File.columnar() {
 			// Tail and schema checked against this description before;
 			// batches decode without arrow-go's file reader.
 			return d, nil
@@ -110,7 +119,7 @@ func (t *Table) openData(ctx context.Context, f *Fragment, mem memory.Allocator)
 			return d, err
 		}
 		d.chk.tail.Store(true)
-		if f.File.Format == FormatColumns {
+		if f.File.columnar() {
 			d.ipc.Close()
 			d.ipc = nil
 		}
@@ -141,7 +150,15 @@ func (t *Table) openData(ctx context.Context, f *Fragment, mem memory.Allocator)
 			return d, errorf(ErrCorrupt, "fragment %d: data file %s: %w", f.ID, f.DataFile, err)
 		}
 	}
-	return d, d.checkSchema(t.m.Schema)
+	if err := d.checkSchema(t.m.Schema); err != nil {
+		return d, err
+	}
+	if f.File.Format == FormatEncoded {
+		// batch decodes each span it reads with batchSpan.
+		d.ipc.Close()
+		d.ipc = nil
+	}
+	return d, nil
 }
 
 // checkSchema compares what the verified footer says with the manifest: a
@@ -160,8 +177,8 @@ func (d *dataFile) checkSchema(us *arrow.Schema) error {
 			f.ID, f.DataFile, fr.NumRecords(), fr.Schema().NumFields(), want, us.NumFields())
 	}
 	for i, fld := range fr.Schema().Fields() {
-		if !arrow.TypeEqual(fld.Type, us.Field(i).Type) {
-			return errorf(ErrCorrupt, "fragment %d: data file %s: column %d is %s, manifest says %s", f.ID, f.DataFile, i, fld.Type, us.Field(i).Type)
+		if !arrow.TypeEqual(fld.Type, d.ftypes[i]) {
+			return errorf(ErrCorrupt, "fragment %d: data file %s: column %d is %s, manifest says %s", f.ID, f.DataFile, i, fld.Type, d.ftypes[i])
 		}
 	}
 	return nil
@@ -199,11 +216,7 @@ func (d *dataFile) batch(i int, cols []int, dst []arrow.Array) (out []arrow.Arra
 			sp := &f.File.Spans[i]
 			per := d.chk.per
 			bs := batchSpan{b: d.data[start:end], first: i == 0, head: sp.Head, parts: sp.Cols, marks: d.chk.parts[i*per : (i+1)*per]}
-			out, err := bs.decode(d.chk.types, cols, int64(want), dst)
-			if err != nil {
-				return nil, 0, errorf(ErrCorrupt, "fragment %d: data file %s: batch %d: %w", f.ID, f.DataFile, i, err)
-			}
-			return out, int64(want), nil
+			return d.decodeSpan(bs, i, cols, int64(want), dst)
 		}
 	} else {
 		start, end := f.File.span(i)
@@ -217,6 +230,10 @@ func (d *dataFile) batch(i int, cols []int, dst []arrow.Array) (out []arrow.Arra
 		}
 		if err := verifySpan(f, i, buf); err != nil {
 			return nil, 0, err
+		}
+		if f.File.Format == FormatEncoded {
+			sp := &f.File.Spans[i]
+			return d.decodeSpan(batchSpan{b: buf, first: i == 0, head: sp.Head, parts: sp.Cols}, i, cols, int64(want), dst)
 		}
 		d.vr.window = window{off: int64(start), data: buf}
 		defer func() { d.vr.window = window{} }()
@@ -243,7 +260,7 @@ func (d *dataFile) batch(i int, cols []int, dst []arrow.Array) (out []arrow.Arra
 	clear(out)
 	for k, c := range cols {
 		a := b.Column(c)
-		if d.data != nil && f.File.Format == FormatColumns && !d.inPart(i, c, a) {
+		if d.data != nil && f.File.columnar() && !d.inPart(i, c, a) {
 			releaseAll(out[:k])
 			return nil, 0, errorf(ErrCorrupt, "fragment %d: data file %s: batch %d: column %d's buffers lie outside its checked part", f.ID, f.DataFile, i, c)
 		}
@@ -253,6 +270,24 @@ func (d *dataFile) batch(i int, cols []int, dst []arrow.Array) (out []arrow.Arra
 	return out, b.NumRows(), nil
 }
 
+// decodeSpan decodes columns cols of batch i from bs (verified), the
+// user columns of a FormatEncoded file from their chunks.
+func (d *dataFile) decodeSpan(bs batchSpan, i int, cols []int, rows int64, dst []arrow.Array) ([]arrow.Array, int64, error) {
+	f := d.f
+	ipcRows := rows
+	if f.File.Format == FormatEncoded {
+		ipcRows = 1
+	}
+	out, err := bs.decode(d.ftypes, cols, ipcRows, dst)
+	if err == nil && f.File.Format == FormatEncoded {
+		err = decodeChunks(out, cols, d.utypes, rows, d.mem)
+	}
+	if err != nil {
+		return nil, 0, errorf(ErrCorrupt, "fragment %d: data file %s: batch %d: %w", f.ID, f.DataFile, i, err)
+	}
+	return out, rows, nil
+}
+
 // bytesOf is how many data file bytes reading batch i's columns cols
 // takes: on a mapped FormatColumns file the head and those columns'
 // parts (the pages touched), else the whole span (a store reader fetches
@@ -260,7 +295,7 @@ func (d *dataFile) batch(i int, cols []int, dst []arrow.Array) (out []arrow.Arra
 func (d *dataFile) bytesOf(i int, cols []int) uint64 {
 	fi := &d.f.File
 	start, end := fi.span(i)
-	if d.data == nil || fi.Format != FormatColumns {
+	if d.data == nil || !fi.columnar() {
 		return end - start
 	}
 	n := fi.Spans[i].Head
@@ -279,7 +314,7 @@ func (d *dataFile) verifyMapped(i int, cols []int) error {
 			return nil
 		}
 		start, end := d.f.File.span(i)
-		if d.f.File.Format == FormatColumns {
+		if d.f.File.columnar() {
 			start, end = d.f.File.partRange(i, k)
 		}
 		if err := checkPart(d.f, i, k, d.data[start:end]); err != nil {
@@ -288,7 +323,7 @@ func (d *dataFile) verifyMapped(i int, cols []int) error {
 		m.Or(markHashed)
 		return nil
 	}
-	if err := check(0); err != nil || d.f.File.Format != FormatColumns {
+	if err := check(0); err != nil || !d.f.File.columnar() {
 		return err
 	}
 	for _, c := range cols {
@@ -301,7 +336,7 @@ func (d *dataFile) verifyMapped(i int, cols []int) error {
 
 // verifySpan checks every part of batch i; buf holds its whole span.
 func verifySpan(f *Fragment, i int, buf []byte) error {
-	if f.File.Format != FormatColumns {
+	if !f.File.columnar() {
 		return checkPart(f, i, 0, buf)
 	}
 	base, _ := f.File.span(i)

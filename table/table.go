@@ -43,6 +43,10 @@ type Options struct {
 	// pending claim before it aborts that transaction (default
 	// DefaultClaimGrace).
 	ClaimGrace time.Duration
+	// PlainDataFiles writes data files in FormatColumns (Arrow buffers
+	// as they are) instead of FormatEncoded: for tests of the older
+	// format, and a measure of what the encodings save.
+	PlainDataFiles bool
 }
 
 func (o Options) withDefaults() Options {

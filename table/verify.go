@@ -74,7 +74,7 @@ const (
 
 // partsPerBatch is the number of separately checked parts of each batch.
 func (fi *DataFileInfo) partsPerBatch(ncols int) int {
-	if fi.Format == FormatColumns {
+	if fi.columnar() {
 		return 1 + ncols
 	}
 	return 1
@@ -93,10 +93,7 @@ func checksOf(m *store.Mapping, fi *DataFileInfo, us *arrow.Schema) *fileCheck {
 		return e // this manifest entry matched before
 	}
 	if e == nil || !e.describedBy(fi, us) {
-		e = &fileCheck{spans: fi.Spans, per: per, parts: make([]atomic.Uint32, per*len(fi.Spans))}
-		for _, f := range us.Fields() {
-			e.types = append(e.types, f.Type)
-		}
+		e = &fileCheck{spans: fi.Spans, per: per, parts: make([]atomic.Uint32, per*len(fi.Spans)), types: fileTypes(fi, us)}
 		c.m[k] = e
 	}
 	e.last.Store(fi)
@@ -111,8 +108,8 @@ func (e *fileCheck) describedBy(fi *DataFileInfo, us *arrow.Schema) bool {
 	}) {
 		return false
 	}
-	for i, f := range us.Fields() {
-		if !arrow.TypeEqual(e.types[i], f.Type) {
+	for i, t := range fileTypes(fi, us) {
+		if !arrow.TypeEqual(e.types[i], t) {
 			return false
 		}
 	}
@@ -141,7 +138,7 @@ func checkTailCRC(f *Fragment, tail []byte) error {
 // k-1's part.
 func checkPart(f *Fragment, i, k int, data []byte) error {
 	want := f.File.Spans[i].CRC
-	if f.File.Format == FormatColumns && k > 0 {
+	if f.File.columnar() && k > 0 {
 		want = f.File.Spans[i].Cols[k-1].CRC
 	}
 	got := crc32c(data)
@@ -150,7 +147,7 @@ func checkPart(f *Fragment, i, k int, data []byte) error {
 	}
 	start, end := f.File.span(i)
 	what := "batch"
-	if f.File.Format == FormatColumns {
+	if f.File.columnar() {
 		start, end = f.File.partRange(i, k)
 		what = "head of batch"
 		if k > 0 {

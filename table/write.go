@@ -30,7 +30,8 @@ type fragmentWriter struct {
 	w     *ipc.FileWriter
 	file  DataFileInfo        // of the open file: id and the spans written so far
 	wsch  *arrow.Schema       // user schema carrying the open file's content id and format
-	types []arrow.DataType    // of the user columns, for batchParts
+	types []arrow.DataType    // of the file's IPC columns, for batchParts
+	chunk []byte              // FormatEncoded: the batch's chunks, reused
 	rows  int                 // rows in the open file
 	zb    *zoneBuilder        // of the user schema, made with the first file
 	zones [][]ColumnZone      // the open file's zone map, one entry per batch written
@@ -91,21 +92,24 @@ func (fw *fragmentWriter) write(b arrow.RecordBatch) error {
 func (fw *fragmentWriter) writeSlice(s arrow.RecordBatch) error {
 	if fw.w == nil {
 		fw.buf.Reset()
-		fw.file = DataFileInfo{Format: FormatColumns}
+		fw.file = DataFileInfo{Format: FormatEncoded}
+		if fw.t.opts.PlainDataFiles {
+			fw.file.Format = FormatColumns
+		}
 		if _, err := hex.Decode(fw.file.ID[:], []byte(NewID())); err != nil {
 			return fmt.Errorf("table: data file id: %w", err)
 		}
 		us := fw.t.m.Schema
-		md := arrow.NewMetadata([]string{metadataFileID, metadataFormat}, []string{fw.file.IDString(), strconv.Itoa(int(FormatColumns))})
-		fw.types = fw.types[:0]
-		for _, f := range us.Fields() {
-			fw.types = append(fw.types, f.Type)
-		}
+		md := arrow.NewMetadata([]string{metadataFileID, metadataFormat}, []string{fw.file.IDString(), strconv.Itoa(int(fw.file.Format))})
+		fw.types = fileTypes(&fw.file, us)
 		if fw.zb == nil {
 			fw.zb = newZoneBuilder(us)
 		}
 		fw.zones = fw.zones[:0]
 		fw.wsch = arrow.NewSchema(us.Fields(), &md)
+		if fw.file.Format == FormatEncoded {
+			fw.wsch = encodedSchema(us, &md)
+		}
 		w, err := ipc.NewFileWriter(&fw.buf, ipc.WithSchema(fw.wsch), ipc.WithAllocator(fw.mem))
 		if err != nil {
 			return fmt.Errorf("table: open data file: %w", err)
@@ -187,7 +191,15 @@ func (fw *fragmentWriter) writeBatch(b arrow.RecordBatch) error {
 	if fs := fw.file.Spans; len(fs) > 0 && fs[len(fs)-1].End != start {
 		return fmt.Errorf("%w: table: data file writer: batch %d starts at %d, the previous span ends at %d", errkind.Internal, len(fs), start, fs[len(fs)-1].End)
 	}
-	rb := array.NewRecordBatch(fw.wsch, b.Columns(), b.NumRows())
+	var rb arrow.RecordBatch
+	if fw.file.Format == FormatEncoded {
+		var err error
+		if rb, err = encodeBatch(fw.wsch, b, &fw.chunk); err != nil {
+			return err
+		}
+	} else {
+		rb = array.NewRecordBatch(fw.wsch, b.Columns(), b.NumRows())
+	}
 	err := fw.w.Write(rb)
 	rb.Release()
 	if err != nil {

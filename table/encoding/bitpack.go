@@ -1,0 +1,92 @@
+package encoding
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// packedLen is the byte length of n values packed at width bits.
+func packedLen(n int, width uint) int {
+	hi, lo := bits.Mul64(uint64(n), uint64(width))
+	if hi != 0 || lo > 1<<62 {
+		return -1
+	}
+	return int((lo + 7) / 8)
+}
+
+// pack appends vals[i]-base, each at width bits, little-endian bit order.
+func pack(dst []byte, vals []uint64, base uint64, width uint) []byte {
+	if width == 0 {
+		return dst
+	}
+	var acc uint64
+	var have uint
+	for _, v := range vals {
+		d := v - base
+		acc |= d << have
+		if have+width >= 64 {
+			dst = binary.LittleEndian.AppendUint64(dst, acc)
+			spill := have + width - 64
+			if width-spill < 64 {
+				acc = d >> (width - spill)
+			} else {
+				acc = 0
+			}
+			have = spill
+		} else {
+			have += width
+		}
+	}
+	for ; have > 0; have -= min(have, 8) {
+		dst = append(dst, byte(acc))
+		acc >>= 8
+	}
+	return dst
+}
+
+// unpack calls set(i, base+offset_i) for the n values packed at width in
+// src, which the caller checked holds packedLen(n, width) bytes. Whole
+// words are read while 8 bytes remain; the last few values byte by byte.
+func unpack[T any](dst []T, src []byte, base uint64, width uint, conv func(uint64) T) {
+	n := len(dst)
+	if width == 0 {
+		v := conv(base)
+		for i := range dst {
+			dst[i] = v
+		}
+		return
+	}
+	mask := uint64(1)<<width - 1
+	if width == 64 {
+		mask = ^uint64(0)
+	}
+	i := 0
+	if width <= 56 {
+		// Fast path: one unaligned load per value while it stays in src.
+		fast := (len(src) - 8) * 8 / int(width)
+		if fast > n {
+			fast = n
+		}
+		pos := uint(0)
+		for ; i < fast; i++ {
+			w := binary.LittleEndian.Uint64(src[pos>>3:])
+			dst[i] = conv(base + (w>>(pos&7))&mask)
+			pos += width
+		}
+	}
+	for ; i < n; i++ {
+		dst[i] = conv(base + slowBits(src, uint64(i)*uint64(width), width))
+	}
+}
+
+// slowBits reads width bits at bit position pos of src.
+func slowBits(src []byte, pos uint64, width uint) uint64 {
+	var v uint64
+	for k := uint(0); k < width; {
+		b := uint64(src[(pos+uint64(k))>>3]) >> ((pos + uint64(k)) & 7)
+		take := min(width-k, 8-uint((pos+uint64(k))&7))
+		v |= (b & (1<<take - 1)) << k
+		k += take
+	}
+	return v
+}

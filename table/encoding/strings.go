@@ -1,0 +1,170 @@
+package encoding
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// maxDict bounds a dictionary's entries: past it the codes are nearly as
+// wide as the row count and the dictionary as large as the values.
+const maxDict = 1 << 16
+
+// encodeStrings writes a string or binary column plain (lengths, bytes)
+// or as a dictionary (distinct values once, then a code per row),
+// whichever is smaller. Null slots are empty, code 0.
+func encodeStrings(body func(byte) []byte, a arrow.Array, n int, offsets func() []int32, values func() []byte) []byte {
+	var offs []int32
+	var bytes []byte
+	if n > 0 {
+		offs, bytes = offsets(), values()
+	}
+	base := int32(0)
+	if n > 0 {
+		base = offs[0]
+	}
+	val := func(i int) []byte { return bytes[offs[i]-base : offs[i+1]-base] }
+	lens := make([]uint64, n)
+	for i := range lens {
+		lens[i] = uint64(offs[i+1] - offs[i])
+	}
+	plainLens := appendInts(nil, lens, true)
+	plainSize := len(plainLens) + len(bytes)
+
+	// Dictionary: give up once it holds more than maxDict values or half
+	// the rows (it cannot win by much then, and costs a map per chunk).
+	dict := map[string]uint64{}
+	codes := make([]uint64, n)
+	var dictLens []uint64
+	var dictBytes []byte
+	ok := true
+	for i := range n {
+		if a.IsNull(i) {
+			continue
+		}
+		v := val(i)
+		c, seen := dict[string(v)]
+		if !seen {
+			if len(dict) >= maxDict || len(dict) > n/2 {
+				ok = false
+				break
+			}
+			c = uint64(len(dict))
+			dict[string(v)] = c
+			dictLens = append(dictLens, uint64(len(v)))
+			dictBytes = append(dictBytes, v...)
+		}
+		codes[i] = c
+	}
+	if ok && len(dict) > 0 {
+		var d []byte
+		d = binary.AppendUvarint(d, uint64(len(dict)))
+		d = appendInts(d, dictLens, true)
+		d = append(d, dictBytes...)
+		d = appendInts(d, codes, true)
+		if len(d) < plainSize {
+			return append(body(encDict), d...)
+		}
+	}
+	if len(bytes) >= minCompress {
+		// lz4's bound is a little over the input: room for the block.
+		if z, err := compressBlock(bytes); err == nil && len(z) < len(bytes)*compressGain/100 {
+			dst := body(encLZ4)
+			dst = append(dst, plainLens...)
+			dst = binary.AppendUvarint(dst, uint64(len(bytes)))
+			return append(dst, z...)
+		}
+	}
+	dst := body(encPlain)
+	dst = append(dst, plainLens...)
+	return append(dst, bytes...)
+}
+
+// strings decodes a string or binary chunk: plain shares the chunk's
+// value bytes, dict copies each row's value out of the dictionary.
+func (d *decoder) strings(enc byte) arrow.Array {
+	r := d.r
+	switch enc {
+	case encPlain:
+		offs := d.alloc(4 * (d.rows + 1))
+		o := castBytes[int32](offs.Bytes(), d.rows+1)
+		total := lengths(r, o, len(r.b))
+		vals := r.bytes("string bytes", total)
+		if r.err != nil {
+			offs.Release()
+			return nil
+		}
+		return d.array(offs, memory.NewBufferBytes(vals))
+	case encDict:
+		size := r.count("dictionary size", max(d.rows, 1))
+		if r.err != nil {
+			return nil
+		}
+		dOffs := make([]int32, size+1)
+		total := lengths(r, dOffs, len(r.b))
+		dict := r.bytes("dictionary bytes", total)
+		codes := make([]int32, d.rows)
+		if size > 0 {
+			ints(r, codes, true, func(u uint64) int32 { return int32(min(u, uint64(size))) })
+			for _, c := range codes {
+				if int(c) >= size {
+					r.fail("dictionary code %d of %d", c, size)
+					break
+				}
+			}
+		} else if d.rows > 0 {
+			r.fail("empty dictionary for %d rows", d.rows)
+		}
+		if r.err != nil {
+			return nil
+		}
+		// Every code was checked below size: sum the value lengths,
+		// then copy.
+		offs := d.alloc(4 * (d.rows + 1))
+		o := castBytes[int32](offs.Bytes(), d.rows+1)
+		var n int64
+		o[0] = 0
+		for i, c := range codes {
+			n += int64(dOffs[c+1] - dOffs[c])
+			if n > math.MaxInt32 {
+				offs.Release()
+				r.fail("dictionary values of more than 2 GiB")
+				return nil
+			}
+			o[i+1] = int32(n)
+		}
+		vals := d.alloc(int(n))
+		vb := vals.Bytes()
+		for i, c := range codes {
+			copy(vb[o[i]:o[i+1]], dict[dOffs[c]:dOffs[c+1]])
+		}
+		return d.array(offs, vals)
+	}
+	r.fail("encoding %d for %s", enc, d.t)
+	return nil
+}
+
+// lengths reads an integer stream of len(o)-1 lengths into offsets o
+// (o[0] = 0, rising), each and their sum at most limit (the bytes left:
+// the values follow). It returns the sum.
+func lengths(r *reader, o []int32, limit int) int {
+	limit = min(limit, math.MaxInt32-1) // +1 below stays an int32
+	o[0] = 0
+	ls := o[1:]
+	ints(r, ls, true, func(u uint64) int32 { return int32(min(u, uint64(limit)+1)) })
+	if r.err != nil {
+		return 0
+	}
+	var sum int64
+	for i, l := range ls {
+		sum += int64(l)
+		if sum > int64(limit) {
+			r.fail("string lengths past the %d bytes left", limit)
+			return 0
+		}
+		ls[i] = int32(sum)
+	}
+	return int(sum)
+}
