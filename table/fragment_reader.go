@@ -83,6 +83,7 @@ func (t *Table) openData(ctx context.Context, f *Fragment, mem memory.Allocator)
 	for _, fl := range t.m.Schema.Fields() {
 		d.utypes = append(d.utypes, fl.Type)
 	}
+
 	defer func() {
 		// Verification runs before arrow-go sees a byte, so a panic here
 		// would be a decoder bug on verified input; it is still reported

@@ -44,13 +44,20 @@ func pack(dst []byte, vals []uint64, base uint64, width uint) []byte {
 	return dst
 }
 
-// unpack calls set(i, base+offset_i) for the n values packed at width in
-// src, which the caller checked holds packedLen(n, width) bytes. Whole
+// intLike are the types integer streams decode into: the bits of
+// (base + offset) ^ flip, truncated to the type (flip undoes the sign
+// flip of signed keys).
+type intLike interface {
+	~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 | ~uint64
+}
+
+// unpack writes the len(dst) values packed at width in src (which the
+// caller checked holds packedLen(len(dst), width) bytes) into dst. Whole
 // words are read while 8 bytes remain; the last few values byte by byte.
-func unpack[T any](dst []T, src []byte, base uint64, width uint, conv func(uint64) T) {
+func unpack[T intLike](dst []T, src []byte, base uint64, width uint, flip uint64) {
 	n := len(dst)
 	if width == 0 {
-		v := conv(base)
+		v := T(base ^ flip)
 		for i := range dst {
 			dst[i] = v
 		}
@@ -61,21 +68,18 @@ func unpack[T any](dst []T, src []byte, base uint64, width uint, conv func(uint6
 		mask = ^uint64(0)
 	}
 	i := 0
-	if width <= 56 {
+	if width <= 56 && len(src) >= 8 {
 		// Fast path: one unaligned load per value while it stays in src.
-		fast := (len(src) - 8) * 8 / int(width)
-		if fast > n {
-			fast = n
-		}
+		fast := min((len(src)-8)*8/int(width), n)
 		pos := uint(0)
 		for ; i < fast; i++ {
 			w := binary.LittleEndian.Uint64(src[pos>>3:])
-			dst[i] = conv(base + (w>>(pos&7))&mask)
+			dst[i] = T((base + (w>>(pos&7))&mask) ^ flip)
 			pos += width
 		}
 	}
 	for ; i < n; i++ {
-		dst[i] = conv(base + slowBits(src, uint64(i)*uint64(width), width))
+		dst[i] = T((base + slowBits(src, uint64(i)*uint64(width), width)) ^ flip)
 	}
 }
 

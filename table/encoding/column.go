@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -274,25 +275,25 @@ func (d *decoder) decode(enc byte) arrow.Array {
 		}
 		return d.array(memory.NewBufferBytes(bits))
 	case *arrow.Int8Type:
-		return decodeInts(d, enc, 1, func(u uint64) int8 { return int8(int64(u ^ signBit)) })
+		return decodeInts[int8](d, enc, 1, signBit)
 	case *arrow.Int16Type:
-		return decodeInts(d, enc, 2, func(u uint64) int16 { return int16(int64(u ^ signBit)) })
+		return decodeInts[int16](d, enc, 2, signBit)
 	case *arrow.Int32Type:
-		return decodeInts(d, enc, 4, func(u uint64) int32 { return int32(int64(u ^ signBit)) })
+		return decodeInts[int32](d, enc, 4, signBit)
 	case *arrow.Int64Type:
-		return decodeInts(d, enc, 8, func(u uint64) int64 { return int64(u ^ signBit) })
+		return decodeInts[int64](d, enc, 8, signBit)
 	case *arrow.Date32Type:
-		return decodeInts(d, enc, 4, func(u uint64) arrow.Date32 { return arrow.Date32(int64(u ^ signBit)) })
+		return decodeInts[arrow.Date32](d, enc, 4, signBit)
 	case *arrow.TimestampType:
-		return decodeInts(d, enc, 8, func(u uint64) arrow.Timestamp { return arrow.Timestamp(int64(u ^ signBit)) })
+		return decodeInts[arrow.Timestamp](d, enc, 8, signBit)
 	case *arrow.Uint8Type:
-		return decodeInts(d, enc, 1, func(u uint64) uint8 { return uint8(u) })
+		return decodeInts[uint8](d, enc, 1, 0)
 	case *arrow.Uint16Type:
-		return decodeInts(d, enc, 2, func(u uint64) uint16 { return uint16(u) })
+		return decodeInts[uint16](d, enc, 2, 0)
 	case *arrow.Uint32Type:
-		return decodeInts(d, enc, 4, func(u uint64) uint32 { return uint32(u) })
+		return decodeInts[uint32](d, enc, 4, 0)
 	case *arrow.Uint64Type:
-		return decodeInts(d, enc, 8, func(u uint64) uint64 { return u })
+		return decodeInts[uint64](d, enc, 8, 0)
 	case *arrow.Float32Type:
 		if enc == encPlain {
 			return d.plain(4)
@@ -328,13 +329,13 @@ func (d *decoder) plain(width int) arrow.Array {
 }
 
 // decodeInts decodes an integer column straight into its Arrow buffer.
-func decodeInts[T any](d *decoder, enc byte, width int, conv func(uint64) T) arrow.Array {
+func decodeInts[T intLike](d *decoder, enc byte, width int, flip uint64) arrow.Array {
 	switch enc {
 	case encPlain:
 		return d.plain(width)
 	case encInts:
 		b := d.alloc(d.rows * width)
-		ints(d.r, castBytes[T](b.Bytes(), d.rows), true, conv)
+		ints(d.r, castBytes[T](b.Bytes(), d.rows), true, flip)
 		if d.r.err != nil {
 			b.Release()
 			return nil
@@ -358,12 +359,20 @@ func (d *decoder) decimal(enc byte) arrow.Array {
 		}
 		base := decimal128.New(int64(hi), lo)
 		b := d.alloc(d.rows * 16)
-		ints(r, castBytes[decimal128.Num](b.Bytes(), d.rows), true, func(u uint64) decimal128.Num {
-			return base.Add(decimal128.FromU64(u))
-		})
+		// Offsets first, then base + offset with a carry, in place.
+		nums := castBytes[uint64](b.Bytes(), 2*d.rows)
+		offs := nums[d.rows:]
+		ints(r, offs, true, 0)
 		if r.err != nil {
 			b.Release()
 			return nil
+		}
+		bl, bh := base.LowBits(), uint64(base.HighBits())
+		// offs[i] is word rows+i; step i writes words 2i and 2i+1, which
+		// are offsets already read (index <= i) or below them.
+		for i := range d.rows {
+			lo, carry := bits.Add64(bl, offs[i], 0)
+			nums[2*i], nums[2*i+1] = lo, bh+carry
 		}
 		return d.array(b)
 	}

@@ -164,7 +164,7 @@ func (r *reader) bytes(what string, n int) []byte {
 // (which maps the stream's uint64 to the column's type), run-length only
 // when runs is true. The values themselves are the caller's to check
 // (codes against the dictionary, lengths against the bytes).
-func ints[T any](r *reader, dst []T, runs bool, conv func(uint64) T) {
+func ints[T intLike](r *reader, dst []T, runs bool, flip uint64) {
 	switch kind := r.u8("integer stream kind"); {
 	case r.err != nil:
 	case kind == intsPacked:
@@ -181,7 +181,7 @@ func ints[T any](r *reader, dst []T, runs bool, conv func(uint64) T) {
 		if r.err != nil {
 			return
 		}
-		unpack(dst, src, base, width, conv)
+		unpack(dst, src, base, width, flip)
 	case kind == intsRuns && runs:
 		n := r.count("runs", len(dst))
 		if r.err != nil {
@@ -192,23 +192,24 @@ func ints[T any](r *reader, dst []T, runs bool, conv func(uint64) T) {
 			return
 		}
 		values := make([]T, n)
-		lens := make([]int, n)
-		ints(r, values, false, conv)
-		ints(r, lens, false, func(v uint64) int { return int(min(v, uint64(len(dst)))) + 1 })
+		lens := make([]uint64, n) // each run's length - 1
+		ints(r, values, false, flip)
+		ints(r, lens, false, 0)
 		if r.err != nil {
 			return
 		}
 		at := 0
 		for k, l := range lens {
-			if l > len(dst)-at { // l >= 1: min above keeps it from wrapping
+			if l >= uint64(len(dst)-at) {
 				r.fail("runs cover more than %d values", len(dst))
 				return
 			}
 			v := values[k]
-			for j := at; j < at+l; j++ {
+			end := at + int(l) + 1
+			for j := at; j < end; j++ {
 				dst[j] = v
 			}
-			at += l
+			at = end
 		}
 		if at != len(dst) {
 			r.fail("runs cover %d of %d values", at, len(dst))

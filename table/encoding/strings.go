@@ -107,9 +107,9 @@ func (d *decoder) strings(enc byte) arrow.Array {
 		dict := r.bytes("dictionary bytes", total)
 		codes := make([]int32, d.rows)
 		if size > 0 {
-			ints(r, codes, true, func(u uint64) int32 { return int32(min(u, uint64(size))) })
+			ints(r, codes, true, 0)
 			for _, c := range codes {
-				if int(c) >= size {
+				if c < 0 || int(c) >= size {
 					r.fail("dictionary code %d of %d", c, size)
 					break
 				}
@@ -150,17 +150,17 @@ func (d *decoder) strings(enc byte) arrow.Array {
 // (o[0] = 0, rising), each and their sum at most limit (the bytes left:
 // the values follow). It returns the sum.
 func lengths(r *reader, o []int32, limit int) int {
-	limit = min(limit, math.MaxInt32-1) // +1 below stays an int32
+	limit = min(limit, math.MaxInt32)
 	o[0] = 0
 	ls := o[1:]
-	ints(r, ls, true, func(u uint64) int32 { return int32(min(u, uint64(limit)+1)) })
+	ints(r, ls, true, 0)
 	if r.err != nil {
 		return 0
 	}
 	var sum int64
 	for i, l := range ls {
 		sum += int64(l)
-		if sum > int64(limit) {
+		if l < 0 || sum > int64(limit) {
 			r.fail("string lengths past the %d bytes left", limit)
 			return 0
 		}
