@@ -90,7 +90,7 @@ func benchScan(b *testing.B, cols []string) {
 		if plain {
 			name = "format=columns"
 		}
-		b.Run(name, func(b *testing.B) { benchScanFormat(b, cols, table.Options{PlainDataFiles: plain}) })
+		b.Run(name, func(b *testing.B) { benchScanFormat(b, cols, table.Options{EncodedDataFiles: !plain}) })
 	}
 }
 

@@ -69,7 +69,7 @@ const (
 	// light-weight encoded chunk (table/encoding) instead of its Arrow
 	// buffers: the batch is an IPC batch of one row and one binary value
 	// per user column, the chunk, so the spans, parts and CRCs are
-	// FormatColumns' (written by default since this format).
+	// FormatColumns' (written with Options.EncodedDataFiles).
 	FormatEncoded DataFormat = 2
 )
 

@@ -49,7 +49,7 @@ const decodeRows = 20
 // store, and its data file's bytes.
 func decodeFixture(t testing.TB, mem memory.Allocator) (*Table, *Fragment, []byte) {
 	ctx := context.Background()
-	tb, err := Create(ctx, store.NewMemory(), spanSchema, Options{BatchRows: 8, PlainDataFiles: true})
+	tb, err := Create(ctx, store.NewMemory(), spanSchema, Options{BatchRows: 8})
 	require.NoError(t, err)
 	rb := array.NewRecordBuilder(mem, spanSchema)
 	defer rb.Release()

@@ -145,11 +145,11 @@ func TestFormatSpansTableReads(t *testing.T) {
 	nb.Release()
 	require.NoError(t, err)
 	require.Len(t, tb.Fragments(), 4)
-	require.Equal(t, table.FormatEncoded, tb.Fragments()[3].File.Format)
+	require.Equal(t, table.FormatColumns, tb.Fragments()[3].File.Format)
 	tb, err = table.Open(ctx, st, format1Opts) // through the new (version 3) manifest
 	require.NoError(t, err)
 	require.Equal(t, table.FormatSpans, tb.Fragments()[0].File.Format)
-	require.Equal(t, table.FormatEncoded, tb.Fragments()[3].File.Format)
+	require.Equal(t, table.FormatColumns, tb.Fragments()[3].File.Format)
 	all := format1Want(t, 130)
 	got, err = format1Scan(ctx, tb, format1Cols, mem)
 	require.NoError(t, err)
@@ -186,7 +186,7 @@ func TestScanChecksOnlyItsColumns(t *testing.T) {
 func scanChecksOnlyItsColumns(t *testing.T, format table.DataFormat) {
 	ctx := context.Background()
 	opts := format1Opts
-	opts.PlainDataFiles = format == table.FormatColumns
+	opts.EncodedDataFiles = format == table.FormatEncoded
 	for name, st := range map[string]store.Store{"mapped": store.NewMemory(), "ranges": rangeStore{store.NewMemory()}} {
 		t.Run(name, func(t *testing.T) {
 			mem := exectest.Mem(t)

@@ -48,7 +48,7 @@ func TestTakeVerifiesOnlyItsBatch(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	sc := arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.PrimitiveTypes.Int64}}, nil)
-	tb, err := Create(ctx, store.NewMemory(), sc, Options{BatchRows: 8, PlainDataFiles: true})
+	tb, err := Create(ctx, store.NewMemory(), sc, Options{BatchRows: 8})
 	require.NoError(t, err)
 	kb := array.NewInt64Builder(mem)
 	for i := range 24 {
@@ -96,7 +96,7 @@ func fileChecksOf(t *testing.T, tb *Table, f *Fragment) *fileChecks {
 func twoColumnTable(t *testing.T, mem memory.Allocator) *Table {
 	ctx := context.Background()
 	sc := arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.PrimitiveTypes.Int64}, {Name: "s", Type: arrow.BinaryTypes.String}}, nil)
-	tb, err := Create(ctx, store.NewMemory(), sc, Options{BatchRows: 8, PlainDataFiles: true})
+	tb, err := Create(ctx, store.NewMemory(), sc, Options{BatchRows: 8})
 	require.NoError(t, err)
 	kb, sb := array.NewInt64Builder(mem), array.NewStringBuilder(mem)
 	for i := range 24 {

@@ -53,10 +53,10 @@ func dataFixture(t testing.TB, st store.Store) *table.Table {
 }
 
 // dataFormats are the data file formats the corruption tests write: the
-// default (FormatEncoded) and FormatColumns, each with its options.
+// default (FormatColumns) and FormatEncoded, each with its options.
 var dataFormats = map[string]table.Options{
-	"encoded": dataOpts,
-	"columns": func() table.Options { o := dataOpts; o.PlainDataFiles = true; return o }(),
+	"columns": dataOpts,
+	"encoded": func() table.Options { o := dataOpts; o.EncodedDataFiles = true; return o }(),
 }
 
 // dataFixtureIn writes the fixture table into st with opts.
@@ -167,7 +167,7 @@ func everyByteFlipped(t *testing.T, opts table.Options) {
 		t.Run(name, func(t *testing.T) {
 			mem := exectest.Mem(t)
 			tb := dataFixtureIn(t, st, opts)
-			require.Equal(t, opts.PlainDataFiles, tb.Fragments()[0].File.Format == table.FormatColumns)
+			require.Equal(t, opts.EncodedDataFiles, tb.Fragments()[0].File.Format == table.FormatEncoded)
 			want := dataRows()
 			f := tb.Fragments()[0]
 			orig, err := st.Get(ctx, f.DataFile)

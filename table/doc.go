@@ -37,8 +37,9 @@
 // integers, dates, timestamps and decimals, dictionaries for repetitive
 // strings, LZ4 blocks for other strings, plain otherwise), decoded a whole
 // chunk at a time into Arrow arrays, only for the columns read. Files in
-// FormatColumns (Arrow buffers as they are; Options.PlainDataFiles still
-// writes them) and FormatSpans still read.
+// FormatColumns (Arrow buffers as they are, still the default: encoded files
+// are written with Options.EncodedDataFiles, as decoding costs more than
+// reading in place today) and FormatSpans are read too.
 //
 // Each DataFileInfo (manifest format 5) also carries the file's zone map
 // (zonemap.go): per batch and column the null count and bounds of the

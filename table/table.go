@@ -43,10 +43,13 @@ type Options struct {
 	// pending claim before it aborts that transaction (default
 	// DefaultClaimGrace).
 	ClaimGrace time.Duration
-	// PlainDataFiles writes data files in FormatColumns (Arrow buffers
-	// as they are) instead of FormatEncoded: for tests of the older
-	// format, and a measure of what the encodings save.
-	PlainDataFiles bool
+	// EncodedDataFiles writes data files in FormatEncoded (light-weight
+	// encodings, about a fifth of the bytes at TPC-H SF 1) instead of
+	// FormatColumns (Arrow buffers as they are, read in place from the
+	// mapped file). Off by default until decoding is as cheap as reading
+	// in place: encoded, TPC-H Q6 costs 3-4x the CPU and a 1M-id take
+	// 2.1x the time (BENCHMARKS.md, issue 30).
+	EncodedDataFiles bool
 }
 
 func (o Options) withDefaults() Options {

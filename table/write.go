@@ -92,9 +92,9 @@ func (fw *fragmentWriter) write(b arrow.RecordBatch) error {
 func (fw *fragmentWriter) writeSlice(s arrow.RecordBatch) error {
 	if fw.w == nil {
 		fw.buf.Reset()
-		fw.file = DataFileInfo{Format: FormatEncoded}
-		if fw.t.opts.PlainDataFiles {
-			fw.file.Format = FormatColumns
+		fw.file = DataFileInfo{Format: FormatColumns}
+		if fw.t.opts.EncodedDataFiles {
+			fw.file.Format = FormatEncoded
 		}
 		if _, err := hex.Decode(fw.file.ID[:], []byte(NewID())); err != nil {
 			return fmt.Errorf("table: data file id: %w", err)
