@@ -216,11 +216,6 @@ func (s *sortStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	}
 }
 
-// sortScratchPerRow is what sortBatches allocates per row beside the
-// data (sort_keys.go): it was reserved as 8 bytes (the index alone), so a
-// sort of 10M rows held 400 MB more than its reservation said.
-const sortScratchPerRow = 48
-
 // read buffers the input (spilling runs when the pool refuses), then
 // moves to emitting or merging.
 func (s *sortStream) read(ctx context.Context) error {
@@ -239,11 +234,8 @@ func (s *sortStream) read(ctx context.Context) error {
 			b.Release()
 			continue
 		}
-		// The batch, its sorted copy and its share of the sort's
-		// scratch: per row the normalized word and row (16 bytes), the
-		// radix pass's copy of them (16), the first key's words kept
-		// while the later keys sort (8) and the output index (8).
-		need := 2*BatchBytes(b) + sortScratchPerRow*b.NumRows()
+		// The batch, its sorted copy and its share of the sort's index.
+		need := 2*BatchBytes(b) + 8*b.NumRows()
 		if err := s.res.TryGrow(need); err != nil {
 			if len(s.buf) == 0 {
 				b.Release()
