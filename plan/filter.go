@@ -25,7 +25,18 @@ func (p *planner) filter(r *splan.FilterRel, need []bool, h hint) (*rel, error) 
 	if err != nil {
 		return nil, err
 	}
-	out, err := p.applyFilter(in, r.Condition())
+	var out *rel
+	if _, having := r.Input().(*splan.AggregateRel); having && constFalseOrNull(r.Condition()) {
+		// A HAVING never gates its aggregate: PostgreSQL gates only the
+		// WHERE's and joins' pseudoconstant quals (create_gating_plan);
+		// a constant HAVING it keeps (under grouping sets,
+		// subquery_planner) is the Agg's Filter, over every row read and
+		// aggregated. The one it moves the front end put in the WHERE
+		// too (sql/havingmove.go), which gates the input there.
+		out, err = p.plainFilter(in, in, r.Condition())
+	} else {
+		out, err = p.applyFilter(in, r.Condition())
+	}
 	if err != nil || !h.rowsSet {
 		return out, err
 	}
@@ -45,8 +56,7 @@ func (p *planner) filterIn(in *rel, sc scope, cond expr.Expression) (*rel, error
 	if isTrue(cond) {
 		return in, nil
 	}
-	pred, err := p.expr(cond, sc)
-	if err != nil {
+	if _, err := p.expr(cond, sc); err != nil {
 		return nil, err
 	}
 	if constFalseOrNull(cond) {
@@ -55,6 +65,16 @@ func (p *planner) filterIn(in *rel, sc scope, cond expr.Expression) (*rel, error
 		// One-Time Filter: false (exec/onetimefilter.go).
 		f := exec.NewOneTimeFalseFilterExec(in.node)
 		return &rel{node: f, cols: in.cols, names: in.names}, nil
+	}
+	return p.plainFilter(in, sc, cond)
+}
+
+// plainFilter is a FilterExec of cond over in, evaluated on every row of
+// in even when cond is constant.
+func (p *planner) plainFilter(in *rel, sc scope, cond expr.Expression) (*rel, error) {
+	pred, err := p.expr(cond, sc)
+	if err != nil {
+		return nil, err
 	}
 	f, err := exec.NewFilterExec(in.node, pred)
 	if err != nil {

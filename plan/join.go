@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/stablerow/stablerow/exec"
+	"github.com/stablerow/stablerow/plan/optimize"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	splan "github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
@@ -116,6 +117,11 @@ type joinParts struct {
 	keys                []keyPair
 	leftOnly, rightOnly []expr.Expression
 	residual            []expr.Expression // reference both sides, not an equi key
+	// subplan: the join stands for a sublink PostgreSQL keeps as a SubPlan
+	// filter over the left input (optimize.IsSubPlanJoin): built with the
+	// left as its streamed outer, it has that input's pathkeys
+	// (ordering.go, subplans).
+	subplan bool
 }
 
 func splitJoin(j *splan.JoinRel, nl int) (joinParts, error) {
@@ -216,6 +222,7 @@ func (p *planner) join(j *splan.JoinRel, need []bool, h hint) (*rel, error) {
 			typ, jp = exec.JoinAntiNullAware, joinParts{keys: []keyPair{k}}
 		}
 	}
+	jp.subplan = optimize.IsSubPlanJoin(j.GetAdvancedExtension())
 	return p.joinParts(j.Left(), j.Right(), nl, nr, typ, jp, postFilter(j), need)
 }
 
@@ -380,6 +387,9 @@ func (p *planner) joinParts(l, r splan.Rel, nl, nr int, typ exec.JoinType, jp jo
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: join: %w", ErrInvalidPlan, err)
+	}
+	if jp.subplan && !swap && keepsOuterOrder(typ) {
+		p.subplans[node] = lnode
 	}
 	var out *rel
 	switch {

@@ -20,7 +20,14 @@ import (
 //   - a sort, and a merge of sorted streams, by its keys (a subquery's
 //     ORDER BY reaches the query above it: convert_subquery_pathkeys);
 //   - a take by key keeps its driving side's order (an index nested loop
-//     keeps its outer path's pathkeys): the nodes take.go built (takes).
+//     keeps its outer path's pathkeys): the nodes take.go built (takes);
+//   - a join that stands for a sublink PostgreSQL keeps as a SubPlan in
+//     the filter over its outer input (NOT IN, a correlated IN, an
+//     uncorrelated EXISTS: optimize.IsSubPlanJoin) keeps that input's
+//     pathkeys, as the filtered scan does, where the join streams the
+//     outer rows in their order: a semi, anti or left join probing with
+//     its left input (subplans; never one that builds its outer side).
+//     A join PostgreSQL pulls up (a correlated EXISTS) has none.
 //
 // Filter, limit and parameter binding keep their input's order; a
 // projection keeps the keys it passes through as plain columns, up to the
@@ -40,6 +47,9 @@ func (p *planner) pathkeys(n exec.Node) []exec.SortKey {
 	if p.takes[n] {
 		return n.Properties().Ordering
 	}
+	if outer, ok := p.subplans[n]; ok {
+		return p.pathkeys(outer)
+	}
 	switch x := n.(type) {
 	case *exec.UnnestExec, *virtualTableExec, *exec.SortExec, *exec.SortPreservingMergeExec:
 		return x.Properties().Ordering
@@ -54,6 +64,17 @@ func (p *planner) pathkeys(n exec.Node) []exec.SortKey {
 		return p.pathkeys(x.Children()[0])
 	}
 	return nil
+}
+
+// keepsOuterOrder: a join of type t emits its left (outer) rows in their
+// input order, each once, as it streams them: semi, anti (NULL-aware too),
+// left and single joins, with the left as the probe side.
+func keepsOuterOrder(t exec.JoinType) bool {
+	switch t {
+	case exec.JoinSemi, exec.JoinAnti, exec.JoinAntiNullAware, exec.JoinLeft, exec.JoinSingle:
+		return true
+	}
+	return false
 }
 
 // soleWindow: no other window is evaluated below w, through the sorts and

@@ -40,6 +40,10 @@ type planner struct {
 	// takes: the take-by-key nodes take.go built; each keeps its driving
 	// side's order (pathkeys, ordering.go).
 	takes map[exec.Node]bool
+	// subplans: the joins that stand for a SubPlan filter (a sublink
+	// PostgreSQL does not pull up), each to its outer input, whose
+	// pathkeys it keeps (ordering.go).
+	subplans map[exec.Node]exec.Node
 }
 
 // rel is a compiled relation. node produces the columns; cols[i] is the node

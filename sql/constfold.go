@@ -7,7 +7,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
@@ -498,25 +497,4 @@ func arrowLiteral(a arrow.Array, t types.Type) (expr.Expression, bool) {
 		return nil, false
 	}
 	return lit, true
-}
-
-// whereWithHaving is s's WHERE with the constant FALSE or NULL conjuncts
-// of its HAVING added at its end: PostgreSQL moves a HAVING conjunct
-// without aggregates or subqueries into the WHERE (with GROUP BY; a copy
-// of it without), where it folds the WHERE to FALSE before any row is
-// read, so a WHERE that would raise on a row raises nothing
-// (... WHERE DATE '2023-12-31' + (c - 2147483648) <> d HAVING FALSE).
-// moved says conjuncts were added (falsewhere.go: they do not decide
-// whether the WHERE's subqueries are planned).
-func (l *lowerer) whereWithHaving(s *pg_query.SelectStmt) (where *pg_query.Node, moved bool) {
-	var add []*pg_query.Node
-	for _, c := range andArgs(s.HavingClause) {
-		if !containsSubLink(c) && len(aggregateCalls(c)) == 0 && l.constantFalse(c, &scope{}) {
-			add = append(add, c)
-		}
-	}
-	if len(add) == 0 {
-		return s.WhereClause, false
-	}
-	return andNode(append(andArgs(s.WhereClause), add...)), true
 }

@@ -180,18 +180,34 @@ func (l *lowerer) aggregate(rel plan.Rel, sc *scope, s *pg_query.SelectStmt, cal
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: aggregate: %w", ErrInvalid, err)
 	}
-	rel = agg
 	if s.HavingClause != nil {
 		hs := *out
 		hs.noWins = "window functions are not allowed in HAVING"
-		if rel, err = l.filter(rel, &hs, s.HavingClause); err != nil {
+		having, err := l.filter(agg, &hs, s.HavingClause)
+		if err != nil {
 			return nil, nil, err
 		}
-		// A HAVING that folds to FALSE or NULL gates the aggregate: it
-		// and its input never run (plan/filter.go, as PostgreSQL's
-		// One-Time Filter: false above the Agg).
+		// A HAVING that folds to FALSE or NULL (sum(k) <> NULL, folded
+		// by eval_const_expressions before subquery_planner's HAVING
+		// move) is moved into the WHERE unless grouping sets keep it
+		// (havingmove.go): a FALSE filter under the aggregate gates its
+		// input (plan/filter.go, PostgreSQL's One-Time Filter: false
+		// below the Agg). The HAVING itself never gates.
+		if f, ok := having.(*plan.FilterRel); ok && f.Input() == agg && constFalse(f.Condition()) && !l.havingStaysForSets(s, sc) {
+			gated, err := l.b.Filter(rel, f.Condition())
+			if err != nil {
+				return nil, nil, fmt.Errorf("%w: filter: %w", ErrInvalid, err)
+			}
+			if agg, err = l.b.AggregateExprs(gated, measures, groups...); err != nil {
+				return nil, nil, fmt.Errorf("%w: aggregate: %w", ErrInvalid, err)
+			}
+			if having, err = l.b.Filter(agg, f.Condition()); err != nil {
+				return nil, nil, fmt.Errorf("%w: filter: %w", ErrInvalid, err)
+			}
+		}
+		return having, out, nil
 	}
-	return rel, out, nil
+	return agg, out, nil
 }
 
 // groupKey resolves one GROUP BY item the PostgreSQL way

@@ -31,10 +31,13 @@ import (
 //
 // The rows are the cross product's filtered by the WHERE: the conjuncts
 // are the same, each evaluated over the items it names.
-func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.Rel, *scope, *pg_query.Node, error) {
+func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node, having func(*scope) []*pg_query.Node) (plan.Rel, *scope, *pg_query.Node, error) {
 	if len(items) < 2 || where == nil {
 		rel, sc, err := l.from(items)
-		return rel, sc, where, err
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return rel, sc, andNode(append(andArgs(where), having(sc)...)), nil
 	}
 	type item struct {
 		rel     plan.Rel
@@ -58,6 +61,7 @@ func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node) (plan.
 		full = &scope{cols: append(append([]column{}, full.cols...), sc.cols...)}
 	}
 	full.outer = l.outer
+	where = andNode(append(andArgs(where), having(full)...))
 	// The WHERE's NULL arms are FALSE before it is split (quals.go).
 	where, err := l.canonicalQual(where, full, "in WHERE")
 	if err != nil {

@@ -82,12 +82,17 @@ func (l *lowerer) selectStmt(s *pg_query.SelectStmt, want []kind) (plan.Rel, []s
 	// HAVING's, nor a subquery's (its selectStmt sets its own).
 	saved := l.ownWhere
 	defer func() { l.ownWhere = saved }()
-	where, moved := l.whereWithHaving(s)
 	l.ownWhere = nil
-	if moved {
-		l.ownWhere = &ownWhere{where: s.WhereClause}
+	// The HAVING conjuncts PostgreSQL moves into the WHERE (havingmove.go)
+	// join it once the FROM's scope is known.
+	having := func(fs *scope) []*pg_query.Node {
+		add := l.havingForWhere(s, fs)
+		if len(add) > 0 {
+			l.ownWhere = &ownWhere{where: s.WhereClause}
+		}
+		return add
 	}
-	rel, sc, where, err := l.fromWhere(s.FromClause, where) // joinorder.go
+	rel, sc, where, err := l.fromWhere(s.FromClause, s.WhereClause, having) // joinorder.go
 	if err != nil {
 		return nil, nil, err
 	}

@@ -415,6 +415,8 @@ func (u *unnester) setJoin(cur *substraitpb.Rel, w int, sq *substraitpb.Expressi
 			return nil, unsupportedAt("expression", fmt.Sprintf("%s: operand %d", path, i), "subquery in the operand of a subquery predicate")
 		}
 	}
+	_, exists := sq.GetSubqueryType().(*substraitpb.Expression_Subquery_SetPredicate_)
+	subplan := keptAsSubPlan(exists, negated, all, correlated(s), xs) // subplanjoin.go
 	right, conds, cols, err := u.side(s, w, subPath)
 	if err != nil {
 		return nil, err
@@ -440,6 +442,9 @@ func (u *unnester) setJoin(cur *substraitpb.Rel, w int, sq *substraitpb.Expressi
 	j := &substraitpb.Rel{RelType: &substraitpb.Rel_Join{Join: &substraitpb.JoinRel{
 		Common: &substraitpb.RelCommon{EmitKind: &substraitpb.RelCommon_Direct_{Direct: &substraitpb.RelCommon_Direct{}}},
 		Left:   cur, Right: right, Expression: u.and(conds), Type: jt}}}
+	if subplan {
+		markSubPlanJoin(j.GetJoin())
+	}
 	return u.made(j, w), nil
 }
 
