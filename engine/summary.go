@@ -113,7 +113,24 @@ func describeIndex(t *table.Table, m *table.IndexMeta) string {
 			rows += f.LiveRows()
 		}
 	}
-	return fmt.Sprintf("%s on %s, %s, %d rows", m.Kind, m.Column, plural(frags, "fragment"), rows)
+	on := m.Column
+	if m.Keys != nil {
+		cols := make([]string, len(m.Keys))
+		for i, k := range m.Keys {
+			cols[i] = k.Column
+			if k.Desc {
+				cols[i] += " DESC"
+			}
+			if k.NullsFirst != k.Desc {
+				cols[i] += map[bool]string{true: " NULLS FIRST", false: " NULLS LAST"}[k.NullsFirst]
+			}
+		}
+		on = "(" + strings.Join(cols, ", ") + ")"
+	}
+	if m.Unique && m.Column != table.RowID {
+		on += " unique"
+	}
+	return fmt.Sprintf("%s on %s, %s, %d rows", m.Kind, on, plural(frags, "fragment"), rows)
 }
 
 func plural(n int, what string) string {

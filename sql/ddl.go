@@ -80,12 +80,16 @@ func (l *lowerer) createTable(c *pg_query.CreateStmt) (*CreateTable, error) {
 	return &CreateTable{Name: name, Schema: arrow.NewSchema(fields, nil), IfNotExists: c.IfNotExists}, nil
 }
 
-// createIndex lowers CREATE INDEX [IF NOT EXISTS] [name] ON t [USING btree] (col).
-// The table and column must exist; system columns may be indexed.
+// createIndex lowers CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON t
+// [USING btree] (col [ASC|DESC] [NULLS FIRST|LAST], ...). The table and
+// columns must exist; system columns may be indexed. Each column's NULLs
+// placement defaults as PostgreSQL's (transformIndexStmt / index_create:
+// NULLS FIRST exactly when DESC), and the default name joins the column
+// names as ChooseIndexColumnNames does.
 func (l *lowerer) createIndex(ix *pg_query.IndexStmt) (*CreateIndex, error) {
 	switch {
-	case ix.Unique || ix.Primary || ix.Isconstraint:
-		return nil, fmt.Errorf("%w: UNIQUE or PRIMARY KEY index", ErrUnsupported)
+	case ix.Primary || ix.Isconstraint:
+		return nil, fmt.Errorf("%w: PRIMARY KEY or constraint index", ErrUnsupported)
 	case ix.WhereClause != nil:
 		return nil, fmt.Errorf("%w: partial index", ErrUnsupported)
 	case len(ix.IndexIncludingParams) > 0:
@@ -94,8 +98,11 @@ func (l *lowerer) createIndex(ix *pg_query.IndexStmt) (*CreateIndex, error) {
 		return nil, fmt.Errorf("%w: CONCURRENTLY", ErrUnsupported)
 	case len(ix.Options) > 0 || ix.TableSpace != "":
 		return nil, fmt.Errorf("%w: index options", ErrUnsupported)
-	case len(ix.IndexParams) != 1:
-		return nil, fmt.Errorf("%w: index on %d columns", ErrUnsupported, len(ix.IndexParams))
+	case len(ix.IndexParams) == 0:
+		return nil, fmt.Errorf("%w: index without columns", ErrSyntax)
+	case len(ix.IndexParams) > 32:
+		// PostgreSQL's INDEX_MAX_KEYS.
+		return nil, fmt.Errorf("%w: cannot use more than 32 columns in an index", ErrInvalid)
 	}
 	method := strings.ToLower(ix.AccessMethod)
 	if method == "" {
@@ -103,13 +110,6 @@ func (l *lowerer) createIndex(ix *pg_query.IndexStmt) (*CreateIndex, error) {
 	}
 	if method != "btree" {
 		return nil, fmt.Errorf("%w: index method %s", ErrUnsupported, method)
-	}
-	el := ix.IndexParams[0].GetIndexElem()
-	if el == nil || el.Name == "" || el.Expr != nil {
-		return nil, fmt.Errorf("%w: expression index", ErrUnsupported)
-	}
-	if len(el.Opclass) > 0 || len(el.Collation) > 0 || el.Ordering != pg_query.SortByDir_SORTBY_DEFAULT || el.NullsOrdering != pg_query.SortByNulls_SORTBY_NULLS_DEFAULT {
-		return nil, fmt.Errorf("%w: index column options", ErrUnsupported)
 	}
 	table, err := l.tableName(ix.Relation)
 	if err != nil {
@@ -119,16 +119,35 @@ func (l *lowerer) createIndex(ix *pg_query.IndexStmt) (*CreateIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	i, err := l.lookup(&scope{cols: cols}, "", el.Name, -1)
-	if err != nil {
-		return nil, err
+	keys := make([]IndexKey, len(ix.IndexParams))
+	names := make([]string, len(keys))
+	for j, p := range ix.IndexParams {
+		el := p.GetIndexElem()
+		if el == nil || el.Name == "" || el.Expr != nil {
+			return nil, fmt.Errorf("%w: expression index", ErrUnsupported)
+		}
+		if len(el.Opclass) > 0 || len(el.Collation) > 0 || el.Ordering == pg_query.SortByDir_SORTBY_USING {
+			return nil, fmt.Errorf("%w: index column operator class, collation or USING", ErrUnsupported)
+		}
+		i, err := l.lookup(&scope{cols: cols}, "", el.Name, -1)
+		if err != nil {
+			return nil, err
+		}
+		k := IndexKey{Column: cols[i].name, Desc: el.Ordering == pg_query.SortByDir_SORTBY_DESC}
+		switch el.NullsOrdering {
+		case pg_query.SortByNulls_SORTBY_NULLS_FIRST:
+			k.NullsFirst = true
+		case pg_query.SortByNulls_SORTBY_NULLS_LAST:
+		default:
+			k.NullsFirst = k.Desc
+		}
+		keys[j], names[j] = k, k.Column
 	}
-	column := cols[i].name
 	name := ix.Idxname
 	if name == "" {
-		name = table + "_" + column + "_idx"
+		name = table + "_" + strings.Join(names, "_") + "_idx"
 	}
-	return &CreateIndex{Name: name, Table: table, Column: column, Method: method, IfNotExists: ix.IfNotExists}, nil
+	return &CreateIndex{Name: name, Table: table, Column: keys[0].Column, Keys: keys, Unique: ix.Unique, Method: method, IfNotExists: ix.IfNotExists}, nil
 }
 
 // drop lowers DROP TABLE | INDEX | VIEW [IF EXISTS] name (one name, no CASCADE).

@@ -121,9 +121,22 @@ func TestCreateTable(t *testing.T) {
 
 func TestCreateIndex(t *testing.T) {
 	ix := parseOne(t, "CREATE INDEX ON t (_ROWID)").(*CreateIndex)
-	assert.Equal(t, CreateIndex{Name: "t__rowid_idx", Table: "t", Column: "_rowid", Method: "btree"}, *ix)
+	assert.Equal(t, CreateIndex{Name: "t__rowid_idx", Table: "t", Column: "_rowid", Keys: []IndexKey{{Column: "_rowid"}}, Method: "btree"}, *ix)
 	ix = parseOne(t, "CREATE INDEX IF NOT EXISTS by_name ON t USING BTREE (name)").(*CreateIndex)
-	assert.Equal(t, CreateIndex{Name: "by_name", Table: "t", Column: "name", Method: "btree", IfNotExists: true}, *ix)
+	assert.Equal(t, CreateIndex{Name: "by_name", Table: "t", Column: "name", Keys: []IndexKey{{Column: "name"}}, Method: "btree", IfNotExists: true}, *ix)
+}
+
+// TestCreateIndexKeys: several key columns, DESC and NULLS FIRST/LAST
+// with PostgreSQL's defaults (NULLS FIRST exactly when DESC), UNIQUE, and
+// the default name joining the columns.
+func TestCreateIndexKeys(t *testing.T) {
+	ix := parseOne(t, "CREATE UNIQUE INDEX ON t (id, name DESC, id ASC NULLS FIRST, name DESC NULLS LAST)").(*CreateIndex)
+	assert.Equal(t, CreateIndex{Name: "t_id_name_id_name_idx", Table: "t", Column: "id", Unique: true, Method: "btree",
+		Keys: []IndexKey{{Column: "id"}, {Column: "name", Desc: true, NullsFirst: true}, {Column: "id", NullsFirst: true}, {Column: "name", Desc: true}}}, *ix)
+	_, err := Parse("CREATE INDEX ON t (nope, id)", testCatalog)
+	assert.ErrorIs(t, err, ErrUnknownColumn)
+	_, err = Parse("CREATE INDEX ON t (id text_pattern_ops)", testCatalog)
+	assert.ErrorIs(t, err, ErrUnsupported)
 }
 
 func TestExplainAndScripts(t *testing.T) {

@@ -81,14 +81,27 @@ type Update struct {
 	Rows *Query
 }
 
-// CreateIndex is CREATE INDEX [IF NOT EXISTS] [name] ON table [USING btree] (column).
+// CreateIndex is CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON table
+// [USING btree] (column [ASC | DESC] [NULLS FIRST | LAST], ...).
 type CreateIndex struct {
 	// Name is the index name; when omitted it is Postgres' default
-	// "<table>_<column>_idx".
+	// "<table>_<column>[_<column>...]_idx". Column is the first key column.
 	Name, Table, Column string
+	// Keys are the key columns in order, each with its order and NULLs
+	// placement as PostgreSQL resolves the defaults (ASC NULLS LAST, DESC
+	// NULLS FIRST).
+	Keys   []IndexKey
+	Unique bool
 	// Method is the access method, always "btree" for now.
 	Method      string
 	IfNotExists bool
+}
+
+// IndexKey is one key column of CREATE INDEX.
+type IndexKey struct {
+	Column     string
+	Desc       bool
+	NullsFirst bool
 }
 
 // DropTable is DROP TABLE [IF EXISTS] name. Existence is the engine's to

@@ -387,3 +387,31 @@ func successor(b []byte) (string, bool) {
 	s[len(s)-1]++
 	return string(s), true
 }
+
+// CompositeKeys encodes rows of cols (one array per key column, of any
+// key type) as composite keys under keys' orders, and reports the rows
+// with a NULL column: the canonical form a unique check compares rows in,
+// whatever the index's own file format.
+func CompositeKeys(keys []KeyPart, cols []arrow.Array) (out []string, null []bool, err error) {
+	types := make([]arrow.DataType, len(cols))
+	for i, c := range cols {
+		types[i] = c.DataType()
+	}
+	parts, err := partsOf(keys, types)
+	if err != nil {
+		return nil, nil, err
+	}
+	if out, err = compositeKeys(parts, cols); err != nil {
+		return nil, nil, err
+	}
+	null = make([]bool, len(out))
+	for _, c := range cols {
+		if c.NullN() == 0 {
+			continue
+		}
+		for i := range null {
+			null[i] = null[i] || c.IsNull(i)
+		}
+	}
+	return out, null, nil
+}

@@ -449,3 +449,43 @@ func FuzzCompositeOrder(f *testing.F) {
 		}
 	})
 }
+
+// TestHasDuplicate: equal keys without a NULL column are duplicates, in a
+// composite and a one-column index; equal keys with a NULL are not.
+func TestHasDuplicate(t *testing.T) {
+	ctx := context.Background()
+	mem := newMem(t)
+	kp := []KeyPart{{Column: "i"}, {Column: "s", Desc: true}, {Column: "f", NullsFirst: true}}
+	for _, c := range []struct {
+		rows []compRow
+		dup  bool
+	}{
+		{[]compRow{{vals: [3]any{int64(1), "a\x00", 1.0}, addr: 1}, {vals: [3]any{int64(1), "a", 1.0}, addr: 2}}, false},
+		{[]compRow{{vals: [3]any{int64(1), "a\x00", nil}, addr: 1}, {vals: [3]any{int64(1), "a\x00", nil}, addr: 2}}, false},
+		{[]compRow{{vals: [3]any{nil, "a", 1.0}, addr: 1}, {vals: [3]any{nil, "a", 1.0}, addr: 2}}, false},
+		{[]compRow{{vals: [3]any{int64(2), "", 0.0}, addr: 1}, {vals: [3]any{int64(1), "b", 2.0}, addr: 3}, {vals: [3]any{int64(2), "", -0.0}, addr: 2}}, true},
+		{[]compRow{{vals: [3]any{int64(1), "a\x00b", 1.0}, addr: 1}, {vals: [3]any{int64(1), "a\x00b", 1.0}, addr: 9}}, true},
+	} {
+		// Spread over pages of 1 entry, so neighbours straddle pages.
+		rdr := compReader(t, mem, c.rows)
+		ix, err := TrainKeys(ctx, store.NewMemory(), "u/", compTypes, rdr, Meta{Keys: kp}, Options{PageRows: 1})
+		rdr.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := ix.HasDuplicate(ctx); err != nil || got != c.dup {
+			t.Fatalf("rows %+v: HasDuplicate %v, %v; want %v", c.rows, got, err, c.dup)
+		}
+	}
+	kc := keyCases[0]
+	es := []refEntry{{key: nil, addr: 1}, {key: nil, addr: 2}, {key: kc.gen(rand.New(rand.NewPCG(1, 1)), 10), addr: 3}}
+	ix := train(t, mem, store.NewMemory(), "p/", kc, es, Options{PageRows: 1})
+	if got, err := ix.HasDuplicate(ctx); err != nil || got {
+		t.Fatalf("two NULLs and a key: HasDuplicate %v, %v", got, err)
+	}
+	es = append(es, refEntry{key: es[2].key, addr: 4})
+	ix = train(t, mem, store.NewMemory(), "q/", kc, es, Options{PageRows: 1})
+	if got, err := ix.HasDuplicate(ctx); err != nil || !got {
+		t.Fatalf("a key twice: HasDuplicate %v, %v", got, err)
+	}
+}
