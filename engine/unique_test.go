@@ -130,3 +130,31 @@ func TestDropIndex(t *testing.T) {
 	require.Contains(t, err.Error(), `index "uk" does not exist`)
 	require.Equal(t, [][]any{{int64(2)}}, run(t, db, `SELECT count(*) FROM u WHERE k = 1`, nil))
 }
+
+// TestTakeByUniqueKey: the take contract on a unique index of a user
+// column, ascending or DESC (a one-column composite key): a TakeByKeyExec,
+// input order and duplicates kept, misses as NULL, and the rows a
+// database without indexes returns after appends, updates and deletes.
+func TestTakeByUniqueKey(t *testing.T) {
+	ctx := context.Background()
+	mem := exectest.Mem(t)
+	for _, order := range []string{"", " DESC"} {
+		dbs := []*engine.DB{engine.OpenMemory(engine.Options{Mem: mem}), engine.OpenMemory(engine.Options{Mem: mem, DisableIndexes: true})}
+		for _, db := range dbs {
+			run(t, db, `CREATE TABLE u (code TEXT, n INTEGER);
+				INSERT INTO u SELECT 'c' || g, g FROM generate_series(1, 300) AS g(g);
+				CREATE UNIQUE INDEX uc ON u (code`+order+`);
+				INSERT INTO u VALUES ('late', 1000);
+				UPDATE u SET n = -n WHERE code = 'c7';
+				DELETE FROM u WHERE code = 'c9'`, nil)
+		}
+		q := `SELECT v.ord, u.code, u.n FROM UNNEST(ARRAY['c5', 'late', 'nope', 'c7', 'c9', 'c5', 'c300']) WITH ORDINALITY AS v(code, ord) LEFT JOIN u ON u.code = v.code ORDER BY v.ord`
+		want := run(t, dbs[1], q, nil)
+		require.Equal(t, want, run(t, dbs[0], q, nil), order)
+		require.Len(t, want, 7)
+		res, err := dbs[0].Exec(ctx, "EXPLAIN "+q, nil)
+		require.NoError(t, err)
+		require.Contains(t, res.Plan, "TakeByKeyExec", order)
+		res.Release()
+	}
+}
