@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/stablerow/stablerow/errkind"
 	"github.com/stablerow/stablerow/sql"
@@ -27,6 +28,24 @@ func (db *DB) CreateIndexKeys(ctx context.Context, tableName, indexName string, 
 	}
 	_, err = db.acc.CreateIndexKeys(ctx, t, tableName, indexName, keys, unique)
 	return indexErr(err)
+}
+
+// IndexKeyText is an index's key columns as CREATE INDEX spells them,
+// e.g. "a, b DESC, c NULLS FIRST" (an order or NULLs placement only where
+// it is not the default).
+func IndexKeyText(m *table.IndexMeta) string {
+	keys := m.KeyColumns()
+	cols := make([]string, len(keys))
+	for i, k := range keys {
+		cols[i] = k.Column
+		if k.Desc {
+			cols[i] += " DESC"
+		}
+		if k.NullsFirst != k.Desc {
+			cols[i] += map[bool]string{true: " NULLS FIRST", false: " NULLS LAST"}[k.NullsFirst]
+		}
+	}
+	return strings.Join(cols, ", ")
 }
 
 // createIndex runs CREATE [UNIQUE] INDEX.

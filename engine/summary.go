@@ -115,17 +115,7 @@ func describeIndex(t *table.Table, m *table.IndexMeta) string {
 	}
 	on := m.Column
 	if m.Keys != nil {
-		cols := make([]string, len(m.Keys))
-		for i, k := range m.Keys {
-			cols[i] = k.Column
-			if k.Desc {
-				cols[i] += " DESC"
-			}
-			if k.NullsFirst != k.Desc {
-				cols[i] += map[bool]string{true: " NULLS FIRST", false: " NULLS LAST"}[k.NullsFirst]
-			}
-		}
-		on = "(" + strings.Join(cols, ", ") + ")"
+		on = "(" + IndexKeyText(m) + ")"
 	}
 	if m.Unique && m.Column != table.RowID {
 		on += " unique"
