@@ -113,7 +113,15 @@ func (db *DB) run(ctx context.Context, cat *catalog, st sql.Statement, params ma
 	case *sql.CreateTable:
 		_, err := db.CreateTable(ctx, s.Name, s.Schema)
 		if errors.Is(err, ErrTableExists) && s.IfNotExists {
-			err = nil
+			return 0, nil // nothing created, its constraints included
+		}
+		// PRIMARY KEY and UNIQUE: a unique index each, on the empty
+		// table (indexddl.go).
+		for _, ix := range s.Indexes {
+			if err != nil {
+				break
+			}
+			err = db.createIndex(ctx, ix)
 		}
 		return 0, err
 	case *sql.DropTable:

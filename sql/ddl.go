@@ -33,10 +33,17 @@ func (l *lowerer) createTable(c *pg_query.CreateStmt) (*CreateTable, error) {
 	}
 	var fields []arrow.Field
 	seen := map[string]bool{}
+	cons := &constraints{table: name}
 	for _, elt := range c.TableElts {
 		cd := elt.GetColumnDef()
 		if cd == nil {
-			return nil, fmt.Errorf("%w: table constraint %s", ErrUnsupported, nodeName(elt))
+			if cn := elt.GetConstraint(); cn != nil {
+				if err := cons.add(cn, nil); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			return nil, fmt.Errorf("%w: table element %s", ErrUnsupported, nodeName(elt))
 		}
 		if isSystemColumn(cd.Colname) {
 			return nil, fmt.Errorf("%w: column name %q is reserved", ErrInvalid, cd.Colname)
@@ -62,6 +69,10 @@ func (l *lowerer) createTable(c *pg_query.CreateStmt) (*CreateTable, error) {
 				nullable = false
 			case pg_query.ConstrType_CONSTR_NULL:
 				nullable = true
+			case pg_query.ConstrType_CONSTR_PRIMARY, pg_query.ConstrType_CONSTR_UNIQUE:
+				if err := cons.add(cn.GetConstraint(), []string{cd.Colname}); err != nil {
+					return nil, err
+				}
 			default:
 				return nil, fmt.Errorf("%w: column constraint %s on %q", ErrUnsupported,
 					strings.TrimPrefix(cn.GetConstraint().GetContype().String(), "CONSTR_"), cd.Colname)
@@ -77,7 +88,11 @@ func (l *lowerer) createTable(c *pg_query.CreateStmt) (*CreateTable, error) {
 	if len(fields) == 0 {
 		return nil, fmt.Errorf("%w: a table needs at least one column", ErrUnsupported)
 	}
-	return &CreateTable{Name: name, Schema: arrow.NewSchema(fields, nil), IfNotExists: c.IfNotExists}, nil
+	indexes, err := cons.indexes(fields)
+	if err != nil {
+		return nil, err
+	}
+	return &CreateTable{Name: name, Schema: arrow.NewSchema(fields, nil), IfNotExists: c.IfNotExists, Indexes: indexes}, nil
 }
 
 // createIndex lowers CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON t

@@ -216,3 +216,35 @@ func TestMaintenance(t *testing.T) {
 		assert.Contains(t, err.Error(), c.text, c.sql)
 	}
 }
+
+// TestCreateTableConstraints: PRIMARY KEY and UNIQUE, on a column or the
+// table, become unique indexes named as PostgreSQL names them (the
+// constraint's name, <table>_pkey, <table>_<columns>_key with a number
+// added to a name taken); a primary key's columns are NOT NULL; two
+// primary keys, an unknown key column, CHECK and DEFERRABLE are refused.
+func TestCreateTableConstraints(t *testing.T) {
+	ct := parseOne(t, "CREATE TABLE p (id INT PRIMARY KEY, code TEXT UNIQUE, a INT, b INT, UNIQUE (a, B), CONSTRAINT named UNIQUE (b), UNIQUE (code))").(*CreateTable)
+	u := func(name string, cols ...string) *CreateIndex {
+		keys := make([]IndexKey, len(cols))
+		for i, c := range cols {
+			keys[i] = IndexKey{Column: c}
+		}
+		return &CreateIndex{Name: name, Table: "p", Column: cols[0], Keys: keys, Unique: true, Method: "btree"}
+	}
+	assert.Equal(t, []*CreateIndex{u("p_pkey", "id"), u("p_code_key", "code"), u("p_a_b_key", "a", "b"), u("named", "b"), u("p_code_key1", "code")}, ct.Indexes)
+	assert.False(t, ct.Schema.Field(0).Nullable, "a primary key column is NOT NULL")
+	assert.True(t, ct.Schema.Field(1).Nullable)
+	ct = parseOne(t, "CREATE TABLE q (a INT, b TEXT, PRIMARY KEY (b, a))").(*CreateTable)
+	assert.Equal(t, "q_pkey", ct.Indexes[0].Name)
+	assert.False(t, ct.Schema.Field(0).Nullable || ct.Schema.Field(1).Nullable)
+	for q, want := range map[string]error{
+		"CREATE TABLE q (a INT PRIMARY KEY, b INT, PRIMARY KEY (b))": ErrInvalid,
+		"CREATE TABLE q (a INT, UNIQUE (nope))":                      ErrUnknownColumn,
+		"CREATE TABLE q (a INT CHECK (a > 0))":                       ErrUnsupported,
+		"CREATE TABLE q (a INT, CHECK (a > 0))":                      ErrUnsupported,
+		"CREATE TABLE q (a INT UNIQUE DEFERRABLE)":                   ErrUnsupported,
+	} {
+		_, err := Parse(q, testCatalog)
+		assert.ErrorIs(t, err, want, q)
+	}
+}

@@ -53,6 +53,9 @@ type CreateTable struct {
 	// Schema holds the user columns only; the engine adds _rowid/_rowaddr.
 	Schema      *arrow.Schema
 	IfNotExists bool
+	// Indexes are the unique indexes of its PRIMARY KEY and UNIQUE
+	// constraints (constraint.go), created with the table.
+	Indexes []*CreateIndex
 }
 
 // Insert is INSERT INTO table [(cols)] VALUES ... | SELECT ...
