@@ -248,3 +248,24 @@ func TestCreateTableConstraints(t *testing.T) {
 		assert.ErrorIs(t, err, want, q)
 	}
 }
+
+// TestInsertOnConflict: ON CONFLICT DO NOTHING with no target, a column
+// list or a constraint name; DO UPDATE, a WHERE on the target and unknown
+// columns are refused.
+func TestInsertOnConflict(t *testing.T) {
+	ins := parseOne(t, "INSERT INTO t (id) VALUES (1) ON CONFLICT DO NOTHING").(*Insert)
+	assert.Equal(t, &OnConflict{}, ins.OnConflict)
+	ins = parseOne(t, "INSERT INTO t (id) VALUES (1) ON CONFLICT (NAME, id) DO NOTHING").(*Insert)
+	assert.Equal(t, &OnConflict{Columns: []string{"name", "id"}}, ins.OnConflict)
+	ins = parseOne(t, "INSERT INTO t (id) VALUES (1) ON CONFLICT ON CONSTRAINT t_pkey DO NOTHING").(*Insert)
+	assert.Equal(t, &OnConflict{Constraint: "t_pkey"}, ins.OnConflict)
+	assert.Nil(t, parseOne(t, "INSERT INTO t (id) VALUES (1)").(*Insert).OnConflict)
+	for q, want := range map[string]error{
+		"INSERT INTO t (id) VALUES (1) ON CONFLICT (id) DO UPDATE SET name = 'x'": ErrUnsupported,
+		"INSERT INTO t (id) VALUES (1) ON CONFLICT (id) WHERE id > 0 DO NOTHING":  ErrUnsupported,
+		"INSERT INTO t (id) VALUES (1) ON CONFLICT (nope) DO NOTHING":             ErrUnknownColumn,
+	} {
+		_, err := Parse(q, testCatalog)
+		assert.ErrorIs(t, err, want, q)
+	}
+}

@@ -67,6 +67,17 @@ type Insert struct {
 	// Source yields one row per inserted row, one column per target column,
 	// each already cast to the target column's type.
 	Source *Query
+	// OnConflict, when set, is ON CONFLICT [target] DO NOTHING.
+	OnConflict *OnConflict
+}
+
+// OnConflict is ON CONFLICT [(columns) | ON CONSTRAINT name] DO NOTHING:
+// rows whose key in an arbiter unique index is already held, by a row
+// of the table or one the statement inserted before, are skipped. With
+// neither Columns nor Constraint every unique index is an arbiter.
+type OnConflict struct {
+	Columns    []string // spelled as in the table schema
+	Constraint string
 }
 
 // Delete is DELETE FROM table [WHERE cond].
