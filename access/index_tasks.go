@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/stablerow/stablerow/index/btree"
 	"github.com/stablerow/stablerow/table"
@@ -49,7 +50,10 @@ type IndexBuildPlan struct {
 	table.PlanHeader
 	Name   string `json:"name"`
 	Column string `json:"column"`
-	Unique bool   `json:"unique,omitempty"`
+	// Keys are the key columns of an index on several columns or with a
+	// DESC or NULLS FIRST column (Column is the first); nil otherwise.
+	Keys   []table.IndexKey `json:"keys,omitempty"`
+	Unique bool             `json:"unique,omitempty"`
 	// Replace is the prefix of the index an optimize supersedes ("" for a
 	// new index).
 	Replace string `json:"replace,omitempty"`
@@ -65,6 +69,7 @@ type IndexBuildTask struct {
 	table.TaskHeader
 	Name    string             `json:"name"`
 	Column  string             `json:"column"`
+	Keys    []table.IndexKey   `json:"keys,omitempty"`
 	Sources []table.TaskSource `json:"sources,omitempty"`
 	Remap   string             `json:"remap,omitempty"`
 	Keep    []uint32           `json:"keep,omitempty"`
@@ -90,19 +95,40 @@ func indexPrefix() string { return "_indices/" + table.NewID() + "/" }
 // PlanIndexBuild plans CREATE INDEX name ON column over every fragment of
 // snapshot t (see CreateIndex for the naming rules). It writes nothing.
 func (l *Layer) PlanIndexBuild(t *table.Table, tableName, name, column string, o IndexBuildOptions) (*IndexBuildPlan, error) {
-	ci := t.ColumnIndex(column)
-	if ci < 0 {
-		return nil, fmt.Errorf("%w: table %s has no column %q", ErrIndex, tableName, column)
+	return l.PlanIndexBuildKeys(t, tableName, name, []table.IndexKey{{Column: column}}, false, o)
+}
+
+// PlanIndexBuildKeys plans CREATE [UNIQUE] INDEX name ON (keys...): an
+// index on one column ascending with NULLs last is the one-column BTree;
+// any other key list is a composite one (btree.TrainKeys). A unique
+// index's build fails if two live rows have equal keys without a NULL
+// (CommitIndexBuild); an index on _rowid alone is unique by construction.
+func (l *Layer) PlanIndexBuildKeys(t *table.Table, tableName, name string, keys []table.IndexKey, unique bool, o IndexBuildOptions) (*IndexBuildPlan, error) {
+	if len(keys) == 0 || len(keys) > 32 {
+		return nil, fmt.Errorf("%w: an index has 1 to 32 key columns, not %d", ErrIndex, len(keys))
 	}
-	column = t.Schema().Field(ci).Name
+	keys = slices.Clone(keys)
+	names := make([]string, len(keys))
+	for i, k := range keys {
+		ci := t.ColumnIndex(k.Column)
+		if ci < 0 {
+			return nil, fmt.Errorf("%w: table %s has no column %q", ErrIndex, tableName, k.Column)
+		}
+		keys[i].Column = t.Schema().Field(ci).Name
+		names[i] = strings.TrimPrefix(keys[i].Column, "_")
+	}
+	column := keys[0].Column
+	if len(keys) == 1 && !keys[0].Desc && !keys[0].NullsFirst {
+		keys = nil // the one-column format
+	}
 	if name == "" {
-		name = tableName + "_" + strings.TrimPrefix(column, "_") + "_idx"
+		name = tableName + "_" + strings.Join(names, "_") + "_idx"
 	}
 	if t.Index(name) != nil {
 		return nil, fmt.Errorf("%w: %w: %q on %s", ErrIndex, ErrIndexExists, name, tableName)
 	}
-	p := &IndexBuildPlan{PlanHeader: newIndexPlanHeader(t), Name: name, Column: column,
-		Unique: column == table.RowID, Fragments: slices.Sorted(slices.Values(t.FragmentIDs()))}
+	p := &IndexBuildPlan{PlanHeader: newIndexPlanHeader(t), Name: name, Column: column, Keys: keys,
+		Unique: unique || column == table.RowID && len(keys) <= 1, Fragments: slices.Sorted(slices.Values(t.FragmentIDs()))}
 	if err := l.addScanTasks(p, t, p.Fragments, o); err != nil {
 		return nil, err
 	}
@@ -134,7 +160,7 @@ func (l *Layer) PlanIndexOptimize(ctx context.Context, t *table.Table, name stri
 			add = append(add, id)
 		}
 	}
-	p := &IndexBuildPlan{PlanHeader: newIndexPlanHeader(t), Name: m.Name, Column: m.Column,
+	p := &IndexBuildPlan{PlanHeader: newIndexPlanHeader(t), Name: m.Name, Column: m.Column, Keys: m.Keys,
 		Unique: m.Unique, Replace: m.Prefix, Fragments: slices.Sorted(slices.Values(t.FragmentIDs()))}
 	k := p.task(nil)
 	k.Remap, k.Keep = m.Prefix, keep
@@ -150,7 +176,7 @@ func newIndexPlanHeader(t *table.Table) table.PlanHeader {
 }
 
 func (p *IndexBuildPlan) task(srcs []table.TaskSource) IndexBuildTask {
-	return IndexBuildTask{TaskHeader: p.Task(len(p.Tasks)), Name: p.Name, Column: p.Column, Sources: srcs}
+	return IndexBuildTask{TaskHeader: p.Task(len(p.Tasks)), Name: p.Name, Column: p.Column, Keys: p.Keys, Sources: srcs}
 }
 
 // addScanTasks cuts frags into o.Tasks groups of adjacent fragments of
@@ -229,16 +255,34 @@ func (l *Layer) scanRun(ctx context.Context, s *table.Table, k *IndexBuildTask, 
 	for i, ts := range k.Sources {
 		ids[i] = ts.Fragment
 	}
-	if s.ColumnIndex(k.Column) < 0 {
-		return nil, fmt.Errorf("%w: table has no column %q", table.ErrTask, k.Column)
+	cols := []string{k.Column}
+	if k.Keys != nil {
+		cols = cols[:0]
+		for _, c := range k.Keys {
+			cols = append(cols, c.Column)
+		}
 	}
-	rdr, err := s.ScanColumns(ctx, []string{k.Column, table.RowAddr}, ids, l.mem)
+	for _, c := range cols {
+		if s.ColumnIndex(c) < 0 {
+			return nil, fmt.Errorf("%w: table has no column %q", table.ErrTask, c)
+		}
+	}
+	rdr, err := s.ScanColumns(ctx, append(slices.Clone(cols), table.RowAddr), ids, l.mem)
 	if err != nil {
 		return nil, err
 	}
 	defer rdr.Release()
-	meta := btree.Meta{Column: k.Column, FragmentIDs: ids, DatasetVersion: k.Version}
-	run, err := btree.Train(ctx, s.Store(), prefix, rdr.Schema().Field(0).Type, rdr, meta, opt)
+	meta := btree.Meta{Column: k.Column, FragmentIDs: ids, DatasetVersion: k.Version, Keys: btreeKeys(k.Keys)}
+	var run *btree.Index
+	if k.Keys != nil {
+		types := make([]arrow.DataType, len(cols))
+		for i := range types {
+			types[i] = rdr.Schema().Field(i).Type
+		}
+		run, err = btree.TrainKeys(ctx, s.Store(), prefix, types, rdr, meta, opt)
+	} else {
+		run, err = btree.Train(ctx, s.Store(), prefix, rdr.Schema().Field(0).Type, rdr, meta, opt)
+	}
 	if err != nil {
 		removeIndexFiles(ctx, s, prefix)
 		return nil, fmt.Errorf("%w: build %s: %w", ErrIndex, k.Name, err)
@@ -323,14 +367,22 @@ func (l *Layer) CommitIndexBuild(ctx context.Context, t *table.Table, plan *Inde
 	if len(runs) > 1 || !slices.Equal(ix.Meta().FragmentIDs, plan.Fragments) {
 		prefix = indexPrefix()
 		var err error
-		meta := btree.Meta{Column: plan.Column, FragmentIDs: plan.Fragments, DatasetVersion: plan.Version}
+		meta := btree.Meta{Column: plan.Column, FragmentIDs: plan.Fragments, DatasetVersion: plan.Version, Keys: btreeKeys(plan.Keys)}
 		if ix, err = btree.Merge(ctx, t.Store(), prefix, runs, meta, opt); err != nil {
 			removeIndexFiles(ctx, t, prefix)
 			return nil, fmt.Errorf("%w: merge %s: %w", ErrIndex, plan.Name, err)
 		}
 	}
+	if plan.Unique && plan.Replace == "" && plan.Column != table.RowID {
+		if err := checkUnique(ctx, ix, plan); err != nil {
+			if prefix != byTask[0].Run {
+				removeIndexFiles(ctx, t, prefix)
+			}
+			return nil, err
+		}
+	}
 	meta := &table.IndexMeta{Name: plan.Name, Column: plan.Column, Kind: "btree", Prefix: prefix,
-		Fragments: roaring.BitmapOf(plan.Fragments...), DatasetVersion: plan.Version, Unique: plan.Unique}
+		Fragments: roaring.BitmapOf(plan.Fragments...), DatasetVersion: plan.Version, Unique: plan.Unique, Keys: plan.Keys}
 	nt, err := t.CommitIndex(ctx, meta, plan.Replace != "")
 	if err != nil {
 		if prefix != byTask[0].Run && notCommitted(err) {
@@ -398,7 +450,7 @@ func checkRun(k *IndexBuildTask, r *IndexBuildResult, run *btree.Index) error {
 			want[i] = s.Fragment
 		}
 	}
-	if m.Column != k.Column || m.DatasetVersion != k.Version || !slices.Equal(m.FragmentIDs, want) {
+	if m.Column != k.Column || m.DatasetVersion != k.Version || !slices.Equal(m.FragmentIDs, want) || !slices.Equal(m.Keys, btreeKeys(k.Keys)) {
 		return fmt.Errorf("%w: run %s is not task %d's", table.ErrTask, r.Run, k.Seq)
 	}
 	if uint64(run.Stats().Rows) != r.Rows {

@@ -39,6 +39,17 @@ func validPrefix(p string) bool {
 		!strings.Contains(p, "..") && strings.Count(p, "/") == 2
 }
 
+// validKeys: no key list, or 1 to 32 named key columns starting with column.
+func validKeys(column string, keys []table.IndexKey) bool {
+	if keys == nil {
+		return true
+	}
+	if len(keys) == 0 || len(keys) > 32 || keys[0].Column != column {
+		return false
+	}
+	return !slices.ContainsFunc(keys, func(k table.IndexKey) bool { return k.Column == "" })
+}
+
 func ascending(ids []uint32) bool {
 	for i := 1; i < len(ids); i++ {
 		if ids[i] <= ids[i-1] {
@@ -55,6 +66,9 @@ func (p *IndexBuildPlan) validate() error {
 	if p.ID == "" || p.Name == "" || p.Column == "" || len(p.Tasks) == 0 {
 		return taskErrorf("index build plan without id, name, column or tasks")
 	}
+	if !validKeys(p.Column, p.Keys) {
+		return taskErrorf("index build plan: key columns do not start with its column %q", p.Column)
+	}
 	if p.Replace != "" && !validPrefix(p.Replace) || !ascending(p.Fragments) {
 		return taskErrorf("index build plan: bad prefix or fragments out of order")
 	}
@@ -64,7 +78,7 @@ func (p *IndexBuildPlan) validate() error {
 		if err := k.validate(); err != nil {
 			return err
 		}
-		if !p.Owns(&k.TaskHeader, i) || k.Name != p.Name || k.Column != p.Column {
+		if !p.Owns(&k.TaskHeader, i) || k.Name != p.Name || k.Column != p.Column || !slices.Equal(k.Keys, p.Keys) {
 			return taskErrorf("index build task %d does not belong to plan %q", i, p.ID)
 		}
 		if k.Remap != "" {
@@ -93,6 +107,9 @@ func (k *IndexBuildTask) validate() error {
 	}
 	if k.Plan == "" || k.Name == "" || k.Column == "" || k.Seq < 0 {
 		return taskErrorf("index build task %d without plan, name or column", k.Seq)
+	}
+	if !validKeys(k.Column, k.Keys) {
+		return taskErrorf("index build task %d: key columns do not start with its column %q", k.Seq, k.Column)
 	}
 	if k.Remap != "" {
 		if !validPrefix(k.Remap) || len(k.Sources) > 0 || !ascending(k.Keep) {

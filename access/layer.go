@@ -56,10 +56,11 @@ func New(mem memory.Allocator) *Layer {
 func indexKey(st store.Store, prefix string) string { return fmt.Sprintf("%p/%s", st, prefix) }
 
 // Find returns the BTree index on column in snapshot t (a unique one when
-// unique is set), or nil.
+// unique is set), or nil: an index whose whole key is that column (in
+// either order), which answers probes and IN lists of the column's values.
 func Find(t *table.Table, column string, unique bool) *table.IndexMeta {
 	for _, m := range t.Indexes() {
-		if m.Column == column && m.Kind == "btree" && (m.Unique || !unique) {
+		if m.Column == column && len(m.Keys) <= 1 && m.Kind == "btree" && (m.Unique || !unique) {
 			return m
 		}
 	}

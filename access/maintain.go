@@ -21,6 +21,16 @@ func (l *Layer) CreateIndex(ctx context.Context, t *table.Table, tableName, name
 	return l.runIndexBuild(ctx, t, plan)
 }
 
+// CreateIndexKeys is CreateIndex on several key columns, or one DESC or
+// NULLS FIRST, and UNIQUE (PlanIndexBuildKeys).
+func (l *Layer) CreateIndexKeys(ctx context.Context, t *table.Table, tableName, name string, keys []table.IndexKey, unique bool) (*table.Table, error) {
+	plan, err := l.PlanIndexBuildKeys(t, tableName, name, keys, unique, IndexBuildOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return l.runIndexBuild(ctx, t, plan)
+}
+
 // OptimizeIndex brings index name of snapshot t up to date in one commit:
 // every pending rewrite is composed into one remap of its addresses (not
 // one rebuild per rewrite), entries of deleted rows are dropped, rows of

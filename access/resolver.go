@@ -87,7 +87,12 @@ func (r *Resolver) SearchIn(ctx context.Context, keys arrow.Array) ([]uint64, er
 	if err != nil {
 		return nil, err
 	}
-	addrs := bm.ToArray()
+	return r.live(bm.ToArray())
+}
+
+// live translates addresses the index answered through the history and
+// keeps those valid in this snapshot.
+func (r *Resolver) live(addrs []uint64) ([]uint64, error) {
 	ok := make([]bool, len(addrs))
 	if r.hist != nil {
 		if err := r.hist.Translate(addrs, addrs, ok); err != nil {

@@ -161,7 +161,19 @@ func newDB(opt Options) *DB {
 		// openRemote put a local or remote database's beside its tables).
 		opt.Table.Txns = store.NewMemory()
 	}
-	return &DB{opt: opt, stores: map[string]store.Store{}, acc: newLayer(opt), snaps: map[store.Store]*table.Table{}}
+	db := &DB{opt: opt, stores: map[string]store.Store{}, acc: newLayer(opt), snaps: map[store.Store]*table.Table{}}
+	// Every commit that adds rows checks the unique indexes (unique.go),
+	// after a check of the caller's own.
+	own := opt.Table.CommitCheck
+	db.opt.Table.CommitCheck = func(ctx context.Context, latest, next *table.Table, rebased bool) error {
+		if own != nil {
+			if err := own(ctx, latest, next, rebased); err != nil {
+				return err
+			}
+		}
+		return db.checkUnique(ctx, latest, next, rebased)
+	}
+	return db
 }
 
 // OpenMemory returns a DB whose tables live in memory (tests, examples).

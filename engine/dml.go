@@ -43,11 +43,17 @@ func (db *DB) insert(ctx context.Context, cat *catalog, s *sql.Insert, params ma
 			return 0, fmt.Errorf("%w: column %q is NOT NULL and has no value", table.ErrSchema, f.Name)
 		}
 	}
+	var conflicts *conflictFilter
+	if s.OnConflict != nil {
+		if conflicts, err = db.newConflictFilter(ctx, t, s.Table, s.OnConflict); err != nil { // onconflict.go
+			return 0, err
+		}
+	}
 	src, err := db.startQuery(serialPlan(ctx), cat, s.Source, params)
 	if err != nil {
 		return 0, err
 	}
-	in := &insertReader{src: src, schema: us, pos: pos, db: db}
+	in := &insertReader{ctx: ctx, src: src, schema: us, pos: pos, db: db, conflicts: conflicts}
 	defer in.close()
 	if _, err := t.Append(ctx, in, db.mem()); err != nil {
 		return 0, err
@@ -58,13 +64,17 @@ func (db *DB) insert(ctx context.Context, cat *catalog, s *sql.Insert, params ma
 // insertReader is the RecordReader table.Append reads an INSERT's rows
 // from: the source rows, batch by batch, fitted to the target's columns.
 type insertReader struct {
-	src    *Rows
-	schema *arrow.Schema
-	pos    []int
-	db     *DB
-	cur    arrow.RecordBatch
-	err    error
-	n      int64
+	ctx context.Context
+	src *Rows
+	// conflicts, for ON CONFLICT DO NOTHING, drops the rows whose key a
+	// row already holds.
+	conflicts *conflictFilter
+	schema    *arrow.Schema
+	pos       []int
+	db        *DB
+	cur       arrow.RecordBatch
+	err       error
+	n         int64
 }
 
 func (r *insertReader) Retain()                        {}
@@ -81,6 +91,28 @@ func (r *insertReader) Err() error {
 }
 
 func (r *insertReader) Next() bool {
+	for r.next() {
+		if r.conflicts == nil {
+			r.n += r.cur.NumRows()
+			return true
+		}
+		kept, err := r.conflicts.filter(r.ctx, r.cur)
+		r.cur.Release()
+		r.cur = kept
+		if err != nil {
+			r.err = err
+			return false
+		}
+		if kept != nil {
+			r.n += kept.NumRows()
+			return true
+		}
+	}
+	return false
+}
+
+// next reads the source's next batch, fitted to the table's columns.
+func (r *insertReader) next() bool {
 	if r.cur != nil {
 		r.cur.Release()
 		r.cur = nil
@@ -105,7 +137,6 @@ func (r *insertReader) Next() bool {
 	}
 	r.cur = array.NewRecordBatch(r.schema, cols, b.NumRows())
 	releaseArrays(cols)
-	r.n += b.NumRows()
 	return true
 }
 

@@ -113,7 +113,15 @@ func (db *DB) run(ctx context.Context, cat *catalog, st sql.Statement, params ma
 	case *sql.CreateTable:
 		_, err := db.CreateTable(ctx, s.Name, s.Schema)
 		if errors.Is(err, ErrTableExists) && s.IfNotExists {
-			err = nil
+			return 0, nil // nothing created, its constraints included
+		}
+		// PRIMARY KEY and UNIQUE: a unique index each, on the empty
+		// table (indexddl.go).
+		for _, ix := range s.Indexes {
+			if err != nil {
+				break
+			}
+			err = db.createIndex(ctx, ix)
 		}
 		return 0, err
 	case *sql.DropTable:
@@ -129,13 +137,17 @@ func (db *DB) run(ctx context.Context, cat *catalog, st sql.Statement, params ma
 		if s.Method != "" && !strings.EqualFold(s.Method, "btree") {
 			return 0, fmt.Errorf("%w: index method %q (only btree)", ErrUnsupported, s.Method)
 		}
-		err := db.CreateIndex(ctx, s.Table, s.Name, s.Column)
+		err := db.createIndex(ctx, s) // indexddl.go
 		if errors.Is(err, ErrIndexExists) && s.IfNotExists {
 			err = nil
 		}
 		return 0, err
 	case *sql.DropIndex:
-		return 0, fmt.Errorf("%w: DROP INDEX", ErrUnsupported)
+		err := db.DropIndex(ctx, s.Name) // indexddl.go
+		if errors.Is(err, ErrUnknownIndex) && s.IfExists {
+			err = nil
+		}
+		return 0, err
 	case *sql.Cluster:
 		return 0, db.Cluster(ctx, s.Table, s.Index)
 	case *sql.Reindex:

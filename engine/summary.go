@@ -113,7 +113,14 @@ func describeIndex(t *table.Table, m *table.IndexMeta) string {
 			rows += f.LiveRows()
 		}
 	}
-	return fmt.Sprintf("%s on %s, %s, %d rows", m.Kind, m.Column, plural(frags, "fragment"), rows)
+	on := m.Column
+	if m.Keys != nil {
+		on = "(" + IndexKeyText(m) + ")"
+	}
+	if m.Unique && m.Column != table.RowID {
+		on += " unique"
+	}
+	return fmt.Sprintf("%s on %s, %s, %d rows", m.Kind, on, plural(frags, "fragment"), rows)
 }
 
 func plural(n int, what string) string {

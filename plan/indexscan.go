@@ -169,6 +169,7 @@ func (p *planner) noteKeySet(r *splan.FilterRel) {
 	if err != nil {
 		return
 	}
+	p.noteKeyConds(read, r.Condition(), cols) // indexkeys.go
 	if ks := p.keySetOf(r.Condition(), cols); ks != nil {
 		if p.keySets == nil {
 			p.keySets = map[*splan.NamedTableReadRel]*keySet{}

@@ -184,7 +184,18 @@ func (p *planner) namedRead(r *splan.NamedTableReadRel, need []bool) (*rel, erro
 		use(0)
 	}
 	var node exec.Node
-	if ks := p.keySets[r]; ks != nil {
+	if conds := p.keyCondSets[r]; conds != nil {
+		if ks, ok := t.(KeyScanner); ok {
+			n, ok, err := ks.ScanWhereKeys(scan, conds)
+			if err != nil {
+				return nil, fmt.Errorf("plan: index scan %q: %w", r.Names()[0], err)
+			}
+			if ok {
+				node = n
+			}
+		}
+	}
+	if ks := p.keySets[r]; ks != nil && node == nil {
 		is, ok := t.(IndexedScanner)
 		if on, ok2 := t.(IndexedOn); ok && ok2 && !on.IndexedOn(ks.col) {
 			ok = false

@@ -30,6 +30,9 @@ type planner struct {
 	extended map[exec.Node]extension
 	// keySets: filters over table reads that an index may answer.
 	keySets map[*splan.NamedTableReadRel]*keySet
+	// keyCondSets: the conjuncts of those filters a KeyScanner may answer
+	// (indexkeys.go).
+	keyCondSets map[*splan.NamedTableReadRel][]KeyCond
 	// zonePreds: the zone predicates of filters over table reads
 	// (zonepreds.go).
 	zonePreds map[*splan.NamedTableReadRel][]table.ZonePred

@@ -33,10 +33,17 @@ func (l *lowerer) createTable(c *pg_query.CreateStmt) (*CreateTable, error) {
 	}
 	var fields []arrow.Field
 	seen := map[string]bool{}
+	cons := &constraints{table: name}
 	for _, elt := range c.TableElts {
 		cd := elt.GetColumnDef()
 		if cd == nil {
-			return nil, fmt.Errorf("%w: table constraint %s", ErrUnsupported, nodeName(elt))
+			if cn := elt.GetConstraint(); cn != nil {
+				if err := cons.add(cn, nil); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			return nil, fmt.Errorf("%w: table element %s", ErrUnsupported, nodeName(elt))
 		}
 		if isSystemColumn(cd.Colname) {
 			return nil, fmt.Errorf("%w: column name %q is reserved", ErrInvalid, cd.Colname)
@@ -62,6 +69,10 @@ func (l *lowerer) createTable(c *pg_query.CreateStmt) (*CreateTable, error) {
 				nullable = false
 			case pg_query.ConstrType_CONSTR_NULL:
 				nullable = true
+			case pg_query.ConstrType_CONSTR_PRIMARY, pg_query.ConstrType_CONSTR_UNIQUE:
+				if err := cons.add(cn.GetConstraint(), []string{cd.Colname}); err != nil {
+					return nil, err
+				}
 			default:
 				return nil, fmt.Errorf("%w: column constraint %s on %q", ErrUnsupported,
 					strings.TrimPrefix(cn.GetConstraint().GetContype().String(), "CONSTR_"), cd.Colname)
@@ -77,15 +88,23 @@ func (l *lowerer) createTable(c *pg_query.CreateStmt) (*CreateTable, error) {
 	if len(fields) == 0 {
 		return nil, fmt.Errorf("%w: a table needs at least one column", ErrUnsupported)
 	}
-	return &CreateTable{Name: name, Schema: arrow.NewSchema(fields, nil), IfNotExists: c.IfNotExists}, nil
+	indexes, err := cons.indexes(fields)
+	if err != nil {
+		return nil, err
+	}
+	return &CreateTable{Name: name, Schema: arrow.NewSchema(fields, nil), IfNotExists: c.IfNotExists, Indexes: indexes}, nil
 }
 
-// createIndex lowers CREATE INDEX [IF NOT EXISTS] [name] ON t [USING btree] (col).
-// The table and column must exist; system columns may be indexed.
+// createIndex lowers CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON t
+// [USING btree] (col [ASC|DESC] [NULLS FIRST|LAST], ...). The table and
+// columns must exist; system columns may be indexed. Each column's NULLs
+// placement defaults as PostgreSQL's (transformIndexStmt / index_create:
+// NULLS FIRST exactly when DESC), and the default name joins the column
+// names as ChooseIndexColumnNames does.
 func (l *lowerer) createIndex(ix *pg_query.IndexStmt) (*CreateIndex, error) {
 	switch {
-	case ix.Unique || ix.Primary || ix.Isconstraint:
-		return nil, fmt.Errorf("%w: UNIQUE or PRIMARY KEY index", ErrUnsupported)
+	case ix.Primary || ix.Isconstraint:
+		return nil, fmt.Errorf("%w: PRIMARY KEY or constraint index", ErrUnsupported)
 	case ix.WhereClause != nil:
 		return nil, fmt.Errorf("%w: partial index", ErrUnsupported)
 	case len(ix.IndexIncludingParams) > 0:
@@ -94,8 +113,11 @@ func (l *lowerer) createIndex(ix *pg_query.IndexStmt) (*CreateIndex, error) {
 		return nil, fmt.Errorf("%w: CONCURRENTLY", ErrUnsupported)
 	case len(ix.Options) > 0 || ix.TableSpace != "":
 		return nil, fmt.Errorf("%w: index options", ErrUnsupported)
-	case len(ix.IndexParams) != 1:
-		return nil, fmt.Errorf("%w: index on %d columns", ErrUnsupported, len(ix.IndexParams))
+	case len(ix.IndexParams) == 0:
+		return nil, fmt.Errorf("%w: index without columns", ErrSyntax)
+	case len(ix.IndexParams) > 32:
+		// PostgreSQL's INDEX_MAX_KEYS.
+		return nil, fmt.Errorf("%w: cannot use more than 32 columns in an index", ErrInvalid)
 	}
 	method := strings.ToLower(ix.AccessMethod)
 	if method == "" {
@@ -103,13 +125,6 @@ func (l *lowerer) createIndex(ix *pg_query.IndexStmt) (*CreateIndex, error) {
 	}
 	if method != "btree" {
 		return nil, fmt.Errorf("%w: index method %s", ErrUnsupported, method)
-	}
-	el := ix.IndexParams[0].GetIndexElem()
-	if el == nil || el.Name == "" || el.Expr != nil {
-		return nil, fmt.Errorf("%w: expression index", ErrUnsupported)
-	}
-	if len(el.Opclass) > 0 || len(el.Collation) > 0 || el.Ordering != pg_query.SortByDir_SORTBY_DEFAULT || el.NullsOrdering != pg_query.SortByNulls_SORTBY_NULLS_DEFAULT {
-		return nil, fmt.Errorf("%w: index column options", ErrUnsupported)
 	}
 	table, err := l.tableName(ix.Relation)
 	if err != nil {
@@ -119,16 +134,35 @@ func (l *lowerer) createIndex(ix *pg_query.IndexStmt) (*CreateIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	i, err := l.lookup(&scope{cols: cols}, "", el.Name, -1)
-	if err != nil {
-		return nil, err
+	keys := make([]IndexKey, len(ix.IndexParams))
+	names := make([]string, len(keys))
+	for j, p := range ix.IndexParams {
+		el := p.GetIndexElem()
+		if el == nil || el.Name == "" || el.Expr != nil {
+			return nil, fmt.Errorf("%w: expression index", ErrUnsupported)
+		}
+		if len(el.Opclass) > 0 || len(el.Collation) > 0 || el.Ordering == pg_query.SortByDir_SORTBY_USING {
+			return nil, fmt.Errorf("%w: index column operator class, collation or USING", ErrUnsupported)
+		}
+		i, err := l.lookup(&scope{cols: cols}, "", el.Name, -1)
+		if err != nil {
+			return nil, err
+		}
+		k := IndexKey{Column: cols[i].name, Desc: el.Ordering == pg_query.SortByDir_SORTBY_DESC}
+		switch el.NullsOrdering {
+		case pg_query.SortByNulls_SORTBY_NULLS_FIRST:
+			k.NullsFirst = true
+		case pg_query.SortByNulls_SORTBY_NULLS_LAST:
+		default:
+			k.NullsFirst = k.Desc
+		}
+		keys[j], names[j] = k, k.Column
 	}
-	column := cols[i].name
 	name := ix.Idxname
 	if name == "" {
-		name = table + "_" + column + "_idx"
+		name = table + "_" + strings.Join(names, "_") + "_idx"
 	}
-	return &CreateIndex{Name: name, Table: table, Column: column, Method: method, IfNotExists: ix.IfNotExists}, nil
+	return &CreateIndex{Name: name, Table: table, Column: keys[0].Column, Keys: keys, Unique: ix.Unique, Method: method, IfNotExists: ix.IfNotExists}, nil
 }
 
 // drop lowers DROP TABLE | INDEX | VIEW [IF EXISTS] name (one name, no CASCADE).

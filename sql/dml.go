@@ -62,6 +62,43 @@ func (l *lowerer) targetColumn(cols []column, rt *pg_query.ResTarget) (int, erro
 	return i, nil
 }
 
+// onConflict lowers ON CONFLICT [(col, ...) | ON CONSTRAINT name] DO
+// NOTHING; the arbiter indexes are the engine's to find
+// (infer_arbiter_indexes), which knows the table's indexes.
+func (l *lowerer) onConflict(table string, loc int32, oc *pg_query.OnConflictClause) (*OnConflict, error) {
+	if oc.Action != pg_query.OnConflictAction_ONCONFLICT_NOTHING {
+		return nil, fmt.Errorf("%w: ON CONFLICT DO UPDATE", ErrUnsupported)
+	}
+	out := &OnConflict{}
+	inf := oc.Infer
+	if inf == nil {
+		return out, nil
+	}
+	if inf.WhereClause != nil {
+		return nil, fmt.Errorf("%w: ON CONFLICT (...) WHERE", ErrUnsupported)
+	}
+	out.Constraint = inf.Conname
+	if len(inf.IndexElems) == 0 {
+		return out, nil
+	}
+	_, cols, err := l.tableSchema(table, loc)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range inf.IndexElems {
+		el := n.GetIndexElem()
+		if el == nil || el.Name == "" || el.Expr != nil || len(el.Opclass) > 0 || len(el.Collation) > 0 {
+			return nil, fmt.Errorf("%w: ON CONFLICT on an expression, operator class or collation", ErrUnsupported)
+		}
+		i, err := l.lookup(&scope{cols: cols}, "", el.Name, -1)
+		if err != nil {
+			return nil, err
+		}
+		out.Columns = append(out.Columns, cols[i].name)
+	}
+	return out, nil
+}
+
 // insert lowers INSERT INTO t [(cols)] VALUES ... | SELECT ...; the source
 // yields the target columns, each cast to its column type.
 func (l *lowerer) insert(ins *pg_query.InsertStmt) (*Insert, error) {
@@ -69,8 +106,11 @@ func (l *lowerer) insert(ins *pg_query.InsertStmt) (*Insert, error) {
 	if err != nil {
 		return nil, err
 	}
-	if ins.OnConflictClause != nil {
-		return nil, fmt.Errorf("%w: ON CONFLICT", ErrUnsupported)
+	var onConflict *OnConflict
+	if oc := ins.OnConflictClause; oc != nil {
+		if onConflict, err = l.onConflict(table, ins.Relation.Location, oc); err != nil {
+			return nil, err
+		}
 	}
 	if ins.Override != pg_query.OverridingKind_OVERRIDING_NOT_SET && ins.Override != pg_query.OverridingKind_OVERRIDING_KIND_UNDEFINED {
 		return nil, fmt.Errorf("%w: OVERRIDING", ErrUnsupported)
@@ -119,7 +159,7 @@ func (l *lowerer) insert(ins *pg_query.InsertStmt) (*Insert, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &Insert{Table: table, Source: q}
+	out := &Insert{Table: table, Source: q, OnConflict: onConflict}
 	if explicit || len(targets) < len(userColumns(cols)) {
 		out.Columns = names
 	}

@@ -121,9 +121,22 @@ func TestCreateTable(t *testing.T) {
 
 func TestCreateIndex(t *testing.T) {
 	ix := parseOne(t, "CREATE INDEX ON t (_ROWID)").(*CreateIndex)
-	assert.Equal(t, CreateIndex{Name: "t__rowid_idx", Table: "t", Column: "_rowid", Method: "btree"}, *ix)
+	assert.Equal(t, CreateIndex{Name: "t__rowid_idx", Table: "t", Column: "_rowid", Keys: []IndexKey{{Column: "_rowid"}}, Method: "btree"}, *ix)
 	ix = parseOne(t, "CREATE INDEX IF NOT EXISTS by_name ON t USING BTREE (name)").(*CreateIndex)
-	assert.Equal(t, CreateIndex{Name: "by_name", Table: "t", Column: "name", Method: "btree", IfNotExists: true}, *ix)
+	assert.Equal(t, CreateIndex{Name: "by_name", Table: "t", Column: "name", Keys: []IndexKey{{Column: "name"}}, Method: "btree", IfNotExists: true}, *ix)
+}
+
+// TestCreateIndexKeys: several key columns, DESC and NULLS FIRST/LAST
+// with PostgreSQL's defaults (NULLS FIRST exactly when DESC), UNIQUE, and
+// the default name joining the columns.
+func TestCreateIndexKeys(t *testing.T) {
+	ix := parseOne(t, "CREATE UNIQUE INDEX ON t (id, name DESC, id ASC NULLS FIRST, name DESC NULLS LAST)").(*CreateIndex)
+	assert.Equal(t, CreateIndex{Name: "t_id_name_id_name_idx", Table: "t", Column: "id", Unique: true, Method: "btree",
+		Keys: []IndexKey{{Column: "id"}, {Column: "name", Desc: true, NullsFirst: true}, {Column: "id", NullsFirst: true}, {Column: "name", Desc: true}}}, *ix)
+	_, err := Parse("CREATE INDEX ON t (nope, id)", testCatalog)
+	assert.ErrorIs(t, err, ErrUnknownColumn)
+	_, err = Parse("CREATE INDEX ON t (id text_pattern_ops)", testCatalog)
+	assert.ErrorIs(t, err, ErrUnsupported)
 }
 
 func TestExplainAndScripts(t *testing.T) {
@@ -201,5 +214,58 @@ func TestMaintenance(t *testing.T) {
 			assert.ErrorIs(t, err, c.want, c.sql)
 		}
 		assert.Contains(t, err.Error(), c.text, c.sql)
+	}
+}
+
+// TestCreateTableConstraints: PRIMARY KEY and UNIQUE, on a column or the
+// table, become unique indexes named as PostgreSQL names them (the
+// constraint's name, <table>_pkey, <table>_<columns>_key with a number
+// added to a name taken); a primary key's columns are NOT NULL; two
+// primary keys, an unknown key column, CHECK and DEFERRABLE are refused.
+func TestCreateTableConstraints(t *testing.T) {
+	ct := parseOne(t, "CREATE TABLE p (id INT PRIMARY KEY, code TEXT UNIQUE, a INT, b INT, UNIQUE (a, B), CONSTRAINT named UNIQUE (b), UNIQUE (code))").(*CreateTable)
+	u := func(name string, cols ...string) *CreateIndex {
+		keys := make([]IndexKey, len(cols))
+		for i, c := range cols {
+			keys[i] = IndexKey{Column: c}
+		}
+		return &CreateIndex{Name: name, Table: "p", Column: cols[0], Keys: keys, Unique: true, Method: "btree"}
+	}
+	assert.Equal(t, []*CreateIndex{u("p_pkey", "id"), u("p_code_key", "code"), u("p_a_b_key", "a", "b"), u("named", "b"), u("p_code_key1", "code")}, ct.Indexes)
+	assert.False(t, ct.Schema.Field(0).Nullable, "a primary key column is NOT NULL")
+	assert.True(t, ct.Schema.Field(1).Nullable)
+	ct = parseOne(t, "CREATE TABLE q (a INT, b TEXT, PRIMARY KEY (b, a))").(*CreateTable)
+	assert.Equal(t, "q_pkey", ct.Indexes[0].Name)
+	assert.False(t, ct.Schema.Field(0).Nullable || ct.Schema.Field(1).Nullable)
+	for q, want := range map[string]error{
+		"CREATE TABLE q (a INT PRIMARY KEY, b INT, PRIMARY KEY (b))": ErrInvalid,
+		"CREATE TABLE q (a INT, UNIQUE (nope))":                      ErrUnknownColumn,
+		"CREATE TABLE q (a INT CHECK (a > 0))":                       ErrUnsupported,
+		"CREATE TABLE q (a INT, CHECK (a > 0))":                      ErrUnsupported,
+		"CREATE TABLE q (a INT UNIQUE DEFERRABLE)":                   ErrUnsupported,
+	} {
+		_, err := Parse(q, testCatalog)
+		assert.ErrorIs(t, err, want, q)
+	}
+}
+
+// TestInsertOnConflict: ON CONFLICT DO NOTHING with no target, a column
+// list or a constraint name; DO UPDATE, a WHERE on the target and unknown
+// columns are refused.
+func TestInsertOnConflict(t *testing.T) {
+	ins := parseOne(t, "INSERT INTO t (id) VALUES (1) ON CONFLICT DO NOTHING").(*Insert)
+	assert.Equal(t, &OnConflict{}, ins.OnConflict)
+	ins = parseOne(t, "INSERT INTO t (id) VALUES (1) ON CONFLICT (NAME, id) DO NOTHING").(*Insert)
+	assert.Equal(t, &OnConflict{Columns: []string{"name", "id"}}, ins.OnConflict)
+	ins = parseOne(t, "INSERT INTO t (id) VALUES (1) ON CONFLICT ON CONSTRAINT t_pkey DO NOTHING").(*Insert)
+	assert.Equal(t, &OnConflict{Constraint: "t_pkey"}, ins.OnConflict)
+	assert.Nil(t, parseOne(t, "INSERT INTO t (id) VALUES (1)").(*Insert).OnConflict)
+	for q, want := range map[string]error{
+		"INSERT INTO t (id) VALUES (1) ON CONFLICT (id) DO UPDATE SET name = 'x'": ErrUnsupported,
+		"INSERT INTO t (id) VALUES (1) ON CONFLICT (id) WHERE id > 0 DO NOTHING":  ErrUnsupported,
+		"INSERT INTO t (id) VALUES (1) ON CONFLICT (nope) DO NOTHING":             ErrUnknownColumn,
+	} {
+		_, err := Parse(q, testCatalog)
+		assert.ErrorIs(t, err, want, q)
 	}
 }

@@ -53,6 +53,9 @@ type CreateTable struct {
 	// Schema holds the user columns only; the engine adds _rowid/_rowaddr.
 	Schema      *arrow.Schema
 	IfNotExists bool
+	// Indexes are the unique indexes of its PRIMARY KEY and UNIQUE
+	// constraints (constraint.go), created with the table.
+	Indexes []*CreateIndex
 }
 
 // Insert is INSERT INTO table [(cols)] VALUES ... | SELECT ...
@@ -64,6 +67,17 @@ type Insert struct {
 	// Source yields one row per inserted row, one column per target column,
 	// each already cast to the target column's type.
 	Source *Query
+	// OnConflict, when set, is ON CONFLICT [target] DO NOTHING.
+	OnConflict *OnConflict
+}
+
+// OnConflict is ON CONFLICT [(columns) | ON CONSTRAINT name] DO NOTHING:
+// rows whose key in an arbiter unique index is already held, by a row
+// of the table or one the statement inserted before, are skipped. With
+// neither Columns nor Constraint every unique index is an arbiter.
+type OnConflict struct {
+	Columns    []string // spelled as in the table schema
+	Constraint string
 }
 
 // Delete is DELETE FROM table [WHERE cond].
@@ -81,14 +95,27 @@ type Update struct {
 	Rows *Query
 }
 
-// CreateIndex is CREATE INDEX [IF NOT EXISTS] [name] ON table [USING btree] (column).
+// CreateIndex is CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON table
+// [USING btree] (column [ASC | DESC] [NULLS FIRST | LAST], ...).
 type CreateIndex struct {
 	// Name is the index name; when omitted it is Postgres' default
-	// "<table>_<column>_idx".
+	// "<table>_<column>[_<column>...]_idx". Column is the first key column.
 	Name, Table, Column string
+	// Keys are the key columns in order, each with its order and NULLs
+	// placement as PostgreSQL resolves the defaults (ASC NULLS LAST, DESC
+	// NULLS FIRST).
+	Keys   []IndexKey
+	Unique bool
 	// Method is the access method, always "btree" for now.
 	Method      string
 	IfNotExists bool
+}
+
+// IndexKey is one key column of CREATE INDEX.
+type IndexKey struct {
+	Column     string
+	Desc       bool
+	NullsFirst bool
 }
 
 // DropTable is DROP TABLE [IF EXISTS] name. Existence is the engine's to

@@ -77,6 +77,11 @@ func (tx *txn) touched() []uint32 {
 // commutes reports whether tx can be applied on top of a version produced
 // by other (committed after tx's base).
 func (tx *txn) commutes(other TxnSummary) error {
+	if ix := tx.index; ix != nil && ix.Unique && ix.Column != RowID && other.RowsAdded > 0 {
+		// A new unique index was checked over the rows its build read;
+		// rows added since were checked against no such index.
+		return errorf(ErrConflict, "a concurrent %s added rows while unique index %q was built", other.Kind, ix.Name)
+	}
 	if tx.kind == "append" || other.Kind == "append" || other.Kind == "create" {
 		return nil
 	}
@@ -375,6 +380,11 @@ func (t *Table) publish(ctx context.Context, tx *txn, claim *Claim) (*Table, err
 		}
 		if err := t.checkNewFiles(ctx, latest, next, present); err != nil {
 			return nil, err
+		}
+		if check := t.opts.CommitCheck; check != nil && next.Txn.RowsAdded > 0 {
+			if err := check(ctx, newTable(t.st, latest, t.opts), newTable(t.st, next, t.opts), latest.Version != tx.base.Version); err != nil {
+				return nil, err
+			}
 		}
 		b, err := next.MarshalBinary()
 		if err != nil {

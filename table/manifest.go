@@ -46,7 +46,28 @@ type IndexMeta struct {
 	Prefix         string          // store prefix of the index files
 	Fragments      *roaring.Bitmap // fragments indexed at the build; what the index answers for now is package access's business
 	DatasetVersion uint64
-	Unique         bool // the column is unique by construction (_rowid)
+	// Unique: no two live rows have equal keys (none NULL), by
+	// construction (_rowid) or enforced at commit (CREATE UNIQUE INDEX).
+	Unique bool
+	// Keys are the key columns of an index on several columns, or on one
+	// column DESC or with NULLS FIRST, in key order (Column is the first);
+	// nil for an index on Column ascending, NULLs last.
+	Keys []IndexKey
+}
+
+// IndexKey is one key column of an index and its order.
+type IndexKey struct {
+	Column     string
+	Desc       bool
+	NullsFirst bool
+}
+
+// KeyColumns returns the index's key columns in key order.
+func (ix *IndexMeta) KeyColumns() []IndexKey {
+	if len(ix.Keys) == 0 {
+		return []IndexKey{{Column: ix.Column}}
+	}
+	return ix.Keys
 }
 
 // TxnSummary records what produced a version; conflict detection reads the
@@ -148,11 +169,22 @@ func (m *Manifest) clone() *Manifest {
 // version 5 with a claim, as 4 is to 3. Versions 2 to 4 still read, their
 // files without zone maps, and a binary that predates zone maps refuses
 // 5 and 6 as unknown formats.
+//
+// Version 7 is version 5 plus, after each index's unique flag, its key
+// columns (uv count, then per column: str name | bool DESC | bool NULLS
+// FIRST; count 0 for an index on one column ascending); version 8 is
+// version 7 with a claim. They are written only when an index has key
+// columns (IndexMeta.Keys), so a table without such an index stays
+// readable by a binary that predates them, which refuses 7 and 8.
 const (
 	manifestMagic   = "SRMF"
 	manifestVersion = 5
 	// claimManifestVersion is the format of a claim (Txn.Claim set).
 	claimManifestVersion = 6
+	// keysManifestVersion is the first format with index key columns;
+	// keysClaimManifestVersion is it with a claim.
+	keysManifestVersion      = 7
+	keysClaimManifestVersion = 8
 	// zoneManifestVersion is the first format with zone maps.
 	zoneManifestVersion = 5
 	// oldestManifestVersion is the oldest format version still read.
@@ -168,10 +200,7 @@ func (m *Manifest) MarshalBinary() ([]byte, error) {
 	if err := m.encodeBody(&e); err != nil {
 		return nil, err
 	}
-	format := uint16(manifestVersion)
-	if m.Txn.Claim != nil {
-		format = claimManifestVersion
-	}
+	format := m.format()
 	out := make([]byte, 0, manifestHeader+len(e.b)+4)
 	out = append(out, manifestMagic...)
 	out = binary.LittleEndian.AppendUint16(out, format)
@@ -181,7 +210,22 @@ func (m *Manifest) MarshalBinary() ([]byte, error) {
 	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, castagnoli)), nil
 }
 
+// format is the version m is written in: the oldest that holds it.
+func (m *Manifest) format() uint16 {
+	keys := slices.ContainsFunc(m.Indexes, func(ix *IndexMeta) bool { return len(ix.Keys) > 0 })
+	switch {
+	case keys && m.Txn.Claim != nil:
+		return keysClaimManifestVersion
+	case keys:
+		return keysManifestVersion
+	case m.Txn.Claim != nil:
+		return claimManifestVersion
+	}
+	return manifestVersion
+}
+
 func (m *Manifest) encodeBody(e *encoder) error {
+	keys := m.format() >= keysManifestVersion
 	e.uv(m.Version)
 	e.i64(m.TimestampNanos)
 	encodeSchema(e, m.Schema)
@@ -220,6 +264,14 @@ func (m *Manifest) encodeBody(e *encoder) error {
 		e.bytes(bm)
 		e.uv(ix.DatasetVersion)
 		e.bool(ix.Unique)
+		if keys {
+			e.uv(uint64(len(ix.Keys)))
+			for _, k := range ix.Keys {
+				e.str(k.Column)
+				e.bool(k.Desc)
+				e.bool(k.NullsFirst)
+			}
+		}
 	}
 	t := m.Txn
 	e.str(t.Kind)
@@ -253,7 +305,7 @@ func UnmarshalManifest(b []byte) (*Manifest, error) {
 		return nil, errorf(ErrCorrupt, "manifest: bad magic %q", b[:4])
 	}
 	v := binary.LittleEndian.Uint16(b[4:])
-	if v < oldestManifestVersion || v > claimManifestVersion {
+	if v < oldestManifestVersion || v > keysClaimManifestVersion {
 		if v == 1 {
 			return nil, errorf(ErrCorrupt, "manifest: format version 1 predates data file checksums and is no longer read; recreate the table")
 		}
@@ -333,6 +385,12 @@ func decodeBody(d *decoder, version uint16) *Manifest {
 		bm := d.bytes("index fragments")
 		ix.DatasetVersion = d.uv("index version")
 		ix.Unique = d.bool("index unique")
+		if version >= keysManifestVersion {
+			nk := d.count("index key count", 3)
+			for j := 0; j < nk && d.err == nil; j++ {
+				ix.Keys = append(ix.Keys, IndexKey{Column: d.str("index key column"), Desc: d.bool("index key desc"), NullsFirst: d.bool("index key nulls first")})
+			}
+		}
 		if d.err != nil {
 			break
 		}
@@ -358,7 +416,7 @@ func decodeBody(d *decoder, version uint16) *Manifest {
 	m.Txn.RowsDeleted = d.uv("txn rows deleted")
 	m.Txn.Detail = d.str("txn detail")
 	m.Extra = d.bytes("extra")
-	if version == 4 || version == claimManifestVersion { // the formats with a claim
+	if version == 4 || version == claimManifestVersion || version == keysClaimManifestVersion { // the formats with a claim
 		m.Txn.Claim = &Claim{TxnID: d.str("claim txn id"), Table: d.str("claim table"), Prev: d.uv("claim prev")}
 	}
 	return m
@@ -417,8 +475,13 @@ func (m *Manifest) validate() error {
 			return errorf(ErrCorrupt, "manifest: bad or duplicate index name %q", ix.Name)
 		}
 		names[ix.Name] = true
-		if !slices.ContainsFunc(fullSchema(m.Schema).Fields(), func(f arrow.Field) bool { return f.Name == ix.Column }) {
-			return errorf(ErrCorrupt, "manifest: index %q on unknown column %q", ix.Name, ix.Column)
+		if len(ix.Keys) > 0 && ix.Keys[0].Column != ix.Column {
+			return errorf(ErrCorrupt, "manifest: index %q on column %q has first key column %q", ix.Name, ix.Column, ix.Keys[0].Column)
+		}
+		for _, k := range ix.KeyColumns() {
+			if !slices.ContainsFunc(fullSchema(m.Schema).Fields(), func(f arrow.Field) bool { return f.Name == k.Column }) {
+				return errorf(ErrCorrupt, "manifest: index %q on unknown column %q", ix.Name, k.Column)
+			}
 		}
 	}
 	return nil

@@ -50,6 +50,16 @@ type Options struct {
 	// in place: encoded, TPC-H Q6 costs 3-4x the CPU and a 1M-id take
 	// 2.1x the time (BENCHMARKS.md, issue 30).
 	EncodedDataFiles bool
+	// CommitCheck, when set, is called by every commit that adds rows
+	// (appends, updates, a transaction's writes) with the version it is
+	// applied on and the version it would write, before it is written; an
+	// error refuses the commit and is returned. A commit that rebases
+	// over a concurrent one calls it again on the new newest version, and
+	// put-if-absent serializes the checked writes, so a check of the rows
+	// next adds against latest's holds for every order of commits (the
+	// engine's unique indexes). rebased says latest is not the version
+	// the writer read.
+	CommitCheck func(ctx context.Context, latest, next *Table, rebased bool) error
 }
 
 func (o Options) withDefaults() Options {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stablerow/stablerow/engine"
 	"github.com/stablerow/stablerow/sql"
+	"github.com/stablerow/stablerow/table"
 )
 
 // textTable is a small aligned table of strings, printed like a result.
@@ -116,9 +117,13 @@ func describeTable(ctx context.Context, w io.Writer, db *engine.DB, name string)
 	if ixs := t.Indexes(); len(ixs) > 0 {
 		var rows [][]string
 		for _, m := range ixs {
-			rows = append(rows, []string{m.Name, m.Kind, m.Column, u(m.DatasetVersion), fmt.Sprint(m.Fragments.ToArray())})
+			kind := m.Kind
+			if m.Unique && (m.Column != table.RowID || m.Keys != nil) {
+				kind += " unique"
+			}
+			rows = append(rows, []string{m.Name, kind, engine.IndexKeyText(m), u(m.DatasetVersion), fmt.Sprint(m.Fragments.ToArray())})
 		}
-		textTable(w, []string{"index", "kind", "column", "built at version", "fragments indexed"}, rows)
+		textTable(w, []string{"index", "kind", "columns", "built at version", "fragments indexed"}, rows)
 	} else {
 		fmt.Fprintln(w, "no indexes")
 	}

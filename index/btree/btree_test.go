@@ -206,7 +206,7 @@ func TestSortedFastPathDetection(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			in := slices.Clone(es)
 			c.mutate(in)
-			e := newEntries(kindUint64)
+			e := newEntries(kindUint64, nil)
 			rr := entryReader(t, mem, kc.dt, in, 50)
 			defer rr.Release()
 			if err := e.addReader(context.Background(), rr); err != nil {

@@ -27,6 +27,7 @@ type Source interface {
 // the addresses of the null keys.
 type entries struct {
 	kind  keyKind
+	parts []part // a composite key's columns (composite.go), else nil
 	ukeys []uint64
 	skeys []string
 	addrs []uint64
@@ -35,20 +36,24 @@ type entries struct {
 	sorted, nullsSorted bool
 }
 
-func newEntries(kind keyKind) *entries {
-	return &entries{kind: kind, sorted: true, nullsSorted: true}
+func newEntries(kind keyKind, parts []part) *entries {
+	return &entries{kind: kind, parts: parts, sorted: true, nullsSorted: true}
 }
 
 func (e *entries) len() int { return len(e.addrs) }
 
 // addRecord appends a (key, address) batch, checking order as it goes.
 func (e *entries) addRecord(rec arrow.RecordBatch) error {
-	if rec.NumCols() != 2 {
-		return fmt.Errorf("%w: training batch has %d columns, want key and address", ErrInvalidArgument, rec.NumCols())
+	keyCols := 1
+	if e.kind == kindComposite {
+		keyCols = len(e.parts)
 	}
-	ac, ok := rec.Column(1).(*array.Uint64)
+	if int(rec.NumCols()) != keyCols+1 {
+		return fmt.Errorf("%w: training batch has %d columns, want %d key column(s) and address", ErrInvalidArgument, rec.NumCols(), keyCols)
+	}
+	ac, ok := rec.Column(keyCols).(*array.Uint64)
 	if !ok {
-		return fmt.Errorf("%w: address column is %s, want uint64", ErrInvalidArgument, rec.Column(1).DataType())
+		return fmt.Errorf("%w: address column is %s, want uint64", ErrInvalidArgument, rec.Column(keyCols).DataType())
 	}
 	if ac.NullN() > 0 {
 		return fmt.Errorf("%w: null row address", ErrInvalidArgument)
@@ -58,7 +63,12 @@ func (e *entries) addRecord(rec arrow.RecordBatch) error {
 	var err error
 	if e.kind.stringy() {
 		var ks []string
-		if ks, valid, err = stringKeys(e.kind, rec.Column(0)); err != nil {
+		if e.kind == kindComposite {
+			ks, err = compositeKeys(e.parts, rec.Columns()[:keyCols])
+		} else {
+			ks, valid, err = stringKeys(e.kind, nil, rec.Column(0))
+		}
+		if err != nil {
 			return err
 		}
 		for i, k := range ks {
@@ -151,7 +161,27 @@ func Train(ctx context.Context, st store.Store, prefix string, keyType arrow.Dat
 	if _, err := opt.pageRows(); err != nil {
 		return nil, err
 	}
-	e := newEntries(kind)
+	e := newEntries(kind, nil)
+	if err := e.addReader(ctx, src); err != nil {
+		return nil, err
+	}
+	e.sort()
+	return e.write(ctx, st, prefix, meta, opt)
+}
+
+// TrainKeys builds a composite index (composite.go) under prefix on
+// meta.Keys, whose columns have types, from batches of the key columns in
+// key order followed by the non-null uint64 address column. meta.Column
+// is set to the first key column.
+func TrainKeys(ctx context.Context, st store.Store, prefix string, types []arrow.DataType, src array.RecordReader, meta Meta, opt Options) (*Index, error) {
+	parts, err := partsOf(meta.Keys, types)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := opt.pageRows(); err != nil {
+		return nil, err
+	}
+	e := newEntries(kindComposite, parts)
 	if err := e.addReader(ctx, src); err != nil {
 		return nil, err
 	}
@@ -201,8 +231,12 @@ func (e *entries) write(ctx context.Context, st store.Store, prefix string, meta
 	if err != nil {
 		return nil, err
 	}
-	lk := &lookup{kind: e.kind, pageRows: pr, meta: meta.clone()}
-	buf := appendHeader(nil, filePages, e.kind)
+	lk := &lookup{kind: e.kind, pageRows: pr, meta: meta.clone(), parts: e.parts}
+	lk.meta.Keys = keyParts(e.parts)
+	if e.parts != nil {
+		lk.meta.Column = e.parts[0].Column
+	}
+	buf := appendHeader(nil, filePages, e.kind, lk.version())
 	var scratch []uint64
 	addPage := func(lo, hi int, nulls bool) {
 		start := len(buf)

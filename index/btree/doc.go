@@ -7,7 +7,10 @@
 // Any orderable column can be indexed: int64, uint64, float64 and string
 // keys, and int32, int16, date32, timestamp[us] and boolean (mapped into
 // the int64 domain), float32 (into float64's) and decimal128 (a 16-byte
-// order-preserving string). `_rowid` is just a uint64 column the fragment reader serves, so an
+// order-preserving string). A composite index (TrainKeys) keys entries by
+// several such columns, each ASC or DESC with NULLs first or last, as one
+// order-preserving byte string (composite.go), and answers equality on a
+// prefix of its columns with a range on the next (SearchPrefix). `_rowid` is just a uint64 column the fragment reader serves, so an
 // index on it is built with TrainFrom like any other and needs no special
 // code; LookupUint64 is only a fast path that skips the Arrow array.
 //

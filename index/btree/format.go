@@ -21,6 +21,9 @@ import (
 //	uvarint page rows (the PageRows it was built with)
 //	uvarint size of the pages file in bytes
 //	uvarint len(column), column bytes
+//	version 2 only: uvarint nparts (1..32), then per key column:
+//	    uvarint len(name), name bytes, u8 key kind, u8 flags (1 DESC,
+//	    2 NULLS FIRST)
 //	uvarint nfragments, nfragments x uvarint fragment id (ascending)
 //	uvarint dataset version
 //	uvarint npages, then per page:
@@ -35,11 +38,20 @@ import (
 // kinds, the CRC, and every page's offset and length against the actual
 // size of the pages file; pages must tile the file after its header, and
 // mins/maxs must be ordered. A page's CRC is checked when it is read.
+//
+// Version 2 added composite keys (key kind 12, composite.go): the key
+// columns and their orders follow the column name. A one-column index is
+// still written as version 1, which every reader of version 2 reads, so
+// such an index stays readable by older binaries; both files of an index
+// carry the same version.
 const (
 	magic = "SRBT"
 
-	// FormatVersion is the only version this package writes and reads.
-	FormatVersion = 1
+	// FormatVersion is the newest version this package writes (for a
+	// composite index); it reads it and version 1.
+	FormatVersion = 2
+	// formatV1 is the one-column format.
+	formatV1 = 1
 
 	fileLookup = 1
 	filePages  = 2
@@ -54,30 +66,33 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 func crc(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
 
-func appendHeader(dst []byte, fileKind uint8, kind keyKind) []byte {
+func appendHeader(dst []byte, fileKind uint8, kind keyKind, version uint16) []byte {
 	dst = append(dst, magic...)
-	dst = binary.LittleEndian.AppendUint16(dst, FormatVersion)
+	dst = binary.LittleEndian.AppendUint16(dst, version)
 	return append(dst, fileKind, byte(kind))
 }
 
-func checkHeader(b []byte, fileKind uint8) (keyKind, error) {
+// checkHeader checks a file's header and returns its key kind and format
+// version. A composite key kind needs version 2.
+func checkHeader(b []byte, fileKind uint8) (keyKind, uint16, error) {
 	if len(b) < headerSize {
-		return 0, corruptf("file shorter than its header")
+		return 0, 0, corruptf("file shorter than its header")
 	}
 	if string(b[:4]) != magic {
-		return 0, formatf("bad magic %q", b[:4])
+		return 0, 0, formatf("bad magic %q", b[:4])
 	}
-	if v := binary.LittleEndian.Uint16(b[4:]); v != FormatVersion {
-		return 0, formatf("unsupported version %d", v)
+	v := binary.LittleEndian.Uint16(b[4:])
+	if v != formatV1 && v != FormatVersion {
+		return 0, 0, formatf("unsupported version %d", v)
 	}
 	if b[6] != fileKind {
-		return 0, formatf("file kind %d, want %d", b[6], fileKind)
+		return 0, 0, formatf("file kind %d, want %d", b[6], fileKind)
 	}
 	k := keyKind(b[7])
-	if k.dataType() == nil {
-		return 0, formatf("unknown key kind %d", b[7])
+	if k.dataType() == nil || k == kindComposite && v < FormatVersion {
+		return 0, 0, formatf("unknown key kind %d in a version %d file", b[7], v)
 	}
-	return k, nil
+	return k, v, nil
 }
 
 // pageRef locates one page in the pages file.
@@ -102,14 +117,32 @@ type lookup struct {
 	smin      []string // string keys
 	smax      []string
 	rows      int64
+	parts     []part // a composite key's columns (version 2), else nil
+}
+
+// version is the format the lookup is written in: 2 for a composite key,
+// else 1 (readable by binaries that predate version 2).
+func (l *lookup) version() uint16 {
+	if l.kind == kindComposite {
+		return FormatVersion
+	}
+	return formatV1
 }
 
 func (l *lookup) encode() []byte {
-	b := appendHeader(nil, fileLookup, l.kind)
+	b := appendHeader(nil, fileLookup, l.kind, l.version())
 	b = binary.AppendUvarint(b, uint64(l.pageRows))
 	b = binary.AppendUvarint(b, uint64(l.pagesSize))
 	b = binary.AppendUvarint(b, uint64(len(l.meta.Column)))
 	b = append(b, l.meta.Column...)
+	if l.version() >= FormatVersion {
+		b = binary.AppendUvarint(b, uint64(len(l.parts)))
+		for _, p := range l.parts {
+			b = binary.AppendUvarint(b, uint64(len(p.Column)))
+			b = append(b, p.Column...)
+			b = append(b, byte(p.kind), p.flags())
+		}
+	}
 	b = binary.AppendUvarint(b, uint64(len(l.meta.FragmentIDs)))
 	for _, f := range l.meta.FragmentIDs {
 		b = binary.AppendUvarint(b, uint64(f))
@@ -142,7 +175,7 @@ func (l *lookup) encode() []byte {
 // decodeLookup parses and validates a lookup file. pagesSize is the actual
 // size of the pages file, or -1 to trust the recorded one (fuzzing).
 func decodeLookup(b []byte, pagesSize int64) (*lookup, error) {
-	kind, err := checkHeader(b, fileLookup)
+	kind, version, err := checkHeader(b, fileLookup)
 	if err != nil {
 		return nil, err
 	}
@@ -172,6 +205,11 @@ func decodeLookup(b []byte, pagesSize int64) (*lookup, error) {
 		return nil, corruptf("pages file is %d bytes, lookup says %d", pagesSize, l.pagesSize)
 	}
 	l.meta.Column = string(r.bytes(r.uvarint()))
+	if version >= FormatVersion {
+		if err := l.decodeParts(&r); err != nil {
+			return nil, err
+		}
+	}
 	nf := r.uvarint()
 	if nf > uint64(r.left()) {
 		return nil, corruptf("bad fragment count")
@@ -208,7 +246,7 @@ func decodeLookup(b []byte, pagesSize int64) (*lookup, error) {
 			return nil, corruptf("page %d: bad row count %d", i, rows)
 		case off != uint64(end) || length == 0 || length > math.MaxUint32 || length > uint64(l.pagesSize-end):
 			return nil, corruptf("page %d: range [%d,+%d) not the next slice of a %d-byte file", i, off, length, l.pagesSize)
-		case nulls != 0 && (nulls != rows || nullsDone):
+		case nulls != 0 && (nulls != rows || nullsDone || kind == kindComposite): // a composite key is never NULL
 			return nil, corruptf("page %d: bad null count %d", i, nulls)
 		}
 		l.pages[i] = pageRef{off: int64(off), length: uint32(length), rows: uint32(rows), nulls: uint32(nulls), crc: c}
@@ -242,6 +280,40 @@ func decodeLookup(b []byte, pagesSize int64) (*lookup, error) {
 		return nil, corruptf("pages cover %d of %d bytes", end, l.pagesSize)
 	}
 	return l, nil
+}
+
+// decodeParts reads a version 2 lookup's key columns: none for a
+// one-column key kind, 1 to maxKeyParts for a composite one, each a named
+// column of a one-column key kind with known flags, the first named as
+// the index's column.
+func (l *lookup) decodeParts(r *reader) error {
+	n := r.uvarint()
+	if r.err != nil {
+		return r.err
+	}
+	if (n == 0) != (l.kind != kindComposite) || n > maxKeyParts {
+		return corruptf("%d key columns for key kind %d", n, l.kind)
+	}
+	if n == 0 {
+		return nil
+	}
+	l.parts = make([]part, n)
+	for i := range l.parts {
+		name := string(r.bytes(r.uvarint()))
+		kind, flags := keyKind(r.u8()), r.u8()
+		if r.err != nil {
+			return r.err
+		}
+		if name == "" || kind == kindComposite || kind.dataType() == nil || flags&^(partDesc|partNullsFirst) != 0 {
+			return corruptf("key column %d: name %q, kind %d, flags %#x", i, name, kind, flags)
+		}
+		l.parts[i] = part{KeyPart: KeyPart{Column: name, Desc: flags&partDesc != 0, NullsFirst: flags&partNullsFirst != 0}, kind: kind}
+	}
+	if l.parts[0].Column != l.meta.Column {
+		return corruptf("first key column %q, index column %q", l.parts[0].Column, l.meta.Column)
+	}
+	l.meta.Keys = keyParts(l.parts)
+	return nil
 }
 
 // reader is a bounds-checked cursor; the first failure sticks in err.

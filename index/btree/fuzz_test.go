@@ -73,7 +73,8 @@ func lookupSeeds(t testing.TB) [][]byte {
 		lb, _ := corruptFixture(t.(*testing.T), kc)
 		seeds = append(seeds, lb)
 	}
-	return seeds
+	lb, _ := compositeFixture(t)
+	return append(seeds, lb)
 }
 
 func FuzzOpen(f *testing.F) {
@@ -91,7 +92,7 @@ func FuzzOpen(f *testing.F) {
 		if err != nil {
 			t.Fatalf("re-encoded lookup does not decode: %v", err)
 		}
-		if !slices.Equal(back.pages, l.pages) || !slices.Equal(back.umin, l.umin) || !slices.Equal(back.smax, l.smax) || back.meta.Column != l.meta.Column {
+		if !slices.Equal(back.pages, l.pages) || !slices.Equal(back.umin, l.umin) || !slices.Equal(back.smax, l.smax) || back.meta.Column != l.meta.Column || !slices.Equal(back.parts, l.parts) {
 			t.Fatal("round trip changed the lookup")
 		}
 	})

@@ -60,10 +60,14 @@ type Meta struct {
 	FragmentIDs []uint32
 	// DatasetVersion is the table version the index was built or updated at.
 	DatasetVersion uint64
+	// Keys are a composite index's columns (Column is the first), nil for
+	// a one-column index.
+	Keys []KeyPart
 }
 
 func (m Meta) clone() Meta {
 	m.FragmentIDs = slices.Clone(m.FragmentIDs)
+	m.Keys = slices.Clone(m.Keys)
 	slices.Sort(m.FragmentIDs)
 	m.FragmentIDs = slices.Compact(m.FragmentIDs)
 	return m
@@ -102,12 +106,12 @@ func Open(ctx context.Context, st store.Store, prefix string, opt Options) (*Ind
 	if err != nil {
 		return nil, fileErr(prefix+pagesName, "open", err)
 	}
-	kind, err := checkHeader(hb, filePages)
+	kind, version, err := checkHeader(hb, filePages)
 	if err != nil {
 		return nil, fmt.Errorf("btree: index file %s: %w", prefix+pagesName, err)
 	}
-	if kind != lk.kind {
-		return nil, corruptf("index files %s and %s disagree: pages key kind %d, lookup %d", prefix+pagesName, prefix+lookupName, kind, lk.kind)
+	if kind != lk.kind || version != lk.version() {
+		return nil, corruptf("index files %s and %s disagree: pages key kind %d version %d, lookup %d version %d", prefix+pagesName, prefix+lookupName, kind, version, lk.kind, lk.version())
 	}
 	return newIndex(st, prefix, lk, int64(len(lb)), opt), nil
 }

@@ -35,7 +35,7 @@ const (
 )
 
 // stringy: the kinds whose keys are strings (front-coded pages).
-func (k keyKind) stringy() bool { return k == kindString || k == kindDecimal }
+func (k keyKind) stringy() bool { return k == kindString || k == kindDecimal || k == kindComposite }
 
 // decimalKey is v's order-preserving string key.
 func decimalKey(v decimal128.Num) string {
@@ -101,6 +101,9 @@ func (k keyKind) dataType() arrow.DataType {
 		return &arrow.TimestampType{Unit: arrow.Microsecond}
 	case kindBool:
 		return arrow.FixedWidthTypes.Boolean
+	case kindComposite:
+		// composite.go: keys are order-preserving byte strings.
+		return arrow.BinaryTypes.Binary
 	case kindDecimal:
 		// The file does not record precision and scale: the column's
 		// (every key of one index has them).
@@ -213,8 +216,12 @@ func numericKeys(kind keyKind, arr arrow.Array) (keys []uint64, valid []bool, er
 	return keys, valid, nil
 }
 
-// stringKeys converts a string key array. valid is nil when it has no nulls.
-func stringKeys(kind keyKind, arr arrow.Array) (keys []string, valid []bool, err error) {
+// stringKeys converts a string key array. valid is nil when it has no
+// nulls. parts are a composite key's columns (composite.go).
+func stringKeys(kind keyKind, parts []part, arr arrow.Array) (keys []string, valid []bool, err error) {
+	if kind == kindComposite {
+		return compositeProbeKeys(parts, arr)
+	}
 	if d, ok := arr.(*array.Decimal128); ok && kind == kindDecimal {
 		return decimalKeys(d)
 	}
@@ -268,6 +275,15 @@ func scalarKey(kind keyKind, v any) (uint64, string, error) {
 	}
 	switch kind {
 	case kindString:
+		switch x := v.(type) {
+		case string:
+			return 0, x, nil
+		case []byte:
+			return 0, string(x), nil
+		}
+		return bad()
+	case kindComposite:
+		// An encoded key (composite.go), as EncodeKeys returns them.
 		switch x := v.(type) {
 		case string:
 			return 0, x, nil

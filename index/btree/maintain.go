@@ -38,7 +38,7 @@ func (ix *Index) forEachPage(ctx context.Context, fn func(i int, pg *page) error
 
 // readEntries decodes the whole index, already in (key, address) order.
 func (ix *Index) readEntries(ctx context.Context) (*entries, error) {
-	e := newEntries(ix.lk.kind)
+	e := newEntries(ix.lk.kind, ix.lk.parts)
 	e.addrs = make([]uint64, 0, ix.lk.rows)
 	err := ix.forEachPage(ctx, func(i int, pg *page) error {
 		start := len(e.addrs)
@@ -66,7 +66,7 @@ func (ix *Index) readEntries(ctx context.Context) (*entries, error) {
 // when it is not already in order. The result covers the union of the
 // fragments and records version.
 func (ix *Index) Update(ctx context.Context, st store.Store, prefix string, src array.RecordReader, addFragments []uint32, version uint64, opt Options) (*Index, error) {
-	add := newEntries(ix.lk.kind)
+	add := newEntries(ix.lk.kind, ix.lk.parts)
 	if err := add.addReader(ctx, src); err != nil {
 		return nil, err
 	}
@@ -87,7 +87,7 @@ func (ix *Index) Update(ctx context.Context, st store.Store, prefix string, src 
 
 // mergeEntries merges two sorted entry sets.
 func mergeEntries(a, b *entries) *entries {
-	out := newEntries(a.kind)
+	out := newEntries(a.kind, a.parts)
 	out.nulls = mergeSorted(a.nulls, b.nulls)
 	n := a.len() + b.len()
 	out.addrs = make([]uint64, 0, n)

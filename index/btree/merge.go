@@ -3,6 +3,7 @@ package btree
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/stablerow/stablerow/table/store"
 )
@@ -23,6 +24,9 @@ func Merge(ctx context.Context, st store.Store, prefix string, runs []*Index, me
 	for i, r := range runs {
 		if r.lk.kind != kind {
 			return nil, fmt.Errorf("%w: merge of %s and %s keys", ErrInvalidArgument, kind.dataType(), r.lk.kind.dataType())
+		}
+		if !slices.Equal(r.lk.parts, runs[0].lk.parts) {
+			return nil, fmt.Errorf("%w: merge of runs with other key columns", ErrInvalidArgument)
 		}
 		if r.lk.meta.Column != meta.Column {
 			return nil, fmt.Errorf("%w: run on column %q merged into an index on %q", ErrInvalidArgument, r.lk.meta.Column, meta.Column)

@@ -72,7 +72,7 @@ func (ix *Index) Lookup(ctx context.Context, keys arrow.Array) (*LookupResult, e
 	}
 	res := &LookupResult{Addrs: make([]uint64, n), Found: make([]bool, n)}
 	if ix.lk.kind.stringy() {
-		ks, valid, err := stringKeys(ix.lk.kind, keys)
+		ks, valid, err := stringKeys(ix.lk.kind, ix.lk.parts, keys)
 		if err != nil {
 			return nil, err
 		}

@@ -132,7 +132,7 @@ func (ix *Index) SearchIn(ctx context.Context, vals arrow.Array) (*roaring64.Bit
 	}
 	out := roaring64.New()
 	if ix.lk.kind.stringy() {
-		ks, valid, err := stringKeys(ix.lk.kind, vals)
+		ks, valid, err := stringKeys(ix.lk.kind, ix.lk.parts, vals)
 		if err != nil {
 			return nil, err
 		}
