@@ -1,42 +1,52 @@
 package optimize
 
 import (
+	"math"
 	"math/bits"
-	"slices"
+
+	"github.com/substrait-io/substrait-go/v8/expr"
 )
 
 // coster estimates a set of a region's nodes joined, and the cost of a
 // join order, for dpccp (dpccp.go) and for comparing its order with
-// greedy's (the tests). Sets are bitmasks over the nodes in local order:
-// bit k is node nodes[k].
+// greedy's. Sets are bitmasks over the nodes in local order: bit k is
+// node nodes[k].
 //
 // A set's estimate is one number whatever the order its nodes are joined
-// in, built from the estimator's own steps (estimate.go): the nodes each
-// equality-connected group holds are joined by keyJoin (a key join keeps
-// the smaller side's fraction of the larger; folded over a group it is
-// the product of the nodes' fractions times the largest table's rows,
-// in any order), the groups multiplied (a cross product), and every
-// conjunct inside the set beyond the keys that joined the groups keeps
-// filterKeeps (filtered), but for a composite key's second equality
-// (newCoster). It equals estimator.rows of a tree of the set whose joins
-// each have one equality between their sides (chains, stars); it is what lets dynamic programming keep one plan per
-// set: with a cost that adds each join's output (C_out) and an estimate
-// that does not depend on the split, the cheapest plan of a set is built
-// from the cheapest plans of its two halves.
+// in, so that dynamic programming may keep one plan per set: with a cost
+// that adds each join's output (C_out) and an estimate that does not
+// depend on the split, the cheapest plan of a set is built from the
+// cheapest plans of its two halves. It is the product of the nodes'
+// estimated rows, divided per equivalence class of the equalities
+// (PostgreSQL's EquivalenceClass: columns the equalities make equal, as
+// a.x = b.y AND b.y = c.z) by its domain once for each further node of
+// the set it joins: the domain is the rows of the smallest table whose
+// column is in the class (the key side of a foreign key, as keyJoin
+// assumes: an equality keeps the larger table's rows), so two columns
+// that both refer to a third, smaller table's key meet as many-to-many
+// (TPC-H Q5's customer and supplier on their nation: 25 values, not the
+// supplier's 10,000 keys). Where the classes that join the same nodes
+// are several (a composite key: lineitem to partsupp on partkey and
+// suppkey), their domains' product is bounded by the smallest of those
+// tables, whose rows the composite key identifies. Each other conjunct
+// inside the set keeps filterKeeps. For joins on foreign keys alone
+// (chains, stars) this is the estimate keyJoin gives any tree of the
+// set.
 type coster struct {
-	ests  []estimate // per local node
-	conds []setCond
+	ests    []estimate // per local node
+	tables  []float64  // per local node, its largest table's rows (rows/frac)
+	classes []class
+	others  []uint64 // the other join conjuncts' sets of nodes
 	// memo is each set's estimate once computed (have).
 	memo []estimate
 	have []bool
 }
 
-// setCond is a join conjunct as a set of local nodes; a and b are its two
-// nodes when it is an equality (equi), a hash key.
-type setCond struct {
-	set  uint64
-	equi bool
-	a, b int
+// class is an equivalence class of the equalities: the nodes holding one
+// of its columns, and its domain.
+type class struct {
+	nodes  uint64
+	domain float64
 }
 
 // newCoster is the coster of g's nodes in local order nodes (global index
@@ -44,31 +54,86 @@ type setCond struct {
 // ests (by global index).
 func newCoster(g *graph, ests []estimate, nodes []int) *coster {
 	local := make([]int, len(g.nodes))
-	c := &coster{ests: make([]estimate, len(nodes)), memo: make([]estimate, 1<<len(nodes)), have: make([]bool, 1<<len(nodes))}
+	n := len(nodes)
+	c := &coster{ests: make([]estimate, n), tables: make([]float64, n), memo: make([]estimate, 1<<n), have: make([]bool, 1<<n)}
 	for k, i := range nodes {
 		local[i] = k
 		c.ests[k] = ests[i]
+		c.tables[k] = ests[i].rows / ests[i].frac
 	}
+	// Union-find over the region's columns; an equality whose sides are
+	// not one column each is a class of its own (pairs).
+	parent := map[int]int{}
+	find := func(x int) int {
+		if _, ok := parent[x]; !ok {
+			parent[x] = x
+		}
+		for parent[x] != x {
+			parent[x] = parent[parent[x]]
+			x = parent[x]
+		}
+		return x
+	}
+	var pairs []uint64
 	for _, cd := range g.conds {
-		var sc setCond
-		for _, n := range cd.nodes {
-			sc.set |= 1 << local[n]
+		var set uint64
+		for _, i := range cd.nodes {
+			set |= 1 << local[i]
 		}
-		if cd.equi {
-			sc.equi, sc.a, sc.b = true, local[cd.nodes[0]], local[cd.nodes[1]]
-			// A second equality between the same two nodes is part of
-			// one composite key (TPC-H's lineitem to partsupp on
-			// partkey and suppkey): it keeps the key join's rows, where
-			// counting it as a restriction would make that join look as
-			// selective as a filtered one (Q9's lineitem ⋈ partsupp
-			// before the filtered part).
-			if slices.ContainsFunc(c.conds, func(o setCond) bool { return o.equi && o.set == sc.set }) {
-				continue
-			}
+		if !cd.equi {
+			c.others = append(c.others, set)
+			continue
 		}
-		c.conds = append(c.conds, sc)
+		if a, b, ok := equiColumns(cd.e); ok {
+			parent[find(a)] = find(b)
+			continue
+		}
+		pairs = append(pairs, set)
+	}
+	byRoot := map[int]uint64{}
+	for col := range parent {
+		byRoot[find(col)] |= 1 << local[g.owner(col)]
+	}
+	for _, set := range byRoot {
+		pairs = append(pairs, set)
+	}
+	for _, set := range pairs {
+		if bits.OnesCount64(set) < 2 {
+			continue
+		}
+		c.classes = append(c.classes, class{nodes: set, domain: c.smallest(set)})
 	}
 	return c
+}
+
+// smallest is the rows of the smallest table of the nodes in set.
+func (c *coster) smallest(set uint64) float64 {
+	d := math.Inf(1)
+	for s := set; s != 0; s &= s - 1 {
+		d = min(d, c.tables[bits.TrailingZeros64(s)])
+	}
+	return d
+}
+
+// equiColumns is the column each side of the equality e reads, when each
+// reads one.
+func equiColumns(e expr.Expression) (a, b int, ok bool) {
+	f, isFn := e.(*expr.ScalarFunction)
+	if !isFn || f.NArgs() != 2 {
+		return 0, 0, false
+	}
+	var cols [2]int
+	for i := range 2 {
+		x, isExpr := f.Arg(i).(expr.Expression)
+		if !isExpr {
+			return 0, 0, false
+		}
+		n := 0
+		if !columns(x, func(c int) { cols[i] = c; n++ }) || n != 1 {
+			return 0, 0, false
+		}
+	}
+	return cols[0], cols[1], true
 }
 
 // card is the estimate of the nodes of set joined (see coster).
@@ -76,57 +141,48 @@ func (c *coster) card(set uint64) estimate {
 	if c.have[set] {
 		return c.memo[set]
 	}
-	// group[k] is the equality-connected group of node k (union-find).
-	var group [64]int
-	for k := range group {
-		group[k] = k
+	e := estimate{rows: 1, frac: 1}
+	largest := 0.0
+	for s := set; s != 0; s &= s - 1 {
+		x := c.ests[bits.TrailingZeros64(s)]
+		e.rows *= x.rows
+		e.guessed = e.guessed || x.guessed
+		largest = max(largest, x.rows/x.frac)
 	}
-	find := func(k int) int {
-		for group[k] != k {
-			group[k] = group[group[k]]
-			k = group[k]
-		}
-		return k
+	// The classes joining the same nodes of set, together.
+	type join struct {
+		nodes  uint64
+		domain float64
 	}
-	inside, keys := 0, 0
-	for _, cd := range c.conds {
-		if cd.set&^set != 0 {
+	var joins []join
+	for _, cl := range c.classes {
+		in := cl.nodes & set
+		if bits.OnesCount64(in) < 2 {
 			continue
 		}
-		inside++
-		if cd.equi {
-			if a, b := find(cd.a), find(cd.b); a != b {
-				group[a] = b
-				keys++
+		found := false
+		for i := range joins {
+			if joins[i].nodes == in {
+				joins[i].domain *= cl.domain
+				found = true
 			}
 		}
-	}
-	var byGroup [64]*estimate
-	for s := set; s != 0; s &= s - 1 {
-		k := bits.TrailingZeros64(s)
-		r := find(k)
-		if byGroup[r] == nil {
-			e := c.ests[k]
-			byGroup[r] = &e
-			continue
-		}
-		*byGroup[r] = keyJoin(*byGroup[r], c.ests[k])
-	}
-	var out *estimate
-	for s := set; s != 0; s &= s - 1 {
-		g := byGroup[bits.TrailingZeros64(s)]
-		switch {
-		case g == nil:
-		case out == nil:
-			e := *g
-			out = &e
-		default:
-			out.rows *= g.rows
-			out.frac *= g.frac
-			out.guessed = out.guessed || g.guessed
+		if !found {
+			joins = append(joins, join{nodes: in, domain: cl.domain})
 		}
 	}
-	e := out.filtered(inside - keys)
+	for _, j := range joins {
+		d := min(j.domain, c.smallest(j.nodes))
+		e.rows /= math.Pow(d, float64(bits.OnesCount64(j.nodes)-1))
+	}
+	others := 0
+	for _, o := range c.others {
+		if o&^set == 0 {
+			others++
+		}
+	}
+	e.frac = e.rows / largest
+	e = e.filtered(others)
 	c.memo[set], c.have[set] = e, true
 	return e
 }

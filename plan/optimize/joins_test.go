@@ -210,19 +210,16 @@ func TestMostSelectiveFirst(t *testing.T) {
 	}
 }
 
-// TestCrossLast: a relation no condition connects (d) is joined by a
-// cross product, placed by its cost: crossed with the 10 rows of a (50
-// rows) into the build side of b ⋈ c's key join, where joining it last
-// crosses the 1000 rows of b ⋈ a ⋈ c (C_out 6050 against 7000); the
-// producer's second cross product (c met a before b) is gone. Columns:
-// a d c b.
+// TestCrossLast: a relation no condition connects is joined last, by a
+// cross product, after the key joins; the producer's second cross
+// product (c met a before b) is gone. Columns: a d c b.
 func TestCrossLast(t *testing.T) {
 	f := newFixture(t)
 	r := f.crosses(func(x splan.Rel) []expr.Expression {
 		return []expr.Expression{f.eq(x, 4, 6), f.eq(x, 0, 6)} // c.k = b.k, a.k = b.k
 	}, "a", "d", "c", "b")
-	if s := shape(f.joins(r, sizes)); s != "P(J(J(b,c),X(a,d)))" {
-		t.Fatalf("shape %s, want b, c by keys, probing a crossed with d", s)
+	if s := shape(f.joins(r, sizes)); s != "P(X(J(J(b,a),c),d))" {
+		t.Fatalf("shape %s, want b, a, c by keys, d crossed last", s)
 	}
 }
 
