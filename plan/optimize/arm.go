@@ -2,8 +2,6 @@ package optimize
 
 import (
 	"slices"
-
-	splan "github.com/substrait-io/substrait-go/v8/plan"
 )
 
 // arm is a node's build side in order's greedy order: the node, joined
@@ -72,19 +70,11 @@ func usedNodes(used []bool) []int {
 	return out
 }
 
-// buildArm is a's tree: its node joined with each kid's tree in turn,
-// and the nodes of that tree in its column order.
-func (o *optimizer) buildArm(g *graph, rels []splan.Rel, a *arm) (splan.Rel, []int, error) {
-	rel, nodes := rels[a.node], []int{a.node}
+// tree is a's join order: its node joined with each kid's tree in turn.
+func (a *arm) tree() *jtree {
+	t := &jtree{node: a.node}
 	for _, k := range a.kids {
-		kr, kn, err := o.buildArm(g, rels, k)
-		if err != nil {
-			return nil, nil, err
-		}
-		if rel, err = o.join(g, rel, nodes, kr, kn); err != nil {
-			return nil, nil, err
-		}
-		nodes = append(nodes, kn...)
+		t = &jtree{l: t, r: k.tree()}
 	}
-	return rel, nodes, nil
+	return t
 }

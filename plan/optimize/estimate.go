@@ -55,9 +55,16 @@ func (e estimate) filtered(n int) estimate {
 }
 
 // keyJoin is the estimate of an inner join on a key of a and b: the
-// larger input keeps the smaller's fraction.
+// input over the larger table (rows/frac: its largest base table's rows)
+// keeps the other's fraction, as a foreign key from the larger table
+// meets the smaller table's key. Comparing tables, not the inputs' rows,
+// makes the estimate of several key joins Π frac × the largest table's
+// rows, in whatever order they are joined (coster, cost.go), and keeps
+// a heavily filtered fact table's rows (10 of a million against an
+// unfiltered 100-row dimension: 10 rows, where the larger input's 100
+// keeping the fact table's fraction would be 0.001).
 func keyJoin(a, b estimate) estimate {
-	if b.rows > a.rows {
+	if b.rows/b.frac > a.rows/a.frac {
 		a, b = b, a
 	}
 	return estimate{rows: a.rows * b.frac, frac: a.frac * b.frac, guessed: a.guessed || b.guessed}

@@ -8,17 +8,12 @@ import (
 	splan "github.com/substrait-io/substrait-go/v8/plan"
 )
 
-// order rebuilds g's tree greedily (package doc): the largest node is the
-// probe side; then, while nodes remain, the one joined to the tree by an
-// equality, else by another condition, else by nothing; among those the
-// most selective (the smallest fraction of its tables' rows its filters
-// keep: a key join keeps that fraction of the probe rows), then the
-// smallest, then the first in the original order. A node joined by an
-// equality comes with its arm (arm.go): the filtered nodes hanging off it
-// alone, joined into its build side first. Each join's condition is the
-// conjuncts not yet placed whose nodes the join covers. A projection puts
-// the columns back in the original order; the conjuncts that stay above
-// filter its output.
+// order rebuilds g's tree: its nodes filtered by their own conjuncts,
+// joined in the order dpccp finds cheapest (dpccp.go) when the region
+// has at most dpLimit nodes and that order costs less than greedy's,
+// else in greedy's order; then a projection
+// puts the columns back in the original order, and the conjuncts that
+// stay above filter its output.
 func (o *optimizer) order(g *graph) (splan.Rel, error) {
 	rels := make([]splan.Rel, len(g.nodes))
 	ests := make([]estimate, len(g.nodes))
@@ -29,17 +24,68 @@ func (o *optimizer) order(g *graph) (splan.Rel, error) {
 		}
 		ests[i] = o.est.rows(rels[i])
 	}
+	t := greedy(g, ests)
+	if len(g.nodes) <= dpLimit {
+		t = cheaper(g, ests, t)
+	}
+	tree, order, err := o.build(g, rels, t)
+	if err != nil {
+		return nil, err
+	}
+	return o.restore(g, tree, order)
+}
+
+// jtree is a join order: a leaf is one node of the graph; a join has
+// its probe side l and its build side r.
+type jtree struct {
+	node int
+	l, r *jtree
+}
+
+// leaf reports whether t is one node.
+func (t *jtree) leaf() bool { return t.l == nil }
+
+// build is t's relation and its nodes in column order: each join's
+// condition is the conjuncts not yet placed that it covers (the lowest
+// join that has every node a conjunct reads), a cross product when none.
+func (o *optimizer) build(g *graph, rels []splan.Rel, t *jtree) (splan.Rel, []int, error) {
+	if t.leaf() {
+		return rels[t.node], []int{t.node}, nil
+	}
+	l, ln, err := o.build(g, rels, t.l)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, rn, err := o.build(g, rels, t.r)
+	if err != nil {
+		return nil, nil, err
+	}
+	if l, err = o.join(g, l, ln, r, rn); err != nil {
+		return nil, nil, err
+	}
+	return l, append(ln, rn...), nil
+}
+
+// greedy is the order for regions over dpLimit nodes (package doc): the
+// largest node is the probe side; then, while nodes remain, the one
+// joined to the tree by an equality, else by another condition, else by
+// nothing; among those the most selective (the smallest fraction of its
+// tables' rows its filters keep: a key join keeps that fraction of the
+// probe rows), then the smallest, then the first in the original order.
+// A node joined by an equality comes with its arm (arm.go): the filtered
+// nodes hanging off it alone, joined into its build side first.
+func greedy(g *graph, ests []estimate) *jtree {
 	first := 0
 	for i := range g.nodes {
 		if ests[i].rows > ests[first].rows {
 			first = i
 		}
 	}
-	order := []int{first}
 	used := make([]bool, len(g.nodes))
 	used[first] = true
-	tree := rels[first]
-	for len(order) < len(g.nodes) {
+	done := 1
+	tree := &jtree{node: first}
+	for done < len(g.nodes) {
 		var next *arm
 		connected := 0
 		for i := range g.nodes {
@@ -48,7 +94,7 @@ func (o *optimizer) order(g *graph) (splan.Rel, error) {
 			}
 			c := 0 // 2: an equality with the tree, 1: another condition
 			for _, cd := range g.conds {
-				if cd.placed || !slices.Contains(cd.nodes, i) || !covered(cd.nodes, used, i) {
+				if !slices.Contains(cd.nodes, i) || !covered(cd.nodes, used, i) {
 					continue
 				}
 				if cd.equi {
@@ -70,19 +116,13 @@ func (o *optimizer) order(g *graph) (splan.Rel, error) {
 				}
 			}
 		}
-		r, nodes, err := o.buildArm(g, rels, next)
-		if err != nil {
-			return nil, err
-		}
-		if tree, err = o.join(g, tree, order, r, nodes); err != nil {
-			return nil, err
-		}
-		order = append(order, nodes...)
-		for _, i := range nodes {
+		tree = &jtree{l: tree, r: next.tree()}
+		for _, i := range next.members() {
 			used[i] = true
+			done++
 		}
 	}
-	return o.restore(g, tree, order)
+	return tree
 }
 
 // covered reports whether every node of set is used or is i.

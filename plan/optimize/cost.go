@@ -1,0 +1,200 @@
+package optimize
+
+import (
+	"math"
+	"math/bits"
+
+	"github.com/substrait-io/substrait-go/v8/expr"
+)
+
+// coster estimates a set of a region's nodes joined, and the cost of a
+// join order, for dpccp (dpccp.go) and for comparing its order with
+// greedy's. Sets are bitmasks over the nodes in local order: bit k is
+// node nodes[k].
+//
+// A set's estimate is one number whatever the order its nodes are joined
+// in, so that dynamic programming may keep one plan per set: with a cost
+// that adds each join's output (C_out) and an estimate that does not
+// depend on the split, the cheapest plan of a set is built from the
+// cheapest plans of its two halves. It is the product of the nodes'
+// estimated rows, divided per equivalence class of the equalities
+// (PostgreSQL's EquivalenceClass: columns the equalities make equal, as
+// a.x = b.y AND b.y = c.z) by its domain once for each further node of
+// the set it joins: the domain is the rows of the smallest table whose
+// column is in the class (the key side of a foreign key, as keyJoin
+// assumes: an equality keeps the larger table's rows), so two columns
+// that both refer to a third, smaller table's key meet as many-to-many
+// (TPC-H Q5's customer and supplier on their nation: 25 values, not the
+// supplier's 10,000 keys). Where the classes that join the same nodes
+// are several (a composite key: lineitem to partsupp on partkey and
+// suppkey), their domains' product is bounded by the smallest of those
+// tables, whose rows the composite key identifies. Each other conjunct
+// inside the set keeps filterKeeps. For joins on foreign keys alone
+// (chains, stars) this is the estimate keyJoin gives any tree of the
+// set.
+type coster struct {
+	ests    []estimate // per local node
+	tables  []float64  // per local node, its largest table's rows (rows/frac)
+	classes []class
+	others  []uint64 // the other join conjuncts' sets of nodes
+	// memo is each set's estimate once computed (have).
+	memo []estimate
+	have []bool
+}
+
+// class is an equivalence class of the equalities: the nodes holding one
+// of its columns, and its domain.
+type class struct {
+	nodes  uint64
+	domain float64
+}
+
+// newCoster is the coster of g's nodes in local order nodes (global index
+// per local position; at most dpLimit of them), with their estimates
+// ests (by global index).
+func newCoster(g *graph, ests []estimate, nodes []int) *coster {
+	local := make([]int, len(g.nodes))
+	n := len(nodes)
+	c := &coster{ests: make([]estimate, n), tables: make([]float64, n), memo: make([]estimate, 1<<n), have: make([]bool, 1<<n)}
+	for k, i := range nodes {
+		local[i] = k
+		c.ests[k] = ests[i]
+		c.tables[k] = ests[i].rows / ests[i].frac
+	}
+	// Union-find over the region's columns; an equality whose sides are
+	// not one column each is a class of its own (pairs).
+	parent := map[int]int{}
+	find := func(x int) int {
+		if _, ok := parent[x]; !ok {
+			parent[x] = x
+		}
+		for parent[x] != x {
+			parent[x] = parent[parent[x]]
+			x = parent[x]
+		}
+		return x
+	}
+	var pairs []uint64
+	for _, cd := range g.conds {
+		var set uint64
+		for _, i := range cd.nodes {
+			set |= 1 << local[i]
+		}
+		if !cd.equi {
+			c.others = append(c.others, set)
+			continue
+		}
+		if a, b, ok := equiColumns(cd.e); ok {
+			parent[find(a)] = find(b)
+			continue
+		}
+		pairs = append(pairs, set)
+	}
+	byRoot := map[int]uint64{}
+	for col := range parent {
+		byRoot[find(col)] |= 1 << local[g.owner(col)]
+	}
+	for _, set := range byRoot {
+		pairs = append(pairs, set)
+	}
+	for _, set := range pairs {
+		if bits.OnesCount64(set) < 2 {
+			continue
+		}
+		c.classes = append(c.classes, class{nodes: set, domain: c.smallest(set)})
+	}
+	return c
+}
+
+// smallest is the rows of the smallest table of the nodes in set.
+func (c *coster) smallest(set uint64) float64 {
+	d := math.Inf(1)
+	for s := set; s != 0; s &= s - 1 {
+		d = min(d, c.tables[bits.TrailingZeros64(s)])
+	}
+	return d
+}
+
+// equiColumns is the column each side of the equality e reads, when each
+// reads one.
+func equiColumns(e expr.Expression) (a, b int, ok bool) {
+	f, isFn := e.(*expr.ScalarFunction)
+	if !isFn || f.NArgs() != 2 {
+		return 0, 0, false
+	}
+	var cols [2]int
+	for i := range 2 {
+		x, isExpr := f.Arg(i).(expr.Expression)
+		if !isExpr {
+			return 0, 0, false
+		}
+		n := 0
+		if !columns(x, func(c int) { cols[i] = c; n++ }) || n != 1 {
+			return 0, 0, false
+		}
+	}
+	return cols[0], cols[1], true
+}
+
+// card is the estimate of the nodes of set joined (see coster).
+func (c *coster) card(set uint64) estimate {
+	if c.have[set] {
+		return c.memo[set]
+	}
+	e := estimate{rows: 1, frac: 1}
+	largest := 0.0
+	for s := set; s != 0; s &= s - 1 {
+		x := c.ests[bits.TrailingZeros64(s)]
+		e.rows *= x.rows
+		e.guessed = e.guessed || x.guessed
+		largest = max(largest, x.rows/x.frac)
+	}
+	// The classes joining the same nodes of set, together.
+	type join struct {
+		nodes  uint64
+		domain float64
+	}
+	var joins []join
+	for _, cl := range c.classes {
+		in := cl.nodes & set
+		if bits.OnesCount64(in) < 2 {
+			continue
+		}
+		found := false
+		for i := range joins {
+			if joins[i].nodes == in {
+				joins[i].domain *= cl.domain
+				found = true
+			}
+		}
+		if !found {
+			joins = append(joins, join{nodes: in, domain: cl.domain})
+		}
+	}
+	for _, j := range joins {
+		d := min(j.domain, c.smallest(j.nodes))
+		e.rows /= math.Pow(d, float64(bits.OnesCount64(j.nodes)-1))
+	}
+	others := 0
+	for _, o := range c.others {
+		if o&^set == 0 {
+			others++
+		}
+	}
+	e.frac = e.rows / largest
+	e = e.filtered(others)
+	c.memo[set], c.have[set] = e, true
+	return e
+}
+
+// cost is t's C_out: the sum of its joins' estimated output rows (a
+// leaf costs nothing), and t's set of local nodes; local maps a graph
+// node to its local position.
+func (c *coster) cost(t *jtree, local []int) (float64, uint64) {
+	if t.leaf() {
+		return 0, 1 << local[t.node]
+	}
+	lc, ls := c.cost(t.l, local)
+	rc, rs := c.cost(t.r, local)
+	return lc + rc + c.card(ls|rs).rows, ls | rs
+}
