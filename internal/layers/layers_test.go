@@ -21,7 +21,7 @@ const module = "github.com/stablerow/stablerow"
 // are not listed.)
 var rows = [][]string{
 	{"errkind"},
-	{"progress", "value", "internal/radix", "internal/taskjson", "internal/suggest", "internal/arrowtest",
+	{"progress", "value", "table/encoding", "internal/radix", "internal/taskjson", "internal/suggest", "internal/arrowtest",
 		"internal/deepsql", "internal/fuzzseed", "internal/layers", "exec/memlimit", "exec/priority",
 		"cmd/stablerow/internal/gcstart"},
 	{"rowmap", "table/store", "table/rowid", "table/deletion", "cmd/stablerow/internal/warm"},
