@@ -153,26 +153,7 @@ func (p *provider) prefixScan(columns []int, m *table.IndexMeta, eq [][]any, rng
 		}
 	}
 	desc := fmt.Sprintf("btree %s(%s) %s, %d prefix(es)", m.Name, strings.Join(cols, ", "), strings.Join(what, " AND "), len(prefixes))
-	if n := r.Transitions(); n > 0 {
-		desc += fmt.Sprintf(", addresses remapped through %d rewrite(s)", n)
-	}
-	scan, err := exec.NewIndexScanExec(p.t, names, lookup, desc)
-	if err != nil {
-		return nil, false, err
-	}
-	uncovered := r.Uncovered()
-	if len(uncovered) == 0 {
-		return scan, true, nil
-	}
-	rest, err := exec.NewScanExec(p.t, names, uncovered)
-	if err != nil {
-		return nil, false, err
-	}
-	u, err := exec.NewUnionExec(scan, rest)
-	if err != nil {
-		return nil, false, err
-	}
-	return u, true, nil
+	return indexScan(p.t, names, r, lookup, desc)
 }
 
 func rangeText(r *btree.Range) string {

@@ -12,6 +12,7 @@ import (
 	"github.com/stablerow/stablerow/access"
 	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/plan"
+	"github.com/stablerow/stablerow/table"
 )
 
 // ScanWhereIn answers `key IN (values)` with a BTree on the key column:
@@ -40,9 +41,15 @@ func (p *provider) ScanWhereIn(columns []int, key int, values []any) (exec.Node,
 	for i, c := range columns {
 		names[i] = p.t.Schema().Field(c).Name
 	}
-	t := p.t
 	lookup := func(ctx context.Context) ([]uint64, error) { return r.SearchIn(ctx, keys) }
-	desc := fmt.Sprintf("btree %s(%s) IN %d values", meta.Name, col, len(values))
+	return indexScan(p.t, names, r, lookup, fmt.Sprintf("btree %s(%s) IN %d values", meta.Name, col, len(values)))
+}
+
+// indexScan is the plan of an index lookup over t: an IndexScanExec of
+// lookup's addresses (desc names the lookup; the rewrites its addresses
+// are remapped through are added), unioned with a scan of the fragments
+// the index does not cover yet, so the answer is the whole table's.
+func indexScan(t *table.Table, names []string, r *access.Resolver, lookup func(context.Context) ([]uint64, error), desc string) (exec.Node, bool, error) {
 	if n := r.Transitions(); n > 0 {
 		desc += fmt.Sprintf(", addresses remapped through %d rewrite(s)", n)
 	}

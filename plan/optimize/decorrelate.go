@@ -388,33 +388,11 @@ var (
 // LEFT SEMI or LEFT ANTI join, so the width stays w.
 func (u *unnester) setJoin(cur *substraitpb.Rel, w int, sq *substraitpb.Expression_Subquery, negated bool, path string) (*substraitpb.Rel, error) {
 	path += ".subquery"
-	var (
-		s       *substraitpb.Rel
-		xs      []*substraitpb.Expression // the outer operands (IN's needles)
-		fn      string                    // their comparison with the subquery's columns
-		all     bool                      // ALL rather than ANY
-		subPath string
-	)
-	switch t := sq.GetSubqueryType().(type) {
-	case *substraitpb.Expression_Subquery_SetPredicate_:
-		if t.SetPredicate.GetPredicateOp() != substraitpb.Expression_Subquery_SetPredicate_PREDICATE_OP_EXISTS {
-			return nil, unsupportedAt("expression", path, "set predicate %s", t.SetPredicate.GetPredicateOp())
-		}
-		s, subPath = t.SetPredicate.GetTuples(), path+".set_predicate.tuples"
-	case *substraitpb.Expression_Subquery_InPredicate_:
-		s, subPath = t.InPredicate.GetHaystack(), path+".in_predicate.haystack"
-		xs, fn = t.InPredicate.GetNeedles(), "equal"
-	case *substraitpb.Expression_Subquery_SetComparison_:
-		c := t.SetComparison
-		s, subPath = c.GetRight(), path+".set_comparison.right"
-		xs, fn = []*substraitpb.Expression{c.GetLeft()}, cmpFuncs[c.GetComparisonOp()]
-		all = c.GetReductionOp() == substraitpb.Expression_Subquery_SetComparison_REDUCTION_OP_ALL
+	set, err := setSubqueryOf(sq, path)
+	if err != nil {
+		return nil, err
 	}
-	for i, x := range xs {
-		if hasSubquery(x) {
-			return nil, unsupportedAt("expression", fmt.Sprintf("%s: operand %d", path, i), "subquery in the operand of a subquery predicate")
-		}
-	}
+	s, xs, fn, all, subPath := set.rel, set.xs, set.fn, set.all, set.path
 	_, exists := sq.GetSubqueryType().(*substraitpb.Expression_Subquery_SetPredicate_)
 	subplan := keptAsSubPlan(exists, negated, all, correlated(s), xs) // subplanjoin.go
 	right, conds, cols, err := u.side(s, w, subPath)

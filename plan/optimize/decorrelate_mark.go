@@ -1,8 +1,6 @@
 package optimize
 
 import (
-	"fmt"
-
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
 	"google.golang.org/protobuf/proto"
 )
@@ -46,40 +44,13 @@ import (
 // LEFT MARK join, the subquery's value over it, and its width (w+1).
 func (u *unnester) markJoin(cur *substraitpb.Rel, w int, sq *substraitpb.Expression_Subquery, path string) (*substraitpb.Rel, *substraitpb.Expression, int, error) {
 	path += ".subquery"
-	var (
-		s       *substraitpb.Rel
-		xs      []*substraitpb.Expression // the outer operands
-		fn      string                    // their comparison with the subquery's columns
-		all     bool
-		subPath string
-	)
-	switch t := sq.GetSubqueryType().(type) {
-	case *substraitpb.Expression_Subquery_SetPredicate_:
-		if t.SetPredicate.GetPredicateOp() != substraitpb.Expression_Subquery_SetPredicate_PREDICATE_OP_EXISTS {
-			return nil, nil, 0, unsupportedAt("expression", path, "set predicate %s", t.SetPredicate.GetPredicateOp())
-		}
-		s, subPath = t.SetPredicate.GetTuples(), path+".set_predicate.tuples"
-	case *substraitpb.Expression_Subquery_InPredicate_:
-		s, subPath = t.InPredicate.GetHaystack(), path+".in_predicate.haystack"
-		xs, fn = t.InPredicate.GetNeedles(), "equal"
-	case *substraitpb.Expression_Subquery_SetComparison_:
-		c := t.SetComparison
-		s, subPath = c.GetRight(), path+".set_comparison.right"
-		xs, fn = []*substraitpb.Expression{c.GetLeft()}, cmpFuncs[c.GetComparisonOp()]
-		all = c.GetReductionOp() == substraitpb.Expression_Subquery_SetComparison_REDUCTION_OP_ALL
-		if fn == "" {
-			return nil, nil, 0, unsupportedAt("expression", path, "set comparison op %s", c.GetComparisonOp())
-		}
-		if all {
-			fn = cmpNegated[fn]
-		}
-	default:
-		return nil, nil, 0, unsupportedAt("expression", path, "subquery type %T", t)
+	set, err := setSubqueryOf(sq, path)
+	if err != nil {
+		return nil, nil, 0, err
 	}
-	for i, x := range xs {
-		if hasSubquery(x) {
-			return nil, nil, 0, unsupportedAt("expression", fmt.Sprintf("%s: operand %d", path, i), "subquery in the operand of a subquery predicate")
-		}
+	s, xs, fn, all, subPath := set.rel, set.xs, set.fn, set.all, set.path
+	if all {
+		fn = cmpNegated[fn]
 	}
 	right, corr, cols, err := u.side(s, w, subPath)
 	if err != nil {
