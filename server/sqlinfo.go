@@ -87,10 +87,11 @@ var sqlInfo = map[flightsql.SqlInfo]any{
 	flightsql.SqlInfoSupportedPositionedCommands:          int32(0),
 	flightsql.SqlInfoSelectForUpdateSupported:             false,
 	flightsql.SqlInfoStoredProceduresSupported:            false,
-	// Quantified comparisons (> ANY, >= ALL) are not planned: only their
-	// IN and NOT IN forms (= ANY, <> ALL) are.
+	// Quantified comparisons (> ANY, >= ALL) plan as mark or semi/anti
+	// joins with PostgreSQL's NULL rules, as IN and EXISTS do.
 	flightsql.SqlInfoSupportedSubqueries: bits(pb.SqlSupportedSubqueries_SQL_SUBQUERIES_IN_COMPARISONS,
-		pb.SqlSupportedSubqueries_SQL_SUBQUERIES_IN_EXISTS, pb.SqlSupportedSubqueries_SQL_SUBQUERIES_IN_INS),
+		pb.SqlSupportedSubqueries_SQL_SUBQUERIES_IN_EXISTS, pb.SqlSupportedSubqueries_SQL_SUBQUERIES_IN_INS,
+		pb.SqlSupportedSubqueries_SQL_SUBQUERIES_IN_QUANTIFIEDS),
 	flightsql.SqlInfoCorrelatedSubqueriesSupported:        true,
 	flightsql.SqlInfoSupportedUnions:                      bits(pb.SqlSupportedUnions_SQL_UNION, pb.SqlSupportedUnions_SQL_UNION_ALL),
 	flightsql.SqlInfoTransactionsSupported:                true,
