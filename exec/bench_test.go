@@ -10,6 +10,7 @@ import (
 	"github.com/stablerow/stablerow/internal/arrowtest"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/exec/exectest"
 )
@@ -72,17 +73,7 @@ func BenchmarkHashJoin(b *testing.B) {
 	defer l.Release()
 	defer rr.Release()
 	j, _ := exec.NewHashJoinExec(l, rr, []int{0}, []int{0}, exec.JoinInner)
-	b.ResetTimer()
-	for b.Loop() {
-		s, _ := j.Execute(b.Context(), &exec.TaskContext{Mem: mem, BatchSize: 8192})
-		out, err := exec.Collect(b.Context(), s)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, o := range out {
-			o.Release()
-		}
-	}
+	runDrained(b, mem, j)
 }
 
 func BenchmarkSort(b *testing.B) {
@@ -93,17 +84,7 @@ func BenchmarkSort(b *testing.B) {
 	bt.Release()
 	defer v.Release()
 	s0, _ := exec.NewSortExec(v, []exec.SortKey{{Column: 0}})
-	b.ResetTimer()
-	for b.Loop() {
-		s, _ := s0.Execute(b.Context(), &exec.TaskContext{Mem: mem, BatchSize: 8192})
-		out, err := exec.Collect(b.Context(), s)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, o := range out {
-			o.Release()
-		}
-	}
+	runDrained(b, mem, s0)
 }
 
 // BenchmarkSortWindowKeys sorts 1M rows by two integer keys as a window
@@ -122,9 +103,15 @@ func BenchmarkSortWindowKeys(b *testing.B) {
 	bt.Release()
 	defer v.Release()
 	s0, _ := exec.NewSortExec(v, []exec.SortKey{{Column: 0}, {Column: 1}})
+	runDrained(b, mem, s0)
+}
+
+// runDrained times n's whole execution per iteration, its output
+// collected and released, at batches of 8192.
+func runDrained(b *testing.B, mem memory.Allocator, n exec.Node) {
 	b.ResetTimer()
 	for b.Loop() {
-		s, _ := s0.Execute(b.Context(), &exec.TaskContext{Mem: mem, BatchSize: 8192})
+		s, _ := n.Execute(b.Context(), &exec.TaskContext{Mem: mem, BatchSize: 8192})
 		out, err := exec.Collect(b.Context(), s)
 		if err != nil {
 			b.Fatal(err)
