@@ -42,7 +42,8 @@ const (
 // canonicalQual is the qual n over scope sc with canonicalize_qual's
 // rules applied to its folded arms. n is returned as it is unless they
 // change it. Before an arm is dropped, what PostgreSQL would have raised
-// analysing or folding it raises (raiseDropped).
+// analysing its subqueries (analyzeDropped) or folding it raises
+// (raiseDropped).
 // The arms of an AND made FALSE that hold a subquery stay beside the
 // FALSE: whereSubqueries plans (or drops) them as PostgreSQL does.
 func (l *lowerer) canonicalQual(n *pg_query.Node, sc *scope, ctx string) (*pg_query.Node, error) {
@@ -53,6 +54,9 @@ func (l *lowerer) canonicalQual(n *pg_query.Node, sc *scope, ctx string) (*pg_qu
 	out, _ := c.walk(n, true)
 	if !c.changed {
 		return n, nil
+	}
+	if err := l.analyzeDropped(n, out, sc); err != nil { // analyze.go
+		return nil, err
 	}
 	if err := c.raiseDropped(n); err != nil {
 		return nil, err

@@ -172,3 +172,32 @@ func TestBetweenArmsAreQualArms(t *testing.T) {
 	_, err := Parse("SELECT a.id FROM t AS a WHERE "+sub+" AND a.id BETWEEN 0 AND 5", testCatalog)
 	assert.ErrorIs(t, err, sqlvalue.ErrOutOfRange)
 }
+
+// TestDroppedSubqueriesAreAnalysed: a subquery that a folded qual drops,
+// however deep in its ANDs and ORs, is analysed as PostgreSQL's parser
+// analyses it, so max(boolean) raises (an OR's arm made FALSE, an EXISTS
+// under an OR beside a FALSE conjunct: each failed before, found auditing
+// seed 20261230 case 302920), while an error of evaluating its constants
+// does not, and neither does a subquery that analyses.
+func TestDroppedSubqueriesAreAnalysed(t *testing.T) {
+	for _, sql := range []string{
+		"SELECT a.id FROM t AS a, t AS b WHERE a.id = b.id AND (FALSE AND a.id > 0) AND (((SELECT max(TRUE) FROM u AS s WHERE s.id = b.id) OR TRUE) AND a.id <> b.id)",
+		"SELECT a.id FROM t AS a WHERE FALSE AND (((SELECT max(TRUE) FROM u AS s) OR TRUE) AND a.id > 0)",
+		"SELECT a.id FROM t AS a WHERE FALSE AND ((EXISTS (SELECT max(TRUE) FROM u AS s WHERE s.id = a.id) OR TRUE) AND a.id > 0)",
+		"SELECT a.id FROM t AS a WHERE FALSE AND (((SELECT max(s.nosuch) FROM u AS s) > 0 OR TRUE) AND a.id > 0)",
+		"SELECT a.id FROM t AS a WHERE a.id > 0 OR (FALSE AND (SELECT max(TRUE) FROM u AS s))",
+		"SELECT a.id FROM t AS a WHERE a.id > 0 OR ((SELECT max(TRUE) FROM u AS s WHERE s.id = a.id) AND NULL)",
+		"SELECT a.id FROM t AS a JOIN u AS b ON a.id = b.id AND (FALSE AND EXISTS (SELECT max(TRUE) FROM u AS s))",
+	} {
+		_, err := Parse(sql, testCatalog)
+		assert.True(t, isAnalysisError(err), "%s: %v", sql, err)
+	}
+	for _, sql := range []string{
+		"SELECT a.id FROM t AS a WHERE FALSE AND (((SELECT max(s.id / 0) FROM u AS s WHERE s.id = a.id) > 0 OR TRUE) AND a.id > 0)",
+		"SELECT a.id FROM t AS a WHERE FALSE AND (((SELECT max(1 / 0) FROM u AS s) > 0 OR TRUE) AND a.id > 0)",
+		"SELECT a.id FROM t AS a WHERE FALSE AND (((SELECT max(s.id) FROM u AS s WHERE s.id = a.id) > 0 OR TRUE) AND a.id > 0)",
+	} {
+		_, err := Parse(sql, testCatalog)
+		assert.NoError(t, err, sql)
+	}
+}

@@ -289,6 +289,16 @@ func (l *lowerer) whereSubqueries(rel plan.Rel, sc *scope, where *pg_query.Node)
 				_, err = l.scalarExpr(sl, &scratch)
 			}
 		}
+		// The EXISTS, IN, ANY and ALL subqueries inside the other
+		// conjuncts (under an OR, a NOT, a CASE) are analysed too
+		// (analyze.go; seed 20261230 case 302920).
+		for _, sl := range subLinks(andNode(rest)) {
+			if err == nil && sl.SubLinkType != pg_query.SubLinkType_EXPR_SUBLINK {
+				if aerr := l.analyzeSubLink(sl, &scratch); isAnalysisError(aerr) {
+					err = aerr
+				}
+			}
+		}
 		if err != nil && !errors.Is(err, sqlvalue.ErrOutOfRange) && !errors.Is(err, sqlvalue.ErrDivisionByZero) {
 			return nil, nil, err
 		}
