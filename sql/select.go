@@ -41,7 +41,6 @@ func (l *lowerer) selectShape(s *pg_query.SelectStmt) error {
 		{s.IntoClause != nil, "SELECT INTO"},
 		{len(s.LockingClause) > 0, "FOR UPDATE/SHARE"},
 		{s.LimitOption == pg_query.LimitOption_LIMIT_OPTION_WITH_TIES, "FETCH ... WITH TIES"},
-		{len(s.ValuesLists) > 0, "VALUES outside INSERT"},
 	}
 	for _, c := range checks {
 		if c.bad {
@@ -69,6 +68,9 @@ func (l *lowerer) selectStmt(s *pg_query.SelectStmt, want []kind) (plan.Rel, []s
 	}
 	if s.Op != pg_query.SetOperation_SETOP_NONE && s.Op != pg_query.SetOperation_SET_OPERATION_UNDEFINED {
 		return l.setOperation(s, want) // setop.go
+	}
+	if len(s.ValuesLists) > 0 {
+		return l.valuesQuery(s) // values.go
 	}
 	if err := l.selectShape(s); err != nil {
 		return nil, nil, err

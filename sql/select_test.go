@@ -320,3 +320,42 @@ func decText(t *testing.T, v any) string {
 	require.True(t, ok, "not a numeric literal: %#v", v)
 	return sqlvalue.FormatDecimal(d.v, d.s)
 }
+
+// TestValuesQuery: a VALUES list is a query wherever a SELECT stands (it
+// was refused as "VALUES outside INSERT"): each column typed as the common
+// type of its items, named column1... unless an alias names it; a list of
+// another length, DEFAULT and an aggregate are refused with PostgreSQL's
+// messages; a constant that raises raises while planning.
+func TestValuesQuery(t *testing.T) {
+	for _, q := range []string{
+		"SELECT * FROM (VALUES (1, 'a'), (2, 'b')) AS v(k, s) ORDER BY k",
+		"VALUES (1), (2) ORDER BY 1 DESC LIMIT 1",
+		"VALUES (1) UNION ALL VALUES (2)",
+		"WITH w(a) AS (VALUES (10), (20)) SELECT sum(a) FROM w",
+		"SELECT id FROM t WHERE id IN (VALUES (1), (2))",
+	} {
+		_, err := Parse(q, testCatalog)
+		require.NoError(t, err, q)
+	}
+	st := parseOne(t, "SELECT * FROM (VALUES (1, 'a'), (2.5, NULL)) AS v")
+	q, ok := st.(*Query)
+	require.True(t, ok)
+	names := q.Plan.Relations[0].GetRoot().Names
+	assert.Equal(t, []string{"column1", "column2"}, names)
+	for _, c := range []struct {
+		q    string
+		want error
+		msg  string
+	}{
+		{"SELECT * FROM (VALUES (1, 2), (3)) AS v", ErrInvalid, "VALUES lists must all be the same length"},
+		{"VALUES (DEFAULT)", ErrInvalid, "DEFAULT is not allowed in this context"},
+		{"SELECT * FROM (VALUES (count(*))) AS v", ErrInvalid, "aggregate functions are not allowed in VALUES"},
+		{"SELECT * FROM (VALUES (1 / 0)) AS v WHERE FALSE", sqlvalue.ErrDivisionByZero, "division by zero"},
+	} {
+		_, err := Parse(c.q, testCatalog)
+		assert.ErrorIs(t, err, c.want, c.q)
+		if err != nil {
+			assert.Contains(t, err.Error(), c.msg, c.q)
+		}
+	}
+}
