@@ -253,3 +253,22 @@ func TestCharCallsFold(t *testing.T) {
 	_, err := Parse("SELECT CAST(CAST(nullif(CAST('abc ' AS CHAR(4)), CAST('héllo' AS CHAR(4))) AS TEXT) AS DOUBLE PRECISION) FROM t WHERE FALSE", testCatalog)
 	assert.ErrorIs(t, err, sqlvalue.ErrInvalidArgument)
 }
+
+// TestCharResultsTakeLiterals: character(n) results beside string
+// literals meet at character(n), as select_common_type skips the
+// unknown-typed literals (difftest/regressions/bpchar_untyped_results.slt:
+// the CASE then compares as bpchar); a literal longer than n, or a typed
+// text arm, makes the result text.
+func TestCharResultsTakeLiterals(t *testing.T) {
+	for _, c := range []struct{ sql, want string }{
+		{"SELECT CASE WHEN id > 0 THEN CAST('a' AS CHAR(3)) ELSE 'bb ' END FROM t", "fchar"},
+		{"SELECT coalesce(CAST(NULL AS CHAR(3)), 'z', NULL) FROM t", "fchar"},
+		{"SELECT CASE WHEN id > 0 THEN CAST('a' AS CHAR(3)) ELSE 'bbbb' END FROM t", "str"},
+		{"SELECT CASE WHEN id > 0 THEN CAST('a' AS CHAR(3)) ELSE name END FROM t", "str"},
+		{"SELECT CASE WHEN id > 0 THEN 'a' ELSE 'bb ' END FROM t", "str"},
+	} {
+		_, root, _ := parseQuery(t, c.sql)
+		got := root.RecordType().Types()[0].ShortString()
+		assert.Equal(t, c.want, strings.TrimSuffix(got, "?"), c.sql)
+	}
+}

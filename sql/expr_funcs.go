@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
+	"unicode/utf8"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"github.com/stablerow/stablerow/internal/substraitfn"
@@ -532,16 +534,27 @@ func (l *lowerer) commonResults(vs []value, first int) ([]expr.Expression, kind,
 			return l.coerceAll(vs, k)
 		}
 	}
-	// Results all character(n) of one n (NULLs aside) stay character(n),
-	// blanks and all, as PostgreSQL's common type of bpchar inputs is
-	// bpchar (unify, for comparisons, meets strings at text).
+	// Results all character(n) of one n (NULLs and string literals aside)
+	// stay character(n), blanks and all, as PostgreSQL's common type of
+	// bpchar inputs is bpchar (unify, for comparisons, meets strings at
+	// text): select_common_type skips the unknown-typed literals, which
+	// then take that type, so CASE ... THEN c4 ELSE 'ab ' END = 'ab'
+	// compares as bpchar. PostgreSQL's result has no length (the arms'
+	// typmods differ), so a literal longer than n keeps its length there;
+	// a character(n) column cannot, and such a literal makes the result
+	// text, as before.
 	k := kindUnknown
 	for _, v := range vs {
 		switch {
-		case v.how == untypedNull:
+		case v.how == untypedNull, v.how == untypedString:
 		case v.how == typed && v.kind().id == idChar && (k == kindUnknown || k == v.kind()):
 			k = v.kind()
 		default:
+			return l.unifyAs(false, vs...)
+		}
+	}
+	for _, v := range vs {
+		if k == kindUnknown || v.how == untypedString && int32(utf8.RuneCountInString(strings.TrimRight(v.str, " "))) > k.n {
 			return l.unifyAs(false, vs...)
 		}
 	}
