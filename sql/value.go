@@ -213,9 +213,22 @@ func (l *lowerer) cast(e expr.Expression, k kind, explicit bool, loc int32) (exp
 		}
 	}
 	if explicit && (k.id == idChar || k.id == idVarchar && k.n > 0) {
-		// Substrait's cast has no truncating mode; the plan's cast to
-		// varchar(n) is the assignment one.
-		return nil, fmt.Errorf("%w: explicit cast of a non-constant to %s%s", ErrUnsupported, k, l.src.at(loc))
+		// PostgreSQL's explicit cast to varchar(n) or char(n) truncates
+		// to n characters (varchar and bpchar with isExplicit); Substrait's
+		// cast has no truncating mode, and the plan's cast is the
+		// assignment one: so the first n characters of the value as
+		// text, which the assignment cast then always takes. A char(m)
+		// value's text has no trailing blanks, and truncating its padded
+		// form keeps the same characters.
+		text, err := l.cast(e, kindString, true, loc)
+		if err != nil {
+			return nil, err
+		}
+		cut, err := l.callOpts(urnString, "substring", loc, nil, text, expr.NewPrimitiveLiteral(int32(1), false), expr.NewPrimitiveLiteral(k.n, false))
+		if err != nil {
+			return nil, err
+		}
+		return &expr.Cast{Type: k.typ(nullable), Input: cut, FailureBehavior: types.BehaviorThrowException}, nil
 	}
 	return &expr.Cast{Type: k.typ(nullable), Input: e, FailureBehavior: types.BehaviorThrowException}, nil
 }
