@@ -210,7 +210,11 @@ func estimateCond(cond expr.Expression, cols []origin) error {
 						return err
 					}
 				}
-			case "equal", "not_equal", "lt", "lte", "gt", "gte", "like", "ilike":
+			case "equal", "not_equal", "lt", "lte", "gt", "gte", "like", "ilike",
+				// A DistinctExpr is estimated as its = operator
+				// (clause_selectivity: 1 - eqsel; seed 20261231 case
+				// 33922).
+				"is_distinct_from", "is_not_distinct_from":
 				if len(args) == 2 {
 					return estimateSides(args[0], args[1:], cols)
 				}

@@ -83,6 +83,9 @@ func TestEstimatedQualsRaiseWhilePlanning(t *testing.T) {
 		"SELECT 1 FROM t AS a WHERE a.id < 3 OR NOT (a.id + 1 >= " + bad + ")",
 		"SELECT 1 FROM t AS a LEFT JOIN t AS b ON a.id = " + bad,
 		"SELECT 1 FROM t AS a WHERE a.id = " + bad + " LIMIT 0",
+		// A DistinctExpr is estimated as = (seed 20261231 case 33922).
+		"SELECT 1 FROM t AS a WHERE " + bad + " IS NOT DISTINCT FROM a.id",
+		"SELECT 1 FROM t AS a WHERE a.id IS DISTINCT FROM " + bad,
 	} {
 		_, err := Parse(sql, testCatalog)
 		assert.ErrorIs(t, err, sqlvalue.ErrInvalidArgument, sql)
