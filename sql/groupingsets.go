@@ -335,6 +335,11 @@ func (l *lowerer) expandForSets(rel plan.Rel, w int, keys []expr.Expression, set
 		}
 		nulled[k] = ite
 	}
+	if len(nulled) == 0 {
+		// Only empty sets (GROUPING SETS ((), ())): no key to null,
+		// and Substrait's project takes at least one expression.
+		return joined, marker, gid, nil
+	}
 	out, err := l.b.Project(joined, nulled...)
 	if err != nil {
 		return nil, 0, 0, fmt.Errorf("%w: grouping sets: %w", ErrInvalid, err)

@@ -81,6 +81,18 @@ func TestGroupingSetsLowering(t *testing.T) {
 	}
 }
 
+// TestGroupingSetsOnlyEmpty: grouping sets that are all empty
+// (GROUPING SETS ((), ())) group by the set id alone: there is no key to
+// null, and the lowering built an empty projection, which Substrait
+// refuses ("must provide at least one expression").
+func TestGroupingSetsOnlyEmpty(t *testing.T) {
+	_, root, _ := parseQuery(t, "SELECT count(*) FROM t GROUP BY GROUPING SETS ((), ())")
+	agg, ok := root.(*plan.ProjectRel).Input().(*plan.AggregateRel)
+	require.True(t, ok)
+	require.Len(t, agg.GroupingReferences(), 1)
+	assert.Len(t, agg.GroupingReferences()[0], 1) // the set id
+}
+
 // TestGroupingSetsErrors: PostgreSQL's refusals, typed.
 func TestGroupingSetsErrors(t *testing.T) {
 	for _, c := range []struct {
