@@ -285,10 +285,16 @@ type Query struct {
 type CTE struct {
 	Name, Table string
 	Where       *Expr // over the table's columns as a.*; nil: none
+	// Values: read the table's rows as a VALUES list (genvalues.go).
+	Values *Table
 }
 
 func (c *CTE) SQL() string {
-	s := "WITH " + c.Name + " AS (SELECT DISTINCT * FROM " + c.Table + " AS a"
+	from := c.Table + " AS a"
+	if c.Values != nil {
+		from = valuesItem(c.Values)
+	}
+	s := "WITH " + c.Name + " AS (SELECT DISTINCT * FROM " + from
 	if c.Where != nil {
 		s += " WHERE " + c.Where.SQL()
 	}

@@ -97,7 +97,7 @@ func TestGeneratorDrawsNumericQuotients(t *testing.T) {
 // the left side of set operations, and the SQL names the CTE on both
 // sides of the join.
 func TestGeneratorDrawsSharedCTEs(t *testing.T) {
-	ctes, filtered, inSet := 0, 0, 0
+	ctes, filtered, inSet, values := 0, 0, 0, 0
 	for i := 0; i < 2000; i++ {
 		q := caseGen(1, i).Case().Query
 		if q.CTE == nil {
@@ -110,14 +110,19 @@ func TestGeneratorDrawsSharedCTEs(t *testing.T) {
 		if q.Set != nil {
 			inSet++
 		}
+		from := q.CTE.Table
+		if q.CTE.Values != nil { // genvalues.go: the table's rows as a VALUES list
+			values++
+			from = "(VALUES (CAST("
+		}
 		sql := q.SQL()
-		if !strings.HasPrefix(sql, "WITH "+q.CTE.Name+" AS (SELECT DISTINCT * FROM "+q.CTE.Table) ||
+		if !strings.HasPrefix(sql, "WITH "+q.CTE.Name+" AS (SELECT DISTINCT * FROM "+from) ||
 			!strings.Contains(sql, q.CTE.Name+" AS a") || !strings.Contains(sql, q.CTE.Name+" AS b") {
 			t.Fatalf("case %d: the CTE is not read by both sides: %s", i, sql)
 		}
 	}
-	if ctes < 20 || filtered < 5 || inSet < 1 {
-		t.Fatalf("2000 cases draw %d CTEs (%d filtered, %d in set operations), want at least 20, 5 and 1", ctes, filtered, inSet)
+	if ctes < 20 || filtered < 5 || inSet < 1 || values < 5 {
+		t.Fatalf("2000 cases draw %d CTEs (%d filtered, %d in set operations, %d over VALUES), want at least 20, 5, 1 and 5", ctes, filtered, inSet, values)
 	}
-	t.Logf("2000 cases: %d CTEs, %d filtered, %d in set operations", ctes, filtered, inSet)
+	t.Logf("2000 cases: %d CTEs, %d filtered, %d in set operations, %d over VALUES", ctes, filtered, inSet, values)
 }

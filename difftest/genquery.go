@@ -244,6 +244,7 @@ func (g *Gen) fromClause(q *Query, ts []*Table) (scope, bool) {
 			if g.p(0.6) {
 				c.Where = g.expr(tableScope(t0, "a"), TBool, 2, true)
 			}
+			valuesCTE(c, t0) // genvalues.go
 			q.CTE, q.From.T0, q.From.T1 = c, c.Name, c.Name
 		}
 	case k < 9:

@@ -141,6 +141,11 @@ func candidates(c *Case) []*Case {
 			c.Where, n.Query.CTE = nil, &c
 			return q.CTE.Where != nil
 		})
+		add(func(n *Case) bool { // the table in place of its VALUES
+			c := *q.CTE
+			c.Values, n.Query.CTE = nil, &c
+			return q.CTE.Values != nil
+		})
 	}
 	add(func(n *Case) bool { n.Query.Where = nil; return q.Where != nil })
 	add(func(n *Case) bool { n.Query.Limit = -1; return q.Limit >= 0 })
