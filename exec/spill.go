@@ -116,6 +116,10 @@ func BatchBytes(b arrow.RecordBatch) int64 {
 	return n
 }
 
+// ArrayBytes is the size of a's rows, as BatchBytes counts them (for the
+// operators outside exec that reserve by column: exec/window).
+func ArrayBytes(a arrow.Array) int64 { return arrayBytes(a) }
+
 func arrayBytes(a arrow.Array) int64 {
 	rows := int64(a.Len())
 	validity := (rows + 7) / 8
