@@ -114,6 +114,14 @@ func child(engineName, dir string, qi, threads int, mem string, w io.Writer) err
 		}
 		defer pprof.StopCPUProfile()
 	}
+	if path := os.Getenv("WINDOWBENCH_HEAPPROFILE"); path != "" {
+		h := startHeapPeak() // heapprof.go
+		defer func() {
+			if err := h.finish(path, os.Stderr); err != nil {
+				fmt.Fprintln(os.Stderr, "windowbench child:", err)
+			}
+		}()
+	}
 	start := time.Now()
 	row, err := s.row(context.Background(), q.sql)
 	if err != nil {
