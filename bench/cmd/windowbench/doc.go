@@ -19,7 +19,8 @@
 // query there (run with -reps 1 and one engine's interest in mind).
 // WINDOWBENCH_HEAPPROFILE=FILE makes a stablerow child write a heap
 // profile taken near its live heap's peak, and print that peak
-// (heapprof.go).
+// (heapprof.go). WINDOWBENCH_GCLIMIT=F sets stablerow's GC soft limit to
+// F times memory_limit instead of twice it.
 //
 //	windowbench -rows 10000000 -dir /tmp/windowbench -reps 5 -threads 2 -mem 1GB -out window.md
 package main
