@@ -86,9 +86,10 @@ func (s *SortExec) newStream(tc *TaskContext, in Stream) *sortStream {
 
 // sortStream is a state machine. Input batches are buffered under a
 // reservation of twice their size (the buffer and its sorted copy) plus
-// the sort's 8-byte index per row; when
+// the sort's scratch per row; when
 // the pool refuses, the buffer is sorted and spilled to an Arrow IPC file
-// as a run, and buffering starts again. Without runs the buffer is sorted
+// as a run, and buffering starts again (a batch that alone does not fit
+// is buffered in slices: sort_runs.go). Without runs the buffer is sorted
 // in memory; with runs, the runs and the sorted tail of the buffer are
 // merged k ways, streaming (spillmerge.go).
 //
@@ -109,12 +110,13 @@ type sortStream struct {
 	res   *memlimit.Reservation
 	buf   []arrow.RecordBatch // reading: buffered input
 	spill spillDir
-	runs  []string // spilled runs, in input order
+	runs  []sortRun // spilled runs, in input order (sort_runs.go)
 
-	sorted arrow.RecordBatch // emitting
-	off    int64
-	merge  *kwayMerge // merging
-	err    error      // the error that ended the stream, returned again
+	sorted    arrow.RecordBatch // emitting
+	off       int64
+	merge     *kwayMerge // merging
+	mergeRows int        // merging: rows per output batch (fewer than a batch when the limit asks)
+	err       error      // the error that ended the stream, returned again
 }
 
 type sortState int
@@ -195,7 +197,7 @@ func (s *sortStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			return s.n.metrics.Emit(out, start)
 		case sortMerging:
 			start := time.Now()
-			b, err := s.merge.next(ctx, s.tc.RowsPerBatch())
+			b, err := s.merge.next(ctx, s.mergeRows)
 			if errors.Is(err, io.EOF) {
 				s.state = sortDone
 				if err := s.release(); err != nil {
@@ -234,23 +236,9 @@ func (s *sortStream) read(ctx context.Context) error {
 			b.Release()
 			continue
 		}
-		// The batch, its sorted copy and its share of the sort's index.
-		need := 2*BatchBytes(b) + 8*b.NumRows()
-		if err := s.res.TryGrow(need); err != nil {
-			if len(s.buf) == 0 {
-				b.Release()
-				return fmt.Errorf("sort: %w", err) // one batch alone is over the limit
-			}
-			if err := s.spillBuffer(ctx); err != nil {
-				b.Release()
-				return err
-			}
-			if err := s.res.TryGrow(need); err != nil {
-				b.Release()
-				return fmt.Errorf("sort: %w", err)
-			}
+		if err := s.buffer(ctx, b); err != nil { // sort_runs.go
+			return err
 		}
-		s.buf = append(s.buf, b)
 	}
 	start := time.Now()
 	defer s.n.metrics.Since(start)
@@ -267,35 +255,23 @@ func (s *sortStream) read(ctx context.Context) error {
 			return err
 		}
 	}
+	if tail != nil {
+		// Sorted: the copy and the scratch are gone, the rows stay.
+		s.res.Shrink(s.res.Size() - BatchBytes(tail))
+	}
 	if len(s.runs) == 0 {
 		s.sorted, s.off, s.state = tail, 0, sortEmitting
 		return nil
 	}
-	srcs := make([]runSource, 0, len(s.runs)+1)
-	closeAll := func() {
-		for _, r := range srcs {
-			r.close()
-		}
-	}
-	for _, p := range s.runs {
-		r, err := openFileRun(p, s.tc.Allocator())
-		if err != nil {
-			closeAll()
-			if tail != nil {
-				tail.Release()
-			}
-			return err
-		}
-		srcs = append(srcs, r)
-	}
-	if tail != nil {
-		srcs = append(srcs, &memRun{b: tail, chunk: int64(s.tc.RowsPerBatch())}) // last: the latest input
-	}
-	m, err := newKWayMerge(ctx, s.n.Schema(), s.n.keys, s.tc.Allocator(), srcs) // closes srcs on error
+	tail, out, err := s.fitMerge(ctx, tail) // sort_runs.go
 	if err != nil {
 		return err
 	}
-	s.merge, s.state = m, sortMerging
+	m, err := s.openMerge(ctx, s.runs, tail)
+	if err != nil {
+		return err
+	}
+	s.merge, s.mergeRows, s.state = m, int(out), sortMerging
 	return nil
 }
 
@@ -310,17 +286,12 @@ func (s *sortStream) spillBuffer(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	path, size, err := writeSpill(&s.spill, s.tc.Allocator(), sorted, s.tc.RowsPerBatch())
-	rows := sorted.NumRows()
+	err = s.spillSorted(sorted)
 	sorted.Release()
 	if err != nil {
 		return err
 	}
 	s.res.Free()
-	s.runs = append(s.runs, path)
-	s.n.metrics.Add("spill_count", 1)
-	s.n.metrics.Add("spilled_rows", rows)
-	s.n.metrics.Add("spilled_bytes", size)
 	return nil
 }
 

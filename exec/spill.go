@@ -50,30 +50,6 @@ func (d *spillDir) remove() error {
 	return err
 }
 
-// writeSpill writes b as an Arrow IPC stream of slices of at most chunk rows
-// to a new file of d and returns its path and size. The caller keeps b.
-func writeSpill(d *spillDir, mem memory.Allocator, b arrow.RecordBatch, chunk int) (string, int64, error) {
-	w, err := newSpillWriter(d, mem, b.Schema())
-	if err != nil {
-		return "", 0, err
-	}
-	n := b.NumRows()
-	for off := int64(0); off < n; off += int64(chunk) {
-		s := b.NewSlice(off, min(n, off+int64(chunk)))
-		err := w.Write(s)
-		s.Release()
-		if err != nil {
-			w.Abort()
-			return "", 0, err
-		}
-	}
-	size, err := w.Finish()
-	if err != nil {
-		return "", 0, err
-	}
-	return w.Path(), size, nil
-}
-
 // newSpillWriter writes batches to a new file of d as they come.
 func newSpillWriter(d *spillDir, mem memory.Allocator, schema *arrow.Schema) (*SpillWriter, error) {
 	f, err := d.create()
@@ -139,6 +115,10 @@ func BatchBytes(b arrow.RecordBatch) int64 {
 	}
 	return n
 }
+
+// ArrayBytes is the size of a's rows, as BatchBytes counts them (for the
+// operators outside exec that reserve by column: exec/window).
+func ArrayBytes(a arrow.Array) int64 { return arrayBytes(a) }
 
 func arrayBytes(a arrow.Array) int64 {
 	rows := int64(a.Len())

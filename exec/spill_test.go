@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -253,9 +254,11 @@ func TestSortSpillCleanup(t *testing.T) {
 	}
 }
 
-// TestSortBatchOverLimit: a batch that alone is over the limit cannot be
-// spilled; the sort fails with the typed error instead of panicking.
-func TestSortBatchOverLimit(t *testing.T) {
+// TestSortRowOverLimit: under a limit smaller than one row's reservation
+// (its bytes, their sorted copy and the sort's scratch) there is nothing
+// left to split: the sort fails with the typed error, naming itself,
+// instead of panicking.
+func TestSortRowOverLimit(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	_, bs := spillInput(t, mem, 3, 2, 2000)
@@ -265,10 +268,19 @@ func TestSortBatchOverLimit(t *testing.T) {
 		b.Release()
 	}
 	n, _ := exec.NewSortExec(v, []exec.SortKey{{Column: 0}})
-	s, _ := n.Execute(context.Background(), &exec.TaskContext{Mem: mem, Pool: memlimit.NewPool(1 << 10), SpillDir: t.TempDir()})
-	defer s.Close()
+	pool := memlimit.NewPool(40)
+	s, _ := n.Execute(context.Background(), &exec.TaskContext{Mem: mem, Pool: pool, SpillDir: t.TempDir()})
 	_, err := s.Next(context.Background())
 	if !errors.Is(err, memlimit.ErrResourceExhausted) || !errors.Is(err, errkind.OutOfRange) {
 		t.Fatalf("got %v, want ErrResourceExhausted", err)
+	}
+	if !strings.Contains(err.Error(), "SortExec") || !strings.Contains(err.Error(), "one row") {
+		t.Fatalf("the error does not name the sort and the row: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if pool.Reserved() != 0 {
+		t.Fatalf("reservation left: %d", pool.Reserved())
 	}
 }

@@ -46,7 +46,14 @@ func NewSpillWriterCounted(f *os.File, schema *arrow.Schema, mem memory.Allocato
 	if wrote != nil {
 		dst = countingWriter{w: f, wrote: wrote}
 	}
-	bw := bufio.NewWriterSize(dst, 1<<20)
+	return newSpillWriterBuffered(dst, f, schema, mem, 1<<20)
+}
+
+// newSpillWriterBuffered is a writer through a buffer of size bytes: the
+// sort sizes it to its runs' batches, so that what it reserves for a
+// spill is what the spill holds (sort_runs.go).
+func newSpillWriterBuffered(dst io.Writer, f *os.File, schema *arrow.Schema, mem memory.Allocator, size int) *SpillWriter {
+	bw := bufio.NewWriterSize(dst, size)
 	return &SpillWriter{f: f, bw: bw, w: ipc.NewWriter(bw, ipc.WithSchema(schema), ipc.WithAllocator(mem))}
 }
 
@@ -122,7 +129,13 @@ type SpillReader struct {
 // NewSpillReader reads the spill file open in f, which it closes on Close
 // (and on an error here).
 func NewSpillReader(f *os.File, mem memory.Allocator) (*SpillReader, error) {
-	r, err := ipc.NewReader(bufio.NewReaderSize(f, 1<<20), ipc.WithAllocator(mem))
+	return newSpillReaderBuffered(f, mem, 1<<20)
+}
+
+// newSpillReaderBuffered reads through a buffer of size bytes: a sort's
+// merge holds one per open run, and reserves it (sort_runs.go).
+func newSpillReaderBuffered(f *os.File, mem memory.Allocator, size int) (*SpillReader, error) {
+	r, err := ipc.NewReader(bufio.NewReaderSize(f, size), ipc.WithAllocator(mem))
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("spill: read %s: %w", f.Name(), err)

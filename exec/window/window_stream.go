@@ -16,7 +16,7 @@ import (
 // windowStream is a state machine over the ordered input. It buffers the
 // rows of the current partition (slices of the input batches, reserved
 // from the pool at twice their size: the rows and their concatenated copy,
-// plus the per-row frame and result state); at the first row of the next
+// plus the per-row frame and result state: window_reserve.go); at the first row of the next
 // partition, or at the input's end, it evaluates the partition and emits
 // it in batches before reading on. rest is the unread tail of the last
 // input batch, which holds the next partition's first rows.
@@ -181,10 +181,10 @@ func (s *windowStream) read(ctx context.Context) error {
 }
 
 // reserve grows the reservation for b's rows: the buffered slice, its
-// concatenated copy, and about 64 bytes a row of frame bounds, peer
-// groups and results.
+// concatenated copy, and the per-row state of the expressions' frame
+// bounds, peer groups, results and scratch (window_reserve.go).
 func (s *windowStream) reserve(b arrow.RecordBatch) error {
-	need := 2*exec.BatchBytes(b) + 64*b.NumRows()
+	need := s.n.reserveBytes(b)
 	if err := s.res.TryGrow(need); err != nil {
 		var rows int64
 		for _, p := range s.part {

@@ -114,6 +114,14 @@ func child(engineName, dir string, qi, threads int, mem string, w io.Writer) err
 		}
 		defer pprof.StopCPUProfile()
 	}
+	if path := os.Getenv("WINDOWBENCH_HEAPPROFILE"); path != "" {
+		h := startHeapPeak() // heapprof.go
+		defer func() {
+			if err := h.finish(path, os.Stderr); err != nil {
+				fmt.Fprintln(os.Stderr, "windowbench child:", err)
+			}
+		}()
+	}
 	start := time.Now()
 	row, err := s.row(context.Background(), q.sql)
 	if err != nil {
@@ -137,10 +145,20 @@ func (s *srowSession) exec(ctx context.Context, q string) error {
 	// As the CLI's -memory-limit does (cmd/stablerow/flags.go,
 	// softLimitGC): the pool bounds what operators hold; Go's collector,
 	// told a soft limit of twice that, returns what they released.
+	// WINDOWBENCH_GCLIMIT=F (a number) sets F times instead, to measure
+	// what the collector's headroom adds to peak RSS.
 	if n := s.db.MemoryLimit(); s.gcLimit && n > 0 {
-		debug.SetMemoryLimit(2 * n)
+		debug.SetMemoryLimit(int64(gcFactor() * float64(n)))
 	}
 	return nil
+}
+
+// gcFactor is WINDOWBENCH_GCLIMIT, or the CLI's 2.
+func gcFactor() float64 {
+	if f, err := strconv.ParseFloat(os.Getenv("WINDOWBENCH_GCLIMIT"), 64); err == nil && f > 0 {
+		return f
+	}
+	return 2
 }
 
 func (s *srowSession) row(ctx context.Context, q string) ([]string, error) {

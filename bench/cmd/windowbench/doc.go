@@ -17,6 +17,10 @@
 //
 // WINDOWBENCH_CPUPROFILE=FILE makes each child write a CPU profile of its
 // query there (run with -reps 1 and one engine's interest in mind).
+// WINDOWBENCH_HEAPPROFILE=FILE makes a stablerow child write a heap
+// profile taken near its live heap's peak, and print that peak
+// (heapprof.go). WINDOWBENCH_GCLIMIT=F sets stablerow's GC soft limit to
+// F times memory_limit instead of twice it.
 //
 //	windowbench -rows 10000000 -dir /tmp/windowbench -reps 5 -threads 2 -mem 1GB -out window.md
 package main
