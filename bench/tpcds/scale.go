@@ -3,9 +3,9 @@ package tpcds
 // Sizes are a scale factor's row counts.
 type Sizes struct {
 	CallCenter, CatalogPage, Customer, Address, CustDemo, HouseDemo, IncomeBand int
-	Item, Promotion, Reason, ShipMode, Store, Warehouse, WebPage, WebSite      int
-	StoreSales, CatalogSales, WebSales                                         int // line items
-	InventoryItems                                                             int // items with weekly stock, per warehouse
+	Item, Promotion, Reason, ShipMode, Store, Warehouse, WebPage, WebSite       int
+	StoreSales, CatalogSales, WebSales                                          int // line items
+	InventoryItems                                                              int // items with weekly stock, per warehouse
 }
 
 // specSizes are the row counts of the specification's Table 3-2
