@@ -208,8 +208,9 @@ func (g *Generator) customer(ctx context.Context, emit Emit) error {
 	})
 }
 
-// item: the category decides the class list; the brand is two stems and
-// a number, its id category·class·number (1001001 style).
+// item: the category decides the class list; the brand is the
+// category's stem, the class's stem and a number, its id
+// category·class·number (1001001 style).
 func (g *Generator) item(ctx context.Context, emit Emit) error {
 	return g.table(ctx, "item", emit, func(b *builder, r *rand.Rand) error {
 		for i := range int64(g.n.Item) {
@@ -226,7 +227,7 @@ func (g *Generator) item(ctx context.Context, emit Emit) error {
 			b.d(price)
 			b.d(price * between(r, 30, 90) / 100)
 			b.i(int64(cat+1)*1000000 + int64(cls+1)*1000 + n)
-			b.s(fmt.Sprintf("%s%s #%d", brandWords[cat], brandWords[cls%len(brandWords)], n))
+			b.s(fmt.Sprintf("%s%s #%d", categoryStems[cat], classStems[cls%len(classStems)], n))
 			b.i(int64(cls + 1))
 			b.s(classes[cat][cls])
 			b.i(int64(cat + 1))

@@ -22,9 +22,12 @@ var (
 	// syllables make brand, manufacturer, store and company names
 	// (dsdgen's "syllables" distribution).
 	syllables = []string{"ought", "able", "pri", "ese", "anti", "cally", "ation", "eing", "bar", "n st"}
-	// brandWords are the brand name stems (i_brand is a stem, " #", a number).
-	brandWords = []string{"amalg", "edu pack", "exporti", "importo", "scholar", "univ", "brand", "corp", "maxi", "nameless"}
-	colors     = []string{"almond", "antique", "aquamarine", "azure", "beige", "bisque", "black", "blanched", "blue", "blush",
+	// The brand name stems: i_brand is the category's stem, the class's
+	// stem, " #" and a number 1..10, so Women's fragrances make
+	// 'amalgimporto #1' and Men's accessories 'importoamalg #1' (q53, q63).
+	categoryStems = []string{"scholar", "exporti", "edu pack", "univ", "corp", "importo", "maxi", "brand", "nameless", "amalg"}
+	classStems    = []string{"amalg", "importo", "exporti", "scholar", "univ", "brand", "corp", "maxi", "nameless", "edu pack"}
+	colors        = []string{"almond", "antique", "aquamarine", "azure", "beige", "bisque", "black", "blanched", "blue", "blush",
 		"brown", "burlywood", "burnished", "chartreuse", "chiffon", "chocolate", "coral", "cornflower", "cornsilk", "cream",
 		"cyan", "dark", "deep", "dim", "dodger", "drab", "firebrick", "floral", "forest", "frosted", "gainsboro", "ghost",
 		"goldenrod", "green", "grey", "honeydew", "hot", "indian", "ivory", "khaki", "lace", "lavender", "lawn", "lemon",
