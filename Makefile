@@ -7,7 +7,7 @@ FUZZTIME  ?= 10s
 # One worker: with two on a 2-core machine the fuzzer has been seen to stall.
 FUZZPARALLEL ?= 1
 
-.PHONY: all demo install test test-steps test-load test-s3 test-short bench bench-scale bench-beam bench-window fuzz fuzz-deep lint clean difftest tpch tpch-ddl
+.PHONY: all demo install test test-steps test-load test-s3 test-short bench bench-scale bench-beam bench-window fuzz fuzz-deep lint clean difftest tpch tpch-ddl tpcds
 
 all: lint test
 
@@ -118,6 +118,19 @@ tpch:
 TPCH_DDL_REPS ?= 5
 tpch-ddl:
 	cd bench && $(GO) run ./cmd/tpch -sf $(TPCH_SF) -dir $(TPCH_DIR) -ddl both -reps $(TPCH_DDL_REPS) -out ../tpch-ddl-report.md $(TPCH_ARGS)
+
+# TPC-DS (issue 29 item 8): generate the 24 tables at TPCDS_SF into
+# TPCDS_DIR (bench/tpcds's generator, once, as Parquet; reused), load
+# DuckDB and stablerow from the same files, run the 99 queries on both
+# with TPCDS_THREADS threads (0: the cores), check every answer against
+# DuckDB's and write the per-query times to tpcds-report.md. The command
+# exits 1 when a query is refused or answered differently.
+TPCDS_SF      ?= 1
+TPCDS_DIR     ?= $(CURDIR)/.tpcds
+TPCDS_THREADS ?= 0
+TPCDS_ARGS    ?=
+tpcds:
+	cd bench && $(GO) run ./cmd/tpcds -sf $(TPCDS_SF) -dir $(TPCDS_DIR) -threads $(TPCDS_THREADS) -out ../tpcds-report.md $(TPCDS_ARGS)
 
 # The Beam pipelines on Prism (in-process) against the single-process
 # path: compaction of BEAM_ROWS rows and a take of BEAM_IDS ids with 1, 2
