@@ -57,6 +57,8 @@ var scalarFns = map[string]scalarFn{
 	"character_length":      {1, 1, integerResult(textFn(urnString, "char_length"))},
 	"octet_length":          {1, 1, integerResult(lowerOctetLength)},
 	"rpad":                  {2, 3, lowerRpad},
+	"concat":                {1, 100, lowerConcat},   // concat.go
+	"concat_ws":             {2, 100, lowerConcatWS}, // concat.go
 	"replace":               {3, 3, textFn(urnString, "replace")},
 	"strpos":                {2, 2, integerResult(textFn(urnString, "strpos"))},
 	"position":              {2, 2, integerResult(textFn(urnString, "strpos"))}, // position(sub IN s) arrives as position(s, sub)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // TestScalarExprsLower: each seed of FuzzParse's exprs* corpus lowers
@@ -60,4 +62,21 @@ func TestScalarExprsErrors(t *testing.T) {
 			t.Errorf("%s: got %v, want %v containing %q", c.sql, err, c.want, c.msg)
 		}
 	}
+}
+
+// TestConcatFunctions: concat and concat_ws lower (they were refused:
+// TPC-DS Q5, Q80, Q84) to a strict concat over arguments that cannot be
+// NULL, each written as its output function writes it; concat() of no
+// arguments is refused as PostgreSQL refuses it.
+func TestConcatFunctions(t *testing.T) {
+	for _, q := range []string{
+		"SELECT concat(id, name, id > 1, NULL) FROM t",
+		"SELECT concat_ws(',', name, id, NULL, score) FROM t",
+		"SELECT concat('store', name) FROM t",
+	} {
+		_, root, _ := parseQuery(t, q)
+		assert.Contains(t, planCalls(t, root), "concat", q)
+	}
+	_, err := Parse("SELECT concat() FROM t", testCatalog)
+	assert.ErrorIs(t, err, ErrType)
 }

@@ -161,6 +161,9 @@ func runOne(ctx context.Context, cfg Config, duck *Duck, srow *Srow, q Query) (R
 	}
 	r.Rows = len(want.Rows)
 	if r.Err == "" {
+		if _, padded := charPadded[q.Name]; padded {
+			got, want = withoutBlanks(got), withoutBlanks(want)
+		}
 		r.Diff, r.Reordered = Diff(got, want, q.Ordered)
 	}
 	r.Duck, r.Srow = median(dt), median(st)
