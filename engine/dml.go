@@ -48,7 +48,7 @@ func (db *DB) insert(ctx context.Context, cat *catalog, s *sql.Insert, params ma
 	if err != nil {
 		return 0, err
 	}
-	in := &insertReader{ctx: ctx, src: src, rel: s.Table, schema: us, pos: pos, db: db, conflicts: conflicts}
+	in := &insertReader{ctx: ctx, src: src, rel: s.Table, schema: us, pos: pos, db: db, conflicts: conflicts, checks: s.Checks}
 	defer in.close()
 	if _, err := t.Append(ctx, in, db.mem()); err != nil {
 		// The reader's own failure (a violated constraint) is the
@@ -70,12 +70,15 @@ type insertReader struct {
 	// row already holds.
 	conflicts *conflictFilter
 	rel       string // the table's name, for constraint messages
-	schema    *arrow.Schema
-	pos       []int
-	db        *DB
-	cur       arrow.RecordBatch
-	err       error
-	n         int64
+	// checks name the CHECK constraints whose values end each source
+	// batch (sql.Insert.Checks).
+	checks []string
+	schema *arrow.Schema
+	pos    []int
+	db     *DB
+	cur    arrow.RecordBatch
+	err    error
+	n      int64
 }
 
 func (r *insertReader) Retain()                        {}
@@ -144,6 +147,19 @@ func (r *insertReader) next() bool {
 		r.err = err
 		return false
 	}
+	// PostgreSQL's ExecConstraints runs after the NOT NULL test and
+	// before ON CONFLICT's arbiter check, so a row that would be skipped still fails its CHECK.
+	if k := len(r.checks); k > 0 {
+		if int(b.NumCols()) < k {
+			releaseArrays(cols)
+			r.err = fmt.Errorf("%w: insert source has %d columns", table.ErrSchema, b.NumCols())
+			return false
+		}
+		if r.err = checkFailed(r.rel, r.checks, b.Columns()[int(b.NumCols())-k:]); r.err != nil {
+			releaseArrays(cols)
+			return false
+		}
+	}
 	r.cur = array.NewRecordBatch(r.schema, cols, b.NumRows())
 	releaseArrays(cols)
 	return true
@@ -206,7 +222,8 @@ func (db *DB) update(ctx context.Context, cat *catalog, s *sql.Update, params ma
 		return 0, err
 	}
 	defer rows.Close()
-	in := &constrainedReader{RecordReader: rows, rel: s.Table, schema: t.UserSchema()}
+	in := &constrainedReader{RecordReader: rows, rel: s.Table, schema: t.UserSchema(), checks: s.Checks}
+	defer in.close()
 	_, n, err := t.Update(ctx, in, db.mem())
 	if in.err != nil {
 		return 0, in.err
