@@ -78,12 +78,9 @@ func (db *DB) copyFrom(ctx context.Context, cat *catalog, s *sql.CopyFrom) (int6
 	if err != nil {
 		return 0, err
 	}
-	if cs := t.Constraints().Checks; len(cs) > 0 {
-		// The CHECK expressions are computed by the query the lowerer
-		// builds for INSERT and UPDATE (sql.Insert.Checks); COPY's rows
-		// come from the file without one, so it refuses rather than
-		// write rows no check has seen.
-		return 0, fmt.Errorf("%w: COPY FROM into table %q, which has CHECK constraint %q (use INSERT INTO %s SELECT * FROM read_csv(...))", ErrUnsupported, s.Table, cs[0].Name, s.Table)
+	checks, err := db.newCopyChecks(s.Table, t) // copycheck.go
+	if err != nil {
+		return 0, err
 	}
 	us := t.UserSchema()
 	// The file is read and converted as if every column were nullable:
@@ -94,7 +91,7 @@ func (db *DB) copyFrom(ctx context.Context, cat *catalog, s *sql.CopyFrom) (int6
 	if err != nil {
 		return 0, fmt.Errorf("COPY %s FROM %q: %w", s.Table, s.File, err)
 	}
-	in := &fileReader{ctx: ctx, src: src, rel: s.Table, schema: us, loose: loose, db: db}
+	in := &fileReader{ctx: ctx, src: src, rel: s.Table, schema: us, loose: loose, db: db, checks: checks}
 	defer in.close()
 	if _, err := t.Append(ctx, in, db.mem()); err != nil && in.err == nil {
 		return 0, fmt.Errorf("COPY %s FROM %q: %w", s.Table, s.File, err)
@@ -113,6 +110,7 @@ type fileReader struct {
 	rel    string // the table's name, for constraint messages
 	schema *arrow.Schema
 	loose  *arrow.Schema // schema with every column nullable
+	checks *copyChecks   // the table's CHECK constraints, nil without any
 	db     *DB
 	cur    arrow.RecordBatch
 	err    error
@@ -145,6 +143,9 @@ func (r *fileReader) Next() bool {
 		if err == nil {
 			if err = checkNotNull(r.rel, r.schema, c.Columns()); err == nil {
 				r.cur = array.NewRecordBatch(r.schema, c.Columns(), c.NumRows())
+				if r.checks != nil {
+					err = r.checks.test(r.ctx, r.cur)
+				}
 			}
 			c.Release()
 		}
