@@ -29,6 +29,9 @@ func checkFailed(rel string, checks []string, vals []arrow.Array) error {
 	if len(checks) == 0 {
 		return nil
 	}
+	if len(vals) != len(checks) {
+		return fmt.Errorf("%w: %d CHECK constraint values for %d constraints", ErrInternal, len(vals), len(checks))
+	}
 	bs := make([]*array.Boolean, len(vals))
 	for i, v := range vals {
 		b, ok := v.(*array.Boolean)

@@ -147,6 +147,8 @@ func (db *DB) run(ctx context.Context, cat *catalog, st sql.Statement, params ma
 			err = nil
 		}
 		return 0, err
+	case *sql.AlterConstraint:
+		return 0, db.alterConstraint(ctx, cat, s) // altercheck.go
 	case *sql.DropIndex:
 		err := db.DropIndex(ctx, s.Name) // indexddl.go
 		if errors.Is(err, ErrUnknownIndex) && s.IfExists {

@@ -57,11 +57,16 @@ func newCheckDecl(cn *pg_query.Constraint) (checkDecl, error) {
 // <table>_<column>_check when the expression reads one column, else
 // <table>_check, a number appended to a name taken.
 func (l *lowerer) tableChecks(table string, fields []arrow.Field, decls []checkDecl) ([]Check, error) {
+	return l.tableChecksTaken(table, fields, decls, map[string]bool{})
+}
+
+// tableChecksTaken is tableChecks with the names in taken already used
+// (ALTER TABLE ... ADD CHECK: the table's checks).
+func (l *lowerer) tableChecksTaken(table string, fields []arrow.Field, decls []checkDecl, taken map[string]bool) ([]Check, error) {
 	sc := &scope{noAggs: "in check constraints"}
 	for _, f := range fields {
 		sc.cols = append(sc.cols, column{qual: table, name: f.Name, typ: fieldKind(f).typ(true)})
 	}
-	taken := map[string]bool{}
 	for _, d := range decls {
 		if d.name == "" {
 			continue

@@ -84,3 +84,34 @@ func TestChecksOnWrites(t *testing.T) {
 	assert.Empty(t, plain.Checks)
 	assert.Equal(t, []string{"id"}, plain.Columns)
 }
+
+// TestAlterTableConstraint: ADD CHECK is analysed as CREATE TABLE's
+// checks are and named past the table's own (c_a_check taken: the next
+// is c_a_check1), with a query computing it over every row; a name the
+// table has is refused; DROP CONSTRAINT [IF EXISTS]; other ALTERs are
+// refused by name.
+func TestAlterTableConstraint(t *testing.T) {
+	cat := checkCatalog{
+		fakeCatalog: fakeCatalog{"c": {{Name: "a", Type: arrow.PrimitiveTypes.Int32, Nullable: true}}},
+		checks:      map[string][]Check{"c": {{Name: "c_a_check", Expr: "a > 0"}}},
+	}
+	stmts, err := Parse("ALTER TABLE c ADD CHECK (A < 10)", cat)
+	require.NoError(t, err)
+	ac := stmts[0].(*AlterConstraint)
+	assert.Equal(t, &Check{Name: "c_a_check1", Expr: "a < 10"}, ac.Add)
+	names := ac.Validate.Plan.Relations[0].GetRoot().Names
+	assert.Equal(t, "c_a_check1", names[len(names)-1])
+	stmts, err = Parse("ALTER TABLE c DROP CONSTRAINT IF EXISTS x", cat)
+	require.NoError(t, err)
+	assert.Equal(t, &AlterConstraint{Table: "c", Drop: "x", MissingOK: true}, stmts[0])
+	for q, want := range map[string]error{
+		"ALTER TABLE c ADD CONSTRAINT c_a_check CHECK (a < 10)": ErrInvalid,
+		"ALTER TABLE c ADD CHECK (sum(a) > 0)":                  ErrInvalid,
+		"ALTER TABLE c ADD COLUMN b INT":                        ErrUnsupported,
+		"ALTER TABLE c ADD UNIQUE (a)":                          ErrUnsupported,
+		"ALTER TABLE nope ADD CHECK (a > 0)":                    ErrUnknownTable,
+	} {
+		_, err := Parse(q, cat)
+		assert.ErrorIs(t, err, want, q)
+	}
+}

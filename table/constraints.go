@@ -114,3 +114,30 @@ func CreateConstrained(ctx context.Context, st store.Store, schema *arrow.Schema
 	}
 	return newTable(st, m, opts), nil
 }
+
+// ChangeConstraints commits a version whose constraints are change's
+// result on the latest ones (ALTER TABLE ... ADD / DROP CONSTRAINT).
+// Such a version and a write that adds rows (append, update) conflict
+// when either commits after the other's base (commutes): the rows were
+// checked against the constraints their statement read, and a CHECK
+// added was validated over the rows its statement read, so of the two
+// one fails as ErrConflict, as PostgreSQL's table lock orders them.
+func (t *Table) ChangeConstraints(ctx context.Context, change func(*Constraints) error) (*Table, error) {
+	mutate := func(_, next *Manifest) error {
+		c := next.Constraints
+		c.Checks = slices.Clone(c.Checks)
+		if err := change(&c); err != nil {
+			return err
+		}
+		if err := c.validate(); err != nil {
+			return fmt.Errorf("%w: %w", ErrInvalidArgument, err)
+		}
+		next.Constraints = c
+		return nil
+	}
+	return t.commit(ctx, &txn{kind: "constraints", base: t.m, mutate: mutate})
+}
+
+// writesRows reports whether a commit of kind adds rows whose values a
+// CHECK constraint judges (not a rewrite, which moves checked rows).
+func writesRows(kind string) bool { return kind == "append" || kind == "update" }

@@ -55,3 +55,38 @@ func arrowBatch(t *testing.T, schema *arrow.Schema, v int64) arrow.RecordBatch {
 	bld.Field(0).(*array.Int64Builder).Append(v)
 	return bld.NewRecordBatch()
 }
+
+// TestChangeConstraintsConflicts: a constraints change and a write that
+// adds rows, each committed after the other's base, conflict (the rows
+// were checked against the older constraints, the constraint over the
+// older rows); with no such write between, the change commits and later
+// versions carry it.
+func TestChangeConstraintsConflicts(t *testing.T) {
+	ctx := context.Background()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	base, err := Create(ctx, store.NewMemory(), schema, Options{})
+	require.NoError(t, err)
+	add := func(c *Constraints) error {
+		c.Checks = append(c.Checks, Check{Name: "pos", Expr: "a > 0"})
+		return nil
+	}
+	b := arrowBatch(t, schema, 1)
+	defer b.Release()
+	_, err = base.AppendBatches(ctx, []arrow.RecordBatch{b}, memory.DefaultAllocator)
+	require.NoError(t, err)
+	_, err = base.ChangeConstraints(ctx, add) // base predates the append
+	require.ErrorIs(t, err, ErrConflict)
+
+	latest, err := base.Latest(ctx)
+	require.NoError(t, err)
+	changed, err := latest.ChangeConstraints(ctx, add)
+	require.NoError(t, err)
+	require.Equal(t, []Check{{Name: "pos", Expr: "a > 0"}}, changed.Constraints().Checks)
+	_, err = latest.AppendBatches(ctx, []arrow.RecordBatch{b}, memory.DefaultAllocator) // latest predates the change
+	require.ErrorIs(t, err, ErrConflict)
+	after, err := changed.AppendBatches(ctx, []arrow.RecordBatch{b}, memory.DefaultAllocator)
+	require.NoError(t, err)
+	require.Equal(t, changed.Constraints(), after.Constraints())
+	_, err = after.ChangeConstraints(ctx, add)
+	require.ErrorIs(t, err, ErrInvalidArgument, "a second check of one name")
+}
