@@ -148,6 +148,20 @@ func (c *catalog) TableSchema(name string) (*arrow.Schema, error) {
 	return t.Schema(), nil
 }
 
+// TableChecks implements sql.CheckCatalog: the CHECK constraints the
+// table's manifest records.
+func (c *catalog) TableChecks(name string) ([]sql.Check, error) {
+	t, err := c.table(name)
+	if err != nil {
+		return nil, unknownTable(sql.ErrUnknownTable, err)
+	}
+	var out []sql.Check
+	for _, k := range t.Constraints().Checks {
+		out = append(out, sql.Check{Name: k.Name, Expr: k.Expr})
+	}
+	return out, nil
+}
+
 // TableNames implements sql.TableLister.
 func (c *catalog) TableNames() []string { return c.db.Tables() }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/fileio"
@@ -77,14 +78,22 @@ func (db *DB) copyFrom(ctx context.Context, cat *catalog, s *sql.CopyFrom) (int6
 	if err != nil {
 		return 0, err
 	}
+	checks, err := db.newCopyChecks(s.Table, t) // copycheck.go
+	if err != nil {
+		return 0, err
+	}
 	us := t.UserSchema()
-	src, err := db.openFile(ctx, s.File, s.Options, us)
+	// The file is read and converted as if every column were nullable:
+	// NOT NULL is the row check's (checkNotNull), which names the relation
+	// as PostgreSQL's message does.
+	loose := nullableSchema(us)
+	src, err := db.openFile(ctx, s.File, s.Options, loose)
 	if err != nil {
 		return 0, fmt.Errorf("COPY %s FROM %q: %w", s.Table, s.File, err)
 	}
-	in := &fileReader{ctx: ctx, src: src, schema: us, db: db}
+	in := &fileReader{ctx: ctx, src: src, rel: s.Table, schema: us, loose: loose, db: db, checks: checks}
 	defer in.close()
-	if _, err := t.Append(ctx, in, db.mem()); err != nil {
+	if _, err := t.Append(ctx, in, db.mem()); err != nil && in.err == nil {
 		return 0, fmt.Errorf("COPY %s FROM %q: %w", s.Table, s.File, err)
 	}
 	if in.err != nil {
@@ -98,7 +107,10 @@ func (db *DB) copyFrom(ctx context.Context, cat *catalog, s *sql.CopyFrom) (int6
 type fileReader struct {
 	ctx    context.Context
 	src    fileStream
+	rel    string // the table's name, for constraint messages
 	schema *arrow.Schema
+	loose  *arrow.Schema // schema with every column nullable
+	checks *copyChecks   // the table's CHECK constraints, nil without any
 	db     *DB
 	cur    arrow.RecordBatch
 	err    error
@@ -125,8 +137,18 @@ func (r *fileReader) Next() bool {
 		return false
 	}
 	if err == nil {
-		r.cur, err = conformDeclared(r.ctx, r.db.mem(), b, r.schema)
+		var c arrow.RecordBatch
+		c, err = conformDeclared(r.ctx, r.db.mem(), b, r.loose)
 		b.Release()
+		if err == nil {
+			if err = checkNotNull(r.rel, r.schema, c.Columns()); err == nil {
+				r.cur = array.NewRecordBatch(r.schema, c.Columns(), c.NumRows())
+				if r.checks != nil {
+					err = r.checks.test(r.ctx, r.cur)
+				}
+			}
+			c.Release()
+		}
 	}
 	if err != nil {
 		r.err = err

@@ -248,6 +248,12 @@ func (db *DB) Table(ctx context.Context, name string) (*table.Table, error) {
 // that fails before leaves at most a directory that is no table, which a
 // retry reuses and Vacuum removes.
 func (db *DB) CreateTable(ctx context.Context, name string, schema *arrow.Schema) (*table.Table, error) {
+	return db.createTable(ctx, name, schema, table.Constraints{})
+}
+
+// createTable is CreateTable of a table whose first version records its
+// declared constraints (PRIMARY KEY, CHECK).
+func (db *DB) createTable(ctx context.Context, name string, schema *arrow.Schema, cons table.Constraints) (*table.Table, error) {
 	if !tableName.MatchString(name) {
 		return nil, fmt.Errorf("%w: bad table name %q", ErrUnsupported, name)
 	}
@@ -275,7 +281,7 @@ func (db *DB) CreateTable(ctx context.Context, name string, schema *arrow.Schema
 			return nil, err
 		}
 	}
-	t, err := table.Create(ctx, st, schema, db.opt.Table)
+	t, err := table.CreateConstrained(ctx, st, schema, cons, db.opt.Table)
 	if err != nil {
 		if errors.Is(err, table.ErrExists) {
 			return nil, fmt.Errorf("%w: %q", ErrTableExists, name)

@@ -38,11 +38,6 @@ func (db *DB) insert(ctx context.Context, cat *catalog, s *sql.Insert, params ma
 			pos[i] = j
 		}
 	}
-	for i, f := range us.Fields() {
-		if pos[i] < 0 && !f.Nullable {
-			return 0, fmt.Errorf("%w: column %q is NOT NULL and has no value", table.ErrSchema, f.Name)
-		}
-	}
 	var conflicts *conflictFilter
 	if s.OnConflict != nil {
 		if conflicts, err = db.newConflictFilter(ctx, t, s.Table, s.OnConflict); err != nil { // onconflict.go
@@ -53,9 +48,14 @@ func (db *DB) insert(ctx context.Context, cat *catalog, s *sql.Insert, params ma
 	if err != nil {
 		return 0, err
 	}
-	in := &insertReader{ctx: ctx, src: src, schema: us, pos: pos, db: db, conflicts: conflicts}
+	in := &insertReader{ctx: ctx, src: src, rel: s.Table, schema: us, pos: pos, db: db, conflicts: conflicts, checks: s.Checks}
 	defer in.close()
 	if _, err := t.Append(ctx, in, db.mem()); err != nil {
+		// The reader's own failure (a violated constraint) is the
+		// statement's error, not wrapped as the table's input error.
+		if in.err != nil {
+			return 0, in.err
+		}
 		return 0, err
 	}
 	return in.n, nil
@@ -69,12 +69,16 @@ type insertReader struct {
 	// conflicts, for ON CONFLICT DO NOTHING, drops the rows whose key a
 	// row already holds.
 	conflicts *conflictFilter
-	schema    *arrow.Schema
-	pos       []int
-	db        *DB
-	cur       arrow.RecordBatch
-	err       error
-	n         int64
+	rel       string // the table's name, for constraint messages
+	// checks name the CHECK constraints whose values end each source
+	// batch (sql.Insert.Checks).
+	checks []string
+	schema *arrow.Schema
+	pos    []int
+	db     *DB
+	cur    arrow.RecordBatch
+	err    error
+	n      int64
 }
 
 func (r *insertReader) Retain()                        {}
@@ -133,6 +137,27 @@ func (r *insertReader) next() bool {
 			cols[i].Retain()
 		default:
 			cols[i] = array.MakeArrayOfNull(r.db.mem(), f.Type, int(b.NumRows()))
+		}
+	}
+	// A target column not named is NULL (stablerow has no DEFAULT), so
+	// a NOT NULL one fails here, for the first row, as PostgreSQL's
+	// ExecConstraints fails it: an INSERT of no rows succeeds.
+	if err := checkNotNull(r.rel, r.schema, cols); err != nil && b.NumRows() > 0 {
+		releaseArrays(cols)
+		r.err = err
+		return false
+	}
+	// PostgreSQL's ExecConstraints runs after the NOT NULL test and
+	// before ON CONFLICT's arbiter check, so a row that would be skipped still fails its CHECK.
+	if k := len(r.checks); k > 0 {
+		if int(b.NumCols()) < k {
+			releaseArrays(cols)
+			r.err = fmt.Errorf("%w: insert source has %d columns", table.ErrSchema, b.NumCols())
+			return false
+		}
+		if r.err = checkFailed(r.rel, r.checks, b.Columns()[int(b.NumCols())-k:]); r.err != nil {
+			releaseArrays(cols)
+			return false
 		}
 	}
 	r.cur = array.NewRecordBatch(r.schema, cols, b.NumRows())
@@ -197,7 +222,12 @@ func (db *DB) update(ctx context.Context, cat *catalog, s *sql.Update, params ma
 		return 0, err
 	}
 	defer rows.Close()
-	_, n, err := t.Update(ctx, rows, db.mem())
+	in := &constrainedReader{RecordReader: rows, rel: s.Table, schema: t.UserSchema(), checks: s.Checks}
+	defer in.close()
+	_, n, err := t.Update(ctx, in, db.mem())
+	if in.err != nil {
+		return 0, in.err
+	}
 	if err != nil {
 		return 0, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/plan"
 	"github.com/stablerow/stablerow/sql"
+	"github.com/stablerow/stablerow/table"
 )
 
 // queryOne parses and starts one statement (a piece SplitStatements cut,
@@ -111,7 +112,11 @@ func (db *DB) start(ctx context.Context, cat *catalog, st sql.Statement, params 
 func (db *DB) run(ctx context.Context, cat *catalog, st sql.Statement, params map[string]any) (int64, error) {
 	switch s := st.(type) {
 	case *sql.CreateTable:
-		_, err := db.CreateTable(ctx, s.Name, s.Schema)
+		cons := table.Constraints{PrimaryKey: s.PrimaryKey}
+		for _, c := range s.Checks {
+			cons.Checks = append(cons.Checks, table.Check{Name: c.Name, Expr: c.Expr})
+		}
+		_, err := db.createTable(ctx, s.Name, s.Schema, cons)
 		if errors.Is(err, ErrTableExists) && s.IfNotExists {
 			return 0, nil // nothing created, its constraints included
 		}
@@ -142,6 +147,8 @@ func (db *DB) run(ctx context.Context, cat *catalog, st sql.Statement, params ma
 			err = nil
 		}
 		return 0, err
+	case *sql.AlterConstraint:
+		return 0, db.alterConstraint(ctx, cat, s) // altercheck.go
 	case *sql.DropIndex:
 		err := db.DropIndex(ctx, s.Name) // indexddl.go
 		if errors.Is(err, ErrUnknownIndex) && s.IfExists {

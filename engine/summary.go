@@ -32,6 +32,8 @@ func commandTag(st sql.Statement, n int64) string {
 		return "DROP TABLE"
 	case *sql.DropIndex:
 		return "DROP INDEX"
+	case *sql.AlterConstraint:
+		return "ALTER TABLE"
 	case *sql.CreateView:
 		return "CREATE VIEW"
 	case *sql.DropView:

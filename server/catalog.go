@@ -79,17 +79,40 @@ func (s *Server) GetFlightInfoPrimaryKeys(_ context.Context, _ flightsql.TableRe
 	return s.catalogInfo(desc, schema_ref.PrimaryKeys), nil
 }
 
-// DoGetPrimaryKeys: tables have no primary keys (a row's key is its
-// _rowid, which no constraint declares). The answer is no rows of the
-// spec's schema, not Unimplemented, so that JDBC clients and GUI tools
-// (DBeaver asks for a table's keys when it opens it) work; the keys fill
-// in when constraints land.
-func (s *Server) DoGetPrimaryKeys(context.Context, flightsql.TableRef) (*arrow.Schema, <-chan flight.StreamChunk, error) {
-	return s.one(schema_ref.PrimaryKeys, func(*array.RecordBuilder) {})
+// DoGetPrimaryKeys answers the PRIMARY KEY of the table the reference
+// names, from the catalog: one row per key column, in key order
+// (key_sequence from 1), key_name the constraint's name (its index's:
+// <table>_pkey unless named), as JDBC's getPrimaryKeys and
+// PostgreSQL's pg_constraint give them. A table without one, or a
+// reference to a catalog or schema other than the one unnamed schema,
+// answers no rows; an unknown table is NotFound.
+func (s *Server) DoGetPrimaryKeys(ctx context.Context, ref flightsql.TableRef) (*arrow.Schema, <-chan flight.StreamChunk, error) {
+	var keys []string
+	pk := ""
+	if (ref.Catalog == nil || *ref.Catalog == "") && (ref.DBSchema == nil || *ref.DBSchema == "") {
+		t, err := s.db.Table(ctx, ref.Table)
+		if err != nil {
+			return nil, nil, s.statusOf(err)
+		}
+		if pk = t.Constraints().PrimaryKey; pk != "" {
+			if ix := t.Index(pk); ix != nil {
+				for _, k := range ix.KeyColumns() {
+					keys = append(keys, k.Column)
+				}
+			}
+		}
+	}
+	return s.one(schema_ref.PrimaryKeys, func(b *array.RecordBuilder) {
+		for i, col := range keys {
+			b.Field(0).AppendNull()
+			b.Field(1).AppendNull()
+			b.Field(2).(*array.StringBuilder).Append(ref.Table)
+			b.Field(3).(*array.StringBuilder).Append(col)
+			b.Field(4).(*array.Int32Builder).Append(int32(i + 1))
+			b.Field(5).(*array.StringBuilder).Append(pk)
+		}
+	})
 }
-
-// Foreign keys: there are none yet, as there are no constraints; each
-// call answers no rows of the spec's schema, as DoGetPrimaryKeys.
 
 func (s *Server) GetFlightInfoImportedKeys(_ context.Context, _ flightsql.TableRef, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
 	return s.catalogInfo(desc, schema_ref.ImportedKeys), nil

@@ -19,7 +19,9 @@
 //     dataset schema, nothing run (schemas.go);
 //   - the catalog calls clients make on connect: GetSqlInfo, GetCatalogs,
 //     GetDbSchemas, GetTables (with schemas), GetTableTypes,
-//     GetPrimaryKeys (always empty);
+//     GetPrimaryKeys (the table's PRIMARY KEY columns), GetImportedKeys,
+//     GetExportedKeys and GetCrossReference (always empty: no foreign
+//     keys);
 //   - CancelFlightInfo;
 //   - BeginTransaction / EndTransaction (transactions.go): an
 //     engine.Session's REPEATABLE READ block, its id bound to the user who

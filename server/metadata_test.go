@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
 )
 
 // readInfo reads every endpoint of info from cl into one list of batches.
@@ -322,9 +323,49 @@ func TestXdbcTypeInfo(t *testing.T) {
 	require.ElementsMatch(t, []string{"text", "character varying"}, got)
 }
 
-// TestKeysEmpty: primary, imported and exported keys and cross
-// references answer no rows of the spec's schema (no constraints yet),
-// not Unimplemented.
+// TestPrimaryKeys: GetPrimaryKeys answers a table's PRIMARY KEY columns
+// in key order, named as the constraint (given, or <table>_pkey), in the
+// spec's schema; a table with only a UNIQUE constraint, or none, answers
+// no rows; an unknown table is NotFound.
+func TestPrimaryKeys(t *testing.T) {
+	s, cl, _ := testServer(t, Options{})
+	ctx := context.Background()
+	_, err := s.db.Exec(ctx, `CREATE TABLE pk2 (a BIGINT, b TEXT, c INT UNIQUE, PRIMARY KEY (b, a));
+		CREATE TABLE pk1 (k INT CONSTRAINT pk1_named PRIMARY KEY, v INT);
+		CREATE TABLE nopk (k INT UNIQUE)`, nil)
+	require.NoError(t, err)
+	keys := func(table string) [][]any {
+		info, err := cl.GetPrimaryKeys(ctx, flightsql.TableRef{Table: table})
+		require.NoError(t, err)
+		var out [][]any
+		for _, b := range readInfo(t, cl, info) {
+			require.True(t, b.Schema().Equal(schema_ref.PrimaryKeys))
+			for i := 0; i < int(b.NumRows()); i++ {
+				require.True(t, b.Column(0).IsNull(i) && b.Column(1).IsNull(i))
+				out = append(out, []any{b.Column(2).(*array.String).Value(i), b.Column(3).(*array.String).Value(i),
+					b.Column(4).(*array.Int32).Value(i), b.Column(5).(*array.String).Value(i)})
+			}
+		}
+		return out
+	}
+	require.Equal(t, [][]any{{"pk2", "b", int32(1), "pk2_pkey"}, {"pk2", "a", int32(2), "pk2_pkey"}}, keys("pk2"))
+	require.Equal(t, [][]any{{"pk1", "k", int32(1), "pk1_named"}}, keys("pk1"))
+	require.Empty(t, keys("nopk"))
+	info, err := cl.GetPrimaryKeys(ctx, flightsql.TableRef{Table: "nope"})
+	require.NoError(t, err)
+	r, err := cl.DoGet(ctx, info.Endpoint[0].Ticket)
+	if err == nil {
+		for r.Next() {
+		}
+		err = r.Err()
+		r.Release()
+	}
+	require.Equal(t, codes.NotFound, status.Code(err), "%v", err)
+}
+
+// TestKeysEmpty: a table without constraints answers no primary keys,
+// and imported and exported keys and cross references answer no rows
+// of the spec's schema (there are no foreign keys), not Unimplemented.
 func TestKeysEmpty(t *testing.T) {
 	s, cl, _ := testServer(t, Options{})
 	ctx := context.Background()

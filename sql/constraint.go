@@ -58,8 +58,9 @@ func (c *constraints) add(cn *pg_query.Constraint, columns []string) error {
 }
 
 // indexes returns the constraints' unique indexes over the table's
-// fields, making a primary key's columns NOT NULL.
-func (c *constraints) indexes(fields []arrow.Field) ([]*CreateIndex, error) {
+// fields, making a primary key's columns NOT NULL, and the name of the
+// primary key's index (empty without one).
+func (c *constraints) indexes(fields []arrow.Field) (_ []*CreateIndex, primary string, _ error) {
 	var out []*CreateIndex
 	taken := map[string]bool{}
 	for _, x := range c.list {
@@ -73,7 +74,7 @@ func (c *constraints) indexes(fields []arrow.Field) ([]*CreateIndex, error) {
 				}
 			}
 			if j < 0 {
-				return nil, fmt.Errorf("%w: column %q named in key does not exist", ErrUnknownColumn, col)
+				return nil, "", fmt.Errorf("%w: column %q named in key does not exist", ErrUnknownColumn, col)
 			}
 			keys[i] = IndexKey{Column: fields[j].Name}
 			if x.primary {
@@ -92,12 +93,15 @@ func (c *constraints) indexes(fields []arrow.Field) ([]*CreateIndex, error) {
 				name = chooseName(c.table+"_"+strings.Join(names, "_")+"_key", taken)
 			}
 		} else if taken[name] {
-			return nil, fmt.Errorf("%w: relation %q already exists", ErrInvalid, name)
+			return nil, "", fmt.Errorf("%w: relation %q already exists", ErrInvalid, name)
 		}
 		taken[name] = true
+		if x.primary {
+			primary = name
+		}
 		out = append(out, &CreateIndex{Name: name, Table: c.table, Column: keys[0].Column, Keys: keys, Unique: true, Method: "btree"})
 	}
-	return out, nil
+	return out, primary, nil
 }
 
 // chooseName is name, or name with the least number appended that is not

@@ -34,10 +34,19 @@ func (l *lowerer) createTable(c *pg_query.CreateStmt) (*CreateTable, error) {
 	var fields []arrow.Field
 	seen := map[string]bool{}
 	cons := &constraints{table: name}
+	var checks []checkDecl
 	for _, elt := range c.TableElts {
 		cd := elt.GetColumnDef()
 		if cd == nil {
 			if cn := elt.GetConstraint(); cn != nil {
+				if cn.Contype == pg_query.ConstrType_CONSTR_CHECK {
+					d, err := newCheckDecl(cn)
+					if err != nil {
+						return nil, err
+					}
+					checks = append(checks, d)
+					continue
+				}
 				if err := cons.add(cn, nil); err != nil {
 					return nil, err
 				}
@@ -69,6 +78,12 @@ func (l *lowerer) createTable(c *pg_query.CreateStmt) (*CreateTable, error) {
 				nullable = false
 			case pg_query.ConstrType_CONSTR_NULL:
 				nullable = true
+			case pg_query.ConstrType_CONSTR_CHECK:
+				d, err := newCheckDecl(cn.GetConstraint())
+				if err != nil {
+					return nil, err
+				}
+				checks = append(checks, d)
 			case pg_query.ConstrType_CONSTR_PRIMARY, pg_query.ConstrType_CONSTR_UNIQUE:
 				if err := cons.add(cn.GetConstraint(), []string{cd.Colname}); err != nil {
 					return nil, err
@@ -88,11 +103,16 @@ func (l *lowerer) createTable(c *pg_query.CreateStmt) (*CreateTable, error) {
 	if len(fields) == 0 {
 		return nil, fmt.Errorf("%w: a table needs at least one column", ErrUnsupported)
 	}
-	indexes, err := cons.indexes(fields)
+	indexes, primary, err := cons.indexes(fields)
 	if err != nil {
 		return nil, err
 	}
-	return &CreateTable{Name: name, Schema: arrow.NewSchema(fields, nil), IfNotExists: c.IfNotExists, Indexes: indexes}, nil
+	checkList, err := l.tableChecks(name, fields, checks) // check.go
+	if err != nil {
+		return nil, err
+	}
+	return &CreateTable{Name: name, Schema: arrow.NewSchema(fields, nil), IfNotExists: c.IfNotExists, Indexes: indexes,
+		PrimaryKey: primary, Checks: checkList}, nil
 }
 
 // createIndex lowers CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON t

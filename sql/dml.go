@@ -2,6 +2,7 @@ package sql
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -155,15 +156,67 @@ func (l *lowerer) insert(ins *pg_query.InsertStmt) (*Insert, error) {
 	for i, t := range targets {
 		names[i] = cols[t].name
 	}
+	checks, err := l.checksOf(table) // check.go
+	if err != nil {
+		return nil, err
+	}
+	if len(checks) > 0 {
+		if rel, err = l.insertChecks(rel, cols, targets, checks); err != nil {
+			return nil, err
+		}
+		names = names[:0]
+		for _, u := range userColumns(cols) {
+			names = append(names, cols[u].name)
+		}
+		names = append(names, checkNames(checks)...)
+		explicit, targets = false, userColumns(cols)
+	}
 	q, err := l.query(rel, names)
 	if err != nil {
 		return nil, err
 	}
-	out := &Insert{Table: table, Source: q, OnConflict: onConflict}
+	out := &Insert{Table: table, Source: q, OnConflict: onConflict, Checks: checkNames(checks)}
 	if explicit || len(targets) < len(userColumns(cols)) {
 		out.Columns = names
 	}
 	return out, nil
+}
+
+// insertChecks widens an INSERT's source rel (one column per target) to
+// the table's row, a column not targeted NULL (stablerow has no
+// DEFAULT), and appends the checks' values over that row, as
+// PostgreSQL's ExecConstraints tests the whole new tuple.
+func (l *lowerer) insertChecks(rel plan.Rel, cols []column, targets []int, checks []Check) (plan.Rel, error) {
+	rt := rel.RecordType()
+	in := &scope{}
+	for i := range int(rt.FieldCount()) {
+		in.cols = append(in.cols, column{typ: rt.GetFieldRef(int32(i))})
+	}
+	user := userColumns(cols)
+	exprs := make([]expr.Expression, len(user))
+	remap := make([]int32, len(user))
+	for i, u := range user {
+		remap[i] = int32(len(in.cols) + i)
+		j := slices.Index(targets, u)
+		if j < 0 {
+			exprs[i] = expr.NewNullLiteral(kindOf(cols[u].typ).typ(true))
+			continue
+		}
+		ref, err := in.ref(j)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
+		exprs[i] = ref
+	}
+	full, err := l.b.ProjectRemap(rel, remap, exprs...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: project: %w", ErrInvalid, err)
+	}
+	row := make([]column, len(user))
+	for i, u := range user {
+		row[i] = column{qual: cols[u].qual, name: cols[u].name, typ: exprs[i].GetType()}
+	}
+	return l.withChecks(full, row, checks)
 }
 
 // checkWidth compares a source's column count with the targets. Without a
@@ -402,11 +455,27 @@ func (l *lowerer) update(u *pg_query.UpdateStmt) (*Update, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: project: %w", ErrInvalid, err)
 	}
+	checks, err := l.checksOf(table) // check.go
+	if err != nil {
+		return nil, err
+	}
+	if len(checks) > 0 {
+		// The checks read the new row: _rowid (hidden), then the user
+		// columns as assigned.
+		row := []column{{name: colRowID, typ: exprs[0].GetType(), hidden: true}}
+		for i, n := range names[1:] {
+			row = append(row, column{qual: table, name: n, typ: exprs[i+1].GetType()})
+		}
+		if rel, err = l.withChecks(rel, row, checks); err != nil {
+			return nil, err
+		}
+		names = append(names, checkNames(checks)...)
+	}
 	q, err := l.query(rel, names)
 	if err != nil {
 		return nil, err
 	}
-	return &Update{Table: table, Rows: q}, nil
+	return &Update{Table: table, Rows: q, Checks: checkNames(checks)}, nil
 }
 
 // assignedConstant is the error PostgreSQL raises while planning the

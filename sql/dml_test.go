@@ -221,7 +221,7 @@ func TestMaintenance(t *testing.T) {
 // table, become unique indexes named as PostgreSQL names them (the
 // constraint's name, <table>_pkey, <table>_<columns>_key with a number
 // added to a name taken); a primary key's columns are NOT NULL; two
-// primary keys, an unknown key column, CHECK and DEFERRABLE are refused.
+// primary keys, an unknown key column and DEFERRABLE are refused.
 func TestCreateTableConstraints(t *testing.T) {
 	ct := parseOne(t, "CREATE TABLE p (id INT PRIMARY KEY, code TEXT UNIQUE, a INT, b INT, UNIQUE (a, B), CONSTRAINT named UNIQUE (b), UNIQUE (code))").(*CreateTable)
 	u := func(name string, cols ...string) *CreateIndex {
@@ -234,14 +234,15 @@ func TestCreateTableConstraints(t *testing.T) {
 	assert.Equal(t, []*CreateIndex{u("p_pkey", "id"), u("p_code_key", "code"), u("p_a_b_key", "a", "b"), u("named", "b"), u("p_code_key1", "code")}, ct.Indexes)
 	assert.False(t, ct.Schema.Field(0).Nullable, "a primary key column is NOT NULL")
 	assert.True(t, ct.Schema.Field(1).Nullable)
+	assert.Equal(t, "p_pkey", ct.PrimaryKey)
 	ct = parseOne(t, "CREATE TABLE q (a INT, b TEXT, PRIMARY KEY (b, a))").(*CreateTable)
 	assert.Equal(t, "q_pkey", ct.Indexes[0].Name)
+	assert.Equal(t, "q_pkey", ct.PrimaryKey)
+	assert.Empty(t, parseOne(t, "CREATE TABLE q (a INT UNIQUE)").(*CreateTable).PrimaryKey)
 	assert.False(t, ct.Schema.Field(0).Nullable || ct.Schema.Field(1).Nullable)
 	for q, want := range map[string]error{
 		"CREATE TABLE q (a INT PRIMARY KEY, b INT, PRIMARY KEY (b))": ErrInvalid,
 		"CREATE TABLE q (a INT, UNIQUE (nope))":                      ErrUnknownColumn,
-		"CREATE TABLE q (a INT CHECK (a > 0))":                       ErrUnsupported,
-		"CREATE TABLE q (a INT, CHECK (a > 0))":                      ErrUnsupported,
 		"CREATE TABLE q (a INT UNIQUE DEFERRABLE)":                   ErrUnsupported,
 	} {
 		_, err := Parse(q, testCatalog)

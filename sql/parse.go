@@ -86,6 +86,8 @@ func (l *lowerer) statement(n *pg_query.Node) (Statement, error) {
 		return l.explain(x.ExplainStmt)
 	case *pg_query.Node_CreateStmt:
 		return l.createTable(x.CreateStmt)
+	case *pg_query.Node_AlterTableStmt:
+		return l.alterTable(x.AlterTableStmt) // altercheck.go
 	case *pg_query.Node_ViewStmt:
 		return l.createView(x.ViewStmt) // view.go
 	case *pg_query.Node_IndexStmt:

@@ -56,6 +56,11 @@ type CreateTable struct {
 	// Indexes are the unique indexes of its PRIMARY KEY and UNIQUE
 	// constraints (constraint.go), created with the table.
 	Indexes []*CreateIndex
+	// PrimaryKey names the index of Indexes that backs the PRIMARY KEY
+	// (empty: none), which the catalog records as the table's.
+	PrimaryKey string
+	// Checks are its CHECK constraints (check.go), in the order declared.
+	Checks []Check
 }
 
 // Insert is INSERT INTO table [(cols)] VALUES ... | SELECT ...
@@ -69,6 +74,11 @@ type Insert struct {
 	Source *Query
 	// OnConflict, when set, is ON CONFLICT [target] DO NOTHING.
 	OnConflict *OnConflict
+	// Checks name the table's CHECK constraints in the order tested;
+	// when there are any, Source yields every user column (Columns is
+	// nil) and then one boolean column per check, the check's value over
+	// the row (check.go), which the engine tests and drops.
+	Checks []string
 }
 
 // OnConflict is ON CONFLICT [(columns) | ON CONSTRAINT name] DO NOTHING:
@@ -93,6 +103,9 @@ type Update struct {
 	// Rows is SELECT _rowid, <every user column in table order, with the SET
 	// expressions applied and cast to the column type> FROM table [WHERE cond].
 	Rows *Query
+	// Checks name the table's CHECK constraints in the order tested; Rows
+	// then ends with one boolean column per check over the new row.
+	Checks []string
 }
 
 // CreateIndex is CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON table

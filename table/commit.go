@@ -77,6 +77,11 @@ func (tx *txn) touched() []uint32 {
 // commutes reports whether tx can be applied on top of a version produced
 // by other (committed after tx's base).
 func (tx *txn) commutes(other TxnSummary) error {
+	if tx.kind == "constraints" && writesRows(other.Kind) || other.Kind == "constraints" && writesRows(tx.kind) {
+		// constraints.go: rows and constraints were each checked
+		// against the other's older state.
+		return errorf(ErrConflict, "a concurrent %s changed the table while its constraints changed (%s)", other.Kind, tx.kind)
+	}
 	if ix := tx.index; ix != nil && ix.Unique && ix.Column != RowID && other.RowsAdded > 0 {
 		// A new unique index was checked over the rows its build read;
 		// rows added since were checked against no such index.

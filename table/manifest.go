@@ -109,6 +109,10 @@ type Manifest struct {
 	// Extra is an opaque, versioned section for later features (e.g. the
 	// fragment reuse history); decoders keep it byte-for-byte.
 	Extra []byte
+	// Constraints are the table's declared PRIMARY KEY and CHECK
+	// constraints (constraints.go), carried by every version after the
+	// one that declared them.
+	Constraints Constraints
 }
 
 // LiveRows is the number of live rows over all fragments.
@@ -176,6 +180,14 @@ func (m *Manifest) clone() *Manifest {
 // version 7 with a claim. They are written only when an index has key
 // columns (IndexMeta.Keys), so a table without such an index stays
 // readable by a binary that predates them, which refuses 7 and 8.
+//
+// Version 9 is version 7 plus, after the claim section (none in 9), the
+// table's constraints: str primary key index name (empty: none) | uv
+// CHECK count | per CHECK: str name | str expression (SQL text); version
+// 10 is version 9 with a claim. They are written only when the table has
+// a primary key or a CHECK constraint, so a binary that predates
+// constraints refuses such a table rather than write rows that break
+// them.
 const (
 	manifestMagic   = "SRMF"
 	manifestVersion = 5
@@ -185,6 +197,10 @@ const (
 	// keysClaimManifestVersion is it with a claim.
 	keysManifestVersion      = 7
 	keysClaimManifestVersion = 8
+	// constraintsManifestVersion is the first format with the table's
+	// constraints; constraintsClaimManifestVersion is it with a claim.
+	constraintsManifestVersion      = 9
+	constraintsClaimManifestVersion = 10
 	// zoneManifestVersion is the first format with zone maps.
 	zoneManifestVersion = 5
 	// oldestManifestVersion is the oldest format version still read.
@@ -214,6 +230,10 @@ func (m *Manifest) MarshalBinary() ([]byte, error) {
 func (m *Manifest) format() uint16 {
 	keys := slices.ContainsFunc(m.Indexes, func(ix *IndexMeta) bool { return len(ix.Keys) > 0 })
 	switch {
+	case !m.Constraints.empty() && m.Txn.Claim != nil:
+		return constraintsClaimManifestVersion
+	case !m.Constraints.empty():
+		return constraintsManifestVersion
 	case keys && m.Txn.Claim != nil:
 		return keysClaimManifestVersion
 	case keys:
@@ -291,6 +311,9 @@ func (m *Manifest) encodeBody(e *encoder) error {
 		e.str(c.Table)
 		e.uv(c.Prev)
 	}
+	if m.format() >= constraintsManifestVersion {
+		m.Constraints.encode(e)
+	}
 	return nil
 }
 
@@ -305,7 +328,7 @@ func UnmarshalManifest(b []byte) (*Manifest, error) {
 		return nil, errorf(ErrCorrupt, "manifest: bad magic %q", b[:4])
 	}
 	v := binary.LittleEndian.Uint16(b[4:])
-	if v < oldestManifestVersion || v > keysClaimManifestVersion {
+	if v < oldestManifestVersion || v > constraintsClaimManifestVersion {
 		if v == 1 {
 			return nil, errorf(ErrCorrupt, "manifest: format version 1 predates data file checksums and is no longer read; recreate the table")
 		}
@@ -416,8 +439,12 @@ func decodeBody(d *decoder, version uint16) *Manifest {
 	m.Txn.RowsDeleted = d.uv("txn rows deleted")
 	m.Txn.Detail = d.str("txn detail")
 	m.Extra = d.bytes("extra")
-	if version == 4 || version == claimManifestVersion || version == keysClaimManifestVersion { // the formats with a claim
+	switch version {
+	case 4, claimManifestVersion, keysClaimManifestVersion, constraintsClaimManifestVersion: // the formats with a claim
 		m.Txn.Claim = &Claim{TxnID: d.str("claim txn id"), Table: d.str("claim table"), Prev: d.uv("claim prev")}
+	}
+	if version >= constraintsManifestVersion {
+		m.Constraints = decodeConstraints(d)
 	}
 	return m
 }
@@ -427,6 +454,9 @@ func decodeBody(d *decoder, version uint16) *Manifest {
 func (m *Manifest) validate() error {
 	if m.Schema == nil {
 		return errorf(ErrCorrupt, "manifest: no schema")
+	}
+	if err := m.Constraints.validate(); err != nil {
+		return errorf(ErrCorrupt, "manifest: %v", err)
 	}
 	var prev int64 = -1
 	for _, f := range m.Fragments {

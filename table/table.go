@@ -117,33 +117,7 @@ func NewID() string {
 // version makes Create fail with ErrExists rather than commit a second,
 // unrelated version 1 beneath the existing history.
 func Create(ctx context.Context, st store.Store, schema *arrow.Schema, opts Options) (*Table, error) {
-	if err := checkUserSchema(schema); err != nil {
-		return nil, err
-	}
-	vs, err := listVersions(ctx, st)
-	if err != nil {
-		return nil, fmt.Errorf("table: create: %w", err)
-	}
-	if len(vs) > 0 {
-		return nil, errorf(ErrExists, "a table already exists here (version %d)", vs[len(vs)-1])
-	}
-	m := &Manifest{
-		Version:        1,
-		TimestampNanos: time.Now().UnixNano(),
-		Schema:         normalizeUserSchema(schema),
-		Txn:            TxnSummary{Kind: "create"},
-	}
-	b, err := m.MarshalBinary()
-	if err != nil {
-		return nil, err
-	}
-	if err := st.PutIfAbsent(ctx, manifestPath(1), b); err != nil {
-		if errors.Is(err, store.ErrExists) {
-			return nil, errorf(ErrExists, "a table already exists here")
-		}
-		return nil, fmt.Errorf("table: create: %w", err)
-	}
-	return newTable(st, m, opts), nil
+	return CreateConstrained(ctx, st, schema, Constraints{}, opts)
 }
 
 func newTable(st store.Store, m *Manifest, opts Options) *Table {
