@@ -119,11 +119,12 @@ func (s *Sub) SQL() string {
 type FromKind int
 
 const (
-	FromTable  FromKind = iota // t AS a
-	FromJoin                   // t AS a [LEFT|RIGHT|FULL] JOIN u AS b ON a.x op b.y [AND e], CROSS JOIN, or t AS a, u AS b WHERE a.x op b.y [AND e]
-	FromUnnest                 // UNNEST(ARRAY[...]) WITH ORDINALITY AS v(x, o) [LEFT JOIN t AS a ON a.k = v.x]
-	FromSeries                 // generate_series(lo, hi) AS g(g) [JOIN t AS a ON a.k = g.g]
-	FromMany                   // 3 to 12 tables: t AS a JOIN u AS b ON ... [LEFT] JOIN ..., or t AS a, u AS b, ... WHERE ... (genjoins.go)
+	FromTable   FromKind = iota // t AS a
+	FromJoin                    // t AS a [LEFT|RIGHT|FULL] JOIN u AS b ON a.x op b.y [AND e], CROSS JOIN, or t AS a, u AS b WHERE a.x op b.y [AND e]
+	FromUnnest                  // UNNEST(ARRAY[...]) WITH ORDINALITY AS v(x, o) [LEFT JOIN t AS a ON a.k = v.x]
+	FromSeries                  // generate_series(lo, hi) AS g(g) [JOIN t AS a ON a.k = g.g]
+	FromMany                    // 3 to 12 tables: t AS a JOIN u AS b ON ... [LEFT] JOIN ..., or t AS a, u AS b, ... WHERE ... (genjoins.go)
+	FromLateral                 // t AS a, LATERAL (...) AS x, or a JOIN LATERAL: T1 is the rendered item (genlateral.go)
 )
 
 // From is a FROM clause.
@@ -161,6 +162,8 @@ func (f *From) SQL() string {
 	switch f.Kind {
 	case FromTable:
 		return f.T0 + " AS a"
+	case FromLateral:
+		return f.T0 + " AS a" + f.T1
 	case FromJoin:
 		switch f.Join {
 		case "CROSS":

@@ -197,6 +197,8 @@ func (g *Gen) fromClause(q *Query, ts []*Table) (scope, bool) {
 		q.Tiebreak = []string{"a.k"}
 	case k < 7 && g.p(0.25):
 		return g.manyJoin(q, ts), true
+	case k < 7 && g.p(0.15):
+		return g.lateralFrom(q, ts) // genlateral.go
 	case k < 7:
 		t1 := pick(g, ts)
 		q.From = From{Kind: FromJoin, T0: t0.Name, T1: t1.Name,

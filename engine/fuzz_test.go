@@ -288,7 +288,9 @@ func FuzzSubstrait(f *testing.F) {
 func TestProducerFixturesRun(t *testing.T) {
 	// NOT IN over a subquery that yields a NULL is never true (PostgreSQL:
 	// x NOT IN (..., NULL) is NULL or false), so no row qualifies.
-	emptyByDesign := map[string]bool{"subquery_not_in_null.json": true}
+	// subquery_two_levels asks for another customer of the customer's
+	// nation, and each nation here has one customer.
+	emptyByDesign := map[string]bool{"subquery_not_in_null.json": true, "subquery_two_levels.json": true}
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	db := fuzzDB(t, mem)

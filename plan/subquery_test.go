@@ -280,10 +280,42 @@ var subqueryWant = map[string]producerCase{
 		}
 		return out
 	}},
+	// SELECT c_name FROM customer WHERE EXISTS (SELECT * FROM orders WHERE o_custkey = c_custkey AND
+	//   EXISTS (SELECT * FROM customer c2 WHERE c2.c_nationkey = customer.c_nationkey AND c2.c_custkey <> o_custkey)):
+	// a correlation two levels out, unnested with the middle query (decorrelate_general.go).
+	"isthmus/subquery_two_levels": {want: func() (out [][]any) {
+		for _, c := range customers {
+			found := false
+			for _, o := range orders {
+				for _, c2 := range customers {
+					found = found || o.cust == c.key && c2.nation == c.nation && c2.key != o.cust
+				}
+			}
+			if found {
+				out = append(out, []any{c.name})
+			}
+		}
+		return out
+	}},
+	// SELECT c_name FROM customer c WHERE EXISTS (SELECT * FROM orders JOIN customer c2
+	//   ON o_custkey = c2.c_custkey AND c2.c_nationkey = c.c_nationkey): an outer reference in a
+	// join's condition, unnested through the join (decorrelate_general.go).
+	"duckdb/subquery_correlated_join": {want: func() (out [][]any) {
+		for _, c := range customers {
+			found := false
+			for _, o := range orders {
+				for _, c2 := range customers {
+					found = found || o.cust == c2.key && c2.nation == c.nation
+				}
+			}
+			if found {
+				out = append(out, []any{c.name})
+			}
+		}
+		return out
+	}},
 	// Refused shapes, each named with its path in the plan.
-	"isthmus/subquery_two_levels":     {unsupported: "outer reference 2 query levels out (decorrelated: 1) at root.input.project.input.filter: condition.subquery.set_predicate.tuples.filter: condition.arguments[1].subquery.set_predicate.tuples.filter: condition.arguments[0]"},
-	"duckdb/subquery_unique":          {unsupported: "set predicate PREDICATE_OP_UNIQUE at root.input.project.input.filter: condition.subquery"},
-	"duckdb/subquery_correlated_join": {unsupported: "outer reference inside a JoinRel"},
+	"duckdb/subquery_unique": {unsupported: "set predicate PREDICATE_OP_UNIQUE at root.input.project.input.filter: condition.subquery"},
 }
 
 // subqueryErr: the error a fixture must fail with over the current

@@ -85,13 +85,16 @@ func (l *lowerer) cteRef(def cteDef, rv *pg_query.RangeVar) (plan.Rel, *scope, e
 
 // derived lowers a subquery in FROM.
 func (l *lowerer) derived(rs *pg_query.RangeSubselect) (plan.Rel, *scope, error) {
-	if rs.Lateral {
-		return nil, nil, fmt.Errorf("%w: LATERAL", ErrUnsupported)
-	}
+	// LATERAL with no FROM item before it to name (the first item, a
+	// join's left side) is a plain subquery; after one it is lowered by
+	// lateralItem (lateral.go).
 	q := rs.Subquery.GetSelectStmt()
 	if q == nil {
 		return nil, nil, fmt.Errorf("%w: subquery in FROM", ErrUnsupported)
 	}
+	// Inside a subquery it may name the enclosing queries, as its WHERE
+	// may (outer references; the optimizer unnests them).
+	l.corrNext = l.outer != nil
 	rel, names, err := l.selectStmt(q, nil)
 	if err != nil {
 		return nil, nil, err

@@ -43,9 +43,8 @@ func TestErrors(t *testing.T) {
 		{"SELECT id FROM t WHERE (id, id) > ANY (SELECT id, id FROM u)", ErrUnsupported, "row comparison with a subquery at line 1, column 33"},
 		// A LIMIT stands between the correlation and the join the
 		// optimizer would make: refused here, where its position is known.
-		{"SELECT (SELECT u.id FROM u WHERE u.id = t.id LIMIT 1) FROM t", ErrUnsupported, `correlated reference "t.id" (only the WHERE and SELECT list of a plain subquery, or of a scalar subquery over an ungrouped aggregate, may name the enclosing query) at line 1, column 41`},
-		{"SELECT id FROM t WHERE EXISTS (SELECT count(*) FROM u WHERE u.id = t.id)", ErrUnsupported, "correlated"},
-		{"SELECT id FROM t WHERE id IN (SELECT t.id + u.id FROM u, (SELECT t.id) s)", ErrUnsupported, "correlated"},
+		{"SELECT (SELECT sum(t.id) FROM u) FROM t", ErrUnsupported, `correlated reference "t.id" (a subquery names the enclosing queries in its WHERE, SELECT list, GROUP BY and HAVING, a LATERAL item anywhere, but not in an aggregate's arguments) at line 1, column 20`},
+		{"SELECT id FROM t WHERE EXISTS (SELECT count(*) FROM u WHERE u.id = t.id GROUP BY u.id HAVING max(t.id) > 0)", ErrUnsupported, "correlated"},
 		{"SELECT t.id FROM t WHERE t.id IN (SELECT id, id FROM u)", ErrInvalid, "too many columns"},
 		{"SELECT (SELECT id, id FROM u)", ErrInvalid, "only one column"},
 		{"SELECT id FROM t WHERE (id, id) IN (SELECT id, id FROM u)", ErrUnsupported, "row IN"},
@@ -53,7 +52,8 @@ func TestErrors(t *testing.T) {
 		{"WITH a AS (SELECT 1), a AS (SELECT 2) SELECT * FROM a", ErrInvalid, "specified more than once"},
 		{"WITH a(x, y) AS (SELECT 1) SELECT * FROM a", ErrInvalid, "1 columns available but 2"},
 		{"WITH a AS (SELECT * FROM b), b AS (SELECT 1) SELECT * FROM a", ErrUnknownTable, `"b"`},
-		{"SELECT * FROM t, LATERAL (SELECT t.id) s", ErrUnsupported, "LATERAL"},
+		{"SELECT * FROM t, LATERAL (SELECT sum(t.id) AS s FROM u) s", ErrUnsupported, "correlated"},
+		{"SELECT * FROM t, LATERAL generate_series(1, t.id) s", ErrUnsupported, "LATERAL table function"},
 		{"SELECT md5(name) FROM t", ErrUnsupported, "function md5"},
 		{"SELECT id FROM t LIMIT $1", ErrUnsupported, "LIMIT"},
 		{"SELECT * FROM unnest(ARRAY[1], ARRAY[2])", ErrUnsupported, "UNNEST with 2"},

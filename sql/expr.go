@@ -135,24 +135,17 @@ func (l *lowerer) columnRef(c *pg_query.ColumnRef, s *scope) (value, error) {
 		return value{}, fmt.Errorf("%w: * in an expression%s", ErrUnsupported, l.src.at(c.Location))
 	}
 	if s.aggs != nil {
+		// Over an aggregate, a name of an enclosing query is an outer
+		// reference (a constant of this query level), as in PostgreSQL.
+		if v, ok, err := l.outerColumn(s, qual, name, c.Location); ok || err != nil {
+			return v, err
+		}
 		return value{}, fmt.Errorf("%w: column %q must appear in the GROUP BY clause or be used in an aggregate function%s", ErrInvalid, name, l.src.at(c.Location))
 	}
 	i, err := l.lookup(s, qual, name, c.Location)
-	if errors.Is(err, errCorrelated) && s.corr {
-		// One level out, the enclosing query's own column: an outer
-		// reference. Further out stays errCorrelated, with its position.
-		if j, oerr := l.lookupHere(s.outer, qual, name, c.Location); oerr == nil {
-			e, ferr := expr.NewRootFieldRef(expr.NewStructFieldRef(int32(j)), s.outer.record())
-			if ferr != nil {
-				return value{}, fmt.Errorf("%w: %w", ErrInvalid, ferr)
-			}
-			// substrait-go types a field reference only from the root
-			// record (NewFieldRefFromType refuses an outer root): made
-			// over the enclosing record, then re-rooted one level out.
-			e.Root = expr.OuterReference(1)
-			return value{e: e, loc: c.Location, name: s.outer.cols[j].name}, nil
-		} else if !notFound(oerr) {
-			return value{}, oerr // ambiguous there, as PostgreSQL says
+	if errors.Is(err, errCorrelated) {
+		if v, ok, oerr := l.outerColumn(s, qual, name, c.Location); ok || oerr != nil {
+			return v, oerr
 		}
 	}
 	if err != nil {

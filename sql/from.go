@@ -42,14 +42,25 @@ func (l *lowerer) from(items []*pg_query.Node) (plan.Rel, *scope, error) {
 		return nil, nil, err
 	}
 	for _, item := range items[1:] {
-		right, rs, err := l.fromItem(item)
+		lateral := isLateral(item)
+		var right plan.Rel
+		var rs *scope
+		if lateral {
+			right, rs, err = l.lateralItem(item, sc) // lateral.go
+		} else {
+			right, rs, err = l.fromItem(item)
+		}
 		if err != nil {
 			return nil, nil, err
 		}
 		if err := l.distinctQuals(sc, rs); err != nil {
 			return nil, nil, err
 		}
-		if rel, err = l.b.Cross(rel, right); err != nil {
+		if lateral {
+			if rel, err = l.lateralJoin(rel, right, nil, plan.JoinTypeInner); err != nil {
+				return nil, nil, err
+			}
+		} else if rel, err = l.b.Cross(rel, right); err != nil {
 			return nil, nil, fmt.Errorf("%w: cross join: %w", ErrInvalid, err)
 		}
 		sc = &scope{cols: append(append([]column{}, sc.cols...), rs.cols...)}
@@ -545,7 +556,17 @@ func (l *lowerer) join(j *pg_query.JoinExpr) (plan.Rel, *scope, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	right, rs, err := l.fromItem(j.Rarg)
+	// JOIN LATERAL may name the left side where the join keeps every
+	// right row with its left row (INNER, LEFT); under RIGHT and FULL
+	// PostgreSQL refuses such a name, and here it is not found.
+	lateral := isLateral(j.Rarg) && (jt == plan.JoinTypeInner || jt == plan.JoinTypeLeft)
+	var right plan.Rel
+	var rs *scope
+	if lateral {
+		right, rs, err = l.lateralItem(j.Rarg, ls) // lateral.go
+	} else {
+		right, rs, err = l.fromItem(j.Rarg)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -553,9 +574,16 @@ func (l *lowerer) join(j *pg_query.JoinExpr) (plan.Rel, *scope, error) {
 		return nil, nil, err
 	}
 	if j.IsNatural || len(j.UsingClause) > 0 {
+		if lateral {
+			return nil, nil, fmt.Errorf("%w: JOIN LATERAL with USING or NATURAL", ErrUnsupported)
+		}
 		return l.usingJoin(j, jt, left, right, ls, rs)
 	}
 	cols := append(append([]column{}, ls.cols...), rs.cols...)
+	if j.Quals == nil && lateral { // CROSS JOIN LATERAL
+		rel, err := l.lateralJoin(left, right, nil, plan.JoinTypeInner)
+		return rel, &scope{cols: cols}, err
+	}
 	if j.Quals == nil { // CROSS JOIN
 		rel, err := l.b.Cross(left, right)
 		if err != nil {
@@ -586,6 +614,10 @@ func (l *lowerer) join(j *pg_query.JoinExpr) (plan.Rel, *scope, error) {
 	cond, err := l.coerce(v, kindBool)
 	if err != nil {
 		return nil, nil, err
+	}
+	if lateral {
+		rel, err := l.lateralJoin(left, right, cond, jt)
+		return rel, &scope{cols: cols}, err
 	}
 	rel, err := l.b.Join(left, right, cond, jt)
 	if err != nil {

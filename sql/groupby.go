@@ -74,7 +74,7 @@ func (g *grouping) keyFor(e expr.Expression) int {
 // AggregateRel whose output is the group keys then one measure per call,
 // under a Filter for HAVING, and the scope over it.
 func (l *lowerer) aggregate(rel plan.Rel, sc *scope, s *pg_query.SelectStmt, calls []*pg_query.FuncCall) (plan.Rel, *scope, error) {
-	out := &scope{aggs: map[*pg_query.FuncCall]int32{}, group: &grouping{input: sc, gid: -1}}
+	out := &scope{aggs: map[*pg_query.FuncCall]int32{}, group: &grouping{input: sc, gid: -1}, corr: sc.corr, outer: sc.outer}
 	keys, targets, names, sets, multi, err := l.groupingSets(s, sc) // groupingsets.go
 	if err != nil {
 		return nil, nil, err

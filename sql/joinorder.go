@@ -32,7 +32,10 @@ import (
 // The rows are the cross product's filtered by the WHERE: the conjuncts
 // are the same, each evaluated over the items it names.
 func (l *lowerer) fromWhere(items []*pg_query.Node, where *pg_query.Node, having func(*scope) []*pg_query.Node) (plan.Rel, *scope, *pg_query.Node, error) {
-	if len(items) < 2 || where == nil {
+	// A LATERAL item is joined to the items before it (lateral.go): the
+	// FROM list as written, the WHERE over it; the optimizer places the
+	// conjuncts once it has unnested the lateral joins.
+	if len(items) < 2 || where == nil || anyLateral(items) {
 		rel, sc, err := l.from(items)
 		if err != nil {
 			return nil, nil, nil, err

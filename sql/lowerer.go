@@ -36,6 +36,10 @@ type lowerer struct {
 	// to let its WHERE and SELECT list name the enclosing query: those
 	// names become outer references (scope.corr).
 	corrNext bool
+	// lateral counts the LATERAL items being lowered around the current
+	// expression: inside one, any expression but an aggregate's
+	// arguments may name the queries around it (lateral.go).
+	lateral int
 	// setLinks are the WHERE conjuncts' EXISTS and IN subqueries that
 	// lower to Substrait subquery expressions (setExpr); any other is
 	// refused where it stands (subLink).

@@ -127,7 +127,7 @@ func (l *lowerer) lookup(s *scope, qual, name string, loc int32) (int, error) {
 			if qual != "" {
 				full = qual + "." + name
 			}
-			return 0, fmt.Errorf("%w %q (only the WHERE and SELECT list of a plain subquery, or of a scalar subquery over an ungrouped aggregate, may name the enclosing query)%s", errCorrelated, full, l.src.at(loc))
+			return 0, fmt.Errorf("%w %q (a subquery names the enclosing queries in its WHERE, SELECT list, GROUP BY and HAVING, a LATERAL item anywhere, but not in an aggregate's arguments)%s", errCorrelated, full, l.src.at(loc))
 		}
 	}
 	return i, err
@@ -185,4 +185,57 @@ func (l *lowerer) lookupHere(s *scope, qual, name string, loc int32) (int, error
 		return hits[0], nil
 	}
 	return 0, fmt.Errorf("%w: column reference %q is ambiguous%s", ErrAmbiguous, full, l.src.at(loc))
+}
+
+// outerColumn resolves [qual.]name, which s's own query does not have,
+// in an enclosing query: an outer reference steps_out n to the query n
+// levels out (the first that has it, as PostgreSQL's
+// colNameToVar searches the levels outward), where s may name enclosing
+// queries at all (correlates). ok is false when it may not, or when no
+// enclosing query has the name; err is an enclosing query's error for it
+// (ambiguous there). The optimizer unnests the references at any depth
+// (optimize.Decorrelate, decorrelate_general.go).
+func (l *lowerer) outerColumn(s *scope, qual, name string, loc int32) (value, bool, error) {
+	base := s
+	if s.aggs != nil {
+		if s.group == nil || s.group.input == nil {
+			return value{}, false, nil
+		}
+		base = s.group.input
+	}
+	if !l.correlates(s) {
+		return value{}, false, nil
+	}
+	if _, err := l.lookupHere(base, qual, name, loc); err == nil || !notFound(err) {
+		return value{}, false, nil // this query's own (or ambiguous in it)
+	}
+	steps := uint32(1)
+	for o := base.outer; o != nil; o, steps = o.outer, steps+1 {
+		j, err := l.lookupHere(o, qual, name, loc)
+		if err != nil && !notFound(err) {
+			return value{}, false, err // ambiguous there, as PostgreSQL says
+		}
+		if err != nil {
+			continue
+		}
+		e, ferr := expr.NewRootFieldRef(expr.NewStructFieldRef(int32(j)), o.record())
+		if ferr != nil {
+			return value{}, false, fmt.Errorf("%w: %w", ErrInvalid, ferr)
+		}
+		// substrait-go types a field reference only from the root
+		// record (NewFieldRefFromType refuses an outer root): made over
+		// the enclosing record, then re-rooted steps levels out.
+		e.Root = expr.OuterReference(steps)
+		return value{e: e, loc: loc, name: o.cols[j].name}, true, nil
+	}
+	return value{}, false, nil
+}
+
+// correlates reports whether an expression over s may name an enclosing
+// query: the WHERE, SELECT list, GROUP BY and HAVING of a subquery
+// (scope.corr), and anything inside a LATERAL item, but an aggregate's
+// arguments and FILTER (an aggregate of only outer columns belongs to the
+// outer query in PostgreSQL, which refuses it in FROM: left refused).
+func (l *lowerer) correlates(s *scope) bool {
+	return (s.corr || l.lateral > 0) && s.noAggs != "in aggregate arguments" && s.noAggs != "in FILTER"
 }

@@ -123,7 +123,15 @@ func (l *lowerer) selectStmt(s *pg_query.SelectStmt, want []kind) (plan.Rel, []s
 	in := sc
 	calls := aggregateCalls(append(append(targetNodes, sortNodes...), s.HavingClause)...)
 	if len(calls) > 0 || len(s.GroupClause) > 0 || s.HavingClause != nil {
-		if rel, in, err = l.aggregate(rel, sc, s, calls); err != nil {
+		as := sc
+		if corr {
+			// Its HAVING and GROUP BY may name the enclosing queries
+			// too; an aggregate's arguments may not (scope.correlates).
+			c := *sc
+			c.corr = true
+			as = &c
+		}
+		if rel, in, err = l.aggregate(rel, as, s, calls); err != nil {
 			return nil, nil, err
 		}
 	}

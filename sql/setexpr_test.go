@@ -97,15 +97,15 @@ func TestSetSubqueriesAreSubqueryExpressions(t *testing.T) {
 	}
 }
 
-// TestSetSubqueryRefusals: what the optimizer cannot decorrelate is
-// refused here, with the SQL position (a correlation two levels out, or
-// outside a plain subquery); a name ambiguous in the enclosing query is
+// TestSetSubqueryRefusals: an aggregate's argument or FILTER naming an
+// enclosing query (whose aggregate PostgreSQL makes the outer query's)
+// is refused here, with the SQL position; a name ambiguous in the enclosing query is
 // PostgreSQL's ambiguity error, not a correlation.
 func TestSetSubqueryRefusals(t *testing.T) {
 	for _, tc := range []struct{ sql, want string }{
-		{"SELECT id FROM t AS a WHERE EXISTS (SELECT 1 FROM u WHERE EXISTS (SELECT 1 FROM u AS c WHERE c.id = a.id))", `correlated reference "a.id"`},
-		{"SELECT id FROM t AS a WHERE EXISTS (SELECT count(*) FROM u WHERE u.id = a.id)", "correlated reference"},
-		{"SELECT id FROM t AS a WHERE EXISTS (SELECT 1 FROM u WHERE u.id = a.id LIMIT 1)", "correlated reference"},
+		{"SELECT id FROM t AS a WHERE EXISTS (SELECT 1 FROM u WHERE EXISTS (SELECT max(a.id) FROM u AS c))", `correlated reference "a.id"`},
+		{"SELECT id FROM t AS a WHERE EXISTS (SELECT count(a.id) FROM u WHERE u.id = a.id)", "correlated reference"},
+		{"SELECT id FROM t AS a WHERE EXISTS (SELECT 1 FROM u WHERE u.id = a.id GROUP BY u.id HAVING count(*) FILTER (WHERE a.id > 0) > 1)", "correlated reference"},
 		{"SELECT a.id FROM t AS a, t AS b WHERE EXISTS (SELECT 1 FROM u WHERE u.flag AND score > 1)", "ambiguous"},
 	} {
 		_, err := Parse(tc.sql, testCatalog)

@@ -148,25 +148,13 @@ func (l *lowerer) scalarExpr(sl *pg_query.SubLink, sc *scope) (value, error) {
 	return value{e: nullable(e), loc: sl.Location, name: names[0]}, nil
 }
 
-// correlatable reports a scalar subquery whose outer references the
-// optimizer can decorrelate: a plain SELECT (plainSelect), or one whose
-// value is an ungrouped aggregate (no GROUP BY, HAVING, DISTINCT, window,
-// LIMIT or set operation; Decorrelate's scalarAggregate: TPC-H Q2, Q17,
-// Q20). Its WHERE is where the correlation goes.
-func correlatable(s *pg_query.SelectStmt) bool {
-	if plainSelect(s) {
-		return true
-	}
-	if s.Op != pg_query.SetOperation_SETOP_NONE && s.Op != pg_query.SetOperation_SET_OPERATION_UNDEFINED {
-		return false
-	}
-	if s.WithClause != nil || len(s.DistinctClause) > 0 || len(s.GroupClause) > 0 || s.GroupDistinct || s.HavingClause != nil ||
-		len(s.WindowClause) > 0 || s.LimitCount != nil || s.LimitOffset != nil || len(s.ValuesLists) > 0 ||
-		len(s.FromClause) == 0 || len(s.TargetList) != 1 || containsSubLink(s.WhereClause) {
-		return false
-	}
-	return len(aggregateCalls(s.TargetList[0].GetResTarget().GetVal())) > 0
-}
+// correlatable reports a subquery whose WHERE and SELECT list may name
+// the enclosing queries: every one, since the optimizer unnests a
+// dependent join through any of its operators (optimize.Decorrelate:
+// flatten for filters and projects, scalarAggregate for an ungrouped
+// aggregate, decorrelate_general.go for the rest, as "Unnesting Arbitrary
+// Queries" does), or refuses with a typed unsupported error.
+func correlatable(*pg_query.SelectStmt) bool { return true }
 
 // setKind is what a WHERE conjunct asks of a subquery.
 type setKind int
@@ -528,8 +516,8 @@ func (l *lowerer) setExpr(sl *pg_query.SubLink, k setKind, sc *scope) (expr.Expr
 		// too: convert_EXISTS_sublink_to_join's simplify_EXISTS_query).
 		q = proto.Clone(sub).(*pg_query.SelectStmt)
 		q.SortClause = nil
-		l.corrNext = true
 	}
+	l.corrNext = correlatable(sub)
 	var want []kind
 	if in && x.how != typed {
 		want = nil

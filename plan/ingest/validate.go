@@ -7,6 +7,8 @@ import (
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
 	extpb "github.com/substrait-io/substrait-protobuf/go/substraitpb/extensions"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/stablerow/stablerow/internal/substraitfn"
 )
 
 // validate checks a plan's proto before substrait-go reads it, and is the
@@ -585,7 +587,18 @@ func (v *validator) join(j *substraitpb.JoinRel, path string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	lateral := substraitfn.IsLateralJoin(j.GetAdvancedExtension())
+	if lateral {
+		// Its right input is a query level: outer references there
+		// reach the left input's row (substraitfn.LateralJoinURL), and
+		// the optimizer's first pass unnests it as it does a subquery.
+		v.outer = append(v.outer, l)
+		v.subqueries++
+	}
 	r, err := v.rel(j.GetRight(), path+".right")
+	if lateral {
+		v.outer = v.outer[:len(v.outer)-1]
+	}
 	if err != nil {
 		return 0, err
 	}

@@ -5,6 +5,8 @@ import (
 
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/stablerow/stablerow/internal/substraitfn"
 )
 
 // Subquery expressions (Expression.Subquery) from outside producers.
@@ -52,10 +54,14 @@ import (
 // values it is joined with: decorrelate_dependent.go); its value is computed over the
 // LEFT join's columns, so an outer row without a group sees what the
 // aggregate gives over no rows: NULL, or 0 for count (a coalesce). A
-// reference more than one level out, a correlation anywhere else (in a
-// join, an aggregate, a fetch), a subquery in an outer join's condition
-// and UNIQUE are refused with a *PathError naming the
-// expression's path (plan reports it as ErrUnsupported).
+// correlation anywhere else (in a join, a grouped aggregate, a fetch, a
+// set operation) is a dependent join unnested against the distinct
+// correlation values (decorrelate_general.go), as is a LATERAL join
+// (decorrelate_lateral.go); a reference n > 1 levels out is n - 1 levels
+// out once its subquery is a join, unnested with the query around. A
+// subquery in an outer join's condition, an outer reference inside a
+// right or full join, and UNIQUE are refused with a *PathError naming
+// the expression's path (plan reports it as ErrUnsupported).
 
 // Decorrelate rewrites the subquery expressions of p into joins, in
 // place. widths holds the output width (after its emit mapping) of every
@@ -174,6 +180,9 @@ func (u *unnester) rel(r *substraitpb.Rel, path string) (*substraitpb.Rel, error
 			err = u.aggregateSubqueries(t.Aggregate, path+".aggregate")
 		}
 	case *substraitpb.Rel_Join:
+		if substraitfn.IsLateralJoin(t.Join.GetAdvancedExtension()) {
+			return u.lateral(r, t.Join, path+".join") // decorrelate_lateral.go
+		}
 		child(&t.Join.Left, path+".join.left")
 		child(&t.Join.Right, path+".join.right")
 		if err == nil && t.Join.GetType() == substraitpb.JoinRel_JOIN_TYPE_INNER && hasSubquery(t.Join) {
@@ -395,7 +404,7 @@ func (u *unnester) setJoin(cur *substraitpb.Rel, w int, sq *substraitpb.Expressi
 	s, xs, fn, all, subPath := set.rel, set.xs, set.fn, set.all, set.path
 	_, exists := sq.GetSubqueryType().(*substraitpb.Expression_Subquery_SetPredicate_)
 	subplan := keptAsSubPlan(exists, negated, all, correlated(s), xs) // subplanjoin.go
-	right, conds, cols, err := u.side(s, w, subPath)
+	right, conds, cols, err := u.side(cur, s, w, subPath)
 	if err != nil {
 		return nil, err
 	}
@@ -430,7 +439,7 @@ func (u *unnester) setJoin(cur *substraitpb.Rel, w int, sq *substraitpb.Expressi
 // relation to join, the correlation's join conditions, and s's columns,
 // all in the join's field space (the outer query's w columns, then the
 // relation's).
-func (u *unnester) side(s *substraitpb.Rel, w int, path string) (*substraitpb.Rel, []*substraitpb.Expression, []*substraitpb.Expression, error) {
+func (u *unnester) side(cur, s *substraitpb.Rel, w int, path string) (*substraitpb.Rel, []*substraitpb.Expression, []*substraitpb.Expression, error) {
 	s, err := u.rel(s, path)
 	if err != nil {
 		return nil, nil, nil, err
@@ -442,7 +451,7 @@ func (u *unnester) side(s *substraitpb.Rel, w int, path string) (*substraitpb.Re
 		}
 		return s, nil, cols, nil
 	}
-	f, err := u.flatten(s, w, path)
+	f, err := u.flatten(cur, s, w, path)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -489,15 +498,18 @@ func (u *unnester) scalar(cur *substraitpb.Rel, w int, s *substraitpb.Rel, path 
 	if !u.relHasOuterRef(s) {
 		return single(s, nil, fieldExpr(w))
 	}
-	if agg, projects := aggregateUnder(s); agg != nil {
+	if agg, projects := aggregateUnder(s); agg != nil && !isGrouped(agg.GetAggregate()) && !measuresReadOuter(agg.GetAggregate()) {
 		return u.scalarAggregate(cur, w, agg, projects, path)
 	}
-	f, err := u.flatten(s, w, path)
+	f, err := u.flatten(cur, s, w, path)
 	if err != nil {
 		return nil, nil, 0, err
 	}
 	return single(f.base, f.conds, f.cols[0])
 }
+
+// (A grouped aggregate, or one whose measures read the outer query, is
+// unnested by flatten's general path: decorrelate_general.go.)
 
 // aggregateUnder finds the aggregate under a chain of projects (the
 // projects top first), or nil.

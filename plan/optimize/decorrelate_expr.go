@@ -46,6 +46,7 @@ var funcURNs = map[string]string{
 	"is_null": "functions_comparison", "coalesce": "functions_comparison",
 	"is_not_null": "functions_comparison", "not": "functions_boolean",
 	"is_not_distinct_from": "functions_comparison",
+	"row_number":           "functions_arithmetic", // a correlated fetch's window (decorrelate_general.go)
 }
 
 // anchor returns the function anchor of the standard function name: a

@@ -26,10 +26,10 @@ type flat struct {
 // The filters' conjuncts that reference the outer query are the
 // correlation; the others filter the base; the projects' expressions
 // become the columns' expressions.
-func (u *unnester) flatten(s *substraitpb.Rel, w int, path string) (*flat, error) {
+func (u *unnester) flatten(cur, s *substraitpb.Rel, w int, path string) (*flat, error) {
 	switch t := s.GetRelType().(type) {
 	case *substraitpb.Rel_Filter:
-		f, err := u.flatten(t.Filter.GetInput(), w, path+".filter.input")
+		f, err := u.flatten(cur, t.Filter.GetInput(), w, path+".filter.input")
 		if err != nil {
 			return nil, err
 		}
@@ -56,7 +56,7 @@ func (u *unnester) flatten(s *substraitpb.Rel, w int, path string) (*flat, error
 		f.cols, err = emitCols(f.cols, t.Filter.GetCommon(), path+".filter")
 		return f, err
 	case *substraitpb.Rel_Project:
-		f, err := u.flatten(t.Project.GetInput(), w, path+".project.input")
+		f, err := u.flatten(cur, t.Project.GetInput(), w, path+".project.input")
 		if err != nil {
 			return nil, err
 		}
@@ -72,7 +72,9 @@ func (u *unnester) flatten(s *substraitpb.Rel, w int, path string) (*flat, error
 		return f, err
 	}
 	if u.relHasOuterRef(s) {
-		return nil, unsupportedAt("expression", path, "outer reference inside a %s (a correlated subquery is decorrelated when its outer references are in the filters and projections over its other relations)", relKind(s.GetRelType()))
+		// Outer references below other relations: the general
+		// unnesting of the dependent join (decorrelate_general.go).
+		return u.unnestGeneral(cur, w, s, path)
 	}
 	f := &flat{base: s, cols: make([]*substraitpb.Expression, u.width(s))}
 	for i := range f.cols {
@@ -94,7 +96,9 @@ func (u *unnester) inJoinSpace(e *substraitpb.Expression, cols []*substraitpb.Ex
 		case steps == 1:
 			return fieldExpr(field), nil
 		}
-		return nil, unsup("expression", "outer reference %d query levels out (decorrelated: 1)", steps)
+		// Past the query the subquery joins: one level nearer there,
+		// decorrelated when that query is (decorrelate_general.go).
+		return outerFieldExpr(steps-1, field), nil
 	})
 	return out, place(err, path)
 }
@@ -132,14 +136,10 @@ var nullOnEmpty = map[string]bool{
 func (u *unnester) scalarAggregate(cur *substraitpb.Rel, w int, aggRel *substraitpb.Rel, projects []*substraitpb.ProjectRel, path string) (*substraitpb.Rel, *substraitpb.Expression, int, error) {
 	apath := path + strings.Repeat(".project.input", len(projects)) + ".aggregate"
 	a := aggRel.GetAggregate()
-	grouped := len(a.GetGroupingExpressions()) > 0 || len(a.GetGroupings()) > 1
-	for _, g := range a.GetGroupings() {
-		grouped = grouped || len(g.GetGroupingExpressions()) > 0 || len(g.GetExpressionReferences()) > 0
-	}
-	if grouped {
+	if isGrouped(a) {
 		return nil, nil, 0, unsupportedAt("expression", apath, "correlated scalar subquery over a grouped aggregate")
 	}
-	f, err := u.flatten(a.GetInput(), w, apath+".input")
+	f, err := u.flatten(cur, a.GetInput(), w, apath+".input")
 	if err != nil {
 		return nil, nil, 0, err
 	}

@@ -52,7 +52,7 @@ func (u *unnester) markJoin(cur *substraitpb.Rel, w int, sq *substraitpb.Express
 	if all {
 		fn = cmpNegated[fn]
 	}
-	right, corr, cols, err := u.side(s, w, subPath)
+	right, corr, cols, err := u.side(cur, s, w, subPath)
 	if err != nil {
 		return nil, nil, 0, err
 	}
