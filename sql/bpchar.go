@@ -45,7 +45,7 @@ func bpcharOperands(vs []value, compare bool) bool {
 		if v.how != typed {
 			continue
 		}
-		switch v.kind().id {
+		switch v.kind().ID {
 		case idChar:
 			char = true
 		case idVarchar:
@@ -77,7 +77,7 @@ func untypedAsBpchar(vs []value) []value {
 // converted here, anything else by rtrim per row.
 func (l *lowerer) asBpchar(vs []value, out []expr.Expression) ([]expr.Expression, error) {
 	for i, v := range vs {
-		if !(v.how == typed && v.kind().id == idVarchar || v.how == untypedParam) {
+		if !(v.how == typed && v.kind().ID == idVarchar || v.how == untypedParam) {
 			continue
 		}
 		if lit, ok := literalOf(out[i]); ok {
@@ -109,16 +109,16 @@ func (l *lowerer) likeOperand(v value) (expr.Expression, error) {
 // character(n).
 func (l *lowerer) padded(v value, e expr.Expression) (expr.Expression, error) {
 	k := v.kind()
-	if k.id != idChar {
+	if k.ID != idChar {
 		return e, nil
 	}
 	if lit, ok := literalOf(e); ok {
 		if s, isStr := lit.(string); isStr {
-			return expr.NewPrimitiveLiteral(sqlvalue.PadBlanks(s, int(k.n)), isNullable(e.GetType())), nil
+			return expr.NewPrimitiveLiteral(sqlvalue.PadBlanks(s, int(k.N)), isNullable(e.GetType())), nil
 		}
 		return e, nil
 	}
-	return l.callOpts(urnString, "rpad", v.loc, nil, e, expr.NewPrimitiveLiteral(k.n, false), expr.NewPrimitiveLiteral(" ", false))
+	return l.callOpts(urnString, "rpad", v.loc, nil, e, expr.NewPrimitiveLiteral(k.N, false), expr.NewPrimitiveLiteral(" ", false))
 }
 
 // lowerOctetLength: octet_length(s), the bytes of s; of a character(n),
@@ -160,10 +160,10 @@ func lowerRpad(l *lowerer, f *pg_query.FuncCall, args []value) (expr.Expression,
 func DeclaredCast(f arrow.Field) (sqlvalue.CharCast, bool) {
 	k := fieldKind(f)
 	switch {
-	case k.id == idChar:
-		return sqlvalue.CharCast{Len: int(k.n), Char: true}, true
-	case k.id == idVarchar && k.n > 0:
-		return sqlvalue.CharCast{Len: int(k.n)}, true
+	case k.ID == idChar:
+		return sqlvalue.CharCast{Len: int(k.N), Char: true}, true
+	case k.ID == idVarchar && k.N > 0:
+		return sqlvalue.CharCast{Len: int(k.N)}, true
 	}
 	return sqlvalue.CharCast{}, false
 }

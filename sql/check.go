@@ -65,7 +65,7 @@ func (l *lowerer) tableChecks(table string, fields []arrow.Field, decls []checkD
 func (l *lowerer) tableChecksTaken(table string, fields []arrow.Field, decls []checkDecl, taken map[string]bool) ([]Check, error) {
 	sc := &scope{noAggs: "in check constraints"}
 	for _, f := range fields {
-		sc.cols = append(sc.cols, column{qual: table, name: f.Name, typ: fieldKind(f).typ(true)})
+		sc.cols = append(sc.cols, column{qual: table, name: f.Name, typ: fieldKind(f).Type(true)})
 	}
 	for _, d := range decls {
 		if d.name == "" {

@@ -110,7 +110,7 @@ func lowerConcatWS(l *lowerer, f *pg_query.FuncCall, args []value) (expr.Express
 	if err != nil {
 		return nil, err
 	}
-	out, err := expr.NewIfThen(expr.IfThenPair{If: sepNull, Then: expr.NewNullLiteral(kindString.typ(true))}, nullable(body))
+	out, err := expr.NewIfThen(expr.IfThenPair{If: sepNull, Then: expr.NewNullLiteral(kindString.Type(true))}, nullable(body))
 	if err != nil {
 		return nil, fmt.Errorf("%w: concat_ws: %w", ErrType, err)
 	}
@@ -135,12 +135,12 @@ func (l *lowerer) outputText(v value, loc int32) (expr.Expression, error) {
 	switch k := kindOf(e.GetType()); {
 	case k == kindUnknown:
 		return nil, fmt.Errorf("%w: concat of %s%s", ErrType, e.GetType(), l.src.at(loc))
-	case k.id == idBool:
+	case k.ID == idBool:
 		not, err := l.call(urnBoolean, "not", loc, e)
 		if err != nil {
 			return nil, err
 		}
-		f, err := expr.NewIfThen(expr.IfThenPair{If: not, Then: expr.NewPrimitiveLiteral("f", true)}, expr.NewNullLiteral(kindString.typ(true)))
+		f, err := expr.NewIfThen(expr.IfThenPair{If: not, Then: expr.NewPrimitiveLiteral("f", true)}, expr.NewNullLiteral(kindString.Type(true)))
 		if err != nil {
 			return nil, fmt.Errorf("%w: concat: %w", ErrType, err)
 		}
@@ -149,7 +149,7 @@ func (l *lowerer) outputText(v value, loc int32) (expr.Expression, error) {
 			return nil, fmt.Errorf("%w: concat: %w", ErrType, err)
 		}
 		return out, nil
-	case k.id == idChar:
+	case k.ID == idChar:
 		t, err := l.cast(e, kindString, false, loc)
 		if err != nil {
 			return nil, err

@@ -64,7 +64,7 @@ func boolConst(e expr.Expression) (v, ok bool) {
 
 // nullOf is the NULL constant of e's type.
 func nullOf(e expr.Expression) expr.Expression {
-	return expr.NewNullLiteral(kindOf(e.GetType()).typ(true))
+	return expr.NewNullLiteral(kindOf(e.GetType()).Type(true))
 }
 
 // foldCall folds the call f = name(args...) where its arguments decide
@@ -216,7 +216,7 @@ func nullInList(value expr.Expression, options []expr.Expression) (expr.Expressi
 		return nil, false
 	}
 	if !slices.ContainsFunc(options, unfoldedConstant) {
-		return expr.NewNullLiteral(kindBool.typ(true)), true
+		return expr.NewNullLiteral(kindBool.Type(true)), true
 	}
 	return nil, false
 }
@@ -260,7 +260,7 @@ func (l *lowerer) nullInSplit(value expr.Expression, options []expr.Expression, 
 	if !columns || len(arrayed) < 2 {
 		return nil, false, nil
 	}
-	null := expr.NewNullLiteral(kindBool.typ(true))
+	null := expr.NewNullLiteral(kindBool.Type(true))
 	var e expr.Expression = &expr.SingularOrList{Value: value, Options: arrayed}
 	var err error
 	if negate {
@@ -283,7 +283,7 @@ func (l *lowerer) nullInSplit(value expr.Expression, options []expr.Expression, 
 // constant in it that raises is left to raise.
 func nullSingleton(value expr.Expression, options []expr.Expression) (expr.Expression, bool) {
 	if len(options) == 1 && isNullConst(options[0]) && !unfoldedConstant(value) {
-		return expr.NewNullLiteral(kindBool.typ(true)), true
+		return expr.NewNullLiteral(kindBool.Type(true)), true
 	}
 	return nil, false
 }
@@ -431,7 +431,7 @@ func stableCast(e expr.Expression) bool {
 		return false
 	}
 	from, to := kindOf(c.Input.GetType()), kindOf(c.Type)
-	return from.stringy() && to.datetime() || from.datetime() && to.stringy()
+	return from.Stringy() && to.Datetime() || from.Datetime() && to.Stringy()
 }
 
 // evalConst evaluates e, a call or cast over constants, with the
@@ -460,7 +460,7 @@ func arrowLiteral(a arrow.Array, t types.Type) (expr.Expression, bool) {
 		return nil, false
 	}
 	if a.IsNull(0) {
-		return expr.NewNullLiteral(k.typ(true)), true
+		return expr.NewNullLiteral(k.Type(true)), true
 	}
 	var v any
 	switch x := a.(type) {
@@ -479,18 +479,18 @@ func arrowLiteral(a arrow.Array, t types.Type) (expr.Expression, bool) {
 		// The plan's type is the call's, which may be wider than the
 		// kernel's result (round of numeric(8,2) is numeric(9,2)): the
 		// same number, at the same scale.
-		if dt := x.DataType().(*arrow.Decimal128Type); dt.Scale != k.s || !x.Value(0).FitsInPrecision(k.n) {
+		if dt := x.DataType().(*arrow.Decimal128Type); dt.Scale != k.S || !x.Value(0).FitsInPrecision(k.N) {
 			return nil, false
 		}
-		v = decLit{v: x.Value(0), p: k.n, s: k.s}
+		v = decLit{v: x.Value(0), p: k.N, s: k.S}
 	default:
 		return nil, false
 	}
-	if s, isStr := v.(string); isStr && k.id == idVarchar && k.n > 0 {
-		v = varcharLit{s: s, n: k.n}
+	if s, isStr := v.(string); isStr && k.ID == idVarchar && k.N > 0 {
+		v = varcharLit{s: s, n: k.N}
 	}
-	if s, isStr := v.(string); isStr && k.id == idChar {
-		v = charLit{s: sqlvalue.CharCast{Len: int(k.n), Pad: true}.Truncate(s), n: k.n}
+	if s, isStr := v.(string); isStr && k.ID == idChar {
+		v = charLit{s: sqlvalue.CharCast{Len: int(k.N), Pad: true}.Truncate(s), n: k.N}
 	}
 	lit := newLiteral(v, isNullable(t))
 	if lit == nil || kindOf(lit.GetType()) != k {

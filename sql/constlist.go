@@ -7,6 +7,7 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"github.com/stablerow/stablerow/plan"
+	"github.com/stablerow/stablerow/sql/sqltype"
 	"github.com/substrait-io/substrait-go/v8/expr"
 )
 
@@ -554,7 +555,7 @@ func (l *lowerer) directInList(lv value, items []constItem) (expr.Expression, bo
 	if null, ok := nullInList(value, nil); ok { // constfold.go
 		return null, true, nil
 	}
-	w := plan.NewPackedWriter(packedKinds[k.id], len(items), l.textBytes(items))
+	w := plan.NewPackedWriter(packedKinds[k.ID], len(items), l.textBytes(items))
 	for _, it := range items {
 		text := l.src.orig[it.start:it.end]
 		switch {
@@ -583,7 +584,7 @@ func (l *lowerer) directInList(lv value, items []constItem) (expr.Expression, bo
 
 // packedKinds are the packed list element kinds of the types listLiteral
 // and directInList pack.
-var packedKinds = map[kindID]plan.PackedKind{idI32: plan.PackedI32, idI64: plan.PackedI64, idF64: plan.PackedF64, idString: plan.PackedString}
+var packedKinds = map[sqltype.ID]plan.PackedKind{idI32: plan.PackedI32, idI64: plan.PackedI64, idF64: plan.PackedF64, idString: plan.PackedString}
 
 // textBytes bounds the string data of a list's constants: their text.
 func (l *lowerer) textBytes(items []constItem) int {
@@ -618,11 +619,11 @@ func integral(text string) bool {
 // character(n) comparisons that coerce to bpchar) keep one option per
 // value: exact, only slower.
 func (l *lowerer) listLiteral(k kind, options []expr.Expression) (expr.Literal, bool, error) {
-	pk, ok := packedKinds[k.id]
+	pk, ok := packedKinds[k.ID]
 	if !ok {
 		return nil, false, nil
 	}
-	want := k.typ(false)
+	want := k.Type(false)
 	w := plan.NewPackedWriter(pk, len(options), 0)
 	for _, o := range options {
 		lit, ok := o.(expr.Literal)

@@ -216,7 +216,7 @@ func (l *lowerer) createTableAs(c *pg_query.CreateTableAsStmt) (Statement, error
 	fields := rel.RecordType().Types()
 	declared := make([]string, len(fields))
 	for i, t := range fields {
-		declared[i] = kindOf(t).declared()
+		declared[i] = kindOf(t).Declared()
 	}
 	q, err := l.query(rel, names)
 	if err != nil {

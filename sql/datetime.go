@@ -13,14 +13,14 @@ import (
 // An untyped operand beside a date is an integer (NULL, '3', $1).
 func (l *lowerer) datetimeArith(op string, lv, rv value, loc int32) (value, bool, error) {
 	lk, rk := lv.kind(), rv.kind()
-	if !lk.datetime() && !rk.datetime() {
+	if !lk.Datetime() && !rk.Datetime() {
 		return value{}, false, nil
 	}
 	noOp := func() error {
 		return fmt.Errorf("%w: operator does not exist: %s %s %s%s", ErrType, l.describeKind(lv), op, l.describeKind(rv), l.src.at(loc))
 	}
 	if lk == kindTimestamp || rk == kindTimestamp {
-		if (op == "+" || op == "-") && (lk.datetime() || rk.datetime()) {
+		if (op == "+" || op == "-") && (lk.Datetime() || rk.Datetime()) {
 			return value{}, true, fmt.Errorf("%w: timestamp arithmetic (interval is not supported)%s", ErrUnsupported, l.src.at(loc))
 		}
 		return value{}, true, noOp()

@@ -93,7 +93,7 @@ func (l *lowerer) createTable(c *pg_query.CreateStmt) (*CreateTable, error) {
 					strings.TrimPrefix(cn.GetConstraint().GetContype().String(), "CONSTR_"), cd.Colname)
 			}
 		}
-		t, decl := k.arrow()
+		t, decl := k.Arrow()
 		f := arrow.Field{Name: cd.Colname, Type: t, Nullable: nullable}
 		if decl != "" {
 			f.Metadata = arrow.NewMetadata([]string{sqlvalue.SQLTypeKey}, []string{decl})

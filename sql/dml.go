@@ -199,7 +199,7 @@ func (l *lowerer) insertChecks(rel plan.Rel, cols []column, targets []int, check
 		remap[i] = int32(len(in.cols) + i)
 		j := slices.Index(targets, u)
 		if j < 0 {
-			exprs[i] = expr.NewNullLiteral(kindOf(cols[u].typ).typ(true))
+			exprs[i] = expr.NewNullLiteral(kindOf(cols[u].typ).Type(true))
 			continue
 		}
 		ref, err := in.ref(j)

@@ -266,7 +266,7 @@ func (l *lowerer) aExpr(a *pg_query.A_Expr, s *scope) (value, error) {
 		if err != nil {
 			return value{}, err
 		}
-		if !k.numeric() {
+		if !k.Numeric() {
 			return value{}, fmt.Errorf("%w: operator %s needs numbers, not %s%s", ErrType, op, k, l.src.at(a.Location))
 		}
 		if folded, ok := foldArithmetic(op, args[0], args[1]); ok {
@@ -309,7 +309,7 @@ func (l *lowerer) unary(a *pg_query.A_Expr, op string, s *scope) (value, error) 
 	if err != nil {
 		return value{}, err
 	}
-	if !kindOf(e.GetType()).numeric() {
+	if !kindOf(e.GetType()).Numeric() {
 		return value{}, fmt.Errorf("%w: unary %s needs a number%s", ErrType, op, l.src.at(a.Location))
 	}
 	if op == "+" {
@@ -330,7 +330,7 @@ func (l *lowerer) unary(a *pg_query.A_Expr, op string, s *scope) (value, error) 
 	case *expr.PrimitiveLiteral[float32]:
 		return value{e: expr.NewPrimitiveLiteral(-x.Value, false), loc: a.Location}, nil
 	}
-	if kindOf(e.GetType()).id == idNumeric {
+	if kindOf(e.GetType()).ID == idNumeric {
 		neg, err := l.negateNumeric(e, a.Location)
 		return value{e: neg, loc: a.Location}, err
 	}

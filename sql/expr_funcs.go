@@ -223,7 +223,7 @@ func (l *lowerer) numeric(v value, loc int32) (expr.Expression, kind, error) {
 		return nil, kind{}, err
 	}
 	k := kindOf(e.GetType())
-	if !k.numeric() {
+	if !k.Numeric() {
 		return nil, kind{}, fmt.Errorf("%w: function needs a number, not %s%s", ErrType, k, l.src.at(loc))
 	}
 	return e, k, nil
@@ -245,7 +245,7 @@ func floatFn(urn, name string) func(*lowerer, *pg_query.FuncCall, []value) (expr
 		// power(double precision, 0.5) is float8's power: PostgreSQL
 		// prefers it once an argument is double precision (numeric
 		// converts to it implicitly, not back).
-		anyFloat := slices.ContainsFunc(args, func(a value) bool { return a.how == typed && a.kind().float() })
+		anyFloat := slices.ContainsFunc(args, func(a value) bool { return a.how == typed && a.kind().Float() })
 		for i, a := range args {
 			if err := l.notNumeric(name, a, f.Location); err != nil && !anyFloat {
 				return nil, err
@@ -270,7 +270,7 @@ func floatFn(urn, name string) func(*lowerer, *pg_query.FuncCall, []value) (expr
 // precision, as before constants were typed numeric: refusing it would
 // turn away the common power(x, 0.5) and sqrt(2.0).
 func (l *lowerer) notNumeric(name string, v value, loc int32) error {
-	if v.how == typed && v.kind().id == idNumeric && v.num == "" {
+	if v.how == typed && v.kind().ID == idNumeric && v.num == "" {
 		return fmt.Errorf("%w: %s(numeric) (it returns numeric; cast the argument to double precision)%s", ErrUnsupported, name, l.src.at(loc))
 	}
 	return nil
@@ -319,7 +319,7 @@ func lowerMod(l *lowerer, f *pg_query.FuncCall, args []value) (expr.Expression, 
 	if err != nil {
 		return nil, err
 	}
-	if !k.integer() {
+	if !k.Integer() {
 		return nil, fmt.Errorf("%w: mod of %s (it returns numeric)%s", ErrUnsupported, k, l.src.at(f.Location))
 	}
 	return l.call(urnArithmetic, "modulus", f.Location, es...)
@@ -331,7 +331,7 @@ func lowerMod(l *lowerer, f *pg_query.FuncCall, args []value) (expr.Expression, 
 func (l *lowerer) concatOp(a *pg_query.A_Expr, lv, rv value) (value, error) {
 	// varchar(n) and char(n) are text here (char(n) without its trailing
 	// blanks): PostgreSQL's textcat through their implicit casts.
-	isText := func(v value) bool { return v.how == untypedString || (v.how == typed && v.kind().stringy()) }
+	isText := func(v value) bool { return v.how == untypedString || (v.how == typed && v.kind().Stringy()) }
 	if !isText(lv) && !isText(rv) {
 		return value{}, fmt.Errorf("%w: operator does not exist: %s || %s%s", ErrType, l.defaultKind(lv), l.defaultKind(rv), l.src.at(a.Location))
 	}
@@ -390,7 +390,7 @@ func (l *lowerer) like(a *pg_query.A_Expr, s *scope) (value, error) {
 			lits[i] = str
 		}
 		if null {
-			pat = expr.NewNullLiteral(kindString.typ(true))
+			pat = expr.NewNullLiteral(kindString.Type(true))
 		} else {
 			p, err := sqlvalue.LikeEscape(lits[0], lits[1])
 			if err != nil {
@@ -467,13 +467,13 @@ func (l *lowerer) nullIf(a *pg_query.A_Expr, s *scope) (value, error) {
 		e, err = l.cast(e, first, false, a.Location)
 		return value{e: e, loc: a.Location, name: "nullif"}, err
 	}
-	if common.id != idNumeric {
+	if common.ID != idNumeric {
 		return value{e: e, loc: a.Location, name: "nullif"}, nil
 	}
 	switch {
-	case first.id == idNumeric && first.s < common.s:
-	case first.id == idI16 || first.id == idI32 || first.id == idI64:
-		first = kindNumeric(common.n, 0)
+	case first.ID == idNumeric && first.S < common.S:
+	case first.ID == idI16 || first.ID == idI32 || first.ID == idI64:
+		first = kindNumeric(common.N, 0)
 	default:
 		return value{e: e, loc: a.Location, name: "nullif"}, nil
 	}
@@ -489,8 +489,8 @@ func sameFamilyOperator(first, common kind) bool {
 	if first == common {
 		return false
 	}
-	integer := func(k kind) bool { return k.id == idI16 || k.id == idI32 || k.id == idI64 }
-	float := func(k kind) bool { return k.id == idF32 || k.id == idF64 }
+	integer := func(k kind) bool { return k.ID == idI16 || k.ID == idI32 || k.ID == idI64 }
+	float := func(k kind) bool { return k.ID == idF32 || k.ID == idF64 }
 	return integer(first) && integer(common) || float(first) && float(common)
 }
 
@@ -527,7 +527,7 @@ func (l *lowerer) commonResults(vs []value, first int) ([]expr.Expression, kind,
 	if allNull {
 		out := make([]expr.Expression, len(vs))
 		for i := range vs {
-			out[i] = expr.NewNullLiteral(kindString.typ(true))
+			out[i] = expr.NewNullLiteral(kindString.Type(true))
 		}
 		return out, kindString, nil
 	}
@@ -549,14 +549,14 @@ func (l *lowerer) commonResults(vs []value, first int) ([]expr.Expression, kind,
 	for _, v := range vs {
 		switch {
 		case v.how == untypedNull, v.how == untypedString:
-		case v.how == typed && v.kind().id == idChar && (k == kindUnknown || k == v.kind()):
+		case v.how == typed && v.kind().ID == idChar && (k == kindUnknown || k == v.kind()):
 			k = v.kind()
 		default:
 			return l.unifyAs(false, vs...)
 		}
 	}
 	for _, v := range vs {
-		if k == kindUnknown || v.how == untypedString && int32(utf8.RuneCountInString(strings.TrimRight(v.str, " "))) > k.n {
+		if k == kindUnknown || v.how == untypedString && int32(utf8.RuneCountInString(strings.TrimRight(v.str, " "))) > k.N {
 			return l.unifyAs(false, vs...)
 		}
 	}
@@ -597,7 +597,7 @@ func varcharCommon(vs []value) (kind, bool) {
 	for _, v := range vs {
 		switch {
 		case v.how == untypedNull:
-		case v.how == typed && v.kind().id == idVarchar && v.kind().n > 0 && (k == kindUnknown || k == v.kind()):
+		case v.how == typed && v.kind().ID == idVarchar && v.kind().N > 0 && (k == kindUnknown || k == v.kind()):
 			k = v.kind()
 		default:
 			return kindUnknown, false
@@ -641,7 +641,7 @@ func (l *lowerer) minMax(m *pg_query.MinMaxExpr, s *scope) (value, error) {
 	if err != nil {
 		return value{}, err
 	}
-	if !k.ordered() {
+	if !k.Ordered() {
 		return value{}, fmt.Errorf("%w: %s of %s%s", ErrType, name, k, l.src.at(m.Location))
 	}
 	if len(es) == 1 {
@@ -711,7 +711,7 @@ func (l *lowerer) caseExpr(c *pg_query.CaseExpr, s *scope) (value, error) {
 			if lit, ok := literalOf(e); ok && lit != nil {
 				es[i] = newLiteral(lit, true)
 			} else {
-				es[i] = &expr.Cast{Type: kindOf(e.GetType()).typ(true), Input: e, FailureBehavior: types.BehaviorThrowException}
+				es[i] = &expr.Cast{Type: kindOf(e.GetType()).Type(true), Input: e, FailureBehavior: types.BehaviorThrowException}
 			}
 		}
 	}

@@ -54,7 +54,7 @@ func lowerExtract(numeric bool) func(*lowerer, *pg_query.FuncCall, []value) (exp
 		unit, ok := "", false
 		if args[0].how == untypedString {
 			unit, ok = args[0].str, true
-		} else if args[0].how == typed && args[0].kind().stringy() {
+		} else if args[0].how == typed && args[0].kind().Stringy() {
 			if lit, isLit := literalOf(args[0].e); isLit {
 				unit, ok = lit.(string)
 			}
@@ -64,7 +64,7 @@ func lowerExtract(numeric bool) func(*lowerer, *pg_query.FuncCall, []value) (exp
 		}
 		x := args[1]
 		k := x.kind()
-		if x.how != typed || !k.datetime() {
+		if x.how != typed || !k.Datetime() {
 			return nil, fmt.Errorf("%w: %s of %s (it takes a date or a timestamp)%s", ErrType, name, l.describeKind(x), l.src.at(x.loc))
 		}
 		typName := "date"

@@ -122,7 +122,7 @@ func (l *lowerer) tableSchema(name string, loc int32) (types.NamedStruct, []colu
 			return types.NamedStruct{}, nil, fmt.Errorf("%w: column %s.%s of Arrow type %s", ErrUnsupported, name, f.Name, f.Type)
 		}
 		sys := isSystemColumn(f.Name)
-		t := k.typ(f.Nullable && !sys)
+		t := k.Type(f.Nullable && !sys)
 		ns.Names = append(ns.Names, f.Name)
 		ns.Struct.Types = append(ns.Struct.Types, t)
 		cols = append(cols, column{qual: name, name: f.Name, typ: t, hidden: sys})
@@ -243,7 +243,7 @@ func (l *lowerer) unnest(fc *pg_query.FuncCall, rf *pg_query.RangeFunction) (pla
 		return nil, nil, err
 	}
 	elem := listKind(sqlElem)
-	detail["element_type"] = elem.substraitName()
+	detail["element_type"] = elem.SubstraitName()
 	ncols := 1
 	if rf.Ordinality {
 		ncols = 2
@@ -252,7 +252,7 @@ func (l *lowerer) unnest(fc *pg_query.FuncCall, rf *pg_query.RangeFunction) (pla
 	if err != nil {
 		return nil, nil, err
 	}
-	ts := []types.Type{elem.typ(true), kindI64.typ(false)}[:ncols]
+	ts := []types.Type{elem.Type(true), kindI64.Type(false)}[:ncols]
 	rel, err := l.extensionTable(detail, names, ts)
 	if err != nil {
 		return nil, nil, err
@@ -265,7 +265,7 @@ func (l *lowerer) unnest(fc *pg_query.FuncCall, rf *pg_query.RangeFunction) (pla
 		if rel, err = l.narrowUnnest(rel, ts, sqlElem, fc.Location); err != nil {
 			return nil, nil, err
 		}
-		ts = append([]types.Type{sqlElem.typ(true)}, ts[1:]...) // a copy: the read's base schema holds ts
+		ts = append([]types.Type{sqlElem.Type(true)}, ts[1:]...) // a copy: the read's base schema holds ts
 	}
 	cols := make([]column, ncols)
 	for i := range cols {
@@ -320,7 +320,7 @@ func (l *lowerer) unnestArg(n *pg_query.Node, want kind, detail map[string]any) 
 			return kindUnknown, fmt.Errorf("%w: nested array casts%s", ErrUnsupported, l.src.at(x.TypeCast.Location))
 		}
 		inner, err := l.unnestArg(x.TypeCast.Arg, listKind(k), detail)
-		if err != nil || !k.integer() {
+		if err != nil || !k.Integer() {
 			return inner, err
 		}
 		return k, nil
@@ -396,7 +396,7 @@ func (l *lowerer) constantList(vs []value, want kind, detail map[string]any) (ki
 			return kindUnknown, err
 		}
 		k = listKind(uk)
-		if uk.integer() {
+		if uk.Integer() {
 			sqlK = uk // ARRAY[1, 2] is integer[] (PostgreSQL's int4 constants)
 		}
 	}
@@ -434,13 +434,13 @@ func (l *lowerer) constantList(vs []value, want kind, detail map[string]any) (ki
 // lists hold bigint, double precision, text or boolean (substrait.md §4).
 func listKind(k kind) kind {
 	switch {
-	case k.integer():
+	case k.Integer():
 		return kindI64
-	case k.float(), k.id == idNumeric:
+	case k.Float(), k.ID == idNumeric:
 		// No numeric list: a decimal constant (ARRAY[1, 2.5]) travels
 		// as its nearest double precision.
 		return kindF64
-	case k.stringy():
+	case k.Stringy():
 		return kindString
 	}
 	return k
@@ -455,7 +455,7 @@ func (l *lowerer) unifyKinds(vs []value) ([]value, kind, error) {
 		case v.how != typed:
 		case k == kindUnknown || k == vk:
 			k = vk
-		case k.numeric() && vk.numeric():
+		case k.Numeric() && vk.Numeric():
 			k = promote(k, vk)
 		default:
 			return nil, kindUnknown, fmt.Errorf("%w: ARRAY mixes %s and %s%s", ErrType, k, vk, l.src.at(v.loc))
@@ -512,9 +512,9 @@ func (l *lowerer) generateSeries(fc *pg_query.FuncCall, rf *pg_query.RangeFuncti
 	if err != nil {
 		return nil, nil, err
 	}
-	t := kindI64.typ(false)
+	t := kindI64.Type(false)
 	if narrow {
-		t = kindI32.typ(false)
+		t = kindI32.Type(false)
 	}
 	rel, err := l.extensionTable(detail, names, []types.Type{t})
 	return rel, &scope{cols: []column{{qual: qual, name: names[0], typ: t}}}, err

@@ -154,7 +154,7 @@ func kindNamed(name string) (kind, error) {
 // (format_type without its modifiers: the length, precision and scale are
 // columns of their own).
 func dataType(k kind) string {
-	switch k.id {
+	switch k.ID {
 	case idVarchar:
 		return "character varying"
 	case idChar:
@@ -171,10 +171,10 @@ func dataType(k kind) string {
 // precision for the integers and floats, whose scale is 0 and NULL.
 func typeSizes(k kind) (length, precision, scale *int32) {
 	p := func(v int32) *int32 { return &v }
-	switch k.id {
+	switch k.ID {
 	case idVarchar, idChar:
-		if k.n > 0 {
-			length = p(k.n)
+		if k.N > 0 {
+			length = p(k.N)
 		}
 	case idI16:
 		return nil, p(16), p(0)
@@ -187,7 +187,7 @@ func typeSizes(k kind) (length, precision, scale *int32) {
 	case idF64:
 		return nil, p(53), nil
 	case idNumeric:
-		return nil, p(k.n), p(k.s)
+		return nil, p(k.N), p(k.S)
 	}
 	return length, nil, nil
 }
@@ -259,7 +259,7 @@ func (l *lowerer) introRel(cols []introCol, rows [][]any) (plan.Rel, []column, e
 	sc := make([]column, len(cols))
 	for i, c := range cols {
 		names[i] = c.name
-		sc[i] = column{name: c.name, typ: c.k.typ(true)}
+		sc[i] = column{name: c.name, typ: c.k.Type(true)}
 	}
 	vals := make([]expr.VirtualTableExpressionValue, 0, max(len(rows), 1))
 	for _, r := range rows {
@@ -272,7 +272,7 @@ func (l *lowerer) introRel(cols []introCol, rows [][]any) (plan.Rel, []column, e
 	if len(rows) == 0 {
 		row := make(expr.VirtualTableExpressionValue, len(cols))
 		for i, c := range cols {
-			row[i] = expr.NewNullLiteral(c.k.typ(true))
+			row[i] = expr.NewNullLiteral(c.k.Type(true))
 		}
 		vals = append(vals, row)
 	}
@@ -301,7 +301,7 @@ func introLiteral(k kind, v any) expr.Expression {
 			return expr.NewPrimitiveLiteral(*v, true)
 		}
 	}
-	return expr.NewNullLiteral(k.typ(true))
+	return expr.NewNullLiteral(k.Type(true))
 }
 
 // isInfoSchema reports whether rv names a relation of information_schema.

@@ -114,7 +114,7 @@ func newLiteral(v any, nullable bool) expr.Expression {
 			// value): such a value travels as the deprecated timestamp
 			// literal (microseconds too) cast to precision_timestamp<6>.
 			return &expr.Cast{
-				Type:            kindTimestamp.typ(nullable),
+				Type:            kindTimestamp.Type(nullable),
 				Input:           &expr.PrimitiveLiteral[types.Timestamp]{Value: types.Timestamp(x), Type: &types.TimestampType{Nullability: nullability(nullable)}},
 				FailureBehavior: types.BehaviorThrowException,
 			}
@@ -126,7 +126,7 @@ func newLiteral(v any, nullable bool) expr.Expression {
 			// (fixedchar<10> for '日本語 '), which a set operation then
 			// finds unequal to the column's fixedchar<4>: the padded
 			// text, cast (a no-op) to character(n).
-			return &expr.Cast{Type: kindChar(x.n).typ(nullable), Input: expr.NewPrimitiveLiteral(x.s, nullable), FailureBehavior: types.BehaviorThrowException}
+			return &expr.Cast{Type: kindChar(x.n).Type(nullable), Input: expr.NewPrimitiveLiteral(x.s, nullable), FailureBehavior: types.BehaviorThrowException}
 		}
 		l := expr.NewFixedCharLiteral(types.FixedChar(x.s), nullable)
 		l.Type.(*types.FixedCharType).Length = x.n // characters, not bytes
@@ -214,7 +214,7 @@ func foldCast(v any, k kind, nullable, explicit bool) (out expr.Expression, ok b
 	var r any
 	if n, isInt := intOf(v); isInt {
 		switch {
-		case k.integer():
+		case k.Integer():
 			r, ok = intValue(n, k)
 			if !ok {
 				return nil, false, nil
@@ -225,7 +225,7 @@ func foldCast(v any, k kind, nullable, explicit bool) (out expr.Expression, ok b
 			r = float64(n)
 		case k == kindBool:
 			r = n != 0
-		case k.stringy():
+		case k.Stringy():
 			r = strconv.FormatInt(n, 10)
 		}
 	} else if f, isFloat := floatOf(v); isFloat {
@@ -234,7 +234,7 @@ func foldCast(v any, k kind, nullable, explicit bool) (out expr.Expression, ok b
 			bits = 32
 		}
 		switch {
-		case k.integer():
+		case k.Integer():
 			rf := math.RoundToEven(f)
 			if math.IsNaN(rf) || rf < -(1<<63) || rf >= 1<<63 {
 				return nil, false, nil
@@ -250,16 +250,16 @@ func foldCast(v any, k kind, nullable, explicit bool) (out expr.Expression, ok b
 				return nil, false, nil // overflow or underflow: the run-time error
 			}
 			r = r32
-		case k.stringy():
+		case k.Stringy():
 			r = sqlvalue.FormatFloat(f, bits) // float8out: 1234567.0 is "1234567"
 		}
 	} else {
 		switch x := v.(type) {
 		case bool:
 			switch {
-			case k.integer():
+			case k.Integer():
 				r, _ = intValue(map[bool]int64{false: 0, true: 1}[x], k)
-			case k.stringy():
+			case k.Stringy():
 				r = strconv.FormatBool(x)
 			}
 		case dateLit:
@@ -272,7 +272,7 @@ func foldCast(v any, k kind, nullable, explicit bool) (out expr.Expression, ok b
 					return nil, false, nil
 				}
 				r = tsLit(us)
-			case k.stringy() && k.id != idString:
+			case k.Stringy() && k.ID != idString:
 				r = sqlvalue.FormatDate(int32(x))
 			}
 		case tsLit:
@@ -281,18 +281,18 @@ func foldCast(v any, k kind, nullable, explicit bool) (out expr.Expression, ok b
 				r = x
 			case k == kindDate:
 				r = dateLit(sqlvalue.TimestampToDate(int64(x)))
-			case k.stringy() && k.id != idString:
+			case k.Stringy() && k.ID != idString:
 				r = sqlvalue.FormatTimestamp(int64(x))
 			}
 		}
 	}
 	if s, isStr := stringOf(v, true); isStr && r == nil {
 		r = s // stringy to text; to varchar(n)/char(n) below
-		if !k.stringy() {
+		if !k.Stringy() {
 			return nil, false, nil
 		}
 	}
-	if k.id == idNumeric && r == nil {
+	if k.ID == idNumeric && r == nil {
 		v, ok := foldNumeric(v, k)
 		if !ok {
 			return nil, false, nil // the run-time cast raises what it must
@@ -301,7 +301,7 @@ func foldCast(v any, k kind, nullable, explicit bool) (out expr.Expression, ok b
 	}
 	if d, isDec := v.(decLit); isDec && r == nil {
 		switch {
-		case k.integer():
+		case k.Integer():
 			lo, hi := intRange(k)
 			n, err := sqlvalue.DecimalToInt(d.v, d.s, lo, hi, k.String())
 			if err != nil {
@@ -310,24 +310,24 @@ func foldCast(v any, k kind, nullable, explicit bool) (out expr.Expression, ok b
 			r, _ = intValue(n, k)
 		case k == kindF64:
 			r = sqlvalue.DecimalToFloat(d.v, d.s)
-		case k.stringy():
+		case k.Stringy():
 			r = sqlvalue.FormatDecimal(d.v, d.s)
 		}
 	}
 	if r == nil {
 		return nil, false, nil
 	}
-	if s, isStr := r.(string); isStr && (k.id == idVarchar && k.n > 0 || k.id == idChar) {
-		cc := sqlvalue.CharCast{Len: int(k.n), Pad: k.id == idChar}
+	if s, isStr := r.(string); isStr && (k.ID == idVarchar && k.N > 0 || k.ID == idChar) {
+		cc := sqlvalue.CharCast{Len: int(k.N), Pad: k.ID == idChar}
 		if explicit {
 			s = cc.Truncate(s)
 		} else if s, err = cc.Apply(s); err != nil {
 			return nil, false, fmt.Errorf("%w: %w", ErrType, err)
 		}
-		if k.id == idChar {
-			r = charLit{s: s, n: k.n}
+		if k.ID == idChar {
+			r = charLit{s: s, n: k.N}
 		} else {
-			r = varcharLit{s: s, n: k.n}
+			r = varcharLit{s: s, n: k.N}
 		}
 	}
 	return newLiteral(r, nullable), true, nil
@@ -341,7 +341,7 @@ func (l *lowerer) parseLiteral(s string, k kind, loc int32) (expr.Expression, er
 		return fmt.Errorf("%w: invalid input syntax for type %s: %q%s", ErrType, k, s, l.src.at(loc))
 	}
 	switch {
-	case k.stringy():
+	case k.Stringy():
 		// An untyped literal into varchar(n)/char(n) is an assignment:
 		// too long is an error, blank padding for char(n).
 		e, _, err := foldCast(s, k, false, false)
@@ -349,7 +349,7 @@ func (l *lowerer) parseLiteral(s string, k kind, loc int32) (expr.Expression, er
 			return nil, fmt.Errorf("%w%s", err, l.src.at(loc))
 		}
 		return e, nil
-	case k.integer():
+	case k.Integer():
 		n, err := strconv.ParseInt(t, 10, 64)
 		if err != nil {
 			return nil, bad()
@@ -359,7 +359,7 @@ func (l *lowerer) parseLiteral(s string, k kind, loc int32) (expr.Expression, er
 			return nil, fmt.Errorf("%w: value %q is out of range for type %s%s", ErrType, s, k, l.src.at(loc))
 		}
 		return newLiteral(v, false), nil
-	case k.float():
+	case k.Float():
 		// float8in/float4in, as the run-time cast reads text: out of
 		// range ('1e309', '1e-400') is an error, never Inf or 0.
 		bits := 64
@@ -386,12 +386,12 @@ func (l *lowerer) parseLiteral(s string, k kind, loc int32) (expr.Expression, er
 			return nil, fmt.Errorf("%w: %w%s", ErrType, err, l.src.at(loc))
 		}
 		return newLiteral(dateLit(d), false), nil
-	case k.id == idNumeric:
-		d, err := sqlvalue.ParseDecimal(s, k.n, k.s)
+	case k.ID == idNumeric:
+		d, err := sqlvalue.ParseDecimal(s, k.N, k.S)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w%s", ErrType, err, l.src.at(loc))
 		}
-		return newLiteral(decLit{v: d, p: k.n, s: k.s}, false), nil
+		return newLiteral(decLit{v: d, p: k.N, s: k.S}, false), nil
 	case k == kindTimestamp:
 		us, err := sqlvalue.ParseTimestamp(s)
 		if err != nil {
@@ -404,7 +404,7 @@ func (l *lowerer) parseLiteral(s string, k kind, loc int32) (expr.Expression, er
 
 // intRange is the value range of integer kind k.
 func intRange(k kind) (int64, int64) {
-	switch k.id {
+	switch k.ID {
 	case idI16:
 		return math.MinInt16, math.MaxInt16
 	case idI32:
@@ -420,22 +420,22 @@ func foldNumeric(v any, k kind) (decLit, bool) {
 	var d decimal128.Num
 	var err error
 	if n, ok := intOf(v); ok {
-		d, err = sqlvalue.DecimalFromInt(n, k.n, k.s)
+		d, err = sqlvalue.DecimalFromInt(n, k.N, k.S)
 	} else if f, ok := floatOf(v); ok {
 		bits := 64
 		if _, is32 := v.(float32); is32 {
 			bits = 32
 		}
-		d, err = sqlvalue.DecimalFromFloat(f, bits, k.n, k.s)
+		d, err = sqlvalue.DecimalFromFloat(f, bits, k.N, k.S)
 	} else if s, ok := stringOf(v, true); ok {
-		d, err = sqlvalue.ParseDecimal(s, k.n, k.s)
+		d, err = sqlvalue.ParseDecimal(s, k.N, k.S)
 	} else if x, ok := v.(decLit); ok {
-		d, err = sqlvalue.RescaleDecimal(x.v, x.s, k.n, k.s)
+		d, err = sqlvalue.RescaleDecimal(x.v, x.s, k.N, k.S)
 	} else {
 		return decLit{}, false
 	}
 	if err != nil {
 		return decLit{}, false
 	}
-	return decLit{v: d, p: k.n, s: k.s}, true
+	return decLit{v: d, p: k.N, s: k.S}, true
 }

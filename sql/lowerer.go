@@ -122,7 +122,7 @@ func (l *lowerer) paramExpr(n int, k kind, loc int32) (expr.Expression, error) {
 	if err := l.useParam(n, false, k, loc); err != nil {
 		return nil, err
 	}
-	return &expr.DynamicParameter{OutputType: k.typ(true), ParameterReference: uint32(n)}, nil
+	return &expr.DynamicParameter{OutputType: k.Type(true), ParameterReference: uint32(n)}, nil
 }
 
 // paramNames checks the numbering has no gaps and returns ParamNames.

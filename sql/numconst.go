@@ -141,9 +141,9 @@ func (l *lowerer) decimalConstant(text string, loc int32) (value, error) {
 		return value{}, fmt.Errorf("%w: numeric literal %s out of range%s", ErrType, text, l.src.at(loc))
 	}
 	if k, fits := numericConstantKind(num); fits {
-		d, err := sqlvalue.ParseDecimal(num, k.n, k.s)
+		d, err := sqlvalue.ParseDecimal(num, k.N, k.S)
 		if err == nil {
-			return value{e: newLiteral(decLit{v: d, p: k.n, s: k.s}, false), loc: loc, num: num}, nil
+			return value{e: newLiteral(decLit{v: d, p: k.N, s: k.S}, false), loc: loc, num: num}, nil
 		}
 	}
 	// Beyond double precision too (1e400), the literal is its infinity:
@@ -166,7 +166,7 @@ func (l *lowerer) decimalConstant(text string, loc int32) (value, error) {
 // coalesce(TRUE, 1e400 >= c) do not raise (seed 20261206 cases 61484,
 // 155710); SELECT 1e400 > c FROM t WHERE FALSE does (raiseConstants).
 func (l *lowerer) floatConstant(v value, k kind) (expr.Expression, bool, error) {
-	if v.num == "" || v.how != typed || !k.float() {
+	if v.num == "" || v.how != typed || !k.Float() {
 		return nil, false, nil
 	}
 	bits := 64
@@ -220,5 +220,5 @@ func constantToInt(num string, k kind) (int64, error) {
 // and not at all where PostgreSQL's folding drops it first (a CASE arm
 // after a constant condition, a COALESCE argument after a constant).
 func deferredCast(lit expr.Expression, k kind) expr.Expression {
-	return &expr.Cast{Type: k.typ(false), Input: lit, FailureBehavior: types.BehaviorThrowException}
+	return &expr.Cast{Type: k.Type(false), Input: lit, FailureBehavior: types.BehaviorThrowException}
 }

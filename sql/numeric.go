@@ -22,7 +22,7 @@ import (
 // operand is numeric.
 func (l *lowerer) numericArith(op string, lv, rv value, loc int32) (value, bool, error) {
 	lk, rk := lv.kind(), rv.kind()
-	if lk.id != idNumeric && rk.id != idNumeric || lk.float() && lv.num == "" || rk.float() && rv.num == "" {
+	if lk.ID != idNumeric && rk.ID != idNumeric || lk.Float() && lv.num == "" || rk.Float() && rv.num == "" {
 		return value{}, false, nil
 	}
 	operand := func(v, other value) (expr.Expression, error) {
@@ -34,9 +34,9 @@ func (l *lowerer) numericArith(op string, lv, rv value, loc int32) (value, bool,
 			k = numericLiteralKind(v.str)
 		case v.how != typed:
 			k = other.kind()
-		case k.integer():
-			k = k.asNumeric()
-		case k.id != idNumeric:
+		case k.Integer():
+			k = k.AsNumeric()
+		case k.ID != idNumeric:
 			return nil, fmt.Errorf("%w: operator does not exist: %s %s %s%s", ErrType, l.describeKind(lv), op, l.describeKind(rv), l.src.at(loc))
 		}
 		if v.how != typed {
@@ -90,12 +90,12 @@ func (l *lowerer) numericRounding(name string, f *pg_query.FuncCall, args []valu
 			return nil, true, err
 		}
 		x = e
-	case v.how == typed && v.kind().id == idNumeric:
+	case v.how == typed && v.kind().ID == idNumeric:
 		x, k = v.e, v.kind()
-	case v.how == typed && v.kind().integer() && len(args) == 2:
+	case v.how == typed && v.kind().Integer() && len(args) == 2:
 		// round(5, 1): only numeric's round takes places, and an
 		// integer converts to numeric implicitly (5.0).
-		k = v.kind().asNumeric()
+		k = v.kind().AsNumeric()
 		e, err := l.cast(v.e, k, false, v.loc)
 		if err != nil {
 			return nil, true, err
@@ -115,7 +115,7 @@ func (l *lowerer) numericRounding(name string, f *pg_query.FuncCall, args []valu
 			return nil, true, fmt.Errorf("%w: %s(numeric, n) with n not a constant (n is the result's scale)%s", ErrUnsupported, name, l.src.at(f.Location))
 		}
 		if lit == nil {
-			return expr.NewNullLiteral(kindNumeric(k.n, 0).typ(true)), true, nil // strict: NULL places, NULL result
+			return expr.NewNullLiteral(kindNumeric(k.N, 0).Type(true)), true, nil // strict: NULL places, NULL result
 		}
 		n = lit.(int64)
 	}
@@ -129,7 +129,7 @@ func (l *lowerer) numericRounding(name string, f *pg_query.FuncCall, args []valu
 	if name == "trunc" {
 		grow = 0
 	}
-	out := kindNumeric(min(max(k.n-k.s+grow+scale, 1), sqlvalue.MaxDecimalPrecision), scale).typ(false)
+	out := kindNumeric(min(max(k.N-k.S+grow+scale, 1), sqlvalue.MaxDecimalPrecision), scale).Type(false)
 	var opts []substraitfn.Option
 	fargs := []expr.Expression{x}
 	fn := name

@@ -89,10 +89,10 @@ func (l *lowerer) orderedSetMeasure(fc *pg_query.FuncCall, args *scope) (*expr.A
 		return nil, err
 	}
 	if name == "percentile_cont" {
-		switch kindOf(value.GetType()).id {
+		switch kindOf(value.GetType()).ID {
 		case idF64:
 		case idI16, idI32, idI64, idF32, idNumeric:
-			value = &expr.Cast{Type: kindF64.typ(isNullable(value.GetType())), Input: value, FailureBehavior: types.BehaviorThrowException}
+			value = &expr.Cast{Type: kindF64.Type(isNullable(value.GetType())), Input: value, FailureBehavior: types.BehaviorThrowException}
 		default:
 			return nil, fmt.Errorf("%w: function percentile_cont(double precision) within group (%s) does not exist%s", ErrType, kindOf(value.GetType()), at)
 		}

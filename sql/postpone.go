@@ -65,12 +65,12 @@ func pgCost(e expr.Expression, total, op float64) float64 {
 	case *expr.Cast:
 		from, to := kindOf(x.Input.GetType()), kindOf(x.Type)
 		switch {
-		case from == to, from.integer() && to.integer(), from.float() && to.float():
-		case from.stringy() && to.stringy():
-			if from.id == idChar {
+		case from == to, from.Integer() && to.Integer(), from.Float() && to.Float():
+		case from.Stringy() && to.Stringy():
+			if from.ID == idChar {
 				total += op // text(bpchar): rtrim
 			}
-		case from.stringy() || to.stringy():
+		case from.Stringy() || to.Stringy():
 			total += op
 			total += op
 		default:

@@ -144,7 +144,7 @@ func (l *lowerer) fileRead(fn, path string, rf *pg_query.RangeFunction, sch *arr
 		if k == kindUnknown {
 			return nil, nil, fmt.Errorf("%w: %s(%q): column %q has type %s", ErrUnsupported, fn, path, f.Name, f.Type)
 		}
-		ts[i] = k.typ(true)
+		ts[i] = k.Type(true)
 		cols[i] = column{qual: qual, name: names[i], typ: ts[i]}
 	}
 	if len(files) == 1 {

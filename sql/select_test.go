@@ -134,7 +134,7 @@ func TestInListAndNulls(t *testing.T) {
 	in, ok := arg(not, 0).(*expr.SingularOrList)
 	require.True(t, ok)
 	// 2.5 is numeric, as in PostgreSQL: bigint meets it at numeric.
-	assert.Equal(t, idNumeric, kindOf(in.Value.GetType()).id, "bigint meets numeric at numeric")
+	assert.Equal(t, idNumeric, kindOf(in.Value.GetType()).ID, "bigint meets numeric at numeric")
 	require.Len(t, in.Options, 2)
 	assert.Equal(t, "1.0", decText(t, litValue(t, in.Options[0])))
 	assert.Equal(t, "2.5", decText(t, litValue(t, in.Options[1])))

@@ -129,8 +129,8 @@ func (l *lowerer) setOperation(s *pg_query.SelectStmt, want []kind) (plan.Rel, [
 		k := lk
 		switch {
 		case lk == rk:
-		case lk.numeric() && rk.numeric():
-			if (lk.id == idNumeric || rk.id == idNumeric) && setopNumeric(lk, rk).id == idNumeric {
+		case lk.Numeric() && rk.Numeric():
+			if (lk.ID == idNumeric || rk.ID == idNumeric) && setopNumeric(lk, rk).ID == idNumeric {
 				// PostgreSQL's common type here is numeric without a
 				// typmod: each value prints at its own scale (-1.01 beside
 				// -2.5250). A decimal128 column has one scale, so the
@@ -138,14 +138,14 @@ func (l *lowerer) setOperation(s *pg_query.SelectStmt, want []kind) (plan.Rel, [
 				return nil, nil, fmt.Errorf("%w: %s of %s and %s (PostgreSQL's result is a numeric of no fixed scale; cast both sides to one numeric(p,s))", ErrUnsupported, what, lk, rk)
 			}
 			k = setopNumeric(lk, rk)
-		case lk.stringy() && rk.stringy():
+		case lk.Stringy() && rk.Stringy():
 			k = kindString
-		case lk.datetime() && rk.datetime():
+		case lk.Datetime() && rk.Datetime():
 			k = kindTimestamp
 		default:
 			return nil, nil, fmt.Errorf("%w: %s types %s and %s cannot be matched", ErrType, what, lk, rk)
 		}
-		target[i] = k.typ(isNullable(lt[i]) || isNullable(rt[i]))
+		target[i] = k.Type(isNullable(lt[i]) || isNullable(rt[i]))
 	}
 	if left, err = l.conform(left, target); err != nil {
 		return nil, nil, err
@@ -225,11 +225,11 @@ func (l *lowerer) conform(rel plan.Rel, target []types.Type) (plan.Rel, error) {
 // operation: the one of higher rank; two numerics meet at the numeric
 // holding both.
 func setopNumeric(a, b kind) kind {
-	if a.id == idNumeric && b.id == idNumeric {
+	if a.ID == idNumeric && b.ID == idNumeric {
 		return promote(a, b)
 	}
-	if a.rank() >= b.rank() {
-		if a.id == idNumeric {
+	if a.Rank() >= b.Rank() {
+		if a.ID == idNumeric {
 			return promote(a, b) // an integer into numeric: the digits it needs
 		}
 		return a

@@ -69,9 +69,9 @@ func implicitly(from, to kind) bool {
 	switch {
 	case from == to:
 		return true
-	case from.numeric() && to.numeric():
-		return to.rank() > from.rank() || from.id == idNumeric && to.id == idNumeric
-	case from.stringy() && to.stringy():
+	case from.Numeric() && to.Numeric():
+		return to.Rank() > from.Rank() || from.ID == idNumeric && to.ID == idNumeric
+	case from.Stringy() && to.Stringy():
 		return to == kindString || to == kindVarchar(0)
 	case from == kindDate && to == kindTimestamp:
 		return true
@@ -83,15 +83,15 @@ func implicitly(from, to kind) bool {
 // implicit ones: numbers narrow (with range errors), anything goes into a
 // string column (as its text), a timestamp into a date column.
 func assignable(from, to kind) bool {
-	return implicitly(from, to) || from.numeric() && to.numeric() || to.stringy() && from != kindUnknown ||
-		from.datetime() && to.datetime()
+	return implicitly(from, to) || from.Numeric() && to.Numeric() || to.Stringy() && from != kindUnknown ||
+		from.Datetime() && to.Datetime()
 }
 
 // castable adds the explicit casts (CAST, ::): text to anything through
 // the type's input function, integer (int4) to and from boolean:
 // PostgreSQL has no cast between boolean and bigint or smallint.
 func castable(from, to kind) bool {
-	return assignable(from, to) || from.stringy() && to != kindUnknown ||
+	return assignable(from, to) || from.Stringy() && to != kindUnknown ||
 		from == kindI32 && to == kindBool || from == kindBool && to == kindI32
 }
 
@@ -101,7 +101,7 @@ func castable(from, to kind) bool {
 func (l *lowerer) coerce(v value, k kind) (expr.Expression, error) {
 	switch v.how {
 	case untypedNull:
-		return expr.NewNullLiteral(k.typ(true)), nil
+		return expr.NewNullLiteral(k.Type(true)), nil
 	case untypedString:
 		return l.parseLiteral(v.str, k, v.loc)
 	case untypedParam:
@@ -114,7 +114,7 @@ func (l *lowerer) coerce(v value, k kind) (expr.Expression, error) {
 		return l.cast(e, k, false, v.loc)
 	}
 	have := v.kind()
-	if v.num != "" && k.id == idNumeric {
+	if v.num != "" && k.ID == idNumeric {
 		return l.parseLiteral(v.num, k, v.loc)
 	}
 	if e, ok, err := l.floatConstant(v, k); ok {
@@ -129,11 +129,11 @@ func (l *lowerer) coerce(v value, k kind) (expr.Expression, error) {
 // paramKind is the kind a parameter binds as for a use of kind k.
 func paramKind(k kind) kind {
 	switch {
-	case k.integer():
+	case k.Integer():
 		return kindI64
-	case k.float():
+	case k.Float():
 		return kindF64
-	case k.stringy():
+	case k.Stringy():
 		return kindString
 	}
 	return k
@@ -143,7 +143,7 @@ func paramKind(k kind) kind {
 // Postgres' assignment casts allow numeric narrowing and anything to text,
 // with varchar(n) and char(n) checking the length.
 func (l *lowerer) assign(v value, k kind) (expr.Expression, error) {
-	if v.num != "" && (k.id == idNumeric || k.integer()) {
+	if v.num != "" && (k.ID == idNumeric || k.Integer()) {
 		return l.numericConstant(v, k, false)
 	}
 	if e, ok, err := l.floatConstant(v, k); ok {
@@ -158,19 +158,19 @@ func (l *lowerer) assign(v value, k kind) (expr.Expression, error) {
 // explicit is CAST(v AS k): literals are converted right away so plans
 // carry plain values.
 func (l *lowerer) explicit(v value, k kind) (expr.Expression, error) {
-	if v.how == untypedString && k.stringy() {
+	if v.how == untypedString && k.Stringy() {
 		return l.cast(expr.NewPrimitiveLiteral(v.str, false), k, true, v.loc) // '...'::varchar(3) truncates
 	}
 	if v.how != typed {
 		return l.coerce(v, k)
 	}
-	if v.num != "" && (k.id == idNumeric || k.integer()) {
+	if v.num != "" && (k.ID == idNumeric || k.Integer()) {
 		return l.numericConstant(v, k, true)
 	}
 	if e, ok, err := l.floatConstant(v, k); ok {
 		return e, err
 	}
-	if v.num != "" && k.stringy() {
+	if v.num != "" && k.Stringy() {
 		// numeric_out: the constant's exact digits, also for one of
 		// more digits than a numeric holds here (1e300).
 		return l.cast(expr.NewPrimitiveLiteral(v.num, false), k, true, v.loc)
@@ -178,7 +178,7 @@ func (l *lowerer) explicit(v value, k kind) (expr.Expression, error) {
 	if !castable(v.kind(), k) {
 		return nil, fmt.Errorf("%w: cannot cast type %s to %s%s", ErrType, v.kind(), k, l.src.at(v.loc))
 	}
-	if lit, ok := literalOf(v.e); ok && lit != nil && !k.stringy() {
+	if lit, ok := literalOf(v.e); ok && lit != nil && !k.Stringy() {
 		if s, isStr := stringOf(lit, true); isStr {
 			if e, err := l.parseLiteral(s, k, v.loc); err == nil {
 				return e, nil
@@ -202,7 +202,7 @@ func (l *lowerer) cast(e expr.Expression, k kind, explicit bool, loc int32) (exp
 	nullable := isNullable(e.GetType())
 	if lit, ok := literalOf(e); ok {
 		if lit == nil {
-			return expr.NewNullLiteral(k.typ(true)), nil
+			return expr.NewNullLiteral(k.Type(true)), nil
 		}
 		out, ok, err := foldCast(lit, k, nullable, explicit)
 		if err != nil {
@@ -212,7 +212,7 @@ func (l *lowerer) cast(e expr.Expression, k kind, explicit bool, loc int32) (exp
 			return out, nil
 		}
 	}
-	if explicit && (k.id == idChar || k.id == idVarchar && k.n > 0) {
+	if explicit && (k.ID == idChar || k.ID == idVarchar && k.N > 0) {
 		// PostgreSQL's explicit cast to varchar(n) or char(n) truncates
 		// to n characters (varchar and bpchar with isExplicit); Substrait's
 		// cast has no truncating mode, and the plan's cast is the
@@ -224,13 +224,13 @@ func (l *lowerer) cast(e expr.Expression, k kind, explicit bool, loc int32) (exp
 		if err != nil {
 			return nil, err
 		}
-		cut, err := l.callOpts(urnString, "substring", loc, nil, text, expr.NewPrimitiveLiteral(int32(1), false), expr.NewPrimitiveLiteral(k.n, false))
+		cut, err := l.callOpts(urnString, "substring", loc, nil, text, expr.NewPrimitiveLiteral(int32(1), false), expr.NewPrimitiveLiteral(k.N, false))
 		if err != nil {
 			return nil, err
 		}
-		return &expr.Cast{Type: k.typ(nullable), Input: cut, FailureBehavior: types.BehaviorThrowException}, nil
+		return &expr.Cast{Type: k.Type(nullable), Input: cut, FailureBehavior: types.BehaviorThrowException}, nil
 	}
-	return &expr.Cast{Type: k.typ(nullable), Input: e, FailureBehavior: types.BehaviorThrowException}, nil
+	return &expr.Cast{Type: k.Type(nullable), Input: e, FailureBehavior: types.BehaviorThrowException}, nil
 }
 
 // unify brings the operands of a comparison, arithmetic or IN list to one
@@ -249,10 +249,10 @@ func (l *lowerer) unify(vs ...value) ([]expr.Expression, kind, error) {
 func (l *lowerer) unifyAs(compare bool, vs ...value) ([]expr.Expression, kind, error) {
 	k := kindUnknown
 	first := value{}
-	numericAmong := slices.ContainsFunc(vs, func(v value) bool { return v.how == typed && v.kind().id == idNumeric })
+	numericAmong := slices.ContainsFunc(vs, func(v value) bool { return v.how == typed && v.kind().ID == idNumeric })
 	for _, v := range vs {
 		vk := v.kind()
-		if _, fits := numericConstantKind(v.num); numericAmong && v.num != "" && vk.float() && fits {
+		if _, fits := numericConstantKind(v.num); numericAmong && v.num != "" && vk.Float() && fits {
 			// A decimal constant is numeric in PostgreSQL: beside a numeric
 			// it compares exactly, and the numeric is not cast to double
 			// row by row (TPC-H's l_discount BETWEEN 0.05 AND 0.07). One
@@ -264,11 +264,11 @@ func (l *lowerer) unifyAs(compare bool, vs ...value) ([]expr.Expression, kind, e
 		case v.how != typed:
 		case k == kindUnknown || k == vk:
 			k, first = vk, v
-		case k.numeric() && vk.numeric():
+		case k.Numeric() && vk.Numeric():
 			k = promote(k, vk)
-		case k.stringy() && vk.stringy():
+		case k.Stringy() && vk.Stringy():
 			k = kindString
-		case k.datetime() && vk.datetime():
+		case k.Datetime() && vk.Datetime():
 			k = kindTimestamp
 		default:
 			for _, p := range []value{first, v} {
@@ -280,14 +280,14 @@ func (l *lowerer) unifyAs(compare bool, vs ...value) ([]expr.Expression, kind, e
 		}
 	}
 	bpchar := bpcharOperands(vs, compare)
-	if k.stringy() {
+	if k.Stringy() {
 		k = kindString
 	}
 	if bpchar {
 		vs = untypedAsBpchar(vs)
 	}
 	for _, v := range vs {
-		if v.how == untypedParam && k.numeric() {
+		if v.how == untypedParam && k.Numeric() {
 			// A parameter binds as bigint or double precision: the
 			// others meet it there ($1 < 0 compares as bigint).
 			k = promote(k, paramKind(k))
@@ -301,7 +301,7 @@ func (l *lowerer) unifyAs(compare bool, vs ...value) ([]expr.Expression, kind, e
 			}
 		}
 	}
-	if k.float() {
+	if k.Float() {
 		vs = l.saturateWideConstants(vs)
 	}
 	out := make([]expr.Expression, len(vs))
@@ -404,7 +404,7 @@ func foldArithmetic(op string, a, b expr.Expression) (expr.Expression, bool) {
 // half away from zero (2.5::integer is 3, where double precision's
 // rint would give 2).
 func (l *lowerer) numericConstant(v value, k kind, explicit bool) (expr.Expression, error) {
-	if k.id == idNumeric {
+	if k.ID == idNumeric {
 		return l.parseLiteral(v.num, k, v.loc)
 	}
 	nk, fits := numericConstantKind(v.num)
@@ -439,13 +439,13 @@ func (l *lowerer) numericConstant(v value, k kind, explicit bool) (expr.Expressi
 // constant to double precision and raises there too, so it is kept.
 func (l *lowerer) saturateWideConstants(vs []value) []value {
 	for _, v := range vs {
-		if v.how == typed && v.num == "" && !v.kind().integer() && v.kind().id != idNumeric {
+		if v.how == typed && v.num == "" && !v.kind().Integer() && v.kind().ID != idNumeric {
 			return vs
 		}
 	}
 	out, cloned := vs, false
 	for i, v := range vs {
-		if v.num == "" || v.how != typed || !v.kind().float() {
+		if v.num == "" || v.how != typed || !v.kind().Float() {
 			continue
 		}
 		if _, fits := numericConstantKind(v.num); fits {

@@ -322,7 +322,7 @@ func (l *lowerer) windowFrame(wf *expr.WindowFunction, def *pg_query.WindowDef) 
 			return fmt.Errorf("%w: RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column%s", ErrInvalid, at)
 		}
 		switch k := kindOf(wf.Sorts[0].Expr.GetType()); {
-		case k.integer(), k.float(), k.id == idNumeric:
+		case k.Integer(), k.Float(), k.ID == idNumeric:
 		case k == kindDate:
 			dateKey = true
 		default:

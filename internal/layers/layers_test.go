@@ -24,7 +24,7 @@ var rows = [][]string{
 	{"progress", "value", "table/encoding", "internal/radix", "internal/taskjson", "internal/suggest", "internal/arrowtest",
 		"internal/deepsql", "internal/fuzzseed", "internal/layers", "exec/memlimit", "exec/priority",
 		"cmd/stablerow/internal/gcstart"},
-	{"rowmap", "table/store", "table/rowid", "table/deletion", "cmd/stablerow/internal/warm"},
+	{"rowmap", "table/store", "table/rowid", "table/deletion", "cmd/stablerow/internal/warm", "sql/sqltype"},
 	{"table", "table/store/s3store"},
 	{"table/fragreuse", "index/btree", "internal/vacuumstress"},
 	{"access", "exec/physexpr"},
