@@ -159,6 +159,8 @@ func (db *DB) run(ctx context.Context, cat *catalog, st sql.Statement, params ma
 		return 0, db.Cluster(ctx, s.Table, s.Index)
 	case *sql.Reindex:
 		return 0, db.Reindex(ctx, s.Table, s.Index)
+	case *sql.Analyze:
+		return 0, db.analyze(ctx, s) // analyze.go
 	case *sql.Insert:
 		return db.insert(ctx, cat, s, params)
 	case *sql.Delete:

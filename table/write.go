@@ -231,7 +231,7 @@ func (fw *fragmentWriter) writeBatch(b arrow.RecordBatch) error {
 		}
 	}
 	for c, sk := range fw.skets {
-		sk.addColumn(b.Column(c), fw.zb.trim[c])
+		sk.addColumn(b.Column(c), fw.zb.trim[c], nil)
 	}
 	return nil
 }
