@@ -34,6 +34,9 @@ type catalog struct {
 	named []string
 	// views is the version of the views the statement reads (views.go).
 	views *viewCatalog
+	// ndv is each pinned table's distinct counts per column, once
+	// merged (distinct.go); nil slice: unknown.
+	ndv map[*table.Table][]float64
 }
 
 // StatementTime implements sql.StatementClock: inside a session's

@@ -159,6 +159,8 @@ func (db *DB) run(ctx context.Context, cat *catalog, st sql.Statement, params ma
 		return 0, db.Cluster(ctx, s.Table, s.Index)
 	case *sql.Reindex:
 		return 0, db.Reindex(ctx, s.Table, s.Index)
+	case *sql.Analyze:
+		return 0, db.analyze(ctx, s) // analyze.go
 	case *sql.Insert:
 		return db.insert(ctx, cat, s, params)
 	case *sql.Delete:
@@ -186,19 +188,29 @@ func (db *DB) run(ctx context.Context, cat *catalog, st sql.Statement, params ma
 
 // build plans a lowered query.
 func (db *DB) build(ctx context.Context, cat *catalog, q *sql.Query) (exec.Node, error) {
-	return plan.Build(ctx, q.Plan, cat, plan.Options{DisableIndexes: db.opt.DisableIndexes, DisableSharing: db.opt.DisableSharing, Files: db.files(ctx), Threads: db.planThreads(ctx), MemoryLimited: db.memoryLimited(ctx), WriteSource: writeSource(ctx)})
+	return db.buildEstimated(ctx, cat, q, nil)
+}
+
+// buildEstimated is build that records the nodes' estimated rows in est
+// when not nil (EXPLAIN (COSTS)).
+func (db *DB) buildEstimated(ctx context.Context, cat *catalog, q *sql.Query, est map[exec.Node]float64) (exec.Node, error) {
+	return plan.Build(ctx, q.Plan, cat, plan.Options{DisableIndexes: db.opt.DisableIndexes, DisableSharing: db.opt.DisableSharing, Files: db.files(ctx), Threads: db.planThreads(ctx), MemoryLimited: db.memoryLimited(ctx), WriteSource: writeSource(ctx), Estimates: est})
 }
 
 // startQuery plans q and starts it. A query streams; EXPLAIN returns its
 // text, EXPLAIN ANALYZE after running the query to the end (dropping its
 // rows as they come).
 func (db *DB) startQuery(ctx context.Context, cat *catalog, q *sql.Query, params map[string]any) (*Rows, error) {
-	node, err := db.build(ctx, cat, q)
+	var est map[exec.Node]float64
+	if q.Explain && q.Costs {
+		est = map[exec.Node]float64{}
+	}
+	node, err := db.buildEstimated(ctx, cat, q, est)
 	if err != nil {
 		return nil, err
 	}
 	if q.Explain && !q.Analyze {
-		return explainRows(db, exec.Explain(node, false))
+		return explainRows(db, exec.ExplainEstimates(node, false, est))
 	}
 	if err := checkExtraParams(ctx, q, params); err != nil {
 		return nil, err
@@ -217,7 +229,7 @@ func (db *DB) startQuery(ctx context.Context, cat *catalog, q *sql.Query, params
 	if err := rows.drain(); err != nil {
 		return nil, err
 	}
-	return explainRows(db, exec.Explain(node, true))
+	return explainRows(db, exec.ExplainEstimates(node, true, est))
 }
 
 func explainRows(db *DB, text string) (*Rows, error) {

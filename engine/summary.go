@@ -46,6 +46,8 @@ func commandTag(st sql.Statement, n int64) string {
 		return "REINDEX"
 	case *sql.Vacuum:
 		return "VACUUM"
+	case *sql.Analyze:
+		return "ANALYZE"
 	case *sql.Set:
 		if s.Reset {
 			return "RESET"

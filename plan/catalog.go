@@ -43,6 +43,11 @@ type UniqueKeyer interface {
 
 // Options tune Build.
 type Options struct {
+	// Estimates, when not nil, receives the optimizer's estimated output
+	// rows of each node planned from a relation (the outermost relation
+	// a node is planned from gives its figure), for EXPLAIN (COSTS):
+	// nodes the physical rules add (partitions, coalescing) have none.
+	Estimates map[exec.Node]float64
 	// DisableIndexes never calls TakeByKey, so every join is a hash join and
 	// every sort is kept: the metamorphic check runs both and compares rows.
 	DisableIndexes bool

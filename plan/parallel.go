@@ -31,7 +31,7 @@ func parallelize(n exec.Node, opt Options) (exec.Node, error) {
 	if opt.Threads <= 1 {
 		return n, nil
 	}
-	pp := &parallelPlanner{threads: opt.Threads, memoryLimited: opt.MemoryLimited}
+	pp := &parallelPlanner{threads: opt.Threads, memoryLimited: opt.MemoryLimited, est: opt.Estimates}
 	p, err := pp.partitioned(n)
 	if err != nil {
 		return nil, err
@@ -50,11 +50,24 @@ type parallelPlanner struct {
 	// above them could not reserve a batch). One instance spills as the
 	// serial plan does, so the answer and the error do not depend on N.
 	memoryLimited bool
+	// est is Options.Estimates: a node's parallel form inherits its
+	// estimated rows (the same rows, over all its partitions).
+	est map[exec.Node]float64
 }
 
 // partitioned returns a plan equivalent to n whose output may come in
 // several partitions: n itself where nothing can run in parallel.
 func (pp *parallelPlanner) partitioned(n exec.Node) (exec.Node, error) {
+	p, err := pp.partitionedNode(n)
+	if e, ok := pp.est[n]; ok && err == nil {
+		if _, has := pp.est[p]; !has {
+			pp.est[p] = e
+		}
+	}
+	return p, err
+}
+
+func (pp *parallelPlanner) partitionedNode(n exec.Node) (exec.Node, error) {
 	switch x := n.(type) {
 	case *exec.ScanExec:
 		return x.WithPartitions(pp.threads), nil

@@ -209,6 +209,9 @@ func (p *planner) compileRel(r splan.Rel, need []bool, h hint) (*rel, error) {
 		}
 	}
 	out, err := p.compileDirect(r, dneed, h)
+	if err == nil {
+		p.noteEstimate(r, out.node)
+	}
 	if err != nil || mapping == nil {
 		return out, err
 	}

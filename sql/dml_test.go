@@ -190,12 +190,16 @@ func TestMaintenance(t *testing.T) {
 	assert.Equal(t, &Cluster{Table: "t", Index: "t_id_idx"}, parseOne(t, "CLUSTER t USING t_id_idx"))
 	assert.Equal(t, &Reindex{Index: "rid"}, parseOne(t, "REINDEX INDEX rid"))
 	assert.Equal(t, &Reindex{Table: "t"}, parseOne(t, "REINDEX TABLE t"))
+	assert.Equal(t, &Analyze{Tables: []string{"t"}}, parseOne(t, "ANALYZE t"))
+	assert.Equal(t, &Analyze{}, parseOne(t, "ANALYZE"))
 	for _, c := range []struct {
 		sql  string
 		want error
 		text string
 	}{
-		{"ANALYZE t", ErrUnsupported, "ANALYZE"},
+		{"ANALYZE t (id)", ErrUnsupported, "ANALYZE with a column list"},
+		{"ANALYZE VERBOSE t", ErrUnsupported, "ANALYZE option VERBOSE"},
+		{"ANALYZE nosuch", ErrUnknownTable, "nosuch"},
 		{"VACUUM ANALYZE t", ErrUnsupported, "VACUUM option ANALYZE"},
 		{"VACUUM VERBOSE t", ErrUnsupported, "VACUUM option VERBOSE"},
 		{"VACUUM (FREEZE) t", ErrUnsupported, "VACUUM option FREEZE"},

@@ -49,7 +49,7 @@ func relName(rv *pg_query.RangeVar) (string, error) {
 
 func (l *lowerer) vacuum(v *pg_query.VacuumStmt) (Statement, error) {
 	if !v.IsVacuumcmd {
-		return nil, fmt.Errorf("%w: ANALYZE", ErrUnsupported)
+		return l.analyze(v) // analyzestmt.go
 	}
 	out := &Vacuum{}
 	for _, o := range v.Options {

@@ -43,8 +43,9 @@ type Query struct {
 	// when the text used $k itself. len(ParamNames) is the number of
 	// parameters the plan references; every one of 1..len is used.
 	ParamNames []string
-	// Explain and Analyze are set by EXPLAIN [ANALYZE] <select>.
-	Explain, Analyze bool
+	// Explain and Analyze are set by EXPLAIN [ANALYZE] <select>; Costs
+	// by EXPLAIN (COSTS): each node's estimated rows are shown.
+	Explain, Analyze, Costs bool
 }
 
 // CreateTable is CREATE TABLE [IF NOT EXISTS] name (col type [NOT NULL], ...).

@@ -45,7 +45,10 @@
 // (zonemap.go): per batch and column the null count and bounds of the
 // values, so a scan given simple predicates skips the batches no row of
 // which can match before it reads a byte of them (zonescan.go). Files
-// written before have none and are always read.
+// written before have none and are always read. Since zone map format 2
+// it also holds a distinct-count sketch (HyperLogLog, sketch.go) per
+// column of the file, merged over a version's fragments into the
+// optimizer's distinct counts (Manifest.DistinctCounts).
 //
 // `_rowid` and `_rowaddr` are real schema fields (field ids -3 and -2, type
 // uint64) appended after the user columns. Scans and fragment takes serve

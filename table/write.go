@@ -35,6 +35,7 @@ type fragmentWriter struct {
 	rows  int                 // rows in the open file
 	zb    *zoneBuilder        // of the user schema, made with the first file
 	zones [][]ColumnZone      // the open file's zone map, one entry per batch written
+	skets []*Sketch           // the open file's distinct-count sketch per column (sketch.go)
 	pend  []arrow.RecordBatch // slices not yet written as a full batch
 	pendN int
 	out   []newFragment
@@ -223,6 +224,15 @@ func (fw *fragmentWriter) writeBatch(b arrow.RecordBatch) error {
 	}
 	fw.file.Spans = append(fw.file.Spans, s)
 	fw.zones = append(fw.zones, fw.zb.batch(b))
+	if fw.skets == nil {
+		fw.skets = make([]*Sketch, b.NumCols())
+		for c := range fw.skets {
+			fw.skets[c] = &Sketch{}
+		}
+	}
+	for c, sk := range fw.skets {
+		sk.addColumn(b.Column(c), fw.zb.trim[c], nil)
+	}
 	return nil
 }
 
@@ -247,8 +257,8 @@ func (fw *fragmentWriter) finishFile() error {
 	data := fw.buf.Bytes()
 	fw.file.Size = uint64(len(data))
 	fw.file.TailCRC = crc32c(data[fw.file.tailStart():])
-	fw.file.Zones = encodeZoneMap(&ZoneMap{Batches: fw.zones}, fw.zb.kinds)
-	fw.zones = nil // the next file's batches start a new map
+	fw.file.Zones = encodeZoneMap(&ZoneMap{Batches: fw.zones, Sketches: fw.skets}, fw.zb.kinds)
+	fw.zones, fw.skets = nil, nil // the next file's batches start a new map and new sketches
 	path := "data/" + fw.file.IDString() + ".arrow"
 	if err := coverFile(fw.ctx, path); err != nil {
 		return err

@@ -57,11 +57,24 @@ import (
 //
 // Files written before zone maps (manifest format versions before 5)
 // have none; their batches are always read.
+//
+// Format 2 adds, after the zones and before the CRC, the file's
+// distinct-count sketch of each column (sketch.go), which the optimizer
+// merges over a table's fragments:
+//
+//	... zones ... | columns x (uv length | sketch) | u32 CRC32C of all before
+//
+// Format 1 blobs (written before sketches) still read, without
+// sketches: the estimator then falls back to its fixed guesses, as
+// PostgreSQL's does for a table never analysed. ANALYZE rewrites them.
 
 // zoneMagic and zoneFormat frame a zone map blob.
 const (
-	zoneMagic  = "SRZM"
-	zoneFormat = 1
+	zoneMagic = "SRZM"
+	// zoneFormat is the format written, with sketches; zoneFormatNoSketch
+	// is the one before them, still read.
+	zoneFormat         = 2
+	zoneFormatNoSketch = 1
 	// zoneStringBound is the most bytes a string bound keeps.
 	zoneStringBound = 32
 )
@@ -106,6 +119,10 @@ type ColumnZone struct {
 // ZoneMap is a data file's zone map: Batches[i][c] is column c of batch i.
 type ZoneMap struct {
 	Batches [][]ColumnZone
+	// Sketches[c] is column c's distinct-count sketch over the file; nil
+	// in a format 1 blob, and after a decode that wanted some columns'
+	// zones only (a scan's pruning, which never reads them).
+	Sketches []*Sketch
 }
 
 // zoneCompare orders two bounds of one kind (both non-nil, same Go type).
@@ -359,6 +376,13 @@ func encodeZoneMap(zm *ZoneMap, kinds []zoneKind) []byte {
 			}
 		}
 	}
+	for c := range kinds {
+		sk := &Sketch{}
+		if c < len(zm.Sketches) && zm.Sketches[c] != nil {
+			sk = zm.Sketches[c]
+		}
+		e.bytes(sk.encode())
+	}
 	return binary.LittleEndian.AppendUint32(e.b, crc32.Checksum(e.b, castagnoli))
 }
 
@@ -402,14 +426,22 @@ func DecodeZoneMap(b []byte, types []arrow.DataType, rows []uint64) (*ZoneMap, e
 // at SF 1: 30K allocations, about 2.8 ms, for every scan). The zones of
 // the other columns are left zero and must not be read.
 func decodeZoneMap(b []byte, types []arrow.DataType, rows []uint64, want []bool) (*ZoneMap, error) {
+	return decodeZones(b, types, rows, want, want == nil)
+}
+
+// decodeZones is decodeZoneMap that keeps the sketches when sketches is
+// set, whatever want says (want all false and sketches set: the
+// sketches alone, as the optimizer's distinct counts read them).
+func decodeZones(b []byte, types []arrow.DataType, rows []uint64, want []bool, sketches bool) (*ZoneMap, error) {
 	if len(b) < zoneHeader+4 {
 		return nil, errorf(ErrCorrupt, "zone map: %d bytes is too short", len(b))
 	}
 	if !bytes.Equal(b[:4], []byte(zoneMagic)) {
 		return nil, errorf(ErrCorrupt, "zone map: bad magic %q", b[:4])
 	}
-	if v := binary.LittleEndian.Uint16(b[4:]); v != zoneFormat {
-		return nil, errorf(ErrCorrupt, "zone map: unsupported format %d", v)
+	format := binary.LittleEndian.Uint16(b[4:])
+	if format != zoneFormat && format != zoneFormatNoSketch {
+		return nil, errorf(ErrCorrupt, "zone map: unsupported format %d", format)
 	}
 	if fl := binary.LittleEndian.Uint16(b[6:]); fl != 0 {
 		return nil, errorf(ErrCorrupt, "zone map: unknown flags %#x", fl)
@@ -480,6 +512,32 @@ func decodeZoneMap(b []byte, types []arrow.DataType, rows []uint64, want []bool)
 			if err := checkZone(z, bits[0], kinds[c], rows[i]); err != "" {
 				return nil, errorf(ErrCorrupt, "zone map: batch %d column %d: %s", i, c, err)
 			}
+		}
+	}
+	if format >= zoneFormat {
+		// A scan's pruning (some column wanted, no sketch) skips the
+		// sketches: the CRC above already vouched for their bytes. A
+		// check (no column wanted) decodes and drops them.
+		prune := !sketches && want != nil && slices.Contains(want, true)
+		if !prune {
+			zm.Sketches = make([]*Sketch, nc)
+		}
+		for c := range nc {
+			p := d.bytes("zone map sketch")
+			if d.err != nil {
+				return nil, d.err
+			}
+			if prune {
+				continue
+			}
+			sk, err := DecodeSketch(p)
+			if err != nil {
+				return nil, errorf(ErrCorrupt, "zone map: column %d: %w", c, err)
+			}
+			zm.Sketches[c] = sk
+		}
+		if !sketches {
+			zm.Sketches = nil
 		}
 	}
 	if len(d.b) != 0 {

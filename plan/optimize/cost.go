@@ -20,15 +20,21 @@ import (
 // estimated rows, divided per equivalence class of the equalities
 // (PostgreSQL's EquivalenceClass: columns the equalities make equal, as
 // a.x = b.y AND b.y = c.z) by its domain once for each further node of
-// the set it joins: the domain is the rows of the smallest table whose
-// column is in the class (the key side of a foreign key, as keyJoin
-// assumes: an equality keeps the larger table's rows), so two columns
-// that both refer to a third, smaller table's key meet as many-to-many
-// (TPC-H Q5's customer and supplier on their nation: 25 values, not the
-// supplier's 10,000 keys). Where the classes that join the same nodes
-// are several (a composite key: lineitem to partsupp on partkey and
-// suppkey), their domains' product is bounded by the smallest of those
-// tables, whose rows the composite key identifies. Each other conjunct
+// the set it joins: the domain is the largest distinct count of the
+// class's columns in the set where the tables' statistics know them
+// (PostgreSQL's eqjoinsel without MCVs: 1/max(nd1, nd2)); else the rows
+// of the smallest table whose column is in the class (the key side of a
+// foreign key, as keyJoin assumes: an equality keeps the larger table's
+// rows), so two columns that both refer to a third, smaller table's key
+// meet as many-to-many (TPC-H Q5's customer and supplier on their
+// nation: 25 values, not the supplier's 10,000 keys, which their own
+// distinct counts say as well). Where the classes that join the same
+// nodes are several (a composite key: lineitem to partsupp on partkey
+// and suppkey), their domains' product is bounded by the smallest of
+// those tables, whose rows the composite key identifies; a single
+// class's domain is bounded so too (a distinct count is an estimate, a
+// few per cent over the key table's rows, which must not make a key join
+// keep fewer rows than the foreign key's table). Each other conjunct
 // inside the set keeps filterKeeps. For joins on foreign keys alone
 // (chains, stars) this is the estimate keyJoin gives any tree of the
 // set.
@@ -47,6 +53,25 @@ type coster struct {
 type class struct {
 	nodes  uint64
 	domain float64
+	// ndv is, per local node, the largest distinct count known of the
+	// class's columns it holds (0: none known); nil for a pair.
+	ndv []float64
+}
+
+// domainOf is the class's domain among the nodes in (a subset of its
+// nodes): the largest distinct count known of their columns, as
+// PostgreSQL's eqjoinsel divides by max(nd1, nd2) (without MCVs; a
+// column's stadistinct, not lowered for its rel's filters); the
+// smallest table's rows when none is known.
+func (cl *class) domainOf(in uint64) float64 {
+	d := 0.0
+	for s := in; s != 0 && cl.ndv != nil; s &= s - 1 {
+		d = max(d, cl.ndv[bits.TrailingZeros64(s)])
+	}
+	if d == 0 {
+		return cl.domain
+	}
+	return d
 }
 
 // newCoster is the coster of g's nodes in local order nodes (global index
@@ -91,17 +116,30 @@ func newCoster(g *graph, ests []estimate, nodes []int) *coster {
 		pairs = append(pairs, set)
 	}
 	byRoot := map[int]uint64{}
+	ndv := map[int][]float64{} // per class root, per local node: the largest distinct count known of its columns
 	for col := range parent {
-		byRoot[find(col)] |= 1 << local[g.owner(col)]
-	}
-	for _, set := range byRoot {
-		pairs = append(pairs, set)
-	}
-	for _, set := range pairs {
-		if bits.OnesCount64(set) < 2 {
+		root := find(col)
+		k := local[g.owner(col)]
+		byRoot[root] |= 1 << k
+		if g.distinct == nil {
 			continue
 		}
-		c.classes = append(c.classes, class{nodes: set, domain: c.smallest(set)})
+		if d, ok := g.distinct(col); ok {
+			if ndv[root] == nil {
+				ndv[root] = make([]float64, n)
+			}
+			ndv[root][k] = max(ndv[root][k], d)
+		}
+	}
+	for _, set := range pairs {
+		if bits.OnesCount64(set) >= 2 {
+			c.classes = append(c.classes, class{nodes: set, domain: c.smallest(set)})
+		}
+	}
+	for root, set := range byRoot {
+		if bits.OnesCount64(set) >= 2 {
+			c.classes = append(c.classes, class{nodes: set, domain: c.smallest(set), ndv: ndv[root]})
+		}
 	}
 	return c
 }
@@ -155,20 +193,22 @@ func (c *coster) card(set uint64) estimate {
 		domain float64
 	}
 	var joins []join
-	for _, cl := range c.classes {
+	for i := range c.classes {
+		cl := &c.classes[i]
 		in := cl.nodes & set
 		if bits.OnesCount64(in) < 2 {
 			continue
 		}
+		d := cl.domainOf(in)
 		found := false
 		for i := range joins {
 			if joins[i].nodes == in {
-				joins[i].domain *= cl.domain
+				joins[i].domain *= d
 				found = true
 			}
 		}
 		if !found {
-			joins = append(joins, join{nodes: in, domain: cl.domain})
+			joins = append(joins, join{nodes: in, domain: d})
 		}
 	}
 	for _, j := range joins {

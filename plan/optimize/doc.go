@@ -92,7 +92,11 @@
 // interface offering table row counts (the engine's catalog gives
 // TableRows), a quarter kept per restriction: a conjunct, or a lower and
 // an upper bound of one expression together (a range, as PostgreSQL's
-// clauselist_selectivity pairs them).
+// clauselist_selectivity pairs them). Where Stats is also a
+// DistinctCounter (distinct.go: the tables' distinct-count sketches),
+// an equality of a column with a constant keeps 1/ndistinct (eqsel) and
+// an equivalence class joins with 1/max(ndistinct) of its columns
+// (eqjoinsel, cost.go), both without most-common values.
 //
 // These are the planner's only row estimates: the physical planner's
 // build-side choice (plan/buildside.go: a semi, anti or left join whose

@@ -102,11 +102,13 @@ func (x estimator) rows(r splan.Rel) estimate {
 		if !ok {
 			n = unknownRows
 		}
-		return estimate{rows: max(n, 1), frac: 1, guessed: !ok}.filtered(restrictions(conjuncts(r.Filter())) + restrictions(conjuncts(r.BestEffortFilter())))
+		e := estimate{rows: max(n, 1), frac: 1, guessed: !ok}
+		ndv := func(col int) (float64, bool) { return x.readDistinct(r, col) }
+		return restricted(restricted(e, conjuncts(r.Filter()), ndv), conjuncts(r.BestEffortFilter()), ndv)
 	case *splan.VirtualTableReadRel:
 		return estimate{rows: max(float64(len(r.Values())), 1), frac: 1}
 	case *splan.FilterRel:
-		return x.rows(r.Input()).filtered(restrictions(conjuncts(r.Condition())))
+		return restricted(x.rows(r.Input()), conjuncts(r.Condition()), func(col int) (float64, bool) { return x.distinct(r.Input(), col) })
 	case *splan.ProjectRel:
 		return x.rows(r.Input())
 	case *splan.SortRel:

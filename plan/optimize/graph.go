@@ -48,6 +48,10 @@ type graph struct {
 	conds []*conjunct
 	above []expr.Expression
 	width int
+	// distinct is the distinct count of a region column, when known
+	// (estimator.distinct of its node's filtered relation); nil: none
+	// known. The coster's equivalence classes read it (cost.go).
+	distinct func(col int) (float64, bool)
 }
 
 // flatten adds the region at r, whose columns start at off, to g: its

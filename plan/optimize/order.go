@@ -24,6 +24,10 @@ func (o *optimizer) order(g *graph) (splan.Rel, error) {
 		}
 		ests[i] = o.est.rows(rels[i])
 	}
+	g.distinct = func(col int) (float64, bool) {
+		i := g.owner(col)
+		return o.est.distinct(rels[i], col-g.nodes[i].off)
+	}
 	t := greedy(g, ests)
 	if len(g.nodes) <= dpLimit {
 		t = cheaper(g, ests, t)

@@ -1,0 +1,159 @@
+package optimize
+
+import (
+	"strings"
+
+	"github.com/substrait-io/substrait-go/v8/expr"
+	splan "github.com/substrait-io/substrait-go/v8/plan"
+)
+
+// DistinctCounter is Stats that also knows a table column's number of
+// distinct non-null values (the engine's catalog: the tables' sketches,
+// table/sketch.go), PostgreSQL's pg_statistic.stadistinct. ok is false
+// when unknown (a table whose files predate the sketches, a column not
+// there): the estimator then keeps its fixed guesses, as PostgreSQL's
+// selectivity functions fall back to defaults for a column never
+// analysed.
+type DistinctCounter interface {
+	ColumnDistinct(table, column string) (ndv float64, ok bool)
+}
+
+// columnDistinct is the named table's column's distinct count, the
+// names also tried in lower case (Isthmus writes unquoted identifiers
+// upper case).
+func (x estimator) columnDistinct(names []string, column string) (float64, bool) {
+	dc, ok := x.st.(DistinctCounter)
+	if !ok || len(names) != 1 {
+		return 0, false
+	}
+	if n, ok := dc.ColumnDistinct(names[0], column); ok {
+		return max(n, 1), true
+	}
+	if n, ok := dc.ColumnDistinct(strings.ToLower(names[0]), strings.ToLower(column)); ok {
+		return max(n, 1), true
+	}
+	return 0, false
+}
+
+// readDistinct is the distinct count of column col of a read's base
+// schema (before its emit), as its filters reference it.
+func (x estimator) readDistinct(r *splan.NamedTableReadRel, col int) (float64, bool) {
+	bs := r.BaseSchema()
+	if r.Projection() != nil || len(bs.Names) != len(bs.Struct.Types) || col < 0 || col >= len(bs.Names) {
+		return 0, false
+	}
+	return x.columnDistinct(r.Names(), bs.Names[col])
+}
+
+// distinct is the distinct count of column col of r's output, traced
+// through the relations that pass a column on unchanged (filters, sorts,
+// fetches, projections' column references, joins' sides, groupings) to
+// the table column it reads, as PostgreSQL's examine_variable finds the
+// base relation's Var under a join: PostgreSQL does not lower
+// stadistinct for the rows a filter drops either (eqjoinsel reads the
+// column's own). ok is false where the column is computed or the
+// table's count unknown.
+func (x estimator) distinct(r splan.Rel, col int) (float64, bool) {
+	if m := r.OutputMapping(); m != nil {
+		if col < 0 || col >= len(m) {
+			return 0, false
+		}
+		col = int(m[col])
+	}
+	switch r := r.(type) {
+	case *splan.NamedTableReadRel:
+		return x.readDistinct(r, col)
+	case *splan.FilterRel:
+		return x.distinct(r.Input(), col)
+	case *splan.SortRel:
+		return x.distinct(r.Input(), col)
+	case *splan.FetchRel:
+		return x.distinct(r.Input(), col)
+	case *splan.ProjectRel:
+		w := width(r.Input())
+		if col < w {
+			return x.distinct(r.Input(), col)
+		}
+		if es := r.Expressions(); col-w < len(es) {
+			if c, ok := fieldColumn(es[col-w]); ok {
+				return x.distinct(r.Input(), c)
+			}
+		}
+	case *splan.JoinRel:
+		w := width(r.Left())
+		if col < w {
+			return x.distinct(r.Left(), col)
+		}
+		switch r.Type() {
+		case splan.JoinTypeInner, splan.JoinTypeLeft, splan.JoinTypeRight, splan.JoinTypeOuter:
+			return x.distinct(r.Right(), col-w)
+		}
+	case *splan.CrossRel:
+		w := width(r.Left())
+		if col < w {
+			return x.distinct(r.Left(), col)
+		}
+		return x.distinct(r.Right(), col-w)
+	}
+	return 0, false
+}
+
+// fieldColumn is the column e references when it is a plain reference
+// to one.
+func fieldColumn(e expr.Expression) (int, bool) {
+	fr, ok := e.(*expr.FieldReference)
+	if !ok || fr.Root != expr.RootReference {
+		return 0, false
+	}
+	s, ok := fr.Reference.(*expr.StructFieldRef)
+	if !ok || s == nil || s.Child != nil {
+		return 0, false
+	}
+	return int(s.Field), true
+}
+
+// eqConstColumn is the column c compares for equality with an
+// expression that reads no column (a constant, a parameter): the
+// clauses PostgreSQL's eqsel estimates (var_eq_const).
+func eqConstColumn(c expr.Expression) (int, bool) {
+	f, ok := c.(*expr.ScalarFunction)
+	if !ok || f.NArgs() != 2 || name(f) != "equal" {
+		return 0, false
+	}
+	a, ok1 := f.Arg(0).(expr.Expression)
+	b, ok2 := f.Arg(1).(expr.Expression)
+	if !ok1 || !ok2 {
+		return 0, false
+	}
+	readsNone := func(e expr.Expression) bool {
+		n := 0
+		return columns(e, func(int) { n++ }) && n == 0
+	}
+	if col, ok := fieldColumn(a); ok && readsNone(b) {
+		return col, true
+	}
+	if col, ok := fieldColumn(b); ok && readsNone(a) {
+		return col, true
+	}
+	return 0, false
+}
+
+// restricted is e after the conjuncts cs, whose columns have the
+// distinct counts ndv reports: an equality of a column with a constant
+// keeps 1/ndistinct of the rows where the count is known (PostgreSQL's
+// var_eq_const without most-common values: selec = 1/ndistinct), every
+// other restriction filterKeeps (restrictions).
+func restricted(e estimate, cs []expr.Expression, ndv func(col int) (float64, bool)) estimate {
+	rest := cs[:0:0]
+	for _, c := range cs {
+		if col, ok := eqConstColumn(c); ok {
+			if n, ok := ndv(col); ok {
+				e.rows /= n
+				e.frac /= n
+				continue
+			}
+		}
+		rest = append(rest, c)
+	}
+	return e.filtered(restrictions(rest))
+}
