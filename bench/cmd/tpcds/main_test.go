@@ -12,7 +12,7 @@ import (
 )
 
 // TestReport: the command runs the queries asked for on both engines and
-// writes a report row for each, exit status 0 when all are equal; a known
+// writes a report row for each, exit status 0 when all are equal; a
 // query stablerow does not finish makes it exit 1 with the error in its row.
 func TestReport(t *testing.T) {
 	dir := t.TempDir()
