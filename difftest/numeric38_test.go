@@ -21,6 +21,9 @@ func TestBeyond38Digits(t *testing.T) {
 		"numeric field overflow in 4611686011984936962.00 / c3@0 (row: k = 5, c3 = -1.00)":                    true,
 		"numeric field overflow in 4611686011984936962.00 / c3@0":                                             false, // no row value
 		"numeric field overflow in c3@0 / c4@1 (row: c3 = 1.00, c4 = 3)":                                      false, // fits
+		"numeric field overflow in 4611686011984936962.00 / COALESCE(c3@0, c3@0) (row: c3 = -1.00)":           true,
+		"numeric field overflow in 4611686011984936962.00 / COALESCE(c3@0, 2.00) (row: c3 = NULL)":            true,
+		"numeric field overflow in 4611686011984936962.00 / abs(c3@0) (row: c3 = -1.00)":                      false, // not evaluated
 		"numeric field overflow in 1 / 0":                                                                     false,
 		"bigint out of range in 9223372036854775807 + 1":                                                      false,
 		"numeric field overflow (sum)":                                                                        false,
