@@ -17,8 +17,6 @@ import (
 // otherwise) fails the test until it is taken off, so the list only
 // shrinks; a query not listed must answer as DuckDB does.
 var knownGaps = map[string]string{
-	"Q17": "unsupported: function stddev_samp",
-	"Q39": "unsupported: function stddev_samp",
 }
 
 // TestTPCDS runs the 99 queries at scale factor 0.01 on DuckDB and on
