@@ -32,8 +32,11 @@ import (
 // sum(numeric)'s; sumX2, a sum of squares of values below 2^127, in 320
 // unsigned bits), so partial states merge by addition and the answer is
 // the serial plan's at every thread count. A numeric column has one scale:
-// S = DecimalDivScale(2s, 0), max(2s, 20), for an argument of scale s (0
-// for integers), as numeric division's; each value is rounded where
+// S = DecimalDivScale(s, 0), max(s, 20), for an argument of scale s (0
+// for integers), avg's (PostgreSQL's rscale is at least 2s: a column of
+// 2s digits would leave a quotient of scale 20 no integer digits, and 20
+// digits are PostgreSQL's 16 significant ones for any result above about
+// 1e-4); each value is rounded where
 // PostgreSQL rounds it (its rscale) and padded to S; a result below about
 // 1e-4, which PostgreSQL prints with more than S digits (16 significant
 // ones), is PostgreSQL's value rounded once more to S. PostgreSQL's zero
@@ -52,7 +55,7 @@ func isStats(f AggregateFunc) bool {
 }
 
 // statsSignature is aggSignature's rule for the four: double precision of
-// a float, numeric(38, DecimalDivScale(2s, 0)) of an integer or numeric.
+// a float, numeric(38, DecimalDivScale(s, 0)) of an integer or numeric.
 func statsSignature(a Aggregate, arg arrow.DataType) (arrow.DataType, func() accumulator, error) {
 	k := statsKindOf(a.Func)
 	switch {
@@ -71,7 +74,7 @@ func statsSignature(a Aggregate, arg arrow.DataType) (arrow.DataType, func() acc
 
 // numericStatsType is the result type over an argument of scale s.
 func numericStatsType(s int32) *arrow.Decimal128Type {
-	return &arrow.Decimal128Type{Precision: value.MaxDecimalPrecision, Scale: physexpr.DecimalDivScale(2*s, 0)}
+	return &arrow.Decimal128Type{Precision: value.MaxDecimalPrecision, Scale: physexpr.DecimalDivScale(s, 0)}
 }
 
 // floatStatsAcc is the four of a float column: float8_accum's state (the

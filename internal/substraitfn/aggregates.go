@@ -33,7 +33,7 @@ import (
 //	string_agg(str, str)    functions_string             string?
 //	std_dev/variance(fp32|fp64) functions_arithmetic     fp64?       (option distribution SAMPLE or
 //	                                                                  POPULATION: stats.go)
-//	std_dev/variance(i16|i32|i64|dec<P,S>)               dec<38,max(2S,20)>? (beyond the YAML: PostgreSQL's
+//	std_dev/variance(i16|i32|i64|dec<P,S>)               dec<38,max(S,20)>?  (beyond the YAML: PostgreSQL's
 //	                                                                  numeric result, exec/acc_stddev.go)
 func Aggregate(reg expr.ExtensionRegistry, name string, distinct bool, args ...expr.Expression) (*expr.AggregateFunction, error) {
 	urn, compound, out, err := aggregateSignature(name, argTypes(args))

@@ -74,7 +74,7 @@ func statsOutput(short string, t types.Type) (types.Type, error) {
 		return &types.DecimalType{Nullability: types.NullabilityNullable, Precision: 38, Scale: physexpr.DecimalDivScale(0, 0)}, nil
 	case "dec":
 		s := t.(*types.DecimalType).Scale
-		return &types.DecimalType{Nullability: types.NullabilityNullable, Precision: 38, Scale: physexpr.DecimalDivScale(2*s, 0)}, nil
+		return &types.DecimalType{Nullability: types.NullabilityNullable, Precision: 38, Scale: physexpr.DecimalDivScale(s, 0)}, nil
 	}
 	return nil, fmt.Errorf("%w: %s", ErrNoSignature, short)
 }
