@@ -59,7 +59,9 @@ func StatsSample(f *expr.AggregateFunction) (bool, error) {
 			return false, nil
 		}
 	}
-	return false, fmt.Errorf("%w: %s option %s = %v", ErrNoSignature, f.Name(), DistributionOption, prefs)
+	// Not f.Name(): a decoded call's declaration may be a bare variant
+	// whose Name dereferences nil.
+	return false, fmt.Errorf("%w: std_dev/variance option %s = %v", ErrNoSignature, DistributionOption, prefs)
 }
 
 // statsOutput is std_dev's and variance's result type over an argument of
