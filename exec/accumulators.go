@@ -27,10 +27,14 @@ const (
 	AggPercentileCont                      // percentile_cont(fraction) WITHIN GROUP (ORDER BY x): acc_orderedset.go
 	AggPercentileDisc                      // percentile_disc(fraction) WITHIN GROUP (ORDER BY x)
 	AggMode                                // mode() WITHIN GROUP (ORDER BY x)
+	AggStdDevSamp                          // stddev_samp(x) (stddev): acc_stddev.go
+	AggStdDevPop                           // stddev_pop(x)
+	AggVarSamp                             // var_samp(x) (variance)
+	AggVarPop                              // var_pop(x)
 )
 
 var aggNames = [...]string{"count", "count", "sum", "avg", "min", "max", "bool_and", "bool_or", "string_agg", "any_value",
-	"percentile_cont", "percentile_disc", "mode"}
+	"percentile_cont", "percentile_disc", "mode", "stddev_samp", "stddev_pop", "var_samp", "var_pop"}
 
 func (f AggregateFunc) String() string {
 	if f < 0 || int(f) >= len(aggNames) {
@@ -91,7 +95,8 @@ type accumulator interface {
 // numeric, computed exactly and rounded once); sum of a float keeps its
 // type, avg of a float is double precision; sum of a numeric is
 // numeric(38, s), avg of a numeric is numeric(38, DecimalDivScale(s, 0))
-// (physexpr/numdiv.go); min and max keep their type.
+// (physexpr/numdiv.go); min and max keep their type; the variances and
+// standard deviations are acc_stddev.go's.
 func aggSignature(a Aggregate, args []arrow.DataType) (arrow.DataType, func() accumulator, error) {
 	want := 1
 	switch a.Func {
@@ -159,6 +164,11 @@ func aggSignature(a Aggregate, args []arrow.DataType) (arrow.DataType, func() ac
 			return nil, nil, fmt.Errorf("%w: string_agg(%s, %s) is not supported", physexpr.ErrInvalidArgument, args[0], args[1])
 		}
 		out, mk = arrow.BinaryTypes.String, func() accumulator { return &stringAggAcc{} }
+	case AggStdDevSamp, AggStdDevPop, AggVarSamp, AggVarPop:
+		var err error
+		if out, mk, err = statsSignature(a, args[0]); err != nil {
+			return nil, nil, err
+		}
 	case AggPercentileCont, AggPercentileDisc, AggMode:
 		var err error
 		if out, mk, err = orderedSetSignature(a, args); err != nil {

@@ -23,7 +23,8 @@ import (
 // count merges by adding counts; min, max, bool_and and bool_or by taking
 // the min (max, and, or) of the partial results; sum and avg of integers
 // carry the 128-bit total and the count (intSumAcc), added exactly; of
-// decimals, the 192-bit total and the count (acc_decsum.go). Other
+// decimals, the 192-bit total and the count (acc_decsum.go); the
+// variances of integers and decimals, N, sumX and sumX2 (acc_stddev.go). Other
 // measures (DISTINCT, float sums whose rounding depends on the order of
 // the additions, string_agg, any_value) are not mergeable:
 // Mergeable reports false and the planner keeps that aggregation serial.
@@ -49,7 +50,8 @@ func mergeable(m Aggregate, in *arrow.Schema) bool {
 	switch m.Func {
 	case AggCountStar, AggCount, AggMin, AggMax, AggBoolAnd, AggBoolOr:
 		return true
-	case AggSum, AggAvg:
+	case AggSum, AggAvg, AggStdDevSamp, AggStdDevPop, AggVarSamp, AggVarPop:
+		// Exact integer states; a float's depends on the order of the rows.
 		t := in.Field(m.Args[0]).Type
 		return isIntegerType(t) || t.ID() == arrow.DECIMAL128
 	}
@@ -97,6 +99,9 @@ func (h *HashAggregateExec) PartialOver(input Node) (*HashAggregateExec, error) 
 	for i, m := range a.aggs {
 		mk := h.agg.makers[i]
 		switch {
+		case isStats(m.Func):
+			a.makers[i] = func() accumulator { return &numStatsState{mk().(*numStatsAcc)} }
+			fields = append(fields, numStatsStateFields(m.Name)...)
 		case isDecimalSum(m, h.agg.input.Schema()):
 			a.makers[i] = func() accumulator { return &decimalSumState{mk().(*decimalSumAcc)} }
 			fields = append(fields, decimalSumStateFields(m.Name)...)
@@ -143,6 +148,15 @@ func (h *HashAggregateExec) FinalOver(partial *HashAggregateExec, input Node) (*
 	for i, m := range h.agg.aggs {
 		fm := m
 		switch {
+		case isStats(m.Func):
+			n := len(numStatsStateFields(m.Name))
+			fm.Args = nil
+			for k := range n {
+				fm.Args = append(fm.Args, col+k)
+			}
+			mk := h.agg.makers[i]
+			a.makers = append(a.makers, func() accumulator { return &numStatsMerge{mk().(*numStatsAcc)} })
+			col += n
 		case isDecimalSum(m, h.agg.input.Schema()):
 			fm.Args = []int{col, col + 1, col + 2, col + 3}
 			mk := h.agg.makers[i]

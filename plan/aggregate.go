@@ -8,6 +8,7 @@ import (
 	"github.com/stablerow/stablerow/exec/physexpr"
 
 	"github.com/stablerow/stablerow/exec"
+	"github.com/stablerow/stablerow/internal/substraitfn"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	splan "github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
@@ -34,6 +35,28 @@ var aggregateFuncs = map[string]struct {
 	"percentile_cont": {exec.AggPercentileCont, 2},
 	"percentile_disc": {exec.AggPercentileDisc, 2},
 	"mode":            {exec.AggMode, 1},
+	// Substrait's std_dev and variance; the distribution option picks the
+	// sample (the default) or population form (statsFunc).
+	"std_dev":  {exec.AggStdDevSamp, 1},
+	"variance": {exec.AggVarSamp, 1},
+}
+
+// statsFunc is std_dev's or variance's function under f's distribution
+// option: stddev_samp/var_samp for SAMPLE, stddev_pop/var_pop for
+// POPULATION.
+func statsFunc(fn exec.AggregateFunc, f *expr.AggregateFunction) (exec.AggregateFunc, error) {
+	sample, err := substraitfn.StatsSample(f)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %w", ErrInvalidPlan, err)
+	}
+	switch {
+	case sample:
+		return fn, nil
+	case fn == exec.AggStdDevSamp:
+		return exec.AggStdDevPop, nil
+	default:
+		return exec.AggVarPop, nil
+	}
 }
 
 // orderedSet reports whether f is an ordered-set aggregate.
@@ -80,6 +103,12 @@ func (p *planner) aggregate(r *splan.AggregateRel) (*rel, error) {
 		fn, ok := aggregateFuncs[name]
 		if !ok {
 			return nil, fmt.Errorf("%w: %s", errUnsupported("aggregate function"), name)
+		}
+		if fn.f == exec.AggStdDevSamp || fn.f == exec.AggVarSamp {
+			var err error
+			if fn.f, err = statsFunc(fn.f, f); err != nil {
+				return nil, err
+			}
 		}
 		var flt expr.Expression
 		if f := m.Filter(); f != nil && !isTrue(f) {

@@ -16,6 +16,8 @@ var aggregateNames = map[string]bool{
 	"count": true, "sum": true, "avg": true, "min": true, "max": true,
 	"bool_and": true, "bool_or": true, "string_agg": true,
 	"percentile_cont": true, "percentile_disc": true, "mode": true, // ordered-set: orderedset.go
+	"stddev_samp": true, "stddev": true, "stddev_pop": true, // agg_stats.go
+	"var_samp": true, "variance": true, "var_pop": true,
 }
 
 // grouping is what a scope over an AggregateRel knows of the rows below
@@ -301,7 +303,13 @@ func (l *lowerer) measure(fc *pg_query.FuncCall, args *scope) (*expr.AggregateFu
 	if name == "count" && len(fargs) == 0 && !fc.AggStar {
 		return nil, fmt.Errorf("%w: count() needs * or an argument%s", ErrInvalid, l.src.at(fc.Location))
 	}
-	f, err := substraitfn.Aggregate(l.b.GetExprBuilder().Reg, name, fc.AggDistinct, fargs...)
+	var f *expr.AggregateFunction
+	var err error
+	if st, ok := statsAggregates[name]; ok && len(fargs) == 1 {
+		f, err = substraitfn.StatsAggregate(l.b.GetExprBuilder().Reg, st.sqrt, st.sample, fc.AggDistinct, fargs[0])
+	} else {
+		f, err = substraitfn.Aggregate(l.b.GetExprBuilder().Reg, name, fc.AggDistinct, fargs...)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w%s", ErrType, err, l.src.at(fc.Location))
 	}

@@ -16,10 +16,7 @@ import (
 // error it gives today. A listed query that starts to run (or fails
 // otherwise) fails the test until it is taken off, so the list only
 // shrinks; a query not listed must answer as DuckDB does.
-var knownGaps = map[string]string{
-	"Q17": "unsupported: function stddev_samp",
-	"Q39": "unsupported: function stddev_samp",
-}
+var knownGaps = map[string]string{}
 
 // TestTPCDS runs the 99 queries at scale factor 0.01 on DuckDB and on
 // stablerow over the same generated data: every query stablerow runs

@@ -97,3 +97,10 @@ func DivideDecimal(x *big.Int, s1 int32, y *big.Int, s2 int32, to int32) (*big.I
 	}
 	return q.Mul(q, value.Pow10(to-r)), nil
 }
+
+// DecimalDivRScale is PostgreSQL's rscale (select_div_scale) for x (scale
+// s1) / y (scale s2), y != 0: numeric_stddev_internal divides at it and
+// rounds the square root at it too (exec/acc_stddev.go).
+func DecimalDivRScale(x *big.Int, s1 int32, y *big.Int, s2 int32) int32 {
+	return pgDivScale(x, s1, y, s2)
+}

@@ -31,6 +31,10 @@ import (
 //	                                                     which declares numbers only)
 //	bool_and/bool_or(bool)  functions_boolean            boolean?
 //	string_agg(str, str)    functions_string             string?
+//	std_dev/variance(fp32|fp64) functions_arithmetic     fp64?       (option distribution SAMPLE or
+//	                                                                  POPULATION: stats.go)
+//	std_dev/variance(i16|i32|i64|dec<P,S>)               dec<38,max(S,20)>?  (beyond the YAML: PostgreSQL's
+//	                                                                  numeric result, exec/acc_stddev.go)
 func Aggregate(reg expr.ExtensionRegistry, name string, distinct bool, args ...expr.Expression) (*expr.AggregateFunction, error) {
 	urn, compound, out, err := aggregateSignature(name, argTypes(args))
 	if err != nil {
@@ -156,6 +160,14 @@ func aggregateSignature(name string, ts []types.Type) (urn, compound string, out
 			return "", "", nil, bad
 		}
 		urn, out = URNArithmetic, nullable(ts[1])
+	case "std_dev", "variance":
+		if len(ts) != 1 {
+			return "", "", nil, bad
+		}
+		if out, err = statsOutput(short[0], ts[0]); err != nil {
+			return "", "", nil, bad
+		}
+		urn = URNArithmetic
 	case "mode":
 		// mode() WITHIN GROUP (ORDER BY anyelement).
 		if len(ts) != 1 {
