@@ -94,10 +94,12 @@ func (g *Gen) aggregate(s scope) *Expr {
 		}
 		return mk(op, "sum", TInt, true, arg(pick(g, []Type{TInt, TI16, TI32})))
 	case 5:
-		if g.p(0.3) {
+		// One draw shares the slot: 3 in 10 a statistical aggregate, 3 in
+		// 10 avg(numeric), as often as before the statistical ones came.
+		switch u := g.between(0, 9); {
+		case u < 3:
 			return g.statsAggregate(s) // genstddev.go
-		}
-		if g.p(0.3) {
+		case u < 6:
 			// avg(numeric) is numeric: sum / count at PostgreSQL's per-value
 			// scale, here padded to numeric(38, 20) (normalization 8).
 			return mk("agg", "avg", TNumeric, false, arg(TNumeric))
