@@ -23,27 +23,7 @@ func powerLastBit(d *Divergence, _ func(string) *Outcome) bool {
 		!(strings.Contains(low, "power(") || strings.Contains(low, "pow(")) {
 		return false
 	}
-	differ := false
-	for i, pr := range d.PG.Rows {
-		sr := d.SR.Rows[i]
-		if len(pr) != len(sr) {
-			return false
-		}
-		for c := range pr {
-			switch {
-			case pr[c] == nil || sr[c] == nil:
-				if pr[c] != sr[c] {
-					return false
-				}
-			case *pr[c] == *sr[c]:
-			case adjacentDoubles(*pr[c], *sr[c]):
-				differ = true
-			default:
-				return false
-			}
-		}
-	}
-	return differ
+	return differOnlyBy(d, adjacentDoubles) // normalize.go
 }
 
 // adjacentDoubles reports two finite doubles, written as text, one ulp

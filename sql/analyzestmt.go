@@ -29,23 +29,9 @@ func (l *lowerer) analyze(v *pg_query.VacuumStmt) (Statement, error) {
 		}
 		return nil, fmt.Errorf("%w: ANALYZE option %s", ErrUnsupported, name)
 	}
-	out := &Analyze{}
-	for _, r := range v.Rels {
-		vr := r.GetVacuumRelation()
-		if vr == nil {
-			return nil, fmt.Errorf("%w: ANALYZE target %v", ErrUnsupported, r)
-		}
-		if len(vr.VaCols) > 0 {
-			return nil, fmt.Errorf("%w: ANALYZE with a column list", ErrUnsupported)
-		}
-		name, err := relName(vr.GetRelation())
-		if err != nil {
-			return nil, err
-		}
-		if _, err := l.cat.TableSchema(name); err != nil {
-			return nil, err
-		}
-		out.Tables = append(out.Tables, name)
+	tables, err := l.vacuumTables(v, "ANALYZE") // maintenance.go
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	return &Analyze{Tables: tables}, nil
 }

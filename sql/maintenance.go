@@ -66,13 +66,22 @@ func (l *lowerer) vacuum(v *pg_query.VacuumStmt) (Statement, error) {
 		}
 		out.Full = on
 	}
+	var err error
+	out.Tables, err = l.vacuumTables(v, "VACUUM")
+	return out, err
+}
+
+// vacuumTables are the tables a VACUUM or ANALYZE (what) names, each one
+// the catalog has; a column list is refused.
+func (l *lowerer) vacuumTables(v *pg_query.VacuumStmt, what string) ([]string, error) {
+	var tables []string
 	for _, r := range v.Rels {
 		vr := r.GetVacuumRelation()
 		if vr == nil {
-			return nil, fmt.Errorf("%w: VACUUM target %v", ErrUnsupported, r)
+			return nil, fmt.Errorf("%w: %s target %v", ErrUnsupported, what, r)
 		}
 		if len(vr.VaCols) > 0 {
-			return nil, fmt.Errorf("%w: VACUUM with a column list", ErrUnsupported)
+			return nil, fmt.Errorf("%w: %s with a column list", ErrUnsupported, what)
 		}
 		name, err := relName(vr.GetRelation())
 		if err != nil {
@@ -81,9 +90,9 @@ func (l *lowerer) vacuum(v *pg_query.VacuumStmt) (Statement, error) {
 		if _, err := l.cat.TableSchema(name); err != nil {
 			return nil, err
 		}
-		out.Tables = append(out.Tables, name)
+		tables = append(tables, name)
 	}
-	return out, nil
+	return tables, nil
 }
 
 // defBool reads a boolean option as PostgreSQL's defGetBoolean does: no

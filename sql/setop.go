@@ -161,7 +161,14 @@ func (l *lowerer) setOperation(s *pg_query.SelectStmt, want []kind) (plan.Rel, [
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %s: %w", ErrInvalid, what, err)
 	}
-	// ORDER BY over the result's columns, by position or name.
+	return l.orderedResult(rel, names, s, "a "+what+" result")
+}
+
+// orderedResult is rel, a set operation's or a VALUES list's result with
+// columns names, under the ORDER BY, LIMIT and OFFSET of s: the keys by
+// position or column name only (what names the result in the refusal of
+// any other key).
+func (l *lowerer) orderedResult(rel plan.Rel, names []string, s *pg_query.SelectStmt, what string) (plan.Rel, []string, error) {
 	sc := &scope{noAggs: "in ORDER BY"}
 	outs := make([]output, len(names))
 	for i, t := range rel.RecordType().Types() {
@@ -180,17 +187,16 @@ func (l *lowerer) setOperation(s *pg_query.SelectStmt, want []kind) (plan.Rel, [
 	}
 	for _, k := range keys {
 		if k.out < 0 {
-			return nil, nil, fmt.Errorf("%w: ORDER BY on a %s result must name one of its columns", ErrUnsupported, what)
+			return nil, nil, fmt.Errorf("%w: ORDER BY on %s must name one of its columns", ErrUnsupported, what)
 		}
 	}
-	var out plan.Rel = rel
-	if out, err = l.sortOutputs(out, keys); err != nil {
+	if rel, err = l.sortOutputs(rel, keys); err != nil {
 		return nil, nil, err
 	}
-	if out, err = l.fetch(out, s); err != nil {
+	if rel, err = l.fetch(rel, s); err != nil {
 		return nil, nil, err
 	}
-	return out, names, nil
+	return rel, names, nil
 }
 
 // conform casts the columns of rel whose type is not target's (bigint to

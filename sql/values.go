@@ -73,34 +73,5 @@ func (l *lowerer) valuesQuery(s *pg_query.SelectStmt) (plan.Rel, []string, error
 	if rel, err = l.b.VirtualTableFromExpr(names, rows...); err != nil {
 		return nil, nil, fmt.Errorf("%w: VALUES: %w", ErrInvalid, err)
 	}
-	// ORDER BY over the columns, by position or name (setop.go does the
-	// same over a set operation's result).
-	sc := &scope{noAggs: "in ORDER BY"}
-	outs := make([]output, width)
-	for i, t := range rel.RecordType().Types() {
-		sc.cols = append(sc.cols, column{name: names[i], typ: t})
-	}
-	for i := range outs {
-		e, err := sc.ref(i)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%w: %w", ErrInvalid, err)
-		}
-		outs[i] = output{e: e, name: names[i]}
-	}
-	keys, err := l.orderKeys(s.SortClause, sc, outs)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, k := range keys {
-		if k.out < 0 {
-			return nil, nil, fmt.Errorf("%w: ORDER BY on VALUES must name one of its columns", ErrUnsupported)
-		}
-	}
-	if rel, err = l.sortOutputs(rel, keys); err != nil {
-		return nil, nil, err
-	}
-	if rel, err = l.fetch(rel, s); err != nil {
-		return nil, nil, err
-	}
-	return rel, names, nil
+	return l.orderedResult(rel, names, s, "VALUES") // setop.go
 }
