@@ -127,7 +127,8 @@
 // Only inner joins and cross products are reordered. Outer, semi, anti,
 // single and mark joins are barriers: each is a relation of the graph
 // above it, and its inputs are optimized on their own. A filter over an
-// outer join is first moved through it (outerjoin.go): a conjunct strict
+// outer join (written over it, or the conjuncts a region places on it as
+// one of its relations) is moved through it (outerjoin.go): a conjunct strict
 // in a nullable side's column makes that side preserved (PostgreSQL's
 // reduce_outer_joins: LEFT or RIGHT becomes INNER, FULL becomes LEFT,
 // RIGHT or INNER), and a conjunct over the preserved side of a LEFT or

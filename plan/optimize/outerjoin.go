@@ -94,6 +94,27 @@ func (o *optimizer) outer(f *splan.FilterRel) (out splan.Rel, ok bool, err error
 	return out, true, wrapInternal(err)
 }
 
+// filterThrough is the optimized r filtered by es, the filter moved
+// through r when r is an outer join (outer): the conjuncts a region's
+// graph places on a node that is an outer join (a WHERE over inner joins
+// over a LEFT JOIN) reach its preserved side, or reduce it, as a filter
+// written directly over it does.
+func (o *optimizer) filterThrough(r splan.Rel, es []expr.Expression) (splan.Rel, error) {
+	fr, err := o.filter(r, es)
+	if err != nil || len(es) == 0 {
+		return fr, err
+	}
+	f, ok := fr.(*splan.FilterRel)
+	if !ok || f.OutputMapping() != nil {
+		return fr, nil
+	}
+	out, moved, err := o.outer(f)
+	if err != nil || !moved {
+		return fr, err
+	}
+	return o.rewrite(out)
+}
+
 // side is 0 when c reads columns below nl only, 1 when it reads columns
 // from nl on only, and -1 otherwise: it reads both, none, or something no
 // side has (an outer query's column, a subquery), and must stay above.

@@ -86,3 +86,19 @@ func TestOuterStrictOr(t *testing.T) {
 		t.Fatalf("shape %s, want the LEFT join inner", s)
 	}
 }
+
+// TestOuterUnderRegion: a WHERE over an inner join over a LEFT join
+// (a LEFT JOIN c ON a.k = c.k JOIN b ON a.v = b.k WHERE a.v < 3 AND
+// c.v < 3): the region places a.v < 3 and c.v < 3 on its LEFT join node,
+// and they move through it as a filter written over it does: a.v < 3
+// filters a, c.v < 3 makes the join inner.
+func TestOuterUnderRegion(t *testing.T) {
+	f := newFixture(t)
+	a, b, c := f.scan("a"), f.scan("b"), f.scan("c")
+	ac := must(f.b.Join(a, c, f.fn(cmpURN, "equal", must(f.b.JoinedRecordFieldRef(a, c, 0)), must(f.b.JoinedRecordFieldRef(a, c, 2))), splan.JoinTypeLeft))
+	acb := must(f.b.Join(ac, b, f.fn(cmpURN, "equal", must(f.b.JoinedRecordFieldRef(ac, b, 1)), must(f.b.JoinedRecordFieldRef(ac, b, 4))), splan.JoinTypeInner))
+	r := must(f.b.Filter(acb, f.fn(boolURN, "and", f.lt3(acb, 1), f.lt3(acb, 3))))
+	if s := shape(f.joins(r, ordered)); s != "J(J(F(a),F(c)),b)" {
+		t.Fatalf("shape %s, want a and c filtered, their join inner", s)
+	}
+}
