@@ -126,5 +126,13 @@
 //
 // Only inner joins and cross products are reordered. Outer, semi, anti,
 // single and mark joins are barriers: each is a relation of the graph
-// above it, and its inputs are optimized on their own.
+// above it, and its inputs are optimized on their own. A filter over an
+// outer join (written over it, or the conjuncts a region places on it as
+// one of its relations) is moved through it (outerjoin.go): a conjunct strict
+// in a nullable side's column makes that side preserved (PostgreSQL's
+// reduce_outer_joins: LEFT or RIGHT becomes INNER, FULL becomes LEFT,
+// RIGHT or INNER), and a conjunct over the preserved side of a LEFT or
+// RIGHT join filters that side below it (distribute_qual_to_rels), so
+// the inner joins under a WHERE over outer joins (TPC-DS Q72) are a
+// region with their filters.
 package optimize

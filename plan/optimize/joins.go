@@ -56,6 +56,17 @@ func (o *optimizer) rewrite(r splan.Rel) (splan.Rel, error) {
 }
 
 func (o *optimizer) rewriteOnce(r splan.Rel) (splan.Rel, error) {
+	if f, ok := r.(*splan.FilterRel); ok && f.OutputMapping() == nil {
+		// A filter over an outer join is first moved through it
+		// (outerjoin.go), so the joins below see their conjuncts.
+		out, moved, err := o.outer(f)
+		if err != nil {
+			return nil, err
+		}
+		if moved {
+			return o.rewrite(out)
+		}
+	}
 	if f, ok := r.(*splan.FilterRel); (ok && f.OutputMapping() == nil && isRegionJoin(f.Input())) || isRegionJoin(r) {
 		return o.region(r)
 	}

@@ -19,7 +19,7 @@ func (o *optimizer) order(g *graph) (splan.Rel, error) {
 	ests := make([]estimate, len(g.nodes))
 	for i, n := range g.nodes {
 		var err error
-		if rels[i], err = o.filter(n.rel, n.filters); err != nil {
+		if rels[i], err = o.filterThrough(n.rel, n.filters); err != nil {
 			return nil, err
 		}
 		ests[i] = o.est.rows(rels[i])

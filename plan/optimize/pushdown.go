@@ -137,7 +137,7 @@ func (o *optimizer) push(g *graph, r splan.Rel, off int, conds []expr.Expression
 	if err != nil {
 		return nil, err
 	}
-	return o.filter(opt, conds)
+	return o.filterThrough(opt, conds)
 }
 
 // keyless counts the joins of the region at r that have no hash key (an
