@@ -154,7 +154,7 @@ func (l *lowerer) selectStmt(s *pg_query.SelectStmt, want []kind) (plan.Rel, []s
 	}
 	switch {
 	case len(s.DistinctClause) > 0 && plainDistinct(s):
-		rel, err = l.distinct(rel, in, outs, s.SortClause) // setop.go
+		rel, err = l.distinct(rel, in, outs, s.SortClause, l.limitOne(s)) // setop.go
 	case len(s.DistinctClause) > 0: // DISTINCT ON: the first row per key, then as without it
 		if rel, err = l.distinctOn(rel, in, outs, s); err == nil { // distinct_on.go
 			rel, err = l.projectAndSort(rel, in, outs, s)

@@ -359,3 +359,34 @@ func TestValuesQuery(t *testing.T) {
 		}
 	}
 }
+
+// TestDistinctConstantsUnderLimitOne: SELECT DISTINCT of constants under
+// LIMIT 1 is a fetch of one row, as PostgreSQL's Unique emits its first row
+// at once (difftest seed 20261231 case 257959); with any other LIMIT,
+// OFFSET or none, or a non-constant output, it stays an aggregate.
+func TestDistinctConstantsUnderLimitOne(t *testing.T) {
+	hasAggregate := func(root plan.Rel) bool {
+		for r := root; r != nil; {
+			if _, ok := r.(*plan.AggregateRel); ok {
+				return true
+			}
+			in := r.GetInputs()
+			if len(in) == 0 {
+				return false
+			}
+			r = in[0]
+		}
+		return false
+	}
+	for q, want := range map[string]bool{
+		"SELECT DISTINCT 7, 'x' FROM t WHERE id > 1 LIMIT 1":   false,
+		"SELECT DISTINCT 7 FROM t ORDER BY 1 LIMIT 1 OFFSET 0": false,
+		"SELECT DISTINCT 7 FROM t":                             true,
+		"SELECT DISTINCT 7 FROM t LIMIT 2":                     true,
+		"SELECT DISTINCT 7 FROM t LIMIT 1 OFFSET 1":            true,
+		"SELECT DISTINCT id FROM t LIMIT 1":                    true,
+	} {
+		_, root, _ := parseQuery(t, q)
+		assert.Equal(t, want, hasAggregate(root), q)
+	}
+}

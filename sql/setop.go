@@ -19,8 +19,9 @@ func plainDistinct(s *pg_query.SelectStmt) bool {
 // distinct lowers SELECT DISTINCT: the projection, an AggregateRel grouping
 // by every output and no measure, then ORDER BY, whose keys must be outputs
 // (PostgreSQL: "for SELECT DISTINCT, ORDER BY expressions must appear in
-// select list").
-func (l *lowerer) distinct(rel plan.Rel, in *scope, outs []output, clause []*pg_query.Node) (plan.Rel, error) {
+// select list"). first: the statement ends in LIMIT 1 (limitOne), which
+// over outputs that are all constants makes it a fetch of one row.
+func (l *lowerer) distinct(rel plan.Rel, in *scope, outs []output, clause []*pg_query.Node, first bool) (plan.Rel, error) {
 	keys, err := l.orderKeys(clause, in, outs)
 	if err != nil {
 		return nil, err
@@ -41,11 +42,52 @@ func (l *lowerer) distinct(rel plan.Rel, in *scope, outs []output, clause []*pg_
 	if err != nil {
 		return nil, fmt.Errorf("%w: project: %w", ErrInvalid, err)
 	}
+	if first && allConstant(outs) {
+		// Every output a constant: PostgreSQL's distinct pathkeys are all
+		// redundant, so it plans a Unique over the unsorted input, which
+		// emits the first row at once; a LIMIT 1 above it then stops, and
+		// nothing past the first row is read, nor a raising WHERE
+		// evaluated on it (difftest seed 20261231 case 257959). Asked for
+		// a second row, the Unique reads on to the end (so without LIMIT
+		// 1 the aggregate stays). The first row is the whole answer, a
+		// fetch of one.
+		one, err := l.b.Fetch(proj, 0, 1)
+		if err != nil {
+			return nil, fmt.Errorf("%w: DISTINCT: %w", ErrInvalid, err)
+		}
+		return l.sortOutputs(one, keys)
+	}
 	agg, err := l.b.AggregateColumns(proj, nil, cols...)
 	if err != nil {
 		return nil, fmt.Errorf("%w: DISTINCT: %w", ErrInvalid, err)
 	}
 	return l.sortOutputs(agg, keys)
+}
+
+// limitOne: s ends in LIMIT 1 with no OFFSET.
+func (l *lowerer) limitOne(s *pg_query.SelectStmt) bool {
+	if s.LimitCount == nil {
+		return false
+	}
+	count, err := l.limitValue(s.LimitCount, "LIMIT")
+	if err != nil || count != 1 {
+		return false
+	}
+	if s.LimitOffset == nil {
+		return true
+	}
+	offset, err := l.limitValue(s.LimitOffset, "OFFSET")
+	return err == nil && offset <= 0
+}
+
+// allConstant: every output is a literal.
+func allConstant(outs []output) bool {
+	for _, o := range outs {
+		if _, ok := literalOf(o.e); !ok {
+			return false
+		}
+	}
+	return len(outs) > 0
 }
 
 // sortOutputs sorts rel by keys that name its fields.
