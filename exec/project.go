@@ -73,6 +73,18 @@ func (p *ProjectExec) OrderingOf(in []SortKey) []SortKey {
 	}
 	return ord
 }
+
+// ConstantColumn: p's output column i is a constant (a literal), the same
+// on every row, so it orders nothing (a sort key on it is redundant,
+// PostgreSQL's pathkey_is_redundant: plan/sort.go).
+func (p *ProjectExec) ConstantColumn(i int) bool {
+	if i < 0 || i >= len(p.exprs) {
+		return false
+	}
+	_, ok := p.exprs[i].(physexpr.Lit)
+	return ok
+}
+
 func (p *ProjectExec) String() string {
 	parts := make([]string, len(p.exprs))
 	for i, e := range p.exprs {

@@ -1,6 +1,7 @@
 package plan_test
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -34,6 +35,12 @@ func TestSortElision(t *testing.T) {
 			[][]any{{int32(7), int64(1)}, {int32(-1), int64(2)}}, ""},
 		{"constant keys only", "SELECT v.x " + ord + "WHERE 10 / (v.x + 2) > 0 ORDER BY CAST('a' AS TEXT), 2 + 3 LIMIT 1", 1, 0,
 			[][]any{{int32(6)}}, ""},
+		// Seed 20261231 case 245660: a constant select item as a key, and
+		// a scalar subquery's join (a SubPlan in PostgreSQL) over the order.
+		{"a constant select item as a key", "SELECT CAST('Infinity' AS DOUBLE PRECISION), v.x " + ord + "WHERE 10 / (v.x + 2) > 0 ORDER BY 1, v.o LIMIT 1", 1, 0,
+			[][]any{{math.Inf(1), int32(6)}}, ""},
+		{"a scalar subquery keeps the order", "SELECT (SELECT max(id) FROM t WHERE id < 0), 10 / (v.x + 2) " + ord + "ORDER BY v.o LIMIT 1", 1, 0,
+			[][]any{{nil, int32(1)}}, ""},
 		{"descending keeps the sort", "SELECT v.x " + ord + "WHERE 10 / (v.x + 2) > 0 ORDER BY v.o DESC LIMIT 1", 1, 1,
 			nil, "division by zero"},
 		{"nulls first keeps the sort", "SELECT v.x " + ord + "ORDER BY v.o NULLS FIRST LIMIT 1", 1, 1,

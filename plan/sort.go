@@ -80,6 +80,9 @@ func (p *planner) sort(r *splan.SortRel, need []bool, h hint) (*rel, error) {
 		}
 		k := exec.SortKey{Descending: desc, NullsFirst: nullsFirst}
 		if c, ok := ce.(physexpr.Col); ok {
+			if pr, isProject := in.node.(*exec.ProjectExec); isProject && pr.ConstantColumn(c.Index) {
+				continue // a select item that is a constant (ORDER BY 'x'::real, ...)
+			}
 			k.Column, k.Name = c.Index, c.Name
 			if !slices.ContainsFunc(ordered, func(o exec.SortKey) bool { return o.Column == k.Column }) {
 				ordered = append(ordered, k)

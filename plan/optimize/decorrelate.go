@@ -493,6 +493,10 @@ func (u *unnester) scalar(cur *substraitpb.Rel, w int, s *substraitpb.Rel, path 
 		j := &substraitpb.Rel{RelType: &substraitpb.Rel_Join{Join: &substraitpb.JoinRel{
 			Common: &substraitpb.RelCommon{EmitKind: &substraitpb.RelCommon_Direct_{Direct: &substraitpb.RelCommon_Direct{}}},
 			Left:   cur, Right: right, Expression: u.and(conds), Type: substraitpb.JoinRel_JOIN_TYPE_LEFT_SINGLE}}}
+		// PostgreSQL never pulls a scalar sublink up: it stays a SubPlan
+		// (an InitPlan when uncorrelated) over the outer rows in their
+		// order (subplanjoin.go; difftest seed 20261231 case 245660).
+		markSubPlanJoin(j.GetJoin())
 		return u.made(j, wide), value, wide, nil
 	}
 	if !u.relHasOuterRef(s) {
