@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/stablerow/stablerow/exec"
+	"github.com/stablerow/stablerow/plan/optimize"
 	splan "github.com/substrait-io/substrait-go/v8/plan"
 )
 
@@ -40,6 +41,7 @@ func (p *planner) markJoin(j *splan.JoinRel, need []bool) (*rel, error) {
 	if err != nil {
 		return nil, err
 	}
+	jp.subplan = optimize.IsSubPlanJoin(j.GetAdvancedExtension())
 	return p.joinParts(j.Left(), proj.Input(), nl, nr, exec.JoinMark, jp, nil, need)
 }
 

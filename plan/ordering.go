@@ -23,10 +23,11 @@ import (
 //     keeps its outer path's pathkeys): the nodes take.go built (takes);
 //   - a join that stands for a sublink PostgreSQL keeps as a SubPlan in
 //     the filter over its outer input (NOT IN, a correlated IN, an
-//     uncorrelated EXISTS: optimize.IsSubPlanJoin) keeps that input's
-//     pathkeys, as the filtered scan does, where the join streams the
-//     outer rows in their order: a semi, anti or left join probing with
-//     its left input (subplans; never one that builds its outer side).
+//     uncorrelated EXISTS, a scalar subquery, a subquery that is a value:
+//     optimize.IsSubPlanJoin) keeps that input's pathkeys, as the
+//     filtered scan does, where the join streams the outer rows in their
+//     order: a semi, anti, left, single or mark join probing with its
+//     left input (subplans; never one that builds its outer side).
 //     A join PostgreSQL pulls up (a correlated EXISTS) has none.
 //
 // Filter, limit and parameter binding keep their input's order; a
@@ -68,10 +69,10 @@ func (p *planner) pathkeys(n exec.Node) []exec.SortKey {
 
 // keepsOuterOrder: a join of type t emits its left (outer) rows in their
 // input order, each once, as it streams them: semi, anti (NULL-aware too),
-// left and single joins, with the left as the probe side.
+// left, single and mark joins, with the left as the probe side.
 func keepsOuterOrder(t exec.JoinType) bool {
 	switch t {
-	case exec.JoinSemi, exec.JoinAnti, exec.JoinAntiNullAware, exec.JoinLeft, exec.JoinSingle:
+	case exec.JoinSemi, exec.JoinAnti, exec.JoinAntiNullAware, exec.JoinLeft, exec.JoinSingle, exec.JoinMark:
 		return true
 	}
 	return false

@@ -41,6 +41,12 @@ func TestSortElision(t *testing.T) {
 			[][]any{{math.Inf(1), int32(6)}}, ""},
 		{"a scalar subquery keeps the order", "SELECT (SELECT max(id) FROM t WHERE id < 0), 10 / (v.x + 2) " + ord + "ORDER BY v.o LIMIT 1", 1, 0,
 			[][]any{{nil, int32(1)}}, ""},
+		// Seed 20261231 case 318877: a subquery that is a value (a mark
+		// join here, a SubPlan in PostgreSQL) over the order.
+		{"an EXISTS value keeps the order", "SELECT EXISTS (SELECT 1 FROM t WHERE id < 0), 10 / (v.x + 2) " + ord + "ORDER BY v.o LIMIT 1", 1, 0,
+			[][]any{{false, int32(1)}}, ""},
+		{"a correlated IN value keeps the order", "SELECT v.x IN (SELECT id FROM t WHERE id > v.o), 10 / (v.x + 2) " + ord + "ORDER BY v.o LIMIT 1", 1, 0,
+			[][]any{{false, int32(1)}}, ""},
 		{"descending keeps the sort", "SELECT v.x " + ord + "WHERE 10 / (v.x + 2) > 0 ORDER BY v.o DESC LIMIT 1", 1, 1,
 			nil, "division by zero"},
 		{"nulls first keeps the sort", "SELECT v.x " + ord + "ORDER BY v.o NULLS FIRST LIMIT 1", 1, 1,

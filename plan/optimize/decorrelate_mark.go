@@ -82,6 +82,10 @@ func (u *unnester) markJoin(cur *substraitpb.Rel, w int, sq *substraitpb.Express
 	j := &substraitpb.Rel{RelType: &substraitpb.Rel_Join{Join: &substraitpb.JoinRel{
 		Common: &substraitpb.RelCommon{EmitKind: &substraitpb.RelCommon_Direct_{Direct: &substraitpb.RelCommon_Direct{}}},
 		Left:   cur, Right: right, Expression: u.and(conds), Type: substraitpb.JoinRel_JOIN_TYPE_LEFT_MARK}}}
+	// A sublink that is a value PostgreSQL never pulls up: it is a
+	// SubPlan (an InitPlan when uncorrelated) over the outer rows in
+	// their order (subplanjoin.go; difftest seed 20261231 case 318877).
+	markSubPlanJoin(j.GetJoin())
 	value := fieldExpr(w)
 	if len(guards) > 0 {
 		value = u.and(append(guards, value))
