@@ -59,7 +59,7 @@ const (
 //	  │   left empty, and unmatched right rows are not wanted ──► finish
 //	  ▼
 //	build: collect the right input; index its keys (hash join only)
-//	  │
+//	  │                      (a gate builds before it pulls: joingate.go)
 //	  ▼
 //	probe ◄─────────────┐ gather at most batchSize candidate pairs from the
 //	  │  batch consumed: │ cursor (left row, next candidate), test the
@@ -193,6 +193,9 @@ func (s *joinStream) afterProbe() joinState {
 }
 
 func (s *joinStream) start(ctx context.Context) error {
+	if s.j.gate() {
+		return s.startGate(ctx)
+	}
 	var err error
 	if s.left == nil { // a partition's stream comes with its left partition
 		if s.left, err = s.j.left.Execute(ctx, s.tc); err != nil {

@@ -301,13 +301,19 @@ func (l *lowerer) whereSubqueries(rel plan.Rel, sc *scope, where *pg_query.Node)
 	if len(sets) == 0 {
 		rest = append(plain, rest...)
 	} else {
+		var g whereGate
 		var err error
+		if l.outer == nil && l.unpulled == 0 { // the top query's gating quals (existsgate.go)
+			if g, plain, err = l.existsGate(andArgs(where), sets, plain, sc); err != nil {
+				return nil, nil, err
+			}
+		}
 		if len(plain) > 0 {
 			if rel, err = l.conditionFilter(rel, sc, andNode(plain)); err != nil {
 				return nil, nil, err
 			}
 		}
-		if rel, err = l.setFilter(rel, sc, sets); err != nil {
+		if rel, err = l.setFilter(rel, sc, sets, g); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -338,17 +344,33 @@ func (l *lowerer) markSets(cs []*pg_query.Node) {
 // subquery expressions: the filter Decorrelate turns into semi and anti
 // joins. It is not the top query's gating filter: PostgreSQL pulls these
 // sublinks up as joins before it looks for pseudoconstant quals.
-func (l *lowerer) setFilter(rel plan.Rel, sc *scope, cs []*pg_query.Node) (plan.Rel, error) {
+func (l *lowerer) setFilter(rel plan.Rel, sc *scope, cs []*pg_query.Node, g whereGate) (plan.Rel, error) {
 	l.markSets(cs)
 	ws := *sc
 	ws.noAggs = "in WHERE"
-	v, err := l.expr(andNode(cs), &ws)
-	if err != nil {
-		return nil, err
+	var parts []expr.Expression
+	for _, c := range cs {
+		v, err := l.expr(c, &ws)
+		if err != nil {
+			return nil, err
+		}
+		e, err := l.coerce(v, kindBool)
+		if err != nil {
+			return nil, err
+		}
+		if c == g.exists {
+			if e, err = l.gated(e, g.quals, &ws); err != nil {
+				return nil, err
+			}
+		}
+		parts = append(parts, e)
 	}
-	cond, err := l.coerce(v, kindBool)
-	if err != nil {
-		return nil, err
+	cond := parts[0]
+	if len(parts) > 1 {
+		var err error
+		if cond, err = l.call(urnBoolean, "and", -1, parts...); err != nil {
+			return nil, err
+		}
 	}
 	f, err := l.b.Filter(rel, cond)
 	if err != nil {

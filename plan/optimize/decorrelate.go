@@ -426,6 +426,14 @@ func (u *unnester) setJoin(cur *substraitpb.Rel, w int, sq *substraitpb.Expressi
 	if !semi {
 		jt = substraitpb.JoinRel_JOIN_TYPE_LEFT_ANTI
 	}
+	if exists && len(conds) == 0 {
+		// An uncorrelated [NOT] EXISTS is PostgreSQL's InitPlan, which
+		// reads its subquery up to the first row and stops, so a later
+		// row's raising filter never runs (ExecSetParamPlan); the join
+		// over no condition (a gate: exec's joinStream) needs no more.
+		right = u.made(&substraitpb.Rel{RelType: &substraitpb.Rel_Fetch{Fetch: &substraitpb.FetchRel{
+			Common: direct(), Input: right, OffsetMode: &substraitpb.FetchRel_Offset{Offset: 0}, CountMode: &substraitpb.FetchRel_Count{Count: 1}}}}, u.width(right))
+	}
 	j := &substraitpb.Rel{RelType: &substraitpb.Rel_Join{Join: &substraitpb.JoinRel{
 		Common: &substraitpb.RelCommon{EmitKind: &substraitpb.RelCommon_Direct_{Direct: &substraitpb.RelCommon_Direct{}}},
 		Left:   cur, Right: right, Expression: u.and(conds), Type: jt}}}
