@@ -42,8 +42,34 @@ func numericSpecial(t string) bool {
 
 var bigTen = big.NewInt(10)
 
-// Pow10 is 10^n as a big integer (the exact paths of the decimal kernels).
-func Pow10(n int32) *big.Int { return new(big.Int).Exp(bigTen, big.NewInt(int64(n)), nil) }
+// Pow10 is 10^n as a big integer (the exact paths of the decimal kernels),
+// the caller's to keep or change. Up to 2*38 digits it copies a table
+// entry: big.Int's Exp per call was most of TPC-H Q11's CPU (an integer
+// column cast to numeric per row, DecimalFromInt, went through here).
+func Pow10(n int32) *big.Int {
+	if n >= 0 && int(n) < len(pow10Big) {
+		return new(big.Int).Set(pow10Big[n])
+	}
+	return new(big.Int).Exp(bigTen, big.NewInt(int64(n)), nil)
+}
+
+// pow10Big is 10^n for n in [0, 2*38]: every power a product or quotient
+// of two decimal128 values rescales by.
+var pow10Big = func() (t [2*MaxDecimalPrecision + 1]*big.Int) {
+	t[0] = big.NewInt(1)
+	for n := 1; n < len(t); n++ {
+		t[n] = new(big.Int).Mul(t[n-1], bigTen)
+	}
+	return t
+}()
+
+// beyondPrecision: |r| needs more than p digits (p >= 0).
+func beyondPrecision(r *big.Int, p int32) bool {
+	if int(p) < len(pow10Big) {
+		return r.CmpAbs(pow10Big[p]) >= 0
+	}
+	return r.CmpAbs(Pow10(p)) >= 0
+}
 
 // FormatDecimal writes v (scale digits after the point) as PostgreSQL's
 // numeric_out: every one of the scale digits, a leading 0 before the
@@ -91,7 +117,7 @@ func RoundDiv(a *big.Int, n int32) *big.Int {
 // against precision p.
 func fitDecimal(b *big.Int, from, to, p int32) (decimal128.Num, error) {
 	r := RoundDiv(b, from-to)
-	if new(big.Int).Abs(r).Cmp(Pow10(p)) >= 0 {
+	if beyondPrecision(r, p) {
 		return decimal128.Num{}, ErrNumericOverflow
 	}
 	return decimal128.FromBigInt(r), nil
@@ -135,6 +161,16 @@ func ParseDecimal(s string, p, scale int32) (decimal128.Num, error) {
 
 // DecimalFromInt is an integer as numeric(p, scale).
 func DecimalFromInt(i int64, p, scale int32) (decimal128.Num, error) {
+	// One 128-bit multiply and a precision check, not big.Int: a CAST of
+	// an integer column to numeric runs per row (TPC-H Q11's
+	// ps_supplycost * ps_availqty).
+	if scale >= 0 && scale <= MaxDecimalPrecision && p >= 1 && p <= MaxDecimalPrecision {
+		r, ok := Mul128(decimal128.FromI64(i), pow10x128[scale])
+		if !ok || !r.FitsInPrecision(p) {
+			return decimal128.Num{}, ErrNumericOverflow
+		}
+		return r, nil
+	}
 	return fitDecimal(big.NewInt(i), 0, scale, p)
 }
 
