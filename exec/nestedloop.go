@@ -52,3 +52,12 @@ func (n *NestedLoopJoinExec) String() string {
 func (n *NestedLoopJoinExec) Execute(ctx context.Context, tc *TaskContext) (Stream, error) {
 	return n.execute(tc), nil
 }
+
+// WithNewChildren is n over new inputs (the planner's row budget puts a
+// LIMIT under a join's outer side).
+func (n *NestedLoopJoinExec) WithNewChildren(children []Node) (Node, error) {
+	if err := WantChildren(n, children, 2); err != nil {
+		return nil, err
+	}
+	return NewNestedLoopJoinExec(children[0], children[1], n.typ, n.residual)
+}

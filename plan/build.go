@@ -66,7 +66,7 @@ func Build(ctx context.Context, p *substraitpb.Plan, cat Catalog, opt Options) (
 		}
 	}
 	newPlanner := func(tables map[string]TableProvider) *planner {
-		return &planner{ctx: ctx, cat: cat, opt: opt, reg: sp.ExtensionRegistry(), tables: tables, widths: map[splan.Rel]int{}, params: map[int]paramUse{}, extended: map[exec.Node]extension{}, takes: map[exec.Node]bool{}, subplans: map[exec.Node]exec.Node{}}
+		return &planner{ctx: ctx, cat: cat, opt: opt, reg: sp.ExtensionRegistry(), tables: tables, widths: map[splan.Rel]int{}, params: map[int]paramUse{}, extended: map[exec.Node]extension{}, takes: map[exec.Node]bool{}, subplans: map[exec.Node]exec.Node{}, perOuterRow: map[exec.Node]bool{}}
 	}
 	pl := newPlanner(map[string]TableProvider{})
 	share := findShared(input, opt)

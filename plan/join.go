@@ -390,6 +390,7 @@ func (p *planner) joinParts(l, r splan.Rel, nl, nr int, typ exec.JoinType, jp jo
 	}
 	if jp.subplan && !swap && keepsOuterOrder(typ) {
 		p.subplans[node] = lnode
+		p.perOuterRow[node] = typ == exec.JoinLeft || typ == exec.JoinSingle || typ == exec.JoinMark
 	}
 	var out *rel
 	switch {

@@ -97,17 +97,42 @@ func soleWindow(w *window.Exec) bool {
 // sort between: a filter stops where the LIMIT has its rows
 // (exec.FilterExec.WithRowBudget), and a projection over one evaluates
 // its expressions on those rows only, as PostgreSQL's scan filters and
-// projects each row as the Limit pulls it. Any other node is n.
-func withRowBudget(n exec.Node, rows int64) (exec.Node, error) {
+// projects each row as the Limit pulls it. A join that stands for a
+// SubPlan and gives each outer row one output row or more (a scalar
+// subquery's single join, a value subquery's mark join, a left join:
+// perOuterRow) needs no more outer rows than the LIMIT reads, so the
+// budget passes to its outer input, under a LIMIT of its own: the
+// SubPlan runs for those rows only, as PostgreSQL's does, so neither a
+// filter below it nor the subquery raises on a later row. Any other node
+// is n.
+func (p *planner) withRowBudget(n exec.Node, rows int64) (exec.Node, error) {
 	switch x := n.(type) {
 	case *exec.FilterExec:
 		return x.WithRowBudget(rows), nil
 	case *exec.ProjectExec:
-		c, err := withRowBudget(x.Children()[0], rows)
+		c, err := p.withRowBudget(x.Children()[0], rows)
 		if err != nil {
 			return nil, err
 		}
 		return x.WithNewChildren([]exec.Node{exec.NewLimitExec(c, 0, rows)})
 	}
-	return n, nil
+	if !p.perOuterRow[n] {
+		return n, nil
+	}
+	j, ok := n.(interface {
+		WithNewChildren([]exec.Node) (exec.Node, error)
+	})
+	if !ok {
+		return n, nil
+	}
+	outer, err := p.withRowBudget(n.Children()[0], rows)
+	if err != nil {
+		return nil, err
+	}
+	out, err := j.WithNewChildren([]exec.Node{exec.NewLimitExec(outer, 0, rows), n.Children()[1]})
+	if err != nil {
+		return nil, err
+	}
+	p.subplans[out] = out.Children()[0]
+	return out, nil
 }

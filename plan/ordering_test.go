@@ -47,6 +47,16 @@ func TestSortElision(t *testing.T) {
 			[][]any{{false, int32(1)}}, ""},
 		{"a correlated IN value keeps the order", "SELECT v.x IN (SELECT id FROM t WHERE id > v.o), 10 / (v.x + 2) " + ord + "ORDER BY v.o LIMIT 1", 1, 0,
 			[][]any{{false, int32(1)}}, ""},
+		// The row budget passes through a SubPlan's join to its outer
+		// side: the filter below it, and the subquery itself, never see
+		// the row after the LIMIT's (PostgreSQL runs both per row as the
+		// Limit pulls).
+		{"the budget passes a scalar subquery's join", "SELECT (SELECT max(id) FROM t WHERE id < 0), v.x " + ord + "WHERE 10 / (v.x + 2) > 0 ORDER BY v.o LIMIT 1", 1, 0,
+			[][]any{{nil, int32(6)}}, ""},
+		{"the budget passes a mark join", "SELECT EXISTS (SELECT 1 FROM t WHERE id < 0), v.x " + ord + "WHERE 10 / (v.x + 2) > 0 ORDER BY v.o LIMIT 1", 1, 0,
+			[][]any{{false, int32(6)}}, ""},
+		{"the subquery runs for the budget's rows only", "SELECT (SELECT id FROM t WHERE id > v.x * 1000), v.x " + ord + "ORDER BY v.o LIMIT 1", 1, 0,
+			[][]any{{nil, int32(6)}}, ""},
 		{"descending keeps the sort", "SELECT v.x " + ord + "WHERE 10 / (v.x + 2) > 0 ORDER BY v.o DESC LIMIT 1", 1, 1,
 			nil, "division by zero"},
 		{"nulls first keeps the sort", "SELECT v.x " + ord + "ORDER BY v.o NULLS FIRST LIMIT 1", 1, 1,

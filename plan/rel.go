@@ -47,6 +47,9 @@ type planner struct {
 	// PostgreSQL does not pull up), each to its outer input, whose
 	// pathkeys it keeps (ordering.go).
 	subplans map[exec.Node]exec.Node
+	// perOuterRow: the subplans joins that give each outer row one
+	// output row or more (ordering.go withRowBudget).
+	perOuterRow map[exec.Node]bool
 }
 
 // rel is a compiled relation. node produces the columns; cols[i] is the node

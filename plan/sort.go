@@ -99,7 +99,7 @@ func (p *planner) sort(r *splan.SortRel, need []bool, h hint) (*rel, error) {
 		if !h.rowsSet {
 			return in, nil
 		}
-		node, err := withRowBudget(in.node, h.rows)
+		node, err := p.withRowBudget(in.node, h.rows)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrInvalidPlan, err)
 		}
