@@ -82,8 +82,14 @@ func sideOf(e expr.Expression, nl int) (side, error) {
 	return s, err
 }
 
-// keyPair is one equality conjunct between the inputs.
-type keyPair struct{ l, r expr.Expression }
+// keyPair is one equality conjunct between the inputs. nullEq: it is
+// IS NOT DISTINCT FROM (orig), under which two NULLs are equal
+// (nulleqkey.go).
+type keyPair struct {
+	l, r   expr.Expression
+	nullEq bool
+	orig   expr.Expression
+}
 
 // equiKey reports whether e is equal(left expr, right expr) in either order.
 func equiKey(e expr.Expression, nl int) (keyPair, bool, error) {
@@ -105,9 +111,9 @@ func equiKey(e expr.Expression, nl int) (keyPair, bool, error) {
 	}
 	switch {
 	case a == sideLeft && b == sideRight:
-		return keyPair{args[0], args[1]}, true, nil
+		return keyPair{l: args[0], r: args[1]}, true, nil
 	case a == sideRight && b == sideLeft:
-		return keyPair{args[1], args[0]}, true, nil
+		return keyPair{l: args[1], r: args[0]}, true, nil
 	}
 	return keyPair{}, false, nil
 }
@@ -130,6 +136,11 @@ func splitJoin(j *splan.JoinRel, nl int) (joinParts, error) {
 		k, ok, err := equiKey(c, nl)
 		if err != nil {
 			return jp, err
+		}
+		if !ok {
+			if k, ok, err = nullEqKey(c, nl); err != nil {
+				return jp, err
+			}
 		}
 		if ok {
 			jp.keys = append(jp.keys, k)
@@ -316,8 +327,8 @@ func (p *planner) joinParts(l, r splan.Rel, nl, nr int, typ exec.JoinType, jp jo
 		}
 	}
 	rsc := shifted{r: right, off: nl}
-	lkeys, rkeys := make([]physexpr.Expr, len(jp.keys)), make([]physexpr.Expr, len(jp.keys))
-	for i, k := range jp.keys {
+	var lkeys, rkeys []physexpr.Expr
+	for _, k := range jp.keys {
 		l, err := p.expr(k.l, left)
 		if err != nil {
 			return nil, err
@@ -343,7 +354,16 @@ func (p *planner) joinParts(l, r splan.Rel, nl, nr int, typ exec.JoinType, jp jo
 		} else {
 			return nil, err
 		}
-		lkeys[i], rkeys[i] = l, r
+		if !k.nullEq {
+			lkeys, rkeys = append(lkeys, l), append(rkeys, r)
+			continue
+		}
+		ls, rs, ok := nullEqKeys(l, r, rt)
+		if !ok { // no hash key for the type: the condition tests the pairs
+			residual = append(residual, k.orig)
+			continue
+		}
+		lkeys, rkeys = append(lkeys, ls...), append(rkeys, rs...)
 	}
 	lnode, li, err := keyColumns(p.extended, left.node, lkeys)
 	if err != nil {
@@ -358,7 +378,7 @@ func (p *planner) joinParts(l, r splan.Rel, nl, nr int, typ exec.JoinType, jp jo
 	// A hash join may build its left input instead (buildside.go); a nested
 	// loop join's cost is |left| × |right| either way.
 	etyp, swap := typ, false
-	if len(jp.keys) > 0 {
+	if len(lkeys) > 0 {
 		etyp, swap = p.buildLeft(l, r, typ)
 	}
 	if swap {
@@ -380,7 +400,7 @@ func (p *planner) joinParts(l, r splan.Rel, nl, nr int, typ exec.JoinType, jp jo
 	switch {
 	case swap:
 		node, err = exec.NewHashJoinExecResidual(rnode, lnode, ri, li, etyp, cond)
-	case len(jp.keys) > 0:
+	case len(lkeys) > 0:
 		node, err = exec.NewHashJoinExecResidual(lnode, rnode, li, ri, typ, cond)
 	default:
 		node, err = exec.NewNestedLoopJoinExec(lnode, rnode, typ, cond)

@@ -62,7 +62,7 @@ func takeJoin(j *splan.JoinRel, jp joinParts) (takeJoinShape, bool, error) {
 	default:
 		return s, false, nil
 	}
-	if len(jp.keys) != 1 || len(jp.leftOnly)+len(jp.rightOnly)+len(jp.residual) > 0 || postFilter(j) != nil {
+	if len(jp.keys) != 1 || jp.keys[0].nullEq || len(jp.leftOnly)+len(jp.rightOnly)+len(jp.residual) > 0 || postFilter(j) != nil {
 		return s, false, nil
 	}
 	read, ok := j.Right().(*splan.NamedTableReadRel)
