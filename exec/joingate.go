@@ -36,21 +36,10 @@ func (s *joinStream) startGate(ctx context.Context) error {
 		s.state = jsFinish
 		return nil
 	}
-	var err error
-	if s.left == nil { // a partition's stream comes with its left partition
-		if s.left, err = s.j.left.Execute(ctx, s.tc); err != nil {
-			return err
-		}
-	}
-	first, err := s.nextLeft(ctx)
+	first, err := s.firstLeft(ctx)
 	if err != nil {
 		return err
 	}
-	if first == nil {
-		s.state = s.afterProbe()
-		return nil
-	}
-	s.setPB(first)
-	s.state = jsProbe
+	s.probeFrom(first)
 	return nil
 }

@@ -196,13 +196,7 @@ func (s *joinStream) start(ctx context.Context) error {
 	if s.j.gate() {
 		return s.startGate(ctx)
 	}
-	var err error
-	if s.left == nil { // a partition's stream comes with its left partition
-		if s.left, err = s.j.left.Execute(ctx, s.tc); err != nil {
-			return err
-		}
-	}
-	first, err := s.nextLeft(ctx)
+	first, err := s.firstLeft(ctx)
 	if err != nil {
 		return err
 	}
@@ -216,13 +210,31 @@ func (s *joinStream) start(ctx context.Context) error {
 		}
 		return err
 	}
+	s.probeFrom(first)
+	return nil
+}
+
+// firstLeft executes the left input (a partition's stream comes with its
+// left partition) and pulls its first non-empty batch, nil at the end.
+func (s *joinStream) firstLeft(ctx context.Context) (arrow.RecordBatch, error) {
+	if s.left == nil {
+		var err error
+		if s.left, err = s.j.left.Execute(ctx, s.tc); err != nil {
+			return nil, err
+		}
+	}
+	return s.nextLeft(ctx)
+}
+
+// probeFrom moves to probing the left batch first, or past the probe
+// when the left input is empty (first is nil), once the build is done.
+func (s *joinStream) probeFrom(first arrow.RecordBatch) {
 	if first == nil {
 		s.state = s.afterProbe()
-		return nil
+		return
 	}
 	s.setPB(first)
 	s.state = jsProbe
-	return nil
 }
 
 // nextLeft returns the next non-empty left batch, nil at the end.

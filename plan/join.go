@@ -93,29 +93,37 @@ type keyPair struct {
 
 // equiKey reports whether e is equal(left expr, right expr) in either order.
 func equiKey(e expr.Expression, nl int) (keyPair, bool, error) {
-	f, ok := e.(*expr.ScalarFunction)
-	if !ok || funcName(f) != "equal" || f.NArgs() != 2 {
-		return keyPair{}, false, nil
+	l, r, ok, err := crossArgs(e, "equal", nl)
+	return keyPair{l: l, r: r}, ok, err
+}
+
+// crossArgs reports whether e is a call of the two-argument function name
+// with one argument over each input, and returns them, the left input's
+// first.
+func crossArgs(e expr.Expression, name string, nl int) (l, r expr.Expression, ok bool, err error) {
+	f, isCall := e.(*expr.ScalarFunction)
+	if !isCall || funcName(f) != name || f.NArgs() != 2 {
+		return nil, nil, false, nil
 	}
-	args, err := exprArgs("equal", 2, f.Arg)
+	args, err := exprArgs(name, 2, f.Arg)
 	if err != nil {
-		return keyPair{}, false, err
+		return nil, nil, false, err
 	}
 	a, err := sideOf(args[0], nl)
 	if err != nil {
-		return keyPair{}, false, err
+		return nil, nil, false, err
 	}
 	b, err := sideOf(args[1], nl)
 	if err != nil {
-		return keyPair{}, false, err
+		return nil, nil, false, err
 	}
 	switch {
 	case a == sideLeft && b == sideRight:
-		return keyPair{l: args[0], r: args[1]}, true, nil
+		return args[0], args[1], true, nil
 	case a == sideRight && b == sideLeft:
-		return keyPair{l: args[1], r: args[0]}, true, nil
+		return args[1], args[0], true, nil
 	}
-	return keyPair{}, false, nil
+	return nil, nil, false, nil
 }
 
 // joinParts is a join condition split for planning.

@@ -26,20 +26,8 @@ import (
 // nullEqKey reports whether e is is_not_distinct_from(left expr, right
 // expr) in either order.
 func nullEqKey(e expr.Expression, nl int) (keyPair, bool, error) {
-	f, ok := e.(*expr.ScalarFunction)
-	if !ok || funcName(f) != "is_not_distinct_from" || f.NArgs() != 2 {
-		return keyPair{}, false, nil
-	}
-	args, err := exprArgs("is_not_distinct_from", 2, f.Arg)
-	if err != nil {
-		return keyPair{}, false, err
-	}
-	a, err := sideOf(args[0], nl)
-	if err != nil {
-		return keyPair{}, false, err
-	}
-	b, err := sideOf(args[1], nl)
-	if err != nil {
+	l, r, ok, err := crossArgs(e, "is_not_distinct_from", nl)
+	if err != nil || !ok {
 		return keyPair{}, false, err
 	}
 	// Column references only: a hash join evaluates its keys over every
@@ -47,18 +35,12 @@ func nullEqKey(e expr.Expression, nl int) (keyPair, bool, error) {
 	// computed key that raises (an overflow) could raise where
 	// PostgreSQL, which never hashes IS NOT DISTINCT FROM, evaluates it
 	// on no pair. The domain joins of general unnesting compare columns.
-	_, lcol := args[0].(*expr.FieldReference)
-	_, rcol := args[1].(*expr.FieldReference)
+	_, lcol := l.(*expr.FieldReference)
+	_, rcol := r.(*expr.FieldReference)
 	if !lcol || !rcol {
 		return keyPair{}, false, nil
 	}
-	switch {
-	case a == sideLeft && b == sideRight:
-		return keyPair{l: args[0], r: args[1], nullEq: true, orig: e}, true, nil
-	case a == sideRight && b == sideLeft:
-		return keyPair{l: args[1], r: args[0], nullEq: true, orig: e}, true, nil
-	}
-	return keyPair{}, false, nil
+	return keyPair{l: l, r: r, nullEq: true, orig: e}, true, nil
 }
 
 // nullEqKeys are the two never-NULL key expressions of each side for l IS
