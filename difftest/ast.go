@@ -8,7 +8,7 @@ import (
 // Expr is a generated expression. It is kept as a tree (not text) so the
 // shrinker can replace a node by one of its children.
 type Expr struct {
-	Op   string // col lit bin neg not and or cmp isnull isnotnull in notin cast exists notexists insub notinsub scalar agg aggdistinct
+	Op   string // col lit bin neg not and or cmp isnull isnotnull in notin cast row items exists notexists insub notinsub scalar agg aggdistinct
 	Type Type
 	Text string // column name, literal text, operator, or cast target
 	Args []*Expr
@@ -56,6 +56,15 @@ func (e *Expr) SQL() string {
 		return "(" + a(0) + kw + strings.Join(xs, ", ") + "))"
 	case "cast":
 		return "CAST(" + a(0) + " AS " + e.Text + ")"
+	case "row", "items": // a row and a subquery's select list (genrowin.go)
+		xs := make([]string, len(e.Args))
+		for i, x := range e.Args {
+			xs[i] = x.SQL()
+		}
+		if e.Op == "items" {
+			return strings.Join(xs, ", ")
+		}
+		return "(" + strings.Join(xs, ", ") + ")"
 	case "exists":
 		return "EXISTS (" + e.Sub.SQL() + ")"
 	case "notexists":

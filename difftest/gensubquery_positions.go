@@ -49,6 +49,9 @@ func (g *Gen) subqueryValue(ts []*Table, outer scope) *Expr {
 	case k == 0:
 		v = &Expr{Op: pick(g, []string{"exists", "notexists"}), Type: TBool, Sub: sub}
 	case k == 1:
+		if v = g.rowIn(outer, inner, sub); v != nil { // genrowin.go
+			break
+		}
 		typ := g.typ()
 		sub.Item = g.leaf(inner, typ)
 		v = &Expr{Op: pick(g, []string{"insub", "notinsub"}), Type: TBool, Args: []*Expr{g.expr(outer, typ, 1, true)}, Sub: sub}

@@ -519,15 +519,10 @@ func (l *lowerer) setExpr(sl *pg_query.SubLink, k setKind, sc *scope) (expr.Expr
 		return nil, fmt.Errorf("%w: subquery form%s", ErrUnsupported, l.src.at(sl.Location))
 	}
 	in := k == setIn || k == setNotIn || k == setCompare
-	var x value
+	var xs []value // the operands: one, or a row's (rowin.go)
 	if in {
-		if sl.Testexpr.GetRowExpr() != nil {
-			return nil, fmt.Errorf("%w: row IN (subquery)%s", ErrUnsupported, l.src.at(sl.Location))
-		}
-		xs := *sc
-		xs.noAggs = "in WHERE"
 		var err error
-		if x, err = l.expr(sl.Testexpr, &xs); err != nil {
+		if xs, err = l.setOperands(sl, k, sc); err != nil {
 			return nil, err
 		}
 	}
@@ -540,12 +535,7 @@ func (l *lowerer) setExpr(sl *pg_query.SubLink, k setKind, sc *scope) (expr.Expr
 		q.SortClause = nil
 	}
 	l.corrNext = correlatable(sub)
-	var want []kind
-	if in && x.how != typed {
-		want = nil
-	} else if in {
-		want = []kind{x.kind()}
-	}
+	want := operandKinds(xs)
 	saved := l.outer
 	l.outer = sc
 	rel, names, err := l.selectStmt(q, want)
@@ -559,34 +549,19 @@ func (l *lowerer) setExpr(sl *pg_query.SubLink, k setKind, sc *scope) (expr.Expr
 			return nil, fmt.Errorf("%w: EXISTS subquery: %w", ErrInvalid, err)
 		}
 	} else {
-		if len(names) != 1 {
-			return nil, fmt.Errorf("%w: subquery has too many columns%s", ErrInvalid, l.src.at(sl.Location))
-		}
-		rt := rel.RecordType()
-		ye, err := expr.NewRootFieldRef(expr.NewStructFieldRef(0), &rt)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
-		}
-		args, _, err := l.unify(x, value{e: ye, loc: sl.Location})
-		if err != nil {
+		var needles []expr.Expression
+		if needles, rel, err = l.haystack(xs, rel, len(names), sl.Location); err != nil {
 			return nil, err
-		}
-		if args[1] != expr.Expression(ye) {
-			// The subquery's column meets the operand's type: a
-			// projection of the cast is the haystack.
-			if rel, err = l.b.ProjectRemap(rel, []int32{1}, args[1]); err != nil {
-				return nil, fmt.Errorf("%w: IN subquery: %w", ErrInvalid, err)
-			}
 		}
 		if k == setCompare {
 			red, op, err := l.setComparison(sl)
 			if err != nil {
 				return nil, err
 			}
-			if e, err = l.b.SetComparisonSubquery(args[0], rel, red, op); err != nil {
+			if e, err = l.b.SetComparisonSubquery(needles[0], rel, red, op); err != nil {
 				return nil, fmt.Errorf("%w: %s subquery: %w", ErrInvalid, red, err)
 			}
-		} else if e, err = l.b.InPredicateSubquery([]expr.Expression{args[0]}, rel); err != nil {
+		} else if e, err = l.b.InPredicateSubquery(needles, rel); err != nil {
 			return nil, fmt.Errorf("%w: IN subquery: %w", ErrInvalid, err)
 		}
 	}
