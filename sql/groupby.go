@@ -288,6 +288,9 @@ func (l *lowerer) measure(fc *pg_query.FuncCall, args *scope) (*expr.AggregateFu
 				return nil, err
 			}
 			k := l.defaultKind(v)
+			if uk, ok := unknownArgKind(name, v); ok {
+				k = uk
+			}
 			if name == "string_agg" {
 				k = kindString // string_agg(text, text): literals are text
 			}

@@ -236,6 +236,10 @@ func (l *lowerer) windowFunc(fc *pg_query.FuncCall, def *pg_query.WindowDef, sc 
 			continue
 		case name == "count" && v.how != typed, name == "string_agg":
 			k = kindString // string_agg(text, text): literals are text
+		default:
+			if uk, ok := unknownArgKind(name, v); ok {
+				k = uk
+			}
 		}
 		e, err := l.coerce(v, k)
 		if err != nil {

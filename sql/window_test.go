@@ -173,3 +173,26 @@ func TestWindowAggregates(t *testing.T) {
 		require.Contains(t, stmts[0].(*Query).Plan.String(), name, q)
 	}
 }
+
+// TestAggregateUnknownArgument: an untyped NULL or string literal argument
+// of bool_and, bool_or and every is boolean, of the statistics double
+// precision, in GROUP BY and over a window, as PostgreSQL's
+// func_select_candidate resolves type unknown; before, it was text and
+// the call had no signature.
+func TestAggregateUnknownArgument(t *testing.T) {
+	cat := fakeCatalog{"t": testCatalog["t"]}
+	for q, want := range map[string]string{
+		"SELECT bool_and(NULL) OVER () FROM t": "boolean?",
+		"SELECT every('t') OVER () FROM t":     "boolean?",
+		"SELECT stddev(NULL) OVER () FROM t":   "fp64?",
+		"SELECT var_pop('2.5') OVER () FROM t": "fp64?",
+		"SELECT bool_or(NULL) FROM t":          "boolean?",
+		"SELECT variance('1') FROM t":          "fp64?",
+	} {
+		stmts, err := Parse(q, cat)
+		require.NoError(t, err, q)
+		root, _ := reread(t, stmts[0].(*Query).Plan)
+		typs := root.RecordType().Types()
+		assert.Equal(t, want, typeList(typs[len(typs)-1:]), q)
+	}
+}
