@@ -85,7 +85,7 @@ func (g *Gen) windowFunc(s scope, tiebreak []string) *Expr {
 func (g *Gen) windowCall(col func(...Type) (scopeCol, bool), total bool) (t Type, call string, raises, framed bool) {
 	ints := []Type{TInt, TI16, TI32}
 	for try := 0; try < 5; try++ {
-		switch k := g.n(12); {
+		switch k := g.n(13); {
 		case k == 0:
 			return TInt, pick(g, []string{"rank()", "dense_rank()"}), false, false
 		case k == 1:
@@ -115,6 +115,10 @@ func (g *Gen) windowCall(col func(...Type) (scopeCol, bool), total bool) (t Type
 			}
 			if c, ok := col(types...); ok && c.typ != TBool {
 				return c.typ, pick(g, []string{"min", "max"}) + "(" + c.name + ")", false, true
+			}
+		case k == 12:
+			if t, call, raises, framed, ok := g.winAggCall(col, total); ok { // genwinagg.go
+				return t, call, raises, framed
 			}
 		case !total:
 			continue // the rest need a total order

@@ -31,10 +31,13 @@ const (
 	AggStdDevPop                           // stddev_pop(x)
 	AggVarSamp                             // var_samp(x) (variance)
 	AggVarPop                              // var_pop(x)
+	AggBitAnd                              // bit_and(x): acc_bit.go
+	AggBitOr                               // bit_or(x)
 )
 
 var aggNames = [...]string{"count", "count", "sum", "avg", "min", "max", "bool_and", "bool_or", "string_agg", "any_value",
-	"percentile_cont", "percentile_disc", "mode", "stddev_samp", "stddev_pop", "var_samp", "var_pop"}
+	"percentile_cont", "percentile_disc", "mode", "stddev_samp", "stddev_pop", "var_samp", "var_pop",
+	"bit_and", "bit_or"}
 
 func (f AggregateFunc) String() string {
 	if f < 0 || int(f) >= len(aggNames) {
@@ -167,6 +170,11 @@ func aggSignature(a Aggregate, args []arrow.DataType) (arrow.DataType, func() ac
 	case AggStdDevSamp, AggStdDevPop, AggVarSamp, AggVarPop:
 		var err error
 		if out, mk, err = statsSignature(a, args[0]); err != nil {
+			return nil, nil, err
+		}
+	case AggBitAnd, AggBitOr:
+		var err error
+		if out, mk, err = bitSignature(a, args[0]); err != nil {
 			return nil, nil, err
 		}
 	case AggPercentileCont, AggPercentileDisc, AggMode:

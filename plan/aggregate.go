@@ -30,6 +30,8 @@ var aggregateFuncs = map[string]struct {
 	"bool_or":    {exec.AggBoolOr, 1},
 	"string_agg": {exec.AggStringAgg, 2},
 	"any_value":  {exec.AggAnyValue, 1},
+	"bit_and":    {exec.AggBitAnd, 1},
+	"bit_or":     {exec.AggBitOr, 1},
 	// Ordered-set aggregates: the fraction (a direct argument) then the
 	// value, whose order is the call's one sort (WITHIN GROUP).
 	"percentile_cont": {exec.AggPercentileCont, 2},

@@ -11,6 +11,7 @@ import (
 	"github.com/stablerow/stablerow/exec"
 	"github.com/stablerow/stablerow/exec/physexpr"
 	"github.com/stablerow/stablerow/exec/window"
+	"github.com/stablerow/stablerow/internal/substraitfn"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/types"
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
@@ -109,6 +110,17 @@ func (p *planner) windows(in *rel, w int, exprs []expr.Expression, need []bool) 
 		fn, ok := window.FuncByName(name)
 		if !ok {
 			return nil, nil, fmt.Errorf("%w: window function %s", errUnsupported("function"), name)
+		}
+		if name == "std_dev" || name == "variance" {
+			// Substrait's std_dev and variance: the distribution option
+			// picks the population forms, as for GROUP BY (statsFunc).
+			sample, err := substraitfn.StatsSample(wf)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%w: %w", ErrInvalidPlan, err)
+			}
+			if !sample {
+				fn = map[window.Func]window.Func{window.StdDevSamp: window.StdDevPop, window.VarSamp: window.VarPop}[fn]
+			}
 		}
 		if wf.Invocation() == types.AggInvocationDistinct {
 			return nil, nil, fmt.Errorf("%w: DISTINCT in window function %s", errUnsupported("function"), name)

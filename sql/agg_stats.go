@@ -16,3 +16,21 @@ var statsAggregates = map[string]struct{ sqrt, sample bool }{
 	"variance":    {false, true},
 	"var_pop":     {false, false},
 }
+
+// unknownArgKind is the type PostgreSQL's func_select_candidate gives an
+// untyped argument (NULL or a string literal: type unknown) of aggregate
+// name, where one candidate wins: bool_and, bool_or and every have one
+// (boolean); the statistics take their category's preferred type, double
+// precision. ok false for the others (the caller's default).
+func unknownArgKind(name string, v value) (kind, bool) {
+	if v.how != untypedNull && v.how != untypedString {
+		return kind{}, false
+	}
+	switch _, stats := statsAggregates[name]; {
+	case name == "bool_and" || name == "bool_or" || name == "every":
+		return kindBool, true
+	case stats:
+		return kindF64, true
+	}
+	return kind{}, false
+}

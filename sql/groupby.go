@@ -18,6 +18,7 @@ var aggregateNames = map[string]bool{
 	"percentile_cont": true, "percentile_disc": true, "mode": true, // ordered-set: orderedset.go
 	"stddev_samp": true, "stddev": true, "stddev_pop": true, // agg_stats.go
 	"var_samp": true, "variance": true, "var_pop": true,
+	"every": true, "bit_and": true, "bit_or": true, // every is bool_and (pg_aggregate)
 }
 
 // grouping is what a scope over an AggregateRel knows of the rows below
@@ -287,6 +288,9 @@ func (l *lowerer) measure(fc *pg_query.FuncCall, args *scope) (*expr.AggregateFu
 				return nil, err
 			}
 			k := l.defaultKind(v)
+			if uk, ok := unknownArgKind(name, v); ok {
+				k = uk
+			}
 			if name == "string_agg" {
 				k = kindString // string_agg(text, text): literals are text
 			}
@@ -308,6 +312,9 @@ func (l *lowerer) measure(fc *pg_query.FuncCall, args *scope) (*expr.AggregateFu
 	if st, ok := statsAggregates[name]; ok && len(fargs) == 1 {
 		f, err = substraitfn.StatsAggregate(l.b.GetExprBuilder().Reg, st.sqrt, st.sample, fc.AggDistinct, fargs[0])
 	} else {
+		if name == "every" {
+			name = "bool_and" // PostgreSQL's every is bool_and's SQL-standard name
+		}
 		f, err = substraitfn.Aggregate(l.b.GetExprBuilder().Reg, name, fc.AggDistinct, fargs...)
 	}
 	if err != nil {

@@ -42,7 +42,9 @@ const (
 var (
 	windowOnly = map[string]bool{"row_number": true, "rank": true, "dense_rank": true, "percent_rank": true,
 		"cume_dist": true, "ntile": true, "lag": true, "lead": true, "first_value": true, "last_value": true, "nth_value": true}
-	windowAggregates = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true}
+	windowAggregates = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true,
+		"stddev": true, "stddev_samp": true, "stddev_pop": true, "variance": true, "var_samp": true, "var_pop": true,
+		"bool_and": true, "bool_or": true, "every": true, "bit_and": true, "bit_or": true, "string_agg": true}
 )
 
 // windowCalls are the window function calls of nodes, outside subqueries
@@ -232,8 +234,12 @@ func (l *lowerer) windowFunc(fc *pg_query.FuncCall, def *pg_query.WindowDef, sc 
 		case (name == "lag" || name == "lead") && i == 2:
 			args = append(args, v.e) // coerced with the value above
 			continue
-		case name == "count" && v.how != typed:
-			k = kindString
+		case name == "count" && v.how != typed, name == "string_agg":
+			k = kindString // string_agg(text, text): literals are text
+		default:
+			if uk, ok := unknownArgKind(name, v); ok {
+				k = uk
+			}
 		}
 		e, err := l.coerce(v, k)
 		if err != nil {
@@ -411,8 +417,9 @@ func (l *lowerer) dateOffset(n *pg_query.Node, which, at string) (int64, error) 
 // cond) to its argument: CASE WHEN cond THEN x END, and count(*) becomes
 // count(CASE WHEN cond THEN true END). PostgreSQL's window aggregate skips
 // the transition of a row whose filter is not TRUE (eval_windowaggregates'
-// filter check); the window aggregates lowered here (count, sum, avg, min,
-// max) skip a NULL argument as well, so nulling it is the same skip, and
+// filter check); every window aggregate lowered here skips a row whose
+// first argument is NULL as well (string_agg_transfn too; its delimiter
+// is kept), so nulling it is the same skip, and
 // CASE evaluates x only over the rows cond keeps. Substrait's window
 // function has no filter of its own.
 func (l *lowerer) windowFilter(fc *pg_query.FuncCall, args []expr.Expression, as *scope) ([]expr.Expression, error) {

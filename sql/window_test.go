@@ -89,7 +89,10 @@ func TestWindowErrors(t *testing.T) {
 		{"SELECT sum(id) OVER (ORDER BY id GROUPS 1 PRECEDING) FROM t", "GROUPS frames", ErrUnsupported},
 		{"SELECT sum(id) OVER (ORDER BY id ROWS 1 PRECEDING EXCLUDE TIES) FROM t", "frame EXCLUDE", ErrUnsupported},
 		{"SELECT sum(id) OVER (ORDER BY name RANGE 1 PRECEDING) FROM t", "not supported for column type", ErrUnsupported},
-		{"SELECT string_agg(name, ',') OVER () FROM t", "string_agg as a window function", ErrUnsupported},
+		{"SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY id) OVER () FROM t", "percentile_cont as a window function", ErrUnsupported},
+		{"SELECT bit_and(name) OVER () FROM t", "bit_and", ErrType},
+		{"SELECT every(id) OVER () FROM t", "bool_and", ErrType},
+		{"SELECT string_agg(name, ',' ORDER BY id) OVER () FROM t", "aggregate ORDER BY is not implemented for window functions", ErrUnsupported},
 		{"SELECT count(*) OVER (ORDER BY d RANGE '1 month' PRECEDING) FROM dated", "RANGE offset of months over a date", ErrUnsupported},
 		{"SELECT count(*) OVER (ORDER BY d RANGE 1 PRECEDING) FROM dated", "not supported for column type date", ErrInvalid},
 		{"SELECT count(*) OVER (ORDER BY d RANGE '-1 day' PRECEDING) FROM dated", "invalid preceding or following size in window function", ErrInvalid},
@@ -124,4 +127,72 @@ func TestLagDefaultCommonType(t *testing.T) {
 	}
 	_, err := Parse("SELECT lag(i, 1, 'abc') OVER () FROM n", cat)
 	require.Error(t, err)
+}
+
+// TestWindowAggregates: every aggregate PostgreSQL evaluates over a
+// window lowers to a window function of GROUP BY's name and result type:
+// the statistics to Substrait's std_dev and variance with the
+// distribution option (stddev and variance the sample forms), every to
+// bool_and, bit_and and bit_or keep the argument's type, string_agg
+// reads its literal delimiter as text. Before, each was "unsupported: x
+// as a window function" (every, bit_and, bit_or: not an aggregate).
+func TestWindowAggregates(t *testing.T) {
+	cat := fakeCatalog{"t": testCatalog["t"], "u": testCatalog["u"]}
+	for _, c := range []struct{ sql, name, dist, typ string }{
+		{"SELECT stddev(id) OVER () FROM t", "std_dev", "SAMPLE", "decimal?<38,20>"},
+		{"SELECT stddev_samp(score) OVER (ORDER BY id) FROM t", "std_dev", "SAMPLE", "fp64?"},
+		{"SELECT stddev_pop(score) OVER () FROM t", "std_dev", "POPULATION", "fp64?"},
+		{"SELECT variance(id) OVER (ORDER BY id ROWS 2 PRECEDING) FROM t", "variance", "SAMPLE", "decimal?<38,20>"},
+		{"SELECT var_samp(score) OVER () FROM t", "variance", "SAMPLE", "fp64?"},
+		{"SELECT var_pop(id) OVER () FROM t", "variance", "POPULATION", "decimal?<38,20>"},
+		{"SELECT bool_and(flag) OVER () FROM u", "bool_and", "", "boolean?"},
+		{"SELECT every(flag) OVER (ORDER BY id) FROM u", "bool_and", "", "boolean?"},
+		{"SELECT bool_or(flag) FILTER (WHERE id > 1) OVER () FROM u", "bool_or", "", "boolean?"},
+		{"SELECT bit_and(id) OVER () FROM t", "bit_and", "", "i64?"},
+		{"SELECT bit_or(id) OVER () FROM u", "bit_or", "", "i64?"},
+		{"SELECT string_agg(name, ',') OVER (ORDER BY id) FROM t", "string_agg", "", "string?"},
+	} {
+		stmts, err := Parse(c.sql, cat)
+		require.NoError(t, err, c.sql)
+		root, _ := reread(t, stmts[0].(*Query).Plan)
+		wf := root.(*plan.ProjectRel).Input().(*plan.ProjectRel).Expressions()[0].(*expr.WindowFunction)
+		assert.Equal(t, c.name, wf.Name(), c.sql)
+		assert.Equal(t, c.typ, typeList([]types.Type{wf.GetType()}), c.sql)
+		var dist string
+		for _, o := range wf.GetOptions() {
+			if o.Name == "distribution" && len(o.Preference) > 0 {
+				dist = o.Preference[0]
+			}
+		}
+		assert.Equal(t, c.dist, dist, c.sql)
+	}
+	// every and bit_and as GROUP BY aggregates.
+	for q, name := range map[string]string{"SELECT every(flag) FROM u": "bool_and", "SELECT bit_or(id) FROM u": "bit_or"} {
+		stmts, err := Parse(q, cat)
+		require.NoError(t, err, q)
+		require.Contains(t, stmts[0].(*Query).Plan.String(), name, q)
+	}
+}
+
+// TestAggregateUnknownArgument: an untyped NULL or string literal argument
+// of bool_and, bool_or and every is boolean, of the statistics double
+// precision, in GROUP BY and over a window, as PostgreSQL's
+// func_select_candidate resolves type unknown; before, it was text and
+// the call had no signature.
+func TestAggregateUnknownArgument(t *testing.T) {
+	cat := fakeCatalog{"t": testCatalog["t"]}
+	for q, want := range map[string]string{
+		"SELECT bool_and(NULL) OVER () FROM t": "boolean?",
+		"SELECT every('t') OVER () FROM t":     "boolean?",
+		"SELECT stddev(NULL) OVER () FROM t":   "fp64?",
+		"SELECT var_pop('2.5') OVER () FROM t": "fp64?",
+		"SELECT bool_or(NULL) FROM t":          "boolean?",
+		"SELECT variance('1') FROM t":          "fp64?",
+	} {
+		stmts, err := Parse(q, cat)
+		require.NoError(t, err, q)
+		root, _ := reread(t, stmts[0].(*Query).Plan)
+		typs := root.RecordType().Types()
+		assert.Equal(t, want, typeList(typs[len(typs)-1:]), q)
+	}
 }

@@ -34,10 +34,32 @@ const (
 	Avg                     // avg(x)
 	Min                     // min(x)
 	Max                     // max(x)
+	StdDevSamp              // stddev_samp(x) (stddev): window_stats.go
+	StdDevPop               // stddev_pop(x)
+	VarSamp                 // var_samp(x) (variance)
+	VarPop                  // var_pop(x)
+	BoolAnd                 // bool_and(x) (every): window_boolbit.go
+	BoolOr                  // bool_or(x)
+	BitAnd                  // bit_and(x) of smallint, integer, bigint
+	BitOr                   // bit_or(x)
+	StringAgg               // string_agg(x, delimiter): window_stringagg.go
 )
 
 var windowFuncNames = [...]string{"row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile",
-	"lag", "lead", "first_value", "last_value", "nth_value", "count", "count", "sum", "avg", "min", "max"}
+	"lag", "lead", "first_value", "last_value", "nth_value", "count", "count", "sum", "avg", "min", "max",
+	"stddev_samp", "stddev_pop", "var_samp", "var_pop", "bool_and", "bool_or", "bit_and", "bit_or", "string_agg"}
+
+// funcAliases are other names of the functions: PostgreSQL's (stddev and
+// variance are the sample forms, every is bool_and) and Substrait's
+// std_dev and variance, whose distribution option picks the population
+// form (the planner reads it: plan/window.go).
+var funcAliases = map[string]Func{"stddev": StdDevSamp, "std_dev": StdDevSamp, "variance": VarSamp, "every": BoolAnd}
+
+// aggregateOf is the GROUP BY aggregate each aggregate window function
+// is (its result type is that one's, exec.AggregateType).
+var aggregateOf = map[Func]exec.AggregateFunc{Sum: exec.AggSum, Avg: exec.AggAvg, Min: exec.AggMin, Max: exec.AggMax,
+	StdDevSamp: exec.AggStdDevSamp, StdDevPop: exec.AggStdDevPop, VarSamp: exec.AggVarSamp, VarPop: exec.AggVarPop,
+	BoolAnd: exec.AggBoolAnd, BoolOr: exec.AggBoolOr, BitAnd: exec.AggBitAnd, BitOr: exec.AggBitOr, StringAgg: exec.AggStringAgg}
 
 func (f Func) String() string {
 	if f < 0 || int(f) >= len(windowFuncNames) {
@@ -57,7 +79,8 @@ func FuncByName(name string) (Func, bool) {
 			return Func(i), true
 		}
 	}
-	return 0, false
+	f, ok := funcAliases[name]
+	return f, ok
 }
 
 // usesFrame: the functions whose value depends on the frame; the others
@@ -147,7 +170,10 @@ type Expr struct {
 // frame may reach its last row). Frames are evaluated incrementally
 // (window_agg.go): O(n) or O(n log n) per partition, never O(n × frame),
 // except sums of floats whose frame start moves, which restart as
-// PostgreSQL's do (float addition has no exact inverse).
+// PostgreSQL's do (float addition has no exact inverse), the float
+// statistics' moving frames of at most 256 rows (the same; longer ones
+// take a segment tree), and string_agg, whose results are the frames'
+// bytes.
 type Exec struct {
 	input     exec.Node
 	partition []int
@@ -272,12 +298,15 @@ func windowType(sc *arrow.Schema, order []exec.SortKey, e Expr) (arrow.DataType,
 		return arrow.PrimitiveTypes.Int64, nargs(0, 0)
 	case Count:
 		return arrow.PrimitiveTypes.Int64, nargs(1, 1)
-	case Sum, Avg, Min, Max:
-		if err := nargs(1, 1); err != nil {
+	case Sum, Avg, Min, Max, StdDevSamp, StdDevPop, VarSamp, VarPop, BoolAnd, BoolOr, BitAnd, BitOr, StringAgg:
+		if e.Func == StringAgg {
+			if err := nargs(2, 2); err != nil {
+				return nil, err
+			}
+		} else if err := nargs(1, 1); err != nil {
 			return nil, err
 		}
-		f := map[Func]exec.AggregateFunc{Sum: exec.AggSum, Avg: exec.AggAvg, Min: exec.AggMin, Max: exec.AggMax}[e.Func]
-		t, err := exec.AggregateType(f, args)
+		t, err := exec.AggregateType(aggregateOf[e.Func], args)
 		if err != nil {
 			return nil, err
 		}

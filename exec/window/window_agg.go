@@ -37,6 +37,12 @@ func (p *partition) aggregate(fn Func, x arrow.Array, typ arrow.DataType, f *fra
 		return b.NewArray(), nil
 	case Min, Max:
 		return p.minMax(fn == Max, x, f)
+	case StdDevSamp, StdDevPop, VarSamp, VarPop:
+		return p.stats(fn, x, f)
+	case BoolAnd, BoolOr:
+		return p.boolAgg(fn == BoolOr, x, f)
+	case BitAnd, BitOr:
+		return p.bitAgg(fn == BitOr, x, typ, f)
 	}
 	avg := fn == Avg
 	switch {

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stablerow/stablerow/exec"
+	"github.com/stablerow/stablerow/exec/memlimit"
 	"github.com/stablerow/stablerow/exec/physexpr"
 	"github.com/stablerow/stablerow/value"
 )
@@ -27,11 +28,23 @@ type partition struct {
 	grp    []int32 // row -> peer group
 	gstart []int   // group -> its first row; gstart[len] = n
 	frames map[Frame]*frameBounds
+	// res is the window's reservation, which what a function holds
+	// beyond the per-row estimate (string_agg's results) grows.
+	res *memlimit.Reservation
+}
+
+// grow reserves n more bytes for the partition's evaluation (a nil
+// reservation, in tests of one partition, reserves nothing).
+func (p *partition) grow(n int64) error {
+	if p.res == nil {
+		return nil
+	}
+	return p.res.TryGrow(n)
 }
 
 // evalWindow computes every window expression of w over the partition all.
-func evalWindow(ctx context.Context, tc *exec.TaskContext, w *Exec, all arrow.RecordBatch) ([]arrow.Array, error) {
-	p := &partition{ctx: ctx, mem: tc.Allocator(), all: all, n: int(all.NumRows()), order: w.order, frames: map[Frame]*frameBounds{}}
+func evalWindow(ctx context.Context, tc *exec.TaskContext, w *Exec, all arrow.RecordBatch, res *memlimit.Reservation) ([]arrow.Array, error) {
+	p := &partition{ctx: ctx, mem: tc.Allocator(), all: all, n: int(all.NumRows()), order: w.order, frames: map[Frame]*frameBounds{}, res: res}
 	if err := p.peers(); err != nil {
 		return nil, err
 	}
@@ -144,7 +157,7 @@ func (p *partition) eval(e Expr, typ arrow.DataType) (arrow.Array, error) {
 			idx[i] = int32(j)
 		}
 		return p.gather(arg(0), idx, null)
-	case CountStar, Count, Sum, Avg, Min, Max:
+	case CountStar, Count, Sum, Avg, Min, Max, StdDevSamp, StdDevPop, VarSamp, VarPop, BoolAnd, BoolOr, BitAnd, BitOr:
 		f, err := p.frame(e.Frame)
 		if err != nil {
 			return nil, err
@@ -154,6 +167,12 @@ func (p *partition) eval(e Expr, typ arrow.DataType) (arrow.Array, error) {
 			x = arg(0)
 		}
 		return p.aggregate(e.Func, x, typ, f)
+	case StringAgg:
+		f, err := p.frame(e.Frame)
+		if err != nil {
+			return nil, err
+		}
+		return p.stringAgg(arg(0), arg(1), f)
 	}
 	return nil, fmt.Errorf("%w: window function %d", physexpr.ErrInvalidArgument, e.Func)
 }

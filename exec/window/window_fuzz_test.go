@@ -117,9 +117,20 @@ func FuzzWindow(f *testing.F) {
 	})
 }
 
-// naiveWindow is the model: rows sorted stably by p (ascending, NULLs last)
-// and the key, then per partition and row the functions of FuzzWindow.
-func naiveWindow(rows [][]any, key exec.SortKey, fr window.Frame) [][]any {
+// naiveRow is one row of the model with its partition (the rows of its
+// p), peer groups, place i in the partition and frame (indices into part).
+type naiveRow struct {
+	part  [][]any
+	grp   []int
+	i     int
+	frame []int
+}
+
+// naiveFrames is the model of PostgreSQL's frames: rows sorted stably by p
+// (ascending, NULLs last) and the key o (column 1), each with its frame,
+// found by testing every row of its partition against the bounds'
+// definitions.
+func naiveFrames(rows [][]any, key exec.SortKey, fr window.Frame) []naiveRow {
 	cmpKey := func(a, b any, desc, nullsFirst bool) int {
 		switch {
 		case a == nil && b == nil:
@@ -153,7 +164,7 @@ func naiveWindow(rows [][]any, key exec.SortKey, fr window.Frame) [][]any {
 		}
 		return cmpKey(rs[i][1], rs[j][1], key.Descending, key.NullsFirst) < 0
 	})
-	var out [][]any
+	var out []naiveRow
 	for lo := 0; lo < len(rs); {
 		hi := lo + 1
 		for hi < len(rs) && cmpKey(rs[lo][0], rs[hi][0], false, false) == 0 {
@@ -236,51 +247,62 @@ func naiveWindow(rows [][]any, key exec.SortKey, fr window.Frame) [][]any {
 					frame = append(frame, j)
 				}
 			}
-			rank := 0
-			for rank < i && grp[rank] != grp[i] {
-				rank++
-			}
-			var lead any
-			if i+2 < n {
-				lead = part[i+2][2]
-			} else {
-				lead = part[i][2]
-			}
-			var cnt, sum int64
-			var mn, mx, fv, lv, nv, sf any
-			var fsum float64
-			for k, j := range frame {
-				x := part[j][2]
-				if k == 0 {
-					fv = x
-				}
-				lv = x
-				if k == 1 {
-					nv = x
-				}
-				if x == nil {
-					continue
-				}
-				v := x.(int64)
-				cnt++
-				sum += v
-				fsum += part[j][4].(float64)
-				if mn == nil || v <= mn.(int64) {
-					mn = v
-				}
-				if mx == nil || v >= mx.(int64) {
-					mx = v
-				}
-			}
-			var s, a any
-			if cnt > 0 {
-				s, a, sf = sum, float64(sum)/float64(cnt), fsum
-			}
-			r := append(append([]any(nil), part[i]...), int64(i+1), int64(rank+1), int64(grp[i]+1), lead,
-				int64(len(frame)), cnt, s, a, mn, mx, fv, lv, nv, sf)
-			out = append(out, r)
+			out = append(out, naiveRow{part: part, grp: grp, i: i, frame: frame})
 		}
 		lo = hi
+	}
+	return out
+}
+
+// naiveWindow is the model of FuzzWindow's functions over naiveFrames.
+func naiveWindow(rows [][]any, key exec.SortKey, fr window.Frame) [][]any {
+	var out [][]any
+	for _, nr := range naiveFrames(rows, key, fr) {
+		part, grp, i, frame := nr.part, nr.grp, nr.i, nr.frame
+		n := len(part)
+		rank := 0
+		for rank < i && grp[rank] != grp[i] {
+			rank++
+		}
+		var lead any
+		if i+2 < n {
+			lead = part[i+2][2]
+		} else {
+			lead = part[i][2]
+		}
+		var cnt, sum int64
+		var mn, mx, fv, lv, nv, sf any
+		var fsum float64
+		for k, j := range frame {
+			x := part[j][2]
+			if k == 0 {
+				fv = x
+			}
+			lv = x
+			if k == 1 {
+				nv = x
+			}
+			if x == nil {
+				continue
+			}
+			v := x.(int64)
+			cnt++
+			sum += v
+			fsum += part[j][4].(float64)
+			if mn == nil || v <= mn.(int64) {
+				mn = v
+			}
+			if mx == nil || v >= mx.(int64) {
+				mx = v
+			}
+		}
+		var s, a any
+		if cnt > 0 {
+			s, a, sf = sum, float64(sum)/float64(cnt), fsum
+		}
+		r := append(append([]any(nil), part[i]...), int64(i+1), int64(rank+1), int64(grp[i]+1), lead,
+			int64(len(frame)), cnt, s, a, mn, mx, fv, lv, nv, sf)
+		out = append(out, r)
 	}
 	return out
 }

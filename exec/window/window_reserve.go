@@ -22,23 +22,47 @@ const (
 	// Int192 or two words, 32), or a value function's gather index and
 	// NULL flags (5).
 	exprBytesPerRow = 8 + 32
+	// statsBytesPerRow: stddev's and variance's result (8) and their
+	// scratch: the exact prefix totals of an integer or numeric
+	// (exec.NumericStatsPrefixBytes, 72) and, while they are totalled,
+	// each row's own state (as much again), or a float's segment tree of
+	// float8_accum states (segTreeNodes+1 states of 24 bytes, leaves
+	// included: 72).
+	statsBytesPerRow = 8 + 2*exec.NumericStatsPrefixBytes
+	// bitBytesPerRow: bit_and's and bit_or's leaves, tree, counts and
+	// results (int64s) and NULL flags.
+	bitBytesPerRow = 8*(1+segTreeNodes) + 8 + 8 + 1
 )
+
+// exprStatePerRow is what evaluating one expression of f holds per row.
+func exprStatePerRow(f Func) int64 {
+	switch f {
+	case StdDevSamp, StdDevPop, VarSamp, VarPop:
+		return statsBytesPerRow
+	case BitAnd, BitOr:
+		return bitBytesPerRow
+	}
+	return exprBytesPerRow
+}
 
 // statePerRow is the partition state per row of w's expressions.
 func (w *Exec) statePerRow() int64 {
 	frames := map[Frame]bool{}
+	var exprs int64
 	for _, e := range w.exprs {
 		if e.Func.usesFrame() {
 			frames[e.Frame] = true
 		}
+		exprs += exprStatePerRow(e.Func)
 	}
-	return peerBytesPerRow + frameBytesPerRow*int64(len(frames)) + exprBytesPerRow*int64(len(w.exprs))
+	return peerBytesPerRow + frameBytesPerRow*int64(len(frames)) + exprs
 }
 
 // reserveBytes is what buffering and evaluating b's rows holds: the rows
 // twice, the per-row state, and the bytes of each variable-width result
 // (a value function, lag, lead, min or max of a string copies its
-// argument's values).
+// argument's values; string_agg lays its values out once, and reserves
+// its results when it has counted them: window_stringagg.go).
 func (w *Exec) reserveBytes(b arrow.RecordBatch) int64 {
 	need := 2*exec.BatchBytes(b) + w.statePerRow()*b.NumRows()
 	for _, e := range w.exprs {

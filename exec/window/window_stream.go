@@ -241,7 +241,7 @@ func (s *windowStream) evaluate(ctx context.Context) error {
 	defer all.Release()
 	s.n.metrics.Add("partitions", 1)
 	s.n.metrics.Max("max_partition_rows", all.NumRows())
-	cols, err := evalWindow(ctx, s.tc, s.n, all)
+	cols, err := evalWindow(ctx, s.tc, s.n, all, s.res)
 	if err != nil {
 		return err
 	}

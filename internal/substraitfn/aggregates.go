@@ -31,6 +31,8 @@ import (
 //	                                                     which declares numbers only)
 //	bool_and/bool_or(bool)  functions_boolean            boolean?
 //	string_agg(str, str)    functions_string             string?
+//	bit_and/bit_or(i16|i32|i64) functions_arithmetic     the argument's type, nullable (PostgreSQL's
+//	                                                                  int2and ...; Substrait has no aggregate)
 //	std_dev/variance(fp32|fp64) functions_arithmetic     fp64?       (option distribution SAMPLE or
 //	                                                                  POPULATION: stats.go)
 //	std_dev/variance(i16|i32|i64|dec<P,S>)               dec<38,max(S,20)>?  (beyond the YAML: PostgreSQL's
@@ -142,6 +144,11 @@ func aggregateSignature(name string, ts []types.Type) (urn, compound string, out
 			return "", "", nil, bad
 		}
 		urn, out = URNBoolean, nullable(ts[0])
+	case "bit_and", "bit_or":
+		if len(ts) != 1 || (short[0] != "i16" && short[0] != "i32" && short[0] != "i64") {
+			return "", "", nil, bad
+		}
+		urn, out = URNArithmetic, nullable(ts[0])
 	case "string_agg":
 		if len(ts) != 2 || short[0] != "str" || short[1] != "str" {
 			return "", "", nil, bad

@@ -33,20 +33,45 @@ func StatsAggregate(reg expr.ExtensionRegistry, sqrt, sample, distinct bool, arg
 	if distinct {
 		inv = types.AggInvocationDistinct
 	}
+	v := extensions.NewAggFuncVariant(extensions.ID{URN: urn, Name: placeholder(compound)})
+	return expr.NewCustomAggregateFunc(reg, v, out, distribution(sample), inv, types.AggPhaseInitialToResult, nil, arg)
+}
+
+// distribution is the option of the sample or the population form.
+func distribution(sample bool) []*types.FunctionOption {
 	dist := "POPULATION"
 	if sample {
 		dist = "SAMPLE"
 	}
-	opts := []*types.FunctionOption{{Name: DistributionOption, Preference: []string{dist}}}
-	v := extensions.NewAggFuncVariant(extensions.ID{URN: urn, Name: placeholder(compound)})
-	return expr.NewCustomAggregateFunc(reg, v, out, opts, inv, types.AggPhaseInitialToResult, nil, arg)
+	return []*types.FunctionOption{{Name: DistributionOption, Preference: []string{dist}}}
+}
+
+// statsNames are PostgreSQL's names of the four, as Substrait's function
+// (sqrt: std_dev, else variance) and distribution (sample): stddev and
+// variance are the sample forms (pg_aggregate: stddev is
+// numeric_stddev_samp's as stddev_samp is).
+var statsNames = map[string]struct{ sqrt, sample bool }{
+	"stddev_samp": {true, true},
+	"stddev":      {true, true},
+	"stddev_pop":  {true, false},
+	"var_samp":    {false, true},
+	"variance":    {false, true},
+	"var_pop":     {false, false},
 }
 
 // StatsSample reads a std_dev/variance call's distribution option: true
 // for SAMPLE, false for POPULATION; without the option, SAMPLE (SQL's
 // stddev and variance). Another value is an error.
-func StatsSample(f *expr.AggregateFunction) (bool, error) {
-	prefs := f.GetOption(DistributionOption)
+// f is an aggregate call or a window function call (std_dev OVER (...)).
+func StatsSample(f interface {
+	GetOptions() []*types.FunctionOption
+}) (bool, error) {
+	var prefs []string
+	for _, o := range f.GetOptions() {
+		if o.Name == DistributionOption {
+			prefs = o.GetPreference()
+		}
+	}
 	if len(prefs) == 0 {
 		return true, nil
 	}

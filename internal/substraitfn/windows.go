@@ -18,6 +18,10 @@ import (
 //	first_value/last_value(any)          functions_arithmetic  the value's type, nullable
 //	nth_value(any, i32)                  functions_arithmetic  the value's type, nullable
 //	count/sum/avg/min/max(...)           as Aggregate's
+//	bool_and/bool_or/bit_and/bit_or/string_agg(...)  as Aggregate's; every is bool_and
+//	stddev/stddev_samp/stddev_pop/variance/var_samp/var_pop(x)
+//	                                     std_dev or variance with the distribution option,
+//	                                     as StatsAggregate's
 //
 // The frame, partitions and sorts are the caller's to set on the result.
 func Window(reg expr.ExtensionRegistry, name string, args ...expr.Expression) (*expr.WindowFunction, error) {
@@ -27,6 +31,16 @@ func Window(reg expr.ExtensionRegistry, name string, args ...expr.Expression) (*
 	isI32 := func(i int) bool { _, ok := ts[i].(*types.Int32Type); return ok }
 	urn := URNArithmetic
 	var out types.Type
+	var opts []*types.FunctionOption
+	if name == "every" {
+		name = "bool_and" // PostgreSQL's every is bool_and (pg_aggregate)
+	}
+	if st, ok := statsNames[name]; ok {
+		name, opts = "variance", distribution(st.sample)
+		if st.sqrt {
+			name = "std_dev"
+		}
+	}
 	short := make([]string, len(ts))
 	for i := range short {
 		short[i] = "any"
@@ -65,13 +79,10 @@ func Window(reg expr.ExtensionRegistry, name string, args ...expr.Expression) (*
 			return nil, bad
 		}
 		short[1], out = "i32", nullable(ts[0])
-	case "count", "sum", "avg", "min", "max":
-		agg, err := Aggregate(reg, name, false, args...)
-		if err != nil {
+	case "count", "sum", "avg", "min", "max", "bool_and", "bool_or", "bit_and", "bit_or", "string_agg", "std_dev", "variance":
+		var err error
+		if urn, _, out, err = aggregateSignature(name, ts); err != nil { // as Aggregate's
 			return nil, err
-		}
-		if out = agg.GetType(); name == "count" {
-			urn = URNAggregate // as Aggregate's
 		}
 		for i, t := range ts {
 			if short[i] = aggShortName(t); name == "count" {
@@ -93,5 +104,5 @@ func Window(reg expr.ExtensionRegistry, name string, args ...expr.Expression) (*
 		fa[i] = a
 	}
 	v := extensions.NewWindowFuncVariant(extensions.ID{URN: urn, Name: placeholder(compound)})
-	return expr.NewCustomWindowFunc(reg, v, out, nil, types.AggInvocationAll, types.AggPhaseInitialToResult, fa...)
+	return expr.NewCustomWindowFunc(reg, v, out, opts, types.AggInvocationAll, types.AggPhaseInitialToResult, fa...)
 }
