@@ -391,6 +391,11 @@ func castDecimal(mem memory.Allocator, a arrow.Array, to *arrow.Decimal128Type, 
 	if d, ok := a.DataType().(*arrow.Decimal128Type); ok {
 		scale = d.Scale
 	}
+	if da, ok := a.(*array.Decimal128); ok && from == 'n' {
+		if out, ok := widenDecimal(mem, da, scale, to); ok { // castwiden.go
+			return out, nil
+		}
+	}
 	bits := 64
 	if a.DataType().ID() == arrow.FLOAT32 {
 		bits = 32

@@ -3,6 +3,9 @@ package physexpr
 import (
 	"fmt"
 	"math/big"
+	"math/bits"
+
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
 	"github.com/stablerow/stablerow/value"
 )
@@ -103,4 +106,93 @@ func DivideDecimal(x *big.Int, s1 int32, y *big.Int, s2 int32, to int32) (*big.I
 // rounds the square root at it too (exec/acc_stddev.go).
 func DecimalDivRScale(x *big.Int, s1 int32, y *big.Int, s2 int32) int32 {
 	return pgDivScale(x, s1, y, s2)
+}
+
+// divide64 is DivideDecimal for |x|, |y| < 10^18 (scales s1, s2 and to in
+// [0, 38]) in 128-bit arithmetic, with no allocation: the same rscale
+// (pgDivScale64), the same quotient rounded half away from zero, widened
+// to to. ok is false, and the caller takes DivideDecimal (which has the
+// row's error), when y is zero, when the scaled dividend x*10^(s2+r) is
+// past 128 bits or the scaled divisor y*10^s1 past 64, or when the
+// result is past max (its precision's largest value).
+func divide64(x int64, s1 int32, y int64, s2 int32, to int32, max decimal128.Num) (decimal128.Num, bool) {
+	if y == 0 || s1 > 19 {
+		return decimal128.Num{}, false
+	}
+	if x == 0 {
+		return decimal128.Num{}, true
+	}
+	ax, ay := magnitude64(x), magnitude64(y)
+	r := min(pgDivScale64(ax, s1, ay, s2), to)
+	if s2+r > value.MaxDecimalPrecision {
+		return decimal128.Num{}, false
+	}
+	num, ok := value.Mul128(decimal128.New(0, ax), value.Pow10x128(s2+r))
+	if !ok {
+		return decimal128.Num{}, false
+	}
+	dh, den := bits.Mul64(ay, value.Pow10x128(s1).LowBits()) // 10^s1 < 2^64 for s1 <= 19
+	if dh != 0 {
+		return decimal128.Num{}, false
+	}
+	nh, nl := uint64(num.HighBits()), num.LowBits()
+	qh, rh := nh/den, nh%den
+	ql, rem := bits.Div64(rh, nl, den)
+	if rem >= den-rem { // 2*rem >= den: half away from zero
+		var c uint64
+		ql, c = bits.Add64(ql, 1, 0)
+		qh += c
+	}
+	q, ok := value.Signed128(qh, ql, (x < 0) != (y < 0))
+	if !ok {
+		return decimal128.Num{}, false
+	}
+	z, ok := value.Mul128(q, value.Pow10x128(to-r))
+	if !ok || !value.Within(z, max) {
+		return decimal128.Num{}, false
+	}
+	return z, true
+}
+
+func magnitude64(x int64) uint64 {
+	m := x >> 63
+	return uint64((x ^ m) - m)
+}
+
+// pow10u64 is 10^k for k in [0, 19].
+var pow10u64 = func() (t [20]uint64) {
+	t[0] = 1
+	for k := 1; k < len(t); k++ {
+		t[k] = t[k-1] * 10
+	}
+	return t
+}()
+
+// nbaseDigits64 is nbaseDigits for a nonzero magnitude below 10^18.
+func nbaseDigits64(a uint64, s int32) (weight int32, first uint64) {
+	d := int32(1) // a's decimal digits
+	for d < 19 && a >= pow10u64[d] {
+		d++
+	}
+	e := d - 1 - s
+	weight = e / 4
+	if e < 0 && e%4 != 0 {
+		weight--
+	}
+	shift := s + 4*weight // in [-3, d-1]
+	if shift >= 0 {
+		return weight, a / pow10u64[shift]
+	}
+	return weight, a * pow10u64[-shift]
+}
+
+// pgDivScale64 is pgDivScale for nonzero magnitudes below 10^18.
+func pgDivScale64(ax uint64, s1 int32, ay uint64, s2 int32) int32 {
+	w1, f1 := nbaseDigits64(ax, s1)
+	w2, f2 := nbaseDigits64(ay, s2)
+	qweight := w1 - w2
+	if f1 <= f2 {
+		qweight--
+	}
+	return min(max(16-4*qweight, s1, s2, 0), 1000)
 }

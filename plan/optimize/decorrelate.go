@@ -227,12 +227,20 @@ func (u *unnester) filter(r *substraitpb.Rel, f *substraitpb.FilterRel, path str
 			rest = append(rest, c)
 		}
 	}
-	// IN and EXISTS over one item of a join tree filter that item
-	// (semipush.go).
-	if len(sets) > 0 {
-		if items := u.joinItems(&input); items != nil {
+	// IN, EXISTS and scalar subqueries over one item of a join tree
+	// filter that item (semipush.go, scalarpush.go).
+	if len(sets) > 0 || len(rest) > 0 {
+		// The tree may be under a filter of plain conjuncts: the SQL
+		// front end leaves a WHERE's scalar-subquery conjuncts above the
+		// filter of those over several items (sql/joinorder.go). That
+		// filter keeps the tree's columns, so its items are this filter's.
+		tree := &input
+		if in := input.GetFilter(); in != nil && in.GetCommon().GetEmit() == nil && !hasSubquery(in.GetCondition()) && !hasOuterRef(in.GetCondition()) {
+			tree = &in.Input
+		}
+		if items := u.joinItems(tree); items != nil {
 			var err error
-			if sets, plain, err = u.pushSets(items, sets, plain); err != nil {
+			if sets, rest, plain, err = u.pushSets(items, sets, rest, plain); err != nil {
 				return nil, err
 			}
 		}

@@ -193,9 +193,10 @@ func (u *unnester) probeItem(items []item, own [][]*substraitpb.Expression, st S
 
 // pushSets applies the set conjuncts it can (of sets, over the tree
 // whose items are items) to their items, each after the item's own
-// conjuncts (of plain, in the tree's space). It returns the set and plain
-// conjuncts left for the whole tree.
-func (u *unnester) pushSets(items []item, sets []protoConjunct, plain []*substraitpb.Expression) ([]protoConjunct, []*substraitpb.Expression, error) {
+// conjuncts (of plain, in the tree's space), and then the scalar-subquery
+// conjuncts it can (of scalars: scalarpush.go). It returns the set,
+// scalar and plain conjuncts left for the whole tree.
+func (u *unnester) pushSets(items []item, sets, scalars []protoConjunct, plain []*substraitpb.Expression) ([]protoConjunct, []protoConjunct, []*substraitpb.Expression, error) {
 	own := make([][]*substraitpb.Expression, len(items))
 	ownOf := make([]int, len(plain)) // plain[j]'s item, or -1
 	for j, c := range plain {
@@ -223,7 +224,7 @@ func (u *unnester) pushSets(items []item, sets []protoConjunct, plain []*substra
 			t.InPredicate.Haystack, err = u.rel(t.InPredicate.GetHaystack(), c.path+".subquery.in_predicate.haystack")
 		}
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if i := u.pushTarget(sq, negated, items, probe); i >= 0 {
 			pushes[i] = append(pushes[i], c)
@@ -231,9 +232,21 @@ func (u *unnester) pushSets(items []item, sets []protoConjunct, plain []*substra
 		}
 		left = append(left, c)
 	}
+	scalarPushes := make([][]protoConjunct, len(items))
+	var leftScalars []protoConjunct
+	for _, c := range scalars {
+		if err := u.rewriteScalarInputs(c.e, c.path); err != nil {
+			return nil, nil, nil, err
+		}
+		if i := scalarTarget(c.e, c.path, items, probe); i >= 0 {
+			scalarPushes[i] = append(scalarPushes[i], c)
+			continue
+		}
+		leftScalars = append(leftScalars, c)
+	}
 	var err error
 	for i, it := range items {
-		if len(pushes[i]) == 0 {
+		if len(pushes[i]) == 0 && len(scalarPushes[i]) == 0 {
 			continue
 		}
 		rel := *it.slot
@@ -249,18 +262,33 @@ func (u *unnester) pushSets(items []item, sets []protoConjunct, plain []*substra
 			sq, negated := u.setSubquery(c.e)
 			moveTo(sq, it.off)
 			if rel, err = u.setJoin(rel, it.width, sq, negated, c.path); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
+			}
+		}
+		if len(scalarPushes[i]) > 0 {
+			// The item's filter of these conjuncts, decorrelated as any
+			// filter is: each subquery a single (or left) join of the
+			// item, the conjuncts over it, an emit of the item's columns.
+			conds := make([]*substraitpb.Expression, len(scalarPushes[i]))
+			for j, c := range scalarPushes[i] {
+				moveScalarTo(c.e, c.path, it.off)
+				conds[j] = c.e
+			}
+			f := &substraitpb.FilterRel{Common: direct(), Input: rel, Condition: u.and(conds)}
+			r := u.made(&substraitpb.Rel{RelType: &substraitpb.Rel_Filter{Filter: f}}, it.width)
+			if rel, err = u.filter(r, f, scalarPushes[i][0].path); err != nil {
+				return nil, nil, nil, err
 			}
 		}
 		*it.slot = rel
 	}
 	var rest []*substraitpb.Expression
 	for j, c := range plain {
-		if i := ownOf[j]; i < 0 || len(pushes[i]) == 0 {
+		if i := ownOf[j]; i < 0 || len(pushes[i]) == 0 && len(scalarPushes[i]) == 0 {
 			rest = append(rest, c)
 		}
 	}
-	return left, rest, nil
+	return left, leftScalars, rest, nil
 }
 
 // walkRefs calls f on every field reference in m, its relations
