@@ -607,6 +607,9 @@ func (l *lowerer) join(j *pg_query.JoinExpr) (plan.Rel, *scope, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	// Its scalar subqueries are expressions the optimizer unnests (an
+	// inner join's as a filter's, a LEFT join's over its right side).
+	l.markScalars(quals)
 	v, err := l.expr(quals, on)
 	if err != nil {
 		return nil, nil, err

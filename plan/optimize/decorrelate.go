@@ -147,7 +147,7 @@ func (u *unnester) rel(r *substraitpb.Rel, path string) (*substraitpb.Rel, error
 	// outer join's condition): a subquery there has no join to become.
 	refuse := func(m proto.Message, kind, path string) error {
 		if hasSubquery(m) {
-			return unsupportedAt("expression", path, "subquery in a %s's expressions (unnested in filters, projects, sorts, aggregates and inner joins)", kind)
+			return unsupportedAt("expression", path, "subquery in a %s's expressions (unnested in filters, projects, sorts, aggregates, inner joins and, over its right side only, a LEFT join's condition)", kind)
 		}
 		return nil
 	}
@@ -187,6 +187,12 @@ func (u *unnester) rel(r *substraitpb.Rel, path string) (*substraitpb.Rel, error
 		child(&t.Join.Right, path+".join.right")
 		if err == nil && t.Join.GetType() == substraitpb.JoinRel_JOIN_TYPE_INNER && hasSubquery(t.Join) {
 			return u.innerJoinSubqueries(r, t.Join, path+".join")
+		}
+		if err == nil && hasSubquery(t.Join) {
+			var done bool
+			if done, err = u.outerJoinSubqueries(r, t.Join, path+".join"); done || err != nil {
+				return r, err // decorrelate_outerjoin.go
+			}
 		}
 		if err == nil {
 			err = refuse(t.Join, "JoinRel", path+".join")
