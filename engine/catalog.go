@@ -37,6 +37,9 @@ type catalog struct {
 	// ndv is each pinned table's distinct counts per column, once
 	// merged (distinct.go); nil slice: unknown.
 	ndv map[*table.Table][]float64
+	// pairs, while ON CONFLICT DO UPDATE evaluates its action, is the
+	// relation sql.ConflictPairs names (upsert.go).
+	pairs plan.TableProvider
 }
 
 // StatementTime implements sql.StatementClock: inside a session's
@@ -180,6 +183,9 @@ func (c *catalog) TableRows(name string) (uint64, bool) {
 
 // Table implements plan.Catalog.
 func (c *catalog) Table(name string) (plan.TableProvider, error) {
+	if c.pairs != nil && name == sql.ConflictPairs {
+		return c.pairs, nil
+	}
 	t, err := c.table(name)
 	if err != nil {
 		return nil, unknownTable(plan.ErrUnknownTable, err)

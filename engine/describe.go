@@ -90,6 +90,9 @@ func (db *DB) describe(ctx context.Context, text string, substrait []byte, withR
 		if d.Params, err = paramSchema(q.Plan, q.ParamNames); err != nil {
 			return Description{}, err
 		}
+		if d.Params, err = actionParams(stmts[0], d.Params); err != nil { // upsert.go
+			return Description{}, err
+		}
 	}
 	if withResult {
 		if d.Result, err = db.resultSchema(ctx, cat, stmts[0]); err != nil {

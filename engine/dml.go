@@ -38,6 +38,9 @@ func (db *DB) insert(ctx context.Context, cat *catalog, s *sql.Insert, params ma
 			pos[i] = j
 		}
 	}
+	if s.OnConflict != nil && s.OnConflict.Update != nil {
+		return db.upsert(ctx, cat, t, s, pos, params) // upsert.go
+	}
 	var conflicts *conflictFilter
 	if s.OnConflict != nil {
 		if conflicts, err = db.newConflictFilter(ctx, t, s.Table, s.OnConflict); err != nil { // onconflict.go

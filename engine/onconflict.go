@@ -42,38 +42,12 @@ type conflictFilter struct {
 	arbs []*arbiter
 }
 
-// newConflictFilter finds the arbiters of oc on snapshot t, as
-// infer_arbiter_indexes does: the unique index whose key columns are
-// exactly oc.Columns (any order), the one named oc.Constraint, or every
-// unique index.
+// newConflictFilter finds the arbiters of oc on snapshot t
+// (inferArbiters) and the keys of the rows their indexes do not cover.
 func (db *DB) newConflictFilter(ctx context.Context, t *table.Table, name string, oc *sql.OnConflict) (*conflictFilter, error) {
-	var ms []*table.IndexMeta
-	for _, m := range t.Indexes() {
-		if !m.Unique || m.Column == table.RowID && m.Keys == nil {
-			continue
-		}
-		switch {
-		case oc.Constraint != "":
-			if m.Name != oc.Constraint {
-				continue
-			}
-		case oc.Columns != nil:
-			var cols []string
-			for _, k := range m.KeyColumns() {
-				cols = append(cols, k.Column)
-			}
-			a, b := slices.Sorted(slices.Values(cols)), slices.Sorted(slices.Values(oc.Columns))
-			if !slices.Equal(slices.Compact(a), slices.Compact(b)) {
-				continue
-			}
-		}
-		ms = append(ms, m)
-	}
-	switch {
-	case len(ms) == 0 && oc.Constraint != "":
-		return nil, fmt.Errorf("%w: constraint %q for table %q does not exist", ErrNoArbiter, oc.Constraint, name)
-	case len(ms) == 0 && oc.Columns != nil:
-		return nil, fmt.Errorf("%w: there is no unique or exclusion constraint matching the ON CONFLICT specification", ErrNoArbiter)
+	ms, err := inferArbiters(t, name, oc)
+	if err != nil {
+		return nil, err
 	}
 	f := &conflictFilter{db: db}
 	for _, m := range ms {
@@ -112,6 +86,42 @@ func (db *DB) newConflictFilter(ctx context.Context, t *table.Table, name string
 		f.arbs = append(f.arbs, a)
 	}
 	return f, nil
+}
+
+// inferArbiters finds the arbiter indexes of oc on snapshot t (DO
+// NOTHING's and DO UPDATE's), as infer_arbiter_indexes does: the unique
+// index whose key columns are exactly oc.Columns (any order), the one
+// named oc.Constraint, or every unique index.
+func inferArbiters(t *table.Table, name string, oc *sql.OnConflict) ([]*table.IndexMeta, error) {
+	var ms []*table.IndexMeta
+	for _, m := range t.Indexes() {
+		if !m.Unique || m.Column == table.RowID && m.Keys == nil {
+			continue
+		}
+		switch {
+		case oc.Constraint != "":
+			if m.Name != oc.Constraint {
+				continue
+			}
+		case oc.Columns != nil:
+			var cols []string
+			for _, k := range m.KeyColumns() {
+				cols = append(cols, k.Column)
+			}
+			a, b := slices.Sorted(slices.Values(cols)), slices.Sorted(slices.Values(oc.Columns))
+			if !slices.Equal(slices.Compact(a), slices.Compact(b)) {
+				continue
+			}
+		}
+		ms = append(ms, m)
+	}
+	switch {
+	case len(ms) == 0 && oc.Constraint != "":
+		return nil, fmt.Errorf("%w: constraint %q for table %q does not exist", ErrNoArbiter, oc.Constraint, name)
+	case len(ms) == 0 && oc.Columns != nil:
+		return nil, fmt.Errorf("%w: there is no unique or exclusion constraint matching the ON CONFLICT specification", ErrNoArbiter)
+	}
+	return ms, nil
 }
 
 // filter returns the rows of b (the table's user columns) to insert: b

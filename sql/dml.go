@@ -64,13 +64,21 @@ func (l *lowerer) targetColumn(cols []column, rt *pg_query.ResTarget) (int, erro
 }
 
 // onConflict lowers ON CONFLICT [(col, ...) | ON CONSTRAINT name] DO
-// NOTHING; the arbiter indexes are the engine's to find
-// (infer_arbiter_indexes), which knows the table's indexes.
-func (l *lowerer) onConflict(table string, loc int32, oc *pg_query.OnConflictClause) (*OnConflict, error) {
-	if oc.Action != pg_query.OnConflictAction_ONCONFLICT_NOTHING {
-		return nil, fmt.Errorf("%w: ON CONFLICT DO UPDATE", ErrUnsupported)
-	}
+// NOTHING | DO UPDATE (upsert.go); the arbiter indexes are the engine's
+// to find (infer_arbiter_indexes), which knows the table's indexes.
+func (l *lowerer) onConflict(table string, rv *pg_query.RangeVar, oc *pg_query.OnConflictClause) (*OnConflict, error) {
 	out := &OnConflict{}
+	switch oc.Action {
+	case pg_query.OnConflictAction_ONCONFLICT_NOTHING:
+	case pg_query.OnConflictAction_ONCONFLICT_UPDATE:
+		var err error
+		if out.Update, err = l.conflictUpdate(table, rv, oc); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("%w: ON CONFLICT action %v", ErrUnsupported, oc.Action)
+	}
+	loc := rv.Location
 	inf := oc.Infer
 	if inf == nil {
 		return out, nil
@@ -109,7 +117,7 @@ func (l *lowerer) insert(ins *pg_query.InsertStmt) (*Insert, error) {
 	}
 	var onConflict *OnConflict
 	if oc := ins.OnConflictClause; oc != nil {
-		if onConflict, err = l.onConflict(table, ins.Relation.Location, oc); err != nil {
+		if onConflict, err = l.onConflict(table, ins.Relation, oc); err != nil {
 			return nil, err
 		}
 	}
@@ -174,6 +182,16 @@ func (l *lowerer) insert(ins *pg_query.InsertStmt) (*Insert, error) {
 	q, err := l.query(rel, names)
 	if err != nil {
 		return nil, err
+	}
+	if onConflict != nil {
+		if err := l.finishConflictUpdate(onConflict); err != nil { // upsert.go
+			return nil, err
+		}
+		// The source's parameters are the statement's, the action's
+		// included.
+		if onConflict.Update != nil && len(onConflict.Update.Action.ParamNames) > len(q.ParamNames) {
+			q.ParamNames = onConflict.Update.Action.ParamNames
+		}
 	}
 	out := &Insert{Table: table, Source: q, OnConflict: onConflict, Checks: checkNames(checks)}
 	if explicit || len(targets) < len(userColumns(cols)) {

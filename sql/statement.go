@@ -73,7 +73,8 @@ type Insert struct {
 	// Source yields one row per inserted row, one column per target column,
 	// each already cast to the target column's type.
 	Source *Query
-	// OnConflict, when set, is ON CONFLICT [target] DO NOTHING.
+	// OnConflict, when set, is ON CONFLICT [target] DO NOTHING or DO
+	// UPDATE.
 	OnConflict *OnConflict
 	// Checks name the table's CHECK constraints in the order tested;
 	// when there are any, Source yields every user column (Columns is
@@ -85,10 +86,13 @@ type Insert struct {
 // OnConflict is ON CONFLICT [(columns) | ON CONSTRAINT name] DO NOTHING:
 // rows whose key in an arbiter unique index is already held, by a row
 // of the table or one the statement inserted before, are skipped. With
-// neither Columns nor Constraint every unique index is an arbiter.
+// neither Columns nor Constraint every unique index is an arbiter. With
+// Update (DO UPDATE, upsert.go) the row holding the key is updated
+// instead.
 type OnConflict struct {
 	Columns    []string // spelled as in the table schema
 	Constraint string
+	Update     *ConflictUpdate
 }
 
 // Delete is DELETE FROM table [WHERE cond].
