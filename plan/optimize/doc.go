@@ -22,7 +22,12 @@
 // (in a filter, a project or a sort key) a single join (or, over an
 // ungrouped aggregate, a left join of that aggregate grouped by the
 // correlation's inner keys, as DuckDB flattens a correlated aggregate;
-// PostgreSQL runs it as a SubPlan per outer row). The correlation (the
+// PostgreSQL runs it as a SubPlan per outer row). An inner join's
+// condition is decorrelated as the filter over the joined inputs; a LEFT
+// join's condition only where its subqueries read the right side alone,
+// as columns of the right input (decorrelate_outerjoin.go); an
+// uncorrelated EXISTS conjunct is a gate, a condition-free semi join
+// over a one-row fetch of its subquery (exec's joingate.go). The correlation (the
 // conjuncts of the subquery's filters that reference the outer query)
 // becomes the join's condition; the grouped aggregate's input is first
 // inner joined with the distinct keys the outer rows can have, taken
