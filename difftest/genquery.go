@@ -221,6 +221,7 @@ func (g *Gen) fromClause(q *Query, ts []*Table) (scope, bool) {
 			// or a filter of one input); it cannot raise.
 			q.From.OnAnd = g.expr(s, TBool, 2, true)
 		}
+		g.onSubquery(q, ts, t0, t1) // genonsub.go
 		if q.From.Join == "LIST" && g.p(0.5) {
 			// FROM a, b WHERE: an OR of conjunctions over each side
 			// (TPC-H Q7, Q19), from which the join order derives a
