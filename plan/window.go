@@ -254,6 +254,9 @@ func windowFrame(wf *expr.WindowFunction, sc *arrow.Schema, order []exec.SortKey
 	f := window.Frame{Unit: window.FrameRange}
 	if wf.BoundsType == substraitpb.Expression_WindowFunction_BOUNDS_TYPE_ROWS {
 		f.Unit = window.FrameRows
+		if substraitfn.IsGroupsFrame(wf.GetOptions()) {
+			f.Unit = window.FrameGroups // stablerow's option: Substrait has no GROUPS bounds
+		}
 	}
 	conv := func(b expr.Bound, lower bool) (window.FrameBound, error) {
 		var kind window.BoundKind

@@ -7,6 +7,7 @@ import (
 	"github.com/stablerow/stablerow/internal/substraitfn"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
+	"github.com/substrait-io/substrait-go/v8/types"
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -256,7 +257,12 @@ func (l *lowerer) windowFunc(fc *pg_query.FuncCall, def *pg_query.WindowDef, sc 
 			return nil, err
 		}
 	}
-	wf, err := substraitfn.Window(l.b.GetExprBuilder().Reg, name, args...)
+	var extra []*types.FunctionOption
+	if def.FrameOptions&frameNonDefault != 0 && def.FrameOptions&frameGroups != 0 {
+		// Substrait has no GROUPS bounds: stablerow's option says it.
+		extra = append(extra, substraitfn.GroupsFrame())
+	}
+	wf, err := substraitfn.WindowWith(l.b.GetExprBuilder().Reg, name, extra, args...)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w%s", ErrType, err, at)
 	}
@@ -305,7 +311,8 @@ func (l *lowerer) windowFunc(fc *pg_query.FuncCall, def *pg_query.WindowDef, sc 
 // key (transformFrameOffset), offsets are constants that are not NULL
 // and not negative. Substrait's bounds are integer counts: a RANGE
 // offset is an integer in the key's units (an integer, float or numeric
-// key); GROUPS and EXCLUDE have no Substrait form.
+// key); GROUPS has none (stablerow's frame-mode option says it:
+// substraitfn.GroupsFrame), EXCLUDE none at all.
 func (l *lowerer) windowFrame(wf *expr.WindowFunction, def *pg_query.WindowDef) error {
 	opts := def.FrameOptions
 	at := l.src.at(def.Location)
@@ -315,10 +322,15 @@ func (l *lowerer) windowFrame(wf *expr.WindowFunction, def *pg_query.WindowDef) 
 		return nil
 	}
 	switch {
-	case opts&frameGroups != 0:
-		return fmt.Errorf("%w: GROUPS frames (Substrait has no GROUPS bounds)%s", ErrUnsupported, at)
 	case opts&frameExclusion != 0:
 		return fmt.Errorf("%w: frame EXCLUDE%s", ErrUnsupported, at)
+	case opts&frameGroups != 0:
+		// Bounds that count peer groups: the bounds type is ROWS and
+		// the function carries substraitfn.GroupsFrame (see above).
+		if len(wf.Sorts) == 0 {
+			return fmt.Errorf("%w: GROUPS mode requires an ORDER BY clause%s", ErrInvalid, at)
+		}
+		wf.BoundsType = substraitpb.Expression_WindowFunction_BOUNDS_TYPE_ROWS
 	case opts&frameRows != 0:
 		wf.BoundsType = substraitpb.Expression_WindowFunction_BOUNDS_TYPE_ROWS
 	}

@@ -86,7 +86,7 @@ func TestWindowErrors(t *testing.T) {
 		{"SELECT upper(name) OVER () FROM t", "OVER specified, but upper is not a window function nor an aggregate function", ErrInvalid},
 		{"SELECT ntile(id) OVER () FROM t", "", ErrType},
 		{"SELECT sum(DISTINCT id) OVER () FROM t", "DISTINCT is not implemented for window functions", ErrUnsupported},
-		{"SELECT sum(id) OVER (ORDER BY id GROUPS 1 PRECEDING) FROM t", "GROUPS frames", ErrUnsupported},
+		{"SELECT sum(id) OVER (GROUPS 1 PRECEDING) FROM t", "GROUPS mode requires an ORDER BY clause", ErrInvalid},
 		{"SELECT sum(id) OVER (ORDER BY id ROWS 1 PRECEDING EXCLUDE TIES) FROM t", "frame EXCLUDE", ErrUnsupported},
 		{"SELECT sum(id) OVER (ORDER BY name RANGE 1 PRECEDING) FROM t", "not supported for column type", ErrUnsupported},
 		{"SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY id) OVER () FROM t", "percentile_cont as a window function", ErrUnsupported},

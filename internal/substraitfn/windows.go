@@ -25,6 +25,33 @@ import (
 //
 // The frame, partitions and sorts are the caller's to set on the result.
 func Window(reg expr.ExtensionRegistry, name string, args ...expr.Expression) (*expr.WindowFunction, error) {
+	return WindowWith(reg, name, nil, args...)
+}
+
+// FrameModeOption is stablerow's window function option for a frame
+// Substrait's bounds types cannot say: preference GROUPS is SQL's GROUPS
+// frame (its bounds count peer groups; the bounds type is then ROWS, so
+// a consumer that ignores the option reads a frame of rows).
+// docs/substrait.md states the convention.
+const FrameModeOption = "stablerow.frame_mode"
+
+// GroupsFrame is the option of a GROUPS frame.
+func GroupsFrame() *types.FunctionOption {
+	return &types.FunctionOption{Name: FrameModeOption, Preference: []string{"GROUPS"}}
+}
+
+// IsGroupsFrame: opts (a window function's) say its frame is GROUPS.
+func IsGroupsFrame(opts []*types.FunctionOption) bool {
+	for _, o := range opts {
+		if o.Name == FrameModeOption && len(o.Preference) > 0 && o.Preference[0] == "GROUPS" {
+			return true
+		}
+	}
+	return false
+}
+
+// WindowWith is Window with the further options extra (GroupsFrame).
+func WindowWith(reg expr.ExtensionRegistry, name string, extra []*types.FunctionOption, args ...expr.Expression) (*expr.WindowFunction, error) {
 	ts := argTypes(args)
 	bad := fmt.Errorf("%w: %s(%s)", ErrNoSignature, name, typeNames(ts))
 	nullable := func(t types.Type) types.Type { return t.WithNullability(types.NullabilityNullable) }
@@ -104,5 +131,5 @@ func Window(reg expr.ExtensionRegistry, name string, args ...expr.Expression) (*
 		fa[i] = a
 	}
 	v := extensions.NewWindowFuncVariant(extensions.ID{URN: urn, Name: placeholder(compound)})
-	return expr.NewCustomWindowFunc(reg, v, out, opts, types.AggInvocationAll, types.AggPhaseInitialToResult, fa...)
+	return expr.NewCustomWindowFunc(reg, v, out, append(opts, extra...), types.AggInvocationAll, types.AggPhaseInitialToResult, fa...)
 }
