@@ -297,6 +297,37 @@ func TestNumericQuotientsCompareByValue(t *testing.T) {
 	}
 }
 
+// TestNumericMeansCompareAtSixteenDigits: normalization 8 for
+// avg(numeric)'s column of scale 16 (psql 15's avg of numeric(20,2)
+// values: 2.25 and 9999.98666... print 16 digits there too, 0.375 and
+// 0.01666... 20, 61728395.505 12): every digit stablerow holds is
+// compared, one differing in its 16th is a divergence.
+func TestNumericMeansCompareAtSixteenDigits(t *testing.T) {
+	col := func(vs ...string) *Outcome {
+		o := &Outcome{Cols: []TypeClass{"numeric"}}
+		for _, v := range vs {
+			o.Rows = append(o.Rows, []*string{s(v)})
+		}
+		return o
+	}
+	pg := func() *Outcome {
+		return col("2.2500000000000000", "9999.9866666666666667", "0.37500000000000000000", "0.01666666666666666667", "61728395.505000000000")
+	}
+	if d := Diff(pg(), col("2.2500000000000000", "9999.9866666666666667", "0.3750000000000000", "0.0166666666666667", "61728395.5050000000000000"), true); d != "" {
+		t.Fatalf("equal means diverge: %s", d)
+	}
+	for _, bad := range []*Outcome{
+		col("2.2500000000000001", "9999.9866666666666667", "0.3750000000000000", "0.0166666666666667", "61728395.5050000000000000"),
+		col("2.2500000000000000", "9999.9866666666666666", "0.3750000000000000", "0.0166666666666667", "61728395.5050000000000000"),
+		col("2.2500000000000000", "9999.9866666666666667", "0.3750000000000000", "0.0166666666666666", "61728395.5050000000000000"),
+		col("2.2500000000000000", "9999.9866666666666667", "0.3750000000000000", "0.0166666666666667", "61728395.5050000000000001"),
+	} {
+		if d := Diff(pg(), bad, true); d == "" {
+			t.Errorf("planted mean difference not detected: %v", bad)
+		}
+	}
+}
+
 // TestZeroPadded: the known divergence for mixed-scale numeric results
 // accepts only PostgreSQL's value padded with fractional zeros.
 func TestZeroPadded(t *testing.T) {

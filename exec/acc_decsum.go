@@ -44,9 +44,11 @@ func decimalSumType(t arrow.DataType) *arrow.Decimal128Type {
 
 // decimalAvgType is avg's result type over decimal t: PostgreSQL's
 // numeric_avg divides sumX by N, rounded at select_div_scale's per-value
-// scale and widened to the column's (physexpr/numdiv.go).
+// scale, or at the column's when that is coarser, and widened to the
+// column's: numeric(38, max(s, 16)) (physexpr.DecimalAvgScale says which
+// means print as PostgreSQL's).
 func decimalAvgType(t arrow.DataType) *arrow.Decimal128Type {
-	return &arrow.Decimal128Type{Precision: value.MaxDecimalPrecision, Scale: physexpr.DecimalDivScale(t.(*arrow.Decimal128Type).Scale, 0)}
+	return &arrow.Decimal128Type{Precision: value.MaxDecimalPrecision, Scale: physexpr.DecimalAvgScale(t.(*arrow.Decimal128Type).Scale)}
 }
 
 func newDecimalSumAcc(avg bool, in arrow.DataType) *decimalSumAcc {

@@ -200,16 +200,17 @@ func FuzzDecimalSum(f *testing.F) {
 	})
 }
 
-// avg(numeric) is the exact sum divided by the count by the same rule
-// (psql 15: avg of 3.25, -1.50, 9999.99 is 3333.9133333333333333); NULLs
-// are skipped, an empty group is NULL.
+// avg(numeric) is the exact sum divided by the count by the same rule,
+// at PostgreSQL's scale for a mean of about 1 to 10^4 (psql 15: avg of
+// 3.25, -1.50, 9999.99 is 3333.9133333333333333); NULLs are skipped, an
+// empty group is NULL.
 func TestDecimalAvg(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	in := &arrow.Decimal128Type{Precision: 6, Scale: 2}
 	out, mk, err := aggSignature(Aggregate{Func: AggAvg}, []arrow.DataType{in})
 	require.NoError(t, err)
-	require.True(t, arrow.TypeEqual(out, &arrow.Decimal128Type{Precision: 38, Scale: 20}), "%s", out)
+	require.True(t, arrow.TypeEqual(out, &arrow.Decimal128Type{Precision: 38, Scale: 16}), "%s", out)
 	acc := mk()
 	a := arrowtest.DecimalArray(mem, in, []decimal128.Num{decimal128.FromI64(325), decimal128.FromI64(-150), {}, decimal128.FromI64(999999)}, []bool{true, true, false, true})
 	defer a.Release()
@@ -218,6 +219,57 @@ func TestDecimalAvg(t *testing.T) {
 	require.NoError(t, err)
 	defer res.Release()
 	d := res.(*array.Decimal128)
-	require.Equal(t, "3333.91333333333333330000", value.FormatDecimal(d.Value(0), 20))
+	require.Equal(t, "3333.9133333333333333", value.FormatDecimal(d.Value(0), 16))
 	require.True(t, d.IsNull(1))
+}
+
+// avg(numeric)'s one column scale against PostgreSQL 15's per-value
+// scale (numeric_avg through select_div_scale: max(16 - 4*qweight, s)),
+// over means from 1e-3 to 1e15 of numeric(20, 2) values. pg is psql 15's
+// text; a mean of qweight 0 prints it exactly, a larger one pads it with
+// zeros to 16 digits, a smaller one rounds it to 16 (physexpr.DecimalAvgScale).
+func TestDecimalAvgScale(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	in := &arrow.Decimal128Type{Precision: 20, Scale: 2}
+	for _, c := range []struct {
+		cents    []int64
+		pg, want string
+	}{
+		{[]int64{225, 350, 100}, "2.2500000000000000", "2.2500000000000000"},
+		{[]int64{-225, -350, -100}, "-2.2500000000000000", "-2.2500000000000000"},
+		{[]int64{100, 300}, "2.0000000000000000", "2.0000000000000000"},
+		{[]int64{1234567, 2345678, 100}, "11934.4833333333333333", "11934.4833333333333333"},
+		{[]int64{999999, 999999, 999998}, "9999.9866666666666667", "9999.9866666666666667"},
+		// qweight >= 1: PostgreSQL's 12 or 4 digits, padded here.
+		{[]int64{12345678901, 200}, "61728395.505000000000", "61728395.5050000000000000"},
+		{[]int64{123456789012345678, 100}, "617283945061728.8900", "617283945061728.8900000000000000"},
+		// qweight -1: 20 digits there; the same value where its digits
+		// end by the 16th, else rounded half away from zero.
+		{[]int64{50, 25}, "0.37500000000000000000", "0.3750000000000000"},
+		{[]int64{100, 100, 100}, "1.00000000000000000000", "1.0000000000000000"},
+		{[]int64{1, 2, 2}, "0.01666666666666666667", "0.0166666666666667"},
+		{[]int64{3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, "0.00272727272727272727", "0.0027272727272727"},
+	} {
+		_, mk, err := aggSignature(Aggregate{Func: AggAvg}, []arrow.DataType{in})
+		require.NoError(t, err)
+		acc := mk()
+		vals := make([]decimal128.Num, len(c.cents))
+		groups := make([]uint32, len(c.cents))
+		for i, v := range c.cents {
+			vals[i] = decimal128.FromI64(v)
+		}
+		a := arrowtest.DecimalArray(mem, in, vals, nil)
+		require.NoError(t, acc.update([]arrow.Array{a}, groups, 1))
+		a.Release()
+		res, err := acc.emit(mem, 1)
+		require.NoError(t, err)
+		got := value.FormatDecimal(res.(*array.Decimal128).Value(0), 16)
+		res.Release()
+		require.Equal(t, c.want, got, "avg of %v (PostgreSQL %s)", c.cents, c.pg)
+		// Whatever the scale, the value is PostgreSQL's rounded to 16 digits.
+		pg, err := value.ParseDecimal(c.pg, 38, 16)
+		require.NoError(t, err)
+		require.Equal(t, value.FormatDecimal(pg, 16), got, "PostgreSQL's %s at 16 digits", c.pg)
+	}
 }

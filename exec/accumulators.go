@@ -97,7 +97,7 @@ type accumulator interface {
 // or rounded value); avg of an integer is double precision (PostgreSQL's
 // numeric, computed exactly and rounded once); sum of a float keeps its
 // type, avg of a float is double precision; sum of a numeric is
-// numeric(38, s), avg of a numeric is numeric(38, DecimalDivScale(s, 0))
+// numeric(38, s), avg of a numeric is numeric(38, DecimalAvgScale(s))
 // (physexpr/numdiv.go); min and max keep their type; the variances and
 // standard deviations are acc_stddev.go's.
 func aggSignature(a Aggregate, args []arrow.DataType) (arrow.DataType, func() accumulator, error) {

@@ -43,6 +43,27 @@ func DecimalDivScale(s1, s2 int32) int32 {
 	return min(max(s1, s2, minDivScale), value.MaxDecimalPrecision)
 }
 
+// avgScale is PostgreSQL's rscale for numeric_avg's sumX / N when the
+// quotient's qweight is 0: NUMERIC_MIN_SIG_DIGITS, 16.
+const avgScale = 16
+
+// DecimalAvgScale is the scale of avg(numeric(·, s)): max(s, 16), at most
+// 38. numeric_avg divides the sum by the count through select_div_scale,
+// so PostgreSQL's scale is max(16 - 4*qweight, s) per value; one column
+// scale can be PostgreSQL's for one qweight only, and 0 is the one of a
+// mean of about 1 to 10^4 (2.25, 11934.48, the usual prices and
+// quantities), where stablerow prints PostgreSQL's text. A mean whose
+// qweight is higher (about 10^4 and up: 61728395.505000000000 there)
+// has the same value padded with zeros to 16 digits here; one whose
+// qweight is lower (below about 1, or a sum whose first base-10000 digit
+// is not above the count's, as 3.00 / 3) has 20 or more digits there and
+// is rounded once, half away from zero, to 16 here: the same value when
+// its exact digits end by the 16th (0.375, 1), else PostgreSQL's rounded
+// (0.01666666666666666667 there, 0.0166666666666667 here).
+func DecimalAvgScale(s int32) int32 {
+	return min(max(s, avgScale), value.MaxDecimalPrecision)
+}
+
 // nbaseDigits places |v| (unscaled, at scale s, nonzero) in PostgreSQL's
 // base-10000 digits: the weight of its first nonzero digit (10000^weight
 // is that digit's place) and the digit's value.

@@ -124,7 +124,7 @@ func aggregateSignature(name string, ts []types.Type) (urn, compound string, out
 			// keeps the scale; avg divides it by the count.
 			s := ts[0].(*types.DecimalType).Scale
 			if name == "avg" {
-				s = physexpr.DecimalDivScale(s, 0)
+				s = physexpr.DecimalAvgScale(s)
 			}
 			out = &types.DecimalType{Nullability: types.NullabilityNullable, Precision: 38, Scale: s}
 		default:

@@ -61,7 +61,7 @@ func TestOutputTypeOfScalarCall(t *testing.T) {
 
 // Aggregate calls without an output_type are typed as the planner types
 // its own (substraitfn.Aggregate): sum(i64) is a nullable i64,
-// avg(decimal(15,2)) a nullable decimal(38, 20); an aggregate over them
+// avg(decimal(15,2)) a nullable decimal(38, 16); an aggregate over them
 // in a parent is typed from those.
 func TestOutputTypeOfAggregateCall(t *testing.T) {
 	agg := `{"aggregate": {"input": ` + outputTypeRead + `, "groupings": [{"groupingExpressions": [{"selection": {"directReference": {"structField": {"field": 2}}, "rootReference": {}}}]}],
@@ -78,8 +78,8 @@ func TestOutputTypeOfAggregateCall(t *testing.T) {
 	if o := ms[0].GetMeasure().GetOutputType(); o.GetI64() == nil || o.GetI64().GetNullability() != substraitpb.Type_NULLABILITY_NULLABLE {
 		t.Fatalf("sum(i64) typed %v, want a nullable i64", o)
 	}
-	if o := ms[1].GetMeasure().GetOutputType().GetDecimal(); o == nil || o.GetPrecision() != 38 || o.GetScale() != 20 {
-		t.Fatalf("avg(decimal(15,2)) typed %v, want decimal(38,20)", ms[1].GetMeasure().GetOutputType())
+	if o := ms[1].GetMeasure().GetOutputType().GetDecimal(); o == nil || o.GetPrecision() != 38 || o.GetScale() != 16 {
+		t.Fatalf("avg(decimal(15,2)) typed %v, want decimal(38,16)", ms[1].GetMeasure().GetOutputType())
 	}
 	if o := pr.GetExpressions()[0].GetScalarFunction().GetOutputType(); o.GetI64() == nil {
 		t.Fatalf("add(sum, sum) typed %v, want i64", o)
