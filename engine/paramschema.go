@@ -23,10 +23,11 @@ import (
 //
 // The statement is parsed and planned against the current catalog, as
 // PostgreSQL's PREPARE runs parse analysis (parse_analyze_varparams): an
-// unknown table or a type error is reported here. stablerow gives every
-// parameter a type (a use that fixes none reads bigint, the planner's
-// default), so no field is Arrow's null type; PostgreSQL refuses such a
-// statement ("could not determine data type of parameter $1").
+// unknown table or a type error is reported here. As there, the first use
+// that fixes a parameter's type types it, one left unknown in a select
+// list or among untyped operands is text (SELECT $1), and one that no use
+// types ($1 IS NULL alone) is refused: "could not determine data type of
+// parameter $1" (sql/paramtype.go). So no field is Arrow's null type.
 func (db *DB) ParamSchema(ctx context.Context, text string, substrait []byte) (*arrow.Schema, error) {
 	d, err := db.describe(ctx, text, substrait, false)
 	return d.Params, err

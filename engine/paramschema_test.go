@@ -13,6 +13,7 @@ import (
 
 	"github.com/stablerow/stablerow/engine"
 	"github.com/stablerow/stablerow/exec/exectest"
+	"github.com/stablerow/stablerow/sql"
 )
 
 // TestParamSchema: a statement's parameters are typed as the planner
@@ -43,10 +44,32 @@ func TestParamSchema(t *testing.T) {
 		{`INSERT INTO t (k, s) VALUES ($1, $2)`, []f{{Type: i64, Nullable: true}, {Type: str, Nullable: true}}},
 		{`UPDATE t SET s = $2 WHERE k = $1`, []f{{Type: i64, Nullable: true}, {Type: str, Nullable: true}}},
 		{`DELETE FROM t WHERE d < $1`, []f{{Type: arrow.FixedWidthTypes.Date32, Nullable: true}}},
-		// A use that fixes no type reads bigint, the planner's default
-		// (PostgreSQL makes the first text and refuses the second).
-		{`SELECT $1`, []f{{Type: i64, Nullable: true}}},
-		{`SELECT k FROM t WHERE $1 IS NULL`, []f{{Type: i64, Nullable: true}}},
+		// PostgreSQL 15's parameter_types (pg_prepared_statements) of
+		// the same PREPAREs: an unknown that nothing types is text in a
+		// select list, and where all operands are unknown; IS NULL
+		// leaves it to the next use.
+		{`SELECT $1`, []f{{Type: str, Nullable: true}}},
+		{`SELECT $1 = $2`, []f{{Type: str, Nullable: true}, {Type: str, Nullable: true}}},
+		{`SELECT $1 IN ($2, $3)`, []f{{Type: str, Nullable: true}, {Type: str, Nullable: true}, {Type: str, Nullable: true}}},
+		{`SELECT $1 BETWEEN $2 AND $3`, []f{{Type: str, Nullable: true}, {Type: str, Nullable: true}, {Type: str, Nullable: true}}},
+		{`SELECT CASE WHEN true THEN $1 END`, []f{{Type: str, Nullable: true}}},
+		{`SELECT coalesce($1, $2)`, []f{{Type: str, Nullable: true}, {Type: str, Nullable: true}}},
+		{`SELECT $1 || 'x', length($2)`, []f{{Type: str, Nullable: true}, {Type: str, Nullable: true}}},
+		{`VALUES ($1)`, []f{{Type: str, Nullable: true}}},
+		{`SELECT $1 < 5`, []f{{Type: i64, Nullable: true}}}, // PostgreSQL: integer; bound as bigint here (paramKind)
+		// A parameter an earlier use typed gives its type to the next
+		// untyped operand, as PostgreSQL's fixed Param does.
+		{`SELECT k FROM t WHERE k = $1 AND $1 = $2`, []f{{Type: i64, Nullable: true}, {Type: i64, Nullable: true}}},
+		{`SELECT k FROM t WHERE s = $1 AND $2 IN ($1, 'x')`, []f{{Type: str, Nullable: true}, {Type: str, Nullable: true}}},
+		// PostgreSQL finds these ambiguous (unknown + unknown, - unknown);
+		// bigint here, an answer where it has an error.
+		{`SELECT $1 + $2, -$3, abs($4), mod($5, $6)`, []f{{Type: i64, Nullable: true}, {Type: i64, Nullable: true}, {Type: i64, Nullable: true},
+			{Type: i64, Nullable: true}, {Type: i64, Nullable: true}, {Type: i64, Nullable: true}}},
+		{`SELECT k FROM t WHERE $1 IS NULL OR k = $1`, []f{{Type: i64, Nullable: true}}},
+		{`SELECT k FROM t WHERE $1 IS NULL OR s = $1`, []f{{Type: str, Nullable: true}}},
+		{`SELECT k FROM t WHERE s = $1 OR $1 IS NOT NULL`, []f{{Type: str, Nullable: true}}},
+		{`SELECT k FROM t WHERE ($1 IS NULL OR d = $1) AND ($2 IS NULL OR n > $2)`, []f{{Type: arrow.FixedWidthTypes.Date32, Nullable: true},
+			{Type: &arrow.Decimal128Type{Precision: 10, Scale: 2}, Nullable: true}}},
 		{`SELECT k FROM t`, []f{}},
 		{`CREATE TABLE u (a BIGINT)`, []f{}},
 	} {
@@ -69,6 +92,12 @@ func TestParamSchema(t *testing.T) {
 	require.Error(t, err)
 	_, err = db.ParamSchema(ctx, "", []byte("not a plan"))
 	require.Error(t, err)
+	// A parameter no use types: PostgreSQL's check_variable_parameters.
+	_, err = db.ParamSchema(ctx, `SELECT k FROM t WHERE $1 IS NULL`, nil)
+	require.ErrorIs(t, err, sql.ErrParam)
+	require.ErrorContains(t, err, "could not determine data type of parameter $1")
+	_, err = db.ParamSchema(ctx, `SELECT k FROM t WHERE :x IS NULL AND :x IS NOT NULL`, nil)
+	require.ErrorContains(t, err, "could not determine data type of parameter :x")
 }
 
 // TestDateTimestampParams: a date and a timestamp bound as Arrow values

@@ -262,7 +262,7 @@ func (l *lowerer) aExpr(a *pg_query.A_Expr, s *scope) (value, error) {
 		if v, ok, err := l.numericArith(op, lv, rv, a.Location); ok || err != nil {
 			return v, err
 		}
-		args, k, err := l.unify(lv, rv)
+		args, k, err := l.unifyNumbers(lv, rv)
 		if err != nil {
 			return value{}, err
 		}
@@ -305,7 +305,7 @@ func (l *lowerer) unary(a *pg_query.A_Expr, op string, s *scope) (value, error) 
 	if op != "-" && op != "+" {
 		return value{}, fmt.Errorf("%w: prefix operator %s%s", ErrUnsupported, op, l.src.at(a.Location))
 	}
-	e, err := l.settle(v)
+	e, err := l.settleNumber(v)
 	if err != nil {
 		return value{}, err
 	}
@@ -446,7 +446,12 @@ func (l *lowerer) nullTest(t *pg_query.NullTest, s *scope) (value, error) {
 	if err != nil {
 		return value{}, err
 	}
-	e, err := l.settle(v)
+	var e expr.Expression
+	if v.how == untypedParam {
+		e, err = l.openParam(v.param, v.loc)
+	} else {
+		e, err = l.settle(v)
+	}
 	if err != nil {
 		return value{}, err
 	}

@@ -218,7 +218,7 @@ func lowerSubstring(l *lowerer, f *pg_query.FuncCall, args []value) (expr.Expres
 
 // numeric settles a math argument: bigint or double precision.
 func (l *lowerer) numeric(v value, loc int32) (expr.Expression, kind, error) {
-	e, err := l.settle(v)
+	e, err := l.settleNumber(v)
 	if err != nil {
 		return nil, kind{}, err
 	}
@@ -315,7 +315,7 @@ func lowerMod(l *lowerer, f *pg_query.FuncCall, args []value) (expr.Expression, 
 	if v, ok, err := l.numericArith("%", args[0], args[1], f.Location); ok || err != nil {
 		return v.e, err // mod of numeric: numeric_mod, as x % y
 	}
-	es, k, err := l.unify(args...)
+	es, k, err := l.unifyNumbers(args...)
 	if err != nil {
 		return nil, err
 	}

@@ -63,6 +63,10 @@ type paramUse struct {
 	list bool // UNNEST($k): a list parameter
 	kind kind // scalar type, or list element type
 	loc  int32
+	// open holds the expressions of $k's uses that fix no type (IS
+	// NULL): its type is still PostgreSQL's unknown, and the first use
+	// that fixes one types them too (paramtype.go).
+	open []*expr.DynamicParameter
 }
 
 // newLowerer starts a statement. Its builder works against substraitfn's
@@ -86,6 +90,9 @@ func (l *lowerer) useParam(n int, list bool, k kind, loc int32) error {
 		l.params = append(l.params, paramUse{})
 	}
 	p := &l.params[n-1]
+	if p.used && p.open != nil && !list {
+		l.fixOpenParam(p, k)
+	}
 	if p.used && (p.list != list || p.kind != k) {
 		return fmt.Errorf("%w: parameter %s used as both %s and %s%s", ErrParam, l.paramLabel(n), p.describe(), paramUse{list: list, kind: k}.describe(), l.src.at(loc))
 	}
@@ -110,7 +117,7 @@ func (l *lowerer) paramLabel(n int) string {
 
 // knownParam returns the kind $k already has as a scalar, if any.
 func (l *lowerer) knownParam(n int) (kind, bool) {
-	if n < 1 || n > len(l.params) || !l.params[n-1].used || l.params[n-1].list {
+	if n < 1 || n > len(l.params) || !l.params[n-1].used || l.params[n-1].list || l.params[n-1].open != nil {
 		return kindUnknown, false
 	}
 	return l.params[n-1].kind, true
@@ -135,6 +142,9 @@ func (l *lowerer) paramNames() ([]string, error) {
 	for i := range n {
 		if i >= len(l.params) || !l.params[i].used {
 			return nil, fmt.Errorf("%w: parameter $%d is never used (parameters must be numbered 1..n)", ErrParam, i+1)
+		}
+		if p := l.params[i]; p.open != nil {
+			return nil, fmt.Errorf("%w: could not determine data type of parameter %s%s", ErrParam, l.paramLabel(i+1), l.src.at(p.loc))
 		}
 		if i < len(l.seg.names) {
 			names[i] = l.seg.names[i]

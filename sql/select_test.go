@@ -270,8 +270,20 @@ func TestParams(t *testing.T) {
 	root, _ = reread(t, stmts[1].(*Query).Plan)
 	es := root.(*plan.ProjectRel).Expressions()
 	assert.Equal(t, uint32(2), es[0].(*expr.DynamicParameter).ParameterReference)
-	assert.Equal(t, kindI64, kindOf(es[0].GetType()), "a bare parameter is bigint")
+	assert.Equal(t, kindString, kindOf(es[0].GetType()), "a bare parameter is text (resolveTargetListUnknowns)")
 	assert.Equal(t, kindString, kindOf(es[1].GetType()), "a cast parameter takes the cast type")
+
+	// IS NULL leaves $1's type open; the comparison after it fixes it,
+	// for the IS NULL's use too (paramtype.go).
+	_, root, _ = parseQuery(t, "SELECT id FROM t WHERE $1 IS NULL OR id = $1")
+	or = fn(t, root.(*plan.ProjectRel).Input().(*plan.FilterRel).Condition(), "or")
+	open := arg(fn(t, arg(or, 0), "is_null"), 0).(*expr.DynamicParameter)
+	fixed := arg(fn(t, arg(or, 1), "equal"), 1).(*expr.DynamicParameter)
+	assert.Equal(t, kindI64, kindOf(open.OutputType))
+	assert.Equal(t, kindI64, kindOf(fixed.OutputType))
+	_, err = Parse("SELECT id FROM t WHERE $1 IS NULL", testCatalog)
+	require.ErrorIs(t, err, ErrParam)
+	require.ErrorContains(t, err, "could not determine data type of parameter $1")
 }
 
 func TestNoFrom(t *testing.T) {

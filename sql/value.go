@@ -46,15 +46,21 @@ func (v value) kind() kind {
 	return kindOf(v.e.GetType())
 }
 
-// defaultKind is the type an untyped value takes when nothing asks for one.
+// defaultKind is the type an untyped value takes when nothing asks for one:
+// text, as PostgreSQL resolves an unknown-typed literal or parameter in a
+// select list, sort or group key (resolveTargetListUnknowns,
+// addTargetToSortList) and as an argument of a function of any type; a
+// parameter an earlier use typed keeps that type.
 func (l *lowerer) defaultKind(v value) kind {
 	switch v.how {
 	case typed:
 		return v.kind()
-	case untypedString, untypedNull:
-		return kindString
+	case untypedParam:
+		if k, ok := l.knownParam(v.param); ok {
+			return k
+		}
 	}
-	return kindI64
+	return kindString
 }
 
 // settle gives v its type: the one it has, or its default.
@@ -247,6 +253,13 @@ func (l *lowerer) unify(vs ...value) ([]expr.Expression, kind, error) {
 // which PostgreSQL may compare as bpchar (bpchar.go), rather than results
 // meeting at a common type (unifyResults).
 func (l *lowerer) unifyAs(compare bool, vs ...value) ([]expr.Expression, kind, error) {
+	vs = slices.Clone(vs)
+	for i := range vs {
+		var err error
+		if vs[i], err = l.knownAsTyped(vs[i]); err != nil {
+			return nil, kindUnknown, err
+		}
+	}
 	k := kindUnknown
 	first := value{}
 	numericAmong := slices.ContainsFunc(vs, func(v value) bool { return v.how == typed && v.kind().ID == idNumeric })
@@ -294,9 +307,12 @@ func (l *lowerer) unifyAs(compare bool, vs ...value) ([]expr.Expression, kind, e
 		}
 	}
 	if k == kindUnknown {
+		// Only untyped operands: PostgreSQL's select_common_type and
+		// operator resolution make unknown literals and parameters text
+		// ($1 = 'a', COALESCE($1, $2)); NULLs alone read bigint.
 		k = kindI64
 		for _, v := range vs {
-			if v.how == untypedString {
+			if v.how == untypedString || v.how == untypedParam {
 				k = kindString
 			}
 		}

@@ -14,7 +14,8 @@ import (
 
 // TestParameterSchema: ADBC's GetParameterSchema after Prepare is the
 // statement's parameters as the planner types them: the take's :ids a
-// list of bigint, a parameter compared with a text column text.
+// list of bigint, a parameter compared with a text column text, one
+// nothing types text.
 func TestParameterSchema(t *testing.T) {
 	ts := startServer(t, server.Options{})
 	cn := mustConnect(t, ts.uri, nil)
@@ -28,6 +29,10 @@ func TestParameterSchema(t *testing.T) {
 		{`SELECT k FROM named WHERE s = $1 AND k > $2`, arrow.NewSchema([]arrow.Field{
 			{Type: arrow.BinaryTypes.String, Nullable: true}, {Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)},
 		{`SELECT k FROM named`, arrow.NewSchema(nil, nil)},
+		// PostgreSQL 15's parameter types: a lone $1 is text (unknown
+		// resolved to text); IS NULL takes the next use's type.
+		{`SELECT $1`, arrow.NewSchema([]arrow.Field{{Type: arrow.BinaryTypes.String, Nullable: true}}, nil)},
+		{`SELECT k FROM named WHERE $1 IS NULL OR k = $1`, arrow.NewSchema([]arrow.Field{{Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)},
 	} {
 		st, err := cn.NewStatement()
 		require.NoError(t, err)
