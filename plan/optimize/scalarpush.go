@@ -68,15 +68,7 @@ func scalarTarget(e *substraitpb.Expression, path string, items []item, probe in
 	if !ok || hi < 0 {
 		return -1
 	}
-	for i, it := range items {
-		if lo >= it.off && hi < it.off+it.width {
-			if i == probe {
-				return -1
-			}
-			return i
-		}
-	}
-	return -1
+	return itemHolding(items, lo, hi, probe)
 }
 
 // moveScalarTo shifts the references of the scalar-subquery conjunct e

@@ -119,15 +119,7 @@ func (u *unnester) pushTarget(sq *substraitpb.Expression_Subquery, negated bool,
 	if !ok || hi < 0 {
 		return -1
 	}
-	for i, it := range items {
-		if lo >= it.off && hi < it.off+it.width {
-			if i == probe {
-				return -1
-			}
-			return i
-		}
-	}
-	return -1
+	return itemHolding(items, lo, hi, probe)
 }
 
 // moveTo shifts the references of the set conjunct sq to this query's
@@ -314,4 +306,18 @@ func walkRefs(m proto.Message, f func(*substraitpb.Expression_FieldReference)) {
 		})
 	}
 	walk(m.ProtoReflect())
+}
+
+// itemHolding is the item of items whose columns hold the field span
+// [lo, hi], -1 when none does or it is the probe item.
+func itemHolding(items []item, lo, hi, probe int) int {
+	for i, it := range items {
+		if lo >= it.off && hi < it.off+it.width {
+			if i == probe {
+				return -1
+			}
+			return i
+		}
+	}
+	return -1
 }
