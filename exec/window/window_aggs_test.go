@@ -213,17 +213,7 @@ func randomFrame(rng *rand.Rand) window.Frame {
 // batches of batch rows and returns the output rows.
 func runAggWindow(t *testing.T, mem memory.Allocator, rows [][]any, key exec.SortKey, batch int, exprs []window.Expr) ([][]any, error) {
 	t.Helper()
-	bs, err := exectest.Chunk(mem, aggSchema, rows, batch, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := exec.NewValuesExec(aggSchema, bs)
-	for _, b := range bs {
-		b.Release()
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := chunkedValues(t, mem, aggSchema, rows, batch)
 	defer v.Release()
 	w, err := windowOver(v, []exec.SortKey{key}, exprs...)
 	if err != nil {

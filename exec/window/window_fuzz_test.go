@@ -70,17 +70,7 @@ func FuzzWindow(f *testing.F) {
 		}
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		defer mem.AssertSize(t, 0)
-		bs, err := exectest.Chunk(mem, winSchema, rows, batch, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		v, err := exec.NewValuesExec(winSchema, bs)
-		for _, b := range bs {
-			b.Release()
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		v := chunkedValues(t, mem, winSchema, rows, batch)
 		defer v.Release()
 		w, err := windowOver(v, []exec.SortKey{key}, exprs...)
 		if err != nil {
