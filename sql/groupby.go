@@ -309,8 +309,8 @@ func (l *lowerer) measure(fc *pg_query.FuncCall, args *scope) (*expr.AggregateFu
 	}
 	var f *expr.AggregateFunction
 	var err error
-	if st, ok := statsAggregates[name]; ok && len(fargs) == 1 {
-		f, err = substraitfn.StatsAggregate(l.b.GetExprBuilder().Reg, st.sqrt, st.sample, fc.AggDistinct, fargs[0])
+	if sqrt, sample, ok := substraitfn.StatsForm(name); ok && len(fargs) == 1 {
+		f, err = substraitfn.StatsAggregate(l.b.GetExprBuilder().Reg, sqrt, sample, fc.AggDistinct, fargs[0])
 	} else {
 		if name == "every" {
 			name = "bool_and" // PostgreSQL's every is bool_and's SQL-standard name

@@ -59,6 +59,14 @@ var statsNames = map[string]struct{ sqrt, sample bool }{
 	"var_pop":     {false, false},
 }
 
+// StatsForm is PostgreSQL's statistical aggregate name as Substrait's
+// function (sqrt: std_dev, else variance) and distribution (sample); ok
+// is false for any other name.
+func StatsForm(name string) (sqrt, sample, ok bool) {
+	st, ok := statsNames[name]
+	return st.sqrt, st.sample, ok
+}
+
 // StatsSample reads a std_dev/variance call's distribution option: true
 // for SAMPLE, false for POPULATION; without the option, SAMPLE (SQL's
 // stddev and variance). Another value is an error.
