@@ -5,6 +5,7 @@ import (
 
 	"github.com/substrait-io/substrait-go/v8/expr"
 	splan "github.com/substrait-io/substrait-go/v8/plan"
+	"github.com/substrait-io/substrait-go/v8/types"
 )
 
 // ndvStats is Stats with distinct counts: rows per table, and per
@@ -52,12 +53,24 @@ func TestEqualityFilterDistinct(t *testing.T) {
 		{"k = 3: k's count unknown", must(f.b.Filter(b, eq(b, 0))), st, 250},
 		{"v = 3 without counts", must(f.b.Filter(b, eq(b, 1))), rows{"b": 1000}, 250},
 		{"v = k", must(f.b.Filter(b, f.eq(b, 0, 1))), st, 250},
+		// CHAR(n) = 'x' as the SQL front end writes it: the column read
+		// through a cast to text keeps its count.
+		{"cast(v AS string) = 'F'", must(f.b.Filter(b, f.fn(cmpURN, "equal", asText(f.ref(b, 1)), letterF))), st, 20},
+		{"cast(v AS boolean) = true", must(f.b.Filter(b, f.fn(cmpURN, "equal", &expr.Cast{Type: &types.BooleanType{}, Input: f.ref(b, 1)}, expr.NewPrimitiveLiteral(true, true)))), st, 250},
 	} {
 		got, _ := Estimated(c.r, c.st)
 		if got.Rows != c.want {
 			t.Errorf("%s: %v rows, want %v", c.name, got.Rows, c.want)
 		}
 	}
+}
+
+var letterF = expr.NewPrimitiveLiteral("F", true)
+
+// asText is cast(e AS string), the SQL front end's form of a CHAR(n)
+// column under a comparison.
+func asText(e expr.Expression) expr.Expression {
+	return &expr.Cast{Type: &types.StringType{Nullability: types.NullabilityNullable}, Input: e, FailureBehavior: types.BehaviorThrowException}
 }
 
 // TestJoinDistinctOrder: a (1,000 rows) refers by key to b and to c
