@@ -2,14 +2,19 @@ package rowmap
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
+	"math/bits"
 	"os"
 	"slices"
 	"sync"
+
+	"github.com/stablerow/stablerow/internal/radix"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -54,6 +59,8 @@ type Reader struct {
 	dir    []uint64 // numBlocks+1 offsets
 	mem    []byte   // the whole file, when src is a BytesSource
 	name   string   // the file's path for error messages ("" unnamed)
+	id     uint64   // the block cache's key for this reader's blocks
+	cache  *BlockCache
 }
 
 // OpenNamed is Open for the row map stored at name: every error, of the
@@ -64,7 +71,28 @@ func OpenNamed(src Source, name string) (*Reader, error) {
 		return nil, fmt.Errorf("rowmap %s: %w", name, err)
 	}
 	r.name = name
+	// Ranks are cached as uint16s: a block of more than 2^16 rows (no
+	// writer of ours makes one) translates without the cache.
+	if r.counts.BlockSize() <= 1<<16 {
+		r.cache, r.id = currentBlockCache(), readerIDs.Add(1)
+	}
 	return r, nil
+}
+
+// cached returns block b's translation from the block cache, if held.
+func (r *Reader) cached(b int) *translatedBlock {
+	if r.cache == nil {
+		return nil
+	}
+	return r.cache.get(blockKey{reader: r.id, block: b})
+}
+
+// keep puts swept block b (labels and offsets counted from base) into the
+// block cache.
+func (r *Reader) keep(b int, labels, offsets, base []uint32) {
+	if r.cache != nil {
+		r.cache.put(blockKey{reader: r.id, block: b}, newTranslatedBlock(labels, offsets, base))
+	}
 }
 
 // blockErr says which block of which file failed to decode.
@@ -249,27 +277,19 @@ const rankThreshold = 4
 
 // TranslateMany translates rows (any order, duplicates allowed) into out
 // (len(out) ≥ len(rows)). Each touched block is read and checked once, and
-// only one translated block is held at a time.
+// only one translated block is held at a time, besides those the block
+// cache keeps (a named reader's blocks of more than rankThreshold rows are
+// swept once and then answered from the cache: blockcache.go).
 func (r *Reader) TranslateMany(rows []uint64, out []Translation) error {
 	if len(out) < len(rows) {
 		return fmt.Errorf("%w: out has %d slots for %d rows", ErrInvalidArgument, len(out), len(rows))
 	}
-	order := make([]int32, len(rows))
-	for i := range order {
-		if rows[i] >= r.NumRows() {
-			return fmt.Errorf("%w: row %d of %d", ErrInvalidArgument, rows[i], r.NumRows())
+	for _, g := range rows {
+		if g >= r.NumRows() {
+			return fmt.Errorf("%w: row %d of %d", ErrInvalidArgument, g, r.NumRows())
 		}
-		order[i] = int32(i)
 	}
-	slices.SortFunc(order, func(a, b int32) int {
-		switch {
-		case rows[a] < rows[b]:
-			return -1
-		case rows[a] > rows[b]:
-			return 1
-		}
-		return 0
-	})
+	order := r.byBlock(rows)
 	bs := uint64(r.counts.BlockSize())
 	var sc sweepScratch
 	defer sc.release()
@@ -282,7 +302,11 @@ func (r *Reader) TranslateMany(rows []uint64, out []Translation) error {
 		}
 		base := r.counts.Base(b)
 		start := uint64(b) * bs
-		if j-i <= rankThreshold {
+		if tb := r.cached(b); tb != nil {
+			for _, k := range order[i:j] {
+				out[k] = tb.answer(rows[k]-start, base)
+			}
+		} else if j-i <= rankThreshold {
 			pb, err := r.readParsed(b, &sc)
 			if err != nil {
 				return err
@@ -323,10 +347,40 @@ func (r *Reader) TranslateMany(rows []uint64, out []Translation) error {
 					out[k] = Translation{Dest: uint16(l), Offset: offsets[p]}
 				}
 			}
+			r.keep(b, labels, offsets, base)
 		}
 		i = j
 	}
 	return nil
+}
+
+// byBlock returns the positions of rows grouped by ascending block (any
+// order within a block: each block is answered whole). One radix pass or
+// two over the block bits of (block, position) keys: a comparison sort of
+// the positions was most of a deferred remap's time once its blocks came
+// from the cache.
+func (r *Reader) byBlock(rows []uint64) []int32 {
+	bs := uint64(r.counts.BlockSize())
+	posBits := uint(bits.Len64(uint64(len(rows))))
+	blockBits := uint(bits.Len64(uint64(r.counts.NumBlocks())))
+	order := make([]int32, len(rows))
+	if posBits+blockBits > 64 || len(rows) > math.MaxInt32 {
+		for i := range order { // no real map gets here
+			order[i] = int32(i)
+		}
+		slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(rows[a]/bs, rows[b]/bs) })
+		return order
+	}
+	keys := make([]uint64, len(rows))
+	for i, g := range rows {
+		keys[i] = (g/bs)<<posBits | uint64(i)
+	}
+	radix.SortKeys(keys, posBits, posBits+blockBits)
+	mask := uint64(1)<<posBits - 1
+	for i, k := range keys {
+		order[i] = int32(k & mask)
+	}
+	return order
 }
 
 // SweepBlocks translates every row from block fromBlock on, one decoded
