@@ -65,6 +65,15 @@
 // every machine. Regenerate unpack_gen.go with
 //
 //	go generate ./rowmap
+//
+// # Block cache
+//
+// A reader opened with OpenNamed keeps the blocks TranslateMany sweeps in
+// a process-wide BlockCache (blockcache.go: 4 bytes and a bit a row, least
+// recently used out past DefaultBlockCacheBytes; SetBlockCache replaces
+// it). A take through a deferred remap arrives in many sparse batches that
+// touch the same blocks; each block is then translated once, not once a
+// batch.
 package rowmap
 
 //go:generate go run gen_unpack.go
