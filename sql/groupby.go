@@ -43,6 +43,10 @@ type grouping struct {
 	// that GROUP BY both names are two keys, and a grouping set without
 	// one of them nulls that item only (groupingsets.go).
 	targets []int
+	// items are the SELECT list's value nodes, as written: GROUPING's
+	// arguments are told apart by them when two keys lower alike
+	// (groupingKey).
+	items []*pg_query.Node
 }
 
 // keyOfTarget is the key SELECT-list item j is (-1: none).
@@ -83,6 +87,9 @@ func (l *lowerer) aggregate(rel plan.Rel, sc *scope, s *pg_query.SelectStmt, cal
 		return nil, nil, err
 	}
 	out.group.keys, out.group.targets = keys, targets
+	for _, t := range s.TargetList {
+		out.group.items = append(out.group.items, t.GetResTarget().GetVal())
+	}
 	if multi {
 		out.group.sets = sets
 	}

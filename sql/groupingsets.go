@@ -8,6 +8,8 @@ import (
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // GROUPING SETS, ROLLUP and CUBE.
@@ -347,6 +349,47 @@ func (l *lowerer) expandForSets(rel plan.Rel, w int, keys []expr.Expression, set
 	return out, marker, gid, nil
 }
 
+// groupingKey is the key GROUPING's argument a (lowered: e) names, -1
+// for none. PostgreSQL matches the argument to a grouping clause by
+// equal() on the analysed expressions, before constant folding: SELECT
+// CASE WHEN TRUE THEN c END, c ... GROUPING(CASE WHEN TRUE THEN c END, c)
+// has two keys and two bits, though the lowering folds the CASE to c.
+// So among keys that lower alike, the one whose SELECT-list item is
+// written as a is taken; else the first, as PostgreSQL takes the first
+// equal target (difftest seed 20261233 case 34583).
+func (g *grouping) groupingKey(a *pg_query.Node, e expr.Expression) int {
+	first := -1
+	for k, key := range g.keys {
+		if !sameExpr(key, e) {
+			continue
+		}
+		if first < 0 {
+			first = k
+		}
+		if t := g.targets[k]; t >= 0 && t < len(g.items) && sameSyntax(a, g.items[t]) {
+			return k
+		}
+	}
+	return first
+}
+
+// sameSyntax: a and b are the same parse tree but for the locations.
+func sameSyntax(a, b *pg_query.Node) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	ca, cb := proto.Clone(a).(*pg_query.Node), proto.Clone(b).(*pg_query.Node)
+	for _, c := range []*pg_query.Node{ca, cb} {
+		walkNodes(c.ProtoReflect(), func(m protoreflect.Message) bool {
+			if f := m.Descriptor().Fields().ByName("location"); f != nil && f.Kind() == protoreflect.Int32Kind {
+				m.Clear(f)
+			}
+			return true
+		})
+	}
+	return proto.Equal(ca, cb)
+}
+
 // groupingFunc lowers GROUPING(a, b, ...) over a grouped scope: an integer
 // whose bit for each argument, the first the most significant, is 1 when
 // the row's grouping set does not hold it (PostgreSQL's GroupingFunc,
@@ -374,7 +417,7 @@ func (l *lowerer) groupingFunc(g *pg_query.GroupingFunc, s *scope) (value, error
 		if err != nil {
 			return value{}, err
 		}
-		idx[j] = slices.IndexFunc(s.group.keys, func(k expr.Expression) bool { return sameExpr(k, e) })
+		idx[j] = s.group.groupingKey(a, e)
 		if idx[j] < 0 {
 			return value{}, fmt.Errorf("%w: arguments to GROUPING must be grouping expressions of the associated query level%s", ErrInvalid, l.src.at(g.Location))
 		}

@@ -170,3 +170,19 @@ func TestGroupingSetsTargetKeys(t *testing.T) {
 	_, err := Parse("SELECT name, name FROM t GROUP BY CUBE (1, 2) ORDER BY name", testCatalog)
 	assert.NoError(t, err)
 }
+
+// TestSameSyntax: two parse trees are the same but for their locations;
+// CASE WHEN TRUE THEN id END is not id, though it lowers to it
+// (groupingKey tells GROUPING's arguments apart by it).
+func TestSameSyntax(t *testing.T) {
+	val := func(q string) *pg_query.Node {
+		stmts, err := pg_query.Parse(q)
+		require.NoError(t, err)
+		return stmts.Stmts[0].Stmt.GetSelectStmt().TargetList[0].GetResTarget().GetVal()
+	}
+	assert.True(t, sameSyntax(val("SELECT CASE WHEN TRUE THEN id END"), val("SELECT   CASE WHEN TRUE THEN id END FROM t")))
+	assert.True(t, sameSyntax(val("SELECT a.id"), val("SELECT  a.id")))
+	assert.False(t, sameSyntax(val("SELECT CASE WHEN TRUE THEN id END"), val("SELECT id")))
+	assert.False(t, sameSyntax(val("SELECT a.id"), val("SELECT id")))
+	assert.False(t, sameSyntax(nil, val("SELECT id")))
+}
