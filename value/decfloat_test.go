@@ -3,6 +3,7 @@ package value
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 	"testing"
 
@@ -101,6 +102,24 @@ func BenchmarkDecimalFloat64(b *testing.B) {
 	b.Run("text", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			sink += textFloat(b, vals[i%len(vals)], 2)
+		}
+	})
+	// A stddev at numeric(38, 20): 22-digit mantissas, past the fast path.
+	wide := make([]decimal128.Num, 1024)
+	for i := range wide {
+		wide[i] = decimal128.FromU64(uint64(i)*7919311 + 1<<60).Mul(decimal128.FromI64(1000 + int64(i)))
+	}
+	b.Run("scale20/digits", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			sink += DecimalToFloat(wide[i%len(wide)], 20)
+		}
+	})
+	b.Run("scale20/rat", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			v := wide[i%len(wide)]
+			r := new(big.Rat).SetFrac(v.BigInt(), new(big.Int).Exp(big.NewInt(10), big.NewInt(20), nil))
+			f, _ := r.Float64()
+			sink += f
 		}
 	})
 	_ = sink
