@@ -247,6 +247,14 @@ func (s *numStatsAcc) emit(mem memory.Allocator, n int) (arrow.Array, error) {
 	defer b.Release()
 	b.Reserve(n)
 	for g := range n {
+		if v, ok, handled := numericStatsFinal64(s.kind, s.scale, s.typ.Scale, s.counts[g], s.sx[g], s.sxx[g]); handled {
+			if ok {
+				b.Append(v)
+			} else {
+				b.AppendNull()
+			}
+			continue
+		}
 		v, ok, err := numericStatsFinal(s.kind, s.scale, s.typ.Scale, s.counts[g], s.sx[g].BigInt(), s.sxx[g].bigInt())
 		if err != nil {
 			return nil, err

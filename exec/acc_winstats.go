@@ -85,6 +85,9 @@ func (p *NumericStatsPrefix) Frame(s, e int) (decimal128.Num, bool, error) {
 	n := p.counts[e] - p.counts[s]
 	sx := p.sx[e].Minus(p.sx[s])
 	sxx := p.sxx[e].minus(p.sxx[s])
+	if v, ok, handled := numericStatsFinal64(p.kind, p.scale, p.typ.Scale, n, sx, sxx); handled {
+		return v, ok, nil
+	}
 	return numericStatsFinal(p.kind, p.scale, p.typ.Scale, n, sx.BigInt(), sxx.bigInt())
 }
 

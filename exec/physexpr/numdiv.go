@@ -129,6 +129,30 @@ func DecimalDivRScale(x *big.Int, s1 int32, y *big.Int, s2 int32) int32 {
 	return pgDivScale(x, s1, y, s2)
 }
 
+// DivideDecimalAtRScale64 is x (scale s1) / y (scale s2) at PostgreSQL's
+// rscale (select_div_scale) and that rscale, for |x|, |y| < 10^18, in
+// 128-bit arithmetic: numeric_stddev_internal divides at the rscale and
+// takes the square root at it (exec/acc_stddev.go), once per group. ok is
+// false when the fast path does not apply (DivideDecimal and
+// DecimalDivRScale then give the same answer through math/big).
+func DivideDecimalAtRScale64(x int64, s1 int32, y int64, s2 int32) (q decimal128.Num, r int32, ok bool) {
+	const lim = 1_000_000_000_000_000_000
+	if y == 0 || x <= -lim || x >= lim || y <= -lim || y >= lim || s1 < 0 || s2 < 0 || s1 > 38 || s2 > 38 {
+		return decimal128.Num{}, 0, false
+	}
+	if x == 0 {
+		return decimal128.Num{}, 0, false // zero's rscale: the big path's
+	}
+	r = pgDivScale64(magnitude64(x), s1, magnitude64(y), s2)
+	if r < 0 || r > 38 {
+		return decimal128.Num{}, 0, false
+	}
+	// The quotient is bounded by 128 bits only: the caller rounds it to
+	// its own column (max = 10^38 - 1 here is that bound's decimal one).
+	q, ok = divide64(x, s1, y, s2, r, value.Pow10x128(value.MaxDecimalPrecision).Sub(decimal128.FromI64(1)))
+	return q, r, ok
+}
+
 // divide64 is DivideDecimal for |x|, |y| < 10^18 (scales s1, s2 and to in
 // [0, 38]) in 128-bit arithmetic, with no allocation: the same rscale
 // (pgDivScale64), the same quotient rounded half away from zero, widened
