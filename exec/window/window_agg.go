@@ -22,7 +22,10 @@ import (
 // amortized a row. Floats have no inverse (addition is not exact), so
 // their sums restart when the frame start moves and add on while only
 // the end moves, as advance_windowaggregate does: the answer is
-// PostgreSQL's to the bit, O(n × frame) only for a moving start.
+// PostgreSQL's to the bit, O(n × frame) only for a moving start. A frame
+// with EXCLUDE is up to three runs of rows (frameBounds.spans), whose
+// prefix differences add; min, max and the float sums then take
+// window_exclude_agg.go's paths.
 func (p *partition) aggregate(fn Func, x arrow.Array, typ arrow.DataType, f *frameBounds) (arrow.Array, error) {
 	switch fn {
 	case CountStar, Count:
