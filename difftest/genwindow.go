@@ -75,7 +75,7 @@ func (g *Gen) windowFunc(s scope, tiebreak []string) *Expr {
 		over = strings.TrimSpace(over + " ORDER BY " + strings.Join(order, ", "))
 	}
 	if framed && g.p(0.6) {
-		over = strings.TrimSpace(over + " " + g.frameOrGroups(total, rangeKey, len(order) > 0)) // genwingroups.go
+		over = strings.TrimSpace(over + " " + g.withExclude(g.frameOrGroups(total, rangeKey, len(order) > 0))) // genwingroups.go, genwinexclude.go
 	}
 	return &Expr{Op: "window", Type: t, Text: call + " OVER (" + over + ")", Raises: raises}
 }

@@ -79,12 +79,30 @@ func (p *NumericStatsPrefix) Type() *arrow.Decimal128Type { return p.typ }
 // Frame is the function over rows [s, e): ok false for PostgreSQL's NULL
 // (no row, or one for the sample forms).
 func (p *NumericStatsPrefix) Frame(s, e int) (decimal128.Num, bool, error) {
-	if e <= s {
+	return p.Runs([][2]int{{s, e}})
+}
+
+// Runs is the function over the rows of the disjoint runs [s, e) of
+// runs: a frame with EXCLUDE (exec/window) is up to three of them, whose
+// exact totals add.
+func (p *NumericStatsPrefix) Runs(runs [][2]int) (decimal128.Num, bool, error) {
+	var n int64
+	var sx value.Int192
+	var sxx uint320
+	rows := false
+	for _, r := range runs {
+		s, e := r[0], r[1]
+		if e <= s {
+			continue
+		}
+		rows = true
+		n += p.counts[e] - p.counts[s]
+		sx.Merge(p.sx[e].Minus(p.sx[s]))
+		sxx.merge(p.sxx[e].minus(p.sxx[s]))
+	}
+	if !rows {
 		return decimal128.Num{}, false, nil
 	}
-	n := p.counts[e] - p.counts[s]
-	sx := p.sx[e].Minus(p.sx[s])
-	sxx := p.sxx[e].minus(p.sxx[s])
 	if v, ok, handled := numericStatsFinal64(p.kind, p.scale, p.typ.Scale, n, sx, sxx); handled {
 		return v, ok, nil
 	}

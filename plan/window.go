@@ -258,6 +258,13 @@ func windowFrame(wf *expr.WindowFunction, sc *arrow.Schema, order []exec.SortKey
 			f.Unit = window.FrameGroups // stablerow's option: Substrait has no GROUPS bounds
 		}
 	}
+	// stablerow's option for SQL's EXCLUDE (Substrait has none); its
+	// preferences are in window.FrameExclude's order.
+	ex, err := substraitfn.FrameExcludeOf(wf.GetOptions())
+	if err != nil {
+		return f, fmt.Errorf("%w: %w", ErrInvalidPlan, err)
+	}
+	f.Exclude = window.FrameExclude(ex)
 	conv := func(b expr.Bound, lower bool) (window.FrameBound, error) {
 		var kind window.BoundKind
 		var off int64
@@ -292,7 +299,6 @@ func windowFrame(wf *expr.WindowFunction, sc *arrow.Schema, order []exec.SortKey
 		}
 		return window.FrameBound{Kind: kind, Offset: off}, nil
 	}
-	var err error
 	if f.Start, err = conv(wf.LowerBound, true); err != nil {
 		return f, err
 	}

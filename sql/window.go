@@ -35,7 +35,9 @@ const (
 	frameEndOffsetPrec      = 0x01000
 	frameStartOffsetFoll    = 0x02000
 	frameEndOffsetFoll      = 0x04000
-	frameExclusion          = 0x08000 | 0x10000 | 0x20000
+	frameExcludeCurrentRow  = 0x08000
+	frameExcludeGroup       = 0x10000
+	frameExcludeTies        = 0x20000
 )
 
 // windowOnly are PostgreSQL's built-in window functions; the aggregates
@@ -262,6 +264,15 @@ func (l *lowerer) windowFunc(fc *pg_query.FuncCall, def *pg_query.WindowDef, sc 
 		// Substrait has no GROUPS bounds: stablerow's option says it.
 		extra = append(extra, substraitfn.GroupsFrame())
 	}
+	// Nor EXCLUDE: stablerow's option says it (the executor applies it).
+	switch x := def.FrameOptions; {
+	case x&frameExcludeCurrentRow != 0:
+		extra = append(extra, substraitfn.ExcludeFrame("CURRENT_ROW"))
+	case x&frameExcludeGroup != 0:
+		extra = append(extra, substraitfn.ExcludeFrame("GROUP"))
+	case x&frameExcludeTies != 0:
+		extra = append(extra, substraitfn.ExcludeFrame("TIES"))
+	}
 	wf, err := substraitfn.WindowWith(l.b.GetExprBuilder().Reg, name, extra, args...)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w%s", ErrType, err, at)
@@ -312,7 +323,8 @@ func (l *lowerer) windowFunc(fc *pg_query.FuncCall, def *pg_query.WindowDef, sc 
 // and not negative. Substrait's bounds are integer counts: a RANGE
 // offset is an integer in the key's units (an integer, float or numeric
 // key); GROUPS has none (stablerow's frame-mode option says it:
-// substraitfn.GroupsFrame), EXCLUDE none at all.
+// substraitfn.GroupsFrame), nor EXCLUDE (substraitfn.ExcludeFrame, set
+// with the function).
 func (l *lowerer) windowFrame(wf *expr.WindowFunction, def *pg_query.WindowDef) error {
 	opts := def.FrameOptions
 	at := l.src.at(def.Location)
@@ -322,8 +334,6 @@ func (l *lowerer) windowFrame(wf *expr.WindowFunction, def *pg_query.WindowDef) 
 		return nil
 	}
 	switch {
-	case opts&frameExclusion != 0:
-		return fmt.Errorf("%w: frame EXCLUDE%s", ErrUnsupported, at)
 	case opts&frameGroups != 0:
 		// Bounds that count peer groups: the bounds type is ROWS and
 		// the function carries substraitfn.GroupsFrame (see above).

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/stablerow/stablerow/internal/substraitfn"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/substrait-io/substrait-go/v8/expr"
@@ -87,7 +88,6 @@ func TestWindowErrors(t *testing.T) {
 		{"SELECT ntile(id) OVER () FROM t", "", ErrType},
 		{"SELECT sum(DISTINCT id) OVER () FROM t", "DISTINCT is not implemented for window functions", ErrUnsupported},
 		{"SELECT sum(id) OVER (GROUPS 1 PRECEDING) FROM t", "GROUPS mode requires an ORDER BY clause", ErrInvalid},
-		{"SELECT sum(id) OVER (ORDER BY id ROWS 1 PRECEDING EXCLUDE TIES) FROM t", "frame EXCLUDE", ErrUnsupported},
 		{"SELECT sum(id) OVER (ORDER BY name RANGE 1 PRECEDING) FROM t", "not supported for column type", ErrUnsupported},
 		{"SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY id) OVER () FROM t", "percentile_cont as a window function", ErrUnsupported},
 		{"SELECT bit_and(name) OVER () FROM t", "bit_and", ErrType},
@@ -102,6 +102,25 @@ func TestWindowErrors(t *testing.T) {
 		if !errors.Is(err, c.kind) || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%s: %v, want %v %q", c.sql, err, c.kind, c.msg)
 		}
+	}
+}
+
+// TestWindowExcludeOption: a frame's EXCLUDE travels as stablerow's
+// window function option stablerow.frame_exclude (Substrait has no
+// exclusion), read back after substrait-go re-reads the plan; EXCLUDE NO
+// OTHERS is the default, no option. It was refused as "frame EXCLUDE".
+func TestWindowExcludeOption(t *testing.T) {
+	for q, want := range map[string]int{
+		"SELECT sum(id) OVER (ORDER BY id ROWS 1 PRECEDING EXCLUDE CURRENT ROW) FROM t":                       1,
+		"SELECT max(id) OVER (ORDER BY score RANGE BETWEEN 1 PRECEDING AND 2 FOLLOWING EXCLUDE GROUP) FROM t": 2,
+		"SELECT first_value(id) OVER (ORDER BY id GROUPS 1 PRECEDING EXCLUDE TIES) FROM t":                    3,
+		"SELECT count(*) OVER (ORDER BY id ROWS UNBOUNDED PRECEDING EXCLUDE NO OTHERS) FROM t":                0,
+	} {
+		_, root, _ := parseQuery(t, q)
+		wf := root.(*plan.ProjectRel).Input().(*plan.ProjectRel).Expressions()[0].(*expr.WindowFunction)
+		got, err := substraitfn.FrameExcludeOf(wf.GetOptions())
+		require.NoError(t, err, q)
+		assert.Equal(t, want, got, q)
 	}
 }
 

@@ -11,7 +11,9 @@
 // drawn there), reserving it from the statement's memory pool and failing
 // with memlimit.ErrResourceExhausted for a partition larger than the
 // limit. Frames (ROWS, RANGE with offsets over integers, floats, numerics
-// and dates, GROUPS) are bounds per row (window_frame.go), and the
+// and dates, GROUPS) are bounds per row (window_frame.go), less the rows
+// an EXCLUDE clause leaves out: at most three runs of rows a frame
+// (window_exclude.go, window_exclude_agg.go), and the
 // aggregates over them are incremental (window_agg.go): prefix totals for
 // count, sum and avg (exact 128- and 192-bit totals, and exec.FloatSum's
 // steps for floats, so that sum(x) OVER () equals GROUP BY's sum(x)), a

@@ -118,10 +118,12 @@ type FrameBound struct {
 	Offset any
 }
 
-// Frame is a window frame (without EXCLUDE).
+// Frame is a window frame: its unit, its ends, and which of the current
+// row's peers it leaves out (window_exclude.go).
 type Frame struct {
 	Unit       FrameUnit
 	Start, End FrameBound
+	Exclude    FrameExclude
 }
 
 // DefaultFrame is PostgreSQL's default: RANGE BETWEEN UNBOUNDED PRECEDING
@@ -143,7 +145,11 @@ func (b FrameBound) String() string {
 }
 
 func (f Frame) String() string {
-	return [...]string{"RANGE", "ROWS", "GROUPS"}[f.Unit] + " BETWEEN " + f.Start.String() + " AND " + f.End.String()
+	s := [...]string{"RANGE", "ROWS", "GROUPS"}[f.Unit] + " BETWEEN " + f.Start.String() + " AND " + f.End.String()
+	if f.Exclude != ExcludeNoOthers {
+		s += " EXCLUDE " + f.Exclude.String()
+	}
+	return s
 }
 
 // Expr is one window function over the node's partitioning and
@@ -172,8 +178,8 @@ type Expr struct {
 // except sums of floats whose frame start moves, which restart as
 // PostgreSQL's do (float addition has no exact inverse), the float
 // statistics' moving frames of at most 256 rows (the same; longer ones
-// take a segment tree), and string_agg, whose results are the frames'
-// bytes.
+// take a segment tree; with EXCLUDE the float sums too), and string_agg,
+// whose results are the frames' bytes.
 type Exec struct {
 	input     exec.Node
 	partition []int
@@ -347,6 +353,8 @@ func args0(args []arrow.DataType, err error) (arrow.DataType, error) {
 func checkFrame(sc *arrow.Schema, order []exec.SortKey, f Frame) error {
 	bad := func(msg string) error { return fmt.Errorf("%w: %s", physexpr.ErrInvalidArgument, msg) }
 	switch {
+	case f.Exclude > ExcludeTies:
+		return bad(fmt.Sprintf("frame exclusion %d", f.Exclude))
 	case f.Start.Kind == UnboundedFollowing:
 		return bad("frame start cannot be UNBOUNDED FOLLOWING")
 	case f.End.Kind == UnboundedPreceding:

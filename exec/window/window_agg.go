@@ -22,7 +22,10 @@ import (
 // amortized a row. Floats have no inverse (addition is not exact), so
 // their sums restart when the frame start moves and add on while only
 // the end moves, as advance_windowaggregate does: the answer is
-// PostgreSQL's to the bit, O(n × frame) only for a moving start.
+// PostgreSQL's to the bit, O(n × frame) only for a moving start. A frame
+// with EXCLUDE is up to three runs of rows (frameBounds.spans), whose
+// prefix differences add; min, max and the float sums then take
+// window_exclude_agg.go's paths.
 func (p *partition) aggregate(fn Func, x arrow.Array, typ arrow.DataType, f *frameBounds) (arrow.Array, error) {
 	switch fn {
 	case CountStar, Count:
@@ -30,9 +33,13 @@ func (p *partition) aggregate(fn Func, x arrow.Array, typ arrow.DataType, f *fra
 		b := array.NewInt64Builder(p.mem)
 		defer b.Release()
 		b.Reserve(p.n)
+		var buf [3]span
 		for i := range p.n {
-			s, e := f.start[i], max(f.end[i], f.start[i])
-			b.UnsafeAppend(cnt[e] - cnt[s])
+			var n int64
+			for _, sp := range f.spans(i, &buf) {
+				n += cnt[sp.e] - cnt[sp.s]
+			}
+			b.UnsafeAppend(n)
 		}
 		return b.NewArray(), nil
 	case Min, Max:
@@ -93,15 +100,24 @@ func (p *partition) intSum(avg bool, x arrow.Array, f *frameBounds) (arrow.Array
 	}
 	defer b.Release()
 	b.Reserve(p.n)
+	var buf [3]span
 	for i := range p.n {
-		s, e := f.start[i], max(f.end[i], f.start[i])
-		n := cnt[e] - cnt[s]
+		// The frame's total: the differences of the prefix totals over
+		// its runs, added mod 2^128 (the true total fits).
+		var n, h int64
+		var l uint64
+		for _, sp := range f.spans(i, &buf) {
+			n += cnt[sp.e] - cnt[sp.s]
+			dl, borrow := bits.Sub64(lo[sp.e], lo[sp.s], 0)
+			dh := hi[sp.e] - hi[sp.s] - int64(borrow)
+			var c uint64
+			l, c = bits.Add64(l, dl, 0)
+			h += dh + int64(c)
+		}
 		if n == 0 {
 			b.AppendNull()
 			continue
 		}
-		l, borrow := bits.Sub64(lo[e], lo[s], 0)
-		h := hi[e] - hi[s] - int64(borrow)
 		if avg {
 			b.(*array.Float64Builder).UnsafeAppend(value.Quotient128(h, l, n))
 			continue
@@ -133,14 +149,18 @@ func (p *partition) decimalSum(avg bool, x arrow.Array, typ *arrow.Decimal128Typ
 	defer b.Release()
 	b.Reserve(p.n)
 	limit := value.Pow10(typ.Precision)
+	var buf [3]span
 	for i := range p.n {
-		s, e := f.start[i], max(f.end[i], f.start[i])
-		n := cnt[e] - cnt[s]
+		var n int64
+		var tot value.Int192
+		for _, sp := range f.spans(i, &buf) {
+			n += cnt[sp.e] - cnt[sp.s]
+			tot.Merge(pre[sp.e].Minus(pre[sp.s]))
+		}
 		if n == 0 {
 			b.AppendNull()
 			continue
 		}
-		tot := pre[e].Minus(pre[s])
 		if !avg {
 			v, ok := tot.Num()
 			if !ok {
@@ -181,6 +201,9 @@ func (p *partition) floatSum(avg bool, x arrow.Array, f *frameBounds) (arrow.Arr
 	}
 	defer b.Release()
 	b.Reserve(p.n)
+	if f.exclude != ExcludeNoOthers {
+		return p.floatSumExcluded(avg, f32, x, val, b, f)
+	}
 	from, to := 0, 0 // the rows [from, to) in acc
 	restart := func(s int) {
 		acc.Reset()
@@ -217,7 +240,8 @@ func (p *partition) floatSum(avg bool, x arrow.Array, f *frameBounds) (arrow.Arr
 // row that enters the frame drops every candidate it beats or ties
 // (PostgreSQL's float8larger keeps the later of equal values), a row that
 // leaves it drops from the front. The front is the answer. Frames whose
-// ends are not monotone (none checkFrame allows) fall back to a scan.
+// ends are not monotone (none checkFrame allows) fall back to a scan;
+// frames with EXCLUDE take a segment tree (minMaxExcluded).
 func (p *partition) minMax(isMax bool, x arrow.Array, f *frameBounds) (arrow.Array, error) {
 	c, err := exec.Comparator(x)
 	if err != nil {
@@ -232,6 +256,10 @@ func (p *partition) minMax(isMax bool, x arrow.Array, f *frameBounds) (arrow.Arr
 	}
 	idx := make([]int32, p.n)
 	null := make([]bool, p.n)
+	if f.exclude != ExcludeNoOthers {
+		p.minMaxExcluded(x, better, f, idx, null)
+		return p.gather(x, idx, null)
+	}
 	monotone := true
 	for i := 1; i < p.n; i++ {
 		if f.start[i] < f.start[i-1] || f.end[i] < f.end[i-1] {

@@ -31,9 +31,12 @@ func (p *partition) boolAgg(or bool, x arrow.Array, f *frameBounds) (arrow.Array
 	b := array.NewBooleanBuilder(p.mem)
 	defer b.Release()
 	b.Reserve(p.n)
+	var buf [3]span
 	for i := range p.n {
-		s, e := f.start[i], max(f.end[i], f.start[i])
-		n, t := cnt[e]-cnt[s], trues[e]-trues[s]
+		var n, t int64
+		for _, sp := range f.spans(i, &buf) {
+			n, t = n+cnt[sp.e]-cnt[sp.s], t+trues[sp.e]-trues[sp.s]
+		}
 		switch {
 		case n == 0:
 			b.AppendNull()
@@ -74,12 +77,17 @@ func (p *partition) bitAgg(or bool, x arrow.Array, typ arrow.DataType, f *frameB
 	cnt := p.prefixCounts(x)
 	vals := make([]int64, p.n)
 	set := make([]bool, p.n)
+	var buf [3]span
 	for i := range p.n {
-		s, e := f.start[i], max(f.end[i], f.start[i])
-		if cnt[e]-cnt[s] == 0 {
+		sps := f.spans(i, &buf)
+		var n int64
+		for _, sp := range sps {
+			n += cnt[sp.e] - cnt[sp.s]
+		}
+		if n == 0 {
 			continue
 		}
-		vals[i], set[i] = tree.query(s, e), true
+		vals[i], set[i] = treeOver(tree, sps), true
 	}
 	return exec.BuildInts(p.mem, typ, vals, set)
 }

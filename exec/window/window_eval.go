@@ -130,14 +130,20 @@ func (p *partition) eval(e Expr, typ arrow.DataType) (arrow.Array, error) {
 		}
 		idx := make([]int32, p.n)
 		null := make([]bool, p.n)
+		var buf [3]span
 		for i := range p.n {
-			s, end := f.start[i], f.end[i]
+			// The frame's rows are its runs (with EXCLUDE, the rows left
+			// out are skipped, as WinGetFuncArgInFrame does); nth_value
+			// counts NULLs too.
+			sps := f.spans(i, &buf)
 			j := -1
 			switch e.Func {
 			case FirstValue:
-				j = s
+				j = nthRow(sps, 0)
 			case LastValue:
-				j = end - 1
+				if len(sps) > 0 {
+					j = sps[len(sps)-1].e - 1
+				}
 			default:
 				k, ok := intAt(arg(1), i)
 				if !ok {
@@ -146,11 +152,11 @@ func (p *partition) eval(e Expr, typ arrow.DataType) (arrow.Array, error) {
 				if k <= 0 {
 					return nil, fmt.Errorf("%w: argument of nth_value must be greater than zero", physexpr.ErrInvalidArgument)
 				}
-				if k <= int64(end-s) {
-					j = s + int(k) - 1
+				if k <= int64(rowsIn(sps)) {
+					j = nthRow(sps, int(k)-1)
 				}
 			}
-			if s >= end || j < s || j >= end {
+			if j < 0 {
 				null[i] = true
 				continue
 			}

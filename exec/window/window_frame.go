@@ -17,8 +17,14 @@ import (
 // its partition (empty when start >= end). Offsets are constants, so both
 // ends are non-decreasing in the row for every frame the checks of
 // checkFrame allow: the incremental aggregates (window_agg.go) rely on it.
+// With an EXCLUDE clause the frame is those bounds less the rows spans
+// leaves out (window_exclude.go), which is not monotone: the functions
+// then combine the runs of spans.
 type frameBounds struct {
 	start, end []int
+	exclude    FrameExclude
+	grp        []int32 // the partition's peer groups, for exclude
+	gstart     []int
 }
 
 // frame computes (once per partition and frame) every row's frame,
@@ -31,7 +37,7 @@ func (p *partition) frame(f Frame) (*frameBounds, error) {
 	if fb, ok := p.frames[f]; ok {
 		return fb, nil
 	}
-	fb := &frameBounds{start: make([]int, p.n), end: make([]int, p.n)}
+	fb := &frameBounds{start: make([]int, p.n), end: make([]int, p.n), exclude: f.Exclude, grp: p.grp, gstart: p.gstart}
 	var rk *rangeKey
 	if f.Unit == FrameRange && (isOffset(f.Start) || isOffset(f.End)) {
 		var err error

@@ -24,16 +24,26 @@ func FuzzWindow(f *testing.F) {
 	f.Add([]byte{2, 1, 1, 2, 1, 2, 0, 0, 0, 0, 1, 1, 0, 2, 2, 0, 3, 3, 0, 3, 3})
 	f.Add([]byte{0, 1, 3, 2, 2, 3, 2, 5, 1, 2, 0, 2, 2, 1, 3, 2, 2, 4, 2, 5, 12})
 	f.Add([]byte{0, 3, 1, 2, 3, 4, 1, 1, 1, 1, 2, 3, 1, 3, 5, 1, 4, 7})
+	// EXCLUDE CURRENT ROW, GROUP and TIES over RANGE, ROWS and GROUPS
+	// frames with ties in the key and NULL keys.
+	f.Add([]byte{3, 1, 1, 2, 1, 0, 0, 1, 2, 0, 1, 4, 0, 2, 7, 0, 5, 1, 0, 2, 9})
+	f.Add([]byte{7, 0, 0, 3, 0, 2, 1, 1, 3, 1, 1, 8, 1, 5, 0, 1, 3, 2, 1, 3, 12})
+	f.Add([]byte{11, 1, 2, 2, 1, 5, 0, 2, 1, 0, 2, 6, 0, 2, 11, 0, 4, 3, 0, 4, 5})
+	f.Add([]byte{9, 0, 0, 1, 0, 1, 2, 0, 4, 2, 0, 7, 2, 5, 2, 2, 1, 0, 2, 1, 1})
+	f.Add([]byte{4, 2, 0, 3, 0, 8, 0, 3, 3, 0, 3, 10, 0, 1, 6, 0, 1, 8, 0, 0, 2})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) < 6 || len(data) > 6+3*200 {
 			return
 		}
 		starts := []window.BoundKind{window.UnboundedPreceding, window.OffsetPreceding, window.CurrentRow, window.OffsetFollowing}
 		ends := []window.BoundKind{window.OffsetPreceding, window.CurrentRow, window.OffsetFollowing, window.UnboundedFollowing}
+		// data[0] is the unit (mod 3) and the exclusion (above 2), so
+		// the seeds before EXCLUDE keep their frames.
 		fr := window.Frame{
-			Unit:  []window.FrameUnit{window.FrameRange, window.FrameRows, window.FrameGroups}[data[0]%3],
-			Start: window.FrameBound{Kind: starts[data[1]%4], Offset: int64(data[2] % 4)},
-			End:   window.FrameBound{Kind: ends[data[3]%4], Offset: int64(data[4] % 4)},
+			Unit:    []window.FrameUnit{window.FrameRange, window.FrameRows, window.FrameGroups}[data[0]%3],
+			Start:   window.FrameBound{Kind: starts[data[1]%4], Offset: int64(data[2] % 4)},
+			End:     window.FrameBound{Kind: ends[data[3]%4], Offset: int64(data[4] % 4)},
+			Exclude: window.FrameExclude(data[0] / 3 % 4),
 		}
 		key := exec.SortKey{Column: 1, Descending: data[5]&1 != 0, NullsFirst: data[5]&2 != 0}
 		batch := 1 + int(data[5]>>2)%9
@@ -230,10 +240,23 @@ func naiveFrames(rows [][]any, key exec.SortKey, fr window.Frame) []naiveRow {
 			}
 			return ok(fr.Start, true) && ok(fr.End, false)
 		}
+		// excluded is EXCLUDE's test of row j for current row i (peers
+		// by the key), as row_is_in_frame makes it.
+		excluded := func(i, j int) bool {
+			switch fr.Exclude {
+			case window.ExcludeCurrentRow:
+				return j == i
+			case window.ExcludeGroup:
+				return grp[j] == grp[i]
+			case window.ExcludeTies:
+				return grp[j] == grp[i] && j != i
+			}
+			return false
+		}
 		for i := range n {
 			var frame []int
 			for j := range n {
-				if inFrame(i, j) {
+				if inFrame(i, j) && !excluded(i, j) {
 					frame = append(frame, j)
 				}
 			}

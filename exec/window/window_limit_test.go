@@ -33,6 +33,12 @@ func limitExprs() []window.Expr {
 // metrics.
 func runWindow(t *testing.T, mem *memory.CheckedAllocator, rows [][]any, limit int64) ([][]any, map[string]int64, error) {
 	t.Helper()
+	return runWindowOf(t, mem, rows, limit, limitExprs())
+}
+
+// runWindowOf is runWindow of exprs.
+func runWindowOf(t *testing.T, mem *memory.CheckedAllocator, rows [][]any, limit int64, exprs []window.Expr) ([][]any, map[string]int64, error) {
+	t.Helper()
 	bs, err := exectest.Chunk(mem, winSchema, rows, 4096, false)
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +48,7 @@ func runWindow(t *testing.T, mem *memory.CheckedAllocator, rows [][]any, limit i
 	for _, b := range bs {
 		b.Release()
 	}
-	w, err := windowOver(v, []exec.SortKey{{Column: 1}}, limitExprs()...)
+	w, err := windowOver(v, []exec.SortKey{{Column: 1}}, exprs...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,8 +42,14 @@ func (p *partition) stats(fn Func, x arrow.Array, f *frameBounds) (arrow.Array, 
 		b := array.NewDecimal128Builder(p.mem, pre.Type())
 		defer b.Release()
 		b.Reserve(p.n)
+		var buf [3]span
+		var runs [3][2]int
 		for i := range p.n {
-			v, ok, err := pre.Frame(f.start[i], f.end[i])
+			sps := f.spans(i, &buf)
+			for k, sp := range sps {
+				runs[k] = [2]int{sp.s, sp.e}
+			}
+			v, ok, err := pre.Runs(runs[:len(sps)])
 			if err != nil {
 				return nil, err
 			}
@@ -85,6 +91,9 @@ func (p *partition) floatStats(af exec.AggregateFunc, x arrow.Array, f *frameBou
 	b := array.NewFloat64Builder(p.mem)
 	defer b.Release()
 	b.Reserve(p.n)
+	if f.exclude != ExcludeNoOthers {
+		return p.floatStatsExcluded(af, x, val, b, f)
+	}
 	for i := range p.n {
 		s, e := f.start[i], max(f.end[i], f.start[i])
 		var st exec.FloatStatsState

@@ -17,7 +17,8 @@ import (
 // start moved, O(frame) a row; so does this, but by copying: the
 // partition's pieces (delimiter then value, for each non-NULL value) are
 // laid end to end once, and a frame's result is the run of them from its
-// first value (without that row's delimiter) to its last value's end.
+// first value (without that row's delimiter) to its last value's end (or,
+// with EXCLUDE, up to three such runs joined).
 //
 // The results are the frames' bytes, up to rows × partition bytes: their
 // total is computed first and reserved from the statement's pool before
@@ -53,17 +54,31 @@ func (p *partition) stringAgg(x, d arrow.Array, f *frameBounds) (arrow.Array, er
 			first[i] = int32(i)
 		}
 	}
-	span := func(i int) (lo, hi int64, ok bool) {
-		s, e := f.start[i], max(f.end[i], f.start[i])
-		if fv := int(first[s]); fv < e {
-			return val[fv], pos[e], true
+	// parts is row i's result as byte ranges of the laid-out pieces, one
+	// a run of its frame (three at most, with EXCLUDE): from the first
+	// value of the first run that has one, without its delimiter, and
+	// each later run's pieces whole (a NULL row's piece is empty).
+	var sbuf [3]span
+	parts := func(i int, out *[3][2]int64) [][2]int64 {
+		ps := out[:0]
+		for _, sp := range f.spans(i, &sbuf) {
+			fv := int(first[sp.s])
+			if fv >= sp.e {
+				continue
+			}
+			lo := pos[fv]
+			if len(ps) == 0 {
+				lo = val[fv]
+			}
+			ps = append(ps, [2]int64{lo, pos[sp.e]})
 		}
-		return 0, 0, false
+		return ps
 	}
+	var pbuf [3][2]int64
 	var total int64
 	for i := range p.n {
-		if lo, hi, ok := span(i); ok {
-			total += hi - lo
+		for _, pt := range parts(i, &pbuf) {
+			total += pt[1] - pt[0]
 		}
 	}
 	if total > math.MaxInt32 {
@@ -86,13 +101,20 @@ func (p *partition) stringAgg(x, d arrow.Array, f *frameBounds) (arrow.Array, er
 	defer b.Release()
 	b.Reserve(p.n)
 	b.ReserveData(int(total))
+	var joined []byte // a result of several parts
 	for i := range p.n {
-		lo, hi, ok := span(i)
-		if !ok {
+		switch ps := parts(i, &pbuf); len(ps) {
+		case 0:
 			b.AppendNull()
-			continue
+		case 1:
+			b.BinaryBuilder.Append(laid[ps[0][0]:ps[0][1]])
+		default:
+			joined = joined[:0]
+			for _, pt := range ps {
+				joined = append(joined, laid[pt[0]:pt[1]]...)
+			}
+			b.BinaryBuilder.Append(joined)
 		}
-		b.BinaryBuilder.Append(laid[lo:hi])
 	}
 	return b.NewArray(), nil
 }

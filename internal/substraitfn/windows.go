@@ -50,7 +50,44 @@ func IsGroupsFrame(opts []*types.FunctionOption) bool {
 	return false
 }
 
-// WindowWith is Window with the further options extra (GroupsFrame).
+// FrameExcludeOption is stablerow's window function option for SQL's
+// frame EXCLUDE clause, which Substrait cannot say either: preference
+// CURRENT_ROW, GROUP, TIES or NO_OTHERS (the default, as no option).
+// A consumer that ignores it reads the frame without the exclusion.
+// docs/substrait.md states the convention.
+const FrameExcludeOption = "stablerow.frame_exclude"
+
+// FrameExcludes are the option's preferences.
+var FrameExcludes = []string{"NO_OTHERS", "CURRENT_ROW", "GROUP", "TIES"}
+
+// ExcludeFrame is the option of a frame with EXCLUDE mode (one of
+// FrameExcludes).
+func ExcludeFrame(mode string) *types.FunctionOption {
+	return &types.FunctionOption{Name: FrameExcludeOption, Preference: []string{mode}}
+}
+
+// FrameExcludeOf is the exclusion opts (a window function's) give: its
+// index in FrameExcludes (0, NO_OTHERS, without the option), or an
+// error for a preference that is none of them (the caller types it).
+func FrameExcludeOf(opts []*types.FunctionOption) (int, error) {
+	for _, o := range opts {
+		if o.Name != FrameExcludeOption {
+			continue
+		}
+		if len(o.Preference) > 0 {
+			for i, m := range FrameExcludes {
+				if o.Preference[0] == m {
+					return i, nil
+				}
+			}
+		}
+		return 0, fmt.Errorf("option %s %v: want one of %v", FrameExcludeOption, o.Preference, FrameExcludes) // the planner's ErrInvalidPlan
+	}
+	return 0, nil
+}
+
+// WindowWith is Window with the further options extra (GroupsFrame,
+// ExcludeFrame).
 func WindowWith(reg expr.ExtensionRegistry, name string, extra []*types.FunctionOption, args ...expr.Expression) (*expr.WindowFunction, error) {
 	ts := argTypes(args)
 	bad := fmt.Errorf("%w: %s(%s)", ErrNoSignature, name, typeNames(ts))
