@@ -59,6 +59,9 @@ func paramScalar(ref int, v any, t arrow.DataType) (scalar.Scalar, error) {
 	if v == nil {
 		return scalar.MakeNullScalar(t), nil
 	}
+	if x, ok := v.(TextParam); ok {
+		return textScalar(x, t)
+	}
 	lit := v
 	if x, ok := v.(*int64); ok {
 		if x == nil {
@@ -128,6 +131,9 @@ func (e *ParamError) Unwrap() error { return e.Err }
 // outside), []string or []*string for text. A streamed list
 // (exec.ListSource) goes to the UnnestExec as it is, its values of type t.
 func unnestList(ref int, v any, t arrow.DataType) (any, error) {
+	if x, ok := v.(TextParam); ok {
+		return textList(ref, x, t)
+	}
 	if src, ok := v.(exec.ListSource); ok {
 		if et := src.ElemType(); !arrow.TypeEqual(et, t) {
 			return nil, fmt.Errorf("plan: unnest $%d is a stream of %s, want a list of %s: %w", ref, et, t, ErrParamType)

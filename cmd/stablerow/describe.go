@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -100,6 +101,9 @@ func describeTable(ctx context.Context, w io.Writer, db *engine.DB, name string)
 		return describeView(ctx, w, db, def)
 	}
 	t, err := db.Table(ctx, name)
+	if errors.Is(err, engine.ErrUnknownTable) {
+		return &noRelation{name: name, err: err}
+	}
 	if err != nil {
 		return err
 	}
@@ -142,3 +146,22 @@ func describeTable(ctx context.Context, w io.Writer, db *engine.DB, name string)
 }
 
 func u(v uint64) string { return strconv.FormatUint(v, 10) }
+
+// noRelation is \d of a name that is neither a table nor a view, said as
+// psql says it (describe.c: Did not find any relation named "x".); the
+// error it holds keeps the kind (NotFound) and -debug's chain. Without it
+// the person read only the bare name: the message's one text is
+// engine.ErrUnknownTable's, a category errkind.Message drops.
+type noRelation struct {
+	name string
+	err  error
+}
+
+func (e *noRelation) Error() string {
+	msg := fmt.Sprintf("Did not find any relation named %q.", e.name)
+	if debug {
+		msg += " (" + e.err.Error() + ")"
+	}
+	return msg
+}
+func (e *noRelation) Unwrap() error { return e.err }

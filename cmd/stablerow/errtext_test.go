@@ -23,6 +23,10 @@ LINE 1: SELECT * FROM salse
 LINE 1: SELECT amout FROM sales
                ^
 `},
+		{"SELECT sume(amount) FROM sales", `stablerow: unsupported: function sume (did you mean "sum"?)
+LINE 1: SELECT sume(amount) FROM sales
+               ^
+`},
 		{"SELECT 1;\nSELECT region\n  FROM sales WHERE amount = 'x'", `stablerow: statement 2 (line 2): invalid input syntax for type bigint: "x"
 LINE 3:   FROM sales WHERE amount = 'x'
                                     ^

@@ -250,8 +250,25 @@ func TestServeFileGlobPolicy(t *testing.T) {
 		"SELECT * FROM 'lnk/*.csv'",
 		"SELECT * FROM 'hard/*.csv'",
 		"SELECT * FROM read_parquet('../*.parquet')",
+		"SELECT * FROM read_csv_auto('../secret.csv')",
+		"SELECT * FROM '../secret.csv'",
 	} {
 		_, err := cl.Execute(ctx, q)
 		require.Equal(t, codes.PermissionDenied, status.Code(err), "%s: %v", q, err)
 	}
+	// CREATE TABLE AS reads its files under the same policy: inside it
+	// loads, outside it is refused and creates nothing.
+	n, err := cl.ExecuteUpdate(ctx, "CREATE TABLE inside AS SELECT * FROM read_csv_auto('in/*.csv')")
+	require.NoError(t, err)
+	require.EqualValues(t, 2, n)
+	for _, q := range []string{
+		"CREATE TABLE leak AS SELECT * FROM '../secret.csv'",
+		"CREATE TABLE leak AS SELECT * FROM read_csv('updir/x.csv')",
+		"CREATE TABLE leak AS SELECT * FROM read_csv_auto('hard/*.csv')",
+	} {
+		_, err := cl.ExecuteUpdate(ctx, q)
+		require.Equal(t, codes.PermissionDenied, status.Code(err), "%s: %v", q, err)
+	}
+	_, err = cl.Execute(ctx, "SELECT * FROM leak")
+	require.Error(t, err, "a refused CREATE TABLE AS created its table")
 }

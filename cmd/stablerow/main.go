@@ -26,7 +26,7 @@ var commands = []string{"sql", "demo", "substrait", "inspect", "vacuum", "serve"
 func usage(w io.Writer) {
 	fmt.Fprintln(w, `usage:
   stablerow demo [-d DIR] [-rows N] [-ids N]        the take-by-row-id job on a local table
-  stablerow sql [-d DIR] [-create] [-e SQL] [-p ids=1,2,3|ids=@FILE] [-plan] [-no-index]
+  stablerow sql [-d DIR] [-create] [-e SQL] [-p x=VALUE|ids=1,2,3|ids=@FILE] [-plan] [-no-index]
                 [-format table|csv|json|arrow] [-o FILE] [-max-rows N] [-debug]
                                                     run SQL; without -e an interactive prompt;
                                                     -create makes a database that does not exist

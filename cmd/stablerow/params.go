@@ -8,13 +8,18 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/stablerow/stablerow/plan"
 )
 
-// paramFlags collects -p name=VALUES (repeatable). VALUES is one integer
-// (bound as a single value; where the plan unnests a list it is the list of
-// one), integers separated by commas (a list: "5," is the list of one), or
-// @FILE: a list read from a file, one id a line or comma-separated, for
-// lists too long for a command line.
+// paramFlags collects -p name=VALUES (repeatable). VALUES is one value,
+// bound as text of no type (plan.TextParam): the statement's use of the
+// parameter types it, as PostgreSQL types a text-format parameter or an
+// unknown literal, so `SELECT $1` with -p 1=5 is the text 5 and `k = $1`
+// the bigint 5 (psql's -v variables are text too); where the plan unnests
+// a list it is the list of one. Integers separated by commas are a list
+// ("5," is the list of one), and @FILE a list read from a file, one id a
+// line or comma-separated, for lists too long for a command line.
 type paramFlags map[string]any
 
 func (p paramFlags) String() string { return fmt.Sprint(map[string]any(p)) }
@@ -32,18 +37,15 @@ func (p paramFlags) Set(s string) error {
 		p[name] = list
 		return nil
 	}
+	if !strings.Contains(vals, ",") {
+		p[name] = plan.TextParam(vals)
+		return nil
+	}
 	list, err := parseInts(name, vals)
 	if err != nil {
 		return err
 	}
-	switch {
-	case strings.Contains(vals, ","):
-		p[name] = list
-	case len(list) == 1:
-		p[name] = list[0]
-	default:
-		return fmt.Errorf("parameter %s: no value", name)
-	}
+	p[name] = list
 	return nil
 }
 

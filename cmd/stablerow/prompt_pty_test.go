@@ -112,9 +112,6 @@ func (tm *term) exit(within time.Duration) int {
 // session goes on and the next statement runs), Ctrl-D (exit 0), and the
 // history saved for the next session.
 func TestPromptTerminal(t *testing.T) {
-	if testing.Short() {
-		t.Skip("drives a pseudo-terminal for several seconds")
-	}
 	dir := filepath.Join(t.TempDir(), "db")
 	mustSQL(t, dir, "CREATE TABLE t (k BIGINT NOT NULL, s TEXT); INSERT INTO t SELECT g, 'r' FROM generate_series(1, 10) AS g(g); CREATE INDEX rid ON t USING btree (_rowid)", "-create")
 	hist := filepath.Join(t.TempDir(), "history")
@@ -154,7 +151,7 @@ func TestPromptTerminal(t *testing.T) {
 	}
 	tm.expect(" index ", wait) // the versions table: create, append, index
 	tm.send(`\d nope` + "\r")
-	tm.expect(`error: engine: unknown table: "nope"`, wait)
+	tm.expect(`error: Did not find any relation named "nope".`, wait)
 	tm.send(`\zz` + "\r")
 	tm.expect(`unknown command \zz`, wait)
 

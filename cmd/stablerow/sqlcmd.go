@@ -85,7 +85,7 @@ func runSQL(ctx context.Context, args []string) error {
 	memory := resourceFlags(fs)
 	debugFlag(fs)
 	params := paramFlags{}
-	fs.Var(params, "p", "bind a parameter: -p ids=1,2,3, -p x=7 or -p ids=@FILE (repeatable)")
+	fs.Var(params, "p", "bind a parameter: -p x=7 (text the statement types, as PostgreSQL's unknown literal), -p ids=1,2,3 or -p ids=@FILE (a list of integers) (repeatable)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

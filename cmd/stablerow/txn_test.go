@@ -84,9 +84,6 @@ func TestCLITransactionScripts(t *testing.T) {
 // aborted block refusing statements until ROLLBACK, and Ctrl-D with a block
 // open rolling it back.
 func TestPromptTransaction(t *testing.T) {
-	if testing.Short() {
-		t.Skip("drives a pseudo-terminal")
-	}
 	dir := filepath.Join(t.TempDir(), "db")
 	mustSQL(t, dir, "CREATE TABLE t (k BIGINT NOT NULL); INSERT INTO t VALUES (1), (2)", "-create")
 	tm := startTerm(t, []string{"STABLEROW_HISTORY=" + filepath.Join(t.TempDir(), "h")}, "sql", "-d", dir)
@@ -123,9 +120,6 @@ func TestPromptTransaction(t *testing.T) {
 // version, and once the process is gone its intent no longer holds the
 // block's data files, so VACUUM at grace 0 removes them.
 func TestPromptTransactionCrash(t *testing.T) {
-	if testing.Short() {
-		t.Skip("drives a pseudo-terminal")
-	}
 	dir := filepath.Join(t.TempDir(), "db")
 	mustSQL(t, dir, "CREATE TABLE t (k BIGINT NOT NULL); INSERT INTO t VALUES (1), (2)", "-create")
 	files := func() int {
@@ -211,5 +205,42 @@ func TestCLITransactionTwoTables(t *testing.T) {
 	}
 	if got := both(); got != "1,2" {
 		t.Fatalf("after VACUUM: t,u = %s, want 1,2", got)
+	}
+}
+
+// Two sessions change the same row: the prompt's block updates it, then
+// another process updates it and commits; the block's COMMIT is refused
+// with PostgreSQL's serialization failure (errkind.Conflict) and publishes
+// nothing, the other process's value stands, and the prompt goes on
+// outside a block (psql's prompt after a failed COMMIT). Snapshot
+// isolation: inside the block the row read is the block's own, not the
+// other commit's.
+func TestPromptCommitConflict(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "db")
+	mustSQL(t, dir, "CREATE TABLE t (k BIGINT NOT NULL, s TEXT); INSERT INTO t VALUES (1, 'old'), (2, 'two')", "-create")
+	tm := startTerm(t, []string{"STABLEROW_HISTORY=" + filepath.Join(t.TempDir(), "h")}, "sql", "-d", dir)
+	const wait = 10 * time.Second
+	tm.expect("stablerow> ", wait)
+	tm.send("BEGIN;\r")
+	tm.expect("stablerow*> ", wait)
+	tm.send("UPDATE t SET s = 'mine' WHERE k = 1;\r")
+	tm.expect("UPDATE 1", wait)
+	tm.expect("stablerow*> ", wait)
+	mustSQL(t, dir, "UPDATE t SET s = 'theirs' WHERE k = 1")
+	tm.send("SELECT s AS seen FROM t WHERE k = 1;\r")
+	if out := tm.expect("(1 row)", wait); !strings.Contains(out, "mine") {
+		t.Fatalf("the block's own write:\n%s", out)
+	}
+	tm.expect("stablerow*> ", wait)
+	tm.send("COMMIT;\r")
+	tm.expect("could not serialize access due to concurrent update", wait)
+	tm.expect("stablerow> ", wait)
+	tm.send(`\q` + "\r")
+	if code := tm.exit(wait); code != 0 {
+		t.Fatalf(`\q: exit %d`, code)
+	}
+	r := cli(t, "", "sql", "-d", dir, "-format", "csv", "-e", "SELECT k, s FROM t ORDER BY k")
+	if r.code != 0 || r.stdout != "k,s\n1,theirs\n2,two\n" {
+		t.Fatalf("after the refused COMMIT: %+v", r)
 	}
 }
