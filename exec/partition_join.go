@@ -54,7 +54,12 @@ func (h *HashJoinExec) WithNewChildren(children []Node) (Node, error) {
 	if err := WantChildren(h, children, 2); err != nil {
 		return nil, err
 	}
-	return NewHashJoinExecResidual(children[0], children[1], h.lkeys, h.rkeys, h.typ, h.residual)
+	j, err := NewHashJoinExecResidual(children[0], children[1], h.lkeys, h.rkeys, h.typ, h.residual)
+	if err != nil {
+		return nil, err
+	}
+	j.keepOrder = h.keepOrder
+	return j, nil
 }
 
 func (h *HashJoinExec) OutputPartitions() int {
