@@ -64,6 +64,8 @@ const (
 //	  ▼
 //	build: collect the right input; index its keys (hash join only)
 //	  │                      (a gate builds before it pulls: joingate.go)
+//	  │  over the memory limit, a hash join that may spill ──► grace: the
+//	  │  partitions' joins emit everything (join_spill.go) ──► done
 //	  ▼
 //	probe ◄─────────────┐ gather at most batchSize candidate pairs from the
 //	  │  batch consumed: │ cursor (left row, next candidate), test the
