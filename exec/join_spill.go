@@ -69,7 +69,7 @@ var ErrJoinKeySkew = errors.New("exec: the build rows of one join key do not fit
 // canSpill: the build of this join may be partitioned to spill files.
 func (s *joinStream) canSpill() bool {
 	j := s.j
-	return len(j.rkeys) > 0 && s.shared == nil && !j.keepOrder && j.typ != JoinMark && j.typ != JoinAntiNullAware &&
+	return len(j.rkeys) > 0 && s.shared == nil && !s.forShared && !j.keepOrder && j.typ != JoinMark && j.typ != JoinAntiNullAware &&
 		len(joinOrdering(j.left, j.typ).Ordering) == 0
 }
 

@@ -123,6 +123,8 @@ type joinStream struct {
 	// built once for every partition (partition_join.go); build is this
 	// stream's reference to it and res stays nil.
 	shared *sharedBuild
+	// forShared: the stream that builds a shared build (never spills).
+	forShared bool
 
 	// A grace join's partition (join_spill.go): buildIn is its build
 	// rows (nil: execute j.right), expect their size as reserved, depth
