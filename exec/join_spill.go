@@ -47,7 +47,7 @@ import (
 // where the join type never emits it alone it is dropped here, never
 // written.
 
-// graceFanout bounds N, the partitions per level.
+// graceMinFanout and graceMaxFanout bound N, the partitions per level.
 const (
 	graceMinFanout = 16
 	graceMaxFanout = 64
@@ -139,11 +139,11 @@ func (s *joinStream) startGrace(ctx context.Context, bs []arrow.RecordBatch, in 
 	for _, b := range bs {
 		seen += 2*BatchBytes(b) + indexBytesPerRow*b.NumRows()
 	}
-	// N from the size seen against what the pool gave: the rest of the
-	// input is unknown, so room for a few times as much, and the levels
-	// below split whatever is still too big.
-	// A spilled partition's join knows its size (expect): twice the
-	// partitions it needs, at least four.
+	// N from the size seen against what the pool gave (budget). At the
+	// top the rest of the input is unknown: room for a few times as much,
+	// and the levels below split whatever is still too big. A spilled
+	// partition's join knows its size (expect): twice the partitions it
+	// needs, at least four.
 	n := graceMinFanout
 	last := bs[len(bs)-1]
 	budget := seen - 2*BatchBytes(last) - indexBytesPerRow*last.NumRows()
