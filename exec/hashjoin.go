@@ -71,6 +71,12 @@ func NewHashJoinExecResidual(left, right Node, leftKeys, rightKeys []int, typ Jo
 		typ: typ, residual: residual, bound: bound, full: full, schema: out, pair: pair}}, nil
 }
 
+// KeepOuterOrder marks h as a join whose output the planner takes to be
+// in its left input's order (a SubPlan join: plan's subplans). Such a join
+// never spills, since a grace join emits partition by partition
+// (join_spill.go); over the memory limit it fails, as before.
+func (h *HashJoinExec) KeepOuterOrder() { h.keepOrder = true }
+
 func (h *HashJoinExec) Name() string           { return "HashJoinExec" }
 func (h *HashJoinExec) Schema() *arrow.Schema  { return h.schema }
 func (h *HashJoinExec) Children() []Node       { return []Node{h.left, h.right} }

@@ -150,23 +150,26 @@ const indexBytesPerRow = 48
 
 // collectBuild drains the build (right) input under res: each batch is
 // reserved twice (the batch and its copy in the concatenated build side),
-// and, for a hash join, its rows' share of the key index. The build side
-// does not spill: over the limit the join fails with
-// memlimit.ErrResourceExhausted, naming the rows it had read. It closes in.
-func collectBuild(ctx context.Context, in Stream, res *memlimit.Reservation, hashed bool) ([]arrow.RecordBatch, error) {
+// and, for a hash join, its rows' share of the key index. Over the limit a
+// join that may spill (spill) gets back the batches read, the refused one
+// last and unreserved, with full set and in still open: the grace join
+// partitions them and the rest of in (join_spill.go). One that may not
+// fails with memlimit.ErrResourceExhausted, naming the rows it had read.
+// It closes in otherwise.
+func collectBuild(ctx context.Context, in Stream, res *memlimit.Reservation, hashed, spill bool) (_ []arrow.RecordBatch, full bool, _ error) {
 	var out []arrow.RecordBatch
 	var rows int64
-	fail := func(err error) ([]arrow.RecordBatch, error) {
+	fail := func(err error) ([]arrow.RecordBatch, bool, error) {
 		in.Close()
 		for _, b := range out {
 			b.Release()
 		}
-		return nil, err
+		return nil, false, err
 	}
 	for {
 		b, err := in.Next(ctx)
 		if errors.Is(err, io.EOF) {
-			return out, in.Close()
+			return out, false, in.Close()
 		}
 		if err != nil {
 			return fail(err)
@@ -176,8 +179,11 @@ func collectBuild(ctx context.Context, in Stream, res *memlimit.Reservation, has
 			need += indexBytesPerRow * b.NumRows()
 		}
 		if err := res.TryGrow(need); err != nil {
+			if spill {
+				return append(out, b), true, nil
+			}
 			b.Release()
-			return fail(fmt.Errorf("join build side over the memory limit after %d rows (the build side does not spill; put the smaller input on the build side or raise memory_limit): %w", rows+b.NumRows(), err))
+			return fail(fmt.Errorf("join build side over the memory limit after %d rows (this join does not spill: a nested loop, mark, NOT IN or order-keeping join, or a parallel join's shared build; put the smaller input on the build side or raise memory_limit): %w", rows+b.NumRows(), err))
 		}
 		rows += b.NumRows()
 		out = append(out, b)

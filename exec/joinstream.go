@@ -34,8 +34,11 @@ type joinCore struct {
 	// full is a hash mark join's whole condition, the keys' equalities
 	// AND the residual, bound to the pair schema: the pairs whose key
 	// comparison is NULL are tested with it (joinmark.go).
-	full    physexpr.Bound
-	metrics Metrics
+	full physexpr.Bound
+	// keepOrder: the planner relies on the left input's order through
+	// this join (a SubPlan join: KeepOuterOrder), so it never spills.
+	keepOrder bool
+	metrics   Metrics
 }
 
 func (j *joinCore) execute(tc *TaskContext) *joinStream {
@@ -49,6 +52,7 @@ const (
 	jsProbe
 	jsUnmatched
 	jsFinish
+	jsGrace // the build overflowed: the grace join emits (join_spill.go)
 	jsDone
 )
 
@@ -60,6 +64,8 @@ const (
 //	  ▼
 //	build: collect the right input; index its keys (hash join only)
 //	  │                      (a gate builds before it pulls: joingate.go)
+//	  │  over the memory limit, a hash join that may spill ──► grace: the
+//	  │  partitions' joins emit everything (join_spill.go) ──► done
 //	  ▼
 //	probe ◄─────────────┐ gather at most batchSize candidate pairs from the
 //	  │  batch consumed: │ cursor (left row, next candidate), test the
@@ -117,6 +123,20 @@ type joinStream struct {
 	// built once for every partition (partition_join.go); build is this
 	// stream's reference to it and res stays nil.
 	shared *sharedBuild
+	// forShared: the stream that builds a shared build (never spills).
+	forShared bool
+
+	// A grace join's partition (join_spill.go): buildIn is its build
+	// rows (nil: execute j.right), expect their size as reserved, depth
+	// its recursion depth and seed its
+	// partitioning hash's; spillMx the metrics spills are counted in (the
+	// HashJoinExec's own; nil: j's). grace is set once the build overflows.
+	buildIn Stream
+	expect  int64 // a spilled partition's build bytes (0: unknown)
+	depth   int
+	seed    uint64
+	spillMx *Metrics
+	grace   *graceJoin
 }
 
 const candNew = -2
@@ -129,6 +149,13 @@ func (s *joinStream) Close() error {
 	}
 	s.closed = true
 	s.co.Release()
+	if s.grace != nil {
+		s.grace.close()
+	}
+	if s.buildIn != nil {
+		s.buildIn.Close()
+		s.buildIn = nil
+	}
 	s.releasePB()
 	if s.build != nil {
 		s.build.Release()
@@ -175,6 +202,16 @@ func (s *joinStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		case jsFinish:
 			err = s.co.Finish()
 			s.state = jsDone
+		case jsGrace:
+			b, gerr := s.grace.next(ctx)
+			if errors.Is(gerr, io.EOF) {
+				s.state = jsDone
+				continue
+			}
+			if gerr != nil {
+				return nil, gerr
+			}
+			return s.j.metrics.Emit(b, time.Now())
 		case jsDone:
 			return nil, io.EOF
 		}
@@ -209,6 +246,10 @@ func (s *joinStream) start(ctx context.Context) error {
 			first.Release()
 		}
 		return err
+	}
+	if s.grace != nil {
+		s.grace.pending, s.state = first, jsGrace
+		return nil
 	}
 	s.probeFrom(first)
 	return nil
@@ -276,18 +317,26 @@ func (s *joinStream) doBuild(ctx context.Context) error {
 	if s.shared != nil {
 		return s.shared.attach(ctx, s)
 	}
-	in, err := s.j.right.Execute(ctx, s.tc)
-	if err != nil {
-		return err
+	in := s.buildIn
+	s.buildIn = nil
+	if in == nil {
+		var err error
+		if in, err = s.j.right.Execute(ctx, s.tc); err != nil {
+			return err
+		}
 	}
 	consumer := "NestedLoopJoinExec"
 	if len(s.j.rkeys) > 0 {
 		consumer = "HashJoinExec"
 	}
 	s.res = s.tc.MemoryPool().NewReservation(consumer)
-	bs, err := collectBuild(ctx, in, s.res, len(s.j.rkeys) > 0)
+	bs, full, err := collectBuild(ctx, in, s.res, len(s.j.rkeys) > 0, s.canSpill())
 	if err != nil {
 		return err
+	}
+	if full {
+		s.res.Free() // the grace join reserves what it keeps
+		return s.startGrace(ctx, bs, in)
 	}
 	defer func() {
 		var gone int64
@@ -321,8 +370,8 @@ func (s *joinStream) doBuild(ctx context.Context) error {
 	if s.j.typ.rightAfter() {
 		s.rightHit = make([]bool, n)
 	}
-	if len(s.j.rkeys) == 0 {
-		return nil
+	if len(s.j.rkeys) == 0 || n == 0 {
+		return nil // no index: first finds no candidate in an empty build
 	}
 	cols := make([]arrow.Array, len(s.j.rkeys))
 	for i, k := range s.j.rkeys {
@@ -334,7 +383,14 @@ func (s *joinStream) doBuild(ctx context.Context) error {
 	// depends on the slot count's rounding and the key columns.
 	if d := s.idx.bytes() - indexBytesPerRow*int64(n); d > 0 {
 		if err := s.res.TryGrow(d); err != nil {
-			return fmt.Errorf("join build side's hash table over the memory limit (%d rows): %w", n, err)
+			if !s.canSpill() {
+				return fmt.Errorf("join build side's hash table over the memory limit (%d rows): %w", n, err)
+			}
+			// The table came out over its estimate and the pool refuses
+			// the rest: the build has overflowed after all.
+			s.idx, s.build, s.nbuild, s.rightHit, s.buildNull = nil, nil, 0, nil, false
+			s.res.Free()
+			return s.startGrace(ctx, []arrow.RecordBatch{all}, &batchStream{schema: rs})
 		}
 	} else {
 		s.res.Shrink(-d)

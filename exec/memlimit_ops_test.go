@@ -13,9 +13,10 @@ import (
 	"github.com/stablerow/stablerow/exec/memlimit"
 )
 
-// TestHashJoinBuildOverLimit: the build side does not spill; over the
-// limit the join fails with the typed error (not a panic, not a partial
-// answer), and the same join under no limit is complete.
+// TestHashJoinBuildOverLimit: over the limit a hash join's build side
+// spills (join_spill.go) and the answer is complete; one that may not
+// spill (the planner keeps its outer order) fails with the typed error,
+// not a panic or a partial answer, and is complete under no limit.
 func TestHashJoinBuildOverLimit(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
@@ -30,6 +31,10 @@ func TestHashJoinBuildOverLimit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if rows, err := exectest.RunUnder(t, mem, j, 32<<10); err != nil || rows != 10000 {
+			t.Fatalf("%s join over the limit, spilled: %d rows, %v", typ, rows, err)
+		}
+		j.KeepOuterOrder()
 		if _, err := exectest.RunUnder(t, mem, j, 32<<10); !errors.Is(err, memlimit.ErrResourceExhausted) || !errors.Is(err, errkind.OutOfRange) {
 			t.Fatalf("%s join over the limit: %v", typ, err)
 		}

@@ -54,7 +54,12 @@ func (h *HashJoinExec) WithNewChildren(children []Node) (Node, error) {
 	if err := WantChildren(h, children, 2); err != nil {
 		return nil, err
 	}
-	return NewHashJoinExecResidual(children[0], children[1], h.lkeys, h.rkeys, h.typ, h.residual)
+	j, err := NewHashJoinExecResidual(children[0], children[1], h.lkeys, h.rkeys, h.typ, h.residual)
+	if err != nil {
+		return nil, err
+	}
+	j.keepOrder = h.keepOrder
+	return j, nil
 }
 
 func (h *HashJoinExec) OutputPartitions() int {
@@ -114,7 +119,9 @@ func (b *sharedBuild) attach(ctx context.Context, s *joinStream) error {
 	defer b.mu.Unlock()
 	if !b.done {
 		b.done = true
-		one := &joinStream{j: s.j, tc: s.tc}
+		// forShared: a partitioned build spilling would need every
+		// partition's probe rows in one grace join; it fails instead.
+		one := &joinStream{j: s.j, tc: s.tc, forShared: true}
 		b.err = one.doBuild(ctx)
 		b.build, b.res, b.nbuild, b.idx, b.buildNull = one.build, one.res, one.nbuild, one.idx, one.buildNull
 		if b.err != nil {

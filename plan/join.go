@@ -417,6 +417,9 @@ func (p *planner) joinParts(l, r splan.Rel, nl, nr int, typ exec.JoinType, jp jo
 		return nil, fmt.Errorf("%w: join: %w", ErrInvalidPlan, err)
 	}
 	if jp.subplan && !swap && keepsOuterOrder(typ) {
+		if h, ok := node.(*exec.HashJoinExec); ok {
+			h.KeepOuterOrder() // the pathkeys below rely on it: it must not spill
+		}
 		p.subplans[node] = lnode
 		p.perOuterRow[node] = typ == exec.JoinLeft || typ == exec.JoinSingle || typ == exec.JoinMark
 	}
