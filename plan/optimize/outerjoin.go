@@ -45,6 +45,7 @@ func (o *optimizer) outer(f *splan.FilterRel) (out splan.Rel, ok bool, err error
 		if err != nil {
 			return nil, false, wrapInternal(err)
 		}
+		keepExpandMark(nj, j)
 		out, err := o.b.Filter(nj, f.Condition())
 		return out, true, wrapInternal(err)
 	}
@@ -83,6 +84,7 @@ func (o *optimizer) outer(f *splan.FilterRel) (out splan.Rel, ok bool, err error
 	if err != nil {
 		return nil, false, wrapInternal(err)
 	}
+	keepExpandMark(nj, j)
 	if len(stay) == 0 {
 		return nj, true, nil
 	}
