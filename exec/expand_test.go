@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -82,7 +83,7 @@ func TestExpandZeroStep(t *testing.T) {
 	mem := arrowtest.Mem(t)
 	rows := [][]any{{int64(1), int64(1), int64(3), int64(1)}, {int64(2), int64(1), int64(3), int64(0)}}
 	_, err := drainExpand(t, mem, rows, 4)
-	if !errors.Is(err, physexpr.ErrInvalidArgument) || err.Error() == "" {
+	if !errors.Is(err, physexpr.ErrInvalidArgument) || !strings.Contains(err.Error(), "step size cannot equal zero") {
 		t.Fatalf("zero step: %v", err)
 	}
 	if _, err := exec.NewExpandExec(valuesOf(t, mem, nil), 0, 1, 9, "g", "", false); err == nil {
@@ -158,5 +159,39 @@ func drainExpand(t *testing.T, mem memory.Allocator, rows [][]any, batch int) (i
 		}
 		total += b.NumRows()
 		b.Release()
+	}
+}
+
+// EXPLAIN ANALYZE shows the expand's own counters: the input rows it read
+// and how many of them had an empty series (NULL argument, start past stop).
+func TestExpandMetrics(t *testing.T) {
+	mem := arrowtest.Mem(t)
+	rows := [][]any{
+		{int64(1), int64(1), int64(3), int64(1)},
+		{int64(2), nil, int64(3), int64(1)},
+		{int64(3), int64(4), int64(3), int64(1)},
+	}
+	e, err := exec.NewExpandExec(valuesOf(t, mem, rows), 1, 2, 3, "g", "", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	s, err := e.Execute(ctx, &exec.TaskContext{Mem: mem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Collect(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range out {
+		b.Release()
+	}
+	m := e.Metrics().Snapshot()
+	if m["input_rows"] != 3 || m["empty_series"] != 2 || m["output_rows"] != 5 {
+		t.Fatalf("metrics %v", m)
+	}
+	if x := exec.Explain(e, true); !strings.Contains(x, "empty_series=2") {
+		t.Fatalf("EXPLAIN ANALYZE:\n%s", x)
 	}
 }
