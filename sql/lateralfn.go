@@ -37,6 +37,9 @@ func (l *lowerer) lateralFunction(left plan.Rel, ls *scope, n *pg_query.Node) (p
 	}
 	as := *ls
 	as.noAggs = "in generate_series"
+	if as.outer == nil {
+		as.outer = l.outer // a LATERAL subquery's function may name the query around it
+	}
 	vs := make([]value, len(fc.Args))
 	k, constant := kindI32, true
 	for i, a := range fc.Args {

@@ -3,6 +3,7 @@ package optimize
 import (
 	splan "github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -55,4 +56,30 @@ func keepExpandMark(nj, j *splan.JoinRel) {
 	if substraitfn.IsLateralJoin(j.GetAdvancedExtension()) {
 		nj.SetAdvancedExtension(j.GetAdvancedExtension())
 	}
+}
+
+// shiftExpand is the expand join j's right input with its left-field
+// arguments moved k columns on: the general unnesting (depJoin) puts the
+// domain's k columns before the left input's.
+func shiftExpand(j *substraitpb.JoinRel, k int) (*substraitpb.Rel, bool) {
+	r := j.GetRight()
+	if k == 0 || !substraitfn.IsLateralJoin(j.GetAdvancedExtension()) || !isExpandRel(r) {
+		return r, false
+	}
+	var st structpb.Struct
+	if r.GetRead().GetExtensionTable().GetDetail().UnmarshalTo(&st) != nil {
+		return r, false
+	}
+	for _, v := range st.GetFields() {
+		if f, ok := v.GetStructValue().GetFields()[ExpandArgKey]; ok {
+			f.Kind = &structpb.Value_NumberValue{NumberValue: f.GetNumberValue() + float64(k)}
+		}
+	}
+	d, err := anypb.New(&st)
+	if err != nil {
+		return r, false
+	}
+	out := proto.Clone(r).(*substraitpb.Rel)
+	out.GetRead().GetExtensionTable().Detail = d
+	return out, true
 }
