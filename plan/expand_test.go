@@ -67,3 +67,20 @@ func TestExpandRefusals(t *testing.T) {
 		t.Fatalf("generate_series over double precision: %v", err)
 	}
 }
+
+// UNNEST of a parameter list written LATERAL (it reads no earlier item:
+// PostgreSQL's LATERAL changes nothing there) runs as before; it was
+// refused as "this table function form (LATERAL, ...)".
+func TestLateralUnnestParameter(t *testing.T) {
+	mem := exectest.Mem(t)
+	c := stdCatalog(t, mem)
+	stmts, err := sql.Parse("SELECT t.id, v.x FROM t CROSS JOIN LATERAL UNNEST(:ids) WITH ORDINALITY AS v(x, o) WHERE t.id = v.x + 10 ORDER BY v.o", sqlCatalog{c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, explain, err := run(t, mem, c, stmts[0].(*sql.Query).Plan, plan.Options{}, map[int]any{1: []int64{4, 0, 9, 2}}, 2)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, explain)
+	}
+	equalRows(t, rows, [][]any{{int64(14), int64(4)}, {int64(10), int64(0)}, {int64(12), int64(2)}})
+}
