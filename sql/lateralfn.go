@@ -41,31 +41,33 @@ func (l *lowerer) lateralFunction(left plan.Rel, ls *scope, n *pg_query.Node) (p
 		as.outer = l.outer // a LATERAL subquery's function may name the query around it
 	}
 	vs := make([]value, len(fc.Args))
-	k, constant := kindI32, true
+	constant := true
 	for i, a := range fc.Args {
 		v, err := l.expr(a, &as)
 		if err != nil {
 			return nil, nil, nil, nil, false, err
 		}
-		vk := l.defaultKind(v)
-		if !vk.Integer() {
-			if v.how != typed {
-				vk = kindI32 // an untyped literal: the integer variant's argument
-			} else {
-				return nil, nil, nil, nil, false, fmt.Errorf("%w: generate_series over %s with arguments from an earlier FROM item%s", ErrUnsupported, vk, l.src.at(v.loc))
-			}
-		}
-		if vk != kindI32 && vk != kindI16 {
-			k = kindI64 // generate_series(bigint, bigint) unless every argument is integer
-		}
-		if e, err := l.coerce(v, kindI64); err == nil {
-			_, lit := literalOf(e)
+		if v.how == typed {
+			_, lit := literalOf(v.e)
 			constant = constant && lit
 		}
 		vs[i] = v
 	}
 	if constant && !rf.Ordinality {
 		return nil, nil, nil, nil, false, nil // a plain extension-table read (from.go)
+	}
+	k := kindI32
+	for _, v := range vs {
+		vk := l.defaultKind(v)
+		switch {
+		case v.how != typed:
+			vk = kindI32 // an untyped literal: the integer variant's argument
+		case !vk.Integer():
+			return nil, nil, nil, nil, false, fmt.Errorf("%w: generate_series over %s with arguments from an earlier FROM item%s", ErrUnsupported, vk, l.src.at(v.loc))
+		}
+		if vk != kindI32 && vk != kindI16 {
+			k = kindI64 // generate_series(bigint, bigint) unless every argument is integer
+		}
 	}
 	exprs := make([]expr.Expression, 3)
 	for i, v := range vs {
