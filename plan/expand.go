@@ -88,6 +88,16 @@ func (p *planner) expand(j *splan.JoinRel, fn *splan.ExtensionTableReadRel, need
 		}
 		args[i], lneed[k] = int(k), true
 	}
+	// The condition filters the expansion: the left columns it reads are
+	// needed even where the parent reads none of them.
+	if err := refs(j.Expr(), func(i int) error {
+		if i >= 0 && i < nl {
+			lneed[i] = true
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
 	l, err := p.compile(j.Left(), lneed, hint{noTake: true})
 	if err != nil {
 		return nil, err

@@ -84,3 +84,20 @@ func TestLateralUnnestParameter(t *testing.T) {
 	}
 	equalRows(t, rows, [][]any{{int64(14), int64(4)}, {int64(10), int64(0)}, {int64(12), int64(2)}})
 }
+
+// An inner expand's condition reads left columns the select list does not
+// (difftest seed 7 case 5826: "field 0 was pruned"): they are kept.
+func TestExpandConditionColumns(t *testing.T) {
+	mem := exectest.Mem(t)
+	c := stdCatalog(t, mem)
+	stmts, err := sql.Parse("SELECT x.g FROM t JOIN LATERAL generate_series(t.id % 7, t.id % 7 + 2) AS x(g) ON x.g < t.id - 10 ORDER BY x.g", sqlCatalog{c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, explain, err := run(t, mem, c, stmts[0].(*sql.Query).Plan, plan.Options{}, nil, 3)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, explain)
+	}
+	// id 11: 4..6 < 1 none; 12: 5..7 < 2 none; 14: 0..2 < 4 all; 15: 1..3 < 5 all; 16: 2..4 < 6 all.
+	equalRows(t, rows, [][]any{{int64(0)}, {int64(1)}, {int64(1)}, {int64(2)}, {int64(2)}, {int64(2)}, {int64(3)}, {int64(3)}, {int64(4)}})
+}
