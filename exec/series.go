@@ -46,15 +46,21 @@ func NewGenerateSeriesExec(name string, typ arrow.DataType, start, stop, step in
 	default:
 		return nil, fmt.Errorf("%w: generate_series of %s", physexpr.ErrInvalidArgument, typ)
 	}
-	var count uint64
-	switch {
-	case step > 0 && start <= stop:
-		count = (uint64(stop)-uint64(start))/uint64(step) + 1
-	case step < 0 && start >= stop:
-		count = (uint64(start)-uint64(stop))/(uint64(-(step+1))+1) + 1 // -(step+1)+1 avoids negating MinInt64
-	}
+	count := seriesCount(start, stop, step)
 	schema := arrow.NewSchema([]arrow.Field{{Name: name, Type: typ}}, nil)
 	return &GenerateSeriesExec{start: start, stop: stop, step: step, count: count, schema: schema}, nil
+}
+
+// seriesCount is the number of values of start..stop by step (step not
+// zero; ExpandExec shares it): none when start is already past stop.
+func seriesCount(start, stop, step int64) uint64 {
+	switch {
+	case step > 0 && start <= stop:
+		return (uint64(stop)-uint64(start))/uint64(step) + 1
+	case step < 0 && start >= stop:
+		return (uint64(start)-uint64(stop))/(uint64(-(step+1))+1) + 1 // -(step+1)+1 avoids negating MinInt64
+	}
+	return 0
 }
 
 func (g *GenerateSeriesExec) Name() string          { return "GenerateSeriesExec" }

@@ -208,6 +208,9 @@ func (p *planner) join(j *splan.JoinRel, need []bool, h hint) (*rel, error) {
 	if ingest.IsMarkJoin(j.GetAdvancedExtension()) {
 		return p.markJoin(j, need)
 	}
+	if fn, ok := expandJoin(j); ok {
+		return p.expand(j, fn, need) // expand.go
+	}
 	typ, ok := joinTypes[j.Type()]
 	if !ok {
 		return nil, fmt.Errorf("%w: %s", errUnsupported("join type"), j.Type())

@@ -45,7 +45,9 @@ func (l *lowerer) from(items []*pg_query.Node) (plan.Rel, *scope, error) {
 		lateral := isLateral(item)
 		var right plan.Rel
 		var rs *scope
-		if lateral {
+		if pl, ps, fr, fs, ok, ferr := l.lateralFunction(rel, sc, item); ferr != nil || ok { // lateralfn.go
+			rel, sc, right, rs, lateral, err = pl, ps, fr, fs, true, ferr
+		} else if lateral {
 			right, rs, err = l.lateralItem(item, sc) // lateral.go
 		} else {
 			right, rs, err = l.fromItem(item)
@@ -84,6 +86,9 @@ func (l *lowerer) fromItem(n *pg_query.Node) (plan.Rel, *scope, error) {
 	case *pg_query.Node_RangeVar:
 		return l.table(x.RangeVar)
 	case *pg_query.Node_RangeFunction:
+		if rel, sc, ok, err := l.aloneFunction(n); err != nil || ok { // lateralfn.go
+			return rel, sc, err
+		}
 		return l.rangeFunction(x.RangeFunction)
 	case *pg_query.Node_JoinExpr:
 		return l.join(x.JoinExpr)
@@ -184,8 +189,8 @@ func (l *lowerer) alias(a *pg_query.Alias, cols []column) error {
 // rangeFunction lowers UNNEST(...) [WITH ORDINALITY] and generate_series(...)
 // in FROM to extension-table reads (substrait.md §4).
 func (l *lowerer) rangeFunction(rf *pg_query.RangeFunction) (plan.Rel, *scope, error) {
-	if rf.Lateral || rf.IsRowsfrom || len(rf.Functions) != 1 || len(rf.Coldeflist) > 0 {
-		return nil, nil, fmt.Errorf("%w: this table function form (LATERAL, ROWS FROM, column definitions)", ErrUnsupported)
+	if rf.IsRowsfrom || len(rf.Functions) != 1 || len(rf.Coldeflist) > 0 {
+		return nil, nil, fmt.Errorf("%w: this table function form (ROWS FROM, column definitions)", ErrUnsupported)
 	}
 	items := rf.Functions[0].GetList().GetItems()
 	if len(items) == 0 || items[0].GetFuncCall() == nil || (len(items) > 1 && items[1] != nil && items[1].Node != nil) {
@@ -562,7 +567,9 @@ func (l *lowerer) join(j *pg_query.JoinExpr) (plan.Rel, *scope, error) {
 	lateral := isLateral(j.Rarg) && (jt == plan.JoinTypeInner || jt == plan.JoinTypeLeft)
 	var right plan.Rel
 	var rs *scope
-	if lateral {
+	if pl, ps, fr, fs, ok, ferr := l.lateralFunction(left, ls, j.Rarg); (ferr != nil || ok) && (jt == plan.JoinTypeInner || jt == plan.JoinTypeLeft) {
+		left, ls, right, rs, lateral, err = pl, ps, fr, fs, true, ferr // lateralfn.go
+	} else if lateral {
 		right, rs, err = l.lateralItem(j.Rarg, ls) // lateral.go
 	} else {
 		right, rs, err = l.fromItem(j.Rarg)

@@ -27,10 +27,11 @@ func isLateral(n *pg_query.Node) bool {
 	return n.GetRangeSubselect().GetLateral() || n.GetRangeFunction().GetLateral()
 }
 
-// anyLateral reports whether some FROM item is LATERAL.
+// anyLateral reports whether some FROM item is LATERAL, or a function
+// after the first (implicitly LATERAL: lateralfn.go).
 func anyLateral(items []*pg_query.Node) bool {
-	for _, n := range items {
-		if isLateral(n) {
+	for i, n := range items {
+		if isLateral(n) || (i > 0 && n.GetRangeFunction() != nil) {
 			return true
 		}
 	}
@@ -43,9 +44,9 @@ func anyLateral(items []*pg_query.Node) bool {
 func (l *lowerer) lateralItem(n *pg_query.Node, left *scope) (plan.Rel, *scope, error) {
 	rs := n.GetRangeSubselect()
 	if rs == nil {
-		// unnest(t.arr), generate_series(1, t.n): the extension-table
-		// reads take constant arguments only.
-		return nil, nil, fmt.Errorf("%w: LATERAL table function", ErrUnsupported)
+		// A function not reading left (lateralfn.go has the ones that
+		// do): LATERAL changes nothing.
+		return l.fromItem(n)
 	}
 	q := rs.Subquery.GetSelectStmt()
 	if q == nil {

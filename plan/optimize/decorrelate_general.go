@@ -295,7 +295,9 @@ func (u *unnester) depJoin(d *domain, j *substraitpb.JoinRel, ws int, path strin
 		return nil, err
 	}
 	right, rk := j.GetRight(), 0
-	if rHas {
+	if r, ok := shiftExpand(j, k); ok {
+		right = r // an expand's arguments follow its left input (expand.go)
+	} else if rHas {
 		if right, err = u.dep(d, right, path+".right"); err != nil {
 			return nil, err
 		}

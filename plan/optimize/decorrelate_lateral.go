@@ -28,8 +28,11 @@ func (u *unnester) lateral(r *substraitpb.Rel, j *substraitpb.JoinRel, path stri
 	if j.Right, err = u.rel(j.GetRight(), path+".right"); err != nil {
 		return nil, err
 	}
-	j.AdvancedExtension = nil
 	jt := j.GetType()
+	if isExpandRel(j.GetRight()) && (jt == substraitpb.JoinRel_JOIN_TYPE_INNER || jt == substraitpb.JoinRel_JOIN_TYPE_LEFT) {
+		return r, nil // a correlated expand, not a subquery (expand.go): it keeps its mark
+	}
+	j.AdvancedExtension = nil
 	if jt != substraitpb.JoinRel_JOIN_TYPE_INNER && jt != substraitpb.JoinRel_JOIN_TYPE_LEFT {
 		return nil, unsupportedAt("join", path, "LATERAL join of type %s (inner and left only)", jt)
 	}

@@ -5,6 +5,8 @@ import (
 
 	"github.com/substrait-io/substrait-go/v8/expr"
 	splan "github.com/substrait-io/substrait-go/v8/plan"
+
+	"github.com/stablerow/stablerow/internal/substraitfn"
 )
 
 // isRegionJoin reports whether r is a join the pass may reorder: a cross
@@ -14,7 +16,9 @@ func isRegionJoin(r splan.Rel) bool {
 	case *splan.CrossRel:
 		return j.OutputMapping() == nil
 	case *splan.JoinRel:
-		return j.Type() == splan.JoinTypeInner && j.OutputMapping() == nil
+		// A lateral join left by Decorrelate is an expand (expand.go):
+		// its right input reads the left's columns, so it is a barrier.
+		return j.Type() == splan.JoinTypeInner && j.OutputMapping() == nil && !substraitfn.IsLateralJoin(j.GetAdvancedExtension())
 	}
 	return false
 }

@@ -3,6 +3,8 @@ package optimize
 import (
 	"github.com/substrait-io/substrait-go/v8/expr"
 	splan "github.com/substrait-io/substrait-go/v8/plan"
+
+	"github.com/stablerow/stablerow/internal/substraitfn"
 )
 
 // A filter over an outer join is taken apart before the regions are
@@ -32,7 +34,11 @@ func (o *optimizer) outer(f *splan.FilterRel) (out splan.Rel, ok bool, err error
 		return nil, false, nil
 	}
 	t := j.Type()
-	if t != splan.JoinTypeLeft && t != splan.JoinTypeRight && t != splan.JoinTypeOuter {
+	// An expand (expand.go) is a barrier to the join-order pass, so its
+	// INNER join's conjuncts over the left input are pushed here, as a
+	// LEFT join's (distribute_qual_to_rels).
+	expandInner := t == splan.JoinTypeInner && substraitfn.IsLateralJoin(j.GetAdvancedExtension())
+	if t != splan.JoinTypeLeft && t != splan.JoinTypeRight && t != splan.JoinTypeOuter && !expandInner {
 		return nil, false, nil
 	}
 	nl := width(j.Left())
@@ -45,6 +51,7 @@ func (o *optimizer) outer(f *splan.FilterRel) (out splan.Rel, ok bool, err error
 		if err != nil {
 			return nil, false, wrapInternal(err)
 		}
+		keepExpandMark(nj, j)
 		out, err := o.b.Filter(nj, f.Condition())
 		return out, true, wrapInternal(err)
 	}
@@ -83,6 +90,7 @@ func (o *optimizer) outer(f *splan.FilterRel) (out splan.Rel, ok bool, err error
 	if err != nil {
 		return nil, false, wrapInternal(err)
 	}
+	keepExpandMark(nj, j)
 	if len(stay) == 0 {
 		return nj, true, nil
 	}
