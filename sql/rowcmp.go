@@ -169,6 +169,9 @@ func (l *lowerer) rowSetComparison(sl *pg_query.SubLink, sc *scope) (expr.Expres
 		return nil, err
 	}
 	for i := range xs {
+		if xs[i].e == nil {
+			continue // an untyped literal: nothing to read
+		}
 		if hasSubquery(xs[i].e) {
 			return nil, fmt.Errorf("%w: a subquery in a row compared with ANY or ALL (subquery)%s", ErrUnsupported, l.src.at(sl.Location))
 		}

@@ -48,3 +48,18 @@ func TestRowComparisonWithSubquery(t *testing.T) {
 	c := p.Expressions()[0].String()
 	assert.True(t, strings.HasPrefix(c, "or(lt(add([outerRef:1].field(0)"), "the operands are outer references: %s", c)
 }
+
+// A WHERE with a constant FALSE conjunct analyses its scalar subqueries
+// (subquery.go): a row comparison's subquery is no scalar one, and its
+// two columns are no error (difftest seed 2 case 2414).
+func TestRowSubqueryUnderFalseWhere(t *testing.T) {
+	_, err := Parse("SELECT id FROM t WHERE (id, id) > (SELECT id, id FROM u) AND 1 = 0", testCatalog)
+	require.NoError(t, err)
+}
+
+// An untyped literal in a row compared with ANY has no expression to
+// move into the subquery (difftest seed 3 case 1181: it panicked).
+func TestRowAnyUntypedLiteral(t *testing.T) {
+	_, err := Parse("SELECT (id, 'a') > ANY (SELECT id, name FROM t) FROM t", testCatalog)
+	require.NoError(t, err)
+}
