@@ -534,7 +534,8 @@ func (u *unnester) scalar(cur *substraitpb.Rel, w int, s *substraitpb.Rel, path 
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	return single(f.base, f.conds, f.cols[0])
+	base, value := u.constantValue(f.base, w, f.cols[0]) // decorrelate_single.go
+	return single(base, f.conds, value)
 }
 
 // (A grouped aggregate, or one whose measures read the outer query, is
