@@ -56,6 +56,9 @@ func (g *Gen) subqueryValue(ts []*Table, outer scope) *Expr {
 		sub.Item = g.leaf(inner, typ)
 		v = &Expr{Op: pick(g, []string{"insub", "notinsub"}), Type: TBool, Args: []*Expr{g.expr(outer, typ, 1, true)}, Sub: sub}
 	default:
+		if v = g.rowCompare(ts, outer, inner, sub); v != nil { // genrowcmp.go
+			break
+		}
 		typ := g.typ()
 		sub.Item = g.leaf(inner, typ)
 		op := pick(g, []string{"=", "<>", "<", ">", "<=", ">="}) + pick(g, []string{" ANY", " ALL"})

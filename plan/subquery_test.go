@@ -509,14 +509,13 @@ func TestSubqueryRefusals(t *testing.T) {
 		  "input": {"filter": {"input": ` + vRead + `, "condition": ` + cond + `}}}}]}`
 	}
 	cases := []struct{ name, plan, want string }{
-		// A full join's condition decides which rows of either side are
-		// NULL-extended: no filter above the join, nor a column of one
-		// side, can hold its subquery (a LEFT join's can, over its right
-		// side: optimize's decorrelate_outerjoin.go).
-		{"outer-join-condition", `{` + ext + `, "relations": [{"root": {"names": ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"],
-		  "input": {"join": {"left": ` + vRead + `, "right": ` + vRead + `, "type": "JOIN_TYPE_OUTER",
-		  "expression": {"subquery": {"setPredicate": {"predicateOp": "PREDICATE_OP_EXISTS", "tuples": ` + one + `}}}}}}}]}`,
-			"subquery in a JoinRel's expressions (unnested in filters, projects, sorts, aggregates, inner joins and, over its right side only, a LEFT join's condition) at root.input.join"},
+		// An outer join's post-join filter applies after the NULL
+		// extension: no pair's condition can hold its subquery
+		// (optimize's decorrelate_outerjoin.go takes the condition's).
+		{"outer-join-post-filter", `{` + ext + `, "relations": [{"root": {"names": ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"],
+		  "input": {"join": {"left": ` + vRead + `, "right": ` + vRead + `, "type": "JOIN_TYPE_OUTER", "expression": {"literal": {"boolean": true}},
+		  "postJoinFilter": {"subquery": {"setPredicate": {"predicateOp": "PREDICATE_OP_EXISTS", "tuples": ` + one + `}}}}}}}]}`,
+			"subquery in a JoinRel's expressions (unnested in filters, projects, sorts, aggregates and the conditions of inner, LEFT, RIGHT and FULL joins) at root.input.join"},
 		{"aggregate-not-null-on-empty", filter(`{"scalarFunction": {"functionReference": 2, "outputType": ` + vBool + `, "arguments": [
 		  {"value": ` + vRef("0") + `}, {"value": {"subquery": {"scalar": {"input": {"aggregate": {"input": {"filter": {"input": ` + vRead + `,
 		    "condition": {"scalarFunction": {"functionReference": 2, "outputType": ` + vBool + `, "arguments": [{"value": ` + vRef("0") + `}, {"value": ` + outer + `}]}}}},

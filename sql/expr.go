@@ -229,6 +229,9 @@ func (l *lowerer) aExpr(a *pg_query.A_Expr, s *scope) (value, error) {
 	if v, ok, err := l.intervalArith(a, op, s); ok || err != nil { // interval.go
 		return v, err
 	}
+	if a.Lexpr.GetRowExpr() != nil {
+		return l.rowComparison(a, op, s) // rowcmp.go
+	}
 	lv, err := l.expr(a.Lexpr, s)
 	if err != nil {
 		return value{}, err

@@ -17,7 +17,7 @@ import (
 // (optimize.Decorrelate: the semi join's conjunction for IN, the anti
 // join's NULL-or per column for NOT IN, a mark join's as a value), so the
 // three-valued answer is the row comparison's. A row with another
-// operator (< ANY) orders rows lexicographically: not supported here.
+// operator (< ANY) orders rows lexicographically: rowcmp.go.
 
 // setOperands lowers the operand of an IN or op ANY/ALL subquery sl: its
 // value, or each column of a row.

@@ -78,6 +78,10 @@ func scalarSubLinks(nodes ...*pg_query.Node) []*pg_query.SubLink {
 	var out []*pg_query.SubLink
 	var walk func(m protoreflect.Message)
 	walk = func(m protoreflect.Message) {
+		if a, ok := m.Interface().(*pg_query.A_Expr); ok && a.Lexpr.GetRowExpr() != nil && a.Rexpr.GetSubLink() != nil {
+			walk(a.Lexpr.ProtoReflect()) // a row's subquery, not a scalar one (rowcmp.go)
+			return
+		}
 		if sl, ok := m.Interface().(*pg_query.SubLink); ok {
 			if sl.SubLinkType == pg_query.SubLinkType_EXPR_SUBLINK {
 				out = append(out, sl)

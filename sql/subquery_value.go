@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
 )
 
@@ -23,10 +24,13 @@ func (l *lowerer) setValue(sl *pg_query.SubLink, sc *scope) (value, error) {
 	if _, sk := setSubLink(&pg_query.Node{Node: &pg_query.Node_SubLink{SubLink: sl}}); sk != setNone {
 		k = sk
 	}
+	var e expr.Expression
+	var err error
 	if k == setCompare && sl.Testexpr.GetRowExpr() != nil {
-		return value{}, fmt.Errorf("%w: row comparison with a subquery%s", ErrUnsupported, l.src.at(sl.Location))
+		e, err = l.rowSetComparison(sl, sc) // rowcmp.go
+	} else {
+		e, err = l.setExpr(sl, k, sc)
 	}
-	e, err := l.setExpr(sl, k, sc)
 	if err != nil {
 		return value{}, err
 	}

@@ -34,6 +34,8 @@ import (
 //	    (by other than equalities: LEFT on the outer values, S over their
 //	    distinct values grouped by them, decorrelate_dependent.go)
 //	an inner join's condition              a filter over the join on true
+//	an outer join's condition              the pairs' filter, outer joined back
+//	                                       (decorrelate_outerjoin.go)
 //	an aggregate's measure or grouping     a project under the aggregate
 //
 // (nullOr(c) is c OR x IS NULL OR y IS NULL: PostgreSQL's NULL rule for
@@ -59,7 +61,7 @@ import (
 // correlation values (decorrelate_general.go), as is a LATERAL join
 // (decorrelate_lateral.go); a reference n > 1 levels out is n - 1 levels
 // out once its subquery is a join, unnested with the query around. A
-// subquery in an outer join's condition, an outer reference inside a
+// subquery in an outer join's post-join filter, an outer reference inside a
 // right or full join, and UNIQUE are refused with a *PathError naming
 // the expression's path (plan reports it as ErrUnsupported).
 
@@ -144,10 +146,11 @@ func (u *unnester) rel(r *substraitpb.Rel, path string) (*substraitpb.Rel, error
 		}
 	}
 	// Expressions of the relations not rewritten below (a read, an
-	// outer join's condition): a subquery there has no join to become.
+	// outer join's post-join filter, a semi or anti join's condition):
+	// a subquery there has no join to become.
 	refuse := func(m proto.Message, kind, path string) error {
 		if hasSubquery(m) {
-			return unsupportedAt("expression", path, "subquery in a %s's expressions (unnested in filters, projects, sorts, aggregates, inner joins and, over its right side only, a LEFT join's condition)", kind)
+			return unsupportedAt("expression", path, "subquery in a %s's expressions (unnested in filters, projects, sorts, aggregates and the conditions of inner, LEFT, RIGHT and FULL joins)", kind)
 		}
 		return nil
 	}
@@ -531,7 +534,8 @@ func (u *unnester) scalar(cur *substraitpb.Rel, w int, s *substraitpb.Rel, path 
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	return single(f.base, f.conds, f.cols[0])
+	base, value := u.constantValue(f.base, w, f.cols[0]) // decorrelate_single.go
+	return single(base, f.conds, value)
 }
 
 // (A grouped aggregate, or one whose measures read the outer query, is
