@@ -534,6 +534,14 @@ func (u *unnester) scalar(cur *substraitpb.Rel, w int, s *substraitpb.Rel, path 
 	if err != nil {
 		return nil, nil, 0, err
 	}
+	if below, _ := refRange(f.cols[0], w); below {
+		// The value reads the outer row: general unnesting makes those
+		// reads columns of the subquery's side (decorrelate_single.go).
+		if f, err = u.unnestGeneral(cur, w, s, path); err != nil {
+			return nil, nil, 0, err
+		}
+		return single(f.base, f.conds, f.cols[0])
+	}
 	base, value := u.constantValue(f.base, w, f.cols[0]) // decorrelate_single.go
 	return single(base, f.conds, value)
 }
