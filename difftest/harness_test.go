@@ -56,6 +56,27 @@ func TestDiffDetectsPlantedDifferences(t *testing.T) {
 	}
 }
 
+// TestDiffZeroSignTies: in an ordered comparison, rows that differ only
+// by the sign of a zero are ties (-0 = 0 in float comparison), so their
+// order is either; a zero's sign is still a difference of value, and
+// other rows keep their order.
+func TestDiffZeroSignTies(t *testing.T) {
+	cols := []TypeClass{ClassText, ClassFloat}
+	pg := &Outcome{Cols: cols, Rows: [][]*string{{s("a"), s("-0")}, {s("a"), s("0")}, {s("a"), s("1")}}}
+	tied := &Outcome{Cols: cols, Rows: [][]*string{{s("a"), s("0")}, {s("a"), s("-0")}, {s("a"), s("1")}}}
+	if d := Diff(pg, tied, true); d != "" {
+		t.Fatalf("rows tied by -0 = 0 in another order diverge: %s", d)
+	}
+	for name, o := range map[string]*Outcome{
+		"sign lost":   {Cols: cols, Rows: [][]*string{{s("a"), s("0")}, {s("a"), s("0")}, {s("a"), s("1")}}},
+		"order moved": {Cols: cols, Rows: [][]*string{{s("a"), s("1")}, {s("a"), s("-0")}, {s("a"), s("0")}}},
+	} {
+		if d := Diff(pg, o, true); d == "" {
+			t.Errorf("%s: planted difference not detected", name)
+		}
+	}
+}
+
 // TestPGText checks the rendering against PostgreSQL's documented text
 // output (boolout t/f; float8out with extra_float_digits = 1).
 func TestPGText(t *testing.T) {

@@ -197,14 +197,18 @@ func pruneBool(name string, args []expr.Expression) (decided expr.Expression, re
 // a cast in it raises though the value is NULL (seed 20261222 case
 // 25282). Options that read a column are each NULL = x, a strict
 // operator PostgreSQL folds to NULL, and so is a lone option without
-// columns.
+// columns. A column of an enclosing query (an outer reference in a
+// LATERAL or correlated subquery) is no column here: PostgreSQL puts
+// such an option in the array too, evaluated at run time (NULL IN (-0 /
+// a.k, 1 - 42, ...) raises division by zero per row; seed 20261233 case
+// 120222).
 func nullInList(value expr.Expression, options []expr.Expression) (expr.Expression, bool) {
 	if !isNullConst(value) {
 		return nil, false
 	}
 	arrayed, varying := 0, false
 	for _, o := range options {
-		if readsColumn(o) {
+		if readsOwnColumn(o) {
 			continue
 		}
 		arrayed++
@@ -248,7 +252,7 @@ func (l *lowerer) nullInSplit(value expr.Expression, options []expr.Expression, 
 	var arrayed []expr.Expression
 	columns := false
 	for _, o := range options {
-		if readsColumn(o) {
+		if readsOwnColumn(o) {
 			if unfoldedConstant(o) {
 				return nil, false, nil
 			}

@@ -82,16 +82,29 @@ func conjuncts(cond expr.Expression) []expr.Expression {
 }
 
 // readsColumn: e reads a field of its input (or of an outer query's).
-func readsColumn(e expr.Expression) bool {
-	if _, ok := e.(*expr.FieldReference); ok {
+func readsColumn(e expr.Expression) bool { return readsColumnOf(e, true) }
+
+// readsOwnColumn is readsColumn of the query's own level: an outer
+// reference (a column of an enclosing query, PostgreSQL's Var of
+// varlevelsup > 0, a Param at run time) does not count, as
+// transformAExprIn's contain_vars_of_level(rexpr, 0) does not count it
+// when it sorts an IN list's options into the array.
+func readsOwnColumn(e expr.Expression) bool { return readsColumnOf(e, false) }
+
+func readsColumnOf(e expr.Expression, outer bool) bool {
+	if f, ok := e.(*expr.FieldReference); ok {
+		if _, up := f.Root.(expr.OuterReference); up && !outer {
+			return false
+		}
 		return true
 	}
 	found := false
 	e.Visit(func(c expr.Expression) expr.Expression {
-		if !found && readsColumn(c) {
+		if !found && readsColumnOf(c, outer) {
 			found = true
 		}
 		return c
 	})
 	return found
 }
+
