@@ -107,4 +107,3 @@ func readsColumnOf(e expr.Expression, outer bool) bool {
 	})
 	return found
 }
-
