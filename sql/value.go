@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/types"
+
+	sqlvalue "github.com/stablerow/stablerow/value"
 )
 
 // untyped says how a value without a type yet was written. Postgres gives
@@ -420,10 +423,23 @@ func foldArithmetic(op string, a, b expr.Expression) (expr.Expression, bool) {
 // half away from zero (2.5::integer is 3, where double precision's
 // rint would give 2).
 func (l *lowerer) numericConstant(v value, k kind, explicit bool) (expr.Expression, error) {
-	if k.ID == idNumeric {
-		return l.parseLiteral(v.num, k, v.loc)
-	}
 	nk, fits := numericConstantKind(v.num)
+	if k.ID == idNumeric {
+		e, err := l.parseLiteral(v.num, k, v.loc)
+		if errors.Is(err, sqlvalue.ErrNumericOverflow) && fits && nk != k {
+			// CAST(9223372036854775807.0 AS NUMERIC(8,2)) is numeric's
+			// length coercion over a constant, which PostgreSQL runs in
+			// eval_const_expressions, not in the parser: it raises only
+			// where the folding reaches it, so TRUE OR (that < NULL) is
+			// TRUE (simplify_or_arguments stops at TRUE; difftest seed
+			// 20261233 case 325358).
+			lit, perr := l.parseLiteral(v.num, nk, v.loc)
+			if perr == nil {
+				return deferredCast(lit, k), nil
+			}
+		}
+		return e, err
+	}
 	if !fits {
 		n, err := constantToInt(v.num, k)
 		if err != nil {
