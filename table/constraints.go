@@ -95,13 +95,12 @@ func CreateConstrained(ctx context.Context, st store.Store, schema *arrow.Schema
 	if len(vs) > 0 {
 		return nil, errorf(ErrExists, "a table already exists here (version %d)", vs[len(vs)-1])
 	}
-	m := &Manifest{
-		Version:        1,
-		TimestampNanos: time.Now().UnixNano(),
-		Schema:         normalizeUserSchema(schema),
-		Txn:            TxnSummary{Kind: "create"},
-		Constraints:    cons,
-	}
+	m := newManifest()
+	m.Version = 1
+	m.TimestampNanos = time.Now().UnixNano()
+	m.Schema = normalizeUserSchema(schema)
+	m.Txn = TxnSummary{Kind: "create"}
+	m.Constraints = cons
 	b, err := m.MarshalBinary()
 	if err != nil {
 		return nil, err

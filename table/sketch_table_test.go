@@ -56,6 +56,14 @@ func TestDistinctCounts(t *testing.T) {
 	for c := range want {
 		require.InDelta(t, want[c], got[c], 0.03*want[c]+0.5, "column %s", sch.Field(c).Name)
 	}
+	// The answer is kept per manifest (a second call merges nothing),
+	// and each call's slice is the caller's own.
+	first := append([]float64(nil), got...)
+	got[0] = -1
+	again, ok, err := tb.Manifest().DistinctCounts()
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, first, again)
 
 	// Delete all but the 100 rows whose id is a multiple of 400 (k =
 	// id % 1000: 5 values among them): the sketches still count the

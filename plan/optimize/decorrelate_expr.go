@@ -180,14 +180,21 @@ func (u *unnester) conjuncts(e *substraitpb.Expression, path string) []protoConj
 // descending into relations (a subquery's or a child's); f returns false
 // to not descend into an expression.
 func walkExprs(m protoreflect.Message, f func(*substraitpb.Expression) bool) {
+	if e, ok := m.Interface().(*substraitpb.Expression); ok {
+		walkExpr(e, f) // exprwalk.go
+		return
+	}
+	if relExprs(m.Interface(), f) { // exprwalk.go
+		return
+	}
+	walkFields(m, f)
+}
+
+// walkFields is walkExprs of the message fields of m, by reflection.
+func walkFields(m protoreflect.Message, f func(*substraitpb.Expression) bool) {
 	d := m.Descriptor()
 	if d.FullName() == relMessageName {
 		return
-	}
-	if d.FullName() == exprName {
-		if !f(m.Interface().(*substraitpb.Expression)) {
-			return
-		}
 	}
 	fields := d.Fields()
 	for i := range fields.Len() {
@@ -254,28 +261,51 @@ func outerRefIn(r proto.Message, known map[*substraitpb.Rel]bool) bool {
 			return true
 		}
 		found := false
-		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-			if fd.Kind() != protoreflect.MessageKind || fd.IsMap() {
-				return true
-			}
-			if fd.IsList() {
-				for j := range v.List().Len() {
-					if walk(v.List().Get(j).Message()) {
-						found = true
-						break
-					}
+		if e, ok := m.Interface().(*substraitpb.Expression); ok {
+			// By the expressions' Go types (exprwalk.go), down to the
+			// relations of their subqueries.
+			walkExpr(e, func(x *substraitpb.Expression) bool {
+				switch r := x.GetRexType().(type) {
+				case *substraitpb.Expression_Selection:
+					found = found || r.Selection.GetOuterReference() != nil
+				case *substraitpb.Expression_Subquery_, *substraitpb.Expression_Lambda_, *substraitpb.Expression_LambdaInvocation_:
+					found = found || walkFieldsOf(x.ProtoReflect(), walk)
 				}
-			} else {
-				found = walk(v.Message())
-			}
-			return !found
-		})
+				return !found
+			})
+			return found
+		}
+		found = walkFieldsOf(m, walk)
 		if isRel && known != nil {
 			known[rel] = found
 		}
 		return found
 	}
 	return walk(r.ProtoReflect())
+}
+
+// walkFieldsOf is outerRefIn's step into the message fields of m (a
+// relation's, or an expression's subquery or lambda): true when walk
+// finds an outer reference in one.
+func walkFieldsOf(m protoreflect.Message, walk func(protoreflect.Message) bool) bool {
+	found := false
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if fd.Kind() != protoreflect.MessageKind || fd.IsMap() {
+			return true
+		}
+		if fd.IsList() {
+			for j := range v.List().Len() {
+				if walk(v.List().Get(j).Message()) {
+					found = true
+					break
+				}
+			}
+		} else {
+			found = walk(v.Message())
+		}
+		return !found
+	})
+	return found
 }
 
 // remapRefs returns a copy of e with each field reference replaced by
