@@ -65,7 +65,7 @@ func numericStatsFinal64(k statsKind, s, to int32, n int64, sx value.Int192, sxx
 	} else if q, okq = value.Mul128(q, value.Pow10x128(to-r)); !okq {
 		return decimal128.Num{}, false, false // numericStatsFinal raises the overflow
 	}
-	if !value.Within(q, value.Pow10x128(value.MaxDecimalPrecision).Sub(decimal128.FromI64(1))) {
+	if !value.Within(q, value.MaxOfPrecision(value.MaxDecimalPrecision)) {
 		return decimal128.Num{}, false, false
 	}
 	return q, true, true

@@ -149,7 +149,7 @@ func DivideDecimalAtRScale64(x int64, s1 int32, y int64, s2 int32) (q decimal128
 	}
 	// The quotient is bounded by 128 bits only: the caller rounds it to
 	// its own column (max = 10^38 - 1 here is that bound's decimal one).
-	q, ok = divide64(x, s1, y, s2, r, value.Pow10x128(value.MaxDecimalPrecision).Sub(decimal128.FromI64(1)))
+	q, ok = divide64(x, s1, y, s2, r, value.MaxOfPrecision(value.MaxDecimalPrecision))
 	return q, r, ok
 }
 
