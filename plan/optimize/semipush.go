@@ -6,6 +6,8 @@ import (
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/stablerow/stablerow/internal/substraitfn"
 )
 
 // The IN/EXISTS push to one FROM item (Decorrelate's filter). A filter
@@ -63,6 +65,13 @@ func (u *unnester) joinItems(root **substraitpb.Rel) []item {
 			left, right = &t.Cross.Left, &t.Cross.Right
 		case *substraitpb.Rel_Join:
 			if t.Join.GetType() != substraitpb.JoinRel_JOIN_TYPE_INNER || t.Join.GetCommon().GetEmit() != nil {
+				break
+			}
+			if substraitfn.IsLateralJoin(t.Join.GetAdvancedExtension()) {
+				// A lateral join (an expand: generate_series over an
+				// earlier FROM item) is one item: its right input reads
+				// the left's columns, so nothing may be put between
+				// them (difftest seed 20261234 case 57105).
 				break
 			}
 			left, right = &t.Join.Left, &t.Join.Right
