@@ -167,7 +167,7 @@ type expansion struct {
 	left  splan.Rel
 	ids   *splan.VirtualTableReadRel
 	typ   exec.JoinType
-	wl    int   // left's width
+	wl    int // left's width
 	chain []splan.Rel
 	// finest are the left columns the keys and the filters read: the
 	// finest grouping.
