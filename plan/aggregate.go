@@ -85,8 +85,11 @@ func (p *planner) aggregate(r *splan.AggregateRel) (*rel, error) {
 		}
 	}
 	if len(refs) == 1 {
-		if out, ok, err := p.rolledUp(r, groups); err != nil || ok {
-			return out, err
+		// A roll-up that cannot be planned (the finest keys' input columns
+		// of a type no hash aggregate groups by, ...) leaves the
+		// expansion, which raises any error of the statement's own.
+		if out, ok, err := p.rolledUp(r, groups); err == nil && ok {
+			return out, nil
 		}
 	}
 	out, _, err := p.aggregateOver(r.Input(), groups, r.Measures(), false)
