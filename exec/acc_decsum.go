@@ -173,7 +173,7 @@ func (s *decimalSumMerge) update(args []arrow.Array, groups []uint32, ngroups in
 		return fmt.Errorf("%w: decimal sum state columns %s, %s, %s, %s", physexpr.ErrSchema, args[0].DataType(), args[1].DataType(), args[2].DataType(), args[3].DataType())
 	}
 	for r, g := range groups {
-		if g == skipRow {
+		if g == skipRow || cnt.IsNull(r) { // NULL: the empty state (MergeOver)
 			continue
 		}
 		s.sums[g].Merge(value.Int192{Lo: lo.Value(r), Mid: mid.Value(r), Hi: hi.Value(r)})

@@ -407,7 +407,7 @@ func (s *numStatsMerge) update(args []arrow.Array, groups []uint32, ngroups int)
 		ws[i] = w
 	}
 	for r, g := range groups {
-		if g == skipRow {
+		if g == skipRow || cnt.IsNull(r) { // NULL: the empty state (MergeOver)
 			continue
 		}
 		s.counts[g] += cnt.Value(r)

@@ -144,7 +144,71 @@ func (h *HashAggregateExec) FinalOver(partial *HashAggregateExec, input Node) (*
 	for i := range g {
 		a.groups = append(a.groups, i)
 	}
-	col := g
+	a.aggs, a.makers = h.mergeMeasures(g)
+	return &HashAggregateExec{agg: a, mode: aggFinal}, nil
+}
+
+// MergeOver is h's final phase over input, one stream whose columns from
+// stateStart on are partial's state columns (partial is
+// h.PartialOver(...)): the states of partial's groups are merged into the
+// groups of input's columns groups, which may be coarser than partial's.
+// A grouping-set aggregation rolls its coarser sets up this way from the
+// finest one's states (plan/rollup.go): input is the partial output
+// crossed with the set ids, each set's keys (NULL where the set lacks
+// them) computed from the finest keys. A row whose state is NULL (a
+// RIGHT join's NULL-extended row: an empty set's group over no rows) is
+// the empty state. Output: the group columns, then h's measures.
+func (h *HashAggregateExec) MergeOver(partial *HashAggregateExec, input Node, groups []int, stateStart int) (*HashAggregateExec, error) {
+	if partial.mode != aggPartial || h.mode != aggSingle {
+		return nil, fmt.Errorf("%w: merge over a partial aggregation of a single one", physexpr.ErrInvalidArgument)
+	}
+	if OutputPartitions(input) > 1 {
+		return nil, fmt.Errorf("%w: merge of partial states over %d partitions", physexpr.ErrInvalidArgument, OutputPartitions(input))
+	}
+	in, ps := input.Schema(), partial.Schema()
+	states := ps.Fields()[len(partial.agg.groups):]
+	if stateStart < 0 || stateStart+len(states) > in.NumFields() {
+		return nil, fmt.Errorf("%w: partial states at column %d of %d", physexpr.ErrSchema, stateStart, in.NumFields())
+	}
+	for i, f := range states {
+		if !arrow.TypeEqual(f.Type, in.Field(stateStart+i).Type) {
+			return nil, fmt.Errorf("%w: partial state column %d is %s, want %s", physexpr.ErrSchema, stateStart+i, in.Field(stateStart+i).Type, f.Type)
+		}
+	}
+	a := aggregation{input: input, groups: append([]int(nil), groups...)}
+	var fields []arrow.Field
+	for _, g := range groups {
+		if g < 0 || g >= in.NumFields() {
+			return nil, fmt.Errorf("%w: group column %d out of range", physexpr.ErrInvalidArgument, g)
+		}
+		f := in.Field(g)
+		if !groupKeyOK(f.Type) {
+			return nil, fmt.Errorf("%w: cannot group by type %s", physexpr.ErrInvalidArgument, f.Type)
+		}
+		fields = append(fields, arrow.Field{Name: f.Name, Type: f.Type, Nullable: f.Nullable})
+	}
+	fields = append(fields, h.agg.schema.Fields()[len(h.agg.groups):]...)
+	if len(fields) == 0 {
+		return nil, fmt.Errorf("%w: aggregate needs a group column or a measure", physexpr.ErrInvalidArgument)
+	}
+	a.schema = arrow.NewSchema(fields, nil)
+	a.aggs, a.makers = h.mergeMeasures(stateStart)
+	return &HashAggregateExec{agg: a, mode: aggFinal}, nil
+}
+
+// PartialStates reports whether h is a first phase (PartialOver): its
+// output is per-group states.
+func (h *HashAggregateExec) PartialStates() bool { return h.mode == aggPartial }
+
+// MergesStates reports whether h is a final phase (FinalOver, MergeOver):
+// its input holds partial states.
+func (h *HashAggregateExec) MergesStates() bool { return h.mode == aggFinal }
+
+// mergeMeasures are h's measures as merges of the partial state columns
+// that start at column col of the final phase's input.
+func (h *HashAggregateExec) mergeMeasures(col int) ([]Aggregate, []func() accumulator) {
+	var aggs []Aggregate
+	var makers []func() accumulator
 	for i, m := range h.agg.aggs {
 		fm := m
 		switch {
@@ -155,30 +219,30 @@ func (h *HashAggregateExec) FinalOver(partial *HashAggregateExec, input Node) (*
 				fm.Args = append(fm.Args, col+k)
 			}
 			mk := h.agg.makers[i]
-			a.makers = append(a.makers, func() accumulator { return &numStatsMerge{mk().(*numStatsAcc)} })
+			makers = append(makers, func() accumulator { return &numStatsMerge{mk().(*numStatsAcc)} })
 			col += n
 		case isDecimalSum(m, h.agg.input.Schema()):
 			fm.Args = []int{col, col + 1, col + 2, col + 3}
 			mk := h.agg.makers[i]
-			a.makers = append(a.makers, func() accumulator { return &decimalSumMerge{mk().(*decimalSumAcc)} })
+			makers = append(makers, func() accumulator { return &decimalSumMerge{mk().(*decimalSumAcc)} })
 			col += 4
 		case m.Func == AggSum || m.Func == AggAvg:
 			fm.Args = []int{col, col + 1, col + 2}
 			avg := m.Func == AggAvg
-			a.makers = append(a.makers, func() accumulator { return &intSumMerge{intSumAcc{avg: avg}} })
+			makers = append(makers, func() accumulator { return &intSumMerge{intSumAcc{avg: avg}} })
 			col += 3
 		case m.Func == AggCount || m.Func == AggCountStar:
 			fm.Func, fm.Args = AggCount, []int{col}
-			a.makers = append(a.makers, func() accumulator { return &countMerge{} })
+			makers = append(makers, func() accumulator { return &countMerge{} })
 			col++
 		default: // min of mins, and of ands, ...
 			fm.Args = []int{col}
-			a.makers = append(a.makers, h.agg.makers[i])
+			makers = append(makers, h.agg.makers[i])
 			col++
 		}
-		a.aggs = append(a.aggs, fm)
+		aggs = append(aggs, fm)
 	}
-	return &HashAggregateExec{agg: a, mode: aggFinal}, nil
+	return aggs, makers
 }
 
 // OutputPartitions: a partial or final aggregation runs per input
@@ -249,7 +313,7 @@ func (s *intSumMerge) update(args []arrow.Array, groups []uint32, ngroups int) e
 		return fmt.Errorf("%w: sum state columns %s, %s, %s", physexpr.ErrSchema, args[0].DataType(), args[1].DataType(), args[2].DataType())
 	}
 	for r, g := range groups {
-		if g == skipRow {
+		if g == skipRow || cnt.IsNull(r) { // NULL: the empty state (MergeOver)
 			continue
 		}
 		l := s.lo[g] + lo.Value(r)
@@ -274,7 +338,7 @@ func (c *countMerge) update(args []arrow.Array, groups []uint32, ngroups int) er
 		return fmt.Errorf("%w: count state column %s", physexpr.ErrSchema, args[0].DataType())
 	}
 	for r, g := range groups {
-		if g != skipRow {
+		if g != skipRow && !x.IsNull(r) { // NULL: the empty state (MergeOver)
 			c.counts[g] += x.Value(r)
 		}
 	}

@@ -84,11 +84,26 @@ func (p *planner) aggregate(r *splan.AggregateRel) (*rel, error) {
 			groups = append(groups, gexprs[i])
 		}
 	}
-	w, err := p.width(r.Input())
-	if err != nil {
-		return nil, err
+	if len(refs) == 1 {
+		// A roll-up that cannot be planned (the finest keys' input columns
+		// of a type no hash aggregate groups by, ...) leaves the
+		// expansion, which raises any error of the statement's own.
+		if out, ok, err := p.rolledUp(r, groups); err == nil && ok {
+			return out, nil
+		}
 	}
-	ms := r.Measures()
+	out, _, err := p.aggregateOver(r.Input(), groups, r.Measures(), false)
+	return out, err
+}
+
+// aggregateOver plans the aggregation of input by groups with measures ms,
+// their expressions over input. hashed: a HashAggregateExec always (it is
+// returned too; nil when the ordered aggregate was planned).
+func (p *planner) aggregateOver(input splan.Rel, groups []expr.Expression, ms []splan.AggRelMeasure, hashed bool) (*rel, *exec.HashAggregateExec, error) {
+	w, err := p.width(input)
+	if err != nil {
+		return nil, nil, err
+	}
 	aggs := make([]exec.Aggregate, len(ms))
 	var margs [][]expr.Expression
 	var filters []expr.Expression // per measure: its FILTER, nil for none
@@ -96,20 +111,20 @@ func (p *planner) aggregate(r *splan.AggregateRel) (*rel, error) {
 	for i, m := range ms {
 		f := m.Measure()
 		if f == nil {
-			return nil, fmt.Errorf("%w: aggregate measure without a function", ErrInvalidPlan)
+			return nil, nil, fmt.Errorf("%w: aggregate measure without a function", ErrInvalidPlan)
 		}
 		name := p.aggregateName(f)
 		if name == "" {
-			return nil, fmt.Errorf("%w: aggregate function anchor not declared", ErrInvalidPlan)
+			return nil, nil, fmt.Errorf("%w: aggregate function anchor not declared", ErrInvalidPlan)
 		}
 		fn, ok := aggregateFuncs[name]
 		if !ok {
-			return nil, fmt.Errorf("%w: %s", errUnsupported("aggregate function"), name)
+			return nil, nil, fmt.Errorf("%w: %s", errUnsupported("aggregate function"), name)
 		}
 		if fn.f == exec.AggStdDevSamp || fn.f == exec.AggVarSamp {
 			var err error
 			if fn.f, err = statsFunc(fn.f, f); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		var flt expr.Expression
@@ -119,32 +134,32 @@ func (p *planner) aggregate(r *splan.AggregateRel) (*rel, error) {
 		}
 		filters = append(filters, flt)
 		if f.Phase() != types.AggPhaseInitialToResult && f.Phase() != types.AggPhaseUnspecified {
-			return nil, fmt.Errorf("%w: aggregation phase %s", ErrUnsupported, f.Phase())
+			return nil, nil, fmt.Errorf("%w: aggregation phase %s", ErrUnsupported, f.Phase())
 		}
 		desc := false
 		switch {
 		case orderedSet(fn.f):
 			// WITHIN GROUP (ORDER BY x): one sort, by the value argument.
 			if len(f.Sorts) != 1 || f.NArgs() == 0 || !sameSortValue(f.Sorts[0].Expr, asExpr(f.Arg(f.NArgs()-1))) {
-				return nil, fmt.Errorf("%w: %s needs one sort, by its last argument (WITHIN GROUP (ORDER BY x))", ErrInvalidPlan, name)
+				return nil, nil, fmt.Errorf("%w: %s needs one sort, by its last argument (WITHIN GROUP (ORDER BY x))", ErrInvalidPlan, name)
 			}
 			d, ok := f.Sorts[0].Kind.(types.SortDirection)
 			if !ok {
-				return nil, fmt.Errorf("%w: %s ordered by a comparison function", ErrUnsupported, name)
+				return nil, nil, fmt.Errorf("%w: %s ordered by a comparison function", ErrUnsupported, name)
 			}
 			desc = d == types.SortDescNullsFirst || d == types.SortDescNullsLast
 		case len(f.Sorts) > 0:
-			return nil, fmt.Errorf("%w: ORDER BY inside %s", ErrUnsupported, name)
+			return nil, nil, fmt.Errorf("%w: ORDER BY inside %s", ErrUnsupported, name)
 		}
 		n := f.NArgs()
 		if (fn.nargs < 0 && n > 1) || (fn.nargs >= 0 && n != fn.nargs) {
-			return nil, fmt.Errorf("%w: %s with %d arguments", ErrInvalidPlan, name, n)
+			return nil, nil, fmt.Errorf("%w: %s with %d arguments", ErrInvalidPlan, name, n)
 		}
 		var args []expr.Expression
 		for k := range n {
 			a, ok := f.Arg(k).(expr.Expression)
 			if !ok {
-				return nil, fmt.Errorf("%w: %s argument %s", ErrInvalidPlan, name, f.Arg(k))
+				return nil, nil, fmt.Errorf("%w: %s argument %s", ErrInvalidPlan, name, f.Arg(k))
 			}
 			args = append(args, a)
 		}
@@ -157,11 +172,11 @@ func (p *planner) aggregate(r *splan.AggregateRel) (*rel, error) {
 	}
 	inNeed, err := inputNeed(w, make([]bool, w), all...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	in, err := p.compile(r.Input(), inNeed, hint{})
+	in, err := p.compile(input, inNeed, hint{})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// Every group key and argument becomes an input column: a plain
 	// column as it is, anything else computed by one ProjectExec below.
@@ -187,20 +202,20 @@ func (p *planner) aggregate(r *splan.AggregateRel) (*rel, error) {
 	gcols := make([]int, len(groups))
 	for i, g := range groups {
 		if err := column(g, fmt.Sprintf("group%d", i), &gcols[i]); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	for i, args := range margs {
 		if filters[i] != nil {
 			if err := p.filteredArgs(&aggs[i], args, filters[i], in, computed); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			continue
 		}
 		aggs[i].Args = make([]int, len(args))
 		for k, a := range args {
 			if err := column(a, fmt.Sprintf("arg%d_%d", i, k), &aggs[i].Args[k]); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 	}
@@ -208,7 +223,7 @@ func (p *planner) aggregate(r *splan.AggregateRel) (*rel, error) {
 	if len(extras) > 0 {
 		var idx []int
 		if node, idx, err = withExtra(p.extended, node, extras, names); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for k, s := range slots {
 			*s = idx[k]
@@ -217,19 +232,20 @@ func (p *planner) aggregate(r *splan.AggregateRel) (*rel, error) {
 	var agg exec.Node
 	// An ordered-set aggregate's values are reserved in the hash
 	// aggregate (a typed error over the memory limit): hashed always.
-	if orderedOn(node.Properties().Ordering, gcols) && !slices.ContainsFunc(aggs, func(a exec.Aggregate) bool { return orderedSet(a.Func) }) {
+	if !hashed && orderedOn(node.Properties().Ordering, gcols) && !slices.ContainsFunc(aggs, func(a exec.Aggregate) bool { return orderedSet(a.Func) }) {
 		agg, err = exec.NewOrderedAggregateExec(node, gcols, aggs)
 	} else {
 		agg, err = exec.NewHashAggregateExec(node, gcols, aggs)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidPlan, err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidPlan, err)
 	}
 	out := &rel{node: agg}
 	for i, f := range agg.Schema().Fields() {
 		out.cols, out.names = append(out.cols, i), append(out.names, f.Name)
 	}
-	return out, nil
+	h, _ := agg.(*exec.HashAggregateExec)
+	return out, h, nil
 }
 
 // filteredArgs places the arguments of an aggregate with FILTER (WHERE

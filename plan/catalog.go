@@ -69,6 +69,11 @@ type Options struct {
 	// DisableSharing compiles a repeated relation (a WITH query read
 	// twice) at each occurrence instead of once (shared.go).
 	DisableSharing bool
+	// DisableRollup plans grouping sets as their expansion runs (every
+	// input row once per set) instead of rolling the coarser sets up from
+	// the finest one's partial states (rollup.go): the model test runs
+	// both and compares rows.
+	DisableRollup bool
 	// WriteSource: the plan's rows are written to a table (INSERT ...
 	// SELECT, UPDATE, CREATE TABLE AS), which stores character(n) in the
 	// engine's form, so its result columns are not blank-padded

@@ -95,6 +95,9 @@ func (pp *parallelPlanner) partitionedNode(n exec.Node) (exec.Node, error) {
 // repartition on them and the final aggregate per partition; without, a
 // coalesce into one final aggregate.
 func (pp *parallelPlanner) aggregate(h *exec.HashAggregateExec) (exec.Node, error) {
+	if h.MergesStates() {
+		return pp.rolledUp(h)
+	}
 	if !h.Mergeable() {
 		return h, nil
 	}
@@ -120,6 +123,48 @@ func (pp *parallelPlanner) aggregate(h *exec.HashAggregateExec) (exec.Node, erro
 		}
 	}
 	return h.FinalOver(partial, mid)
+}
+
+// rolledUp parallelizes a grouping-set aggregation rolled up from its
+// finest grouping (rollup.go): the finest, partial aggregation runs per
+// partition of its input, coalesced under the join with the set ids (a
+// group's states from several partitions merge as those of several finest
+// groups do); the join, the keys and the merge above stay one stream.
+// Under a memory limit the partial aggregation is one instance over the
+// merged input, as any aggregation (memoryLimited).
+func (pp *parallelPlanner) rolledUp(n exec.Node) (exec.Node, error) {
+	var child exec.Node
+	switch x := n.(type) {
+	case *exec.HashAggregateExec:
+		if x.PartialStates() {
+			if pp.memoryLimited {
+				return pp.singleChildren(x)
+			}
+			c, err := pp.partitioned(x.Children()[0])
+			if err != nil || c == x.Children()[0] {
+				return n, err
+			}
+			p, err := x.WithNewChildren([]exec.Node{c})
+			if err != nil || exec.OutputPartitions(p) <= 1 {
+				return p, err
+			}
+			return exec.NewCoalescePartitionsExec(p), nil
+		}
+		if !x.MergesStates() {
+			return n, nil
+		}
+		child = x.Children()[0]
+	case *exec.ProjectExec, *exec.FilterExec, *exec.NestedLoopJoinExec:
+		child = n.Children()[0] // a join's left: the finest groups
+	default:
+		return n, nil
+	}
+	c, err := pp.rolledUp(child)
+	if err != nil || c == child {
+		return n, err
+	}
+	kids := append([]exec.Node{c}, n.Children()[1:]...)
+	return n.(exec.ChildReplacer).WithNewChildren(kids)
 }
 
 // passThrough rebuilds a row-by-row node over its child's partitions.

@@ -50,6 +50,10 @@ type planner struct {
 	// perOuterRow: the subplans joins that give each outer row one
 	// output row or more (ordering.go withRowBudget).
 	perOuterRow map[exec.Node]bool
+	// rollupLeaf: while rollup.go compiles a grouping-set expansion over
+	// the finest groups' partial states, its join relation's compiled
+	// form.
+	rollupLeaf map[splan.Rel]*rel
 }
 
 // rel is a compiled relation. node produces the columns; cols[i] is the node
@@ -181,6 +185,9 @@ func needs(need []bool, i int) bool { return need == nil || (i < len(need) && ne
 func (p *planner) compile(r splan.Rel, need []bool, h hint) (*rel, error) {
 	if err := p.ctx.Err(); err != nil {
 		return nil, err
+	}
+	if leaf, ok := p.rollupLeaf[r]; ok {
+		return leaf, nil // a grouping-set expansion's join over the finest groups (rollup.go)
 	}
 	if p.share != nil {
 		if k, ok := p.share.key[r]; ok {
