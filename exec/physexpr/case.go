@@ -100,6 +100,9 @@ type boundCase struct {
 }
 
 func (e boundCase) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
+	if e.maskedColumn() {
+		return e.evalMasked(ctx, mem, b) // casemask.go
+	}
 	n := int(b.NumRows())
 	undecided := allRows(n)
 	picks := make([][]int32, len(e.vals)) // rows of each arm, ascending

@@ -94,6 +94,7 @@ func Decorrelate(p *substraitpb.Plan, widths map[*substraitpb.Rel]int, st Stats)
 		return err
 	}
 	root.Input = in
+	u.shareScalarAggregates(in) // scalaragg.go
 	return nil
 }
 
