@@ -109,6 +109,7 @@ type Sub struct {
 	Table string
 	Item  *Expr // nil: SELECT 1
 	Where *Expr
+	Alias string // the table's alias ("": s); nested subqueries need their own (gendeep.go)
 }
 
 // SQL renders the subquery.
@@ -117,7 +118,11 @@ func (s *Sub) SQL() string {
 	if s.Item != nil {
 		item = s.Item.SQL()
 	}
-	q := "SELECT " + item + " FROM " + s.Table + " AS s"
+	alias := s.Alias
+	if alias == "" {
+		alias = "s"
+	}
+	q := "SELECT " + item + " FROM " + s.Table + " AS " + alias
 	if s.Where != nil {
 		q += " WHERE " + s.Where.SQL()
 	}

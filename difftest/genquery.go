@@ -110,6 +110,7 @@ func (g *Gen) query(ts []*Table) *Query {
 	switch k := g.n(20); {
 	case k < 5:
 		g.grouped(q, s)
+		g.addHavingSubquery(q, s, ts) // genhavingsub.go
 		return q
 	case k < 7:
 		g.setOp(q, s, ts)

@@ -47,6 +47,11 @@ func (g *Gen) subqueryValue(ts []*Table, outer scope) *Expr {
 			v = &Expr{Op: "exists", Type: TBool, Sub: sub}
 		}
 	case k == 0:
+		if g.p(0.3) {
+			if v = g.deepSubquery(ts, outer); v != nil { // gendeep.go
+				break
+			}
+		}
 		v = &Expr{Op: pick(g, []string{"exists", "notexists"}), Type: TBool, Sub: sub}
 	case k == 1:
 		if v = g.rowIn(outer, inner, sub); v != nil { // genrowin.go

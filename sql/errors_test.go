@@ -33,6 +33,7 @@ func TestErrors(t *testing.T) {
 		{"SELECT id FROM t GROUP BY CUBE (id, id, id, id, id, id, id, id, id, id, id, id, id)", ErrInvalid, "CUBE is limited to 12 elements"},
 		{"SELECT DISTINCT ON (id) id, name FROM t ORDER BY name, id", ErrInvalidColumnReference, "SELECT DISTINCT ON expressions must match initial ORDER BY expressions at line 1, column 21"},
 		{"SELECT id, name FROM t GROUP BY id", ErrInvalid, "must appear in the GROUP BY clause"},
+		{"SELECT id FROM t GROUP BY id HAVING EXISTS (SELECT 1 FROM u WHERE u.id = t.name)", ErrInvalid, `subquery uses ungrouped column "t.name" from outer query at line 1`},
 		{"SELECT id FROM t UNION SELECT name FROM t", ErrType, "UNION types bigint and text cannot be matched"},
 		{"SELECT id FROM t EXCEPT SELECT id, id FROM t", ErrInvalid, "same number of columns"},
 		{"SELECT DISTINCT id FROM t ORDER BY name", ErrInvalid, "must appear in select list"},

@@ -122,7 +122,7 @@ func (l *lowerer) lookup(s *scope, qual, name string, loc int32) (int, error) {
 	}
 	i, err := l.lookupHere(s, qual, name, loc)
 	if err != nil && notFound(err) && s.outer != nil {
-		if _, oerr := l.lookup(s.outer, qual, name, loc); oerr == nil || !notFound(oerr) {
+		if oerr := l.probeOuter(s.outer, qual, name, loc); oerr == nil || !notFound(oerr) {
 			full := name
 			if qual != "" {
 				full = qual + "." + name
@@ -211,7 +211,7 @@ func (l *lowerer) outerColumn(s *scope, qual, name string, loc int32) (value, bo
 	}
 	steps := uint32(1)
 	for o := base.outer; o != nil; o, steps = o.outer, steps+1 {
-		j, err := l.lookupHere(o, qual, name, loc)
+		j, err := l.lookupOuterLevel(o, qual, name, loc)
 		if err != nil && !notFound(err) {
 			return value{}, false, err // ambiguous there, as PostgreSQL says
 		}
@@ -229,6 +229,49 @@ func (l *lowerer) outerColumn(s *scope, qual, name string, loc int32) (value, bo
 		return value{e: e, loc: loc, name: o.cols[j].name}, true, nil
 	}
 	return value{}, false, nil
+}
+
+// probeOuter reports whether an enclosing query o, or one around it, has
+// [qual.]name (nil), or an error for it there (not notFound).
+func (l *lowerer) probeOuter(o *scope, qual, name string, loc int32) error {
+	if o.shadow > 0 {
+		_, err := l.lookup(o, qual, name, loc)
+		return err
+	}
+	_, err := l.lookupOuterLevel(o, qual, name, loc)
+	if err != nil && notFound(err) && o.outer != nil {
+		return l.probeOuter(o.outer, qual, name, loc)
+	}
+	return err
+}
+
+// lookupOuterLevel resolves [qual.]name among the columns of the
+// enclosing query o. Over GROUP BY (a subquery in the HAVING, SELECT list
+// or ORDER BY of a grouped query) the name is one of the FROM items'
+// columns, as PostgreSQL resolves it, and must be a group key: it reads
+// that key's column of the aggregate (t.a under GROUP BY t.a), and any
+// other column is PostgreSQL's error (check_ungrouped_columns).
+func (l *lowerer) lookupOuterLevel(o *scope, qual, name string, loc int32) (int, error) {
+	if o.aggs == nil || o.group == nil || o.group.input == nil {
+		return l.lookupHere(o, qual, name, loc)
+	}
+	in := o.group.input
+	i, err := l.lookupHere(in, qual, name, loc)
+	if err != nil {
+		return 0, err
+	}
+	e, err := in.ref(i)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	if k := o.group.keyFor(e); k >= 0 {
+		return k, nil
+	}
+	full := name
+	if q := in.cols[i].qual; q != "" {
+		full = q + "." + name
+	}
+	return 0, fmt.Errorf("%w: subquery uses ungrouped column %q from outer query%s", ErrInvalid, full, l.src.at(loc))
 }
 
 // correlates reports whether an expression over s may name an enclosing

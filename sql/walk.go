@@ -12,8 +12,14 @@ func aggregateCalls(nodes ...*pg_query.Node) []*pg_query.FuncCall {
 	var out []*pg_query.FuncCall
 	var walk func(m protoreflect.Message)
 	walk = func(m protoreflect.Message) {
-		if _, ok := m.Interface().(*pg_query.SubLink); ok {
-			return // a subquery's aggregates are its own
+		if sl, ok := m.Interface().(*pg_query.SubLink); ok {
+			// A subquery's aggregates are its own; its test expression
+			// (the x of x op ANY (...), x IN (...)) is the enclosing
+			// query's, as PostgreSQL's transformSubLink lowers it there.
+			if t := sl.GetTestexpr(); t != nil {
+				walk(t.ProtoReflect())
+			}
+			return
 		}
 		if fc, ok := m.Interface().(*pg_query.FuncCall); ok && isAggregate(fc) && fc.Over == nil {
 			out = append(out, fc)

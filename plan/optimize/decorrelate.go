@@ -61,7 +61,8 @@ import (
 // correlation values (decorrelate_general.go), as is a LATERAL join
 // (decorrelate_lateral.go); a reference n > 1 levels out is n - 1 levels
 // out once its subquery is a join, unnested with the query around. A
-// subquery in an outer join's post-join filter, an outer reference inside a
+// join's post-join filter with a subquery is a filter over the join
+// (postJoinFilter). An outer reference inside a
 // right or full join, and UNIQUE are refused with a *PathError naming
 // the expression's path (plan reports it as ErrUnsupported).
 
@@ -146,8 +147,8 @@ func (u *unnester) rel(r *substraitpb.Rel, path string) (*substraitpb.Rel, error
 			*c, err = u.rel(*c, p)
 		}
 	}
-	// Expressions of the relations not rewritten below (a read, an
-	// outer join's post-join filter, a semi or anti join's condition):
+	// Expressions of the relations not rewritten below (a read, a semi
+	// or anti join's condition):
 	// a subquery there has no join to become.
 	refuse := func(m proto.Message, kind, path string) error {
 		if hasSubquery(m) {
@@ -187,6 +188,9 @@ func (u *unnester) rel(r *substraitpb.Rel, path string) (*substraitpb.Rel, error
 		if substraitfn.IsLateralJoin(t.Join.GetAdvancedExtension()) {
 			return u.lateral(r, t.Join, path+".join") // decorrelate_lateral.go
 		}
+		if hasSubquery(t.Join.GetPostJoinFilter()) {
+			return u.rel(u.postJoinFilter(r, t.Join), path)
+		}
 		child(&t.Join.Left, path+".join.left")
 		child(&t.Join.Right, path+".join.right")
 		if err == nil && t.Join.GetType() == substraitpb.JoinRel_JOIN_TYPE_INNER && hasSubquery(t.Join) {
@@ -210,6 +214,33 @@ func (u *unnester) rel(r *substraitpb.Rel, path string) (*substraitpb.Rel, error
 		}
 	}
 	return r, err
+}
+
+// postJoinFilter is r, a join whose post-join filter holds a subquery,
+// as a filter of that condition over the join without it. Substrait
+// applies a post-join filter to the join's output, before its emit, as a
+// FilterRel would (after an outer join's NULL extension, unlike the ON
+// condition): the filter over the join's whole output, with the join's
+// emit, is the same relation, and its subqueries are unnested as any
+// filter's (a WHERE over an outer join, which the SQL front end writes
+// so).
+func (u *unnester) postJoinFilter(r *substraitpb.Rel, j *substraitpb.JoinRel) *substraitpb.Rel {
+	n := u.width(j.GetLeft()) + u.width(j.GetRight())
+	switch j.GetType() {
+	case substraitpb.JoinRel_JOIN_TYPE_LEFT_SEMI, substraitpb.JoinRel_JOIN_TYPE_LEFT_ANTI:
+		n = u.width(j.GetLeft())
+	case substraitpb.JoinRel_JOIN_TYPE_RIGHT_SEMI, substraitpb.JoinRel_JOIN_TYPE_RIGHT_ANTI:
+		n = u.width(j.GetRight())
+	case substraitpb.JoinRel_JOIN_TYPE_LEFT_MARK:
+		n = u.width(j.GetLeft()) + 1
+	case substraitpb.JoinRel_JOIN_TYPE_RIGHT_MARK:
+		n = u.width(j.GetRight()) + 1
+	}
+	inner := &substraitpb.JoinRel{Common: direct(), Left: j.GetLeft(), Right: j.GetRight(), Expression: j.GetExpression(),
+		Type: j.GetType(), AdvancedExtension: j.GetAdvancedExtension()}
+	in := u.made(&substraitpb.Rel{RelType: &substraitpb.Rel_Join{Join: inner}}, n)
+	return u.made(&substraitpb.Rel{RelType: &substraitpb.Rel_Filter{Filter: &substraitpb.FilterRel{
+		Common: j.GetCommon(), Input: in, Condition: j.GetPostJoinFilter()}}}, u.width(r))
 }
 
 // filter rewrites a filter whose condition holds subqueries: its

@@ -59,6 +59,14 @@ func (u *unnester) newDomain(cur *substraitpb.Rel, fields []int) *domain {
 	return d
 }
 
+// An empty domain (k = 0) is a subquery that reads no column of the
+// query one level out, only queries further out (steps_out n > 1, as a
+// third-level EXISTS reading the first level's row): D is then one row of
+// no columns, so D ⋈dep S is S with its outer references one level
+// nearer. dep builds no D for it: a relation without an outer reference
+// is itself, an ungrouped aggregate its own one row (an aggregate
+// grouped by no key, D's relation, would be no relation at all).
+
 // copyD is a fresh copy of D's relation (each use is its own subtree).
 func (u *unnester) copyD(d *domain) *substraitpb.Rel {
 	return u.made(u.copyRel(d.rel), d.k)
@@ -184,6 +192,9 @@ func depCommon(d *domain, c *substraitpb.RelCommon, n int, newPos func(int) int)
 func (u *unnester) dep(d *domain, s *substraitpb.Rel, path string) (*substraitpb.Rel, error) {
 	k, ws := d.k, u.width(s)
 	if !u.relHasOuterRef(s) {
+		if k == 0 {
+			return s, nil // no correlation value here: S once (see emptyDomain)
+		}
 		j := &substraitpb.Rel{RelType: &substraitpb.Rel_Cross{Cross: &substraitpb.CrossRel{Common: direct(), Left: u.copyD(d), Right: s}}}
 		return u.made(j, k+ws), nil
 	}
@@ -214,6 +225,7 @@ func (u *unnester) dep(d *domain, s *substraitpb.Rel, path string) (*substraitpb
 			if es[i], err = u.depExpr(d, x, shift, fmt.Sprintf("%s.project: expressions[%d]", path, i)); err != nil {
 				return nil, err
 			}
+			partitionByDomain(es[i], k)
 		}
 		out.RelType = &substraitpb.Rel_Project{Project: &substraitpb.ProjectRel{
 			Common: depCommon(d, p.GetCommon(), u.width(p.GetInput())+len(es), shift), Input: in, Expressions: es}}
@@ -258,6 +270,26 @@ func (u *unnester) dep(d *domain, s *substraitpb.Rel, path string) (*substraitpb
 		return nil, unsupportedAt("expression", path, "outer reference inside a %s (unnested through filters, projects, sorts, aggregates, fetches, joins and set operations)", relKind(s.GetRelType()))
 	}
 	return u.made(out, k+ws), nil
+}
+
+// partitionByDomain makes each window function in e (a project's
+// expression over D ⋈dep input, D's k columns first) compute per D row:
+// D's columns lead its partitions. A window over the rows of one outer
+// row must not number, rank or sum the rows of another: the fetch of an
+// EXISTS read up to its first row (a row_number() after depFetch) that a
+// query further out unnests again partitioned by the nearer domain alone,
+// so the rows of every farther correlation value shared one first row.
+func partitionByDomain(e *substraitpb.Expression, k int) {
+	walkExprs(e.ProtoReflect(), func(x *substraitpb.Expression) bool {
+		if w := x.GetWindowFunction(); w != nil {
+			parts := make([]*substraitpb.Expression, 0, k+len(w.GetPartitions()))
+			for i := range k {
+				parts = append(parts, fieldExpr(i))
+			}
+			w.Partitions = append(parts, w.GetPartitions()...)
+		}
+		return true
+	})
 }
 
 // depSorts moves sort fields as depExpr does.
@@ -410,6 +442,9 @@ func (u *unnester) depAggregate(d *domain, s *substraitpb.Rel, a *substraitpb.Ag
 		common := depCommon(d, a.GetCommon(), n, shiftOut)
 		agg.GetAggregate().Common = common
 		return agg, nil
+	}
+	if k == 0 {
+		return agg, nil // one row, as D's one row has (emptyDomain)
 	}
 	// Ungrouped: every D row has the aggregate's one row.
 	on := make([]*substraitpb.Expression, k)

@@ -126,3 +126,35 @@ func walkRels(r *substraitpb.Rel, f func(*substraitpb.Rel)) {
 		walkRels(t.Cross.GetRight(), f)
 	}
 }
+
+// A LEFT join's post-join filter holding a correlated EXISTS (reading
+// the nullable side) is a filter over the join, with the join's emit:
+// the EXISTS becomes a semi join of the whole join's output (the
+// filter's one conjunct: the semi join takes its emit), and no
+// join keeps a post-join filter. (Answers: plan's
+// TestPostJoinFilterSubquery.)
+func TestPostJoinFilterIsFilter(t *testing.T) {
+	exists := `{"subquery": {"setPredicate": {"predicateOp": "PREDICATE_OP_EXISTS", "tuples": ` +
+		dFilter(dRead("s", "k"), dCall(1, dBool, dRef(0, 0), dRef(2, 1))) + `}}}`
+	js := dPlan(`{"join": {"common": {"emit": {"outputMapping": [0, 2]}}, "left": `+dRead("o", "k", "v")+`, "right": `+dRead("i", "k", "v")+
+		`, "expression": `+dCall(1, dBool, dRef(0, 0), dRef(2, 0))+`, "postJoinFilter": `+exists+`, "type": "JOIN_TYPE_LEFT"}}`, "k", "k2")
+	_, in, widths := decorrelated(t, js)
+	if got := fmt.Sprint(in.GetJoin().GetCommon().GetEmit().GetOutputMapping()); got != "[0 2]" {
+		t.Fatalf("want a join with the emit [0 2] on top, got %v", in)
+	}
+	var semi, left bool
+	walkRels(in, func(r *substraitpb.Rel) {
+		if j := r.GetJoin(); j != nil {
+			if j.GetPostJoinFilter() != nil {
+				t.Fatalf("a post-join filter is left: %v", j)
+			}
+			semi = semi || j.GetType() == substraitpb.JoinRel_JOIN_TYPE_LEFT_SEMI
+			if j.GetType() == substraitpb.JoinRel_JOIN_TYPE_LEFT {
+				left = widths[r] == 4
+			}
+		}
+	})
+	if !semi || !left {
+		t.Fatalf("want a semi join over the LEFT join's 4 columns: %v", in)
+	}
+}

@@ -332,11 +332,10 @@ func TestDecorrelateRefusals(t *testing.T) {
 		return `{"subquery": {"setPredicate": {"predicateOp": "PREDICATE_OP_EXISTS", "tuples": ` + sub + `}}}`
 	}
 	cases := []struct{ name, plan, want string }{
-		// An outer join's post-join filter applies after the NULL
-		// extension, not to the pairs (decorrelate_outerjoin.go): its
-		// subquery is refused.
-		{"outer-join-post-filter", dPlan(`{"join": {"common": {"direct": {}}, "left": `+dRead("o", "k", "v")+`, "right": `+dRead("i", "k", "v")+
-			`, "expression": `+dCall(1, dBool, dRef(0, 0), dRef(2, 0))+`, "postJoinFilter": `+exists(dFilter(dRead("s", "k"), dCall(1, dBool, dRef(0, 0), dRef(0, 1))))+`, "type": "JOIN_TYPE_LEFT"}}`, "k", "v", "k2", "v2"),
+		// A semi join's condition has no join to become (a post-join
+		// filter's subquery is a filter's over the join: postJoinFilter).
+		{"semi-join-condition", dPlan(`{"join": {"common": {"direct": {}}, "left": `+dRead("o", "k", "v")+`, "right": `+dRead("i", "k", "v")+
+			`, "expression": `+exists(dFilter(dRead("s", "k"), dCall(1, dBool, dRef(0, 0), dRef(0, 1))))+`, "type": "JOIN_TYPE_LEFT_SEMI"}}`, "k", "v"),
 			"unsupported expression: subquery in a JoinRel's expressions (unnested in filters, projects, sorts, aggregates and the conditions of inner, LEFT, RIGHT and FULL joins) at root.input.join"},
 		// A full join NULL-extends its left side, the domain's columns
 		// with it (decorrelate_general.go's depJoin).
