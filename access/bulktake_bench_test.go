@@ -17,7 +17,9 @@ const benchTakeRows = 10_000_000
 
 // benchTakeTable is benchTakeRows rows of (k int64) in fragments of 1M
 // rows on a local store, and 1M random ids of it.
-func benchTakeTable(b *testing.B) (*table.Table, []uint64) { return benchTakeTableWith(b, table.Options{}) }
+func benchTakeTable(b *testing.B) (*table.Table, []uint64) {
+	return benchTakeTableWith(b, table.Options{})
+}
 
 // benchTakeTableWith is benchTakeTable written with opts.
 func benchTakeTableWith(b *testing.B, opts table.Options) (*table.Table, []uint64) {
