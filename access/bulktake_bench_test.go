@@ -50,6 +50,8 @@ func benchBulkTake1M(b *testing.B, opts table.Options) {
 	l := New(memory.DefaultAllocator)
 	cols := []string{"k", table.RowID}
 	b.Run("plain", func(b *testing.B) {
+		cpu0 := cpuTime(b)
+		defer func() { b.ReportMetric(float64(cpuTime(b)-cpu0)/1e6/float64(b.N), "cpu-ms/op") }()
 		for range b.N {
 			addrs, found, err := l.locate(ctx, tb, ids)
 			if err != nil {
