@@ -93,10 +93,11 @@ var q6Columns = []string{"l_shipdate", "l_discount", "l_quantity", "l_extendedpr
 // cold is what a query pays on a freshly opened snapshot.
 func benchLineitemScan(b *testing.B, cols []string, cold, encoded bool) {
 	ctx := context.Background()
-	st, err := lineitemOnce()
+	once := lineitemOnce
 	if encoded {
-		st, err = lineitemEncodedOnce()
+		once = lineitemEncodedOnce
 	}
+	st, err := once()
 	if err != nil {
 		b.Fatal(err)
 	}
