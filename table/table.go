@@ -48,7 +48,7 @@ type Options struct {
 	// FormatColumns (Arrow buffers as they are, read in place from the
 	// mapped file). Off by default until decoding is as cheap as reading
 	// in place: encoded, TPC-H Q1 costs about 1.5x the CPU, Q6 3-4x, Q12
-	// and Q19 2-3x; a 1M-id take costs no more, as it decodes only the
+	// about 2x and Q19 2.5-3x; a 1M-id take costs no more, as it decodes only the
 	// rows it takes (BENCHMARKS.md, issue 30).
 	EncodedDataFiles bool
 	// CommitCheck, when set, is called by every commit that adds rows
