@@ -18,7 +18,12 @@ const benchTakeRows = 10_000_000
 // benchTakeTable is benchTakeRows rows of (k int64) in fragments of 1M
 // rows on a local store, and 1M random ids of it.
 func benchTakeTable(b *testing.B) (*table.Table, []uint64) {
-	tb := benchKTable(b, table.Options{}, benchTakeRows, func(i int) int64 { return int64(i) })
+	return benchTakeTableWith(b, table.Options{})
+}
+
+// benchTakeTableWith is benchTakeTable written with opts.
+func benchTakeTableWith(b *testing.B, opts table.Options) (*table.Table, []uint64) {
+	tb := benchKTable(b, opts, benchTakeRows, func(i int) int64 { return int64(i) })
 	r := rand.New(rand.NewPCG(1, 1))
 	ids := make([]uint64, 1_000_000)
 	for i := range ids {
@@ -31,12 +36,22 @@ func benchTakeTable(b *testing.B) (*table.Table, []uint64) {
 // resolved through the row id sequences), the plain take (resolve, then
 // one Table.Take in input order) against the take split by fragment on
 // 1, 2 and 4 workers (rows with ord, unordered).
-func BenchmarkBulkTake1M(b *testing.B) {
-	tb, ids := benchTakeTable(b)
+func BenchmarkBulkTake1M(b *testing.B) { benchBulkTake1M(b, table.Options{}) }
+
+// BenchmarkBulkTake1MEncoded: BenchmarkBulkTake1M over FormatEncoded data
+// files (table.Options.EncodedDataFiles).
+func BenchmarkBulkTake1MEncoded(b *testing.B) {
+	benchBulkTake1M(b, table.Options{EncodedDataFiles: true})
+}
+
+func benchBulkTake1M(b *testing.B, opts table.Options) {
+	tb, ids := benchTakeTableWith(b, opts)
 	ctx := context.Background()
 	l := New(memory.DefaultAllocator)
 	cols := []string{"k", table.RowID}
 	b.Run("plain", func(b *testing.B) {
+		cpu0 := cpuTime(b)
+		defer func() { b.ReportMetric(float64(cpuTime(b)-cpu0)/1e6/float64(b.N), "cpu-ms/op") }()
 		for range b.N {
 			addrs, found, err := l.locate(ctx, tb, ids)
 			if err != nil {

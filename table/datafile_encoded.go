@@ -80,10 +80,11 @@ func encodeBatch(sch *arrow.Schema, b arrow.RecordBatch, scratch *[]byte) (arrow
 }
 
 // decodeChunks replaces each one-value binary array of out (the chunks
-// of columns cols) with the decoded column of rows values; on error it
-// releases out. The decoded arrays may share the chunks' bytes, which
-// live as long as the mapping or read buffer they came from.
-func decodeChunks(out []arrow.Array, cols []int, utypes []arrow.DataType, rows int64, mem memory.Allocator) error {
+// of columns cols) with the decoded column of rows values, or with its
+// values at pos when pos is not nil (a take: encoding.DecodeRows); on
+// error it releases out. The decoded arrays may share the chunks' bytes,
+// which live as long as the mapping or read buffer they came from.
+func decodeChunks(out []arrow.Array, cols []int, utypes []arrow.DataType, rows int64, pos []int32, mem memory.Allocator) error {
 	for k, a := range out {
 		bin, ok := a.(*array.Binary)
 		if !ok || bin.Len() != 1 || bin.IsNull(0) {
@@ -91,7 +92,13 @@ func decodeChunks(out []arrow.Array, cols []int, utypes []arrow.DataType, rows i
 			clear(out)
 			return fmt.Errorf("column %d is not one chunk", cols[k])
 		}
-		col, err := encoding.Decode(utypes[cols[k]], int(rows), bin.Value(0), mem)
+		var col arrow.Array
+		var err error
+		if pos != nil {
+			col, err = encoding.DecodeRows(utypes[cols[k]], int(rows), bin.Value(0), pos, mem)
+		} else {
+			col, err = encoding.Decode(utypes[cols[k]], int(rows), bin.Value(0), mem)
+		}
 		if err != nil {
 			releaseAll(out)
 			clear(out)

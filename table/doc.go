@@ -36,7 +36,8 @@
 // (table/encoding: frame of reference with bit-packing or run-length for
 // integers, dates, timestamps and decimals, dictionaries for repetitive
 // strings, LZ4 blocks for other strings, plain otherwise), decoded a whole
-// chunk at a time into Arrow arrays, only for the columns read. Files in
+// chunk at a time into Arrow arrays, only for the columns read (a take
+// decodes only the rows it takes: encoding.DecodeRows). Files in
 // FormatColumns (Arrow buffers as they are, still the default: encoded files
 // are written with Options.EncodedDataFiles, as decoding costs more than
 // reading in place today) and FormatSpans are read too.

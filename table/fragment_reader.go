@@ -194,6 +194,16 @@ func (d *dataFile) checkSchema(us *arrow.Schema) error {
 // The caller releases the arrays. Columns not in cols are never handed
 // out: their bytes may not have been verified.
 func (d *dataFile) batch(i int, cols []int, dst []arrow.Array) (out []arrow.Array, rows int64, err error) {
+	return d.batchRows(i, cols, nil, dst)
+}
+
+// batchRows is batch of only the rows at pos (offsets in the batch, any
+// order, repeats allowed) when the file is FormatEncoded and pos is not
+// nil: each column holds len(pos) values, decoded at those positions only
+// (encoding.DecodeRows), and rows is the batch's row count still. Other
+// formats (and a nil pos) return the whole batch: their columns are read
+// in place, and the caller picks the rows.
+func (d *dataFile) batchRows(i int, cols []int, pos []int32, dst []arrow.Array) (out []arrow.Array, rows int64, err error) {
 	f := d.f
 	if i < 0 || i >= len(f.File.Spans) {
 		return nil, 0, errorf(ErrInvalidArgument, "fragment %d: batch %d of %d", f.ID, i, len(f.File.Spans))
@@ -217,7 +227,7 @@ func (d *dataFile) batch(i int, cols []int, dst []arrow.Array) (out []arrow.Arra
 			sp := &f.File.Spans[i]
 			per := d.chk.per
 			bs := batchSpan{b: d.data[start:end], first: i == 0, head: sp.Head, parts: sp.Cols, marks: d.chk.parts[i*per : (i+1)*per]}
-			return d.decodeSpan(bs, i, cols, int64(want), dst)
+			return d.decodeSpan(bs, i, cols, int64(want), pos, dst)
 		}
 	} else {
 		start, end := f.File.span(i)
@@ -234,7 +244,7 @@ func (d *dataFile) batch(i int, cols []int, dst []arrow.Array) (out []arrow.Arra
 		}
 		if f.File.Format == FormatEncoded {
 			sp := &f.File.Spans[i]
-			return d.decodeSpan(batchSpan{b: buf, first: i == 0, head: sp.Head, parts: sp.Cols}, i, cols, int64(want), dst)
+			return d.decodeSpan(batchSpan{b: buf, first: i == 0, head: sp.Head, parts: sp.Cols}, i, cols, int64(want), pos, dst)
 		}
 		d.vr.window = window{off: int64(start), data: buf}
 		defer func() { d.vr.window = window{} }()
@@ -272,8 +282,9 @@ func (d *dataFile) batch(i int, cols []int, dst []arrow.Array) (out []arrow.Arra
 }
 
 // decodeSpan decodes columns cols of batch i from bs (verified), the
-// user columns of a FormatEncoded file from their chunks.
-func (d *dataFile) decodeSpan(bs batchSpan, i int, cols []int, rows int64, dst []arrow.Array) ([]arrow.Array, int64, error) {
+// user columns of a FormatEncoded file from their chunks (only the rows
+// at pos when pos is not nil).
+func (d *dataFile) decodeSpan(bs batchSpan, i int, cols []int, rows int64, pos []int32, dst []arrow.Array) ([]arrow.Array, int64, error) {
 	f := d.f
 	ipcRows := rows
 	if f.File.Format == FormatEncoded {
@@ -281,7 +292,7 @@ func (d *dataFile) decodeSpan(bs batchSpan, i int, cols []int, rows int64, dst [
 	}
 	out, err := bs.decode(d.ftypes, cols, ipcRows, dst)
 	if err == nil && f.File.Format == FormatEncoded {
-		err = decodeChunks(out, cols, d.utypes, rows, d.mem)
+		err = decodeChunks(out, cols, d.utypes, rows, pos, d.mem)
 	}
 	if err != nil {
 		return nil, 0, errorf(ErrCorrupt, "fragment %d: data file %s: batch %d: %w", f.ID, f.DataFile, i, err)

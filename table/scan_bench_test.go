@@ -36,10 +36,17 @@ var lineitemSchema = func() *arrow.Schema {
 
 const lineitemRows = 6_000_000
 
-var lineitemOnce = sync.OnceValues(func() (store.Store, error) {
+var lineitemOnce = sync.OnceValues(func() (store.Store, error) { return lineitemStore(table.Options{}) })
+
+// lineitemEncodedOnce is the same table in FormatEncoded data files.
+var lineitemEncodedOnce = sync.OnceValues(func() (store.Store, error) {
+	return lineitemStore(table.Options{EncodedDataFiles: true})
+})
+
+func lineitemStore(opts table.Options) (store.Store, error) {
 	ctx := context.Background()
 	st := store.NewMemory()
-	tb, err := table.Create(ctx, st, lineitemSchema, table.Options{})
+	tb, err := table.Create(ctx, st, lineitemSchema, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +81,7 @@ var lineitemOnce = sync.OnceValues(func() (store.Store, error) {
 		}
 	}
 	return st, nil
-})
+}
 
 // q6Columns are the columns TPC-H Q6 reads.
 var q6Columns = []string{"l_shipdate", "l_discount", "l_quantity", "l_extendedprice"}
@@ -84,9 +91,13 @@ var q6Columns = []string{"l_shipdate", "l_discount", "l_quantity", "l_extendedpr
 // the store's mapping of each file, so neither hashes after the first scan
 // (before they lived with the snapshot and cold hashed every part it read):
 // cold is what a query pays on a freshly opened snapshot.
-func benchLineitemScan(b *testing.B, cols []string, cold bool) {
+func benchLineitemScan(b *testing.B, cols []string, cold, encoded bool) {
 	ctx := context.Background()
-	st, err := lineitemOnce()
+	once := lineitemOnce
+	if encoded {
+		once = lineitemEncodedOnce
+	}
+	st, err := once()
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -140,24 +151,33 @@ func cpuTime() int64 {
 }
 
 // BenchmarkScanLineitem: 6M rows, one date column, Q6's 4 of 16 columns
-// and all 16, cold and warm.
+// and all 16, cold and warm, in FormatColumns and FormatEncoded files.
 func BenchmarkScanLineitem(b *testing.B) {
 	for _, cold := range []bool{true, false} {
 		for _, cols := range [][]string{{"l_shipdate"}, q6Columns, nil} {
-			n := len(cols)
-			if cols == nil {
-				n = lineitemSchema.NumFields()
+			for _, encoded := range []bool{false, true} {
+				benchScanLineitemCase(b, cols, cold, encoded)
 			}
-			name := fmt.Sprintf("cols=%d/cold=%v", n, cold)
-			b.Run(name, func(b *testing.B) {
-				if cols == nil {
-					cols = make([]string, 0, n)
-					for _, f := range lineitemSchema.Fields() {
-						cols = append(cols, f.Name)
-					}
-				}
-				benchLineitemScan(b, cols, cold)
-			})
 		}
 	}
+}
+
+func benchScanLineitemCase(b *testing.B, cols []string, cold, encoded bool) {
+	n := len(cols)
+	if cols == nil {
+		n = lineitemSchema.NumFields()
+	}
+	format := "columns"
+	if encoded {
+		format = "encoded"
+	}
+	b.Run(fmt.Sprintf("cols=%d/cold=%v/format=%s", n, cold, format), func(b *testing.B) {
+		if cols == nil {
+			cols = make([]string, 0, n)
+			for _, f := range lineitemSchema.Fields() {
+				cols = append(cols, f.Name)
+			}
+		}
+		benchLineitemScan(b, cols, cold, encoded)
+	})
 }

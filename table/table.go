@@ -47,8 +47,9 @@ type Options struct {
 	// encodings, about a fifth of the bytes at TPC-H SF 1) instead of
 	// FormatColumns (Arrow buffers as they are, read in place from the
 	// mapped file). Off by default until decoding is as cheap as reading
-	// in place: encoded, TPC-H Q6 costs 3-4x the CPU and a 1M-id take
-	// 2.1x the time (BENCHMARKS.md, issue 30).
+	// in place: encoded, TPC-H Q1 costs about 1.5x the CPU, Q6 3-4x, Q12
+	// about 2x and Q19 2.5-3x; a 1M-id take costs no more, as it decodes only the
+	// rows it takes (BENCHMARKS.md, issue 30).
 	EncodedDataFiles bool
 	// CommitCheck, when set, is called by every commit that adds rows
 	// (appends, updates, a transaction's writes) with the version it is

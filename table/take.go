@@ -162,11 +162,20 @@ func (t *Table) gatherFragment(ctx context.Context, p *projection, f *Fragment, 
 		}
 		var data []arrow.Array // the user columns p.cols of the batch
 		var idx arrow.Array
+		picked := false // data holds the rows at offs[k:e] only
 		if d != nil {
 			if err := d.readAhead(ctx, offs[k:]); err != nil {
 				return err
 			}
-			cs, _, err := d.batch(int(bi), p.cols, nil)
+			var pos []int32
+			if picked = f.File.Format == FormatEncoded; picked {
+				// Decode only the rows taken, not the whole chunks.
+				pos = make([]int32, e-k)
+				for j, o := range offs[k:e] {
+					pos[j] = int32(o - bi*f.BatchRows)
+				}
+			}
+			cs, _, err := d.batchRows(int(bi), p.cols, pos, nil)
 			if err != nil {
 				return err
 			}
@@ -181,7 +190,10 @@ func (t *Table) gatherFragment(ctx context.Context, p *projection, f *Fragment, 
 			}()
 			for c := range p.src {
 				var a arrow.Array
-				if at := p.at[c]; at >= 0 {
+				if at := p.at[c]; at >= 0 && picked {
+					a = data[at]
+					a.Retain()
+				} else if at >= 0 {
 					var err error
 					if a = gatherFixed(mem, data[at], offs[k:e], bi*f.BatchRows); a == nil {
 						if idx == nil { // take kernel indices, built only for variable-width columns

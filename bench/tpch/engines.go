@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/stablerow/stablerow/engine"
+	"github.com/stablerow/stablerow/table"
 )
 
 // Duck is DuckDB (in memory, through database/sql) loaded with the
@@ -90,10 +91,16 @@ type Srow struct {
 // check CHAR(n) and VARCHAR(n) as INSERT does (the engine's rule). Both
 // variants load the same batches, so their tables have the same layout.
 func OpenSrow(ctx context.Context, dir, path, ddl string, mem memory.Allocator) (*Srow, error) {
+	return OpenSrowWith(ctx, dir, path, ddl, mem, table.Options{})
+}
+
+// OpenSrowWith is OpenSrow writing the tables with topts (the data-file
+// format: table.Options.EncodedDataFiles).
+func OpenSrowWith(ctx context.Context, dir, path, ddl string, mem memory.Allocator, topts table.Options) (*Srow, error) {
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
-	opt := engine.Options{Mem: mem, Create: true}
+	opt := engine.Options{Mem: mem, Create: true, Table: topts}
 	var db *engine.DB
 	if path == "" {
 		db = engine.OpenMemory(opt)

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/stablerow/stablerow/table"
 )
 
 // Config is one run of the benchmark.
@@ -25,6 +27,7 @@ type Config struct {
 	Threads int           // stablerow's degree of parallelism (SET threads); 0: runtime.NumCPU(), as DuckDB's default
 	DDL     string        // the tables' column types: DDLSpec (the specification's; "" too) or DDLText
 	Profile string        // a directory: write a CPU profile of each query's stablerow runs from SQL (q<N>.pprof); "": none
+	Table   table.Options // stablerow's table write options (the data-file format: EncodedDataFiles)
 	Log     io.Writer
 	Mem     memory.Allocator
 }
@@ -141,7 +144,7 @@ func ensureData(ctx context.Context, cfg Config) (string, time.Duration, error) 
 // runs at its best next to DuckDB with as many partitions as DuckDB has
 // threads by default (the cores), not the library's serial default.
 func openSrowThreads(ctx context.Context, data, ddl string, cfg Config) (*Srow, error) {
-	s, err := OpenSrow(ctx, data, "", ddl, cfg.Mem)
+	s, err := OpenSrowWith(ctx, data, "", ddl, cfg.Mem, cfg.Table)
 	if err != nil {
 		return nil, err
 	}

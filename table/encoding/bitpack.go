@@ -94,3 +94,37 @@ func slowBits(src []byte, pos uint64, width uint) uint64 {
 	}
 	return v
 }
+
+// unpackDecimal is unpack of len(nums)/2 offsets (packed at width in src
+// from base) into decimal128 values (lo, hi words) of base (bl, bh) plus
+// the offset, carried: one pass where unpacking into the buffer and then
+// adding took two.
+func unpackDecimal(nums []uint64, src []byte, base uint64, width uint, bl, bh uint64) {
+	n := len(nums) / 2
+	if width == 0 {
+		lo, carry := bits.Add64(bl, base, 0)
+		for i := range n {
+			nums[2*i], nums[2*i+1] = lo, bh+carry
+		}
+		return
+	}
+	mask := uint64(1)<<width - 1
+	if width == 64 {
+		mask = ^uint64(0)
+	}
+	i := 0
+	if width <= 56 && len(src) >= 8 {
+		fast := min((len(src)-8)*8/int(width), n)
+		pos := uint(0)
+		for ; i < fast; i++ {
+			w := binary.LittleEndian.Uint64(src[pos>>3:])
+			lo, carry := bits.Add64(bl, base+(w>>(pos&7))&mask, 0)
+			nums[2*i], nums[2*i+1] = lo, bh+carry
+			pos += width
+		}
+	}
+	for ; i < n; i++ {
+		lo, carry := bits.Add64(bl, base+slowBits(src, uint64(i)*uint64(width), width), 0)
+		nums[2*i], nums[2*i+1] = lo, bh+carry
+	}
+}

@@ -262,6 +262,15 @@ func (d *decoder) alloc(n int) *memory.Buffer {
 	return b
 }
 
+// allocSlack is a buffer of n bytes from mem whose Buf has at least slack
+// bytes more, for writes in whole words past the last value.
+func (d *decoder) allocSlack(n, slack int) *memory.Buffer {
+	b := memory.NewResizableBuffer(d.mem)
+	b.Reserve(n + slack)
+	b.ResizeNoShrink(n)
+	return b
+}
+
 func (d *decoder) decode(enc byte) arrow.Array {
 	r := d.r
 	switch t := d.t.(type) {
@@ -359,8 +368,18 @@ func (d *decoder) decimal(enc byte) arrow.Array {
 		}
 		base := decimal128.New(int64(hi), lo)
 		b := d.alloc(d.rows * 16)
-		// Offsets first, then base + offset with a carry, in place.
 		nums := castBytes[uint64](b.Bytes(), 2*d.rows)
+		if len(r.b) > 0 && r.b[0] == intsPacked {
+			// The usual case: unpack straight into the values.
+			s := r.stream(d.rows, true)
+			if r.err != nil {
+				b.Release()
+				return nil
+			}
+			unpackDecimal(nums, s.src, s.base, s.width, base.LowBits(), uint64(base.HighBits()))
+			return d.array(b)
+		}
+		// Offsets first, then base + offset with a carry, in place.
 		offs := nums[d.rows:]
 		ints(r, offs, true, 0)
 		if r.err != nil {

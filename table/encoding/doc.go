@@ -1,7 +1,9 @@
 // Package encoding holds the light-weight encodings of table's data files
 // (FormatEncoded): one column of one batch (a chunk) is encoded by Encode,
 // choosing among the encodings below by encoded size, and decoded a whole
-// chunk at a time into an Arrow array by Decode.
+// chunk at a time into an Arrow array by Decode (a scan), or at given
+// positions only by DecodeRows (a point take: bit-packed streams and
+// plain values are read at those positions).
 //
 // A chunk is self-describing (integers little-endian, uv = uvarint):
 //

@@ -135,11 +135,8 @@ func (d *decoder) strings(enc byte) arrow.Array {
 			}
 			o[i+1] = int32(n)
 		}
-		vals := d.alloc(int(n))
-		vb := vals.Bytes()
-		for i, c := range codes {
-			copy(vb[o[i]:o[i+1]], dict[dOffs[c]:dOffs[c+1]])
-		}
+		vals := d.allocSlack(int(n), 8)
+		copyValues(vals.Buf(), o, codes, dict, dOffs)
 		return d.array(offs, vals)
 	}
 	r.fail("encoding %d for %s", enc, d.t)
@@ -167,4 +164,27 @@ func lengths(r *reader, o []int32, limit int) int {
 		ls[i] = int32(sum)
 	}
 	return int(sum)
+}
+
+// copyValues writes dictionary value codes[i] at out[o[i]:o[i+1]] for
+// each row i. Dictionary values are mostly short (flags, modes, brands),
+// where a copy call per row cost more than the rest of the decode: a
+// value of up to 64 bytes is copied as 8-byte words instead, which may
+// write up to 7 bytes past its end (out has 8 bytes of slack past the
+// last value; a later row overwrites the excess) and read past the
+// value's end in a padded copy of the dictionary.
+func copyValues(out []byte, o []int32, codes []int32, dict []byte, dOffs []int32) {
+	padded := make([]byte, len(dict)+8)
+	copy(padded, dict)
+	for i, c := range codes {
+		from, to := dOffs[c], dOffs[c+1]
+		at := o[i]
+		if to-from > 64 {
+			copy(out[at:], padded[from:to])
+			continue
+		}
+		for ; from < to; from, at = from+8, at+8 {
+			binary.LittleEndian.PutUint64(out[at:], binary.LittleEndian.Uint64(padded[from:]))
+		}
+	}
 }

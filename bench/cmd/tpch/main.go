@@ -35,10 +35,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	threads := fs.Int("threads", 0, "stablerow's threads (SET threads; default 0: the cores, as DuckDB's default)")
 	ddl := fs.String("ddl", tpch.DDLSpec, "column types: spec (the specification's CHAR(n), VARCHAR(n), INTEGER keys), text (TEXT, BIGINT), or both: stablerow with spec against stablerow with text, paired, without DuckDB")
 	profile := fs.String("cpuprofile", "", "write a CPU profile of each query's stablerow runs from SQL into this directory (q<N>.pprof; with -ddl both q<N>-spec.pprof and q<N>-text.pprof, profiled apart from the timed runs)")
+	encoded := fs.Bool("encoded", false, "stablerow writes its tables as encoded data files (table.Options.EncodedDataFiles) instead of the default format")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	cfg := tpch.Config{SF: *sf, Seed: *seed, Dir: *dir, Reps: *reps, Timeout: *timeout, Log: stderr, Threads: *threads, Profile: *profile, DDL: *ddl}
+	cfg.Table.EncodedDataFiles = *encoded
 	if *ddl != tpch.DDLSpec && *ddl != tpch.DDLText && *ddl != tpch.DDLBoth {
 		fmt.Fprintf(stderr, "tpch: -ddl: %q is not spec, text or both\n", *ddl)
 		return 2
