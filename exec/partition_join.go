@@ -142,6 +142,15 @@ func (b *sharedBuild) attach(ctx context.Context, s *joinStream) error {
 		} else {
 			b.build, b.res, b.nbuild, b.idx, b.buildNull = one.build, one.res, one.nbuild, one.idx, one.buildNull
 		}
+		if b.build != nil {
+			// Arrow counts a column's NULLs lazily and caches the count:
+			// counted here, once, the partitions' gathers only read it
+			// (a spilled build's resident rows come from takes, whose
+			// count is not known yet).
+			for _, c := range b.build.Columns() {
+				c.NullN()
+			}
+		}
 		if b.err != nil {
 			b.free()
 		}
