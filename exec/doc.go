@@ -51,10 +51,12 @@
 // spillfile.go is the one writer and reader of spill files, the server's
 // spilled uploads' too);
 // HashAggregateExec, once its groups fill the budget, passes the rows of
-// new groups through a spill file to another pass (hashagg.go); the hash
-// join's build side does not spill and fails with
-// memlimit.ErrResourceExhausted over the limit, as exec/window's WindowExec
-// does for a partition larger than the limit.
+// new groups through a spill file to another pass (hashagg.go); a hash
+// join whose build side overflows partitions its build and probe by key
+// hash to spill files (join_spill.go), a parallel join's shared build too
+// (join_spill_shared.go); the joins that cannot (order-keeping, mark, NOT
+// IN's) fail with memlimit.ErrResourceExhausted over the limit, as
+// exec/window's WindowExec does for a partition larger than the limit.
 //
 // Priority: TaskContext.Priority is a heavy statement's pass through a
 // server's priority gate (package priority). The leaf operators pass it

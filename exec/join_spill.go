@@ -42,8 +42,9 @@ import (
 // The output is not in the probe order, so a join whose order the planner
 // relies on (KeepOuterOrder, or one that promises its left ordering), a
 // mark join and NOT IN's NULL-aware anti join (whose every row depends on
-// the whole build side: a NULL or none), and a parallel join's shared
-// build do not spill (canSpill). A row with a NULL key matches nothing:
+// the whole build side: a NULL or none) do not spill (canSpill). A
+// parallel join's shared build spills through this same partitioning, its
+// partitions shared by the probe workers (join_spill_shared.go). A row with a NULL key matches nothing:
 // where the join type never emits it alone it is dropped here, never
 // written.
 
@@ -69,7 +70,7 @@ var ErrJoinKeySkew = errors.New("exec: the build rows of one join key do not fit
 // canSpill: the build of this join may be partitioned to spill files.
 func (s *joinStream) canSpill() bool {
 	j := s.j
-	return len(j.rkeys) > 0 && s.shared == nil && !s.forShared && !j.keepOrder && j.typ != JoinMark && j.typ != JoinAntiNullAware &&
+	return len(j.rkeys) > 0 && s.shared == nil && (!s.forShared || s.spillShared) && !j.keepOrder && j.typ != JoinMark && j.typ != JoinAntiNullAware &&
 		len(joinOrdering(j.left, j.typ).Ordering) == 0
 }
 
@@ -102,9 +103,9 @@ type graceJoin struct {
 	cur     *joinStream // the partition join running
 	started bool        // the resident join has run
 	nextP   int         // the next spilled partition to join
-	keys    keyCols
-	hashes  []uint64
-	bufs    int // files whose write buffer is reserved in res
+	rt      graceRoute  // route's scratch (a parallel join's workers have their own)
+	budget  int64       // pool's limit
+	bufs    int         // files whose write buffer is reserved in res
 	// grant holds, in the statement's pool, what the pool gave the build
 	// before it overflowed, for the join's life; pool is a pool of that
 	// size, which res and the partitions' joins (under tc) draw from. An
@@ -156,6 +157,7 @@ func (s *joinStream) startGrace(ctx context.Context, bs []arrow.RecordBatch, in 
 	case seen/budget > 1:
 		n = min(graceMaxFanout, 1<<bits.Len64(uint64(graceMinFanout*seen/budget-1)))
 	}
+	mx.Max("spill_depth", int64(s.depth+1))
 	grant := s.tc.MemoryPool().NewReservation("HashJoinExec")
 	for grant.TryGrow(budget) != nil {
 		if budget <= graceMinBudget {
@@ -170,7 +172,7 @@ func (s *joinStream) startGrace(ctx context.Context, bs []arrow.RecordBatch, in 
 	tc.Pool = pool
 	g := &graceJoin{s: s, mx: mx, dir: spillDir{parent: s.tc.spillDir(), prefix: "stablerow-join-"},
 		seed: mix(s.seed ^ 0x9e3779b97f4a7c15), shift: uint(64 - bits.TrailingZeros(uint(n))),
-		parts: make([]gracePart, n), res: pool.NewReservation("HashJoinExec"), left: s.left, grant: grant, pool: pool, tc: &tc}
+		parts: make([]gracePart, n), res: pool.NewReservation("HashJoinExec"), left: s.left, grant: grant, pool: pool, tc: &tc, budget: budget}
 	s.grace = g
 	mx.Add("partitions", int64(n))
 	err := g.partitionBuild(ctx, bs, in)
@@ -208,10 +210,10 @@ func (g *graceJoin) partitionBuild(ctx context.Context, bs []arrow.RecordBatch, 
 				continue
 			}
 			if keyed == 0 {
-				one = g.hashes[r]
+				one = g.rt.hashes[r]
 			}
 			keyed++
-			same = same && g.hashes[r] == one
+			same = same && g.rt.hashes[r] == one
 		}
 		if len(nulls) > 0 && g.s.j.typ.keepsRight() {
 			if err := g.addNulls(ctx, b, nulls); err != nil {
@@ -317,26 +319,44 @@ func (g *graceJoin) nextNull(ctx context.Context) (arrow.RecordBatch, error) {
 	return out, nil
 }
 
+// graceRoute is route's scratch: the rows' keys and hashes after a call.
+type graceRoute struct {
+	keys   keyCols
+	hashes []uint64
+}
+
 // route computes the partition of each row of b by its key columns keys:
 // -1 for a row with a NULL key unless keep (a probe row the join emits
-// unmatched). g.keys and g.hashes hold the rows' keys and hashes after.
+// unmatched). g.rt holds the rows' keys and hashes after.
 func (g *graceJoin) route(b arrow.RecordBatch, keys []int, keep bool) []int32 {
+	return g.routeIn(&g.rt, b, keys, keep)
+}
+
+// routeIn is route with the scratch rt (a parallel join's worker's own).
+func (g *graceJoin) routeIn(rt *graceRoute, b arrow.RecordBatch, keys []int, keep bool) []int32 {
 	n := int(b.NumRows())
 	cols := make([]arrow.Array, len(keys))
 	for i, k := range keys {
 		cols[i] = b.Column(k)
 	}
-	g.keys.normalize(cols, n)
-	g.hashes = g.keys.hash(0, n, g.hashes)
+	rt.keys.normalize(cols, n)
+	rt.hashes = rt.keys.hash(0, n, rt.hashes)
 	part := make([]int32, n)
-	for r, h := range g.hashes {
-		if !keep && g.keys.rowNull(r) {
+	for r, h := range rt.hashes {
+		if !keep && rt.keys.rowNull(r) {
 			part[r] = -1
 			continue
 		}
-		part[r] = int32(mix(h^g.seed) >> g.shift)
+		part[r] = graceBucket(h, g.seed, g.shift)
 	}
 	return part
+}
+
+// graceBucket is the partition of a key of hash h at a level of seed
+// seed: the top bits (64 - shift of them) of a remix of h, bits the hash
+// table's slots (its low bits) do not use.
+func graceBucket(h, seed uint64, shift uint) int32 {
+	return int32(mix(h^seed) >> shift)
 }
 
 // split hands each partition's rows of b, in order, to put.
@@ -533,11 +553,11 @@ func (g *graceJoin) next(ctx context.Context) (arrow.RecordBatch, error) {
 
 // sub is a join of the same keys, type and condition over the streams
 // left and build, one level deeper; its spills count in g's metrics.
-func (g *graceJoin) sub(left, build Stream, seed uint64) *joinStream {
+func (g *graceJoin) sub(tc *TaskContext, left, build Stream, seed uint64) *joinStream {
 	j := g.s.j
 	c := &joinCore{left: j.left, right: j.right, typ: j.typ, lkeys: j.lkeys, rkeys: j.rkeys, residual: j.residual,
 		bound: j.bound, schema: j.schema, pair: j.pair, full: j.full}
-	js := c.execute(g.tc)
+	js := c.execute(tc)
 	js.left, js.buildIn, js.depth, js.seed, js.spillMx = left, build, g.s.depth+1, seed, g.mx
 	return js
 }
@@ -555,39 +575,63 @@ func (g *graceJoin) startResident() {
 	}
 	// Should the pool refuse them now (another operator grew), the
 	// resident join spills them one level deeper, with its own seed.
-	g.cur = g.sub(&graceFeed{g: g}, &batchStream{schema: g.s.j.right.Schema(), bs: held}, mix(g.seed))
+	g.cur = g.sub(g.tc, &graceFeed{g: g}, &batchStream{schema: g.s.j.right.Schema(), bs: held}, mix(g.seed))
 }
 
 // nextSpilled starts the next spilled partition's join that can emit a
 // row, reporting false when none is left.
 func (g *graceJoin) nextSpilled() (bool, error) {
-	typ := g.s.j.typ
 	for ; g.nextP < len(g.parts); g.nextP++ {
-		p := &g.parts[g.nextP]
-		if !p.spilled || (p.probeRows == 0 && !typ.keepsRight()) || (p.buildRows == 0 && !typ.keepsLeft()) {
-			g.removeFiles(p)
-			continue
-		}
-		var left, build Stream = &batchStream{schema: g.s.j.left.Schema()}, &batchStream{schema: g.s.j.right.Schema()}
-		var err error
-		if p.probePath != "" {
-			left, err = openRunStream(p.probePath, g.s.j.left.Schema(), g.s.tc.Allocator())
-			p.probePath = ""
-		}
-		if err == nil && p.buildPath != "" {
-			build, err = openRunStream(p.buildPath, g.s.j.right.Schema(), g.s.tc.Allocator())
-			p.buildPath = ""
-		}
+		js, err := g.partJoin(g.tc, g.nextP)
 		if err != nil {
-			left.Close()
 			return false, err
 		}
-		g.cur = g.sub(left, build, mix(g.seed+uint64(g.nextP)+1))
-		g.cur.expect = p.bytes
-		g.nextP++
-		return true, nil
+		if js != nil {
+			g.cur = js
+			g.nextP++
+			return true, nil
+		}
 	}
 	return false, nil
+}
+
+// partJoin is the join of partition i's files under tc, one level deeper;
+// nil when the partition is not spilled or its join can emit no row (its
+// files are removed then).
+func (g *graceJoin) partJoin(tc *TaskContext, i int) (*joinStream, error) {
+	p := &g.parts[i]
+	if !g.runs(i) {
+		g.removeFiles(p)
+		return nil, nil
+	}
+	var left, build Stream = &batchStream{schema: g.s.j.left.Schema()}, &batchStream{schema: g.s.j.right.Schema()}
+	if p.probePath != "" {
+		in, err := openRunStream(p.probePath, g.s.j.left.Schema(), g.s.tc.Allocator())
+		p.probePath = ""
+		if err != nil {
+			return nil, err
+		}
+		left = in
+	}
+	if p.buildPath != "" {
+		in, err := openRunStream(p.buildPath, g.s.j.right.Schema(), g.s.tc.Allocator())
+		p.buildPath = ""
+		if err != nil {
+			left.Close()
+			return nil, err
+		}
+		build = in
+	}
+	js := g.sub(tc, left, build, mix(g.seed+uint64(i)+1))
+	js.expect = p.bytes
+	return js, nil
+}
+
+// runs: partition i is spilled and its join can emit a row.
+func (g *graceJoin) runs(i int) bool {
+	typ := g.s.j.typ
+	p := &g.parts[i]
+	return p.spilled && (p.probeRows > 0 || typ.keepsRight()) && (p.buildRows > 0 || typ.keepsLeft())
 }
 
 // removeFiles deletes a partition's files that no join will read.

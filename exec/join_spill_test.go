@@ -213,8 +213,8 @@ func TestHashJoinGraceSkew(t *testing.T) {
 
 // TestHashJoinGraceNoSpill: the joins that cannot be partitioned fail at
 // the limit as before, typed (no panic): one the planner keeps in its
-// outer order, a mark join, NOT IN's anti join, and a parallel join's
-// shared build.
+// outer order, a mark join and NOT IN's anti join. (A parallel join's
+// shared build spills: join_spill_shared_test.go.)
 func TestHashJoinGraceNoSpill(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
@@ -235,28 +235,6 @@ func TestHashJoinGraceNoSpill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A parallel join's one shared build (partition_join.go).
-	parts, err := exec.NewRepartitionExec(left, 2, []int{0})
-	if err != nil {
-		t.Fatal(err)
-	}
-	inner, err := exec.NewHashJoinExec(left, right, []int{0}, []int{0}, exec.JoinInner)
-	if err != nil {
-		t.Fatal(err)
-	}
-	shared, err := inner.PerPartition(parts, right)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	ss, err := exec.ExecutePartitions(context.Background(), shared, &exec.TaskContext{Mem: mem, BatchSize: 512, Pool: memlimit.NewPool(64 << 10), SpillDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := drainAll(context.Background(), ss); !errors.Is(err, memlimit.ErrResourceExhausted) {
-		t.Fatalf("a shared build over the limit: %v", err)
-	}
-	assertNoSpillFiles(t, dir)
 	for _, j := range []*exec.HashJoinExec{ordered, mark, notIn} {
 		if _, err := graceRows(t, mem, j, 64<<10); !errors.Is(err, memlimit.ErrResourceExhausted) {
 			t.Fatalf("%s over the limit: %v", j, err)

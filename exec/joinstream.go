@@ -123,8 +123,12 @@ type joinStream struct {
 	// built once for every partition (partition_join.go); build is this
 	// stream's reference to it and res stays nil.
 	shared *sharedBuild
-	// forShared: the stream that builds a shared build (never spills).
-	forShared bool
+	// forShared: the stream that builds a shared build; it spills only
+	// with spillShared (join_spill_shared.go), pw then being each
+	// partition's share of the spilled join.
+	forShared   bool
+	spillShared bool
+	pw          *graceWorker
 
 	// A grace join's partition (join_spill.go): buildIn is its build
 	// rows (nil: execute j.right), expect their size as reserved, depth
@@ -152,6 +156,9 @@ func (s *joinStream) Close() error {
 	if s.grace != nil {
 		s.grace.close()
 	}
+	if s.pw != nil {
+		s.pw.close()
+	}
 	if s.buildIn != nil {
 		s.buildIn.Close()
 		s.buildIn = nil
@@ -165,6 +172,7 @@ func (s *joinStream) Close() error {
 		s.res.Free()
 	}
 	if s.shared != nil {
+		s.shared.probeEnded(s, false)
 		s.shared.release(s)
 	}
 	if s.left != nil {
@@ -203,7 +211,13 @@ func (s *joinStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			err = s.co.Finish()
 			s.state = jsDone
 		case jsGrace:
-			b, gerr := s.grace.next(ctx)
+			var b arrow.RecordBatch
+			var gerr error
+			if s.pw != nil {
+				b, gerr = s.pw.next(ctx)
+			} else {
+				b, gerr = s.grace.next(ctx)
+			}
 			if errors.Is(gerr, io.EOF) {
 				s.state = jsDone
 				continue
@@ -238,6 +252,9 @@ func (s *joinStream) start(ctx context.Context) error {
 		return err
 	}
 	if first == nil && !s.j.typ.keepsRight() && (s.shared == nil || !s.j.typ.rightAfter()) {
+		if s.shared != nil {
+			s.shared.probeEnded(s, true) // nothing to probe
+		}
 		s.state = jsFinish
 		return nil
 	}
@@ -249,6 +266,10 @@ func (s *joinStream) start(ctx context.Context) error {
 	}
 	if s.grace != nil {
 		s.grace.pending, s.state = first, jsGrace
+		return nil
+	}
+	if s.pw != nil { // the shared build spilled: this partition's share
+		s.pw.pending, s.state = first, jsGrace
 		return nil
 	}
 	s.probeFrom(first)

@@ -30,6 +30,10 @@ import (
 // row, the right input never runs (as in the serial join); the RIGHT-side
 // types build it regardless, since the partition that emits their right
 // rows may be one without left rows.
+//
+// A build over the memory limit spills: the shared build is partitioned as
+// a serial join's is, and the partitions' joins are shared by the
+// partitions (join_spill_shared.go).
 
 // PerPartition is h probing each partition of left in parallel against
 // one shared build of right (one stream).
@@ -81,7 +85,8 @@ func (h *HashJoinExec) ExecutePartitions(ctx context.Context, tc *TaskContext) (
 	if err != nil {
 		return nil, err
 	}
-	sb := &sharedBuild{refs: len(ins), probing: len(ins), reported: map[*joinStream]bool{}}
+	sb := &sharedBuild{refs: len(ins), probing: len(ins), reported: map[*joinStream]bool{},
+		pending: len(ins), ended: map[*joinStream]bool{}, spill: true}
 	out := make([]Stream, len(ins))
 	for i, in := range ins {
 		js := h.execute(tc)
@@ -111,6 +116,16 @@ type sharedBuild struct {
 	hit       []bool
 	reported  map[*joinStream]bool
 	abandoned bool
+
+	// Spilling (join_spill_shared.go): in is the build input (nil: the
+	// join's right input); spill, whether the build may spill (not a
+	// spilled build's resident part); pending, the partitions whose probe
+	// has not ended (ended: those that have); grace, set once it spilled.
+	in      Stream
+	spill   bool
+	pending int
+	ended   map[*joinStream]bool
+	grace   *sharedGrace
 }
 
 // attach gives s the build side, building it on the first call.
@@ -119,17 +134,33 @@ func (b *sharedBuild) attach(ctx context.Context, s *joinStream) error {
 	defer b.mu.Unlock()
 	if !b.done {
 		b.done = true
-		// forShared: a partitioned build spilling would need every
-		// partition's probe rows in one grace join; it fails instead.
-		one := &joinStream{j: s.j, tc: s.tc, forShared: true}
+		one := &joinStream{j: s.j, tc: s.tc, forShared: true, spillShared: b.spill, buildIn: b.in}
+		b.in = nil
 		b.err = one.doBuild(ctx)
-		b.build, b.res, b.nbuild, b.idx, b.buildNull = one.build, one.res, one.nbuild, one.idx, one.buildNull
+		if b.err == nil && one.grace != nil {
+			b.spilled(one.grace)
+		} else {
+			b.build, b.res, b.nbuild, b.idx, b.buildNull = one.build, one.res, one.nbuild, one.idx, one.buildNull
+		}
+		if b.build != nil {
+			// Arrow counts a column's NULLs lazily and caches the count:
+			// counted here, once, the partitions' gathers only read it
+			// (a spilled build's resident rows come from takes, whose
+			// count is not known yet).
+			for _, c := range b.build.Columns() {
+				c.NullN()
+			}
+		}
 		if b.err != nil {
 			b.free()
 		}
 	}
 	if b.err != nil {
 		return b.err
+	}
+	if b.grace != nil {
+		s.pw = &graceWorker{s: s, sg: b.grace}
+		return nil
 	}
 	b.build.Retain()
 	s.build, s.nbuild, s.idx, s.buildNull = b.build, b.nbuild, b.idx, b.buildNull
@@ -157,6 +188,14 @@ func (b *sharedBuild) release(s *joinStream) {
 }
 
 func (b *sharedBuild) free() {
+	if b.in != nil {
+		b.in.Close()
+		b.in = nil
+	}
+	if b.grace != nil {
+		b.grace.close()
+		b.grace = nil
+	}
 	if b.build != nil {
 		b.build.Release()
 		b.build = nil

@@ -24,12 +24,25 @@ type Duck struct{ db *sql.DB }
 // types (DDLSpec, DDLText), from dir's Parquet files. DuckDB's CHAR(n) is
 // its VARCHAR: values are not blank-padded (cellEqual).
 func OpenDuck(ctx context.Context, dir, ddl string) (*Duck, error) {
-	db, err := sql.Open("duckdb", "")
+	return OpenDuckAt(ctx, dir, "", ddl, 0)
+}
+
+// OpenDuckAt is OpenDuck with the database in the file path ("": in
+// memory) and, when limit > 0, SET memory_limit to limit bytes (DuckDB
+// spills beside its file then).
+func OpenDuckAt(ctx context.Context, dir, path, ddl string, limit int64) (*Duck, error) {
+	db, err := sql.Open("duckdb", path)
 	if err != nil {
 		return nil, err
 	}
-	db.SetMaxOpenConns(1) // one in-memory database: one connection
+	db.SetMaxOpenConns(1) // one database: one connection
 	d := &Duck{db: db}
+	if limit > 0 {
+		if _, err := db.ExecContext(ctx, fmt.Sprintf("SET memory_limit = '%dKiB'", limit>>10)); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("duckdb: %w", err)
+		}
+	}
 	for _, t := range Tables {
 		if _, err := db.ExecContext(ctx, CreateDDL(ddl, t.Name, t.Schema)); err != nil {
 			db.Close()
@@ -97,10 +110,16 @@ func OpenSrow(ctx context.Context, dir, path, ddl string, mem memory.Allocator) 
 // OpenSrowWith is OpenSrow writing the tables with topts (the data-file
 // format: table.Options.EncodedDataFiles).
 func OpenSrowWith(ctx context.Context, dir, path, ddl string, mem memory.Allocator, topts table.Options) (*Srow, error) {
+	return openSrowAt(ctx, dir, path, ddl, mem, topts, "")
+}
+
+// openSrowAt is OpenSrowWith with the statements' spill files in spill
+// ("": os.TempDir()).
+func openSrowAt(ctx context.Context, dir, path, ddl string, mem memory.Allocator, topts table.Options, spill string) (*Srow, error) {
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
-	opt := engine.Options{Mem: mem, Create: true, Table: topts}
+	opt := engine.Options{Mem: mem, Create: true, Table: topts, SpillDir: spill}
 	var db *engine.DB
 	if path == "" {
 		db = engine.OpenMemory(opt)

@@ -100,7 +100,7 @@ func RunPaired(ctx context.Context, cfg Config) (*PairedReport, error) {
 	dbs := map[string]*Srow{}
 	for _, ddl := range []string{DDLSpec, DDLText} {
 		start := time.Now()
-		s, err := openSrowThreads(ctx, data, ddl, cfg)
+		s, err := openSrowThreads(ctx, data, "", ddl, cfg)
 		if err != nil {
 			return nil, err
 		}

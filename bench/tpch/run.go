@@ -30,6 +30,16 @@ type Config struct {
 	Table   table.Options // stablerow's table write options (the data-file format: EncodedDataFiles)
 	Log     io.Writer
 	Mem     memory.Allocator
+	// MemoryLimit: both engines' memory_limit in bytes (stablerow's SET
+	// memory_limit per statement, DuckDB's SET memory_limit); 0: their
+	// defaults (none; DuckDB's 80% of RAM).
+	MemoryLimit int64
+	// DBDir: both databases on disk under it (stablerow/, duckdb.db, made
+	// afresh), not in memory, with stablerow's spill files in spill/
+	// (their size is sampled: Result.SpillPeak); "": in memory.
+	DBDir string
+	// NoPlans skips the runs from each query's Substrait plan.
+	NoPlans bool
 }
 
 // Result is one query's outcome.
@@ -42,6 +52,8 @@ type Result struct {
 	PlanDiff  string        // "" equal to DuckDB
 	PlanBytes int           // the binary plan's size
 	Srow      time.Duration // median, from SQL
+	PeakRSS   int64         // the process's peak resident bytes so far, after the query (both engines in one process)
+	SpillPeak int64         // the most bytes stablerow's spill directory held during its runs from SQL (sampled; Config.DBDir only)
 	SrowCPU   time.Duration // median CPU time of the process during a run from SQL (DuckDB idle)
 	SrowPlan  time.Duration // median, from the Substrait plan
 	Duck      time.Duration // median
@@ -84,7 +96,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	rep.GenTime = genTime
 	start := time.Now()
-	duck, err := OpenDuck(ctx, data, cfg.DDL)
+	duckPath, srowPath, err := cfg.dbPaths()
+	if err != nil {
+		return nil, err
+	}
+	duck, err := OpenDuckAt(ctx, data, duckPath, cfg.DDL, cfg.MemoryLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +108,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep.LoadDuck = time.Since(start)
 	rep.DuckVersion, rep.DuckThreads = duck.Version(ctx), duck.Threads(ctx)
 	start = time.Now()
-	srow, err := openSrowThreads(ctx, data, cfg.DDL, cfg)
+	srow, err := openSrowThreads(ctx, data, srowPath, cfg.DDL, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -143,13 +159,18 @@ func ensureData(ctx context.Context, cfg Config) (string, time.Duration, error) 
 // (OpenSrow) and sets its degree of parallelism to cfg.Threads: stablerow
 // runs at its best next to DuckDB with as many partitions as DuckDB has
 // threads by default (the cores), not the library's serial default.
-func openSrowThreads(ctx context.Context, data, ddl string, cfg Config) (*Srow, error) {
-	s, err := OpenSrowWith(ctx, data, "", ddl, cfg.Mem, cfg.Table)
+func openSrowThreads(ctx context.Context, data, path, ddl string, cfg Config) (*Srow, error) {
+	s, err := openSrowAt(ctx, data, path, ddl, cfg.Mem, cfg.Table, cfg.spillDir())
 	if err != nil {
 		return nil, err
 	}
 	if err := s.DB.SetThreads(cfg.Threads); err != nil {
 		return nil, err
+	}
+	if cfg.MemoryLimit > 0 {
+		if err := s.DB.SetMemoryLimit(cfg.MemoryLimit); err != nil {
+			return nil, err
+		}
 	}
 	return s, nil
 }
@@ -197,6 +218,7 @@ func runOne(ctx context.Context, cfg Config, duck *Duck, srow *Srow, q Query) (R
 	if err != nil {
 		return r, err
 	}
+	stopSpill := sampleDirSize(cfg.spillDir())
 	for range cfg.Reps {
 		cpu := processCPU()
 		got, d, err := withTimeout(ctx, cfg.Timeout, func(ctx context.Context) (*Answer, time.Duration, error) {
@@ -212,7 +234,12 @@ func runOne(ctx context.Context, cfg Config, duck *Duck, srow *Srow, q Query) (R
 		}
 	}
 	stopProfile()
+	r.SpillPeak = stopSpill()
+	r.PeakRSS = peakRSS()
 	r.Srow, r.SrowCPU = median(st), median(ct)
+	if cfg.NoPlans {
+		return r, nil
+	}
 	plan, err := srow.Substrait(ctx, q.SQL)
 	if err != nil {
 		r.PlanErr = err.Error()

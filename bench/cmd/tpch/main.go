@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/stablerow/stablerow/bench/tpch"
+	"github.com/stablerow/stablerow/exec/memlimit"
 )
 
 func main() {
@@ -36,11 +37,27 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	ddl := fs.String("ddl", tpch.DDLSpec, "column types: spec (the specification's CHAR(n), VARCHAR(n), INTEGER keys), text (TEXT, BIGINT), or both: stablerow with spec against stablerow with text, paired, without DuckDB")
 	profile := fs.String("cpuprofile", "", "write a CPU profile of each query's stablerow runs from SQL into this directory (q<N>.pprof; with -ddl both q<N>-spec.pprof and q<N>-text.pprof, profiled apart from the timed runs)")
 	encoded := fs.Bool("encoded", false, "stablerow writes its tables as encoded data files (table.Options.EncodedDataFiles) instead of the default format")
+	memLimit := fs.String("memory-limit", "", "both engines' memory_limit (e.g. 8GB: stablerow's SET memory_limit, DuckDB's SET memory_limit alike); default none (DuckDB's own default)")
+	dbDir := fs.String("db", "", "put both databases on disk in this directory (made afresh: stablerow/, duckdb.db, and stablerow's spill files in spill/, whose size is sampled); default in memory")
+	plans := fs.Bool("substrait", true, "also run each query from its binary Substrait plan")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	cfg := tpch.Config{SF: *sf, Seed: *seed, Dir: *dir, Reps: *reps, Timeout: *timeout, Log: stderr, Threads: *threads, Profile: *profile, DDL: *ddl}
+	cfg := tpch.Config{SF: *sf, Seed: *seed, Dir: *dir, Reps: *reps, Timeout: *timeout, Log: stderr, Threads: *threads, Profile: *profile, DDL: *ddl,
+		DBDir: *dbDir, NoPlans: !*plans}
 	cfg.Table.EncodedDataFiles = *encoded
+	if *memLimit != "" {
+		n, err := memlimit.ParseSize(*memLimit)
+		if err != nil || n <= 0 {
+			fmt.Fprintf(stderr, "tpch: -memory-limit: %q is not a size such as 8GB\n", *memLimit)
+			return 2
+		}
+		cfg.MemoryLimit = n
+	}
+	if *ddl == tpch.DDLBoth && (cfg.MemoryLimit > 0 || cfg.DBDir != "" || cfg.NoPlans) {
+		fmt.Fprintln(stderr, "tpch: -memory-limit, -db and -substrait are for the run against DuckDB, not -ddl both")
+		return 2
+	}
 	if *ddl != tpch.DDLSpec && *ddl != tpch.DDLText && *ddl != tpch.DDLBoth {
 		fmt.Fprintf(stderr, "tpch: -ddl: %q is not spec, text or both\n", *ddl)
 		return 2
