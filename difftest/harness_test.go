@@ -387,6 +387,30 @@ func TestAvgOfIntegersComparesAtPGDigits(t *testing.T) {
 	}
 }
 
+// TestAvgAtPGDigitsTakesOwnRow: a PostgreSQL quotient rounded half-way
+// between two doubles (96726380871223896: ...888 and ...904) is within
+// the bound of both; it reads as its own row's nearest double, not as
+// another row's that is also in the bound (seed 20261234 case 44360).
+func TestAvgAtPGDigitsTakesOwnRow(t *testing.T) {
+	col := func(cls TypeClass, vs ...string) *Outcome {
+		o := &Outcome{Cols: []TypeClass{cls}}
+		for _, v := range vs {
+			o.Rows = append(o.Rows, []*string{s(v)})
+		}
+		return o
+	}
+	pg := col("numeric", "96726380871223892", "96726380871223896")
+	sr := col(ClassFloat, "9.672638087122389e+16", "9.67263808712239e+16")
+	if d := Diff(pg, sr, false); d != "" {
+		t.Fatalf("the exact quotients diverge: %s", d)
+	}
+	pg = col("numeric", "96726380871223892", "96726380871223896")
+	sr = col(ClassFloat, "9.672638087122389e+16", "9.672638087122392e+16")
+	if d := Diff(pg, sr, false); d == "" {
+		t.Error("a quotient one ulp past the bound is not detected")
+	}
+}
+
 // TestRunNamesEveryDivergentCase: a run shrinks and reports the first
 // case of each divergence kind, and names every later one (the log's
 // "again" lines and the summary's case list), so a long run's every case

@@ -51,8 +51,9 @@ import (
 //     avg's quotient has only 16 significant digits (select_div_scale:
 //     15446.333333333333, whose nearest double is not the exact
 //     quotient's 15446.333333333334): a PostgreSQL value of 16 or more
-//     significant digits that one of stablerow's values in the column
-//     equals when rounded to that many digits takes that value's text.
+//     significant digits whose nearest double none of stablerow's values
+//     in the column is takes the text of the closest of them that equals
+//     it when rounded to that many digits.
 //  8. numeric quotients (numeric / numeric, avg(numeric)): PostgreSQL
 //     gives each value its own scale (select_div_scale: 16 significant
 //     digits, at least the operands' scales); stablerow's column has one,
@@ -151,9 +152,17 @@ func numericAsStablerow(pg, sr *Outcome) {
 					continue
 				}
 				if f, err := strconv.ParseFloat(*r[c], 64); err == nil {
+					// The nearest double when stablerow has it; else the
+					// stablerow value closest to the rounded digits. Any
+					// value within the bound would do for one row, but
+					// another row's can be nearer still (seed 20261234
+					// case 44360: ...896, half-way, read as another
+					// row's ...888 and not as its own ...904).
 					t := value.FormatFloat(f, 64)
-					if v, ok := sameAtPGDigits(*r[c], sr, c); ok {
-						t = v
+					if !columnHas(sr, c, t) {
+						if v, ok := sameAtPGDigits(*r[c], sr, c); ok {
+							t = v
+						}
 					}
 					r[c] = &t
 				}
@@ -452,6 +461,8 @@ func sameAtPGDigits(pg string, sr *Outcome, c int) (string, bool) {
 		frac = len(f)
 	}
 	half, _ := new(big.Float).SetPrec(256).SetString("0.5e-" + strconv.Itoa(frac))
+	var best string
+	var bestDiff *big.Float
 	for _, r := range sr.Rows {
 		if c >= len(r) || r[c] == nil {
 			continue
@@ -463,9 +474,19 @@ func sameAtPGDigits(pg string, sr *Outcome, c int) (string, bool) {
 		ulp := math.Abs(math.Nextafter(f, math.Inf(1)) - f)
 		bound := new(big.Float).SetPrec(256).Add(half, big.NewFloat(ulp/2))
 		diff := new(big.Float).SetPrec(256).Sub(want, big.NewFloat(f))
-		if diff.Abs(diff).Cmp(bound) <= 0 {
-			return *r[c], true
+		if diff.Abs(diff).Cmp(bound) <= 0 && (bestDiff == nil || diff.Cmp(bestDiff) < 0) {
+			best, bestDiff = *r[c], diff
 		}
 	}
-	return "", false
+	return best, bestDiff != nil
+}
+
+// columnHas: some row of sr has the text v in column c.
+func columnHas(sr *Outcome, c int, v string) bool {
+	for _, r := range sr.Rows {
+		if c < len(r) && r[c] != nil && *r[c] == v {
+			return true
+		}
+	}
+	return false
 }

@@ -10,8 +10,9 @@ import (
 // LIMIT is evaluated. PostgreSQL's WindowAgg computes the select list
 // (its target list) one row at a time as its parent pulls, after it has
 // buffered the partition, and emits rows in the order of its own sort:
-// the window's PARTITION BY keys (ascending, NULLS LAST) then its ORDER
-// BY keys. When the query's ORDER BY, constants dropped, is a prefix of
+// the window's PARTITION BY keys (ascending NULLS LAST, or as the
+// window's ORDER BY sorts the same expression: windowSortOrder) then its
+// ORDER BY keys. When the query's ORDER BY, constants dropped, is a prefix of
 // that order (create_ordered_paths: pathkeys_contained_in), the plan has
 // no sort above the window, and the Limit pulls offset + count rows from
 // the WindowAgg: every item is evaluated on those rows only. Otherwise a
@@ -65,12 +66,22 @@ func windowOrder(rel plan.Rel, keys []sortKey) (windowed, ordered, passThrough b
 }
 
 // windowSortOrder is the order a window sorts its input in, as
-// PostgreSQL's pathkeys: PARTITION BY keys ascending NULLS LAST, then
-// the ORDER BY keys, constants and repeated expressions dropped.
+// PostgreSQL's pathkeys: PARTITION BY keys, each in the direction of the
+// first of the window's ORDER BY keys on the same expression (its sort
+// operator, transformGroupClause) else ascending NULLS LAST, then the
+// ORDER BY keys, constants and repeated expressions dropped. The planner
+// sorts the same way (exec/window.Ordering).
 func windowSortOrder(wf *expr.WindowFunction) []expr.SortField {
 	var o []expr.SortField
 	for _, p := range wf.Partitions {
-		o = append(o, expr.SortField{Expr: p, Kind: types.SortAscNullsLast})
+		f := expr.SortField{Expr: p, Kind: types.SortAscNullsLast}
+		for _, s := range wf.Sorts {
+			if sameExpr(s.Expr, p) {
+				f.Kind = s.Kind
+				break
+			}
+		}
+		o = append(o, f)
 	}
 	return canonicalSortOrder(append(o, wf.Sorts...))
 }

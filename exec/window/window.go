@@ -191,12 +191,26 @@ type Exec struct {
 }
 
 // Ordering is the input order an Exec over partition and order
-// needs: each partition column ascending (any order groups them), then
-// the order keys.
+// needs: the partition columns (any direction groups them), then the
+// order keys. A partition column takes the direction of the first order
+// key on the same column, else ascending NULLS LAST, as PostgreSQL's
+// PARTITION BY takes the sort operator of a matching ORDER BY item
+// (transformGroupClause) so one sort serves both. The direction shows:
+// it is the order the window emits rows in, which decides whether a
+// sort above it is needed and so which rows a LIMIT makes it evaluate
+// (seed 20261234 case 33795: PARTITION BY o ORDER BY x DESC, o DESC
+// sorts o descending, and ORDER BY o above it sorts again).
 func Ordering(input *arrow.Schema, partition []int, order []exec.SortKey) []exec.SortKey {
 	keys := make([]exec.SortKey, 0, len(partition)+len(order))
 	for _, c := range partition {
-		keys = append(keys, exec.SortKey{Column: c, Name: input.Field(c).Name})
+		k := exec.SortKey{Column: c, Name: input.Field(c).Name}
+		for _, o := range order {
+			if o.Column == c {
+				k.Descending, k.NullsFirst = o.Descending, o.NullsFirst
+				break
+			}
+		}
+		keys = append(keys, k)
 	}
 	return append(keys, order...)
 }
