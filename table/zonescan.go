@@ -180,9 +180,9 @@ func (t *Table) pruneByZones(preds []zonePred, frags []*Fragment, spans [][2]uin
 			continue
 		}
 		rows := batchRowCounts(f)
-		zm, err := decodeZoneMap(f.File.Zones, types, rows, want)
+		zones, err := t.m.zones.columnZones(f, types, want)
 		if err != nil {
-			return nil, nil, 0, fmt.Errorf("fragment %d: %w", f.ID, err)
+			return nil, nil, 0, err
 		}
 		run := -1 // start of the current run of kept batches, or -1
 		flush := func(b uint64) {
@@ -196,7 +196,7 @@ func (t *Table) pruneByZones(preds []zonePred, frags []*Fragment, spans [][2]uin
 		for b := first; b <= last; b++ {
 			keep := true
 			for k := range preds {
-				if !preds[k].mayMatch(&zm.Batches[b][preds[k].col], rows[b]) {
+				if !preds[k].mayMatch(&zones[preds[k].col][b], rows[b]) {
 					keep = false
 					break
 				}
