@@ -5,7 +5,6 @@ import (
 
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // An AggregateRel with several groupings (GROUPING SETS; Isthmus and
@@ -41,7 +40,7 @@ import (
 // aggregate whose input types cannot be derived is left as it is, and
 // the validator refuses it by name.
 func groupingSetsAsAggregates(p *substraitpb.Plan) *substraitpb.Plan {
-	if !holdsGroupingSets(p.ProtoReflect()) {
+	if !holdsGroupingSets(p) {
 		return p
 	}
 	with := rewriteGroupingSets(p, true)
@@ -75,12 +74,10 @@ func funcNames(p *substraitpb.Plan) map[uint32]string {
 	return names
 }
 
-func holdsGroupingSets(m protoreflect.Message) bool {
+func holdsGroupingSets(p *substraitpb.Plan) bool {
 	found := false
-	walkMessages(m, func(m protoreflect.Message) {
-		if a, ok := m.Interface().(*substraitpb.AggregateRel); ok && len(a.GetGroupings()) > 1 {
-			found = true
-		}
+	eachRel(p, func(r *substraitpb.Rel) {
+		found = found || len(r.GetAggregate().GetGroupings()) > 1
 	})
 	return found
 }
@@ -91,11 +88,9 @@ func rewriteGroupingSets(p *substraitpb.Plan, withID bool) *substraitpb.Plan {
 	// Bottom-up: a rewritten aggregate's parent is typed over its new
 	// output.
 	var rels []*substraitpb.Rel
-	walkMessages(p.ProtoReflect(), func(m protoreflect.Message) {
-		if r, ok := m.Interface().(*substraitpb.Rel); ok {
-			if a := r.GetAggregate(); a != nil && len(a.GetGroupings()) > 1 {
-				rels = append(rels, r)
-			}
+	eachRel(p, func(r *substraitpb.Rel) {
+		if a := r.GetAggregate(); a != nil && len(a.GetGroupings()) > 1 {
+			rels = append(rels, r)
 		}
 	})
 	for i := len(rels) - 1; i >= 0; i-- {

@@ -4,7 +4,6 @@ import (
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
 	extpb "github.com/substrait-io/substrait-protobuf/go/substraitpb/extensions"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/anypb"
 )
 
@@ -49,7 +48,7 @@ func lowerMarkJoins(q *substraitpb.Plan) (*substraitpb.Plan, error) {
 		return nil, err
 	}
 	widths := func(r *substraitpb.Rel) int { return v.widths[r] }
-	walkRels(q, func(r *substraitpb.Rel) {
+	eachRel(q, func(r *substraitpb.Rel) {
 		j := r.GetJoin()
 		if j == nil || j.GetType() != substraitpb.JoinRel_JOIN_TYPE_LEFT_MARK {
 			return
@@ -82,15 +81,6 @@ func lowerMarkJoins(q *substraitpb.Plan) (*substraitpb.Plan, error) {
 	return q, nil
 }
 
-// walkRels calls f on every relation of q, parents first.
-func walkRels(q *substraitpb.Plan, f func(*substraitpb.Rel)) {
-	walkMessages(q.ProtoReflect(), func(m protoreflect.Message) {
-		if r, ok := m.Interface().(*substraitpb.Rel); ok {
-			f(r)
-		}
-	})
-}
-
 func iota32(n int) []int32 {
 	out := make([]int32, n)
 	for i := range out {
@@ -102,7 +92,7 @@ func iota32(n int) []int32 {
 // hasMarkJoin reports whether q holds a LEFT_MARK join.
 func hasMarkJoin(q *substraitpb.Plan) bool {
 	found := false
-	walkRels(q, func(r *substraitpb.Rel) {
+	eachRel(q, func(r *substraitpb.Rel) {
 		found = found || r.GetJoin().GetType() == substraitpb.JoinRel_JOIN_TYPE_LEFT_MARK
 	})
 	return found

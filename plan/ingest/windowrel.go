@@ -15,15 +15,11 @@ import (
 // decodes, and the planner plans (window.go). p is not modified: a plan
 // holding a WindowRel is copied first.
 func windowRelsAsProjects(p *substraitpb.Plan) *substraitpb.Plan {
-	if !holdsWindowRel(p.ProtoReflect()) {
+	if !holdsWindowRel(p) {
 		return p
 	}
 	p = proto.Clone(p).(*substraitpb.Plan)
-	walkMessages(p.ProtoReflect(), func(m protoreflect.Message) {
-		r, ok := m.Interface().(*substraitpb.Rel)
-		if !ok {
-			return
-		}
+	eachRel(p, func(r *substraitpb.Rel) {
 		wr, ok := r.GetRelType().(*substraitpb.Rel_Window)
 		if !ok || wr.Window == nil {
 			return
@@ -53,14 +49,11 @@ func windowRelsAsProjects(p *substraitpb.Plan) *substraitpb.Plan {
 	return p
 }
 
-func holdsWindowRel(m protoreflect.Message) bool {
+func holdsWindowRel(p *substraitpb.Plan) bool {
 	found := false
-	walkMessages(m, func(m protoreflect.Message) {
-		if r, ok := m.Interface().(*substraitpb.Rel); ok {
-			if _, ok := r.GetRelType().(*substraitpb.Rel_Window); ok {
-				found = true
-			}
-		}
+	eachRel(p, func(r *substraitpb.Rel) {
+		_, w := r.GetRelType().(*substraitpb.Rel_Window)
+		found = found || w
 	})
 	return found
 }
