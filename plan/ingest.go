@@ -68,8 +68,9 @@ func bad(format string, args ...any) error { return ingest.Bad(format, args...) 
 // proto that skip a long list literal's elements.
 var literalName = (&substraitpb.Expression_Literal{}).ProtoReflect().Descriptor().FullName()
 
-// fromProto is substrait-go's reading of a validated plan (ingest.Read).
-func fromProto(p *substraitpb.Plan) (*splan.Plan, error) { return ingest.Read(p) }
+// fromProto is substrait-go's reading of a validated plan
+// (ingest.ReadValidated: both callers validate first).
+func fromProto(p *substraitpb.Plan) (*splan.Plan, error) { return ingest.ReadValidated(p) }
 
 // The ingest's reading and writing of a plan's bytes and its depth limit,
 // here too for the callers that plan what they read (the engine, the CLI).

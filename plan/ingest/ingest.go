@@ -13,7 +13,8 @@ import (
 //	q, n, err := ingest.Validate(p, s) // depth, normalization, validation
 //	c, err := ingest.Check(q)       // only when n > 0: each relation's width,
 //	                                // for the optimizer's decorrelation
-//	sp, err := ingest.Read(q)       // type check, substrait-go's reading
+//	sp, err := ingest.ReadValidated(q) // substrait-go's reading (Read
+//	                                // also checks the types: any plan)
 
 // Validate checks a plan before anything recursive reads it (its depth,
 // MaxPlanDepth), normalizes what producers write into the shape
@@ -71,10 +72,29 @@ func Read(q *substraitpb.Plan) (sp *splan.Plan, err error) {
 	if err := checkTypes(q); err != nil {
 		return nil, err
 	}
-	if q, err = lowerMarkJoins(q); err != nil {
+	return readChecked(q)
+}
+
+// ReadValidated is Read of a plan Validate returned (or the optimizer's
+// rewrite of one, which copies and builds only valid types): Validate
+// checked its types in normalize's walk, so they are not walked again
+// (about 0.3 ms of a TPC-H Q2 plan).
+func ReadValidated(q *substraitpb.Plan) (sp *splan.Plan, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			sp, err = nil, fmt.Errorf("%w: %w", ErrInvalidPlan, Recovered(r, ErrDecoderPanic, "reading the plan"))
+		}
+	}()
+	return readChecked(q)
+}
+
+// readChecked is Read after the type check.
+func readChecked(q *substraitpb.Plan) (*splan.Plan, error) {
+	q, err := lowerMarkJoins(q)
+	if err != nil {
 		return nil, err
 	}
-	sp, err = substraitfn.FromProto(q)
+	sp, err := substraitfn.FromProto(q)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidPlan, err)
 	}

@@ -87,10 +87,16 @@ var (
 func fixup(m protoreflect.Message, s Schemas, apply bool) (bool, error) {
 	need := false
 	d := m.Descriptor()
-	if d.FullName() == literalName {
-		// A literal holds no relation or function to normalize, and a
-		// long IN list's literal holds a million elements.
-		return false, nil
+	switch d.FullName() {
+	case literalName, typeName, namedStructName:
+		// The look-only pass is also the plan's type check (checkTypes),
+		// one walk instead of two: a type substrait-go cannot read (or a
+		// base schema of names only, which baseTypes fills) sends the
+		// plan down the copying path, whose copy validate has checkTypes
+		// check, after the validation, naming the field. A literal holds no relation or function to
+		// normalize, and a long IN list's literal a million elements,
+		// which walkTypes skips when they are scalars.
+		return !apply && walkTypes(m) != nil, nil
 	}
 	// A relation message (one with a RelCommon "common" field) without it.
 	if fd := d.Fields().ByName("common"); fd != nil && fd.Message() != nil && fd.Message().FullName() == relCommonName && !m.Has(fd) {

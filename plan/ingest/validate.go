@@ -39,6 +39,9 @@ func validate(p *substraitpb.Plan, s Schemas) (*substraitpb.Plan, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
+	// normalize's walk checked p's types; a copy (normalized, or p with
+	// a type substrait-go cannot read) has its types checked at the end.
+	copied := q != p
 	// Several groupings: one aggregate over the input crossed with the
 	// set ids (groupingsets.go); the calls above it typed over its output.
 	if r := groupingSetsAsAggregates(q); r != q {
@@ -50,7 +53,18 @@ func validate(p *substraitpb.Plan, s Schemas) (*substraitpb.Plan, int, error) {
 		return nil, 0, err
 	}
 	if r, err := v.replacingProjects(q); err != nil || r != nil {
-		return r, 0, err
+		if err == nil && copied {
+			err = checkTypes(r)
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		return r, 0, nil
+	}
+	if copied {
+		if err := checkTypes(q); err != nil {
+			return nil, 0, err
+		}
 	}
 	return q, v.subqueries, nil
 }
