@@ -40,7 +40,9 @@ import (
 //	read the record again                    read _intents/<id>.revoked
 //	  same bytes as R: revoked,                present: ErrIntentLost,
 //	    its files go like any orphan's           the write is abandoned
-//	  changed: renewed meanwhile, live         absent: go on
+//	  changed: renewed meanwhile, the files    absent: go on
+//	    stay (the writer fails at its next
+//	    renewal all the same)
 //	  gone: the writer finished
 //
 // Both sides write, then read what the other writes (the store is
@@ -49,7 +51,9 @@ import (
 // Cleanup's second read, which then sees W and keeps the files. If Cleanup
 // saw the same bytes, any later put of the writer is followed by a read
 // that finds the marker. The marker stays until the writer has seen it
-// (its end deletes it) or its holder is known dead (see readIntents).
+// (its end deletes it) or its holder is known dead (see readIntents);
+// Cleanup never withdraws one, so any number of concurrent Cleanups are
+// safe too.
 //
 // On the holder's own host Cleanup does not go by the expiry at all: a
 // record whose holder process (pid and start time) still runs is live, and
@@ -443,9 +447,14 @@ func readIntents(ctx context.Context, st store.Store, now time.Time, dryRun bool
 		} else if !now.After(time.Unix(0, r.Expires).Add(intentClockSkew)) {
 			live = true
 		} else if !dryRun {
-			if live, err = revoke(ctx, st, r.Writer, b); err != nil {
+			rv, err := revoke(ctx, st, r.Writer, b)
+			if err != nil {
 				return nil, err
 			}
+			if rv == endedMeantime {
+				continue // nothing of it to keep, no record to remove
+			}
+			live = rv == renewedMeantime
 		}
 		if !live {
 			li.expired = append(li.expired, p)
@@ -484,33 +493,36 @@ func readIntents(ctx context.Context, st store.Store, now time.Time, dryRun bool
 	return li, nil
 }
 
+// revocation is what revoke found when it read the record again.
+type revocation int
+
+const (
+	revokedNow      revocation = iota // unchanged: revoked, its files are orphans
+	renewedMeantime                   // rewritten: the writer is alive, its files stay
+	endedMeantime                     // gone: the writer ended (committed or failed)
+)
+
 // revoke marks the expired record rec (the bytes Cleanup read) of writer
-// revoked, then reads the record again: only if it is unchanged is the
-// intent revoked (live false). A record rewritten meanwhile belongs to a
-// writer that is alive: its marker is withdrawn and the intent is live. A
-// record gone means the writer ended (committed or failed): nothing of it
-// needs keeping. See the file comment for why this order is safe.
-func revoke(ctx context.Context, st store.Store, writer string, rec []byte) (live bool, err error) {
-	mp := revokedPath(writer)
-	if err := st.Put(ctx, mp, rec); err != nil {
-		return false, fmt.Errorf("table: cleanup: revoke %s: %w", intentPath(writer), err)
+// revoked, then reads the record again (see the file comment for why this
+// order is safe). The marker stays in every case: a writer that renewed
+// meanwhile fails at its next renewal, which is safe, whereas withdrawing
+// the marker could hide it from a writer whose files a concurrent Cleanup
+// revoked a moment before. Cleanup removes markers only once no writer can
+// read them (readIntents).
+func revoke(ctx context.Context, st store.Store, writer string, rec []byte) (revocation, error) {
+	if err := st.Put(ctx, revokedPath(writer), rec); err != nil {
+		return 0, fmt.Errorf("table: cleanup: revoke %s: %w", intentPath(writer), err)
 	}
 	b, err := st.Get(ctx, intentPath(writer))
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		_ = st.Delete(ctx, mp)
-		return false, nil
+		return endedMeantime, nil
 	case err != nil:
-		// Unknown: keep the files this time (the marker stays; the writer
-		// fails at its next renewal, which is safe).
-		return true, nil
+		return renewedMeantime, nil // unknown: keep the files this time
 	case !bytes.Equal(b, rec):
-		// Renewed meanwhile. A writer that read the marker before this
-		// delete has given up, which is safe too.
-		_ = st.Delete(ctx, mp)
-		return true, nil
+		return renewedMeantime, nil
 	}
-	return false, nil
+	return revokedNow, nil
 }
 
 // holderAlive reports, for a record whose holder is on this host (local),

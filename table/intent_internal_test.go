@@ -65,26 +65,26 @@ func (s *markerHookStore) Put(ctx context.Context, p string, b []byte) error {
 	return err
 }
 
-// TestRevokeRacesRenewal runs a writer's renewal at each point of a
-// Cleanup's revocation of its expired intent (a writer on another host,
-// judged by its expiry). Whatever the interleaving, either Cleanup keeps
-// the files, or the writer learns that its intent is lost; never both a
-// removal and a writer that goes on.
+// TestRevokeRacesRenewal runs a writer's renewal (or its end) at each
+// point of a Cleanup's revocation of its expired intent (a writer on
+// another host, judged by its expiry). Whatever the interleaving, Cleanup
+// removes the files only if the writer is bound to learn that its intent
+// is lost; and the writer learns it whenever a revocation was attempted.
 func TestRevokeRacesRenewal(t *testing.T) {
 	old := intentHostForTest
 	intentHostForTest = "elsewhere.invalid"
 	defer func() { intentHostForTest = old }()
 	late := time.Now().Add(time.Hour) // Cleanup's clock: every record has expired
 	for _, c := range []struct {
-		name      string
-		renew     string // "before" or "after" the marker lands, or "" for none
-		wantLive  bool
-		wantLost  bool
-		markerAft bool // the marker is still there after Cleanup
+		name     string
+		act      string // what the writer does, and when: before or after the marker lands
+		wantKept bool   // Cleanup keeps the files
+		wantLost bool   // the writer's renewal in the hook finds the marker
 	}{
-		{"no renewal", "", false, true, true},
-		{"renewed before the marker", "before", true, false, false},
-		{"renewed after the marker", "after", true, true, false},
+		{"no renewal", "", false, false},
+		{"renewed before the marker", "renew before", true, false},
+		{"renewed after the marker", "renew after", true, true},
+		{"ended before the marker", "end before", false, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			st := &markerHookStore{Store: store.NewMemory()}
@@ -93,35 +93,45 @@ func TestRevokeRacesRenewal(t *testing.T) {
 			if err := coverFile(ctx, "data/x.arrow"); err != nil {
 				t.Fatal(err)
 			}
-			var renewErr error
+			var hookErr error
+			ended := false
 			st.hook = func(after bool) {
-				if (c.renew == "before" && !after) || (c.renew == "after" && after) {
-					renewErr = in.renew(ctx)
+				switch {
+				case c.act == "renew before" && !after, c.act == "renew after" && after:
+					hookErr = in.renew(ctx)
+				case c.act == "end before" && !after:
+					end(nil)
+					ended = true
 				}
 			}
-			li, err := readIntents(ctx, st, late, false)
+			bg := context.Background() // Cleanup's own; the writer's ctx ends with it
+			li, err := readIntents(bg, st, late, false)
 			if err != nil {
 				t.Fatal(err)
 			}
 			st.hook = nil
-			if got := li.refs.has("data/x.arrow"); got != c.wantLive {
-				t.Fatalf("file kept %v, want %v", got, c.wantLive)
+			if got := li.refs.has("data/x.arrow"); got != c.wantKept {
+				t.Fatalf("file kept %v, want %v", got, c.wantKept)
 			}
-			if _, err := st.Get(ctx, revokedPath(in.rec.Writer)); (err == nil) != c.markerAft {
-				t.Fatalf("marker after Cleanup: %v", err)
+			if lost := errors.Is(hookErr, ErrIntentLost); lost != c.wantLost {
+				t.Fatalf("renewal in the hook: %v, want lost %v", hookErr, c.wantLost)
 			}
-			if c.renew == "" {
-				renewErr = in.renew(ctx) // the writer's next renewal
+			if _, err := st.Get(bg, revokedPath(in.rec.Writer)); err != nil {
+				t.Fatalf("the marker is withdrawn: %v", err)
 			}
-			if lost := errors.Is(renewErr, ErrIntentLost); lost != c.wantLost {
-				t.Fatalf("renewal: %v, want lost %v", renewErr, c.wantLost)
+			if ended {
+				if len(li.expired) != 0 {
+					t.Fatalf("an ended writer's record counted expired: %v", li.expired)
+				}
+				return
 			}
-			var werr error
-			if renewErr != nil {
-				werr = renewErr
+			// Whatever happened, a writer that goes on now learns it lost.
+			if err := in.renew(ctx); !errors.Is(err, ErrIntentLost) {
+				t.Fatalf("renewal after the revocation: %v", err)
 			}
+			werr := error(ErrIntentLost)
 			end(&werr)
-			if ps, _ := st.List(context.Background(), intentsDir); len(ps) != 0 {
+			if ps, _ := st.List(bg, intentsDir); len(ps) != 0 {
 				t.Fatalf("left behind: %v", ps)
 			}
 		})
