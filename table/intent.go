@@ -58,7 +58,9 @@ import (
 // On the holder's own host Cleanup does not go by the expiry at all: a
 // record whose holder process (pid and start time) still runs is live, and
 // one whose holder is gone is dead at once. Only records of other hosts
-// (a shared store) are judged by their expiry.
+// (a shared store) are judged by their expiry. The price: a record its
+// holder failed to delete (end's delete refused by the store) keeps its
+// files until that process exits.
 //
 // Cleanup never removes a file a live intent names, and removes expired
 // intents. Why a file Cleanup saw can never be a live writer's: Cleanup
