@@ -185,7 +185,7 @@ func Cleanup(ctx context.Context, st store.Store, opt CleanupOptions) (*CleanupR
 			return nil, err
 		}
 	}
-	intents, err := readIntents(ctx, st, now)
+	intents, err := readIntents(ctx, st, now, opt.DryRun)
 	if err != nil {
 		return nil, err
 	}
@@ -297,6 +297,13 @@ func Cleanup(ctx context.Context, st store.Store, opt CleanupOptions) (*CleanupR
 			}
 		}
 		rep.IntentsExpired++
+	}
+	if !opt.DryRun {
+		for _, p := range intents.stale {
+			if err := st.Delete(ctx, p); err != nil && !errors.Is(err, store.ErrNotFound) {
+				return rep, fmt.Errorf("table: cleanup: %w", err)
+			}
+		}
 	}
 	rep.IntentsLive = intents.live
 	return rep, nil

@@ -8,6 +8,8 @@
 //	_rowmaps/<uuid>.rowmap   row maps of reordered rewrites
 //	_intents/<uuid>.intent   write intents: the files a running writer stores
 //	                         before its commit, kept from Cleanup (intent.go)
+//	_intents/<uuid>.revoked  Cleanup's mark on an intent it found expired,
+//	                         read by its writer after each renewal
 //
 // A manifest lists fragments. Each fragment has a data file, a physical row
 // count, a row id sequence aligned with its physical offsets (row id of

@@ -1,6 +1,7 @@
 package table
 
 import (
+	"strings"
 	"time"
 )
 
@@ -23,4 +24,34 @@ func IntentForTest(files, prefixes []string, expires time.Time, pid uint64) (str
 		}
 	}
 	return intentPath(r.Writer), r.marshal()
+}
+
+// SetIntentClockSkewForTest changes how long after its expiry Cleanup
+// still treats another host's intent as live.
+func SetIntentClockSkewForTest(d time.Duration) (restore func()) {
+	old := intentClockSkew
+	intentClockSkew = d
+	return func() { intentClockSkew = old }
+}
+
+// IntentElsewhereForTest is IntentForTest for a writer on another host:
+// Cleanup can judge it only by its expiry.
+func IntentElsewhereForTest(files, prefixes []string, expires time.Time) (string, []byte) {
+	r := intentRecord{Writer: NewID(), Purpose: "test", Host: "elsewhere.invalid", BootID: "another-boot", PID: 1,
+		Created: time.Now().UnixNano(), Expires: expires.UnixNano(), Files: files, Prefixes: prefixes}
+	return intentPath(r.Writer), r.marshal()
+}
+
+// RevokedPathForTest is where Cleanup marks the intent at intentPath revoked.
+func RevokedPathForTest(intentPath string) string {
+	return revokedPath(strings.TrimSuffix(strings.TrimPrefix(intentPath, intentsDir), ".intent"))
+}
+
+// SetIntentHolderForTest makes the intents begun from now on name another
+// host as their holder, as a writer on another machine sharing the store
+// (this process's Cleanup then judges them by their expiry alone).
+func SetIntentHolderForTest(host string) (restore func()) {
+	old := intentHostForTest
+	intentHostForTest = host
+	return func() { intentHostForTest = old }
 }

@@ -269,9 +269,12 @@ func TestIntentRenewalFailureStopsWriter(t *testing.T) {
 }
 
 // TestCleanupIntents: VACUUM keeps what a live intent names (files and
-// prefixes), removes the files of expired intents and of intents whose
-// holder process on this host is gone, and the expired records
+// prefixes), also when the holder is this host's running process and the
+// record's expiry has passed (a starved writer on this host is alive);
+// removes the files of another host's expired intents and of intents
+// whose holder process on this host is gone, and the expired records
 // themselves; a corrupt intent record stops it before it deletes anything.
+// Revocation markers whose writer can no longer read them go too.
 func TestCleanupIntents(t *testing.T) {
 	mem := exectest.Mem(t)
 	ctx := context.Background()
@@ -285,17 +288,29 @@ func TestCleanupIntents(t *testing.T) {
 	livePrefix := "_indices/0000000000000000000000000000000c/"
 	expired := "data/0000000000000000000000000000000d.arrow"
 	deadHolder := "data/0000000000000000000000000000000e.arrow"
-	for _, p := range append(live, livePrefix+"pages", expired, deadHolder) {
+	starved := "data/0000000000000000000000000000000f.arrow"
+	for _, p := range append(live, livePrefix+"pages", expired, deadHolder, starved) {
 		put(p)
 	}
 	lp, lb := table.IntentForTest(live, []string{livePrefix}, time.Now().Add(time.Hour), 0)
-	ep, eb := table.IntentForTest([]string{expired}, nil, time.Now().Add(-time.Hour), 0)
+	ep, eb := table.IntentElsewhereForTest([]string{expired}, nil, time.Now().Add(-time.Hour))
+	// This process, its record expired an hour ago: alive, so live.
+	sp, sb := table.IntentForTest([]string{starved}, nil, time.Now().Add(-time.Hour), 0)
 	// A process that has exited: its intent is dead although not expired.
 	cmd := exec.Command("true")
 	require.NoError(t, cmd.Run())
 	dp, db := table.IntentForTest([]string{deadHolder}, nil, time.Now().Add(time.Hour), uint64(cmd.Process.Pid))
-	for p, b := range map[string][]byte{lp: lb, ep: eb, dp: db} {
+	for p, b := range map[string][]byte{lp: lb, ep: eb, sp: sb, dp: db} {
 		require.NoError(t, l.Put(ctx, p, b))
+	}
+	// Revocation markers left without their records: one of a dead holder
+	// on this host and one of another host expired two days ago go; one of
+	// another host expired an hour ago stays for its writer to see.
+	mDead, mDeadB := table.IntentForTest(nil, nil, time.Now().Add(time.Hour), uint64(cmd.Process.Pid))
+	mOld, mOldB := table.IntentElsewhereForTest(nil, nil, time.Now().Add(-48*time.Hour))
+	mYoung, mYoungB := table.IntentElsewhereForTest(nil, nil, time.Now().Add(-time.Hour))
+	for p, b := range map[string][]byte{mDead: mDeadB, mOld: mOldB, mYoung: mYoungB} {
+		require.NoError(t, l.Put(ctx, table.RevokedPathForTest(p), b))
 	}
 	// A flipped byte in any record: nothing is deleted.
 	bad := append([]byte(nil), lb...)
@@ -309,18 +324,141 @@ func TestCleanupIntents(t *testing.T) {
 
 	rep, err := table.Cleanup(ctx, l, table.CleanupOptions{MinAge: -1})
 	require.NoError(t, err)
-	require.Equal(t, 3, rep.FilesInFlight)
-	require.Equal(t, 1, rep.IntentsLive)
+	require.Equal(t, 4, rep.FilesInFlight)
+	require.Equal(t, 2, rep.IntentsLive)
 	require.Equal(t, 2, rep.IntentsExpired)
-	for _, p := range append(live, livePrefix+"pages", lp) {
+	for _, p := range append(live, livePrefix+"pages", lp, starved, sp, table.RevokedPathForTest(mYoung)) {
 		_, err := l.Size(ctx, p)
-		require.NoError(t, err, "%s of the live intent was removed", p)
+		require.NoError(t, err, "%s was removed", p)
 	}
 	if _, err := os.Stat("/proc/self/stat"); err == nil {
-		for _, p := range []string{expired, deadHolder, ep, dp} {
+		for _, p := range []string{expired, deadHolder, ep, dp, table.RevokedPathForTest(mDead), table.RevokedPathForTest(mOld)} {
 			_, err := l.Size(ctx, p)
 			require.ErrorIs(t, err, store.ErrNotFound, "%s is still there", p)
 		}
 	}
+	// The expired record was revoked before its file went: the marker
+	// stays for its writer to find.
+	_, err = l.Size(ctx, table.RevokedPathForTest(ep))
+	require.NoError(t, err)
 	checkVersions(t, l, fx.history, mem)
+}
+
+// slowIntentStore makes every put of an intent record, once armed, land
+// late: it waits longer than the intent TTL before storing the record, as
+// the puts of a writer starved of CPU or queued behind its own data-file
+// fsyncs did during the SF 10 load (issue 30). landed receives after each
+// such put.
+type slowIntentStore struct {
+	store.Store
+	delay  time.Duration
+	gate   chan struct{} // when set, puts wait for it to close instead of delay
+	mu     sync.Mutex
+	armed  bool
+	landed chan struct{}
+}
+
+func (s *slowIntentStore) Put(ctx context.Context, p string, b []byte) error {
+	s.mu.Lock()
+	armed := s.armed
+	s.mu.Unlock()
+	if !armed || !strings.HasSuffix(p, ".intent") {
+		return s.Store.Put(ctx, p, b)
+	}
+	if s.gate != nil {
+		<-s.gate
+	} else {
+		time.Sleep(s.delay)
+	}
+	err := s.Store.Put(ctx, p, b)
+	select {
+	case s.landed <- struct{}{}:
+	default:
+	}
+	return err
+}
+
+// TestLateRenewalKeepsWrite is issue 30's lost SF 10 load: every renewal
+// of the writer's intent landed after the record's expiry (the writer was
+// alive, only slow), no VACUUM ran, and yet the writer declared its own
+// intent lost and failed after 37 minutes. A late renewal loses nothing
+// unless a VACUUM actually revoked the intent meanwhile, so the append
+// commits and every row reads back.
+func TestLateRenewalKeepsWrite(t *testing.T) {
+	const ttl = 100 * time.Millisecond
+	defer table.SetIntentTTLForTest(ttl)()
+	for kind, newStore := range intentStores(t) {
+		t.Run(kind, func(t *testing.T) {
+			st := &slowIntentStore{Store: newStore(), delay: 3 * ttl, landed: make(chan struct{}, 1)}
+			e := newIntentEnv(t, st)
+			ctx, mem := e.ctx, e.mem
+			g, rows := newGated(ctx, t, mem, 6, 50, 2)
+			wait := startAppend(ctx, e.tb, g, mem)
+			<-g.paused
+			st.mu.Lock()
+			st.armed = true
+			st.mu.Unlock()
+			<-st.landed // a renewal landed 3 TTLs after it began: past the old expiry
+			close(g.resume)
+			nt, err := wait()
+			require.NoError(t, err, "a slow writer that nobody revoked lost its write")
+			require.Len(t, scanAll(t, nt, mem), rows)
+			reopened, err := table.Open(ctx, st, table.Options{})
+			require.NoError(t, err)
+			require.Len(t, scanAll(t, reopened, mem), rows)
+			intents, err := st.List(ctx, "_intents/")
+			require.NoError(t, err)
+			require.Empty(t, intents)
+		})
+	}
+}
+
+// TestVacuumRevokesStalledWriter: a writer on another host (so VACUUM can
+// judge it only by its expiry) stalls with its renewals stuck past the
+// expiry; VACUUM revokes its intent and removes its files. When the
+// renewal finally lands, the writer finds the revocation and fails with
+// ErrIntentLost: nothing is published that cannot be read, and the
+// record and its marker are gone after.
+func TestVacuumRevokesStalledWriter(t *testing.T) {
+	defer table.SetIntentTTLForTest(200 * time.Millisecond)()
+	defer table.SetIntentClockSkewForTest(0)()
+	defer table.SetIntentHolderForTest("elsewhere.invalid")()
+	for kind, newStore := range intentStores(t) {
+		t.Run(kind, func(t *testing.T) {
+			gate := make(chan struct{})
+			st := &slowIntentStore{Store: newStore(), gate: gate, landed: make(chan struct{}, 1)}
+			e := newIntentEnv(t, st)
+			ctx, mem := e.ctx, e.mem
+			g, _ := newGated(ctx, t, mem, 6, 50, 2)
+			wait := startAppend(ctx, e.tb, g, mem)
+			<-g.paused
+			st.mu.Lock()
+			st.armed = true
+			st.mu.Unlock()
+			// Wait (on the condition, not a time) until VACUUM sees the
+			// record expired; a dry run changes nothing.
+			for {
+				rep, err := table.Cleanup(ctx, st, table.CleanupOptions{MinAge: -1, DryRun: true})
+				require.NoError(t, err)
+				if rep.IntentsExpired == 1 {
+					break
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			rep, err := table.Cleanup(ctx, st, table.CleanupOptions{MinAge: -1})
+			require.NoError(t, err)
+			require.Equal(t, 1, rep.IntentsExpired)
+			require.Equal(t, 2, rep.FilesDeleted, "the revoked writer's files are orphans")
+			close(gate)
+			close(g.resume)
+			_, appendErr := wait()
+			require.ErrorIs(t, appendErr, table.ErrIntentLost)
+			require.ErrorIs(t, appendErr, errkind.Conflict)
+			require.ErrorContains(t, appendErr, "revoked")
+			requireNothingPublished(t, ctx, st)
+			intents, err := st.List(ctx, "_intents/")
+			require.NoError(t, err)
+			require.Empty(t, intents, "the writer removed its record and the marker it saw")
+		})
+	}
 }
