@@ -102,61 +102,7 @@ func exprRels(e *substraitpb.Expression, f func(*substraitpb.Rel)) {
 	if e == nil {
 		return
 	}
-	switch x := e.GetRexType().(type) {
-	case nil, *substraitpb.Expression_Literal_, *substraitpb.Expression_DynamicParameter, *substraitpb.Expression_Enum_:
-	case *substraitpb.Expression_Selection:
-		if r, ok := x.Selection.GetRootType().(*substraitpb.Expression_FieldReference_Expression); ok {
-			exprRels(r.Expression, f)
-		}
-	case *substraitpb.Expression_ScalarFunction_:
-		argRels(x.ScalarFunction.GetArguments(), f)
-		exprListRels(x.ScalarFunction.GetArgs(), f) //nolint:staticcheck
-	case *substraitpb.Expression_WindowFunction_:
-		w := x.WindowFunction
-		argRels(w.GetArguments(), f)
-		for _, s := range w.GetSorts() {
-			exprRels(s.GetExpr(), f)
-		}
-		exprListRels(w.GetPartitions(), f)
-		exprListRels(w.GetArgs(), f) //nolint:staticcheck
-	case *substraitpb.Expression_IfThen_:
-		for _, c := range x.IfThen.GetIfs() {
-			exprRels(c.GetIf(), f)
-			exprRels(c.GetThen(), f)
-		}
-		exprRels(x.IfThen.GetElse(), f)
-	case *substraitpb.Expression_SwitchExpression_:
-		exprRels(x.SwitchExpression.GetMatch(), f)
-		for _, c := range x.SwitchExpression.GetIfs() {
-			exprRels(c.GetThen(), f)
-		}
-		exprRels(x.SwitchExpression.GetElse(), f)
-	case *substraitpb.Expression_SingularOrList_:
-		exprRels(x.SingularOrList.GetValue(), f)
-		exprListRels(x.SingularOrList.GetOptions(), f)
-	case *substraitpb.Expression_MultiOrList_:
-		exprListRels(x.MultiOrList.GetValue(), f)
-		for _, r := range x.MultiOrList.GetOptions() {
-			exprListRels(r.GetFields(), f)
-		}
-	case *substraitpb.Expression_Cast_:
-		exprRels(x.Cast.GetInput(), f)
-	case *substraitpb.Expression_Subquery_:
-		switch s := x.Subquery.GetSubqueryType().(type) {
-		case *substraitpb.Expression_Subquery_Scalar_:
-			relTree(s.Scalar.GetInput(), f)
-		case *substraitpb.Expression_Subquery_InPredicate_:
-			exprListRels(s.InPredicate.GetNeedles(), f)
-			relTree(s.InPredicate.GetHaystack(), f)
-		case *substraitpb.Expression_Subquery_SetPredicate_:
-			relTree(s.SetPredicate.GetTuples(), f)
-		case *substraitpb.Expression_Subquery_SetComparison_:
-			exprRels(s.SetComparison.GetLeft(), f)
-			relTree(s.SetComparison.GetRight(), f)
-		default:
-			reflectRels(e.ProtoReflect(), nil, f)
-		}
-	default:
+	if !ExprChildren(e, func(c *substraitpb.Expression) { exprRels(c, f) }, func(r *substraitpb.Rel) { relTree(r, f) }) {
 		reflectRels(e.ProtoReflect(), nil, f)
 	}
 }

@@ -2,6 +2,8 @@ package optimize
 
 import (
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
+
+	"github.com/stablerow/stablerow/plan/ingest"
 )
 
 // The decorrelation and its helpers ask of nearly every relation whether
@@ -25,76 +27,12 @@ func walkExpr(e *substraitpb.Expression, f func(*substraitpb.Expression) bool) {
 	}
 }
 
-// exprChildren walks e's child expressions (walkExpr); false for a kind
-// it does not know, which the caller walks by reflection.
+// exprChildren walks e's child expressions (walkExpr), not the
+// relations of its subqueries (ingest.ExprChildren, the one typed walk
+// of an expression's children); false for a kind it does not know,
+// which the caller walks by reflection.
 func exprChildren(e *substraitpb.Expression, f func(*substraitpb.Expression) bool) bool {
-	switch x := e.GetRexType().(type) {
-	case nil, *substraitpb.Expression_Literal_, *substraitpb.Expression_DynamicParameter, *substraitpb.Expression_Enum_:
-		// No expression inside (a literal's nested values are literals).
-	case *substraitpb.Expression_Selection:
-		if r, ok := x.Selection.GetRootType().(*substraitpb.Expression_FieldReference_Expression); ok {
-			walkExpr(r.Expression, f)
-		}
-	case *substraitpb.Expression_ScalarFunction_:
-		walkArgs(x.ScalarFunction.GetArguments(), f)
-		walkList(x.ScalarFunction.GetArgs(), f)
-	case *substraitpb.Expression_WindowFunction_:
-		w := x.WindowFunction
-		walkArgs(w.GetArguments(), f)
-		walkSorts(w.GetSorts(), f)
-		walkList(w.GetPartitions(), f)
-		walkList(w.GetArgs(), f)
-	case *substraitpb.Expression_IfThen_:
-		for _, c := range x.IfThen.GetIfs() {
-			walkExpr(c.GetIf(), f)
-			walkExpr(c.GetThen(), f)
-		}
-		walkExpr(x.IfThen.GetElse(), f)
-	case *substraitpb.Expression_SwitchExpression_:
-		walkExpr(x.SwitchExpression.GetMatch(), f)
-		for _, c := range x.SwitchExpression.GetIfs() {
-			walkExpr(c.GetThen(), f)
-		}
-		walkExpr(x.SwitchExpression.GetElse(), f)
-	case *substraitpb.Expression_SingularOrList_:
-		walkExpr(x.SingularOrList.GetValue(), f)
-		walkList(x.SingularOrList.GetOptions(), f)
-	case *substraitpb.Expression_MultiOrList_:
-		walkList(x.MultiOrList.GetValue(), f)
-		for _, r := range x.MultiOrList.GetOptions() {
-			walkList(r.GetFields(), f)
-		}
-	case *substraitpb.Expression_Cast_:
-		walkExpr(x.Cast.GetInput(), f)
-	case *substraitpb.Expression_Nested_:
-		switch n := x.Nested.GetNestedType().(type) {
-		case *substraitpb.Expression_Nested_Struct_:
-			walkList(n.Struct.GetFields(), f)
-		case *substraitpb.Expression_Nested_List_:
-			walkList(n.List.GetValues(), f)
-		case *substraitpb.Expression_Nested_Map_:
-			for _, kv := range n.Map.GetKeyValues() {
-				walkExpr(kv.GetKey(), f)
-				walkExpr(kv.GetValue(), f)
-			}
-		default:
-			return false
-		}
-	case *substraitpb.Expression_Subquery_:
-		// The relations are not walked; the expressions beside them are.
-		switch s := x.Subquery.GetSubqueryType().(type) {
-		case *substraitpb.Expression_Subquery_Scalar_, *substraitpb.Expression_Subquery_SetPredicate_:
-		case *substraitpb.Expression_Subquery_InPredicate_:
-			walkList(s.InPredicate.GetNeedles(), f)
-		case *substraitpb.Expression_Subquery_SetComparison_:
-			walkExpr(s.SetComparison.GetLeft(), f)
-		default:
-			return false
-		}
-	default:
-		return false
-	}
-	return true
+	return ingest.ExprChildren(e, func(c *substraitpb.Expression) { walkExpr(c, f) }, func(*substraitpb.Rel) {})
 }
 
 // relExprs walks the expressions of the relation messages decorrelation
