@@ -33,7 +33,11 @@ type Options struct {
 	// at each occurrence instead of once (plan.Options.DisableSharing):
 	// the before of a benchmark, a check that sharing changes no answer.
 	DisableSharing bool
-	Table          table.Options // write options of every table
+	// DisableRollup plans grouping sets as their expansion (every input
+	// row aggregated once per set) instead of rolled up from the finest
+	// set (plan.Options.DisableRollup): the before of a benchmark.
+	DisableRollup bool
+	Table         table.Options // write options of every table
 	// ProbeBatch is TakeByKeyExec's keys per index probe (0: default).
 	ProbeBatch int
 	// Workers is the number of tasks maintenance commands (VACUUM FULL's

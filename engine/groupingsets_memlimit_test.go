@@ -72,3 +72,25 @@ func sortedText(rows [][]any) []string {
 	slices.Sort(out)
 	return out
 }
+
+// TestDisableRollupOption: engine.Options.DisableRollup reaches the
+// planner: with it a ROLLUP runs as its expansion (no Partial
+// aggregation), without it rolled up, and both answer alike (the rows
+// checked by hand: 3 groups by k, 1 total).
+func TestDisableRollupOption(t *testing.T) {
+	mem := exectest.Mem(t)
+	ctx := context.Background()
+	const q = "SELECT k, count(*), sum(v) FROM t GROUP BY ROLLUP (k)"
+	want := []string{"1 2 3", "2 1 5", "<nil> 1 7", "<nil> 4 15"}
+	for _, off := range []bool{false, true} {
+		db := engine.OpenMemory(engine.Options{Mem: mem, DisableRollup: off})
+		_, err := db.Exec(ctx, "CREATE TABLE t (k BIGINT, v BIGINT); INSERT INTO t VALUES (1, 1), (1, 2), (2, 5), (NULL, 7)", nil)
+		require.NoError(t, err)
+		require.Equal(t, want, sortedText(run(t, db, q, nil)))
+		var text []string
+		for _, r := range run(t, db, "EXPLAIN "+q, nil) {
+			text = append(text, r[0].(string))
+		}
+		require.Equal(t, !off, strings.Contains(strings.Join(text, "\n"), "mode=Partial"), "DisableRollup=%v:\n%s", off, strings.Join(text, "\n"))
+	}
+}

@@ -194,7 +194,7 @@ func (db *DB) build(ctx context.Context, cat *catalog, q *sql.Query) (exec.Node,
 // buildEstimated is build that records the nodes' estimated rows in est
 // when not nil (EXPLAIN (COSTS)).
 func (db *DB) buildEstimated(ctx context.Context, cat *catalog, q *sql.Query, est map[exec.Node]float64) (exec.Node, error) {
-	return plan.Build(ctx, q.Plan, cat, plan.Options{DisableIndexes: db.opt.DisableIndexes, DisableSharing: db.opt.DisableSharing, Files: db.files(ctx), Threads: db.planThreads(ctx), MemoryLimited: db.memoryLimited(ctx), WriteSource: writeSource(ctx), Estimates: est})
+	return plan.Build(ctx, q.Plan, cat, plan.Options{DisableIndexes: db.opt.DisableIndexes, DisableSharing: db.opt.DisableSharing, DisableRollup: db.opt.DisableRollup, Files: db.files(ctx), Threads: db.planThreads(ctx), MemoryLimited: db.memoryLimited(ctx), WriteSource: writeSource(ctx), Estimates: est})
 }
 
 // startQuery plans q and starts it. A query streams; EXPLAIN returns its

@@ -65,7 +65,7 @@ func (db *DB) querySubstrait(ctx context.Context, cat *catalog, data []byte, par
 
 // buildSubstrait plans a decoded Substrait plan on cat.
 func (db *DB) buildSubstrait(ctx context.Context, cat *catalog, pb *substraitpb.Plan) (exec.Node, error) {
-	return plan.Build(ctx, pb, cat, plan.Options{DisableIndexes: db.opt.DisableIndexes, DisableSharing: db.opt.DisableSharing, Files: db.files(ctx), Threads: db.Threads(), MemoryLimited: db.memoryLimited(ctx)})
+	return plan.Build(ctx, pb, cat, plan.Options{DisableIndexes: db.opt.DisableIndexes, DisableSharing: db.opt.DisableSharing, DisableRollup: db.opt.DisableRollup, Files: db.files(ctx), Threads: db.Threads(), MemoryLimited: db.memoryLimited(ctx)})
 }
 
 // SubstraitOf lowers one SELECT to a Substrait plan in protobuf JSON, with

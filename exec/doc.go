@@ -27,7 +27,10 @@
 // table (hashtable.go), or, for an integer key over a narrow range, a
 // bitmap with ranks (denseindex.go: no hashing, a missing probe row costs
 // one cached load); a key of several integer columns that fit a word
-// together is packed into one first (packedkey.go).
+// together is packed into one first (packedkey.go). CrossExec
+// (crossjoin.go) is a cross product (or RIGHT join ON TRUE) with a small
+// right input, the set ids a grouping set's expansion crosses with: each
+// left batch once per right row, its columns shared, not gathered.
 //
 // Aggregation: HashAggregateExec (hashagg.go) and, for input ordered on the
 // group columns, the streaming OrderedAggregateExec (orderedagg.go) share

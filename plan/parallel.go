@@ -154,7 +154,7 @@ func (pp *parallelPlanner) rolledUp(n exec.Node) (exec.Node, error) {
 			return n, nil
 		}
 		child = x.Children()[0]
-	case *exec.ProjectExec, *exec.FilterExec, *exec.NestedLoopJoinExec:
+	case *exec.ProjectExec, *exec.FilterExec, *exec.CrossExec:
 		child = n.Children()[0] // a join's left: the finest groups
 	default:
 		return n, nil

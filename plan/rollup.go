@@ -30,7 +30,7 @@ import (
 //	HashAggregateExec mode=Final   gby=[the keys as the sets null them, set id]
 //	  ProjectExec                  the keys, NULL in the sets without them
 //	    [FilterExec]               with an empty set: real rows, or its id
-//	      NestedLoopJoinExec       Inner (Right ON true with an empty set)
+//	      CrossExec                Inner (Right ON true with an empty set)
 //	        HashAggregateExec mode=Partial  gby=[the finest keys]
 //	          input
 //	        VirtualTableExec       the set ids
@@ -85,7 +85,7 @@ func (p *planner) rolledUp(r *splan.AggregateRel, groups []expr.Expression) (out
 	if err != nil {
 		return nil, false, err
 	}
-	join, err := exec.NewNestedLoopJoinExec(partial, ids.node, x.typ, nil)
+	join, err := exec.NewCrossExec(partial, ids.node, x.typ) // each batch of groups once per set id, shared
 	if err != nil {
 		return nil, false, fmt.Errorf("%w: %w", ErrInvalidPlan, err)
 	}

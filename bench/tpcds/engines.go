@@ -80,10 +80,19 @@ type Srow struct{ DB *engine.DB }
 // AppendConformed (checked against CHAR(n) and VARCHAR(n) as INSERT
 // checks them), with threads partitions (0: the cores).
 func OpenSrow(ctx context.Context, dir string, threads int, mem memory.Allocator) (*Srow, error) {
-	if mem == nil {
-		mem = memory.DefaultAllocator
+	return OpenSrowWith(ctx, dir, threads, engine.Options{Mem: mem})
+}
+
+// OpenSrowWith is OpenSrow with the database's options (a planner switch
+// such as DisableRollup for a benchmark's before); opt.Mem nil: the
+// default allocator.
+func OpenSrowWith(ctx context.Context, dir string, threads int, opt engine.Options) (*Srow, error) {
+	if opt.Mem == nil {
+		opt.Mem = memory.DefaultAllocator
 	}
-	db := engine.OpenMemory(engine.Options{Mem: mem, Create: true})
+	mem := opt.Mem
+	opt.Create = true
+	db := engine.OpenMemory(opt)
 	if threads > 0 {
 		if err := db.SetThreads(threads); err != nil {
 			return nil, err

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/stablerow/stablerow/bench/tpch"
+	"github.com/stablerow/stablerow/engine"
 )
 
 // Config is one run of the benchmark.
@@ -26,6 +27,9 @@ type Config struct {
 	Threads int           // both engines' threads; 0: the cores (DuckDB's default)
 	Log     io.Writer
 	Mem     memory.Allocator
+	// DisableRollup: stablerow plans grouping sets as their expansion
+	// (engine.Options.DisableRollup), the before of the roll-up.
+	DisableRollup bool
 }
 
 // Result is one query's outcome.
@@ -93,7 +97,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep.LoadDuck = time.Since(start)
 	rep.DuckVersion, rep.DuckThreads = duck.Setting(ctx, "version"), duck.Setting(ctx, "threads")
 	start = time.Now()
-	srow, err := OpenSrow(ctx, data, threads, cfg.Mem)
+	srow, err := OpenSrowWith(ctx, data, threads, engine.Options{Mem: cfg.Mem, DisableRollup: cfg.DisableRollup})
 	if err != nil {
 		return nil, err
 	}

@@ -100,8 +100,8 @@ type boundCase struct {
 }
 
 func (e boundCase) Eval(ctx context.Context, mem memory.Allocator, b arrow.RecordBatch) (compute.Datum, error) {
-	if e.maskedColumn() {
-		return e.evalMasked(ctx, mem, b) // casemask.go
+	if which, ok := e.maskedColumn(); ok {
+		return e.evalMasked(ctx, mem, b, which) // casemask.go
 	}
 	n := int(b.NumRows())
 	undecided := allRows(n)

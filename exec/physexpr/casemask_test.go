@@ -15,7 +15,9 @@ import (
 // TRUE; v NULL stays NULL), over a sliced batch (non-zero offsets), for
 // fixed-width, boolean and string values; the values are v's own buffer,
 // not a copy (casemask.go: the selection path took every column's chosen
-// rows and took them back into row order).
+// rows and took them back into row order). The mirror, CASE WHEN k = 'a'
+// THEN NULL ELSE v END (a grouping set's NULL fill of a key), is v where
+// k = 'a' is FALSE or NULL, NULL where it is TRUE, its values shared too.
 func TestCaseMaskedColumn(t *testing.T) {
 	for _, c := range []struct {
 		typ  arrow.DataType
@@ -26,7 +28,7 @@ func TestCaseMaskedColumn(t *testing.T) {
 		{arrow.BinaryTypes.String, []any{"p", "q", nil, "", "s", nil, "u"}},
 	} {
 		keys := []any{"a", "b", "a", nil, "a", "b", "a"}
-		for _, explicit := range []bool{false, true} {
+		for _, form := range []string{"implied", "explicit", "mirror"} {
 			mem := exectest.Mem(t)
 			schema := arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.BinaryTypes.String, Nullable: true}, {Name: "v", Type: c.typ, Nullable: true}}, nil)
 			// Padding rows at both ends, sliced off.
@@ -44,8 +46,11 @@ func TestCaseMaskedColumn(t *testing.T) {
 			e := physexpr.Case{Whens: []physexpr.When{{
 				Cond: physexpr.Binary{Op: physexpr.OpEq, L: physexpr.Col{Index: 0, Name: "k"}, R: physexpr.Lit{Value: "a"}},
 				Then: physexpr.Col{Index: 1, Name: "v"}}}}
-			if explicit {
+			switch form {
+			case "explicit":
 				e.Else = physexpr.Lit{Type: c.typ}
+			case "mirror":
+				e.Whens[0].Then, e.Else = physexpr.Lit{Type: c.typ}, physexpr.Col{Index: 1, Name: "v"}
 			}
 			bd, err := physexpr.Bind(e, schema)
 			if err != nil {
@@ -56,7 +61,7 @@ func TestCaseMaskedColumn(t *testing.T) {
 				t.Fatal(err)
 			}
 			if in, out := b.Column(1).Data().Buffers(), a.Data().Buffers(); out[1] != in[1] {
-				t.Errorf("%s: the values were copied, not shared", c.typ)
+				t.Errorf("%s %s: the values were copied, not shared", c.typ, form)
 			}
 			rb := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "r", Type: a.DataType(), Nullable: true}}, nil), []arrow.Array{a}, int64(a.Len()))
 			got, err := exectest.Rows(rb)
@@ -64,17 +69,21 @@ func TestCaseMaskedColumn(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			wantNulls := 0
 			for i, k := range keys {
 				var want any
-				if k == "a" {
+				if (k == "a") == (form != "mirror") {
 					want = c.vals[i]
 				}
+				if want == nil {
+					wantNulls++
+				}
 				if got[i][0] != want {
-					t.Errorf("%s explicit=%v row %d: got %v, want %v", c.typ, explicit, i, got[i][0], want)
+					t.Errorf("%s %s row %d: got %v, want %v", c.typ, form, i, got[i][0], want)
 				}
 			}
-			if n := a.NullN(); n != 4 {
-				t.Errorf("%s: %d nulls, want 4", c.typ, n)
+			if n := a.NullN(); n != wantNulls {
+				t.Errorf("%s %s: %d nulls, want %d", c.typ, form, n, wantNulls)
 			}
 			a.Release()
 			b.Release()

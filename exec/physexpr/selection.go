@@ -62,6 +62,13 @@ func evalOn(ctx context.Context, mem memory.Allocator, e Bound, b arrow.RecordBa
 		}
 		defer d.Release()
 		return materialize(d, len(rows), mem)
+	case boundCol:
+		// A column reads only itself: its rows, not every column's.
+		if c := e.(boundCol); c.src.Index < int(b.NumCols()) && arrow.TypeEqual(b.Column(c.src.Index).DataType(), c.typ) {
+			if a, ok := GatherColumn(mem, b.Column(c.src.Index), rows, nil); ok {
+				return a, nil
+			}
+		}
 	}
 	sub, err := TakeRows(ctx, mem, b, rows)
 	if err != nil {
@@ -150,6 +157,10 @@ func gather(ctx context.Context, mem memory.Allocator, typ arrow.DataType, srcs 
 	idx := make([]int32, len(at))
 	for r := range at {
 		idx[r] = base[owner[r]] + at[r]
+	}
+	if a, ok := GatherColumn(mem, all, idx, nil); ok { // a typed loop, where there is one
+		defer a.Release()
+		return compute.NewDatum(a), nil
 	}
 	ib := array.NewInt32Builder(mem)
 	ib.AppendValues(idx, nil)

@@ -33,6 +33,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	only := fs.String("q", "", "queries to run, e.g. 1,6,14 (default all 99)")
 	out := fs.String("out", "", "write the Markdown report to this file (default: standard output)")
 	threads := fs.Int("threads", 0, "both engines' threads (default 0: the cores, DuckDB's default)")
+	rollup := fs.Bool("rollup", true, "stablerow rolls grouping sets up from the finest set (false: aggregates every row once per set, the expansion)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -40,7 +41,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "tpcds: -sf: %g is not a positive scale factor\n", *sf)
 		return 2
 	}
-	cfg := tpcds.Config{SF: *sf, Seed: *seed, Dir: *dir, Reps: *reps, Timeout: *timeout, Threads: *threads, Log: stderr}
+	cfg := tpcds.Config{SF: *sf, Seed: *seed, Dir: *dir, Reps: *reps, Timeout: *timeout, Threads: *threads, Log: stderr, DisableRollup: !*rollup}
 	if *only != "" {
 		for _, s := range strings.Split(*only, ",") {
 			n, err := strconv.Atoi(strings.TrimPrefix(strings.ToLower(strings.TrimSpace(s)), "q"))
