@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"github.com/stablerow/stablerow/internal/substraitfn"
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -102,7 +103,7 @@ func exprRels(e *substraitpb.Expression, f func(*substraitpb.Rel)) {
 	if e == nil {
 		return
 	}
-	if !ExprChildren(e, func(c *substraitpb.Expression) { exprRels(c, f) }, func(r *substraitpb.Rel) { relTree(r, f) }) {
+	if !substraitfn.ExprChildren(e, func(c *substraitpb.Expression) { exprRels(c, f) }, func(r *substraitpb.Rel) { relTree(r, f) }) {
 		reflectRels(e.ProtoReflect(), nil, f)
 	}
 }

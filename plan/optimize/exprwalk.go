@@ -3,7 +3,7 @@ package optimize
 import (
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
 
-	"github.com/stablerow/stablerow/plan/ingest"
+	"github.com/stablerow/stablerow/internal/substraitfn"
 )
 
 // The decorrelation and its helpers ask of nearly every relation whether
@@ -28,11 +28,11 @@ func walkExpr(e *substraitpb.Expression, f func(*substraitpb.Expression) bool) {
 }
 
 // exprChildren walks e's child expressions (walkExpr), not the
-// relations of its subqueries (ingest.ExprChildren, the one typed walk
+// relations of its subqueries (substraitfn.ExprChildren, the one typed walk
 // of an expression's children); false for a kind it does not know,
 // which the caller walks by reflection.
 func exprChildren(e *substraitpb.Expression, f func(*substraitpb.Expression) bool) bool {
-	return ingest.ExprChildren(e, func(c *substraitpb.Expression) { walkExpr(c, f) }, func(*substraitpb.Rel) {})
+	return substraitfn.ExprChildren(e, func(c *substraitpb.Expression) { walkExpr(c, f) }, func(*substraitpb.Rel) {})
 }
 
 // relExprs walks the expressions of the relation messages decorrelation

@@ -1,4 +1,4 @@
-package ingest
+package substraitfn
 
 import "github.com/substrait-io/substrait-protobuf/go/substraitpb"
 
@@ -8,7 +8,8 @@ import "github.com/substrait-io/substrait-protobuf/go/substraitpb"
 // reflection reads them). It reports false for a kind it does not know
 // (a lambda, a nested or subquery kind newer than this code), which the
 // caller then walks by reflection. The optimizer's expression walk
-// (plan/optimize/exprwalk.go) and eachRel (relwalk.go) are built on it.
+// (plan/optimize/exprwalk.go) and the ingest's relation walk
+// (plan/ingest/relwalk.go) are built on it.
 func ExprChildren(e *substraitpb.Expression, expr func(*substraitpb.Expression), rel func(*substraitpb.Rel)) bool {
 	switch x := e.GetRexType().(type) {
 	case nil, *substraitpb.Expression_Literal_, *substraitpb.Expression_DynamicParameter, *substraitpb.Expression_Enum_:
@@ -18,16 +19,16 @@ func ExprChildren(e *substraitpb.Expression, expr func(*substraitpb.Expression),
 			expr(r.Expression)
 		}
 	case *substraitpb.Expression_ScalarFunction_:
-		args(x.ScalarFunction.GetArguments(), expr)
-		list(x.ScalarFunction.GetArgs(), expr) //nolint:staticcheck // producers still send it
+		eachArg(x.ScalarFunction.GetArguments(), expr)
+		eachExpr(x.ScalarFunction.GetArgs(), expr) //nolint:staticcheck // producers still send it
 	case *substraitpb.Expression_WindowFunction_:
 		w := x.WindowFunction
-		args(w.GetArguments(), expr)
+		eachArg(w.GetArguments(), expr)
 		for _, s := range w.GetSorts() {
 			expr(s.GetExpr())
 		}
-		list(w.GetPartitions(), expr)
-		list(w.GetArgs(), expr) //nolint:staticcheck
+		eachExpr(w.GetPartitions(), expr)
+		eachExpr(w.GetArgs(), expr) //nolint:staticcheck
 	case *substraitpb.Expression_IfThen_:
 		for _, c := range x.IfThen.GetIfs() {
 			expr(c.GetIf())
@@ -42,20 +43,20 @@ func ExprChildren(e *substraitpb.Expression, expr func(*substraitpb.Expression),
 		expr(x.SwitchExpression.GetElse())
 	case *substraitpb.Expression_SingularOrList_:
 		expr(x.SingularOrList.GetValue())
-		list(x.SingularOrList.GetOptions(), expr)
+		eachExpr(x.SingularOrList.GetOptions(), expr)
 	case *substraitpb.Expression_MultiOrList_:
-		list(x.MultiOrList.GetValue(), expr)
+		eachExpr(x.MultiOrList.GetValue(), expr)
 		for _, r := range x.MultiOrList.GetOptions() {
-			list(r.GetFields(), expr)
+			eachExpr(r.GetFields(), expr)
 		}
 	case *substraitpb.Expression_Cast_:
 		expr(x.Cast.GetInput())
 	case *substraitpb.Expression_Nested_:
 		switch n := x.Nested.GetNestedType().(type) {
 		case *substraitpb.Expression_Nested_Struct_:
-			list(n.Struct.GetFields(), expr)
+			eachExpr(n.Struct.GetFields(), expr)
 		case *substraitpb.Expression_Nested_List_:
-			list(n.List.GetValues(), expr)
+			eachExpr(n.List.GetValues(), expr)
 		case *substraitpb.Expression_Nested_Map_:
 			for _, kv := range n.Map.GetKeyValues() {
 				expr(kv.GetKey())
@@ -69,7 +70,7 @@ func ExprChildren(e *substraitpb.Expression, expr func(*substraitpb.Expression),
 		case *substraitpb.Expression_Subquery_Scalar_:
 			rel(s.Scalar.GetInput())
 		case *substraitpb.Expression_Subquery_InPredicate_:
-			list(s.InPredicate.GetNeedles(), expr)
+			eachExpr(s.InPredicate.GetNeedles(), expr)
 			rel(s.InPredicate.GetHaystack())
 		case *substraitpb.Expression_Subquery_SetPredicate_:
 			rel(s.SetPredicate.GetTuples())
@@ -85,13 +86,13 @@ func ExprChildren(e *substraitpb.Expression, expr func(*substraitpb.Expression),
 	return true
 }
 
-func list(es []*substraitpb.Expression, expr func(*substraitpb.Expression)) {
+func eachExpr(es []*substraitpb.Expression, expr func(*substraitpb.Expression)) {
 	for _, e := range es {
 		expr(e)
 	}
 }
 
-func args(as []*substraitpb.FunctionArgument, expr func(*substraitpb.Expression)) {
+func eachArg(as []*substraitpb.FunctionArgument, expr func(*substraitpb.Expression)) {
 	for _, a := range as {
 		expr(a.GetValue())
 	}
