@@ -3,11 +3,13 @@ package sql
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"github.com/stablerow/stablerow/internal/substraitfn"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
+	"github.com/substrait-io/substrait-go/v8/types"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
@@ -156,6 +158,7 @@ func (l *lowerer) aggregate(rel plan.Rel, sc *scope, s *pg_query.SelectStmt, cal
 	args := *sc
 	args.noAggs = "in aggregate arguments"
 	var measures []plan.AggRelMeasure
+	var fns []*expr.AggregateFunction // measures' calls, for havingDropsCalls
 	for _, fc := range calls {
 		m, err := l.measure(fc, &args)
 		if err != nil {
@@ -180,7 +183,7 @@ func (l *lowerer) aggregate(rel plan.Rel, sc *scope, s *pg_query.SelectStmt, cal
 		}
 		out.aggs[fc] = int32(len(out.cols))
 		out.cols = append(out.cols, column{name: funcName(fc), typ: m.GetType()})
-		measures = append(measures, l.b.Measure(m, flt))
+		measures, fns = append(measures, l.b.Measure(m, flt)), append(fns, m)
 	}
 	var groups [][]expr.Expression
 	if len(groupBy) > 0 {
@@ -203,7 +206,27 @@ func (l *lowerer) aggregate(rel plan.Rel, sc *scope, s *pg_query.SelectStmt, cal
 		// (havingmove.go): a FALSE filter under the aggregate gates its
 		// input (plan/filter.go, PostgreSQL's One-Time Filter: false
 		// below the Agg). The HAVING itself never gates.
-		if f, ok := having.(*plan.FilterRel); ok && f.Input() == agg && constFalse(f.Condition()) && !l.havingStaysForSets(s, sc) {
+		f, folded := having.(*plan.FilterRel)
+		folded = folded && f.Input() == agg && constFalse(f.Condition())
+		if folded && l.havingStaysForSets(s, sc) {
+			// Kept in the HAVING under grouping sets, every row is
+			// aggregated, but an aggregate the folded HAVING no longer
+			// names is gone from PostgreSQL's plan (its Agg computes
+			// only the aggregates its target list and quals reference),
+			// so its argument raises nothing (sum(k / 0) > NULL:
+			// difftest seed 20261235 case 131037). Its measure stays,
+			// to keep the columns, over NULL constants.
+			if dropped := l.havingDropsCalls(s, calls, measures, fns); dropped != nil {
+				if agg, err = l.b.AggregateExprs(rel, dropped, groups...); err != nil {
+					return nil, nil, fmt.Errorf("%w: aggregate: %w", ErrInvalid, err)
+				}
+				if having, err = l.b.Filter(agg, f.Condition()); err != nil {
+					return nil, nil, fmt.Errorf("%w: filter: %w", ErrInvalid, err)
+				}
+			}
+			return having, out, nil
+		}
+		if folded {
 			gated, err := l.b.Filter(rel, f.Condition())
 			if err != nil {
 				return nil, nil, fmt.Errorf("%w: filter: %w", ErrInvalid, err)
@@ -218,6 +241,33 @@ func (l *lowerer) aggregate(rel plan.Rel, sc *scope, s *pg_query.SelectStmt, cal
 		return having, out, nil
 	}
 	return agg, out, nil
+}
+
+// havingDropsCalls is measures with each aggregate call written only in
+// s's HAVING (which folded to a constant) over NULL constants of its
+// arguments' types and without its FILTER; nil when there is none.
+func (l *lowerer) havingDropsCalls(s *pg_query.SelectStmt, calls []*pg_query.FuncCall, measures []plan.AggRelMeasure, fns []*expr.AggregateFunction) []plan.AggRelMeasure {
+	inHaving := map[*pg_query.FuncCall]bool{}
+	for _, fc := range aggregateCalls(s.HavingClause) {
+		inHaving[fc] = true
+	}
+	var out []plan.AggRelMeasure
+	for i, fc := range calls {
+		if !inHaving[fc] {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(measures)
+		}
+		m := fns[i].Clone()
+		for j := range m.NArgs() {
+			if a, ok := m.Arg(j).(expr.Expression); ok {
+				m.SetArg(j, expr.NewNullLiteral(a.GetType().WithNullability(types.NullabilityNullable)))
+			}
+		}
+		out[i] = l.b.Measure(m, nil)
+	}
+	return out
 }
 
 // groupKey resolves one GROUP BY item the PostgreSQL way
