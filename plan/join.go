@@ -388,14 +388,15 @@ func (p *planner) joinParts(l, r splan.Rel, nl, nr int, typ exec.JoinType, jp jo
 	pair := pairScope{cols: joined(nil, left, right, lw).cols, sc: pairSchema(lnode, rnode)}
 	// A hash join may build its left input instead (buildside.go); a nested
 	// loop join's cost is |left| × |right| either way.
-	// Not when the left input comes ordered (a sort's pathkeys, which a
-	// LEFT, semi or anti join keeps by streaming it): the swapped join
-	// emits it built, unmatched rows last, and the order may be the
-	// query's own (ORDER BY on a key the select list does not output
-	// sorts under the select list, whose scalar subquery is this join:
-	// difftest seed 20261235 case 136872).
+	// Not when the left input comes ordered (a sort's pathkeys, or its
+	// order replayed through a shared run, which a LEFT, semi or anti
+	// join keeps by streaming it): the swapped join emits it built,
+	// unmatched rows last, and the order may be the query's own (ORDER
+	// BY on a key the select list does not output sorts under the select
+	// list, whose scalar subquery is this join: difftest seed 20261235
+	// case 136872, seed 20261236 case 56802 through a shared run).
 	etyp, swap := typ, false
-	if len(lkeys) > 0 && len(p.pathkeys(left.node)) == 0 {
+	if len(lkeys) > 0 && len(p.pathkeys(left.node)) == 0 && len(left.node.Properties().Ordering) == 0 {
 		etyp, swap = p.buildLeft(l, r, typ)
 	}
 	if swap {
