@@ -738,35 +738,40 @@ func (f *graceFeed) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			return nil, f.end()
 		}
 		part := g.route(b, g.s.j.lkeys, typ.keepsLeft())
-		var here []int64
-		for r, p := range part {
-			switch {
-			case p < 0:
-			case !g.parts[p].spilled:
-				here = append(here, int64(r))
-				part[r] = -1
-			case g.parts[p].buildRows == 0 && !typ.keepsLeft():
-				part[r] = -1 // no build row to match
-			}
-		}
-		err := g.split(ctx, b, part, func(_ context.Context, p int, piece arrow.RecordBatch) error {
+		out, err := g.feedBatch(ctx, b, part, func(_ context.Context, p int, piece arrow.RecordBatch) error {
 			g.parts[p].probeRows += piece.NumRows()
 			return g.write(&g.parts[p].probe, &g.parts[p].probePath, g.s.j.left.Schema(), piece)
 		})
-		if err != nil || len(here) == 0 {
-			b.Release()
-			if err != nil {
-				return nil, err
-			}
-			continue
+		if err != nil || out != nil {
+			return out, err
 		}
-		out, err := takeBatch(ctx, g.s.tc.Allocator(), b, here)
-		b.Release()
-		if err != nil {
-			return nil, err
-		}
-		return out, nil
 	}
+}
+
+// feedBatch passes one probe batch b, whose rows part routed: the rows of
+// spilled partitions go to spill (a partition's probe file; a spilled
+// partition with no build row takes only the rows the join keeps
+// unmatched), and the rows of held partitions come back, in order, for
+// the resident join; nil when none. b is released. The single and the
+// shared grace join both feed their resident joins through it.
+func (g *graceJoin) feedBatch(ctx context.Context, b arrow.RecordBatch, part []int32, spill func(context.Context, int, arrow.RecordBatch) error) (arrow.RecordBatch, error) {
+	defer b.Release()
+	keep := g.s.j.typ.keepsLeft()
+	var here []int64
+	for r, p := range part {
+		switch {
+		case p < 0:
+		case !g.parts[p].spilled:
+			here = append(here, int64(r))
+			part[r] = -1
+		case g.parts[p].buildRows == 0 && !keep:
+			part[r] = -1 // no build row to match
+		}
+	}
+	if err := g.split(ctx, b, part, spill); err != nil || len(here) == 0 {
+		return nil, err
+	}
+	return takeBatch(ctx, g.s.tc.Allocator(), b, here)
 }
 
 // end finishes the probe files at the probe input's end.

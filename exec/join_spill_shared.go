@@ -457,32 +457,11 @@ func (f *sharedFeed) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		// The partitions' spilled flags and build counts are fixed once
 		// the build is partitioned: read without the lock.
 		part := g.routeIn(&w.rt, b, g.s.j.lkeys, typ.keepsLeft())
-		var here []int64
-		for r, p := range part {
-			switch {
-			case p < 0:
-			case !g.parts[p].spilled:
-				here = append(here, int64(r))
-				part[r] = -1
-			case g.parts[p].buildRows == 0 && !typ.keepsLeft():
-				part[r] = -1 // no build row to match
-			}
-		}
-		err := g.split(ctx, b, part, func(_ context.Context, p int, piece arrow.RecordBatch) error {
+		out, err := g.feedBatch(ctx, b, part, func(_ context.Context, p int, piece arrow.RecordBatch) error {
 			return w.sg.writeProbe(p, piece)
 		})
-		if err != nil || len(here) == 0 {
-			b.Release()
-			if err != nil {
-				return nil, err
-			}
-			continue
+		if err != nil || out != nil {
+			return out, err
 		}
-		out, err := takeBatch(ctx, g.s.tc.Allocator(), b, here)
-		b.Release()
-		if err != nil {
-			return nil, err
-		}
-		return out, nil
 	}
 }
