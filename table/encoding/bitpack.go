@@ -53,7 +53,9 @@ type intLike interface {
 
 // unpack writes the len(dst) values packed at width in src (which the
 // caller checked holds packedLen(len(dst), width) bytes) into dst. Whole
-// words are read while 8 bytes remain; the last few values byte by byte.
+// blocks of 64 values go through the width's kernel (unpack_gen.go: a
+// bounds check a block, constant shifts); the rest one unaligned load per
+// value while 8 bytes remain, the last few values byte by byte.
 func unpack[T intLike](dst []T, src []byte, base uint64, width uint, flip uint64) {
 	n := len(dst)
 	if width == 0 {
@@ -63,15 +65,34 @@ func unpack[T intLike](dst []T, src []byte, base uint64, width uint, flip uint64
 		}
 		return
 	}
+	i := 0
+	if n >= 64 {
+		kernel := blockKernels[width]
+		var block [64]uint64
+		for ; i+64 <= n; i += 64 {
+			kernel(&block, src[uint(i)/8*width:], base)
+			d := (*[64]T)(dst[i : i+64])
+			for j, v := range &block {
+				d[j] = T(v ^ flip)
+			}
+		}
+	}
+	unpackTail(dst, src, i, base, width, flip)
+}
+
+// unpackTail is unpack of dst[from:] (a block's worth of values or fewer
+// at the end of a stream).
+func unpackTail[T intLike](dst []T, src []byte, from int, base uint64, width uint, flip uint64) {
+	n := len(dst)
 	mask := uint64(1)<<width - 1
 	if width == 64 {
 		mask = ^uint64(0)
 	}
-	i := 0
+	i := from
 	if width <= 56 && len(src) >= 8 {
-		// Fast path: one unaligned load per value while it stays in src.
+		// One unaligned load per value while it stays in src.
 		fast := min((len(src)-8)*8/int(width), n)
-		pos := uint(0)
+		pos := uint(i) * width
 		for ; i < fast; i++ {
 			w := binary.LittleEndian.Uint64(src[pos>>3:])
 			dst[i] = T((base + (w>>(pos&7))&mask) ^ flip)
@@ -108,14 +129,26 @@ func unpackDecimal(nums []uint64, src []byte, base uint64, width uint, bl, bh ui
 		}
 		return
 	}
+	i := 0
+	if n >= 64 {
+		kernel := blockKernels[width]
+		var block [64]uint64
+		for ; i+64 <= n; i += 64 {
+			kernel(&block, src[uint(i)/8*width:], base)
+			d := (*[128]uint64)(nums[2*i : 2*i+128])
+			for j, v := range &block {
+				lo, carry := bits.Add64(bl, v, 0)
+				d[2*j], d[2*j+1] = lo, bh+carry
+			}
+		}
+	}
 	mask := uint64(1)<<width - 1
 	if width == 64 {
 		mask = ^uint64(0)
 	}
-	i := 0
 	if width <= 56 && len(src) >= 8 {
 		fast := min((len(src)-8)*8/int(width), n)
-		pos := uint(0)
+		pos := uint(i) * width
 		for ; i < fast; i++ {
 			w := binary.LittleEndian.Uint64(src[pos>>3:])
 			lo, carry := bits.Add64(bl, base+(w>>(pos&7))&mask, 0)

@@ -98,3 +98,32 @@ func reportCPU(b *testing.B) func() {
 	start := cpu()
 	return func() { b.ReportMetric(float64(cpu()-start)/float64(b.N), "cpu-ns/op") }
 }
+
+// BenchmarkUnpack unpacks a chunk's worth (4096) of bit-packed values at
+// the widths TPC-H's lineitem chunks have (2: flags' dictionary codes, 12:
+// dates, 24: prices) into int32s (dates, codes, lengths) and into decimal
+// words, the unpack alone, without the chunk's allocation.
+func BenchmarkUnpack(b *testing.B) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	for _, width := range []uint{2, 12, 24} {
+		vals := make([]uint64, 4096)
+		for i := range vals {
+			vals[i] = 1000 + rng.Uint64()&(1<<width-1)
+		}
+		src := pack(nil, vals, 1000, width)
+		b.Run(fmt.Sprintf("int32/width=%d", width), func(b *testing.B) {
+			dst := make([]int32, len(vals))
+			defer reportCPU(b)()
+			for range b.N {
+				unpack(dst, src, 1000, width, signBit)
+			}
+		})
+		b.Run(fmt.Sprintf("decimal/width=%d", width), func(b *testing.B) {
+			nums := make([]uint64, 2*len(vals))
+			defer reportCPU(b)()
+			for range b.N {
+				unpackDecimal(nums, src, 1000, width, 1<<40, 0)
+			}
+		})
+	}
+}

@@ -38,3 +38,5 @@
 // (validity bitmaps, string bytes of plain chunks, booleans): the caller
 // keeps them alive and unmodified as long as the arrays.
 package encoding
+
+//go:generate go run gen_unpack.go

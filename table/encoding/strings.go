@@ -105,38 +105,38 @@ func (d *decoder) strings(enc byte) arrow.Array {
 		dOffs := make([]int32, size+1)
 		total := lengths(r, dOffs, len(r.b))
 		dict := r.bytes("dictionary bytes", total)
-		codes := make([]int32, d.rows)
+		// The codes are read into the offsets buffer (o[i+1] holds row
+		// i's code until copyValues turns it into the row's end offset):
+		// no buffer of their own, one pass fewer.
+		offs := d.alloc(4 * (d.rows + 1))
+		o := castBytes[int32](offs.Bytes(), d.rows+1)
+		o[0] = 0
+		var n int64
 		if size > 0 {
-			ints(r, codes, true, 0)
-			for _, c := range codes {
-				if c < 0 || int(c) >= size {
+			ints(r, o[1:], true, 0)
+			// Check every code below size and sum the value lengths
+			// (read only: the codes stay for copyValues).
+			for _, c := range o[1:] {
+				if r.err != nil {
+					break
+				}
+				if uint32(c) >= uint32(size) {
 					r.fail("dictionary code %d of %d", c, size)
 					break
+				}
+				if n += int64(dOffs[c+1] - dOffs[c]); n > math.MaxInt32 {
+					r.fail("dictionary values of more than 2 GiB")
 				}
 			}
 		} else if d.rows > 0 {
 			r.fail("empty dictionary for %d rows", d.rows)
 		}
 		if r.err != nil {
+			offs.Release()
 			return nil
 		}
-		// Every code was checked below size: sum the value lengths,
-		// then copy.
-		offs := d.alloc(4 * (d.rows + 1))
-		o := castBytes[int32](offs.Bytes(), d.rows+1)
-		var n int64
-		o[0] = 0
-		for i, c := range codes {
-			n += int64(dOffs[c+1] - dOffs[c])
-			if n > math.MaxInt32 {
-				offs.Release()
-				r.fail("dictionary values of more than 2 GiB")
-				return nil
-			}
-			o[i+1] = int32(n)
-		}
 		vals := d.allocSlack(int(n), 8)
-		copyValues(vals.Buf(), o, codes, dict, dOffs)
+		copyValues(vals.Buf(), o, dict, dOffs)
 		return d.array(offs, vals)
 	}
 	r.fail("encoding %d for %s", enc, d.t)
@@ -166,19 +166,23 @@ func lengths(r *reader, o []int32, limit int) int {
 	return int(sum)
 }
 
-// copyValues writes dictionary value codes[i] at out[o[i]:o[i+1]] for
-// each row i. Dictionary values are mostly short (flags, modes, brands),
-// where a copy call per row cost more than the rest of the decode: a
-// value of up to 64 bytes is copied as 8-byte words instead, which may
-// write up to 7 bytes past its end (out has 8 bytes of slack past the
-// last value; a later row overwrites the excess) and read past the
-// value's end in a padded copy of the dictionary.
-func copyValues(out []byte, o []int32, codes []int32, dict []byte, dOffs []int32) {
+// copyValues writes each row's dictionary value: o[i+1] holds row i's
+// code (checked below the dictionary's size) on entry and the row's end
+// offset on return (o[0] is 0), the value at out[o[i]:o[i+1]]. Dictionary
+// values are mostly short (flags, modes, brands), where a copy call per
+// row cost more than the rest of the decode: a value of up to 64 bytes is
+// copied as 8-byte words instead, which may write up to 7 bytes past its
+// end (out has 8 bytes of slack past the last value; a later row
+// overwrites the excess) and read past the value's end in a padded copy
+// of the dictionary.
+func copyValues(out []byte, o []int32, dict []byte, dOffs []int32) {
 	padded := make([]byte, len(dict)+8)
 	copy(padded, dict)
-	for i, c := range codes {
+	for i := 1; i < len(o); i++ {
+		c := o[i]
 		from, to := dOffs[c], dOffs[c+1]
-		at := o[i]
+		at := o[i-1]
+		o[i] = at + (to - from)
 		if to-from > 64 {
 			copy(out[at:], padded[from:to])
 			continue
