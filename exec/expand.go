@@ -331,7 +331,7 @@ func (s *expandStream) build(ctx context.Context, idx []int32, vals *seriesBuf, 
 	return out, nil
 }
 
-// intColumn builds an int32 or int64 column of vs, NULL where null[i].
+// intColumn builds an int32, int64 or timestamp column of vs, NULL where null[i].
 func intColumn(mem memory.Allocator, t arrow.DataType, vs []int64, null []bool) arrow.Array {
 	if t.ID() == arrow.INT32 {
 		b := array.NewInt32Builder(mem)
@@ -342,6 +342,19 @@ func intColumn(mem memory.Allocator, t arrow.DataType, vs []int64, null []bool) 
 				b.UnsafeAppendBoolToBitmap(false)
 			} else {
 				b.UnsafeAppend(int32(v)) // between int32 bounds
+			}
+		}
+		return b.NewArray()
+	}
+	if ts, ok := t.(*arrow.TimestampType); ok {
+		b := array.NewTimestampBuilder(mem, ts)
+		defer b.Release()
+		b.Reserve(len(vs))
+		for i, v := range vs {
+			if null[i] {
+				b.UnsafeAppendBoolToBitmap(false)
+			} else {
+				b.UnsafeAppend(arrow.Timestamp(v))
 			}
 		}
 		return b.NewArray()

@@ -110,11 +110,14 @@ func newSeriesGen(in *arrow.Schema, a SeriesArgs) (seriesGen, arrow.DataType, er
 		cols = cols[:2]
 	}
 	var typ arrow.DataType
-	for _, c := range cols {
+	for i, c := range cols {
 		if c < 0 || c >= in.NumFields() {
 			return nil, nil, fmt.Errorf("%w: expand argument column %d of %d", physexpr.ErrInvalidArgument, c, in.NumFields())
 		}
 		t := in.Field(c).Type
+		if i == 1 && t.ID() == arrow.DECIMAL128 && typ.ID() == arrow.DECIMAL128 {
+			continue // a numeric stop keeps its own scale
+		}
 		if typ != nil && !arrow.TypeEqual(typ, t) {
 			return nil, nil, fmt.Errorf("%w: generate_series arguments of types %s and %s", physexpr.ErrInvalidArgument, typ, t)
 		}
@@ -189,7 +192,8 @@ func (s *intSeries) next(buf *seriesBuf, n int) (int, bool, error) {
 }
 
 // decSeries is generate_series(numeric, numeric, numeric) over decimal128
-// columns of one scale: value start+i*step while it has not passed stop.
+// columns, start and step of one scale (the series'), stop of its own:
+// value start+i*step while it has not passed stop.
 // The count is computed exactly (big.Int), so no value past stop, which
 // could overflow 128 bits, is ever formed. A count beyond 2^64 is capped
 // there: no reader drains that many rows.
@@ -216,15 +220,24 @@ func (s *decSeries) call(b arrow.RecordBatch, row int) (bool, error) {
 		return false, errZeroStep
 	}
 	s.cur, s.step = args[0], args[2]
-	s.left = decCount(args[0], args[1], args[2])
+	s.left = decCount(args[0], args[1], args[2], b.Column(s.cols[0]).DataType().(*arrow.Decimal128Type).Scale,
+		b.Column(s.cols[1]).DataType().(*arrow.Decimal128Type).Scale)
 	return s.left == 0, nil
 }
 
-// decCount is how many values start, start+step, ... lie on start's side
-// of stop (step not zero), capped at MaxUint64.
-func decCount(start, stop, step decimal128.Num) uint64 {
-	d := new(big.Int).Sub(stop.BigInt(), start.BigInt())
-	st := step.BigInt()
+// decCount is how many values start, start+step, ... (at scale s) lie on
+// start's side of stop (at scale stopScale; step not zero), capped at
+// MaxUint64.
+func decCount(start, stop, step decimal128.Num, s, stopScale int32) uint64 {
+	a, z, st := start.BigInt(), stop.BigInt(), step.BigInt()
+	if s < stopScale {
+		f := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(stopScale-s)), nil)
+		a.Mul(a, f)
+		st.Mul(st, f)
+	} else if s > stopScale {
+		z.Mul(z, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(s-stopScale)), nil))
+	}
+	d := new(big.Int).Sub(z, a)
 	if d.Sign() != 0 && d.Sign() != st.Sign() {
 		return 0
 	}
