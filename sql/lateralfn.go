@@ -116,7 +116,7 @@ func (l *lowerer) lateralFunction(left plan.Rel, ls *scope, n *pg_query.Node) (p
 		detail[key] = map[string]any{"left_field": nl + i}
 	}
 	if iv != nil {
-		detail["step"] = map[string]any{"interval": map[string]any{"months": iv.months, "days": iv.days}}
+		detail["step"] = map[string]any{"interval": map[string]any{"months": iv.months, "days": iv.days, "microseconds": iv.us}}
 	}
 	ts := []types.Type{k.Type(false), kindI64.Type(false)}[:ncols]
 	right, err := l.extensionTable(detail, names, ts)
