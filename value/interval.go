@@ -13,7 +13,7 @@ import (
 // microseconds. A result outside the valid timestamps (MinTimestamp up to
 // what int64 microseconds hold) is "timestamp out of range".
 func TimestampAddInterval(us, months, days, micros int64) (int64, error) {
-	outOfRange := fmt.Errorf("%w: timestamp out of range", ErrOutOfRange)
+	outOfRange := errTimestampRange
 	day := us / usPerDay
 	tod := us % usPerDay
 	if tod < 0 {
@@ -55,6 +55,10 @@ func TimestampAddInterval(us, months, days, micros int64) (int64, error) {
 	}
 	return r, nil
 }
+
+// errTimestampRange is made once: TimestampAddInterval runs per value of
+// a series.
+var errTimestampRange = fmt.Errorf("%w: timestamp out of range", ErrOutOfRange)
 
 func floorDiv(a, b int64) int64 {
 	q := a / b
