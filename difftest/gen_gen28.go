@@ -22,7 +22,8 @@ import (
 // timestamp: the start a DATE column cast to timestamp or a TIMESTAMP
 // column, the stop its day moved by a few days (date + integer: the
 // interval arithmetic on a non-constant timestamp is not supported), the
-// step an interval of days, weeks, months or years, either sign.
+// step an interval of days, weeks, months, years, hours, minutes or
+// seconds, either sign.
 // (generate_series over dates is PostgreSQL's timestamptz form, which
 // stablerow refuses: not drawn.) a.k and the series value order the rows.
 
@@ -82,7 +83,7 @@ func (g *Gen) seriesTypesFrom(q *Query, ts []*Table) (scope, bool) {
 			start = pick(g, []string{"TIMESTAMP '2024-01-31 10:00:00'", "TIMESTAMP '2023-12-31 23:59:59.5'", "TIMESTAMP '2000-02-29 00:00:00'"})
 			day = "CAST(" + start + " AS DATE)"
 		}
-		step := pick(g, []string{"'1 day'", "'2 days'", "'1 week'", "'1 month'", "'1 year'", "'1 month 1 day'", "'-1 day'", "'-1 month'", "'-3 days'"})
+		step := pick(g, []string{"'1 day'", "'2 days'", "'1 week'", "'1 month'", "'1 year'", "'1 month 1 day'", "'-1 day'", "'-1 month'", "'-3 days'", "'6 hours'", "'-90 minutes'", "'1 day 1 second'"})
 		n := pick(g, []int{0, 1, 3, 9, 40, 70})
 		op := "+"
 		if strings.HasPrefix(step, "'-") {
