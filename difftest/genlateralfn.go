@@ -11,7 +11,7 @@ import (
 //
 //	t AS a {, | , LATERAL | CROSS JOIN LATERAL | JOIN LATERAL | LEFT JOIN LATERAL}
 //	  generate_series(<start>, <stop>[, <step>]) [WITH ORDINALITY] AS x(g[, o])
-//	  [ON <condition> | ON TRUE]
+//	  [ON <condition> | ON TRUE]  (LEFT: either, per produced row)
 //
 // The arguments are a's integer columns (and key) reduced modulo 7 plus or
 // minus a few, so a series is short, empty (start past stop) or absent (a
@@ -68,7 +68,7 @@ func (g *Gen) lateralFnFrom(q *Query, ts []*Table) (scope, bool) {
 	case 2:
 		join = " CROSS JOIN LATERAL " + fn
 	case 3:
-		join = " LEFT JOIN LATERAL " + fn + " ON TRUE"
+		join = " LEFT JOIN LATERAL " + fn + " ON " + g.lateralOn(out) // gen_gen28.go
 	default:
 		join = " JOIN LATERAL " + fn + " ON " + g.expr(out, TBool, 2, true).SQL()
 	}

@@ -202,6 +202,8 @@ func (g *Gen) fromClause(q *Query, ts []*Table) (scope, bool) {
 		return g.lateralFrom(q, ts) // genlateral.go
 	case k < 7 && g.p(0.1):
 		return g.lateralFnFrom(q, ts) // genlateralfn.go
+	case k < 7 && g.p(0.08):
+		return g.seriesTypesFrom(q, ts) // gen_gen28.go
 	case k < 7:
 		t1 := pick(g, ts)
 		q.From = From{Kind: FromJoin, T0: t0.Name, T1: t1.Name,

@@ -107,7 +107,7 @@ func runExpand(t *testing.T, mem memory.Allocator, rows [][]any, batch int, ord,
 	if ord {
 		ordName = "ordinality"
 	}
-	e, err := exec.NewExpandExec(v, 1, 2, 3, "g", ordName, left)
+	e, err := exec.NewExpandExec(v, exec.SeriesArgs{Start: 1, Stop: 2, Step: 3}, "g", ordName, left)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,7 +69,7 @@ func TestExpand(t *testing.T) {
 			exectest.Run(t, exectest.Case{
 				Inputs: []exectest.Input{{Schema: expandInput, Rows: rows}},
 				Build: func(in []exec.Node) (exec.Node, error) {
-					return exec.NewExpandExec(in[0], 1, 2, 3, "g", ordName, left)
+					return exec.NewExpandExec(in[0], exec.SeriesArgs{Start: 1, Stop: 2, Step: 3}, "g", ordName, left)
 				},
 				Want:    expandRef(rows, ord, left),
 				Ordered: true,
@@ -86,7 +86,7 @@ func TestExpandZeroStep(t *testing.T) {
 	if !errors.Is(err, physexpr.ErrInvalidArgument) || !strings.Contains(err.Error(), "step size cannot equal zero") {
 		t.Fatalf("zero step: %v", err)
 	}
-	if _, err := exec.NewExpandExec(valuesOf(t, mem, nil), 0, 1, 9, "g", "", false); err == nil {
+	if _, err := exec.NewExpandExec(valuesOf(t, mem, nil), exec.SeriesArgs{Start: 0, Stop: 1, Step: 9}, "g", "", false); err == nil {
 		t.Fatal("argument column out of range accepted")
 	}
 }
@@ -135,7 +135,7 @@ func valuesOf(t *testing.T, mem memory.Allocator, rows [][]any) exec.Node {
 // returns the rows it emitted.
 func drainExpand(t *testing.T, mem memory.Allocator, rows [][]any, batch int) (int64, error) {
 	t.Helper()
-	e, err := exec.NewExpandExec(valuesOf(t, mem, rows), 1, 2, 3, "g", "ordinality", false)
+	e, err := exec.NewExpandExec(valuesOf(t, mem, rows), exec.SeriesArgs{Start: 1, Stop: 2, Step: 3}, "g", "ordinality", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestExpandMetrics(t *testing.T) {
 		{int64(2), nil, int64(3), int64(1)},
 		{int64(3), int64(4), int64(3), int64(1)},
 	}
-	e, err := exec.NewExpandExec(valuesOf(t, mem, rows), 1, 2, 3, "g", "", true)
+	e, err := exec.NewExpandExec(valuesOf(t, mem, rows), exec.SeriesArgs{Start: 1, Stop: 2, Step: 3}, "g", "", true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,18 +30,16 @@ func expandJoin(j *splan.JoinRel) (*splan.ExtensionTableReadRel, bool) {
 // expand plans the lateral join j of a table function read fn (the
 // expand): exec.ExpandExec over the left input, calling the function per
 // left row. An INNER join's condition filters the expansion; a LEFT one's
-// must be true (LEFT JOIN LATERAL ... ON TRUE), since a condition that
-// removes some of a row's function rows decides whether the row is
-// NULL-extended, which the expand does not evaluate.
+// is the expand's own ON condition, which decides per produced row and
+// NULL-extends a left row none of whose rows pass (exec/expand_on.go).
+// The step of a timestamp series is a constant interval in the detail
+// ({"interval": {"months", "days", "microseconds"}}; substrait.md §4).
 func (p *planner) expand(j *splan.JoinRel, fn *splan.ExtensionTableReadRel, need []bool) (*rel, error) {
 	left := false
 	switch j.Type() {
 	case splan.JoinTypeInner:
 	case splan.JoinTypeLeft:
 		left = true
-		if !isTrue(j.Expr()) {
-			return nil, fmt.Errorf("%w: LEFT JOIN LATERAL of a table function on a condition other than TRUE", errUnsupported("join"))
-		}
 	default:
 		return nil, fmt.Errorf("%w: LATERAL table function in a %s join", errUnsupported("join"), j.Type())
 	}
@@ -78,7 +76,15 @@ func (p *planner) expand(j *splan.JoinRel, fn *splan.ExtensionTableReadRel, need
 	for i := range lneed {
 		lneed[i] = needs(need, i)
 	}
-	for i, key := range []string{"start", "stop", "step"} {
+	keys := []string{"start", "stop", "step"}
+	iv, err := seriesInterval(f["step"])
+	if err != nil {
+		return nil, err
+	}
+	if iv != nil {
+		keys = keys[:2]
+	}
+	for i, key := range keys {
 		k, err := intField(f[key].GetStructValue().GetFields(), optimize.ExpandArgKey, 0, false)
 		if err != nil {
 			return nil, fmt.Errorf("%w (generate_series %s over the left input)", err, key)
@@ -107,12 +113,12 @@ func (p *planner) expand(j *splan.JoinRel, fn *splan.ExtensionTableReadRel, need
 		return nil, err
 	}
 	cols := make([]int, 3)
-	for i, a := range args {
+	for i, a := range args[:len(keys)] {
 		c, err := l.field(a)
 		if err != nil {
 			return nil, err
 		}
-		if at := l.schema().Field(c.Index).Type; !arrow.TypeEqual(at, bt) {
+		if at := l.schema().Field(c.Index).Type; !arrow.TypeEqual(at, bt) && (i != 1 || at.ID() != arrow.DECIMAL128 || bt.ID() != arrow.DECIMAL128) {
 			return nil, fmt.Errorf("%w: generate_series argument of type %s for a %s column", ErrInvalidPlan, at, bt)
 		}
 		cols[i] = c.Index
@@ -121,7 +127,8 @@ func (p *planner) expand(j *splan.JoinRel, fn *splan.ExtensionTableReadRel, need
 	if ord {
 		ordName = base.Names[1]
 	}
-	node, err := exec.NewExpandExec(l.node, cols[0], cols[1], cols[2], base.Names[0], ordName, left)
+	node, err := exec.NewExpandExec(l.node, exec.SeriesArgs{Start: cols[0], Stop: cols[1], Step: cols[2], Interval: iv},
+		base.Names[0], ordName, left)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidPlan, err)
 	}
@@ -133,5 +140,40 @@ func (p *planner) expand(j *splan.JoinRel, fn *splan.ExtensionTableReadRel, need
 	if j.Type() == splan.JoinTypeInner && !isTrue(j.Expr()) {
 		return p.applyFilter(out, j.Expr())
 	}
+	if left && !isTrue(j.Expr()) {
+		on, err := p.expr(j.Expr(), out)
+		if err != nil {
+			return nil, err
+		}
+		if out.node, err = node.WithOn(on); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidPlan, err)
+		}
+	}
 	return out, nil
+}
+
+// seriesInterval reads a timestamp series' constant step, the detail's
+// "step": {"interval": {"months": m, "days": d, "microseconds": us}} (each
+// optional, zero by default); nil where the step is a left column.
+func seriesInterval(step *structpb.Value) (*exec.Interval, error) {
+	v, ok := step.GetStructValue().GetFields()["interval"]
+	if !ok {
+		return nil, nil
+	}
+	f := v.GetStructValue().GetFields()
+	if f == nil {
+		return nil, fmt.Errorf("%w: generate_series interval step is not an object", ErrInvalidPlan)
+	}
+	var iv exec.Interval
+	var err error
+	if iv.Months, err = intField(f, "months", 0, true); err != nil {
+		return nil, err
+	}
+	if iv.Days, err = intField(f, "days", 0, true); err != nil {
+		return nil, err
+	}
+	if iv.Micros, err = intField(f, "microseconds", 0, true); err != nil {
+		return nil, err
+	}
+	return &iv, nil
 }

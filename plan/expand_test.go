@@ -48,23 +48,45 @@ func TestExpandPlans(t *testing.T) {
 	}
 }
 
-// Shapes the expand does not run are typed errors, not panics or wrong
-// rows: a LEFT JOIN LATERAL's condition other than TRUE decides which
-// rows are NULL-extended, which the expand does not evaluate.
-func TestExpandRefusals(t *testing.T) {
+// A LEFT JOIN LATERAL function's ON other than TRUE is the expand's own
+// condition, per produced row (no join, no filter above it): a left row
+// none of whose rows pass is NULL-extended. The answer is PostgreSQL 15's
+// over the same ids (VALUES (10), (11), (12), (NULL), (14), (15), (16)).
+func TestExpandLeftOn(t *testing.T) {
 	mem := exectest.Mem(t)
 	c := stdCatalog(t, mem)
-	stmts, err := sql.Parse("SELECT id, g FROM t LEFT JOIN LATERAL generate_series(1, t.id) AS g ON g > 3", sqlCatalog{c})
+	stmts, err := sql.Parse("SELECT id, g FROM t LEFT JOIN LATERAL generate_series(10, t.id) AS g ON g > 11 ORDER BY id, g", sqlCatalog{c})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = run(t, mem, c, stmts[0].(*sql.Query).Plan, plan.Options{}, nil, 2)
-	if !errors.Is(err, plan.ErrUnsupported) {
-		t.Fatalf("LEFT JOIN LATERAL ... ON g > 3: %v", err)
+	rows, explain, err := run(t, mem, c, stmts[0].(*sql.Query).Plan, plan.Options{}, nil, 2)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, explain)
 	}
-	_, err = sql.Parse("SELECT id, g FROM t, generate_series(1.5, t.score) AS g", sqlCatalog{c})
+	i := func(v int64) any { return v }
+	equalRows(t, rows, [][]any{{i(10), nil}, {i(11), nil}, {i(12), i(12)}, {i(14), i(12)}, {i(14), i(13)}, {i(14), i(14)},
+		{i(15), i(12)}, {i(15), i(13)}, {i(15), i(14)}, {i(15), i(15)},
+		{i(16), i(12)}, {i(16), i(13)}, {i(16), i(14)}, {i(16), i(15)}, {i(16), i(16)}, {nil, nil}})
+	if !strings.Contains(explain, "ExpandExec") || !strings.Contains(explain, " left on ") ||
+		strings.Contains(explain, "JoinExec") || strings.Contains(explain, "FilterExec") {
+		t.Fatalf("want the condition in the expand:\n%s", explain)
+	}
+}
+
+// Shapes the expand does not run are typed errors, not panics or wrong
+// rows: generate_series over double precision (PostgreSQL has none), and
+// over dates, which PostgreSQL resolves to its timestamptz form (no such
+// type here).
+func TestExpandRefusals(t *testing.T) {
+	mem := exectest.Mem(t)
+	c := stdCatalog(t, mem)
+	_, err := sql.Parse("SELECT id, g FROM t, generate_series(1.5, t.score) AS g", sqlCatalog{c})
 	if !errors.Is(err, sql.ErrUnsupported) {
 		t.Fatalf("generate_series over double precision: %v", err)
+	}
+	_, err = sql.Parse("SELECT id, g FROM t, generate_series(date '2020-01-01', date '2020-01-01' + 3, interval '1 day') AS g", sqlCatalog{c})
+	if !errors.Is(err, sql.ErrUnsupported) || !strings.Contains(err.Error(), "timestamp with time zone") {
+		t.Fatalf("generate_series over dates: %v", err)
 	}
 }
 

@@ -19,12 +19,14 @@ import (
 //
 // The interval's months apply first, clamping the day to the month's
 // last (date '2024-01-31' + interval '1' month is 2024-02-29), then its
-// days. A constant date or timestamp is folded into a timestamp literal;
-// a date column moved by whole days is date_pli cast to timestamp; months
-// on a column, and hours and smaller units, are refused.
+// days, then its hours and smaller units. A constant date or timestamp is
+// folded into a timestamp literal; a date column moved by whole days is
+// date_pli cast to timestamp; months on a column, and hours and smaller
+// units on one, are refused. (generate_series takes an interval literal
+// of any of these units as its step: sql/lateralfn.go.)
 
-// interval is a parsed interval literal.
-type interval struct{ months, days int64 }
+// interval is a parsed interval literal: PostgreSQL's three fields.
+type interval struct{ months, days, us int64 }
 
 // The typmod masks of interval 'n' year / month / day (PostgreSQL's
 // INTERVAL_MASK of YEAR, MONTH, DAY).
@@ -65,7 +67,7 @@ func (l *lowerer) intervalLiteral(n *pg_query.Node) (iv interval, ok bool, err e
 		mask = int64(m.GetIval().Ival)
 	}
 	bad := func() (interval, bool, error) {
-		return interval{}, true, fmt.Errorf("%w: invalid input syntax for type interval: %q (years, months, weeks and days only)%s",
+		return interval{}, true, fmt.Errorf("%w: invalid input syntax for type interval: %q (years, months, weeks, days, hours, minutes and seconds only)%s",
 			ErrUnsupported, text, l.src.at(tc.Location))
 	}
 	// interval '90' day: a bare number in the unit of the mask.
@@ -90,7 +92,7 @@ func (l *lowerer) intervalLiteral(n *pg_query.Node) (iv interval, ok bool, err e
 	}
 	for i := 0; i < len(f); i += 2 {
 		n, err := strconv.ParseInt(f[i], 10, 64)
-		if err != nil {
+		if err != nil || n > 1<<31 || n < -1<<31 {
 			return bad()
 		}
 		switch strings.TrimSuffix(f[i+1], "s") {
@@ -102,6 +104,12 @@ func (l *lowerer) intervalLiteral(n *pg_query.Node) (iv interval, ok bool, err e
 			iv.days += 7 * n
 		case "day", "d":
 			iv.days += n
+		case "hour", "h", "hr":
+			iv.us += n * 3600_000_000
+		case "minute", "min":
+			iv.us += n * 60_000_000
+		case "second", "sec":
+			iv.us += n * 1_000_000
 		default:
 			return bad()
 		}
@@ -134,7 +142,7 @@ func (l *lowerer) intervalArith(a *pg_query.A_Expr, op string, s *scope) (value,
 		return value{}, true, fmt.Errorf("%w: interval arithmetic between intervals%s", ErrUnsupported, l.src.at(a.Location))
 	}
 	if op == "-" {
-		iv = interval{months: -iv.months, days: -iv.days}
+		iv = interval{months: -iv.months, days: -iv.days, us: -iv.us}
 	}
 	v, err := l.expr(other, s)
 	if err != nil {
@@ -161,7 +169,7 @@ func (l *lowerer) intervalArith(a *pg_query.A_Expr, op string, s *scope) (value,
 		}
 		return value{e: newLiteral(tsLit(t.UnixMicro()), false), loc: a.Location}, true, nil
 	}
-	if iv.months != 0 || k != kindDate {
+	if iv.months != 0 || iv.us != 0 || k != kindDate {
 		return value{}, true, fmt.Errorf("%w: interval arithmetic on a non-constant %s (whole days on a date only)%s", ErrUnsupported, k, l.src.at(a.Location))
 	}
 	days := value{e: newLiteral(int32(iv.days), false), loc: a.Location}
@@ -176,9 +184,9 @@ func (l *lowerer) intervalArith(a *pg_query.A_Expr, op string, s *scope) (value,
 	return value{e: e, loc: a.Location}, true, err
 }
 
-// addInterval is PostgreSQL's timestamp + interval for months and days:
-// the months first, the day clamped to the new month's length, then the
-// days.
+// addInterval is PostgreSQL's timestamp + interval: the months first,
+// the day clamped to the new month's length, then the days, then the
+// microseconds.
 func addInterval(t time.Time, iv interval) time.Time {
 	if iv.months != 0 {
 		y, m, d := t.Date()
@@ -190,7 +198,7 @@ func addInterval(t time.Time, iv interval) time.Time {
 		last := time.Date(ny, nm+1, 0, 0, 0, 0, 0, time.UTC).Day()
 		t = time.Date(ny, nm, min(d, last), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC)
 	}
-	return t.AddDate(0, 0, int(iv.days))
+	return t.AddDate(0, 0, int(iv.days)).Add(time.Duration(iv.us) * time.Microsecond)
 }
 
 // midnightDate compares a date with a timestamp constant at midnight as

@@ -40,9 +40,22 @@ func (l *lowerer) lateralFunction(left plan.Rel, ls *scope, n *pg_query.Node) (p
 	if as.outer == nil {
 		as.outer = l.outer // a LATERAL subquery's function may name the query around it
 	}
-	vs := make([]value, len(fc.Args))
+	// generate_series(timestamp, timestamp, interval): the step is an
+	// interval literal (interval is not a column type here).
+	var iv *interval
+	args := fc.Args
+	if len(args) == 3 {
+		v, ok, err := l.intervalLiteral(args[2])
+		if err != nil {
+			return nil, nil, nil, nil, false, err
+		}
+		if ok {
+			iv, args = &v, args[:2]
+		}
+	}
+	vs := make([]value, len(args))
 	constant := true
-	for i, a := range fc.Args {
+	for i, a := range args {
 		v, err := l.expr(a, &as)
 		if err != nil {
 			return nil, nil, nil, nil, false, err
@@ -53,34 +66,32 @@ func (l *lowerer) lateralFunction(left plan.Rel, ls *scope, n *pg_query.Node) (p
 		}
 		vs[i] = v
 	}
-	if constant && !rf.Ordinality {
-		return nil, nil, nil, nil, false, nil // a plain extension-table read (from.go)
+	ks, err := l.seriesKinds(vs, iv != nil, fc.Location)
+	if err != nil {
+		return nil, nil, nil, nil, false, err
 	}
-	k := kindI32
-	for _, v := range vs {
-		vk := l.defaultKind(v)
-		switch {
-		case v.how != typed:
-			vk = kindI32 // an untyped literal: the integer variant's argument
-		case !vk.Integer():
-			return nil, nil, nil, nil, false, fmt.Errorf("%w: generate_series over %s with arguments from an earlier FROM item%s", ErrUnsupported, vk, l.src.at(v.loc))
-		}
-		if vk != kindI32 && vk != kindI16 {
-			k = kindI64 // generate_series(bigint, bigint) unless every argument is integer
-		}
+	k := ks[0]
+	if constant && !rf.Ordinality && k.Integer() {
+		return nil, nil, nil, nil, false, nil // a plain extension-table read (from.go)
 	}
 	exprs := make([]expr.Expression, 3)
 	for i, v := range vs {
-		e, err := l.coerce(v, k)
+		e, err := l.coerce(v, ks[i])
 		if err != nil {
 			return nil, nil, nil, nil, false, err
 		}
 		exprs[i] = e
 	}
-	if exprs[2] == nil {
+	switch {
+	case iv != nil:
+		exprs = exprs[:2]
+	case exprs[2] == nil && k == kindI32:
+		exprs[2] = expr.NewPrimitiveLiteral(int32(1), false)
+	case exprs[2] == nil && k == kindI64:
 		exprs[2] = expr.NewPrimitiveLiteral(int64(1), false)
-		if k == kindI32 {
-			exprs[2] = expr.NewPrimitiveLiteral(int32(1), false)
+	case exprs[2] == nil: // numeric: 1 at the start's scale
+		if exprs[2], err = l.coerce(value{how: untypedString, str: "1", loc: fc.Location}, k); err != nil {
+			return nil, nil, nil, nil, false, err
 		}
 	}
 	proj, err := l.b.Project(left, exprs...)
@@ -101,8 +112,11 @@ func (l *lowerer) lateralFunction(left plan.Rel, ls *scope, n *pg_query.Node) (p
 		return nil, nil, nil, nil, false, err
 	}
 	detail := map[string]any{"relation": relGenerateSeries, "ordinality": rf.Ordinality}
-	for i, key := range []string{"start", "stop", "step"} {
+	for i, key := range []string{"start", "stop", "step"}[:len(exprs)] {
 		detail[key] = map[string]any{"left_field": nl + i}
+	}
+	if iv != nil {
+		detail["step"] = map[string]any{"interval": map[string]any{"months": iv.months, "days": iv.days, "microseconds": iv.us}}
 	}
 	ts := []types.Type{k.Type(false), kindI64.Type(false)}[:ncols]
 	right, err := l.extensionTable(detail, names, ts)
@@ -129,4 +143,80 @@ func (l *lowerer) aloneFunction(n *pg_query.Node) (plan.Rel, *scope, bool, error
 	}
 	rel, err := l.lateralJoin(pl, right, nil, plan.JoinTypeInner)
 	return rel, &scope{cols: append(append([]column{}, ps.cols...), rs.cols...)}, true, err
+}
+
+// seriesKinds resolves generate_series's variant as PostgreSQL does and
+// returns each argument's kind (the first is the series column's):
+//
+//	integer, integer [, integer]   integer; bigint if any is bigint
+//	numeric among integers         numeric: start and step at their
+//	                               larger scale (PostgreSQL's values
+//	                               start + i*step have it), stop at its own
+//	timestamp, timestamp, interval timestamp (a date or unknown beside a
+//	                               timestamp is cast to it)
+//
+// PostgreSQL resolves generate_series(date, date, interval) to its
+// timestamptz form, a type stablerow does not have: refused.
+func (l *lowerer) seriesKinds(vs []value, interval bool, loc int32) ([]kind, error) {
+	ks := make([]kind, 3)
+	fill := func(k kind) []kind {
+		for i := range ks {
+			ks[i] = k
+		}
+		return ks[:len(vs)]
+	}
+	if interval {
+		dates := 0
+		for _, v := range vs {
+			switch k := v.kind(); {
+			case v.how == typed && k == kindTimestamp:
+			case v.how == typed && k == kindDate:
+				dates++
+			case v.how == typed:
+				return nil, fmt.Errorf("%w: function generate_series(%s, interval) does not exist%s", ErrType, k, l.src.at(v.loc))
+			default:
+				dates++ // unknown: PostgreSQL's resolution needs a typed timestamp beside it
+			}
+		}
+		if dates == len(vs) {
+			return nil, fmt.Errorf("%w: generate_series over dates is PostgreSQL's timestamp with time zone form (cast the arguments to timestamp)%s",
+				ErrUnsupported, l.src.at(loc))
+		}
+		return fill(kindTimestamp), nil
+	}
+	numeric := false
+	for _, v := range vs {
+		if v.how == typed && v.kind().ID == idNumeric {
+			numeric = true
+		}
+	}
+	k := kindI32
+	scale := func(v value) int32 {
+		if v.how == typed && v.kind().ID == idNumeric {
+			return v.kind().S
+		}
+		return 0
+	}
+	for _, v := range vs {
+		vk := l.defaultKind(v)
+		switch {
+		case v.how != typed:
+			vk = kindI32 // an untyped literal: the integer variant's argument
+		case !vk.Integer() && vk.ID != idNumeric:
+			return nil, fmt.Errorf("%w: generate_series over %s%s", ErrUnsupported, vk, l.src.at(v.loc))
+		}
+		if vk != kindI32 && vk != kindI16 {
+			k = kindI64 // generate_series(bigint, bigint) unless every argument is integer
+		}
+	}
+	if !numeric {
+		return fill(k), nil
+	}
+	s := scale(vs[0])
+	if len(vs) == 3 {
+		s = max(s, scale(vs[2]))
+	}
+	fill(kindNumeric(38, s))
+	ks[1] = kindNumeric(38, scale(vs[1]))
+	return ks[:len(vs)], nil
 }

@@ -429,6 +429,8 @@ func (l *lowerer) dateOffset(n *pg_query.Node, which, at string) (int64, error) 
 		return 0, fmt.Errorf("%w: RANGE with offset PRECEDING/FOLLOWING is not supported for column type date and offset type other than interval%s", ErrInvalid, at)
 	case iv.months != 0:
 		return 0, fmt.Errorf("%w: a RANGE offset of months over a date (not a fixed number of days)%s", ErrUnsupported, at)
+	case iv.us != 0:
+		return 0, fmt.Errorf("%w: a RANGE offset of hours or smaller units over a date%s", ErrUnsupported, at)
 	case iv.days < 0:
 		return 0, fmt.Errorf("%w: invalid preceding or following size in window function%s", ErrInvalid, at)
 	}
