@@ -94,7 +94,18 @@ func (l *lowerer) selectStmt(s *pg_query.SelectStmt, want []kind) (plan.Rel, []s
 		}
 		return add
 	}
+	// A subquery's FROM may name the enclosing queries anywhere (a
+	// join's ON, a derived table's clauses), as PostgreSQL's
+	// colNameToVar searches every level out: the optimizer unnests the
+	// references wherever they stand, as it does a LATERAL item's
+	// (optimize.Decorrelate, decorrelate_general.go).
+	if corr {
+		l.lateral++
+	}
 	rel, sc, where, err := l.fromWhere(s.FromClause, s.WhereClause, having) // joinorder.go
+	if corr {
+		l.lateral--
+	}
 	if err != nil {
 		return nil, nil, err
 	}
