@@ -522,6 +522,11 @@ func (l *lowerer) setExpr(sl *pg_query.SubLink, k setKind, sc *scope) (expr.Expr
 	if sub == nil {
 		return nil, fmt.Errorf("%w: subquery form%s", ErrUnsupported, l.src.at(sl.Location))
 	}
+	if k == setCompare {
+		if e, ok, err := l.likeSetComparison(sl, sc); ok { // likeany.go
+			return e, err
+		}
+	}
 	in := k == setIn || k == setNotIn || k == setCompare
 	var xs []value // the operands: one, or a row's (rowin.go)
 	if in {
