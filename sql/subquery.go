@@ -52,7 +52,7 @@ func (l *lowerer) subLink(sl *pg_query.SubLink, s *scope) (value, error) {
 	}
 	switch sl.SubLinkType {
 	case pg_query.SubLinkType_EXPR_SUBLINK:
-		return value{}, fmt.Errorf("%w: scalar subquery here (the SELECT list, WHERE and ORDER BY of a SELECT take them)%s", ErrUnsupported, l.src.at(sl.Location))
+		return value{}, fmt.Errorf("%w: scalar subquery here (a SELECT's list, WHERE, GROUP BY, HAVING and ORDER BY, VALUES lists and UPDATE's SET take them)%s", ErrUnsupported, l.src.at(sl.Location))
 	case pg_query.SubLinkType_EXISTS_SUBLINK, pg_query.SubLinkType_ANY_SUBLINK, pg_query.SubLinkType_ALL_SUBLINK:
 		return l.setValue(sl, s) // subquery_value.go
 	}
