@@ -132,7 +132,17 @@ func (l *lowerer) selectStmt(s *pg_query.SelectStmt, want []kind) (plan.Rel, []s
 		targetNodes = append(targetNodes, t.GetResTarget().GetVal())
 	}
 	in := sc
-	calls := aggregateCalls(append(append(targetNodes, sortNodes...), s.HavingClause)...)
+	calls := l.ownCalls(aggregateCalls(append(append(targetNodes, sortNodes...), s.HavingClause)...))
+	// The aggregates of this query inside its subqueries (outeragg.go).
+	for _, fc := range outerAggregates(sc, append(append(targetNodes, sortNodes...), s.HavingClause)...) {
+		if l.outerAggs == nil {
+			l.outerAggs = map[*pg_query.FuncCall]bool{}
+		}
+		if !l.outerAggs[fc] {
+			l.outerAggs[fc] = true
+			calls = append(calls, fc)
+		}
+	}
 	if len(calls) > 0 || len(s.GroupClause) > 0 || s.HavingClause != nil {
 		as := sc
 		if corr {

@@ -8,7 +8,6 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	sqlvalue "github.com/stablerow/stablerow/value"
@@ -536,12 +535,16 @@ func (l *lowerer) setExpr(sl *pg_query.SubLink, k setKind, sc *scope) (expr.Expr
 		}
 	}
 	q := sub
-	if plainSelect(sub) {
+	if plainSelect(sub) && len(sub.SortClause) > 0 {
 		// Its ORDER BY orders nothing EXISTS or IN can see, and would
 		// stand between its filter and the join (PostgreSQL drops it
 		// too: convert_EXISTS_sublink_to_join's simplify_EXISTS_query).
-		q = proto.Clone(sub).(*pg_query.SelectStmt)
-		q.SortClause = nil
+		// Dropped for the lowering, not on a copy: the calls of an
+		// enclosing query's aggregates in it are known by their nodes
+		// (outeragg.go).
+		saved := sub.SortClause
+		sub.SortClause = nil
+		defer func() { sub.SortClause = saved }()
 	}
 	l.corrNext = correlatable(sub)
 	want := operandKinds(xs)
