@@ -15,6 +15,9 @@ import "strings"
 //     the escape character a valid pattern.
 //   - A scalar subquery as one more GROUP BY key, correlated to the FROM
 //     item or not (sql/groupby.go; optimize.aggregateSubqueries).
+//   - An outer query's aggregate inside a subquery of its HAVING:
+//     [NOT] EXISTS (SELECT 1 FROM t AS oa WHERE oa.c op max(a.d)), the
+//     aggregate the grouped query's (sql/outeragg.go).
 //
 // Nothing in them raises.
 
@@ -112,6 +115,48 @@ func (g *Gen) likeAnySub(ts []*Table, outer scope) *Expr {
 	return &Expr{Op: "cmp", Type: TBool, Text: op, Args: []*Expr{{Op: "col", Type: x.typ, Text: x.name}, {Op: "scalar", Type: TText, Sub: sub}}}
 }
 
+// sub28cGrouped adds this file's shapes to the grouped query q over s.
+func (g *Gen) sub28cGrouped(q *Query, s scope, ts []*Table) {
+	for _, k := range q.GroupBy {
+		if strings.Contains(k, "ROLLUP") || strings.Contains(k, "CUBE") || strings.Contains(k, "GROUPING") {
+			return
+		}
+	}
+	g.addGroupBySubquery(q, s, ts)
+	g.addOuterAggHaving(q, s, ts)
+}
+
+// addOuterAggHaving sometimes ANDs to q's HAVING a subquery reading an
+// aggregate of q: [NOT] EXISTS (SELECT 1 FROM t AS oa WHERE oa.c op
+// agg(x)), agg max, min or count of a column of s (nothing that raises).
+func (g *Gen) addOuterAggHaving(q *Query, s scope, ts []*Table) {
+	if !g.p(0.15) {
+		return
+	}
+	t := pick(g, ts)
+	inner := tableScope(t, "oa")
+	for try := 0; try < 6; try++ {
+		typ := pick(g, []Type{TInt, TI32, TI16, TText, TDate, TNumeric})
+		ic, oc := inner.ofType(typ), s.ofType(typ)
+		if len(ic) == 0 || len(oc) == 0 {
+			continue
+		}
+		agg := &Expr{Op: "agg", Type: typ, Text: pick(g, []string{"max", "min"}), Args: []*Expr{{Op: "col", Type: typ, Text: pick(g, oc).name}}}
+		if typ == TInt && g.p(0.3) {
+			agg = &Expr{Op: "agg", Type: TInt, Text: "count", Args: []*Expr{{Op: "col", Type: typ, Text: pick(g, oc).name}}}
+		}
+		w := &Expr{Op: "cmp", Type: TBool, Text: pick(g, []string{"<", ">", "=", "<>", "<=", ">="}), Args: []*Expr{
+			{Op: "col", Type: typ, Text: pick(g, ic).name}, agg}}
+		h := &Expr{Op: pick(g, []string{"exists", "notexists"}), Type: TBool, Sub: &Sub{Table: t.Name, Alias: "oa", Where: w}}
+		if q.Having == nil {
+			q.Having = h
+		} else {
+			q.Having = &Expr{Op: "and", Type: TBool, Args: []*Expr{q.Having, h}, Raises: q.Having.Raises}
+		}
+		return
+	}
+}
+
 // addGroupBySubquery sometimes adds a scalar subquery to the GROUP BY of
 // the grouped query q over the input scope s: a count or max over a table
 // correlated to a column of s, or uncorrelated. Not under grouping sets
@@ -120,11 +165,6 @@ func (g *Gen) likeAnySub(ts []*Table, outer scope) *Expr {
 func (g *Gen) addGroupBySubquery(q *Query, s scope, ts []*Table) {
 	if !g.p(0.2) || len(q.GroupBy) == 0 || q.Limit >= 0 || q.Offset >= 0 {
 		return
-	}
-	for _, k := range q.GroupBy {
-		if strings.Contains(k, "(") && (strings.Contains(k, "ROLLUP") || strings.Contains(k, "CUBE") || strings.Contains(k, "GROUPING")) {
-			return
-		}
 	}
 	t := pick(g, ts)
 	inner := tableScope(t, "gs")

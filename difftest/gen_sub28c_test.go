@@ -16,6 +16,7 @@ func TestGeneratorDrawsSub28cShapes(t *testing.T) {
 		"INNER join ON":  regexp.MustCompile(`INNER JOIN \w+ AS j ON`),
 		"LIKE ANY":       regexp.MustCompile(`LIKE (ANY|ALL) \(SELECT`),
 		"GROUP BY (sub)": regexp.MustCompile(`GROUP BY .*\(SELECT (count|max)\(`),
+		"outer agg":      regexp.MustCompile(`AS oa WHERE \(oa\.\w+ \S+ (max|min|count)\(`),
 	}
 	n := map[string]int{}
 	for i := 0; i < 3000; i++ {

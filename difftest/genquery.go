@@ -110,8 +110,8 @@ func (g *Gen) query(ts []*Table) *Query {
 	switch k := g.n(20); {
 	case k < 5:
 		g.grouped(q, s)
-		g.addHavingSubquery(q, s, ts)  // genhavingsub.go
-		g.addGroupBySubquery(q, s, ts) // gen_sub28c.go
+		g.addHavingSubquery(q, s, ts) // genhavingsub.go
+		g.sub28cGrouped(q, s, ts)     // gen_sub28c.go
 		return q
 	case k < 7:
 		g.setOp(q, s, ts)
