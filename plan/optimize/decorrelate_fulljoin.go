@@ -55,10 +55,19 @@ func (u *unnester) depOuterJoin(d *domain, j *substraitpb.JoinRel, ws int, path 
 	if err != nil {
 		return nil, err
 	}
-	jw := 2*k + lw + rw
+	jw, common := 2*k+lw+rw, direct()
+	if k == 0 {
+		// An empty domain (a level reading only queries further out):
+		// D is one row of no columns, so the join is itself, its outer
+		// references one level nearer, with no D to carry.
+		jw, common = ws, j.GetCommon()
+	}
 	join := u.made(&substraitpb.Rel{RelType: &substraitpb.Rel_Join{Join: &substraitpb.JoinRel{
-		Common: direct(), Left: left, Right: right, Expression: u.and(conds), PostJoinFilter: pf,
+		Common: common, Left: left, Right: right, Expression: u.and(conds), PostJoinFilter: pf,
 		Type: j.GetType(), AdvancedExtension: j.GetAdvancedExtension()}}}, jw)
+	if k == 0 {
+		return join, nil
+	}
 	ds := make([]*substraitpb.Expression, k)
 	for i := range k {
 		ds[i] = fieldExpr(k + lw + i)
