@@ -109,7 +109,8 @@ type Sub struct {
 	Table string
 	Item  *Expr // nil: SELECT 1
 	Where *Expr
-	Alias string // the table's alias ("": s); nested subqueries need their own (gendeep.go)
+	Alias string   // the table's alias ("": s); nested subqueries need their own (gendeep.go)
+	Join  *SubJoin // a second FROM item joined to the first (gen_sub28c.go)
 }
 
 // SQL renders the subquery.
@@ -123,6 +124,9 @@ func (s *Sub) SQL() string {
 		alias = "s"
 	}
 	q := "SELECT " + item + " FROM " + s.Table + " AS " + alias
+	if j := s.Join; j != nil {
+		q += " " + j.Kind + " JOIN " + j.Table + " AS " + j.Alias + " ON " + j.On.SQL()
+	}
 	if s.Where != nil {
 		q += " WHERE " + s.Where.SQL()
 	}
@@ -479,4 +483,13 @@ func splitRows(rows [][]string, n int) [][][]string {
 	}
 	h := len(rows) / 2
 	return [][][]string{rows[:h], rows[h:]}
+}
+
+// SubJoin is a subquery's second FROM item, joined to its first
+// (gen_sub28c.go).
+type SubJoin struct {
+	Kind  string // INNER, LEFT, RIGHT, FULL
+	Table string
+	Alias string
+	On    *Expr
 }

@@ -111,6 +111,7 @@ func (g *Gen) query(ts []*Table) *Query {
 	case k < 5:
 		g.grouped(q, s)
 		g.addHavingSubquery(q, s, ts) // genhavingsub.go
+		g.sub28cGrouped(q, s, ts)     // gen_sub28c.go
 		return q
 	case k < 7:
 		g.setOp(q, s, ts)

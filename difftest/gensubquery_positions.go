@@ -41,7 +41,11 @@ func (g *Gen) subqueryValue(ts []*Table, outer scope) *Expr {
 	}
 	sub := &Sub{Table: t.Name, Where: where}
 	var v *Expr
+	if g.p(0.15) {
+		v = g.sub28cValue(ts, outer) // gen_sub28c.go
+	}
 	switch k := g.n(5); {
+	case v != nil:
 	case k == 4:
 		if v = g.dependentAgg(ts, outer); v == nil {
 			v = &Expr{Op: "exists", Type: TBool, Sub: sub}

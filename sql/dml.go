@@ -260,11 +260,14 @@ func (l *lowerer) values(sel *pg_query.SelectStmt, cols []column, targets []int,
 		return nil, 0, err
 	}
 	rows := make([]expr.VirtualTableExpressionValue, len(sel.ValuesLists))
+	subs := false
 	for r, vl := range sel.ValuesLists {
 		items := vl.GetList().GetItems()
 		if len(items) != width {
 			return nil, 0, fmt.Errorf("%w: VALUES lists must all be the same length", ErrInvalid)
 		}
+		l.markScalars(items...)
+		subs = subs || hasSubLink(vl.GetList()) // values_sub.go
 		row := make(expr.VirtualTableExpressionValue, width)
 		for i, n := range items {
 			if _, ok := n.Node.(*pg_query.Node_SetToDefault); ok {
@@ -287,7 +290,13 @@ func (l *lowerer) values(sel *pg_query.SelectStmt, cols []column, targets []int,
 	for i := range names {
 		names[i] = cols[targets[i]].name
 	}
-	rel, err := l.b.VirtualTableFromExpr(names, rows...)
+	var rel plan.Rel
+	var err error
+	if subs {
+		rel, err = l.valuesRows(rows)
+	} else {
+		rel, err = l.b.VirtualTableFromExpr(names, rows...)
+	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("%w: VALUES: %w", ErrInvalid, err)
 	}
@@ -454,6 +463,10 @@ func (l *lowerer) update(u *pg_query.UpdateStmt) (*Update, error) {
 			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 		}
 		if n := set[i]; n != nil {
+			// A scalar subquery is a value of the row, correlated or
+			// not: the optimizer joins it to the scan (a LEFT SINGLE
+			// join keeps each row once, and its _rowid).
+			l.markScalars(n)
 			v, err := l.expr(n, &es)
 			if err != nil {
 				return nil, err

@@ -48,7 +48,9 @@ func TestErrors(t *testing.T) {
 		{"SELECT id FROM t WHERE (id, id) < 1", ErrType, "record"},
 		// A LIMIT stands between the correlation and the join the
 		// optimizer would make: refused here, where its position is known.
-		{"SELECT (SELECT sum(t.id) FROM u) FROM t", ErrUnsupported, `correlated reference "t.id" (a subquery names the enclosing queries in its WHERE, SELECT list, GROUP BY and HAVING, a LATERAL item anywhere, but not in an aggregate's arguments) at line 1, column 20`},
+		// An aggregate of both levels' columns (sum(t.id) alone is the
+		// outer query's: outeragg.go).
+		{"SELECT (SELECT sum(u.id + t.id) FROM u) FROM t", ErrUnsupported, `correlated reference "t.id" (a subquery names the enclosing queries anywhere but in an aggregate's arguments) at line 1, column 27`},
 		{"SELECT id FROM t WHERE EXISTS (SELECT count(*) FROM u WHERE u.id = t.id GROUP BY u.id HAVING max(t.id) > 0)", ErrUnsupported, "correlated"},
 		{"SELECT t.id FROM t WHERE t.id IN (SELECT id, id FROM u)", ErrInvalid, "too many columns"},
 		{"SELECT (SELECT id, id FROM u)", ErrInvalid, "only one column"},

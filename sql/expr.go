@@ -487,6 +487,11 @@ func (l *lowerer) funcCall(f *pg_query.FuncCall, s *scope) (value, error) {
 	if !isAggregate(f) {
 		return l.scalarCall(f, s)
 	}
+	if l.outerAggs[f] {
+		if v, ok, err := l.outerAggRef(f, s); ok || err != nil { // outeragg.go
+			return v, err
+		}
+	}
 	if s.aggs == nil {
 		where := s.noAggs
 		if where == "" {

@@ -37,6 +37,12 @@ func fuzzSeeds() [][]byte {
 		// IN / EXISTS over one FROM item, applied to it before the joins
 		// (semipush.go), and one over two items, left on top.
 		"SELECT t.id FROM t, u, t AS t2 WHERE u.id IN (SELECT id FROM t GROUP BY id HAVING count(*) > 1) AND NOT EXISTS (SELECT 1 FROM u AS u2 WHERE u2.id = t2.id) AND EXISTS (SELECT 1 FROM u AS u3 WHERE u3.id = t.id AND u3.id <> t2.id) AND t.id = u.id AND t2.id = t.id",
+		// Issue 28's shapes: a correlation in a subquery's join ON, LIKE
+		// ANY (subquery), subqueries in GROUP BY, VALUES and SET, an outer
+		// query's aggregate inside a subquery.
+		"SELECT id FROM t WHERE EXISTS (SELECT 1 FROM u FULL JOIN t AS t2 ON t2.id = u.id AND t2.score > t.score) AND name NOT ILIKE ALL (SELECT name || '%' FROM t AS t3 WHERE t3.id <> t.id)",
+		"SELECT (SELECT max(u.id) FROM u WHERE u.id < t.id), count(*) FROM t GROUP BY 1 HAVING EXISTS (SELECT 1 FROM u WHERE u.id > sum(t.id))",
+		"SELECT * FROM (VALUES (1, (SELECT count(*) FROM u))) AS v(a, b); UPDATE t SET score = (SELECT max(u.id) FROM u RIGHT JOIN t AS t2 ON t2.id = u.id AND u.id < t.id)",
 	} {
 		out = append(out, []byte(s))
 	}

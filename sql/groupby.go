@@ -10,6 +10,7 @@ import (
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
@@ -77,6 +78,11 @@ func (g *grouping) keyFor(e expr.Expression) int {
 		}
 	}
 	return best
+}
+
+// subqueryKeys reports a group key that holds a subquery.
+func (g *grouping) subqueryKeys() bool {
+	return slices.ContainsFunc(g.keys, hasSubquery)
 }
 
 // aggregate lowers GROUP BY, the aggregate calls and HAVING: an
@@ -286,6 +292,7 @@ func (l *lowerer) groupKey(n *pg_query.Node, sc *scope, targets []*pg_query.Node
 				return value{}, fmt.Errorf("%w: GROUP BY position %d is a *%s", ErrUnsupported, i+1, l.src.at(loc))
 			}
 		}
+		l.markScalars(rt.GetVal())
 		v, err := l.expr(rt.GetVal(), &gs)
 		if err == nil && rt.Name != "" {
 			v.name = rt.Name
@@ -320,6 +327,11 @@ func (l *lowerer) groupKey(n *pg_query.Node, sc *scope, targets []*pg_query.Node
 		}
 		return v, -1, err
 	}
+	// A scalar subquery in a grouping expression is evaluated per input
+	// row, as PostgreSQL's SubPlan in the Agg's input target list: the
+	// optimizer moves it into a project under the aggregate
+	// (optimize.aggregateSubqueries), correlated or not.
+	l.markScalars(n)
 	v, err := l.expr(n, &gs)
 	return v, -1, err
 }
@@ -407,7 +419,7 @@ func (l *lowerer) groupedExpr(n *pg_query.Node, s *scope) (value, bool) {
 	if s.group == nil || len(s.group.keys) == 0 {
 		return value{}, false
 	}
-	cols, blocked := trialShape(n)
+	cols, blocked := trialShape(n, s.group.subqueryKeys())
 	// Over grouping sets a key with no column (GROUP BY ROLLUP (1) of a
 	// constant item) is still a key: NULL in the sets without it, as
 	// PostgreSQL's grouped Var is; elsewhere it equals its value.
@@ -462,9 +474,23 @@ func (l *lowerer) ownKey(v value, j int, s *scope) (value, expr.Expression, erro
 }
 
 // trialShape tells whether n names a column and whether a trial lowering
-// of it over the input is blocked: it holds an aggregate, a subquery or
-// a parameter (the trial would fix the parameter's type).
-func trialShape(n *pg_query.Node) (cols, blocked bool) {
+// of it over the input is blocked: it holds an aggregate, a parameter
+// (the trial would fix the parameter's type) or a subquery, unless subs
+// (some group key holds a subquery, which the item may equal: GROUP BY
+// (SELECT u.y FROM u WHERE u.k = t.a) and the same in the SELECT list,
+// as PostgreSQL's equal() matches them).
+func trialShape(n *pg_query.Node, subs bool) (cols, blocked bool) {
+	if subs {
+		// A subquery's own aggregates and columns are its own: the
+		// trial lowers it whole, so only its operand is looked at here.
+		n = proto.Clone(n).(*pg_query.Node)
+		walkNodes(n.ProtoReflect(), func(m protoreflect.Message) bool {
+			if sl, ok := m.Interface().(*pg_query.SubLink); ok {
+				sl.Subselect, cols = nil, true
+			}
+			return true
+		})
+	}
 	walkNodes(n.ProtoReflect(), func(m protoreflect.Message) bool {
 		switch x := m.Interface().(type) {
 		case *pg_query.ColumnRef:
@@ -474,7 +500,7 @@ func trialShape(n *pg_query.Node) (cols, blocked bool) {
 			// (constlist.go), not for a caller's parameter.
 			blocked = blocked || x.Number < hiddenListBase
 		case *pg_query.SubLink:
-			blocked = true
+			blocked = !subs
 		case *pg_query.FuncCall:
 			blocked = blocked || aggregateNames[funcName(x)] || x.Over != nil
 		}

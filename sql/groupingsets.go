@@ -67,7 +67,7 @@ func (l *lowerer) groupingSets(s *pg_query.SelectStmt, sc *scope) (keys []expr.E
 				if n == nil || n.GetColumnRef() != nil && slices.ContainsFunc(n.GetColumnRef().Fields, func(f *pg_query.Node) bool { return f.GetAStar() != nil }) {
 					continue
 				}
-				if _, blocked := trialShape(n); blocked {
+				if _, blocked := trialShape(n, false); blocked {
 					continue
 				}
 				is := *sc

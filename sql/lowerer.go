@@ -47,6 +47,9 @@ type lowerer struct {
 	// scalarLinks are the scalar subqueries that lower to Substrait
 	// ScalarSubquery expressions where they stand (markScalars).
 	scalarLinks map[*pg_query.SubLink]bool
+	// outerAggs are the aggregate calls inside subqueries that an
+	// enclosing query computes (outeragg.go).
+	outerAggs map[*pg_query.FuncCall]bool
 	// now is the statement's time, taken once (now.go); zero until used.
 	now time.Time
 	// ownWhere is the WHERE as written while the SELECT's WHERE, with

@@ -127,7 +127,7 @@ func (l *lowerer) lookup(s *scope, qual, name string, loc int32) (int, error) {
 			if qual != "" {
 				full = qual + "." + name
 			}
-			return 0, fmt.Errorf("%w %q (a subquery names the enclosing queries in its WHERE, SELECT list, GROUP BY and HAVING, a LATERAL item anywhere, but not in an aggregate's arguments)%s", errCorrelated, full, l.src.at(loc))
+			return 0, fmt.Errorf("%w %q (a subquery names the enclosing queries anywhere but in an aggregate's arguments)%s", errCorrelated, full, l.src.at(loc))
 		}
 	}
 	return i, err
@@ -276,7 +276,8 @@ func (l *lowerer) lookupOuterLevel(o *scope, qual, name string, loc int32) (int,
 
 // correlates reports whether an expression over s may name an enclosing
 // query: the WHERE, SELECT list, GROUP BY and HAVING of a subquery
-// (scope.corr), and anything inside a LATERAL item, but an aggregate's
+// (scope.corr), and anything inside a LATERAL item or a subquery's FROM
+// (lowerer.lateral, select.go), but an aggregate's
 // arguments and FILTER (an aggregate of only outer columns belongs to the
 // outer query in PostgreSQL, which refuses it in FROM: left refused).
 func (l *lowerer) correlates(s *scope) bool {

@@ -94,7 +94,18 @@ func (l *lowerer) selectStmt(s *pg_query.SelectStmt, want []kind) (plan.Rel, []s
 		}
 		return add
 	}
+	// A subquery's FROM may name the enclosing queries anywhere (a
+	// join's ON, a derived table's clauses), as PostgreSQL's
+	// colNameToVar searches every level out: the optimizer unnests the
+	// references wherever they stand, as it does a LATERAL item's
+	// (optimize.Decorrelate, decorrelate_general.go).
+	if corr {
+		l.lateral++
+	}
 	rel, sc, where, err := l.fromWhere(s.FromClause, s.WhereClause, having) // joinorder.go
+	if corr {
+		l.lateral--
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -121,7 +132,17 @@ func (l *lowerer) selectStmt(s *pg_query.SelectStmt, want []kind) (plan.Rel, []s
 		targetNodes = append(targetNodes, t.GetResTarget().GetVal())
 	}
 	in := sc
-	calls := aggregateCalls(append(append(targetNodes, sortNodes...), s.HavingClause)...)
+	calls := l.ownCalls(aggregateCalls(append(append(targetNodes, sortNodes...), s.HavingClause)...))
+	// The aggregates of this query inside its subqueries (outeragg.go).
+	for _, fc := range outerAggregates(sc, append(append(targetNodes, sortNodes...), s.HavingClause)...) {
+		if l.outerAggs == nil {
+			l.outerAggs = map[*pg_query.FuncCall]bool{}
+		}
+		if !l.outerAggs[fc] {
+			l.outerAggs[fc] = true
+			calls = append(calls, fc)
+		}
+	}
 	if len(calls) > 0 || len(s.GroupClause) > 0 || s.HavingClause != nil {
 		as := sc
 		if corr {

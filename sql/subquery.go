@@ -8,7 +8,6 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	sqlvalue "github.com/stablerow/stablerow/value"
@@ -52,7 +51,7 @@ func (l *lowerer) subLink(sl *pg_query.SubLink, s *scope) (value, error) {
 	}
 	switch sl.SubLinkType {
 	case pg_query.SubLinkType_EXPR_SUBLINK:
-		return value{}, fmt.Errorf("%w: scalar subquery here (the SELECT list, WHERE and ORDER BY of a SELECT take them)%s", ErrUnsupported, l.src.at(sl.Location))
+		return value{}, fmt.Errorf("%w: scalar subquery here (a SELECT's list, WHERE, GROUP BY, HAVING and ORDER BY, VALUES lists and UPDATE's SET take them)%s", ErrUnsupported, l.src.at(sl.Location))
 	case pg_query.SubLinkType_EXISTS_SUBLINK, pg_query.SubLinkType_ANY_SUBLINK, pg_query.SubLinkType_ALL_SUBLINK:
 		return l.setValue(sl, s) // subquery_value.go
 	}
@@ -522,6 +521,11 @@ func (l *lowerer) setExpr(sl *pg_query.SubLink, k setKind, sc *scope) (expr.Expr
 	if sub == nil {
 		return nil, fmt.Errorf("%w: subquery form%s", ErrUnsupported, l.src.at(sl.Location))
 	}
+	if k == setCompare {
+		if e, ok, err := l.likeSetComparison(sl, sc); ok { // likeany.go
+			return e, err
+		}
+	}
 	in := k == setIn || k == setNotIn || k == setCompare
 	var xs []value // the operands: one, or a row's (rowin.go)
 	if in {
@@ -531,12 +535,16 @@ func (l *lowerer) setExpr(sl *pg_query.SubLink, k setKind, sc *scope) (expr.Expr
 		}
 	}
 	q := sub
-	if plainSelect(sub) {
+	if plainSelect(sub) && len(sub.SortClause) > 0 {
 		// Its ORDER BY orders nothing EXISTS or IN can see, and would
 		// stand between its filter and the join (PostgreSQL drops it
 		// too: convert_EXISTS_sublink_to_join's simplify_EXISTS_query).
-		q = proto.Clone(sub).(*pg_query.SelectStmt)
-		q.SortClause = nil
+		// Dropped for the lowering, not on a copy: the calls of an
+		// enclosing query's aggregates in it are known by their nodes
+		// (outeragg.go).
+		saved := sub.SortClause
+		sub.SortClause = nil
+		defer func() { sub.SortClause = saved }()
 	}
 	l.corrNext = correlatable(sub)
 	want := operandKinds(xs)

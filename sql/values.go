@@ -31,6 +31,12 @@ func (l *lowerer) valuesQuery(s *pg_query.SelectStmt) (plan.Rel, []string, error
 		return nil, nil, err
 	}
 	width := len(s.ValuesLists[0].GetList().GetItems())
+	subs := false
+	for _, vl := range s.ValuesLists {
+		// Its scalar subqueries are values of the row (values_sub.go).
+		l.markScalars(vl.GetList().GetItems()...)
+		subs = subs || hasSubLink(vl.GetList())
+	}
 	cols := make([][]value, width)
 	for _, vl := range s.ValuesLists {
 		items := vl.GetList().GetItems()
@@ -70,7 +76,12 @@ func (l *lowerer) valuesQuery(s *pg_query.SelectStmt) (plan.Rel, []string, error
 		names[i] = fmt.Sprintf("column%d", i+1)
 	}
 	var rel plan.Rel
-	if rel, err = l.b.VirtualTableFromExpr(names, rows...); err != nil {
+	if subs {
+		rel, err = l.valuesRows(rows) // values_sub.go
+	} else {
+		rel, err = l.b.VirtualTableFromExpr(names, rows...)
+	}
+	if err != nil {
 		return nil, nil, fmt.Errorf("%w: VALUES: %w", ErrInvalid, err)
 	}
 	return l.orderedResult(rel, names, s, "VALUES") // setop.go

@@ -317,9 +317,11 @@ func (u *unnester) depJoin(d *domain, j *substraitpb.JoinRel, ws int, path strin
 	case substraitpb.JoinRel_JOIN_TYPE_INNER, substraitpb.JoinRel_JOIN_TYPE_LEFT,
 		substraitpb.JoinRel_JOIN_TYPE_LEFT_SEMI, substraitpb.JoinRel_JOIN_TYPE_LEFT_ANTI,
 		substraitpb.JoinRel_JOIN_TYPE_LEFT_SINGLE, substraitpb.JoinRel_JOIN_TYPE_LEFT_MARK:
+	case substraitpb.JoinRel_JOIN_TYPE_RIGHT, substraitpb.JoinRel_JOIN_TYPE_OUTER:
+		// These NULL-extend their left side, D's columns with it: D
+		// goes into both sides (decorrelate_fulljoin.go).
+		return u.depOuterJoin(d, j, ws, path)
 	default:
-		// A right or full join NULL-extends its left side, D's columns
-		// with it: the row would leave its D row.
 		return nil, unsupportedAt("expression", path, "outer reference inside a %s join", jt)
 	}
 	left, err := u.dep(d, j.GetLeft(), path+".left")

@@ -337,11 +337,11 @@ func TestDecorrelateRefusals(t *testing.T) {
 		{"semi-join-condition", dPlan(`{"join": {"common": {"direct": {}}, "left": `+dRead("o", "k", "v")+`, "right": `+dRead("i", "k", "v")+
 			`, "expression": `+exists(dFilter(dRead("s", "k"), dCall(1, dBool, dRef(0, 0), dRef(0, 1))))+`, "type": "JOIN_TYPE_LEFT_SEMI"}}`, "k", "v"),
 			"unsupported expression: subquery in a JoinRel's expressions (unnested in filters, projects, sorts, aggregates and the conditions of inner, LEFT, RIGHT and FULL joins) at root.input.join"},
-		// A full join NULL-extends its left side, the domain's columns
-		// with it (decorrelate_general.go's depJoin).
-		{"outer-ref-in-full-join", dPlan(dFilter(dRead("o", "k", "v"), exists(`{"join": {"common": {"direct": {}}, "left": `+dRead("i", "k", "v")+`, "right": `+dRead("j", "k", "v")+
-			`, "expression": `+dCall(1, dBool, dRef(0, 0), dRef(0, 1))+`, "type": "JOIN_TYPE_OUTER"}}`)), "k", "v"),
-			"unsupported expression: outer reference inside a JOIN_TYPE_OUTER join"},
+		// A right anti join keeps right rows by what the left holds:
+		// not unnested (a RIGHT or FULL join is: decorrelate_fulljoin.go).
+		{"outer-ref-in-right-anti-join", dPlan(dFilter(dRead("o", "k", "v"), exists(`{"join": {"common": {"direct": {}}, "left": `+dRead("i", "k", "v")+`, "right": `+dRead("j", "k", "v")+
+			`, "expression": `+dCall(1, dBool, dRef(0, 0), dRef(0, 1))+`, "type": "JOIN_TYPE_RIGHT_ANTI"}}`)), "k", "v"),
+			"unsupported expression: outer reference inside a JOIN_TYPE_RIGHT_ANTI join"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
