@@ -6,8 +6,8 @@ import (
 
 	"github.com/substrait-io/substrait-go/v8/expr"
 	splan "github.com/substrait-io/substrait-go/v8/plan"
-	substraitpb "github.com/substrait-io/substrait-protobuf/go/substraitpb"
 	"github.com/substrait-io/substrait-go/v8/types"
+	substraitpb "github.com/substrait-io/substrait-protobuf/go/substraitpb"
 )
 
 // span is a closed range [lo, hi] of a column's values; integral: the
