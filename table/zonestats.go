@@ -2,6 +2,7 @@ package table
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
@@ -22,7 +23,8 @@ type BatchRange struct {
 // fragment, from the zone maps (decoded once per manifest: zonememo.go).
 // ok is false when the column is not numeric (integers, decimals,
 // floats, dates; not timestamps, whose units the planner's constants
-// need not share) or some fragment has no zone map; integral says the
+// need not share), a float column has a NaN or infinite bound, or some
+// fragment has no zone map; integral says the
 // values are integers (a range [a, b] holds b-a+1 of them). Deleted rows
 // are counted: the figures are estimates, and a deletion vector does not
 // move a batch's bounds.
@@ -62,6 +64,11 @@ func (m *Manifest) ColumnRanges(col int) (ranges []BatchRange, integral, ok bool
 			lo, okLo := boundFloat(z.Min, scale)
 			hi, okHi := boundFloat(z.Max, scale)
 			if okLo && okHi {
+				if math.IsNaN(lo) || math.IsNaN(hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+					// A float column's NaN or infinity spreads no
+					// values evenly: no estimate from its bounds.
+					return nil, false, false, nil
+				}
 				r.Min, r.Max, r.Bounded = lo, hi, true
 			}
 			ranges = append(ranges, r)
