@@ -1,10 +1,3 @@
-// Command explain prints the stablerow plan of each TPC-H or TPC-DS
-// query: EXPLAIN (the plan chosen, with its estimates), or with -analyze
-// EXPLAIN ANALYZE (estimates beside the actual rows). Diffing its output
-// before and after a planner change lists the plans the change moves
-// (issue 29: range estimates from zone maps).
-//
-//	go run ./cmd/explain -suite tpcds -dir /work/tpcdsdata/sf1-seed1 -q 36 -analyze
 package main
 
 import (
