@@ -7,6 +7,8 @@ import (
 	"log"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
@@ -22,6 +24,7 @@ func main() {
 	qs := flag.String("q", "", "queries, e.g. 1,6,14 (default all)")
 	analyze := flag.Bool("analyze", false, "EXPLAIN ANALYZE: run each query, actual rows beside the estimates")
 	threads := flag.Int("threads", 1, "stablerow's threads")
+	runs := flag.Int("runs", 0, "instead of EXPLAIN, run each query this many times after one warm-up run and print each run's process CPU (getrusage, user+system) and wall time")
 	flag.Parse()
 	ctx := context.Background()
 	want := map[int]bool{}
@@ -81,6 +84,10 @@ func main() {
 		if len(want) > 0 && !want[q.n] {
 			continue
 		}
+		if *runs > 0 {
+			timed(ctx, db, q.n, q.sql, *runs)
+			continue
+		}
 		fmt.Printf("== Q%d\n", q.n)
 		rows, err := db.Query(ctx, prefix+q.sql, nil)
 		if err != nil {
@@ -100,4 +107,37 @@ func main() {
 		}
 		rows.Close()
 	}
+}
+
+// timed runs query n runs times after a warm-up and prints each run's
+// process CPU and wall time in milliseconds.
+func timed(ctx context.Context, db *engine.DB, n int, sql string, runs int) {
+	var cpus, walls []string
+	for i := 0; i <= runs; i++ {
+		c0, w0 := cpuNow(), time.Now()
+		rows, err := db.Query(ctx, sql, nil)
+		if err != nil {
+			log.Fatalf("Q%d: %v", n, err)
+		}
+		for rows.Next() {
+		}
+		if err := rows.Err(); err != nil {
+			log.Fatalf("Q%d: %v", n, err)
+		}
+		rows.Close()
+		if i > 0 {
+			cpus = append(cpus, fmt.Sprintf("%.1f", float64(cpuNow()-c0)/1e6))
+			walls = append(walls, fmt.Sprintf("%.1f", float64(time.Since(w0))/1e6))
+		}
+	}
+	fmt.Printf("Q%d cpu_ms=%s wall_ms=%s\n", n, strings.Join(cpus, ","), strings.Join(walls, ","))
+}
+
+// cpuNow is the process's user and system CPU so far, in nanoseconds.
+func cpuNow() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		log.Fatal(err)
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
 }
