@@ -1,6 +1,7 @@
 // Command explain prints the stablerow plan of each TPC-H or TPC-DS
-// query: EXPLAIN (the plan chosen), or with -analyze EXPLAIN ANALYZE
-// (each operator's actual rows and time). Diffing its output
+// query: EXPLAIN (COSTS) (the plan chosen, each node's estimated rows),
+// or with -analyze EXPLAIN (ANALYZE, COSTS) (the estimates beside each
+// node's actual rows); with -runs, each query's CPU. Diffing its output
 // before and after a planner change lists the plans the change moves
 // (issue 29: range estimates from zone maps).
 //

@@ -76,9 +76,11 @@ func main() {
 	if err := db.SetThreads(*threads); err != nil {
 		log.Fatal(err)
 	}
-	prefix := "EXPLAIN "
+	// COSTS: each node's estimated rows (rows=N), beside its actual
+	// output_rows under ANALYZE.
+	prefix := "EXPLAIN (COSTS) "
 	if *analyze {
-		prefix = "EXPLAIN ANALYZE "
+		prefix = "EXPLAIN (ANALYZE, COSTS) "
 	}
 	for _, q := range queries {
 		if len(want) > 0 && !want[q.n] {
