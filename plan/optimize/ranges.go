@@ -77,23 +77,31 @@ func (z ColumnZones) hull() (span, bool) {
 	return s, !s.empty()
 }
 
-// sorted reports whether the batches' ranges rise in storage order (each
-// batch's minimum at least the previous maximum): the column is
-// clustered, so that within a batch a value's place among the batch's
-// bounds says its row's place (keySpan's interpolation).
+// sorted reports whether the column is clustered: its batches' ranges
+// rise in storage order (each batch's minimum at least the previous
+// maximum) over at least minClustered batches, their minima strictly
+// rising, so that within a batch a value's place among the batch's
+// bounds says its row's place (keySpan's interpolation). One batch, or a
+// few, says nothing of it: a 12-row store table's single batch is
+// "sorted" on every column.
 func (z ColumnZones) sorted() bool {
-	prev := math.Inf(-1)
+	prevMin, prevMax, n := math.Inf(-1), math.Inf(-1), 0
 	for _, b := range z.Batches {
 		if !b.Bounded {
 			continue
 		}
-		if b.Min < prev {
+		if b.Min < prevMax || (n > 0 && b.Min <= prevMin) {
 			return false
 		}
-		prev = b.Max
+		prevMin, prevMax = b.Min, b.Max
+		n++
 	}
-	return true
+	return n >= minClustered
 }
+
+// minClustered is the fewest batches whose rising ranges keySpan takes
+// as evidence that two columns are clustered together.
+const minClustered = 4
 
 // keeps is the fraction of the column's rows whose value lies in s: per
 // batch, its non-null rows times the share of the batch's range s covers
@@ -301,8 +309,9 @@ type keySide struct{ pass, raw span }
 // batches whose zones the filters on the read's columns (base) cannot
 // rule out, each narrowed to the part of its key range the filters
 // select. A filter on the key narrows directly; a filter on another
-// column narrows by interpolation when both columns are clustered
-// (ColumnZones.sorted: a date dimension's year and its surrogate key),
+// integral column narrows by interpolation when both columns are
+// clustered (ColumnZones.sorted: a date dimension's year and its
+// surrogate key),
 // so that the rows a year selects sit at the same place among the
 // batch's keys as the year among the batch's years; else the whole
 // batch's key range stays. ok is false when the key has no zone map.
@@ -371,7 +380,7 @@ func (x estimator) keySpan(r splan.Rel, col int) (keySide, bool) {
 			switch {
 			case cd.self:
 				sub = sub.meet(ov)
-			case cd.sorted && keySorted && ys.width() > 0:
+			case cd.sorted && keySorted && ys.integral && ys.width() > 0:
 				end := ov.hi - ys.lo
 				if ys.integral {
 					end++
