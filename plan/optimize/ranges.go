@@ -247,7 +247,19 @@ func decimalNumber(b []byte, scale int32) (float64, bool) {
 		lo = lo<<8 | uint64(b[i])
 		hi = hi<<8 | uint64(b[8+i])
 	}
-	v := float64(int64(hi))*math.Pow(2, 64) + float64(lo)
+	// The magnitude first: float64(int64(hi))*2^64 + float64(lo) of a
+	// negative value rounds lo up to 2^64 and cancels (-5.00 came out 0).
+	neg := int64(hi) < 0
+	if neg {
+		lo, hi = ^lo+1, ^hi
+		if lo == 0 {
+			hi++
+		}
+	}
+	v := float64(hi)*math.Pow(2, 64) + float64(lo)
+	if neg {
+		v = -v
+	}
 	return v / math.Pow(10, float64(scale)), true
 }
 
