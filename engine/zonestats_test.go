@@ -23,8 +23,8 @@ func TestExplainCostsZoneRange(t *testing.T) {
 		INSERT INTO r SELECT g, 'x' || g FROM generate_series(1, 1000) AS g(g)`, nil)
 	require.NoError(t, err)
 	for q, want := range map[string]string{
-		"SELECT v FROM r WHERE v <= 100":  "FilterExec: v@0 <= 100, rows=100\n",
-		"SELECT v FROM r WHERE v > 2000":  "FilterExec: v@0 > 2000, rows=1\n",
+		"SELECT v FROM r WHERE v <= 100": "FilterExec: v@0 <= 100, rows=100\n",
+		"SELECT v FROM r WHERE v > 2000": "FilterExec: v@0 > 2000, rows=1\n",
 		"SELECT s FROM r WHERE s > 'x5'": "FilterExec: s@0 > 'x5', rows=250\n",
 	} {
 		require.Contains(t, explainText(t, db, "EXPLAIN (COSTS) "+q), want, q)
