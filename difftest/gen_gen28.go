@@ -91,15 +91,7 @@ func (g *Gen) seriesTypesFrom(q *Query, ts []*Table) (scope, bool) {
 		}
 		args = fmt.Sprintf("%s, CAST(%s %s %d AS TIMESTAMP), INTERVAL %s", start, day, op, n, step)
 	}
-	fn := "generate_series(" + args + ")"
-	cols := []string{"g"}
-	x := scope{{"x.g", typ}}
-	if g.p(0.3) {
-		fn += " WITH ORDINALITY"
-		cols = append(cols, "o")
-		x = append(x, scopeCol{"x.o", TInt})
-	}
-	fn += " AS x(" + strings.Join(cols, ", ") + ")"
+	fn, x := g.seriesItem(args, typ, 0.3)
 	out := append(append(scope{}, a...), x...)
 	var join string
 	switch g.n(3) {

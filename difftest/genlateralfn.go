@@ -49,15 +49,7 @@ func (g *Gen) lateralFnFrom(q *Query, ts []*Table) (scope, bool) {
 	if step != 1 || g.p(0.3) {
 		args += fmt.Sprintf(", %d", step)
 	}
-	fn := "generate_series(" + args + ")"
-	cols := []string{"g"}
-	x := scope{{"x.g", TInt}}
-	if g.p(0.4) {
-		fn += " WITH ORDINALITY"
-		cols = append(cols, "o")
-		x = append(x, scopeCol{"x.o", TInt})
-	}
-	fn += " AS x(" + strings.Join(cols, ", ") + ")"
+	fn, x := g.seriesItem(args, TInt, 0.4)
 	out := append(append(scope{}, a...), x...)
 	var join string
 	switch g.n(5) {
@@ -75,4 +67,19 @@ func (g *Gen) lateralFnFrom(q *Query, ts []*Table) (scope, bool) {
 	q.From = From{Kind: FromLateral, T0: t0.Name, T1: join}
 	q.Tiebreak = []string{"a.k", "x.g"}
 	return out, true
+}
+
+// seriesItem is the FROM item generate_series(args) AS x(g[, o]) whose
+// values are of type typ, WITH ORDINALITY with probability pOrd, and the
+// columns it adds to the scope.
+func (g *Gen) seriesItem(args string, typ Type, pOrd float64) (string, scope) {
+	fn := "generate_series(" + args + ")"
+	cols := []string{"g"}
+	x := scope{{"x.g", typ}}
+	if g.p(pOrd) {
+		fn += " WITH ORDINALITY"
+		cols = append(cols, "o")
+		x = append(x, scopeCol{"x.o", TInt})
+	}
+	return fn + " AS x(" + strings.Join(cols, ", ") + ")", x
 }
