@@ -29,6 +29,17 @@ import (
 //
 // which is the same condition for a constant p, evaluates p only when S
 // has a row, and reads at most S's first row, as the InitPlan does.
+//
+// An uncorrelated NOT EXISTS is an InitPlan too (PostgreSQL pulls up
+// only a correlated one as an anti join), and its negation is the
+// One-Time Filter's conjunct: p is evaluated only when S is empty
+// (difftest seed 20261237 case 159327). Its gate is an EXISTS over the
+// one row that S's emptiness lets through:
+//
+//	NOT EXISTS (S) AND p   ==>   EXISTS (SELECT FROM ((SELECT WHERE NOT EXISTS (S)) LIMIT 1) WHERE p)
+//
+// The LIMIT keeps the optimizer from pushing p under the anti join that
+// NOT EXISTS (S) becomes, where it would be evaluated over S's rows.
 
 // whereGate is an uncorrelated EXISTS conjunct and the pseudoconstant
 // conjuncts written after it, which it gates.
@@ -47,7 +58,7 @@ func (l *lowerer) existsGate(cs, sets, plain []*pg_query.Node, sc *scope) (where
 	for _, c := range cs {
 		switch {
 		case g.exists == nil:
-			if _, k := setSubLink(c); k == setExists && slices.Contains(sets, c) && !l.pulledUp(c, sc) {
+			if _, k := setSubLink(c); (k == setExists || k == setNotExists) && slices.Contains(sets, c) && !l.pulledUp(c, sc) {
 				g.exists = c
 			}
 		case slices.Contains(plain, c):
@@ -77,10 +88,34 @@ func (l *lowerer) pseudoconstant(c *pg_query.Node, sc *scope) (bool, error) {
 	return !readsColumn(v.e), nil
 }
 
-// gated is the lowered gate e (an EXISTS) with the conjuncts qs under it.
+// gated is the lowered gate e (an EXISTS or a NOT EXISTS) with the
+// conjuncts qs under it.
 func (l *lowerer) gated(e expr.Expression, qs []*pg_query.Node, sc *scope) (expr.Expression, error) {
 	sp, ok := e.(*plan.SetPredicateSubquery)
-	if !ok || sp.Operation != plan.SetPredicateOpExists {
+	if ok && sp.Operation != plan.SetPredicateOpExists {
+		ok = false
+	}
+	var passes plan.Rel // the rows p is evaluated over: S's first, or one when S is empty
+	switch {
+	case ok:
+		first, err := l.b.Fetch(sp.Tuples, 0, 1)
+		if err != nil {
+			return nil, fmt.Errorf("%w: fetch: %w", ErrInvalid, err)
+		}
+		passes = first
+	case isNotExists(e):
+		one, err := l.b.VirtualTableFromExpr([]string{}, expr.VirtualTableExpressionValue{})
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
+		empty, err := l.b.Filter(one, e)
+		if err != nil {
+			return nil, fmt.Errorf("%w: filter: %w", ErrInvalid, err)
+		}
+		if passes, err = l.b.Fetch(empty, 0, 1); err != nil {
+			return nil, fmt.Errorf("%w: fetch: %w", ErrInvalid, err)
+		}
+	default:
 		return nil, fmt.Errorf("%w: the gate of a WHERE is not an EXISTS", ErrInvalid)
 	}
 	ws := *sc
@@ -93,11 +128,7 @@ func (l *lowerer) gated(e expr.Expression, qs []*pg_query.Node, sc *scope) (expr
 	if err != nil {
 		return nil, err
 	}
-	first, err := l.b.Fetch(sp.Tuples, 0, 1)
-	if err != nil {
-		return nil, fmt.Errorf("%w: fetch: %w", ErrInvalid, err)
-	}
-	f, err := l.b.Filter(first, cond)
+	f, err := l.b.Filter(passes, cond)
 	if err != nil {
 		return nil, fmt.Errorf("%w: filter: %w", ErrInvalid, err)
 	}
@@ -106,4 +137,15 @@ func (l *lowerer) gated(e expr.Expression, qs []*pg_query.Node, sc *scope) (expr
 		return nil, fmt.Errorf("%w: EXISTS subquery: %w", ErrInvalid, err)
 	}
 	return out, nil
+}
+
+// isNotExists: e is not(EXISTS (...)), the lowering of NOT EXISTS.
+func isNotExists(e expr.Expression) bool {
+	f, ok := e.(*expr.ScalarFunction)
+	if !ok || baseName(f.Name()) != "not" || f.NArgs() != 1 {
+		return false
+	}
+	a, _ := f.Arg(0).(expr.Expression)
+	sp, ok := a.(*plan.SetPredicateSubquery)
+	return ok && sp.Operation == plan.SetPredicateOpExists
 }

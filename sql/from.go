@@ -567,12 +567,19 @@ func (l *lowerer) join(j *pg_query.JoinExpr) (plan.Rel, *scope, error) {
 	lateral := isLateral(j.Rarg) && (jt == plan.JoinTypeInner || jt == plan.JoinTypeLeft)
 	var right plan.Rel
 	var rs *scope
+	removed := l.removableJoin(j) // joinremoval.go
+	if removed {
+		l.unpulled++
+	}
 	if pl, ps, fr, fs, ok, ferr := l.lateralFunction(left, ls, j.Rarg); (ferr != nil || ok) && (jt == plan.JoinTypeInner || jt == plan.JoinTypeLeft) {
 		left, ls, right, rs, lateral, err = pl, ps, fr, fs, true, ferr // lateralfn.go
 	} else if lateral {
 		right, rs, err = l.lateralItem(j.Rarg, ls) // lateral.go
 	} else {
 		right, rs, err = l.fromItem(j.Rarg)
+	}
+	if removed {
+		l.unpulled--
 	}
 	if err != nil {
 		return nil, nil, err
@@ -624,6 +631,12 @@ func (l *lowerer) join(j *pg_query.JoinExpr) (plan.Rel, *scope, error) {
 	cond, err := l.coerce(v, kindBool)
 	if err != nil {
 		return nil, nil, err
+	}
+	if removed {
+		if err := raisingConstant(cond); err != nil {
+			return nil, nil, err
+		}
+		return left, ls, nil
 	}
 	if lateral {
 		rel, err := l.lateralJoin(left, right, cond, jt)

@@ -59,6 +59,9 @@ type lowerer struct {
 	// viewDepth counts the views being expanded around the one lowered
 	// (view.go).
 	viewDepth int
+	// fromOf is the SELECT whose FROM is being lowered, for the joins
+	// that look at the rest of it (joinremoval.go); nil outside one.
+	fromOf *pg_query.SelectStmt
 }
 
 type paramUse struct {

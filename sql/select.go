@@ -102,7 +102,10 @@ func (l *lowerer) selectStmt(s *pg_query.SelectStmt, want []kind) (plan.Rel, []s
 	if corr {
 		l.lateral++
 	}
+	savedFrom := l.fromOf
+	l.fromOf = s
 	rel, sc, where, err := l.fromWhere(s.FromClause, s.WhereClause, having) // joinorder.go
+	l.fromOf = savedFrom
 	if corr {
 		l.lateral--
 	}
