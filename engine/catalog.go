@@ -37,6 +37,9 @@ type catalog struct {
 	// ndv is each pinned table's distinct counts per column, once
 	// merged (distinct.go); nil slice: unknown.
 	ndv map[*table.Table][]float64
+	// zoneStats is each pinned table column's zone map for the
+	// estimator, once read (zonestats.go).
+	zoneStats map[zoneKey]zoneStat
 	// pairs, while ON CONFLICT DO UPDATE evaluates its action, is the
 	// relation sql.ConflictPairs names (upsert.go).
 	pairs plan.TableProvider

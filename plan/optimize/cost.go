@@ -58,6 +58,10 @@ type class struct {
 	// ndv is, per local node, the largest distinct count known of the
 	// class's columns it holds (0: none known); nil for a pair.
 	ndv []float64
+	// keys is, per local node, its column's key ranges (keySpan; the
+	// first column of the class it holds), where has; nil for a pair.
+	keys []keySide
+	has  []bool
 }
 
 // domainOf is the class's domain among the nodes in (a subset of its
@@ -119,10 +123,26 @@ func newCoster(g *graph, ests []estimate, nodes []int) *coster {
 	}
 	byRoot := map[int]uint64{}
 	ndv := map[int][]float64{} // per class root, per local node: the largest distinct count known of its columns
+	type sides struct {
+		keys []keySide
+		has  []bool
+		col  []int // the column read: the smallest of the node's, so that the map's order does not matter
+	}
+	keys := map[int]*sides{} // per class root, per local node: its column's key ranges
 	for col := range parent {
 		root := find(col)
 		k := local[g.owner(col)]
 		byRoot[root] |= 1 << k
+		if g.keys != nil {
+			if ks, ok := g.keys(col); ok {
+				if keys[root] == nil {
+					keys[root] = &sides{keys: make([]keySide, n), has: make([]bool, n), col: make([]int, n)}
+				}
+				if sd := keys[root]; !sd.has[k] || col < sd.col[k] {
+					sd.keys[k], sd.has[k], sd.col[k] = ks, true, col
+				}
+			}
+		}
 		if g.distinct == nil {
 			continue
 		}
@@ -140,7 +160,11 @@ func newCoster(g *graph, ests []estimate, nodes []int) *coster {
 	}
 	for root, set := range byRoot {
 		if bits.OnesCount64(set) >= 2 {
-			c.classes = append(c.classes, class{nodes: set, domain: c.smallest(set), ndv: ndv[root]})
+			cl := class{nodes: set, domain: c.smallest(set), ndv: ndv[root]}
+			if sd := keys[root]; sd != nil {
+				cl.keys, cl.has = sd.keys, sd.has
+			}
+			c.classes = append(c.classes, cl)
 		}
 	}
 	return c
@@ -220,6 +244,10 @@ func (c *coster) card(set uint64) estimate {
 				continue
 			}
 			d := min(cl.domainOf(m), c.smallest(m))
+			if keep, dom, ok := c.contained(cl, m); ok {
+				e.rows *= keep
+				d = dom
+			}
 			hub := -1
 			for s := m; s != 0; s &= s - 1 {
 				if k := bits.TrailingZeros64(s); hub < 0 || in[k] > in[hub] {
@@ -257,6 +285,42 @@ func (c *coster) card(set uint64) estimate {
 	e = e.filtered(others)
 	c.memo[set], c.have[set] = e, true
 	return e
+}
+
+// contained is the containment of class cl's nodes m (contain), when
+// each has its key ranges: the product of the fractions of their rows
+// whose keys lie in the range they share (each at least one row), and
+// the class's domain there: the largest distinct count known of the
+// columns, each scaled to the fraction of its table's key values in the
+// shared range, bounded by the smallest table's rows there (domainOf's
+// and card's bounds, in the shared range).
+func (c *coster) contained(cl *class, m uint64) (keep, domain float64, ok bool) {
+	if cl.keys == nil {
+		return 0, 0, false
+	}
+	var nodes []int
+	var sides []keySide
+	for s := m; s != 0; s &= s - 1 {
+		k := bits.TrailingZeros64(s)
+		if !cl.has[k] {
+			return 0, 0, false
+		}
+		nodes, sides = append(nodes, k), append(sides, cl.keys[k])
+	}
+	_, keeps, domains := contain(sides)
+	keep = 1
+	nd, smallest := 0.0, math.Inf(1)
+	for i, k := range nodes {
+		keep *= max(keeps[i], 1/max(c.ests[k].rows, 1))
+		if cl.ndv != nil && cl.ndv[k] > 0 {
+			nd = max(nd, cl.ndv[k]*domains[i])
+		}
+		smallest = min(smallest, c.tables[k]*domains[i])
+	}
+	if nd == 0 {
+		nd = smallest
+	}
+	return keep, max(min(nd, smallest), 1), true
 }
 
 // cost is t's C_out: the sum of its joins' estimated output rows (a

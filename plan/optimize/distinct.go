@@ -47,56 +47,85 @@ func (x estimator) readDistinct(r *splan.NamedTableReadRel, col int) (float64, b
 }
 
 // distinct is the distinct count of column col of r's output, traced
-// through the relations that pass a column on unchanged (filters, sorts,
-// fetches, projections' column references, joins' sides, groupings) to
-// the table column it reads, as PostgreSQL's examine_variable finds the
-// base relation's Var under a join: PostgreSQL does not lower
+// to the table column it reads (base), as PostgreSQL's examine_variable
+// finds the base relation's Var under a join: PostgreSQL does not lower
 // stadistinct for the rows a filter drops either (eqjoinsel reads the
 // column's own). ok is false where the column is computed or the
 // table's count unknown.
 func (x estimator) distinct(r splan.Rel, col int) (float64, bool) {
+	read, c, _, ok := base(r, col)
+	if !ok {
+		return 0, false
+	}
+	return x.readDistinct(read, c)
+}
+
+// base is the table read and its base column that column col of r's
+// output is, traced through the relations that pass a column on
+// unchanged (filters, sorts, fetches, projections' column references,
+// joins' sides, groupings), and the conjuncts met on the way that are
+// over the read's base columns (its own filter, and a filter right on a
+// read that has no emit): the filters the read's rows pass before they
+// reach r (keySpan reads them). ok is false where the column is
+// computed.
+func base(r splan.Rel, col int) (read *splan.NamedTableReadRel, c int, cs []expr.Expression, ok bool) {
 	if m := r.OutputMapping(); m != nil {
 		if col < 0 || col >= len(m) {
-			return 0, false
+			return nil, 0, nil, false
 		}
 		col = int(m[col])
 	}
 	switch r := r.(type) {
 	case *splan.NamedTableReadRel:
-		return x.readDistinct(r, col)
+		return r, col, conjuncts(r.Filter()), true
 	case *splan.FilterRel:
-		return x.distinct(r.Input(), col)
+		read, c, cs, ok = base(r.Input(), col)
+		if in, isRead := r.Input().(*splan.NamedTableReadRel); ok && isRead && in.Projection() == nil {
+			m := in.OutputMapping()
+			for _, e := range conjuncts(r.Condition()) {
+				if m != nil {
+					e = remap(e, func(i int) int {
+						if i >= 0 && i < len(m) {
+							return int(m[i])
+						}
+						return -1
+					})
+				}
+				cs = append(cs, e)
+			}
+		}
+		return read, c, cs, ok
 	case *splan.SortRel:
-		return x.distinct(r.Input(), col)
+		return base(r.Input(), col)
 	case *splan.FetchRel:
-		return x.distinct(r.Input(), col)
+		return base(r.Input(), col)
 	case *splan.ProjectRel:
 		w := width(r.Input())
 		if col < w {
-			return x.distinct(r.Input(), col)
+			return base(r.Input(), col)
 		}
 		if es := r.Expressions(); col-w < len(es) {
 			if c, ok := fieldColumn(es[col-w]); ok {
-				return x.distinct(r.Input(), c)
+				return base(r.Input(), c)
 			}
 		}
 	case *splan.JoinRel:
 		w := width(r.Left())
 		if col < w {
-			return x.distinct(r.Left(), col)
+			return base(r.Left(), col)
 		}
 		switch r.Type() {
 		case splan.JoinTypeInner, splan.JoinTypeLeft, splan.JoinTypeRight, splan.JoinTypeOuter:
-			return x.distinct(r.Right(), col-w)
+			return base(r.Right(), col-w)
 		}
 	case *splan.CrossRel:
 		w := width(r.Left())
 		if col < w {
-			return x.distinct(r.Left(), col)
+			return base(r.Left(), col)
 		}
-		return x.distinct(r.Right(), col-w)
+		return base(r.Right(), col-w)
 	}
-	return 0, false
+	return nil, 0, nil, false
 }
 
 // fieldColumn is the column e references when it is a plain reference
@@ -160,11 +189,17 @@ func eqOperandColumn(e expr.Expression) (int, bool) {
 }
 
 // restricted is e after the conjuncts cs, whose columns have the
-// distinct counts ndv reports: an equality of a column with a constant
-// keeps 1/ndistinct of the rows where the count is known (PostgreSQL's
-// var_eq_const without most-common values: selec = 1/ndistinct), every
-// other restriction filterKeeps (restrictions).
-func restricted(e estimate, cs []expr.Expression, ndv func(col int) (float64, bool)) estimate {
+// distinct counts ndv reports and the zone maps zones reports: an
+// equality of a column with a constant keeps 1/ndistinct of the rows
+// where the count is known (PostgreSQL's var_eq_const without
+// most-common values: selec = 1/ndistinct); the constant ranges on a
+// column with a zone map keep what rangeKeeps reads from the batches'
+// bounds (PostgreSQL's histogram selectivity, with the batches as the
+// buckets); every other restriction filterKeeps (restrictions).
+func restricted(e estimate, cs []expr.Expression, ndv func(col int) (float64, bool), zones func(col int) (ColumnZones, bool)) estimate {
+	keep, cs := rangeKeeps(cs, zones)
+	e.rows *= keep
+	e.frac *= keep
 	rest := cs[:0:0]
 	for _, c := range cs {
 		if col, ok := eqConstColumn(c); ok {

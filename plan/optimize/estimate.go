@@ -104,11 +104,17 @@ func (x estimator) rows(r splan.Rel) estimate {
 		}
 		e := estimate{rows: max(n, 1), frac: 1, guessed: !ok}
 		ndv := func(col int) (float64, bool) { return x.readDistinct(r, col) }
-		return restricted(restricted(e, conjuncts(r.Filter()), ndv), conjuncts(r.BestEffortFilter()), ndv)
+		zones := func(col int) (ColumnZones, bool) { return x.columnZones(r, col) }
+		return restricted(restricted(e, conjuncts(r.Filter()), ndv, zones), conjuncts(r.BestEffortFilter()), ndv, zones)
 	case *splan.VirtualTableReadRel:
 		return estimate{rows: max(float64(len(r.Values())), 1), frac: 1}
 	case *splan.FilterRel:
-		return restricted(x.rows(r.Input()), conjuncts(r.Condition()), func(col int) (float64, bool) { return x.distinct(r.Input(), col) })
+		return restricted(x.rows(r.Input()), conjuncts(r.Condition()), func(col int) (float64, bool) { return x.distinct(r.Input(), col) }, func(col int) (ColumnZones, bool) {
+			if read, c, _, ok := base(r.Input(), col); ok {
+				return x.columnZones(read, c)
+			}
+			return ColumnZones{}, false
+		})
 	case *splan.ProjectRel:
 		return x.rows(r.Input())
 	case *splan.SortRel:
@@ -136,7 +142,12 @@ func (x estimator) rows(r splan.Rel) estimate {
 		rr.guessed = l.guessed
 		switch r.Type() {
 		case splan.JoinTypeInner:
-			return innerJoin(l, rr, conjuncts(r.Expr()), len(r.Left().RecordType().Types()))
+			nl := width(r.Left())
+			return innerJoin(l, rr, conjuncts(r.Expr()), nl, func(a, b int) (keySide, keySide, bool) {
+				ka, okA := x.keySpan(r.Left(), a)
+				kb, okB := x.keySpan(r.Right(), b-nl)
+				return ka, kb, okA && okB
+			})
 		case splan.JoinTypeRight:
 			return rr
 		case splan.JoinTypeOuter:
@@ -166,20 +177,42 @@ func (x estimator) rows(r splan.Rel) estimate {
 // innerJoin estimates an inner join of l and r (r's columns from nl on)
 // on the conjuncts on: a key join when one is an equality between the
 // two sides, each other conjunct keeping a quarter; with no conjunct the
-// product.
-func innerJoin(l, r estimate, on []expr.Expression, nl int) estimate {
+// product. Where keys reports both sides' key ranges (keySpan) for the
+// first equality's columns, the key join is of the sides' rows whose
+// keys lie in the range they share, each side's fraction taken of its
+// table's rows with keys there (contain).
+func innerJoin(l, r estimate, on []expr.Expression, nl int, keys func(a, b int) (keySide, keySide, bool)) estimate {
 	key, others := false, 0
+	var ka, kb keySide
+	spans := false
 	for _, c := range on {
 		if !key && isEquiBetween(c, nl) {
 			key = true
+			if a, b, ok := equiColumns(c); ok && keys != nil {
+				if a > b {
+					a, b = b, a
+				}
+				ka, kb, spans = keys(a, b)
+			}
 			continue
 		}
 		others++
 	}
-	if key {
+	if !key {
+		return estimate{rows: l.rows * r.rows, frac: l.frac * r.frac, guessed: l.guessed || r.guessed}.filtered(others)
+	}
+	if !spans {
 		return keyJoin(l, r).filtered(others)
 	}
-	return estimate{rows: l.rows * r.rows, frac: l.frac * r.frac, guessed: l.guessed || r.guessed}.filtered(others)
+	_, keep, domain := contain([]keySide{ka, kb})
+	tl, tr := l.rows/l.frac, r.rows/r.frac
+	side := func(e estimate, keep, domain, table float64) estimate {
+		rows := max(e.rows*keep, 1)
+		return estimate{rows: rows, frac: min(rows/max(table*domain, 1), 1), guessed: e.guessed}
+	}
+	j := keyJoin(side(l, keep[0], domain[0], tl), side(r, keep[1], domain[1], tr))
+	j.frac = j.rows / max(tl, tr)
+	return j.filtered(others)
 }
 
 // restrictions is the number of restrictions the conjuncts cs make, each

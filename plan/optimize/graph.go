@@ -56,6 +56,10 @@ type graph struct {
 	// (estimator.distinct of its node's filtered relation); nil: none
 	// known. The coster's equivalence classes read it (cost.go).
 	distinct func(col int) (float64, bool)
+	// keys is the keySide of a region column (estimator.keySpan of its
+	// node's filtered relation); nil: none known. The coster's
+	// containment reads it (cost.go).
+	keys func(col int) (keySide, bool)
 }
 
 // flatten adds the region at r, whose columns start at off, to g: its

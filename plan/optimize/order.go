@@ -28,6 +28,10 @@ func (o *optimizer) order(g *graph) (splan.Rel, error) {
 		i := g.owner(col)
 		return o.est.distinct(rels[i], col-g.nodes[i].off)
 	}
+	g.keys = func(col int) (keySide, bool) {
+		i := g.owner(col)
+		return o.est.keySpan(rels[i], col-g.nodes[i].off)
+	}
 	t := greedy(g, ests)
 	if len(g.nodes) <= dpLimit {
 		t = cheaper(g, ests, t)
