@@ -139,5 +139,10 @@
 // RIGHT or INNER), and a conjunct over the preserved side of a LEFT or
 // RIGHT join filters that side below it (distribute_qual_to_rels), so
 // the inner joins under a WHERE over outer joins (TPC-DS Q72) are a
-// region with their filters.
+// region with their filters. A filter over a project, an aggregate, a
+// UNION ALL or a sort moves its conjuncts below it where that keeps the
+// same rows (sink.go; PostgreSQL's subquery_push_qual): through column
+// references and literals, into each arm, below a GROUP BY on keys whose
+// equality is identity, so a view, a WITH query or a derived table is
+// filtered where its rows are read (TPC-DS Q4, Q11, Q39).
 package optimize

@@ -66,6 +66,14 @@ func (o *optimizer) rewriteOnce(r splan.Rel) (splan.Rel, error) {
 		if moved {
 			return o.rewrite(out)
 		}
+		// A filter over a project, an aggregate, a UNION ALL or a
+		// sort moves what it can below it (sink.go).
+		if out, moved, err = o.sink(f); err != nil {
+			return nil, err
+		}
+		if moved {
+			return o.rewrite(out)
+		}
 	}
 	if f, ok := r.(*splan.FilterRel); (ok && f.OutputMapping() == nil && isRegionJoin(f.Input())) || isRegionJoin(r) {
 		return o.region(r)
