@@ -3,6 +3,7 @@ package optimize
 import (
 	"github.com/substrait-io/substrait-go/v8/expr"
 	splan "github.com/substrait-io/substrait-go/v8/plan"
+	"github.com/substrait-io/substrait-go/v8/types"
 
 	"github.com/stablerow/stablerow/internal/substraitfn"
 )
@@ -75,6 +76,19 @@ func (o *optimizer) outer(f *splan.FilterRel) (out splan.Rel, ok bool, err error
 		return nil, false, nil
 	}
 	l, r := j.Left(), j.Right()
+	// The nullable side's columns the join equates with a preserved
+	// column the pushed conjuncts fix to a constant are that constant
+	// too, for every row that can match (transferred).
+	if derived := transferred(push, j.Expr(), nl, preserved); len(derived) > 0 {
+		if preserved == 0 {
+			r, err = o.filter(r, derived)
+		} else {
+			l, err = o.filter(l, derived)
+		}
+		if err != nil {
+			return nil, false, err
+		}
+	}
 	if preserved == 0 {
 		l, err = o.filter(l, push)
 	} else {
@@ -244,6 +258,106 @@ func nonnullable(e expr.Expression, top bool, nl int) map[int]bool {
 				}
 			}
 			return out
+		}
+	}
+	return nil
+}
+
+// transferred are the conjuncts PostgreSQL's reconsider_outer_join_clause
+// derives for the nullable side of an outer join: where a conjunct
+// pushed into the preserved side fixes a column to a constant (p = k)
+// and the join's condition equates it with a nullable-side column of the
+// same type (p = n), n = k filters the nullable side, which changes no
+// answer (a preserved row left by the filter has p = k, so only n = k
+// rows can match it) and narrows what the nullable side computes:
+// TPC-DS Q78's year filter on store sales reaches the web and catalog
+// sales aggregated beside them. push and cond are over the join's
+// columns (the left side's first, nl of them); the conjuncts returned
+// are over the nullable side's own columns.
+func transferred(push []expr.Expression, cond expr.Expression, nl, preserved int) []expr.Expression {
+	onSide := func(c int) int {
+		if c < nl {
+			return 0
+		}
+		return 1
+	}
+	var out []expr.Expression
+	for _, c := range push {
+		col, lit, ok := columnEqualsLiteral(c)
+		if !ok || onSide(col) != preserved {
+			continue
+		}
+		for _, jc := range conjuncts(cond) {
+			a, b, ok := columnsEqual(jc)
+			if !ok {
+				continue
+			}
+			if b == col {
+				a, b = b, a
+			}
+			if a != col || onSide(b) == preserved || !fieldType(jc, b).Equals(lit.GetType().WithNullability(fieldType(jc, b).GetNullability())) {
+				continue
+			}
+			own := b
+			if preserved == 0 {
+				own = b - nl
+			}
+			e := remap(c, func(int) int { return own })
+			if !containsExpr(out, e) {
+				out = append(out, e)
+			}
+		}
+	}
+	return out
+}
+
+// columnEqualsLiteral: e is equal(column, literal) or equal(literal,
+// column).
+func columnEqualsLiteral(e expr.Expression) (col int, lit expr.Literal, ok bool) {
+	f, isFn := e.(*expr.ScalarFunction)
+	if !isFn || name(f) != "equal" || f.NArgs() != 2 {
+		return 0, nil, false
+	}
+	for i := 0; i < 2; i++ {
+		c, isCol := plainColumn(f.Arg(i))
+		l, isLit := f.Arg(1 - i).(expr.Literal)
+		if isCol && isLit {
+			return c, l, true
+		}
+	}
+	return 0, nil, false
+}
+
+// columnsEqual: e is equal(column a, column b).
+func columnsEqual(e expr.Expression) (a, b int, ok bool) {
+	f, isFn := e.(*expr.ScalarFunction)
+	if !isFn || name(f) != "equal" || f.NArgs() != 2 {
+		return 0, 0, false
+	}
+	a, okA := plainColumn(f.Arg(0))
+	b, okB := plainColumn(f.Arg(1))
+	return a, b, okA && okB
+}
+
+// plainColumn: x is a reference to a whole column of the input.
+func plainColumn(x types.FuncArg) (int, bool) {
+	fr, ok := x.(*expr.FieldReference)
+	if !ok || fr.Root != expr.RootReference {
+		return 0, false
+	}
+	s, ok := fr.Reference.(*expr.StructFieldRef)
+	if !ok || s == nil || s.Child != nil {
+		return 0, false
+	}
+	return int(s.Field), true
+}
+
+// fieldType is the type of column c as the equality jc reads it.
+func fieldType(jc expr.Expression, c int) types.Type {
+	f := jc.(*expr.ScalarFunction)
+	for i := 0; i < 2; i++ {
+		if col, ok := plainColumn(f.Arg(i)); ok && col == c {
+			return f.Arg(i).(expr.Expression).GetType()
 		}
 	}
 	return nil
