@@ -17,18 +17,24 @@ import (
 // rows of the current partition (slices of the input batches, reserved
 // from the pool at twice their size: the rows and their concatenated copy,
 // plus the per-row frame and result state: window_reserve.go); at the first row of the next
-// partition, or at the input's end, it evaluates the partition and emits
-// it in batches before reading on. rest is the unread tail of the last
-// input batch, which holds the next partition's first rows.
+// partition, or at the input's end, it evaluates the partition and hands
+// its rows to a coalescer before reading on. rest is the unread tail of
+// the last input batch, which holds the next partition's first rows.
+//
+// The coalescer (exec.Coalescer) passes a partition of half a batch or
+// more on as it is (cut into batches) and gathers smaller ones into
+// batches of up to the batch size: partitioned by five keys with a few
+// rows each (TPC-DS Q47's 18,541 partitions of 4.6 rows on average), one
+// batch per partition made every operator above run once per partition.
 //
 //	           batch (rows of the same partition): buffer them
 //	             ┌────┐
 //	             ▼    │
 //	start ─▶ reading ─┴─first row of the next partition, or EOF──▶ emitting
-//	             ▲                                                  │
-//	             └───────── partition emitted, input not at EOF ────┤
-//	                                                                ▼
-//	                                          partition emitted at EOF: done
+//	             ▲                          (evaluate, push to the coalescer)
+//	             └──── the coalescer has no full batch, input not at EOF ──┤
+//	                                                                       ▼
+//	                                   input at EOF: done (the last batch out)
 //
 // An error or cancellation moves to done with every batch released and
 // the reservation freed; Close does the same from any state.
@@ -43,8 +49,7 @@ type windowStream struct {
 	part []arrow.RecordBatch // reading: the current partition's rows
 	rest arrow.RecordBatch   // reading: the input's rows after them
 
-	out arrow.RecordBatch // emitting: the evaluated partition
-	off int64
+	co  *exec.Coalescer // emitting, done: evaluated rows to hand out
 	err error
 }
 
@@ -67,9 +72,8 @@ func (s *windowStream) release() {
 		s.rest.Release()
 		s.rest = nil
 	}
-	if s.out != nil {
-		s.out.Release()
-		s.out = nil
+	if s.co != nil {
+		s.co.Release()
 	}
 	s.res.Free()
 }
@@ -105,24 +109,29 @@ func (s *windowStream) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			}
 		case windowEmitting:
 			start := time.Now()
-			n := s.out.NumRows()
-			if s.off >= n {
-				s.out.Release()
-				s.out = nil
-				s.res.Free()
-				s.state = windowReading
-				if s.eof && s.rest == nil {
-					s.state = windowDone
-				}
-				continue
+			if b, ok := s.co.Pop(); ok {
+				return s.n.metrics.Emit(b, start)
 			}
-			end := min(n, s.off+int64(s.tc.RowsPerBatch()))
-			b := s.out.NewSlice(s.off, end)
-			s.off = end
-			return s.n.metrics.Emit(b, start)
+			// The partition's rows are out but for a small batch held
+			// for the next partitions' (the coalescer's, bounded by
+			// the batch size).
+			s.res.Free()
+			s.state = windowReading
+			if s.eof && s.rest == nil {
+				s.state = windowDone
+			}
 		case windowDone:
 			if s.err != nil {
 				return nil, s.err
+			}
+			if s.co != nil {
+				start := time.Now()
+				if err := s.co.Finish(); err != nil {
+					return nil, s.fail(err)
+				}
+				if b, ok := s.co.Pop(); ok {
+					return s.n.metrics.Emit(b, start)
+				}
 			}
 			return nil, io.EOF
 		}
@@ -248,8 +257,12 @@ func (s *windowStream) evaluate(ctx context.Context) error {
 	out := make([]arrow.Array, 0, len(s.n.schema.Fields()))
 	out = append(out, all.Columns()...)
 	out = append(out, cols...)
-	s.out = array.NewRecordBatch(s.n.schema, out, all.NumRows())
+	b := array.NewRecordBatch(s.n.schema, out, all.NumRows())
 	exec.ReleaseArrays(cols)
-	s.off, s.state = 0, windowEmitting
-	return nil
+	defer b.Release()
+	if s.co == nil {
+		s.co = exec.NewCoalescer(s.n.schema, s.tc.Allocator(), s.tc.RowsPerBatch())
+	}
+	s.state = windowEmitting
+	return s.co.Push(b)
 }
