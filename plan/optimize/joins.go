@@ -76,6 +76,15 @@ func (o *optimizer) rewriteOnce(r splan.Rel) (splan.Rel, error) {
 		}
 	}
 	if f, ok := r.(*splan.FilterRel); (ok && f.OutputMapping() == nil && isRegionJoin(f.Input())) || isRegionJoin(r) {
+		// A LEFT JOIN whose nullable side the region never reads goes
+		// above it first (liftouter.go).
+		out, lifted, err := o.liftOuter(r)
+		if err != nil {
+			return nil, err
+		}
+		if lifted {
+			return o.rewrite(out)
+		}
 		return o.region(r)
 	}
 	in := r.GetInputs()
