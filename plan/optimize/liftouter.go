@@ -107,6 +107,15 @@ func (o *optimizer) lift(r splan.Rel, lj *splan.JoinRel, from, nb int) (splan.Re
 		return i
 	}
 	var rebuild func(r splan.Rel, off int) (splan.Rel, error)
+	// both rebuilds a join's two inputs, the left one's columns at off.
+	both := func(l, r splan.Rel, off int) (splan.Rel, splan.Rel, error) {
+		nl, err := rebuild(l, off)
+		if err != nil {
+			return nil, nil, err
+		}
+		nr, err := rebuild(r, off+width(l))
+		return nl, nr, err
+	}
 	rebuild = func(r splan.Rel, off int) (splan.Rel, error) {
 		if r == splan.Rel(lj) {
 			return lj.Left(), nil
@@ -125,11 +134,7 @@ func (o *optimizer) lift(r splan.Rel, lj *splan.JoinRel, from, nb int) (splan.Re
 			}
 		case *splan.CrossRel:
 			if isRegionJoin(j) {
-				l, err := rebuild(j.Left(), off)
-				if err != nil {
-					return nil, err
-				}
-				rr, err := rebuild(j.Right(), off+width(j.Left()))
+				l, rr, err := both(j.Left(), j.Right(), off)
 				if err != nil {
 					return nil, err
 				}
@@ -138,11 +143,7 @@ func (o *optimizer) lift(r splan.Rel, lj *splan.JoinRel, from, nb int) (splan.Re
 			}
 		case *splan.JoinRel:
 			if isRegionJoin(j) {
-				l, err := rebuild(j.Left(), off)
-				if err != nil {
-					return nil, err
-				}
-				rr, err := rebuild(j.Right(), off+width(j.Left()))
+				l, rr, err := both(j.Left(), j.Right(), off)
 				if err != nil {
 					return nil, err
 				}

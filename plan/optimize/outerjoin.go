@@ -339,17 +339,14 @@ func columnsEqual(e expr.Expression) (a, b int, ok bool) {
 	return a, b, okA && okB
 }
 
-// plainColumn: x is a reference to a whole column of the input.
+// plainColumn: the argument x is a reference to a whole column of the
+// input (fieldColumn).
 func plainColumn(x types.FuncArg) (int, bool) {
-	fr, ok := x.(*expr.FieldReference)
-	if !ok || fr.Root != expr.RootReference {
+	e, ok := x.(expr.Expression)
+	if !ok {
 		return 0, false
 	}
-	s, ok := fr.Reference.(*expr.StructFieldRef)
-	if !ok || s == nil || s.Child != nil {
-		return 0, false
-	}
-	return int(s.Field), true
+	return fieldColumn(e)
 }
 
 // fieldType is the type of column c as the equality jc reads it.

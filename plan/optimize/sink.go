@@ -96,6 +96,24 @@ func (o *optimizer) above(r splan.Rel, stay []expr.Expression) (splan.Rel, error
 	return out, wrapInternal(err)
 }
 
+// under is r, a relation of one input in, with the conjuncts move
+// filtering in and stay filtering r; ok is false when nothing moves.
+func (o *optimizer) under(r, in splan.Rel, move, stay []expr.Expression) (splan.Rel, bool, error) {
+	if len(move) == 0 {
+		return nil, false, nil
+	}
+	fin, err := o.filter(in, move)
+	if err != nil {
+		return nil, false, err
+	}
+	nr, err := r.Copy(fin)
+	if err != nil {
+		return nil, false, wrapInternal(err)
+	}
+	out, err := o.above(nr, stay)
+	return out, true, err
+}
+
 // substitute is e with each column i it reads replaced by to(i); nil
 // when to gives nil for one, or e reads a nested field.
 func substitute(e expr.Expression, to func(int) expr.Expression) expr.Expression {
@@ -152,30 +170,17 @@ func (o *optimizer) sinkProject(f *splan.FilterRel, p *splan.ProjectRel) (splan.
 			if d < nin {
 				return fieldRef(p.Input(), d)
 			}
-			switch x := p.Expressions()[d-nin].(type) {
-			case *expr.FieldReference:
-				if s, ok := x.Reference.(*expr.StructFieldRef); ok && x.Root == expr.RootReference && s.Child == nil {
-					return x
-				}
-			case expr.Literal:
+			x := p.Expressions()[d-nin]
+			if _, ok := fieldColumn(x); ok {
+				return x
+			}
+			if _, ok := x.(expr.Literal); ok {
 				return x
 			}
 			return nil
 		})
 	})
-	if len(move) == 0 {
-		return nil, false, nil
-	}
-	in, err := o.filter(p.Input(), move)
-	if err != nil {
-		return nil, false, err
-	}
-	np, err := p.Copy(in)
-	if err != nil {
-		return nil, false, wrapInternal(err)
-	}
-	out, err := o.above(np, stay)
-	return out, true, err
+	return o.under(p, p.Input(), move, stay)
 }
 
 // sinkAggregate moves the conjuncts reading only grouping keys of an
@@ -200,19 +205,7 @@ func (o *optimizer) sinkAggregate(f *splan.FilterRel, a *splan.AggregateRel) (sp
 			return k
 		})
 	})
-	if len(move) == 0 {
-		return nil, false, nil
-	}
-	in, err := o.filter(a.Input(), move)
-	if err != nil {
-		return nil, false, err
-	}
-	na, err := a.Copy(in)
-	if err != nil {
-		return nil, false, wrapInternal(err)
-	}
-	out, err := o.above(na, stay)
-	return out, true, err
+	return o.under(a, a.Input(), move, stay)
 }
 
 // identityEquality: two values of t that are equal are the same value,
@@ -259,19 +252,7 @@ func (o *optimizer) sinkSort(f *splan.FilterRel, s *splan.SortRel) (splan.Rel, b
 		return nil, false, nil
 	}
 	move, stay := movable(f, func(c expr.Expression) expr.Expression { return c })
-	if len(move) == 0 {
-		return nil, false, nil
-	}
-	in, err := o.filter(s.Input(), move)
-	if err != nil {
-		return nil, false, err
-	}
-	ns, err := s.Copy(in)
-	if err != nil {
-		return nil, false, wrapInternal(err)
-	}
-	out, err := o.above(ns, stay)
-	return out, true, err
+	return o.under(s, s.Input(), move, stay)
 }
 
 // fieldRef is a reference to column i of r.
