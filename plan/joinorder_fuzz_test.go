@@ -128,6 +128,18 @@ func (j *joinTree) rel(depth int) splan.Rel {
 	if j.next()%3 == 0 {
 		r = must(j.s.b.Filter(r, j.cond(func(i int32) *expr.FieldReference { return j.s.ref(r, i) }, 2)))
 	}
+	// A leaf is sometimes a derived table, which the conjuncts above
+	// reach through (plan/optimize/sink.go): a, count(*) GROUP BY a, a
+	// UNION ALL with another table, or its two columns swapped.
+	switch j.next() % 6 {
+	case 3:
+		cstar := must(j.s.b.AggregateFn(aggURN, "count", nil))
+		r = must(j.s.b.AggregateColumns(r, []splan.AggRelMeasure{j.s.b.Measure(cstar, nil)}, 0))
+	case 4:
+		r = must(j.s.b.Set(splan.SetOpUnionAll, r, j.s.scan(j.c.testCatalog, fmt.Sprintf("j%d", j.next()%4))))
+	case 5:
+		r = must(j.s.b.ProjectRemap(r, []int32{2, 3}, j.s.ref(r, 1), j.s.ref(r, 0)))
+	}
 	return r
 }
 
@@ -188,9 +200,11 @@ func TestFuzzJoinOrderCorpus(t *testing.T) {
 	fuzzseed.Write(t, "FuzzJoinOrder", joinSeeds)
 }
 
-// FuzzJoinOrder: a random tree of inner joins, cross products, filters
-// and LEFT joins returns the same rows (as a multiset) with the logical
-// optimizer's join ordering as in the producer's order.
+// FuzzJoinOrder: a random tree of inner joins, cross products, filters,
+// LEFT joins and derived tables (an aggregate, a UNION ALL, a project)
+// returns the same rows (as a multiset) with the logical optimizer's
+// join ordering, filter moves and LEFT JOIN lifting as in the
+// producer's order.
 func FuzzJoinOrder(f *testing.F) {
 	c := joinCatalog(f)
 	for _, s := range joinSeeds {

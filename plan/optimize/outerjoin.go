@@ -117,7 +117,8 @@ func (o *optimizer) outer(f *splan.FilterRel) (out splan.Rel, ok bool, err error
 }
 
 // filterThrough is the optimized r filtered by es, the filter moved
-// through r when r is an outer join (outer): the conjuncts a region's
+// through r when r is an outer join (outer) or a relation sink moves
+// filters through: the conjuncts a region's
 // graph places on a node that is an outer join (a WHERE over inner joins
 // over a LEFT JOIN) reach its preserved side, or reduce it, as a filter
 // written directly over it does.
@@ -131,8 +132,15 @@ func (o *optimizer) filterThrough(r splan.Rel, es []expr.Expression) (splan.Rel,
 		return fr, nil
 	}
 	out, moved, err := o.outer(f)
-	if err != nil || !moved {
-		return fr, err
+	if err != nil {
+		return nil, err
+	}
+	if !moved {
+		// Or through a project, an aggregate, a UNION ALL or a sort
+		// (sink.go), as a filter written over one is.
+		if out, moved, err = o.sink(f); err != nil || !moved {
+			return fr, err
+		}
 	}
 	return o.rewrite(out)
 }
