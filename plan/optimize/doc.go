@@ -144,5 +144,9 @@
 // same rows (sink.go; PostgreSQL's subquery_push_qual): through column
 // references and literals, into each arm, below a GROUP BY on keys whose
 // equality is identity, so a view, a WITH query or a derived table is
-// filtered where its rows are read (TPC-DS Q4, Q11, Q39).
+// filtered where its rows are read (TPC-DS Q4, Q11, Q39). A constant a
+// conjunct fixes on an outer join's preserved side filters the nullable
+// side through the join's equality (outerjoin.go, transferred; TPC-DS
+// Q78), and a LEFT JOIN node of a region whose nullable side the region
+// never reads is joined above the region (liftouter.go; TPC-DS Q80).
 package optimize
