@@ -83,19 +83,6 @@ func movable(f *splan.FilterRel, through func(expr.Expression) expr.Expression) 
 	return move, stay
 }
 
-// above is r under a filter of the conjuncts stay (r when none).
-func (o *optimizer) above(r splan.Rel, stay []expr.Expression) (splan.Rel, error) {
-	if len(stay) == 0 {
-		return r, nil
-	}
-	cond, err := o.and(stay)
-	if err != nil {
-		return nil, err
-	}
-	out, err := o.b.Filter(r, cond)
-	return out, wrapInternal(err)
-}
-
 // under is r, a relation of one input in, with the conjuncts move
 // filtering in and stay filtering r; ok is false when nothing moves.
 func (o *optimizer) under(r, in splan.Rel, move, stay []expr.Expression) (splan.Rel, bool, error) {
@@ -110,7 +97,7 @@ func (o *optimizer) under(r, in splan.Rel, move, stay []expr.Expression) (splan.
 	if err != nil {
 		return nil, false, wrapInternal(err)
 	}
-	out, err := o.above(nr, stay)
+	out, err := o.filter(nr, stay)
 	return out, true, err
 }
 
@@ -241,7 +228,7 @@ func (o *optimizer) sinkUnion(f *splan.FilterRel, s *splan.SetRel) (splan.Rel, b
 	if err != nil {
 		return nil, false, wrapInternal(err)
 	}
-	out, err := o.above(ns, stay)
+	out, err := o.filter(ns, stay)
 	return out, true, err
 }
 
