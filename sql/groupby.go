@@ -222,7 +222,11 @@ func (l *lowerer) aggregate(rel plan.Rel, sc *scope, s *pg_query.SelectStmt, cal
 			// so its argument raises nothing (sum(k / 0) > NULL:
 			// difftest seed 20261235 case 131037). Its measure stays,
 			// to keep the columns, over NULL constants.
-			if dropped := l.havingDropsCalls(s, calls, measures, fns); dropped != nil {
+			dropped, err := l.havingDropsCalls(s, calls, measures, fns)
+			if err != nil {
+				return nil, nil, err
+			}
+			if dropped != nil {
 				if agg, err = l.b.AggregateExprs(rel, dropped, groups...); err != nil {
 					return nil, nil, fmt.Errorf("%w: aggregate: %w", ErrInvalid, err)
 				}
@@ -252,7 +256,11 @@ func (l *lowerer) aggregate(rel plan.Rel, sc *scope, s *pg_query.SelectStmt, cal
 // havingDropsCalls is measures with each aggregate call written only in
 // s's HAVING (which folded to a constant) over NULL constants of its
 // arguments' types and without its FILTER; nil when there is none.
-func (l *lowerer) havingDropsCalls(s *pg_query.SelectStmt, calls []*pg_query.FuncCall, measures []plan.AggRelMeasure, fns []*expr.AggregateFunction) []plan.AggRelMeasure {
+// PostgreSQL folds the HAVING's constants while planning, before its Agg
+// forgets the call, so a constant argument or FILTER that raises still
+// raises (count(DISTINCT 2147483646::numeric(8,2)) > NULL: difftest seed
+// 20261239 case 111647).
+func (l *lowerer) havingDropsCalls(s *pg_query.SelectStmt, calls []*pg_query.FuncCall, measures []plan.AggRelMeasure, fns []*expr.AggregateFunction) ([]plan.AggRelMeasure, error) {
 	inHaving := map[*pg_query.FuncCall]bool{}
 	for _, fc := range aggregateCalls(s.HavingClause) {
 		inHaving[fc] = true
@@ -265,15 +273,23 @@ func (l *lowerer) havingDropsCalls(s *pg_query.SelectStmt, calls []*pg_query.Fun
 		if out == nil {
 			out = slices.Clone(measures)
 		}
+		if f := measures[i].Filter(); f != nil {
+			if err := raisingConstant(f); err != nil {
+				return nil, err
+			}
+		}
 		m := fns[i].Clone()
 		for j := range m.NArgs() {
 			if a, ok := m.Arg(j).(expr.Expression); ok {
+				if err := raisingConstant(a); err != nil {
+					return nil, err
+				}
 				m.SetArg(j, expr.NewNullLiteral(a.GetType().WithNullability(types.NullabilityNullable)))
 			}
 		}
 		out[i] = l.b.Measure(m, nil)
 	}
-	return out
+	return out, nil
 }
 
 // groupKey resolves one GROUP BY item the PostgreSQL way
