@@ -112,7 +112,7 @@ func (s *intSumAcc) emit(mem memory.Allocator, n int) (arrow.Array, error) {
 				b.AppendNull()
 				continue
 			}
-			b.Append(value.Quotient128(s.hi[g], s.lo[g], s.counts[g]))
+			b.Append(value.AvgQuotient128(s.hi[g], s.lo[g], s.counts[g]))
 		}
 		return b.NewArray(), nil
 	}

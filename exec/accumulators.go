@@ -95,7 +95,7 @@ type accumulator interface {
 // sum(bigint) is numeric: stablerow sums exactly in 128 bits and raises
 // "bigint out of range" when the total does not fit, instead of a wrapped
 // or rounded value); avg of an integer is double precision (PostgreSQL's
-// numeric, computed exactly and rounded once); sum of a float keeps its
+// numeric quotient read as a double: value.AvgQuotient128); sum of a float keeps its
 // type, avg of a float is double precision; sum of a numeric is
 // numeric(38, s), avg of a numeric is numeric(38, DecimalAvgScale(s))
 // (physexpr/numdiv.go); min and max keep their type; the variances and

@@ -79,7 +79,8 @@ func (p *partition) prefixCounts(x arrow.Array) []int64 {
 // intSum: prefix totals in 128 bits (hi:lo), which no run of int64
 // additions overflows; a frame's total is a difference of two, exact.
 // sum is "bigint out of range" when the frame's total does not fit (as
-// GROUP BY's intSumAcc); avg divides it by the count, rounded once.
+// GROUP BY's intSumAcc); avg is PostgreSQL's numeric quotient of it by the
+// count, read as a double (value.AvgQuotient128).
 func (p *partition) intSum(avg bool, x arrow.Array, f *frameBounds) (arrow.Array, error) {
 	hi := make([]int64, p.n+1)
 	lo := make([]uint64, p.n+1)
@@ -119,7 +120,7 @@ func (p *partition) intSum(avg bool, x arrow.Array, f *frameBounds) (arrow.Array
 			continue
 		}
 		if avg {
-			b.(*array.Float64Builder).UnsafeAppend(value.Quotient128(h, l, n))
+			b.(*array.Float64Builder).UnsafeAppend(value.AvgQuotient128(h, l, n))
 			continue
 		}
 		if h != int64(l)>>63 {
