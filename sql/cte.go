@@ -99,7 +99,11 @@ func (l *lowerer) derived(rs *pg_query.RangeSubselect) (plan.Rel, *scope, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	return l.derivedScope(rel, names, "", rs.Alias)
+	rel, sc, err := l.derivedScope(rel, names, "", rs.Alias)
+	if err == nil {
+		pulledConstants(q, rel, sc)
+	}
+	return rel, sc, err
 }
 
 // derivedScope is the scope of a FROM item that is a query: its output

@@ -511,9 +511,8 @@ func (l *lowerer) update(u *pg_query.UpdateStmt) (*Update, error) {
 
 // assignedConstant is the error PostgreSQL raises while planning the
 // assignment cast of INSERT ... SELECT's item i to kind k, when the item
-// is a constant: it pulls a simple SELECT (no aggregate, GROUP BY,
-// HAVING, ORDER BY, DISTINCT, LIMIT, OFFSET, WITH or set operation) up
-// into the INSERT (pull_up_subqueries), so the cast applies to the
+// is a constant: it pulls a simple SELECT (simpleSubquery) up into the
+// INSERT (pull_up_subqueries), so the cast applies to the
 // constant and eval_const_expressions folds it, raising also when no row
 // is selected (INSERT INTO t (n) SELECT 1009999.99 FROM
 // generate_series(2, -2) raises numeric field overflow for a
@@ -524,31 +523,13 @@ func (l *lowerer) update(u *pg_query.UpdateStmt) (*Update, error) {
 // call the lowering left unfolded is evaluated as one (raisingConstant).
 // nil otherwise.
 func (l *lowerer) assignedConstant(sel *pg_query.SelectStmt, rel plan.Rel, i int, k kind) error {
-	if sel.Op != pg_query.SetOperation_SETOP_NONE && sel.Op != pg_query.SetOperation_SET_OPERATION_UNDEFINED ||
-		len(sel.GroupClause) > 0 || sel.HavingClause != nil || len(sel.SortClause) > 0 || len(sel.DistinctClause) > 0 ||
-		sel.LimitCount != nil || sel.LimitOffset != nil || sel.WithClause != nil || len(sel.ValuesLists) > 0 {
+	if !simpleSubquery(sel) {
 		return nil
 	}
-	var targets []*pg_query.Node
-	for _, t := range sel.TargetList {
-		targets = append(targets, t.GetResTarget().GetVal())
-	}
-	p, ok := rel.(*plan.ProjectRel)
-	if !ok || len(aggregateCalls(targets...)) > 0 {
+	item, ok := projectItem(rel, i)
+	if !ok {
 		return nil
 	}
-	w := int(p.Input().RecordType().FieldCount())
-	m := i
-	if mapping := p.OutputMapping(); mapping != nil {
-		if i >= len(mapping) {
-			return nil
-		}
-		m = int(mapping[i])
-	}
-	if m < w || m-w >= len(p.Expressions()) {
-		return nil
-	}
-	item := p.Expressions()[m-w]
 	if lit, ok := literalOf(item); ok && lit == nil {
 		return nil // NULL casts to NULL
 	}

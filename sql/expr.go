@@ -151,6 +151,9 @@ func (l *lowerer) columnRef(c *pg_query.ColumnRef, s *scope) (value, error) {
 	if err != nil {
 		return value{}, err
 	}
+	if k := s.cols[i].konst; k != nil {
+		return value{e: k, loc: c.Location, name: s.cols[i].name}, nil // pullconst.go
+	}
 	e, err := s.ref(i)
 	if err != nil {
 		return value{}, fmt.Errorf("%w: %w", ErrInvalid, err)

@@ -608,6 +608,7 @@ func (l *lowerer) join(j *pg_query.JoinExpr) (plan.Rel, *scope, error) {
 	nullable := func(from, to int) {
 		for i := from; i < to; i++ {
 			cols[i].typ = cols[i].typ.WithNullability(types.NullabilityNullable)
+			cols[i].konst = nil // a PlaceHolderVar in PostgreSQL (pullconst.go)
 		}
 	}
 	if jt == plan.JoinTypeLeft || jt == plan.JoinTypeOuter {

@@ -63,6 +63,12 @@ func oneRowSubquery(n *pg_query.Node) bool {
 // setReturningCall: a set-returning function is called in the trees
 // outside their subqueries.
 func setReturningCall(nodes ...*pg_query.Node) bool {
+	return namedCall(setReturning, nodes...)
+}
+
+// namedCall: a function of names is called in the trees outside their
+// subqueries.
+func namedCall(names map[string]bool, nodes ...*pg_query.Node) bool {
 	found := false
 	var walk func(m protoreflect.Message) bool
 	walk = func(m protoreflect.Message) bool {
@@ -70,7 +76,7 @@ func setReturningCall(nodes ...*pg_query.Node) bool {
 		case *pg_query.SubLink:
 			return true
 		case *pg_query.FuncCall:
-			if setReturning[funcName(x)] {
+			if names[funcName(x)] {
 				found = true
 				return false
 			}

@@ -63,7 +63,11 @@ func (l *lowerer) lateralItem(n *pg_query.Node, left *scope) (plan.Rel, *scope, 
 	if err != nil {
 		return nil, nil, err
 	}
-	return l.derivedScope(rel, names, "", rs.Alias)
+	rel, sc, err := l.derivedScope(rel, names, "", rs.Alias)
+	if err == nil {
+		pulledConstants(q, rel, sc)
+	}
+	return rel, sc, err
 }
 
 // lateralJoin is the lateral join of left and right (lowered by

@@ -34,6 +34,9 @@ type column struct {
 	// name and stands in * for it; this one answers only qualified (t.a)
 	// and in t.*, as in PostgreSQL.
 	merged bool
+	// konst is the constant a reference to this column lowers to: the
+	// item of a subquery in FROM that PostgreSQL pulls up (pullconst.go).
+	konst expr.Expression
 }
 
 // inStar reports whether * (qual "") or qual.* expands to c.
@@ -217,6 +220,9 @@ func (l *lowerer) outerColumn(s *scope, qual, name string, loc int32) (value, bo
 		}
 		if err != nil {
 			continue
+		}
+		if k := o.cols[j].konst; k != nil {
+			return value{e: k, loc: loc, name: o.cols[j].name}, true, nil // pullconst.go
 		}
 		e, ferr := expr.NewRootFieldRef(expr.NewStructFieldRef(int32(j)), o.record())
 		if ferr != nil {

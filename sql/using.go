@@ -59,6 +59,7 @@ func (l *lowerer) usingJoin(j *pg_query.JoinExpr, jt plan.JoinType, left, right 
 	nullable := func(from, to int) {
 		for i := from; i < to; i++ {
 			cols[i].typ = cols[i].typ.WithNullability(types.NullabilityNullable)
+			cols[i].konst = nil // a PlaceHolderVar in PostgreSQL (pullconst.go)
 		}
 	}
 	if jt == plan.JoinTypeLeft || jt == plan.JoinTypeOuter {
