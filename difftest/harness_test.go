@@ -366,6 +366,48 @@ func TestZeroPadded(t *testing.T) {
 	}
 }
 
+// TestMixedScaleUnordered: the mixed-scale known divergence pairs the
+// rows of an unordered answer by their value, not by their text, which
+// padding can sort apart (seed 781 case 10980); a real difference still
+// shows, and in an ordered answer rows pair by position.
+func TestMixedScaleUnordered(t *testing.T) {
+	col := func(vs ...string) *Outcome {
+		o := &Outcome{Cols: []TypeClass{"numeric"}}
+		for _, v := range vs {
+			if v == "NULL" {
+				o.Rows = append(o.Rows, []*string{nil})
+				continue
+			}
+			o.Rows = append(o.Rows, []*string{s(v)})
+		}
+		return o
+	}
+	var mixed KnownDivergence
+	for _, k := range knownDivergences {
+		if strings.HasPrefix(k.Name, "numeric scale of a mixed-scale") {
+			mixed = k
+		}
+	}
+	const sql = "WITH c_t0 AS (SELECT DISTINCT * FROM t0 AS a) SELECT coalesce(b.c2, (CAST('2.50' AS NUMERIC(8,2)) * a.c2), a.c2) FROM c_t0 AS a CROSS JOIN c_t0 AS b"
+	pg := col("-999999.99", "-2499999.9750", "-999999.99", "NULL")
+	d := &Divergence{SQL: sql, IsQuery: true, PG: pg, SR: col("NULL", "-999999.9900", "-2499999.9750", "-999999.9900")}
+	if !mixed.Match(d, nil) {
+		t.Error("the padded values of an unordered answer are not matched")
+	}
+	d.SR = col("NULL", "-999999.9900", "-2499999.9750", "-999999.9800")
+	if mixed.Match(d, nil) {
+		t.Error("a different value in an unordered answer is matched")
+	}
+	d.SR, d.Ordered = col("NULL", "-999999.9900", "-2499999.9750", "-999999.9900"), true
+	if mixed.Match(d, nil) {
+		t.Error("an ordered answer in another order is matched")
+	}
+	d.SR = col("-999999.9900", "-2499999.9750", "-999999.9900", "NULL")
+	if !mixed.Match(d, nil) {
+		t.Error("the padded values of an ordered answer are not matched")
+	}
+}
+
 // TestAvgOfIntegersComparesAtPGDigits: PostgreSQL's avg(integer) is a
 // numeric of 16 significant digits, whose nearest double may be one ulp
 // from stablerow's exact quotient (difftest seed 20261206 case 41104); a

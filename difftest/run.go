@@ -20,6 +20,7 @@ type Divergence struct {
 	Msg     string
 	PG, SR  *Outcome
 	IsQuery bool
+	Ordered bool   // the statement defines its row order (else rows compare as multisets)
 	Known   string // name of the known divergence it matched, if any
 	Dumps   []Dump // setup divergences: the tables as PostgreSQL has them
 	Open    string // name of the open bug class it belongs to (open.go), if any
@@ -72,7 +73,7 @@ func (r *Runner) compare(ctx context.Context, c *Case, sql string, query, ordere
 		}
 		return nil
 	}
-	d := &Divergence{Case: c, SQL: sql, Msg: msg, PG: pg, SR: sr, IsQuery: query, Kind: kindOf(pg, sr, msg, query)}
+	d := &Divergence{Case: c, SQL: sql, Msg: msg, PG: pg, SR: sr, IsQuery: query, Ordered: ordered, Kind: kindOf(pg, sr, msg, query)}
 	d.Open = openClassOf(d)
 	again := func(sql string) *Outcome { return r.SR.Run(ctx, sql, true) }
 	for _, k := range knownDivergences {
