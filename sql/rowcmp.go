@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"github.com/stablerow/stablerow/internal/substraitfn"
 	"github.com/substrait-io/substrait-go/v8/expr"
 	"github.com/substrait-io/substrait-go/v8/plan"
 )
@@ -115,6 +116,14 @@ func (l *lowerer) rowCompare(op string, xs, ys []value, loc int32) (expr.Express
 		}
 		return l.call(urnComparison, fn, loc, args...)
 	}
+	// unfolded is l.call without the folding.
+	unfolded := func(urn, name string, args ...expr.Expression) (expr.Expression, error) {
+		f, err := substraitfn.Scalar(l.b.GetExprBuilder().Reg, urn, name, args...)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %w%s", ErrType, name, err, l.src.at(loc))
+		}
+		return f, nil
+	}
 	fn := comparisons[op]
 	if fn == "equal" || fn == "not_equal" {
 		es := make([]expr.Expression, len(xs))
@@ -129,20 +138,35 @@ func (l *lowerer) rowCompare(op string, xs, ys []value, loc int32) (expr.Express
 		}
 		return l.call(urnBoolean, map[string]string{"equal": "and", "not_equal": "or"}[fn], loc, es...)
 	}
+	if len(xs) == 1 {
+		return cmp(fn, 0) // make_row_comparison_op: one column is its operator
+	}
+	// PostgreSQL's RowCompareExpr is never folded while planning
+	// (eval_const_expressions simplifies its arguments only), so over
+	// constants it is no constant either: a FALSE it would give does not
+	// end the folding of an AND before a later conjunct that raises
+	// (seed 781 case 106537). Its calls are built unfolded.
+	pair := func(fn string, i int) (expr.Expression, error) {
+		args, _, err := l.unify(xs[i], ys[i])
+		if err != nil {
+			return nil, err
+		}
+		return unfolded(urnComparison, fn, args...)
+	}
 	strict := map[string]string{"lt": "lt", "lte": "lt", "gt": "gt", "gte": "gt"}[fn]
-	acc, err := cmp(fn, len(xs)-1)
+	acc, err := pair(fn, len(xs)-1)
 	for i := len(xs) - 2; i >= 0 && err == nil; i-- {
 		var s, eq, both expr.Expression
-		if s, err = cmp(strict, i); err != nil {
+		if s, err = pair(strict, i); err != nil {
 			break
 		}
-		if eq, err = cmp("equal", i); err != nil {
+		if eq, err = pair("equal", i); err != nil {
 			break
 		}
-		if both, err = l.call(urnBoolean, "and", loc, eq, acc); err != nil {
+		if both, err = unfolded(urnBoolean, "and", eq, acc); err != nil {
 			break
 		}
-		acc, err = l.call(urnBoolean, "or", loc, s, both)
+		acc, err = unfolded(urnBoolean, "or", s, both)
 	}
 	return acc, err
 }
