@@ -7,7 +7,7 @@ FUZZTIME  ?= 10s
 # One worker: with two on a 2-core machine the fuzzer has been seen to stall.
 FUZZPARALLEL ?= 1
 
-.PHONY: all demo install test test-steps test-load test-s3 test-short bench bench-scale bench-beam bench-window fuzz fuzz-deep lint clean difftest tpch tpch-ddl tpcds
+.PHONY: all demo install test test-steps test-load test-s3 test-short test-long bench bench-scale bench-beam bench-window fuzz fuzz-deep lint clean difftest tpch tpch-ddl tpcds
 
 all: lint test
 
@@ -37,6 +37,7 @@ test:
 
 test-steps:
 	$(GO) test -race -short -count=1 -timeout 15m $(PKGS)
+	$(GO) test -short -count=1 -timeout 15m ./sqltest/
 	$(GO) test -race -short -count=1 -timeout 15m -tags stablerow_full -run '^TestServe' ./cmd/stablerow/
 	cd table/store/s3store/s3test && $(GO) test -race -short -count=1 -timeout 10m ./...
 	cd server/adbctest && $(GO) test -race -short -count=1 -timeout 10m ./...
@@ -54,6 +55,12 @@ test-steps:
 S3_ROUNDS ?= 20
 test-s3:
 	S3_ROUNDS=$(S3_ROUNDS) scripts/versitygw-test.sh
+
+# The full matrices that make test (-short, under the race detector) runs
+# a rotating part of: every parallel and serial grace hash join at every
+# memory limit (~2 min on 2 cores, without the detector). CI runs it.
+test-long:
+	$(GO) test -count=1 -timeout 20m -run '^TestHashJoinGrace(Parallel|Spill)$$' ./exec/
 
 test-short:
 	$(GO) test -short -count=1 $(PKGS)

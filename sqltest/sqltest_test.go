@@ -36,6 +36,13 @@ func TestSQLLogic(t *testing.T) {
 				configs = sqltest.LargeConfigs
 			}
 			for i, cfg := range configs {
+				if raceOn && testing.Short() && cfg.Threads < 2 && !*rewrite {
+					// make test runs every configuration without the
+					// race detector and, under it, the partitioned
+					// ones, where goroutines share state: the
+					// detector makes each run ~8x slower.
+					continue
+				}
 				t.Run(cfg.String(), func(t *testing.T) {
 					mem := exectest.Mem(t)
 					db := engine.OpenMemory(engine.Options{Mem: mem, BatchSize: cfg.BatchSize, DisableIndexes: cfg.NoIndex, Threads: cfg.Threads})
