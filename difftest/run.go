@@ -64,6 +64,13 @@ func (r *Runner) compare(ctx context.Context, c *Case, sql string, query, ordere
 	pg := r.PG.Run(ctx, sql, query)
 	sr := r.SR.Run(ctx, sql, query)
 	msg := Diff(pg, sr, ordered)
+	if msg != "" && ordered && cutsTies(sql) && pg.Err == nil && sr.Err == nil && rowsEqual(zeroUnsigned(pg.Rows), zeroUnsigned(sr.Rows)) {
+		// -0 = 0 in PostgreSQL's float ordering, so ORDER BY ties them
+		// and a LIMIT or OFFSET keeps whichever of the tied rows the
+		// engine's sort left first: PostgreSQL kept six -0 of twelve
+		// tied zeros, stablerow seven (seed 20261240 case 53097).
+		msg = ""
+	}
 	if msg == "" {
 		if pg.Err != nil && sr.Err != nil {
 			if r.BothRaised == nil {
