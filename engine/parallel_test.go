@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"github.com/stablerow/stablerow/value"
 	"slices"
 	"strings"
 	"testing"
@@ -74,7 +75,7 @@ func TestParallelPlans(t *testing.T) {
 	var want []string
 	for g := range int64(13) {
 		a := groups[g]
-		want = append(want, fmt.Sprint(g, a.n, a.nv, a.sum, a.min, a.max, float64(a.sum)/float64(a.nv)))
+		want = append(want, fmt.Sprint(g, a.n, a.nv, a.sum, a.min, a.max, value.AvgQuotient128(a.sum>>63, uint64(a.sum), a.nv)))
 	}
 	cases := []struct {
 		q     string

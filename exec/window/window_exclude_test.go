@@ -15,6 +15,7 @@ import (
 	"github.com/stablerow/stablerow/exec/memlimit"
 	"github.com/stablerow/stablerow/exec/physexpr"
 	"github.com/stablerow/stablerow/exec/window"
+	"github.com/stablerow/stablerow/value"
 )
 
 var excludes = []window.FrameExclude{window.ExcludeNoOthers, window.ExcludeCurrentRow, window.ExcludeGroup, window.ExcludeTies}
@@ -72,7 +73,7 @@ func naiveExclude(t *testing.T, mem memory.Allocator, rows [][]any, key exec.Sor
 			}
 		}
 		if cnt > 0 {
-			s, a = sum, float64(sum)/float64(cnt)
+			s, a = sum, value.AvgQuotient128(sum>>63, uint64(sum), cnt) // the quotient as PostgreSQL rounds it (value/avg_test.go checks it against PostgreSQL)
 		}
 		if fn > 0 {
 			sf, af = fsum, fsum/float64(fn)

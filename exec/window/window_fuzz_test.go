@@ -12,6 +12,7 @@ import (
 	"github.com/stablerow/stablerow/exec/exectest"
 	"github.com/stablerow/stablerow/exec/physexpr"
 	"github.com/stablerow/stablerow/exec/window"
+	"github.com/stablerow/stablerow/value"
 )
 
 // FuzzWindow compares WindowExec with a naive model of PostgreSQL's frames
@@ -311,7 +312,7 @@ func naiveWindow(rows [][]any, key exec.SortKey, fr window.Frame) [][]any {
 		}
 		var s, a any
 		if cnt > 0 {
-			s, a, sf = sum, float64(sum)/float64(cnt), fsum
+			s, a, sf = sum, value.AvgQuotient128(sum>>63, uint64(sum), cnt), fsum // the quotient as PostgreSQL rounds it (value/avg_test.go)
 		}
 		r := append(append([]any(nil), part[i]...), int64(i+1), int64(rank+1), int64(grp[i]+1), lead,
 			int64(len(frame)), cnt, s, a, mn, mx, fv, lv, nv, sf)
