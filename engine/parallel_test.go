@@ -89,6 +89,9 @@ func TestParallelPlans(t *testing.T) {
 			plan: []string{"mode=Partial", "CoalescePartitionsExec: partitions=4", "mode=Final"}},
 		{q: "SELECT k, v FROM t WHERE v > 45 ORDER BY v DESC, k LIMIT 7", order: true},
 		{q: "SELECT k FROM t WHERE k % 1000 = 7", want: kMod(model), plan: []string{"CoalescePartitionsExec: partitions=4", "FilterExec"}},
+		// Each input of a UNION ALL runs in parallel below it.
+		{q: "SELECT k FROM t WHERE k % 1000 = 7 UNION ALL SELECT k FROM t WHERE k % 1000 = 7", want: doubled(kMod(model)),
+			plan: []string{"UnionExec: inputs=2", "CoalescePartitionsExec: partitions=4"}},
 		{q: "SELECT count(*), sum(a.k) FROM t a JOIN t b ON a.k = b.k + 1 WHERE b.v > 40", want: []string{joinModel(model)},
 			plan: []string{"HashJoinExec: type=Inner on=[(k, key0)], partitions=4", "mode=Partial"}},
 		// No WHERE over a: it would filter a below the LEFT join
@@ -143,6 +146,13 @@ func sumKWhere(m [][3]int64) int64 {
 		}
 	}
 	return s
+}
+
+// doubled is each of xs twice, sorted.
+func doubled(xs []string) []string {
+	out := append(slices.Clone(xs), xs...)
+	slices.Sort(out)
+	return out
 }
 
 func kMod(m [][3]int64) []string {

@@ -91,6 +91,15 @@ func (l *LimitExec) WithNewChildren(children []Node) (Node, error) {
 	return NewLimitExec(children[0], l.offset, l.limit), nil
 }
 
+// WithNewChildren is the union over children (the same schemas): the
+// parallel pass runs each input in parallel below it.
+func (u *UnionExec) WithNewChildren(children []Node) (Node, error) {
+	if err := WantChildren(u, children, len(u.inputs)); err != nil {
+		return nil, err
+	}
+	return NewUnionExec(children...)
+}
+
 // PerPartition is s sorting each partition of input on its own: the
 // first half of a parallel sort, whose sorted partitions a
 // SortPreservingMergeExec merges. Its Execute still sorts the whole input.

@@ -19,11 +19,12 @@ import (
 //	                                 aggregation, over the merged input)
 //	HashJoinExec (left-driven)     → probe partitions in parallel, one shared
 //	                                 build of the right input
-//	LimitExec, the root, any node  → CoalescePartitionsExec (or, when the
-//	that needs one stream            input's order is relied on, the merge)
+//	LimitExec, UnionExec (its      → its inputs each parallel below, merged
+//	inputs), the root, any node      by a CoalescePartitionsExec (or, when
+//	that needs one stream            the input's order is relied on, the merge)
 //
 // Any other node (TakeByKeyExec, which drives probe order; the ordered
-// aggregate; set operations; ...) keeps its subtree as it was: single
+// aggregate; the other set operations; ...) keeps its subtree as it was: single
 // partition, exactly the serial plan. Every rewrite returns rows that the
 // serial plan returns, as a multiset; where the serial plan's order is
 // declared (Properties.Ordering) the rewrite keeps it.
@@ -76,7 +77,10 @@ func (pp *parallelPlanner) partitionedNode(n exec.Node) (exec.Node, error) {
 			return n, nil // a one-time FALSE filter: its input never runs
 		}
 		return pp.passThrough(n)
-	case *exec.LimitExec:
+	case *exec.LimitExec, *exec.UnionExec:
+		// A UNION ALL reads its inputs one after another, each run in
+		// parallel below it and merged into one stream (TPC-DS Q4's
+		// year_total, shared by its six readers, ran serial whole).
 		return pp.singleChildren(n)
 	case *window.Exec:
 		return pp.window(x)
