@@ -209,6 +209,21 @@ func restricted(e estimate, cs []expr.Expression, ndv func(col int) (float64, bo
 				continue
 			}
 		}
+		if ds := disjuncts(c); len(ds) > 1 {
+			// An OR keeps the rows any disjunct keeps: at most the sum
+			// of what each keeps (PostgreSQL's clause_selectivity adds
+			// them less their overlap; disjuncts of one column's
+			// equalities do not overlap): d_qoy = 1 OR d_qoy = 2 keeps
+			// 2/ndv, not one guessed restriction's third.
+			keep := 0.0
+			for _, d := range ds {
+				keep += restricted(estimate{rows: 1, frac: 1}, conjuncts(d), ndv, zones).frac
+			}
+			keep = min(keep, 1)
+			e.rows *= keep
+			e.frac *= keep
+			continue
+		}
 		rest = append(rest, c)
 	}
 	return e.filtered(restrictions(rest))
