@@ -149,4 +149,11 @@
 // side through the join's equality (outerjoin.go, transferred; TPC-DS
 // Q78), and a LEFT JOIN node of a region whose nullable side the region
 // never reads is joined above the region (liftouter.go; TPC-DS Q80).
+// An OR that cannot move whole still moves what it implies: each
+// disjunct's conjuncts that move, a disjunct FALSE over the arm's
+// constants dropped (sink.go, relaxed). Nodes of a region that are the
+// same relation, a WITH query read twice (TPC-DS Q64's cross_sales),
+// take the OR of their conjunct sets inside and keep their own above,
+// so they stay equal and are computed once as one shared subplan
+// (twins.go, DuckDB's CTE filter pushdown).
 package optimize

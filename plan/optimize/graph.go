@@ -27,6 +27,7 @@ func isRegionJoin(r splan.Rel) bool {
 // is not an inner join or cross product (a barrier), already optimized.
 type node struct {
 	rel   splan.Rel
+	orig  splan.Rel // rel before the rewrite (twins.go)
 	off   int // its first column in the region's columns
 	width int
 	// filters are the conjuncts over it alone, over its own columns.
@@ -113,7 +114,7 @@ func (o *optimizer) flatten(g *graph, r splan.Rel, off int) error {
 		return err
 	}
 	w := width(r)
-	g.nodes = append(g.nodes, &node{rel: opt, off: off, width: w})
+	g.nodes = append(g.nodes, &node{rel: opt, orig: r, off: off, width: w})
 	g.width = max(g.width, off+w)
 	return nil
 }

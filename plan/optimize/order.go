@@ -17,10 +17,15 @@ import (
 func (o *optimizer) order(g *graph) (splan.Rel, error) {
 	rels := make([]splan.Rel, len(g.nodes))
 	ests := make([]estimate, len(g.nodes))
+	placed, err := o.twins(g, rels) // twins.go
+	if err != nil {
+		return nil, err
+	}
 	for i, n := range g.nodes {
-		var err error
-		if rels[i], err = o.filterThrough(n.rel, n.filters); err != nil {
-			return nil, err
+		if !placed[i] {
+			if rels[i], err = o.filterThrough(n.rel, n.filters); err != nil {
+				return nil, err
+			}
 		}
 		ests[i] = o.est.rows(rels[i])
 	}

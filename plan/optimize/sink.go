@@ -4,6 +4,7 @@ import (
 	"github.com/substrait-io/substrait-go/v8/expr"
 	splan "github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
+	"google.golang.org/protobuf/proto"
 )
 
 // A filter's conjuncts are moved below the relations that do not change
@@ -66,8 +67,15 @@ func (o *optimizer) sink(f *splan.FilterRel) (out splan.Rel, ok bool, err error)
 
 // movable splits f's conjuncts into those through reads, mapped by
 // through to conjuncts over the relation below (nil: it stays), and the
-// rest.
-func movable(f *splan.FilterRel, through func(expr.Expression) expr.Expression) (move, stay []expr.Expression) {
+// rest. An OR that stays may still imply a weaker one that moves
+// (relaxed), which is in move too.
+func (o *optimizer) movable(f *splan.FilterRel, through func(expr.Expression) expr.Expression) (move, stay []expr.Expression, err error) {
+	var in []expr.Expression // the conjuncts of a filter under the relation f is over
+	if below := f.Input().GetInputs(); len(below) == 1 {
+		if b, ok := below[0].(*splan.FilterRel); ok && b.OutputMapping() == nil {
+			in = conjuncts(b.Condition())
+		}
+	}
 	for _, c := range conjuncts(f.Condition()) {
 		n := 0
 		if !columns(c, func(int) { n++ }) || n == 0 {
@@ -76,11 +84,96 @@ func movable(f *splan.FilterRel, through func(expr.Expression) expr.Expression) 
 		}
 		if m := through(c); m != nil {
 			move = append(move, m)
-		} else {
-			stay = append(stay, c)
+			continue
+		}
+		stay = append(stay, c)
+		r, ok, err := o.relaxed(c, through)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ok && !containsExpr(in, r) {
+			// Not when the filter below holds it already: it moved
+			// there when this one was last rewritten, and the OR that
+			// stays would otherwise move it again, without end.
+			move = append(move, r)
 		}
 	}
-	return move, stay
+	return move, stay, nil
+}
+
+// relaxed is an OR that c implies and that moves through: each of c's
+// disjuncts keeps the conjuncts through maps (the others dropped, which
+// only weakens it), and a disjunct with a conjunct that is FALSE over
+// constants once mapped is dropped whole (it holds at no row). ok is
+// false when c is no OR or some disjunct keeps nothing (the OR would be
+// TRUE). The twins' OR (twins.go) is one such: (y = 2001 AND sum > 0) OR
+// ('s' = 'c' AND y = 2002) over a UNION ALL arm's aggregate relaxes to
+// y = 2001, which reaches the date dimension (TPC-DS Q4, Q11, Q74).
+func (o *optimizer) relaxed(c expr.Expression, through func(expr.Expression) expr.Expression) (expr.Expression, bool, error) {
+	ds := disjuncts(c)
+	if len(ds) < 2 {
+		return nil, false, nil
+	}
+	var arms []expr.Expression
+	for _, d := range ds {
+		var keep []expr.Expression
+		never := false
+		for _, x := range conjuncts(d) {
+			m := through(x)
+			if m == nil {
+				continue
+			}
+			if v, ok := constComparison(m); ok {
+				never = never || !v
+				continue // TRUE adds nothing to the AND
+			}
+			keep = append(keep, m)
+		}
+		switch {
+		case never:
+			continue
+		case len(keep) == 0:
+			return nil, false, nil
+		}
+		a, err := o.and(keep)
+		if err != nil {
+			return nil, false, err
+		}
+		if !containsExpr(arms, a) {
+			arms = append(arms, a)
+		}
+	}
+	if len(arms) == 0 {
+		return nil, false, nil // c holds at no row: leave it to the filter
+	}
+	r, err := o.or(arms)
+	return r, err == nil, err
+}
+
+// constComparison is the value of e when it is = or <> between two
+// literals of one integer, boolean, date or string type (a UNION ALL
+// arm's constant column compared with the WHERE's: 's' = 'c'); ok is
+// false otherwise, or when either is NULL.
+func constComparison(e expr.Expression) (v, ok bool) {
+	f, isFn := e.(*expr.ScalarFunction)
+	if !isFn || f.NArgs() != 2 || name(f) != "equal" && name(f) != "not_equal" {
+		return false, false
+	}
+	a, aok := f.Arg(0).(expr.Literal)
+	b, bok := f.Arg(1).(expr.Literal)
+	_, an := a.(*expr.NullLiteral)
+	_, bn := b.(*expr.NullLiteral)
+	if !aok || !bok || an || bn || !a.GetType().Equals(b.GetType()) {
+		return false, false
+	}
+	switch a.GetType().(type) {
+	case *types.Int8Type, *types.Int16Type, *types.Int32Type, *types.Int64Type,
+		*types.BooleanType, *types.DateType, *types.StringType, *types.VarCharType:
+	default:
+		return false, false // float -0 = 0, char(n) padding, decimal scales: not by their bytes
+	}
+	same := proto.Equal(a.ToProto(), b.ToProto())
+	return same == (name(f) == "equal"), true
 }
 
 // under is r, a relation of one input in, with the conjuncts move
@@ -151,7 +244,7 @@ func (o *optimizer) sinkProject(f *splan.FilterRel, p *splan.ProjectRel) (splan.
 	}
 	nin := width(p.Input())
 	mapping := p.OutputMapping()
-	move, stay := movable(f, func(c expr.Expression) expr.Expression {
+	move, stay, err := o.movable(f, func(c expr.Expression) expr.Expression {
 		return substitute(c, func(i int) expr.Expression {
 			d := emitted(mapping, i)
 			if d < nin {
@@ -167,6 +260,9 @@ func (o *optimizer) sinkProject(f *splan.FilterRel, p *splan.ProjectRel) (splan.
 			return nil
 		})
 	})
+	if err != nil {
+		return nil, false, err
+	}
 	return o.under(p, p.Input(), move, stay)
 }
 
@@ -179,7 +275,7 @@ func (o *optimizer) sinkAggregate(f *splan.FilterRel, a *splan.AggregateRel) (sp
 	}
 	keys := refs[0]
 	mapping := a.OutputMapping()
-	move, stay := movable(f, func(c expr.Expression) expr.Expression {
+	move, stay, err := o.movable(f, func(c expr.Expression) expr.Expression {
 		return substitute(c, func(i int) expr.Expression {
 			d := emitted(mapping, i)
 			if d >= len(keys) {
@@ -192,6 +288,9 @@ func (o *optimizer) sinkAggregate(f *splan.FilterRel, a *splan.AggregateRel) (sp
 			return k
 		})
 	})
+	if err != nil {
+		return nil, false, err
+	}
 	return o.under(a, a.Input(), move, stay)
 }
 
@@ -213,13 +312,12 @@ func (o *optimizer) sinkUnion(f *splan.FilterRel, s *splan.SetRel) (splan.Rel, b
 	if s.Op() != splan.SetOpUnionAll || s.OutputMapping() != nil || s.GetAdvancedExtension() != nil {
 		return nil, false, nil
 	}
-	move, stay := movable(f, func(c expr.Expression) expr.Expression { return c })
-	if len(move) == 0 {
-		return nil, false, nil
+	move, stay, err := o.movable(f, func(c expr.Expression) expr.Expression { return c })
+	if err != nil || len(move) == 0 {
+		return nil, false, err
 	}
 	ins := make([]splan.Rel, len(s.Inputs()))
 	for i, x := range s.Inputs() {
-		var err error
 		if ins[i], err = o.filter(x, move); err != nil {
 			return nil, false, err
 		}
@@ -238,7 +336,10 @@ func (o *optimizer) sinkSort(f *splan.FilterRel, s *splan.SortRel) (splan.Rel, b
 	if s.OutputMapping() != nil || s.GetAdvancedExtension() != nil {
 		return nil, false, nil
 	}
-	move, stay := movable(f, func(c expr.Expression) expr.Expression { return c })
+	move, stay, err := o.movable(f, func(c expr.Expression) expr.Expression { return c })
+	if err != nil {
+		return nil, false, err
+	}
 	return o.under(s, s.Input(), move, stay)
 }
 
