@@ -28,7 +28,7 @@ func isRegionJoin(r splan.Rel) bool {
 type node struct {
 	rel   splan.Rel
 	orig  splan.Rel // rel before the rewrite (twins.go)
-	off   int // its first column in the region's columns
+	off   int       // its first column in the region's columns
 	width int
 	// filters are the conjuncts over it alone, over its own columns.
 	filters []expr.Expression
