@@ -34,9 +34,11 @@ import (
 // subquery in FROM that PostgreSQL cannot pull up is a relation too),
 // projections and joins pass their inputs' items through. A condition
 // that folded to a literal plans no scan (the relation is dummy,
-// relation_excluded_by_constraints) and is not estimated.
-func estimatedQuals(root plan.Rel) error {
-	t := &tracer{seen: map[plan.Rel][]origin{}}
+// relation_excluded_by_constraints) and is not estimated. extra are
+// conditions estimated over a relation beyond its plan's own: a WHERE
+// the lowering folded with a moved HAVING conjunct (havingestimate.go).
+func estimatedQuals(root plan.Rel, extra map[plan.Rel][]expr.Expression) error {
+	t := &tracer{seen: map[plan.Rel][]origin{}, extra: extra}
 	_, err := t.rel(root)
 	return err
 }
@@ -47,8 +49,9 @@ type origin []int
 
 // tracer walks a plan once, recording each relation's column origins.
 type tracer struct {
-	seen map[plan.Rel][]origin
-	next int
+	seen  map[plan.Rel][]origin
+	extra map[plan.Rel][]expr.Expression
+	next  int
 }
 
 // fresh is n columns of a new item.
@@ -88,6 +91,13 @@ func (t *tracer) rel(r plan.Rel) ([]origin, error) {
 		}
 	case *plan.ProjectRel:
 		if direct, err = t.rel(x.Input()); err == nil {
+			// Its scalar subqueries are planned (and estimated) as
+			// subplans of the statement.
+			for _, s := range relSubqueries(r) {
+				if _, err = t.rel(s); err != nil {
+					return nil, err
+				}
+			}
 			direct = slices.Clone(direct)
 			for _, e := range x.Expressions() {
 				direct = append(direct, exprOrigin(e, direct[:len(direct):len(direct)]))
@@ -131,6 +141,11 @@ func (t *tracer) rel(r plan.Rel) ([]origin, error) {
 			}
 		}
 		direct = out
+	}
+	for _, c := range t.extra[r] {
+		if err := estimateCond(c, direct); err != nil {
+			return nil, err
+		}
 	}
 	t.seen[r] = direct
 	return direct, nil

@@ -56,6 +56,10 @@ type lowerer struct {
 	// HAVING conjuncts whereWithHaving moved into it, is lowered; nil
 	// otherwise (falsewhere.go).
 	ownWhere *ownWhere
+	// whereEstimates are the WHERE conditions PostgreSQL estimates over
+	// a relation though the lowered WHERE folded to FALSE with a moved
+	// HAVING conjunct (havingestimate.go).
+	whereEstimates map[plan.Rel][]expr.Expression
 	// viewDepth counts the views being expanded around the one lowered
 	// (view.go).
 	viewDepth int
@@ -168,7 +172,7 @@ func (l *lowerer) query(root plan.Rel, names []string) (*Query, error) {
 	}
 	// So does one PostgreSQL's selectivity estimates evaluate
 	// (estimatequal.go).
-	if err := estimatedQuals(root); err != nil {
+	if err := estimatedQuals(root, l.whereEstimates); err != nil {
 		return nil, err
 	}
 	p, err := l.b.Plan(root, names)

@@ -112,6 +112,9 @@ func (l *lowerer) selectStmt(s *pg_query.SelectStmt, want []kind) (plan.Rel, []s
 	if err != nil {
 		return nil, nil, err
 	}
+	if l.ownWhere != nil && l.ownWhere.where != nil {
+		l.keepWhereEstimates(rel, sc, l.ownWhere.where) // havingestimate.go
+	}
 	if where != nil {
 		ws := sc
 		if corr {

@@ -3,6 +3,8 @@ package optimize
 import (
 	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/stablerow/stablerow/internal/substraitfn"
 )
 
 // The restriction of a decorrelated aggregate (Decorrelate's
@@ -152,6 +154,13 @@ func (u *unnester) keySource(cur *substraitpb.Rel, keys []*substraitpb.Expressio
 			left, right = t.Cross.GetLeft(), t.Cross.GetRight()
 		case *substraitpb.Rel_Join:
 			if t.Join.GetType() != substraitpb.JoinRel_JOIN_TYPE_INNER {
+				return r, off, conds
+			}
+			if substraitfn.IsLateralJoin(t.Join.GetAdvancedExtension()) {
+				// An expand (expand.go) is one relation: its right
+				// input, a table function over the left's columns,
+				// cannot be read apart from it (difftest seed 782
+				// case 65440: generate_series restricted alone).
 				return r, off, conds
 			}
 			left, right = t.Join.GetLeft(), t.Join.GetRight()
