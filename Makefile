@@ -58,9 +58,11 @@ test-s3:
 
 # The full matrices that make test (-short, under the race detector) runs
 # a rotating part of: every parallel and serial grace hash join at every
-# memory limit (~2 min on 2 cores, without the detector). CI runs it.
+# memory limit, both bit flips of every data-file byte (~2.5 min on 2
+# cores, without the detector). CI runs it.
 test-long:
 	$(GO) test -count=1 -timeout 20m -run '^TestHashJoinGrace(Parallel|Spill)$$' ./exec/
+	$(GO) test -count=1 -timeout 20m -run '^TestDataFileEveryByteFlipped$$' ./table/
 
 test-short:
 	$(GO) test -short -count=1 $(PKGS)

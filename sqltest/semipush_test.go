@@ -82,6 +82,9 @@ func TestSemiPushEquivalence(t *testing.T) {
 		}
 		ctx := context.Background()
 		for _, cfg := range sqltest.Configs {
+			if raceOn && testing.Short() && !raceConfig(cfg) {
+				continue // as TestSQLLogic: make test runs the rest without the detector
+			}
 			t.Run(fmt.Sprintf("seed=%d/%s", seed, cfg), func(t *testing.T) {
 				db := engine.OpenMemory(engine.Options{Mem: exectest.Mem(t), BatchSize: cfg.BatchSize, DisableIndexes: cfg.NoIndex, Threads: cfg.Threads})
 				for _, f := range sqltest.Run(ctx, db, stmts, cfg, false) {
