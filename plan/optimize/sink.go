@@ -4,6 +4,7 @@ import (
 	"github.com/substrait-io/substrait-go/v8/expr"
 	splan "github.com/substrait-io/substrait-go/v8/plan"
 	"github.com/substrait-io/substrait-go/v8/types"
+	"github.com/substrait-io/substrait-protobuf/go/substraitpb"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -159,6 +160,13 @@ func constComparison(e expr.Expression) (v, ok bool) {
 	if !isFn || f.NArgs() != 2 || name(f) != "equal" && name(f) != "not_equal" {
 		return false, false
 	}
+	if x, ok := stringValue(f.Arg(0)); ok {
+		// text and varchar(n) meet as text (texteq: by their bytes):
+		// a UNION ALL arm's 'c' is varchar(1), cast to text to meet
+		// the WHERE's 's'.
+		y, ok := stringValue(f.Arg(1))
+		return ok && (x == y) == (name(f) == "equal"), ok
+	}
 	a, aok := f.Arg(0).(expr.Literal)
 	b, bok := f.Arg(1).(expr.Literal)
 	_, an := a.(*expr.NullLiteral)
@@ -176,13 +184,103 @@ func constComparison(e expr.Expression) (v, ok bool) {
 	return same == (name(f) == "equal"), true
 }
 
+// foldComparisons is e, a conjunct moved below a UNION ALL arm's
+// constant column, with its comparisons of constants folded
+// (constComparison) and the ANDs and ORs over them reduced: in the 'c'
+// arm, 'c' = 's' AND y = 2001 OR 'c' = 'c' AND y = 2002 is y = 2002, so
+// that the arm's scan keeps one year, not two (TPC-DS Q4, Q11, Q74's
+// twins). The reduction is PostgreSQL's three-valued one: a FALSE
+// disjunct and a TRUE conjunct drop out, a TRUE disjunct or a FALSE
+// conjunct decides (constComparison folds no NULL).
+func (o *optimizer) foldComparisons(e expr.Expression) (expr.Expression, error) {
+	if v, ok := constComparison(e); ok {
+		return expr.NewPrimitiveLiteral(v, false), nil
+	}
+	f, ok := e.(*expr.ScalarFunction)
+	if !ok || name(f) != "and" && name(f) != "or" {
+		return e, nil
+	}
+	isAnd := name(f) == "and"
+	var kept []expr.Expression
+	changed := false
+	for i := 0; i < f.NArgs(); i++ {
+		a, ok := f.Arg(i).(expr.Expression)
+		if !ok {
+			return e, nil
+		}
+		r, err := o.foldComparisons(a)
+		if err != nil {
+			return nil, err
+		}
+		changed = changed || r != a
+		if v, ok := boolValue(r); ok {
+			if v == isAnd {
+				continue // TRUE in an AND, FALSE in an OR
+			}
+			return expr.NewPrimitiveLiteral(v, false), nil
+		}
+		kept = append(kept, r)
+	}
+	switch {
+	case !changed:
+		return e, nil
+	case len(kept) == 0:
+		return expr.NewPrimitiveLiteral(isAnd, false), nil
+	case isAnd:
+		return o.and(kept)
+	}
+	return o.or(kept)
+}
+
+// boolValue is the value of a boolean literal (not NULL).
+func boolValue(e expr.Expression) (v, ok bool) {
+	l, isLit := e.(expr.Literal)
+	if !isLit {
+		return false, false
+	}
+	b, ok := l.ToProtoLiteral().GetLiteralType().(*substraitpb.Expression_Literal_Boolean)
+	return ok && b.Boolean, ok
+}
+
+// stringValue is the value of a text or varchar(n) literal, or of one
+// cast to text (the same characters).
+func stringValue(a types.FuncArg) (string, bool) {
+	if c, ok := a.(*expr.Cast); ok {
+		if _, text := c.Type.(*types.StringType); !text {
+			return "", false
+		}
+		a = c.Input
+	}
+	l, ok := a.(expr.Literal)
+	if !ok {
+		return "", false
+	}
+	switch v := l.ToProtoLiteral().GetLiteralType().(type) {
+	case *substraitpb.Expression_Literal_String_:
+		return v.String_, true
+	case *substraitpb.Expression_Literal_VarChar_:
+		return v.VarChar.GetValue(), true
+	}
+	return "", false
+}
+
 // under is r, a relation of one input in, with the conjuncts move
 // filtering in and stay filtering r; ok is false when nothing moves.
 func (o *optimizer) under(r, in splan.Rel, move, stay []expr.Expression) (splan.Rel, bool, error) {
 	if len(move) == 0 {
 		return nil, false, nil
 	}
-	fin, err := o.filter(in, move)
+	var folded []expr.Expression
+	for _, c := range move {
+		fc, err := o.foldComparisons(c)
+		if err != nil {
+			return nil, false, err
+		}
+		if !isTrue(fc) {
+			folded = append(folded, fc)
+		}
+	}
+	fin, err := o.filter(in, folded)
 	if err != nil {
 		return nil, false, err
 	}
