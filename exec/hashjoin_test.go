@@ -123,3 +123,63 @@ func TestHashJoinErrors(t *testing.T) {
 	b.Release()
 	s2.Close()
 }
+
+// TestEmptyBuildStopsProbe: an inner or semi join whose build side is
+// empty reads one left batch and no more (nothing can match, and these
+// types emit matched left rows only), with the hash and the nested-loop
+// join alike; a LEFT or ANTI join still reads and emits every left row.
+func TestEmptyBuildStopsProbe(t *testing.T) {
+	ids := make([]int64, 1000)
+	for i := range ids {
+		ids[i] = int64(i)
+	}
+	for _, c := range []struct {
+		typ     exec.JoinType
+		rows    int64 // output rows
+		batches int64 // left batches read (at most, when no row is out)
+	}{
+		{exec.JoinInner, 0, 1}, {exec.JoinSemi, 0, 1},
+		{exec.JoinLeft, 1000, 10}, {exec.JoinAnti, 1000, 10},
+	} {
+		for _, hash := range []bool{true, false} {
+			mem := exectest.Mem(t)
+			left, err := exec.NewUnnestExec(ids)
+			if err != nil {
+				t.Fatal(err)
+			}
+			empty, err := exec.NewUnnestExec([]int64{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var j exec.Node
+			if hash {
+				j, err = exec.NewHashJoinExec(left, empty, []int{0}, []int{0}, c.typ)
+			} else {
+				j, err = exec.NewNestedLoopJoinExec(left, empty, c.typ, nil)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := j.Execute(t.Context(), &exec.TaskContext{Mem: mem, BatchSize: 100})
+			if err != nil {
+				t.Fatal(err)
+			}
+			bs, err := exec.Collect(t.Context(), st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rows int64
+			for _, b := range bs {
+				rows += b.NumRows()
+				b.Release()
+			}
+			st.Close()
+			read := left.Metrics().OutputBatches.Load()
+			// At most: a gated join (joingate.go) builds before it
+			// pulls the first left batch.
+			if rows != c.rows || read > c.batches || c.rows > 0 && read != c.batches {
+				t.Fatalf("%s hash=%v: %d rows from %d left batches, want %d from %d", c.typ, hash, rows, read, c.rows, c.batches)
+			}
+		}
+	}
+}

@@ -66,6 +66,8 @@ const (
 //	  │                      (a gate builds before it pulls: joingate.go)
 //	  │  over the memory limit, a hash join that may spill ──► grace: the
 //	  │  partitions' joins emit everything (join_spill.go) ──► done
+//	  │  empty, for a type that emits matched left rows only (inner,
+//	  │  semi) ──► finish
 //	  ▼
 //	probe ◄─────────────┐ gather at most batchSize candidate pairs from the
 //	  │  batch consumed: │ cursor (left row, next candidate), test the
@@ -81,7 +83,9 @@ const (
 //
 // The build is lazy: a join whose left input is empty never runs its right
 // input (PostgreSQL evaluates an uncorrelated scalar subquery only when a
-// row needs it, so a cardinality error on an empty outer query is none).
+// row needs it, so a cardinality error on an empty outer query is none);
+// an inner or semi join whose build is empty reads no left batch after
+// the first.
 // Memory: the right input, plus one left batch, plus at most batchSize
 // candidate pairs at a time, however many rows a key matches.
 type joinStream struct {
@@ -270,6 +274,22 @@ func (s *joinStream) start(ctx context.Context) error {
 	}
 	if s.pw != nil { // the shared build spilled: this partition's share
 		s.pw.pending, s.state = first, jsGrace
+		return nil
+	}
+	if s.nbuild == 0 && (s.j.typ == JoinInner || s.j.typ == JoinSemi) {
+		// No left row can match an empty build, and these types emit
+		// only matched ones: the rest of the left input is never read,
+		// as PostgreSQL's hash join quits when its inner side is empty
+		// and the outer rows are not wanted unmatched (TPC-DS Q24: a
+		// store filter that keeps none, below joins probed by 2.9M
+		// store_sales rows).
+		if first != nil {
+			first.Release()
+		}
+		if s.shared != nil {
+			s.shared.probeEnded(s, true)
+		}
+		s.state = jsFinish
 		return nil
 	}
 	s.probeFrom(first)
