@@ -326,6 +326,9 @@ func (p *planner) binary(op physexpr.Op, l, r physexpr.Expr, sc scope) (physexpr
 	if err != nil {
 		return nil, err
 	}
+	if op <= physexpr.OpGe { // a comparison
+		l, r = physexpr.UnwrapWidening(l, r, sc.schema())
+	}
 	return checked(physexpr.Binary{Op: op, L: l, R: r}, sc)
 }
 
