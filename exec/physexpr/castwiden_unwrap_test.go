@@ -17,16 +17,18 @@ func TestUnwrapWidening(t *testing.T) {
 	d := func(p, s int32) arrow.DataType { return &arrow.Decimal128Type{Precision: p, Scale: s} }
 	sc := arrow.NewSchema([]arrow.Field{{Name: "x", Type: d(7, 2), Nullable: true}, {Name: "i", Type: arrow.PrimitiveTypes.Int64}}, nil)
 	x := physexpr.Col{Index: 0, Name: "x"}
-	lit := func(v int64, t arrow.DataType) physexpr.Lit { return physexpr.Lit{Value: decimal128.FromI64(v), Type: t} }
+	lit := func(v int64, t arrow.DataType) physexpr.Lit {
+		return physexpr.Lit{Value: decimal128.FromI64(v), Type: t}
+	}
 	for _, c := range []struct {
 		l, r   physexpr.Expr
 		unwrap bool
 	}{
 		{physexpr.Cast{E: x, To: d(12, 2)}, lit(100, d(12, 2)), true},
-		{lit(-9999999, d(12, 2)), physexpr.Cast{E: x, To: d(12, 2)}, true}, // the constant on the left, at the bound
+		{lit(-9999999, d(12, 2)), physexpr.Cast{E: x, To: d(12, 2)}, true},  // the constant on the left, at the bound
 		{physexpr.Cast{E: x, To: d(12, 2)}, lit(10000000, d(12, 2)), false}, // 8 digits: beyond numeric(7,2)
 		{physexpr.Cast{E: x, To: d(12, 3)}, lit(1000, d(12, 3)), false},     // a rescale
-		{physexpr.Cast{E: x, To: d(6, 2)}, lit(100, d(6, 2)), false},         // narrowing: may raise
+		{physexpr.Cast{E: x, To: d(6, 2)}, lit(100, d(6, 2)), false},        // narrowing: may raise
 		{physexpr.Cast{E: physexpr.Col{Index: 1, Name: "i"}, To: d(20, 0)}, lit(1, d(20, 0)), false},
 		{physexpr.Cast{E: x, To: d(12, 2)}, physexpr.Col{Index: 0, Name: "x"}, false},
 	} {
