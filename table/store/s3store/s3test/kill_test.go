@@ -32,18 +32,64 @@ type killer struct {
 	puts   atomic.Int32
 	rnd    *rand.Rand
 	once   sync.Once
-	victim string // the path of the PUT it was killed in
+	victim string // the path of the PUT that set off the kill
+
+	dead chan struct{} // closed once the kill is done (restart waits: g changes)
+
+	mu     sync.Mutex
+	killed bool
+	// hit are the paths of the PUTs sent from the victim's on until the
+	// kill: the kill comes up to 5 ms after the victim's start, and the
+	// commit goes on meanwhile (an intent PUT done, the manifest PUT
+	// under way: seed 1796688749978071223 killed the gateway in that
+	// manifest PUT, which left a ghost), so any of them may be cut.
+	hit []string
 }
 
 func (k *killer) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.Method == http.MethodPut && k.puts.Add(1) == k.n {
-		k.once.Do(func() {
-			k.victim = r.URL.Path
-			d := time.Duration(k.rnd.Int64N(int64(5 * time.Millisecond)))
-			go func() { time.Sleep(d); k.g.kill() }()
-		})
+	if r.Method == http.MethodPut {
+		n := k.puts.Add(1)
+		k.mu.Lock()
+		if n >= k.n && !k.killed {
+			k.hit = append(k.hit, r.URL.Path)
+		}
+		k.mu.Unlock()
+		if n == k.n {
+			k.once.Do(func() {
+				k.victim = r.URL.Path
+				d := time.Duration(k.rnd.Int64N(int64(5 * time.Millisecond)))
+				go func() {
+					time.Sleep(d)
+					k.mu.Lock()
+					k.killed = true
+					k.mu.Unlock()
+					k.g.kill()
+					close(k.dead)
+				}()
+			})
+		}
 	}
 	return k.next.RoundTrip(r)
+}
+
+// paths are the PUTs the kill may have cut, so far.
+func (k *killer) paths() []string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return append([]string(nil), k.hit...)
+}
+
+// hitOne reports whether one of the PUTs the kill may have cut has a path
+// that ok accepts.
+func (k *killer) hitOne(ok func(path string) bool) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for _, p := range k.hit {
+		if ok(p) {
+			return true
+		}
+	}
+	return false
 }
 
 // TestGatewayKilledMidCommit: appends run against a real S3 server
@@ -65,7 +111,7 @@ func TestGatewayKilledMidCommit(t *testing.T) {
 	ctx := context.Background()
 	seed := uint64(time.Now().UnixNano())
 	rnd := rand.New(rand.NewPCG(seed, 17))
-	kl := &killer{next: http.DefaultTransport, g: g, n: int32(2 + rnd.IntN(12)), rnd: rnd}
+	kl := &killer{next: http.DefaultTransport, g: g, n: int32(2 + rnd.IntN(12)), rnd: rnd, dead: make(chan struct{})}
 	loc := "s3://" + gwBucket + "/kill/t"
 	opts := table.Options{BatchRows: 64}
 	st, err := s3store.New(ctx, loc, s3store.Options{HTTPClient: &http.Client{Transport: kl}, MaxAttempts: 2, RetryBaseDelay: time.Millisecond})
@@ -88,9 +134,10 @@ func TestGatewayKilledMidCommit(t *testing.T) {
 		tb = nt
 		rowsAt[tb.Version()] = (i + 1) * 100
 	}
-	t.Logf("seed %d: killed in PUT %d (%s); the commit failed with: %v", seed, kl.n, kl.victim, failed)
+	t.Logf("seed %d: killed from PUT %d (%s) on, PUTs sent until then %v; the commit failed with: %v", seed, kl.n, kl.victim, kl.paths(), failed)
 	require.ErrorIs(t, failed, s3store.ErrUnavailable, "a dead server is unavailable")
 
+	<-kl.dead // the killer's goroutine reads g, which restart replaces
 	g.restart(t)
 	st2, err := s3store.New(ctx, loc, s3store.Options{})
 	require.NoError(t, err)
@@ -100,7 +147,7 @@ func TestGatewayKilledMidCommit(t *testing.T) {
 	require.True(t, got.Version() == tb.Version() || landed,
 		"version %d after the crash; last acknowledged %d", got.Version(), tb.Version())
 	if landed {
-		require.True(t, strings.Contains(kl.victim, "_versions/"), "only a manifest PUT can land a commit")
+		require.True(t, kl.hitOne(func(p string) bool { return strings.Contains(p, "_versions/") }), "only a manifest PUT can land a commit (%v)", kl.paths())
 	}
 	want := rowsAt[got.Version()]
 	require.EqualValues(t, want, got.LiveRows())
@@ -136,7 +183,7 @@ func TestGatewayKilledMidCommit(t *testing.T) {
 	after, err := got.AppendBatches(ctx, []arrow.RecordBatch{b}, mem)
 	if errors.Is(err, s3store.ErrGhost) {
 		next := fmt.Sprintf("_versions/%020d.manifest", got.Version()+1)
-		require.True(t, strings.HasSuffix(kl.victim, next), "a ghost only where the kill hit a manifest PUT (%s): %v", kl.victim, err)
+		require.True(t, kl.hitOne(func(p string) bool { return strings.HasSuffix(p, next) }), "a ghost only where the kill hit a manifest PUT (%v): %v", kl.paths(), err)
 		require.ErrorContains(t, err, next)
 		t.Logf("the gateway kept the remains of %s: further commits refused with ErrGhost", next)
 		return
