@@ -217,6 +217,9 @@ func (l *lowerer) filter(rel plan.Rel, sc *scope, where *pg_query.Node) (plan.Re
 // conditionFilter is rel filtered by the WHERE condition where (its
 // subqueries already lowered).
 func (l *lowerer) conditionFilter(rel plan.Rel, sc *scope, where *pg_query.Node) (plan.Rel, error) {
+	if err := l.plannedBeforeMove(where, sc); err != nil { // wherequal.go
+		return nil, err
+	}
 	ws := *sc
 	ws.noAggs = "in WHERE"
 	v, err := l.expr(where, &ws)

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"github.com/substrait-io/substrait-go/v8/expr"
 )
 
@@ -63,4 +64,39 @@ func (l *lowerer) reduceQual(cond expr.Expression) (expr.Expression, error) {
 		return cond, nil
 	}
 	return l.call(urnBoolean, name, 0, kept...)
+}
+
+// plannedBeforeMove is the error PostgreSQL raises planning the
+// subqueries of where, a WHERE (its top-level conjuncts) with a FALSE or
+// NULL moved in from the HAVING (havingmove.go), which the lowering then
+// folds away with them: subquery_planner plans the WHERE's subqueries
+// (SS_process_sublinks) before it moves the HAVING conjunct in, so a
+// constant in them that raises, or that their selectivity estimate
+// raises, still raises (... WHERE (CASE WHEN 1 > ANY (SELECT ... WHERE
+// 1e400 = NULL::real) ...) IS NULL GROUP BY 1 HAVING FALSE: difftest seed
+// 20261242). A FALSE of the WHERE's own drops them unplanned
+// (falsewhere.go, a path that does not come here); the moved conjuncts
+// hold no subquery (havingForWhere).
+func (l *lowerer) plannedBeforeMove(where *pg_query.Node, sc *scope) error {
+	if l.ownWhere == nil {
+		return nil
+	}
+	for _, c := range andArgs(where) {
+		if !containsSubLink(c) {
+			continue
+		}
+		cond, ok := l.qualCondition(c, sc) // sublinkfold.go
+		if !ok {
+			continue // its lowering in the WHERE reports the error
+		}
+		for _, s := range subqueryRels(cond) {
+			if err := raiseConstants(s); err != nil {
+				return err
+			}
+			if err := estimatedQuals(s, nil); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
