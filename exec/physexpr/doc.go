@@ -25,7 +25,9 @@
 // node its type binds each node once. Arithmetic and casts follow
 // PostgreSQL (arith.go, cast.go): overflow is ErrOutOfRange, a zero
 // divisor ErrDivisionByZero, never a wrapped value. A failing row's error
-// names the expression and the row (exprerror.go).
+// names the expression and the row (exprerror.go). A comparison's planner
+// may drop a widening numeric cast on a column compared with a constant
+// (UnwrapWidening, castwiden.go): the same rows, on the word kernels.
 //
 // A single value's parse, format and conversion (numeric_in and
 // numeric_out, date and timestamp text, float8out, boolin, extract's

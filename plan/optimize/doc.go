@@ -151,7 +151,8 @@
 // never reads is joined above the region (liftouter.go; TPC-DS Q80).
 // An OR that cannot move whole still moves what it implies: each
 // disjunct's conjuncts that move, a disjunct FALSE over the arm's
-// constants dropped (sink.go, relaxed). Nodes of a region that are the
+// constants dropped (sink.go, relaxed); what moves has its comparisons
+// of constants folded (sink.go, foldComparisons). Nodes of a region that are the
 // same relation, a WITH query read twice (TPC-DS Q64's cross_sales),
 // take the OR of their conjunct sets inside and keep their own above,
 // so they stay equal and are computed once as one shared subplan
